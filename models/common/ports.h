@@ -1,0 +1,72 @@
+// Swap-boundary plumbing shared by every block with an RTL twin (DESIGN.md §4).
+//
+// A block's boundary is written once as an X-macro list of X(dir, name, width) entries, dir being
+// `in` or `out` as seen from the block. From that list these helpers make the model's ports, the
+// signal bundle (an sc_module, so each signal is named `<bundle>.<port>`), the bundle's connect()
+// and trace(), and a compile-time check that a Verilated
+// class has exactly the same ports with exactly the same types.
+#pragma once
+
+#include <string>
+#include <systemc>
+#include <type_traits>
+
+namespace rnic {
+
+// Verilator's SystemC port-type mapping: 1 bit -> bool, up to 32 -> uint32_t, up to 64 ->
+// uint64_t, wider -> sc_bv<W>.
+template <int W>
+using pin_t = std::conditional_t<
+    W == 1, bool,
+    std::conditional_t<(W <= 32), uint32_t,
+                       std::conditional_t<(W <= 64), uint64_t, sc_dt::sc_bv<W>>>>;
+
+constexpr int clog2(long long v) {
+  int r = 0;
+  while ((1LL << r) < v) ++r;
+  return r;
+}
+
+}  // namespace rnic
+
+#define RNIC_PORT_DECL(dir, name, w) sc_core::sc_##dir<rnic::pin_t<(w)>> name{#name};
+#define RNIC_SIGNAL_DECL(dir, name, w) sc_core::sc_signal<rnic::pin_t<(w)>> name{#name};
+#define RNIC_SIGNAL_BIND(dir, name, w) m.name(name);
+#define RNIC_SIGNAL_TRACE(dir, port, w) sc_core::sc_trace(tf, port, port.name());
+#define RNIC_CHECK_PORT(dir, name, w)                                                      \
+  static_assert(std::is_same_v<std::remove_reference_t<decltype(std::declval<V&>().name)>, \
+                               sc_core::sc_##dir<rnic::pin_t<(w)>>>,                       \
+                "Verilated port " #name " differs from the port list");
+
+namespace rnic {
+
+// Byte i (bits 8i+7..8i) of a data pin value, and the reverse.
+template <class T>
+uint8_t pin_byte(const T& v, int i) {
+  if constexpr (std::is_integral_v<T>) {
+    return uint8_t(uint64_t(v) >> (8 * i));
+  } else {
+    return uint8_t(v.range(8 * i + 7, 8 * i).to_uint());
+  }
+}
+template <class T>
+void set_pin_byte(T& v, int i, uint8_t b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    v = T((U(v) & ~(U(0xFF) << (8 * i))) | (U(b) << (8 * i)));
+  } else {
+    v.range(8 * i + 7, 8 * i) = b;
+  }
+}
+
+// A pin value as text (hex for integers, the bit string for sc_bv), for traces and messages.
+template <class T>
+std::string pin_str(const T& v) {
+  if constexpr (std::is_integral_v<T>) {
+    return std::to_string(uint64_t(v));
+  } else {
+    return v.to_string(sc_dt::SC_HEX);
+  }
+}
+
+}  // namespace rnic

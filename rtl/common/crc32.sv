@@ -1,0 +1,95 @@
+`default_nettype none
+// Streaming CRC-32 unit: one message per s_ tagged stream, one CRC per m_ result.
+//
+// Reflected CRC (IEEE 802.3 FCS with POLY 32'h04C11DB7, CRC-32C with POLY 32'h1EDC6F41), initial
+// value all ones, result inverted. Every beat carries BYTES bytes except the last, which carries
+// s_cnt bytes (0..BYTES; 0 only makes sense for an empty message). Byte 0 of s_data is bits
+// [7:0] and is the first byte of the stream.
+//
+// Timing: one beat per cycle; the result is valid 1 cycle after the last beat is accepted and
+// stays until m_ready. s_ready is low only while a result waits and m_ready is low.
+module crc32 #(
+    // bytes per beat
+    parameter int BYTES = 8,
+    // generator polynomial, normal (MSB-first) form
+    parameter logic [31:0] POLY = 32'h04C11DB7,
+    // width of the byte count of the last beat
+    localparam int CNT_W = $clog2(BYTES + 1),
+    localparam int DATA_W = 8 * BYTES
+) (
+    input  wire               clk,
+    input  wire               rst,
+
+    // message in
+    input  wire               s_valid,
+    output wire               s_ready,
+    input  wire  [DATA_W-1:0] s_data,
+    input  wire               s_last,
+    input  wire  [ CNT_W-1:0] s_cnt,
+
+    // CRC out
+    output wire               m_valid,
+    input  wire               m_ready,
+    output wire  [      31:0] m_crc
+);
+
+  initial begin
+    if (BYTES < 1 || BYTES > 64) $error("crc32: BYTES must be 1..64");
+  end
+
+  function automatic logic [31:0] reflect32(input logic [31:0] v);
+    for (int i = 0; i < 32; i++) reflect32[i] = v[31-i];
+  endfunction
+
+  localparam logic [31:0] POLY_R = reflect32(POLY);
+
+  logic [31:0] state_reg, state_next;
+  logic        out_valid_reg, out_valid_next;
+  logic [31:0] out_crc_reg, out_crc_next;
+
+  wire accept = s_valid && s_ready;
+
+  assign s_ready = !out_valid_reg || m_ready;
+  assign m_valid = out_valid_reg;
+`ifdef CRC32_MUTATE
+  assign m_crc = out_crc_reg ^ 32'h0000_0001;  // deliberate defect for the lockstep check
+`else
+  assign m_crc = out_crc_reg;
+`endif
+
+  logic [31:0] c;
+  always_comb begin
+    state_next = state_reg;
+    out_valid_next = out_valid_reg && !m_ready;
+    out_crc_next = out_crc_reg;
+    c = state_reg;
+    if (accept) begin
+      for (int i = 0; i < BYTES; i++) begin
+        if (!s_last || i < int'(s_cnt)) begin
+          c = c ^ {24'd0, s_data[8*i+:8]};
+          for (int b = 0; b < 8; b++) c = (c >> 1) ^ (c[0] ? POLY_R : 32'd0);
+        end
+      end
+      state_next = c;
+      if (s_last) begin
+        out_crc_next = ~c;
+        out_valid_next = 1'b1;
+        state_next = 32'hFFFF_FFFF;
+      end
+    end
+  end
+
+  always_ff @(posedge clk) begin
+    state_reg <= state_next;
+    out_valid_reg <= out_valid_next;
+    out_crc_reg <= out_crc_next;
+    if (rst) begin
+      state_reg <= 32'hFFFF_FFFF;
+      out_valid_reg <= 1'b0;
+      out_crc_reg <= 32'd0;
+    end
+  end
+
+endmodule
+
+`default_nettype wire
