@@ -1,0 +1,63 @@
+// Timed actions at absolute picosecond times, run in time order (ties in the order they were
+// scheduled) by one SystemC method. Blocks use it for their fixed pipeline latencies instead of
+// one process per pending action; an empty queue costs nothing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <systemc>
+#include <vector>
+
+namespace rnic {
+
+inline uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+
+class EventQueue : public sc_core::sc_module {
+ public:
+  explicit EventQueue(sc_core::sc_module_name n) : sc_core::sc_module(n) {
+    SC_HAS_PROCESS(EventQueue);
+    SC_METHOD(run);
+    sensitive << ev_;
+    dont_initialize();
+  }
+  void at(uint64_t t_ps, std::function<void()> fn) {
+    const uint64_t now = now_ps();
+    if (t_ps < now) t_ps = now;
+    q_.push({t_ps, seq_++, std::move(fn)});
+    if (q_.top().t == t_ps) ev_.notify(sc_core::sc_time::from_value(t_ps - now));
+  }
+  void after(uint64_t d_ps, std::function<void()> fn) { at(now_ps() + d_ps, std::move(fn)); }
+  bool empty() const { return q_.empty(); }
+
+ private:
+  struct Item {
+    uint64_t t, seq;
+    std::function<void()> fn;
+    bool operator>(const Item& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  void run() {
+    const uint64_t now = now_ps();
+    while (!q_.empty() && q_.top().t <= now) {
+      auto fn = std::move(const_cast<Item&>(q_.top()).fn);
+      q_.pop();
+      fn();
+    }
+    if (!q_.empty()) ev_.notify(sc_core::sc_time::from_value(q_.top().t - now));
+  }
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q_;
+  uint64_t seq_ = 0;
+  sc_core::sc_event ev_;
+};
+
+// A clock domain: period in ps and edge alignment (DESIGN.md §2).
+struct ClockDomain {
+  uint64_t period_ps = 4000;
+  static ClockDomain mhz(int64_t f) { return {uint64_t(1000000 / f)}; }
+  // The rising edge `cycles` cycles after the first edge at or after t.
+  uint64_t edge_after(uint64_t t, uint64_t cycles) const {
+    return (t + period_ps - 1) / period_ps * period_ps + cycles * period_ps;
+  }
+};
+
+}  // namespace rnic

@@ -1,0 +1,56 @@
+#include "models/host/os.h"
+
+namespace rnic::host {
+
+Os::Os(PhysMem& mem, RootComplex& rc, const SystemConfig& cfg, StatRegistry& stats)
+    : mem_(mem),
+      rc_(rc),
+      cfg_(cfg),
+      syscalls_(stats.group("host.os").counter("syscalls", "calls", "system calls and ioctls")),
+      walk_reads_(stats.group("host.os").counter("walk_reads", "reads",
+                                                 "page-table entries read by the kernel")),
+      pages_pinned_(
+          stats.group("host.os").counter("pages_pinned", "pages", "pages pinned by mlock")) {}
+
+void Os::spend(uint64_t ns) { sc_core::wait(sc_core::sc_time::from_value(ns * 1000)); }
+
+uint64_t Os::mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads) {
+  ++syscalls_;
+  const CostConfig& c = cfg_.cost;
+  uint64_t reads = 0, pages = 0;
+  p.page_table().walk_range(va, len, &reads, [&](uint64_t page_va, uint64_t) {
+    p.pin(page_va);
+    ++pages;
+  });
+  walk_reads_ += reads;
+  pages_pinned_ += pages;
+  if (walk_reads) *walk_reads = reads;
+  spend(uint64_t(c.syscall_entry_ns) + reads * uint64_t(c.walk_step_ns) +
+        pages * uint64_t(c.mlock_page_ns) + uint64_t(c.syscall_exit_ns));
+  return pages;
+}
+
+Os::PblResult Os::get_pbl(Process& p, uint64_t va, uint64_t len) {
+  ++syscalls_;
+  const CostConfig& c = cfg_.cost;
+  PblResult r;
+  r.ok = p.page_table().walk_range(va, len, &r.walk_reads,
+                                   [&](uint64_t, uint64_t pa) { r.pages.push_back(pa); });
+  walk_reads_ += r.walk_reads;
+  const uint64_t lines = (r.pages.size() * 8 + 63) / 64;
+  spend(uint64_t(c.syscall_entry_ns) + uint64_t(c.ioctl_dispatch_ns) +
+        r.walk_reads * uint64_t(c.walk_step_ns) + lines * uint64_t(c.copy_line_ns) +
+        uint64_t(c.syscall_exit_ns));
+  return r;
+}
+
+std::vector<uint8_t> Os::read_reg(uint64_t bar0_base, uint64_t offset, uint32_t len) {
+  ++syscalls_;
+  const CostConfig& c = cfg_.cost;
+  spend(uint64_t(c.syscall_entry_ns) + uint64_t(c.ioctl_dispatch_ns));
+  auto v = rc_.mmio_read(bar0_base + offset, len);
+  spend(uint64_t(c.copy_line_ns) + uint64_t(c.syscall_exit_ns));
+  return v;
+}
+
+}  // namespace rnic::host

@@ -1,0 +1,47 @@
+// The host's operating system and the RNIC driver, as far as the costs they spend go
+// (DESIGN.md §3.1). Host software is not cycle-accurate: each call spends the configured
+// costs (cost.*) in simulated time on the calling SC_THREAD, and does its real work on the
+// model's state (page tables in simulated memory, MMIO through the root complex).
+//
+//   mlock(len)        syscall entry + walk (walk_step_ns per entry read) + mlock_page_ns per
+//                     page + syscall exit
+//   get_pbl(len)      ioctl: syscall entry + ioctl dispatch + walk + copy-out of the 8 B page
+//                     addresses (copy_line_ns per 64 B line) + syscall exit
+//   read_reg(off)     ioctl: syscall entry + ioctl dispatch + MMIO read + copy-out of one line
+//                     + syscall exit
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/host/process.h"
+#include "models/host/root_complex.h"
+
+namespace rnic::host {
+
+class Os {
+ public:
+  Os(PhysMem& mem, RootComplex& rc, const SystemConfig& cfg, StatRegistry& stats);
+
+  struct PblResult {
+    std::vector<uint64_t> pages;  // physical address of each page
+    uint64_t walk_reads = 0;      // page-table entries read
+    bool ok = false;
+  };
+  // Each of these must be called from an SC_THREAD; each returns after its simulated time.
+  uint64_t mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads = nullptr);
+  PblResult get_pbl(Process& p, uint64_t va, uint64_t len);
+  std::vector<uint8_t> read_reg(uint64_t bar0_base, uint64_t offset, uint32_t len);
+  void configure(const SystemConfig& cfg) { cfg_ = cfg; }
+
+ private:
+  void spend(uint64_t ns);
+  PhysMem& mem_;
+  RootComplex& rc_;
+  SystemConfig cfg_;
+  Counter& syscalls_;
+  Counter& walk_reads_;
+  Counter& pages_pinned_;
+};
+
+}  // namespace rnic::host

@@ -1,0 +1,82 @@
+#include "models/host/phys_mem.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace rnic::host {
+
+PhysMem::PhysMem(uint64_t size, std::vector<Hole> holes, bool hole_reads_time_out)
+    : size_(size), holes_(std::move(holes)), hole_timeout_(hole_reads_time_out) {
+  used_.assign((size_ / kPageSize + 63) / 64, 0);
+}
+
+PhysMem::PhysMem(const HostConfig& c)
+    : PhysMem(uint64_t(c.mem_mib) << 20,
+              c.hole_mib > 0
+                  ? std::vector<Hole>{{uint64_t(c.hole_base_mib) << 20, uint64_t(c.hole_mib) << 20}}
+                  : std::vector<Hole>{},
+              c.hole_behaviour == "timeout") {}
+
+Region PhysMem::region(uint64_t addr, uint64_t len) const {
+  if (len == 0) len = 1;
+  if (addr >= size_ || len > size_ - addr) return Region::kOutside;
+  for (const Hole& h : holes_)
+    if (addr < h.base + h.size && addr + len > h.base) return Region::kHole;
+  return Region::kMemory;
+}
+
+uint8_t* PhysMem::page(uint64_t pfn) {
+  auto& p = pages_[pfn];
+  if (!p) {
+    p.reset(new uint8_t[kPageSize]);
+    std::memset(p.get(), 0, kPageSize);
+  }
+  return p.get();
+}
+
+void PhysMem::read(uint64_t addr, void* out, uint64_t len) const {
+  auto* o = static_cast<uint8_t*>(out);
+  while (len) {
+    const uint64_t off = addr % kPageSize, n = std::min(len, kPageSize - off);
+    auto it = pages_.find(addr / kPageSize);
+    if (it == pages_.end())
+      std::memset(o, 0, n);
+    else
+      std::memcpy(o, it->second.get() + off, n);
+    o += n;
+    addr += n;
+    len -= n;
+  }
+}
+
+void PhysMem::write(uint64_t addr, const void* in, uint64_t len) {
+  auto* i = static_cast<const uint8_t*>(in);
+  while (len) {
+    const uint64_t off = addr % kPageSize, n = std::min(len, kPageSize - off);
+    std::memcpy(page(addr / kPageSize) + off, i, n);
+    i += n;
+    addr += n;
+    len -= n;
+  }
+}
+
+bool PhysMem::frame_free(uint64_t pfn) const {
+  if (pfn == 0 || pfn >= size_ / kPageSize) return false;
+  if ((used_[pfn / 64] >> (pfn % 64)) & 1) return false;
+  return region(pfn * kPageSize, kPageSize) == Region::kMemory;
+}
+
+uint64_t PhysMem::alloc_frame(uint64_t hint) {
+  const uint64_t frames = size_ / kPageSize;
+  for (uint64_t k = 0; k < frames; ++k) {
+    const uint64_t pfn = (hint + k) % frames;
+    if (!frame_free(pfn)) continue;
+    used_[pfn / 64] |= 1ull << (pfn % 64);
+    ++used_count_;
+    next_ = pfn + 1;
+    return pfn * kPageSize;
+  }
+  throw std::runtime_error("host physical memory exhausted");
+}
+
+}  // namespace rnic::host

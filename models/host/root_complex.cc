@@ -1,0 +1,147 @@
+#include "models/host/root_complex.h"
+
+#include <algorithm>
+
+namespace rnic::host {
+
+using pcie::CplStatus;
+using pcie::Tlp;
+using pcie::TlpType;
+
+RootComplex::RootComplex(sc_core::sc_module_name n, PhysMem& mem, pcie::PcieLink& link,
+                         const SystemConfig& cfg, StatRegistry& stats)
+    : sc_core::sc_module(n),
+      mem_(mem),
+      link_(link),
+      cfg_(cfg),
+      reads_served_(stats.group(name()).counter("dma_reads", "TLPs", "card MRd served")),
+      read_bytes_(stats.group(name()).counter("dma_read_bytes", "B", "bytes returned in CplD")),
+      writes_(stats.group(name()).counter("dma_writes", "TLPs", "card MWr into memory")),
+      write_bytes_(stats.group(name()).counter("dma_write_bytes", "B", "bytes written to memory")),
+      dropped_writes_(stats.group(name()).counter("dropped_writes", "TLPs",
+                                                  "card MWr to a hole or past memory")),
+      ur_reads_(stats.group(name()).counter("ur_reads", "TLPs", "card MRd answered with UR")),
+      unanswered_reads_(stats.group(name()).counter("unanswered_reads", "TLPs",
+                                                    "card MRd to a hole left unanswered")),
+      msis_(stats.group(name()).counter("msi", "interrupts", "MSI-X writes received")),
+      mmio_reads_(stats.group(name()).counter("mmio_reads", "accesses", "CPU MMIO reads")),
+      mmio_writes_(stats.group(name()).counter("mmio_writes", "accesses", "CPU MMIO writes")) {
+  link_.set_receiver(pcie::PcieLink::kRc, [this](Tlp&& t) { receive(std::move(t)); });
+}
+
+void RootComplex::receive(Tlp&& t) {
+  const uint64_t now = now_ps();
+  switch (t.type) {
+    case TlpType::kMWr: {
+      const uint64_t at = now + uint64_t(cfg_.pcie.rc_write_latency_ns) * 1000;
+      eq_.at(at, [this, t = std::move(t)] {
+        if (t.addr >= kMsiBase && t.addr < kMsiBase + kMsiSize) {
+          ++msis_;
+          uint32_t v = 0;
+          std::copy_n(t.data.begin(), std::min<size_t>(4, t.data.size()),
+                      reinterpret_cast<uint8_t*>(&v));
+          if (on_msi) on_msi(t.addr, v);
+        } else if (mem_.region(t.addr, t.len) == Region::kMemory) {
+          mem_.write(t.addr, t.data.data(), t.len);
+          ++writes_;
+          write_bytes_ += t.len;
+        } else {
+          ++dropped_writes_;
+        }
+        last_write_ps_ = now_ps();
+        link_.release(pcie::PcieLink::kRc, pcie::FcClass::kPosted, t.data_credits());
+      });
+      break;
+    }
+    case TlpType::kMRd:
+      eq_.at(now + uint64_t(cfg_.pcie.rc_read_latency_ns) * 1000,
+             [this, t = std::move(t)] { serve_read(t); });
+      break;
+    case TlpType::kCplD:
+    case TlpType::kCpl: {
+      auto it = pending_.find(t.tag);
+      if (it == pending_.end()) break;  // unexpected completion: dropped
+      Pending* p = it->second;
+      p->status = t.status;
+      p->data.insert(p->data.end(), t.data.begin(), t.data.end());
+      if (t.type == TlpType::kCpl || t.byte_count == t.len) {
+        pending_.erase(it);
+        p->done.notify(sc_core::SC_ZERO_TIME);
+      }
+      break;
+    }
+  }
+}
+
+void RootComplex::serve_read(Tlp req) {
+  link_.release(pcie::PcieLink::kRc, pcie::FcClass::kNonPosted, 0);
+  const Region r = mem_.region(req.addr, req.len);
+  if (r != Region::kMemory) {
+    if (r == Region::kHole && mem_.hole_reads_time_out()) {
+      ++unanswered_reads_;
+      return;
+    }
+    ++ur_reads_;
+    Tlp c;
+    c.type = TlpType::kCpl;
+    c.tag = req.tag;
+    c.requester = req.requester;
+    c.status = CplStatus::kUr;
+    c.byte_count = req.len;
+    link_.send(pcie::PcieLink::kRc, std::move(c));
+    return;
+  }
+  ++reads_served_;
+  const uint64_t mps = uint64_t(cfg_.pcie.mps), rcb = uint64_t(cfg_.pcie.rcb);
+  uint64_t a = req.addr;
+  const uint64_t end = req.addr + req.len;
+  while (a < end) {
+    uint64_t stop = std::min(end, a + mps);
+    if (stop < end) stop = std::max(a + 1, stop / rcb * rcb);  // end on an RCB multiple
+    Tlp c;
+    c.type = TlpType::kCplD;
+    c.tag = req.tag;
+    c.requester = req.requester;
+    c.len = uint32_t(stop - a);
+    c.byte_count = uint32_t(end - a);
+    c.lower_addr = uint8_t(a & 0x7F);
+    c.data.resize(c.len);
+    mem_.read(a, c.data.data(), c.len);
+    read_bytes_ += c.len;
+    link_.send(pcie::PcieLink::kRc, std::move(c));
+    a = stop;
+  }
+}
+
+std::vector<uint8_t> RootComplex::mmio_read(uint64_t addr, uint32_t len, CplStatus* status) {
+  ++mmio_reads_;
+  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_issue_ns) * 1000));
+  Pending p;
+  const uint16_t tag = next_tag_++;
+  pending_[tag] = &p;
+  Tlp t;
+  t.type = TlpType::kMRd;
+  t.addr = addr;
+  t.len = len;
+  t.tag = tag;
+  t.requester = 0;
+  link_.send(pcie::PcieLink::kRc, std::move(t));
+  sc_core::wait(p.done);
+  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_return_ns) * 1000));
+  if (status) *status = p.status;
+  if (p.status != CplStatus::kSc) return {};
+  return p.data;
+}
+
+void RootComplex::mmio_write(uint64_t addr, std::vector<uint8_t> data) {
+  ++mmio_writes_;
+  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_issue_ns) * 1000));
+  Tlp t;
+  t.type = TlpType::kMWr;
+  t.addr = addr;
+  t.len = uint32_t(data.size());
+  t.data = std::move(data);
+  link_.send(pcie::PcieLink::kRc, std::move(t));
+}
+
+}  // namespace rnic::host

@@ -1,0 +1,201 @@
+#include "models/pcie/link.h"
+
+#include <fmt/format.h>
+
+namespace rnic::pcie {
+
+using sc_core::sc_time;
+
+uint64_t PcieLink::now_ps() { return sc_core::sc_time_stamp().value(); }
+
+static sc_time ps(uint64_t v) { return sc_time::from_value(v); }
+
+PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats)
+    : sc_core::sc_module(n), cfg_(cfg) {
+  static const char* const kSide[2] = {"rc_tx", "card_tx"};
+  for (int s = 0; s < 2; ++s) {
+    Side& sd = side_[s];
+    StatGroup& g = stats.group(fmt::format("{}.{}", name(), kSide[s]));
+    sd.st.tlps = &g.counter("tlps", "TLPs", "TLPs sent");
+    sd.st.tlp_wire_bytes =
+        &g.counter("tlp_wire_bytes", "B", "TLP bytes on the wire, framing included");
+    sd.st.payload_bytes = &g.counter("payload_bytes", "B", "TLP payload bytes");
+    sd.st.acks = &g.counter("ack_dllps", "DLLPs", "ACK DLLPs sent");
+    sd.st.updatefcs = &g.counter("updatefc_dllps", "DLLPs", "UpdateFC DLLPs sent");
+    sd.st.credit_stalls = &g.counter("credit_stalls", "events", "head TLP waiting for credits");
+    auto spawn = [&](sc_core::sc_event& ev, auto fn, const char* what) {
+      sc_core::sc_spawn_options o;
+      o.spawn_method();
+      o.set_sensitivity(&ev);
+      o.dont_initialize();
+      sc_core::sc_spawn([this, s, fn] { (this->*fn)(s); }, fmt::format("{}_{}", what, s).c_str(),
+                        &o);
+    };
+    spawn(sd.tx_ev, &PcieLink::tx, "tx");
+    spawn(sd.arrive_ev, &PcieLink::arrive, "arrive");
+    spawn(sd.ack_timer_ev, &PcieLink::ack_timer, "ack_timer");
+    spawn(sd.fc_timer_ev, &PcieLink::fc_timer, "fc_timer");
+  }
+  configure(cfg);
+}
+
+void PcieLink::configure(const PcieConfig& cfg) {
+  sc_assert(idle());
+  cfg_ = cfg;
+  const LinkRate r = LinkRate::of(int(cfg.gen), int(cfg.lanes));
+  side_[kRc].clock.set_rate(r);
+  side_[kCard].clock.set_rate(r);
+  // The root complex sends into the card's buffers and the card into the root complex's.
+  side_[kRc].granted = {cfg.card_ph, cfg.card_pd, cfg.card_nph};
+  side_[kCard].granted = {cfg.rc_ph, cfg.rc_pd, cfg.rc_nph};
+}
+
+bool PcieLink::idle() const {
+  for (const Side& sd : side_)
+    if (!sd.tlps.empty() || !sd.dllps.empty() || !sd.in_flight.empty() || sd.ack_owed ||
+        sd.owed_count)
+      return false;
+  return true;
+}
+
+void PcieLink::send(int s, Tlp tlp) {
+  side_[s].tlps.push_back(std::move(tlp));
+  side_[s].tx_ev.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool PcieLink::pick(Side& sd, Packet* out) {
+  if (!sd.dllps.empty()) {
+    *out = std::move(sd.dllps.front());
+    sd.dllps.pop_front();
+    return true;
+  }
+  for (auto it = sd.tlps.begin(); it != sd.tlps.end(); ++it) {
+    const FcClass c = it->fc_class();
+    bool ok = true;
+    if (c == FcClass::kPosted) ok = sd.granted.ph >= 1 && sd.granted.pd >= it->data_credits();
+    if (c == FcClass::kNonPosted) ok = sd.granted.nph >= 1;
+    if (ok) {
+      if (c == FcClass::kPosted) {
+        sd.granted.ph -= 1;
+        sd.granted.pd -= it->data_credits();
+      } else if (c == FcClass::kNonPosted) {
+        sd.granted.nph -= 1;
+      }
+      out->kind = Kind::kTlp;
+      out->tlp = std::move(*it);
+      sd.tlps.erase(it);
+      return true;
+    }
+    if (it == sd.tlps.begin()) ++*sd.st.credit_stalls;
+    if (c != FcClass::kNonPosted) return false;  // only blocked non-posted TLPs may be passed
+  }
+  return false;
+}
+
+void PcieLink::tx(int s) {
+  Side& sd = side_[s];
+  const uint64_t now = now_ps();
+  if (now < sd.busy_until_ps) {
+    // A newer (earlier) notification replaced the end-of-packet one: ask for it again.
+    sd.tx_ev.notify(ps(sd.busy_until_ps - now));
+    return;
+  }
+  Packet p;
+  if (!pick(sd, &p)) return;
+  uint32_t bytes = kDllpWireBytes;
+  if (p.kind == Kind::kTlp) {
+    bytes = tlp_wire_bytes(p.tlp.payload_wire_bytes(), p.tlp.header_bytes(), int(cfg_.gen));
+    ++*sd.st.tlps;
+    *sd.st.tlp_wire_bytes += bytes;
+    *sd.st.payload_bytes += p.tlp.payload_wire_bytes();
+  } else if (p.kind == Kind::kAck) {
+    ++*sd.st.acks;
+  } else {
+    ++*sd.st.updatefcs;
+  }
+  const uint64_t dur = sd.clock.ps_for(bytes);
+  sd.busy_until_ps = now + dur;
+  p.arrive_ps = now + dur + uint64_t(cfg_.link_latency_ns) * 1000;
+  if (sd.in_flight.empty()) sd.arrive_ev.notify(ps(p.arrive_ps - now));
+  sd.in_flight.push_back(std::move(p));
+  sd.tx_ev.notify(ps(dur));
+}
+
+void PcieLink::arrive(int s) {
+  Side& sd = side_[s];
+  Side& peer = side_[1 - s];
+  const uint64_t now = now_ps();
+  while (!sd.in_flight.empty() && sd.in_flight.front().arrive_ps <= now) {
+    Packet p = std::move(sd.in_flight.front());
+    sd.in_flight.pop_front();
+    if (p.kind == Kind::kTlp) {
+      if (++peer.ack_owed >= cfg_.ack_factor) {
+        queue_ack(1 - s);
+      } else if (!peer.ack_timer_armed) {
+        peer.ack_timer_armed = true;
+        peer.ack_timer_ev.notify(ps(uint64_t(cfg_.ack_timer_ns) * 1000));
+      }
+      if (peer.deliver) peer.deliver(std::move(p.tlp));
+    } else if (p.kind == Kind::kUpdateFc) {
+      // Side s returns buffer space to the peer's transmitter.
+      if (p.fc == FcClass::kPosted) {
+        peer.granted.ph += p.hdr;
+        peer.granted.pd += p.data;
+      } else {
+        peer.granted.nph += p.hdr;
+      }
+      peer.tx_ev.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+  if (!sd.in_flight.empty()) sd.arrive_ev.notify(ps(sd.in_flight.front().arrive_ps - now));
+}
+
+void PcieLink::queue_ack(int s) {
+  Side& sd = side_[s];
+  sd.ack_owed = 0;
+  Packet p;
+  p.kind = Kind::kAck;
+  sd.dllps.push_back(std::move(p));
+  sd.tx_ev.notify(sc_core::SC_ZERO_TIME);
+}
+
+void PcieLink::ack_timer(int s) {
+  side_[s].ack_timer_armed = false;
+  if (side_[s].ack_owed > 0) queue_ack(s);
+}
+
+void PcieLink::release(int s, FcClass c, uint32_t data_credits) {
+  if (c == FcClass::kCompletion) return;  // infinite completion credits
+  Side& sd = side_[s];
+  sd.owed_hdr[int(c)] += 1;
+  sd.owed_data[int(c)] += data_credits;
+  if (++sd.owed_count >= cfg_.updatefc_factor) {
+    flush_fc(s);
+  } else if (!sd.fc_timer_armed) {
+    sd.fc_timer_armed = true;
+    sd.fc_timer_ev.notify(ps(uint64_t(cfg_.updatefc_timer_ns) * 1000));
+  }
+}
+
+void PcieLink::flush_fc(int s) {
+  Side& sd = side_[s];
+  for (int c = 0; c < 2; ++c) {
+    if (sd.owed_hdr[c] == 0) continue;
+    Packet p;
+    p.kind = Kind::kUpdateFc;
+    p.fc = FcClass(c);
+    p.hdr = sd.owed_hdr[c];
+    p.data = sd.owed_data[c];
+    sd.owed_hdr[c] = sd.owed_data[c] = 0;
+    sd.dllps.push_back(std::move(p));
+  }
+  sd.owed_count = 0;
+  sd.tx_ev.notify(sc_core::SC_ZERO_TIME);
+}
+
+void PcieLink::fc_timer(int s) {
+  side_[s].fc_timer_armed = false;
+  if (side_[s].owed_count > 0) flush_fc(s);
+}
+
+}  // namespace rnic::pcie

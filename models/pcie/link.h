@@ -1,0 +1,109 @@
+// A PCIe link between the root complex (side 0, upstream) and the card (side 1), TLP level and
+// cycle-timed (DESIGN.md §3.2).
+//
+// Each side has a transmitter and a receiver. A transmitter sends one packet at a time; a packet
+// occupies the direction for its wire bytes at the link's byte time and reaches the peer
+// `link_latency_ns` after its last byte (the receiver checks the LCRC of a whole TLP before it
+// passes it on). Between packets the transmitter picks, in this order:
+//   1. a DLLP it owes the peer (ACK, UpdateFC);
+//   2. the oldest TLP whose flow-control credits the peer has granted; a non-posted TLP blocked
+//      for credits may be passed by posted and completion TLPs behind it, nothing else passes.
+// Receiver side: every `ack_factor` TLPs received, or `ack_timer_ns` after the first un-ACKed
+// one, it sends an ACK DLLP. When its upper layer releases a received TLP, the credits go back
+// to the peer in UpdateFC DLLPs, one per `updatefc_factor` released TLPs of a class (or after
+// `updatefc_timer_ns`). Completion credits are infinite on both sides (as for endpoints and
+// root ports), so completions send no UpdateFC. The replay buffer is not a limit in this model.
+//
+// Queue depths: the transmit queue is unbounded (the upper layers bound themselves by tags and
+// credits); the receive buffers are the advertised credits.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <systemc>
+
+#include "models/pcie/tlp.h"
+#include "sim/config.h"
+#include "sim/stats.h"
+
+namespace rnic::pcie {
+
+struct Credits {
+  int64_t ph = 0, pd = 0, nph = 0;
+};
+
+class PcieLink : public sc_core::sc_module {
+ public:
+  static constexpr int kRc = 0;
+  static constexpr int kCard = 1;
+
+  PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats);
+
+  // Upper-layer interface of side s (kRc or kCard).
+  void send(int s, Tlp tlp);
+  void set_receiver(int s, std::function<void(Tlp&&)> deliver) {
+    side_[s].deliver = std::move(deliver);
+  }
+  // Side s is done with a TLP it received: its buffer space goes back to the peer.
+  void release(int s, FcClass c, uint32_t data_credits);
+
+  // Re-applies rate, latency and credit settings; only while the link is idle (between the
+  // points of a sweep).
+  void configure(const PcieConfig& cfg);
+  bool idle() const;
+
+  struct SideStats {
+    Counter* tlps;
+    Counter* tlp_wire_bytes;
+    Counter* payload_bytes;
+    Counter* acks;
+    Counter* updatefcs;
+    Counter* credit_stalls;
+  };
+  const SideStats& stats(int s) const { return side_[s].st; }
+  uint64_t count_tlps(int s) const { return side_[s].st.tlps->value; }
+  uint64_t count_acks(int s) const { return side_[s].st.acks->value; }
+  uint64_t count_updatefcs(int s) const { return side_[s].st.updatefcs->value; }
+  const LinkRate& rate() const { return side_[0].clock.rate(); }
+  int gen() const { return int(cfg_.gen); }
+
+ private:
+  enum class Kind : uint8_t { kTlp, kAck, kUpdateFc };
+  struct Packet {
+    Kind kind = Kind::kTlp;
+    Tlp tlp;
+    FcClass fc = FcClass::kPosted;
+    int64_t hdr = 0, data = 0;  // UpdateFC: credits returned
+    uint64_t arrive_ps = 0;
+  };
+  struct Side {
+    std::deque<Tlp> tlps;
+    std::deque<Packet> dllps;
+    std::deque<Packet> in_flight;  // sent by this side, not yet at the peer
+    Credits granted;               // what the peer lets this side send
+    ByteClock clock;
+    uint64_t busy_until_ps = 0;
+    int ack_owed = 0;
+    int64_t owed_hdr[2] = {0, 0}, owed_data[2] = {0, 0};
+    int owed_count = 0;
+    bool ack_timer_armed = false, fc_timer_armed = false;
+    std::function<void(Tlp&&)> deliver;
+    sc_core::sc_event tx_ev, arrive_ev, ack_timer_ev, fc_timer_ev;
+    SideStats st{};
+  };
+
+  void tx(int s);
+  void arrive(int s);
+  void ack_timer(int s);
+  void fc_timer(int s);
+  void queue_ack(int s);
+  void flush_fc(int s);
+  bool pick(Side& sd, Packet* out);
+  static uint64_t now_ps();
+
+  PcieConfig cfg_;
+  Side side_[2];
+};
+
+}  // namespace rnic::pcie

@@ -1,0 +1,112 @@
+// The card's PCIe interface (DESIGN.md §3.2): BAR decode for the host's MMIO, and the DMA
+// service the card's blocks use to read and write host memory.
+//
+// Timing (core_clk cycles, edges aligned):
+//   - MMIO read: the CplD (or Cpl UR for an address no BAR decodes, or a register that does not
+//     exist) is queued if_cycles + reg_read_cycles + if_cycles after the MRd arrives.
+//   - MMIO write: applied if_cycles + reg_write_cycles after the MWr arrives; posted credits are
+//     released then.
+//   - DMA: a request enters the link if_cycles after it is made; reads are split at MRRS and at
+//     4 KiB boundaries, each piece holds one of `tags` tags until its last completion; writes are
+//     split at MPS and at 4 KiB boundaries. A read's callback runs if_cycles after its last
+//     completion; a piece without completion for cpl_timeout_us fails the read with kTimeout.
+// Queue depths: DMA requests waiting for a tag are queued without bound (the DMAC bounds them).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <systemc>
+#include <vector>
+
+#include "models/common/event_queue.h"
+#include "models/pcie/link.h"
+
+namespace rnic::pcie {
+
+// What the BARs lead to. Returns false for a register that does not exist (answered with UR).
+class RegisterTarget {
+ public:
+  virtual ~RegisterTarget() = default;
+  virtual bool reg_read(int bar, uint64_t offset, uint32_t len, uint8_t* out) = 0;
+  virtual bool reg_write(int bar, uint64_t offset, const uint8_t* data, uint32_t len) = 0;
+};
+
+struct Bar {
+  uint64_t base = 0, size = 0;
+};
+
+enum class DmaStatus { kOk, kUnsupported, kAbort, kTimeout };
+const char* to_string(DmaStatus s);
+
+class PcieIf : public sc_core::sc_module {
+ public:
+  using ReadDone = std::function<void(DmaStatus, std::vector<uint8_t>&&)>;
+
+  PcieIf(sc_core::sc_module_name n, PcieLink& link, const SystemConfig& cfg, StatRegistry& stats);
+
+  void set_bar(int bar, Bar b) { bars_[bar] = b; }
+  const Bar& bar(int i) const { return bars_[i]; }
+  void set_target(RegisterTarget* t) { target_ = t; }
+  void configure(const SystemConfig& cfg);
+
+  void dma_read(uint64_t addr, uint32_t len, ReadDone done);
+  void dma_write(uint64_t addr, std::vector<uint8_t> data);
+  // MSI-X: a posted write of `data` to `addr`.
+  void msi(uint64_t addr, uint32_t data);
+
+  int tags_in_use() const { return int(tags_.size()); }
+
+ private:
+  struct Read {
+    uint64_t addr;
+    uint32_t len;
+    uint32_t pieces_left;
+    DmaStatus status = DmaStatus::kOk;
+    std::vector<uint8_t> data;
+    ReadDone done;
+  };
+  struct Piece {
+    Read* read;
+    uint64_t addr;
+    uint32_t len;
+  };
+  void receive(Tlp&& t);
+  void issue_pieces();
+  void complete_piece(uint16_t tag, DmaStatus st);
+  void check_timeouts();
+  void arm_timeout();
+  uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
+
+  PcieLink& link_;
+  SystemConfig cfg_;
+  ClockDomain clk_;
+  EventQueue eq_{"eq"};
+  Bar bars_[6];
+  RegisterTarget* target_ = nullptr;
+  std::deque<Piece> waiting_;
+  struct Outstanding {
+    Piece piece;
+    uint32_t received = 0;
+    uint64_t deadline_ps;
+  };
+  std::map<uint16_t, Outstanding> tags_;
+  uint16_t next_tag_ = 0;
+  // Deadlines in issue order (all reads have the same timeout, so the front is the earliest);
+  // entries of pieces already complete are skipped when met.
+  std::deque<std::pair<uint64_t, uint16_t>> deadlines_;
+  bool timeout_armed_ = false;
+  sc_core::sc_event timeout_ev_;
+  Counter& mmio_reads_;
+  Counter& mmio_writes_;
+  Counter& mmio_ur_;
+  Counter& dma_reads_;
+  Counter& dma_read_bytes_;
+  Counter& dma_writes_;
+  Counter& dma_write_bytes_;
+  Counter& dma_errors_;
+  Counter& cpl_timeouts_;
+};
+
+}  // namespace rnic::pcie

@@ -1,0 +1,103 @@
+#include "sim/experiment.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rnic {
+
+// Defined in sim/experiments/*.cc.
+ExperimentKind mmio_latency_experiment();
+ExperimentKind pbl_acquisition_experiment();
+ExperimentKind pcie_dma_experiment();
+ExperimentKind dma_roundtrip_experiment();
+
+const std::vector<ExperimentKind>& experiment_kinds() {
+  static const std::vector<ExperimentKind> k = {mmio_latency_experiment(),
+                                                pbl_acquisition_experiment(), pcie_dma_experiment(),
+                                                dma_roundtrip_experiment()};
+  return k;
+}
+
+const ExperimentKind* find_experiment(const std::string& kind) {
+  for (const auto& k : experiment_kinds())
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+namespace {
+
+int64_t parse_int(const ExpKey& k, const YAML::Node& n, const std::string& where) {
+  if (!n.IsScalar()) throw InputError(where, "experiment." + k.key, "expected an integer");
+  const std::string s = n.Scalar();
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 0);
+  if (s.empty() || *end)
+    throw InputError(where, "experiment." + k.key, fmt::format("'{}' is not an integer", s));
+  if (double(v) < k.lo || double(v) > k.hi)
+    throw InputError(where, "experiment." + k.key,
+                     fmt::format("{} is out of range [{}, {}]{}", v, k.lo, k.hi,
+                                 k.unit.empty() ? "" : " " + k.unit));
+  return v;
+}
+
+}  // namespace
+
+void check_experiment_key(const ExpKey& k, const YAML::Node& n, const std::string& where) {
+  switch (k.type) {
+    case ExpKey::kInt:
+      parse_int(k, n, where);
+      break;
+    case ExpKey::kIntList:
+      if (!n.IsSequence() || n.size() == 0)
+        throw InputError(where, "experiment." + k.key, "expected a non-empty list of integers");
+      for (const auto& e : n) parse_int(k, e, where);
+      break;
+    case ExpKey::kStringList:
+      if (!n.IsSequence() || n.size() == 0)
+        throw InputError(where, "experiment." + k.key, "expected a non-empty list");
+      for (const auto& e : n) {
+        if (!e.IsScalar() ||
+            std::find(k.choices.begin(), k.choices.end(), e.Scalar()) == k.choices.end()) {
+          std::string list;
+          for (const auto& c : k.choices) list += (list.empty() ? "" : ", ") + c;
+          throw InputError(
+              where, "experiment." + k.key,
+              fmt::format("'{}' is not one of {}", e.IsScalar() ? e.Scalar() : "?", list));
+        }
+      }
+      break;
+  }
+}
+
+static const ExpKey& key_of(const ExperimentContext& c, const std::string& key) {
+  const ExperimentKind* k = find_experiment(c.scenario.experiment.kind);
+  for (const auto& e : k->keys)
+    if (e.key == key) return e;
+  throw std::logic_error("experiment key not declared: " + key);
+}
+
+static YAML::Node node_of(const ExperimentContext& c, const std::string& key) {
+  auto it = c.scenario.experiment.nodes.find(key);
+  if (it != c.scenario.experiment.nodes.end()) return it->second;
+  return YAML::Load(key_of(c, key).def);
+}
+
+int64_t ExperimentContext::get_int(const std::string& key) const {
+  return parse_int(key_of(*this, key), node_of(*this, key), "default");
+}
+
+std::vector<int64_t> ExperimentContext::get_ints(const std::string& key) const {
+  std::vector<int64_t> v;
+  for (const auto& e : node_of(*this, key))
+    v.push_back(parse_int(key_of(*this, key), e, "default"));
+  return v;
+}
+
+std::vector<std::string> ExperimentContext::get_strings(const std::string& key) const {
+  std::vector<std::string> v;
+  for (const auto& e : node_of(*this, key)) v.push_back(e.Scalar());
+  return v;
+}
+
+}  // namespace rnic

@@ -1,0 +1,54 @@
+// Experiments: built-in measurements a scenario's `experiment:` section selects by `kind`, each
+// with its own keys (type, default, range, unit, description) checked at load time, and each
+// writing rows to results.json = {"experiment", "preset", "axes": {"x", "y": [...]}, "rows"}.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/scenario.h"
+#include "sim/stats.h"
+
+namespace rnic {
+
+struct ExpKey {
+  std::string key;
+  enum Type { kInt, kIntList, kStringList } type;
+  std::string def;                   // default, as YAML text
+  double lo, hi;                     // range of each integer
+  std::vector<std::string> choices;  // for string lists
+  std::string unit, desc;
+};
+
+struct ExperimentContext {
+  Scenario& scenario;
+  SystemConfig& cfg;
+  StatRegistry& stats;
+  bool quiet = false;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::string x;
+  std::vector<std::string> y;
+  std::string summary;  // printed after the run
+
+  int64_t get_int(const std::string& key) const;
+  std::vector<int64_t> get_ints(const std::string& key) const;
+  std::vector<std::string> get_strings(const std::string& key) const;
+};
+
+struct ExperimentKind {
+  std::string kind;
+  std::string desc;
+  std::vector<ExpKey> keys;
+  // Elaborates what it needs, runs the simulation, fills ctx.rows. Returns the exit code.
+  std::function<int(ExperimentContext&)> run;
+};
+
+const std::vector<ExperimentKind>& experiment_kinds();
+const ExperimentKind* find_experiment(const std::string& kind);
+
+// Checks one experiment key's text against its schema; throws InputError(where, key, reason).
+void check_experiment_key(const ExpKey& k, const YAML::Node& value, const std::string& where);
+
+}  // namespace rnic

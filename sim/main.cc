@@ -1,0 +1,141 @@
+// rnicsim: the command line (DESIGN.md §6).
+//   rnicsim run SCENARIO [run options]
+//   rnicsim perf TEST [-s SIZE | -a] [-n ITERS] [-q QPS] [-t DEPTH] [run options]
+//   rnicsim validate SCENARIO [run options]
+//   rnicsim presets
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <systemc>
+
+#include "models/common/sc_main_entry.h"
+#include "sim/experiment.h"
+#include "sim/host_card.h"
+#include "sim/log.h"
+#include "sim/runner.h"
+#include "sim/scenario.h"
+
+namespace {
+
+void add_run_options(CLI::App* c, rnic::RunOptions& o, std::string& out, bool& quiet) {
+  c->add_option("--preset", o.preset, "preset (rnicsim presets lists them)");
+  c->add_option("--set", o.sets, "override a parameter: key=value (repeatable)");
+  c->add_option("--out", out, "output folder")->capture_default_str();
+  c->add_option("--rtl", o.rtl, "blocks to run as RTL: LIST or all")->delimiter(',');
+  c->add_option("--trace", o.trace, "waveform format: fst or vcd");
+  c->add_option("--trace-window", o.trace_window, "trace only T0:T1 (ns)");
+  c->add_option("--trace-scope", o.trace_scope, "trace only instances matching PATTERN");
+  c->add_flag("--pcap", o.pcap, "write each Ethernet link's frames to OUT/<link>.pcap");
+  c->add_option("--timeline", o.timeline, "write a timeline of events to FILE");
+  c->add_option("--seed", o.seed, "random seed")->each([&o](const std::string&) {
+    o.seed_given = true;
+  });
+  c->add_flag("--quiet", quiet, "no summary on stdout");
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  CLI::App app{
+      "rnicsim: cycle-accurate simulator of an RDMA NIC (iWARP RNIC with an Ether Forwarding "
+      "Engine)"};
+  app.require_subcommand(1);
+  std::string log_level = "warn";
+  app.add_option("--log-level", log_level, "error, warn, info, debug or trace")
+      ->capture_default_str();
+
+  rnic::RunOptions opt;
+  std::string out = "out";
+  bool quiet = false;
+  std::string scenario;
+
+  auto* run = app.add_subcommand("run", "run a scenario file");
+  run->add_option("scenario", scenario, "scenario YAML")->required();
+  add_run_options(run, opt, out, quiet);
+
+  auto* validate = app.add_subcommand("validate", "check a scenario file without running it");
+  validate->add_option("scenario", scenario, "scenario YAML")->required();
+  add_run_options(validate, opt, out, quiet);
+
+  auto* presets =
+      app.add_subcommand("presets", "list the presets and every parameter's value in each");
+
+  std::string test;
+  int64_t size = 0, iters = 0, qps = 0, depth = 0;
+  bool all_sizes = false;
+  auto* perf = app.add_subcommand("perf", "perftest-style measurement");
+  perf->add_option("test", test,
+                   "pcie_dma | write_bw | write_lat | read_bw | read_lat | send_bw | send_lat")
+      ->required();
+  perf->add_option("-s,--size", size, "message size in bytes");
+  perf->add_flag("-a,--all", all_sizes, "sweep all sizes");
+  perf->add_option("-n,--iters", iters, "iterations");
+  perf->add_option("-q,--qp", qps, "number of QPs");
+  perf->add_option("-t,--tx-depth", depth, "send queue depth");
+  add_run_options(perf, opt, out, quiet);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  rnic::log::Level lvl;
+  if (!rnic::log::parse_level(log_level, &lvl)) {
+    fmt::print(stderr, "rnicsim: --log-level: '{}' is not error, warn, info, debug or trace\n",
+               log_level);
+    return 2;
+  }
+  rnic::log::set_level(lvl);
+
+  try {
+    if (presets->parsed()) {
+      rnic::print_presets();
+      return 0;
+    }
+    if (validate->parsed()) {
+      rnic::Scenario s = rnic::load_scenario(scenario, opt);
+      fmt::print("{}: valid (preset {}{})\n", scenario, s.preset,
+                 s.has_experiment ? ", experiment " + s.experiment.kind : "");
+      return 0;
+    }
+    if (run->parsed()) {
+      rnic::Scenario s = rnic::load_scenario(scenario, opt);
+      return rnic::run_scenario(s, out, quiet);
+    }
+    // perf
+    if (test != "pcie_dma")
+      throw rnic::InputError("perf", test,
+                             rnic::find_experiment(test)
+                                 ? "is an experiment kind: run it from a scenario"
+                             : (test == "write_bw" || test == "write_lat" || test == "read_bw" ||
+                                test == "read_lat" || test == "send_bw" || test == "send_lat")
+                                 ? "the verbs traffic generators are not built yet in this version"
+                                 : "unknown test");
+    if (iters || qps || depth)
+      throw rnic::InputError("perf pcie_dma",
+                             iters ? "-n"
+                             : qps ? "-q"
+                                   : "-t",
+                             "not an option of pcie_dma (it takes -s SIZE or -a)");
+    rnic::Scenario s = rnic::options_scenario(opt);
+    s.has_experiment = true;
+    s.experiment.kind = s.experiment.name = "pcie_dma";
+    if (size > 0 && !all_sizes) {
+      s.experiment.nodes["min_bytes"] = YAML::Load(std::to_string(size));
+      s.experiment.nodes["max_bytes"] = YAML::Load(std::to_string(size));
+    }
+    return rnic::run_scenario(s, out, quiet);
+  } catch (const rnic::InputError& e) {
+    fmt::print(stderr, "rnicsim: {}\n", e.what());
+    return 2;
+  } catch (const rnic::HungError& e) {
+    fmt::print(stderr, "rnicsim: watchdog: {}\n", e.what());
+    return 3;
+  }
+}
+
+RNIC_SYSTEMC_MAIN

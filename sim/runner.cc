@@ -1,0 +1,107 @@
+#include "sim/runner.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <systemc>
+
+#include "sim/experiment.h"
+#include "sim/log.h"
+
+namespace rnic {
+
+namespace {
+
+void write_json(const std::filesystem::path& p, const nlohmann::ordered_json& j) {
+  std::ofstream f(p);
+  if (!f) throw std::runtime_error("cannot write " + p.string());
+  f << j.dump(2) << "\n";
+}
+
+nlohmann::ordered_json config_json(SystemConfig& c) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& p : c.params()) {
+    switch (p.kind) {
+      case ParamKind::kInt:
+        j[p.key] = *static_cast<int64_t*>(p.ptr);
+        break;
+      case ParamKind::kReal:
+        j[p.key] = *static_cast<double*>(p.ptr);
+        break;
+      case ParamKind::kBool:
+        j[p.key] = *static_cast<bool*>(p.ptr);
+        break;
+      case ParamKind::kString:
+        j[p.key] = *static_cast<std::string*>(p.ptr);
+        break;
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
+  if (!s.has_experiment)
+    throw InputError(s.file, "experiment",
+                     "this scenario has nothing to run: this version runs `experiment:` sections");
+  const ExperimentKind* kind = find_experiment(s.experiment.kind);
+  std::filesystem::create_directories(out_dir);
+  StatRegistry stats;
+  ExperimentContext ctx{s, s.config, stats};
+  ctx.quiet = quiet;
+  const auto t0 = std::chrono::steady_clock::now();
+  const int rc = kind->run(ctx);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  nlohmann::ordered_json st;
+  st["rnicsim"] = {{"scenario", s.file},
+                   {"preset", s.preset},
+                   {"seed", s.config.sim.seed},
+                   {"experiment", s.experiment.name},
+                   {"implementations",
+                    {{"crc32", "model"},
+                     {"ddp_rx_parse", "model"},
+                     {"rnic_xlat", "model"},
+                     {"rnic_dmac", "model"}}}};
+  st["sim_time_ns"] = sc_core::sc_time_stamp().to_seconds() * 1e9;
+  st["config"] = config_json(s.config);
+  st["stats"] = stats.json();
+  st["wall_s"] = wall;
+  write_json(std::filesystem::path(out_dir) / "stats.json", st);
+
+  nlohmann::ordered_json res;
+  res["experiment"] = s.experiment.name;
+  res["preset"] = s.preset;
+  res["axes"] = {{"x", ctx.x}, {"y", ctx.y}};
+  res["rows"] = ctx.rows;
+  write_json(std::filesystem::path(out_dir) / "results.json", res);
+
+  if (!quiet) {
+    fmt::print("{} ({}, preset {}): {} rows, simulated {:.3f} us in {:.2f} s wall\n",
+               s.experiment.name, s.experiment.kind, s.preset, ctx.rows.size(),
+               sc_core::sc_time_stamp().to_seconds() * 1e6, wall);
+    if (!ctx.summary.empty()) fmt::print("{}\n", ctx.summary);
+    fmt::print("wrote {}/stats.json and {}/results.json\n", out_dir, out_dir);
+  }
+  return rc;
+}
+
+void print_presets() {
+  std::vector<SystemConfig> cfgs;
+  for (const auto& p : presets()) cfgs.push_back(preset_config(p.name, "presets"));
+  for (const auto& p : presets()) fmt::print("{:12} {}\n", p.name, p.summary);
+  fmt::print("\n{:28}", "key");
+  for (const auto& p : presets()) fmt::print(" {:>12}", p.name);
+  fmt::print("  {:8} {}\n", "unit", "description");
+  auto params = cfgs[0].params();
+  for (size_t i = 0; i < params.size(); ++i) {
+    fmt::print("{:28}", params[i].key);
+    for (auto& c : cfgs) fmt::print(" {:>12}", c.get(params[i].key));
+    fmt::print("  {:8} {}\n", params[i].unit, params[i].desc);
+  }
+}
+
+}  // namespace rnic

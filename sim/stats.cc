@@ -1,0 +1,118 @@
+#include "sim/stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rnic {
+
+Histogram::Histogram(std::string name, std::string unit, std::string desc,
+                     std::vector<double> edges)
+    : name_(std::move(name)),
+      unit_(std::move(unit)),
+      desc_(std::move(desc)),
+      edges_(std::move(edges)),
+      buckets_(edges_.size() + 1, 0) {}
+
+std::vector<double> Histogram::linear_edges(double first, double width, int n) {
+  std::vector<double> e;
+  for (int i = 0; i < n; ++i) e.push_back(first + width * i);
+  return e;
+}
+
+std::vector<double> Histogram::log2_edges(double first, int n) {
+  std::vector<double> e;
+  for (int i = 0; i < n; ++i) e.push_back(first * std::ldexp(1.0, i));
+  return e;
+}
+
+void Histogram::sample(double v) {
+  const size_t b = size_t(std::upper_bound(edges_.begin(), edges_.end(), v) - edges_.begin());
+  ++buckets_[b];
+  if (count_ == 0 || v < min_) min_ = v;
+  if (count_ == 0 || v > max_) max_ = v;
+  ++count_;
+  sum_ += v;
+}
+
+nlohmann::ordered_json Histogram::json() const {
+  nlohmann::ordered_json j;
+  j["unit"] = unit_;
+  j["desc"] = desc_;
+  j["count"] = count_;
+  j["min"] = min_;
+  j["max"] = max_;
+  j["mean"] = count_ ? sum_ / double(count_) : 0.0;
+  j["edges"] = edges_;
+  j["buckets"] = buckets_;
+  return j;
+}
+
+Counter& StatGroup::counter(const std::string& name, const std::string& unit,
+                            const std::string& desc) {
+  for (auto& c : counters_)
+    if (c.name == name) return c;
+  counters_.push_back({name, unit, desc, 0});
+  return counters_.back();
+}
+
+Histogram& StatGroup::histogram(const std::string& name, const std::string& unit,
+                                const std::string& desc, std::vector<double> edges) {
+  for (auto& h : histograms_)
+    if (h.name() == name) return h;
+  histograms_.emplace_back(name, unit, desc, std::move(edges));
+  return histograms_.back();
+}
+
+TimeSeries& StatGroup::series(const std::string& name, const std::string& unit,
+                              const std::string& desc, std::function<double()> source) {
+  series_.push_back({name, unit, desc, std::move(source), {}});
+  return series_.back();
+}
+
+void StatGroup::sample(uint64_t now_ps) {
+  for (auto& s : series_) s.samples.emplace_back(now_ps, s.source());
+}
+
+void StatGroup::reset() {
+  for (auto& c : counters_) c.value = 0;
+  for (auto& h : histograms_) h = Histogram(h.name(), "", "", {});
+}
+
+nlohmann::ordered_json StatGroup::json() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& c : counters_)
+    j[c.name] = {{"value", c.value}, {"unit", c.unit}, {"desc", c.desc}};
+  for (const auto& h : histograms_) j[h.name()] = h.json();
+  for (const auto& s : series_) {
+    nlohmann::ordered_json t = nlohmann::ordered_json::array(), v = nlohmann::ordered_json::array();
+    for (const auto& [ps, x] : s.samples) {
+      t.push_back(double(ps) / 1000.0);
+      v.push_back(x);
+    }
+    j[s.name] = {{"unit", s.unit}, {"desc", s.desc}, {"t_ns", t}, {"values", v}};
+  }
+  return j;
+}
+
+StatGroup& StatRegistry::group(const std::string& name) {
+  for (auto& g : groups_)
+    if (g.name() == name) return g;
+  groups_.emplace_back(name);
+  return groups_.back();
+}
+
+nlohmann::ordered_json StatRegistry::json() const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& g : groups_) j[g.name()] = g.json();
+  return j;
+}
+
+void StatRegistry::sample(uint64_t now_ps) {
+  for (auto& g : groups_) g.sample(now_ps);
+}
+
+void StatRegistry::reset() {
+  for (auto& g : groups_) g.reset();
+}
+
+}  // namespace rnic

@@ -1,0 +1,89 @@
+// Statistics: a named group per block (after gem5's ADD_STAT), registered in one registry and
+// dumped to stats.json with units and descriptions. Three kinds:
+//   Counter    a 64-bit count (events, bytes, TLPs ...)
+//   Histogram  counts of samples per bucket, fixed bucket edges, with min/max/sum
+//   TimeSeries a value sampled every sim.stats_interval_ns (a SystemC process does the sampling)
+// Objects live as long as the registry and never move, so blocks keep references to them.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace rnic {
+
+struct Counter {
+  std::string name, unit, desc;
+  uint64_t value = 0;
+  Counter& operator+=(uint64_t v) {
+    value += v;
+    return *this;
+  }
+  Counter& operator++() {
+    ++value;
+    return *this;
+  }
+};
+
+class Histogram {
+ public:
+  // edges e0 < e1 < ... : buckets (-inf,e0), [e0,e1), ..., [en,inf).
+  Histogram(std::string name, std::string unit, std::string desc, std::vector<double> edges);
+  static std::vector<double> linear_edges(double first, double width, int n);
+  static std::vector<double> log2_edges(double first, int n);
+  void sample(double v);
+  uint64_t count() const { return count_; }
+  nlohmann::ordered_json json() const;
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_, unit_, desc_;
+  std::vector<double> edges_;
+  std::vector<uint64_t> buckets_;
+  uint64_t count_ = 0;
+  double sum_ = 0, min_ = 0, max_ = 0;
+};
+
+struct TimeSeries {
+  std::string name, unit, desc;
+  std::function<double()> source;
+  std::vector<std::pair<uint64_t, double>> samples;  // (time in ps, value)
+};
+
+class StatGroup {
+ public:
+  explicit StatGroup(std::string name) : name_(std::move(name)) {}
+  Counter& counter(const std::string& name, const std::string& unit, const std::string& desc);
+  Histogram& histogram(const std::string& name, const std::string& unit, const std::string& desc,
+                       std::vector<double> edges);
+  TimeSeries& series(const std::string& name, const std::string& unit, const std::string& desc,
+                     std::function<double()> source);
+  const std::string& name() const { return name_; }
+  nlohmann::ordered_json json() const;
+  void sample(uint64_t now_ps);
+  void reset();  // counters and histograms to zero (between the points of a sweep)
+
+ private:
+  std::string name_;
+  std::deque<Counter> counters_;
+  std::deque<Histogram> histograms_;
+  std::deque<TimeSeries> series_;
+};
+
+class StatRegistry {
+ public:
+  // The group with this name, created on first use.
+  StatGroup& group(const std::string& name);
+  nlohmann::ordered_json json() const;
+  void sample(uint64_t now_ps);
+  void reset();
+
+ private:
+  std::deque<StatGroup> groups_;
+};
+
+}  // namespace rnic
