@@ -1,0 +1,61 @@
+#!/usr/bin/python3
+"""Bad input to `validate` and `run`: exit code 2 with file, line, key and reason."""
+import os
+import re
+import sys
+
+from common import check, finish, out_dir, rnicsim
+
+binary, work = sys.argv[1], out_dir(sys.argv[2], "bad_input")
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+good = os.path.join(root, "scenarios", "experiments", "mmio_latency.yaml")
+
+
+def scenario(name, text):
+    p = os.path.join(work, name)
+    with open(p, "w") as f:
+        f.write(text)
+    return p
+
+
+cases = [
+    # (what, args after the verb, the file:line or option, the key, words of the reason)
+    ("malformed YAML", [scenario("malformed.yaml", "preset: rnic-10g\nexperiment:\n  kind: mmio_latency\n  paths: [user\n")],
+     "malformed.yaml:5", "(syntax)", "malformed YAML"),
+    ("unknown top-level key", [scenario("unknown.yaml", "preset: rnic-10g\nbogus: 1\n")],
+     "unknown.yaml:2", "bogus", "unknown key"),
+    ("unknown key in set", [scenario("unknown_set.yaml", "set:\n  pcie:\n    mpss: 256\nexperiment: {kind: mmio_latency}\n")],
+     "unknown_set.yaml:3", "pcie.mpss", "unknown key"),
+    ("unknown experiment key", [scenario("unknown_exp.yaml", "experiment:\n  kind: mmio_latency\n  readz: 3\n")],
+     "unknown_exp.yaml:3", "experiment.readz", "unknown key"),
+    ("unknown preset", [scenario("preset.yaml", "\npreset: rnic-1t\nexperiment: {kind: mmio_latency}\n")],
+     "preset.yaml:2", "preset", "unknown preset 'rnic-1t'"),
+    ("unknown preset option", [good, "--preset", "nope"], "--preset", "preset", "unknown preset 'nope'"),
+    ("out of range in file", [scenario("range.yaml", "set:\n  pcie.mps: 100\nexperiment: {kind: mmio_latency}\n")],
+     "range.yaml:2", "pcie.mps", "out of range"),
+    ("wrong type in file", [scenario("type.yaml", "set:\n  host.malloc_scatter: lots\nexperiment: {kind: mmio_latency}\n")],
+     "type.yaml:2", "host.malloc_scatter", "not a number"),
+    ("experiment value out of range", [scenario("exp_range.yaml", "experiment:\n  kind: mmio_latency\n  reads: 0\n")],
+     "exp_range.yaml:3", "experiment.reads", "out of range"),
+    ("bad --set value", [good, "--set", "pcie.lanes=3"], "--set pcie.lanes=3", "pcie.lanes", "not one of"),
+    ("bad --set type", [good, "--set", "pcie.gen=four"], "--set pcie.gen=four", "pcie.gen", "not an integer"),
+    ("bad --set form", [good, "--set", "pcie.gen"], "--set pcie.gen", "pcie.gen", "key=value"),
+    ("unknown --set key", [good, "--set", "pcie.speed=9"], "--set pcie.speed=9", "pcie.speed", "unknown key"),
+    ("not built yet", [scenario("workloads.yaml", "workloads:\n  - {type: write_bw}\n")],
+     "workloads.yaml:2", "workloads", "not built yet"),
+    ("no RTL for block", [good, "--rtl", "host"], "mmio_latency.yaml", "rtl", "has no RTL"),
+]
+
+for verb in ("validate", "run"):
+    for what, args, where, key, reason in cases:
+        extra = ["--out", os.path.join(work, "out")] if verb == "run" else []
+        p = rnicsim(binary, verb, *args, *extra, expect=2)
+        msg = p.stderr.strip()
+        check(re.search(re.escape(where) + r".*: key '" + re.escape(key) + "': .*" + re.escape(reason), msg) is not None,
+              f"{verb} / {what}: message lacks '{where}', key '{key}', '{reason}': {msg!r}")
+
+p = rnicsim(binary, "run", "--bogus-option", good, expect=2)
+p = rnicsim(binary, "perf", "write_bw", expect=2)
+check("not built yet" in p.stderr, f"perf write_bw: {p.stderr!r}")
+p = rnicsim(binary, "perf", "pcie_dma", "-n", "5", expect=2)
+finish("bad_input")

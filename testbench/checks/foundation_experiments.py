@@ -1,0 +1,57 @@
+#!/usr/bin/python3
+"""ExpEther seed experiments: the expether-1g preset reproduces the published figures within 5%,
+the PBL time is a fixed part plus a per-page part (per-page cost between successive sizes from
+1 MiB up within 10%), walk_reads follow the page-table structure, and scripts/plot draws them."""
+import os
+import subprocess
+import sys
+
+from common import check, finish, load, out_dir, rnicsim
+
+binary, base = sys.argv[1], sys.argv[2]
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+exp = os.path.join(root, "scenarios", "experiments")
+
+PUBLISHED = {"user": 580.0, "kernel": 1270.0, "pbl_1m": 8350.0, "mlock_1m": 15100.0}
+
+
+def near(name, got, want, tol=0.05):
+    check(abs(got - want) <= tol * want, f"{name}: {got:.1f} ns is not within {tol:.0%} of {want:.1f} ns")
+
+
+o1 = out_dir(base, "mmio_latency")
+p = rnicsim(binary, "run", os.path.join(exp, "mmio_latency.yaml"), "--out", o1)
+check("reduction" in p.stdout, f"mmio_latency prints no reduction: {p.stdout!r}")
+rows = {r["path"]: r for r in load(os.path.join(o1, "results.json"))["rows"]}
+check(set(rows) == {"user", "kernel"}, f"mmio rows: {rows}")
+near("user-level MMIO read", rows["user"]["latency_ns"], PUBLISHED["user"])
+near("kernel MMIO read", rows["kernel"]["latency_ns"], PUBLISHED["kernel"])
+check(rows["user"]["reads"] == 1000, "reads per path")
+
+o2 = out_dir(base, "pbl_acquisition")
+rnicsim(binary, "run", os.path.join(exp, "pbl_acquisition.yaml"), "--out", o2)
+res = load(os.path.join(o2, "results.json"))
+rows = res["rows"]
+check([r["bytes"] for r in rows] == [4096 << i for i in range(19)], "sizes 4 KiB .. 1 GiB doubling")
+by = {r["bytes"]: r for r in rows}
+near("PBL acquisition of 1 MiB", by[1 << 20]["pbl_ns"], PUBLISHED["pbl_1m"])
+near("mlock of 1 MiB", by[1 << 20]["mlock_ns"], PUBLISHED["mlock_1m"])
+for r in rows:
+    pages = r["bytes"] // 4096
+    check(r["pages"] == pages, f"pages of {r['bytes']}")
+    # One PTE per page, one PDE per 2 MiB touched, one PDPTE per 1 GiB, one PML4E.
+    lo, hi = pages + 3, pages + (pages + 511) // 512 + 1 + 2 + 2
+    check(lo <= r["walk_reads"] <= hi, f"walk_reads {r['walk_reads']} of {pages} pages outside [{lo}, {hi}]")
+big = [r for r in rows if r["bytes"] >= 1 << 20]
+for a, b in zip(big, big[1:]):
+    per_page_pbl = (b["pbl_ns"] - a["pbl_ns"]) / (b["pages"] - a["pages"])
+    per_page_mlock = (b["mlock_ns"] - a["mlock_ns"]) / (b["pages"] - a["pages"])
+    first_pbl = (big[1]["pbl_ns"] - big[0]["pbl_ns"]) / (big[1]["pages"] - big[0]["pages"])
+    first_mlock = (big[1]["mlock_ns"] - big[0]["mlock_ns"]) / (big[1]["pages"] - big[0]["pages"])
+    check(abs(per_page_pbl - first_pbl) <= 0.10 * first_pbl,
+          f"PBL per-page cost {per_page_pbl:.2f} ns ({a['bytes']}->{b['bytes']}) vs {first_pbl:.2f}")
+    check(abs(per_page_mlock - first_mlock) <= 0.10 * first_mlock,
+          f"mlock per-page cost {per_page_mlock:.2f} ns ({a['bytes']}->{b['bytes']}) vs {first_mlock:.2f}")
+p = subprocess.run([os.path.join(root, "scripts", "plot"), o2], capture_output=True, text=True)
+check(p.returncode == 0 and os.listdir(os.path.join(o2, "plots")), f"scripts/plot: {p.stdout}{p.stderr}")
+finish("foundation_experiments")

@@ -1,0 +1,198 @@
+// PCIe: exact link rates, TLP wire cost, TLP/DLLP counts of an 8 KiB write and read counted by
+// hand, credits, BAR decode and UR, holes, completion timeout, 4 KiB and MPS/MRRS splits.
+#include <gtest/gtest.h>
+
+#include "sim/host_card.h"
+
+namespace rnic::pcie {
+namespace {
+
+TEST(LinkRate, ExactByteTimes) {
+  ByteClock g1x1(LinkRate::of(1, 1));
+  EXPECT_EQ(g1x1.ps_for(1), 4000u);  // 2.5 GT/s, 8b/10b: 10 bits of 400 ps
+  ByteClock g4x1(LinkRate::of(4, 1));
+  // 507.8125 ps per byte: the remainder carries, nothing drifts.
+  EXPECT_EQ(g4x1.ps_for(1), 507u);
+  EXPECT_EQ(g4x1.ps_for(1), 508u);
+  EXPECT_EQ(g4x1.ps_for(14), 7110u);  // 16 bytes in all = 8125 ps exactly
+  ByteClock g4x1b(LinkRate::of(4, 1));
+  EXPECT_EQ(g4x1b.ps_for(1000000), 507812500u);
+  EXPECT_NEAR(LinkRate::of(3, 8).gbps_raw(), 63.015, 0.001);
+  EXPECT_NEAR(LinkRate::of(4, 16).gbps_raw(), 252.06, 0.01);
+}
+
+TEST(Tlp, WireBytes) {
+  EXPECT_EQ(tlp_wire_bytes(256, 12, 1), 256u + 12 + 2 + 4 + 2);
+  EXPECT_EQ(tlp_wire_bytes(256, 12, 3), 256u + 12 + 2 + 4 + 4);
+  Tlp t;
+  t.type = TlpType::kMWr;
+  t.addr = 0x1002;
+  t.len = 5;  // touches 2 DWs
+  EXPECT_EQ(t.payload_wire_bytes(), 8u);
+  EXPECT_EQ(t.header_bytes(), 12u);
+  t.addr = 5ull << 32;
+  EXPECT_EQ(t.header_bytes(), 16u);
+  EXPECT_NEAR(tlp_limit_gbps(3, 8, 256), 63.015 * 256 / 278, 0.01);
+}
+
+struct Bench {
+  SystemConfig cfg;
+  StatRegistry stats;
+  std::unique_ptr<HostCard> sys;
+  explicit Bench(void (*tweak)(SystemConfig&) = nullptr) {
+    // Batching by count only: the hand count below does not depend on timers.
+    cfg.pcie.ack_timer_ns = 100000;
+    cfg.pcie.updatefc_timer_ns = 100000;
+    if (tweak) tweak(cfg);
+    sys = std::make_unique<HostCard>(cfg, stats);
+  }
+  uint64_t value(const std::string& group, const std::string& name) {
+    return stats.group(group).counter(name, "", "").value;
+  }
+};
+
+// rnic-10g: Gen3 x8, MPS 256, MRRS 512, RCB 64, ACK every 4 TLPs, UpdateFC every 8 released.
+// 8 KiB write at a 4 KiB-aligned address:
+//   card -> RC: 8192 / 256 = 32 MWr, no DLLP (nothing flows the other way);
+//   RC -> card: 32 / 4 = 8 ACK, 32 / 8 = 4 UpdateFC (posted).
+TEST(PcieCount, EightKiBWrite) {
+  Bench b;
+  run_host_thread("w",
+                  [&] { b.sys->card_if.dma_write(1ull << 30, std::vector<uint8_t>(8192, 0x5a)); });
+  EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 32u);
+  EXPECT_EQ(b.sys->link.count_acks(PcieLink::kCard), 0u);
+  EXPECT_EQ(b.sys->link.count_updatefcs(PcieLink::kCard), 0u);
+  EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kRc), 0u);
+  EXPECT_EQ(b.sys->link.count_acks(PcieLink::kRc), 8u);
+  EXPECT_EQ(b.sys->link.count_updatefcs(PcieLink::kRc), 4u);
+  EXPECT_EQ(b.value("pcie.card_tx", "tlp_wire_bytes"), 32u * 278);
+  // Timing: the request enters the link at the 2nd core edge (if_cycles = 2, 4 ns each), 32
+  // TLPs of 278 B at 126.953125 ps/B back to back = 1129375 ps, + 60 ns link + 40 ns write.
+  EXPECT_EQ(b.sys->rc.last_write_ps(), 8000u + 1129375u + 60000u + 40000u);
+  uint8_t v = 0;
+  b.sys->mem.read((1ull << 30) + 8191, &v, 1);
+  EXPECT_EQ(v, 0x5a);
+}
+
+// 8 KiB read: card -> RC: 8192 / 512 = 16 MRd; RC -> card: each 512 B request in MPS-sized
+// completions = 2 CplD each = 32 CplD.
+//   RC -> card DLLPs: 16 / 4 = 4 ACK, 16 / 8 = 2 UpdateFC (non-posted);
+//   card -> RC DLLPs: 32 / 4 = 8 ACK, no UpdateFC (completion credits are infinite).
+TEST(PcieCount, EightKiBRead) {
+  Bench b;
+  std::vector<uint8_t> pattern(8192);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = uint8_t(i ^ (i >> 8));
+  b.sys->mem.write(1ull << 30, pattern.data(), pattern.size());
+  std::vector<uint8_t> got;
+  DmaStatus st = DmaStatus::kAbort;
+  run_host_thread("r", [&] {
+    b.sys->card_if.dma_read(1ull << 30, 8192, [&](DmaStatus s, std::vector<uint8_t>&& d) {
+      st = s;
+      got = std::move(d);
+    });
+  });
+  EXPECT_EQ(st, DmaStatus::kOk);
+  EXPECT_EQ(got, pattern);
+  EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 16u);
+  EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kRc), 32u);
+  EXPECT_EQ(b.sys->link.count_acks(PcieLink::kRc), 4u);
+  EXPECT_EQ(b.sys->link.count_updatefcs(PcieLink::kRc), 2u);
+  EXPECT_EQ(b.sys->link.count_acks(PcieLink::kCard), 8u);
+  EXPECT_EQ(b.sys->link.count_updatefcs(PcieLink::kCard), 0u);
+}
+
+TEST(PcieSplit, FourKiBBoundaryAndMps) {
+  Bench b;
+  run_host_thread(
+      "w", [&] { b.sys->card_if.dma_write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1)); });
+  // 4000..4095 (96 B), then 4096..4351 (256 B, MPS), then 4352..4599 (248 B).
+  EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 3u);
+}
+
+TEST(PcieCredits, FewPostedCreditsStallButDeliverEverything) {
+  Bench b([](SystemConfig& c) {
+    c.pcie.rc_ph = 2;
+    c.pcie.rc_pd = 32;
+    c.pcie.updatefc_factor = 1;
+  });
+  run_host_thread(
+      "w", [&] { b.sys->card_if.dma_write(1ull << 30, std::vector<uint8_t>(64 * 1024, 3)); });
+  EXPECT_EQ(b.value("rc", "dma_write_bytes"), 65536u);
+  EXPECT_GT(b.value("pcie.card_tx", "credit_stalls"), 0u);
+}
+
+TEST(PcieMmio, BarsDecodeAndUnknownRegistersAreUnsupported) {
+  Bench b;
+  std::vector<uint8_t> id, bad, outside;
+  CplStatus s_bad = CplStatus::kSc, s_out = CplStatus::kSc;
+  run_host_thread("m", [&] {
+    id = b.sys->rc.mmio_read(b.sys->bar0 + reg::kId, 4);
+    bad = b.sys->rc.mmio_read(b.sys->bar0 + 0x0ffc, 4, &s_bad);
+    outside = b.sys->rc.mmio_read(b.sys->bar0 + (8 << 20), 4, &s_out);
+    b.sys->rc.mmio_write(b.sys->bar0 + reg::kScratch, {0x78, 0x56, 0x34, 0x12});
+  });
+  ASSERT_EQ(id.size(), 4u);
+  EXPECT_EQ(id[0] | id[1] << 8 | id[2] << 16 | uint32_t(id[3]) << 24, reg::kIdValue);
+  EXPECT_TRUE(bad.empty());
+  EXPECT_EQ(s_bad, CplStatus::kUr);
+  EXPECT_EQ(s_out, CplStatus::kUr);
+  uint8_t v[4];
+  ASSERT_TRUE(b.sys->regs.reg_read(0, reg::kScratch, 4, v));
+  EXPECT_EQ(v[3], 0x12);
+  EXPECT_EQ(b.value("card_pcie", "mmio_ur"), 2u);
+}
+
+// MMIO read latency on rnic-10g, by hand (each direction has its own byte clock):
+//   t = 0        the thread issues; 45 ns to the root complex
+//   45000        MRd, 22 B (12 B header + 2 + 4 + 4) x 126.953125 ps = 2792 ps on the wire
+//   107792       + 60 ns: at the card; next core edge 108000, + (2 + 4 + 2) cycles x 4 ns
+//   140000       CplD, 26 B (4 B payload) = 3300 ps on the wire
+//   203300       + 60 ns: at the root complex; + 25 ns until the load retires
+//   228300
+TEST(PcieMmio, ReadLatencyIsTheSumOfItsParts) {
+  Bench b;
+  uint64_t t = 0;
+  run_host_thread("m", [&] {
+    const uint64_t t0 = now_ps();
+    b.sys->rc.mmio_read(b.sys->bar0 + reg::kId, 4);
+    t = now_ps() - t0;
+  });
+  EXPECT_EQ(t, 228300u);
+}
+
+void hole_behaviour(SystemConfig& c, const char* how) {
+  c.pcie.cpl_timeout_us = 10;
+  c.host.hole_behaviour = how;
+}
+
+TEST(PcieHoles, ReadOfAHoleIsUnsupported) {
+  Bench b([](SystemConfig& c) { hole_behaviour(c, "ur"); });
+  DmaStatus st = DmaStatus::kOk;
+  run_host_thread("h", [&] {
+    b.sys->card_if.dma_read(b.sys->bar0, 64, [&](DmaStatus s, std::vector<uint8_t>&&) { st = s; });
+    b.sys->card_if.dma_write(b.sys->bar0, std::vector<uint8_t>(64, 9));
+  });
+  EXPECT_EQ(st, DmaStatus::kUnsupported);
+  EXPECT_EQ(b.value("rc", "ur_reads"), 1u);
+  EXPECT_EQ(b.value("rc", "dropped_writes"), 1u);
+}
+
+TEST(PcieHoles, ReadOfAHoleTimesOut) {
+  Bench b([](SystemConfig& c) { hole_behaviour(c, "timeout"); });
+  DmaStatus st = DmaStatus::kOk;
+  uint64_t done_at = 0;
+  run_host_thread("h", [&] {
+    b.sys->card_if.dma_read(b.sys->bar0, 64, [&](DmaStatus s, std::vector<uint8_t>&&) {
+      st = s;
+      done_at = now_ps();
+    });
+  });
+  EXPECT_EQ(st, DmaStatus::kTimeout);
+  EXPECT_GE(done_at, 10000000u);
+  EXPECT_LT(done_at, 10100000u);
+  EXPECT_EQ(b.value("card_pcie", "cpl_timeouts"), 1u);
+  EXPECT_EQ(b.value("rc", "unanswered_reads"), 1u);
+}
+
+}  // namespace
+}  // namespace rnic::pcie
