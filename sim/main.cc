@@ -62,6 +62,8 @@ int sc_main(int argc, char** argv) {
 
   auto* presets =
       app.add_subcommand("presets", "list the presets and every parameter's value in each");
+  auto* schema =
+      app.add_subcommand("schema", "print the scenario keys as Markdown (docs/scenarios.md)");
 
   std::string test;
   int64_t size = 0, iters = 0, qps = 0, depth = 0;
@@ -94,6 +96,10 @@ int sc_main(int argc, char** argv) {
   try {
     if (presets->parsed()) {
       rnic::print_presets();
+      return 0;
+    }
+    if (schema->parsed()) {
+      rnic::print_schema();
       return 0;
     }
     if (validate->parsed()) {

@@ -104,4 +104,40 @@ void print_presets() {
   }
 }
 
+void print_schema() {
+  std::vector<SystemConfig> cfgs;
+  for (const auto& p : presets()) cfgs.push_back(preset_config(p.name, "schema"));
+  fmt::print(
+      "### Parameters (`set:` and `--set`)\n\n| key | unit | rnic-10g (default) | rnic-100g | "
+      "expether-1g | range | description |\n|---|---|---|---|---|---|---|\n");
+  auto params = cfgs[0].params();
+  for (const auto& p : params) {
+    std::string range;
+    if (!p.choices.empty()) {
+      for (const auto& c : p.choices) range += (range.empty() ? "" : ", ") + c;
+    } else if (!p.allowed.empty()) {
+      for (auto a : p.allowed) range += (range.empty() ? "" : ", ") + std::to_string(a);
+    } else if (p.kind == ParamKind::kInt || p.kind == ParamKind::kReal) {
+      range = fmt::format("{} .. {}", p.lo, p.hi);
+    }
+    fmt::print("| `{}` | {} | {} | {} | {} | {} | {} |\n", p.key, p.unit, cfgs[0].get(p.key),
+               cfgs[1].get(p.key), cfgs[2].get(p.key), range, p.desc);
+  }
+  for (const auto& k : experiment_kinds()) {
+    fmt::print(
+        "\n### `experiment: {{kind: {}}}`\n\n{}.\n\n| key | unit | default | range | description "
+        "|\n|---|---|---|---|---|\n",
+        k.kind, k.desc);
+    for (const auto& e : k.keys) {
+      std::string range;
+      if (e.type == ExpKey::kStringList) {
+        for (const auto& c : e.choices) range += (range.empty() ? "list of " : ", ") + c;
+      } else {
+        range = fmt::format("{}{} .. {}", e.type == ExpKey::kIntList ? "list of " : "", e.lo, e.hi);
+      }
+      fmt::print("| `{}` | {} | `{}` | {} | {} |\n", e.key, e.unit, e.def, range, e.desc);
+    }
+  }
+}
+
 }  // namespace rnic

@@ -11,5 +11,7 @@ namespace rnic {
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet);
 // `rnicsim presets`: every parameter with its value in each preset.
 void print_presets();
+// `rnicsim schema`: the parameter and experiment-key tables of docs/scenarios.md, in Markdown.
+void print_schema();
 
 }  // namespace rnic

@@ -101,6 +101,24 @@ TEST(PcieCount, EightKiBRead) {
   EXPECT_EQ(b.sys->link.count_updatefcs(PcieLink::kCard), 0u);
 }
 
+// With one tag, reads follow tags x MRRS / round trip, not the link. One 512 B request's cycle
+// on rnic-10g: MRd 22 B (2792.97 ps) + 60 ns + 90 ns memory + 2 CplD of 278 B (2 x 35292.97 ps)
+// + 60 ns = 283378.9 ps; 64 KiB = 128 requests back to back.
+TEST(PcieReadBound, TagsTimesMrrsOverRoundTrip) {
+  Bench b([](SystemConfig& c) { c.pcie.tags = 1; });
+  uint64_t t0 = 0, t1 = 0;
+  run_host_thread("r", [&] {
+    t0 = now_ps();
+    b.sys->card_if.dma_read(1ull << 30, 65536,
+                            [&](DmaStatus, std::vector<uint8_t>&&) { t1 = now_ps(); });
+  });
+  const double cycle_ps = 2792.97 + 60000 + 90000 + 2 * 35292.97 + 60000;
+  const double expect_gbps = 8.0 * 512 / cycle_ps * 1000;
+  const double got_gbps = 8.0 * 65536 / double(t1 - t0) * 1000;
+  EXPECT_NEAR(got_gbps, expect_gbps, 0.01 * expect_gbps);
+  EXPECT_LT(got_gbps, 0.3 * tlp_limit_gbps(3, 8, 256));
+}
+
 TEST(PcieSplit, FourKiBBoundaryAndMps) {
   Bench b;
   run_host_thread(
