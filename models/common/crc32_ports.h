@@ -52,6 +52,11 @@ struct Crc32Signals : sc_core::sc_module {
     RNIC_CRC32_PORTS(RNIC_SIGNAL_BIND)
   }
   void trace(sc_core::sc_trace_file* tf) const { RNIC_CRC32_PORTS(RNIC_SIGNAL_TRACE) }
+  // Into an FstTrace (sim/fst_trace.h) under `scope`.
+  template <class F>
+  void trace_fst(F& ft, const std::string& scope) const {
+    RNIC_CRC32_PORTS(RNIC_SIGNAL_FST)
+  }
 };
 
 // Compile-time proof that Verilated class V has the crc32 port list at width BYTES.

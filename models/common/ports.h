@@ -33,6 +33,7 @@ constexpr int clog2(long long v) {
 #define RNIC_SIGNAL_DECL(dir, name, w) sc_core::sc_signal<rnic::pin_t<(w)>> name{#name};
 #define RNIC_SIGNAL_BIND(dir, name, w) m.name(name);
 #define RNIC_SIGNAL_TRACE(dir, port, w) sc_core::sc_trace(tf, port, port.name());
+#define RNIC_SIGNAL_FST(dir, port, w) ft.add(scope, #port, port, (w));
 #define RNIC_CHECK_PORT(dir, name, w)                                                      \
   static_assert(std::is_same_v<std::remove_reference_t<decltype(std::declval<V&>().name)>, \
                                sc_core::sc_##dir<rnic::pin_t<(w)>>>,                       \

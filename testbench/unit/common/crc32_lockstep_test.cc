@@ -2,12 +2,16 @@
 // every output compared every cycle; and the mutation check (a build with one output bit
 // flipped must make the comparison fail).
 #include <gtest/gtest.h>
+#include <systemc.h>
+#include <verilated_fst_sc.h>
 
 #include "Vcrc32_w1.h"
 #include "Vcrc32_w16.h"
 #include "Vcrc32_w64.h"
 #include "Vcrc32_w8.h"
 #include "Vcrc32_w8_mut.h"
+#include "sim/fst_trace.h"
+#include "testbench/common/trace_option.h"
 #include "testbench/unit/common/crc32_tb.h"
 
 namespace rnic::tb {
@@ -27,6 +31,15 @@ uint64_t lockstep(unsigned seed, size_t messages) {
   V rtl("rtl");
   tb.connect(0, model);
   tb.connect(1, rtl);
+  std::unique_ptr<FstTrace> ft;
+  if (trace_format() == "fst") {
+    ft = std::make_unique<FstTrace>();
+    tb.bundle(0).trace_fst(*ft, "tb.model_if");
+    tb.bundle(1).trace_fst(*ft, "tb.rtl_if");
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    rtl.trace(&ft->file(), 99);
+    ft->open(fmt::format("crc32_lockstep_w{}.fst", B));
+  }
   tb.run(200000);
   EXPECT_TRUE(tb.done());
   EXPECT_EQ(tb.violations(), 0);

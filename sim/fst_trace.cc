@@ -1,0 +1,98 @@
+#include "sim/fst_trace.h"
+
+#include <systemc.h>  // Verilated SystemC headers expect the global names
+#include <verilated.h>
+#include <verilated_fst_sc.h>
+
+namespace rnic {
+
+struct FstTrace::Sig {
+  std::string scope, name;
+  int bits;
+  std::function<void(uint32_t*)> read;
+  uint32_t code = 0;
+};
+
+FstTrace::FstTrace() {
+  Verilated::traceEverOn(true);
+  file_ = std::make_unique<VerilatedFstSc>();
+  auto* t = file_->spTrace();
+  t->addInitCb(reinterpret_cast<VerilatedFst::initCb_t>(&FstTrace::init_cb), this);
+  t->addFullCb(reinterpret_cast<VerilatedFst::dumpCb_t>(&FstTrace::full_cb), this);
+  t->addChgCb(reinterpret_cast<VerilatedFst::dumpCb_t>(&FstTrace::chg_cb), this);
+}
+
+FstTrace::~FstTrace() { close(); }
+
+void FstTrace::add_raw(const std::string& scope, const std::string& name, int bits,
+                       std::function<void(uint32_t*)> read) {
+  sigs_.push_back({scope, name, bits, std::move(read), 0});
+}
+
+void FstTrace::open(const std::string& path) { file_->open(path.c_str()); }
+
+void FstTrace::close() {
+  if (file_ && file_->isOpen()) file_->close();
+}
+
+void FstTrace::init_cb(void* self, void* tp, uint32_t code) {
+  auto* me = static_cast<FstTrace*>(self);
+  auto* tracep = static_cast<VerilatedFst*>(tp);
+  for (Sig& s : me->sigs_) {
+    s.code = code;
+    std::string scope = s.scope;
+    for (char& c : scope)
+      if (c == '.') c = ' ';
+    tracep->pushNamePrefix(scope + ' ');
+    if (s.bits == 1) {
+      tracep->declBit(code, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_VCD_WIRE, false, -1);
+    } else if (s.bits <= 32) {
+      tracep->declBus(code, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_VCD_WIRE, false, -1,
+                      s.bits - 1, 0);
+    } else if (s.bits <= 64) {
+      tracep->declQuad(code, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_VCD_WIRE, false, -1,
+                       s.bits - 1, 0);
+    } else {
+      tracep->declArray(code, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_VCD_WIRE, false, -1,
+                        s.bits - 1, 0);
+    }
+    tracep->popNamePrefix(1);  // one push, whatever its depth
+    code += uint32_t((s.bits + 31) / 32);
+  }
+}
+
+void FstTrace::full_cb(void* self, void* bufp) {
+  auto* b = static_cast<VerilatedFst::Buffer*>(bufp);
+  uint32_t w[64];
+  for (Sig& s : static_cast<FstTrace*>(self)->sigs_) {
+    s.read(w);
+    uint32_t* old = b->oldp(s.code);
+    if (s.bits == 1)
+      b->fullBit(old, CData(w[0] & 1));
+    else if (s.bits <= 32)
+      b->fullIData(old, w[0], s.bits);
+    else if (s.bits <= 64)
+      b->fullQData(old, QData(w[0]) | QData(w[1]) << 32, s.bits);
+    else
+      b->fullWData(old, w, s.bits);
+  }
+}
+
+void FstTrace::chg_cb(void* self, void* bufp) {
+  auto* b = static_cast<VerilatedFst::Buffer*>(bufp);
+  uint32_t w[64];
+  for (Sig& s : static_cast<FstTrace*>(self)->sigs_) {
+    s.read(w);
+    uint32_t* old = b->oldp(s.code);
+    if (s.bits == 1)
+      b->chgBit(old, CData(w[0] & 1));
+    else if (s.bits <= 32)
+      b->chgIData(old, w[0], s.bits);
+    else if (s.bits <= 64)
+      b->chgQData(old, QData(w[0]) | QData(w[1]) << 32, s.bits);
+    else
+      b->chgWData(old, w, s.bits);
+  }
+}
+
+}  // namespace rnic

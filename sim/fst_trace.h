@@ -1,0 +1,78 @@
+// One FST file for the Verilated blocks' internals and the models' signals (DESIGN.md §6).
+//
+// Verilated blocks register themselves on the VerilatedFstSc through their trace(); this class
+// registers the models' signals on the same file through Verilator's trace callbacks (init:
+// declare the signals under a scope; full and change: dump their values), so both sit in one
+// hierarchy with one time base. Add every signal before open(); the file is written on every
+// SystemC time step.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "models/common/ports.h"
+
+class VerilatedFstSc;
+
+namespace rnic {
+
+class FstTrace {
+ public:
+  struct Sig;
+  FstTrace();
+  ~FstTrace();
+
+  VerilatedFstSc& file() { return *file_; }
+
+  // A model signal: scope is the hierarchical path ("tb.model"), name the signal's own name.
+  // bits: the signal's width in the port list (0: the width of T).
+  template <class T>
+  void add(const std::string& scope, const std::string& name, const sc_core::sc_signal_in_if<T>& s,
+           int bits = 0) {
+    add_raw(scope, name, bits ? bits : bits_of<T>(), [&s](uint32_t* w) { words_of(s.read(), w); });
+  }
+  // Any value of `bits` bits, read into 32-bit words (least significant first).
+  void add_raw(const std::string& scope, const std::string& name, int bits,
+               std::function<void(uint32_t*)> read);
+
+  // Opens the file (after elaboration: call sc_start(SC_ZERO_TIME) first).
+  void open(const std::string& path);
+  void close();
+
+ private:
+  template <class T>
+  struct BvWidth;
+  template <int N>
+  struct BvWidth<sc_dt::sc_bv<N>> {
+    static constexpr int value = N;
+  };
+  template <class T>
+  static constexpr int bits_of() {
+    if constexpr (std::is_same_v<T, bool>)
+      return 1;
+    else if constexpr (std::is_integral_v<T>)
+      return int(8 * sizeof(T));
+    else
+      return BvWidth<T>::value;
+  }
+  template <class T>
+  static void words_of(const T& v, uint32_t* w) {
+    if constexpr (std::is_integral_v<T>) {
+      w[0] = uint32_t(uint64_t(v));
+      if constexpr (sizeof(T) > 4) w[1] = uint32_t(uint64_t(v) >> 32);
+    } else {
+      for (int i = 0; i < (BvWidth<T>::value + 31) / 32; ++i) w[i] = v.get_word(i);
+    }
+  }
+  static void init_cb(void* self, void* tracep, uint32_t code);
+  static void full_cb(void* self, void* bufp);
+  static void chg_cb(void* self, void* bufp);
+
+  std::unique_ptr<VerilatedFstSc> file_;
+  std::vector<Sig> sigs_;
+};
+
+}  // namespace rnic
