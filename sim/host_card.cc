@@ -11,7 +11,8 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats)
       rc("rc", mem, link, c, stats),
       card_if("card_pcie", link, c, stats),
       regs(c.core),
-      os(mem, rc, c, stats) {
+      os(mem, rc, c, stats),
+      sampler("stats_sampler", stats, uint64_t(c.sim.stats_interval_ns) * 1000) {
   bar0 = c.host.hole_mib > 0 ? uint64_t(c.host.hole_base_mib) << 20 : mem.size();
   bar2 = bar0 + (16ull << 20);
   card_if.set_bar(0, {bar0, 64 * 1024});
@@ -41,6 +42,15 @@ void run_host_thread(const char* name, std::function<void()> fn) {
     throw HungError(
         fmt::format("host thread '{}' is still waiting at {} ns with nothing left to happen", name,
                     sc_core::sc_time_stamp().to_seconds() * 1e9));
+}
+
+}  // namespace rnic
+
+namespace rnic {
+
+void run_host_thread(HostCard& sys, const char* name, std::function<void()> fn) {
+  sys.sampler.kick();
+  run_host_thread(name, std::move(fn));
 }
 
 }  // namespace rnic

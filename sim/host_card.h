@@ -15,6 +15,7 @@
 #include "models/pcie/link.h"
 #include "models/pcie/pcie_if.h"
 #include "models/rnic/rnic_regs.h"
+#include "sim/stats_sampler.h"
 
 namespace rnic {
 
@@ -30,6 +31,7 @@ struct HostCard {
   pcie::PcieIf card_if;
   RnicRegs regs;
   host::Os os;
+  StatsSampler sampler;
   uint64_t bar0 = 0, bar2 = 0;
 };
 
@@ -41,5 +43,7 @@ struct HungError : std::runtime_error {
 // Runs fn as a simulated host process (an SC_THREAD) and simulates until it returns and every
 // block is quiet.
 void run_host_thread(const char* name, std::function<void()> fn);
+// The same, sampling the time series of sys's statistics while it runs.
+void run_host_thread(HostCard& sys, const char* name, std::function<void()> fn);
 
 }  // namespace rnic

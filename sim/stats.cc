@@ -34,6 +34,12 @@ void Histogram::sample(double v) {
   sum_ += v;
 }
 
+void Histogram::clear() {
+  std::fill(buckets_.begin(), buckets_.end(), 0);
+  count_ = 0;
+  sum_ = min_ = max_ = 0;
+}
+
 nlohmann::ordered_json Histogram::json() const {
   nlohmann::ordered_json j;
   j["unit"] = unit_;
@@ -75,7 +81,7 @@ void StatGroup::sample(uint64_t now_ps) {
 
 void StatGroup::reset() {
   for (auto& c : counters_) c.value = 0;
-  for (auto& h : histograms_) h = Histogram(h.name(), "", "", {});
+  for (auto& h : histograms_) h.clear();
 }
 
 nlohmann::ordered_json StatGroup::json() const {

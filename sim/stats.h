@@ -36,6 +36,7 @@ class Histogram {
   static std::vector<double> linear_edges(double first, double width, int n);
   static std::vector<double> log2_edges(double first, int n);
   void sample(double v);
+  void clear();
   uint64_t count() const { return count_; }
   nlohmann::ordered_json json() const;
   const std::string& name() const { return name_; }

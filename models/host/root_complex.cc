@@ -25,7 +25,10 @@ RootComplex::RootComplex(sc_core::sc_module_name n, PhysMem& mem, pcie::PcieLink
                                                     "card MRd to a hole left unanswered")),
       msis_(stats.group(name()).counter("msi", "interrupts", "MSI-X writes received")),
       mmio_reads_(stats.group(name()).counter("mmio_reads", "accesses", "CPU MMIO reads")),
-      mmio_writes_(stats.group(name()).counter("mmio_writes", "accesses", "CPU MMIO writes")) {
+      mmio_writes_(stats.group(name()).counter("mmio_writes", "accesses", "CPU MMIO writes")),
+      mmio_read_ns_(stats.group(name()).histogram("mmio_read_latency", "ns",
+                                                  "CPU MMIO read, issue to retire",
+                                                  Histogram::linear_edges(100, 50, 40))) {
   link_.set_receiver(pcie::PcieLink::kRc, [this](Tlp&& t) { receive(std::move(t)); });
 }
 
@@ -115,6 +118,7 @@ void RootComplex::serve_read(Tlp req) {
 
 std::vector<uint8_t> RootComplex::mmio_read(uint64_t addr, uint32_t len, CplStatus* status) {
   ++mmio_reads_;
+  const uint64_t t0 = now_ps();
   sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_issue_ns) * 1000));
   Pending p;
   const uint16_t tag = next_tag_++;
@@ -128,6 +132,7 @@ std::vector<uint8_t> RootComplex::mmio_read(uint64_t addr, uint32_t len, CplStat
   link_.send(pcie::PcieLink::kRc, std::move(t));
   sc_core::wait(p.done);
   sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_return_ns) * 1000));
+  mmio_read_ns_.sample(double(now_ps() - t0) / 1000.0);
   if (status) *status = p.status;
   if (p.status != CplStatus::kSc) return {};
   return p.data;

@@ -68,6 +68,7 @@ class RootComplex : public sc_core::sc_module {
   Counter& msis_;
   Counter& mmio_reads_;
   Counter& mmio_writes_;
+  Histogram& mmio_read_ns_;
 };
 
 }  // namespace rnic::host

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "models/common/event_queue.h"
+
 namespace rnic::pcie {
 
 using sc_core::sc_time;
@@ -23,6 +25,18 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
     sd.st.acks = &g.counter("ack_dllps", "DLLPs", "ACK DLLPs sent");
     sd.st.updatefcs = &g.counter("updatefc_dllps", "DLLPs", "UpdateFC DLLPs sent");
     sd.st.credit_stalls = &g.counter("credit_stalls", "events", "head TLP waiting for credits");
+    // Share of the interval since the previous sample the transmitter was busy.
+    g.series(
+        "utilisation", "fraction", "transmitter busy time over the sample interval",
+        [this, s, last_ps = uint64_t(0), last_busy = uint64_t(0)]() mutable {
+          const uint64_t now = now_ps();
+          const Side& sd = side_[s];
+          const uint64_t busy = sd.busy_ps - (sd.busy_until_ps > now ? sd.busy_until_ps - now : 0);
+          const double u = now > last_ps ? double(busy - last_busy) / double(now - last_ps) : 0.0;
+          last_ps = now;
+          last_busy = busy;
+          return u;
+        });
     auto spawn = [&](sc_core::sc_event& ev, auto fn, const char* what) {
       sc_core::sc_spawn_options o;
       o.spawn_method();
@@ -115,6 +129,7 @@ void PcieLink::tx(int s) {
   }
   const uint64_t dur = sd.clock.ps_for(bytes);
   sd.busy_until_ps = now + dur;
+  sd.busy_ps += dur;
   p.arrive_ps = now + dur + uint64_t(cfg_.link_latency_ns) * 1000;
   if (sd.in_flight.empty()) sd.arrive_ev.notify(ps(p.arrive_ps - now));
   sd.in_flight.push_back(std::move(p));

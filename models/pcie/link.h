@@ -84,6 +84,7 @@ class PcieLink : public sc_core::sc_module {
     Credits granted;               // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;
+    uint64_t busy_ps = 0;  // total time spent sending, for the utilisation series
     int ack_owed = 0;
     int64_t owed_hdr[2] = {0, 0}, owed_data[2] = {0, 0};
     int owed_count = 0;

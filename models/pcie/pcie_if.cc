@@ -37,7 +37,9 @@ PcieIf::PcieIf(sc_core::sc_module_name n, PcieLink& link, const SystemConfig& cf
       dma_errors_(
           stats.group(name()).counter("dma_read_errors", "requests", "DMA reads that failed")),
       cpl_timeouts_(
-          stats.group(name()).counter("cpl_timeouts", "TLPs", "MRd without completion in time")) {
+          stats.group(name()).counter("cpl_timeouts", "TLPs", "MRd without completion in time")),
+      read_ns_(stats.group(name()).histogram("dma_read_latency", "ns", "DMA read, request to data",
+                                             Histogram::log2_edges(64, 20))) {
   link_.set_receiver(PcieLink::kCard, [this](Tlp&& t) { receive(std::move(t)); });
   SC_HAS_PROCESS(PcieIf);
   SC_METHOD(check_timeouts);
@@ -109,7 +111,8 @@ void PcieIf::receive(Tlp&& t) {
 }
 
 void PcieIf::dma_read(uint64_t addr, uint32_t len, ReadDone done) {
-  auto* r = new Read{addr, len, 0, DmaStatus::kOk, std::vector<uint8_t>(len), std::move(done)};
+  auto* r =
+      new Read{addr, len, 0, DmaStatus::kOk, std::vector<uint8_t>(len), std::move(done), now_ps()};
   const uint64_t mrrs = uint64_t(cfg_.pcie.mrrs);
   std::vector<Piece> pieces;
   for (uint64_t a = addr, end = addr + len; a < end;) {
@@ -189,7 +192,8 @@ void PcieIf::complete_piece(uint16_t tag, DmaStatus st) {
       ++dma_errors_;
       r->data.clear();
     }
-    eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)), [r] {
+    eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)), [this, r] {
+      read_ns_.sample(double(now_ps() - r->start_ps) / 1000.0);
       r->done(r->status, std::move(r->data));
       delete r;
     });

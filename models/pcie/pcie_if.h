@@ -66,6 +66,7 @@ class PcieIf : public sc_core::sc_module {
     DmaStatus status = DmaStatus::kOk;
     std::vector<uint8_t> data;
     ReadDone done;
+    uint64_t start_ps = 0;
   };
   struct Piece {
     Read* read;
@@ -107,6 +108,7 @@ class PcieIf : public sc_core::sc_module {
   Counter& dma_write_bytes_;
   Counter& dma_errors_;
   Counter& cpl_timeouts_;
+  Histogram& read_ns_;
 };
 
 }  // namespace rnic::pcie

@@ -36,7 +36,7 @@ ExperimentKind mmio_latency_experiment() {
     int bad = 0;
     for (const std::string& path : ctx.get_strings("paths")) {
       double total = 0;
-      run_host_thread(path.c_str(), [&] {
+      run_host_thread(sys, path.c_str(), [&] {
         for (int64_t i = 0; i < n; ++i) {
           const uint64_t t0 = now_ps();
           std::vector<uint8_t> v = path == "user" ? sys.rc.mmio_read(sys.bar2 + reg_off, 1)
@@ -79,7 +79,7 @@ ExperimentKind pbl_acquisition_experiment() {
     host::Process proc(sys.mem, ctx.cfg.host, uint64_t(ctx.cfg.sim.seed), 1);
     const uint64_t lo = uint64_t(ctx.get_int("min_bytes")), hi = uint64_t(ctx.get_int("max_bytes"));
     int bad = 0;
-    run_host_thread("pbl", [&] {
+    run_host_thread(sys, "pbl", [&] {
       for (uint64_t b = lo; b <= hi; b *= 2) {
         const uint64_t va = proc.malloc(b);
         uint64_t t0 = now_ps();
@@ -133,7 +133,7 @@ ExperimentKind dma_roundtrip_experiment() {
       proc.write_virt(src, pattern.data(), b);
       double read_ns = 0;
       uint64_t write_start = 0;
-      run_host_thread("roundtrip", [&] {
+      run_host_thread(sys, "roundtrip", [&] {
         sys.os.mlock(proc, src, b);
         sys.os.mlock(proc, dst, b);
         const auto sp = sys.os.get_pbl(proc, src, b), dp = sys.os.get_pbl(proc, dst, b);

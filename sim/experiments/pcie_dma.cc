@@ -77,7 +77,7 @@ ExperimentKind pcie_dma_experiment() {
                 sys.configure(cfg);
                 const uint64_t n = std::max<uint64_t>(1, total / b);
                 uint64_t t0 = 0, t_end = 0;
-                run_host_thread("dma", [&] {
+                run_host_thread(sys, "dma", [&] {
                   t0 = now_ps();
                   for (uint64_t i = 0; i < n; ++i) {
                     const uint64_t addr = base + (i * b) % (256ull << 20);
