@@ -6,13 +6,6 @@
 
 namespace rnic {
 
-struct FstTrace::Sig {
-  std::string scope, name;
-  int bits;
-  std::function<void(uint32_t*)> read;
-  uint32_t code = 0;
-};
-
 FstTrace::FstTrace() {
   Verilated::traceEverOn(true);
   file_ = std::make_unique<VerilatedFstSc>();
@@ -61,38 +54,48 @@ void FstTrace::init_cb(void* self, void* tp, uint32_t code) {
   }
 }
 
-void FstTrace::full_cb(void* self, void* bufp) {
-  auto* b = static_cast<VerilatedFst::Buffer*>(bufp);
+namespace {
+
+// Dumps every signal: all of them (full) or those that changed since the last dump.
+template <bool kFull>
+void dump(std::vector<FstTrace::Sig>& sigs, VerilatedFst::Buffer* b) {
   uint32_t w[64];
-  for (Sig& s : static_cast<FstTrace*>(self)->sigs_) {
+  for (FstTrace::Sig& s : sigs) {
     s.read(w);
     uint32_t* old = b->oldp(s.code);
-    if (s.bits == 1)
-      b->fullBit(old, CData(w[0] & 1));
-    else if (s.bits <= 32)
-      b->fullIData(old, w[0], s.bits);
-    else if (s.bits <= 64)
-      b->fullQData(old, QData(w[0]) | QData(w[1]) << 32, s.bits);
-    else
-      b->fullWData(old, w, s.bits);
+    if (s.bits == 1) {
+      if (kFull)
+        b->fullBit(old, CData(w[0] & 1));
+      else
+        b->chgBit(old, CData(w[0] & 1));
+    } else if (s.bits <= 32) {
+      if (kFull)
+        b->fullIData(old, w[0], s.bits);
+      else
+        b->chgIData(old, w[0], s.bits);
+    } else if (s.bits <= 64) {
+      const QData q = QData(w[0]) | QData(w[1]) << 32;
+      if (kFull)
+        b->fullQData(old, q, s.bits);
+      else
+        b->chgQData(old, q, s.bits);
+    } else {
+      if (kFull)
+        b->fullWData(old, w, s.bits);
+      else
+        b->chgWData(old, w, s.bits);
+    }
   }
 }
 
+}  // namespace
+
+void FstTrace::full_cb(void* self, void* bufp) {
+  dump<true>(static_cast<FstTrace*>(self)->sigs_, static_cast<VerilatedFst::Buffer*>(bufp));
+}
+
 void FstTrace::chg_cb(void* self, void* bufp) {
-  auto* b = static_cast<VerilatedFst::Buffer*>(bufp);
-  uint32_t w[64];
-  for (Sig& s : static_cast<FstTrace*>(self)->sigs_) {
-    s.read(w);
-    uint32_t* old = b->oldp(s.code);
-    if (s.bits == 1)
-      b->chgBit(old, CData(w[0] & 1));
-    else if (s.bits <= 32)
-      b->chgIData(old, w[0], s.bits);
-    else if (s.bits <= 64)
-      b->chgQData(old, QData(w[0]) | QData(w[1]) << 32, s.bits);
-    else
-      b->chgWData(old, w, s.bits);
-  }
+  dump<false>(static_cast<FstTrace*>(self)->sigs_, static_cast<VerilatedFst::Buffer*>(bufp));
 }
 
 }  // namespace rnic

@@ -21,7 +21,6 @@ namespace rnic {
 
 class FstTrace {
  public:
-  struct Sig;
   FstTrace();
   ~FstTrace();
 
@@ -67,6 +66,17 @@ class FstTrace {
       for (int i = 0; i < (BvWidth<T>::value + 31) / 32; ++i) w[i] = v.get_word(i);
     }
   }
+
+ public:
+  // One model signal in the file (the code Verilator's tracer gave it).
+  struct Sig {
+    std::string scope, name;
+    int bits;
+    std::function<void(uint32_t*)> read;
+    uint32_t code = 0;
+  };
+
+ private:
   static void init_cb(void* self, void* tracep, uint32_t code);
   static void full_cb(void* self, void* bufp);
   static void chg_cb(void* self, void* bufp);

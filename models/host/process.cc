@@ -32,32 +32,29 @@ uint64_t Process::malloc(uint64_t bytes) {
   return va;
 }
 
-bool Process::write_virt(uint64_t va, const void* data, uint64_t len) {
-  auto* p = static_cast<const uint8_t*>(data);
-  while (len) {
+template <class Fn>
+bool Process::for_each_chunk(uint64_t va, uint64_t len, Fn fn) {
+  uint64_t done = 0;
+  while (done < len) {
     uint64_t pa, reads = 0;
-    if (!pt_.translate(va, &pa, &reads)) return false;
-    const uint64_t n = std::min(len, kPageSize - va % kPageSize);
-    mem_.write(pa, p, n);
-    p += n;
-    va += n;
-    len -= n;
+    if (!pt_.translate(va + done, &pa, &reads)) return false;
+    const uint64_t n = std::min(len - done, kPageSize - (va + done) % kPageSize);
+    fn(pa, done, n);
+    done += n;
   }
   return true;
 }
 
+bool Process::write_virt(uint64_t va, const void* data, uint64_t len) {
+  auto* p = static_cast<const uint8_t*>(data);
+  return for_each_chunk(va, len,
+                        [&](uint64_t pa, uint64_t off, uint64_t n) { mem_.write(pa, p + off, n); });
+}
+
 bool Process::read_virt(uint64_t va, void* out, uint64_t len) {
   auto* p = static_cast<uint8_t*>(out);
-  while (len) {
-    uint64_t pa, reads = 0;
-    if (!pt_.translate(va, &pa, &reads)) return false;
-    const uint64_t n = std::min(len, kPageSize - va % kPageSize);
-    mem_.read(pa, p, n);
-    p += n;
-    va += n;
-    len -= n;
-  }
-  return true;
+  return for_each_chunk(va, len,
+                        [&](uint64_t pa, uint64_t off, uint64_t n) { mem_.read(pa, p + off, n); });
 }
 
 }  // namespace rnic::host

@@ -30,6 +30,9 @@ class Process {
 
  private:
   uint64_t rand();
+  // fn(physical address, offset in the range, bytes) for each page-bounded piece.
+  template <class Fn>
+  bool for_each_chunk(uint64_t va, uint64_t len, Fn fn);
   PhysMem& mem_;
   HostConfig cfg_;
   int pid_;
