@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "sim/host_card.h"
+#include "sim/run_trace.h"
+
 namespace rnic {
 
 // Defined in sim/experiments/*.cc.
@@ -81,6 +84,10 @@ static YAML::Node node_of(const ExperimentContext& c, const std::string& key) {
   auto it = c.scenario.experiment.nodes.find(key);
   if (it != c.scenario.experiment.nodes.end()) return it->second;
   return YAML::Load(key_of(c, key).def);
+}
+
+void ExperimentContext::attach(HostCard& sys) {
+  if (trace) trace->attach(sys);
 }
 
 int64_t ExperimentContext::get_int(const std::string& key) const {

@@ -22,6 +22,9 @@ struct ExpKey {
   std::string unit, desc;
 };
 
+class RunTrace;
+struct HostCard;
+
 struct ExperimentContext {
   Scenario& scenario;
   SystemConfig& cfg;
@@ -30,7 +33,11 @@ struct ExperimentContext {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string x;
   std::vector<std::string> y;
-  std::string summary;  // printed after the run
+  std::string summary;        // printed after the run
+  RunTrace* trace = nullptr;  // set when the run writes a waveform
+
+  // Every experiment calls this once its system is built: waveform signals and window.
+  void attach(HostCard& sys);
 
   int64_t get_int(const std::string& key) const;
   std::vector<int64_t> get_ints(const std::string& key) const;

@@ -1,5 +1,6 @@
 #include "sim/fst_trace.h"
 
+#include <fnmatch.h>
 #include <systemc.h>  // Verilated SystemC headers expect the global names
 #include <verilated.h>
 #include <verilated_fst_sc.h>
@@ -19,10 +20,13 @@ FstTrace::~FstTrace() { close(); }
 
 void FstTrace::add_raw(const std::string& scope, const std::string& name, int bits,
                        std::function<void(uint32_t*)> read) {
+  if (!filter_.empty() && fnmatch(filter_.c_str(), (scope + "." + name).c_str(), 0) != 0) return;
   sigs_.push_back({scope, name, bits, std::move(read), 0});
 }
 
 void FstTrace::open(const std::string& path) { file_->open(path.c_str()); }
+
+bool FstTrace::is_open() const { return file_->isOpen(); }
 
 void FstTrace::close() {
   if (file_ && file_->isOpen()) file_->close();

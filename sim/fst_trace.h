@@ -14,12 +14,13 @@
 #include <vector>
 
 #include "models/common/ports.h"
+#include "models/common/trace_sink.h"
 
 class VerilatedFstSc;
 
 namespace rnic {
 
-class FstTrace {
+class FstTrace : public TraceSink {
  public:
   FstTrace();
   ~FstTrace();
@@ -33,9 +34,14 @@ class FstTrace {
            int bits = 0) {
     add_raw(scope, name, bits ? bits : bits_of<T>(), [&s](uint32_t* w) { words_of(s.read(), w); });
   }
-  // Any value of `bits` bits, read into 32-bit words (least significant first).
+  // Any value of `bits` bits, read into 32-bit words (least significant first). Signals whose
+  // "scope.name" does not match the scope filter are left out.
   void add_raw(const std::string& scope, const std::string& name, int bits,
-               std::function<void(uint32_t*)> read);
+               std::function<void(uint32_t*)> read) override;
+  // A glob (fnmatch) over "scope.name"; empty: everything.
+  void set_scope_filter(std::string pattern) { filter_ = std::move(pattern); }
+  size_t signals() const { return sigs_.size(); }
+  bool is_open() const;
 
   // Opens the file (after elaboration: call sc_start(SC_ZERO_TIME) first).
   void open(const std::string& path);
@@ -83,6 +89,7 @@ class FstTrace {
 
   std::unique_ptr<VerilatedFstSc> file_;
   std::vector<Sig> sigs_;
+  std::string filter_;
 };
 
 }  // namespace rnic

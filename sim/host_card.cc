@@ -12,12 +12,20 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats)
       card_if("card_pcie", link, c, stats),
       regs(c.core),
       os(mem, rc, c, stats),
-      sampler("stats_sampler", stats, uint64_t(c.sim.stats_interval_ns) * 1000) {
+      background("background") {
+  background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
+                   [&stats] { stats.sample(sc_core::sc_time_stamp().value()); });
   bar0 = c.host.hole_mib > 0 ? uint64_t(c.host.hole_base_mib) << 20 : mem.size();
   bar2 = bar0 + (16ull << 20);
   card_if.set_bar(0, {bar0, 64 * 1024});
   card_if.set_bar(2, {bar2, uint64_t(c.core.qps) * reg::kQpPage});
   card_if.set_target(&regs);
+}
+
+void HostCard::trace(TraceSink& t) const {
+  link.trace(t);
+  rc.trace(t);
+  card_if.trace(t);
 }
 
 void HostCard::configure(const SystemConfig& c) {
@@ -49,7 +57,7 @@ void run_host_thread(const char* name, std::function<void()> fn) {
 namespace rnic {
 
 void run_host_thread(HostCard& sys, const char* name, std::function<void()> fn) {
-  sys.sampler.kick();
+  sys.background.kick();
   run_host_thread(name, std::move(fn));
 }
 

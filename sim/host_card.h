@@ -15,7 +15,7 @@
 #include "models/pcie/link.h"
 #include "models/pcie/pcie_if.h"
 #include "models/rnic/rnic_regs.h"
-#include "sim/stats_sampler.h"
+#include "sim/background.h"
 
 namespace rnic {
 
@@ -23,6 +23,8 @@ struct HostCard {
   HostCard(const SystemConfig& cfg, StatRegistry& stats);
   // Applies changed PCIe/cost parameters between the points of a sweep (the link must be idle).
   void configure(const SystemConfig& cfg);
+  // Registers every block's waveform signals.
+  void trace(TraceSink& t) const;
 
   SystemConfig cfg;
   host::PhysMem mem;
@@ -31,7 +33,7 @@ struct HostCard {
   pcie::PcieIf card_if;
   RnicRegs regs;
   host::Os os;
-  StatsSampler sampler;
+  Background background;  // time-series sampling, waveform window
   uint64_t bar0 = 0, bar2 = 0;
 };
 

@@ -9,6 +9,7 @@
 
 #include "sim/experiment.h"
 #include "sim/log.h"
+#include "sim/run_trace.h"
 
 namespace rnic {
 
@@ -52,8 +53,14 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   StatRegistry stats;
   ExperimentContext ctx{s, s.config, stats};
   ctx.quiet = quiet;
+  std::unique_ptr<RunTrace> trace;
+  if (s.outputs.trace == "fst") {
+    trace = std::make_unique<RunTrace>(s.outputs, out_dir);
+    ctx.trace = trace.get();
+  }
   const auto t0 = std::chrono::steady_clock::now();
   const int rc = kind->run(ctx);
+  if (trace) trace->close();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   nlohmann::ordered_json st;
@@ -85,6 +92,10 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
                sc_core::sc_time_stamp().to_seconds() * 1e6, wall);
     if (!ctx.summary.empty()) fmt::print("{}\n", ctx.summary);
     fmt::print("wrote {}/stats.json and {}/results.json\n", out_dir, out_dir);
+    if (trace && trace->opened())
+      fmt::print("wrote {} ({} model signals)\n", trace->path(), trace->signals());
+    else if (trace)
+      fmt::print("no waveform: the trace window starts after the run ended\n");
   }
   return rc;
 }

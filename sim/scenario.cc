@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/experiment.h"
+#include "sim/run_trace.h"
 
 namespace rnic {
 
@@ -103,9 +104,15 @@ void check_capabilities(const Scenario& s, const std::string& where) {
     throw InputError(where, "pcap", "packet capture needs the Ethernet links, not built yet");
   if (!s.outputs.trace.empty() && s.outputs.trace != "fst" && s.outputs.trace != "vcd")
     throw InputError(where, "trace", fmt::format("'{}' is not fst or vcd", s.outputs.trace));
-  if (!s.outputs.trace.empty())
+  if (s.outputs.trace == "vcd")
     throw InputError(where, "trace",
-                     "waveform tracing of a run is not built yet (the crc32 tests trace)");
+                     "vcd is not built (the RTL blocks are Verilated for FST); use fst");
+  if (s.outputs.trace.empty() &&
+      (!s.outputs.trace_window.empty() || !s.outputs.trace_scope.empty()))
+    throw InputError(where, s.outputs.trace_window.empty() ? "trace_scope" : "trace_window",
+                     "has no effect without --trace fst");
+  uint64_t t0, t1;
+  parse_trace_window(s.outputs.trace_window, where, &t0, &t1);
   if (!s.outputs.timeline.empty())
     throw InputError(where, "timeline", "the timeline is not built yet");
 }

@@ -38,6 +38,10 @@ class RootComplex : public sc_core::sc_module {
 
   std::function<void(uint64_t addr, uint32_t data)> on_msi;
   void configure(const SystemConfig& cfg) { cfg_ = cfg; }
+  // Waveform: CPU MMIO reads waiting for their completion.
+  void trace(TraceSink& t) const {
+    t.add_value(name(), "mmio_reads_pending", 8, [this] { return pending_.size(); });
+  }
 
   // Observed by benchmarks: when the last card write reached memory, and how many bytes.
   uint64_t last_write_ps() const { return last_write_ps_; }

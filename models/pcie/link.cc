@@ -53,6 +53,25 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
   configure(cfg);
 }
 
+void PcieLink::trace(TraceSink& t) const {
+  static const char* const kSide[2] = {"rc_tx", "card_tx"};
+  for (int s = 0; s < 2; ++s) {
+    const Side& sd = side_[s];
+    const std::string scope = std::string(name()) + "." + kSide[s];
+    // 0 idle, 1 TLP, 2 ACK, 3 UpdateFC
+    t.add_value(scope, "packet", 2,
+                [&sd] { return now_ps() < sd.busy_until_ps ? 1 + uint64_t(sd.sending) : 0; });
+    // 0 MWr, 1 MRd, 2 CplD, 3 Cpl (valid while packet = 1)
+    t.add_value(scope, "tlp_type", 2, [&sd] { return uint64_t(sd.sending_type); });
+    t.add_value(scope, "wire_bytes", 16,
+                [&sd] { return now_ps() < sd.busy_until_ps ? sd.sending_bytes : 0; });
+    t.add_value(scope, "tlp_queue", 16, [&sd] { return sd.tlps.size(); });
+    t.add_value(scope, "credits_ph", 12, [&sd] { return uint64_t(sd.granted.ph); });
+    t.add_value(scope, "credits_pd", 16, [&sd] { return uint64_t(sd.granted.pd); });
+    t.add_value(scope, "credits_nph", 12, [&sd] { return uint64_t(sd.granted.nph); });
+  }
+}
+
 void PcieLink::configure(const PcieConfig& cfg) {
   sc_assert(idle());
   cfg_ = cfg;
@@ -128,6 +147,9 @@ void PcieLink::tx(int s) {
     ++*sd.st.updatefcs;
   }
   const uint64_t dur = sd.clock.ps_for(bytes);
+  sd.sending = p.kind;
+  sd.sending_type = p.tlp.type;
+  sd.sending_bytes = bytes;
   sd.busy_until_ps = now + dur;
   sd.busy_ps += dur;
   p.arrive_ps = now + dur + uint64_t(cfg_.link_latency_ns) * 1000;

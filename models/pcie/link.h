@@ -23,6 +23,7 @@
 #include <string>
 #include <systemc>
 
+#include "models/common/trace_sink.h"
 #include "models/pcie/tlp.h"
 #include "sim/config.h"
 #include "sim/stats.h"
@@ -52,6 +53,8 @@ class PcieLink : public sc_core::sc_module {
   // points of a sweep).
   void configure(const PcieConfig& cfg);
   bool idle() const;
+  // Waveform: per side, what the transmitter sends, its queue and the credits it holds.
+  void trace(TraceSink& t) const;
 
   struct SideStats {
     Counter* tlps;
@@ -84,7 +87,10 @@ class PcieLink : public sc_core::sc_module {
     Credits granted;               // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;
-    uint64_t busy_ps = 0;  // total time spent sending, for the utilisation series
+    uint64_t busy_ps = 0;       // total time spent sending, for the utilisation series
+    Kind sending = Kind::kTlp;  // the packet on the wire while busy (for the waveform)
+    TlpType sending_type = TlpType::kMWr;
+    uint32_t sending_bytes = 0;
     int ack_owed = 0;
     int64_t owed_hdr[2] = {0, 0}, owed_data[2] = {0, 0};
     int owed_count = 0;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "models/common/event_queue.h"
+#include "models/common/trace_sink.h"
 #include "models/pcie/link.h"
 
 namespace rnic::pcie {
@@ -57,6 +58,11 @@ class PcieIf : public sc_core::sc_module {
   void msi(uint64_t addr, uint32_t data);
 
   int tags_in_use() const { return int(tags_.size()); }
+  // Waveform: tags in use and DMA read pieces waiting for a tag.
+  void trace(TraceSink& t) const {
+    t.add_value(name(), "tags_in_use", 16, [this] { return tags_.size(); });
+    t.add_value(name(), "reads_waiting", 32, [this] { return waiting_.size(); });
+  }
 
  private:
   struct Read {

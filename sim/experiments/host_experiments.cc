@@ -30,6 +30,7 @@ ExperimentKind mmio_latency_experiment() {
              "paths to measure"}};
   k.run = [](ExperimentContext& ctx) {
     HostCard sys(ctx.cfg, ctx.stats);
+    ctx.attach(sys);
     const int64_t n = ctx.get_int("reads");
     const uint64_t reg_off = reg::kQpStatus;  // QP 0's page, readable from both paths
     std::map<std::string, double> mean;
@@ -76,6 +77,7 @@ ExperimentKind pbl_acquisition_experiment() {
        "largest buffer"}};
   k.run = [](ExperimentContext& ctx) {
     HostCard sys(ctx.cfg, ctx.stats);
+    ctx.attach(sys);
     host::Process proc(sys.mem, ctx.cfg.host, uint64_t(ctx.cfg.sim.seed), 1);
     const uint64_t lo = uint64_t(ctx.get_int("min_bytes")), hi = uint64_t(ctx.get_int("max_bytes"));
     int bad = 0;
@@ -123,6 +125,7 @@ ExperimentKind dma_roundtrip_experiment() {
              "buffer sizes"}};
   k.run = [](ExperimentContext& ctx) {
     HostCard sys(ctx.cfg, ctx.stats);
+    ctx.attach(sys);
     host::Process proc(sys.mem, ctx.cfg.host, uint64_t(ctx.cfg.sim.seed), 1);
     int bad = 0;
     for (int64_t size : ctx.get_ints("sizes")) {

@@ -60,6 +60,7 @@ ExperimentKind pcie_dma_experiment() {
   k.run = [](ExperimentContext& ctx) {
     SystemConfig cfg = ctx.cfg;
     HostCard sys(cfg, ctx.stats);
+    ctx.attach(sys);
     const uint64_t base = 1ull << 30;  // host memory the transfers target
     const uint64_t total = uint64_t(ctx.get_int("total_bytes"));
     int bad = 0;

@@ -44,6 +44,11 @@ cases = [
     ("not built yet", [scenario("workloads.yaml", "workloads:\n  - {type: write_bw}\n")],
      "workloads.yaml:2", "workloads", "not built yet"),
     ("no RTL for block", [good, "--rtl", "host"], "mmio_latency.yaml", "rtl", "has no RTL"),
+    ("trace format", [good, "--trace", "vcd"], "mmio_latency.yaml", "trace", "vcd is not built"),
+    ("trace window", [good, "--trace", "fst", "--trace-window", "9:3"], "mmio_latency.yaml",
+     "trace_window", "ends before it starts"),
+    ("window without trace", [good, "--trace-window", "1:3"], "mmio_latency.yaml", "trace_window",
+     "no effect without --trace fst"),
 ]
 
 for verb in ("validate", "run"):

@@ -1,0 +1,50 @@
+#include "sim/run_trace.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "sim/host_card.h"
+
+namespace rnic {
+
+void parse_trace_window(const std::string& text, const std::string& where, uint64_t* t0_ps,
+                        uint64_t* t1_ps) {
+  *t0_ps = 0;
+  *t1_ps = UINT64_MAX;
+  if (text.empty()) return;
+  const auto colon = text.find(':');
+  if (colon == std::string::npos)
+    throw InputError(where, "trace_window", fmt::format("'{}' is not T0:T1 (ns)", text));
+  auto num = [&](const std::string& s, uint64_t* out) {
+    if (s.empty()) return;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (*end || v < 0)
+      throw InputError(where, "trace_window", fmt::format("'{}' is not a time in ns", s));
+    *out = uint64_t(v * 1000.0);
+  };
+  num(text.substr(0, colon), t0_ps);
+  num(text.substr(colon + 1), t1_ps);
+  if (*t1_ps <= *t0_ps)
+    throw InputError(where, "trace_window",
+                     fmt::format("'{}': the window ends before it starts", text));
+}
+
+RunTrace::RunTrace(const OutputSpec& o, const std::string& out_dir)
+    : path_((std::filesystem::path(out_dir) / "trace.fst").string()) {
+  parse_trace_window(o.trace_window, "trace_window", &t0_ps_, &t1_ps_);
+  fst_.set_scope_filter(o.trace_scope);
+}
+
+void RunTrace::attach(HostCard& sys) {
+  sys.trace(fst_);
+  sys.background.at(t0_ps_, [this] {
+    fst_.open(path_);
+    opened_ = true;
+  });
+  if (t1_ps_ != UINT64_MAX) sys.background.at(t1_ps_, [this] { fst_.close(); });
+}
+
+}  // namespace rnic

@@ -1,0 +1,37 @@
+// The waveform of a run: `--trace fst` writes OUT/trace.fst with the models' signals (and the
+// Verilated blocks' internals when RTL runs), `--trace-window T0:T1` (ns; either end may be
+// left out) limits it in time, `--trace-scope PATTERN` (a glob over "scope.name") in space.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/fst_trace.h"
+#include "sim/scenario.h"
+
+namespace rnic {
+
+struct HostCard;
+
+class RunTrace {
+ public:
+  RunTrace(const OutputSpec& o, const std::string& out_dir);
+  // Registers the system's signals and opens/closes the file at the window's ends.
+  void attach(HostCard& sys);
+  void close() { fst_.close(); }
+  const std::string& path() const { return path_; }
+  size_t signals() const { return fst_.signals(); }
+  bool opened() const { return opened_; }
+
+ private:
+  FstTrace fst_;
+  std::string path_;
+  uint64_t t0_ps_, t1_ps_;
+  bool opened_ = false;
+};
+
+// Parses "T0:T1" in ns (either may be empty: from the start, to the end); throws InputError.
+void parse_trace_window(const std::string& text, const std::string& where, uint64_t* t0_ps,
+                        uint64_t* t1_ps);
+
+}  // namespace rnic
