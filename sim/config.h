@@ -89,7 +89,8 @@ struct MacConfig {
 struct SimConfig {
   int64_t seed = 1;
   int64_t stats_interval_ns = 0;  // ns between time-series samples; 0 = none
-  int64_t watchdog_us = 1000;     // us of simulated time with work outstanding and no progress
+  int64_t watchdog_us = 100000;   // us of simulated time with work outstanding and no progress
+                                  // (above every timeout a block may legitimately wait out)
 };
 
 enum class ParamKind { kInt, kReal, kBool, kString };

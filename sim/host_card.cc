@@ -6,6 +6,7 @@ namespace rnic {
 
 HostCard::HostCard(const SystemConfig& c, StatRegistry& stats)
     : cfg(c),
+      stats(stats),
       mem(c.host),
       link("pcie", c.pcie, stats),
       rc("rc", mem, link, c, stats),
@@ -36,29 +37,51 @@ void HostCard::configure(const SystemConfig& c) {
   os.configure(c);
 }
 
-void run_host_thread(const char* name, std::function<void()> fn) {
-  bool done = false;
-  sc_core::sc_spawn_options o;
-  sc_core::sc_spawn(
-      [&] {
-        fn();
-        done = true;
-      },
-      name, &o);
-  sc_core::sc_start();
-  if (!done)
-    throw HungError(
-        fmt::format("host thread '{}' is still waiting at {} ns with nothing left to happen", name,
-                    sc_core::sc_time_stamp().to_seconds() * 1e9));
-}
-
 }  // namespace rnic
 
 namespace rnic {
 
 void run_host_thread(HostCard& sys, const char* name, std::function<void()> fn) {
+  bool done = false;
+  sc_core::sc_spawn_options o;
+  sc_core::sc_process_handle h = sc_core::sc_spawn(
+      [&] {
+        fn();
+        done = true;
+      },
+      name, &o);
   sys.background.kick();
-  run_host_thread(name, std::move(fn));
+  try {
+    run_control::simulate(
+        sys.cfg, sys.stats, [&] { return done; },
+        [&] { return fmt::format("host thread '{}' not finished\n{}", name, sys.dump_state()); });
+  } catch (...) {
+    // The thread refers to this frame: it must not outlive it. A process kills it (kill() is
+    // only legal while the simulation runs); its stack unwinds now, while this frame exists.
+    if (!done && h.valid() && !h.terminated()) {
+      sc_core::sc_spawn_options k;
+      k.spawn_method();
+      sc_core::sc_spawn([h]() mutable { h.kill(); }, "kill_host_thread", &k);
+      sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    }
+    throw;
+  }
+}
+
+std::string HostCard::dump_state() const {
+  std::string s;
+  const nlohmann::ordered_json all = stats.json();  // items() below refers into it
+  for (const auto& [group, v] : all.items()) {
+    std::string line;
+    for (const auto& [k, x] : v.items())
+      if (x.contains("value") && x["value"] != 0)
+        line += fmt::format(" {}={}", k, x["value"].dump());
+    if (!line.empty()) s += fmt::format("  {}:{}\n", group, line);
+  }
+  s += link.describe();
+  s += fmt::format("  card_pcie: tags in use {}, reads waiting for a tag {}\n",
+                   card_if.tags_in_use(), card_if.reads_waiting());
+  return s;
 }
 
 }  // namespace rnic

@@ -16,6 +16,7 @@
 #include "models/pcie/pcie_if.h"
 #include "models/rnic/rnic_regs.h"
 #include "sim/background.h"
+#include "sim/run_control.h"
 
 namespace rnic {
 
@@ -25,8 +26,11 @@ struct HostCard {
   void configure(const SystemConfig& cfg);
   // Registers every block's waveform signals.
   void trace(TraceSink& t) const;
+  // Every queue and credit, for the watchdog's report.
+  std::string dump_state() const;
 
   SystemConfig cfg;
+  StatRegistry& stats;
   host::PhysMem mem;
   pcie::PcieLink link;
   host::RootComplex rc;
@@ -37,15 +41,9 @@ struct HostCard {
   uint64_t bar0 = 0, bar2 = 0;
 };
 
-// A run that cannot finish: work outstanding and nothing left that could move it (exit code 3).
-struct HungError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 // Runs fn as a simulated host process (an SC_THREAD) and simulates until it returns and every
-// block is quiet.
-void run_host_thread(const char* name, std::function<void()> fn);
-// The same, sampling the time series of sys's statistics while it runs.
+// block is quiet: in slices, with the watchdog, Ctrl-C and progress (sim/run_control.h), the
+// background tasks (sampling, waveform window) running. Throws HungError, InterruptedError.
 void run_host_thread(HostCard& sys, const char* name, std::function<void()> fn);
 
 }  // namespace rnic

@@ -138,9 +138,6 @@ int sc_main(int argc, char** argv) {
   } catch (const rnic::InputError& e) {
     fmt::print(stderr, "rnicsim: {}\n", e.what());
     return 2;
-  } catch (const rnic::HungError& e) {
-    fmt::print(stderr, "rnicsim: watchdog: {}\n", e.what());
-    return 3;
   }
 }
 

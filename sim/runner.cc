@@ -9,6 +9,7 @@
 
 #include "sim/experiment.h"
 #include "sim/log.h"
+#include "sim/run_control.h"
 #include "sim/run_trace.h"
 
 namespace rnic {
@@ -59,7 +60,20 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     ctx.trace = trace.get();
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const int rc = kind->run(ctx);
+  int rc = 0;
+  std::string stopped;
+  run_control::set_quiet(quiet);
+  run_control::install_sigint_handler();
+  try {
+    rc = kind->run(ctx);
+  } catch (const HungError& e) {
+    rc = 3;
+    stopped = fmt::format("rnicsim: watchdog: {}", e.what());
+  } catch (const InterruptedError&) {
+    rc = 130;
+    stopped = "rnicsim: interrupted; the outputs hold what was gathered so far";
+  }
+  run_control::clear_progress_line();
   if (trace) trace->close();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -86,6 +100,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   res["rows"] = ctx.rows;
   write_json(std::filesystem::path(out_dir) / "results.json", res);
 
+  if (!stopped.empty()) fmt::print(stderr, "{}\n", stopped);
   if (!quiet) {
     fmt::print("{} ({}, preset {}): {} rows, simulated {:.3f} us in {:.2f} s wall\n",
                s.experiment.name, s.experiment.kind, s.preset, ctx.rows.size(),

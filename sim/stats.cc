@@ -117,6 +117,19 @@ void StatRegistry::sample(uint64_t now_ps) {
   for (auto& g : groups_) g.sample(now_ps);
 }
 
+uint64_t StatGroup::activity() const {
+  uint64_t a = 0;
+  for (const auto& c : counters_) a += c.value;
+  for (const auto& h : histograms_) a += h.count();
+  return a;
+}
+
+uint64_t StatRegistry::activity() const {
+  uint64_t a = 0;
+  for (const auto& g : groups_) a += g.activity();
+  return a;
+}
+
 void StatRegistry::reset() {
   for (auto& g : groups_) g.reset();
 }

@@ -66,7 +66,8 @@ class StatGroup {
   const std::string& name() const { return name_; }
   nlohmann::ordered_json json() const;
   void sample(uint64_t now_ps);
-  void reset();  // counters and histograms to zero (between the points of a sweep)
+  void reset();               // counters and histograms to zero (between the points of a sweep)
+  uint64_t activity() const;  // sum of counters and histogram samples
 
  private:
   std::string name_;
@@ -82,6 +83,8 @@ class StatRegistry {
   nlohmann::ordered_json json() const;
   void sample(uint64_t now_ps);
   void reset();
+  // Moves whenever any block does anything: the watchdog's measure of progress.
+  uint64_t activity() const;
 
  private:
   std::deque<StatGroup> groups_;

@@ -72,6 +72,19 @@ void PcieLink::trace(TraceSink& t) const {
   }
 }
 
+std::string PcieLink::describe() const {
+  static const char* const kSide[2] = {"rc_tx", "card_tx"};
+  std::string s;
+  for (int i = 0; i < 2; ++i) {
+    const Side& sd = side_[i];
+    s += fmt::format(
+        "  {}.{}: {} TLPs and {} DLLPs queued, {} in flight, credits ph {} pd {} nph {}\n", name(),
+        kSide[i], sd.tlps.size(), sd.dllps.size(), sd.in_flight.size(), sd.granted.ph,
+        sd.granted.pd, sd.granted.nph);
+  }
+  return s;
+}
+
 void PcieLink::configure(const PcieConfig& cfg) {
   sc_assert(idle());
   cfg_ = cfg;

@@ -55,6 +55,8 @@ class PcieLink : public sc_core::sc_module {
   bool idle() const;
   // Waveform: per side, what the transmitter sends, its queue and the credits it holds.
   void trace(TraceSink& t) const;
+  // Queues and credits of both sides, one line each.
+  std::string describe() const;
 
   struct SideStats {
     Counter* tlps;

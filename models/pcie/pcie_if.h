@@ -58,6 +58,7 @@ class PcieIf : public sc_core::sc_module {
   void msi(uint64_t addr, uint32_t data);
 
   int tags_in_use() const { return int(tags_.size()); }
+  size_t reads_waiting() const { return waiting_.size(); }
   // Waveform: tags in use and DMA read pieces waiting for a tag.
   void trace(TraceSink& t) const {
     t.add_value(name(), "tags_in_use", 16, [this] { return tags_.size(); });

@@ -64,6 +64,10 @@ ExperimentKind pcie_dma_experiment() {
     const uint64_t base = 1ull << 30;  // host memory the transfers target
     const uint64_t total = uint64_t(ctx.get_int("total_bytes"));
     int bad = 0;
+    uint64_t sizes = 0;
+    for (uint64_t b = uint64_t(ctx.get_int("min_bytes")); b <= uint64_t(ctx.get_int("max_bytes")); b *= 2) ++sizes;
+    const uint64_t points = ctx.get_ints("gens").size() * ctx.get_ints("lanes").size() * ctx.get_ints("mps").size() *
+                            ctx.get_ints("mrrs").size() * ctx.get_strings("ops").size() * sizes;
     for (int64_t gen : ctx.get_ints("gens"))
       for (int64_t lanes : ctx.get_ints("lanes"))
         for (int64_t mps : ctx.get_ints("mps"))
@@ -76,6 +80,7 @@ ExperimentKind pcie_dma_experiment() {
                 cfg.pcie.mps = mps;
                 cfg.pcie.mrrs = mrrs;
                 sys.configure(cfg);
+                run_control::set_point(ctx.rows.size(), points);
                 const uint64_t n = std::max<uint64_t>(1, total / b);
                 uint64_t t0 = 0, t_end = 0;
                 run_host_thread(sys, "dma", [&] {

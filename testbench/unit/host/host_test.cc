@@ -111,7 +111,7 @@ TEST(Os, GetPblAndMlockSpendTheirCosts) {
   const uint64_t va = p.malloc(len);
   uint64_t mlock_ps = 0, pbl_ps = 0, mlock_reads = 0;
   Os::PblResult r;
-  run_host_thread("t", [&] {
+  run_host_thread(sys, "t", [&] {
     uint64_t t0 = now_ps();
     EXPECT_EQ(sys.os.mlock(p, va, len, &mlock_reads), 300u);
     mlock_ps = now_ps() - t0;

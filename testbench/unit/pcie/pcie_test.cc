@@ -57,7 +57,7 @@ struct Bench {
 //   RC -> card: 32 / 4 = 8 ACK, 32 / 8 = 4 UpdateFC (posted).
 TEST(PcieCount, EightKiBWrite) {
   Bench b;
-  run_host_thread("w",
+  run_host_thread(*b.sys, "w",
                   [&] { b.sys->card_if.dma_write(1ull << 30, std::vector<uint8_t>(8192, 0x5a)); });
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 32u);
   EXPECT_EQ(b.sys->link.count_acks(PcieLink::kCard), 0u);
@@ -85,7 +85,7 @@ TEST(PcieCount, EightKiBRead) {
   b.sys->mem.write(1ull << 30, pattern.data(), pattern.size());
   std::vector<uint8_t> got;
   DmaStatus st = DmaStatus::kAbort;
-  run_host_thread("r", [&] {
+  run_host_thread(*b.sys, "r", [&] {
     b.sys->card_if.dma_read(1ull << 30, 8192, [&](DmaStatus s, std::vector<uint8_t>&& d) {
       st = s;
       got = std::move(d);
@@ -107,7 +107,7 @@ TEST(PcieCount, EightKiBRead) {
 TEST(PcieReadBound, TagsTimesMrrsOverRoundTrip) {
   Bench b([](SystemConfig& c) { c.pcie.tags = 1; });
   uint64_t t0 = 0, t1 = 0;
-  run_host_thread("r", [&] {
+  run_host_thread(*b.sys, "r", [&] {
     t0 = now_ps();
     b.sys->card_if.dma_read(1ull << 30, 65536,
                             [&](DmaStatus, std::vector<uint8_t>&&) { t1 = now_ps(); });
@@ -121,8 +121,9 @@ TEST(PcieReadBound, TagsTimesMrrsOverRoundTrip) {
 
 TEST(PcieSplit, FourKiBBoundaryAndMps) {
   Bench b;
-  run_host_thread(
-      "w", [&] { b.sys->card_if.dma_write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1)); });
+  run_host_thread(*b.sys, "w", [&] {
+    b.sys->card_if.dma_write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1));
+  });
   // 4000..4095 (96 B), then 4096..4351 (256 B, MPS), then 4352..4599 (248 B).
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 3u);
 }
@@ -133,8 +134,9 @@ TEST(PcieCredits, FewPostedCreditsStallButDeliverEverything) {
     c.pcie.rc_pd = 32;
     c.pcie.updatefc_factor = 1;
   });
-  run_host_thread(
-      "w", [&] { b.sys->card_if.dma_write(1ull << 30, std::vector<uint8_t>(64 * 1024, 3)); });
+  run_host_thread(*b.sys, "w", [&] {
+    b.sys->card_if.dma_write(1ull << 30, std::vector<uint8_t>(64 * 1024, 3));
+  });
   EXPECT_EQ(b.value("rc", "dma_write_bytes"), 65536u);
   EXPECT_GT(b.value("pcie.card_tx", "credit_stalls"), 0u);
 }
@@ -143,7 +145,7 @@ TEST(PcieMmio, BarsDecodeAndUnknownRegistersAreUnsupported) {
   Bench b;
   std::vector<uint8_t> id, bad, outside;
   CplStatus s_bad = CplStatus::kSc, s_out = CplStatus::kSc;
-  run_host_thread("m", [&] {
+  run_host_thread(*b.sys, "m", [&] {
     id = b.sys->rc.mmio_read(b.sys->bar0 + reg::kId, 4);
     bad = b.sys->rc.mmio_read(b.sys->bar0 + 0x0ffc, 4, &s_bad);
     outside = b.sys->rc.mmio_read(b.sys->bar0 + (8 << 20), 4, &s_out);
@@ -170,7 +172,7 @@ TEST(PcieMmio, BarsDecodeAndUnknownRegistersAreUnsupported) {
 TEST(PcieMmio, ReadLatencyIsTheSumOfItsParts) {
   Bench b;
   uint64_t t = 0;
-  run_host_thread("m", [&] {
+  run_host_thread(*b.sys, "m", [&] {
     const uint64_t t0 = now_ps();
     b.sys->rc.mmio_read(b.sys->bar0 + reg::kId, 4);
     t = now_ps() - t0;
@@ -186,7 +188,7 @@ void hole_behaviour(SystemConfig& c, const char* how) {
 TEST(PcieHoles, ReadOfAHoleIsUnsupported) {
   Bench b([](SystemConfig& c) { hole_behaviour(c, "ur"); });
   DmaStatus st = DmaStatus::kOk;
-  run_host_thread("h", [&] {
+  run_host_thread(*b.sys, "h", [&] {
     b.sys->card_if.dma_read(b.sys->bar0, 64, [&](DmaStatus s, std::vector<uint8_t>&&) { st = s; });
     b.sys->card_if.dma_write(b.sys->bar0, std::vector<uint8_t>(64, 9));
   });
@@ -199,7 +201,7 @@ TEST(PcieHoles, ReadOfAHoleTimesOut) {
   Bench b([](SystemConfig& c) { hole_behaviour(c, "timeout"); });
   DmaStatus st = DmaStatus::kOk;
   uint64_t done_at = 0;
-  run_host_thread("h", [&] {
+  run_host_thread(*b.sys, "h", [&] {
     b.sys->card_if.dma_read(b.sys->bar0, 64, [&](DmaStatus s, std::vector<uint8_t>&&) {
       st = s;
       done_at = now_ps();
@@ -210,6 +212,54 @@ TEST(PcieHoles, ReadOfAHoleTimesOut) {
   EXPECT_LT(done_at, 10100000u);
   EXPECT_EQ(b.value("card_pcie", "cpl_timeouts"), 1u);
   EXPECT_EQ(b.value("rc", "unanswered_reads"), 1u);
+}
+
+}  // namespace
+}  // namespace rnic::pcie
+
+namespace rnic::pcie {
+namespace {
+
+// A DMA read of a hole that never answers, with a completion timeout longer than the watchdog:
+// nothing moves for sim.watchdog_us, the run is stopped with the state of every queue.
+TEST(Watchdog, NoProgressStopsTheRunWithAStateDump) {
+  Bench b([](SystemConfig& c) {
+    c.host.hole_behaviour = "timeout";
+    c.pcie.cpl_timeout_us = 100000;
+    c.sim.watchdog_us = 50;
+  });
+  bool answered = false;
+  try {
+    run_host_thread(*b.sys, "h", [&] {
+      sc_core::sc_event done;
+      b.sys->card_if.dma_read(b.sys->bar0, 64, [&](DmaStatus, std::vector<uint8_t>&&) {
+        answered = true;
+        done.notify();
+      });
+      sc_core::wait(done);
+    });
+    FAIL() << "the watchdog did not fire";
+  } catch (const HungError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no progress for 50 us"), std::string::npos) << what;
+    EXPECT_NE(what.find("tags in use 1"), std::string::npos) << what;
+    EXPECT_LT(sc_core::sc_time_stamp().to_seconds(), 100e-6);
+  }
+  EXPECT_FALSE(answered);
+}
+
+TEST(Watchdog, AThreadWaitingForNothingIsReported) {
+  Bench b;
+  try {
+    run_host_thread(*b.sys, "stuck", [&] {
+      sc_core::sc_event never;
+      sc_core::wait(never);
+    });
+    FAIL() << "a stuck thread went unnoticed";
+  } catch (const HungError& e) {
+    EXPECT_NE(std::string(e.what()).find("host thread 'stuck' not finished"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

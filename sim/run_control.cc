@@ -1,0 +1,95 @@
+#include "sim/run_control.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <systemc>
+
+namespace rnic::run_control {
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+bool g_quiet = false;
+uint64_t g_point = 0, g_points = 0;
+bool g_line_shown = false;
+const auto g_start = std::chrono::steady_clock::now();
+auto g_last_print = g_start;
+
+void on_sigint(int) { g_interrupted = 1; }
+
+void progress() {
+  if (g_quiet || !isatty(STDERR_FILENO)) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - g_last_print < std::chrono::milliseconds(500)) return;
+  g_last_print = now;
+  const double wall = std::chrono::duration<double>(now - g_start).count();
+  const double sim_s = sc_core::sc_time_stamp().to_seconds();
+  std::string point;
+  if (g_points) {
+    const double f = double(g_point) / double(g_points);
+    point = fmt::format("  point {}/{}", g_point, g_points);
+    if (f > 0) point += fmt::format("  ETA {:.0f} s", wall * (1 - f) / f);
+  }
+  fmt::print(stderr, "\r  sim {:.3f} us  wall {:.1f} s  slowdown {:.0f}x{}   ", sim_s * 1e6, wall,
+             sim_s > 0 ? wall / sim_s : 0.0, point);
+  g_line_shown = true;
+}
+
+}  // namespace
+
+void install_sigint_handler() { std::signal(SIGINT, on_sigint); }
+void set_quiet(bool quiet) { g_quiet = quiet; }
+void set_point(uint64_t done, uint64_t total) {
+  g_point = done;
+  g_points = total;
+}
+void clear_progress_line() {
+  if (g_line_shown) fmt::print(stderr, "\r{:80}\r", "");
+  g_line_shown = false;
+}
+
+void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
+              const std::function<std::string()>& dump) {
+  const uint64_t watchdog_ps = uint64_t(cfg.sim.watchdog_us) * 1000000;
+  const uint64_t slice_ps = std::min<uint64_t>(100000000, std::max<uint64_t>(1, watchdog_ps / 4));
+  // Run what is due now first (before the first sc_start nothing counts as pending yet).
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  uint64_t last = stats.activity(), last_change_ps = sc_core::sc_time_stamp().value();
+  while (true) {
+    // At least up to the next event: with nothing due inside the slice, sc_start would return
+    // at once without moving time.
+    const sc_core::sc_time next = sc_core::sc_time_to_pending_activity();
+    const uint64_t at = sc_core::sc_time_stamp().value();
+    if (!done() && sc_core::sc_pending_activity() &&
+        at + next.value() - last_change_ps > watchdog_ps)
+      throw HungError(
+          fmt::format("no progress for {} us of simulated time (sim.watchdog_us) at {:.3f} ns: the "
+                      "next event is {:.3f} ns away\n{}",
+                      cfg.sim.watchdog_us, double(at) / 1000.0, next.to_seconds() * 1e9, dump()));
+    sc_core::sc_start(std::max(sc_core::sc_time::from_value(slice_ps), next),
+                      sc_core::SC_EXIT_ON_STARVATION);
+    if (g_interrupted) throw InterruptedError("interrupted");
+    progress();
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    if (!sc_core::sc_pending_activity()) {
+      if (done()) return;
+      throw HungError(fmt::format(
+          "the workload is still waiting at {:.3f} ns and nothing is left to happen\n{}",
+          double(now) / 1000.0, dump()));
+    }
+    const uint64_t a = stats.activity();
+    if (a != last) {
+      last = a;
+      last_change_ps = now;
+    } else if (!done() && now - last_change_ps >= watchdog_ps) {
+      throw HungError(
+          fmt::format("no progress for {} us of simulated time (sim.watchdog_us) at {:.3f} ns\n{}",
+                      cfg.sim.watchdog_us, double(now) / 1000.0, dump()));
+    }
+  }
+}
+
+}  // namespace rnic::run_control

@@ -1,0 +1,40 @@
+// Runs the simulation in slices of simulated time (at most 100 us, never past the last event)
+// and between slices:
+//   - Ctrl-C: stops with InterruptedError (the runner still writes what was gathered; exit 130);
+//   - progress on a terminal (simulated time, wall time, slowdown, sweep point): never in CI;
+//   - the watchdog: work outstanding and no statistic moving for sim.watchdog_us of simulated
+//     time stops the run with HungError and a dump of every block's state (exit 3).
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "sim/config.h"
+#include "sim/stats.h"
+
+namespace rnic {
+
+// A run that cannot finish: work outstanding and nothing moving (exit code 3).
+struct HungError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// Ctrl-C (exit code 130).
+struct InterruptedError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace run_control {
+
+void install_sigint_handler();
+void set_quiet(bool quiet);
+// A sweep's position, shown with the progress line ("point 12/3240").
+void set_point(uint64_t done, uint64_t total);
+// Simulates until nothing is pending. done(): the workload has finished. dump(): every block's
+// state for a watchdog report.
+void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
+              const std::function<std::string()>& dump);
+void clear_progress_line();
+
+}  // namespace run_control
+}  // namespace rnic
