@@ -1,0 +1,54 @@
+// The EFE header (WIRE.md), 20 bytes right after the Ethernet header:
+//
+//   byte   bits  field
+//   0      7-4   version = 1
+//   0      3-0   type: 0 DATA, 1 ACK, 2 NACK
+//   1      7     AR  the sender asks for an immediate ACK
+//   1      6     CE  congestion experienced (set by an EFE-aware switch)
+//   1      5     ECE congestion echo (in ACK/NACK)
+//   1      4     RTX this DATA frame is a retransmission
+//   1      3-0   reserved, 0
+//   2-3          payload length after this header (excludes padding and FCS)
+//   4-7          SEQ: DATA, this frame's sequence number; ACK/NACK, the sender's next SEQ
+//   8-11         ACK: cumulative, the next SEQ expected from the peer (NACK: first missing)
+//   12-14        destination QPN (24 bits); 0 in ACK/NACK
+//   15           reserved, 0
+//   16-19        TS: DATA, sender's clock in ns mod 2^32; ACK/NACK, TS of the DATA that
+//                triggered it
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "models/eth/ethernet.h"
+
+namespace rnic::efe {
+
+constexpr size_t kHeaderBytes = 20;
+constexpr uint8_t kVersion = 1;
+
+enum class Type : uint8_t { kData = 0, kAck = 1, kNack = 2 };
+
+struct Header {
+  Type type = Type::kData;
+  bool ar = false, ce = false, ece = false, rtx = false;
+  uint16_t length = 0;
+  uint32_t seq = 0;
+  uint32_t ack = 0;
+  uint32_t dst_qpn = 0;  // 24 bits
+  uint32_t ts = 0;
+};
+
+enum class ParseError { kOk, kShort, kVersion, kType, kReserved, kLength };
+const char* to_string(ParseError e);
+
+void encode(const Header& h, uint8_t* out);
+// Checks version, type, reserved bits and that `length` fits in `avail` bytes after the header.
+ParseError decode(const uint8_t* p, size_t avail, Header* h);
+
+// An Ethernet frame (no FCS) carrying h and `len` payload bytes; h.length is set to len.
+std::vector<uint8_t> build_frame(const eth::Header& eh, Header h, const uint8_t* payload,
+                                 size_t len);
+
+}  // namespace rnic::efe

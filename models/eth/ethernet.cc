@@ -1,0 +1,47 @@
+#include "models/eth/ethernet.h"
+
+#include <algorithm>
+
+#include "models/common/bytes.h"
+#include "models/common/crc32.h"
+
+namespace rnic::eth {
+
+namespace {
+const Crc32& fcs_crc() {
+  static const Crc32 c(Crc32::kPolyIeee);
+  return c;
+}
+}  // namespace
+
+std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len) {
+  std::vector<uint8_t> f(std::max(kMinFrameBytes, kHeaderBytes + len), 0);
+  std::copy(h.dst.begin(), h.dst.end(), f.begin());
+  std::copy(h.src.begin(), h.src.end(), f.begin() + 6);
+  put_be16(&f[12], h.ethertype);
+  std::copy(payload, payload + len, f.begin() + kHeaderBytes);
+  return f;
+}
+
+void append_fcs(std::vector<uint8_t>& f) {
+  const uint32_t c = fcs_crc().compute(f.data(), f.size());
+  for (int i = 0; i < 4; ++i) f.push_back(uint8_t(c >> (8 * i)));
+}
+
+bool fcs_ok(const uint8_t* f, size_t len) {
+  if (len < kFcsBytes) return false;
+  const uint32_t c = fcs_crc().compute(f, len - kFcsBytes);
+  for (int i = 0; i < 4; ++i)
+    if (f[len - kFcsBytes + i] != uint8_t(c >> (8 * i))) return false;
+  return true;
+}
+
+bool parse_header(const uint8_t* f, size_t len, Header* h) {
+  if (len < kHeaderBytes) return false;
+  std::copy(f, f + 6, h->dst.begin());
+  std::copy(f + 6, f + 12, h->src.begin());
+  h->ethertype = get_be16(f + 12);
+  return true;
+}
+
+}  // namespace rnic::eth

@@ -1,0 +1,49 @@
+// Ethernet II framing (WIRE.md): destination MAC, source MAC, EtherType, payload padded to the
+// 60-byte minimum, FCS (CRC-32, IEEE 802.3) last and least significant byte first. On the wire
+// a frame also costs 8 B preamble+SFD and 12 B inter-frame gap.
+//
+//   bytes  field
+//   0-5    destination MAC
+//   6-11   source MAC
+//   12-13  EtherType (0x88B5 for EFE)
+//   14..   payload, then padding to 60 bytes
+//   last 4 FCS
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rnic::eth {
+
+using Mac = std::array<uint8_t, 6>;
+
+constexpr uint16_t kEtherTypeEfe = 0x88B5;
+constexpr size_t kHeaderBytes = 14;
+constexpr size_t kMinFrameBytes = 60;  // without FCS
+constexpr size_t kFcsBytes = 4;
+constexpr size_t kPreambleBytes = 8;
+constexpr size_t kIfgBytes = 12;
+
+struct Header {
+  Mac dst{};
+  Mac src{};
+  uint16_t ethertype = kEtherTypeEfe;
+};
+
+// Header + payload + padding (no FCS).
+std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len);
+// Appends the FCS, least significant byte first.
+void append_fcs(std::vector<uint8_t>& frame);
+// True if the last 4 bytes are the FCS of the rest.
+bool fcs_ok(const uint8_t* frame, size_t len_with_fcs);
+// Parses the header; false if the frame is shorter than a header.
+bool parse_header(const uint8_t* frame, size_t len, Header* h);
+// Bytes a frame of `frame_len` (without FCS) occupies on the wire: preamble, frame, FCS, IFG.
+inline size_t wire_bytes(size_t frame_len) {
+  return kPreambleBytes + (frame_len < kMinFrameBytes ? kMinFrameBytes : frame_len) + kFcsBytes +
+         kIfgBytes;
+}
+
+}  // namespace rnic::eth

@@ -1,0 +1,104 @@
+// DDP (RFC 5041) and RDMAP (RFC 5040) as WIRE.md frames them: one DDP segment per EFE DATA
+// frame, right after the EFE header. Offsets from the first DDP byte.
+//
+//   DDP control   T 0x80 tagged, L 0x40 last segment, reserved 0x3C, DV 0x03 (version 1)
+//   RDMAP control RV 0xC0 (version 1: 0x40), reserved 0x30, opcode 0x0F
+//
+//   tagged (14 B):   0 DDP ctrl, 1 RDMAP ctrl, 2-5 STag, 6-13 tagged offset
+//   untagged (18 B): 0 DDP ctrl, 1 RDMAP ctrl, 2-5 Invalidate STag or 0, 6-9 QN, 10-13 MSN,
+//                    14-17 MO
+//
+//   Read Request payload (28 B after the untagged header): 0-3 sink STag, 4-11 sink TO,
+//   12-15 read message size, 16-19 source STag, 20-27 source TO
+//
+//   Terminate payload: 0 layer (high nibble: 0 RDMAP, 1 DDP, 2 LLP) | error type (low nibble),
+//   1 error code, 2 M 0x80 D 0x40 R 0x20 + reserved, 3 reserved; when D: DDP segment length (2)
+//   and the terminated DDP header (14 or 18 B); when R: the terminated Read Request (28 B).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rnic::rdmap {
+
+enum class Opcode : uint8_t {
+  kWrite = 0,
+  kReadRequest = 1,
+  kReadResponse = 2,
+  kSend = 3,
+  kSendInvalidate = 4,
+  kSendSe = 5,
+  kSendSeInvalidate = 6,
+  kTerminate = 7,
+  // 0xA, 0xB: RFC 7306 atomics, reserved for a later extension.
+};
+
+constexpr uint8_t kDdpTagged = 0x80, kDdpLast = 0x40, kDdpReserved = 0x3C, kDdpVersionMask = 0x03;
+constexpr uint8_t kDdpVersion = 1, kRdmapVersion = 1;
+constexpr size_t kTaggedBytes = 14, kUntaggedBytes = 18, kReadRequestBytes = 28;
+constexpr uint32_t kQnSend = 0, kQnReadRequest = 1, kQnTerminate = 2;
+
+// Which queue an untagged opcode goes to, and whether an opcode is tagged.
+bool is_tagged(Opcode op);
+uint32_t queue_of(Opcode op);
+const char* to_string(Opcode op);
+
+struct Segment {
+  bool tagged = false;
+  bool last = true;
+  uint8_t ddp_version = kDdpVersion;
+  uint8_t rdmap_version = kRdmapVersion;
+  uint8_t opcode = 0;  // raw: an unknown opcode must still be representable
+  uint32_t stag = 0;   // tagged
+  uint64_t to = 0;     // tagged
+  uint32_t inv_stag = 0;
+  uint32_t qn = 0, msn = 0, mo = 0;  // untagged
+  size_t header_bytes() const { return tagged ? kTaggedBytes : kUntaggedBytes; }
+};
+
+struct ReadRequest {
+  uint32_t sink_stag = 0;
+  uint64_t sink_to = 0;
+  uint32_t size = 0;
+  uint32_t src_stag = 0;
+  uint64_t src_to = 0;
+};
+
+enum class Layer : uint8_t { kRdmap = 0, kDdp = 1, kLlp = 2 };
+
+// A Terminate's cause: layer, error type, error code (RFC 5040 §7, RFC 5041 §7).
+struct TermCause {
+  Layer layer = Layer::kRdmap;
+  uint8_t etype = 0;
+  uint8_t code = 0;
+  bool operator==(const TermCause& o) const {
+    return layer == o.layer && etype == o.etype && code == o.code;
+  }
+};
+
+struct Terminate {
+  TermCause cause;
+  bool m = false, d = false, r = false;
+  uint16_t ddp_seg_len = 0;           // when d
+  std::vector<uint8_t> ddp_header;    // when d: 14 or 18 bytes
+  std::vector<uint8_t> rdmap_header;  // when r: 28 bytes
+};
+
+void encode(const Segment& s, uint8_t* out);      // header_bytes() bytes
+void encode(const ReadRequest& r, uint8_t* out);  // 28 bytes
+std::vector<uint8_t> encode(const Terminate& t);
+
+// Decodes the header's fields (never reads past len). Returns false only if there are not
+// enough bytes for the header the T bit announces.
+bool decode(const uint8_t* p, size_t len, Segment* s);
+bool decode(const uint8_t* p, size_t len, ReadRequest* r);
+bool decode(const uint8_t* p, size_t len, Terminate* t);
+
+// The header checks a receiver makes before anything else, in this order, with the Terminate
+// each failure gets (WIRE.md): DDP version (tagged: DDP/1/0x04, untagged: DDP/2/0x06), RDMAP
+// version (RDMAP/2/0x05), opcode (RDMAP/2/0x06: unknown, or tagged-ness that does not match
+// it), QN of an untagged segment (DDP/2/0x01). Returns true when the header passes.
+bool check_header(const Segment& s, TermCause* why);
+
+}  // namespace rnic::rdmap

@@ -1,0 +1,67 @@
+-- rnicsim.lua: Wireshark dissector for rnicsim captures (WIRE.md).
+-- Decodes the EFE header (EtherType 0x88B5) and hands a DATA frame's payload to Wireshark's
+-- own DDP/RDMAP dissector (iwarp_ddp_rdmap).
+--   tshark -X lua_script:scripts/wireshark/rnicsim.lua --disable-protocol rpcordma -r out/link0.pcap
+-- (rpcordma's heuristic would otherwise claim Send payloads.)
+
+local efe = Proto("efe", "rnicsim Ether Forwarding Engine")
+
+local types = { [0] = "DATA", [1] = "ACK", [2] = "NACK" }
+local f = efe.fields
+f.version = ProtoField.uint8("efe.version", "Version", base.DEC, nil, 0xF0)
+f.type = ProtoField.uint8("efe.type", "Type", base.DEC, types, 0x0F)
+f.ar = ProtoField.bool("efe.ar", "AR (ACK requested)", 8, nil, 0x80)
+f.ce = ProtoField.bool("efe.ce", "CE (congestion experienced)", 8, nil, 0x40)
+f.ece = ProtoField.bool("efe.ece", "ECE (congestion echo)", 8, nil, 0x20)
+f.rtx = ProtoField.bool("efe.rtx", "RTX (retransmission)", 8, nil, 0x10)
+f.rsvd = ProtoField.uint8("efe.reserved", "Reserved", base.HEX, nil, 0x0F)
+f.length = ProtoField.uint16("efe.length", "Payload length", base.DEC)
+f.seq = ProtoField.uint32("efe.seq", "SEQ", base.DEC)
+f.ack = ProtoField.uint32("efe.ack", "ACK", base.DEC)
+f.qpn = ProtoField.uint24("efe.qpn", "Destination QPN", base.HEX)
+f.rsvd2 = ProtoField.uint8("efe.reserved2", "Reserved", base.HEX)
+f.ts = ProtoField.uint32("efe.ts", "TS (ns)", base.DEC)
+
+local ef_short = ProtoExpert.new("efe.short", "Frame shorter than the EFE header", expert.group.MALFORMED,
+                                 expert.severity.ERROR)
+local ef_length = ProtoExpert.new("efe.bad_length", "EFE length past the end of the frame",
+                                  expert.group.MALFORMED, expert.severity.ERROR)
+efe.experts = { ef_short, ef_length }
+
+local ddp_rdmap = Dissector.get("iwarp_ddp_rdmap")
+
+function efe.dissector(buf, pinfo, tree)
+  pinfo.cols.protocol = "EFE"
+  local t = tree:add(efe, buf(0, math.min(20, buf:len())))
+  if buf:len() < 20 then
+    t:add_proto_expert_info(ef_short)
+    return
+  end
+  t:add(f.version, buf(0, 1))
+  t:add(f.type, buf(0, 1))
+  t:add(f.ar, buf(1, 1))
+  t:add(f.ce, buf(1, 1))
+  t:add(f.ece, buf(1, 1))
+  t:add(f.rtx, buf(1, 1))
+  t:add(f.rsvd, buf(1, 1))
+  t:add(f.length, buf(2, 2))
+  t:add(f.seq, buf(4, 4))
+  t:add(f.ack, buf(8, 4))
+  t:add(f.qpn, buf(12, 3))
+  t:add(f.rsvd2, buf(15, 1))
+  t:add(f.ts, buf(16, 4))
+  local ftype = buf(0, 1):bitfield(4, 4)
+  local len = buf(2, 2):uint()
+  local name = types[ftype] or "?"
+  pinfo.cols.info = string.format("EFE %s seq=%d ack=%d", name, buf(4, 4):uint(), buf(8, 4):uint())
+  if 20 + len > buf:len() then
+    t:add_proto_expert_info(ef_length)
+    return
+  end
+  if ftype == 0 and len > 0 then
+    -- The payload stops at `length`: Ethernet padding is not DDP.
+    ddp_rdmap:call(buf(20, len):tvb(), pinfo, tree)
+  end
+end
+
+DissectorTable.get("ethertype"):add(0x88B5, efe)

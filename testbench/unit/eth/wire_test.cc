@@ -1,0 +1,193 @@
+// Wire formats against byte vectors written out by hand from WIRE.md: Ethernet + FCS, the EFE
+// header, DDP/RDMAP tagged and untagged headers, the Read Request, Terminate; the header checks
+// and their Terminate causes; malformed input never read past its end.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "models/efe/efe_header.h"
+#include "models/eth/ethernet.h"
+#include "models/rnic/ddp_rdmap.h"
+
+namespace rnic {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+TEST(Ethernet, FrameIsPaddedAndFcsGoesLsbFirst) {
+  eth::Header h{{0x02, 0, 0, 0, 0, 0x01}, {0x02, 0, 0, 0, 0, 0x02}, eth::kEtherTypeEfe};
+  const uint8_t payload[3] = {0xAA, 0xBB, 0xCC};
+  Bytes f = eth::build_frame(h, payload, 3);
+  ASSERT_EQ(f.size(), 60u);
+  EXPECT_EQ(Bytes(f.begin(), f.begin() + 17),
+            (Bytes{0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x88, 0xB5, 0xAA, 0xBB, 0xCC}));
+  EXPECT_EQ(f[59], 0);
+  eth::append_fcs(f);
+  ASSERT_EQ(f.size(), 64u);
+  EXPECT_TRUE(eth::fcs_ok(f.data(), f.size()));
+  f[20] ^= 1;
+  EXPECT_FALSE(eth::fcs_ok(f.data(), f.size()));
+  EXPECT_EQ(eth::wire_bytes(60), 8u + 60 + 4 + 12);
+  EXPECT_EQ(eth::wire_bytes(20), 84u);  // padded to the minimum
+  EXPECT_EQ(eth::wire_bytes(1500 + 14), 8u + 1514 + 4 + 12);
+}
+
+TEST(Ethernet, FcsOfAKnownFrame) {
+  // "123456789" as a frame body has the CRC-32 0xCBF43926: on the wire 26 39 F4 CB.
+  Bytes f = {'1', '2', '3', '4', '5', '6', '7', '8', '9'};
+  eth::append_fcs(f);
+  EXPECT_EQ(Bytes(f.end() - 4, f.end()), (Bytes{0x26, 0x39, 0xF4, 0xCB}));
+}
+
+TEST(Efe, HeaderBytes) {
+  efe::Header h;
+  h.type = efe::Type::kData;
+  h.ar = true;
+  h.rtx = true;
+  h.length = 0x0123;
+  h.seq = 0x01020304;
+  h.ack = 0xA0B0C0D0;
+  h.dst_qpn = 0xABCDEF;
+  h.ts = 0xDEADBEEF;
+  uint8_t b[20];
+  efe::encode(h, b);
+  EXPECT_EQ(Bytes(b, b + 20), (Bytes{0x10, 0x90, 0x01, 0x23, 0x01, 0x02, 0x03, 0x04, 0xA0, 0xB0,
+                                     0xC0, 0xD0, 0xAB, 0xCD, 0xEF, 0x00, 0xDE, 0xAD, 0xBE, 0xEF}));
+  Bytes frame(b, b + 20);
+  frame.resize(20 + 0x123);
+  efe::Header d;
+  ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
+  EXPECT_EQ(d.seq, h.seq);
+  EXPECT_EQ(d.dst_qpn, h.dst_qpn);
+  EXPECT_TRUE(d.ar && d.rtx && !d.ce && !d.ece);
+  // Hostile headers.
+  EXPECT_EQ(efe::decode(frame.data(), 19, &d), efe::ParseError::kShort);
+  EXPECT_EQ(efe::decode(frame.data(), 20 + 0x122, &d), efe::ParseError::kLength);
+  frame[0] = 0x20;
+  EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kVersion);
+  frame[0] = 0x13;
+  EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kType);
+  frame[0] = 0x11;
+  frame[1] = 0x01;
+  EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
+}
+
+TEST(Ddp, TaggedWriteHeader) {
+  rdmap::Segment s;
+  s.tagged = true;
+  s.last = true;
+  s.opcode = uint8_t(rdmap::Opcode::kWrite);
+  s.stag = 0x01020304;
+  s.to = 0x1122334455667788ull;
+  uint8_t b[14];
+  rdmap::encode(s, b);
+  EXPECT_EQ(Bytes(b, b + 14), (Bytes{0xC1, 0x40, 0x01, 0x02, 0x03, 0x04, 0x11, 0x22, 0x33, 0x44,
+                                     0x55, 0x66, 0x77, 0x88}));
+  rdmap::Segment d;
+  ASSERT_TRUE(rdmap::decode(b, 14, &d));
+  EXPECT_TRUE(d.tagged && d.last);
+  EXPECT_EQ(d.stag, s.stag);
+  EXPECT_EQ(d.to, s.to);
+  rdmap::TermCause why;
+  EXPECT_TRUE(rdmap::check_header(d, &why));
+  EXPECT_FALSE(rdmap::decode(b, 13, &d));  // announced tagged, 13 bytes: not a header
+}
+
+TEST(Ddp, UntaggedSendWithInvalidateHeader) {
+  rdmap::Segment s;
+  s.last = false;
+  s.opcode = uint8_t(rdmap::Opcode::kSendSeInvalidate);
+  s.inv_stag = 0xCAFEF00D;
+  s.qn = 0;
+  s.msn = 1;
+  s.mo = 0x5DC;
+  uint8_t b[18];
+  rdmap::encode(s, b);
+  EXPECT_EQ(Bytes(b, b + 18),
+            (Bytes{0x01, 0x46, 0xCA, 0xFE, 0xF0, 0x0D, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0x05, 0xDC}));
+}
+
+TEST(Ddp, ReadRequestPayload) {
+  rdmap::ReadRequest r{0x11111111, 0x2222222222222222ull, 0x00010000, 0x33333333,
+                       0x4444444444444444ull};
+  uint8_t b[28];
+  rdmap::encode(r, b);
+  EXPECT_EQ(Bytes(b, b + 28), (Bytes{0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22, 0x22, 0x22,
+                                     0x22, 0x22, 0x00, 0x01, 0x00, 0x00, 0x33, 0x33, 0x33, 0x33,
+                                     0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44, 0x44}));
+  rdmap::ReadRequest d;
+  ASSERT_TRUE(rdmap::decode(b, 28, &d));
+  EXPECT_EQ(d.src_to, r.src_to);
+  EXPECT_FALSE(rdmap::decode(b, 27, &d));
+}
+
+TEST(Ddp, TerminateOfABadWrite) {
+  // DDP / tagged buffer / invalid STag, M and D, the 14-byte header of the offending segment.
+  rdmap::Terminate t;
+  t.cause = {rdmap::Layer::kDdp, 1, 0x00};
+  t.m = t.d = true;
+  t.ddp_seg_len = 1454;
+  t.ddp_header = {0xC1, 0x40, 0, 0, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0x10, 0};
+  const Bytes b = rdmap::encode(t);
+  EXPECT_EQ(b, (Bytes{0x11, 0x00, 0xC0, 0x00, 0x05, 0xAE, 0xC1, 0x40, 0,    0,
+                      0x12, 0x34, 0,    0,    0,    0,    0,    0,    0x10, 0}));
+  rdmap::Terminate d;
+  ASSERT_TRUE(rdmap::decode(b.data(), b.size(), &d));
+  EXPECT_TRUE(d.cause == t.cause);
+  EXPECT_EQ(d.ddp_header, t.ddp_header);
+  EXPECT_FALSE(d.r);
+  EXPECT_FALSE(rdmap::decode(b.data(), b.size() - 1, &d));
+}
+
+TEST(Ddp, HeaderChecksGiveTheTerminateOfWireMd) {
+  rdmap::Segment s;
+  rdmap::TermCause why;
+  s.tagged = true;
+  s.opcode = 0;
+  s.ddp_version = 2;
+  EXPECT_FALSE(rdmap::check_header(s, &why));
+  EXPECT_TRUE(why == (rdmap::TermCause{rdmap::Layer::kDdp, 1, 0x04}));
+  s.tagged = false;
+  s.opcode = 3;
+  EXPECT_FALSE(rdmap::check_header(s, &why));
+  EXPECT_TRUE(why == (rdmap::TermCause{rdmap::Layer::kDdp, 2, 0x06}));
+  s.ddp_version = 1;
+  s.rdmap_version = 0;
+  EXPECT_FALSE(rdmap::check_header(s, &why));
+  EXPECT_TRUE(why == (rdmap::TermCause{rdmap::Layer::kRdmap, 2, 0x05}));
+  s.rdmap_version = 1;
+  s.opcode = 0x9;
+  EXPECT_FALSE(rdmap::check_header(s, &why));
+  EXPECT_TRUE(why == (rdmap::TermCause{rdmap::Layer::kRdmap, 2, 0x06}));
+  s.opcode = 3;
+  s.qn = 1;
+  EXPECT_FALSE(rdmap::check_header(s, &why));
+  EXPECT_TRUE(why == (rdmap::TermCause{rdmap::Layer::kDdp, 2, 0x01}));
+  s.opcode = 1;  // Read Request belongs to QN 1
+  EXPECT_TRUE(rdmap::check_header(s, &why));
+  s.tagged = true;  // a Read Request with the T bit
+  EXPECT_FALSE(rdmap::check_header(s, &why));
+  EXPECT_TRUE(why == (rdmap::TermCause{rdmap::Layer::kRdmap, 2, 0x06}));
+}
+
+// Random bytes: decoders never read past the buffer (ASan in the fuzz build; here: no crash and
+// consistent results on every prefix).
+TEST(Ddp, DecodersStayInsideRandomBuffers) {
+  std::mt19937 rng(5);
+  for (int i = 0; i < 20000; ++i) {
+    Bytes b(rng() % 64);
+    for (auto& x : b) x = uint8_t(rng());
+    rdmap::Segment s;
+    rdmap::Terminate t;
+    rdmap::ReadRequest r;
+    efe::Header h;
+    if (rdmap::decode(b.data(), b.size(), &s)) EXPECT_GE(b.size(), s.header_bytes());
+    if (rdmap::decode(b.data(), b.size(), &t)) EXPECT_GE(b.size(), 4u);
+    EXPECT_EQ(rdmap::decode(b.data(), b.size(), &r), b.size() >= 28);
+    if (efe::decode(b.data(), b.size(), &h) == efe::ParseError::kOk)
+      EXPECT_LE(h.length + 20u, b.size());
+  }
+}
+
+}  // namespace
+}  // namespace rnic
