@@ -85,8 +85,12 @@ TEST(Process, MallocScattersPagesAsConfigured) {
       if (v != va && f == prev + kPageSize) ++adjacent;
       prev = f;
     });
-    if (scatter == 0.0) EXPECT_EQ(adjacent, 255u);
-    if (scatter == 1.0) EXPECT_EQ(adjacent, 0u);
+    if (scatter == 0.0) {
+      EXPECT_EQ(adjacent, 255u);
+    }
+    if (scatter == 1.0) {
+      EXPECT_EQ(adjacent, 0u);
+    }
     if (scatter == 0.5) {
       EXPECT_GT(adjacent, 90u);
       EXPECT_LT(adjacent, 165u);
