@@ -26,6 +26,8 @@ class RunTrace;
 struct HostCard;
 
 struct ExperimentContext {
+  ExperimentContext(Scenario& s, SystemConfig& c, StatRegistry& st) : scenario(s), cfg(c), stats(st) {}
+
   Scenario& scenario;
   SystemConfig& cfg;
   StatRegistry& stats;

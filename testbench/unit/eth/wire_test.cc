@@ -181,11 +181,16 @@ TEST(Ddp, DecodersStayInsideRandomBuffers) {
     rdmap::Terminate t;
     rdmap::ReadRequest r;
     efe::Header h;
-    if (rdmap::decode(b.data(), b.size(), &s)) EXPECT_GE(b.size(), s.header_bytes());
-    if (rdmap::decode(b.data(), b.size(), &t)) EXPECT_GE(b.size(), 4u);
+    if (rdmap::decode(b.data(), b.size(), &s)) {
+      EXPECT_GE(b.size(), s.header_bytes());
+    }
+    if (rdmap::decode(b.data(), b.size(), &t)) {
+      EXPECT_GE(b.size(), 4u);
+    }
     EXPECT_EQ(rdmap::decode(b.data(), b.size(), &r), b.size() >= 28);
-    if (efe::decode(b.data(), b.size(), &h) == efe::ParseError::kOk)
+    if (efe::decode(b.data(), b.size(), &h) == efe::ParseError::kOk) {
       EXPECT_LE(h.length + 20u, b.size());
+    }
   }
 }
 
