@@ -105,6 +105,13 @@ std::vector<ParamInfo> SystemConfig::params() {
   Lister m{p, "mac."};
   m.i("rate_gbps", mac.rate_gbps, "Gb/s", 1, 100, "Ethernet line rate", {1, 10, 25, 40, 100});
   m.i("mtu", mac.mtu, "B", 576, 9000, "MTU");
+  m.i("tx_cycles", mac.tx_cycles, "cycles", 0, 1000,
+      "core cycles from a frame's last beat to its first bit on the wire");
+  m.i("rx_cycles", mac.rx_cycles, "cycles", 0, 1000,
+      "core cycles from the FCS check to the upper layer");
+  m.i("tx_fifo_frames", mac.tx_fifo_frames, "frames", 1, 4096, "MAC transmit FIFO depth");
+  Lister l{p, "link."};
+  l.i("prop_ns", link.prop_ns, "ns", 0, 100000000, "propagation delay of an Ethernet link");
   Lister s{p, "sim."};
   s.i("seed", sim.seed, "", 0, double(INT64_MAX), "random seed");
   s.i("stats_interval_ns", sim.stats_interval_ns, "ns", 0, 1e12,

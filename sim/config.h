@@ -82,8 +82,15 @@ struct CostConfig {
 };
 
 struct MacConfig {
-  int64_t rate_gbps = 10;  // Gb/s: 1, 10, 25, 40, 100
-  int64_t mtu = 1500;      // B
+  int64_t rate_gbps = 10;      // Gb/s: 1, 10, 25, 40, 100
+  int64_t mtu = 1500;          // B
+  int64_t tx_cycles = 2;       // core cycles from a frame's last beat into the MAC to its first bit
+  int64_t rx_cycles = 2;       // core cycles from the FCS check to the frame at the upper layer
+  int64_t tx_fifo_frames = 8;  // frames the MAC's transmit FIFO holds (full: back-pressure)
+};
+
+struct LinkConfig {
+  int64_t prop_ns = 5;  // ns, propagation (about 1 m of cable or fibre)
 };
 
 struct SimConfig {
@@ -112,6 +119,7 @@ struct SystemConfig {
   HostConfig host;
   CostConfig cost;
   MacConfig mac;
+  LinkConfig link;
   SimConfig sim;
 
   std::vector<ParamInfo> params();
