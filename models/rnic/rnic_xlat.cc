@@ -1,0 +1,97 @@
+#include "models/rnic/rnic_xlat.h"
+
+#include <algorithm>
+
+namespace rnic {
+
+const char* to_string(XlatStatus s) {
+  switch (s) {
+    case XlatStatus::kOk:
+      return "ok";
+    case XlatStatus::kInvalidStag:
+      return "invalid STag";
+    case XlatStatus::kPdMismatch:
+      return "STag of another protection domain";
+    case XlatStatus::kAccess:
+      return "access rights violation";
+    case XlatStatus::kToWrap:
+      return "tagged offset wraps";
+    case XlatStatus::kBounds:
+      return "base or bounds violation";
+    case XlatStatus::kPageFault:
+      return "page not present";
+  }
+  return "?";
+}
+
+XlatResult RnicXlat::translate(const XlatRequest& r) const {
+  XlatResult out;
+  out.cycles = t_.smt_cycles;
+  auto fail = [&](XlatStatus s) {
+    out.status = s;
+    out.chunks.clear();
+    return out;
+  };
+  const SmtEntry* e = smt_.find(stag_index(r.stag));
+  if (!e || e->state != SmtEntry::State::kValid || e->key != stag_key(r.stag))
+    return fail(XlatStatus::kInvalidStag);
+  if (e->pd != r.pd) return fail(XlatStatus::kPdMismatch);
+  if ((e->access & r.access) != r.access) return fail(XlatStatus::kAccess);
+  if (r.to + r.len < r.to) return fail(XlatStatus::kToWrap);
+  if (r.to < e->base_to || r.to + r.len > e->base_to + e->length) return fail(XlatStatus::kBounds);
+  if (r.len == 0) return out;
+  uint64_t off = r.to - e->base_to;  // offset into the region
+  uint64_t left = r.len;
+  out.cycles += t_.pbl_cycles;
+  switch (e->type) {
+    case SmtEntry::Type::kPhysical:
+      out.chunks.push_back({e->phys_base + off, uint32_t(left)});
+      out.cycles += 1;
+      return out;
+    case SmtEntry::Type::kMemoryRegion:
+    case SmtEntry::Type::kOnDemand: {
+      const uint64_t page = 1ull << e->page_shift;
+      uint64_t in_list = off + e->first_page_offset;  // offset from the first page's start
+      while (left) {
+        const uint64_t idx = in_list >> e->page_shift, in_page = in_list & (page - 1);
+        const uint64_t n = std::min(left, page - in_page);
+        const uint64_t pa = pblmt_.at(uint32_t(e->pbl_first + idx)).addr;
+        out.cycles += 1;
+        if (pa == 0) {
+          out.fault_to = e->base_to + (idx << e->page_shift) - e->first_page_offset;
+          if (out.fault_to < r.to) out.fault_to = r.to;
+          return fail(XlatStatus::kPageFault);
+        }
+        out.chunks.push_back({pa + in_page, uint32_t(n)});
+        in_list += n;
+        left -= n;
+      }
+      return out;
+    }
+    case SmtEntry::Type::kSgHandle: {
+      // Find the extent holding `off`, then walk extents.
+      uint32_t i = e->pbl_first;
+      const uint32_t end = e->pbl_first + e->pbl_count;
+      uint64_t start = 0;
+      while (i < end && start + pblmt_.at(i).len <= off) start += pblmt_.at(i++).len;
+      bool first = true;
+      while (left && i < end) {
+        const PblEntry& x = pblmt_.at(i);
+        const uint64_t in_ext = off - start, n = std::min(left, x.len - in_ext);
+        if (!first) out.cycles += t_.extent_switch_cycles;
+        out.cycles += 1;
+        out.chunks.push_back({x.addr + in_ext, uint32_t(n)});
+        off += n;
+        left -= n;
+        start += x.len;
+        ++i;
+        first = false;
+      }
+      if (left) return fail(XlatStatus::kBounds);  // extents shorter than the entry's length
+      return out;
+    }
+  }
+  return out;
+}
+
+}  // namespace rnic

@@ -1,0 +1,79 @@
+// rnic_xlat: translation of (STag, tagged offset, length, required access, PD) into physical
+// chunks, or an error, for every SMT entry type (DESIGN.md §3.3). A chunk never crosses a page
+// of a page list, nor the end of an extent; a physical region is one chunk.
+//
+// Checks, in this order (docs/errors.md maps each to its Terminate and completion):
+//   1. the index is in the table and the entry is valid         -> kInvalidStag
+//      (an invalidated entry -> kInvalidStag too)
+//   2. the key matches                                          -> kInvalidStag
+//   3. the PD matches                                           -> kPdMismatch
+//   4. the entry grants the required access                     -> kAccess
+//   5. offset + length does not wrap 2^64                       -> kToWrap
+//   6. [offset, offset + length) lies inside [base_to, base_to + length) -> kBounds
+//   7. (on-demand regions) every page is present                -> kPageFault (first absent page)
+//
+// Timing (core_clk cycles): the SMT read and checks take kSmtCycles; the first PBLMT read
+// kPblCycles more; then one chunk per cycle, plus kExtentSwitchCycles (xlat.extent_switch_cycles)
+// whenever a scatter-gather handle moves to its next extent. An error is known after kSmtCycles
+// (checks 1-6) or at the absent page's turn (7). Queue depth: one request at a time (the burst
+// API); requests queue in the caller.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "models/rnic/smt.h"
+
+namespace rnic {
+
+enum class XlatStatus : uint8_t {
+  kOk = 0,
+  kInvalidStag,
+  kPdMismatch,
+  kAccess,
+  kToWrap,
+  kBounds,
+  kPageFault,
+};
+const char* to_string(XlatStatus s);
+
+struct XlatRequest {
+  uint32_t stag = 0;
+  uint64_t to = 0;
+  uint32_t len = 0;
+  uint8_t access = 0;  // rights required (access::*); 0 = local read
+  uint32_t pd = 0;
+};
+
+struct XlatChunk {
+  uint64_t pa;
+  uint32_t len;
+};
+
+struct XlatResult {
+  XlatStatus status = XlatStatus::kOk;
+  std::vector<XlatChunk> chunks;
+  uint64_t fault_to = 0;  // kPageFault: the tagged offset of the first absent page
+  uint64_t cycles = 0;    // from request to the last chunk (or the error)
+};
+
+struct XlatTiming {
+  uint64_t smt_cycles = 2;
+  uint64_t pbl_cycles = 2;
+  uint64_t extent_switch_cycles = 1;
+};
+
+class RnicXlat {
+ public:
+  RnicXlat(const Smt& smt, const Pblmt& pblmt, XlatTiming t = {})
+      : smt_(smt), pblmt_(pblmt), t_(t) {}
+  XlatResult translate(const XlatRequest& r) const;
+  const XlatTiming& timing() const { return t_; }
+
+ private:
+  const Smt& smt_;
+  const Pblmt& pblmt_;
+  XlatTiming t_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,77 @@
+// The STag Management Table (SMT) and the PBL Management Table (PBLMT) (DESIGN.md §3.3).
+//
+// STag = 24-bit index << 8 | 8-bit key. An SMT entry describes one registered region:
+//   state      free, valid, or invalid (after invalidation; the key stays until re-registered)
+//   type       memory region (page list), scatter-gather handle (extent list), physical region
+//              (one contiguous physical range), on-demand-paged region (page list whose pages
+//              may be absent: address 0)
+//   pd         protection domain
+//   access     rdma-core's IBV_ACCESS_* bits (local write 1, remote write 2, remote read 4,
+//              remote atomic 8); local read is always allowed
+//   base_to    tagged offset of the region's first byte (the VA it was registered at)
+//   length     bytes
+//   pbl        first PBLMT entry and entry count (page list or extent list)
+//   page_shift page size of a page list (12 = 4 KiB)
+//   first_page_offset  base_to's offset within the first page of a page list
+//   phys_base  first physical byte of a physical region
+// A PBLMT entry is a physical page address (page lists) or an extent: address and length.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rnic {
+
+namespace access {
+constexpr uint8_t kLocalWrite = 1, kRemoteWrite = 2, kRemoteRead = 4, kRemoteAtomic = 8;
+}
+
+inline uint32_t stag_index(uint32_t stag) { return stag >> 8; }
+inline uint8_t stag_key(uint32_t stag) { return uint8_t(stag); }
+inline uint32_t make_stag(uint32_t index, uint8_t key) { return index << 8 | key; }
+
+struct SmtEntry {
+  enum class State : uint8_t { kFree, kValid, kInvalid };
+  enum class Type : uint8_t { kMemoryRegion, kSgHandle, kPhysical, kOnDemand };
+  State state = State::kFree;
+  Type type = Type::kMemoryRegion;
+  uint8_t key = 0;
+  uint32_t pd = 0;
+  uint8_t access = 0;
+  uint64_t base_to = 0;
+  uint64_t length = 0;
+  uint32_t pbl_first = 0, pbl_count = 0;
+  uint8_t page_shift = 12;
+  uint64_t first_page_offset = 0;
+  uint64_t phys_base = 0;
+};
+
+struct PblEntry {
+  uint64_t addr = 0;
+  uint64_t len = 0;  // extents; 0 for a page of a page list
+};
+
+class Smt {
+ public:
+  explicit Smt(size_t entries) : e_(entries) {}
+  size_t size() const { return e_.size(); }
+  SmtEntry& at(uint32_t index) { return e_[index]; }
+  const SmtEntry* find(uint32_t index) const { return index < e_.size() ? &e_[index] : nullptr; }
+
+ private:
+  std::vector<SmtEntry> e_;
+};
+
+class Pblmt {
+ public:
+  explicit Pblmt(size_t entries) : e_(entries) {}
+  size_t size() const { return e_.size(); }
+  PblEntry& at(uint32_t i) { return e_[i]; }
+  const PblEntry& at(uint32_t i) const { return e_[i]; }
+
+ private:
+  std::vector<PblEntry> e_;
+};
+
+}  // namespace rnic
