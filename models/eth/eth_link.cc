@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "models/eth/ethernet.h"
 
@@ -55,11 +56,13 @@ bool EthLink::send(int s, Frame f) {
   }
   ++*sd.tx_frames;
   *sd.tx_bytes += kPreambleBytes + f.size() + kFcsBytes + kIfgBytes;
-  // First bit on the wire: the FIFO slot frees, the tap sees the frame.
+  // First bit on the wire: the FIFO slot frees, the tap sees the frame. Both events share one
+  // copy of the frame.
   std::array<uint8_t, 4> fcs_a{fcs[0], fcs[1], fcs[2], fcs[3]};
-  eq_.at(start, [this, s, f, fcs_a] {
+  auto frame = std::make_shared<const Frame>(std::move(f));
+  eq_.at(start, [this, s, frame, fcs_a] {
     --side_[s].fifo;
-    if (tap_) tap_(now_ps(), f, fcs_a.data());
+    if (tap_) tap_(now_ps(), *frame, fcs_a.data());
     if (side_[s].space) side_[s].space();
   });
   // Last bit at the peer, then its FCS check and the hand-over.
@@ -67,9 +70,9 @@ bool EthLink::send(int s, Frame f) {
   const uint64_t last_bit = start + on_wire + uint64_t(cfg_.link.prop_ns) * 1000;
   const uint64_t deliver_at =
       clk_.edge_after(last_bit, Crc32Model::kLatency + uint64_t(cfg_.mac.rx_cycles));
-  eq_.at(deliver_at, [this, peer, f = std::move(f), fcs_a]() mutable {
+  eq_.at(deliver_at, [this, peer, frame, fcs_a] {
     Side& rx = side_[peer];
-    const uint32_t got = crc_.crc().compute(f.data(), f.size());
+    const uint32_t got = crc_.crc().compute(frame->data(), frame->size());
     const uint32_t sent = uint32_t(fcs_a[0]) | uint32_t(fcs_a[1]) << 8 | uint32_t(fcs_a[2]) << 16 |
                           uint32_t(fcs_a[3]) << 24;
     if (got != sent) {
@@ -77,7 +80,7 @@ bool EthLink::send(int s, Frame f) {
       return;
     }
     ++*rx.rx_frames;
-    if (rx.deliver) rx.deliver(std::move(f));
+    if (rx.deliver) rx.deliver(Frame(*frame));
   });
   return true;
 }

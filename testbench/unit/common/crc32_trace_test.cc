@@ -1,15 +1,14 @@
 // `--trace fst`: one FST file holds the Verilated crc32's internals and the model's channels,
 // on one time base. The test writes it, then reads its hierarchy back with fstapi.
 #include <gtest/gtest.h>
-#include <gtkwave/fstapi.h>
 #include <systemc.h>
 #include <verilated_fst_sc.h>
 
 #include <filesystem>
-#include <set>
 
 #include "Vcrc32_w8.h"
 #include "sim/fst_trace.h"
+#include "testbench/common/fst_read.h"
 #include "testbench/unit/common/crc32_tb.h"
 
 namespace rnic::tb {
@@ -37,34 +36,18 @@ TEST(Crc32Trace, OneFstHoldsRtlInternalsAndModelChannels) {
   ASSERT_TRUE(tb.done());
   EXPECT_EQ(tb.mismatches(), 0u);
 
-  void* r = fstReaderOpen(path.c_str());
-  ASSERT_NE(r, nullptr);
-  std::set<std::string> vars;
-  uint32_t cnt_bits = 0;
-  std::vector<std::string> scope;
-  while (fstHier* h = fstReaderIterateHier(r)) {
-    if (h->htyp == FST_HT_SCOPE) scope.push_back(h->u.scope.name);
-    if (h->htyp == FST_HT_UPSCOPE) scope.pop_back();
-    if (h->htyp == FST_HT_VAR) {
-      std::string full;
-      for (const auto& s : scope) full += s + ".";
-      std::string name = h->u.var.name;  // "m_crc [31:0]": the range follows a space
-      vars.insert(full + name.substr(0, name.find(' ')));
-      if (full + name.substr(0, name.find(' ')) == "tb.model_if.s_cnt") cnt_bits = h->u.var.length;
-    }
-  }
-  EXPECT_GT(fstReaderGetEndTime(r), 0u);
-  EXPECT_GT(fstReaderGetValueChangeSectionCount(r), 0u);
-  fstReaderClose(r);
+  const FstContents c = read_fst(path);
+  ASSERT_TRUE(c.opened);
+  EXPECT_GT(c.end, 0u);
+  EXPECT_GT(c.change_sections, 0u);
   std::string all;
-  for (const auto& v : vars) all += v + " ";
+  for (const auto& [v, bits] : c.vars) all += v + " ";
   // RTL internals (registers and next-state logic) and the model-side channels.
-  EXPECT_TRUE(vars.count("rtl.crc32.state_reg")) << all;
-  EXPECT_TRUE(vars.count("rtl.crc32.out_crc_next")) << all;
-  EXPECT_TRUE(vars.count("tb.model_if.m_crc")) << all;
-  EXPECT_TRUE(vars.count("tb.model_if.s_data")) << all;
-  EXPECT_TRUE(vars.count("tb.rtl_if.s_ready")) << all;
-  EXPECT_EQ(cnt_bits, 4u);  // the port list's width, not the C++ type's
+  for (const char* v : {"rtl.crc32.state_reg", "rtl.crc32.out_crc_next", "tb.model_if.m_crc",
+                        "tb.model_if.s_data", "tb.rtl_if.s_ready"})
+    EXPECT_TRUE(c.vars.count(v)) << v << " not in " << all;
+  ASSERT_TRUE(c.vars.count("tb.model_if.s_cnt"));
+  EXPECT_EQ(c.vars.at("tb.model_if.s_cnt"), 4u);  // the port list's width, not the C++ type's
   std::filesystem::remove(path);
 }
 

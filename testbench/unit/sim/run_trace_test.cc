@@ -2,37 +2,14 @@
 #include "sim/run_trace.h"
 
 #include <gtest/gtest.h>
-#include <gtkwave/fstapi.h>
 
 #include <filesystem>
-#include <set>
 
 #include "sim/host_card.h"
+#include "testbench/common/fst_read.h"
 
 namespace rnic {
 namespace {
-
-std::set<std::string> read_vars(const std::string& path, uint64_t* start, uint64_t* end) {
-  void* r = fstReaderOpen(path.c_str());
-  EXPECT_NE(r, nullptr);
-  std::set<std::string> vars;
-  if (!r) return vars;
-  std::vector<std::string> scope;
-  while (fstHier* h = fstReaderIterateHier(r)) {
-    if (h->htyp == FST_HT_SCOPE) scope.push_back(h->u.scope.name);
-    if (h->htyp == FST_HT_UPSCOPE) scope.pop_back();
-    if (h->htyp == FST_HT_VAR) {
-      std::string full;
-      for (const auto& s : scope) full += s + ".";
-      const std::string n = h->u.var.name;
-      vars.insert(full + n.substr(0, n.find(' ')));
-    }
-  }
-  *start = fstReaderGetStartTime(r);
-  *end = fstReaderGetEndTime(r);
-  fstReaderClose(r);
-  return vars;
-}
 
 TEST(RunTrace, WindowAndScope) {
   const std::string dir = (std::filesystem::temp_directory_path() / "rnicsim_run_trace").string();
@@ -50,15 +27,15 @@ TEST(RunTrace, WindowAndScope) {
                   [&] { sys.card_if.dma_write(1ull << 30, std::vector<uint8_t>(128 * 1024, 1)); });
   trace.close();
   ASSERT_TRUE(trace.opened());
-  uint64_t start = 0, end = 0;
-  auto vars = read_vars(trace.path(), &start, &end);
-  EXPECT_TRUE(vars.count("pcie.card_tx.packet"));
-  EXPECT_TRUE(vars.count("pcie.rc_tx.credits_pd"));
-  EXPECT_FALSE(vars.count("card_pcie.tags_in_use"));  // outside the scope filter
+  const tb::FstContents c = tb::read_fst(trace.path());
+  ASSERT_TRUE(c.opened);
+  EXPECT_TRUE(c.vars.count("pcie.card_tx.packet"));
+  EXPECT_TRUE(c.vars.count("pcie.rc_tx.credits_pd"));
+  EXPECT_FALSE(c.vars.count("card_pcie.tags_in_use"));  // outside the scope filter
   // Time in ps (the SystemC resolution): inside [2 us, 6 us].
-  EXPECT_GE(start, 2000000u);
-  EXPECT_LE(end, 6000000u);
-  EXPECT_GT(end, start);
+  EXPECT_GE(c.start, 2000000u);
+  EXPECT_LE(c.end, 6000000u);
+  EXPECT_GT(c.end, c.start);
   std::filesystem::remove_all(dir);
 }
 
