@@ -60,6 +60,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     ctx.trace = trace.get();
   }
   const auto t0 = std::chrono::steady_clock::now();
+  for (const auto& p : s.config.params()) log::debug("config {} = {}", p.key, s.config.get(p.key));
   int rc = 0;
   std::string stopped;
   run_control::set_quiet(quiet);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "models/eth/ethernet.h"
+#include "sim/log.h"
 
 namespace rnic::eth {
 
@@ -33,6 +34,7 @@ bool EthLink::send(int s, Frame f) {
   Side& sd = side_[s];
   if (f.size() > size_t(cfg_.mac.mtu) + kHeaderBytes) {
     ++*sd.tx_oversize;
+    log::warn("{}: {} B frame refused: MTU {}", name(), f.size(), cfg_.mac.mtu);
     return false;
   }
   sc_assert(can_send(s));
@@ -77,6 +79,7 @@ bool EthLink::send(int s, Frame f) {
                           uint32_t(fcs_a[3]) << 24;
     if (got != sent) {
       ++*rx.rx_fcs_errors;
+      log::info("{}: FCS error, {} B frame dropped", name(), frame->size());
       return;
     }
     ++*rx.rx_frames;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/log.h"
+
 namespace rnic::host {
 
 using pcie::CplStatus;
@@ -50,6 +52,7 @@ void RootComplex::receive(Tlp&& t) {
           write_bytes_ += t.len;
         } else {
           ++dropped_writes_;
+          log::warn("{}: card write of {} B to 0x{:x} dropped (not memory)", name(), t.len, t.addr);
         }
         last_write_ps_ = now_ps();
         link_.release(pcie::PcieLink::kRc, pcie::FcClass::kPosted, t.data_credits());
@@ -85,6 +88,7 @@ void RootComplex::serve_read(Tlp req) {
       return;
     }
     ++ur_reads_;
+    log::info("{}: card read of {} B at 0x{:x} answered UR", name(), req.len, req.addr);
     Tlp c;
     c.type = TlpType::kCpl;
     c.tag = req.tag;

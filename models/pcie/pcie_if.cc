@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/log.h"
+
 namespace rnic::pcie {
 
 const char* to_string(DmaStatus s) {
@@ -177,6 +179,7 @@ void PcieIf::check_timeouts() {
     auto it = tags_.find(tag);
     if (it == tags_.end() || it->second.deadline_ps != deadline) continue;
     ++cpl_timeouts_;
+    log::warn("{}: completion timeout, tag {}", name(), tag);
     complete_piece(tag, DmaStatus::kTimeout);
   }
   arm_timeout();
