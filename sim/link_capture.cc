@@ -1,0 +1,15 @@
+#include "sim/link_capture.h"
+
+namespace rnic {
+
+std::unique_ptr<PcapWriter> capture_link(eth::EthLink& link, const std::string& path,
+                                         bool keep_fcs) {
+  auto w = std::make_unique<PcapWriter>(path, keep_fcs);
+  PcapWriter* p = w.get();
+  link.set_wire_tap([p](uint64_t t_ps, const eth::EthLink::Frame& f, const uint8_t* fcs) {
+    p->write(t_ps, f.data(), f.size(), fcs);
+  });
+  return w;
+}
+
+}  // namespace rnic
