@@ -34,43 +34,50 @@ std::vector<Packet> read_pcap(const std::string& path) {
   return out;
 }
 
-TEST(LinkCapture, TimestampsFramesAndFcs) {
-  const auto dir = std::filesystem::temp_directory_path() / "rnicsim_link_capture";
-  std::filesystem::create_directories(dir);
+// One link with a capture of it in a fresh folder.
+struct Captured {
+  std::filesystem::path dir;
   SystemConfig cfg;
   StatRegistry stats;
-  eth::EthLink link("eth", cfg, stats);
-  auto plain = capture_link(link, (dir / "plain.pcap").string(), false);
+  eth::EthLink link{"eth", cfg, stats};
+  std::unique_ptr<PcapWriter> writer;
+  explicit Captured(bool keep_fcs)
+      : dir(std::filesystem::temp_directory_path() /
+            (keep_fcs ? "rnicsim_cap_fcs" : "rnicsim_cap")) {
+    std::filesystem::create_directories(dir);
+    writer = capture_link(link, (dir / "link.pcap").string(), keep_fcs);
+  }
+  // Simulates, closes the capture and reads it back.
+  std::vector<Packet> run() {
+    sc_core::sc_start();
+    writer.reset();
+    auto pk = read_pcap((dir / "link.pcap").string());
+    std::filesystem::remove_all(dir);
+    return pk;
+  }
+};
+
+TEST(LinkCapture, TimestampsFramesAndFcs) {
+  Captured c(false);
   std::vector<uint8_t> f1(100, 0x11), f2(1514, 0x22);
-  link.send(0, f1);
-  link.send(1, f2);
-  sc_core::sc_start();
-  plain.reset();  // flush and close
-  auto pk = read_pcap((dir / "plain.pcap").string());
+  c.link.send(0, f1);
+  c.link.send(1, f2);
+  auto pk = c.run();
   ASSERT_EQ(pk.size(), 2u);
   // Both leave at (ceil(L / 16) - 1 + 2) cycles of 4 ns: 100 B -> 7 beats, 1514 B -> 95.
   EXPECT_EQ(pk[0].ns, (6u + 2) * 4);
   EXPECT_EQ(pk[0].bytes, f1);
   EXPECT_EQ(pk[1].ns, (94u + 2) * 4);
   EXPECT_EQ(pk[1].bytes, f2);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(LinkCapture, KeepsTheFcsInWireOrderWhenAsked) {
-  const auto dir = std::filesystem::temp_directory_path() / "rnicsim_link_capture_fcs";
-  std::filesystem::create_directories(dir);
-  SystemConfig cfg;
-  StatRegistry stats;
-  eth::EthLink link("eth", cfg, stats);
-  auto w = capture_link(link, (dir / "fcs.pcap").string(), true);
-  link.send(0, std::vector<uint8_t>(60, 0x33));
-  sc_core::sc_start();
-  w.reset();
-  auto pk = read_pcap((dir / "fcs.pcap").string());
+  Captured c(true);
+  c.link.send(0, std::vector<uint8_t>(60, 0x33));
+  auto pk = c.run();
   ASSERT_EQ(pk.size(), 1u);
   ASSERT_EQ(pk[0].bytes.size(), 64u);
   EXPECT_TRUE(eth::fcs_ok(pk[0].bytes.data(), pk[0].bytes.size()));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
