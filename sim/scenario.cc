@@ -63,12 +63,9 @@ void not_built(const std::string& file, const YAML::Node& n, const std::string& 
   throw InputError(at(file, n), key, fmt::format("{} is not built yet in this version", what));
 }
 
+// The command line's options over a scenario whose preset and file keys are already applied
+// (the preset itself is chosen by the callers, before anything else).
 void apply_options(Scenario& s, const RunOptions& opt) {
-  if (!opt.preset.empty()) {
-    // --preset replaces the scenario's preset; the scenario's own overrides are re-applied by
-    // the caller before the options.
-    s.preset = opt.preset;
-  }
   if (opt.seed_given) s.config.sim.seed = opt.seed;
   for (const auto& kv : opt.sets) {
     const auto eq = kv.find('=');
@@ -234,8 +231,7 @@ Scenario load_scenario(const std::string& file, const RunOptions& opt) {
     }
   }
   // The scenario's own overrides go first, then the command line's.
-  apply_options(s, RunOptions{"", opt.sets, opt.rtl, opt.trace, opt.trace_window, opt.trace_scope,
-                              opt.timeline, opt.pcap, opt.seed_given, opt.seed});
+  apply_options(s, opt);
   s.config.check(file);
   check_capabilities(s, file);
   return s;

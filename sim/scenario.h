@@ -23,12 +23,6 @@
 
 namespace rnic {
 
-// Where a value came from, for error messages: "file:line" or "--set".
-struct Located {
-  std::string text;
-  std::string where;
-};
-
 struct OutputSpec {
   bool pcap = false;
   bool pcap_fcs = false;
@@ -41,8 +35,7 @@ struct OutputSpec {
 struct ExperimentSpec {
   std::string kind;
   std::string name;
-  std::string where;                    // file:line of the experiment section
-  std::map<std::string, Located> keys;  // the kind's own keys, as text (lists as YAML flow)
+  std::string where;  // file:line of the experiment section
   std::map<std::string, YAML::Node> nodes;
 };
 

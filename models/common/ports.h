@@ -60,7 +60,7 @@ void set_pin_byte(T& v, int i, uint8_t b) {
   }
 }
 
-// A pin value as text (hex for integers, the bit string for sc_bv), for traces and messages.
+// A pin value as text (decimal for integers, hex for sc_bv), for checkers and messages.
 template <class T>
 std::string pin_str(const T& v) {
   if constexpr (std::is_integral_v<T>) {

@@ -21,7 +21,6 @@
 #pragma once
 
 #include <array>
-#include <deque>
 #include <functional>
 #include <systemc>
 #include <vector>

@@ -66,7 +66,6 @@ class PcieLink : public sc_core::sc_module {
     Counter* updatefcs;
     Counter* credit_stalls;
   };
-  const SideStats& stats(int s) const { return side_[s].st; }
   uint64_t count_tlps(int s) const { return side_[s].st.tlps->value; }
   uint64_t count_acks(int s) const { return side_[s].st.acks->value; }
   uint64_t count_updatefcs(int s) const { return side_[s].st.updatefcs->value; }

@@ -48,7 +48,6 @@ class PcieIf : public sc_core::sc_module {
   PcieIf(sc_core::sc_module_name n, PcieLink& link, const SystemConfig& cfg, StatRegistry& stats);
 
   void set_bar(int bar, Bar b) { bars_[bar] = b; }
-  const Bar& bar(int i) const { return bars_[i]; }
   void set_target(RegisterTarget* t) { target_ = t; }
   void configure(const SystemConfig& cfg);
 

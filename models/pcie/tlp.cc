@@ -13,9 +13,10 @@ LinkRate LinkRate::of(int gen, int lanes) {
   return r;
 }
 
-double tlp_limit_gbps(int gen, int lanes, uint32_t payload) {
-  const LinkRate r = LinkRate::of(gen, lanes);
-  return r.gbps_raw() * double(payload) / double(tlp_wire_bytes(payload, 12, gen));
+double tlp_limit_gbps(int gen, int lanes, uint64_t max_payload, uint64_t bytes) {
+  const uint64_t tlps = (bytes + max_payload - 1) / max_payload;
+  const uint64_t wire = bytes + tlps * tlp_wire_bytes(0, 12, gen);
+  return LinkRate::of(gen, lanes).gbps_raw() * double(bytes) / double(wire);
 }
 
 }  // namespace rnic::pcie

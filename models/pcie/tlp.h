@@ -68,9 +68,10 @@ struct LinkRate {
   double gbps_raw() const { return 8.0 * double(den) / double(num) * 1e12 / 1e9; }
 };
 
-// Theoretical limit of data throughput for transfers split into TLPs of `payload` bytes
-// (3DW header), in Gb/s.
-double tlp_limit_gbps(int gen, int lanes, uint32_t payload);
+// Theoretical limit of data throughput, in Gb/s, for a transfer of `bytes` split into TLPs of
+// at most `max_payload` bytes (3DW headers): bytes / (bytes + TLPs x per-TLP overhead) at the
+// link's data rate.
+double tlp_limit_gbps(int gen, int lanes, uint64_t max_payload, uint64_t bytes);
 
 // Turns byte counts into picoseconds, carrying the remainder so long streams do not drift.
 class ByteClock {

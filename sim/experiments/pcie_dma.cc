@@ -12,16 +12,6 @@
 
 namespace rnic {
 
-namespace {
-
-double transfer_limit_gbps(int gen, int lanes, uint64_t mps, uint64_t bytes) {
-  const uint64_t tlps = (bytes + mps - 1) / mps;
-  const uint64_t wire = bytes + tlps * pcie::tlp_wire_bytes(0, 12, gen);
-  return pcie::LinkRate::of(gen, lanes).gbps_raw() * double(bytes) / double(wire);
-}
-
-}  // namespace
-
 ExperimentKind pcie_dma_experiment() {
   ExperimentKind k;
   k.kind = "pcie_dma";
@@ -65,9 +55,12 @@ ExperimentKind pcie_dma_experiment() {
     const uint64_t total = uint64_t(ctx.get_int("total_bytes"));
     int bad = 0;
     uint64_t sizes = 0;
-    for (uint64_t b = uint64_t(ctx.get_int("min_bytes")); b <= uint64_t(ctx.get_int("max_bytes")); b *= 2) ++sizes;
-    const uint64_t points = ctx.get_ints("gens").size() * ctx.get_ints("lanes").size() * ctx.get_ints("mps").size() *
-                            ctx.get_ints("mrrs").size() * ctx.get_strings("ops").size() * sizes;
+    for (uint64_t b = uint64_t(ctx.get_int("min_bytes")); b <= uint64_t(ctx.get_int("max_bytes"));
+         b *= 2)
+      ++sizes;
+    const uint64_t points = ctx.get_ints("gens").size() * ctx.get_ints("lanes").size() *
+                            ctx.get_ints("mps").size() * ctx.get_ints("mrrs").size() *
+                            ctx.get_strings("ops").size() * sizes;
     for (int64_t gen : ctx.get_ints("gens"))
       for (int64_t lanes : ctx.get_ints("lanes"))
         for (int64_t mps : ctx.get_ints("mps"))
@@ -108,7 +101,7 @@ ExperimentKind pcie_dma_experiment() {
                      {"op", op},
                      {"bytes", b},
                      {"gbps", 8.0 * double(n * b) / ns},
-                     {"limit_gbps", transfer_limit_gbps(int(gen), int(lanes), uint64_t(mps), b)}});
+                     {"limit_gbps", pcie::tlp_limit_gbps(int(gen), int(lanes), uint64_t(mps), b)}});
               }
     ctx.x = "bytes";
     ctx.y = {"gbps", "limit_gbps"};
