@@ -47,6 +47,17 @@ std::vector<ParamInfo> SystemConfig::params() {
   c.i("cqs", core.cqs, "CQs", 1, 1 << 16, "completion queues");
   c.i("stags", core.stags, "entries", 1, 1 << 24, "STag management table entries");
   c.i("pbl_entries", core.pbl_entries, "entries", 1, 1 << 26, "PBL management table entries");
+  c.i("max_qp_wr", core.max_qp_wr, "WQEs", 1, 1 << 16, "WQEs each on-chip SQ and RQ holds");
+  c.i("max_cqe", core.max_cqe, "CQEs", 1, 1 << 24, "largest CQ ring");
+  c.i("ird", core.ird, "reads", 1, 256, "inbound RDMA Reads outstanding per QP (max)");
+  c.i("ord", core.ord, "reads", 1, 256, "outbound RDMA Reads outstanding per QP (max)");
+  c.i("tx_buffer_bytes", core.tx_buffer_bytes, "B", 2048, 1 << 24,
+      "segments fetched by the SQ engine and not yet sent");
+  c.i("sched_cycles", core.sched_cycles, "cycles", 1, 1000, "SQ engine cycles per segment");
+  c.i("rx_parse_cycles", core.rx_parse_cycles, "cycles", 1, 1000,
+      "segment arrival to header checked");
+  c.i("cqe_cycles", core.cqe_cycles, "cycles", 1, 1000, "forming a CQE before its DMA write");
+  c.i("cmd_cycles", core.cmd_cycles, "cycles", 1, 1000000, "per mailbox command");
   Lister e{p, "pcie."};
   e.i("gen", pcie.gen, "", 1, 5, "PCIe generation (1-2: 8b/10b, 3-5: 128b/130b)");
   e.i("lanes", pcie.lanes, "lanes", 1, 16, "link width", {1, 2, 4, 8, 16});
@@ -100,6 +111,8 @@ std::vector<ParamInfo> SystemConfig::params() {
   k.i("interrupt_entry_ns", cost.interrupt_entry_ns, "ns", 0, 1000000, "MSI-X to handler");
   k.i("mmio_issue_ns", cost.mmio_issue_ns, "ns", 0, 1000000,
       "core to root complex, per MMIO access");
+  k.i("wqe_build_ns", cost.wqe_build_ns, "ns", 0, 1000000, "the verbs library forms a WQE");
+  k.i("cq_poll_ns", cost.cq_poll_ns, "ns", 0, 1000000, "the verbs library reads one CQE slot");
   k.i("mmio_return_ns", cost.mmio_return_ns, "ns", 0, 1000000,
       "completion at the root complex to the load retiring");
   Lister m{p, "mac."};

@@ -30,6 +30,15 @@ struct CoreConfig {
   int64_t cqs = 1024;             // CQs
   int64_t stags = 65536;          // SMT entries
   int64_t pbl_entries = 1 << 20;  // PBLMT entries
+  int64_t max_qp_wr = 512;        // WQEs each on-chip SQ and RQ holds
+  int64_t max_cqe = 65536;        // CQEs a CQ ring may have
+  int64_t ird = 16;               // inbound RDMA Reads a QP may have outstanding (max)
+  int64_t ord = 16;               // outbound RDMA Reads a QP may have outstanding (max)
+  int64_t tx_buffer_bytes = 65536;  // B of segments the SQ engine may have fetched, not sent
+  int64_t sched_cycles = 2;         // cycles the SQ engine spends per segment it issues
+  int64_t rx_parse_cycles = 2;      // cycles from a segment's arrival to its header checked
+  int64_t cqe_cycles = 2;           // cycles to form a CQE before its DMA write
+  int64_t cmd_cycles = 200;         // cycles the command processor spends per mailbox command
 };
 
 struct PcieConfig {
@@ -79,6 +88,8 @@ struct CostConfig {
   int64_t interrupt_entry_ns = 900;  // MSI-X to the handler's first instruction
   int64_t mmio_issue_ns = 45;        // core -> uncore -> root complex for an MMIO access
   int64_t mmio_return_ns = 25;       // CplD at the root complex -> the load retires
+  int64_t wqe_build_ns = 10;         // the verbs library forms one WQE
+  int64_t cq_poll_ns = 10;           // the verbs library reads one CQE slot (cache line)
 };
 
 struct MacConfig {

@@ -4,7 +4,8 @@
 
 namespace rnic {
 
-HostCard::HostCard(const SystemConfig& c, StatRegistry& stats)
+HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
+                   const std::string& os_group)
     : cfg(c),
       stats(stats),
       mem(c.host),
@@ -12,10 +13,11 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats)
       rc("rc", mem, link, c, stats),
       card_if("card_pcie", link, c, stats),
       regs(c.core),
-      os(mem, rc, c, stats),
+      os(mem, rc, c, stats, os_group),
       background("background") {
-  background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
-                   [&stats] { stats.sample(sc_core::sc_time_stamp().value()); });
+  if (sample)
+    background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
+                     [&stats] { stats.sample(sc_core::sc_time_stamp().value()); });
   bar0 = c.host.hole_mib > 0 ? uint64_t(c.host.hole_base_mib) << 20 : mem.size();
   bar2 = bar0 + (16ull << 20);
   card_if.set_bar(0, {bar0, 64 * 1024});

@@ -21,7 +21,9 @@
 namespace rnic {
 
 struct HostCard {
-  HostCard(const SystemConfig& cfg, StatRegistry& stats);
+  // sample: this host's background task samples the time series (one per run does).
+  HostCard(const SystemConfig& cfg, StatRegistry& stats, bool sample = true,
+           const std::string& os_group = "host.os");
   // Applies changed PCIe/cost parameters between the points of a sweep (the link must be idle).
   void configure(const SystemConfig& cfg);
   // Registers every block's waveform signals.

@@ -1,5 +1,7 @@
 #include "models/eth/ethernet.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "models/common/bytes.h"
@@ -42,6 +44,11 @@ bool parse_header(const uint8_t* f, size_t len, Header* h) {
   std::copy(f + 6, f + 12, h->src.begin());
   h->ethertype = get_be16(f + 12);
   return true;
+}
+
+std::string to_string(const Mac& m) {
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4],
+                     m[5]);
 }
 
 }  // namespace rnic::eth

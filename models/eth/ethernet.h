@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace rnic::eth {
@@ -32,6 +33,8 @@ struct Header {
   uint16_t ethertype = kEtherTypeEfe;
 };
 
+// "02:00:00:00:00:01"
+std::string to_string(const Mac& m);
 // Header + payload + padding (no FCS).
 std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len);
 // Appends the FCS, least significant byte first.

@@ -2,15 +2,15 @@
 
 namespace rnic::host {
 
-Os::Os(PhysMem& mem, RootComplex& rc, const SystemConfig& cfg, StatRegistry& stats)
+Os::Os(PhysMem& mem, RootComplex& rc, const SystemConfig& cfg, StatRegistry& stats,
+       const std::string& group)
     : mem_(mem),
       rc_(rc),
       cfg_(cfg),
-      syscalls_(stats.group("host.os").counter("syscalls", "calls", "system calls and ioctls")),
-      walk_reads_(stats.group("host.os").counter("walk_reads", "reads",
-                                                 "page-table entries read by the kernel")),
-      pages_pinned_(
-          stats.group("host.os").counter("pages_pinned", "pages", "pages pinned by mlock")) {}
+      syscalls_(stats.group(group).counter("syscalls", "calls", "system calls and ioctls")),
+      walk_reads_(stats.group(group).counter("walk_reads", "reads",
+                                             "page-table entries read by the kernel")),
+      pages_pinned_(stats.group(group).counter("pages_pinned", "pages", "pages pinned by mlock")) {}
 
 void Os::spend(uint64_t ns) { sc_core::wait(sc_core::sc_time::from_value(ns * 1000)); }
 

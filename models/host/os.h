@@ -21,7 +21,10 @@ namespace rnic::host {
 
 class Os {
  public:
-  Os(PhysMem& mem, RootComplex& rc, const SystemConfig& cfg, StatRegistry& stats);
+  Os(PhysMem& mem, RootComplex& rc, const SystemConfig& cfg, StatRegistry& stats,
+     const std::string& group = "host.os");
+  // Spends ns of simulated time on the calling thread.
+  static void spend(uint64_t ns);
 
   struct PblResult {
     std::vector<uint64_t> pages;  // physical address of each page
@@ -35,7 +38,6 @@ class Os {
   void configure(const SystemConfig& cfg) { cfg_ = cfg; }
 
  private:
-  void spend(uint64_t ns);
   PhysMem& mem_;
   RootComplex& rc_;
   SystemConfig cfg_;

@@ -50,6 +50,7 @@ void RootComplex::receive(Tlp&& t) {
           mem_.write(t.addr, t.data.data(), t.len);
           ++writes_;
           write_bytes_ += t.len;
+          if (on_write) on_write(t.addr, t.len);
         } else {
           ++dropped_writes_;
           log::warn("{}: card write of {} B to 0x{:x} dropped (not memory)", name(), t.len, t.addr);

@@ -37,6 +37,8 @@ class RootComplex : public sc_core::sc_module {
   void mmio_write(uint64_t addr, std::vector<uint8_t> data);
 
   std::function<void(uint64_t addr, uint32_t data)> on_msi;
+  // Every card write that reached memory (CPU-side watchers: a CQ ring being polled).
+  std::function<void(uint64_t addr, uint32_t len)> on_write;
   void configure(const SystemConfig& cfg) { cfg_ = cfg; }
   // Waveform: CPU MMIO reads waiting for their completion.
   void trace(TraceSink& t) const {

@@ -1,5 +1,9 @@
 #include "models/rnic/rnic_regs.h"
 
+#include <cstring>
+
+#include "models/rnic/wqe.h"
+
 namespace rnic {
 
 RnicRegs::RnicRegs(const CoreConfig& c) : cfg_(c), qp_(size_t(c.qps)) {}
@@ -49,7 +53,34 @@ bool RnicRegs::find(int bar, uint64_t off, uint32_t len, Reg* r) const {
         v = scratch_;
         wr = true;
         break;
+      case reg::kEvent:
+        v = 0;  // read pops through the listener
+        break;
+      case reg::kMsiAddrLo:
+        v = uint32_t(msi_addr_);
+        wr = true;
+        break;
+      case reg::kMsiAddrHi:
+        v = msi_addr_ >> 32;
+        wr = true;
+        break;
+      case reg::kCmd:
+        v = 0;
+        rd = false;
+        wr = true;
+        break;
+      case reg::kCmdStatus:
+        v = cmd_status_;
+        break;
+      case reg::kCmdResult:
+        v = cmd_result_;
+        break;
       default:
+        if (base >= reg::kCmdArgs && base < reg::kCmdArgs + 4 * reg::kCmdArgCount) {
+          v = cmd_args_[(base - reg::kCmdArgs) / 4];
+          wr = true;
+          break;
+        }
         return false;
     }
     *r = {base, 4, rd, wr, v};
@@ -60,20 +91,20 @@ bool RnicRegs::find(int bar, uint64_t off, uint32_t len, Reg* r) const {
     if (qp >= qp_.size()) return false;
     const QpRegs& q = qp_[qp];
     const uint64_t page = qp * reg::kQpPage;
-    if (o < 0x010) {
+    if (o < 0x018) {
       const uint64_t base = o & ~7ull;
       if (o + len > base + 8) return false;
-      *r = {page + base, 8, false, true, base == reg::kSqDoorbell ? q.sq_db : q.rq_db};
+      const uint64_t v = base == reg::kSqDoorbell   ? q.sq_db
+                         : base == reg::kRqDoorbell ? q.rq_db
+                                                    : q.cq_db;
+      *r = {page + base, 8, false, true, v};
       return true;
     }
     const uint64_t base = o & ~3ull;
     if (o + len > base + 4) return false;
-    if (base == reg::kCqDoorbell)
-      *r = {page + base, 4, true, true, q.cq_db};
-    else if (base == reg::kQpStatus)
-      *r = {page + base, 4, true, false, qp & 0xFFFFFF};
-    else
-      return false;
+    if (base != reg::kQpStatus) return false;
+    const uint32_t state = listener_ ? listener_->qp_state(uint32_t(qp)) : 0;
+    *r = {page + base, 4, true, false, (qp & 0xFFFFFF) | uint64_t(state & 0xF) << 24};
     return true;
   }
   return false;
@@ -82,11 +113,41 @@ bool RnicRegs::find(int bar, uint64_t off, uint32_t len, Reg* r) const {
 bool RnicRegs::reg_read(int bar, uint64_t off, uint32_t len, uint8_t* out) {
   Reg r;
   if (!find(bar, off, len, &r) || !r.readable) return false;
+  if (bar == 0 && r.base == reg::kEvent && listener_) r.value = listener_->pop_event();
   for (uint32_t i = 0; i < len; ++i) out[i] = uint8_t(r.value >> (8 * (off - r.base + i)));
   return true;
 }
 
+const uint8_t* RnicRegs::window_slot(uint32_t qp, bool rq, uint32_t slot) {
+  std::vector<uint8_t>& w = windows_[qp];
+  if (w.empty()) w.resize(2 * reg::kWindowSlots * kWqeBytes);
+  return w.data() + ((rq ? reg::kWindowSlots : 0) + slot % reg::kWindowSlots) * kWqeBytes;
+}
+
+// The WQE windows and the command arguments take writes of any length inside them (the host
+// writes whole 64-byte lines there).
+bool RnicRegs::window_write(uint64_t off, const uint8_t* data, uint32_t len) {
+  const uint64_t qp = off / reg::kQpPage, o = off % reg::kQpPage;
+  const uint64_t span = reg::kWindowSlots * kWqeBytes;
+  if (qp >= qp_.size()) return false;
+  for (bool rq : {false, true}) {
+    const uint64_t base = rq ? reg::kRqWindow : reg::kSqWindow;
+    if (o >= base && o + len <= base + span) {
+      uint8_t* w = const_cast<uint8_t*>(window_slot(uint32_t(qp), rq, 0));
+      std::memcpy(w + (o - base), data, len);
+      return true;
+    }
+  }
+  return false;
+}
+
 bool RnicRegs::reg_write(int bar, uint64_t off, const uint8_t* data, uint32_t len) {
+  if (bar == 2 && off % reg::kQpPage >= reg::kSqWindow) return window_write(off, data, len);
+  if (bar == 0 && len > 8 && off >= reg::kCmdArgs && off % 4 == 0 &&
+      off + len <= reg::kCmdArgs + 4 * reg::kCmdArgCount) {
+    std::memcpy(reinterpret_cast<uint8_t*>(cmd_args_) + (off - reg::kCmdArgs), data, len);
+    return true;
+  }
   Reg r;
   if (!find(bar, off, len, &r) || !r.writable) return false;
   uint64_t v = r.value;
@@ -114,19 +175,35 @@ void RnicRegs::store(int bar, const Reg& r, uint64_t v) {
       case reg::kScratch:
         scratch_ = uint32_t(v);
         break;
+      case reg::kMsiAddrLo:
+        msi_addr_ = (msi_addr_ & ~0xFFFFFFFFull) | uint32_t(v);
+        break;
+      case reg::kMsiAddrHi:
+        msi_addr_ = (msi_addr_ & 0xFFFFFFFFull) | (v << 32);
+        break;
+      case reg::kCmd:
+        if (listener_) listener_->command(uint32_t(v), cmd_args_);
+        break;
+      default:
+        if (r.base >= reg::kCmdArgs && r.base < reg::kCmdArgs + 4 * reg::kCmdArgCount)
+          cmd_args_[(r.base - reg::kCmdArgs) / 4] = uint32_t(v);
     }
     return;
   }
+  const uint32_t qpn = uint32_t(r.base / reg::kQpPage);
   QpRegs& q = qp_[r.base / reg::kQpPage];
   switch (r.base % reg::kQpPage) {
     case reg::kSqDoorbell:
       q.sq_db = v;
+      if (listener_) listener_->sq_doorbell(qpn, v);
       break;
     case reg::kRqDoorbell:
       q.rq_db = v;
+      if (listener_) listener_->rq_doorbell(qpn, v);
       break;
     case reg::kCqDoorbell:
-      q.cq_db = uint32_t(v);
+      q.cq_db = v;
+      if (listener_) listener_->cq_doorbell(qpn, v);
       break;
   }
 }

@@ -1,0 +1,102 @@
+#include "models/efe/efe_passthrough.h"
+
+#include "sim/log.h"
+
+namespace rnic::efe {
+
+EfePassThrough::EfePassThrough(sc_core::sc_module_name n, eth::EthLink& link, int side,
+                               eth::Mac mac, const SystemConfig& cfg, StatRegistry& stats)
+    : sc_core::sc_module(n),
+      link_(link),
+      side_(side),
+      mac_(mac),
+      clk_(ClockDomain::mhz(cfg.core.clk_mhz)),
+      tx_data_(stats.group(name()).counter("tx_data", "frames", "DATA frames sent")),
+      tx_acks_(stats.group(name()).counter("tx_acks", "frames", "standalone ACK frames sent")),
+      rx_data_(stats.group(name()).counter("rx_data", "frames", "DATA frames received in order")),
+      rx_acks_(stats.group(name()).counter("rx_acks", "frames", "ACK frames received")),
+      rx_dropped_(stats.group(name()).counter(
+          "rx_dropped", "frames", "frames not for this MAC, not EFE, or with a malformed header")),
+      rx_out_of_seq_(stats.group(name()).counter("rx_out_of_seq", "frames",
+                                                 "DATA frames out of sequence (dropped)")) {
+  link_.set_receiver(side_, [this](eth::EthLink::Frame&& f) { receive(std::move(f)); });
+  link_.set_space_callback(side_, [this] { pump(); });
+}
+
+uint32_t EfePassThrough::send(const eth::Mac& dst, uint32_t dst_qpn,
+                              const std::vector<uint8_t>& ddp, bool ar) {
+  Channel& c = ch_[dst];
+  Header h;
+  h.type = Type::kData;
+  h.ar = ar;
+  h.seq = c.tx_seq++;
+  h.dst_qpn = dst_qpn & 0xFFFFFF;
+  ++pending_;
+  eq_.at(edge(kTxCycles), [this, dst, h, ddp]() mutable {
+    --pending_;
+    data_q_.push_back({dst, h, std::move(ddp)});
+    pump();
+  });
+  return h.seq;
+}
+
+void EfePassThrough::validated(const eth::Mac& peer, uint32_t seq, bool ar) {
+  Channel& c = ch_[peer];
+  if (seq == c.rx_validated) ++c.rx_validated;
+  if (!ar) return;
+  Header h;
+  h.type = Type::kAck;
+  ack_q_.push_back({peer, h, {}});
+  pump();
+}
+
+void EfePassThrough::pump() {
+  bool freed = false;
+  while (link_.can_send(side_) && (!ack_q_.empty() || !data_q_.empty())) {
+    const bool ack = !ack_q_.empty();
+    Out o = std::move(ack ? ack_q_.front() : data_q_.front());
+    (ack ? ack_q_ : data_q_).pop_front();
+    Channel& c = ch_[o.dst];
+    o.h.ack = c.rx_validated;
+    if (ack) o.h.seq = c.tx_seq;
+    o.h.ts = ts_now();
+    link_.send(side_, build_frame({o.dst, mac_, eth::kEtherTypeEfe}, o.h, o.payload.data(),
+                                  o.payload.size()));
+    ++(ack ? tx_acks_ : tx_data_);
+    freed |= !ack;
+  }
+  if (freed && on_space) on_space();
+}
+
+void EfePassThrough::receive(eth::EthLink::Frame&& f) {
+  eth::Header eh;
+  Header h;
+  if (!eth::parse_header(f.data(), f.size(), &eh) || eh.dst != mac_ ||
+      eh.ethertype != eth::kEtherTypeEfe ||
+      decode(f.data() + eth::kHeaderBytes, f.size() - eth::kHeaderBytes, &h) != ParseError::kOk) {
+    ++rx_dropped_;
+    return;
+  }
+  eq_.at(edge(kRxCycles), [this, eh, h, f = std::move(f)]() mutable {
+    Channel& c = ch_[eh.src];
+    if (h.type == Type::kData) {
+      if (h.seq != c.rx_expected) {
+        ++rx_out_of_seq_;
+        log::warn("{}: DATA SEQ {} from {} dropped, expected {}", name(), h.seq,
+                  eth::to_string(eh.src), c.rx_expected);
+        return;
+      }
+      ++c.rx_expected;
+      ++rx_data_;
+      const size_t off = eth::kHeaderBytes + kHeaderBytes;
+      RxSegment s{eh.src, h.seq, h.dst_qpn, h.ar,
+                  std::vector<uint8_t>(f.begin() + off, f.begin() + off + h.length)};
+      if (on_segment) on_segment(std::move(s));
+    } else {
+      ++rx_acks_;
+    }
+    if (on_ack) on_ack(eh.src, h.ack);
+  });
+}
+
+}  // namespace rnic::efe

@@ -1,0 +1,293 @@
+#include "models/host/driver.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "models/rnic/rnic_regs.h"
+#include "models/rnic/smt.h"
+#include "sim/log.h"
+
+namespace rnic::host {
+
+namespace {
+std::vector<uint8_t> le32(uint32_t v) {
+  std::vector<uint8_t> d(4);
+  std::memcpy(d.data(), &v, 4);
+  return d;
+}
+uint32_t read32(RootComplex& rc, uint64_t addr) {
+  const std::vector<uint8_t> d = rc.mmio_read(addr, 4);
+  uint32_t v = 0;
+  if (d.size() == 4) std::memcpy(&v, d.data(), 4);
+  return v;
+}
+}  // namespace
+
+Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t bar0,
+               uint64_t bar2, eth::Mac mac, const SystemConfig& cfg)
+    : name_(std::move(name)),
+      mem_(mem),
+      rc_(rc),
+      os_(os),
+      bar0_(bar0),
+      bar2_(bar2),
+      mac_(mac),
+      cfg_(cfg),
+      qp_used_(size_t(cfg.core.qps)),
+      cq_used_(size_t(cfg.core.cqs)),
+      stag_used_(size_t(cfg.core.stags)),
+      stag_key_(size_t(cfg.core.stags)) {
+  qp_used_[0] = true;    // QPN 0 is not handed out (as in rdma-core providers)
+  stag_used_[0] = true;  // STag 0 is reserved (RFC 5040)
+  pbl_free_[0] = uint32_t(cfg.core.pbl_entries);
+  rc_.on_msi = [this](uint64_t, uint32_t data) {
+    irq_pending_.push_back(data);
+    irq_ev_.notify(sc_core::SC_ZERO_TIME);
+  };
+  rc_.on_write = [this](uint64_t addr, uint32_t len) {
+    for (const Watch& w : watches_)
+      if (addr < w.end && addr + len > w.base) w.ev->notify(sc_core::SC_ZERO_TIME);
+  };
+  sc_core::sc_spawn_options o;
+  std::string thread = name_ + "_irq";
+  std::replace(thread.begin(), thread.end(), '.', '_');
+  sc_core::sc_spawn([this] { irq_thread(); }, thread.c_str(), &o);
+}
+
+void Driver::watch(uint64_t base, uint64_t len, sc_core::sc_event* ev) {
+  watches_.push_back({base, base + len, ev});
+}
+void Driver::unwatch(sc_core::sc_event* ev) {
+  for (size_t i = 0; i < watches_.size(); ++i)
+    if (watches_[i].ev == ev) watches_.erase(watches_.begin() + long(i--));
+}
+
+void Driver::irq_thread() {
+  for (;;) {
+    if (irq_pending_.empty()) sc_core::wait(irq_ev_);
+    if (irq_pending_.empty()) continue;
+    const uint32_t vec = irq_pending_.front();
+    irq_pending_.pop_front();
+    Os::spend(uint64_t(cfg_.cost.interrupt_entry_ns));
+    if (vec == 0) {
+      for (;;) {
+        const uint32_t e = read32(rc_, bar0_ + reg::kEvent);
+        if (!(e >> 31)) break;
+        async_.push_back({ibv_event_type((e >> 24) & 0x7F), e & 0xFFFFFF});
+      }
+      rc_.mmio_write(bar0_ + reg::kIntCause, le32(reg::kIntAsyncEvent));
+      async_ev_.notify(sc_core::SC_ZERO_TIME);
+    } else {
+      rc_.mmio_write(bar0_ + reg::kIntCause, le32(reg::kIntCompletion));
+      if (on_cq_event) on_cq_event(vec - 1);
+    }
+  }
+}
+
+void Driver::ioctl_enter() {
+  Os::spend(uint64_t(cfg_.cost.syscall_entry_ns + cfg_.cost.ioctl_dispatch_ns));
+}
+void Driver::ioctl_exit() { Os::spend(uint64_t(cfg_.cost.syscall_exit_ns)); }
+
+int Driver::command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* value) {
+  std::vector<uint8_t> a(4 * reg::kCmdArgCount, 0);
+  std::memcpy(a.data(), args.data(), std::min<size_t>(a.size(), args.size() * 4));
+  rc_.mmio_write(bar0_ + reg::kCmdArgs, std::move(a));
+  rc_.mmio_write(bar0_ + reg::kCmd, le32(op));
+  for (;;) {
+    const uint32_t st = read32(rc_, bar0_ + reg::kCmdStatus);
+    if (!(st >> 31)) {
+      if (value) *value = read32(rc_, bar0_ + reg::kCmdResult);
+      if (st & 0xFF) log::debug("{}: command {} failed: errno {}", name_, op, st & 0xFF);
+      return int(st & 0xFF);
+    }
+  }
+}
+
+int Driver::open() {
+  if (opened_) return 0;
+  ioctl_enter();
+  rc_.mmio_write(bar0_ + reg::kMsiAddrLo, le32(uint32_t(kMsiBase)));
+  rc_.mmio_write(bar0_ + reg::kMsiAddrHi, le32(0));
+  rc_.mmio_write(bar0_ + reg::kIntMask, le32(reg::kIntAsyncEvent | reg::kIntCompletion));
+  rc_.mmio_write(bar0_ + reg::kControl, le32(1));
+  const bool ok = read32(rc_, bar0_ + reg::kId) == reg::kIdValue;
+  ioctl_exit();
+  opened_ = ok;
+  return ok ? 0 : ENODEV;
+}
+
+int Driver::alloc_pd(uint32_t* pd) {
+  ioctl_enter();
+  *pd = next_pd_++;
+  ioctl_exit();
+  return 0;
+}
+
+int Driver::dealloc_pd(uint32_t) {
+  ioctl_enter();
+  ioctl_exit();
+  return 0;
+}
+
+uint64_t Driver::alloc_dma(uint64_t bytes) {
+  const uint64_t pages = std::max<uint64_t>(1, (bytes + kPageSize - 1) / kPageSize);
+  for (;;) {
+    const uint64_t first = mem_.alloc_frame(mem_.next_frame());
+    uint64_t n = 1;
+    while (n < pages && mem_.alloc_frame(first / kPageSize + n) == first + n * kPageSize) ++n;
+    if (n == pages) return first;
+  }
+}
+
+int Driver::alloc_range(std::map<uint32_t, uint32_t>& free, uint32_t n, uint32_t* first) {
+  for (auto it = free.begin(); it != free.end(); ++it) {
+    if (it->second < n) continue;
+    *first = it->first;
+    const uint32_t rest = it->second - n, at = it->first + n;
+    free.erase(it);
+    if (rest) free[at] = rest;
+    return 0;
+  }
+  return ENOMEM;
+}
+
+void Driver::free_range(std::map<uint32_t, uint32_t>& free, uint32_t first, uint32_t n) {
+  auto it = free.emplace(first, n).first;
+  auto next = std::next(it);
+  if (next != free.end() && first + n == next->first) {
+    it->second += next->second;
+    free.erase(next);
+  }
+  if (it != free.begin()) {
+    auto prev = std::prev(it);
+    if (prev->first + prev->second == first) {
+      prev->second += it->second;
+      free.erase(it);
+    }
+  }
+}
+
+int Driver::create_cq(uint32_t entries, CqInfo* out) {
+  ioctl_enter();
+  int rc = EINVAL;
+  if (entries >= 1 && entries <= uint32_t(cfg_.core.max_cqe)) {
+    rc = ENOMEM;
+    for (uint32_t i = 0; i < cq_used_.size(); ++i) {
+      if (cq_used_[i]) continue;
+      const uint64_t ring = alloc_dma(uint64_t(entries) * 32);
+      rc = command(reg::kCmdCreateCq, {i, uint32_t(ring), uint32_t(ring >> 32), entries});
+      if (rc == 0) {
+        cq_used_[i] = true;
+        *out = {i, ring, entries};
+      }
+      break;
+    }
+  }
+  ioctl_exit();
+  return rc;
+}
+
+int Driver::destroy_cq(uint32_t cqn) {
+  ioctl_enter();
+  const int rc = command(reg::kCmdDestroyCq, {cqn});
+  if (rc == 0) cq_used_[cqn] = false;
+  ioctl_exit();
+  return rc;
+}
+
+int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
+                      uint32_t* qpn) {
+  ioctl_enter();
+  int rc = ENOMEM;
+  for (uint32_t i = 1; i < qp_used_.size(); ++i) {
+    if (qp_used_[i]) continue;
+    rc = command(reg::kCmdCreateQp, {i, pd, scq, rcq, sq_depth, rq_depth});
+    if (rc == 0) {
+      qp_used_[i] = true;
+      *qpn = i;
+    }
+    break;
+  }
+  ioctl_exit();
+  return rc;
+}
+
+int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const eth::Mac& peer,
+                      uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access) {
+  ioctl_enter();
+  uint32_t lo = 0, hi = 0;
+  for (int i = 0; i < 4; ++i) lo |= uint32_t(peer[i]) << (8 * i);
+  for (int i = 0; i < 2; ++i) hi |= uint32_t(peer[4 + i]) << (8 * i);
+  const int rc =
+      command(reg::kCmdModifyQp, {qpn, mask, uint32_t(state), lo, hi, peer_qpn, ird, ord, access});
+  ioctl_exit();
+  return rc;
+}
+
+int Driver::destroy_qp(uint32_t qpn) {
+  ioctl_enter();
+  const int rc = command(reg::kCmdDestroyQp, {qpn});
+  if (rc == 0) qp_used_[qpn] = false;
+  ioctl_exit();
+  return rc;
+}
+
+int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access,
+                   MrInfo* out) {
+  if (len == 0) return EINVAL;
+  os_.mlock(p, va, len);
+  const Os::PblResult pbl = os_.get_pbl(p, va, len);
+  if (!pbl.ok) return EFAULT;
+  ioctl_enter();
+  const uint32_t n = uint32_t(pbl.pages.size());
+  uint32_t first = 0;
+  int rc = alloc_range(pbl_free_, n, &first);
+  uint32_t idx = 0;
+  if (rc == 0) {
+    rc = ENOMEM;
+    for (uint32_t i = 1; i < stag_used_.size(); ++i)
+      if (!stag_used_[i]) {
+        idx = i;
+        rc = 0;
+        break;
+      }
+    if (rc) free_range(pbl_free_, first, n);
+  }
+  if (rc == 0) {
+    const uint64_t buf = alloc_dma(uint64_t(n) * 8);
+    mem_.write(buf, pbl.pages.data(), uint64_t(n) * 8);
+    Os::spend((uint64_t(n) * 8 + 63) / 64 * uint64_t(cfg_.cost.copy_line_ns));
+    rc = command(reg::kCmdLoadPbl, {first, n, uint32_t(buf), uint32_t(buf >> 32), 0});
+    const uint8_t key = ++stag_key_[idx];
+    const uint32_t type = uint32_t(SmtEntry::Type::kMemoryRegion);
+    if (rc == 0)
+      rc = command(reg::kCmdWriteStag,
+                   {idx, uint32_t(key) | type << 8 | (access & 0xFF) << 16, pd, uint32_t(va),
+                    uint32_t(va >> 32), uint32_t(len), uint32_t(len >> 32), first, n, 12,
+                    uint32_t(va & (kPageSize - 1)), 0, 0});
+    if (rc == 0) {
+      stag_used_[idx] = true;
+      *out = {make_stag(idx, key), first, n};
+    } else {
+      free_range(pbl_free_, first, n);
+    }
+  }
+  ioctl_exit();
+  return rc;
+}
+
+int Driver::dereg_mr(const MrInfo& mr) {
+  ioctl_enter();
+  const uint32_t idx = stag_index(mr.lkey);
+  const int rc = command(reg::kCmdFreeStag, {idx});
+  if (rc == 0) {
+    stag_used_[idx] = false;
+    free_range(pbl_free_, mr.pbl_first, mr.pbl_count);
+  }
+  ioctl_exit();
+  return rc;
+}
+
+}  // namespace rnic::host

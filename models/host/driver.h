@@ -1,0 +1,110 @@
+// The RNIC driver model (kernel level, DESIGN.md §3.1): resource allocation (PDs, QPs, CQs,
+// STags, PBLMT space), the page walk to a PBL, programming the card through the BAR0 command
+// mailbox, QP state changes, interrupts and async events.
+//
+// Costs: every call is an ioctl (syscall entry + cost.ioctl_dispatch_ns + its work + syscall
+// exit) spent on the calling thread. A mailbox command is one 64-byte MMIO write of the
+// arguments, one MMIO write of CMD, then MMIO reads of CMD_STATUS until it is not busy (the
+// card's core.cmd_cycles, and a DMA read for LOAD_PBL). Memory registration also pins and
+// walks the pages (Os::mlock, Os::get_pbl) and copies the page list into a kernel DMA buffer
+// (cost.copy_line_ns per 64 B line). Interrupts: an MSI-X costs cost.interrupt_entry_ns on the
+// driver's interrupt thread, which reads EVENT until it is empty.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "models/eth/ethernet.h"
+#include "models/host/os.h"
+#include "models/host/verbs/verbs_enums.h"
+
+namespace rnic::host {
+
+class Driver {
+ public:
+  struct AsyncEvent {
+    ibv_event_type type;
+    uint32_t num;  // QP or CQ number
+  };
+  struct CqInfo {
+    uint32_t cqn = 0;
+    uint64_t ring_pa = 0;
+    uint32_t entries = 0;
+  };
+  struct MrInfo {
+    uint32_t lkey = 0;
+    uint32_t pbl_first = 0, pbl_count = 0;
+  };
+
+  Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t bar0, uint64_t bar2,
+         eth::Mac mac, const SystemConfig& cfg);
+
+  const std::string& name() const { return name_; }
+  const eth::Mac& mac() const { return mac_; }
+  PhysMem& mem() { return mem_; }
+  RootComplex& rc() { return rc_; }
+  const SystemConfig& cfg() const { return cfg_; }
+  uint64_t bar2() const { return bar2_; }
+  uint64_t qp_page(uint32_t qpn) const { return bar2_ + uint64_t(qpn) * 4096; }
+
+  // Each from a host thread; each returns 0 or an errno.
+  int open();  // enables the card, programs MSI-X, unmasks interrupts
+  int alloc_pd(uint32_t* pd);
+  int dealloc_pd(uint32_t pd);
+  int create_cq(uint32_t entries, CqInfo* out);
+  int destroy_cq(uint32_t cqn);
+  int create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
+                uint32_t* qpn);
+  // attr fields as ibv_modify_qp's, already checked by the caller.
+  int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const eth::Mac& peer,
+                uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access);
+  int destroy_qp(uint32_t qpn);
+  int reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access, MrInfo* out);
+  int dereg_mr(const MrInfo& mr);
+
+  // Async events, in order (ibv_get_async_event blocks on async_event()).
+  std::deque<AsyncEvent>& async_queue() { return async_; }
+  sc_core::sc_event& async_event() { return async_ev_; }
+  // Completion events of CQ n (an armed CQ's MSI-X).
+  std::function<void(uint32_t cqn)> on_cq_event;
+  // Card writes into host memory (the verbs library watches its CQ rings).
+  void watch(uint64_t base, uint64_t len, sc_core::sc_event* ev);
+  void unwatch(sc_core::sc_event* ev);
+
+ private:
+  int command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* value = nullptr);
+  void ioctl_enter();
+  void ioctl_exit();
+  uint64_t alloc_dma(uint64_t bytes);  // physically contiguous kernel memory
+  int alloc_range(std::map<uint32_t, uint32_t>& free, uint32_t n, uint32_t* first);
+  void free_range(std::map<uint32_t, uint32_t>& free, uint32_t first, uint32_t n);
+  void irq_thread();
+
+  std::string name_;
+  PhysMem& mem_;
+  RootComplex& rc_;
+  Os& os_;
+  uint64_t bar0_, bar2_;
+  eth::Mac mac_;
+  SystemConfig cfg_;
+  bool opened_ = false;
+  uint32_t next_pd_ = 1;
+  std::vector<bool> qp_used_, cq_used_, stag_used_;
+  std::vector<uint8_t> stag_key_;
+  std::map<uint32_t, uint32_t> pbl_free_;  // first -> count
+  sc_core::sc_event irq_ev_, async_ev_;
+  std::deque<uint32_t> irq_pending_;
+  std::deque<AsyncEvent> async_;
+  struct Watch {
+    uint64_t base, end;
+    sc_core::sc_event* ev;
+  };
+  std::vector<Watch> watches_;
+};
+
+}  // namespace rnic::host

@@ -1,0 +1,582 @@
+#include "models/host/verbs/verbs.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "models/host/driver.h"
+#include "models/host/process.h"
+#include "models/host/verbs/qp_state.h"
+#include "models/rnic/rnic_regs.h"
+#include "models/rnic/smt.h"
+#include "models/rnic/wqe.h"
+
+using rnic::host::Driver;
+using rnic::host::Process;
+using rnic::host::ProcessContext;
+
+struct ibv_cq::Impl {
+  uint64_t ring_pa = 0;
+  uint32_t entries = 0;
+  uint64_t ci = 0;
+  std::vector<ibv_qp*> qps;  // QPs using this CQ (their pages carry its doorbell)
+  bool arm_pending = false, arm_solicited = false;
+  sc_core::sc_event written;
+};
+
+struct ibv_qp::Impl {
+  uint32_t sq_depth = 0, rq_depth = 0, max_send_sge = 0, max_recv_sge = 0;
+  uint64_t sq_pi = 0, sq_freed = 0, rq_pi = 0, rq_freed = 0;
+  bool sq_sig_all = false;
+  uint64_t page = 0;
+  ibv_qp_attr attr{};
+};
+
+namespace {
+
+struct Context {
+  std::map<uint32_t, ibv_qp*> qps;
+  std::map<uint32_t, ibv_cq*> cqs;
+};
+
+std::map<const sc_core::sc_object*, ProcessContext>& processes() {
+  static std::map<const sc_core::sc_object*, ProcessContext> m;
+  return m;
+}
+std::map<const ibv_context*, Context>& contexts() {
+  static std::map<const ibv_context*, Context> m;
+  return m;
+}
+
+const ProcessContext& current() {
+  const sc_core::sc_object* me = sc_core::sc_get_current_process_handle().get_process_object();
+  auto it = processes().find(me);
+  if (it == processes().end())
+    throw std::logic_error("verbs called outside a simulated process (rnic::Cluster::run)");
+  return it->second;
+}
+
+void spend(uint64_t ns) {
+  if (ns) sc_core::wait(sc_core::sc_time::from_value(ns * 1000));
+}
+
+std::vector<uint8_t> le64(uint64_t v) {
+  std::vector<uint8_t> d(8);
+  std::memcpy(d.data(), &v, 8);
+  return d;
+}
+
+rnic::eth::Mac mac_of_gid(const ibv_gid& g) {
+  // fe80::xxxx:xxff:fexx:xxxx, EUI-64 with the universal/local bit flipped.
+  return {uint8_t(g.raw[8] ^ 0x02), g.raw[9], g.raw[10], g.raw[13], g.raw[14], g.raw[15]};
+}
+
+void cq_doorbell(ibv_cq* cq, ibv_qp* via, bool arm, bool solicited) {
+  uint64_t v = uint32_t(cq->impl->ci) | uint64_t(cq->handle) << 32;
+  if (arm) v |= rnic::reg::kCqArm | (solicited ? rnic::reg::kCqSolicitedOnly : 0);
+  via->context->drv->rc().mmio_write(via->impl->page + rnic::reg::kCqDoorbell, le64(v));
+}
+
+bool cqe_ready(ibv_cq* cq) {
+  ibv_cq::Impl& c = *cq->impl;
+  uint8_t owner = 0;
+  cq->context->drv->mem().read(c.ring_pa + (c.ci % c.entries) * rnic::kCqeBytes + 31, &owner, 1);
+  return (owner & 1) == (((c.ci / c.entries) & 1) ? 0 : 1);
+}
+
+}  // namespace
+
+namespace rnic::host {
+void bind_current_process(const ProcessContext& c) {
+  processes()[sc_core::sc_get_current_process_handle().get_process_object()] = c;
+}
+void unbind_current_process() {
+  processes().erase(sc_core::sc_get_current_process_handle().get_process_object());
+}
+}  // namespace rnic::host
+
+ibv_device** ibv_get_device_list(int* num_devices) {
+  static std::map<Driver*, ibv_device> devices;
+  Driver* d = current().drv;
+  ibv_device& dev = devices[d];
+  std::snprintf(dev.name, sizeof dev.name, "rnic0");
+  std::snprintf(dev.dev_name, sizeof dev.dev_name, "uverbs0");
+  dev.node_type = IBV_NODE_RNIC;
+  dev.transport_type = IBV_TRANSPORT_IWARP;
+  dev.drv = d;
+  auto** list = new ibv_device*[2];
+  list[0] = &dev;
+  list[1] = nullptr;
+  if (num_devices) *num_devices = 1;
+  return list;
+}
+
+void ibv_free_device_list(ibv_device** list) { delete[] list; }
+const char* ibv_get_device_name(ibv_device* device) { return device->name; }
+
+ibv_context* ibv_open_device(ibv_device* device) {
+  if (!device || device->drv->open() != 0) {
+    errno = ENODEV;
+    return nullptr;
+  }
+  auto* c = new ibv_context{};
+  c->device = device;
+  c->num_comp_vectors = 1;
+  c->proc = current().proc;
+  c->drv = device->drv;
+  contexts()[c];
+  return c;
+}
+
+int ibv_close_device(ibv_context* context) {
+  contexts().erase(context);
+  delete context;
+  return 0;
+}
+
+int ibv_query_device(ibv_context* context, ibv_device_attr* a) {
+  const rnic::SystemConfig& cfg = context->drv->cfg();
+  *a = ibv_device_attr{};
+  std::snprintf(a->fw_ver, sizeof a->fw_ver, "rnicsim 0.1.0");
+  a->max_mr_size = 1ull << 40;
+  a->page_size_cap = 4096;
+  a->vendor_id = 0x1033;  // NEC, ExpEther's vendor
+  a->max_qp = int(cfg.core.qps) - 1;
+  a->max_qp_wr = int(cfg.core.max_qp_wr);
+  a->max_sge = rnic::kMaxSge;
+  a->max_sge_rd = rnic::kMaxSge;
+  a->max_cq = int(cfg.core.cqs);
+  a->max_cqe = int(cfg.core.max_cqe);
+  a->max_mr = int(cfg.core.stags) - 1;
+  a->max_pd = 1 << 24;
+  a->max_qp_rd_atom = int(cfg.core.ird);
+  a->max_qp_init_rd_atom = int(cfg.core.ord);
+  a->max_res_rd_atom = int(cfg.core.ird * (cfg.core.qps - 1));
+  a->phys_port_cnt = 1;
+  return 0;
+}
+
+int ibv_query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* a) {
+  if (port_num != 1) return EINVAL;
+  const int64_t mtu = context->drv->cfg().mac.mtu;
+  *a = ibv_port_attr{};
+  a->state = IBV_PORT_ACTIVE;
+  a->max_mtu = mtu >= 4096 ? IBV_MTU_4096 : mtu >= 2048 ? IBV_MTU_2048 : IBV_MTU_1024;
+  a->active_mtu = a->max_mtu;
+  a->gid_tbl_len = 1;
+  a->max_msg_sz = 1u << 31;
+  a->link_layer = IBV_LINK_LAYER_ETHERNET;
+  return 0;
+}
+
+int ibv_query_gid(ibv_context* context, uint8_t port_num, int index, ibv_gid* gid) {
+  if (port_num != 1 || index != 0) return EINVAL;
+  const rnic::eth::Mac& m = context->drv->mac();
+  std::memset(gid, 0, sizeof *gid);
+  gid->raw[0] = 0xfe;
+  gid->raw[1] = 0x80;
+  gid->raw[8] = m[0] ^ 0x02;
+  gid->raw[9] = m[1];
+  gid->raw[10] = m[2];
+  gid->raw[11] = 0xff;
+  gid->raw[12] = 0xfe;
+  gid->raw[13] = m[3];
+  gid->raw[14] = m[4];
+  gid->raw[15] = m[5];
+  return 0;
+}
+
+ibv_pd* ibv_alloc_pd(ibv_context* context) {
+  uint32_t pd = 0;
+  if (int rc = context->drv->alloc_pd(&pd)) {
+    errno = rc;
+    return nullptr;
+  }
+  return new ibv_pd{context, pd};
+}
+
+int ibv_dealloc_pd(ibv_pd* pd) {
+  const int rc = pd->context->drv->dealloc_pd(pd->handle);
+  if (rc == 0) delete pd;
+  return rc;
+}
+
+ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
+  // Remote write needs local write (rdma-core / kernel rule).
+  if ((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE)) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  Driver::MrInfo info;
+  ibv_context* c = pd->context;
+  if (int rc = c->drv->reg_mr(*c->proc, pd->handle, reinterpret_cast<uint64_t>(addr), length,
+                              uint32_t(access), &info)) {
+    errno = rc;
+    return nullptr;
+  }
+  auto* mr = new ibv_mr{};
+  mr->context = c;
+  mr->pd = pd;
+  mr->addr = addr;
+  mr->length = length;
+  mr->handle = rnic::stag_index(info.lkey);
+  mr->lkey = mr->rkey = info.lkey;
+  mr->pbl_first = info.pbl_first;
+  mr->pbl_count = info.pbl_count;
+  return mr;
+}
+
+int ibv_dereg_mr(ibv_mr* mr) {
+  const int rc = mr->context->drv->dereg_mr({mr->lkey, mr->pbl_first, mr->pbl_count});
+  if (rc == 0) delete mr;
+  return rc;
+}
+
+ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
+                      int /*comp_vector*/) {
+  if (cqe < 1 || cqe > context->drv->cfg().core.max_cqe) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  Driver::CqInfo info;
+  if (int rc = context->drv->create_cq(uint32_t(cqe), &info)) {
+    errno = rc;
+    return nullptr;
+  }
+  auto* cq = new ibv_cq{};
+  cq->context = context;
+  cq->channel = channel;
+  cq->cq_context = cq_context;
+  cq->handle = info.cqn;
+  cq->cqe = int(info.entries);
+  cq->impl = new ibv_cq::Impl;
+  cq->impl->ring_pa = info.ring_pa;
+  cq->impl->entries = info.entries;
+  context->drv->watch(info.ring_pa, uint64_t(info.entries) * rnic::kCqeBytes, &cq->impl->written);
+  contexts()[context].cqs[cq->handle] = cq;
+  return cq;
+}
+
+int ibv_destroy_cq(ibv_cq* cq) {
+  if (!cq->impl->qps.empty()) return EBUSY;
+  const int rc = cq->context->drv->destroy_cq(cq->handle);
+  if (rc) return rc;
+  cq->context->drv->unwatch(&cq->impl->written);
+  contexts()[cq->context].cqs.erase(cq->handle);
+  delete cq->impl;
+  delete cq;
+  return 0;
+}
+
+int ibv_req_notify_cq(ibv_cq* cq, int solicited_only) {
+  if (cq->impl->qps.empty()) {
+    cq->impl->arm_pending = true;
+    cq->impl->arm_solicited = solicited_only != 0;
+    return 0;
+  }
+  cq_doorbell(cq, cq->impl->qps.front(), true, solicited_only != 0);
+  return 0;
+}
+
+ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
+  ibv_context* c = pd->context;
+  const rnic::SystemConfig& cfg = c->drv->cfg();
+  if (!a || a->qp_type != IBV_QPT_RC || !a->send_cq || !a->recv_cq || a->srq ||
+      a->cap.max_send_wr < 1 || a->cap.max_recv_wr < 1 ||
+      a->cap.max_send_wr > uint32_t(cfg.core.max_qp_wr) ||
+      a->cap.max_recv_wr > uint32_t(cfg.core.max_qp_wr) || a->cap.max_send_sge > rnic::kMaxSge ||
+      a->cap.max_recv_sge > rnic::kMaxSge || a->cap.max_inline_data > 0) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  uint32_t qpn = 0;
+  if (int rc = c->drv->create_qp(pd->handle, a->send_cq->handle, a->recv_cq->handle,
+                                 a->cap.max_send_wr, a->cap.max_recv_wr, &qpn)) {
+    errno = rc;
+    return nullptr;
+  }
+  auto* qp = new ibv_qp{};
+  qp->context = c;
+  qp->qp_context = a->qp_context;
+  qp->pd = pd;
+  qp->send_cq = a->send_cq;
+  qp->recv_cq = a->recv_cq;
+  qp->handle = qpn;
+  qp->qp_num = qpn;
+  qp->state = IBV_QPS_RESET;
+  qp->qp_type = IBV_QPT_RC;
+  qp->impl = new ibv_qp::Impl;
+  ibv_qp::Impl& q = *qp->impl;
+  q.sq_depth = a->cap.max_send_wr;
+  q.rq_depth = a->cap.max_recv_wr;
+  q.max_send_sge = a->cap.max_send_sge;
+  q.max_recv_sge = a->cap.max_recv_sge;
+  q.sq_sig_all = a->sq_sig_all != 0;
+  q.page = c->drv->qp_page(qpn);
+  q.attr.cap = a->cap;
+  contexts()[c].qps[qpn] = qp;
+  for (ibv_cq* cq : {a->send_cq, a->recv_cq}) {
+    cq->impl->qps.push_back(qp);
+    if (cq->impl->arm_pending) {
+      cq->impl->arm_pending = false;
+      cq_doorbell(cq, qp, true, cq->impl->arm_solicited);
+    }
+  }
+  return qp;
+}
+
+int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
+  const ibv_qp_state cur = qp->state;
+  const ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
+  if (int rc = rnic::qp_transition_check(cur, next, mask)) return rc;
+  ibv_qp::Impl& q = *qp->impl;
+  if (mask & IBV_QP_AV) q.attr.ah_attr = attr->ah_attr;
+  if (mask & IBV_QP_DEST_QPN) q.attr.dest_qp_num = attr->dest_qp_num;
+  if (mask & IBV_QP_ACCESS_FLAGS) q.attr.qp_access_flags = attr->qp_access_flags;
+  if (mask & IBV_QP_MAX_QP_RD_ATOMIC) q.attr.max_rd_atomic = attr->max_rd_atomic;
+  if (mask & IBV_QP_MAX_DEST_RD_ATOMIC) q.attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+  const int rc = qp->context->drv->modify_qp(
+      qp->qp_num, uint32_t(mask), next, mac_of_gid(q.attr.ah_attr.grh.dgid), q.attr.dest_qp_num,
+      q.attr.max_dest_rd_atomic, q.attr.max_rd_atomic, q.attr.qp_access_flags);
+  if (rc) return rc;
+  qp->state = next;
+  if (next == IBV_QPS_RESET) q.sq_pi = q.sq_freed = q.rq_pi = q.rq_freed = 0;
+  return 0;
+}
+
+int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int /*attr_mask*/, ibv_qp_init_attr* init_attr) {
+  const std::vector<uint8_t> d =
+      qp->context->drv->rc().mmio_read(qp->impl->page + rnic::reg::kQpStatus, 4);
+  if (d.size() != 4) return EIO;
+  uint32_t v;
+  std::memcpy(&v, d.data(), 4);
+  qp->state = ibv_qp_state((v >> 24) & 0xF);
+  *attr = qp->impl->attr;
+  attr->qp_state = attr->cur_qp_state = qp->state;
+  if (init_attr) {
+    *init_attr = ibv_qp_init_attr{};
+    init_attr->qp_context = qp->qp_context;
+    init_attr->send_cq = qp->send_cq;
+    init_attr->recv_cq = qp->recv_cq;
+    init_attr->cap = qp->impl->attr.cap;
+    init_attr->qp_type = qp->qp_type;
+    init_attr->sq_sig_all = qp->impl->sq_sig_all;
+  }
+  return 0;
+}
+
+int ibv_destroy_qp(ibv_qp* qp) {
+  const int rc = qp->context->drv->destroy_qp(qp->qp_num);
+  if (rc) return rc;
+  for (ibv_cq* cq : {qp->send_cq, qp->recv_cq}) {
+    auto& v = cq->impl->qps;
+    v.erase(std::remove(v.begin(), v.end(), qp), v.end());
+  }
+  contexts()[qp->context].qps.erase(qp->qp_num);
+  delete qp->impl;
+  delete qp;
+  return 0;
+}
+
+namespace {
+// Writes the WQEs [from, to) of a queue into its window, then the doorbell.
+void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_t first) {
+  Driver* drv = qp->context->drv;
+  const uint64_t win = qp->impl->page + (rq ? rnic::reg::kRqWindow : rnic::reg::kSqWindow);
+  const uint64_t db = qp->impl->page + (rq ? rnic::reg::kRqDoorbell : rnic::reg::kSqDoorbell);
+  uint8_t buf[rnic::kWqeBytes];
+  for (size_t i = 0; i < wqes.size(); ++i) {
+    const uint64_t idx = first + i;
+    spend(uint64_t(drv->cfg().cost.wqe_build_ns));
+    rnic::encode(wqes[i], buf);
+    const uint64_t slot = win + (idx % rnic::reg::kWindowSlots) * rnic::kWqeBytes;
+    for (uint32_t off = 0; off < wqes[i].used_bytes(); off += 64)
+      drv->rc().mmio_write(slot + off, std::vector<uint8_t>(buf + off, buf + off + 64));
+    if ((idx + 1) % rnic::reg::kWindowSlots == 0 || i + 1 == wqes.size())
+      drv->rc().mmio_write(db, le64(idx + 1));
+  }
+}
+}  // namespace
+
+int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+  ibv_qp::Impl& q = *qp->impl;
+  std::vector<rnic::Wqe> wqes;
+  int rc = 0;
+  for (; wr; wr = wr->next) {
+    if (qp->state != IBV_QPS_RTS && qp->state != IBV_QPS_ERR && qp->state != IBV_QPS_SQD)
+      rc = EINVAL;
+    else if (wr->num_sge < 0 || uint32_t(wr->num_sge) > q.max_send_sge)
+      rc = EINVAL;
+    else if (wr->opcode != IBV_WR_RDMA_WRITE && wr->opcode != IBV_WR_SEND &&
+             wr->opcode != IBV_WR_SEND_WITH_INV && wr->opcode != IBV_WR_RDMA_READ)
+      rc = EINVAL;
+    else if (wr->send_flags & IBV_SEND_INLINE)
+      rc = EINVAL;
+    else if (q.sq_pi + wqes.size() - q.sq_freed >= q.sq_depth)
+      rc = ENOMEM;
+    if (rc) break;
+    rnic::Wqe w;
+    w.opcode = uint8_t(wr->opcode);
+    w.flags = uint8_t(wr->send_flags | (q.sq_sig_all ? IBV_SEND_SIGNALED : 0));
+    w.num_sge = uint8_t(wr->num_sge);
+    w.invalidate_rkey = wr->opcode == IBV_WR_SEND_WITH_INV ? wr->invalidate_rkey : 0;
+    w.wr_id = wr->wr_id;
+    w.remote_addr = wr->wr.rdma.remote_addr;
+    w.rkey = wr->wr.rdma.rkey;
+    for (int i = 0; i < wr->num_sge; ++i)
+      w.sge[i] = {wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
+    wqes.push_back(w);
+  }
+  if (rc && bad_wr) *bad_wr = wr;
+  if (!wqes.empty()) {
+    write_wqes(qp, false, wqes, q.sq_pi);
+    q.sq_pi += wqes.size();
+  }
+  return rc;
+}
+
+int ibv_post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
+  ibv_qp::Impl& q = *qp->impl;
+  std::vector<rnic::Wqe> wqes;
+  int rc = 0;
+  for (; wr; wr = wr->next) {
+    if (qp->state == IBV_QPS_RESET)
+      rc = EINVAL;
+    else if (wr->num_sge < 0 || uint32_t(wr->num_sge) > q.max_recv_sge)
+      rc = EINVAL;
+    else if (q.rq_pi + wqes.size() - q.rq_freed >= q.rq_depth)
+      rc = ENOMEM;
+    if (rc) break;
+    rnic::Wqe w;
+    w.num_sge = uint8_t(wr->num_sge);
+    w.wr_id = wr->wr_id;
+    for (int i = 0; i < wr->num_sge; ++i)
+      w.sge[i] = {wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
+    wqes.push_back(w);
+  }
+  if (rc && bad_wr) *bad_wr = wr;
+  if (!wqes.empty()) {
+    write_wqes(qp, true, wqes, q.rq_pi);
+    q.rq_pi += wqes.size();
+  }
+  return rc;
+}
+
+int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
+  ibv_cq::Impl& c = *cq->impl;
+  Driver* drv = cq->context->drv;
+  Context& ctx = contexts()[cq->context];
+  int n = 0;
+  ibv_qp* via = nullptr;
+  while (n < num_entries) {
+    spend(uint64_t(drv->cfg().cost.cq_poll_ns));
+    if (!cqe_ready(cq)) break;
+    uint8_t raw[rnic::kCqeBytes];
+    drv->mem().read(c.ring_pa + (c.ci % c.entries) * rnic::kCqeBytes, raw, sizeof raw);
+    const rnic::Cqe e = rnic::decode_cqe(raw);
+    ibv_wc& w = wc[n++];
+    w = ibv_wc{};
+    w.wr_id = e.wr_id;
+    w.status = ibv_wc_status(e.status);
+    w.opcode = ibv_wc_opcode(e.opcode);
+    w.byte_len = e.byte_len;
+    w.invalidated_rkey = e.invalidated_rkey;
+    w.qp_num = e.qp_num;
+    w.wc_flags = e.wc_flags;
+    auto it = ctx.qps.find(e.qp_num);
+    if (it != ctx.qps.end()) {
+      ibv_qp::Impl& q = *it->second->impl;
+      uint64_t& freed = (e.opcode & IBV_WC_RECV) ? q.rq_freed : q.sq_freed;
+      const uint64_t pi = (e.opcode & IBV_WC_RECV) ? q.rq_pi : q.sq_pi;
+      // The CQE carries the WQE index modulo 2^32; widen it next to the producer count.
+      uint64_t idx = (pi & ~0xFFFFFFFFull) | e.wqe_index;
+      if (idx >= pi) idx -= 1ull << 32;
+      if (idx + 1 > freed) freed = idx + 1;
+      via = it->second;
+    }
+    ++c.ci;
+  }
+  if (n > 0 && (via || !c.qps.empty())) cq_doorbell(cq, via ? via : c.qps.front(), false, false);
+  return n;
+}
+
+int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
+  Driver* drv = context->drv;
+  while (drv->async_queue().empty()) sc_core::wait(drv->async_event());
+  const Driver::AsyncEvent e = drv->async_queue().front();
+  drv->async_queue().pop_front();
+  Context& ctx = contexts()[context];
+  *event = ibv_async_event{};
+  event->event_type = e.type;
+  if (e.type == IBV_EVENT_CQ_ERR) {
+    auto it = ctx.cqs.find(e.num);
+    event->element.cq = it == ctx.cqs.end() ? nullptr : it->second;
+  } else {
+    auto it = ctx.qps.find(e.num);
+    event->element.qp = it == ctx.qps.end() ? nullptr : it->second;
+  }
+  return 0;
+}
+
+void ibv_ack_async_event(ibv_async_event*) {}
+
+const char* ibv_wc_status_str(ibv_wc_status status) {
+  static const char* const names[] = {"success",
+                                      "local length error",
+                                      "local QP operation error",
+                                      "local EE context operation error",
+                                      "local protection error",
+                                      "Work Request Flushed Error",
+                                      "memory management operation error",
+                                      "bad response error",
+                                      "local access error",
+                                      "remote invalid request error",
+                                      "remote access error",
+                                      "remote operation error",
+                                      "transport retry counter exceeded",
+                                      "RNR retry counter exceeded",
+                                      "local RDD violation error",
+                                      "remote invalid RD request",
+                                      "aborted error",
+                                      "invalid EE context number",
+                                      "invalid EE context state",
+                                      "fatal error",
+                                      "response timeout error",
+                                      "general error"};
+  return unsigned(status) < sizeof names / sizeof *names ? names[status] : "unknown";
+}
+
+void* rnic_malloc(size_t bytes) { return reinterpret_cast<void*>(current().proc->malloc(bytes)); }
+
+int rnic_mem_write(void* dst, const void* src, size_t len) {
+  return current().proc->write_virt(reinterpret_cast<uint64_t>(dst), src, len) ? 0 : EFAULT;
+}
+
+int rnic_mem_read(const void* src, void* dst, size_t len) {
+  return current().proc->read_virt(reinterpret_cast<uint64_t>(src), dst, len) ? 0 : EFAULT;
+}
+
+void rnic_spend_ns(uint64_t ns) { spend(ns); }
+
+double rnic_now_ns() { return double(sc_core::sc_time_stamp().value()) / 1000.0; }
+
+int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
+  const uint64_t step = uint64_t(cq->context->drv->cfg().cost.cq_poll_ns) * 1000;
+  const uint64_t t0 = sc_core::sc_time_stamp().value();
+  const uint64_t limit = t0 + timeout_ns * 1000;
+  while (!cqe_ready(cq)) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    if (now >= limit) return 0;
+    sc_core::wait(sc_core::sc_time::from_value(limit - now), cq->impl->written);
+    if (step) {
+      const uint64_t el = sc_core::sc_time_stamp().value() - t0;
+      const uint64_t pad = (step - el % step) % step;
+      if (pad) sc_core::wait(sc_core::sc_time::from_value(pad));
+    }
+  }
+  return 1;
+}

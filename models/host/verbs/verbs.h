@@ -1,0 +1,345 @@
+// rnicsim's verbs library (DESIGN.md §5): rdma-core's <infiniband/verbs.h> names, structs and
+// enum values for what it covers, so a verbs program ports by changing its include and running
+// its body as a simulated process (rnic::Cluster::run). Calls block in simulated time.
+//
+// User-level costs: ibv_post_send / ibv_post_recv spend cost.wqe_build_ns per WR and write each
+// WQE into the QP's window by MMIO (64-byte lines), then the doorbell (8 bytes), every
+// reg::kWindowSlots WQEs at most; no system call. ibv_poll_cq reads the CQ ring in host memory
+// (cost.cq_poll_ns per slot looked at) and, when it consumed CQEs, writes the consumer index
+// doorbell. ibv_query_qp reads the QP's status register (one MMIO read). The rest are driver
+// calls (models/host/driver.h).
+//
+// Extensions (rnic_*): a simulated process's memory and time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "models/host/verbs/verbs_enums.h"
+
+namespace rnic::host {
+class Driver;
+class Process;
+}  // namespace rnic::host
+
+union ibv_gid {
+  uint8_t raw[16];
+  struct {
+    uint64_t subnet_prefix;
+    uint64_t interface_id;
+  } global;
+};
+
+struct ibv_device {
+  char name[64];
+  char dev_name[64];
+  ibv_node_type node_type;
+  ibv_transport_type transport_type;
+  rnic::host::Driver* drv;  // rnicsim
+};
+
+struct ibv_context {
+  ibv_device* device;
+  int num_comp_vectors;
+  rnic::host::Process* proc;  // rnicsim: the process that opened it
+  rnic::host::Driver* drv;
+};
+
+struct ibv_device_attr {
+  char fw_ver[64];
+  uint64_t node_guid;
+  uint64_t sys_image_guid;
+  uint64_t max_mr_size;
+  uint64_t page_size_cap;
+  uint32_t vendor_id;
+  uint32_t vendor_part_id;
+  uint32_t hw_ver;
+  int max_qp;
+  int max_qp_wr;
+  unsigned int device_cap_flags;
+  int max_sge;
+  int max_sge_rd;
+  int max_cq;
+  int max_cqe;
+  int max_mr;
+  int max_pd;
+  int max_qp_rd_atom;
+  int max_ee_rd_atom;
+  int max_res_rd_atom;
+  int max_qp_init_rd_atom;
+  int max_ee_init_rd_atom;
+  int atomic_cap;
+  int max_ee;
+  int max_rdd;
+  int max_mw;
+  int max_raw_ipv6_qp;
+  int max_raw_ethy_qp;
+  int max_mcast_grp;
+  int max_mcast_qp_attach;
+  int max_total_mcast_qp_attach;
+  int max_ah;
+  int max_fmr;
+  int max_map_per_fmr;
+  int max_srq;
+  int max_srq_wr;
+  int max_srq_sge;
+  uint16_t max_pkeys;
+  uint8_t local_ca_ack_delay;
+  uint8_t phys_port_cnt;
+};
+
+struct ibv_port_attr {
+  ibv_port_state state;
+  ibv_mtu max_mtu;
+  ibv_mtu active_mtu;
+  int gid_tbl_len;
+  uint32_t port_cap_flags;
+  uint32_t max_msg_sz;
+  uint32_t bad_pkey_cntr;
+  uint32_t qkey_viol_cntr;
+  uint16_t pkey_tbl_len;
+  uint16_t lid;
+  uint16_t sm_lid;
+  uint8_t lmc;
+  uint8_t max_vl_num;
+  uint8_t sm_sl;
+  uint8_t subnet_timeout;
+  uint8_t init_type_reply;
+  uint8_t active_width;
+  uint8_t active_speed;
+  uint8_t phys_state;
+  uint8_t link_layer;
+};
+
+struct ibv_pd {
+  ibv_context* context;
+  uint32_t handle;
+};
+
+struct ibv_mr {
+  ibv_context* context;
+  ibv_pd* pd;
+  void* addr;
+  size_t length;
+  uint32_t handle;
+  uint32_t lkey;
+  uint32_t rkey;
+  uint32_t pbl_first, pbl_count;  // rnicsim: the driver's PBLMT range
+};
+
+struct ibv_comp_channel;
+
+struct ibv_cq {
+  ibv_context* context;
+  ibv_comp_channel* channel;
+  void* cq_context;
+  uint32_t handle;
+  int cqe;
+  struct Impl;
+  Impl* impl;  // rnicsim: ring, consumer index, the QPs using it
+};
+
+struct ibv_srq;
+
+struct ibv_qp_cap {
+  uint32_t max_send_wr;
+  uint32_t max_recv_wr;
+  uint32_t max_send_sge;
+  uint32_t max_recv_sge;
+  uint32_t max_inline_data;
+};
+
+struct ibv_qp_init_attr {
+  void* qp_context;
+  ibv_cq* send_cq;
+  ibv_cq* recv_cq;
+  ibv_srq* srq;
+  ibv_qp_cap cap;
+  ibv_qp_type qp_type;
+  int sq_sig_all;
+};
+
+struct ibv_global_route {
+  ibv_gid dgid;
+  uint32_t flow_label;
+  uint8_t sgid_index;
+  uint8_t hop_limit;
+  uint8_t traffic_class;
+};
+
+struct ibv_ah_attr {
+  ibv_global_route grh;
+  uint16_t dlid;
+  uint8_t sl;
+  uint8_t src_path_bits;
+  uint8_t static_rate;
+  uint8_t is_global;
+  uint8_t port_num;
+};
+
+struct ibv_qp_attr {
+  ibv_qp_state qp_state;
+  ibv_qp_state cur_qp_state;
+  ibv_mtu path_mtu;
+  int path_mig_state;
+  uint32_t qkey;
+  uint32_t rq_psn;
+  uint32_t sq_psn;
+  uint32_t dest_qp_num;
+  unsigned int qp_access_flags;
+  ibv_qp_cap cap;
+  ibv_ah_attr ah_attr;
+  ibv_ah_attr alt_ah_attr;
+  uint16_t pkey_index;
+  uint16_t alt_pkey_index;
+  uint8_t en_sqd_async_notify;
+  uint8_t sq_draining;
+  uint8_t max_rd_atomic;
+  uint8_t max_dest_rd_atomic;
+  uint8_t min_rnr_timer;
+  uint8_t port_num;
+  uint8_t timeout;
+  uint8_t retry_cnt;
+  uint8_t rnr_retry;
+  uint8_t alt_port_num;
+  uint8_t alt_timeout;
+  uint32_t rate_limit;
+};
+
+struct ibv_qp {
+  ibv_context* context;
+  void* qp_context;
+  ibv_pd* pd;
+  ibv_cq* send_cq;
+  ibv_cq* recv_cq;
+  ibv_srq* srq;
+  uint32_t handle;
+  uint32_t qp_num;
+  ibv_qp_state state;
+  ibv_qp_type qp_type;
+  struct Impl;
+  Impl* impl;  // rnicsim: queue counters, attributes
+};
+
+struct ibv_sge {
+  uint64_t addr;
+  uint32_t length;
+  uint32_t lkey;
+};
+
+struct ibv_send_wr {
+  uint64_t wr_id;
+  ibv_send_wr* next;
+  ibv_sge* sg_list;
+  int num_sge;
+  ibv_wr_opcode opcode;
+  unsigned int send_flags;
+  union {
+    uint32_t imm_data;
+    uint32_t invalidate_rkey;
+  };
+  union {
+    struct {
+      uint64_t remote_addr;
+      uint32_t rkey;
+    } rdma;
+    struct {
+      uint64_t remote_addr;
+      uint64_t compare_add;
+      uint64_t swap;
+      uint32_t rkey;
+    } atomic;
+  } wr;
+};
+
+struct ibv_recv_wr {
+  uint64_t wr_id;
+  ibv_recv_wr* next;
+  ibv_sge* sg_list;
+  int num_sge;
+};
+
+struct ibv_wc {
+  uint64_t wr_id;
+  ibv_wc_status status;
+  ibv_wc_opcode opcode;
+  uint32_t vendor_err;
+  uint32_t byte_len;
+  union {
+    uint32_t imm_data;
+    uint32_t invalidated_rkey;
+  };
+  uint32_t qp_num;
+  uint32_t src_qp;
+  unsigned int wc_flags;
+  uint16_t pkey_index;
+  uint16_t slid;
+  uint8_t sl;
+  uint8_t dlid_path_bits;
+};
+
+struct ibv_async_event {
+  union {
+    ibv_cq* cq;
+    ibv_qp* qp;
+    ibv_srq* srq;
+    int port_num;
+  } element;
+  ibv_event_type event_type;
+};
+
+ibv_device** ibv_get_device_list(int* num_devices);
+void ibv_free_device_list(ibv_device** list);
+const char* ibv_get_device_name(ibv_device* device);
+ibv_context* ibv_open_device(ibv_device* device);
+int ibv_close_device(ibv_context* context);
+int ibv_query_device(ibv_context* context, ibv_device_attr* device_attr);
+int ibv_query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* port_attr);
+int ibv_query_gid(ibv_context* context, uint8_t port_num, int index, ibv_gid* gid);
+ibv_pd* ibv_alloc_pd(ibv_context* context);
+int ibv_dealloc_pd(ibv_pd* pd);
+ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access);
+int ibv_dereg_mr(ibv_mr* mr);
+ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
+                      int comp_vector);
+int ibv_destroy_cq(ibv_cq* cq);
+int ibv_req_notify_cq(ibv_cq* cq, int solicited_only);
+ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* qp_init_attr);
+int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask);
+int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask, ibv_qp_init_attr* init_attr);
+int ibv_destroy_qp(ibv_qp* qp);
+int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr);
+int ibv_post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr);
+int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc);
+int ibv_get_async_event(ibv_context* context, ibv_async_event* event);
+void ibv_ack_async_event(ibv_async_event* event);
+const char* ibv_wc_status_str(ibv_wc_status status);
+
+// --- rnicsim extensions ---
+// A buffer of `bytes` in the calling process's virtual memory (page aligned, scattered
+// physical pages, a guard page after it). The pointer is a simulated address: pass it to verbs
+// and to rnic_mem_*; never dereference it.
+void* rnic_malloc(size_t bytes);
+// Copies between the calling process's simulated memory and the simulator's own (no simulated
+// cost: set-up and checks). Return 0, or EFAULT for an unmapped page.
+int rnic_mem_write(void* dst, const void* src, size_t len);
+int rnic_mem_read(const void* src, void* dst, size_t len);
+// Spends simulated time on the calling process.
+void rnic_spend_ns(uint64_t ns);
+// Simulated time now, in ns.
+double rnic_now_ns();
+// Blocks until the CQ has a CQE to poll (or timeout_ns passes: returns 0 then, else 1). Costs
+// what a busy ibv_poll_cq loop would: the CQE is seen at the first cost.cq_poll_ns step after
+// it lands, counted from the call.
+int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns);
+
+namespace rnic::host {
+// The calling simulated process's host (its driver) and process, set by the runner.
+struct ProcessContext {
+  Driver* drv = nullptr;
+  Process* proc = nullptr;
+};
+// Binds the calling SC_THREAD to a host and a process (the runner does this before a program).
+void bind_current_process(const ProcessContext& c);
+void unbind_current_process();
+}  // namespace rnic::host

@@ -1,0 +1,106 @@
+// RnicCore: the completion engine: in-order SQ completion, flushes, CQEs into the host CQ
+// ring with the owner (phase) bit, overflow, MSI-X for armed CQs.
+#include "models/rnic/rnic_core.h"
+#include "sim/log.h"
+
+namespace rnic {
+
+namespace {
+uint8_t wc_opcode(uint8_t wr_opcode) {
+  switch (wr_opcode) {
+    case IBV_WR_RDMA_WRITE:
+      return IBV_WC_RDMA_WRITE;
+    case IBV_WR_RDMA_READ:
+      return IBV_WC_RDMA_READ;
+    default:
+      return IBV_WC_SEND;
+  }
+}
+}  // namespace
+
+void RnicCore::try_complete(uint32_t qpn) {
+  Qp& q = qps_[qpn];
+  while (!q.sq.empty() && q.sq.front().done && q.cursor > 0) {
+    const SqEntry& e = q.sq.front();
+    if ((e.wqe.flags & IBV_SEND_SIGNALED) || e.status != IBV_WC_SUCCESS) {
+      Cqe c;
+      c.wr_id = e.wqe.wr_id;
+      c.qp_num = qpn;
+      c.wqe_index = e.index;
+      c.status = e.status;
+      c.opcode = wc_opcode(e.wqe.opcode);
+      c.byte_len = uint32_t(e.wqe.total_length());
+      post_cqe(q.scq, c);
+    }
+    q.sq.pop_front();
+    --q.cursor;
+  }
+}
+
+void RnicCore::flush_qp(uint32_t qpn) {
+  Qp& q = qps_[qpn];
+  for (SqEntry& e : q.sq)
+    if (!e.done) {
+      e.done = true;
+      e.status = IBV_WC_WR_FLUSH_ERR;
+    }
+  q.cursor = q.sq.size();
+  q.seg_off = 0;
+  q.seg_sge = 0;
+  q.reads_out.clear();
+  q.responses.clear();
+  try_complete(qpn);
+  for (const RqEntry& r : q.rq) {
+    Cqe c;
+    c.wr_id = r.wqe.wr_id;
+    c.qp_num = qpn;
+    c.wqe_index = r.index;
+    c.status = IBV_WC_WR_FLUSH_ERR;
+    c.opcode = IBV_WC_RECV;
+    post_cqe(q.rcq, c);
+  }
+  q.rq.clear();
+  q.recv_off = 0;
+}
+
+void RnicCore::post_cqe(uint32_t cqn, Cqe c) {
+  if (cqn >= cqs_.size()) return;
+  Cq& cq = cqs_[cqn];
+  if (!cq.valid || cq.error) return;
+  if (cq.pi - cq.ci >= cq.entries) return cq_error(cqn);
+  const uint64_t slot = cq.pi % cq.entries;
+  c.owner = ((cq.pi / cq.entries) & 1) ? 0 : 1;
+  ++cq.pi;
+  const uint64_t t = std::max(edge(uint64_t(cfg_.core.cqe_cycles)),
+                              cqe_next_ps_ + cycles_ps(uint64_t(cfg_.core.cqe_cycles)));
+  cqe_next_ps_ = t;
+  eq_.at(t, [this, cqn, slot, c] {
+    Cq& cq = cqs_[cqn];
+    if (!cq.valid) return;
+    std::vector<uint8_t> d(kCqeBytes);
+    encode(c, d.data());
+    pcie_.dma_write(cq.base + slot * kCqeBytes, std::move(d));
+    ++cqes_;
+    if (cq.armed && (!cq.solicited_only || c.solicited || c.status != IBV_WC_SUCCESS)) {
+      cq.armed = false;
+      if (regs_.raise(reg::kIntCompletion) && regs_.msi_addr())
+        pcie_.msi(regs_.msi_addr(), kAsyncVector + 1 + cqn);
+    }
+  });
+}
+
+void RnicCore::cq_error(uint32_t cqn) {
+  Cq& cq = cqs_[cqn];
+  cq.error = true;
+  ++cq_overflows_;
+  log::warn("{}: CQ {} overflowed ({} entries)", name(), cqn, cq.entries);
+  push_event(IBV_EVENT_CQ_ERR, cqn);
+  for (uint32_t i = 0; i < qps_.size(); ++i) {
+    Qp& q = qps_[i];
+    if (!q.valid || q.state == IBV_QPS_ERR || (q.scq != cqn && q.rcq != cqn)) continue;
+    set_qp_state(i, IBV_QPS_ERR);
+    push_event(IBV_EVENT_QP_FATAL, i);
+  }
+}
+
+}  // namespace rnic

@@ -1,0 +1,301 @@
+// RnicCore: the host interface's command processor, doorbells and async events.
+#include <cerrno>
+#include <cstring>
+
+#include "models/common/bytes.h"
+#include "models/rnic/rnic_core.h"
+#include "sim/log.h"
+
+namespace rnic {
+
+RnicCore::RnicCore(sc_core::sc_module_name n, const SystemConfig& cfg, pcie::PcieIf& pcie,
+                   RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats)
+    : sc_core::sc_module(n),
+      cfg_(cfg),
+      clk_(ClockDomain::mhz(cfg.core.clk_mhz)),
+      pcie_(pcie),
+      regs_(regs),
+      efe_(efe),
+      smt_(size_t(cfg.core.stags)),
+      pblmt_(size_t(cfg.core.pbl_entries)),
+      xlat_(smt_, pblmt_),
+      cqs_(size_t(cfg.core.cqs)),
+      qps_(size_t(cfg.core.qps)),
+      tx_segments_(stats.group(name()).counter("tx_segments", "segments", "DDP segments sent")),
+      tx_payload_bytes_(stats.group(name()).counter("tx_payload_bytes", "B", "payload bytes sent")),
+      tx_terminates_(stats.group(name()).counter("tx_terminates", "frames", "Terminates sent")),
+      rx_segments_(stats.group(name()).counter("rx_segments", "segments", "DDP segments received")),
+      rx_payload_bytes_(
+          stats.group(name()).counter("rx_payload_bytes", "B", "payload bytes placed")),
+      rx_dropped_(stats.group(name()).counter("rx_dropped", "segments",
+                                              "segments for no QP, a QP in ERROR, or too short")),
+      rx_terminates_(stats.group(name()).counter("rx_terminates", "frames", "Terminates received")),
+      terminates_sent_(stats.group(name()).counter("rx_errors", "segments",
+                                                   "segments answered with a Terminate")),
+      cqes_(stats.group(name()).counter("cqes", "CQEs", "CQEs written")),
+      cq_overflows_(stats.group(name()).counter("cq_overflows", "CQs", "CQ overflows")),
+      commands_(stats.group(name()).counter("commands", "commands", "mailbox commands run")),
+      events_raised_(stats.group(name()).counter("async_events", "events", "async events")),
+      local_errors_(
+          stats.group(name()).counter("local_errors", "WRs", "WRs completed with a local error")),
+      rx_fifo_max_(
+          stats.group(name()).counter("rx_fifo_max", "segments", "largest RX FIFO depth seen")) {
+  regs_.set_listener(this);
+  efe_.on_segment = [this](efe::EfePassThrough::RxSegment&& s) {
+    RxItem it;
+    it.seg = std::move(s);
+    rx_push(std::move(it));
+  };
+  efe_.on_ack = [this](const eth::Mac& peer, uint32_t ack) {
+    RxItem it;
+    it.is_ack = true;
+    it.peer = peer;
+    it.ack = ack;
+    rx_push(std::move(it));
+  };
+  efe_.on_space = [this] { tx_emit(); };
+}
+
+uint32_t RnicCore::qp_state(uint32_t qp) const {
+  return qp < qps_.size() && qps_[qp].valid ? uint32_t(qps_[qp].state) : uint32_t(IBV_QPS_RESET);
+}
+
+uint32_t RnicCore::pop_event() {
+  if (events_.empty()) return 0;
+  const uint32_t e = events_.front();
+  events_.pop_front();
+  return e;
+}
+
+void RnicCore::push_event(ibv_event_type t, uint32_t num) {
+  ++events_raised_;
+  events_.push_back(1u << 31 | uint32_t(t) << 24 | (num & 0xFFFFFF));
+  if (regs_.raise(reg::kIntAsyncEvent) && regs_.msi_addr())
+    pcie_.msi(regs_.msi_addr(), kAsyncVector);
+}
+
+void RnicCore::command(uint32_t op, const uint32_t* args) {
+  if (cmd_busy_) {
+    log::warn("{}: command {} written while busy: ignored", name(), op);
+    return;
+  }
+  cmd_busy_ = true;
+  regs_.set_cmd_status(true, 0);
+  std::vector<uint32_t> a(args, args + reg::kCmdArgCount);
+  eq_.at(edge(uint64_t(cfg_.core.cmd_cycles)), [this, op, a] { run_command(op, a); });
+}
+
+void RnicCore::finish_command(uint32_t result, uint32_t value) {
+  ++commands_;
+  cmd_busy_ = false;
+  regs_.set_cmd_status(false, result, value);
+}
+
+namespace {
+uint64_t u64(const std::vector<uint32_t>& a, int i) { return a[i] | uint64_t(a[i + 1]) << 32; }
+}  // namespace
+
+void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
+  switch (op) {
+    case reg::kCmdCreateCq: {
+      if (a[0] >= cqs_.size() || cqs_[a[0]].valid || a[3] == 0 ||
+          a[3] > uint64_t(cfg_.core.max_cqe))
+        return finish_command(EINVAL);
+      Cq& c = cqs_[a[0]];
+      c = Cq{};
+      c.valid = true;
+      c.base = u64(a, 1);
+      c.entries = a[3];
+      return finish_command(0);
+    }
+    case reg::kCmdDestroyCq:
+      if (a[0] >= cqs_.size() || !cqs_[a[0]].valid) return finish_command(EINVAL);
+      cqs_[a[0]] = Cq{};
+      return finish_command(0);
+    case reg::kCmdCreateQp: {
+      if (a[0] >= qps_.size() || qps_[a[0]].valid || a[2] >= cqs_.size() || !cqs_[a[2]].valid ||
+          a[3] >= cqs_.size() || !cqs_[a[3]].valid || a[4] == 0 || a[5] == 0 ||
+          a[4] > uint64_t(cfg_.core.max_qp_wr) || a[5] > uint64_t(cfg_.core.max_qp_wr))
+        return finish_command(EINVAL);
+      Qp& q = qps_[a[0]];
+      q = Qp{};
+      q.valid = true;
+      q.pd = a[1];
+      q.scq = a[2];
+      q.rcq = a[3];
+      q.sq_depth = a[4];
+      q.rq_depth = a[5];
+      q.ird = uint32_t(cfg_.core.ird);
+      q.ord = uint32_t(cfg_.core.ord);
+      return finish_command(0);
+    }
+    case reg::kCmdModifyQp: {
+      if (a[0] >= qps_.size() || !qps_[a[0]].valid) return finish_command(EINVAL);
+      Qp& q = qps_[a[0]];
+      const uint32_t mask = a[1];
+      if (mask & IBV_QP_AV) {
+        for (int i = 0; i < 4; ++i) q.peer_mac[i] = uint8_t(a[3] >> (8 * i));
+        for (int i = 0; i < 2; ++i) q.peer_mac[4 + i] = uint8_t(a[4] >> (8 * i));
+      }
+      if (mask & IBV_QP_DEST_QPN) q.peer_qpn = a[5] & 0xFFFFFF;
+      if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
+        q.ird = std::min<uint32_t>(std::max<uint32_t>(a[6], 1), uint32_t(cfg_.core.ird));
+      if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
+        q.ord = std::min<uint32_t>(std::max<uint32_t>(a[7], 1), uint32_t(cfg_.core.ord));
+      if (mask & IBV_QP_ACCESS_FLAGS) q.access = uint8_t(a[8]);
+      if (mask & IBV_QP_STATE) set_qp_state(a[0], ibv_qp_state(a[2]));
+      return finish_command(0);
+    }
+    case reg::kCmdDestroyQp:
+      if (a[0] >= qps_.size() || !qps_[a[0]].valid) return finish_command(EINVAL);
+      qps_[a[0]] = Qp{};
+      return finish_command(0);
+    case reg::kCmdWriteStag: {
+      if (a[0] >= smt_.size()) return finish_command(EINVAL);
+      SmtEntry e;
+      e.state = SmtEntry::State::kValid;
+      e.key = uint8_t(a[1]);
+      e.type = SmtEntry::Type((a[1] >> 8) & 0xFF);
+      e.access = uint8_t(a[1] >> 16);
+      e.pd = a[2];
+      e.base_to = u64(a, 3);
+      e.length = u64(a, 5);
+      e.pbl_first = a[7];
+      e.pbl_count = a[8];
+      e.page_shift = uint8_t(a[9]);
+      e.first_page_offset = a[10];
+      e.phys_base = u64(a, 11);
+      if (uint64_t(e.pbl_first) + e.pbl_count > pblmt_.size()) return finish_command(EINVAL);
+      smt_.at(a[0]) = e;
+      return finish_command(0);
+    }
+    case reg::kCmdInvalidateStag: {
+      const uint32_t idx = stag_index(a[0]);
+      if (idx >= smt_.size() || smt_.at(idx).state != SmtEntry::State::kValid ||
+          smt_.at(idx).key != stag_key(a[0]))
+        return finish_command(EINVAL);
+      smt_.at(idx).state = SmtEntry::State::kInvalid;
+      return finish_command(0);
+    }
+    case reg::kCmdFreeStag:
+      if (a[0] >= smt_.size()) return finish_command(EINVAL);
+      smt_.at(a[0]).state = SmtEntry::State::kFree;
+      return finish_command(0);
+    case reg::kCmdLoadPbl: {
+      const uint32_t first = a[0], count = a[1];
+      const bool extents = a[4] != 0;
+      if (count == 0 || uint64_t(first) + count > pblmt_.size()) return finish_command(EINVAL);
+      const uint32_t stride = extents ? 16 : 8;
+      pcie_.dma_read(
+          u64(a, 2), count * stride,
+          [this, first, count, extents, stride](pcie::DmaStatus st, std::vector<uint8_t>&& d) {
+            if (st != pcie::DmaStatus::kOk) return finish_command(EIO);
+            for (uint32_t i = 0; i < count; ++i) {
+              PblEntry& e = pblmt_.at(first + i);
+              std::memcpy(&e.addr, d.data() + i * stride, 8);
+              e.len = 0;
+              if (extents) std::memcpy(&e.len, d.data() + i * stride + 8, 8);
+            }
+            finish_command(0);
+          });
+      return;
+    }
+    default:
+      return finish_command(EINVAL);
+  }
+}
+
+void RnicCore::set_qp_state(uint32_t qpn, ibv_qp_state s) {
+  Qp& q = qps_[qpn];
+  const ibv_qp_state old = q.state;
+  q.state = s;
+  if (s == IBV_QPS_RESET) {
+    const Qp keep = q;
+    q = Qp{};
+    q.valid = true;
+    q.pd = keep.pd;
+    q.scq = keep.scq;
+    q.rcq = keep.rcq;
+    q.sq_depth = keep.sq_depth;
+    q.rq_depth = keep.rq_depth;
+    q.ird = keep.ird;
+    q.ord = keep.ord;
+    q.in_active = keep.in_active;
+    return;
+  }
+  if (s == IBV_QPS_ERR && old != IBV_QPS_ERR) flush_qp(qpn);
+  if (s == IBV_QPS_RTS) activate(qpn);
+}
+
+void RnicCore::sq_doorbell(uint32_t qpn, uint64_t producer) { fetch_wqes(qpn, false, producer); }
+void RnicCore::rq_doorbell(uint32_t qpn, uint64_t producer) { fetch_wqes(qpn, true, producer); }
+
+void RnicCore::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
+  if (qpn >= qps_.size() || !qps_[qpn].valid) return;
+  Qp& q = qps_[qpn];
+  uint64_t& db = rq ? q.rq_db : q.sq_db;
+  if (producer <= db || producer - db > reg::kWindowSlots) {
+    log::warn("{}: QP {} {} doorbell {} after {}: ignored", name(), qpn, rq ? "RQ" : "SQ", producer,
+              db);
+    return;
+  }
+  const uint64_t per_wqe =
+      (kWqeBytes + uint64_t(cfg_.core.datapath_bytes) - 1) / uint64_t(cfg_.core.datapath_bytes);
+  for (uint64_t i = db; i < producer; ++i) {
+    const Wqe w = decode_wqe(regs_.window_slot(qpn, rq, uint32_t(i)));
+    eq_.at(edge(per_wqe * (i - db + 1)), [this, qpn, rq, w, i] {
+      Qp& q = qps_[qpn];
+      if (!q.valid) return;
+      if (rq) {
+        q.rq.push_back({w, uint32_t(i)});
+        if (q.state == IBV_QPS_ERR) flush_qp(qpn);
+        return;
+      }
+      SqEntry e;
+      e.wqe = w;
+      e.index = uint32_t(i);
+      q.sq.push_back(e);
+      if (q.state == IBV_QPS_ERR)
+        flush_qp(qpn);
+      else
+        activate(qpn);
+    });
+  }
+  db = producer;
+}
+
+void RnicCore::cq_doorbell(uint32_t qpn, uint64_t v) {
+  if (qpn >= qps_.size() || !qps_[qpn].valid) return;
+  const uint32_t cqn = uint32_t(v >> 32) & 0xFFFFFF;
+  const Qp& q = qps_[qpn];
+  if (cqn != q.scq && cqn != q.rcq) {
+    log::warn("{}: CQ doorbell for CQ {} through QP {}, which does not use it: ignored", name(),
+              cqn, qpn);
+    return;
+  }
+  Cq& c = cqs_[cqn];
+  const uint32_t ci = uint32_t(v);
+  // The consumer index counts modulo 2^32; widen it next to the producer count.
+  const uint64_t wide = (c.pi & ~0xFFFFFFFFull) | ci;
+  c.ci = wide > c.pi ? wide - (1ull << 32) : wide;
+  if (v & reg::kCqArm) {
+    c.armed = true;
+    c.solicited_only = (v & reg::kCqSolicitedOnly) != 0;
+  }
+}
+
+std::string RnicCore::dump_state() const {
+  std::string s = fmt::format("  {}: tx queue {} ({} B buffered), rx queue {}{}, active QPs {}\n",
+                              name(), tx_q_.size(), tx_buffered_, rx_q_.size(),
+                              rx_stalled_ ? " (stalled)" : "", active_.size());
+  for (size_t i = 0; i < qps_.size(); ++i) {
+    const Qp& q = qps_[i];
+    if (!q.valid || (q.sq.empty() && q.rq.empty() && q.reads_out.empty())) continue;
+    s += fmt::format("    QP {}: state {}, SQ {} (cursor {}), RQ {}, reads out {}, responses {}\n",
+                     i, int(q.state), q.sq.size(), q.cursor, q.rq.size(), q.reads_out.size(),
+                     q.responses.size());
+  }
+  return s;
+}
+
+}  // namespace rnic

@@ -1,0 +1,236 @@
+// The RNIC Core (DESIGN.md §3.3): the host interface's command processor and doorbells, the
+// QP contexts, the SQ engine, the RX engine, the read-response engine and the completion
+// engine, over the SMT/PBLMT (smt.h), rnic_xlat and the DMAC (PCIe I/F). Frames go out and
+// come in through the EFE (efe_passthrough.h).
+//
+// Timing, in core_clk cycles (C = core.*; all actions start on a rising edge):
+//   Command processor  a mailbox command completes C.cmd_cycles after the CMD write (LOAD_PBL:
+//                      after its DMA read of the list as well); CMD_STATUS reads busy until then.
+//   Doorbells          SQ/RQ: each new WQE is copied from the window into the on-chip queue in
+//                      ceil(128 / datapath) cycles; the SQ engine sees an SQ WQE after that.
+//   SQ engine          issues one segment per C.sched_cycles, round robin over QPs with work
+//                      (a QP's read responses and its SQ take turns), while the segments fetched
+//                      and not yet sent hold fewer than C.tx_buffer_bytes payload bytes.
+//                      A WQE's first segment first checks every SGE (xlat: smt_cycles each; an
+//                      error completes the WR with a local error and sends nothing). A segment
+//                      with payload translates its range (xlat: pbl_cycles + 1 per chunk) and
+//                      reads it by DMA; it is ready kHeaderCycles after its last byte arrives
+//                      (one without payload kHeaderCycles after its issue). Segments leave in
+//                      issue order, each as soon as it is ready and the EFE has room.
+//                      Segments: at most mac.mtu - 20 (EFE) - 14/18 (DDP header) payload bytes.
+//   RX engine          one segment at a time: header checks done C.rx_parse_cycles after it
+//                      starts; tagged and Send segments are translated (xlat cycles) and their
+//                      DMA writes issued right after; the engine takes the next segment
+//                      max(rx_parse_cycles, ceil(payload / datapath)) cycles after starting one.
+//                      The EFE is told the segment is validated when its writes are issued (or,
+//                      for a bad segment, when its Terminate has gone to the EFE: the engine
+//                      stalls until then).
+//   Read responses     a Read Request that passes its checks joins the QP's response queue
+//                      (IRD entries) at the end of its RX processing; the SQ engine sends it.
+//   Completion engine  one CQE per C.cqe_cycles, in order; its 32-byte DMA write follows the
+//                      writes of the data it completes (posted writes stay in order). An armed
+//                      CQ raises MSI-X after the CQE's write is issued.
+// Queues: on-chip SQ and RQ of C.max_qp_wr WQEs per QP; the RX FIFO is not bounded (the EFE
+// pass-through has no flow control; its largest depth is a statistic); response queue IRD.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <systemc>
+#include <unordered_map>
+#include <vector>
+
+#include "models/common/event_queue.h"
+#include "models/efe/efe_passthrough.h"
+#include "models/host/verbs/verbs_enums.h"
+#include "models/pcie/pcie_if.h"
+#include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/rnic_regs.h"
+#include "models/rnic/rnic_xlat.h"
+#include "models/rnic/smt.h"
+#include "models/rnic/wqe.h"
+
+namespace rnic {
+
+class RnicCore : public sc_core::sc_module, public RegListener {
+ public:
+  static constexpr uint64_t kHeaderCycles = 1;
+  // MSI-X message data: vector 0 for async events, 1 + CQ number for a CQ's completion event.
+  static constexpr uint32_t kAsyncVector = 0;
+
+  RnicCore(sc_core::sc_module_name n, const SystemConfig& cfg, pcie::PcieIf& pcie, RnicRegs& regs,
+           efe::EfePassThrough& efe, StatRegistry& stats);
+
+  // RegListener
+  void sq_doorbell(uint32_t qp, uint64_t producer) override;
+  void rq_doorbell(uint32_t qp, uint64_t producer) override;
+  void cq_doorbell(uint32_t qp, uint64_t value) override;
+  void command(uint32_t op, const uint32_t* args) override;
+  uint32_t qp_state(uint32_t qp) const override;
+  uint32_t pop_event() override;
+
+  // For tests and state dumps.
+  const Smt& smt() const { return smt_; }
+  std::string dump_state() const;
+
+ private:
+  // --- contexts ---
+  struct Cq {
+    bool valid = false;
+    uint64_t base = 0;
+    uint32_t entries = 0;
+    uint64_t pi = 0, ci = 0;
+    bool armed = false, solicited_only = false, error = false;
+  };
+  struct SqEntry {
+    Wqe wqe;
+    uint32_t index = 0;  // producer count of this WQE
+    bool checked = false;
+    bool sent = false;  // every segment / request handed to the EFE
+    bool done = false;
+    uint8_t status = IBV_WC_SUCCESS;
+    uint32_t reads_left = 0;  // RDMA Read: requests not yet answered in full
+    uint32_t msn = 0;         // Send: its MSN; Read: the first request's MSN
+  };
+  struct RqEntry {
+    Wqe wqe;
+    uint32_t index = 0;
+  };
+  struct ReadOut {  // requester: an outstanding Read Request (ORD)
+    uint32_t sq_index;
+    uint32_t sink_stag;
+    uint64_t sink_to;
+    uint32_t len;
+    uint32_t msn;
+    uint32_t received = 0;
+  };
+  struct ReadResp {  // responder: a Read Request to answer (IRD)
+    rdmap::ReadRequest rr;
+    uint64_t off = 0;
+  };
+  struct Qp {
+    bool valid = false;
+    ibv_qp_state state = IBV_QPS_RESET;
+    uint32_t pd = 0, scq = 0, rcq = 0;
+    uint32_t sq_depth = 0, rq_depth = 0;
+    eth::Mac peer_mac{};
+    uint32_t peer_qpn = 0;
+    uint32_t ird = 0, ord = 0;
+    uint8_t access = 0;
+    std::deque<SqEntry> sq;  // posted, not yet completed, in order
+    size_t cursor = 0;       // the SQ entry being segmented (index into sq)
+    uint64_t seg_off = 0;    // its next byte
+    int seg_sge = 0;         // Read: its next request (SGE)
+    uint64_t sq_db = 0, rq_db = 0;
+    std::deque<RqEntry> rq;
+    uint64_t recv_off = 0;  // bytes placed into rq.front() by the message in progress
+    uint32_t send_msn = 1, read_msn = 1, term_msn = 1;  // next MSN sent per queue
+    uint32_t recv_msn = 1, rreq_msn = 1;                // next MSN expected (QN 0, QN 1)
+    std::deque<ReadOut> reads_out;
+    std::deque<ReadResp> responses;
+    bool in_active = false;
+    bool turn_responses = false;
+  };
+  struct TxSeg {
+    uint32_t qpn = 0;
+    eth::Mac dst{};
+    uint32_t dst_qpn = 0;
+    std::vector<uint8_t> ddp;
+    uint32_t payload = 0;
+    uint32_t reads_left = 0;
+    bool ready = false, ar = false, terminate = false;
+    std::function<void(uint32_t seq)> on_sent;
+  };
+  struct RxItem {
+    bool is_ack = false;
+    efe::EfePassThrough::RxSegment seg;
+    eth::Mac peer{};
+    uint32_t ack = 0;
+  };
+  struct Unacked {
+    uint32_t qpn, index, seq;
+  };
+
+  // --- host interface (host_if.cc) ---
+  void run_command(uint32_t op, std::vector<uint32_t> a);
+  void finish_command(uint32_t result, uint32_t value = 0);
+  void push_event(ibv_event_type t, uint32_t num);
+  void set_qp_state(uint32_t qpn, ibv_qp_state s);
+  void fetch_wqes(uint32_t qpn, bool rq, uint64_t producer);
+
+  // --- SQ engine (sq_engine.cc) ---
+  void activate(uint32_t qpn);
+  void tx_kick();
+  void tx_step();
+  bool issue_one(uint32_t qpn);
+  bool issue_sq(uint32_t qpn, Qp& q);
+  bool issue_response(uint32_t qpn, Qp& q);
+  bool check_wqe(Qp& q, SqEntry& e);
+  void gather(TxSeg* seg, uint32_t pd, const Wqe& w, uint64_t off, uint32_t len, uint64_t start_ps);
+  void gather_chunks(TxSeg* seg, std::vector<XlatChunk> chunks, uint64_t start_ps);
+  void tx_emit();
+  TxSeg* new_seg(uint32_t qpn, const Qp& q);
+  uint32_t max_payload(bool tagged) const;
+  void queue_terminate(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& bad,
+                       const uint8_t* bad_ddp, size_t bad_len, std::function<void()> after);
+
+  // --- RX engine (rx_engine.cc) ---
+  void rx_push(RxItem&& it);
+  void rx_step();
+  void rx_ack(const eth::Mac& peer, uint32_t ack);
+  // Returns the cycles the segment's processing took (to its writes / its verdict).
+  void rx_segment(efe::EfePassThrough::RxSegment& s);
+  void rx_terminate(uint32_t qpn, Qp& q, const rdmap::Segment& h, const uint8_t* p, size_t n);
+  void fail_qp(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h,
+               const efe::EfePassThrough::RxSegment& s, ibv_event_type ev, int recv_status);
+
+  // --- completion engine (completion.cc) ---
+  void try_complete(uint32_t qpn);
+  void flush_qp(uint32_t qpn);
+  void post_cqe(uint32_t cqn, Cqe c);
+  void cq_error(uint32_t cqn);
+
+  uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
+  uint64_t cycles_ps(uint64_t cycles) const { return cycles * clk_.period_ps; }
+  void place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data,
+             uint64_t at_ps);
+
+  SystemConfig cfg_;
+  ClockDomain clk_;
+  pcie::PcieIf& pcie_;
+  RnicRegs& regs_;
+  efe::EfePassThrough& efe_;
+  EventQueue eq_{"eq"};
+  Smt smt_;
+  Pblmt pblmt_;
+  RnicXlat xlat_;
+  std::vector<Cq> cqs_;
+  std::vector<Qp> qps_;
+
+  // command processor
+  bool cmd_busy_ = false;
+  std::deque<uint32_t> events_;
+
+  // SQ engine
+  std::deque<uint32_t> active_;  // QPs with work, round robin
+  bool tx_scheduled_ = false;
+  uint64_t tx_next_ps_ = 0;  // earliest edge for the next issue
+  std::deque<std::unique_ptr<TxSeg>> tx_q_;
+  uint64_t tx_buffered_ = 0;
+  bool emit_scheduled_ = false;
+  std::unordered_map<uint64_t, std::deque<Unacked>> unacked_;  // per peer MAC (as a number)
+
+  // RX engine
+  std::deque<RxItem> rx_q_;
+  bool rx_busy_ = false, rx_stalled_ = false;
+
+  // completion engine
+  uint64_t cqe_next_ps_ = 0;
+
+  Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &rx_segments_, &rx_payload_bytes_,
+      &rx_dropped_, &rx_terminates_, &terminates_sent_, &cqes_, &cq_overflows_, &commands_,
+      &events_raised_, &local_errors_;
+  Counter& rx_fifo_max_;
+};
+
+}  // namespace rnic

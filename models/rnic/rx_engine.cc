@@ -1,0 +1,339 @@
+// RnicCore: the RX engine: header checks, validation, placement of tagged data, RQ WQEs for
+// untagged data, inbound Read Requests, Terminates; and the EFE's acknowledgements.
+#include <cstring>
+
+#include "models/rnic/errors.h"
+#include "models/rnic/rnic_core.h"
+#include "sim/log.h"
+
+namespace rnic {
+
+using rdmap::Layer;
+using rdmap::Opcode;
+using rdmap::TermCause;
+
+namespace {
+uint64_t mac_key(const eth::Mac& m) {
+  uint64_t k = 0;
+  for (uint8_t b : m) k = k << 8 | b;
+  return k;
+}
+bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
+
+// The requester's completion status for a Terminate's cause (WIRE.md's table; docs/errors.md).
+uint8_t wc_status_for(const TermCause& c) {
+  if (c.etype == 1 && (c.layer == Layer::kDdp || c.layer == Layer::kRdmap))
+    return IBV_WC_REM_ACCESS_ERR;
+  if (c.layer == Layer::kDdp && c.etype == 2)
+    return c.code == 0x02 ? IBV_WC_REM_OP_ERR : IBV_WC_REM_INV_REQ_ERR;
+  if (c.layer == Layer::kRdmap && c.etype == 2)
+    return c.code == 0x05 || c.code == 0x06 ? IBV_WC_REM_INV_REQ_ERR : IBV_WC_REM_OP_ERR;
+  return IBV_WC_REM_OP_ERR;
+}
+}  // namespace
+
+void RnicCore::rx_push(RxItem&& it) {
+  rx_q_.push_back(std::move(it));
+  if (rx_q_.size() > rx_fifo_max_.value) rx_fifo_max_.value = rx_q_.size();
+  if (!rx_busy_ && !rx_stalled_) {
+    rx_busy_ = true;
+    eq_.at(edge(0), [this] { rx_step(); });
+  }
+}
+
+void RnicCore::rx_step() {
+  rx_busy_ = false;
+  while (!rx_q_.empty() && !rx_stalled_) {
+    RxItem it = std::move(rx_q_.front());
+    rx_q_.pop_front();
+    if (it.is_ack) {
+      rx_ack(it.peer, it.ack);
+      continue;
+    }
+    const uint64_t parse = uint64_t(cfg_.core.rx_parse_cycles);
+    const uint64_t dp = uint64_t(cfg_.core.datapath_bytes);
+    const uint64_t stream = (it.seg.ddp.size() + dp - 1) / dp;
+    rx_busy_ = true;
+    auto seg = std::make_shared<efe::EfePassThrough::RxSegment>(std::move(it.seg));
+    eq_.at(edge(parse), [this, seg] { rx_segment(*seg); });
+    eq_.at(edge(std::max(parse, stream)), [this] { rx_step(); });
+    return;
+  }
+}
+
+void RnicCore::rx_ack(const eth::Mac& peer, uint32_t ack) {
+  auto it = unacked_.find(mac_key(peer));
+  if (it == unacked_.end()) return;
+  std::deque<Unacked>& d = it->second;
+  while (!d.empty() && seq_before(d.front().seq, ack)) {
+    const Unacked u = d.front();
+    d.pop_front();
+    Qp& q = qps_[u.qpn];
+    if (q.sq.empty() || int32_t(u.index - q.sq.front().index) < 0) continue;
+    const size_t i = u.index - q.sq.front().index;
+    if (i >= q.sq.size()) continue;
+    q.sq[i].done = true;
+    try_complete(u.qpn);
+  }
+}
+
+void RnicCore::place(uint32_t /*qpn*/, const std::vector<XlatChunk>& chunks, const uint8_t* data,
+                     uint64_t at_ps) {
+  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> writes;
+  for (const XlatChunk& c : chunks) {
+    writes.emplace_back(c.pa, std::vector<uint8_t>(data, data + c.len));
+    data += c.len;
+  }
+  eq_.at(at_ps, [this, writes = std::move(writes)]() mutable {
+    for (auto& [pa, d] : writes) pcie_.dma_write(pa, std::move(d));
+  });
+}
+
+void RnicCore::fail_qp(uint32_t qpn, const TermCause& why, const rdmap::Segment& h,
+                       const efe::EfePassThrough::RxSegment& s, ibv_event_type ev,
+                       int recv_status) {
+  Qp& q = qps_[qpn];
+  ++terminates_sent_;
+  log::info("{}: QP {} terminates: layer {} type {} code {:#04x}", name(), qpn, int(why.layer),
+            why.etype, why.code);
+  if (recv_status >= 0 && !q.rq.empty()) {
+    const RqEntry r = q.rq.front();
+    q.rq.pop_front();
+    Cqe c;
+    c.wr_id = r.wqe.wr_id;
+    c.qp_num = qpn;
+    c.wqe_index = r.index;
+    c.status = uint8_t(recv_status);
+    c.opcode = IBV_WC_RECV;
+    c.byte_len = uint32_t(q.recv_off);
+    q.recv_off = 0;
+    post_cqe(q.rcq, c);
+  }
+  rx_stalled_ = true;
+  const eth::Mac src = s.src;
+  const uint32_t seq = s.seq;
+  const bool ar = s.ar;
+  queue_terminate(qpn, why, h, s.ddp.data(), s.ddp.size(), [this, src, seq, ar] {
+    efe_.validated(src, seq, ar);
+    rx_stalled_ = false;
+    if (!rx_busy_ && !rx_q_.empty()) {
+      rx_busy_ = true;
+      eq_.at(edge(0), [this] { rx_step(); });
+    }
+  });
+  set_qp_state(qpn, IBV_QPS_ERR);
+  if (int(ev) >= 0) push_event(ev, qpn);
+}
+
+void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
+  ++rx_segments_;
+  const uint32_t qpn = s.dst_qpn;
+  rdmap::Segment h;
+  if (qpn >= qps_.size() || !qps_[qpn].valid ||
+      (qps_[qpn].state != IBV_QPS_RTR && qps_[qpn].state != IBV_QPS_RTS) ||
+      qps_[qpn].peer_mac != s.src || !rdmap::decode(s.ddp.data(), s.ddp.size(), &h)) {
+    ++rx_dropped_;
+    log::debug("{}: segment for QP {} dropped", name(), qpn);
+    efe_.validated(s.src, s.seq, s.ar);
+    return;
+  }
+  Qp& q = qps_[qpn];
+  const constexpr ibv_event_type kNoEvent = ibv_event_type(-1);
+  TermCause why;
+  if (!rdmap::check_header(h, &why)) return fail_qp(qpn, why, h, s, IBV_EVENT_QP_FATAL, -1);
+  const uint8_t* payload = s.ddp.data() + h.header_bytes();
+  const uint32_t len = uint32_t(s.ddp.size() - h.header_bytes());
+  const uint64_t now = now_ps();
+  const Opcode op = Opcode(h.opcode);
+
+  if (op == Opcode::kWrite || op == Opcode::kReadResponse) {
+    const bool resp = op == Opcode::kReadResponse;
+    if (resp && (q.reads_out.empty() || q.reads_out.front().sink_stag != h.stag ||
+                 h.to != q.reads_out.front().sink_to + q.reads_out.front().received ||
+                 q.reads_out.front().received + len > q.reads_out.front().len))
+      return fail_qp(qpn, {Layer::kRdmap, 2, 0x06}, h, s, IBV_EVENT_QP_FATAL, -1);
+    uint64_t at = now;
+    if (len > 0) {
+      const XlatResult x = xlat_.translate(
+          {h.stag, h.to, len, resp ? access::kLocalWrite : access::kRemoteWrite, q.pd});
+      if (x.status != XlatStatus::kOk)
+        return fail_qp(qpn, term_for_tagged(x.status), h, s,
+                       resp ? IBV_EVENT_QP_FATAL : IBV_EVENT_QP_ACCESS_ERR, -1);
+      at = now + cycles_ps(x.cycles);
+      place(qpn, x.chunks, payload, at);
+      rx_payload_bytes_ += len;
+    }
+    eq_.at(at, [this, src = s.src, seq = s.seq, ar = s.ar] { efe_.validated(src, seq, ar); });
+    if (resp) {
+      ReadOut& r = q.reads_out.front();
+      r.received += len;
+      if (h.last) {
+        const uint32_t index = r.sq_index;
+        q.reads_out.pop_front();
+        if (!q.sq.empty() && int32_t(index - q.sq.front().index) >= 0 &&
+            index - q.sq.front().index < q.sq.size()) {
+          SqEntry& e = q.sq[index - q.sq.front().index];
+          if (--e.reads_left == 0 && e.sent) {
+            eq_.at(at, [this, qpn, index] {
+              Qp& q = qps_[qpn];
+              if (q.sq.empty() || int32_t(index - q.sq.front().index) < 0) return;
+              const size_t i = index - q.sq.front().index;
+              if (i < q.sq.size()) q.sq[i].done = true;
+              try_complete(qpn);
+            });
+          }
+        }
+        activate(qpn);  // a slot of ORD freed
+      }
+    }
+    return;
+  }
+
+  if (op == Opcode::kReadRequest) {
+    rdmap::ReadRequest rr;
+    if (len < rdmap::kReadRequestBytes || !rdmap::decode(payload, len, &rr))
+      return fail_qp(qpn, {Layer::kRdmap, 2, 0xFF}, h, s, IBV_EVENT_QP_FATAL, -1);
+    if (h.msn != q.rreq_msn)
+      return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, IBV_EVENT_QP_FATAL, -1);
+    if (h.mo != 0) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, IBV_EVENT_QP_FATAL, -1);
+    if (q.responses.size() >= q.ird)
+      return fail_qp(qpn, {Layer::kRdmap, 2, 0x07}, h, s, IBV_EVENT_QP_FATAL, -1);
+    uint64_t at = now;
+    if (rr.size > 0) {
+      const XlatResult x =
+          xlat_.translate({rr.src_stag, rr.src_to, rr.size, access::kRemoteRead, q.pd});
+      if (x.status != XlatStatus::kOk)
+        return fail_qp(qpn, term_for_read_source(x.status), h, s, IBV_EVENT_QP_ACCESS_ERR, -1);
+      at = now + cycles_ps(xlat_.timing().smt_cycles);
+    }
+    ++q.rreq_msn;
+    eq_.at(at, [this, qpn, rr, src = s.src, seq = s.seq, ar = s.ar] {
+      efe_.validated(src, seq, ar);
+      Qp& q = qps_[qpn];
+      if (q.state != IBV_QPS_RTS && q.state != IBV_QPS_RTR) return;
+      q.responses.push_back({rr, 0});
+      activate(qpn);
+    });
+    return;
+  }
+
+  if (op == Opcode::kTerminate) {
+    ++rx_terminates_;
+    rx_terminate(qpn, q, h, payload, len);
+    efe_.validated(s.src, s.seq, s.ar);
+    return;
+  }
+
+  // Send, Send with Invalidate, Send with SE (and Invalidate)
+  if (h.msn != q.recv_msn)
+    return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, IBV_EVENT_QP_FATAL, -1);
+  if (q.rq.empty()) return fail_qp(qpn, {Layer::kDdp, 2, 0x02}, h, s, IBV_EVENT_QP_FATAL, -1);
+  if (h.mo != q.recv_off) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, IBV_EVENT_QP_FATAL, -1);
+  const RqEntry& r = q.rq.front();
+  if (uint64_t(h.mo) + len > r.wqe.total_length())
+    return fail_qp(qpn, {Layer::kDdp, 2, 0x05}, h, s, kNoEvent, IBV_WC_LOC_LEN_ERR);
+  uint64_t cycles = 0, pos = 0;
+  std::vector<XlatChunk> chunks;
+  for (int i = 0; i < r.wqe.num_sge && len > 0; ++i) {
+    const Sge& g = r.wqe.sge[i];
+    const uint64_t end = pos + g.length;
+    const uint64_t off = h.mo;
+    if (off < end && off + len > pos) {
+      const uint64_t a = std::max<uint64_t>(off, pos), b = std::min<uint64_t>(off + len, end);
+      const XlatResult x =
+          xlat_.translate({g.lkey, g.addr + (a - pos), uint32_t(b - a), access::kLocalWrite, q.pd});
+      if (x.status != XlatStatus::kOk)
+        return fail_qp(qpn, {Layer::kRdmap, 0, 0x00}, h, s, IBV_EVENT_QP_FATAL,
+                       IBV_WC_LOC_PROT_ERR);
+      chunks.insert(chunks.end(), x.chunks.begin(), x.chunks.end());
+      cycles += x.cycles;
+    }
+    pos = end;
+  }
+  const uint64_t at = now + cycles_ps(cycles);
+  if (len > 0) {
+    place(qpn, chunks, payload, at);
+    rx_payload_bytes_ += len;
+  }
+  q.recv_off += len;
+  if (h.last) {
+    const bool inv = op == Opcode::kSendInvalidate || op == Opcode::kSendSeInvalidate;
+    if (inv) {
+      const uint32_t idx = stag_index(h.inv_stag);
+      const SmtEntry* e = smt_.find(idx);
+      if (!e || e->state != SmtEntry::State::kValid || e->key != stag_key(h.inv_stag) ||
+          e->pd != q.pd)
+        return fail_qp(qpn, {Layer::kRdmap, 2, 0x09}, h, s, IBV_EVENT_QP_FATAL, IBV_WC_REM_OP_ERR);
+      smt_.at(idx).state = SmtEntry::State::kInvalid;
+    }
+    Cqe c;
+    c.wr_id = r.wqe.wr_id;
+    c.qp_num = qpn;
+    c.wqe_index = r.index;
+    c.byte_len = uint32_t(q.recv_off);
+    c.opcode = IBV_WC_RECV;
+    c.status = IBV_WC_SUCCESS;
+    if (inv) {
+      c.wc_flags = IBV_WC_WITH_INV;
+      c.invalidated_rkey = h.inv_stag;
+    }
+    c.solicited = op == Opcode::kSendSe || op == Opcode::kSendSeInvalidate;
+    q.rq.pop_front();
+    q.recv_off = 0;
+    ++q.recv_msn;
+    const uint32_t cqn = q.rcq;
+    eq_.at(at, [this, cqn, c] { post_cqe(cqn, c); });
+  }
+  eq_.at(at, [this, src = s.src, seq = s.seq, ar = s.ar] { efe_.validated(src, seq, ar); });
+}
+
+void RnicCore::rx_terminate(uint32_t qpn, Qp& q, const rdmap::Segment& /*h*/, const uint8_t* p,
+                            size_t n) {
+  rdmap::Terminate t;
+  if (!rdmap::decode(p, n, &t)) {
+    log::warn("{}: QP {}: malformed Terminate", name(), qpn);
+    set_qp_state(qpn, IBV_QPS_ERR);
+    return;
+  }
+  log::info("{}: QP {} received Terminate: layer {} type {} code {:#04x}", name(), qpn,
+            int(t.cause.layer), t.cause.etype, t.cause.code);
+  // Which WR the Terminate names: a Read Request by its sink STag and TO, a Send by its MSN,
+  // an RDMA Write by its STag and TO; otherwise the oldest WR not yet complete.
+  SqEntry* hit = nullptr;
+  rdmap::Segment bad;
+  const bool have_hdr = t.d && rdmap::decode(t.ddp_header.data(), t.ddp_header.size(), &bad);
+  rdmap::ReadRequest rr;
+  if (t.r && rdmap::decode(t.rdmap_header.data(), t.rdmap_header.size(), &rr)) {
+    for (const ReadOut& o : q.reads_out)
+      if (o.sink_stag == rr.sink_stag && o.sink_to == rr.sink_to)
+        for (SqEntry& e : q.sq)
+          if (e.index == o.sq_index) hit = &e;
+  } else if (have_hdr && bad.tagged && bad.opcode == uint8_t(Opcode::kWrite)) {
+    for (SqEntry& e : q.sq)
+      if (!e.done && e.wqe.opcode == IBV_WR_RDMA_WRITE && e.wqe.rkey == bad.stag &&
+          bad.to >= e.wqe.remote_addr && bad.to <= e.wqe.remote_addr + e.wqe.total_length()) {
+        hit = &e;
+        break;
+      }
+  } else if (have_hdr && !bad.tagged && bad.qn == rdmap::kQnSend) {
+    for (SqEntry& e : q.sq)
+      if (!e.done && e.wqe.opcode != IBV_WR_RDMA_READ && e.wqe.opcode != IBV_WR_RDMA_WRITE &&
+          e.msn == bad.msn) {
+        hit = &e;
+        break;
+      }
+  }
+  if (!hit)
+    for (SqEntry& e : q.sq)
+      if (!e.done) {
+        hit = &e;
+        break;
+      }
+  if (hit) {
+    hit->status = wc_status_for(t.cause);
+    hit->done = true;
+  }
+  set_qp_state(qpn, IBV_QPS_ERR);
+}
+
+}  // namespace rnic

@@ -1,0 +1,348 @@
+// RnicCore: the SQ engine (and the read-response engine, which shares its issue slots):
+// arbitration among QPs with work, segmentation, gather of local SGEs by DMA, in-order
+// emission to the EFE.
+#include <cstring>
+
+#include "models/rnic/rnic_core.h"
+#include "sim/log.h"
+
+namespace rnic {
+
+using rdmap::Opcode;
+
+namespace {
+uint64_t mac_key(const eth::Mac& m) {
+  uint64_t k = 0;
+  for (uint8_t b : m) k = k << 8 | b;
+  return k;
+}
+}  // namespace
+
+uint32_t RnicCore::max_payload(bool tagged) const {
+  return uint32_t(cfg_.mac.mtu) - uint32_t(efe::kHeaderBytes) -
+         uint32_t(tagged ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes);
+}
+
+void RnicCore::activate(uint32_t qpn) {
+  Qp& q = qps_[qpn];
+  if (!q.in_active) {
+    q.in_active = true;
+    active_.push_back(qpn);
+  }
+  tx_kick();
+}
+
+void RnicCore::tx_kick() {
+  if (tx_scheduled_ || active_.empty()) return;
+  tx_scheduled_ = true;
+  eq_.at(std::max(edge(0), tx_next_ps_), [this] {
+    tx_scheduled_ = false;
+    tx_step();
+  });
+}
+
+void RnicCore::tx_step() {
+  for (size_t tries = active_.size(); tries > 0 && !active_.empty(); --tries) {
+    if (tx_buffered_ >= uint64_t(cfg_.core.tx_buffer_bytes)) return;  // tx_emit resumes
+    const uint32_t qpn = active_.front();
+    active_.pop_front();
+    Qp& q = qps_[qpn];
+    const bool issued = q.valid && q.state == IBV_QPS_RTS && issue_one(qpn);
+    const bool sq_ready =
+        q.cursor < q.sq.size() && !(q.sq[q.cursor].wqe.opcode == IBV_WR_RDMA_READ &&
+                                    q.sq[q.cursor].checked && q.reads_out.size() >= q.ord);
+    const bool more = q.valid && q.state == IBV_QPS_RTS && (sq_ready || !q.responses.empty());
+    if (more)
+      active_.push_back(qpn);
+    else
+      q.in_active = false;
+    if (issued) {
+      tx_next_ps_ = now_ps() + cycles_ps(uint64_t(cfg_.core.sched_cycles));
+      tx_kick();
+      return;
+    }
+  }
+}
+
+bool RnicCore::issue_one(uint32_t qpn) {
+  Qp& q = qps_[qpn];
+  q.turn_responses = !q.turn_responses;
+  if (q.turn_responses) return issue_response(qpn, q) || issue_sq(qpn, q);
+  return issue_sq(qpn, q) || issue_response(qpn, q);
+}
+
+RnicCore::TxSeg* RnicCore::new_seg(uint32_t qpn, const Qp& q) {
+  auto s = std::make_unique<TxSeg>();
+  s->qpn = qpn;
+  s->dst = q.peer_mac;
+  s->dst_qpn = q.peer_qpn;
+  TxSeg* p = s.get();
+  tx_q_.push_back(std::move(s));
+  return p;
+}
+
+bool RnicCore::check_wqe(Qp& q, SqEntry& e) {
+  const Wqe& w = e.wqe;
+  uint8_t st = IBV_WC_SUCCESS;
+  if (w.opcode != IBV_WR_RDMA_WRITE && w.opcode != IBV_WR_SEND &&
+      w.opcode != IBV_WR_SEND_WITH_INV && w.opcode != IBV_WR_RDMA_READ)
+    st = IBV_WC_LOC_QP_OP_ERR;
+  else if (w.num_sge > kMaxSge)
+    st = IBV_WC_LOC_QP_OP_ERR;
+  else if (w.total_length() > (1ull << 31))
+    st = IBV_WC_LOC_LEN_ERR;
+  for (int i = 0; st == IBV_WC_SUCCESS && i < w.num_sge; ++i) {
+    const Sge& g = w.sge[i];
+    if (g.length == 0) continue;
+    const uint8_t need = w.opcode == IBV_WR_RDMA_READ ? access::kLocalWrite : 0;
+    const XlatResult r = xlat_.translate({g.lkey, g.addr, g.length, need, q.pd});
+    if (r.status != XlatStatus::kOk) st = IBV_WC_LOC_PROT_ERR;
+  }
+  tx_next_ps_ += cycles_ps(xlat_.timing().smt_cycles * uint64_t(std::max<int>(w.num_sge, 1)));
+  e.checked = true;
+  if (st == IBV_WC_SUCCESS) return true;
+  e.status = st;
+  e.done = e.sent = true;
+  ++local_errors_;
+  return false;
+}
+
+bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
+  if (q.cursor >= q.sq.size()) return false;
+  SqEntry& e = q.sq[q.cursor];
+  const Wqe& w = e.wqe;
+  if (!e.checked && !check_wqe(q, e)) {
+    ++q.cursor;
+    set_qp_state(qpn, IBV_QPS_ERR);  // flushes the rest; completes this one with its error
+    return true;
+  }
+  const uint64_t start = std::max(edge(0), tx_next_ps_);
+  if (w.opcode == IBV_WR_RDMA_READ) {
+    if (q.reads_out.size() >= q.ord) return false;
+    const int n = std::max<int>(w.num_sge, 1);
+    const Sge g = w.num_sge ? w.sge[q.seg_sge] : Sge{};
+    uint64_t src_off = 0;
+    for (int i = 0; i < q.seg_sge; ++i) src_off += w.sge[i].length;
+    rdmap::Segment h;
+    h.tagged = false;
+    h.opcode = uint8_t(Opcode::kReadRequest);
+    h.qn = rdmap::kQnReadRequest;
+    h.msn = q.read_msn++;
+    rdmap::ReadRequest rr{g.lkey, g.addr, g.length, w.rkey, w.remote_addr + src_off};
+    TxSeg* s = new_seg(qpn, q);
+    s->ddp.resize(rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
+    rdmap::encode(h, s->ddp.data());
+    rdmap::encode(rr, s->ddp.data() + rdmap::kUntaggedBytes);
+    s->ar = true;
+    if (q.seg_sge == 0) e.msn = h.msn;
+    q.reads_out.push_back({e.index, g.lkey, g.addr, g.length, h.msn});
+    ++e.reads_left;
+    eq_.at(start + cycles_ps(kHeaderCycles), [this, s] {
+      s->ready = true;
+      tx_emit();
+    });
+    if (++q.seg_sge >= n) {
+      q.seg_sge = 0;
+      e.sent = true;
+      ++q.cursor;
+    }
+    return true;
+  }
+  const bool tagged = w.opcode == IBV_WR_RDMA_WRITE;
+  const uint64_t total = w.total_length();
+  const uint32_t len = uint32_t(std::min<uint64_t>(total - q.seg_off, max_payload(tagged)));
+  const bool last = q.seg_off + len == total;
+  rdmap::Segment h;
+  h.tagged = tagged;
+  h.last = last;
+  if (tagged) {
+    h.opcode = uint8_t(Opcode::kWrite);
+    h.stag = w.rkey;
+    h.to = w.remote_addr + q.seg_off;
+  } else {
+    const bool inv = w.opcode == IBV_WR_SEND_WITH_INV;
+    const bool se = (w.flags & IBV_SEND_SOLICITED) != 0;
+    h.opcode = uint8_t(inv ? (se ? Opcode::kSendSeInvalidate : Opcode::kSendInvalidate)
+                           : (se ? Opcode::kSendSe : Opcode::kSend));
+    h.inv_stag = inv ? w.invalidate_rkey : 0;
+    h.qn = rdmap::kQnSend;
+    h.msn = q.send_msn;
+    h.mo = uint32_t(q.seg_off);
+    e.msn = q.send_msn;
+    if (last) ++q.send_msn;
+  }
+  TxSeg* s = new_seg(qpn, q);
+  s->ddp.resize(h.header_bytes() + len);
+  rdmap::encode(h, s->ddp.data());
+  s->payload = len;
+  s->ar = last;
+  tx_buffered_ += len;
+  if (last) {
+    const uint32_t index = e.index;
+    const uint64_t peer = mac_key(q.peer_mac);
+    s->on_sent = [this, qpn, index, peer](uint32_t seq) {
+      unacked_[peer].push_back({qpn, index, seq});
+    };
+  }
+  gather(s, q.pd, w, q.seg_off, len, start);
+  q.seg_off += len;
+  if (last) {
+    q.seg_off = 0;
+    e.sent = true;
+    ++q.cursor;
+  }
+  return true;
+}
+
+bool RnicCore::issue_response(uint32_t qpn, Qp& q) {
+  if (q.responses.empty()) return false;
+  ReadResp& r = q.responses.front();
+  const uint32_t len = uint32_t(std::min<uint64_t>(r.rr.size - r.off, max_payload(true)));
+  const bool last = r.off + len == r.rr.size;
+  rdmap::Segment h;
+  h.tagged = true;
+  h.last = last;
+  h.opcode = uint8_t(Opcode::kReadResponse);
+  h.stag = r.rr.sink_stag;
+  h.to = r.rr.sink_to + r.off;
+  TxSeg* s = new_seg(qpn, q);
+  s->ddp.resize(rdmap::kTaggedBytes + len);
+  rdmap::encode(h, s->ddp.data());
+  s->payload = len;
+  s->ar = last;
+  tx_buffered_ += len;
+  const uint64_t start = std::max(edge(0), tx_next_ps_);
+  std::vector<XlatChunk> chunks;
+  uint64_t cycles = 0;
+  if (len > 0) {
+    const XlatResult x =
+        xlat_.translate({r.rr.src_stag, r.rr.src_to + r.off, len, access::kRemoteRead, q.pd});
+    if (x.status != XlatStatus::kOk)
+      log::error("{}: QP {} read response source STag {:#x} no longer translates ({})", name(), qpn,
+                 r.rr.src_stag, to_string(x.status));
+    chunks = x.chunks;
+    cycles = x.cycles;
+  }
+  gather_chunks(s, std::move(chunks), start + cycles_ps(cycles));
+  r.off += len;
+  if (last) q.responses.pop_front();
+  return true;
+}
+
+void RnicCore::gather(TxSeg* s, uint32_t pd, const Wqe& w, uint64_t off, uint32_t len,
+                      uint64_t start_ps) {
+  std::vector<XlatChunk> chunks;
+  uint64_t cycles = 0, pos = 0;
+  for (int i = 0; i < w.num_sge && len > 0; ++i) {
+    const Sge& g = w.sge[i];
+    const uint64_t end = pos + g.length;
+    if (off < end && off + len > pos) {
+      const uint64_t a = std::max(off, pos), b = std::min<uint64_t>(off + len, end);
+      const XlatResult x = xlat_.translate({g.lkey, g.addr + (a - pos), uint32_t(b - a), 0, pd});
+      if (x.status != XlatStatus::kOk)
+        log::error("{}: lkey {:#x} no longer translates ({})", name(), g.lkey, to_string(x.status));
+      chunks.insert(chunks.end(), x.chunks.begin(), x.chunks.end());
+      cycles += x.cycles;
+    }
+    pos = end;
+  }
+  gather_chunks(s, std::move(chunks), start_ps + cycles_ps(cycles));
+}
+
+void RnicCore::gather_chunks(TxSeg* s, std::vector<XlatChunk> chunks, uint64_t start_ps) {
+  const size_t hdr = s->ddp.size() - s->payload;
+  if (chunks.empty()) {
+    eq_.at(start_ps + cycles_ps(kHeaderCycles), [this, s] {
+      s->ready = true;
+      tx_emit();
+    });
+    return;
+  }
+  s->reads_left = uint32_t(chunks.size());
+  eq_.at(start_ps, [this, s, hdr, chunks = std::move(chunks)] {
+    size_t at = hdr;
+    for (const XlatChunk& c : chunks) {
+      pcie_.dma_read(c.pa, c.len, [this, s, at](pcie::DmaStatus st, std::vector<uint8_t>&& d) {
+        if (st != pcie::DmaStatus::kOk)
+          log::error("{}: gather DMA read failed ({})", name(), to_string(st));
+        else
+          std::memcpy(s->ddp.data() + at, d.data(), d.size());
+        if (--s->reads_left == 0)
+          eq_.at(edge(kHeaderCycles), [this, s] {
+            s->ready = true;
+            tx_emit();
+          });
+      });
+      at += c.len;
+    }
+  });
+}
+
+void RnicCore::tx_emit() {
+  bool freed = false;
+  while (!tx_q_.empty()) {
+    TxSeg& s = *tx_q_.front();
+    if (!s.ready) break;
+    const Qp& q = qps_[s.qpn];
+    if (!s.terminate && (!q.valid || q.state != IBV_QPS_RTS)) {
+      tx_buffered_ -= s.payload;
+      tx_q_.pop_front();
+      freed = true;
+      continue;
+    }
+    if (!efe_.can_send()) break;
+    const uint32_t seq = efe_.send(s.dst, s.dst_qpn, s.ddp, s.ar);
+    ++tx_segments_;
+    tx_payload_bytes_ += s.payload;
+    tx_buffered_ -= s.payload;
+    auto done = std::move(s.on_sent);
+    tx_q_.pop_front();
+    freed = true;
+    if (done) done(seq);
+  }
+  if (freed) tx_kick();
+}
+
+void RnicCore::queue_terminate(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& bad,
+                               const uint8_t* bad_ddp, size_t bad_len,
+                               std::function<void()> after) {
+  Qp& q = qps_[qpn];
+  rdmap::Terminate t;
+  t.cause = why;
+  t.m = true;
+  t.d = true;
+  t.ddp_seg_len = uint16_t(bad_len);
+  const size_t hb = std::min(bad.header_bytes(), bad_len);
+  t.ddp_header.assign(bad_ddp, bad_ddp + hb);
+  if (!bad.tagged && bad.opcode == uint8_t(Opcode::kReadRequest) &&
+      bad_len >= rdmap::kUntaggedBytes + rdmap::kReadRequestBytes) {
+    t.r = true;
+    t.rdmap_header.assign(bad_ddp + rdmap::kUntaggedBytes,
+                          bad_ddp + rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
+  }
+  rdmap::Segment h;
+  h.tagged = false;
+  h.opcode = uint8_t(Opcode::kTerminate);
+  h.qn = rdmap::kQnTerminate;
+  h.msn = q.term_msn++;
+  const std::vector<uint8_t> body = rdmap::encode(t);
+  auto s = std::make_unique<TxSeg>();
+  s->qpn = qpn;
+  s->dst = q.peer_mac;
+  s->dst_qpn = q.peer_qpn;
+  s->ddp.resize(rdmap::kUntaggedBytes + body.size());
+  rdmap::encode(h, s->ddp.data());
+  std::memcpy(s->ddp.data() + rdmap::kUntaggedBytes, body.data(), body.size());
+  s->ar = true;
+  s->terminate = true;
+  TxSeg* p = s.get();
+  tx_q_.push_front(std::move(s));
+  ++tx_terminates_;
+  eq_.at(edge(kHeaderCycles), [this, p, after = std::move(after)]() mutable {
+    p->ready = true;
+    p->on_sent = [after = std::move(after)](uint32_t) { after(); };
+    tx_emit();
+  });
+}
+
+}  // namespace rnic

@@ -1,0 +1,82 @@
+#include "sim/cluster.h"
+
+#include <fmt/format.h>
+
+#include "models/host/verbs/verbs.h"
+#include "sim/run_control.h"
+
+namespace rnic {
+
+Node::Node(sc_core::sc_module_name n, int i, const SystemConfig& cfg, StatRegistry& stats,
+           eth::EthLink& eth)
+    : sc_core::sc_module(n),
+      index(i),
+      mac{0x02, 0, 0, 0, 0, uint8_t(i + 1)},
+      hc(cfg, stats, false, std::string(name()) + ".os"),
+      efe("efe", eth, i, mac, cfg, stats),
+      core("core", cfg, hc.card_if, hc.regs, efe, stats),
+      driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac, cfg) {}
+
+Cluster::Cluster(const SystemConfig& c, StatRegistry& s)
+    : cfg(c), stats(s), background("background"), eth("eth0", c, s) {
+  background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
+                   [&s] { s.sample(sc_core::sc_time_stamp().value()); });
+  for (int i = 0; i < kNodes; ++i)
+    nodes.push_back(std::make_unique<Node>(fmt::format("node{}", i).c_str(), i, c, s, eth));
+}
+
+Cluster::~Cluster() = default;
+
+void Cluster::run(const std::vector<std::function<void()>>& programs) {
+  size_t running = 0;
+  std::vector<sc_core::sc_process_handle> handles;
+  for (size_t i = 0; i < programs.size() && i < nodes.size(); ++i) {
+    if (!programs[i]) continue;
+    Node& n = *nodes[i];
+    n.procs.push_back(std::make_unique<host::Process>(n.hc.mem, cfg.host,
+                                                      uint64_t(cfg.sim.seed) * 7919 + i, pid_++));
+    host::Process* proc = n.procs.back().get();
+    ++running;
+    sc_core::sc_spawn_options o;
+    handles.push_back(sc_core::sc_spawn(
+        [&running, &n, proc, fn = programs[i]] {
+          host::bind_current_process({&n.driver, proc});
+          fn();
+          host::unbind_current_process();
+          --running;
+        },
+        fmt::format("node{}_proc{}", i, proc->pid()).c_str(), &o));
+  }
+  background.kick();
+  try {
+    run_control::simulate(
+        cfg, stats, [&] { return running == 0; },
+        [&] { return fmt::format("{} program(s) not finished\n{}", running, dump_state()); });
+  } catch (...) {
+    // The threads refer to this frame: kill those still running before it goes.
+    for (auto& h : handles)
+      if (h.valid() && !h.terminated()) {
+        sc_core::sc_spawn_options k;
+        k.spawn_method();
+        sc_core::sc_spawn([h]() mutable { h.kill(); }, "kill_program", &k);
+      }
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    throw;
+  }
+}
+
+std::string Cluster::dump_state() const {
+  std::string s;
+  for (const auto& n : nodes) {
+    s += n->hc.dump_state();
+    s += n->core.dump_state();
+  }
+  return s;
+}
+
+void Cluster::trace(TraceSink& t) const {
+  for (const auto& n : nodes) n->hc.trace(t);
+  eth.trace(t);
+}
+
+}  // namespace rnic

@@ -1,0 +1,90 @@
+#include "testbench/traffic/endpoint.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace rnic::traffic {
+
+namespace {
+[[noreturn]] void fail(const char* what, int err) {
+  throw std::runtime_error(fmt::format("{} failed: errno {}", what, err));
+}
+}  // namespace
+
+void Endpoint::open(const EndpointConfig& c) {
+  int n = 0;
+  ibv_device** list = ibv_get_device_list(&n);
+  if (n < 1) fail("ibv_get_device_list", ENODEV);
+  ctx = ibv_open_device(list[0]);
+  ibv_free_device_list(list);
+  if (!ctx) fail("ibv_open_device", errno);
+  if (!(pd = ibv_alloc_pd(ctx))) fail("ibv_alloc_pd", errno);
+  if (!(cq = ibv_create_cq(ctx, c.cqe, nullptr, nullptr, 0))) fail("ibv_create_cq", errno);
+  buf = rnic_malloc(c.buf_bytes);
+  if (!(mr = ibv_reg_mr(pd, buf, c.buf_bytes, c.access))) fail("ibv_reg_mr", errno);
+  for (int i = 0; i < c.qps; ++i) {
+    ibv_qp_init_attr a{};
+    a.send_cq = cq;
+    a.recv_cq = cq;
+    a.qp_type = IBV_QPT_RC;
+    a.cap.max_send_wr = c.send_depth;
+    a.cap.max_recv_wr = c.recv_depth;
+    a.cap.max_send_sge = c.sge;
+    a.cap.max_recv_sge = c.sge;
+    ibv_qp* qp = ibv_create_qp(pd, &a);
+    if (!qp) fail("ibv_create_qp", errno);
+    qps.push_back(qp);
+  }
+}
+
+PeerInfo Endpoint::info() const {
+  PeerInfo p;
+  ibv_query_gid(ctx, 1, 0, &p.gid);
+  for (ibv_qp* qp : qps) p.qpns.push_back(qp->qp_num);
+  p.addr = addr();
+  p.rkey = mr->rkey;
+  p.len = mr->length;
+  return p;
+}
+
+void Endpoint::connect(const PeerInfo& peer) {
+  for (size_t i = 0; i < qps.size(); ++i) {
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    if (int rc = ibv_modify_qp(qps[i], &a, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+      fail("ibv_modify_qp INIT", rc);
+    a = ibv_qp_attr{};
+    a.qp_state = IBV_QPS_RTR;
+    a.ah_attr.grh.dgid = peer.gid;
+    a.ah_attr.is_global = 1;
+    a.ah_attr.port_num = 1;
+    a.dest_qp_num = peer.qpns.at(i);
+    a.max_dest_rd_atomic = 16;
+    if (int rc = ibv_modify_qp(
+            qps[i], &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN | IBV_QP_MAX_DEST_RD_ATOMIC))
+      fail("ibv_modify_qp RTR", rc);
+    a = ibv_qp_attr{};
+    a.qp_state = IBV_QPS_RTS;
+    a.max_rd_atomic = 16;
+    if (int rc = ibv_modify_qp(qps[i], &a, IBV_QP_STATE | IBV_QP_MAX_QP_RD_ATOMIC))
+      fail("ibv_modify_qp RTS", rc);
+  }
+}
+
+void Endpoint::close() {
+  for (ibv_qp* qp : qps) ibv_destroy_qp(qp);
+  qps.clear();
+  if (mr) ibv_dereg_mr(mr);
+  if (cq) ibv_destroy_cq(cq);
+  if (pd) ibv_dealloc_pd(pd);
+  if (ctx) ibv_close_device(ctx);
+  mr = nullptr;
+  cq = nullptr;
+  pd = nullptr;
+  ctx = nullptr;
+}
+
+}  // namespace rnic::traffic

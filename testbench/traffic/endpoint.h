@@ -1,0 +1,83 @@
+// Verbs-level building blocks of traffic generators and system tests: an out-of-band channel
+// (what rdma_cm or a TCP side channel is to a real program) and an endpoint (device, PD, CQ,
+// QPs, one registered buffer) that connects its QPs as an rdma-core program does.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <systemc>
+#include <vector>
+
+#include "models/host/verbs/verbs.h"
+
+namespace rnic::traffic {
+
+// What each side tells the other before connecting.
+struct PeerInfo {
+  ibv_gid gid{};
+  std::vector<uint32_t> qpns;
+  uint64_t addr = 0;
+  uint32_t rkey = 0;
+  uint64_t len = 0;
+};
+
+// A blocking, zero-cost exchange between simulated processes (keyed by the receiver).
+class Oob {
+ public:
+  void put(int to, PeerInfo info) {
+    box_[to].push_back(std::move(info));
+    ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+  PeerInfo get(int me) {
+    while (box_[me].empty()) sc_core::wait(ev_);
+    PeerInfo i = std::move(box_[me].front());
+    box_[me].pop_front();
+    return i;
+  }
+  // Blocks until `n` processes have arrived (a barrier).
+  void barrier(int n) {
+    const uint64_t gen = gen_;
+    if (++arrived_ == n) {
+      arrived_ = 0;
+      ++gen_;
+      ev_.notify(sc_core::SC_ZERO_TIME);
+      return;
+    }
+    while (gen_ == gen) sc_core::wait(ev_);
+  }
+
+ private:
+  std::map<int, std::deque<PeerInfo>> box_;
+  int arrived_ = 0;
+  uint64_t gen_ = 0;
+  sc_core::sc_event ev_;
+};
+
+struct EndpointConfig {
+  size_t buf_bytes = 1 << 20;
+  int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  int qps = 1;
+  uint32_t send_depth = 128, recv_depth = 128;
+  uint32_t sge = 1;
+  int cqe = 4096;
+};
+
+struct Endpoint {
+  ibv_context* ctx = nullptr;
+  ibv_pd* pd = nullptr;
+  ibv_cq* cq = nullptr;
+  std::vector<ibv_qp*> qps;
+  void* buf = nullptr;
+  ibv_mr* mr = nullptr;
+
+  // Opens the first device and creates everything; throws std::runtime_error on failure.
+  void open(const EndpointConfig& c);
+  PeerInfo info() const;
+  // RESET -> INIT -> RTR -> RTS for every QP, towards the peer's QPs in order.
+  void connect(const PeerInfo& peer);
+  void close();
+  uint64_t addr() const { return reinterpret_cast<uint64_t>(buf); }
+};
+
+}  // namespace rnic::traffic
