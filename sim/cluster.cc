@@ -33,9 +33,10 @@ void Cluster::run(const std::vector<std::function<void()>>& programs) {
   for (size_t i = 0; i < programs.size() && i < nodes.size(); ++i) {
     if (!programs[i]) continue;
     Node& n = *nodes[i];
-    n.procs.push_back(std::make_unique<host::Process>(n.hc.mem, cfg.host,
-                                                      uint64_t(cfg.sim.seed) * 7919 + i, pid_++));
-    host::Process* proc = n.procs.back().get();
+    if (!n.proc)
+      n.proc = std::make_unique<host::Process>(n.hc.mem, cfg.host,
+                                               uint64_t(cfg.sim.seed) * 7919 + i, pid_++);
+    host::Process* proc = n.proc.get();
     ++running;
     sc_core::sc_spawn_options o;
     handles.push_back(sc_core::sc_spawn(
@@ -45,7 +46,7 @@ void Cluster::run(const std::vector<std::function<void()>>& programs) {
           host::unbind_current_process();
           --running;
         },
-        fmt::format("node{}_proc{}", i, proc->pid()).c_str(), &o));
+        fmt::format("node{}_proc{}_{}", i, proc->pid(), runs_++).c_str(), &o));
   }
   background.kick();
   try {

@@ -27,7 +27,8 @@ class Node : public sc_core::sc_module {
   efe::EfePassThrough efe;
   RnicCore core;
   host::Driver driver;
-  std::vector<std::unique_ptr<host::Process>> procs;
+  // The node's simulated process: created by the first run(), the same in every later one.
+  std::unique_ptr<host::Process> proc;
 };
 
 class Cluster {
@@ -51,6 +52,7 @@ class Cluster {
 
  private:
   int pid_ = 100;
+  int runs_ = 0;
 };
 
 }  // namespace rnic

@@ -22,18 +22,18 @@ struct InputError : std::runtime_error {
 };
 
 struct CoreConfig {
-  int64_t clk_mhz = 250;          // MHz, core_clk
-  int64_t datapath_bytes = 16;    // B per core_clk beat
-  int64_t reg_read_cycles = 4;    // core cycles from a BAR read TLP's arrival to its CplD
-  int64_t reg_write_cycles = 2;   // core cycles to apply a BAR write
-  int64_t qps = 1024;             // QPs (BAR2 pages)
-  int64_t cqs = 1024;             // CQs
-  int64_t stags = 65536;          // SMT entries
-  int64_t pbl_entries = 1 << 20;  // PBLMT entries
-  int64_t max_qp_wr = 512;        // WQEs each on-chip SQ and RQ holds
-  int64_t max_cqe = 65536;        // CQEs a CQ ring may have
-  int64_t ird = 16;               // inbound RDMA Reads a QP may have outstanding (max)
-  int64_t ord = 16;               // outbound RDMA Reads a QP may have outstanding (max)
+  int64_t clk_mhz = 250;            // MHz, core_clk
+  int64_t datapath_bytes = 16;      // B per core_clk beat
+  int64_t reg_read_cycles = 4;      // core cycles from a BAR read TLP's arrival to its CplD
+  int64_t reg_write_cycles = 2;     // core cycles to apply a BAR write
+  int64_t qps = 1024;               // QPs (BAR2 pages)
+  int64_t cqs = 1024;               // CQs
+  int64_t stags = 65536;            // SMT entries
+  int64_t pbl_entries = 1 << 20;    // PBLMT entries
+  int64_t max_qp_wr = 512;          // WQEs each on-chip SQ and RQ holds
+  int64_t max_cqe = 65536;          // CQEs a CQ ring may have
+  int64_t ird = 16;                 // inbound RDMA Reads a QP may have outstanding (max)
+  int64_t ord = 16;                 // outbound RDMA Reads a QP may have outstanding (max)
   int64_t tx_buffer_bytes = 65536;  // B of segments the SQ engine may have fetched, not sent
   int64_t sched_cycles = 2;         // cycles the SQ engine spends per segment it issues
   int64_t rx_parse_cycles = 2;      // cycles from a segment's arrival to its header checked

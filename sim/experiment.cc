@@ -15,11 +15,20 @@ ExperimentKind pbl_acquisition_experiment();
 ExperimentKind pcie_dma_experiment();
 ExperimentKind dma_roundtrip_experiment();
 
-const std::vector<ExperimentKind>& experiment_kinds() {
-  static const std::vector<ExperimentKind> k = {mmio_latency_experiment(),
-                                                pbl_acquisition_experiment(), pcie_dma_experiment(),
-                                                dma_roundtrip_experiment()};
+namespace {
+std::vector<ExperimentKind>& kinds() {
+  static std::vector<ExperimentKind> k = {mmio_latency_experiment(), pbl_acquisition_experiment(),
+                                          pcie_dma_experiment(), dma_roundtrip_experiment()};
   return k;
+}
+}  // namespace
+
+const std::vector<ExperimentKind>& experiment_kinds() { return kinds(); }
+
+void add_experiment_kind(ExperimentKind k) {
+  for (const auto& e : kinds())
+    if (e.kind == k.kind) return;
+  kinds().push_back(std::move(k));
 }
 
 const ExperimentKind* find_experiment(const std::string& kind) {
@@ -87,6 +96,10 @@ static YAML::Node node_of(const ExperimentContext& c, const std::string& key) {
 }
 
 void ExperimentContext::attach(HostCard& sys) {
+  if (trace) trace->attach(sys);
+}
+
+void ExperimentContext::attach(Cluster& sys) {
   if (trace) trace->attach(sys);
 }
 

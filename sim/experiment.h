@@ -24,9 +24,11 @@ struct ExpKey {
 
 class RunTrace;
 struct HostCard;
+class Cluster;
 
 struct ExperimentContext {
-  ExperimentContext(Scenario& s, SystemConfig& c, StatRegistry& st) : scenario(s), cfg(c), stats(st) {}
+  ExperimentContext(Scenario& s, SystemConfig& c, StatRegistry& st)
+      : scenario(s), cfg(c), stats(st) {}
 
   Scenario& scenario;
   SystemConfig& cfg;
@@ -37,9 +39,11 @@ struct ExperimentContext {
   std::vector<std::string> y;
   std::string summary;        // printed after the run
   RunTrace* trace = nullptr;  // set when the run writes a waveform
+  std::string out_dir;        // where captures go
 
   // Every experiment calls this once its system is built: waveform signals and window.
   void attach(HostCard& sys);
+  void attach(Cluster& sys);
 
   int64_t get_int(const std::string& key) const;
   std::vector<int64_t> get_ints(const std::string& key) const;
@@ -52,9 +56,12 @@ struct ExperimentKind {
   std::vector<ExpKey> keys;
   // Elaborates what it needs, runs the simulation, fills ctx.rows. Returns the exit code.
   std::function<int(ExperimentContext&)> run;
+  bool has_links = false;  // builds Ethernet links (so --pcap applies)
 };
 
 const std::vector<ExperimentKind>& experiment_kinds();
+// Adds kinds defined outside sim/ (the verbs traffic generators); before any scenario loads.
+void add_experiment_kind(ExperimentKind k);
 const ExperimentKind* find_experiment(const std::string& kind);
 
 // Checks one experiment key's text against its schema; throws InputError(where, key, reason).

@@ -15,6 +15,7 @@
 #include "sim/log.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "testbench/traffic/perftest.h"
 
 namespace {
 
@@ -39,6 +40,7 @@ void add_run_options(CLI::App* c, rnic::RunOptions& o, std::string& out, bool& q
 int sc_main(int argc, char** argv) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  rnic::traffic::register_perftests();
   CLI::App app{
       "rnicsim: cycle-accurate simulator of an RDMA NIC (iWARP RNIC with an Ether Forwarding "
       "Engine)"};
@@ -113,26 +115,41 @@ int sc_main(int argc, char** argv) {
       return rnic::run_scenario(s, out, quiet);
     }
     // perf
-    if (test != "pcie_dma")
-      throw rnic::InputError("perf", test,
-                             rnic::find_experiment(test)
-                                 ? "is an experiment kind: run it from a scenario"
-                             : (test == "write_bw" || test == "write_lat" || test == "read_bw" ||
-                                test == "read_lat" || test == "send_bw" || test == "send_lat")
-                                 ? "the verbs traffic generators are not built yet in this version"
-                                 : "unknown test");
-    if (iters || qps || depth)
-      throw rnic::InputError("perf pcie_dma",
-                             iters ? "-n"
-                             : qps ? "-q"
-                                   : "-t",
-                             "not an option of pcie_dma (it takes -s SIZE or -a)");
+    const rnic::ExperimentKind* kind = rnic::find_experiment(test);
+    const bool verbs_test = test == "write_bw" || test == "write_lat" || test == "read_bw" ||
+                            test == "read_lat" || test == "send_bw" || test == "send_lat";
+    if (test != "pcie_dma" && !verbs_test)
+      throw rnic::InputError(
+          "perf", test, kind ? "is an experiment kind: run it from a scenario" : "unknown test");
     rnic::Scenario s = rnic::options_scenario(opt);
     s.has_experiment = true;
-    s.experiment.kind = s.experiment.name = "pcie_dma";
-    if (size > 0 && !all_sizes) {
-      s.experiment.nodes["min_bytes"] = YAML::Load(std::to_string(size));
-      s.experiment.nodes["max_bytes"] = YAML::Load(std::to_string(size));
+    s.experiment.kind = s.experiment.name = test;
+    auto set_key = [&](const std::string& flag, const std::string& key, int64_t v) {
+      const rnic::ExpKey* k = nullptr;
+      for (const auto& e : kind->keys)
+        if (e.key == key) k = &e;
+      if (!k) throw rnic::InputError("perf " + test, flag, "not an option of " + test);
+      const YAML::Node n = YAML::Load(std::to_string(v));
+      rnic::check_experiment_key(*k, n, "perf " + test + " " + flag);
+      s.experiment.nodes[key] = n;
+    };
+    if (test == "pcie_dma") {
+      if (iters || qps || depth)
+        throw rnic::InputError("perf pcie_dma",
+                               iters ? "-n"
+                               : qps ? "-q"
+                                     : "-t",
+                               "not an option of pcie_dma (it takes -s SIZE or -a)");
+      if (size > 0 && !all_sizes) {
+        set_key("-s", "min_bytes", size);
+        set_key("-s", "max_bytes", size);
+      }
+    } else {
+      if (size) set_key("-s", "size", size);
+      if (all_sizes) set_key("-a", "all", 1);
+      if (iters) set_key("-n", "iters", iters);
+      if (qps) set_key("-q", "qps", qps);
+      if (depth) set_key("-t", "tx_depth", depth);
     }
     return rnic::run_scenario(s, out, quiet);
   } catch (const rnic::InputError& e) {

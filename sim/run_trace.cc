@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "sim/cluster.h"
 #include "sim/host_card.h"
 
 namespace rnic {
@@ -40,11 +41,20 @@ RunTrace::RunTrace(const OutputSpec& o, const std::string& out_dir)
 
 void RunTrace::attach(HostCard& sys) {
   sys.trace(fst_);
-  sys.background.at(t0_ps_, [this] {
+  window(sys.background);
+}
+
+void RunTrace::attach(Cluster& sys) {
+  sys.trace(fst_);
+  window(sys.background);
+}
+
+void RunTrace::window(Background& bg) {
+  bg.at(t0_ps_, [this] {
     fst_.open(path_);
     opened_ = true;
   });
-  if (t1_ps_ != UINT64_MAX) sys.background.at(t1_ps_, [this] { fst_.close(); });
+  if (t1_ps_ != UINT64_MAX) bg.at(t1_ps_, [this] { fst_.close(); });
 }
 
 }  // namespace rnic

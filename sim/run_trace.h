@@ -12,18 +12,22 @@
 namespace rnic {
 
 struct HostCard;
+class Cluster;
+class Background;
 
 class RunTrace {
  public:
   RunTrace(const OutputSpec& o, const std::string& out_dir);
   // Registers the system's signals and opens/closes the file at the window's ends.
   void attach(HostCard& sys);
+  void attach(Cluster& sys);
   void close() { fst_.close(); }
   const std::string& path() const { return path_; }
   size_t signals() const { return fst_.signals(); }
   bool opened() const { return opened_; }
 
  private:
+  void window(Background& bg);
   FstTrace fst_;
   std::string path_;
   uint64_t t0_ps_, t1_ps_;

@@ -50,10 +50,15 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     throw InputError(s.file, "experiment",
                      "this scenario has nothing to run: this version runs `experiment:` sections");
   const ExperimentKind* kind = find_experiment(s.experiment.kind);
+  if (s.outputs.pcap && !kind->has_links)
+    throw InputError(
+        s.file, "pcap",
+        fmt::format("experiment '{}' builds no Ethernet link to capture", s.experiment.kind));
   std::filesystem::create_directories(out_dir);
   StatRegistry stats;
   ExperimentContext ctx{s, s.config, stats};
   ctx.quiet = quiet;
+  ctx.out_dir = out_dir;
   std::unique_ptr<RunTrace> trace;
   if (s.outputs.trace == "fst") {
     trace = std::make_unique<RunTrace>(s.outputs, out_dir);

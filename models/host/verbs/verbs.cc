@@ -564,14 +564,18 @@ void rnic_spend_ns(uint64_t ns) { spend(ns); }
 
 double rnic_now_ns() { return double(sc_core::sc_time_stamp().value()) / 1000.0; }
 
-int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
-  const uint64_t step = uint64_t(cq->context->drv->cfg().cost.cq_poll_ns) * 1000;
+namespace {
+// Waits for ready() as a loop testing it every poll_ns would: woken by ev, aligned to the loop's
+// steps from the call.
+template <class Ready>
+int wait_polled(Ready ready, sc_core::sc_event& ev, uint64_t poll_ns, uint64_t timeout_ns) {
+  const uint64_t step = poll_ns * 1000;
   const uint64_t t0 = sc_core::sc_time_stamp().value();
   const uint64_t limit = t0 + timeout_ns * 1000;
-  while (!cqe_ready(cq)) {
+  while (!ready()) {
     const uint64_t now = sc_core::sc_time_stamp().value();
     if (now >= limit) return 0;
-    sc_core::wait(sc_core::sc_time::from_value(limit - now), cq->impl->written);
+    sc_core::wait(sc_core::sc_time::from_value(limit - now), ev);
     if (step) {
       const uint64_t el = sc_core::sc_time_stamp().value() - t0;
       const uint64_t pad = (step - el % step) % step;
@@ -579,4 +583,28 @@ int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
     }
   }
   return 1;
+}
+}  // namespace
+
+int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
+  return wait_polled([cq] { return cqe_ready(cq); }, cq->impl->written,
+                     uint64_t(cq->context->drv->cfg().cost.cq_poll_ns), timeout_ns);
+}
+
+int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns) {
+  const ProcessContext& c = current();
+  uint64_t pa = 0, reads = 0;
+  if (!c.proc->page_table().translate(reinterpret_cast<uint64_t>(addr), &pa, &reads)) return 0;
+  sc_core::sc_event ev;
+  c.drv->watch(pa, 1, &ev);
+  Driver* drv = c.drv;
+  const int r = wait_polled(
+      [drv, pa, value] {
+        uint8_t b = 0;
+        drv->mem().read(pa, &b, 1);
+        return b == value;
+      },
+      ev, uint64_t(drv->cfg().cost.cq_poll_ns), timeout_ns);
+  drv->unwatch(&ev);
+  return r;
 }

@@ -333,6 +333,10 @@ double rnic_now_ns();
 // it lands, counted from the call.
 int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns);
 
+// Blocks until the byte at addr (in the calling process's memory) equals value, as a busy loop
+// reading it every cost.cq_poll_ns would see it; returns 0 after timeout_ns, else 1.
+int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns);
+
 namespace rnic::host {
 // The calling simulated process's host (its driver) and process, set by the runner.
 struct ProcessContext {

@@ -1,0 +1,452 @@
+// The six perftest-style tests. Bandwidth (client posts, server waits):
+//   every QP keeps up to tx_depth WRs outstanding; every cq_mod-th WR (and the last) is
+//   signaled, as perftest's default -Q 100; tposted/tcompleted per WR give perftest's peak:
+//   min over i <= j (j signaled) of (tcompleted[j] - tposted[i]) / (j - i + 1) per message;
+//   average = bytes / (last completion - first post); MsgRate = messages / that time.
+//   send_bw's server keeps rx_depth receives posted per QP and reposts each one it reaps.
+// Latency (one QP, one message in flight):
+//   write_lat / send_lat: ping-pong; each sample is half the round trip (perftest's report);
+//   write_lat's receiver sees the peer's write by polling its buffer's last byte;
+//   read_lat: each sample is post to completion of one RDMA Read.
+// Host polling costs cost.cq_poll_ns per look (rnic_wait_cq / rnic_wait_mem: as a busy loop).
+#include "testbench/traffic/perftest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "sim/cluster.h"
+#include "sim/experiment.h"
+#include "sim/link_capture.h"
+#include "testbench/traffic/endpoint.h"
+
+namespace rnic::traffic {
+
+namespace {
+
+enum class Op { kWrite, kRead, kSend };
+
+struct Test {
+  std::string name;
+  Op op;
+  bool latency;
+};
+
+const std::vector<Test>& tests() {
+  static const std::vector<Test> t = {
+      {"write_bw", Op::kWrite, false}, {"write_lat", Op::kWrite, true},
+      {"read_bw", Op::kRead, false},   {"read_lat", Op::kRead, true},
+      {"send_bw", Op::kSend, false},   {"send_lat", Op::kSend, true}};
+  return t;
+}
+
+constexpr uint64_t kTimeoutNs = 100'000'000;  // a completion that takes longer is a failure
+constexpr int kRxDepth = 512;
+
+double now_us() { return rnic_now_ns() / 1000.0; }
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what); }
+
+void check(const ibv_wc& wc) {
+  if (wc.status != IBV_WC_SUCCESS)
+    fail(fmt::format("completion of wr_id {} on QP {}: {}", wc.wr_id, wc.qp_num,
+                     ibv_wc_status_str(wc.status)));
+}
+
+// Polls up to n completions, waiting (as a busy loop would) when there is none.
+int poll(ibv_cq* cq, ibv_wc* wc, int n) {
+  for (;;) {
+    const int got = ibv_poll_cq(cq, n, wc);
+    if (got) return got;
+    if (!rnic_wait_cq(cq, kTimeoutNs)) fail("no completion within 100 ms");
+  }
+}
+
+int post(ibv_qp* qp, Op op, uint64_t wr_id, uint64_t laddr, uint32_t lkey, uint32_t len,
+         uint64_t raddr, uint32_t rkey, bool signaled) {
+  ibv_sge sge{laddr, len, lkey};
+  ibv_send_wr wr{};
+  wr.wr_id = wr_id;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.opcode = op == Op::kWrite  ? IBV_WR_RDMA_WRITE
+              : op == Op::kRead ? IBV_WR_RDMA_READ
+                                : IBV_WR_SEND;
+  wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+  wr.wr.rdma.remote_addr = raddr;
+  wr.wr.rdma.rkey = rkey;
+  ibv_send_wr* bad = nullptr;
+  return ibv_post_send(qp, &wr, &bad);
+}
+
+void post_recv(ibv_qp* qp, uint64_t wr_id, uint64_t addr, uint32_t lkey, uint32_t len) {
+  ibv_sge sge{addr, len, lkey};
+  ibv_recv_wr wr{};
+  wr.wr_id = wr_id;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  if (int rc = ibv_post_recv(qp, &wr, &bad)) fail(fmt::format("ibv_post_recv: errno {}", rc));
+}
+
+struct Params {
+  uint64_t iters, qps, tx_depth, cq_mod;
+  uint64_t max_size;
+};
+
+struct BwResult {
+  double peak_mib_s = 0, avg_mib_s = 0, mpps = 0;
+};
+
+struct LatResult {
+  double t_min = 0, t_max = 0, t_typical = 0, t_avg = 0, t_stdev = 0, p99 = 0, p999 = 0;
+  std::vector<double> samples;
+};
+
+// The client side of a bandwidth test.
+BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op op, uint64_t size) {
+  const uint64_t total = p.iters * p.qps;
+  std::vector<double> tposted(total), tcompleted(total, -1);
+  std::vector<uint64_t> posted(p.qps), completed(p.qps);
+  std::vector<std::vector<uint64_t>> order(p.qps);  // global index of each WR per QP
+  std::vector<ibv_wc> wc(64);
+  uint64_t k = 0, done = 0;
+  std::vector<bool> signaled(total);
+  while (done < total) {
+    for (uint64_t q = 0; q < p.qps; ++q)
+      while (posted[q] < p.iters && posted[q] - completed[q] < p.tx_depth) {
+        const uint64_t i = posted[q];
+        const bool sig = (i + 1) % p.cq_mod == 0 || i + 1 == p.iters;
+        tposted[k] = now_us();
+        signaled[k] = sig;
+        order[q].push_back(k++);
+        const uint64_t off = q * p.max_size;
+        if (int rc = post(ep.qps[q], op, i, ep.addr() + off, ep.mr->lkey, uint32_t(size),
+                          peer.addr + off, peer.rkey, sig))
+          fail(fmt::format("ibv_post_send: errno {}", rc));
+        ++posted[q];
+      }
+    const int n = poll(ep.cq, wc.data(), int(wc.size()));
+    const double t = now_us();
+    for (int j = 0; j < n; ++j) {
+      check(wc[j]);
+      uint64_t q = 0;
+      while (q < p.qps && ep.qps[q]->qp_num != wc[j].qp_num) ++q;
+      for (uint64_t i = completed[q]; i <= wc[j].wr_id; ++i) tcompleted[order[q][i]] = t;
+      done += wc[j].wr_id + 1 - completed[q];
+      completed[q] = wc[j].wr_id + 1;
+    }
+  }
+  BwResult r;
+  const double first = tposted.front();
+  const double last = *std::max_element(tcompleted.begin(), tcompleted.end());
+  const double bytes = double(size) * double(total);
+  r.avg_mib_s = bytes / (1 << 20) / ((last - first) / 1e6);
+  r.mpps = double(total) / (last - first);
+  double opt = 1e300;
+  for (uint64_t j = 0; j < total; ++j)
+    if (signaled[j])
+      for (uint64_t i = 0; i <= j; ++i)
+        opt = std::min(opt, (tcompleted[j] - tposted[i]) / double(j - i + 1));
+  r.peak_mib_s = double(size) / (1 << 20) / (opt / 1e6);
+  return r;
+}
+
+void run_send_bw_server(Endpoint& ep, const Params& p, uint64_t size, Oob& oob) {
+  const uint64_t total = p.iters * p.qps;
+  const uint64_t depth = std::min<uint64_t>(kRxDepth, p.iters);
+  std::vector<uint64_t> posted(p.qps);
+  for (uint64_t q = 0; q < p.qps; ++q)
+    for (; posted[q] < depth; ++posted[q])
+      post_recv(ep.qps[q], posted[q], ep.addr() + q * p.max_size, ep.mr->lkey, uint32_t(size));
+  oob.put(0, {});  // receives are posted
+  std::vector<ibv_wc> wc(64);
+  for (uint64_t got = 0; got < total;) {
+    const int n = poll(ep.cq, wc.data(), int(wc.size()));
+    for (int j = 0; j < n; ++j) {
+      check(wc[j]);
+      ++got;
+      uint64_t q = 0;
+      while (q < p.qps && ep.qps[q]->qp_num != wc[j].qp_num) ++q;
+      if (posted[q] < p.iters) {
+        post_recv(ep.qps[q], posted[q], ep.addr() + q * p.max_size, ep.mr->lkey, uint32_t(size));
+        ++posted[q];
+      }
+    }
+  }
+}
+
+LatResult summarize(std::vector<double> s) {
+  LatResult r;
+  r.samples = s;
+  std::sort(s.begin(), s.end());
+  const double n = double(s.size());
+  r.t_min = s.front();
+  r.t_max = s.back();
+  r.t_typical = s[s.size() / 2];
+  double sum = 0, sq = 0;
+  for (double x : s) sum += x;
+  r.t_avg = sum / n;
+  for (double x : s) sq += (x - r.t_avg) * (x - r.t_avg);
+  r.t_stdev = std::sqrt(sq / n);
+  auto pct = [&](double q) { return s[size_t(std::max(1.0, std::ceil(q * n))) - 1]; };
+  r.p99 = pct(0.99);
+  r.p999 = pct(0.999);
+  return r;
+}
+
+uint8_t tag(uint64_t i) { return uint8_t(i % 254 + 1); }
+
+// One side of a latency test. client: measures.
+std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p, Op op,
+                            uint64_t size, bool client) {
+  std::vector<double> samples;
+  ibv_wc wc[4];
+  ibv_qp* qp = ep.qps[0];
+  const uint64_t last = ep.addr() + size - 1;
+  if (op == Op::kRead) {
+    for (uint64_t i = 0; i < p.iters; ++i) {
+      const double t0 = now_us();
+      if (int rc =
+              post(qp, op, i, ep.addr(), ep.mr->lkey, uint32_t(size), peer.addr, peer.rkey, true))
+        fail(fmt::format("ibv_post_send: errno {}", rc));
+      poll(ep.cq, wc, 1);
+      check(wc[0]);
+      samples.push_back(now_us() - t0);
+    }
+    return samples;
+  }
+  // write_lat: the write goes from [0, size) of the buffer to [max_size, max_size + size) of
+  // the peer's; each side polls the last byte of its own second region.
+  const uint64_t poll_at = ep.addr() + p.max_size + size - 1;
+  uint64_t sends_out = 0;
+  for (uint64_t i = 0; i < p.iters; ++i) {
+    const double t0 = now_us();
+    auto send = [&] {
+      if (op == Op::kWrite) {
+        const uint8_t t = tag(i);
+        rnic_mem_write(reinterpret_cast<void*>(last), &t, 1);
+      }
+      if (int rc = post(qp, op, i, ep.addr(), ep.mr->lkey, uint32_t(size), peer.addr + p.max_size,
+                        peer.rkey, true))
+        fail(fmt::format("ibv_post_send: errno {}", rc));
+      ++sends_out;
+    };
+    auto receive = [&] {
+      if (op == Op::kWrite) {
+        if (!rnic_wait_mem(reinterpret_cast<void*>(poll_at), tag(i), kTimeoutNs))
+          fail("write_lat: the peer's write did not arrive within 100 ms");
+        return;
+      }
+      for (;;) {
+        const int n = poll(ep.cq, wc, 4);
+        bool got = false;
+        for (int j = 0; j < n; ++j) {
+          check(wc[j]);
+          if (wc[j].opcode & IBV_WC_RECV) {
+            got = true;
+            post_recv(qp, i + 1, ep.addr(), ep.mr->lkey, uint32_t(size));
+          } else {
+            --sends_out;
+          }
+        }
+        if (got) return;
+      }
+    };
+    if (client) {
+      send();
+      receive();
+      samples.push_back((now_us() - t0) / 2);
+    } else {
+      receive();
+      send();
+    }
+    // Reap our own send completions so the SQ never fills.
+    while (sends_out > 0 && op == Op::kWrite) {
+      poll(ep.cq, wc, 1);
+      check(wc[0]);
+      --sends_out;
+    }
+  }
+  return samples;
+}
+
+std::string bw_table(const nlohmann::ordered_json& rows) {
+  std::string s(87, '-');
+  s += "\n #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]\n";
+  for (const auto& r : rows)
+    s += fmt::format(" {:<10} {:<10}       {:<8.2f}            {:<8.2f}              {:.6f}\n",
+                     r["bytes"].get<uint64_t>(), r["iterations"].get<uint64_t>(),
+                     r["bw_peak_mib_s"].get<double>(), r["bw_avg_mib_s"].get<double>(),
+                     r["msg_rate_mpps"].get<double>());
+  s += std::string(87, '-');
+  return s;
+}
+
+std::string lat_table(const nlohmann::ordered_json& rows) {
+  std::string s(87, '-');
+  s += "\n #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+       "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n";
+  for (const auto& r : rows)
+    s += fmt::format(
+        " {:<6} {:<10}      {:<8.2f}       {:<8.2f}     {:<8.2f}           {:<8.2f}       "
+        "{:<8.2f}        {:<8.2f}               {:<8.2f}\n",
+        r["bytes"].get<uint64_t>(), r["iterations"].get<uint64_t>(), r["t_min_us"].get<double>(),
+        r["t_max_us"].get<double>(), r["t_typical_us"].get<double>(), r["t_avg_us"].get<double>(),
+        r["t_stdev_us"].get<double>(), r["p99_us"].get<double>(), r["p999_us"].get<double>());
+  s += std::string(87, '-');
+  return s;
+}
+
+int run_test(const Test& t, ExperimentContext& ctx) {
+  Params p;
+  p.iters = uint64_t(ctx.get_int("iters"));
+  p.qps = t.latency ? 1 : uint64_t(ctx.get_int("qps"));
+  p.tx_depth = t.latency ? 1 : uint64_t(ctx.get_int("tx_depth"));
+  p.cq_mod = t.latency ? 1 : std::min<uint64_t>(uint64_t(ctx.get_int("cq_mod")), p.tx_depth);
+  std::vector<uint64_t> sizes;
+  if (ctx.get_int("all"))
+    for (uint64_t s = 2; s <= (8u << 20); s *= 2) sizes.push_back(s);
+  else
+    sizes.push_back(uint64_t(ctx.get_int("size")));
+  p.max_size = std::max<uint64_t>(*std::max_element(sizes.begin(), sizes.end()), 64);
+  if (t.op == Op::kRead && p.tx_depth > uint64_t(ctx.cfg.core.max_qp_wr))
+    p.tx_depth = uint64_t(ctx.cfg.core.max_qp_wr);
+
+  Cluster cl(ctx.cfg, ctx.stats);
+  ctx.attach(cl);
+  std::unique_ptr<PcapWriter> cap;
+  if (ctx.scenario.outputs.pcap)
+    cap = capture_link(cl.eth, (std::filesystem::path(ctx.out_dir) / "eth0.pcap").string(),
+                       ctx.scenario.outputs.pcap_fcs);
+  Oob oob;
+  Endpoint client, server;
+  EndpointConfig ec;
+  ec.buf_bytes = 2 * p.max_size * p.qps;
+  ec.qps = int(p.qps);
+  ec.send_depth = uint32_t(p.tx_depth + 1);
+  ec.recv_depth = uint32_t(std::min<uint64_t>(kRxDepth, ctx.cfg.core.max_qp_wr));
+  ec.cqe = int(std::min<int64_t>(ctx.cfg.core.max_cqe, 8192));
+  PeerInfo to_server, to_client;
+  cl.run({[&] {
+            client.open(ec);
+            oob.put(1, client.info());
+            to_server = oob.get(0);
+            client.connect(to_server);
+          },
+          [&] {
+            server.open(ec);
+            oob.put(0, server.info());
+            to_client = oob.get(1);
+            server.connect(to_client);
+          }});
+
+  int rc = 0;
+  for (size_t si = 0; si < sizes.size(); ++si) {
+    const uint64_t size = sizes[si];
+    run_control::set_point(si, sizes.size());
+    const uint64_t t0_ps = now_ps();
+    const auto w0 = std::chrono::steady_clock::now();
+    BwResult bw;
+    std::vector<double> samples;
+    std::string error;
+    auto guard = [&](const std::function<void()>& fn) {
+      return [&error, fn] {
+        try {
+          fn();
+        } catch (const std::runtime_error& e) {
+          if (error.empty()) error = e.what();
+        }
+      };
+    };
+    if (t.latency) {
+      if (t.op == Op::kSend) {
+        // Both sides keep one receive posted.
+        cl.run({guard([&] {
+                  post_recv(client.qps[0], 0, client.addr(), client.mr->lkey, uint32_t(size));
+                }),
+                guard([&] {
+                  post_recv(server.qps[0], 0, server.addr(), server.mr->lkey, uint32_t(size));
+                })});
+      }
+      cl.run({guard([&] { samples = run_lat(client, to_server, p, t.op, size, true); }),
+              t.op == Op::kRead ? std::function<void()>() : guard([&] {
+                run_lat(server, to_client, p, t.op, size, false);
+              })});
+    } else {
+      cl.run({guard([&] {
+                if (t.op == Op::kSend) oob.get(0);
+                bw = run_bw_client(client, to_server, p, t.op, size);
+              }),
+              t.op == Op::kSend ? guard([&] { run_send_bw_server(server, p, size, oob); })
+                                : std::function<void()>()});
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    if (!error.empty()) {
+      fmt::print(stderr, "rnicsim perf {}: {} B: {}\n", t.name, size, error);
+      rc = 1;
+      break;
+    }
+    nlohmann::ordered_json row = {{"bytes", size}, {"iterations", p.iters}};
+    if (t.latency) {
+      const LatResult l = summarize(samples);
+      row["t_min_us"] = l.t_min;
+      row["t_max_us"] = l.t_max;
+      row["t_typical_us"] = l.t_typical;
+      row["t_avg_us"] = l.t_avg;
+      row["t_stdev_us"] = l.t_stdev;
+      row["p99_us"] = l.p99;
+      row["p999_us"] = l.p999;
+      Histogram& h = ctx.stats.group("perf").histogram(
+          fmt::format("latency_{}B", size), "us", "per-iteration latency samples",
+          {0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 100, 200, 500, 1000, 10000});
+      for (double x : l.samples) h.sample(x);
+    } else {
+      row["bw_peak_mib_s"] = bw.peak_mib_s;
+      row["bw_avg_mib_s"] = bw.avg_mib_s;
+      row["msg_rate_mpps"] = bw.mpps;
+    }
+    row["sim_time_ns"] = double(now_ps() - t0_ps) / 1000.0;
+    row["wall_s"] = wall;
+    ctx.rows.push_back(row);
+  }
+  ctx.x = "bytes";
+  ctx.y = t.latency ? std::vector<std::string>{"t_typical_us", "t_avg_us", "p99_us"}
+                    : std::vector<std::string>{"bw_peak_mib_s", "bw_avg_mib_s"};
+  ctx.summary = t.latency ? lat_table(ctx.rows) : bw_table(ctx.rows);
+  return rc;
+}
+
+}  // namespace
+
+void register_perftests() {
+  for (const Test& t : tests()) {
+    ExperimentKind k;
+    k.kind = t.name;
+    k.has_links = true;
+    k.desc = fmt::format("perftest's ib_{}: two nodes, verbs, {}", t.name,
+                         t.latency ? "latency per message size" : "bandwidth per message size");
+    k.keys = {
+        {"size", ExpKey::kInt, "65536", 1, double(1u << 30), {}, "B", "message size (-s)"},
+        {"all", ExpKey::kInt, "0", 0, 1, {}, "", "1: sweep 2 B to 8 MiB (-a)"},
+        {"iters", ExpKey::kInt, t.latency ? "1000" : "5000", 1, 1e9, {}, "", "iterations (-n)"},
+    };
+    if (!t.latency) {
+      k.keys.push_back({"qps", ExpKey::kInt, "1", 1, 256, {}, "QPs", "QPs (-q)"});
+      k.keys.push_back(
+          {"tx_depth", ExpKey::kInt, "128", 1, 511, {}, "WRs", "WRs in flight per QP (-t)"});
+      k.keys.push_back(
+          {"cq_mod", ExpKey::kInt, "100", 1, 1024, {}, "WRs", "signal every Nth WR (-Q)"});
+    }
+    k.run = [t](ExperimentContext& ctx) { return run_test(t, ctx); };
+    add_experiment_kind(std::move(k));
+  }
+}
+
+}  // namespace rnic::traffic
