@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""rnicsim perf end to end (short form): write_bw, read_bw and send_bw at 64 KiB reach 97% of
+the wire-limited goodput on rnic-10g and rnic-100g (payload = MTU - 20 - DDP header per frame of
+MTU + 38 wire bytes); every results row has perftest's keys; the latency tests give a table of
+positive, ordered figures; send_bw --pcap writes a capture the shipped dissector decodes with no
+malformed frame, holding Send opcodes and EFE ACKs."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from common import check, finish, out_dir, rnicsim
+
+binary, base = sys.argv[1], sys.argv[2]
+work = out_dir(base, "perf")
+BW_KEYS = ["bytes", "iterations", "bw_peak_mib_s", "bw_avg_mib_s", "msg_rate_mpps", "sim_time_ns", "wall_s"]
+LAT_KEYS = ["bytes", "iterations", "t_min_us", "t_max_us", "t_typical_us", "t_avg_us", "t_stdev_us",
+            "p99_us", "p999_us", "sim_time_ns", "wall_s"]
+
+
+def run(test, *args):
+    o = os.path.join(work, test + "_" + "_".join(a.strip("-") for a in args))
+    p = rnicsim(binary, "perf", test, *args, "--out", o, expect=0)
+    with open(os.path.join(o, "results.json")) as f:
+        return p, json.load(f)["rows"], o
+
+
+for preset, gbps in (("rnic-10g", 10), ("rnic-100g", 100)):
+    limit = gbps * 1e9 / 8 * (1500 - 20 - 14) / (1500 + 38) / 2**20
+    for test in ("write_bw", "read_bw", "send_bw"):
+        p, rows, _ = run(test, "-s", "65536", "-n", "300", "--preset", preset)
+        check("BW average[MiB/sec]" in p.stdout, f"{test}: no perftest table")
+        check(len(rows) == 1 and all(k in rows[0] for k in BW_KEYS), f"{test}: row keys {rows}")
+        bw = rows[0]["bw_avg_mib_s"]
+        check(bw >= 0.97 * limit and bw <= limit * 1.0001,
+              f"{test} {preset}: {bw:.1f} MiB/s, wire limit {limit:.1f} (needs >= 97%)")
+
+for test in ("write_lat", "read_lat", "send_lat"):
+    p, rows, o = run(test, "-s", "2", "-n", "100")
+    check("t_typical[usec]" in p.stdout, f"{test}: no perftest table")
+    r = rows[0]
+    check(all(k in r for k in LAT_KEYS), f"{test}: row keys {r}")
+    check(0 < r["t_min_us"] <= r["t_typical_us"] <= r["t_max_us"] and r["t_min_us"] <= r["p99_us"] <= r["t_max_us"],
+          f"{test}: figures out of order {r}")
+    with open(os.path.join(o, "stats.json")) as f:
+        h = json.load(f)["stats"]["perf"]["latency_2B"]
+    check(h["count"] == 100, f"{test}: latency histogram holds {h.get('count')} samples")
+
+p, rows, o = run("send_bw", "-s", "4096", "-n", "64", "--pcap")
+pcap = os.path.join(o, "eth0.pcap")
+check(os.path.exists(pcap), "send_bw --pcap wrote no eth0.pcap")
+tshark = shutil.which("tshark")
+check(tshark is not None, "tshark is not installed (scripts/setup installs it)")
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+lua = os.path.join(root, "scripts", "wireshark", "rnicsim.lua")
+t = subprocess.run([tshark, "-X", f"lua_script:{lua}", "--disable-protocol", "rpcordma", "-r", pcap,
+                    "-T", "fields", "-E", "separator=|", "-e", "efe.type", "-e", "iwarp_rdma.opcode",
+                    "-e", "_ws.malformed"], capture_output=True, text=True)
+check(t.returncode == 0, f"tshark: {t.stderr}")
+lines = [l.split("|") for l in t.stdout.strip().split("\n") if l]
+check(not any(m for _, _, m in lines), "malformed frames in the send_bw capture")
+sends = sum(1 for e, op, _ in lines if e == "0" and op == "0x03")
+check(sends >= 64 * 3, f"{sends} Send segments decoded, expected at least 192 (64 x 4096 B)")
+check(any(e == "1" for e, _, _ in lines), "no EFE ACK in the capture")
+finish("perf_tests")
