@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The same scenario and seed give byte-identical stats.json and results.json, wall-clock fields
-aside; another seed changes the physical layout (and so the results of a scattered buffer)."""
+aside, and byte-identical captures; another seed changes the physical layout (and so the results of a scattered buffer)."""
 import json
 import os
 import sys
@@ -35,4 +35,16 @@ for scen in ("demo.yaml", os.path.join("experiments", "pbl_acquisition.yaml")):
               f"{scen}: {f} differs between two runs with the same seed")
         with open(os.path.join(outs[0], f)) as fa:
             check(len(fa.read()) > 100, f"{scen}: {f} is empty")
+# Two nodes: the same seed gives the same stats, results and captures.
+outs = []
+for run in ("a", "b"):
+    o = out_dir(base, f"det_send_bw_{run}")
+    rnicsim(binary, "perf", "send_bw", "-s", "3000", "-n", "40", "--pcap", "--seed", "7", "--out", o, "--quiet")
+    outs.append(o)
+for f in ("stats.json", "results.json"):
+    check(canonical(os.path.join(outs[0], f)) == canonical(os.path.join(outs[1], f)),
+          f"perf send_bw: {f} differs between two runs with the same seed")
+with open(os.path.join(outs[0], "eth0.pcap"), "rb") as fa, open(os.path.join(outs[1], "eth0.pcap"), "rb") as fb:
+    a, b = fa.read(), fb.read()
+    check(len(a) > 40 * 3000 and a == b, "perf send_bw: eth0.pcap differs between two runs with the same seed")
 finish("determinism")
