@@ -28,8 +28,7 @@ Cluster::Cluster(const SystemConfig& c, StatRegistry& s)
 Cluster::~Cluster() = default;
 
 void Cluster::run(const std::vector<std::function<void()>>& programs) {
-  size_t running = 0;
-  std::vector<sc_core::sc_process_handle> handles;
+  std::vector<std::pair<std::string, std::function<void()>>> threads;
   for (size_t i = 0; i < programs.size() && i < nodes.size(); ++i) {
     if (!programs[i]) continue;
     Node& n = *nodes[i];
@@ -37,33 +36,14 @@ void Cluster::run(const std::vector<std::function<void()>>& programs) {
       n.proc = std::make_unique<host::Process>(n.hc.mem, cfg.host,
                                                uint64_t(cfg.sim.seed) * 7919 + i, pid_++);
     host::Process* proc = n.proc.get();
-    ++running;
-    sc_core::sc_spawn_options o;
-    handles.push_back(sc_core::sc_spawn(
-        [&running, &n, proc, fn = programs[i]] {
-          host::bind_current_process({&n.driver, proc});
-          fn();
-          host::unbind_current_process();
-          --running;
-        },
-        fmt::format("node{}_proc{}_{}", i, proc->pid(), runs_++).c_str(), &o));
+    threads.emplace_back(fmt::format("node{}_proc{}_{}", i, proc->pid(), runs_++),
+                         [&n, proc, fn = programs[i]] {
+                           host::bind_current_process({&n.driver, proc});
+                           fn();
+                           host::unbind_current_process();
+                         });
   }
-  background.kick();
-  try {
-    run_control::simulate(
-        cfg, stats, [&] { return running == 0; },
-        [&] { return fmt::format("{} program(s) not finished\n{}", running, dump_state()); });
-  } catch (...) {
-    // The threads refer to this frame: kill those still running before it goes.
-    for (auto& h : handles)
-      if (h.valid() && !h.terminated()) {
-        sc_core::sc_spawn_options k;
-        k.spawn_method();
-        sc_core::sc_spawn([h]() mutable { h.kill(); }, "kill_program", &k);
-      }
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    throw;
-  }
+  run_control::run_threads(cfg, stats, background, threads, [this] { return dump_state(); });
 }
 
 std::string Cluster::dump_state() const {

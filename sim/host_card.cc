@@ -44,30 +44,8 @@ void HostCard::configure(const SystemConfig& c) {
 namespace rnic {
 
 void run_host_thread(HostCard& sys, const char* name, std::function<void()> fn) {
-  bool done = false;
-  sc_core::sc_spawn_options o;
-  sc_core::sc_process_handle h = sc_core::sc_spawn(
-      [&] {
-        fn();
-        done = true;
-      },
-      name, &o);
-  sys.background.kick();
-  try {
-    run_control::simulate(
-        sys.cfg, sys.stats, [&] { return done; },
-        [&] { return fmt::format("host thread '{}' not finished\n{}", name, sys.dump_state()); });
-  } catch (...) {
-    // The thread refers to this frame: it must not outlive it. A process kills it (kill() is
-    // only legal while the simulation runs); its stack unwinds now, while this frame exists.
-    if (!done && h.valid() && !h.terminated()) {
-      sc_core::sc_spawn_options k;
-      k.spawn_method();
-      sc_core::sc_spawn([h]() mutable { h.kill(); }, "kill_host_thread", &k);
-      sc_core::sc_start(sc_core::SC_ZERO_TIME);
-    }
-    throw;
-  }
+  run_control::run_threads(sys.cfg, sys.stats, sys.background, {{name, std::move(fn)}},
+                           [&sys] { return sys.dump_state(); });
 }
 
 std::string HostCard::dump_state() const {

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <systemc>
+
+#include "sim/background.h"
 
 namespace rnic::run_control {
 
@@ -89,6 +92,45 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
           fmt::format("no progress for {} us of simulated time (sim.watchdog_us) at {:.3f} ns\n{}",
                       cfg.sim.watchdog_us, double(now) / 1000.0, dump()));
     }
+  }
+}
+
+void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background& background,
+                 const std::vector<std::pair<std::string, std::function<void()>>>& threads,
+                 const std::function<std::string()>& dump) {
+  std::vector<bool> done(threads.size());
+  std::vector<sc_core::sc_process_handle> handles;
+  for (size_t i = 0; i < threads.size(); ++i) {
+    sc_core::sc_spawn_options o;
+    handles.push_back(sc_core::sc_spawn(
+        [&done, &threads, i] {
+          threads[i].second();
+          done[i] = true;
+        },
+        threads[i].first.c_str(), &o));
+  }
+  background.kick();
+  try {
+    simulate(
+        cfg, stats, [&] { return std::find(done.begin(), done.end(), false) == done.end(); },
+        [&] {
+          std::string s;
+          for (size_t i = 0; i < threads.size(); ++i)
+            if (!done[i]) s += fmt::format("host thread '{}' not finished\n", threads[i].first);
+          return s + dump();
+        });
+  } catch (...) {
+    // kill() is only legal while the simulation runs: a method kills them, their stacks unwind
+    // now, while the caller's frame exists.
+    for (size_t i = 0; i < handles.size(); ++i) {
+      sc_core::sc_process_handle h = handles[i];
+      if (done[i] || !h.valid() || h.terminated()) continue;
+      sc_core::sc_spawn_options k;
+      k.spawn_method();
+      sc_core::sc_spawn([h]() mutable { h.kill(); }, "kill_host_thread", &k);
+    }
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    throw;
   }
 }
 

@@ -9,11 +9,15 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/config.h"
 #include "sim/stats.h"
 
 namespace rnic {
+
+class Background;
 
 // A run that cannot finish: work outstanding and nothing moving (exit code 3).
 struct HungError : std::runtime_error {
@@ -35,6 +39,14 @@ void set_point(uint64_t done, uint64_t total);
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
               const std::function<std::string()>& dump);
 void clear_progress_line();
+
+// Runs each (name, fn) as an SC_THREAD and simulates (simulate() above) until every fn has
+// returned and the system is quiet; `background` is kicked first. The watchdog's report is
+// "host thread 'NAME' not finished" per unfinished thread, then dump(). On an exception the
+// threads still running are killed before it propagates (they refer to the caller's frame).
+void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background& background,
+                 const std::vector<std::pair<std::string, std::function<void()>>>& threads,
+                 const std::function<std::string()>& dump);
 
 }  // namespace run_control
 }  // namespace rnic

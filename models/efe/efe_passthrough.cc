@@ -23,8 +23,8 @@ EfePassThrough::EfePassThrough(sc_core::sc_module_name n, eth::EthLink& link, in
   link_.set_space_callback(side_, [this] { pump(); });
 }
 
-uint32_t EfePassThrough::send(const eth::Mac& dst, uint32_t dst_qpn,
-                              const std::vector<uint8_t>& ddp, bool ar) {
+uint32_t EfePassThrough::send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp,
+                              bool ar) {
   Channel& c = ch_[dst];
   Header h;
   h.type = Type::kData;
@@ -32,7 +32,7 @@ uint32_t EfePassThrough::send(const eth::Mac& dst, uint32_t dst_qpn,
   h.seq = c.tx_seq++;
   h.dst_qpn = dst_qpn & 0xFFFFFF;
   ++pending_;
-  eq_.at(edge(kTxCycles), [this, dst, h, ddp]() mutable {
+  eq_.at(edge(kTxCycles), [this, dst, h, ddp = std::move(ddp)]() mutable {
     --pending_;
     data_q_.push_back({dst, h, std::move(ddp)});
     pump();

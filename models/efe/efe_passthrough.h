@@ -49,7 +49,7 @@ class EfePassThrough : public sc_core::sc_module {
   const eth::Mac& mac() const { return mac_; }
   bool can_send() const { return data_q_.size() + pending_ < kTxQueueFrames; }
   // Returns the SEQ the frame carries.
-  uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, const std::vector<uint8_t>& ddp, bool ar);
+  uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar);
   void validated(const eth::Mac& peer, uint32_t seq, bool ar);
 
   std::function<void(RxSegment&&)> on_segment;

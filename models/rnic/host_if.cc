@@ -2,7 +2,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "models/common/bytes.h"
 #include "models/rnic/rnic_core.h"
 #include "sim/log.h"
 
@@ -30,8 +29,8 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const SystemConfig& cfg, pcie::Pci
       rx_dropped_(stats.group(name()).counter("rx_dropped", "segments",
                                               "segments for no QP, a QP in ERROR, or too short")),
       rx_terminates_(stats.group(name()).counter("rx_terminates", "frames", "Terminates received")),
-      terminates_sent_(stats.group(name()).counter("rx_errors", "segments",
-                                                   "segments answered with a Terminate")),
+      rx_errors_(stats.group(name()).counter("rx_errors", "segments",
+                                             "segments answered with a Terminate")),
       cqes_(stats.group(name()).counter("cqes", "CQEs", "CQEs written")),
       cq_overflows_(stats.group(name()).counter("cq_overflows", "CQs", "CQ overflows")),
       commands_(stats.group(name()).counter("commands", "commands", "mailbox commands run")),

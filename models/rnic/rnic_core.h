@@ -35,9 +35,9 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <systemc>
-#include <unordered_map>
 #include <vector>
 
 #include "models/common/event_queue.h"
@@ -166,7 +166,13 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   bool issue_sq(uint32_t qpn, Qp& q);
   bool issue_response(uint32_t qpn, Qp& q);
   bool check_wqe(Qp& q, SqEntry& e);
-  void gather(TxSeg* seg, uint32_t pd, const Wqe& w, uint64_t off, uint32_t len, uint64_t start_ps);
+  // Translates bytes [off, off + len) of a WQE's SGE list, SGE by SGE (chunks appended, xlat
+  // cycles added); stops at the first SGE that fails and returns its status.
+  XlatStatus translate_sges(const Wqe& w, uint64_t off, uint32_t len, uint8_t access, uint32_t pd,
+                            std::vector<XlatChunk>* chunks, uint64_t* cycles) const;
+  // The SQ entry of WQE `index`, or nullptr when it has completed already.
+  static SqEntry* find_sq(Qp& q, uint32_t index);
+  bool has_work(const Qp& q) const;
   void gather_chunks(TxSeg* seg, std::vector<XlatChunk> chunks, uint64_t start_ps);
   void tx_emit();
   TxSeg* new_seg(uint32_t qpn, const Qp& q);
@@ -180,7 +186,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   void rx_ack(const eth::Mac& peer, uint32_t ack);
   // Returns the cycles the segment's processing took (to its writes / its verdict).
   void rx_segment(efe::EfePassThrough::RxSegment& s);
-  void rx_terminate(uint32_t qpn, Qp& q, const rdmap::Segment& h, const uint8_t* p, size_t n);
+  void rx_terminate(uint32_t qpn, Qp& q, const uint8_t* p, size_t n);
   void fail_qp(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h,
                const efe::EfePassThrough::RxSegment& s, ibv_event_type ev, int recv_status);
 
@@ -192,8 +198,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
 
   uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
   uint64_t cycles_ps(uint64_t cycles) const { return cycles * clk_.period_ps; }
-  void place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data,
-             uint64_t at_ps);
+  void place(const std::vector<XlatChunk>& chunks, const uint8_t* data, uint64_t at_ps);
 
   SystemConfig cfg_;
   ClockDomain clk_;
@@ -218,7 +223,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   std::deque<std::unique_ptr<TxSeg>> tx_q_;
   uint64_t tx_buffered_ = 0;
   bool emit_scheduled_ = false;
-  std::unordered_map<uint64_t, std::deque<Unacked>> unacked_;  // per peer MAC (as a number)
+  std::map<eth::Mac, std::deque<Unacked>> unacked_;  // per peer
 
   // RX engine
   std::deque<RxItem> rx_q_;
@@ -228,7 +233,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   uint64_t cqe_next_ps_ = 0;
 
   Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &rx_segments_, &rx_payload_bytes_,
-      &rx_dropped_, &rx_terminates_, &terminates_sent_, &cqes_, &cq_overflows_, &commands_,
+      &rx_dropped_, &rx_terminates_, &rx_errors_, &cqes_, &cq_overflows_, &commands_,
       &events_raised_, &local_errors_;
   Counter& rx_fifo_max_;
 };

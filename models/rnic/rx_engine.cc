@@ -13,11 +13,6 @@ using rdmap::Opcode;
 using rdmap::TermCause;
 
 namespace {
-uint64_t mac_key(const eth::Mac& m) {
-  uint64_t k = 0;
-  for (uint8_t b : m) k = k << 8 | b;
-  return k;
-}
 bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 
 // The requester's completion status for a Terminate's cause (WIRE.md's table; docs/errors.md).
@@ -62,23 +57,20 @@ void RnicCore::rx_step() {
 }
 
 void RnicCore::rx_ack(const eth::Mac& peer, uint32_t ack) {
-  auto it = unacked_.find(mac_key(peer));
+  auto it = unacked_.find(peer);
   if (it == unacked_.end()) return;
   std::deque<Unacked>& d = it->second;
   while (!d.empty() && seq_before(d.front().seq, ack)) {
     const Unacked u = d.front();
     d.pop_front();
-    Qp& q = qps_[u.qpn];
-    if (q.sq.empty() || int32_t(u.index - q.sq.front().index) < 0) continue;
-    const size_t i = u.index - q.sq.front().index;
-    if (i >= q.sq.size()) continue;
-    q.sq[i].done = true;
+    SqEntry* e = find_sq(qps_[u.qpn], u.index);
+    if (!e) continue;
+    e->done = true;
     try_complete(u.qpn);
   }
 }
 
-void RnicCore::place(uint32_t /*qpn*/, const std::vector<XlatChunk>& chunks, const uint8_t* data,
-                     uint64_t at_ps) {
+void RnicCore::place(const std::vector<XlatChunk>& chunks, const uint8_t* data, uint64_t at_ps) {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> writes;
   for (const XlatChunk& c : chunks) {
     writes.emplace_back(c.pa, std::vector<uint8_t>(data, data + c.len));
@@ -93,7 +85,7 @@ void RnicCore::fail_qp(uint32_t qpn, const TermCause& why, const rdmap::Segment&
                        const efe::EfePassThrough::RxSegment& s, ibv_event_type ev,
                        int recv_status) {
   Qp& q = qps_[qpn];
-  ++terminates_sent_;
+  ++rx_errors_;
   log::info("{}: QP {} terminates: layer {} type {} code {:#04x}", name(), qpn, int(why.layer),
             why.etype, why.code);
   if (recv_status >= 0 && !q.rq.empty()) {
@@ -160,7 +152,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
         return fail_qp(qpn, term_for_tagged(x.status), h, s,
                        resp ? IBV_EVENT_QP_FATAL : IBV_EVENT_QP_ACCESS_ERR, -1);
       at = now + cycles_ps(x.cycles);
-      place(qpn, x.chunks, payload, at);
+      place(x.chunks, payload, at);
       rx_payload_bytes_ += len;
     }
     eq_.at(at, [this, src = s.src, seq = s.seq, ar = s.ar] { efe_.validated(src, seq, ar); });
@@ -170,18 +162,12 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
       if (h.last) {
         const uint32_t index = r.sq_index;
         q.reads_out.pop_front();
-        if (!q.sq.empty() && int32_t(index - q.sq.front().index) >= 0 &&
-            index - q.sq.front().index < q.sq.size()) {
-          SqEntry& e = q.sq[index - q.sq.front().index];
-          if (--e.reads_left == 0 && e.sent) {
-            eq_.at(at, [this, qpn, index] {
-              Qp& q = qps_[qpn];
-              if (q.sq.empty() || int32_t(index - q.sq.front().index) < 0) return;
-              const size_t i = index - q.sq.front().index;
-              if (i < q.sq.size()) q.sq[i].done = true;
-              try_complete(qpn);
-            });
-          }
+        SqEntry* e = find_sq(q, index);
+        if (e && --e->reads_left == 0 && e->sent) {
+          eq_.at(at, [this, qpn, index] {
+            if (SqEntry* e = find_sq(qps_[qpn], index)) e->done = true;
+            try_complete(qpn);
+          });
         }
         activate(qpn);  // a slot of ORD freed
       }
@@ -219,7 +205,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
 
   if (op == Opcode::kTerminate) {
     ++rx_terminates_;
-    rx_terminate(qpn, q, h, payload, len);
+    rx_terminate(qpn, q, payload, len);
     efe_.validated(s.src, s.seq, s.ar);
     return;
   }
@@ -232,27 +218,14 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
   const RqEntry& r = q.rq.front();
   if (uint64_t(h.mo) + len > r.wqe.total_length())
     return fail_qp(qpn, {Layer::kDdp, 2, 0x05}, h, s, kNoEvent, IBV_WC_LOC_LEN_ERR);
-  uint64_t cycles = 0, pos = 0;
+  uint64_t cycles = 0;
   std::vector<XlatChunk> chunks;
-  for (int i = 0; i < r.wqe.num_sge && len > 0; ++i) {
-    const Sge& g = r.wqe.sge[i];
-    const uint64_t end = pos + g.length;
-    const uint64_t off = h.mo;
-    if (off < end && off + len > pos) {
-      const uint64_t a = std::max<uint64_t>(off, pos), b = std::min<uint64_t>(off + len, end);
-      const XlatResult x =
-          xlat_.translate({g.lkey, g.addr + (a - pos), uint32_t(b - a), access::kLocalWrite, q.pd});
-      if (x.status != XlatStatus::kOk)
-        return fail_qp(qpn, {Layer::kRdmap, 0, 0x00}, h, s, IBV_EVENT_QP_FATAL,
-                       IBV_WC_LOC_PROT_ERR);
-      chunks.insert(chunks.end(), x.chunks.begin(), x.chunks.end());
-      cycles += x.cycles;
-    }
-    pos = end;
-  }
+  if (translate_sges(r.wqe, h.mo, len, access::kLocalWrite, q.pd, &chunks, &cycles) !=
+      XlatStatus::kOk)
+    return fail_qp(qpn, {Layer::kRdmap, 0, 0x00}, h, s, IBV_EVENT_QP_FATAL, IBV_WC_LOC_PROT_ERR);
   const uint64_t at = now + cycles_ps(cycles);
   if (len > 0) {
-    place(qpn, chunks, payload, at);
+    place(chunks, payload, at);
     rx_payload_bytes_ += len;
   }
   q.recv_off += len;
@@ -287,8 +260,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
   eq_.at(at, [this, src = s.src, seq = s.seq, ar = s.ar] { efe_.validated(src, seq, ar); });
 }
 
-void RnicCore::rx_terminate(uint32_t qpn, Qp& q, const rdmap::Segment& /*h*/, const uint8_t* p,
-                            size_t n) {
+void RnicCore::rx_terminate(uint32_t qpn, Qp& q, const uint8_t* p, size_t n) {
   rdmap::Terminate t;
   if (!rdmap::decode(p, n, &t)) {
     log::warn("{}: QP {}: malformed Terminate", name(), qpn);

@@ -10,14 +10,6 @@ namespace rnic {
 
 using rdmap::Opcode;
 
-namespace {
-uint64_t mac_key(const eth::Mac& m) {
-  uint64_t k = 0;
-  for (uint8_t b : m) k = k << 8 | b;
-  return k;
-}
-}  // namespace
-
 uint32_t RnicCore::max_payload(bool tagged) const {
   return uint32_t(cfg_.mac.mtu) - uint32_t(efe::kHeaderBytes) -
          uint32_t(tagged ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes);
@@ -62,6 +54,14 @@ void RnicCore::tx_step() {
       return;
     }
   }
+}
+
+bool RnicCore::has_work(const Qp& q) const {
+  if (!q.valid || q.state != IBV_QPS_RTS) return false;
+  if (!q.responses.empty()) return true;
+  if (q.cursor >= q.sq.size()) return false;
+  const SqEntry& e = q.sq[q.cursor];
+  return !(e.wqe.opcode == IBV_WR_RDMA_READ && e.checked && q.reads_out.size() >= q.ord);
 }
 
 bool RnicCore::issue_one(uint32_t qpn) {
@@ -179,12 +179,17 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   tx_buffered_ += len;
   if (last) {
     const uint32_t index = e.index;
-    const uint64_t peer = mac_key(q.peer_mac);
+    const eth::Mac peer = q.peer_mac;
     s->on_sent = [this, qpn, index, peer](uint32_t seq) {
       unacked_[peer].push_back({qpn, index, seq});
     };
   }
-  gather(s, q.pd, w, q.seg_off, len, start);
+  std::vector<XlatChunk> chunks;
+  uint64_t cycles = 0;
+  const XlatStatus st = translate_sges(w, q.seg_off, len, 0, q.pd, &chunks, &cycles);
+  if (st != XlatStatus::kOk)
+    log::error("{}: QP {} WR {} no longer translates ({})", name(), qpn, w.wr_id, to_string(st));
+  gather_chunks(s, std::move(chunks), start + cycles_ps(cycles));
   q.seg_off += len;
   if (last) {
     q.seg_off = 0;
@@ -229,24 +234,30 @@ bool RnicCore::issue_response(uint32_t qpn, Qp& q) {
   return true;
 }
 
-void RnicCore::gather(TxSeg* s, uint32_t pd, const Wqe& w, uint64_t off, uint32_t len,
-                      uint64_t start_ps) {
-  std::vector<XlatChunk> chunks;
-  uint64_t cycles = 0, pos = 0;
+XlatStatus RnicCore::translate_sges(const Wqe& w, uint64_t off, uint32_t len, uint8_t access,
+                                    uint32_t pd, std::vector<XlatChunk>* chunks,
+                                    uint64_t* cycles) const {
+  uint64_t pos = 0;
   for (int i = 0; i < w.num_sge && len > 0; ++i) {
     const Sge& g = w.sge[i];
     const uint64_t end = pos + g.length;
     if (off < end && off + len > pos) {
       const uint64_t a = std::max(off, pos), b = std::min<uint64_t>(off + len, end);
-      const XlatResult x = xlat_.translate({g.lkey, g.addr + (a - pos), uint32_t(b - a), 0, pd});
-      if (x.status != XlatStatus::kOk)
-        log::error("{}: lkey {:#x} no longer translates ({})", name(), g.lkey, to_string(x.status));
-      chunks.insert(chunks.end(), x.chunks.begin(), x.chunks.end());
-      cycles += x.cycles;
+      const XlatResult x =
+          xlat_.translate({g.lkey, g.addr + (a - pos), uint32_t(b - a), access, pd});
+      if (x.status != XlatStatus::kOk) return x.status;
+      chunks->insert(chunks->end(), x.chunks.begin(), x.chunks.end());
+      *cycles += x.cycles;
     }
     pos = end;
   }
-  gather_chunks(s, std::move(chunks), start_ps + cycles_ps(cycles));
+  return XlatStatus::kOk;
+}
+
+RnicCore::SqEntry* RnicCore::find_sq(Qp& q, uint32_t index) {
+  if (q.sq.empty() || int32_t(index - q.sq.front().index) < 0) return nullptr;
+  const size_t i = index - q.sq.front().index;
+  return i < q.sq.size() ? &q.sq[i] : nullptr;
 }
 
 void RnicCore::gather_chunks(TxSeg* s, std::vector<XlatChunk> chunks, uint64_t start_ps) {
@@ -291,7 +302,7 @@ void RnicCore::tx_emit() {
       continue;
     }
     if (!efe_.can_send()) break;
-    const uint32_t seq = efe_.send(s.dst, s.dst_qpn, s.ddp, s.ar);
+    const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;
     tx_buffered_ -= s.payload;

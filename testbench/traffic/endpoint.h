@@ -35,22 +35,9 @@ class Oob {
     box_[me].pop_front();
     return i;
   }
-  // Blocks until `n` processes have arrived (a barrier).
-  void barrier(int n) {
-    const uint64_t gen = gen_;
-    if (++arrived_ == n) {
-      arrived_ = 0;
-      ++gen_;
-      ev_.notify(sc_core::SC_ZERO_TIME);
-      return;
-    }
-    while (gen_ == gen) sc_core::wait(ev_);
-  }
 
  private:
   std::map<int, std::deque<PeerInfo>> box_;
-  int arrived_ = 0;
-  uint64_t gen_ = 0;
   sc_core::sc_event ev_;
 };
 
