@@ -49,7 +49,7 @@ void RnicCore::tx_step() {
     else
       q.in_active = false;
     if (issued) {
-      tx_next_ps_ = now_ps() + cycles_ps(uint64_t(cfg_.core.sched_cycles));
+      tx_next_ps_ = std::max(tx_next_ps_, now_ps()) + cycles_ps(uint64_t(cfg_.core.sched_cycles));
       tx_kick();
       return;
     }
@@ -98,7 +98,6 @@ bool RnicCore::check_wqe(Qp& q, SqEntry& e) {
     const XlatResult r = xlat_.translate({g.lkey, g.addr, g.length, need, q.pd});
     if (r.status != XlatStatus::kOk) st = IBV_WC_LOC_PROT_ERR;
   }
-  tx_next_ps_ += cycles_ps(xlat_.timing().smt_cycles * uint64_t(std::max<int>(w.num_sge, 1)));
   e.checked = true;
   if (st == IBV_WC_SUCCESS) return true;
   e.status = st;
@@ -111,12 +110,18 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   if (q.cursor >= q.sq.size()) return false;
   SqEntry& e = q.sq[q.cursor];
   const Wqe& w = e.wqe;
-  if (!e.checked && !check_wqe(q, e)) {
-    ++q.cursor;
-    set_qp_state(qpn, IBV_QPS_ERR);  // flushes the rest; completes this one with its error
-    return true;
+  uint64_t start = std::max(edge(0), tx_next_ps_);
+  if (!e.checked) {
+    // The SGE checks occupy the engine: smt_cycles per SGE before this WQE's first segment.
+    const bool ok = check_wqe(q, e);
+    start += cycles_ps(xlat_.timing().smt_cycles * uint64_t(std::max<int>(w.num_sge, 1)));
+    tx_next_ps_ = start;
+    if (!ok) {
+      ++q.cursor;
+      set_qp_state(qpn, IBV_QPS_ERR);  // flushes the rest; completes this one with its error
+      return true;
+    }
   }
-  const uint64_t start = std::max(edge(0), tx_next_ps_);
   if (w.opcode == IBV_WR_RDMA_READ) {
     if (q.reads_out.size() >= q.ord) return false;
     const int n = std::max<int>(w.num_sge, 1);
