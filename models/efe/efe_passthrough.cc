@@ -31,7 +31,9 @@ uint32_t EfePassThrough::send(const eth::Mac& dst, uint32_t dst_qpn, std::vector
   h.ar = ar;
   h.seq = c.tx_seq++;
   h.dst_qpn = dst_qpn & 0xFFFFFF;
+  if (tx_fault) tx_fault(ddp);
   ++pending_;
+  ++c.data_waiting;
   eq_.at(edge(kTxCycles), [this, dst, h, ddp = std::move(ddp)]() mutable {
     --pending_;
     data_q_.push_back({dst, h, std::move(ddp)});
@@ -43,22 +45,36 @@ uint32_t EfePassThrough::send(const eth::Mac& dst, uint32_t dst_qpn, std::vector
 void EfePassThrough::validated(const eth::Mac& peer, uint32_t seq, bool ar) {
   Channel& c = ch_[peer];
   if (seq == c.rx_validated) ++c.rx_validated;
-  if (!ar) return;
-  Header h;
-  h.type = Type::kAck;
-  ack_q_.push_back({peer, h, {}});
+  if (!ar || c.ack_owed) return;
+  c.ack_owed = true;
+  ack_q_.push_back(peer);
   pump();
 }
 
 void EfePassThrough::pump() {
   bool freed = false;
-  while (link_.can_send(side_) && (!ack_q_.empty() || !data_q_.empty())) {
+  while (link_.can_send(side_)) {
+    // A peer whose ACK a DATA frame will carry needs no standalone ACK.
+    while (!ack_q_.empty() && (!ch_[ack_q_.front()].ack_owed || ch_[ack_q_.front()].data_waiting))
+      ack_q_.pop_front();
     const bool ack = !ack_q_.empty();
-    Out o = std::move(ack ? ack_q_.front() : data_q_.front());
-    (ack ? ack_q_ : data_q_).pop_front();
+    if (!ack && data_q_.empty()) break;
+    Out o;
+    if (ack) {
+      o.dst = ack_q_.front();
+      o.h.type = Type::kAck;
+      ack_q_.pop_front();
+    } else {
+      o = std::move(data_q_.front());
+      data_q_.pop_front();
+    }
     Channel& c = ch_[o.dst];
     o.h.ack = c.rx_validated;
-    if (ack) o.h.seq = c.tx_seq;
+    c.ack_owed = false;
+    if (ack)
+      o.h.seq = c.tx_seq;
+    else
+      --c.data_waiting;
     o.h.ts = ts_now();
     link_.send(side_, build_frame({o.dst, mac_, eth::kEtherTypeEfe}, o.h, o.payload.data(),
                                   o.payload.size()));

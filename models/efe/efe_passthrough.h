@@ -13,9 +13,15 @@
 //   on_ack. Frames not for this MAC, not EFE, malformed or out of sequence are dropped and
 //   counted.
 // Acknowledgement: the core calls validated() for each segment once its checks are done, in
-//   order; when the segment asked for it (AR), a standalone ACK is queued at once.
+//   order; when the segment asked for it (AR), an ACK is owed to its sender. A DATA frame to that
+//   peer carries it (the ACK field is filled as the frame goes to the MAC); a standalone ACK
+//   frame is sent only when no DATA frame to that peer is queued or in the kTxCycles pipeline.
+//   So an acknowledgement never overtakes a DATA frame handed over before it (a Terminate stays
+//   ahead of the ACK of the segment it rejects).
 // Queues: kTxQueueFrames DATA frames wait here (can_send() is false when full; on_space fires
-//   when a slot frees), ACK frames without bound (at most one per received DATA frame).
+//   when a slot frees); at most one owed ACK per peer.
+// Fault injection (tests): tx_fault, when set, may rewrite each DATA frame's DDP bytes as the
+//   core hands them over (a corrupt but correctly framed segment from a faulty peer).
 #pragma once
 
 #include <deque>
@@ -55,12 +61,15 @@ class EfePassThrough : public sc_core::sc_module {
   std::function<void(RxSegment&&)> on_segment;
   std::function<void(const eth::Mac& peer, uint32_t ack)> on_ack;
   std::function<void()> on_space;
+  std::function<void(std::vector<uint8_t>& ddp)> tx_fault;
 
  private:
   struct Channel {
     uint32_t tx_seq = 0;        // next SEQ to send
     uint32_t rx_expected = 0;   // next SEQ expected on the wire
     uint32_t rx_validated = 0;  // next SEQ not yet validated by the core (the ACK field)
+    uint32_t data_waiting = 0;  // DATA frames to this peer in the pipeline or queued
+    bool ack_owed = false;      // an AR segment validated, its ACK not yet sent
   };
   void receive(eth::EthLink::Frame&& f);
   void pump();
@@ -78,7 +87,8 @@ class EfePassThrough : public sc_core::sc_module {
     Header h;
     std::vector<uint8_t> payload;
   };
-  std::deque<Out> data_q_, ack_q_;
+  std::deque<Out> data_q_;
+  std::deque<eth::Mac> ack_q_;  // peers owed a standalone ACK, in order
   size_t pending_ = 0;  // DATA frames inside the kTxCycles pipeline
   Counter &tx_data_, &tx_acks_, &rx_data_, &rx_acks_, &rx_dropped_, &rx_out_of_seq_;
 };

@@ -17,6 +17,8 @@ bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 
 // The requester's completion status for a Terminate's cause (WIRE.md's table; docs/errors.md).
 uint8_t wc_status_for(const TermCause& c) {
+  if (c.layer == Layer::kDdp && c.etype == 1 && c.code == 0x04)
+    return IBV_WC_REM_INV_REQ_ERR;  // tagged segment with a bad DDP version
   if (c.etype == 1 && (c.layer == Layer::kDdp || c.layer == Layer::kRdmap))
     return IBV_WC_REM_ACCESS_ERR;
   if (c.layer == Layer::kDdp && c.etype == 2)

@@ -1,0 +1,78 @@
+// A protocol checker's view of one Ethernet link: every frame as it goes on the wire, decoded
+// as WIRE.md frames it (Ethernet, EFE header, DDP segment), for system tests that check what
+// was sent. With RNICSIM_CAPTURE_DIR set in the environment it also writes the link to
+// <dir>/<name>.pcap (the capture check runs the shipped dissector over those files).
+#pragma once
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/efe/efe_header.h"
+#include "models/eth/eth_link.h"
+#include "models/rnic/ddp_rdmap.h"
+#include "sim/pcap_writer.h"
+
+namespace rnic::testbench {
+
+struct WireFrame {
+  uint64_t t_ps = 0;  // first bit on the wire
+  eth::Header eth;
+  bool efe_ok = false;
+  efe::Header efe;
+  std::vector<uint8_t> ddp;  // DATA frames: the DDP segment
+  rdmap::Segment seg;        // DATA frames: its header (seg_ok)
+  bool seg_ok = false;
+
+  bool data() const { return efe_ok && efe.type == efe::Type::kData; }
+  bool from(const eth::Mac& m) const { return eth.src == m; }
+  uint8_t opcode() const { return seg.opcode; }
+};
+
+class WireLog {
+ public:
+  WireLog(eth::EthLink& link, const std::string& name) {
+    if (const char* dir = std::getenv("RNICSIM_CAPTURE_DIR"))
+      pcap_ = std::make_unique<PcapWriter>(std::string(dir) + "/" + name + ".pcap", false);
+    link.set_wire_tap([this](uint64_t t, const eth::EthLink::Frame& f, const uint8_t*) {
+      if (pcap_) pcap_->write(t, f.data(), f.size());
+      WireFrame w;
+      w.t_ps = t;
+      if (!eth::parse_header(f.data(), f.size(), &w.eth)) return frames.push_back(w);
+      const uint8_t* p = f.data() + eth::kHeaderBytes;
+      const size_t avail = f.size() - eth::kHeaderBytes;
+      w.efe_ok = w.eth.ethertype == eth::kEtherTypeEfe &&
+                 efe::decode(p, avail, &w.efe) == efe::ParseError::kOk;
+      if (w.data()) {
+        w.ddp.assign(p + efe::kHeaderBytes, p + efe::kHeaderBytes + w.efe.length);
+        w.seg_ok = rdmap::decode(w.ddp.data(), w.ddp.size(), &w.seg);
+      }
+      frames.push_back(std::move(w));
+    });
+  }
+  ~WireLog() {
+    if (pcap_) pcap_->flush();
+  }
+
+  // DATA frames from `src` to QP `dst_qpn`, in wire order.
+  std::vector<const WireFrame*> data(const eth::Mac& src, uint32_t dst_qpn) const {
+    std::vector<const WireFrame*> v;
+    for (const WireFrame& f : frames)
+      if (f.data() && f.from(src) && f.efe.dst_qpn == dst_qpn) v.push_back(&f);
+    return v;
+  }
+  std::vector<const WireFrame*> with_opcode(rdmap::Opcode op) const {
+    std::vector<const WireFrame*> v;
+    for (const WireFrame& f : frames)
+      if (f.data() && f.seg_ok && f.opcode() == uint8_t(op)) v.push_back(&f);
+    return v;
+  }
+
+  std::vector<WireFrame> frames;
+
+ private:
+  std::unique_ptr<PcapWriter> pcap_;
+};
+
+}  // namespace rnic::testbench

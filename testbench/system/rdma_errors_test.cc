@@ -1,0 +1,551 @@
+// Every row of WIRE.md's error table between two simulated hosts, each with two connected QPs.
+// QP 0 of the requester (node 0) posts a WR that the responder (node 1) must reject, then a
+// valid RDMA Write behind it, with one receive posted on its own side. Each case checks:
+//   - the wire: exactly one Terminate, from the responder to requester QP 0, with the case's
+//     layer / type / code, M = D = 1, R only for a Read Request, the offending segment's length
+//     and DDP header (and Read Request header) as they went out; nothing more from the
+//     responder's QP 0 after it;
+//   - completions: the rejected WR with the requester's status, the WR behind it and the
+//     requester's receive flushed; the responder's receives completed or flushed as the row says;
+//   - async events: the responder's as the row says, none on the requester;
+//   - QP states: both QP 0s in ERROR, both QP 1s still RTS and carrying an RDMA Write and a
+//     Send after the error;
+//   - the scoreboard: both hosts' buffers (and the responder's second MR) hold exactly what the
+//     successful operations put there, guard bytes everywhere else.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <random>
+
+#include "sim/cluster.h"
+#include "testbench/common/wire_log.h"
+#include "testbench/traffic/endpoint.h"
+
+namespace rnic {
+namespace {
+
+using rdmap::Layer;
+using rdmap::Opcode;
+using rdmap::TermCause;
+using testbench::WireFrame;
+using testbench::WireLog;
+using traffic::Endpoint;
+using traffic::EndpointConfig;
+using traffic::Oob;
+using traffic::PeerInfo;
+
+constexpr uint8_t kGuard = 0xA5;
+constexpr size_t kBuf = 1 << 20, kSecondMr = 64 << 10;
+// Offsets in the 1 MiB buffers.
+constexpr uint64_t kSrcOff = 0x1000;         // requester: the rejected WR's source / read sink
+constexpr uint64_t kFollowSrcOff = 0x3000;   // requester: the WR queued behind it
+constexpr uint64_t kQp1SrcOff = 0x5000;      // requester: QP 1's Write and Send sources
+constexpr uint64_t kTargetOff = 0x10000;     // responder: the rejected WR's remote target
+constexpr uint64_t kFollowDstOff = 0x20000;  // responder: the queued Write's target
+constexpr uint64_t kRecvOff = 0x30000;       // responder: QP 0's receives
+constexpr uint64_t kQp1DstOff = 0x40000;     // responder: QP 1's Write target
+constexpr uint64_t kQp1RecvOff = 0x50000;    // responder: QP 1's receive
+constexpr uint32_t kQp1Write = 1000, kQp1Send = 500, kFollowLen = 64;
+constexpr ibv_event_type kNoEvent = ibv_event_type(-1);
+
+enum class Op { kWrite, kRead, kSend, kSendInv };
+
+struct Case {
+  Op op = Op::kWrite;
+  uint32_t len = 256;
+  // The responder's receives on QP 0 (posted before the error) and their length.
+  int recvs = 2;
+  uint32_t recv_len = 4096;
+  // The remote target: the responder's buffer, or a second MR with these rights (in the same
+  // PD, or in another one).
+  bool second_mr = false;
+  int second_access = IBV_ACCESS_LOCAL_WRITE;
+  bool second_other_pd = false;
+  // rkey (or, for Send with Invalidate, the STag to invalidate) from the target's rkey.
+  std::function<uint32_t(uint32_t)> rkey = [](uint32_t k) { return k; };
+  uint64_t remote_off = 0;  // from the target's first byte
+  // Rewrites the rejected WR's segment as it goes out (a faulty peer).
+  std::function<void(std::vector<uint8_t>&)> fault;
+
+  // Expected.
+  TermCause cause;
+  bool r = false;
+  ibv_wc_status requester = IBV_WC_REM_ACCESS_ERR;
+  ibv_event_type responder_event = IBV_EVENT_QP_ACCESS_ERR;
+  int consumed_recv = -1;  // status of the receive the rejected Send consumed; -1: none
+  bool recv_placed = false;  // the rejected Send's bytes are in that receive's buffer
+};
+
+std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
+  std::vector<uint8_t> v(n);
+  std::mt19937 r(seed);
+  for (auto& b : v) b = uint8_t(r());
+  return v;
+}
+
+void put(void* base, uint64_t off, const std::vector<uint8_t>& d) {
+  ASSERT_EQ(rnic_mem_write(static_cast<uint8_t*>(base) + off, d.data(), d.size()), 0);
+}
+
+std::vector<uint8_t> get(const void* base, size_t len) {
+  std::vector<uint8_t> v(len);
+  EXPECT_EQ(rnic_mem_read(base, v.data(), len), 0);
+  return v;
+}
+
+// The first differing byte of a buffer against its expected image.
+void expect_image(const char* what, const void* base, const std::vector<uint8_t>& want) {
+  const std::vector<uint8_t> got = get(base, want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i]) {
+      ADD_FAILURE() << what << ": byte " << i << " is " << int(got[i]) << ", expected "
+                    << int(want[i]);
+      return;
+    }
+}
+
+void overlay(std::vector<uint8_t>& img, uint64_t off, const std::vector<uint8_t>& d) {
+  std::copy(d.begin(), d.end(), img.begin() + off);
+}
+
+// Polls until n completions have arrived (10 ms of simulated time without one fails).
+std::vector<ibv_wc> wait_n(ibv_cq* cq, size_t n) {
+  std::vector<ibv_wc> v;
+  while (v.size() < n) {
+    ibv_wc wc{};
+    if (ibv_poll_cq(cq, 1, &wc) == 1) {
+      v.push_back(wc);
+      continue;
+    }
+    if (!rnic_wait_cq(cq, 10'000'000)) {
+      ADD_FAILURE() << "only " << v.size() << " of " << n << " completions";
+      break;
+    }
+  }
+  return v;
+}
+
+const ibv_wc* by_id(const std::vector<ibv_wc>& v, uint64_t id) {
+  for (const ibv_wc& w : v)
+    if (w.wr_id == id) return &w;
+  return nullptr;
+}
+
+ibv_qp_state state_of(ibv_qp* qp) {
+  ibv_qp_attr a{};
+  ibv_qp_init_attr i{};
+  EXPECT_EQ(ibv_query_qp(qp, &a, IBV_QP_STATE, &i), 0);
+  return a.qp_state;
+}
+
+ibv_send_wr write_wr(uint64_t id, ibv_sge* sge, uint64_t raddr, uint32_t rkey) {
+  ibv_send_wr wr{};
+  wr.wr_id = id;
+  wr.sg_list = sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  wr.wr.rdma.remote_addr = raddr;
+  wr.wr.rdma.rkey = rkey;
+  return wr;
+}
+
+class RdmaErrors : public ::testing::Test {
+ protected:
+  void run(const Case& c);
+};
+
+void RdmaErrors::run(const Case& c) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  WireLog wire(cl.eth, ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  Oob oob;
+  EndpointConfig ec;
+  ec.qps = 2;
+  Endpoint a, b;
+  ibv_pd* other_pd = nullptr;
+  ibv_mr* second = nullptr;
+  void* second_buf = nullptr;
+  const std::vector<uint8_t> bad_data = pattern(c.len, 1), follow = pattern(kFollowLen, 2),
+                             qp1_write = pattern(kQp1Write, 3), qp1_send = pattern(kQp1Send, 4);
+  std::vector<uint8_t> img_a(kBuf, kGuard), img_b(kBuf, kGuard);
+  overlay(img_a, kSrcOff, bad_data);
+  overlay(img_a, kFollowSrcOff, follow);
+  overlay(img_a, kQp1SrcOff, qp1_write);
+  overlay(img_a, kQp1SrcOff + kQp1Write, qp1_send);
+  overlay(img_b, kQp1DstOff, qp1_write);
+  overlay(img_b, kQp1RecvOff, qp1_send);
+  if (c.recv_placed) overlay(img_b, kRecvOff, bad_data);
+
+  auto open = [&](Endpoint& ep) {
+    ep.open(ec);
+    std::vector<uint8_t> g(kBuf, kGuard);
+    put(ep.buf, 0, g);
+  };
+
+  cl.run(
+      {[&] {  // requester
+         open(a);
+         oob.put(1, a.info());
+         const PeerInfo peer = oob.get(0);
+         a.connect(peer);
+         const PeerInfo target = oob.get(0);  // receives posted; the target MR
+         put(a.buf, kSrcOff, bad_data);
+         put(a.buf, kFollowSrcOff, follow);
+         put(a.buf, kQp1SrcOff, qp1_write);
+         put(a.buf, kQp1SrcOff + kQp1Write, qp1_send);
+
+         ibv_sge rsge{a.addr() + kSrcOff + 0x800, 16, a.mr->lkey};
+         ibv_recv_wr rwr{};
+         rwr.wr_id = 3;
+         rwr.sg_list = &rsge;
+         rwr.num_sge = 1;
+         ibv_recv_wr* bad_r = nullptr;
+         ASSERT_EQ(ibv_post_recv(a.qps[0], &rwr, &bad_r), 0);
+
+         ibv_sge sge{a.addr() + kSrcOff, c.len, a.mr->lkey};
+         ibv_send_wr wr{};
+         wr.wr_id = 1;
+         wr.sg_list = &sge;
+         wr.num_sge = 1;
+         wr.send_flags = IBV_SEND_SIGNALED;
+         switch (c.op) {
+           case Op::kWrite:
+           case Op::kRead:
+             wr.opcode = c.op == Op::kWrite ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
+             wr.wr.rdma.remote_addr = target.addr + c.remote_off;
+             wr.wr.rdma.rkey = c.rkey(target.rkey);
+             break;
+           case Op::kSend:
+             wr.opcode = IBV_WR_SEND;
+             break;
+           case Op::kSendInv:
+             wr.opcode = IBV_WR_SEND_WITH_INV;
+             wr.invalidate_rkey = c.rkey(target.rkey);
+             break;
+         }
+         ibv_sge fsge{a.addr() + kFollowSrcOff, kFollowLen, a.mr->lkey};
+         ibv_send_wr fwr = write_wr(2, &fsge, peer.addr + kFollowDstOff, peer.rkey);
+         wr.next = &fwr;
+         if (c.fault) {
+           // The first DATA frame after this point is the rejected WR's only segment.
+           cl.nodes[0]->efe.tx_fault = [&](std::vector<uint8_t>& ddp) {
+             c.fault(ddp);
+             cl.nodes[0]->efe.tx_fault = nullptr;
+           };
+         }
+         ibv_send_wr* bad = nullptr;
+         ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+
+         const std::vector<ibv_wc> wcs = wait_n(a.cq, 3);
+         const ibv_wc* w1 = by_id(wcs, 1);
+         const ibv_wc* w2 = by_id(wcs, 2);
+         const ibv_wc* w3 = by_id(wcs, 3);
+         ASSERT_TRUE(w1 && w2 && w3);
+         EXPECT_EQ(w1->status, c.requester) << ibv_wc_status_str(w1->status);
+         EXPECT_EQ(w1->qp_num, a.qps[0]->qp_num);
+         EXPECT_EQ(w2->status, IBV_WC_WR_FLUSH_ERR) << ibv_wc_status_str(w2->status);
+         EXPECT_EQ(w3->status, IBV_WC_WR_FLUSH_ERR) << ibv_wc_status_str(w3->status);
+         EXPECT_EQ(state_of(a.qps[0]), IBV_QPS_ERR);
+
+         // QP 1 carries on: an RDMA Write, then a Send into the receive posted for it.
+         oob.get(0);  // the responder has seen its side of the error
+         EXPECT_EQ(state_of(a.qps[1]), IBV_QPS_RTS);
+         ibv_sge s1{a.addr() + kQp1SrcOff, kQp1Write, a.mr->lkey};
+         ibv_send_wr w = write_wr(10, &s1, peer.addr + kQp1DstOff, peer.rkey);
+         ibv_sge s2{a.addr() + kQp1SrcOff + kQp1Write, kQp1Send, a.mr->lkey};
+         ibv_send_wr snd{};
+         snd.wr_id = 11;
+         snd.sg_list = &s2;
+         snd.num_sge = 1;
+         snd.opcode = IBV_WR_SEND;
+         snd.send_flags = IBV_SEND_SIGNALED;
+         w.next = &snd;
+         ASSERT_EQ(ibv_post_send(a.qps[1], &w, &bad), 0);
+         for (const ibv_wc& x : wait_n(a.cq, 2)) {
+           EXPECT_EQ(x.status, IBV_WC_SUCCESS) << x.wr_id << ": " << ibv_wc_status_str(x.status);
+           EXPECT_EQ(x.qp_num, a.qps[1]->qp_num);
+         }
+         oob.put(1, {});
+         oob.get(0);  // the responder has its receive
+         EXPECT_TRUE(cl.nodes[0]->driver.async_queue().empty())
+             << "requester async event " << cl.nodes[0]->driver.async_queue().front().type;
+         expect_image("requester buffer", a.buf, img_a);
+       },
+       [&] {  // responder
+         open(b);
+         const PeerInfo peer = oob.get(1);
+         oob.put(0, b.info());
+         b.connect(peer);
+         PeerInfo target = b.info();
+         if (c.second_mr) {
+           ibv_pd* pd = b.pd;
+           if (c.second_other_pd) pd = other_pd = ibv_alloc_pd(b.ctx);
+           second_buf = rnic_malloc(kSecondMr);
+           std::vector<uint8_t> g(kSecondMr, kGuard);
+           put(second_buf, 0, g);
+           second = ibv_reg_mr(pd, second_buf, kSecondMr, c.second_access);
+           ASSERT_TRUE(second);
+           target.addr = reinterpret_cast<uint64_t>(second_buf);
+           target.rkey = second->rkey;
+         }
+         if (!c.second_mr && (c.op == Op::kWrite || c.op == Op::kRead)) target.addr += kTargetOff;
+         for (int i = 0; i < c.recvs; ++i) {
+           ibv_sge s{b.addr() + kRecvOff + uint64_t(i) * c.recv_len, c.recv_len, b.mr->lkey};
+           ibv_recv_wr r{};
+           r.wr_id = 100 + uint64_t(i);
+           r.sg_list = &s;
+           r.num_sge = 1;
+           ibv_recv_wr* bad = nullptr;
+           ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
+         }
+         ibv_sge s{b.addr() + kQp1RecvOff, 4096, b.mr->lkey};
+         ibv_recv_wr r{};
+         r.wr_id = 200;
+         r.sg_list = &s;
+         r.num_sge = 1;
+         ibv_recv_wr* bad = nullptr;
+         ASSERT_EQ(ibv_post_recv(b.qps[1], &r, &bad), 0);
+         oob.put(0, target);
+
+         if (c.responder_event != kNoEvent) {
+           ibv_async_event ev{};
+           ASSERT_EQ(ibv_get_async_event(b.ctx, &ev), 0);
+           EXPECT_EQ(ev.event_type, c.responder_event);
+           EXPECT_EQ(ev.element.qp, b.qps[0]);
+           ibv_ack_async_event(&ev);
+         }
+         const std::vector<ibv_wc> wcs = wait_n(b.cq, size_t(c.recvs));
+         for (int i = 0; i < c.recvs; ++i) {
+           const ibv_wc* w = by_id(wcs, 100 + uint64_t(i));
+           ASSERT_TRUE(w);
+           const int want = i == 0 && c.consumed_recv >= 0 ? c.consumed_recv : IBV_WC_WR_FLUSH_ERR;
+           EXPECT_EQ(w->status, want) << "receive " << i << ": " << ibv_wc_status_str(w->status);
+         }
+         while (state_of(b.qps[0]) != IBV_QPS_ERR) rnic_spend_ns(100);
+         oob.put(0, {});
+         oob.get(1);  // the requester's QP 1 traffic has completed
+         const std::vector<ibv_wc> r1 = wait_n(b.cq, 1);
+         ASSERT_EQ(r1.size(), 1u);
+         EXPECT_EQ(r1[0].wr_id, 200u);
+         EXPECT_EQ(r1[0].status, IBV_WC_SUCCESS) << ibv_wc_status_str(r1[0].status);
+         EXPECT_EQ(r1[0].byte_len, kQp1Send);
+         EXPECT_EQ(state_of(b.qps[0]), IBV_QPS_ERR);
+         EXPECT_EQ(state_of(b.qps[1]), IBV_QPS_RTS);
+         EXPECT_TRUE(cl.nodes[1]->driver.async_queue().empty()) << "a second responder event";
+         expect_image("responder buffer", b.buf, img_b);
+         if (second_buf)
+           expect_image("responder second MR", second_buf, std::vector<uint8_t>(kSecondMr, kGuard));
+         oob.put(0, {});
+       }});
+
+  // The wire.
+  const eth::Mac req = cl.nodes[0]->mac, resp = cl.nodes[1]->mac;
+  const std::vector<const WireFrame*> terms = wire.with_opcode(Opcode::kTerminate);
+  ASSERT_EQ(terms.size(), 1u) << "Terminates on the wire";
+  const WireFrame& t = *terms[0];
+  EXPECT_TRUE(t.from(resp));
+  EXPECT_EQ(t.efe.dst_qpn, a.qps[0]->qp_num);
+  EXPECT_EQ(t.seg.qn, rdmap::kQnTerminate);
+  EXPECT_TRUE(t.seg.last);
+  rdmap::Terminate term;
+  ASSERT_TRUE(rdmap::decode(t.ddp.data() + rdmap::kUntaggedBytes,
+                            t.ddp.size() - rdmap::kUntaggedBytes, &term));
+  EXPECT_EQ(int(term.cause.layer), int(c.cause.layer));
+  EXPECT_EQ(int(term.cause.etype), int(c.cause.etype));
+  EXPECT_EQ(int(term.cause.code), int(c.cause.code));
+  EXPECT_TRUE(term.m);
+  EXPECT_TRUE(term.d);
+  EXPECT_EQ(term.r, c.r);
+  const std::vector<const WireFrame*> sent = wire.data(req, b.qps[0]->qp_num);
+  ASSERT_FALSE(sent.empty());
+  const std::vector<uint8_t>& off = sent[0]->ddp;  // the rejected WR's segment, as it went out
+  EXPECT_EQ(term.ddp_seg_len, off.size());
+  const size_t hb = (off[0] & rdmap::kDdpTagged) ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes;
+  EXPECT_EQ(term.ddp_header, std::vector<uint8_t>(off.begin(), off.begin() + hb));
+  if (c.r) {
+    EXPECT_EQ(term.rdmap_header,
+              std::vector<uint8_t>(off.begin() + rdmap::kUntaggedBytes,
+                                   off.begin() + rdmap::kUntaggedBytes + rdmap::kReadRequestBytes));
+  }
+  for (const WireFrame* f : wire.data(resp, a.qps[0]->qp_num))
+    EXPECT_LE(f->t_ps, t.t_ps) << "the responder's QP 0 sent after its Terminate";
+  EXPECT_EQ(stats.group("node1.core").counter("tx_terminates", "", "").value, 1u);
+  EXPECT_EQ(stats.group("node0.core").counter("rx_terminates", "", "").value, 1u);
+}
+
+uint32_t other_index(uint32_t k) { return k + (1000u << 8); }
+uint32_t other_key(uint32_t k) { return k ^ 0x5A; }
+
+TEST_F(RdmaErrors, WriteInvalidStagIndex) {
+  Case c;
+  c.rkey = other_index;
+  c.cause = {Layer::kDdp, 1, 0x00};
+  run(c);
+}
+
+TEST_F(RdmaErrors, WriteWrongKey) {
+  Case c;
+  c.rkey = other_key;
+  c.cause = {Layer::kDdp, 1, 0x00};
+  run(c);
+}
+
+TEST_F(RdmaErrors, WriteOutsideMr) {
+  Case c;
+  c.remote_off = kBuf - kTargetOff - 100;  // the last 100 bytes, then 156 beyond
+  c.cause = {Layer::kDdp, 1, 0x01};
+  run(c);
+}
+
+TEST_F(RdmaErrors, WriteMrOfAnotherPd) {
+  Case c;
+  c.second_mr = true;
+  c.second_other_pd = true;
+  c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  c.cause = {Layer::kDdp, 1, 0x02};
+  run(c);
+}
+
+TEST_F(RdmaErrors, WriteWithoutRemoteWriteRight) {
+  Case c;
+  c.second_mr = true;
+  c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+  c.cause = {Layer::kRdmap, 1, 0x02};
+  run(c);
+}
+
+Case read_case(TermCause cause) {
+  Case c;
+  c.op = Op::kRead;
+  c.cause = cause;
+  c.r = true;
+  return c;
+}
+
+TEST_F(RdmaErrors, ReadSourceInvalidStagIndex) {
+  Case c = read_case({Layer::kRdmap, 1, 0x00});
+  c.rkey = other_index;
+  run(c);
+}
+
+TEST_F(RdmaErrors, ReadSourceWrongKey) {
+  Case c = read_case({Layer::kRdmap, 1, 0x00});
+  c.rkey = other_key;
+  run(c);
+}
+
+TEST_F(RdmaErrors, ReadSourceOutsideMr) {
+  Case c = read_case({Layer::kRdmap, 1, 0x01});
+  c.remote_off = kBuf - kTargetOff - 100;
+  run(c);
+}
+
+TEST_F(RdmaErrors, ReadSourceWithoutRemoteReadRight) {
+  Case c = read_case({Layer::kRdmap, 1, 0x02});
+  c.second_mr = true;
+  c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  run(c);
+}
+
+TEST_F(RdmaErrors, ReadSourceMrOfAnotherPd) {
+  Case c = read_case({Layer::kRdmap, 1, 0x03});
+  c.second_mr = true;
+  c.second_other_pd = true;
+  c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+  run(c);
+}
+
+TEST_F(RdmaErrors, SendWithNoReceivePosted) {
+  Case c;
+  c.op = Op::kSend;
+  c.recvs = 0;
+  c.cause = {Layer::kDdp, 2, 0x02};
+  c.requester = IBV_WC_REM_OP_ERR;
+  c.responder_event = IBV_EVENT_QP_FATAL;
+  run(c);
+}
+
+TEST_F(RdmaErrors, SendLongerThanTheReceive) {
+  Case c;
+  c.op = Op::kSend;
+  c.recv_len = 128;  // 256 bytes sent
+  c.cause = {Layer::kDdp, 2, 0x05};
+  c.requester = IBV_WC_REM_INV_REQ_ERR;
+  c.responder_event = kNoEvent;
+  c.consumed_recv = IBV_WC_LOC_LEN_ERR;
+  run(c);
+}
+
+TEST_F(RdmaErrors, SendWithInvalidateOfAnotherPdsStag) {
+  Case c;
+  c.op = Op::kSendInv;
+  c.second_mr = true;
+  c.second_other_pd = true;
+  c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  c.cause = {Layer::kRdmap, 2, 0x09};
+  c.requester = IBV_WC_REM_OP_ERR;
+  c.responder_event = IBV_EVENT_QP_FATAL;
+  c.consumed_recv = IBV_WC_REM_OP_ERR;
+  c.recv_placed = true;  // the bytes land before the last segment's invalidation fails
+  run(c);
+}
+
+TEST_F(RdmaErrors, SendWithInvalidateOfAnInvalidStag) {
+  Case c;
+  c.op = Op::kSendInv;
+  c.rkey = other_index;
+  c.cause = {Layer::kRdmap, 2, 0x09};
+  c.requester = IBV_WC_REM_OP_ERR;
+  c.responder_event = IBV_EVENT_QP_FATAL;
+  c.consumed_recv = IBV_WC_REM_OP_ERR;
+  c.recv_placed = true;
+  run(c);
+}
+
+Case header_case(Op op, TermCause cause, std::function<void(std::vector<uint8_t>&)> fault) {
+  Case c;
+  c.op = op;
+  c.fault = std::move(fault);
+  c.cause = cause;
+  c.requester = IBV_WC_REM_INV_REQ_ERR;
+  c.responder_event = IBV_EVENT_QP_FATAL;
+  return c;
+}
+
+TEST_F(RdmaErrors, UnknownOpcode) {
+  run(header_case(Op::kSend, {Layer::kRdmap, 2, 0x06},
+                  [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x8); }));
+}
+
+TEST_F(RdmaErrors, OpcodeThatDoesNotMatchTheTBit) {
+  // A Send opcode in a tagged header (an RDMA Write's bytes with opcode 3).
+  run(header_case(Op::kWrite, {Layer::kRdmap, 2, 0x06},
+                  [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x3); }));
+}
+
+TEST_F(RdmaErrors, BadRdmapVersion) {
+  run(header_case(Op::kSend, {Layer::kRdmap, 2, 0x05},
+                  [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0x3F) | 0x80); }));
+}
+
+TEST_F(RdmaErrors, BadDdpVersionUntagged) {
+  run(header_case(Op::kSend, {Layer::kDdp, 2, 0x06},
+                  [](std::vector<uint8_t>& d) { d[0] = uint8_t((d[0] & ~0x03) | 0x02); }));
+}
+
+TEST_F(RdmaErrors, BadDdpVersionTagged) {
+  run(header_case(Op::kWrite, {Layer::kDdp, 1, 0x04},
+                  [](std::vector<uint8_t>& d) { d[0] = uint8_t((d[0] & ~0x03) | 0x02); }));
+}
+
+TEST_F(RdmaErrors, BadQueueNumber) {
+  run(header_case(Op::kSend, {Layer::kDdp, 2, 0x01}, [](std::vector<uint8_t>& d) {
+    d[6] = d[7] = d[8] = 0;
+    d[9] = 5;
+  }));
+}
+
+}  // namespace
+}  // namespace rnic
