@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""Captures of simulated runs with every RDMAP opcode and every error case, through the shipped
+Wireshark dissector. Runs each case of the verbs system tests (every opcode) and of the error
+tests (every row of WIRE.md's error table) with RNICSIM_CAPTURE_DIR set, so each writes its
+link to a pcap, then requires of tshark: the expected opcodes (every opcode 0-7 across the
+captures; in each error case the offending opcode first, one Terminate, and the other QP's
+Write and Send after it) and no malformed packet or expert error. Excepted, as WIRE.md names:
+the frames a test corrupts on purpose, and Terminates whose error type disagrees with the T bit
+of the header they carry (Wireshark 4.0 sizes that header from the error type)."""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+from common import check, finish, out_dir
+
+ops_test, errors_test, base = sys.argv[1], sys.argv[2], sys.argv[3]
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+lua = os.path.join(root, "scripts", "wireshark", "rnicsim.lua")
+o = out_dir(base, "error_capture")
+for f in glob.glob(os.path.join(o, "*.pcap")):
+    os.remove(f)
+
+# Offending opcode of each error case as it goes on the wire; which cases corrupt their segment;
+# which Terminates carry a header whose T bit disagrees with their error type.
+OFFENDING = {
+    "WriteInvalidStagIndex": 0, "WriteWrongKey": 0, "WriteOutsideMr": 0, "WriteMrOfAnotherPd": 0,
+    "WriteWithoutRemoteWriteRight": 0, "ReadSourceInvalidStagIndex": 1, "ReadSourceWrongKey": 1,
+    "ReadSourceOutsideMr": 1, "ReadSourceWithoutRemoteReadRight": 1, "ReadSourceMrOfAnotherPd": 1,
+    "SendWithNoReceivePosted": 3, "SendLongerThanTheReceive": 3,
+    "SendWithInvalidateOfAnotherPdsStag": 4, "SendWithInvalidateOfAnInvalidStag": 4,
+    "UnknownOpcode": 8, "OpcodeThatDoesNotMatchTheTBit": 3, "BadRdmapVersion": 3,
+    "BadDdpVersionUntagged": 3, "BadDdpVersionTagged": 0, "BadQueueNumber": 3,
+}
+CORRUPTED = {"UnknownOpcode", "OpcodeThatDoesNotMatchTheTBit", "BadRdmapVersion",
+             "BadDdpVersionUntagged", "BadDdpVersionTagged", "BadQueueNumber"}
+TERM_TYPE_MISMATCH = {"OpcodeThatDoesNotMatchTheTBit"}  # RDMAP type 2 over a 14-byte header
+READ_PROTECTION = {k for k, v in OFFENDING.items() if v == 1}  # WIRE.md's named limitation
+
+
+def cases(binary):
+    out = subprocess.run([binary, "--gtest_list_tests"], check=True, capture_output=True,
+                         text=True).stdout
+    suite, names = "", []
+    for line in out.split("\n"):
+        if line and not line.startswith(" "):
+            suite = line.strip()
+        elif line.strip():
+            names.append(suite + line.strip().split()[0])
+    return names
+
+
+env = dict(os.environ, RNICSIM_CAPTURE_DIR=o, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
+for binary in (ops_test, errors_test):
+    for name in cases(binary):
+        p = subprocess.run([binary, f"--gtest_filter={name}"], env=env, capture_output=True, text=True)
+        check(p.returncode == 0, f"{name} failed:\n{p.stdout[-2000:]}")
+
+tshark = shutil.which("tshark")
+check(tshark is not None, "tshark is not installed (scripts/setup installs it)")
+ERROR_SEVERITY = 8388608  # PI_ERROR
+seen = set()
+pcaps = sorted(glob.glob(os.path.join(o, "*.pcap")))
+check(len(pcaps) == len(OFFENDING) + len(cases(ops_test)), f"{len(pcaps)} captures written")
+for pcap in pcaps:
+    name = os.path.basename(pcap)[:-5]
+    cmd = [tshark, "-X", f"lua_script:{lua}", "--disable-protocol", "rpcordma", "-r", pcap,
+           "-T", "fields", "-E", "separator=|"]
+    for fld in ["frame.number", "efe.type", "iwarp_rdma.opcode", "_ws.malformed", "_ws.expert.severity"]:
+        cmd += ["-e", fld]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if not check(p.returncode == 0, f"{name}: tshark failed: {p.stderr}"):
+        continue
+    rows = [l.split("|") for l in p.stdout.strip().split("\n") if l]
+    data = [r for r in rows if r[1] == "0"]
+    check(all(r[1] in ("0", "1") for r in rows), f"{name}: a frame is neither EFE DATA nor ACK")
+    opcodes = [int(r[2], 16) if r[2] else None for r in data]
+    seen.update(x for x in opcodes if x is not None)
+    for i, (num, _, opcode, malformed, severity) in enumerate(data):
+        first_of_error_case = name in OFFENDING and i == 0
+        if first_of_error_case and name in CORRUPTED:
+            continue
+        if opcode == "0x07" and (name in TERM_TYPE_MISMATCH or name in READ_PROTECTION):
+            continue
+        check(malformed == "", f"{name}: frame {num} malformed")
+        check(all(s == "" or int(s) < ERROR_SEVERITY for s in severity.split(",")),
+              f"{name}: frame {num}: expert error {severity}")
+    for num, _, opcode, malformed, severity in (r for r in rows if r[1] == "1"):
+        check(malformed == "" and severity == "", f"{name}: ACK frame {num} not clean")
+    if name in OFFENDING:
+        check(opcodes[:1] == [OFFENDING[name]], f"{name}: first opcode {opcodes[:1]}, expected {OFFENDING[name]}")
+        check(opcodes.count(7) == 1, f"{name}: {opcodes.count(7)} Terminates")
+        check(opcodes[-2:] == [0, 3], f"{name}: the other QP's Write and Send do not end the capture: {opcodes}")
+check(seen >= set(range(8)), f"opcodes seen: {sorted(seen)}, every one of 0-7 expected")
+finish("error_capture")
