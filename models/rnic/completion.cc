@@ -77,6 +77,7 @@ void RnicCore::post_cqe(uint32_t cqn, Cqe c) {
   eq_.at(t, [this, cqn, slot, c] {
     Cq& cq = cqs_[cqn];
     if (!cq.valid) return;
+    mark(Probe::kCqe, cqn, now_ps());
     std::vector<uint8_t> d(kCqeBytes);
     encode(c, d.data());
     pcie_.dma_write(cq.base + slot * kCqeBytes, std::move(d));

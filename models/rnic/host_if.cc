@@ -79,6 +79,7 @@ void RnicCore::command(uint32_t op, const uint32_t* args) {
     return;
   }
   cmd_busy_ = true;
+  mark(Probe::kCommand, 0, now_ps());
   regs_.set_cmd_status(true, 0);
   std::vector<uint32_t> a(args, args + reg::kCmdArgCount);
   eq_.at(edge(uint64_t(cfg_.core.cmd_cycles)), [this, op, a] { run_command(op, a); });
@@ -87,6 +88,7 @@ void RnicCore::command(uint32_t op, const uint32_t* args) {
 void RnicCore::finish_command(uint32_t result, uint32_t value) {
   ++commands_;
   cmd_busy_ = false;
+  mark(Probe::kCommandDone, 0, now_ps());
   regs_.set_cmd_status(false, result, value);
 }
 
@@ -232,6 +234,7 @@ void RnicCore::rq_doorbell(uint32_t qpn, uint64_t producer) { fetch_wqes(qpn, tr
 void RnicCore::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
   if (qpn >= qps_.size() || !qps_[qpn].valid) return;
   Qp& q = qps_[qpn];
+  mark(Probe::kDoorbell, qpn, now_ps());
   uint64_t& db = rq ? q.rq_db : q.sq_db;
   if (producer <= db || producer - db > reg::kWindowSlots) {
     log::warn("{}: QP {} {} doorbell {} after {}: ignored", name(), qpn, rq ? "RQ" : "SQ", producer,
@@ -245,6 +248,7 @@ void RnicCore::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
     eq_.at(edge(per_wqe * (i - db + 1)), [this, qpn, rq, w, i] {
       Qp& q = qps_[qpn];
       if (!q.valid) return;
+      mark(Probe::kWqeQueued, qpn, now_ps());
       if (rq) {
         q.rq.push_back({w, uint32_t(i)});
         if (q.state == IBV_QPS_ERR) flush_qp(qpn);

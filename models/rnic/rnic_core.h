@@ -35,6 +35,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <systemc>
@@ -68,6 +69,27 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   void command(uint32_t op, const uint32_t* args) override;
   uint32_t qp_state(uint32_t qp) const override;
   uint32_t pop_event() override;
+
+  // Timing probe (latency tests and breakdowns): when set, called at each point below with the
+  // QP (CQ for kCqe, 0 for commands and ACKs) and the simulated time of the point in ps.
+  enum class Probe {
+    kCommand,      // a CMD write reaches the command processor
+    kCommandDone,  // the command completes (CMD_STATUS no longer busy)
+    kDoorbell,     // an SQ or RQ doorbell reaches the core
+    kWqeQueued,    // a WQE is in the on-chip SQ/RQ
+    kSegIssue,     // the SQ engine issues a segment (or a Read Request) of a QP
+    kSegFetch,     // its translation starts (after the WQE's SGE checks, for a first segment)
+    kSegDma,       // its DMA reads are requested
+    kSegData,      // its last DMA read data has arrived
+    kSegReady,     // it is ready to leave
+    kSegSent,      // it is handed to the EFE
+    kRxStart,      // the RX engine starts a segment
+    kRxChecked,    // its header checks are done
+    kRxPlace,      // its placement DMA writes are issued
+    kAck,          // the RX engine takes an acknowledgement from the EFE
+    kCqe,          // a CQE's DMA write is issued
+  };
+  std::function<void(Probe, uint32_t id, uint64_t t_ps)> probe;
 
   // For tests and state dumps.
   const Smt& smt() const { return smt_; }
@@ -197,8 +219,12 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   void cq_error(uint32_t cqn);
 
   uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
+  void mark(Probe p, uint32_t id, uint64_t t_ps) const {
+    if (probe) probe(p, id, t_ps);
+  }
   uint64_t cycles_ps(uint64_t cycles) const { return cycles * clk_.period_ps; }
-  void place(const std::vector<XlatChunk>& chunks, const uint8_t* data, uint64_t at_ps);
+  void place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data,
+             uint64_t at_ps);
 
   SystemConfig cfg_;
   ClockDomain clk_;

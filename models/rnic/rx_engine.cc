@@ -44,9 +44,11 @@ void RnicCore::rx_step() {
     RxItem it = std::move(rx_q_.front());
     rx_q_.pop_front();
     if (it.is_ack) {
+      mark(Probe::kAck, 0, now_ps());
       rx_ack(it.peer, it.ack);
       continue;
     }
+    mark(Probe::kRxStart, it.seg.dst_qpn, now_ps());
     const uint64_t parse = uint64_t(cfg_.core.rx_parse_cycles);
     const uint64_t dp = uint64_t(cfg_.core.datapath_bytes);
     const uint64_t stream = (it.seg.ddp.size() + dp - 1) / dp;
@@ -72,13 +74,15 @@ void RnicCore::rx_ack(const eth::Mac& peer, uint32_t ack) {
   }
 }
 
-void RnicCore::place(const std::vector<XlatChunk>& chunks, const uint8_t* data, uint64_t at_ps) {
+void RnicCore::place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data,
+                     uint64_t at_ps) {
   std::vector<std::pair<uint64_t, std::vector<uint8_t>>> writes;
   for (const XlatChunk& c : chunks) {
     writes.emplace_back(c.pa, std::vector<uint8_t>(data, data + c.len));
     data += c.len;
   }
-  eq_.at(at_ps, [this, writes = std::move(writes)]() mutable {
+  eq_.at(at_ps, [this, qpn, writes = std::move(writes)]() mutable {
+    mark(Probe::kRxPlace, qpn, now_ps());
     for (auto& [pa, d] : writes) pcie_.dma_write(pa, std::move(d));
   });
 }
@@ -122,6 +126,7 @@ void RnicCore::fail_qp(uint32_t qpn, const TermCause& why, const rdmap::Segment&
 void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
   ++rx_segments_;
   const uint32_t qpn = s.dst_qpn;
+  mark(Probe::kRxChecked, qpn, now_ps());
   rdmap::Segment h;
   if (qpn >= qps_.size() || !qps_[qpn].valid ||
       (qps_[qpn].state != IBV_QPS_RTR && qps_[qpn].state != IBV_QPS_RTS) ||
@@ -154,7 +159,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
         return fail_qp(qpn, term_for_tagged(x.status), h, s,
                        resp ? IBV_EVENT_QP_FATAL : IBV_EVENT_QP_ACCESS_ERR, -1);
       at = now + cycles_ps(x.cycles);
-      place(x.chunks, payload, at);
+      place(qpn, x.chunks, payload, at);
       rx_payload_bytes_ += len;
     }
     eq_.at(at, [this, src = s.src, seq = s.seq, ar = s.ar] { efe_.validated(src, seq, ar); });
@@ -227,7 +232,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
     return fail_qp(qpn, {Layer::kRdmap, 0, 0x00}, h, s, IBV_EVENT_QP_FATAL, IBV_WC_LOC_PROT_ERR);
   const uint64_t at = now + cycles_ps(cycles);
   if (len > 0) {
-    place(chunks, payload, at);
+    place(qpn, chunks, payload, at);
     rx_payload_bytes_ += len;
   }
   q.recv_off += len;

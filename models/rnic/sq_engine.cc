@@ -111,6 +111,7 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   SqEntry& e = q.sq[q.cursor];
   const Wqe& w = e.wqe;
   uint64_t start = std::max(edge(0), tx_next_ps_);
+  mark(Probe::kSegIssue, qpn, start);
   if (!e.checked) {
     // The SGE checks occupy the engine: smt_cycles per SGE before this WQE's first segment.
     const bool ok = check_wqe(q, e);
@@ -142,7 +143,9 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
     if (q.seg_sge == 0) e.msn = h.msn;
     q.reads_out.push_back({e.index, g.lkey, g.addr, g.length, h.msn});
     ++e.reads_left;
+    mark(Probe::kSegFetch, qpn, start);
     eq_.at(start + cycles_ps(kHeaderCycles), [this, s] {
+      mark(Probe::kSegReady, s->qpn, now_ps());
       s->ready = true;
       tx_emit();
     });
@@ -191,6 +194,7 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   }
   std::vector<XlatChunk> chunks;
   uint64_t cycles = 0;
+  mark(Probe::kSegFetch, qpn, start);
   const XlatStatus st = translate_sges(w, q.seg_off, len, 0, q.pd, &chunks, &cycles);
   if (st != XlatStatus::kOk)
     log::error("{}: QP {} WR {} no longer translates ({})", name(), qpn, w.wr_id, to_string(st));
@@ -222,6 +226,8 @@ bool RnicCore::issue_response(uint32_t qpn, Qp& q) {
   s->ar = last;
   tx_buffered_ += len;
   const uint64_t start = std::max(edge(0), tx_next_ps_);
+  mark(Probe::kSegIssue, qpn, start);
+  mark(Probe::kSegFetch, qpn, start);
   std::vector<XlatChunk> chunks;
   uint64_t cycles = 0;
   if (len > 0) {
@@ -269,6 +275,7 @@ void RnicCore::gather_chunks(TxSeg* s, std::vector<XlatChunk> chunks, uint64_t s
   const size_t hdr = s->ddp.size() - s->payload;
   if (chunks.empty()) {
     eq_.at(start_ps + cycles_ps(kHeaderCycles), [this, s] {
+      mark(Probe::kSegReady, s->qpn, now_ps());
       s->ready = true;
       tx_emit();
     });
@@ -276,6 +283,7 @@ void RnicCore::gather_chunks(TxSeg* s, std::vector<XlatChunk> chunks, uint64_t s
   }
   s->reads_left = uint32_t(chunks.size());
   eq_.at(start_ps, [this, s, hdr, chunks = std::move(chunks)] {
+    mark(Probe::kSegDma, s->qpn, now_ps());
     size_t at = hdr;
     for (const XlatChunk& c : chunks) {
       pcie_.dma_read(c.pa, c.len, [this, s, at](pcie::DmaStatus st, std::vector<uint8_t>&& d) {
@@ -283,11 +291,14 @@ void RnicCore::gather_chunks(TxSeg* s, std::vector<XlatChunk> chunks, uint64_t s
           log::error("{}: gather DMA read failed ({})", name(), to_string(st));
         else
           std::memcpy(s->ddp.data() + at, d.data(), d.size());
-        if (--s->reads_left == 0)
+        if (--s->reads_left == 0) {
+          mark(Probe::kSegData, s->qpn, now_ps());
           eq_.at(edge(kHeaderCycles), [this, s] {
+            mark(Probe::kSegReady, s->qpn, now_ps());
             s->ready = true;
             tx_emit();
           });
+        }
       });
       at += c.len;
     }
@@ -307,6 +318,7 @@ void RnicCore::tx_emit() {
       continue;
     }
     if (!efe_.can_send()) break;
+    mark(Probe::kSegSent, s.qpn, now_ps());
     const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;

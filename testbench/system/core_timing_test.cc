@@ -1,0 +1,413 @@
+// The RNIC Core's and the EFE pass-through's latencies and spacings as rnic_core.h,
+// efe_passthrough.h and docs/latency.md give them, pinned from the core's timing probe, the wire
+// and the host memory writes between two simulated hosts; and the breakdown of write_lat's
+// 2-byte round trip (docs/performance.md prints it from WriteLatencyBreakdown's output).
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+
+#include <functional>
+#include <map>
+
+#include "sim/cluster.h"
+#include "testbench/common/wire_log.h"
+#include "testbench/traffic/endpoint.h"
+
+namespace rnic {
+namespace {
+
+using Probe = RnicCore::Probe;
+constexpr XlatTiming kXlat{};  // the core's rnic_xlat timing
+using testbench::WireFrame;
+using testbench::WireLog;
+using traffic::Endpoint;
+using traffic::EndpointConfig;
+using traffic::Oob;
+using traffic::PeerInfo;
+
+// Every probe point of one node, in order of occurrence, per point.
+struct Probes {
+  std::map<Probe, std::vector<std::pair<uint32_t, uint64_t>>> at;
+  void attach(RnicCore& core) {
+    core.probe = [this](Probe p, uint32_t id, uint64_t t) { at[p].push_back({id, t}); };
+  }
+  // Time of the n-th occurrence of p for `id` (every id when id < 0).
+  uint64_t t(Probe p, size_t n, int64_t id = -1) const {
+    size_t k = 0;
+    auto it = at.find(p);
+    if (it != at.end())
+      for (const auto& [i, t] : it->second)
+        if ((id < 0 || i == uint32_t(id)) && k++ == n) return t;
+    ADD_FAILURE() << "probe " << int(p) << " #" << n << " did not happen";
+    return 0;
+  }
+  size_t count(Probe p) const {
+    auto it = at.find(p);
+    return it == at.end() ? 0 : it->second.size();
+  }
+};
+
+class CoreTiming : public ::testing::Test {
+ protected:
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  uint64_t cycle() const { return ClockDomain::mhz(cfg.core.clk_mhz).period_ps; }
+  static std::string test_name() {
+    return ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  }
+};
+
+ibv_send_wr write_wr(uint64_t id, ibv_sge* sge, uint64_t raddr, uint32_t rkey, bool signaled) {
+  ibv_send_wr wr{};
+  wr.wr_id = id;
+  wr.sg_list = sge;
+  wr.num_sge = 1;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+  wr.wr.rdma.remote_addr = raddr;
+  wr.wr.rdma.rkey = rkey;
+  return wr;
+}
+
+ibv_wc poll_one(ibv_cq* cq) {
+  ibv_wc wc{};
+  while (ibv_poll_cq(cq, 1, &wc) == 0)
+    if (!rnic_wait_cq(cq, 10'000'000)) {
+      ADD_FAILURE() << "no completion";
+      break;
+    }
+  return wc;
+}
+
+// write_lat's loop (testbench/traffic/perftest.cc), 2 bytes, with the times each side's
+// program sees; then one iteration in steady state taken apart stage by stage, both ways.
+TEST_F(CoreTiming, WriteLatencyBreakdown) {
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.eth, test_name());
+  Probes pr[2];
+  pr[0].attach(cl.nodes[0]->core);
+  pr[1].attach(cl.nodes[1]->core);
+  constexpr int kIters = 30, kSample = 20;
+  constexpr uint32_t kSize = 2, kRegion = 4096;
+  // Memory writes that reached each host, with their time.
+  std::vector<std::pair<uint64_t, uint64_t>> mem[2];  // (pa, t)
+  for (int n = 0; n < 2; ++n) {
+    auto prev = cl.nodes[n]->hc.rc.on_write;
+    cl.nodes[n]->hc.rc.on_write = [&mem, n, prev](uint64_t addr, uint32_t len) {
+      mem[n].push_back({addr, sc_core::sc_time_stamp().value()});
+      if (prev) prev(addr, len);
+    };
+  }
+  std::vector<uint64_t> posted[2], seen[2];  // ps
+  std::vector<double> samples;
+  Oob oob;
+  Endpoint ep[2];
+  auto program = [&](int me) {
+    Endpoint& e = ep[me];
+    e.open(EndpointConfig{});
+    oob.put(1 - me, e.info());
+    const PeerInfo peer = oob.get(me);
+    e.connect(peer);
+    oob.put(1 - me, {});
+    oob.get(me);
+    const uint64_t poll_at = e.addr() + kRegion + kSize - 1;
+    ibv_sge sge{e.addr(), kSize, e.mr->lkey};
+    for (int i = 0; i < kIters; ++i) {
+      const uint8_t tag = uint8_t(i + 1);
+      auto send = [&] {
+        rnic_mem_write(reinterpret_cast<void*>(e.addr() + kSize - 1), &tag, 1);
+        posted[me].push_back(now_ps());
+        ibv_send_wr wr = write_wr(uint64_t(i), &sge, peer.addr + kRegion, peer.rkey, true);
+        ibv_send_wr* bad = nullptr;
+        ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
+      };
+      auto receive = [&] {
+        ASSERT_TRUE(rnic_wait_mem(reinterpret_cast<void*>(poll_at), tag, 100'000'000));
+        seen[me].push_back(now_ps());
+      };
+      const uint64_t t0 = now_ps();
+      if (me == 0) {
+        send();
+        receive();
+        samples.push_back((now_ps() - t0) / 2.0);
+      } else {
+        receive();
+        send();
+      }
+      EXPECT_EQ(poll_one(e.cq).status, IBV_WC_SUCCESS);
+    }
+  };
+  cl.run({[&] { program(0); }, [&] { program(1); }});
+  ASSERT_EQ(samples.size(), size_t(kIters));
+
+  const uint64_t c = cycle();
+  struct Stage {
+    const char* name;
+    uint64_t ps[2];
+  };
+  std::vector<Stage> stages;
+  uint64_t one_way[2] = {};
+  for (int s = 0; s < 2; ++s) {
+    const int d = 1 - s;
+    const Probes& ps = pr[s];
+    const Probes& pd = pr[d];
+    const uint32_t sq = ep[s].qps[0]->qp_num, rq = ep[d].qps[0]->qp_num;
+    const size_t k = kSample;
+    const uint64_t post = posted[s][k];
+    const uint64_t db = ps.t(Probe::kDoorbell, k, sq);
+    const uint64_t wqe = ps.t(Probe::kWqeQueued, k, sq);
+    const uint64_t issue = ps.t(Probe::kSegIssue, k, sq);
+    const uint64_t fetch = ps.t(Probe::kSegFetch, k, sq);
+    const uint64_t dma = ps.t(Probe::kSegDma, k, sq);
+    const uint64_t data = ps.t(Probe::kSegData, k, sq);
+    const uint64_t ready = ps.t(Probe::kSegReady, k, sq);
+    const uint64_t sent = ps.t(Probe::kSegSent, k, sq);
+    const std::vector<const WireFrame*> frames = wire.data(cl.nodes[s]->mac, rq);
+    ASSERT_GT(frames.size(), k);
+    const WireFrame& f = *frames[k];
+    const uint64_t first_bit = f.t_ps;
+    const uint64_t rx = pd.t(Probe::kRxStart, k, rq);
+    const uint64_t checked = pd.t(Probe::kRxChecked, k, rq);
+    const uint64_t place = pd.t(Probe::kRxPlace, k, rq);
+    // The placement write reaching host memory: the first write at or after `place` to the
+    // polled region.
+    uint64_t in_mem = 0;
+    for (const auto& [pa, t] : mem[d])
+      if (t >= place) {
+        in_mem = t;
+        break;
+      }
+    const uint64_t seen_at = seen[d][k];
+
+    // Pinned: rnic_core.h, efe_passthrough.h, eth_link.h.
+    EXPECT_EQ(wqe - db, 8 * c) << "doorbell: a 128-byte WQE at 16 B per cycle";
+    EXPECT_EQ(issue, wqe) << "the idle SQ engine issues on the WQE's arrival";
+    EXPECT_EQ(fetch - issue, kXlat.smt_cycles * c) << "one SGE check";
+    EXPECT_EQ(dma - fetch, (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c)
+        << "xlat: SMT, PBLMT, one chunk";
+    EXPECT_EQ(ready - data, RnicCore::kHeaderCycles * c);
+    EXPECT_EQ(sent, ready) << "the EFE has room";
+    const uint64_t frame_len = 14 + 20 + f.ddp.size();
+    const uint64_t dp = uint64_t(cfg.core.datapath_bytes);
+    EXPECT_EQ(first_bit - sent, (efe::EfePassThrough::kTxCycles + (frame_len + dp - 1) / dp - 1 +
+                                 uint64_t(cfg.mac.tx_cycles)) *
+                                    c);
+    const uint64_t byte_ps = cl.eth.byte_ps();
+    const uint64_t last_bit = first_bit + (8 + std::max<uint64_t>(frame_len, 60) + 4) * byte_ps +
+                              uint64_t(cfg.link.prop_ns) * 1000;
+    const ClockDomain clk = ClockDomain::mhz(cfg.core.clk_mhz);
+    // FCS at the next edge + 1 cycle, rx_cycles, the EFE's kRxCycles; the RX engine starts on
+    // that edge.
+    EXPECT_EQ(rx, clk.edge_after(last_bit, 1 + uint64_t(cfg.mac.rx_cycles) +
+                                               efe::EfePassThrough::kRxCycles));
+    EXPECT_EQ(checked - rx, uint64_t(cfg.core.rx_parse_cycles) * c);
+    EXPECT_EQ(place - checked, (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
+    EXPECT_GT(in_mem, place);
+    EXPECT_GE(seen_at, in_mem);
+
+    const uint64_t v[] = {db - post,   wqe - db,        fetch - wqe,    dma - fetch,
+                          data - dma,  sent - data,     first_bit - sent, last_bit - first_bit,
+                          rx - last_bit, place - rx,    in_mem - place, seen_at - in_mem};
+    const char* names[] = {"host: WQE build, MMIO writes, doorbell to the card",
+                           "doorbell: WQE into the on-chip SQ",
+                           "SQ engine: issue, SGE check",
+                           "xlat of the source",
+                           "DMA read of the payload (PCIe round trip)",
+                           "segment ready, to the EFE",
+                           "EFE + MAC transmit to first bit",
+                           "wire: preamble, frame, FCS, propagation",
+                           "MAC FCS check + EFE receive",
+                           "RX engine: header checks, xlat",
+                           "DMA write to host memory (PCIe)",
+                           "host polling sees the byte"};
+    if (stages.empty())
+      for (const char* n : names) stages.push_back({n, {0, 0}});
+    for (size_t i = 0; i < stages.size(); ++i) {
+      stages[i].ps[s] = v[i];
+      one_way[s] += v[i];
+    }
+    EXPECT_EQ(one_way[s], seen_at - post);
+  }
+  // The round trip the sample measures: node 0's post to node 0 seeing the reply.
+  const uint64_t turnaround = posted[1][kSample] - seen[1][kSample];
+  const uint64_t rtt = one_way[0] + turnaround + one_way[1];
+  // The sample runs from before node 0's tag write (which costs no simulated time) to its
+  // seeing the reply: exactly the stages above.
+  EXPECT_EQ(seen[0][kSample] - posted[0][kSample], rtt);
+  EXPECT_DOUBLE_EQ(samples[kSample], rtt / 2.0);
+  std::string table = fmt::format("| stage | node0→node1 (ns) | node1→node0 (ns) |\n|---|---|---|\n");
+  for (const Stage& st : stages)
+    table += fmt::format("| {} | {:.1f} | {:.1f} |\n", st.name, st.ps[0] / 1000.0, st.ps[1] / 1000.0);
+  table += fmt::format("| one way | {:.1f} | {:.1f} |\n", one_way[0] / 1000.0, one_way[1] / 1000.0);
+  table += fmt::format("| node1: sees the byte → posts its write | {:.1f} | |\n", turnaround / 1000.0);
+  table += fmt::format("| round trip / 2 = write_lat sample | {:.1f} | |\n", rtt / 2000.0);
+  // Not on write_lat's path: node 0's completion of the same write, from the ACK that
+  // completes it.
+  const uint64_t cqe_issue = pr[0].t(Probe::kCqe, kSample);
+  uint64_t ack = 0, cqe_mem = 0;
+  for (const auto& [id, t] : pr[0].at[Probe::kAck])
+    if (t <= cqe_issue) ack = t;
+  for (const auto& [pa, t] : mem[0])
+    if (t > cqe_issue) {
+      cqe_mem = t;
+      break;
+    }
+  EXPECT_EQ(cqe_issue - ack, uint64_t(cfg.core.cqe_cycles) * c);
+  table += fmt::format(
+      "\nnode 0's CQE for its write: post → ACK taken by the RX engine {:.1f} ns, → CQE write "
+      "issued {:.1f} ns, → CQE in host memory {:.1f} ns (post → CQE in memory {:.1f} ns)\n",
+      (ack - posted[0][kSample]) / 1000.0, (cqe_issue - ack) / 1000.0,
+      (cqe_mem - cqe_issue) / 1000.0, (cqe_mem - posted[0][kSample]) / 1000.0);
+  std::printf("%s", table.c_str());
+}
+
+// Two connected hosts; `client` runs on node 0 after both sides are connected, node 1 posts
+// `recvs` receives of 8 KiB first and then waits for the client to finish.
+void run_pair(Cluster& cl, Endpoint ep[2], int recvs,
+              const std::function<void(Endpoint&, const PeerInfo&)>& client,
+              const std::function<void(Endpoint&)>& server_after = {}) {
+  Oob oob;
+  auto setup = [&](int me) {
+    ep[me].open(EndpointConfig{});
+    oob.put(1 - me, ep[me].info());
+    const PeerInfo peer = oob.get(me);
+    ep[me].connect(peer);
+    return peer;
+  };
+  cl.run({[&] {
+            const PeerInfo peer = setup(0);
+            oob.get(0);
+            client(ep[0], peer);
+            oob.put(1, {});
+          },
+          [&] {
+            setup(1);
+            for (int i = 0; i < recvs; ++i) {
+              ibv_sge sg{ep[1].addr() + uint64_t(i) * 8192, 8192, ep[1].mr->lkey};
+              ibv_recv_wr r{};
+              r.wr_id = uint64_t(i);
+              r.sg_list = &sg;
+              r.num_sge = 1;
+              ibv_recv_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_recv(ep[1].qps[0], &r, &bad), 0);
+            }
+            oob.put(0, {});
+            oob.get(1);
+            if (server_after) server_after(ep[1]);
+          }});
+}
+
+// Command processor: every mailbox command completes core.cmd_cycles after its CMD write,
+// LOAD_PBL (one per registered MR) later, after its DMA read of the list.
+TEST_F(CoreTiming, CommandsCompleteCmdCyclesAfterTheirWrite) {
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Probes pr;
+  pr.attach(cl.nodes[0]->core);
+  Endpoint ep[2];
+  run_pair(cl, ep, 0, [](Endpoint&, const PeerInfo&) {});
+  // Create CQ, LOAD_PBL, WRITE_STAG, create QP, 3 × modify QP.
+  ASSERT_EQ(pr.count(Probe::kCommand), 7u);
+  ASSERT_EQ(pr.count(Probe::kCommandDone), 7u);
+  int longer = 0;
+  for (size_t i = 0; i < 7; ++i) {
+    const uint64_t d = pr.t(Probe::kCommandDone, i) - pr.t(Probe::kCommand, i);
+    if (d == uint64_t(cfg.core.cmd_cycles) * cycle()) continue;
+    EXPECT_GT(d, uint64_t(cfg.core.cmd_cycles) * cycle()) << "command " << i;
+    ++longer;
+  }
+  EXPECT_EQ(longer, 1) << "only LOAD_PBL waits for a DMA read";
+}
+
+// Doorbell: WQEs of one doorbell reach the on-chip SQ 8 cycles apart. SQ engine: a WQE's first
+// segment starts its translation smt_cycles after its issue (one SGE), the next issue follows
+// core.sched_cycles later. RX engine: with its queue non-empty it starts a segment every
+// max(rx_parse_cycles, ceil(bytes / datapath)) cycles (here the parse time, made longer than a
+// frame's wire time so that segments queue).
+TEST_F(CoreTiming, DoorbellSqIssueAndRxSpacing) {
+  cfg.core.rx_parse_cycles = 500;  // 2 µs > 1230 ns per full frame at 10 Gb/s
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Probes pr[2];
+  pr[0].attach(cl.nodes[0]->core);
+  pr[1].attach(cl.nodes[1]->core);
+  Endpoint ep[2];
+  constexpr int kWrs = 3;
+  constexpr uint32_t kLen = 4000;  // 3 segments each at MTU 1500
+  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
+    ibv_sge sge{e.addr(), kLen, e.mr->lkey};
+    ibv_send_wr wr[kWrs];
+    for (int i = 0; i < kWrs; ++i) {
+      wr[i] = write_wr(uint64_t(i), &sge, p.addr + uint64_t(i) * kLen, p.rkey, i + 1 == kWrs);
+      wr[i].next = i + 1 < kWrs ? &wr[i + 1] : nullptr;
+    }
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(e.qps[0], wr, &bad), 0);
+    EXPECT_EQ(poll_one(e.cq).status, IBV_WC_SUCCESS);
+  });
+  const uint64_t c = cycle();
+  const uint32_t sq = ep[0].qps[0]->qp_num, rq = ep[1].qps[0]->qp_num;
+  const uint64_t db = pr[0].t(Probe::kDoorbell, 0, sq);
+  for (int i = 0; i < kWrs; ++i)
+    EXPECT_EQ(pr[0].t(Probe::kWqeQueued, size_t(i), sq), db + 8 * c * uint64_t(i + 1));
+  constexpr size_t kSegs = 9;
+  ASSERT_EQ(pr[0].count(Probe::kSegIssue), kSegs);
+  EXPECT_EQ(pr[0].t(Probe::kSegIssue, 0), pr[0].t(Probe::kWqeQueued, 0));
+  for (size_t n = 0; n < kSegs; ++n) {
+    const bool first = n % 3 == 0;
+    EXPECT_EQ(pr[0].t(Probe::kSegFetch, n) - pr[0].t(Probe::kSegIssue, n),
+              first ? kXlat.smt_cycles * c : 0)
+        << "segment " << n;
+    if (n + 1 < kSegs)
+      EXPECT_EQ(pr[0].t(Probe::kSegIssue, n + 1) - pr[0].t(Probe::kSegFetch, n),
+                uint64_t(cfg.core.sched_cycles) * c)
+          << "segment " << n + 1;
+  }
+  ASSERT_EQ(pr[1].count(Probe::kRxStart), kSegs);
+  for (size_t n = 1; n < kSegs; ++n)
+    EXPECT_EQ(pr[1].t(Probe::kRxStart, n, rq) - pr[1].t(Probe::kRxStart, n - 1, rq), 500 * c)
+        << "segment " << n;
+  EXPECT_GT(stats.group("node1.core").counter("rx_fifo_max", "", "").value, 1u);
+}
+
+// Completion engine: a CQE's write is issued core.cqe_cycles after what completes it (the ACK
+// of an RDMA Write), and CQEs formed together (a flush) leave cqe_cycles apart.
+TEST_F(CoreTiming, CqesFollowTheirCauseByCqeCycles) {
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Probes pr[2];
+  pr[0].attach(cl.nodes[0]->core);
+  pr[1].attach(cl.nodes[1]->core);
+  Endpoint ep[2];
+  constexpr int kRecvs = 4;
+  run_pair(
+      cl, ep, kRecvs,
+      [&](Endpoint& e, const PeerInfo& p) {
+        ibv_sge sge{e.addr(), 64, e.mr->lkey};
+        ibv_send_wr wr = write_wr(1, &sge, p.addr, p.rkey, true);
+        ibv_send_wr* bad = nullptr;
+        ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
+        EXPECT_EQ(poll_one(e.cq).status, IBV_WC_SUCCESS);
+      },
+      [&](Endpoint& e) {
+        ibv_qp_attr a{};
+        a.qp_state = IBV_QPS_ERR;
+        ASSERT_EQ(ibv_modify_qp(e.qps[0], &a, IBV_QP_STATE), 0);
+        for (int i = 0; i < kRecvs; ++i) EXPECT_EQ(poll_one(e.cq).status, IBV_WC_WR_FLUSH_ERR);
+      });
+  const uint64_t c = cycle(), cqe = uint64_t(cfg.core.cqe_cycles) * c;
+  // Requester: the Write's CQE follows the ACK that completes it.
+  ASSERT_EQ(pr[0].count(Probe::kCqe), 1u);
+  const uint64_t t = pr[0].t(Probe::kCqe, 0);
+  bool cause = false;
+  for (const auto& [id, ta] : pr[0].at[Probe::kAck]) cause |= ta + cqe == t;
+  EXPECT_TRUE(cause) << "no ACK " << cqe << " ps before the CQE";
+  // Responder: the flush's CQEs, cqe_cycles apart, the first cqe_cycles after the command.
+  ASSERT_EQ(pr[1].count(Probe::kCqe), size_t(kRecvs));
+  const uint64_t modify_done = pr[1].t(Probe::kCommandDone, pr[1].count(Probe::kCommandDone) - 1);
+  EXPECT_EQ(pr[1].t(Probe::kCqe, 0), modify_done + cqe);
+  for (size_t i = 1; i < size_t(kRecvs); ++i)
+    EXPECT_EQ(pr[1].t(Probe::kCqe, i) - pr[1].t(Probe::kCqe, i - 1), cqe);
+}
+
+}  // namespace
+}  // namespace rnic
