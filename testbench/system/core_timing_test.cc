@@ -357,10 +357,11 @@ TEST_F(CoreTiming, DoorbellSqIssueAndRxSpacing) {
     EXPECT_EQ(pr[0].t(Probe::kSegFetch, n) - pr[0].t(Probe::kSegIssue, n),
               first ? kXlat.smt_cycles * c : 0)
         << "segment " << n;
-    if (n + 1 < kSegs)
+    if (n + 1 < kSegs) {
       EXPECT_EQ(pr[0].t(Probe::kSegIssue, n + 1) - pr[0].t(Probe::kSegFetch, n),
                 uint64_t(cfg.core.sched_cycles) * c)
           << "segment " << n + 1;
+    }
   }
   ASSERT_EQ(pr[1].count(Probe::kRxStart), kSegs);
   for (size_t n = 1; n < kSegs; ++n)

@@ -316,5 +316,68 @@ TEST_F(VerbsOps, SendVariantsUnsignalledAndZeroLength) {
           }});
 }
 
+// Completion events through a completion channel: armed for solicited events only, the CQ
+// raises no event for a plain Send and one for a Send with Solicited Event; re-armed for every
+// completion, the next plain Send raises one.
+TEST_F(VerbsOps, SolicitedOnlyNotificationWaitsForTheSolicitedSend) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.eth, test_name());
+  EndpointConfig c;
+  c.comp_channel = true;
+  Endpoint a, b;
+  uint64_t se_posted_ps = 0;
+  auto send = [&](uint64_t id, int flags) {
+    ibv_sge sge{a.addr(), 100, a.mr->lkey};
+    ibv_send_wr wr{};
+    wr.wr_id = id;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_SEND;
+    wr.send_flags = IBV_SEND_SIGNALED | flags;
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+    EXPECT_EQ(wait_one(a.cq).status, IBV_WC_SUCCESS);
+  };
+  cl.run({[&] {
+            connect(a, 0, c);
+            oob.get(0);  // receives posted, CQ armed
+            send(1, 0);
+            rnic_spend_ns(20'000);
+            se_posted_ps = sc_core::sc_time_stamp().value();
+            send(2, IBV_SEND_SOLICITED);
+            oob.get(0);  // re-armed
+            send(3, 0);
+          },
+          [&] {
+            connect(b, 1, c);
+            for (int i = 0; i < 3; ++i) {
+              ibv_sge sge{b.addr() + uint64_t(i) * 1000, 1000, b.mr->lkey};
+              ibv_recv_wr r{};
+              r.wr_id = 10 + uint64_t(i);
+              r.sg_list = &sge;
+              r.num_sge = 1;
+              ibv_recv_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
+            }
+            ASSERT_EQ(ibv_req_notify_cq(b.cq, 1), 0);
+            oob.put(0, {});
+            ibv_cq* cq = nullptr;
+            void* ctx = nullptr;
+            ASSERT_EQ(ibv_get_cq_event(b.channel, &cq, &ctx), 0);
+            EXPECT_EQ(cq, b.cq);
+            EXPECT_GT(sc_core::sc_time_stamp().value(), se_posted_ps)
+                << "an event before the solicited Send";
+            ibv_wc wc[4];
+            EXPECT_EQ(ibv_poll_cq(b.cq, 4, wc), 2);  // the plain Send's and the SE Send's
+            ASSERT_EQ(ibv_req_notify_cq(b.cq, 0), 0);
+            oob.put(0, {});
+            ASSERT_EQ(ibv_get_cq_event(b.channel, &cq, &ctx), 0);
+            EXPECT_EQ(ibv_poll_cq(b.cq, 4, wc), 1);
+            EXPECT_EQ(wc[0].wr_id, 12u);
+            EXPECT_EQ(ibv_destroy_comp_channel(b.channel), EBUSY);  // its CQ still exists
+            ibv_ack_cq_events(b.cq, 2);
+          }});
+}
+
 }  // namespace
 }  // namespace rnic

@@ -20,7 +20,9 @@ void Endpoint::open(const EndpointConfig& c) {
   ibv_free_device_list(list);
   if (!ctx) fail("ibv_open_device", errno);
   if (!(pd = ibv_alloc_pd(ctx))) fail("ibv_alloc_pd", errno);
-  if (!(cq = ibv_create_cq(ctx, c.cqe, nullptr, nullptr, 0))) fail("ibv_create_cq", errno);
+  if (c.comp_channel && !(channel = ibv_create_comp_channel(ctx)))
+    fail("ibv_create_comp_channel", errno);
+  if (!(cq = ibv_create_cq(ctx, c.cqe, nullptr, channel, 0))) fail("ibv_create_cq", errno);
   buf = rnic_malloc(c.buf_bytes);
   if (!(mr = ibv_reg_mr(pd, buf, c.buf_bytes, c.access))) fail("ibv_reg_mr", errno);
   for (int i = 0; i < c.qps; ++i) {
@@ -79,6 +81,8 @@ void Endpoint::close() {
   qps.clear();
   if (mr) ibv_dereg_mr(mr);
   if (cq) ibv_destroy_cq(cq);
+  if (channel) ibv_destroy_comp_channel(channel);
+  channel = nullptr;
   if (pd) ibv_dealloc_pd(pd);
   if (ctx) ibv_close_device(ctx);
   mr = nullptr;

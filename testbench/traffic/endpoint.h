@@ -48,11 +48,13 @@ struct EndpointConfig {
   uint32_t send_depth = 128, recv_depth = 128;
   uint32_t sge = 1;
   int cqe = 4096;
+  bool comp_channel = false;  // the CQ reports its events through a completion channel
 };
 
 struct Endpoint {
   ibv_context* ctx = nullptr;
   ibv_pd* pd = nullptr;
+  ibv_comp_channel* channel = nullptr;
   ibv_cq* cq = nullptr;
   std::vector<ibv_qp*> qps;
   void* buf = nullptr;

@@ -25,6 +25,7 @@ struct ibv_cq::Impl {
   uint64_t ci = 0;
   std::vector<ibv_qp*> qps;  // QPs using this CQ (their pages carry its doorbell)
   bool arm_pending = false, arm_solicited = false;
+  unsigned events_unacked = 0;  // ibv_get_cq_event minus ibv_ack_cq_events
   sc_core::sc_event written;
 };
 
@@ -250,6 +251,7 @@ ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_
   auto* cq = new ibv_cq{};
   cq->context = context;
   cq->channel = channel;
+  if (channel) ++channel->refcnt;
   cq->cq_context = cq_context;
   cq->handle = info.cqn;
   cq->cqe = int(info.entries);
@@ -263,13 +265,58 @@ ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_
 
 int ibv_destroy_cq(ibv_cq* cq) {
   if (!cq->impl->qps.empty()) return EBUSY;
+  if (cq->impl->events_unacked) return EBUSY;  // rdma-core waits for the acks instead
   const int rc = cq->context->drv->destroy_cq(cq->handle);
   if (rc) return rc;
   cq->context->drv->unwatch(&cq->impl->written);
   contexts()[cq->context].cqs.erase(cq->handle);
+  if (cq->channel) --cq->channel->refcnt;
   delete cq->impl;
   delete cq;
   return 0;
+}
+
+struct ibv_comp_channel::Impl {
+  std::deque<ibv_cq*> events;
+  sc_core::sc_event ev;
+};
+
+ibv_comp_channel* ibv_create_comp_channel(ibv_context* context) {
+  Driver* drv = context->drv;
+  // The driver's completion interrupts go to the channel of the CQ they name.
+  drv->on_cq_event = [drv](uint32_t cqn) {
+    for (auto& [ctx, c] : contexts()) {
+      if (ctx->drv != drv) continue;
+      auto it = c.cqs.find(cqn);
+      if (it == c.cqs.end() || !it->second->channel) continue;
+      ibv_comp_channel::Impl& ch = *it->second->channel->impl;
+      ch.events.push_back(it->second);
+      ch.ev.notify(sc_core::SC_ZERO_TIME);
+    }
+  };
+  auto* ch = new ibv_comp_channel{context, -1, 0, new ibv_comp_channel::Impl};
+  return ch;
+}
+
+int ibv_destroy_comp_channel(ibv_comp_channel* channel) {
+  if (channel->refcnt > 0) return EBUSY;
+  delete channel->impl;
+  delete channel;
+  return 0;
+}
+
+int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
+  ibv_comp_channel::Impl& ch = *channel->impl;
+  while (ch.events.empty()) sc_core::wait(ch.ev);
+  *cq = ch.events.front();
+  ch.events.pop_front();
+  *cq_context = (*cq)->cq_context;
+  ++(*cq)->impl->events_unacked;
+  return 0;
+}
+
+void ibv_ack_cq_events(ibv_cq* cq, unsigned int nevents) {
+  cq->impl->events_unacked -= std::min(cq->impl->events_unacked, nevents);
 }
 
 int ibv_req_notify_cq(ibv_cq* cq, int solicited_only) {

@@ -127,7 +127,15 @@ struct ibv_mr {
   uint32_t pbl_first, pbl_count;  // rnicsim: the driver's PBLMT range
 };
 
-struct ibv_comp_channel;
+// A completion channel: the CQs created with it queue an event each time their armed CQ
+// raises its interrupt (ibv_req_notify_cq); ibv_get_cq_event blocks in simulated time.
+struct ibv_comp_channel {
+  ibv_context* context;
+  int fd;  // rdma-core's; -1 here (no file descriptors in a simulated process)
+  int refcnt;
+  struct Impl;
+  Impl* impl;
+};
 
 struct ibv_cq {
   ibv_context* context;
@@ -304,6 +312,12 @@ ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_
                       int comp_vector);
 int ibv_destroy_cq(ibv_cq* cq);
 int ibv_req_notify_cq(ibv_cq* cq, int solicited_only);
+ibv_comp_channel* ibv_create_comp_channel(ibv_context* context);
+// EBUSY while a CQ still uses it.
+int ibv_destroy_comp_channel(ibv_comp_channel* channel);
+// Waits for the next event of one of the channel's CQs; returns 0 with the CQ and its context.
+int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context);
+void ibv_ack_cq_events(ibv_cq* cq, unsigned int nevents);
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* qp_init_attr);
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask);
 int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int attr_mask, ibv_qp_init_attr* init_attr);
