@@ -9,6 +9,7 @@
 #include <map>
 
 #include "sim/cluster.h"
+#include "testbench/common/verbs_helpers.h"
 #include "testbench/common/wire_log.h"
 #include "testbench/traffic/endpoint.h"
 
@@ -17,6 +18,8 @@ namespace {
 
 using Probe = RnicCore::Probe;
 constexpr XlatTiming kXlat{};  // the core's rnic_xlat timing
+using testbench::rdma_write_wr;
+using testbench::wait_one;
 using testbench::WireFrame;
 using testbench::WireLog;
 using traffic::Endpoint;
@@ -55,27 +58,7 @@ class CoreTiming : public ::testing::Test {
   }
 };
 
-ibv_send_wr write_wr(uint64_t id, ibv_sge* sge, uint64_t raddr, uint32_t rkey, bool signaled) {
-  ibv_send_wr wr{};
-  wr.wr_id = id;
-  wr.sg_list = sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
-  wr.wr.rdma.remote_addr = raddr;
-  wr.wr.rdma.rkey = rkey;
-  return wr;
-}
 
-ibv_wc poll_one(ibv_cq* cq) {
-  ibv_wc wc{};
-  while (ibv_poll_cq(cq, 1, &wc) == 0)
-    if (!rnic_wait_cq(cq, 10'000'000)) {
-      ADD_FAILURE() << "no completion";
-      break;
-    }
-  return wc;
-}
 
 // write_lat's loop (testbench/traffic/perftest.cc), 2 bytes, with the times each side's
 // program sees; then one iteration in steady state taken apart stage by stage, both ways.
@@ -116,7 +99,7 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
       auto send = [&] {
         rnic_mem_write(reinterpret_cast<void*>(e.addr() + kSize - 1), &tag, 1);
         posted[me].push_back(now_ps());
-        ibv_send_wr wr = write_wr(uint64_t(i), &sge, peer.addr + kRegion, peer.rkey, true);
+        ibv_send_wr wr = rdma_write_wr(uint64_t(i), &sge, 1, peer.addr + kRegion, peer.rkey, true);
         ibv_send_wr* bad = nullptr;
         ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
       };
@@ -133,7 +116,7 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
         receive();
         send();
       }
-      EXPECT_EQ(poll_one(e.cq).status, IBV_WC_SUCCESS);
+      EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
     }
   };
   cl.run({[&] { program(0); }, [&] { program(1); }});
@@ -337,12 +320,12 @@ TEST_F(CoreTiming, DoorbellSqIssueAndRxSpacing) {
     ibv_sge sge{e.addr(), kLen, e.mr->lkey};
     ibv_send_wr wr[kWrs];
     for (int i = 0; i < kWrs; ++i) {
-      wr[i] = write_wr(uint64_t(i), &sge, p.addr + uint64_t(i) * kLen, p.rkey, i + 1 == kWrs);
+      wr[i] = rdma_write_wr(uint64_t(i), &sge, 1, p.addr + uint64_t(i) * kLen, p.rkey, i + 1 == kWrs);
       wr[i].next = i + 1 < kWrs ? &wr[i + 1] : nullptr;
     }
     ibv_send_wr* bad = nullptr;
     ASSERT_EQ(ibv_post_send(e.qps[0], wr, &bad), 0);
-    EXPECT_EQ(poll_one(e.cq).status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
   });
   const uint64_t c = cycle();
   const uint32_t sq = ep[0].qps[0]->qp_num, rq = ep[1].qps[0]->qp_num;
@@ -384,16 +367,16 @@ TEST_F(CoreTiming, CqesFollowTheirCauseByCqeCycles) {
       cl, ep, kRecvs,
       [&](Endpoint& e, const PeerInfo& p) {
         ibv_sge sge{e.addr(), 64, e.mr->lkey};
-        ibv_send_wr wr = write_wr(1, &sge, p.addr, p.rkey, true);
+        ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey, true);
         ibv_send_wr* bad = nullptr;
         ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
-        EXPECT_EQ(poll_one(e.cq).status, IBV_WC_SUCCESS);
+        EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
       },
       [&](Endpoint& e) {
         ibv_qp_attr a{};
         a.qp_state = IBV_QPS_ERR;
         ASSERT_EQ(ibv_modify_qp(e.qps[0], &a, IBV_QP_STATE), 0);
-        for (int i = 0; i < kRecvs; ++i) EXPECT_EQ(poll_one(e.cq).status, IBV_WC_WR_FLUSH_ERR);
+        for (int i = 0; i < kRecvs; ++i) EXPECT_EQ(wait_one(e.cq).status, IBV_WC_WR_FLUSH_ERR);
       });
   const uint64_t c = cycle(), cqe = uint64_t(cfg.core.cqe_cycles) * c;
   // Requester: the Write's CQE follows the ACK that completes it.

@@ -7,15 +7,18 @@
 #include <gtest/gtest.h>
 
 #include <functional>
-#include <random>
 
 #include "sim/cluster.h"
+#include "testbench/common/verbs_helpers.h"
 #include "testbench/common/wire_log.h"
 #include "testbench/traffic/endpoint.h"
 
 namespace rnic {
 namespace {
 
+using testbench::qp_state;
+using testbench::rdma_write_wr;
+using testbench::wait_completions;
 using testbench::WireLog;
 using traffic::Endpoint;
 using traffic::EndpointConfig;
@@ -36,28 +39,7 @@ void guard_fill(void* base, size_t len) {
   ASSERT_EQ(rnic_mem_write(base, g.data(), len), 0);
 }
 
-std::vector<ibv_wc> wait_n(ibv_cq* cq, size_t n) {
-  std::vector<ibv_wc> v;
-  while (v.size() < n) {
-    ibv_wc wc{};
-    if (ibv_poll_cq(cq, 1, &wc) == 1) {
-      v.push_back(wc);
-      continue;
-    }
-    if (!rnic_wait_cq(cq, 10'000'000)) {
-      ADD_FAILURE() << "only " << v.size() << " of " << n << " completions";
-      break;
-    }
-  }
-  return v;
-}
 
-ibv_qp_state state_of(ibv_qp* qp) {
-  ibv_qp_attr a{};
-  ibv_qp_init_attr i{};
-  EXPECT_EQ(ibv_query_qp(qp, &a, IBV_QP_STATE, &i), 0);
-  return a.qp_state;
-}
 
 class LocalErrors : public ::testing::Test {
  protected:
@@ -100,7 +82,7 @@ class LocalErrors : public ::testing::Test {
                   ADD_FAILURE() << "peer byte " << i << " is " << int(got[i]);
                   break;
                 }
-              EXPECT_EQ(state_of(b.qps[0]), IBV_QPS_RTS);
+              EXPECT_EQ(qp_state(b.qps[0]), IBV_QPS_RTS);
             }});
     for (const auto& f : w.frames)
       if (f.data()) data_frames.push_back(f.seg);
@@ -115,21 +97,13 @@ class LocalErrors : public ::testing::Test {
 };
 
 ibv_send_wr write_wr(uint64_t id, ibv_sge* sge, int n, const PeerInfo& p, uint64_t off) {
-  ibv_send_wr wr{};
-  wr.wr_id = id;
-  wr.sg_list = sge;
-  wr.num_sge = n;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = p.addr + off;
-  wr.wr.rdma.rkey = p.rkey;
-  return wr;
+  return rdma_write_wr(id, sge, n, p.addr + off, p.rkey);
 }
 
 TEST_F(LocalErrors, PostInResetIsRefusedAndSendsNothing) {
   run(
       [&](Endpoint& ep, const PeerInfo& p) {
-        ASSERT_EQ(state_of(ep.qps[0]), IBV_QPS_RESET);
+        ASSERT_EQ(qp_state(ep.qps[0]), IBV_QPS_RESET);
         ibv_sge s{ep.addr(), 64, ep.mr->lkey};
         ibv_send_wr wr = write_wr(1, &s, 1, p, 0);
         ibv_send_wr* bad = nullptr;
@@ -187,14 +161,14 @@ TEST_F(LocalErrors, BadWrInAListStopsThereAndTheOnesBeforeItRun) {
     EXPECT_EQ(ibv_post_recv(ep.qps[0], &r1, &bad_r), EINVAL);
     EXPECT_EQ(bad_r, &r2);
 
-    const std::vector<ibv_wc> wcs = wait_n(ep.cq, 1);
+    const std::vector<ibv_wc> wcs = wait_completions(ep.cq, 1);
     ASSERT_EQ(wcs.size(), 1u);
     EXPECT_EQ(wcs[0].wr_id, 1u);
     EXPECT_EQ(wcs[0].status, IBV_WC_SUCCESS);
     rnic_spend_ns(10'000);
     ibv_wc wc{};
     EXPECT_EQ(ibv_poll_cq(ep.cq, 1, &wc), 0) << "wr_id " << wc.wr_id;
-    EXPECT_EQ(state_of(ep.qps[0]), IBV_QPS_RTS);
+    EXPECT_EQ(qp_state(ep.qps[0]), IBV_QPS_RTS);
   });
   ASSERT_EQ(data_frames.size(), 1u);  // the good Write only
   EXPECT_EQ(data_frames[0].opcode, uint8_t(rdmap::Opcode::kWrite));
@@ -214,11 +188,11 @@ TEST_F(LocalErrors, FullQueueIsRefusedWithEnomem) {
     ibv_send_wr* bad = nullptr;
     EXPECT_EQ(ibv_post_send(ep.qps[0], wr.data(), &bad), ENOMEM);  // depth 4
     EXPECT_EQ(bad, &wr[4]);
-    for (const ibv_wc& w : wait_n(ep.cq, 4)) EXPECT_EQ(w.status, IBV_WC_SUCCESS) << w.wr_id;
+    for (const ibv_wc& w : wait_completions(ep.cq, 4)) EXPECT_EQ(w.status, IBV_WC_SUCCESS) << w.wr_id;
     // Completions freed the slots: the fifth goes now.
     wr[4].next = nullptr;
     EXPECT_EQ(ibv_post_send(ep.qps[0], &wr[4], &bad), 0);
-    EXPECT_EQ(wait_n(ep.cq, 1).at(0).status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wait_completions(ep.cq, 1).at(0).status, IBV_WC_SUCCESS);
   });
   EXPECT_EQ(data_frames.size(), 5u);
 }
@@ -229,7 +203,7 @@ TEST_F(LocalErrors, IllegalTransitionsAreRefused) {
         ibv_qp_attr at{};
         at.qp_state = IBV_QPS_RTS;
         EXPECT_EQ(ibv_modify_qp(ep.qps[0], &at, IBV_QP_STATE), EINVAL);  // RESET -> RTS
-        EXPECT_EQ(state_of(ep.qps[0]), IBV_QPS_RESET);
+        EXPECT_EQ(qp_state(ep.qps[0]), IBV_QPS_RESET);
         at = ibv_qp_attr{};
         at.qp_state = IBV_QPS_INIT;
         at.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
@@ -239,7 +213,7 @@ TEST_F(LocalErrors, IllegalTransitionsAreRefused) {
         EXPECT_EQ(ibv_modify_qp(ep.qps[0], &at, IBV_QP_STATE), EINVAL);  // INIT -> RTS
         at.qp_state = IBV_QPS_RTR;  // without the attributes RTR requires
         EXPECT_EQ(ibv_modify_qp(ep.qps[0], &at, IBV_QP_STATE), EINVAL);
-        EXPECT_EQ(state_of(ep.qps[0]), IBV_QPS_INIT);
+        EXPECT_EQ(qp_state(ep.qps[0]), IBV_QPS_INIT);
         ibv_sge s{ep.addr(), 64, ep.mr->lkey};
         ibv_send_wr wr = write_wr(1, &s, 1, p, 0);
         ibv_send_wr* bad = nullptr;
@@ -257,13 +231,13 @@ void expect_local_error(Endpoint& ep, ibv_send_wr& wr, ibv_wc_status status, con
   wr.next = &behind;
   ibv_send_wr* bad = nullptr;
   ASSERT_EQ(ibv_post_send(ep.qps[0], &wr, &bad), 0);
-  const std::vector<ibv_wc> wcs = wait_n(ep.cq, 2);
+  const std::vector<ibv_wc> wcs = wait_completions(ep.cq, 2);
   ASSERT_EQ(wcs.size(), 2u);
   EXPECT_EQ(wcs[0].wr_id, wr.wr_id);
   EXPECT_EQ(wcs[0].status, status) << ibv_wc_status_str(wcs[0].status);
   EXPECT_EQ(wcs[1].wr_id, 99u);
   EXPECT_EQ(wcs[1].status, IBV_WC_WR_FLUSH_ERR) << ibv_wc_status_str(wcs[1].status);
-  EXPECT_EQ(state_of(ep.qps[0]), IBV_QPS_ERR);
+  EXPECT_EQ(qp_state(ep.qps[0]), IBV_QPS_ERR);
 }
 
 TEST_F(LocalErrors, BadLkeyCompletesLocProtErr) {

@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 
 #include <functional>
-#include <random>
 
 #include "sim/cluster.h"
+#include "testbench/common/verbs_helpers.h"
 #include "testbench/common/wire_log.h"
 #include "testbench/traffic/endpoint.h"
 
@@ -27,6 +27,10 @@ namespace {
 using rdmap::Layer;
 using rdmap::Opcode;
 using rdmap::TermCause;
+using testbench::pattern;
+using testbench::qp_state;
+using testbench::rdma_write_wr;
+using testbench::wait_completions;
 using testbench::WireFrame;
 using testbench::WireLog;
 using traffic::Endpoint;
@@ -76,12 +80,6 @@ struct Case {
   bool recv_placed = false;  // the rejected Send's bytes are in that receive's buffer
 };
 
-std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
-  std::vector<uint8_t> v(n);
-  std::mt19937 r(seed);
-  for (auto& b : v) b = uint8_t(r());
-  return v;
-}
 
 void put(void* base, uint64_t off, const std::vector<uint8_t>& d) {
   ASSERT_EQ(rnic_mem_write(static_cast<uint8_t*>(base) + off, d.data(), d.size()), 0);
@@ -108,22 +106,6 @@ void overlay(std::vector<uint8_t>& img, uint64_t off, const std::vector<uint8_t>
   std::copy(d.begin(), d.end(), img.begin() + off);
 }
 
-// Polls until n completions have arrived (10 ms of simulated time without one fails).
-std::vector<ibv_wc> wait_n(ibv_cq* cq, size_t n) {
-  std::vector<ibv_wc> v;
-  while (v.size() < n) {
-    ibv_wc wc{};
-    if (ibv_poll_cq(cq, 1, &wc) == 1) {
-      v.push_back(wc);
-      continue;
-    }
-    if (!rnic_wait_cq(cq, 10'000'000)) {
-      ADD_FAILURE() << "only " << v.size() << " of " << n << " completions";
-      break;
-    }
-  }
-  return v;
-}
 
 const ibv_wc* by_id(const std::vector<ibv_wc>& v, uint64_t id) {
   for (const ibv_wc& w : v)
@@ -131,24 +113,7 @@ const ibv_wc* by_id(const std::vector<ibv_wc>& v, uint64_t id) {
   return nullptr;
 }
 
-ibv_qp_state state_of(ibv_qp* qp) {
-  ibv_qp_attr a{};
-  ibv_qp_init_attr i{};
-  EXPECT_EQ(ibv_query_qp(qp, &a, IBV_QP_STATE, &i), 0);
-  return a.qp_state;
-}
 
-ibv_send_wr write_wr(uint64_t id, ibv_sge* sge, uint64_t raddr, uint32_t rkey) {
-  ibv_send_wr wr{};
-  wr.wr_id = id;
-  wr.sg_list = sge;
-  wr.num_sge = 1;
-  wr.opcode = IBV_WR_RDMA_WRITE;
-  wr.send_flags = IBV_SEND_SIGNALED;
-  wr.wr.rdma.remote_addr = raddr;
-  wr.wr.rdma.rkey = rkey;
-  return wr;
-}
 
 class RdmaErrors : public ::testing::Test {
  protected:
@@ -226,7 +191,7 @@ void RdmaErrors::run(const Case& c) {
              break;
          }
          ibv_sge fsge{a.addr() + kFollowSrcOff, kFollowLen, a.mr->lkey};
-         ibv_send_wr fwr = write_wr(2, &fsge, peer.addr + kFollowDstOff, peer.rkey);
+         ibv_send_wr fwr = rdma_write_wr(2, &fsge, 1, peer.addr + kFollowDstOff, peer.rkey);
          wr.next = &fwr;
          if (c.fault) {
            // The first DATA frame after this point is the rejected WR's only segment.
@@ -238,7 +203,7 @@ void RdmaErrors::run(const Case& c) {
          ibv_send_wr* bad = nullptr;
          ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
 
-         const std::vector<ibv_wc> wcs = wait_n(a.cq, 3);
+         const std::vector<ibv_wc> wcs = wait_completions(a.cq, 3);
          const ibv_wc* w1 = by_id(wcs, 1);
          const ibv_wc* w2 = by_id(wcs, 2);
          const ibv_wc* w3 = by_id(wcs, 3);
@@ -247,13 +212,13 @@ void RdmaErrors::run(const Case& c) {
          EXPECT_EQ(w1->qp_num, a.qps[0]->qp_num);
          EXPECT_EQ(w2->status, IBV_WC_WR_FLUSH_ERR) << ibv_wc_status_str(w2->status);
          EXPECT_EQ(w3->status, IBV_WC_WR_FLUSH_ERR) << ibv_wc_status_str(w3->status);
-         EXPECT_EQ(state_of(a.qps[0]), IBV_QPS_ERR);
+         EXPECT_EQ(qp_state(a.qps[0]), IBV_QPS_ERR);
 
          // QP 1 carries on: an RDMA Write, then a Send into the receive posted for it.
          oob.get(0);  // the responder has seen its side of the error
-         EXPECT_EQ(state_of(a.qps[1]), IBV_QPS_RTS);
+         EXPECT_EQ(qp_state(a.qps[1]), IBV_QPS_RTS);
          ibv_sge s1{a.addr() + kQp1SrcOff, kQp1Write, a.mr->lkey};
-         ibv_send_wr w = write_wr(10, &s1, peer.addr + kQp1DstOff, peer.rkey);
+         ibv_send_wr w = rdma_write_wr(10, &s1, 1, peer.addr + kQp1DstOff, peer.rkey);
          ibv_sge s2{a.addr() + kQp1SrcOff + kQp1Write, kQp1Send, a.mr->lkey};
          ibv_send_wr snd{};
          snd.wr_id = 11;
@@ -263,7 +228,7 @@ void RdmaErrors::run(const Case& c) {
          snd.send_flags = IBV_SEND_SIGNALED;
          w.next = &snd;
          ASSERT_EQ(ibv_post_send(a.qps[1], &w, &bad), 0);
-         for (const ibv_wc& x : wait_n(a.cq, 2)) {
+         for (const ibv_wc& x : wait_completions(a.cq, 2)) {
            EXPECT_EQ(x.status, IBV_WC_SUCCESS) << x.wr_id << ": " << ibv_wc_status_str(x.status);
            EXPECT_EQ(x.qp_num, a.qps[1]->qp_num);
          }
@@ -316,23 +281,23 @@ void RdmaErrors::run(const Case& c) {
            EXPECT_EQ(ev.element.qp, b.qps[0]);
            ibv_ack_async_event(&ev);
          }
-         const std::vector<ibv_wc> wcs = wait_n(b.cq, size_t(c.recvs));
+         const std::vector<ibv_wc> wcs = wait_completions(b.cq, size_t(c.recvs));
          for (int i = 0; i < c.recvs; ++i) {
            const ibv_wc* w = by_id(wcs, 100 + uint64_t(i));
            ASSERT_TRUE(w);
            const int want = i == 0 && c.consumed_recv >= 0 ? c.consumed_recv : IBV_WC_WR_FLUSH_ERR;
            EXPECT_EQ(w->status, want) << "receive " << i << ": " << ibv_wc_status_str(w->status);
          }
-         while (state_of(b.qps[0]) != IBV_QPS_ERR) rnic_spend_ns(100);
+         while (qp_state(b.qps[0]) != IBV_QPS_ERR) rnic_spend_ns(100);
          oob.put(0, {});
          oob.get(1);  // the requester's QP 1 traffic has completed
-         const std::vector<ibv_wc> r1 = wait_n(b.cq, 1);
+         const std::vector<ibv_wc> r1 = wait_completions(b.cq, 1);
          ASSERT_EQ(r1.size(), 1u);
          EXPECT_EQ(r1[0].wr_id, 200u);
          EXPECT_EQ(r1[0].status, IBV_WC_SUCCESS) << ibv_wc_status_str(r1[0].status);
          EXPECT_EQ(r1[0].byte_len, kQp1Send);
-         EXPECT_EQ(state_of(b.qps[0]), IBV_QPS_ERR);
-         EXPECT_EQ(state_of(b.qps[1]), IBV_QPS_RTS);
+         EXPECT_EQ(qp_state(b.qps[0]), IBV_QPS_ERR);
+         EXPECT_EQ(qp_state(b.qps[1]), IBV_QPS_RTS);
          EXPECT_TRUE(cl.nodes[1]->driver.async_queue().empty()) << "a second responder event";
          expect_image("responder buffer", b.buf, img_b);
          if (second_buf)

@@ -3,15 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
-#include <random>
 
 #include "sim/cluster.h"
+#include "testbench/common/verbs_helpers.h"
 #include "testbench/common/wire_log.h"
 #include "testbench/traffic/endpoint.h"
 
 namespace rnic {
 namespace {
 
+using testbench::pattern;
+using testbench::wait_one;
 using testbench::WireLog;
 using traffic::Endpoint;
 using traffic::EndpointConfig;
@@ -20,12 +22,6 @@ using traffic::PeerInfo;
 
 constexpr uint8_t kGuard = 0xA5;
 
-std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
-  std::vector<uint8_t> v(n);
-  std::mt19937 r(seed);
-  for (auto& b : v) b = uint8_t(r());
-  return v;
-}
 
 void fill(void* base, size_t len, uint8_t v) {
   std::vector<uint8_t> g(len, v);
@@ -47,16 +43,6 @@ void expect_guards(uint64_t base, size_t total, size_t off, size_t len) {
     }
 }
 
-ibv_wc wait_one(ibv_cq* cq) {
-  ibv_wc wc{};
-  for (;;) {
-    if (ibv_poll_cq(cq, 1, &wc) == 1) return wc;
-    if (!rnic_wait_cq(cq, 10'000'000)) {
-      ADD_FAILURE() << "no completion in 10 ms";
-      return wc;
-    }
-  }
-}
 
 class VerbsOps : public ::testing::Test {
  protected:

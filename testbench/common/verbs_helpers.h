@@ -1,0 +1,67 @@
+// What the verbs system tests share: test data, waiting for completions, a QP's state, an RDMA
+// Write WR. For use inside simulated processes of GoogleTest cases.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "models/host/verbs/verbs.h"
+
+namespace rnic::testbench {
+
+// n pseudo-random bytes, the same for the same seed.
+inline std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
+  std::vector<uint8_t> v(n);
+  std::mt19937 r(seed);
+  for (auto& b : v) b = uint8_t(r());
+  return v;
+}
+
+// Polls until n completions have arrived; 10 ms of simulated time without one fails the test
+// and returns what arrived.
+inline std::vector<ibv_wc> wait_completions(ibv_cq* cq, size_t n) {
+  std::vector<ibv_wc> v;
+  while (v.size() < n) {
+    ibv_wc wc{};
+    if (ibv_poll_cq(cq, 1, &wc) == 1) {
+      v.push_back(wc);
+      continue;
+    }
+    if (!rnic_wait_cq(cq, 10'000'000)) {
+      ADD_FAILURE() << "only " << v.size() << " of " << n << " completions in 10 ms";
+      break;
+    }
+  }
+  return v;
+}
+
+// The next completion (a zeroed one, and a test failure, if none comes).
+inline ibv_wc wait_one(ibv_cq* cq) {
+  const std::vector<ibv_wc> v = wait_completions(cq, 1);
+  return v.empty() ? ibv_wc{} : v[0];
+}
+
+inline ibv_qp_state qp_state(ibv_qp* qp) {
+  ibv_qp_attr a{};
+  ibv_qp_init_attr i{};
+  EXPECT_EQ(ibv_query_qp(qp, &a, IBV_QP_STATE, &i), 0);
+  return a.qp_state;
+}
+
+inline ibv_send_wr rdma_write_wr(uint64_t id, ibv_sge* sge, int num_sge, uint64_t raddr,
+                                 uint32_t rkey, bool signaled = true) {
+  ibv_send_wr wr{};
+  wr.wr_id = id;
+  wr.sg_list = sge;
+  wr.num_sge = num_sge;
+  wr.opcode = IBV_WR_RDMA_WRITE;
+  wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
+  wr.wr.rdma.remote_addr = raddr;
+  wr.wr.rdma.rkey = rkey;
+  return wr;
+}
+
+}  // namespace rnic::testbench
