@@ -21,7 +21,10 @@ uint8_t wc_opcode(uint8_t wr_opcode) {
 void RnicCore::try_complete(uint32_t qpn) {
   Qp& q = qps_[qpn];
   while (!q.sq.empty() && q.sq.front().done && q.cursor > 0) {
-    const SqEntry& e = q.sq.front();
+    // Off the queue before its CQE: posting it may overflow the CQ and flush this QP.
+    const SqEntry e = q.sq.front();
+    q.sq.pop_front();
+    --q.cursor;
     if ((e.wqe.flags & IBV_SEND_SIGNALED) || e.status != IBV_WC_SUCCESS) {
       Cqe c;
       c.wr_id = e.wqe.wr_id;
@@ -32,8 +35,6 @@ void RnicCore::try_complete(uint32_t qpn) {
       c.byte_len = uint32_t(e.wqe.total_length());
       post_cqe(q.scq, c);
     }
-    q.sq.pop_front();
-    --q.cursor;
   }
 }
 
@@ -96,12 +97,15 @@ void RnicCore::cq_error(uint32_t cqn) {
   ++cq_overflows_;
   log::warn("{}: CQ {} overflowed ({} entries)", name(), cqn, cq.entries);
   push_event(IBV_EVENT_CQ_ERR, cqn);
-  for (uint32_t i = 0; i < qps_.size(); ++i) {
-    Qp& q = qps_[i];
-    if (!q.valid || q.state == IBV_QPS_ERR || (q.scq != cqn && q.rcq != cqn)) continue;
-    set_qp_state(i, IBV_QPS_ERR);
-    push_event(IBV_EVENT_QP_FATAL, i);
-  }
+  // Its QPs go to ERROR once the engine step that overflowed it has finished (same time).
+  eq_.at(now_ps(), [this, cqn] {
+    for (uint32_t i = 0; i < qps_.size(); ++i) {
+      Qp& q = qps_[i];
+      if (!q.valid || q.state == IBV_QPS_ERR || (q.scq != cqn && q.rcq != cqn)) continue;
+      set_qp_state(i, IBV_QPS_ERR);
+      push_event(IBV_EVENT_QP_FATAL, i);
+    }
+  });
 }
 
 }  // namespace rnic

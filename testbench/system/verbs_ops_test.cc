@@ -365,5 +365,104 @@ TEST_F(VerbsOps, SolicitedOnlyNotificationWaitsForTheSolicitedSend) {
           }});
 }
 
+// Several RDMA Reads outstanding at once, never more than ORD (16, as the endpoints connect):
+// counted on the wire from Read Requests sent to the last segment of their Read Responses.
+// Every Read completes in order with the remote bytes.
+TEST_F(VerbsOps, ReadsOutstandingUpToOrd) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.eth, test_name());
+  constexpr int kReads = 24;
+  constexpr uint32_t kLen = 4096;
+  const std::vector<uint8_t> data = pattern(size_t(kReads) * kLen, 5);
+  Endpoint a, b;
+  cl.run({[&] {
+            connect(a, 0);
+            const PeerInfo server = oob.get(0);
+            std::vector<ibv_sge> sge(kReads);
+            std::vector<ibv_send_wr> wr(kReads);
+            for (int i = 0; i < kReads; ++i) {
+              sge[i] = {a.addr() + uint64_t(i) * 8192, kLen, a.mr->lkey};
+              wr[i] = ibv_send_wr{};
+              wr[i].wr_id = uint64_t(i);
+              wr[i].sg_list = &sge[i];
+              wr[i].num_sge = 1;
+              wr[i].opcode = IBV_WR_RDMA_READ;
+              wr[i].send_flags = IBV_SEND_SIGNALED;
+              wr[i].wr.rdma.remote_addr = server.addr + uint64_t(i) * kLen;
+              wr[i].wr.rdma.rkey = server.rkey;
+              wr[i].next = i + 1 < kReads ? &wr[i + 1] : nullptr;
+            }
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], wr.data(), &bad), 0);
+            for (int i = 0; i < kReads; ++i) {
+              const ibv_wc wc = wait_one(a.cq);
+              EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+              EXPECT_EQ(wc.wr_id, uint64_t(i));
+              EXPECT_EQ(read(a.addr() + uint64_t(i) * 8192, kLen),
+                        std::vector<uint8_t>(data.begin() + i * kLen, data.begin() + (i + 1) * kLen));
+              expect_guards(a.addr() + uint64_t(i) * 8192 + kLen, 8192 - kLen, 0, 0);
+            }
+          },
+          [&] {
+            connect(b, 1);
+            ASSERT_EQ(rnic_mem_write(b.buf, data.data(), data.size()), 0);
+            oob.put(0, b.info());
+          }});
+  int out = 0, most = 0, requests = 0;
+  for (const auto& f : wire.frames) {
+    if (!f.data() || !f.seg_ok) continue;
+    if (f.opcode() == uint8_t(rdmap::Opcode::kReadRequest)) {
+      ++requests;
+      most = std::max(most, ++out);
+    } else if (f.opcode() == uint8_t(rdmap::Opcode::kReadResponse) && f.seg.last) {
+      --out;
+    }
+  }
+  EXPECT_EQ(requests, kReads);
+  EXPECT_EQ(out, 0);
+  EXPECT_EQ(most, 16) << "outstanding Read Requests: ORD";
+}
+
+// A CQ that overflows raises IBV_EVENT_CQ_ERR and moves the QPs that use it to ERROR (each
+// with IBV_EVENT_QP_FATAL).
+TEST_F(VerbsOps, CqOverflowRaisesCqErrAndFailsItsQps) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.eth, test_name());
+  EndpointConfig c;
+  c.cqe = 4;
+  Endpoint a, b;
+  cl.run({[&] {
+            connect(a, 0, c);
+            const PeerInfo server = oob.get(0);
+            const int n = a.cq->cqe + 1;
+            ibv_sge sge{a.addr(), 64, a.mr->lkey};
+            std::vector<ibv_send_wr> wr(static_cast<size_t>(n));
+            for (int i = 0; i < n; ++i) {
+              wr[i] = testbench::rdma_write_wr(uint64_t(i), &sge, 1, server.addr, server.rkey);
+              wr[i].next = i + 1 < n ? &wr[i + 1] : nullptr;
+            }
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], wr.data(), &bad), 0);
+            ibv_async_event ev{};
+            ASSERT_EQ(ibv_get_async_event(a.ctx, &ev), 0);
+            EXPECT_EQ(ev.event_type, IBV_EVENT_CQ_ERR);
+            EXPECT_EQ(ev.element.cq, a.cq);
+            ibv_ack_async_event(&ev);
+            ASSERT_EQ(ibv_get_async_event(a.ctx, &ev), 0);
+            EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
+            EXPECT_EQ(ev.element.qp, a.qps[0]);
+            ibv_ack_async_event(&ev);
+            EXPECT_EQ(testbench::qp_state(a.qps[0]), IBV_QPS_ERR);
+            oob.put(1, {});
+          },
+          [&] {
+            connect(b, 1, c);
+            oob.put(0, b.info());
+            oob.get(1);
+            EXPECT_EQ(testbench::qp_state(b.qps[0]), IBV_QPS_RTS);
+          }});
+  EXPECT_EQ(stats.group("node0.core").counter("cq_overflows", "", "").value, 1u);
+}
+
 }  // namespace
 }  // namespace rnic
