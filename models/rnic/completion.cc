@@ -21,10 +21,7 @@ uint8_t wc_opcode(uint8_t wr_opcode) {
 void RnicCore::try_complete(uint32_t qpn) {
   Qp& q = qps_[qpn];
   while (!q.sq.empty() && q.sq.front().done && q.cursor > 0) {
-    // Off the queue before its CQE: posting it may overflow the CQ and flush this QP.
-    const SqEntry e = q.sq.front();
-    q.sq.pop_front();
-    --q.cursor;
+    const SqEntry& e = q.sq.front();
     if ((e.wqe.flags & IBV_SEND_SIGNALED) || e.status != IBV_WC_SUCCESS) {
       Cqe c;
       c.wr_id = e.wqe.wr_id;
@@ -35,6 +32,8 @@ void RnicCore::try_complete(uint32_t qpn) {
       c.byte_len = uint32_t(e.wqe.total_length());
       post_cqe(q.scq, c);
     }
+    q.sq.pop_front();
+    --q.cursor;
   }
 }
 
@@ -97,7 +96,8 @@ void RnicCore::cq_error(uint32_t cqn) {
   ++cq_overflows_;
   log::warn("{}: CQ {} overflowed ({} entries)", name(), cqn, cq.entries);
   push_event(IBV_EVENT_CQ_ERR, cqn);
-  // Its QPs go to ERROR once the engine step that overflowed it has finished (same time).
+  // Its QPs go to ERROR once the engine step that overflowed it has finished (same time):
+  // post_cqe is called from inside the engines' loops over their queues, which a flush empties.
   eq_.at(now_ps(), [this, cqn] {
     for (uint32_t i = 0; i < qps_.size(); ++i) {
       Qp& q = qps_[i];

@@ -110,8 +110,8 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   if (q.cursor >= q.sq.size()) return false;
   SqEntry& e = q.sq[q.cursor];
   const Wqe& w = e.wqe;
-  uint64_t start = std::max(edge(0), tx_next_ps_);
-  mark(Probe::kSegIssue, qpn, start);
+  const uint64_t issued = std::max(edge(0), tx_next_ps_);
+  uint64_t start = issued;
   if (!e.checked) {
     // The SGE checks occupy the engine: smt_cycles per SGE before this WQE's first segment.
     const bool ok = check_wqe(q, e);
@@ -143,6 +143,7 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
     if (q.seg_sge == 0) e.msn = h.msn;
     q.reads_out.push_back({e.index, g.lkey, g.addr, g.length, h.msn});
     ++e.reads_left;
+    mark(Probe::kSegIssue, qpn, issued);
     mark(Probe::kSegFetch, qpn, start);
     eq_.at(start + cycles_ps(kHeaderCycles), [this, s] {
       mark(Probe::kSegReady, s->qpn, now_ps());
@@ -194,6 +195,7 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   }
   std::vector<XlatChunk> chunks;
   uint64_t cycles = 0;
+  mark(Probe::kSegIssue, qpn, issued);
   mark(Probe::kSegFetch, qpn, start);
   const XlatStatus st = translate_sges(w, q.seg_off, len, 0, q.pd, &chunks, &cycles);
   if (st != XlatStatus::kOk)

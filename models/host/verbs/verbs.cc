@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <systemc>
@@ -27,6 +28,11 @@ struct ibv_cq::Impl {
   bool arm_pending = false, arm_solicited = false;
   unsigned events_unacked = 0;  // ibv_get_cq_event minus ibv_ack_cq_events
   sc_core::sc_event written;
+};
+
+struct ibv_comp_channel::Impl {
+  std::deque<ibv_cq*> events;
+  sc_core::sc_event ev;
 };
 
 struct ibv_qp::Impl {
@@ -130,6 +136,19 @@ ibv_context* ibv_open_device(ibv_device* device) {
   c->proc = current().proc;
   c->drv = device->drv;
   contexts()[c];
+  // The driver's completion interrupts go to the channel of the CQ they name, whichever
+  // context of this device created it.
+  Driver* drv = c->drv;
+  drv->on_cq_event = [drv](uint32_t cqn) {
+    for (auto& [ctx, cs] : contexts()) {
+      if (ctx->drv != drv) continue;
+      auto it = cs.cqs.find(cqn);
+      if (it == cs.cqs.end() || !it->second->channel) continue;
+      ibv_comp_channel::Impl& ch = *it->second->channel->impl;
+      ch.events.push_back(it->second);
+      ch.ev.notify(sc_core::SC_ZERO_TIME);
+    }
+  };
   return c;
 }
 
@@ -276,26 +295,8 @@ int ibv_destroy_cq(ibv_cq* cq) {
   return 0;
 }
 
-struct ibv_comp_channel::Impl {
-  std::deque<ibv_cq*> events;
-  sc_core::sc_event ev;
-};
-
 ibv_comp_channel* ibv_create_comp_channel(ibv_context* context) {
-  Driver* drv = context->drv;
-  // The driver's completion interrupts go to the channel of the CQ they name.
-  drv->on_cq_event = [drv](uint32_t cqn) {
-    for (auto& [ctx, c] : contexts()) {
-      if (ctx->drv != drv) continue;
-      auto it = c.cqs.find(cqn);
-      if (it == c.cqs.end() || !it->second->channel) continue;
-      ibv_comp_channel::Impl& ch = *it->second->channel->impl;
-      ch.events.push_back(it->second);
-      ch.ev.notify(sc_core::SC_ZERO_TIME);
-    }
-  };
-  auto* ch = new ibv_comp_channel{context, -1, 0, new ibv_comp_channel::Impl};
-  return ch;
+  return new ibv_comp_channel{context, -1, 0, new ibv_comp_channel::Impl};
 }
 
 int ibv_destroy_comp_channel(ibv_comp_channel* channel) {
