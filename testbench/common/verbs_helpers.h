@@ -6,11 +6,44 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "models/host/verbs/verbs.h"
 
 namespace rnic::testbench {
+
+// The value every system test fills around its targets (the scoreboard's guard bytes).
+constexpr uint8_t kGuard = 0xA5;
+
+// The simulated process's memory: read, write at an offset, fill.
+inline std::vector<uint8_t> mem_read(const void* base, size_t len) {
+  std::vector<uint8_t> v(len);
+  EXPECT_EQ(rnic_mem_read(base, v.data(), len), 0);
+  return v;
+}
+inline void mem_write(void* base, uint64_t off, const std::vector<uint8_t>& d) {
+  ASSERT_EQ(rnic_mem_write(static_cast<uint8_t*>(base) + off, d.data(), d.size()), 0);
+}
+inline void mem_fill(void* base, size_t len, uint8_t v = kGuard) {
+  mem_write(base, 0, std::vector<uint8_t>(len, v));
+}
+
+// Memory at base holds exactly `want`; the first differing byte fails the test.
+inline void expect_bytes(const char* what, const void* base, const std::vector<uint8_t>& want) {
+  const std::vector<uint8_t> got = mem_read(base, want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    if (got[i] != want[i]) {
+      ADD_FAILURE() << what << ": byte " << i << " is " << int(got[i]) << ", expected "
+                    << int(want[i]);
+      return;
+    }
+}
+
+// The running GoogleTest case's name (a capture's file name).
+inline std::string test_name() {
+  return ::testing::UnitTest::GetInstance()->current_test_info()->name();
+}
 
 // n pseudo-random bytes, the same for the same seed.
 inline std::vector<uint8_t> pattern(size_t n, uint32_t seed) {

@@ -39,7 +39,10 @@ class WireLog {
       if (pcap_) pcap_->write(t, f.data(), f.size());
       WireFrame w;
       w.t_ps = t;
-      if (!eth::parse_header(f.data(), f.size(), &w.eth)) return frames.push_back(w);
+      if (!eth::parse_header(f.data(), f.size(), &w.eth)) {
+        frames.push_back(std::move(w));
+        return;
+      }
       const uint8_t* p = f.data() + eth::kHeaderBytes;
       const size_t avail = f.size() - eth::kHeaderBytes;
       w.efe_ok = w.eth.ethertype == eth::kEtherTypeEfe &&

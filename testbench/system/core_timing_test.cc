@@ -20,6 +20,7 @@ using Probe = RnicCore::Probe;
 constexpr XlatTiming kXlat{};  // the core's rnic_xlat timing
 using testbench::rdma_write_wr;
 using testbench::wait_one;
+using testbench::test_name;
 using testbench::WireFrame;
 using testbench::WireLog;
 using traffic::Endpoint;
@@ -53,12 +54,7 @@ class CoreTiming : public ::testing::Test {
  protected:
   SystemConfig cfg = preset_config("rnic-10g", "test");
   uint64_t cycle() const { return ClockDomain::mhz(cfg.core.clk_mhz).period_ps; }
-  static std::string test_name() {
-    return ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  }
 };
-
-
 
 // write_lat's loop (testbench/traffic/perftest.cc), 2 bytes, with the times each side's
 // program sees; then one iteration in steady state taken apart stage by stage, both ways.

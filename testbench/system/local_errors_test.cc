@@ -16,6 +16,10 @@
 namespace rnic {
 namespace {
 
+using testbench::expect_bytes;
+using testbench::kGuard;
+using testbench::mem_fill;
+using testbench::mem_read;
 using testbench::qp_state;
 using testbench::rdma_write_wr;
 using testbench::wait_completions;
@@ -25,21 +29,7 @@ using traffic::EndpointConfig;
 using traffic::Oob;
 using traffic::PeerInfo;
 
-constexpr uint8_t kGuard = 0xA5;
 constexpr size_t kBuf = 1 << 20;
-
-std::vector<uint8_t> get(const void* base, size_t len) {
-  std::vector<uint8_t> v(len);
-  EXPECT_EQ(rnic_mem_read(base, v.data(), len), 0);
-  return v;
-}
-
-void guard_fill(void* base, size_t len) {
-  std::vector<uint8_t> g(len, kGuard);
-  ASSERT_EQ(rnic_mem_write(base, g.data(), len), 0);
-}
-
-
 
 class LocalErrors : public ::testing::Test {
  protected:
@@ -52,7 +42,7 @@ class LocalErrors : public ::testing::Test {
     SystemConfig cfg = preset_config("rnic-10g", "test");
     StatRegistry st;
     Cluster cl(cfg, st);
-    WireLog w(cl.eth, ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    WireLog w(cl.eth, testbench::test_name());
     Oob oob;
     EndpointConfig ec;
     ec.sge = 2;
@@ -60,7 +50,7 @@ class LocalErrors : public ::testing::Test {
     ec.recv_depth = 4;
     cl.run({[&] {
               a.open(ec);
-              guard_fill(a.buf, kBuf);
+              mem_fill(a.buf, kBuf);
               oob.put(1, a.info());
               const PeerInfo peer = oob.get(0);
               if (connect) a.connect(peer);
@@ -69,19 +59,14 @@ class LocalErrors : public ::testing::Test {
             },
             [&] {
               b.open(ec);
-              guard_fill(b.buf, kBuf);
+              mem_fill(b.buf, kBuf);
               const PeerInfo peer = oob.get(1);
               oob.put(0, b.info());
               b.connect(peer);
               oob.get(1);
               std::vector<uint8_t> want(kBuf, kGuard);
               std::copy(peer_written.begin(), peer_written.end(), want.begin() + peer_written_off);
-              const std::vector<uint8_t> got = get(b.buf, kBuf);
-              for (size_t i = 0; i < kBuf; ++i)
-                if (got[i] != want[i]) {
-                  ADD_FAILURE() << "peer byte " << i << " is " << int(got[i]);
-                  break;
-                }
+              expect_bytes("peer buffer", b.buf, want);
               EXPECT_EQ(qp_state(b.qps[0]), IBV_QPS_RTS);
             }});
     for (const auto& f : w.frames)
@@ -265,12 +250,12 @@ TEST_F(LocalErrors, ReadIntoMrWithoutLocalWriteCompletesLocProtErr) {
     void* ro = rnic_malloc(4096);
     ibv_mr* mr = ibv_reg_mr(ep.pd, ro, 4096, IBV_ACCESS_REMOTE_READ);
     ASSERT_TRUE(mr);
-    guard_fill(ro, 4096);
+    mem_fill(ro, 4096);
     ibv_sge s{reinterpret_cast<uint64_t>(ro), 64, mr->lkey};
     ibv_send_wr wr = write_wr(1, &s, 1, p, 0);
     wr.opcode = IBV_WR_RDMA_READ;
     expect_local_error(ep, wr, IBV_WC_LOC_PROT_ERR, p);
-    const std::vector<uint8_t> got = get(ro, 4096);
+    const std::vector<uint8_t> got = mem_read(ro, 4096);
     EXPECT_EQ(got, std::vector<uint8_t>(4096, kGuard));
   });
   EXPECT_TRUE(data_frames.empty());

@@ -27,6 +27,10 @@ namespace {
 using rdmap::Layer;
 using rdmap::Opcode;
 using rdmap::TermCause;
+using testbench::expect_bytes;
+using testbench::kGuard;
+using testbench::mem_fill;
+using testbench::mem_write;
 using testbench::pattern;
 using testbench::qp_state;
 using testbench::rdma_write_wr;
@@ -38,7 +42,6 @@ using traffic::EndpointConfig;
 using traffic::Oob;
 using traffic::PeerInfo;
 
-constexpr uint8_t kGuard = 0xA5;
 constexpr size_t kBuf = 1 << 20, kSecondMr = 64 << 10;
 // Offsets in the 1 MiB buffers.
 constexpr uint64_t kSrcOff = 0x1000;         // requester: the rejected WR's source / read sink
@@ -80,40 +83,15 @@ struct Case {
   bool recv_placed = false;  // the rejected Send's bytes are in that receive's buffer
 };
 
-
-void put(void* base, uint64_t off, const std::vector<uint8_t>& d) {
-  ASSERT_EQ(rnic_mem_write(static_cast<uint8_t*>(base) + off, d.data(), d.size()), 0);
-}
-
-std::vector<uint8_t> get(const void* base, size_t len) {
-  std::vector<uint8_t> v(len);
-  EXPECT_EQ(rnic_mem_read(base, v.data(), len), 0);
-  return v;
-}
-
-// The first differing byte of a buffer against its expected image.
-void expect_image(const char* what, const void* base, const std::vector<uint8_t>& want) {
-  const std::vector<uint8_t> got = get(base, want.size());
-  for (size_t i = 0; i < want.size(); ++i)
-    if (got[i] != want[i]) {
-      ADD_FAILURE() << what << ": byte " << i << " is " << int(got[i]) << ", expected "
-                    << int(want[i]);
-      return;
-    }
-}
-
 void overlay(std::vector<uint8_t>& img, uint64_t off, const std::vector<uint8_t>& d) {
   std::copy(d.begin(), d.end(), img.begin() + off);
 }
-
 
 const ibv_wc* by_id(const std::vector<ibv_wc>& v, uint64_t id) {
   for (const ibv_wc& w : v)
     if (w.wr_id == id) return &w;
   return nullptr;
 }
-
-
 
 class RdmaErrors : public ::testing::Test {
  protected:
@@ -124,7 +102,7 @@ void RdmaErrors::run(const Case& c) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
   StatRegistry stats;
   Cluster cl(cfg, stats);
-  WireLog wire(cl.eth, ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  WireLog wire(cl.eth, testbench::test_name());
   Oob oob;
   EndpointConfig ec;
   ec.qps = 2;
@@ -146,7 +124,7 @@ void RdmaErrors::run(const Case& c) {
   auto open = [&](Endpoint& ep) {
     ep.open(ec);
     std::vector<uint8_t> g(kBuf, kGuard);
-    put(ep.buf, 0, g);
+    mem_write(ep.buf, 0, g);
   };
 
   cl.run(
@@ -156,10 +134,10 @@ void RdmaErrors::run(const Case& c) {
          const PeerInfo peer = oob.get(0);
          a.connect(peer);
          const PeerInfo target = oob.get(0);  // receives posted; the target MR
-         put(a.buf, kSrcOff, bad_data);
-         put(a.buf, kFollowSrcOff, follow);
-         put(a.buf, kQp1SrcOff, qp1_write);
-         put(a.buf, kQp1SrcOff + kQp1Write, qp1_send);
+         mem_write(a.buf, kSrcOff, bad_data);
+         mem_write(a.buf, kFollowSrcOff, follow);
+         mem_write(a.buf, kQp1SrcOff, qp1_write);
+         mem_write(a.buf, kQp1SrcOff + kQp1Write, qp1_send);
 
          ibv_sge rsge{a.addr() + kSrcOff + 0x800, 16, a.mr->lkey};
          ibv_recv_wr rwr{};
@@ -236,7 +214,7 @@ void RdmaErrors::run(const Case& c) {
          oob.get(0);  // the responder has its receive
          EXPECT_TRUE(cl.nodes[0]->driver.async_queue().empty())
              << "requester async event " << cl.nodes[0]->driver.async_queue().front().type;
-         expect_image("requester buffer", a.buf, img_a);
+         expect_bytes("requester buffer", a.buf, img_a);
        },
        [&] {  // responder
          open(b);
@@ -248,8 +226,7 @@ void RdmaErrors::run(const Case& c) {
            ibv_pd* pd = b.pd;
            if (c.second_other_pd) pd = other_pd = ibv_alloc_pd(b.ctx);
            second_buf = rnic_malloc(kSecondMr);
-           std::vector<uint8_t> g(kSecondMr, kGuard);
-           put(second_buf, 0, g);
+           mem_fill(second_buf, kSecondMr);
            second = ibv_reg_mr(pd, second_buf, kSecondMr, c.second_access);
            ASSERT_TRUE(second);
            target.addr = reinterpret_cast<uint64_t>(second_buf);
@@ -299,9 +276,9 @@ void RdmaErrors::run(const Case& c) {
          EXPECT_EQ(qp_state(b.qps[0]), IBV_QPS_ERR);
          EXPECT_EQ(qp_state(b.qps[1]), IBV_QPS_RTS);
          EXPECT_TRUE(cl.nodes[1]->driver.async_queue().empty()) << "a second responder event";
-         expect_image("responder buffer", b.buf, img_b);
+         expect_bytes("responder buffer", b.buf, img_b);
          if (second_buf)
-           expect_image("responder second MR", second_buf, std::vector<uint8_t>(kSecondMr, kGuard));
+           expect_bytes("responder second MR", second_buf, std::vector<uint8_t>(kSecondMr, kGuard));
          oob.put(0, {});
        }});
 

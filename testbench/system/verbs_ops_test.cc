@@ -12,26 +12,19 @@
 namespace rnic {
 namespace {
 
+using testbench::kGuard;
+using testbench::mem_fill;
 using testbench::pattern;
 using testbench::wait_one;
+using testbench::test_name;
 using testbench::WireLog;
 using traffic::Endpoint;
 using traffic::EndpointConfig;
 using traffic::Oob;
 using traffic::PeerInfo;
 
-constexpr uint8_t kGuard = 0xA5;
-
-
-void fill(void* base, size_t len, uint8_t v) {
-  std::vector<uint8_t> g(len, v);
-  ASSERT_EQ(rnic_mem_write(base, g.data(), len), 0);
-}
-
 std::vector<uint8_t> read(uint64_t addr, size_t len) {
-  std::vector<uint8_t> v(len);
-  EXPECT_EQ(rnic_mem_read(reinterpret_cast<void*>(addr), v.data(), len), 0);
-  return v;
+  return testbench::mem_read(reinterpret_cast<const void*>(addr), len);
 }
 
 // Bytes [0, off) and [off+len, total) of the buffer still hold the guard value.
@@ -43,19 +36,15 @@ void expect_guards(uint64_t base, size_t total, size_t off, size_t len) {
     }
 }
 
-
 class VerbsOps : public ::testing::Test {
  protected:
-  static std::string test_name() {
-    return ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  }
   SystemConfig cfg = preset_config("rnic-10g", "test");
   StatRegistry stats;
   Oob oob;
   // Each side opens an endpoint with the buffer filled with guard bytes and connects.
   void connect(Endpoint& ep, int me, const EndpointConfig& c = {}) {
     ep.open(c);
-    fill(ep.buf, c.buf_bytes, kGuard);
+    mem_fill(ep.buf, c.buf_bytes);
     oob.put(1 - me, ep.info());
     ep.connect(oob.get(me));
   }
@@ -251,7 +240,7 @@ TEST_F(VerbsOps, SendVariantsUnsignalledAndZeroLength) {
             ibv_mr* mr[2];
             for (int i = 0; i < 2; ++i) {
               spare[i] = rnic_malloc(8192);
-              fill(spare[i], 8192, kGuard);
+              mem_fill(spare[i], 8192);
               mr[i] = ibv_reg_mr(b.pd, spare[i], 8192,
                                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
               ASSERT_TRUE(mr[i]);
