@@ -1,6 +1,7 @@
 """Helpers for the script-level CTest checks: run rnicsim, read its outputs, fail loudly."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -41,3 +42,30 @@ def out_dir(base, name):
     d = os.path.join(base, name)
     os.makedirs(d, exist_ok=True)
     return d
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DISSECTOR = os.path.join(ROOT, "scripts", "wireshark", "rnicsim.lua")
+EXPERT_ERROR = 8388608  # Wireshark's PI_ERROR severity
+
+
+def tshark_fields(pcap, fields):
+    """The capture through tshark with the shipped dissector (and rpcordma off, WIRE.md): one
+    list of the fields' values per frame, or None (and a failed check) if tshark cannot run."""
+    tshark = shutil.which("tshark")
+    if not check(tshark is not None, "tshark is not installed (scripts/setup installs it)"):
+        return None
+    cmd = [tshark, "-X", f"lua_script:{DISSECTOR}", "--disable-protocol", "rpcordma", "-r", pcap,
+           "-T", "fields", "-E", "separator=|"]
+    for f in fields:
+        cmd += ["-e", f]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if not check(p.returncode == 0, f"tshark over {pcap}: {p.stderr}"):
+        return None
+    return [l.split("|") for l in p.stdout.strip().split("\n") if l]
+
+
+def expert_error(severity):
+    """Whether a frame's _ws.expert.severity field holds an error."""
+    return any(s and int(s) >= EXPERT_ERROR for s in severity.split(","))
+

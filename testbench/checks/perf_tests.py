@@ -6,11 +6,9 @@ positive, ordered figures; send_bw --pcap writes a capture the shipped dissector
 malformed frame, holding Send opcodes and EFE ACKs."""
 import json
 import os
-import shutil
-import subprocess
 import sys
 
-from common import check, finish, out_dir, rnicsim
+from common import check, finish, out_dir, rnicsim, tshark_fields
 
 binary, base = sys.argv[1], sys.argv[2]
 work = out_dir(base, "perf")
@@ -50,15 +48,7 @@ for test in ("write_lat", "read_lat", "send_lat"):
 p, rows, o = run("send_bw", "-s", "4096", "-n", "64", "--pcap")
 pcap = os.path.join(o, "eth0.pcap")
 check(os.path.exists(pcap), "send_bw --pcap wrote no eth0.pcap")
-tshark = shutil.which("tshark")
-check(tshark is not None, "tshark is not installed (scripts/setup installs it)")
-root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-lua = os.path.join(root, "scripts", "wireshark", "rnicsim.lua")
-t = subprocess.run([tshark, "-X", f"lua_script:{lua}", "--disable-protocol", "rpcordma", "-r", pcap,
-                    "-T", "fields", "-E", "separator=|", "-e", "efe.type", "-e", "iwarp_rdma.opcode",
-                    "-e", "_ws.malformed"], capture_output=True, text=True)
-check(t.returncode == 0, f"tshark: {t.stderr}")
-lines = [l.split("|") for l in t.stdout.strip().split("\n") if l]
+lines = tshark_fields(pcap, ["efe.type", "iwarp_rdma.opcode", "_ws.malformed"]) or []
 check(not any(m for _, _, m in lines), "malformed frames in the send_bw capture")
 sends = sum(1 for e, op, _ in lines if e == "0" and op == "0x03")
 check(sends >= 64 * 3, f"{sends} Send segments decoded, expected at least 192 (64 x 4096 B)")
