@@ -106,7 +106,11 @@ bool PcieLink::idle() const {
 
 void PcieLink::send(int s, Tlp tlp) {
   side_[s].tlps.push_back(std::move(tlp));
-  side_[s].tx_ev.notify(sc_core::SC_ZERO_TIME);
+  kick(side_[s]);
+}
+
+void PcieLink::kick(Side& sd) {
+  if (now_ps() >= sd.busy_until_ps) sd.tx_ev.notify(sc_core::SC_ZERO_TIME);
 }
 
 bool PcieLink::pick(Side& sd, Packet* out) {
@@ -194,7 +198,7 @@ void PcieLink::arrive(int s) {
       } else {
         peer.granted.nph += p.hdr;
       }
-      peer.tx_ev.notify(sc_core::SC_ZERO_TIME);
+      kick(peer);
     }
   }
   if (!sd.in_flight.empty()) sd.arrive_ev.notify(ps(sd.in_flight.front().arrive_ps - now));
@@ -206,7 +210,7 @@ void PcieLink::queue_ack(int s) {
   Packet p;
   p.kind = Kind::kAck;
   sd.dllps.push_back(std::move(p));
-  sd.tx_ev.notify(sc_core::SC_ZERO_TIME);
+  kick(sd);
 }
 
 void PcieLink::ack_timer(int s) {
@@ -240,7 +244,7 @@ void PcieLink::flush_fc(int s) {
     sd.dllps.push_back(std::move(p));
   }
   sd.owed_count = 0;
-  sd.tx_ev.notify(sc_core::SC_ZERO_TIME);
+  kick(sd);
 }
 
 void PcieLink::fc_timer(int s) {

@@ -102,6 +102,10 @@ class PcieLink : public sc_core::sc_module {
   };
 
   void tx(int s);
+  // Wakes the transmitter unless it is sending: then its end-of-packet notification is already
+  // pending, and a delta notification would only cancel it and leave a dead entry in the
+  // kernel's timed queue.
+  void kick(Side& sd);
   void arrive(int s);
   void ack_timer(int s);
   void fc_timer(int s);

@@ -166,8 +166,9 @@ void PcieIf::arm_timeout() {
     timeout_armed_ = false;
   } else if (!timeout_armed_) {
     timeout_armed_ = true;
-    timeout_ev_.notify(sc_core::sc_time::from_value(deadlines_.front().first -
-                                                    std::min(deadlines_.front().first, now_ps())));
+    const uint64_t now = now_ps();
+    const uint64_t at = std::min(std::max(deadlines_.front().first, now), now + kTimeoutStepPs);
+    timeout_ev_.notify(sc_core::sc_time::from_value(at - now));
   }
 }
 

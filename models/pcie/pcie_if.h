@@ -103,6 +103,11 @@ class PcieIf : public sc_core::sc_module {
   // Deadlines in issue order (all reads have the same timeout, so the front is the earliest);
   // entries of pieces already complete are skipped when met.
   std::deque<std::pair<uint64_t, uint16_t>> deadlines_;
+  // The timeout check is armed at the front deadline or kTimeoutStepPs ahead, whichever is
+  // sooner, and cancelled when nothing is outstanding. SystemC keeps a cancelled notification in
+  // its timed queue until its time comes; arming a whole cpl_timeout ahead would leave one there
+  // per idle gap (tens of thousands at line rate) and slow every timed event of the run.
+  static constexpr uint64_t kTimeoutStepPs = 10'000'000;  // 10 us
   bool timeout_armed_ = false;
   sc_core::sc_event timeout_ev_;
   Counter& mmio_reads_;

@@ -215,6 +215,31 @@ TEST(PcieHoles, ReadOfAHoleTimesOut) {
   EXPECT_EQ(b.value("rc", "unanswered_reads"), 1u);
 }
 
+// A timeout longer than the check's 10 us step (PcieIf::kTimeoutStepPs) still fires at its
+// deadline, and a second read issued while the first waits keeps its own deadline.
+TEST(PcieHoles, LongTimeoutFiresAtItsDeadline) {
+  Bench b([](SystemConfig& c) {
+    hole_behaviour(c, "timeout");
+    c.pcie.cpl_timeout_us = 35;
+  });
+  std::vector<uint64_t> done_at;
+  run_host_thread(*b.sys, "h", [&] {
+    auto cb = [&](DmaStatus s, std::vector<uint8_t>&&) {
+      EXPECT_EQ(s, DmaStatus::kTimeout);
+      done_at.push_back(now_ps());
+    };
+    b.sys->card_if.dma_read(b.sys->bar0, 64, cb);
+    sc_core::wait(sc_core::sc_time(12, sc_core::SC_US));
+    b.sys->card_if.dma_read(b.sys->bar0, 64, cb);
+  });
+  ASSERT_EQ(done_at.size(), 2u);
+  EXPECT_GE(done_at[0], 35000000u);
+  EXPECT_LT(done_at[0], 35100000u);
+  EXPECT_GE(done_at[1], 47000000u);
+  EXPECT_LT(done_at[1], 47100000u);
+  EXPECT_EQ(b.value("card_pcie", "cpl_timeouts"), 2u);
+}
+
 }  // namespace
 }  // namespace rnic::pcie
 
