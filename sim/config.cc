@@ -94,6 +94,8 @@ std::vector<ParamInfo> SystemConfig::params() {
   h.i("mem_mib", host.mem_mib, "MiB", 64, 1 << 22, "physical memory size");
   h.s("hole_behaviour", host.hole_behaviour, {"ur", "timeout"},
       "DMA read of a hole: Unsupported Request, or no completion");
+  h.s("wqe_mode", host.wqe_mode, {"mmio", "ring"},
+      "WQEs written into the card by MMIO, or host-memory rings the card fetches by DMA");
   h.i("hole_base_mib", host.hole_base_mib, "MiB", 0, 1 << 22, "device-reserved window start");
   h.i("hole_mib", host.hole_mib, "MiB", 0, 1 << 22, "device-reserved window size (0 = none)");
   h.r("malloc_scatter", host.malloc_scatter, "", 0, 1,

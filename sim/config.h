@@ -70,6 +70,8 @@ struct PcieConfig {
 struct HostConfig {
   int64_t mem_mib = 16384;            // MiB of physical memory
   std::string hole_behaviour = "ur";  // "ur" | "timeout": DMA reads of a hole
+  std::string wqe_mode = "mmio";      // "mmio": WQEs written into the card's windows;
+                                      // "ring": host-memory rings fetched by DMA
   int64_t hole_base_mib = 3072;       // MiB, device-reserved window start (below 4 GiB)
   int64_t hole_mib = 1024;            // MiB, its size (0 = none)
   double malloc_scatter = 0.5;        // probability that the next page of a buffer is not

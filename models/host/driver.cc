@@ -6,6 +6,7 @@
 
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/smt.h"
+#include "models/rnic/wqe.h"
 #include "sim/log.h"
 
 namespace rnic::host {
@@ -198,15 +199,32 @@ int Driver::destroy_cq(uint32_t cqn) {
 }
 
 int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
-                      uint32_t* qpn) {
+                      QpInfo* out) {
   ioctl_enter();
   int rc = ENOMEM;
+  const bool rings = cfg_.host.wqe_mode == "ring";
   for (uint32_t i = 1; i < qp_used_.size(); ++i) {
     if (qp_used_[i]) continue;
-    rc = command(reg::kCmdCreateQp, {i, pd, scq, rcq, sq_depth, rq_depth});
+    uint32_t flags = 0;
+    QpInfo info;
+    info.qpn = i;
+    if (rings && sq_depth <= uint32_t(cfg_.core.max_qp_wr) &&
+        rq_depth <= uint32_t(cfg_.core.max_qp_wr)) {
+      if (sq_rings_.size() < qp_used_.size()) sq_rings_.resize(qp_used_.size());
+      if (rq_rings_.size() < qp_used_.size()) rq_rings_.resize(qp_used_.size());
+      for (auto [ring, depth] : {std::pair{&sq_rings_[i], sq_depth}, {&rq_rings_[i], rq_depth}}) {
+        if (ring->slots < depth) *ring = {alloc_dma(uint64_t(depth) * kWqeBytes), depth};
+      }
+      flags = reg::kQpHostRings;
+      info.sq_ring = sq_rings_[i].pa;
+      info.rq_ring = rq_rings_[i].pa;
+    }
+    rc = command(reg::kCmdCreateQp,
+                 {i, pd, scq, rcq, sq_depth, rq_depth, flags, uint32_t(info.sq_ring),
+                  uint32_t(info.sq_ring >> 32), uint32_t(info.rq_ring), uint32_t(info.rq_ring >> 32)});
     if (rc == 0) {
       qp_used_[i] = true;
-      *qpn = i;
+      *out = info;
     }
     break;
   }

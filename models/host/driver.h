@@ -36,6 +36,12 @@ class Driver {
     uint64_t ring_pa = 0;
     uint32_t entries = 0;
   };
+  // A QP; in host-ring mode (host.wqe_mode = ring) also its WQE rings: depth x 128 B each,
+  // physically contiguous, mapped into the process like the CQ rings.
+  struct QpInfo {
+    uint32_t qpn = 0;
+    uint64_t sq_ring = 0, rq_ring = 0;
+  };
   struct MrInfo {
     uint32_t lkey = 0;
     uint32_t pbl_first = 0, pbl_count = 0;
@@ -49,6 +55,7 @@ class Driver {
   PhysMem& mem() { return mem_; }
   RootComplex& rc() { return rc_; }
   const SystemConfig& cfg() const { return cfg_; }
+  uint64_t bar0() const { return bar0_; }
   uint64_t bar2() const { return bar2_; }
   uint64_t qp_page(uint32_t qpn) const { return bar2_ + uint64_t(qpn) * 4096; }
 
@@ -59,7 +66,7 @@ class Driver {
   int create_cq(uint32_t entries, CqInfo* out);
   int destroy_cq(uint32_t cqn);
   int create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
-                uint32_t* qpn);
+                QpInfo* out);
   // attr fields as ibv_modify_qp's, already checked by the caller.
   int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const eth::Mac& peer,
                 uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access);
@@ -95,6 +102,13 @@ class Driver {
   bool opened_ = false;
   uint32_t next_pd_ = 1;
   std::vector<bool> qp_used_, cq_used_, stag_used_;
+  // Host-ring mode: each QP number's rings (physical base, slots), kept for the next QP that
+  // takes the number (kernel DMA memory is not returned).
+  struct Ring {
+    uint64_t pa = 0;
+    uint32_t slots = 0;
+  };
+  std::vector<Ring> sq_rings_, rq_rings_;
   std::vector<uint8_t> stag_key_;
   std::map<uint32_t, uint32_t> pbl_free_;  // first -> count
   sc_core::sc_event irq_ev_, async_ev_;

@@ -38,7 +38,11 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const SystemConfig& cfg, pcie::Pci
       local_errors_(
           stats.group(name()).counter("local_errors", "WRs", "WRs completed with a local error")),
       rx_fifo_max_(
-          stats.group(name()).counter("rx_fifo_max", "segments", "largest RX FIFO depth seen")) {
+          stats.group(name()).counter("rx_fifo_max", "segments", "largest RX FIFO depth seen")),
+      wqe_fetches_(stats.group(name()).counter("wqe_fetches", "reads",
+                                               "DMA reads of WQEs from host-memory rings")),
+      wqe_fetch_errors_(stats.group(name()).counter(
+          "wqe_fetch_errors", "fetches", "WQE fetches that failed (the QP goes to ERROR)")) {
   regs_.set_listener(this);
   efe_.on_segment = [this](efe::EfePassThrough::RxSegment&& s) {
     RxItem it;
@@ -128,6 +132,10 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
       q.rq_depth = a[5];
       q.ird = uint32_t(cfg_.core.ird);
       q.ord = uint32_t(cfg_.core.ord);
+      q.host_rings = (a[6] & reg::kQpHostRings) != 0;
+      q.ring_pa[0] = q.host_rings ? u64(a, 7) : 0;
+      q.ring_pa[1] = q.host_rings ? u64(a, 9) : 0;
+      q.epoch = ++epoch_seq_;
       return finish_command(0);
     }
     case reg::kCmdModifyQp: {
@@ -222,6 +230,10 @@ void RnicCore::set_qp_state(uint32_t qpn, ibv_qp_state s) {
     q.ird = keep.ird;
     q.ord = keep.ord;
     q.in_active = keep.in_active;
+    q.host_rings = keep.host_rings;
+    q.ring_pa[0] = keep.ring_pa[0];
+    q.ring_pa[1] = keep.ring_pa[1];
+    q.epoch = ++epoch_seq_;
     return;
   }
   if (s == IBV_QPS_ERR && old != IBV_QPS_ERR) flush_qp(qpn);
@@ -236,35 +248,119 @@ void RnicCore::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
   Qp& q = qps_[qpn];
   mark(Probe::kDoorbell, qpn, now_ps());
   uint64_t& db = rq ? q.rq_db : q.sq_db;
-  if (producer <= db || producer - db > reg::kWindowSlots) {
+  const uint64_t window = q.host_rings ? (rq ? q.rq_depth : q.sq_depth) : reg::kWindowSlots;
+  if (producer <= db || producer - db > window) {
     log::warn("{}: QP {} {} doorbell {} after {}: ignored", name(), qpn, rq ? "RQ" : "SQ", producer,
               db);
+    return;
+  }
+  if (q.host_rings) {
+    fetch_ring(qpn, rq, producer);
+    db = producer;
     return;
   }
   const uint64_t per_wqe =
       (kWqeBytes + uint64_t(cfg_.core.datapath_bytes) - 1) / uint64_t(cfg_.core.datapath_bytes);
   for (uint64_t i = db; i < producer; ++i) {
     const Wqe w = decode_wqe(regs_.window_slot(qpn, rq, uint32_t(i)));
-    eq_.at(edge(per_wqe * (i - db + 1)), [this, qpn, rq, w, i] {
-      Qp& q = qps_[qpn];
-      if (!q.valid) return;
-      mark(Probe::kWqeQueued, qpn, now_ps());
-      if (rq) {
-        q.rq.push_back({w, uint32_t(i)});
-        if (q.state == IBV_QPS_ERR) flush_qp(qpn);
-        return;
-      }
-      SqEntry e;
-      e.wqe = w;
-      e.index = uint32_t(i);
-      q.sq.push_back(e);
-      if (q.state == IBV_QPS_ERR)
-        flush_qp(qpn);
-      else
-        activate(qpn);
-    });
+    eq_.at(edge(per_wqe * (i - db + 1)), [this, qpn, rq, w, i] { queue_wqe(qpn, rq, w, i); });
   }
   db = producer;
+}
+
+void RnicCore::queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index) {
+  Qp& q = qps_[qpn];
+  if (!q.valid) return;
+  mark(Probe::kWqeQueued, qpn, now_ps());
+  if (rq) {
+    q.rq.push_back({w, uint32_t(index)});
+    if (q.state == IBV_QPS_ERR) flush_qp(qpn);
+    return;
+  }
+  SqEntry e;
+  e.wqe = w;
+  e.index = uint32_t(index);
+  q.sq.push_back(e);
+  if (q.state == IBV_QPS_ERR)
+    flush_qp(qpn);
+  else
+    activate(qpn);
+}
+
+// Host-ring mode: the WQEs [db, producer) are read from the ring by DMA (one read, or two where
+// they wrap), kRingFetchCycles after the doorbell.
+void RnicCore::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
+  Qp& q = qps_[qpn];
+  const uint64_t db = rq ? q.rq_db : q.sq_db;
+  const uint32_t depth = rq ? q.rq_depth : q.sq_depth;
+  Fetch f;
+  f.first = db;
+  f.count = uint32_t(producer - db);
+  f.data.resize(uint64_t(f.count) * kWqeBytes);
+  const uint32_t slot = uint32_t(db % depth);
+  const uint32_t head = std::min(f.count, depth - slot);
+  f.pending = head < f.count ? 2 : 1;
+  q.fetches[rq].push_back(std::move(f));
+  const uint64_t epoch = q.epoch;
+  const uint64_t base = q.ring_pa[rq];
+  const uint32_t count = uint32_t(producer - db);
+  eq_.at(edge(kRingFetchCycles), [this, qpn, rq, epoch, base, db, slot, head, count] {
+    mark(Probe::kWqeFetch, qpn, now_ps());
+    auto read = [&](uint64_t pa, uint32_t n, uint64_t off) {
+      ++wqe_fetches_;
+      pcie_.dma_read(pa, n * kWqeBytes,
+                     [this, qpn, rq, epoch, db, off](pcie::DmaStatus st, std::vector<uint8_t>&& d) {
+                       Qp& q = qps_[qpn];
+                       if (!q.valid || q.epoch != epoch) return;  // reset or destroyed meanwhile
+                       for (Fetch& f : q.fetches[rq]) {
+                         if (f.first != db) continue;
+                         if (st == pcie::DmaStatus::kOk)
+                           std::copy(d.begin(), d.end(), f.data.begin() + int64_t(off));
+                         else
+                           f.failed = true;
+                         --f.pending;
+                         break;
+                       }
+                       deliver_fetches(qpn, rq);
+                     });
+    };
+    read(base + uint64_t(slot) * kWqeBytes, head, 0);
+    if (head < count) read(base, count - head, uint64_t(head) * kWqeBytes);
+  });
+}
+
+// Fetches complete in any order; their WQEs enter the on-chip queue in doorbell order, each
+// ⌈128 / datapath⌉ cycles after the one before (the MMIO mode's copy-in cost).
+void RnicCore::deliver_fetches(uint32_t qpn, bool rq) {
+  Qp& q = qps_[qpn];
+  const uint64_t per_wqe =
+      (kWqeBytes + uint64_t(cfg_.core.datapath_bytes) - 1) / uint64_t(cfg_.core.datapath_bytes);
+  while (!q.fetches[rq].empty() && q.fetches[rq].front().pending == 0) {
+    Fetch f = std::move(q.fetches[rq].front());
+    q.fetches[rq].pop_front();
+    mark(Probe::kWqeFetched, qpn, now_ps());
+    if (f.failed) {
+      ++wqe_fetch_errors_;
+      log::warn("{}: QP {} {} WQE fetch of {} WQEs from {} failed: QP to ERROR", name(), qpn,
+                rq ? "RQ" : "SQ", f.count, f.first);
+      q.fetches[rq].clear();
+      if (q.state != IBV_QPS_ERR) {
+        set_qp_state(qpn, IBV_QPS_ERR);
+        push_event(IBV_EVENT_QP_FATAL, qpn);
+      }
+      return;
+    }
+    uint64_t t = std::max(edge(0), q.copy_free_ps[rq]);
+    for (uint32_t j = 0; j < f.count; ++j) {
+      t += per_wqe * clk_.period_ps;
+      const Wqe w = decode_wqe(f.data.data() + uint64_t(j) * kWqeBytes);
+      const uint64_t epoch = q.epoch, index = f.first + j;
+      eq_.at(t, [this, qpn, rq, w, index, epoch] {
+        if (qps_[qpn].epoch == epoch) queue_wqe(qpn, rq, w, index);
+      });
+    }
+    q.copy_free_ps[rq] = t;
+  }
 }
 
 void RnicCore::cq_doorbell(uint32_t qpn, uint64_t v) {

@@ -8,6 +8,12 @@
 //                      after its DMA read of the list as well); CMD_STATUS reads busy until then.
 //   Doorbells          SQ/RQ: each new WQE is copied from the window into the on-chip queue in
 //                      ceil(128 / datapath) cycles; the SQ engine sees an SQ WQE after that.
+//                      Host-ring mode (CREATE_QP flag kQpHostRings): kRingFetchCycles after the
+//                      doorbell the new WQEs are read from the ring by DMA (whole 128-byte
+//                      slots; two reads where they wrap); when a fetch's data is in (and every
+//                      earlier fetch of the queue has been taken) its WQEs enter the on-chip
+//                      queue ceil(128 / datapath) cycles apart, as in MMIO mode. A failed read
+//                      moves the QP to ERROR with IBV_EVENT_QP_FATAL.
 //   SQ engine          issues one segment per C.sched_cycles, round robin over QPs with work
 //                      (a QP's read responses and its SQ take turns), while the segments fetched
 //                      and not yet sent hold fewer than C.tx_buffer_bytes payload bytes.
@@ -88,8 +94,12 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     kRxPlace,      // its placement DMA writes are issued
     kAck,          // the RX engine takes an acknowledgement from the EFE
     kCqe,          // a CQE's DMA write is issued
+    kWqeFetch,     // host-ring mode: a doorbell's DMA read of WQEs is requested
+    kWqeFetched,   // host-ring mode: its data has arrived at the core
   };
   std::function<void(Probe, uint32_t id, uint64_t t_ps)> probe;
+
+  static constexpr uint64_t kRingFetchCycles = 1;  // doorbell -> WQE fetch read requested
 
   // For tests and state dumps.
   const Smt& smt() const { return smt_; }
@@ -130,6 +140,13 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     rdmap::ReadRequest rr;
     uint64_t off = 0;
   };
+  struct Fetch {
+    uint64_t first = 0;  // producer count of its first WQE
+    uint32_t count = 0;
+    uint32_t pending = 0;  // DMA reads still out (a fetch that wraps the ring is two)
+    bool failed = false;
+    std::vector<uint8_t> data;  // count x 128 B
+  };
   struct Qp {
     bool valid = false;
     ibv_qp_state state = IBV_QPS_RESET;
@@ -144,6 +161,14 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     uint64_t seg_off = 0;    // its next byte
     int seg_sge = 0;         // Read: its next request (SGE)
     uint64_t sq_db = 0, rq_db = 0;
+    // Host-memory WQE rings (CREATE_QP flag kQpHostRings): ring physical bases (WQE i in slot
+    // i % depth) and, per queue (0 SQ, 1 RQ), the fetches in doorbell order; a fetch's WQEs
+    // enter the queue only after every earlier fetch's.
+    bool host_rings = false;
+    uint64_t ring_pa[2] = {0, 0};
+    std::deque<Fetch> fetches[2];
+    uint64_t copy_free_ps[2] = {0, 0};  // the queue's WQE copy-in is busy until then
+    uint64_t epoch = 0;                 // changes on create and reset: stale fetches are dropped
     std::deque<RqEntry> rq;
     uint64_t recv_off = 0;  // bytes placed into rq.front() by the message in progress
     uint32_t send_msn = 1, read_msn = 1, term_msn = 1;  // next MSN sent per queue
@@ -179,6 +204,9 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   void push_event(ibv_event_type t, uint32_t num);
   void set_qp_state(uint32_t qpn, ibv_qp_state s);
   void fetch_wqes(uint32_t qpn, bool rq, uint64_t producer);
+  void fetch_ring(uint32_t qpn, bool rq, uint64_t producer);
+  void deliver_fetches(uint32_t qpn, bool rq);
+  void queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index);
 
   // --- SQ engine (sq_engine.cc) ---
   void activate(uint32_t qpn);
@@ -262,6 +290,8 @@ class RnicCore : public sc_core::sc_module, public RegListener {
       &rx_dropped_, &rx_terminates_, &rx_errors_, &cqes_, &cq_overflows_, &commands_,
       &events_raised_, &local_errors_;
   Counter& rx_fifo_max_;
+  Counter &wqe_fetches_, &wqe_fetch_errors_;
+  uint64_t epoch_seq_ = 0;
 };
 
 }  // namespace rnic

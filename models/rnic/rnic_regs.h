@@ -52,6 +52,8 @@ constexpr uint64_t kSqWindow = 0x400;    // WO 8 WQE slots of 128 B (slot = inde
 constexpr uint64_t kRqWindow = 0x800;    // WO 8 WQE slots of 128 B
 constexpr uint32_t kWindowSlots = 8;
 constexpr uint64_t kCqArm = 1ull << 63, kCqSolicitedOnly = 1ull << 62;
+// CREATE_QP argument 6 (flags)
+constexpr uint32_t kQpHostRings = 1 << 0;  // WQEs in host-memory rings, fetched by DMA
 
 // Mailbox commands (CMD), their arguments (CMD_ARG n) in docs/registers.md.
 enum Command : uint32_t {

@@ -2,6 +2,7 @@
 // Write WR. For use inside simulated processes of GoogleTest cases.
 #pragma once
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -41,8 +42,11 @@ inline void expect_bytes(const char* what, const void* base, const std::vector<u
 }
 
 // The running GoogleTest case's name (a capture's file name).
+// The running test's name, usable as a file name ("Case" or, parametrized, "Case_param").
 inline std::string test_name() {
-  return ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::string n = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::replace(n.begin(), n.end(), '/', '_');
+  return n;
 }
 
 // n pseudo-random bytes, the same for the same seed.

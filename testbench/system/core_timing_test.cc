@@ -349,6 +349,45 @@ TEST_F(CoreTiming, DoorbellSqIssueAndRxSpacing) {
   EXPECT_GT(stats.group("node1.core").counter("rx_fifo_max", "", "").value, 1u);
 }
 
+// Host-ring WQE mode: kRingFetchCycles after the doorbell the card reads the new WQEs from the
+// ring by DMA (one read of the 3 slots here); once the data is in, they enter the on-chip SQ
+// ceil(128 / datapath) cycles apart, and the SQ engine issues the first at once.
+TEST_F(CoreTiming, HostRingFetchThenCopyIn) {
+  cfg.host.wqe_mode = "ring";
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Probes pr;
+  pr.attach(cl.nodes[0]->core);
+  Endpoint ep[2];
+  constexpr int kWrs = 3;
+  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
+    ibv_sge sge{e.addr(), 64, e.mr->lkey};
+    ibv_send_wr wr[kWrs];
+    for (int i = 0; i < kWrs; ++i) {
+      wr[i] = rdma_write_wr(uint64_t(i), &sge, 1, p.addr + uint64_t(i) * 64, p.rkey, i + 1 == kWrs);
+      wr[i].next = i + 1 < kWrs ? &wr[i + 1] : nullptr;
+    }
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(e.qps[0], wr, &bad), 0);
+    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
+  });
+  const uint64_t c = cycle();
+  const uint32_t sq = ep[0].qps[0]->qp_num;
+  ASSERT_EQ(pr.count(Probe::kDoorbell), 1u);
+  ASSERT_EQ(pr.count(Probe::kWqeFetch), 1u);
+  ASSERT_EQ(pr.count(Probe::kWqeFetched), 1u);
+  const uint64_t db = pr.t(Probe::kDoorbell, 0, sq);
+  const uint64_t fetch = pr.t(Probe::kWqeFetch, 0, sq);
+  const uint64_t fetched = pr.t(Probe::kWqeFetched, 0, sq);
+  EXPECT_EQ(fetch, db + 1 * c);  // RnicCore::kRingFetchCycles
+  EXPECT_GT(fetched, fetch);
+  EXPECT_EQ(fetched % c, 0u) << "the DMA read's data is handed over on a core clock edge";
+  for (int i = 0; i < kWrs; ++i)
+    EXPECT_EQ(pr.t(Probe::kWqeQueued, size_t(i), sq), fetched + 8 * c * uint64_t(i + 1));
+  EXPECT_EQ(pr.t(Probe::kSegIssue, 0), pr.t(Probe::kWqeQueued, 0));
+  EXPECT_EQ(stats.group("node0.core").counter("wqe_fetches", "", "").value, 1u);
+}
+
 // Completion engine: a CQE's write is issued core.cqe_cycles after what completes it (the ACK
 // of an RDMA Write), and CQEs formed together (a flush) leave cqe_cycles apart.
 TEST_F(CoreTiming, CqesFollowTheirCauseByCqeCycles) {

@@ -6,6 +6,7 @@
 // is untouched (scoreboard: its whole buffer still guard bytes unless a good WR wrote there).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <functional>
 
 #include "sim/cluster.h"
@@ -40,6 +41,7 @@ class LocalErrors : public ::testing::Test {
   void run(const std::function<void(Endpoint&, const PeerInfo&)>& requester,
            bool connect = true) {
     SystemConfig cfg = preset_config("rnic-10g", "test");
+    cfg.host.wqe_mode = wqe_mode;
     StatRegistry st;
     Cluster cl(cfg, st);
     WireLog w(cl.eth, testbench::test_name());
@@ -72,13 +74,16 @@ class LocalErrors : public ::testing::Test {
     for (const auto& f : w.frames)
       if (f.data()) data_frames.push_back(f.seg);
     local_errors = st.group("node0.core").counter("local_errors", "", "").value;
+    wqe_fetch_errors = st.group("node0.core").counter("wqe_fetch_errors", "", "").value;
+    ur_reads = st.group("node0.rc").counter("ur_reads", "", "").value;
   }
 
   Endpoint a, b;
   std::vector<uint8_t> peer_written;
   uint64_t peer_written_off = 0;
   std::vector<rdmap::Segment> data_frames;  // every DATA frame's DDP header, both directions
-  uint64_t local_errors = 0;
+  uint64_t local_errors = 0, wqe_fetch_errors = 0, ur_reads = 0;
+  std::string wqe_mode = "mmio";
 };
 
 ibv_send_wr write_wr(uint64_t id, ibv_sge* sge, int n, const PeerInfo& p, uint64_t off) {
@@ -276,6 +281,67 @@ TEST_F(LocalErrors, MessageLongerThanMaxMsgSzCompletesLocLenErr) {
     expect_local_error(ep, wr, IBV_WC_LOC_LEN_ERR, p);
   });
   EXPECT_TRUE(data_frames.empty());
+}
+
+// Host-ring WQE mode: a WQE fetch whose DMA read fails (here a QP created, through the mailbox,
+// with its SQ ring in the device-reserved hole, which the root complex answers with UR) moves
+// the QP to ERROR with IBV_EVENT_QP_FATAL; nothing is sent and the other QP carries on.
+TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
+  wqe_mode = "ring";
+  const std::vector<uint8_t> d(64, 0x22);
+  peer_written = d;
+  peer_written_off = 0x40;
+  uint32_t bad_qpn = 0;
+  run([&](Endpoint& ep, const PeerInfo& p) {
+    rnic::host::Driver& drv = *ep.ctx->drv;
+    const SystemConfig& cfg = drv.cfg();
+    bad_qpn = uint32_t(cfg.core.qps) - 1;
+    const uint64_t hole = (uint64_t(cfg.host.hole_base_mib) + uint64_t(cfg.host.hole_mib) / 2) << 20;
+    const std::vector<uint32_t> args = {bad_qpn,       ep.pd->handle,        ep.cq->handle,
+                                        ep.cq->handle, 4,                    4,
+                                        reg::kQpHostRings, uint32_t(hole),   uint32_t(hole >> 32),
+                                        uint32_t(hole),    uint32_t(hole >> 32)};
+    auto le32 = [](uint32_t v) {
+      std::vector<uint8_t> b(4);
+      std::memcpy(b.data(), &v, 4);
+      return b;
+    };
+    for (size_t i = 0; i < args.size(); ++i)
+      drv.rc().mmio_write(drv.bar0() + reg::kCmdArgs + 4 * i, le32(args[i]));
+    drv.rc().mmio_write(drv.bar0() + reg::kCmd, le32(reg::kCmdCreateQp));
+    uint32_t status = 1u << 31;
+    while (status & (1u << 31)) {
+      const std::vector<uint8_t> r = drv.rc().mmio_read(drv.bar0() + reg::kCmdStatus, 4);
+      std::memcpy(&status, r.data(), 4);
+    }
+    ASSERT_EQ(status & 0xFF, 0u);
+    std::vector<uint8_t> db(8, 0);
+    db[0] = 1;
+    drv.rc().mmio_write(drv.qp_page(bad_qpn) + reg::kSqDoorbell, db);
+    ibv_async_event ev{};
+    ASSERT_EQ(ibv_get_async_event(ep.ctx, &ev), 0);
+    EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
+    EXPECT_EQ(ev.element.qp, nullptr);  // a QP the library did not create
+    ibv_ack_async_event(&ev);
+    const std::vector<uint8_t> st = drv.rc().mmio_read(drv.qp_page(bad_qpn) + reg::kQpStatus, 4);
+    uint32_t v = 0;
+    std::memcpy(&v, st.data(), 4);
+    EXPECT_EQ(v & 0xFFFFFF, bad_qpn);
+    EXPECT_EQ(ibv_qp_state((v >> 24) & 0xF), IBV_QPS_ERR);
+    // The library's own QP (host rings as well) still works.
+    ASSERT_EQ(rnic_mem_write(ep.buf, d.data(), d.size()), 0);
+    ibv_sge s{ep.addr(), 64, ep.mr->lkey};
+    ibv_send_wr wr = write_wr(1, &s, 1, p, 0x40);
+    wr.send_flags = IBV_SEND_SIGNALED;
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(ep.qps[0], &wr, &bad), 0);
+    ibv_wc wc = testbench::wait_one(ep.cq);
+    EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+    EXPECT_EQ(qp_state(ep.qps[0]), IBV_QPS_RTS);
+  });
+  EXPECT_EQ(wqe_fetch_errors, 1u);
+  EXPECT_EQ(ur_reads, 1u);
+  ASSERT_EQ(data_frames.size(), 1u);  // the good Write only
 }
 
 }  // namespace

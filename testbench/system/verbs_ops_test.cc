@@ -1,5 +1,7 @@
 // Every RDMAP operation between two simulated hosts, through verbs: the bytes that arrive, the
 // completions on both sides, and guard bytes around every target untouched (the scoreboard).
+// Each case runs in both WQE modes (host.wqe_mode): WQEs written into the card by MMIO, and
+// host-memory rings the card fetches by DMA after a doorbell.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -36,8 +38,9 @@ void expect_guards(uint64_t base, size_t total, size_t off, size_t len) {
     }
 }
 
-class VerbsOps : public ::testing::Test {
+class VerbsOps : public ::testing::TestWithParam<const char*> {
  protected:
+  void SetUp() override { cfg.host.wqe_mode = GetParam(); }
   SystemConfig cfg = preset_config("rnic-10g", "test");
   StatRegistry stats;
   Oob oob;
@@ -50,7 +53,7 @@ class VerbsOps : public ::testing::Test {
   }
 };
 
-TEST_F(VerbsOps, RdmaWriteLandsExactlyAndCompletes) {
+TEST_P(VerbsOps, RdmaWriteLandsExactlyAndCompletes) {
   Cluster cl(cfg, stats);
   const WireLog wire(cl.eth, test_name());
   constexpr size_t kLen = 65536 + 123, kSrcOff = 4096 + 7, kDstOff = 8192 + 5;
@@ -88,7 +91,7 @@ TEST_F(VerbsOps, RdmaWriteLandsExactlyAndCompletes) {
   EXPECT_EQ(stats.group("node1.core").counter("rx_payload_bytes", "", "").value, kLen);
 }
 
-TEST_F(VerbsOps, SendGathersAndScattersAcrossSges) {
+TEST_P(VerbsOps, SendGathersAndScattersAcrossSges) {
   Cluster cl(cfg, stats);
   const WireLog wire(cl.eth, test_name());
   const std::vector<uint8_t> data = pattern(10000, 2);
@@ -143,7 +146,7 @@ TEST_F(VerbsOps, SendGathersAndScattersAcrossSges) {
           }});
 }
 
-TEST_F(VerbsOps, RdmaReadFetchesRemoteBytes) {
+TEST_P(VerbsOps, RdmaReadFetchesRemoteBytes) {
   Cluster cl(cfg, stats);
   const WireLog wire(cl.eth, test_name());
   constexpr size_t kLen = 100000;
@@ -180,7 +183,7 @@ TEST_F(VerbsOps, RdmaReadFetchesRemoteBytes) {
 // Send and Write, posted as one list with only the last WR signalled: one completion on the
 // requester; on the responder a receive completion each, in order, with the invalidated STags
 // reported and really invalid afterwards (an RDMA Write to one is refused with a Terminate).
-TEST_F(VerbsOps, SendVariantsUnsignalledAndZeroLength) {
+TEST_P(VerbsOps, SendVariantsUnsignalledAndZeroLength) {
   Cluster cl(cfg, stats);
   const WireLog wire(cl.eth, test_name());
   const std::vector<uint8_t> data = pattern(4 * 300, 4);
@@ -294,7 +297,7 @@ TEST_F(VerbsOps, SendVariantsUnsignalledAndZeroLength) {
 // Completion events through a completion channel: armed for solicited events only, the CQ
 // raises no event for a plain Send and one for a Send with Solicited Event; re-armed for every
 // completion, the next plain Send raises one.
-TEST_F(VerbsOps, SolicitedOnlyNotificationWaitsForTheSolicitedSend) {
+TEST_P(VerbsOps, SolicitedOnlyNotificationWaitsForTheSolicitedSend) {
   Cluster cl(cfg, stats);
   const WireLog wire(cl.eth, test_name());
   EndpointConfig c;
@@ -357,7 +360,7 @@ TEST_F(VerbsOps, SolicitedOnlyNotificationWaitsForTheSolicitedSend) {
 // Several RDMA Reads outstanding at once, never more than ORD (16, as the endpoints connect):
 // counted on the wire from Read Requests sent to the last segment of their Read Responses.
 // Every Read completes in order with the remote bytes.
-TEST_F(VerbsOps, ReadsOutstandingUpToOrd) {
+TEST_P(VerbsOps, ReadsOutstandingUpToOrd) {
   Cluster cl(cfg, stats);
   const WireLog wire(cl.eth, test_name());
   constexpr int kReads = 24;
@@ -414,7 +417,7 @@ TEST_F(VerbsOps, ReadsOutstandingUpToOrd) {
 
 // A CQ that overflows raises IBV_EVENT_CQ_ERR and moves the QPs that use it to ERROR (each
 // with IBV_EVENT_QP_FATAL).
-TEST_F(VerbsOps, CqOverflowRaisesCqErrAndFailsItsQps) {
+TEST_P(VerbsOps, CqOverflowRaisesCqErrAndFailsItsQps) {
   Cluster cl(cfg, stats);
   const WireLog wire(cl.eth, test_name());
   EndpointConfig c;
@@ -452,6 +455,83 @@ TEST_F(VerbsOps, CqOverflowRaisesCqErrAndFailsItsQps) {
           }});
   EXPECT_EQ(stats.group("node0.core").counter("cq_overflows", "", "").value, 1u);
 }
+
+// Queues of 4 WQEs, posted in batches of 1 to 4 so that the producer counts wrap the queues
+// several times and some batches span the wrap (in ring mode: one doorbell, two DMA reads).
+// Every Write lands, every Send fills its receive, completions come in order.
+TEST_P(VerbsOps, QueuesWrapAround) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.eth, test_name());
+  EndpointConfig c;
+  c.send_depth = 4;
+  c.recv_depth = 4;
+  constexpr uint32_t kLen = 100;
+  const std::vector<int> batches = {3, 4, 2, 3, 1, 4, 3};  // 20 WRs: writes and sends alternate
+  const int total = std::accumulate(batches.begin(), batches.end(), 0);
+  const std::vector<uint8_t> data = pattern(size_t(total) * kLen, 7);
+  Endpoint a, b;
+  cl.run({[&] {
+            connect(a, 0, c);
+            const PeerInfo server = oob.get(0);
+            testbench::mem_write(a.buf, 0, data);
+            int k = 0;
+            for (int n : batches) {
+              std::vector<ibv_sge> sge(static_cast<size_t>(n));
+              std::vector<ibv_send_wr> wr(static_cast<size_t>(n));
+              for (int i = 0; i < n; ++i, ++k) {
+                sge[i] = {a.addr() + uint64_t(k) * kLen, kLen, a.mr->lkey};
+                wr[i] = testbench::rdma_write_wr(uint64_t(k), &sge[i], 1,
+                                                 server.addr + uint64_t(k) * kLen, server.rkey, true);
+                if (k % 2) wr[i].opcode = IBV_WR_SEND;
+                wr[i].next = i + 1 < n ? &wr[i + 1] : nullptr;
+              }
+              ibv_send_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_send(a.qps[0], wr.data(), &bad), 0);
+              for (int i = 0; i < n; ++i) {
+                const ibv_wc wc = wait_one(a.cq);
+                EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+                EXPECT_EQ(wc.wr_id, uint64_t(k - n + i));
+              }
+            }
+            oob.put(1, {});
+          },
+          [&] {
+            connect(b, 1, c);
+            // Receives for the Sends (odd k) land where the Write of the same k would have.
+            int k = 1;
+            auto post = [&](int n) {
+              for (int i = 0; i < n; ++i, k += 2) {
+                ibv_sge sge{b.addr() + uint64_t(k) * kLen, kLen, b.mr->lkey};
+                ibv_recv_wr wr{uint64_t(k), nullptr, &sge, 1};
+                ibv_recv_wr* bad = nullptr;
+                ASSERT_EQ(ibv_post_recv(b.qps[0], &wr, &bad), 0);
+              }
+            };
+            post(3);
+            oob.put(0, b.info());
+            for (int got = 0; got < total / 2; ++got) {
+              const ibv_wc wc = wait_one(b.cq);
+              EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+              EXPECT_EQ(wc.wr_id, uint64_t(2 * got + 1));
+              EXPECT_EQ(wc.byte_len, kLen);
+              if (k < total) post(1);
+            }
+            oob.get(1);
+            std::vector<uint8_t> want(c.buf_bytes, kGuard);
+            std::copy(data.begin(), data.end(), want.begin());
+            testbench::expect_bytes("responder buffer", b.buf, want);
+          }});
+  const uint64_t fetches = stats.group("node0.core").counter("wqe_fetches", "", "").value;
+  if (std::string(GetParam()) == "ring") {
+    // One read per batch, two for the batches that span the SQ's wrap: [3,7), [7,9), [13,17).
+    EXPECT_EQ(fetches, batches.size() + 3);
+  } else {
+    EXPECT_EQ(fetches, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(WqeModes, VerbsOps, ::testing::Values("mmio", "ring"),
+                         [](const auto& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace rnic

@@ -40,6 +40,7 @@ struct ibv_qp::Impl {
   uint64_t sq_pi = 0, sq_freed = 0, rq_pi = 0, rq_freed = 0;
   bool sq_sig_all = false;
   uint64_t page = 0;
+  uint64_t sq_ring = 0, rq_ring = 0;  // host-ring mode: the WQE rings' physical bases
   ibv_qp_attr attr{};
 };
 
@@ -341,9 +342,9 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
     errno = EINVAL;
     return nullptr;
   }
-  uint32_t qpn = 0;
+  rnic::host::Driver::QpInfo info;
   if (int rc = c->drv->create_qp(pd->handle, a->send_cq->handle, a->recv_cq->handle,
-                                 a->cap.max_send_wr, a->cap.max_recv_wr, &qpn)) {
+                                 a->cap.max_send_wr, a->cap.max_recv_wr, &info)) {
     errno = rc;
     return nullptr;
   }
@@ -353,6 +354,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   qp->pd = pd;
   qp->send_cq = a->send_cq;
   qp->recv_cq = a->recv_cq;
+  const uint32_t qpn = info.qpn;
   qp->handle = qpn;
   qp->qp_num = qpn;
   qp->state = IBV_QPS_RESET;
@@ -365,6 +367,8 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   q.max_recv_sge = a->cap.max_recv_sge;
   q.sq_sig_all = a->sq_sig_all != 0;
   q.page = c->drv->qp_page(qpn);
+  q.sq_ring = info.sq_ring;
+  q.rq_ring = info.rq_ring;
   q.attr.cap = a->cap;
   contexts()[c].qps[qpn] = qp;
   for (ibv_cq* cq : {a->send_cq, a->recv_cq}) {
@@ -431,22 +435,32 @@ int ibv_destroy_qp(ibv_qp* qp) {
 }
 
 namespace {
-// Writes the WQEs [from, to) of a queue into its window, then the doorbell.
+// Writes the WQEs of a queue from producer count `first` on, then the doorbell: into the
+// card's window (8 slots: a doorbell at least every 8 WQEs), or, in host-ring mode, into the
+// ring in host memory (plain stores) with one doorbell for the lot.
 void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_t first) {
   Driver* drv = qp->context->drv;
-  const uint64_t win = qp->impl->page + (rq ? rnic::reg::kRqWindow : rnic::reg::kSqWindow);
-  const uint64_t db = qp->impl->page + (rq ? rnic::reg::kRqDoorbell : rnic::reg::kSqDoorbell);
+  ibv_qp::Impl& q = *qp->impl;
+  const uint64_t win = q.page + (rq ? rnic::reg::kRqWindow : rnic::reg::kSqWindow);
+  const uint64_t db = q.page + (rq ? rnic::reg::kRqDoorbell : rnic::reg::kSqDoorbell);
+  const uint64_t ring = rq ? q.rq_ring : q.sq_ring;
+  const uint64_t depth = rq ? q.rq_depth : q.sq_depth;
   uint8_t buf[rnic::kWqeBytes];
   for (size_t i = 0; i < wqes.size(); ++i) {
     const uint64_t idx = first + i;
     spend(uint64_t(drv->cfg().cost.wqe_build_ns));
     rnic::encode(wqes[i], buf);
+    if (ring) {
+      drv->mem().write(ring + (idx % depth) * rnic::kWqeBytes, buf, rnic::kWqeBytes);
+      continue;
+    }
     const uint64_t slot = win + (idx % rnic::reg::kWindowSlots) * rnic::kWqeBytes;
     for (uint32_t off = 0; off < wqes[i].used_bytes(); off += 64)
       drv->rc().mmio_write(slot + off, std::vector<uint8_t>(buf + off, buf + off + 64));
     if ((idx + 1) % rnic::reg::kWindowSlots == 0 || i + 1 == wqes.size())
       drv->rc().mmio_write(db, le64(idx + 1));
   }
+  if (ring && !wqes.empty()) drv->rc().mmio_write(db, le64(first + wqes.size()));
 }
 }  // namespace
 
