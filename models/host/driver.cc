@@ -219,9 +219,9 @@ int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth
       info.sq_ring = sq_rings_[i].pa;
       info.rq_ring = rq_rings_[i].pa;
     }
-    rc = command(reg::kCmdCreateQp,
-                 {i, pd, scq, rcq, sq_depth, rq_depth, flags, uint32_t(info.sq_ring),
-                  uint32_t(info.sq_ring >> 32), uint32_t(info.rq_ring), uint32_t(info.rq_ring >> 32)});
+    rc = command(reg::kCmdCreateQp, {i, pd, scq, rcq, sq_depth, rq_depth, flags,
+                                     uint32_t(info.sq_ring), uint32_t(info.sq_ring >> 32),
+                                     uint32_t(info.rq_ring), uint32_t(info.rq_ring >> 32)});
     if (rc == 0) {
       qp_used_[i] = true;
       *out = info;

@@ -45,8 +45,8 @@ XlatResult RnicXlat::translate(const XlatRequest& r) const {
   out.cycles += t_.pbl_cycles;
   switch (e->type) {
     case SmtEntry::Type::kPhysical:
-      out.chunks.push_back({e->phys_base + off, uint32_t(left)});
       out.cycles += 1;
+      out.chunks.push_back({e->phys_base + off, uint32_t(left), out.cycles});
       return out;
     case SmtEntry::Type::kMemoryRegion:
     case SmtEntry::Type::kOnDemand: {
@@ -62,7 +62,7 @@ XlatResult RnicXlat::translate(const XlatRequest& r) const {
           if (out.fault_to < r.to) out.fault_to = r.to;
           return fail(XlatStatus::kPageFault);
         }
-        out.chunks.push_back({pa + in_page, uint32_t(n)});
+        out.chunks.push_back({pa + in_page, uint32_t(n), out.cycles});
         in_list += n;
         left -= n;
       }
@@ -80,7 +80,7 @@ XlatResult RnicXlat::translate(const XlatRequest& r) const {
         const uint64_t in_ext = off - start, n = std::min(left, x.len - in_ext);
         if (!first) out.cycles += t_.extent_switch_cycles;
         out.cycles += 1;
-        out.chunks.push_back({x.addr + in_ext, uint32_t(n)});
+        out.chunks.push_back({x.addr + in_ext, uint32_t(n), out.cycles});
         off += n;
         left -= n;
         start += x.len;

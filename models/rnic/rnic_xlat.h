@@ -45,16 +45,18 @@ struct XlatRequest {
   uint32_t pd = 0;
 };
 
+// One beat of the burst: a chunk and the cycle (from the request) at which it is out.
 struct XlatChunk {
   uint64_t pa;
   uint32_t len;
+  uint64_t cycle = 0;
 };
 
 struct XlatResult {
   XlatStatus status = XlatStatus::kOk;
   std::vector<XlatChunk> chunks;
   uint64_t fault_to = 0;  // kPageFault: the tagged offset of the first absent page
-  uint64_t cycles = 0;    // from request to the last chunk (or the error)
+  uint64_t cycles = 0;    // from request to the last chunk (or the error, or a 0-byte result)
 };
 
 struct XlatTiming {

@@ -2,8 +2,8 @@
 // efe_passthrough.h and docs/latency.md give them, pinned from the core's timing probe, the wire
 // and the host memory writes between two simulated hosts; and the breakdown of write_lat's
 // 2-byte round trip (docs/performance.md prints it from WriteLatencyBreakdown's output).
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <functional>
 #include <map>
@@ -19,8 +19,8 @@ namespace {
 using Probe = RnicCore::Probe;
 constexpr XlatTiming kXlat{};  // the core's rnic_xlat timing
 using testbench::rdma_write_wr;
-using testbench::wait_one;
 using testbench::test_name;
+using testbench::wait_one;
 using testbench::WireFrame;
 using testbench::WireLog;
 using traffic::Endpoint;
@@ -176,16 +176,16 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
     const ClockDomain clk = ClockDomain::mhz(cfg.core.clk_mhz);
     // FCS at the next edge + 1 cycle, rx_cycles, the EFE's kRxCycles; the RX engine starts on
     // that edge.
-    EXPECT_EQ(rx, clk.edge_after(last_bit, 1 + uint64_t(cfg.mac.rx_cycles) +
-                                               efe::EfePassThrough::kRxCycles));
+    EXPECT_EQ(rx, clk.edge_after(last_bit,
+                                 1 + uint64_t(cfg.mac.rx_cycles) + efe::EfePassThrough::kRxCycles));
     EXPECT_EQ(checked - rx, uint64_t(cfg.core.rx_parse_cycles) * c);
     EXPECT_EQ(place - checked, (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
     EXPECT_GT(in_mem, place);
     EXPECT_GE(seen_at, in_mem);
 
-    const uint64_t v[] = {db - post,   wqe - db,        fetch - wqe,    dma - fetch,
-                          data - dma,  sent - data,     first_bit - sent, last_bit - first_bit,
-                          rx - last_bit, place - rx,    in_mem - place, seen_at - in_mem};
+    const uint64_t v[] = {db - post,     wqe - db,    fetch - wqe,      dma - fetch,
+                          data - dma,    sent - data, first_bit - sent, last_bit - first_bit,
+                          rx - last_bit, place - rx,  in_mem - place,   seen_at - in_mem};
     const char* names[] = {"host: WQE build, MMIO writes, doorbell to the card",
                            "doorbell: WQE into the on-chip SQ",
                            "SQ engine: issue, SGE check",
@@ -213,11 +213,14 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
   // seeing the reply: exactly the stages above.
   EXPECT_EQ(seen[0][kSample] - posted[0][kSample], rtt);
   EXPECT_DOUBLE_EQ(samples[kSample], rtt / 2.0);
-  std::string table = fmt::format("| stage | node0→node1 (ns) | node1→node0 (ns) |\n|---|---|---|\n");
+  std::string table =
+      fmt::format("| stage | node0→node1 (ns) | node1→node0 (ns) |\n|---|---|---|\n");
   for (const Stage& st : stages)
-    table += fmt::format("| {} | {:.1f} | {:.1f} |\n", st.name, st.ps[0] / 1000.0, st.ps[1] / 1000.0);
+    table +=
+        fmt::format("| {} | {:.1f} | {:.1f} |\n", st.name, st.ps[0] / 1000.0, st.ps[1] / 1000.0);
   table += fmt::format("| one way | {:.1f} | {:.1f} |\n", one_way[0] / 1000.0, one_way[1] / 1000.0);
-  table += fmt::format("| node1: sees the byte → posts its write | {:.1f} | |\n", turnaround / 1000.0);
+  table +=
+      fmt::format("| node1: sees the byte → posts its write | {:.1f} | |\n", turnaround / 1000.0);
   table += fmt::format("| round trip / 2 = write_lat sample | {:.1f} | |\n", rtt / 2000.0);
   // Not on write_lat's path: node 0's completion of the same write, from the ACK that
   // completes it.
@@ -316,7 +319,8 @@ TEST_F(CoreTiming, DoorbellSqIssueAndRxSpacing) {
     ibv_sge sge{e.addr(), kLen, e.mr->lkey};
     ibv_send_wr wr[kWrs];
     for (int i = 0; i < kWrs; ++i) {
-      wr[i] = rdma_write_wr(uint64_t(i), &sge, 1, p.addr + uint64_t(i) * kLen, p.rkey, i + 1 == kWrs);
+      wr[i] =
+          rdma_write_wr(uint64_t(i), &sge, 1, p.addr + uint64_t(i) * kLen, p.rkey, i + 1 == kWrs);
       wr[i].next = i + 1 < kWrs ? &wr[i + 1] : nullptr;
     }
     ibv_send_wr* bad = nullptr;

@@ -38,8 +38,7 @@ class LocalErrors : public ::testing::Test {
   // peer's info; node 1 connects and waits. Afterwards: the peer's buffer is expected to hold
   // guard bytes except [peer_written_off, + peer_written.size()), which must equal
   // peer_written.
-  void run(const std::function<void(Endpoint&, const PeerInfo&)>& requester,
-           bool connect = true) {
+  void run(const std::function<void(Endpoint&, const PeerInfo&)>& requester, bool connect = true) {
     SystemConfig cfg = preset_config("rnic-10g", "test");
     cfg.host.wqe_mode = wqe_mode;
     StatRegistry st;
@@ -178,7 +177,8 @@ TEST_F(LocalErrors, FullQueueIsRefusedWithEnomem) {
     ibv_send_wr* bad = nullptr;
     EXPECT_EQ(ibv_post_send(ep.qps[0], wr.data(), &bad), ENOMEM);  // depth 4
     EXPECT_EQ(bad, &wr[4]);
-    for (const ibv_wc& w : wait_completions(ep.cq, 4)) EXPECT_EQ(w.status, IBV_WC_SUCCESS) << w.wr_id;
+    for (const ibv_wc& w : wait_completions(ep.cq, 4))
+      EXPECT_EQ(w.status, IBV_WC_SUCCESS) << w.wr_id;
     // Completions freed the slots: the fifth goes now.
     wr[4].next = nullptr;
     EXPECT_EQ(ibv_post_send(ep.qps[0], &wr[4], &bad), 0);
@@ -296,11 +296,19 @@ TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
     rnic::host::Driver& drv = *ep.ctx->drv;
     const SystemConfig& cfg = drv.cfg();
     bad_qpn = uint32_t(cfg.core.qps) - 1;
-    const uint64_t hole = (uint64_t(cfg.host.hole_base_mib) + uint64_t(cfg.host.hole_mib) / 2) << 20;
-    const std::vector<uint32_t> args = {bad_qpn,       ep.pd->handle,        ep.cq->handle,
-                                        ep.cq->handle, 4,                    4,
-                                        reg::kQpHostRings, uint32_t(hole),   uint32_t(hole >> 32),
-                                        uint32_t(hole),    uint32_t(hole >> 32)};
+    const uint64_t hole = (uint64_t(cfg.host.hole_base_mib) + uint64_t(cfg.host.hole_mib) / 2)
+                          << 20;
+    const std::vector<uint32_t> args = {bad_qpn,
+                                        ep.pd->handle,
+                                        ep.cq->handle,
+                                        ep.cq->handle,
+                                        4,
+                                        4,
+                                        reg::kQpHostRings,
+                                        uint32_t(hole),
+                                        uint32_t(hole >> 32),
+                                        uint32_t(hole),
+                                        uint32_t(hole >> 32)};
     auto le32 = [](uint32_t v) {
       std::vector<uint8_t> b(4);
       std::memcpy(b.data(), &v, 4);

@@ -79,7 +79,7 @@ struct Case {
   bool r = false;
   ibv_wc_status requester = IBV_WC_REM_ACCESS_ERR;
   ibv_event_type responder_event = IBV_EVENT_QP_ACCESS_ERR;
-  int consumed_recv = -1;  // status of the receive the rejected Send consumed; -1: none
+  int consumed_recv = -1;    // status of the receive the rejected Send consumed; -1: none
   bool recv_placed = false;  // the rejected Send's bytes are in that receive's buffer
 };
 

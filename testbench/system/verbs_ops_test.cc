@@ -17,8 +17,8 @@ namespace {
 using testbench::kGuard;
 using testbench::mem_fill;
 using testbench::pattern;
-using testbench::wait_one;
 using testbench::test_name;
+using testbench::wait_one;
 using testbench::WireLog;
 using traffic::Endpoint;
 using traffic::EndpointConfig;
@@ -190,108 +190,108 @@ TEST_P(VerbsOps, SendVariantsUnsignalledAndZeroLength) {
   Endpoint a, b;
   uint32_t inv1 = 0, inv2 = 0;
   void* spare[2] = {};
-  cl.run({[&] {
-            connect(a, 0);
-            const PeerInfo server = oob.get(0);
-            inv1 = oob.get(0).rkey;
-            inv2 = oob.get(0).rkey;
-            ASSERT_EQ(rnic_mem_write(a.buf, data.data(), data.size()), 0);
-            ibv_sge sge[4];
-            ibv_send_wr wr[6] = {};
-            const ibv_wr_opcode ops[6] = {IBV_WR_SEND,          IBV_WR_SEND,
-                                          IBV_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV,
-                                          IBV_WR_SEND,          IBV_WR_RDMA_WRITE};
-            for (int i = 0; i < 6; ++i) {
-              wr[i].wr_id = uint64_t(i);
-              wr[i].opcode = ops[i];
-              if (i < 4) {
-                sge[i] = {a.addr() + uint64_t(i) * 300, 300, a.mr->lkey};
-                wr[i].sg_list = &sge[i];
-                wr[i].num_sge = 1;
-              }
-              if (i == 1 || i == 3) wr[i].send_flags = IBV_SEND_SOLICITED;
-              if (i + 1 < 6) wr[i].next = &wr[i + 1];
-            }
-            wr[2].invalidate_rkey = inv1;
-            wr[3].invalidate_rkey = inv2;
-            wr[5].wr.rdma.remote_addr = server.addr + 7;  // 0 bytes: names no memory
-            wr[5].wr.rdma.rkey = server.rkey;
-            wr[5].send_flags = IBV_SEND_SIGNALED;
-            ibv_send_wr* bad = nullptr;
-            ASSERT_EQ(ibv_post_send(a.qps[0], wr, &bad), 0);
-            const ibv_wc wc = wait_one(a.cq);
-            EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
-            EXPECT_EQ(wc.wr_id, 5u);
-            EXPECT_EQ(wc.byte_len, 0u);
-            ibv_wc more{};
-            EXPECT_EQ(ibv_poll_cq(a.cq, 1, &more), 0) << "unsignalled WR " << more.wr_id;
-            oob.get(0);  // the responder has checked its receives
-            // The invalidated STag no longer admits an RDMA Write.
-            ibv_send_wr w{};
-            w.wr_id = 6;
-            w.sg_list = &sge[0];
-            w.num_sge = 1;
-            w.opcode = IBV_WR_RDMA_WRITE;
-            w.send_flags = IBV_SEND_SIGNALED;
-            w.wr.rdma.remote_addr = reinterpret_cast<uint64_t>(spare[0]);
-            w.wr.rdma.rkey = inv1;
-            ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
-            EXPECT_EQ(wait_one(a.cq).status, IBV_WC_REM_ACCESS_ERR);
-          },
-          [&] {
-            connect(b, 1);
-            ibv_mr* mr[2];
-            for (int i = 0; i < 2; ++i) {
-              spare[i] = rnic_malloc(8192);
-              mem_fill(spare[i], 8192);
-              mr[i] = ibv_reg_mr(b.pd, spare[i], 8192,
-                                 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-              ASSERT_TRUE(mr[i]);
-            }
-            for (int i = 0; i < 5; ++i) {
-              ibv_sge sge{b.addr() + uint64_t(i) * 1000, 1000, b.mr->lkey};
-              ibv_recv_wr r{};
-              r.wr_id = 10 + uint64_t(i);
-              r.sg_list = &sge;
-              r.num_sge = 1;
-              ibv_recv_wr* bad = nullptr;
-              ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
-            }
-            oob.put(0, b.info());
-            PeerInfo p;
-            p.rkey = mr[0]->rkey;
-            oob.put(0, p);
-            p.rkey = mr[1]->rkey;
-            oob.put(0, p);
-            for (int i = 0; i < 5; ++i) {
-              const ibv_wc wc = wait_one(b.cq);
-              EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
-              EXPECT_EQ(wc.wr_id, 10u + uint64_t(i));
-              EXPECT_EQ(wc.opcode, IBV_WC_RECV);
-              EXPECT_EQ(wc.byte_len, i < 4 ? 300u : 0u);
-              if (i == 2 || i == 3) {
-                EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_INV);
-                EXPECT_EQ(wc.invalidated_rkey, i == 2 ? mr[0]->rkey : mr[1]->rkey);
-              } else {
-                EXPECT_FALSE(wc.wc_flags & IBV_WC_WITH_INV);
-              }
-              if (i < 4) {
-                EXPECT_EQ(read(b.addr() + uint64_t(i) * 1000, 300),
-                          std::vector<uint8_t>(data.begin() + i * 300, data.begin() + i * 300 + 300));
-              }
-            }
-            for (int i = 0; i < 5; ++i) {
-              const uint64_t at = uint64_t(i) * 1000 + (i < 4 ? 300 : 0);
-              EXPECT_EQ(read(b.addr() + at, 1000 - (at - uint64_t(i) * 1000)),
-                        std::vector<uint8_t>(1000 - (at - uint64_t(i) * 1000), kGuard));
-            }
-            expect_guards(b.addr() + 5000, EndpointConfig{}.buf_bytes - 5000, 0, 0);
-            for (void* s : spare) expect_guards(reinterpret_cast<uint64_t>(s), 8192, 0, 0);
-            oob.put(0, {});
-            ibv_async_event ev{};
-            ASSERT_EQ(ibv_get_async_event(b.ctx, &ev), 0);  // the refused Write
-            EXPECT_EQ(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
-          }});
+  cl.run(
+      {[&] {
+         connect(a, 0);
+         const PeerInfo server = oob.get(0);
+         inv1 = oob.get(0).rkey;
+         inv2 = oob.get(0).rkey;
+         ASSERT_EQ(rnic_mem_write(a.buf, data.data(), data.size()), 0);
+         ibv_sge sge[4];
+         ibv_send_wr wr[6] = {};
+         const ibv_wr_opcode ops[6] = {IBV_WR_SEND,          IBV_WR_SEND, IBV_WR_SEND_WITH_INV,
+                                       IBV_WR_SEND_WITH_INV, IBV_WR_SEND, IBV_WR_RDMA_WRITE};
+         for (int i = 0; i < 6; ++i) {
+           wr[i].wr_id = uint64_t(i);
+           wr[i].opcode = ops[i];
+           if (i < 4) {
+             sge[i] = {a.addr() + uint64_t(i) * 300, 300, a.mr->lkey};
+             wr[i].sg_list = &sge[i];
+             wr[i].num_sge = 1;
+           }
+           if (i == 1 || i == 3) wr[i].send_flags = IBV_SEND_SOLICITED;
+           if (i + 1 < 6) wr[i].next = &wr[i + 1];
+         }
+         wr[2].invalidate_rkey = inv1;
+         wr[3].invalidate_rkey = inv2;
+         wr[5].wr.rdma.remote_addr = server.addr + 7;  // 0 bytes: names no memory
+         wr[5].wr.rdma.rkey = server.rkey;
+         wr[5].send_flags = IBV_SEND_SIGNALED;
+         ibv_send_wr* bad = nullptr;
+         ASSERT_EQ(ibv_post_send(a.qps[0], wr, &bad), 0);
+         const ibv_wc wc = wait_one(a.cq);
+         EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+         EXPECT_EQ(wc.wr_id, 5u);
+         EXPECT_EQ(wc.byte_len, 0u);
+         ibv_wc more{};
+         EXPECT_EQ(ibv_poll_cq(a.cq, 1, &more), 0) << "unsignalled WR " << more.wr_id;
+         oob.get(0);  // the responder has checked its receives
+         // The invalidated STag no longer admits an RDMA Write.
+         ibv_send_wr w{};
+         w.wr_id = 6;
+         w.sg_list = &sge[0];
+         w.num_sge = 1;
+         w.opcode = IBV_WR_RDMA_WRITE;
+         w.send_flags = IBV_SEND_SIGNALED;
+         w.wr.rdma.remote_addr = reinterpret_cast<uint64_t>(spare[0]);
+         w.wr.rdma.rkey = inv1;
+         ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
+         EXPECT_EQ(wait_one(a.cq).status, IBV_WC_REM_ACCESS_ERR);
+       },
+       [&] {
+         connect(b, 1);
+         ibv_mr* mr[2];
+         for (int i = 0; i < 2; ++i) {
+           spare[i] = rnic_malloc(8192);
+           mem_fill(spare[i], 8192);
+           mr[i] =
+               ibv_reg_mr(b.pd, spare[i], 8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+           ASSERT_TRUE(mr[i]);
+         }
+         for (int i = 0; i < 5; ++i) {
+           ibv_sge sge{b.addr() + uint64_t(i) * 1000, 1000, b.mr->lkey};
+           ibv_recv_wr r{};
+           r.wr_id = 10 + uint64_t(i);
+           r.sg_list = &sge;
+           r.num_sge = 1;
+           ibv_recv_wr* bad = nullptr;
+           ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
+         }
+         oob.put(0, b.info());
+         PeerInfo p;
+         p.rkey = mr[0]->rkey;
+         oob.put(0, p);
+         p.rkey = mr[1]->rkey;
+         oob.put(0, p);
+         for (int i = 0; i < 5; ++i) {
+           const ibv_wc wc = wait_one(b.cq);
+           EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+           EXPECT_EQ(wc.wr_id, 10u + uint64_t(i));
+           EXPECT_EQ(wc.opcode, IBV_WC_RECV);
+           EXPECT_EQ(wc.byte_len, i < 4 ? 300u : 0u);
+           if (i == 2 || i == 3) {
+             EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_INV);
+             EXPECT_EQ(wc.invalidated_rkey, i == 2 ? mr[0]->rkey : mr[1]->rkey);
+           } else {
+             EXPECT_FALSE(wc.wc_flags & IBV_WC_WITH_INV);
+           }
+           if (i < 4) {
+             EXPECT_EQ(read(b.addr() + uint64_t(i) * 1000, 300),
+                       std::vector<uint8_t>(data.begin() + i * 300, data.begin() + i * 300 + 300));
+           }
+         }
+         for (int i = 0; i < 5; ++i) {
+           const uint64_t at = uint64_t(i) * 1000 + (i < 4 ? 300 : 0);
+           EXPECT_EQ(read(b.addr() + at, 1000 - (at - uint64_t(i) * 1000)),
+                     std::vector<uint8_t>(1000 - (at - uint64_t(i) * 1000), kGuard));
+         }
+         expect_guards(b.addr() + 5000, EndpointConfig{}.buf_bytes - 5000, 0, 0);
+         for (void* s : spare) expect_guards(reinterpret_cast<uint64_t>(s), 8192, 0, 0);
+         oob.put(0, {});
+         ibv_async_event ev{};
+         ASSERT_EQ(ibv_get_async_event(b.ctx, &ev), 0);  // the refused Write
+         EXPECT_EQ(ev.event_type, IBV_EVENT_QP_ACCESS_ERR);
+       }});
 }
 
 // Completion events through a completion channel: armed for solicited events only, the CQ
@@ -390,8 +390,9 @@ TEST_P(VerbsOps, ReadsOutstandingUpToOrd) {
               const ibv_wc wc = wait_one(a.cq);
               EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
               EXPECT_EQ(wc.wr_id, uint64_t(i));
-              EXPECT_EQ(read(a.addr() + uint64_t(i) * 8192, kLen),
-                        std::vector<uint8_t>(data.begin() + i * kLen, data.begin() + (i + 1) * kLen));
+              EXPECT_EQ(
+                  read(a.addr() + uint64_t(i) * 8192, kLen),
+                  std::vector<uint8_t>(data.begin() + i * kLen, data.begin() + (i + 1) * kLen));
               expect_guards(a.addr() + uint64_t(i) * 8192 + kLen, 8192 - kLen, 0, 0);
             }
           },
@@ -480,8 +481,8 @@ TEST_P(VerbsOps, QueuesWrapAround) {
               std::vector<ibv_send_wr> wr(static_cast<size_t>(n));
               for (int i = 0; i < n; ++i, ++k) {
                 sge[i] = {a.addr() + uint64_t(k) * kLen, kLen, a.mr->lkey};
-                wr[i] = testbench::rdma_write_wr(uint64_t(k), &sge[i], 1,
-                                                 server.addr + uint64_t(k) * kLen, server.rkey, true);
+                wr[i] = testbench::rdma_write_wr(
+                    uint64_t(k), &sge[i], 1, server.addr + uint64_t(k) * kLen, server.rkey, true);
                 if (k % 2) wr[i].opcode = IBV_WR_SEND;
                 wr[i].next = i + 1 < n ? &wr[i + 1] : nullptr;
               }
