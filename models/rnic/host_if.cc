@@ -18,6 +18,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const SystemConfig& cfg, pcie::Pci
       smt_(size_t(cfg.core.stags)),
       pblmt_(size_t(cfg.core.pbl_entries)),
       xlat_(smt_, pblmt_),
+      rx_parse_(uint64_t(cfg.core.rx_parse_cycles), uint64_t(cfg.core.datapath_bytes)),
       cqs_(size_t(cfg.core.cqs)),
       qps_(size_t(cfg.core.qps)),
       tx_segments_(stats.group(name()).counter("tx_segments", "segments", "DDP segments sent")),

@@ -24,10 +24,12 @@
 //                      (one without payload kHeaderCycles after its issue). Segments leave in
 //                      issue order, each as soon as it is ready and the EFE has room.
 //                      Segments: at most mac.mtu - 20 (EFE) - 14/18 (DDP header) payload bytes.
-//   RX engine          one segment at a time: header checks done C.rx_parse_cycles after it
-//                      starts; tagged and Send segments are translated (xlat cycles) and their
-//                      DMA writes issued right after; the engine takes the next segment
-//                      max(rx_parse_cycles, ceil(payload / datapath)) cycles after starting one.
+//   RX engine          one segment at a time, through ddp_rx_parse (ddp_rx_parse.h): header
+//                      checks done max(C.rx_parse_cycles, beats holding the header and a Read
+//                      Request's 28 bytes) cycles after it starts; tagged and Send segments are
+//                      translated (xlat cycles) and their DMA writes issued right after; the
+//                      engine takes the next segment max(that, ceil(bytes / datapath)) cycles
+//                      after starting one.
 //                      The EFE is told the segment is validated when its writes are issued (or,
 //                      for a bad segment, when its Terminate has gone to the EFE: the engine
 //                      stalls until then).
@@ -53,6 +55,7 @@
 #include "models/pcie/pcie_if.h"
 #include "models/rnic/ddp_rdmap.h"
 #include "models/rnic/rnic_regs.h"
+#include "models/rnic/ddp_rx_parse.h"
 #include "models/rnic/rnic_xlat.h"
 #include "models/rnic/smt.h"
 #include "models/rnic/wqe.h"
@@ -235,7 +238,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   void rx_step();
   void rx_ack(const eth::Mac& peer, uint32_t ack);
   // Returns the cycles the segment's processing took (to its writes / its verdict).
-  void rx_segment(efe::EfePassThrough::RxSegment& s);
+  void rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult& pr);
   void rx_terminate(uint32_t qpn, Qp& q, const uint8_t* p, size_t n);
   void fail_qp(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h,
                const efe::EfePassThrough::RxSegment& s, ibv_event_type ev, int recv_status);
@@ -263,6 +266,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   Smt smt_;
   Pblmt pblmt_;
   RnicXlat xlat_;
+  DdpRxParse rx_parse_;
   std::vector<Cq> cqs_;
   std::vector<Qp> qps_;
 

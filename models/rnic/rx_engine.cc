@@ -49,13 +49,14 @@ void RnicCore::rx_step() {
       continue;
     }
     mark(Probe::kRxStart, it.seg.dst_qpn, now_ps());
-    const uint64_t parse = uint64_t(cfg_.core.rx_parse_cycles);
-    const uint64_t dp = uint64_t(cfg_.core.datapath_bytes);
-    const uint64_t stream = (it.seg.ddp.size() + dp - 1) / dp;
+    // ddp_rx_parse (burst API): the header result after pr.cycles, the input free after the
+    // segment's beats.
+    const RxParseResult pr = rx_parse_.parse(it.seg.ddp.data(), it.seg.ddp.size());
+    const uint64_t stream = rx_parse_.stream_cycles(it.seg.ddp.size());
     rx_busy_ = true;
     auto seg = std::make_shared<efe::EfePassThrough::RxSegment>(std::move(it.seg));
-    eq_.at(edge(parse), [this, seg] { rx_segment(*seg); });
-    eq_.at(edge(std::max(parse, stream)), [this] { rx_step(); });
+    eq_.at(edge(pr.cycles), [this, seg, pr] { rx_segment(*seg, pr); });
+    eq_.at(edge(std::max(pr.cycles, stream)), [this] { rx_step(); });
     return;
   }
 }
@@ -123,14 +124,14 @@ void RnicCore::fail_qp(uint32_t qpn, const TermCause& why, const rdmap::Segment&
   if (int(ev) >= 0) push_event(ev, qpn);
 }
 
-void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
+void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult& pr) {
   ++rx_segments_;
   const uint32_t qpn = s.dst_qpn;
   mark(Probe::kRxChecked, qpn, now_ps());
-  rdmap::Segment h;
+  const rdmap::Segment& h = pr.h;
   if (qpn >= qps_.size() || !qps_[qpn].valid ||
       (qps_[qpn].state != IBV_QPS_RTR && qps_[qpn].state != IBV_QPS_RTS) ||
-      qps_[qpn].peer_mac != s.src || !rdmap::decode(s.ddp.data(), s.ddp.size(), &h)) {
+      qps_[qpn].peer_mac != s.src || pr.dropped) {
     ++rx_dropped_;
     log::debug("{}: segment for QP {} dropped", name(), qpn);
     efe_.validated(s.src, s.seq, s.ar);
@@ -138,10 +139,9 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
   }
   Qp& q = qps_[qpn];
   const constexpr ibv_event_type kNoEvent = ibv_event_type(-1);
-  TermCause why;
-  if (!rdmap::check_header(h, &why)) return fail_qp(qpn, why, h, s, IBV_EVENT_QP_FATAL, -1);
-  const uint8_t* payload = s.ddp.data() + h.header_bytes();
-  const uint32_t len = uint32_t(s.ddp.size() - h.header_bytes());
+  if (!pr.ok) return fail_qp(qpn, pr.why, h, s, IBV_EVENT_QP_FATAL, -1);
+  const uint8_t* payload = s.ddp.data() + pr.payload_off;
+  const uint32_t len = pr.payload_len;
   const uint64_t now = now_ps();
   const Opcode op = Opcode(h.opcode);
 
@@ -183,9 +183,8 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s) {
   }
 
   if (op == Opcode::kReadRequest) {
-    rdmap::ReadRequest rr;
-    if (len < rdmap::kReadRequestBytes || !rdmap::decode(payload, len, &rr))
-      return fail_qp(qpn, {Layer::kRdmap, 2, 0xFF}, h, s, IBV_EVENT_QP_FATAL, -1);
+    if (!pr.rr_ok) return fail_qp(qpn, {Layer::kRdmap, 2, 0xFF}, h, s, IBV_EVENT_QP_FATAL, -1);
+    const rdmap::ReadRequest& rr = pr.rr;
     if (h.msn != q.rreq_msn)
       return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, IBV_EVENT_QP_FATAL, -1);
     if (h.mo != 0) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, IBV_EVENT_QP_FATAL, -1);

@@ -392,6 +392,30 @@ TEST_F(CoreTiming, HostRingFetchThenCopyIn) {
   EXPECT_EQ(stats.group("node0.core").counter("wqe_fetches", "", "").value, 1u);
 }
 
+// ddp_rx_parse: a Read Request's header checks wait for its 28-byte payload (46 bytes: 3 beats
+// of 16 B, one more than rx_parse_cycles); its tagged Read Response needs rx_parse_cycles.
+TEST_F(CoreTiming, ReadRequestChecksWaitForItsPayload) {
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Probes pr[2];
+  pr[0].attach(cl.nodes[0]->core);
+  pr[1].attach(cl.nodes[1]->core);
+  Endpoint ep[2];
+  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
+    ibv_sge sge{e.addr(), 64, e.mr->lkey};
+    ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey, true);
+    wr.opcode = IBV_WR_RDMA_READ;
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
+    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
+  });
+  const uint64_t c = cycle();
+  ASSERT_EQ(pr[1].count(Probe::kRxStart), 1u);
+  EXPECT_EQ(pr[1].t(Probe::kRxChecked, 0) - pr[1].t(Probe::kRxStart, 0), 3 * c);
+  ASSERT_EQ(pr[0].count(Probe::kRxStart), 1u);
+  EXPECT_EQ(pr[0].t(Probe::kRxChecked, 0) - pr[0].t(Probe::kRxStart, 0), 2 * c);
+}
+
 // Completion engine: a CQE's write is issued core.cqe_cycles after what completes it (the ACK
 // of an RDMA Write), and CQEs formed together (a flush) leave cqe_cycles apart.
 TEST_F(CoreTiming, CqesFollowTheirCauseByCqeCycles) {
