@@ -129,7 +129,12 @@ void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background&
       k.spawn_method();
       sc_core::sc_spawn([h]() mutable { h.kill(); }, "kill_host_thread", &k);
     }
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    // After an error inside the simulation (an exception out of a host thread) the kernel
+    // refuses to run again: the original error is the one to report.
+    try {
+      sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    } catch (...) {
+    }
     throw;
   }
 }

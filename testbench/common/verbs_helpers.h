@@ -2,9 +2,9 @@
 // Write WR. For use inside simulated processes of GoogleTest cases.
 #pragma once
 
-#include <algorithm>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -57,9 +57,9 @@ inline std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
   return v;
 }
 
-// Polls until n completions have arrived; 10 ms of simulated time without one fails the test
-// and returns what arrived.
-inline std::vector<ibv_wc> wait_completions(ibv_cq* cq, size_t n) {
+// Polls until n completions have arrived; `limit_ns` of simulated time (10 ms unless given)
+// without one fails the test and returns what arrived.
+inline std::vector<ibv_wc> wait_completions(ibv_cq* cq, size_t n, uint64_t limit_ns = 10'000'000) {
   std::vector<ibv_wc> v;
   while (v.size() < n) {
     ibv_wc wc{};
@@ -67,8 +67,9 @@ inline std::vector<ibv_wc> wait_completions(ibv_cq* cq, size_t n) {
       v.push_back(wc);
       continue;
     }
-    if (!rnic_wait_cq(cq, 10'000'000)) {
-      ADD_FAILURE() << "only " << v.size() << " of " << n << " completions in 10 ms";
+    if (!rnic_wait_cq(cq, limit_ns)) {
+      ADD_FAILURE() << "only " << v.size() << " of " << n << " completions in " << limit_ns
+                    << " ns";
       break;
     }
   }
@@ -76,8 +77,8 @@ inline std::vector<ibv_wc> wait_completions(ibv_cq* cq, size_t n) {
 }
 
 // The next completion (a zeroed one, and a test failure, if none comes).
-inline ibv_wc wait_one(ibv_cq* cq) {
-  const std::vector<ibv_wc> v = wait_completions(cq, 1);
+inline ibv_wc wait_one(ibv_cq* cq, uint64_t limit_ns = 10'000'000) {
+  const std::vector<ibv_wc> v = wait_completions(cq, 1, limit_ns);
   return v.empty() ? ibv_wc{} : v[0];
 }
 
