@@ -29,9 +29,12 @@ OFFENDING = {
     "SendWithInvalidateOfAnotherPdsStag": 4, "SendWithInvalidateOfAnInvalidStag": 4,
     "UnknownOpcode": 8, "OpcodeThatDoesNotMatchTheTBit": 3, "BadRdmapVersion": 3,
     "BadDdpVersionUntagged": 3, "BadDdpVersionTagged": 0, "BadQueueNumber": 3,
+    "SendWithWrongMsn": 3, "SendWithWrongMo": 3, "ReadRequestWithWrongMsn": 1,
+    "ReadRequestWithNonZeroMo": 1,
 }
 CORRUPTED = {"UnknownOpcode", "OpcodeThatDoesNotMatchTheTBit", "BadRdmapVersion",
-             "BadDdpVersionUntagged", "BadDdpVersionTagged", "BadQueueNumber"}
+             "BadDdpVersionUntagged", "BadDdpVersionTagged", "BadQueueNumber", "SendWithWrongMsn",
+             "SendWithWrongMo", "ReadRequestWithWrongMsn", "ReadRequestWithNonZeroMo"}
 TERM_TYPE_MISMATCH = {"OpcodeThatDoesNotMatchTheTBit"}  # RDMAP type 2 over a 14-byte header
 READ_PROTECTION = {k for k, v in OFFENDING.items() if v == 1}  # WIRE.md's named limitation
 

@@ -489,5 +489,31 @@ TEST_F(RdmaErrors, BadQueueNumber) {
   }));
 }
 
+// Responder rows docs/errors.md adds to WIRE.md's table: an MSN that is not the next expected
+// and an MO that is not where the message stands (untagged bytes 10-13 MSN, 14-17 MO).
+TEST_F(RdmaErrors, SendWithWrongMsn) {
+  run(header_case(Op::kSend, {Layer::kDdp, 2, 0x03},
+                  [](std::vector<uint8_t>& d) { d[13] = uint8_t(d[13] + 5); }));
+}
+
+TEST_F(RdmaErrors, SendWithWrongMo) {
+  run(header_case(Op::kSend, {Layer::kDdp, 2, 0x04},
+                  [](std::vector<uint8_t>& d) { d[17] = uint8_t(d[17] ^ 0x40); }));
+}
+
+TEST_F(RdmaErrors, ReadRequestWithWrongMsn) {
+  Case c = header_case(Op::kRead, {Layer::kDdp, 2, 0x03},
+                       [](std::vector<uint8_t>& d) { d[13] = uint8_t(d[13] + 3); });
+  c.r = true;
+  run(c);
+}
+
+TEST_F(RdmaErrors, ReadRequestWithNonZeroMo) {
+  Case c = header_case(Op::kRead, {Layer::kDdp, 2, 0x04},
+                       [](std::vector<uint8_t>& d) { d[17] = 8; });
+  c.r = true;
+  run(c);
+}
+
 }  // namespace
 }  // namespace rnic
