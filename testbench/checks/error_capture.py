@@ -30,7 +30,7 @@ OFFENDING = {
     "UnknownOpcode": 8, "OpcodeThatDoesNotMatchTheTBit": 3, "BadRdmapVersion": 3,
     "BadDdpVersionUntagged": 3, "BadDdpVersionTagged": 0, "BadQueueNumber": 3,
     "SendWithWrongMsn": 3, "SendWithWrongMo": 3, "ReadRequestWithWrongMsn": 1,
-    "ReadRequestWithNonZeroMo": 1,
+    "ReadRequestWithNonZeroMo": 1, "ReadRequestBeyondIrd": 1,
 }
 CORRUPTED = {"UnknownOpcode", "OpcodeThatDoesNotMatchTheTBit", "BadRdmapVersion",
              "BadDdpVersionUntagged", "BadDdpVersionTagged", "BadQueueNumber", "SendWithWrongMsn",

@@ -44,15 +44,17 @@ using traffic::PeerInfo;
 
 constexpr size_t kBuf = 1 << 20, kSecondMr = 64 << 10;
 // Offsets in the 1 MiB buffers.
-constexpr uint64_t kSrcOff = 0x1000;         // requester: the rejected WR's source / read sink
-constexpr uint64_t kFollowSrcOff = 0x3000;   // requester: the WR queued behind it
-constexpr uint64_t kQp1SrcOff = 0x5000;      // requester: QP 1's Write and Send sources
-constexpr uint64_t kTargetOff = 0x10000;     // responder: the rejected WR's remote target
-constexpr uint64_t kFollowDstOff = 0x20000;  // responder: the queued Write's target
-constexpr uint64_t kRecvOff = 0x30000;       // responder: QP 0's receives
-constexpr uint64_t kQp1DstOff = 0x40000;     // responder: QP 1's Write target
-constexpr uint64_t kQp1RecvOff = 0x50000;    // responder: QP 1's receive
+constexpr uint64_t kSrcOff = 0x1000;           // requester: the rejected WR's source / read sink
+constexpr uint64_t kFollowSrcOff = 0x3000;     // requester: the WR queued behind it
+constexpr uint64_t kReadsBeforeOff = 0x80000;  // requester: sinks of the Reads ahead of it
+constexpr uint64_t kQp1SrcOff = 0x5000;        // requester: QP 1's Write and Send sources
+constexpr uint64_t kTargetOff = 0x10000;       // responder: the rejected WR's remote target
+constexpr uint64_t kFollowDstOff = 0x20000;    // responder: the queued Write's target
+constexpr uint64_t kRecvOff = 0x30000;         // responder: QP 0's receives
+constexpr uint64_t kQp1DstOff = 0x40000;       // responder: QP 1's Write target
+constexpr uint64_t kQp1RecvOff = 0x50000;      // responder: QP 1's receive
 constexpr uint32_t kQp1Write = 1000, kQp1Send = 500, kFollowLen = 64;
+constexpr uint32_t kReadBeforeLen = 0x10000;  // long enough to stay in the response queue
 constexpr ibv_event_type kNoEvent = ibv_event_type(-1);
 
 enum class Op { kWrite, kRead, kSend, kSendInv };
@@ -73,6 +75,11 @@ struct Case {
   uint64_t remote_off = 0;  // from the target's first byte
   // Rewrites the rejected WR's segment as it goes out (a faulty peer).
   std::function<void(std::vector<uint8_t>&)> fault;
+  // Valid 64 KiB RDMA Reads posted ahead of the rejected WR (wr_id 20 + i; their source is
+  // guard bytes, so what part of them lands leaves the scoreboard as it is), and a change to
+  // both cards' configuration.
+  int reads_before = 0;
+  std::function<void(SystemConfig&)> config;
 
   // Expected.
   TermCause cause;
@@ -100,6 +107,7 @@ class RdmaErrors : public ::testing::Test {
 
 void RdmaErrors::run(const Case& c) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
+  if (c.config) c.config(cfg);
   StatRegistry stats;
   Cluster cl(cfg, stats);
   WireLog wire(cl.eth, testbench::test_name());
@@ -171,6 +179,16 @@ void RdmaErrors::run(const Case& c) {
          ibv_sge fsge{a.addr() + kFollowSrcOff, kFollowLen, a.mr->lkey};
          ibv_send_wr fwr = rdma_write_wr(2, &fsge, 1, peer.addr + kFollowDstOff, peer.rkey);
          wr.next = &fwr;
+         std::vector<ibv_sge> before_sge(size_t(c.reads_before));
+         std::vector<ibv_send_wr> before(size_t(c.reads_before));
+         for (int i = 0; i < c.reads_before; ++i) {
+           before_sge[i] = {a.addr() + kReadsBeforeOff + kReadBeforeLen * uint64_t(i),
+                            kReadBeforeLen, a.mr->lkey};
+           before[i] = rdma_write_wr(20 + uint64_t(i), &before_sge[i], 1,
+                                     target.addr + kReadBeforeLen * uint64_t(i), target.rkey, true);
+           before[i].opcode = IBV_WR_RDMA_READ;
+           before[i].next = i + 1 < c.reads_before ? &before[i + 1] : &wr;
+         }
          if (c.fault) {
            // The first DATA frame after this point is the rejected WR's only segment.
            cl.nodes[0]->efe.tx_fault = [&](std::vector<uint8_t>& ddp) {
@@ -179,9 +197,14 @@ void RdmaErrors::run(const Case& c) {
            };
          }
          ibv_send_wr* bad = nullptr;
-         ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+         ASSERT_EQ(ibv_post_send(a.qps[0], c.reads_before ? before.data() : &wr, &bad), 0);
 
-         const std::vector<ibv_wc> wcs = wait_completions(a.cq, 3);
+         const std::vector<ibv_wc> wcs = wait_completions(a.cq, 3 + size_t(c.reads_before));
+         for (int i = 0; i < c.reads_before; ++i) {
+           const ibv_wc* r = by_id(wcs, 20 + uint64_t(i));
+           ASSERT_TRUE(r);
+           EXPECT_EQ(r->status, IBV_WC_WR_FLUSH_ERR) << "read " << i;
+         }
          const ibv_wc* w1 = by_id(wcs, 1);
          const ibv_wc* w2 = by_id(wcs, 2);
          const ibv_wc* w3 = by_id(wcs, 3);
@@ -301,8 +324,9 @@ void RdmaErrors::run(const Case& c) {
   EXPECT_TRUE(term.d);
   EXPECT_EQ(term.r, c.r);
   const std::vector<const WireFrame*> sent = wire.data(req, b.qps[0]->qp_num);
-  ASSERT_FALSE(sent.empty());
-  const std::vector<uint8_t>& off = sent[0]->ddp;  // the rejected WR's segment, as it went out
+  ASSERT_GT(sent.size(), size_t(c.reads_before));
+  // The rejected WR's segment, as it went out.
+  const std::vector<uint8_t>& off = sent[size_t(c.reads_before)]->ddp;
   EXPECT_EQ(term.ddp_seg_len, off.size());
   const size_t hb = (off[0] & rdmap::kDdpTagged) ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes;
   EXPECT_EQ(term.ddp_header, std::vector<uint8_t>(off.begin(), off.begin() + hb));
@@ -509,9 +533,22 @@ TEST_F(RdmaErrors, ReadRequestWithWrongMsn) {
 }
 
 TEST_F(RdmaErrors, ReadRequestWithNonZeroMo) {
-  Case c = header_case(Op::kRead, {Layer::kDdp, 2, 0x04},
-                       [](std::vector<uint8_t>& d) { d[17] = 8; });
+  Case c =
+      header_case(Op::kRead, {Layer::kDdp, 2, 0x04}, [](std::vector<uint8_t>& d) { d[17] = 8; });
   c.r = true;
+  run(c);
+}
+
+// A Read Request beyond the responder's IRD (docs/errors.md): with IRD 2 on both cards and the
+// requester's ORD at 16, the third of three Reads arrives while the first two 64 KiB responses
+// are still queued (a response leaves the queue when its last segment is issued). The two Reads
+// ahead of it are flushed at the requester.
+TEST_F(RdmaErrors, ReadRequestBeyondIrd) {
+  Case c = read_case({Layer::kRdmap, 2, 0x07});
+  c.reads_before = 2;
+  c.config = [](SystemConfig& cfg) { cfg.core.ird = 2; };
+  c.requester = IBV_WC_REM_OP_ERR;
+  c.responder_event = IBV_EVENT_QP_FATAL;
   run(c);
 }
 
