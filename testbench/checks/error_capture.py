@@ -31,11 +31,14 @@ OFFENDING = {
     "BadDdpVersionUntagged": 3, "BadDdpVersionTagged": 0, "BadQueueNumber": 3,
     "SendWithWrongMsn": 3, "SendWithWrongMo": 3, "ReadRequestWithWrongMsn": 1,
     "ReadRequestWithNonZeroMo": 1, "ReadRequestBeyondIrd": 1,
+    "ReadResponseWithoutAnOutstandingRead": 2, "ReadRequestShorterThanItsPayload": 1,
 }
 CORRUPTED = {"UnknownOpcode", "OpcodeThatDoesNotMatchTheTBit", "BadRdmapVersion",
              "BadDdpVersionUntagged", "BadDdpVersionTagged", "BadQueueNumber", "SendWithWrongMsn",
-             "SendWithWrongMo", "ReadRequestWithWrongMsn", "ReadRequestWithNonZeroMo"}
-TERM_TYPE_MISMATCH = {"OpcodeThatDoesNotMatchTheTBit"}  # RDMAP type 2 over a 14-byte header
+             "SendWithWrongMo", "ReadRequestWithWrongMsn", "ReadRequestWithNonZeroMo",
+             "ReadResponseWithoutAnOutstandingRead", "ReadRequestShorterThanItsPayload"}
+TERM_TYPE_MISMATCH = {"OpcodeThatDoesNotMatchTheTBit",  # RDMAP type 2 over a 14-byte header
+                      "ReadResponseWithoutAnOutstandingRead"}
 READ_PROTECTION = {k for k, v in OFFENDING.items() if v == 1}  # WIRE.md's named limitation
 
 

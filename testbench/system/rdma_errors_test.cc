@@ -552,5 +552,21 @@ TEST_F(RdmaErrors, ReadRequestBeyondIrd) {
   run(c);
 }
 
+// A Read Response the responder never asked for (an RDMA Write's segment relabelled opcode 2):
+// RDMAP / 2 / 0x06.
+TEST_F(RdmaErrors, ReadResponseWithoutAnOutstandingRead) {
+  run(header_case(Op::kWrite, {Layer::kRdmap, 2, 0x06},
+                  [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x2); }));
+}
+
+// A Read Request cut inside its 28-byte payload: RDMAP / 2 / 0xFF, without the R bit (there is
+// no whole Read Request to include); the oldest outstanding WR, the Read, is the one named.
+TEST_F(RdmaErrors, ReadRequestShorterThanItsPayload) {
+  Case c = header_case(Op::kRead, {Layer::kRdmap, 2, 0xFF},
+                       [](std::vector<uint8_t>& d) { d.resize(rdmap::kUntaggedBytes + 10); });
+  c.requester = IBV_WC_REM_OP_ERR;
+  run(c);
+}
+
 }  // namespace
 }  // namespace rnic
