@@ -32,6 +32,7 @@ OFFENDING = {
     "SendWithWrongMsn": 3, "SendWithWrongMo": 3, "ReadRequestWithWrongMsn": 1,
     "ReadRequestWithNonZeroMo": 1, "ReadRequestBeyondIrd": 1,
     "ReadResponseWithoutAnOutstandingRead": 2, "ReadRequestShorterThanItsPayload": 1,
+    "SendIntoAReceiveWhoseMrWasDeregistered": 3,
 }
 CORRUPTED = {"UnknownOpcode", "OpcodeThatDoesNotMatchTheTBit", "BadRdmapVersion",
              "BadDdpVersionUntagged", "BadDdpVersionTagged", "BadQueueNumber", "SendWithWrongMsn",

@@ -79,6 +79,8 @@ struct Case {
   // guard bytes, so what part of them lands leaves the scoreboard as it is), and a change to
   // both cards' configuration.
   int reads_before = 0;
+  // The responder's QP 0 receives use an MR of their own, deregistered once they are posted.
+  bool dereg_recv_mr = false;
   std::function<void(SystemConfig&)> config;
 
   // Expected.
@@ -256,8 +258,13 @@ void RdmaErrors::run(const Case& c) {
            target.rkey = second->rkey;
          }
          if (!c.second_mr && (c.op == Op::kWrite || c.op == Op::kRead)) target.addr += kTargetOff;
+         ibv_mr* recv_mr = b.mr;
+         if (c.dereg_recv_mr) {
+           recv_mr = ibv_reg_mr(b.pd, b.buf, kBuf, IBV_ACCESS_LOCAL_WRITE);
+           ASSERT_TRUE(recv_mr);
+         }
          for (int i = 0; i < c.recvs; ++i) {
-           ibv_sge s{b.addr() + kRecvOff + uint64_t(i) * c.recv_len, c.recv_len, b.mr->lkey};
+           ibv_sge s{b.addr() + kRecvOff + uint64_t(i) * c.recv_len, c.recv_len, recv_mr->lkey};
            ibv_recv_wr r{};
            r.wr_id = 100 + uint64_t(i);
            r.sg_list = &s;
@@ -265,6 +272,7 @@ void RdmaErrors::run(const Case& c) {
            ibv_recv_wr* bad = nullptr;
            ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
          }
+         if (c.dereg_recv_mr) ASSERT_EQ(ibv_dereg_mr(recv_mr), 0);
          ibv_sge s{b.addr() + kQp1RecvOff, 4096, b.mr->lkey};
          ibv_recv_wr r{};
          r.wr_id = 200;
@@ -565,6 +573,20 @@ TEST_F(RdmaErrors, ReadRequestShorterThanItsPayload) {
   Case c = header_case(Op::kRead, {Layer::kRdmap, 2, 0xFF},
                        [](std::vector<uint8_t>& d) { d.resize(rdmap::kUntaggedBytes + 10); });
   c.requester = IBV_WC_REM_OP_ERR;
+  run(c);
+}
+
+// A receive whose MR was deregistered after it was posted: the Send that consumes it cannot be
+// placed. RDMAP / 0 / 0x00 (local catastrophic) to the requester, the receive completes
+// IBV_WC_LOC_PROT_ERR, the responder's QP fails with IBV_EVENT_QP_FATAL.
+TEST_F(RdmaErrors, SendIntoAReceiveWhoseMrWasDeregistered) {
+  Case c;
+  c.op = Op::kSend;
+  c.dereg_recv_mr = true;
+  c.cause = {Layer::kRdmap, 0, 0x00};
+  c.requester = IBV_WC_REM_OP_ERR;
+  c.responder_event = IBV_EVENT_QP_FATAL;
+  c.consumed_recv = IBV_WC_LOC_PROT_ERR;
   run(c);
 }
 
