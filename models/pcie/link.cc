@@ -110,7 +110,13 @@ void PcieLink::send(int s, Tlp tlp) {
 }
 
 void PcieLink::kick(Side& sd) {
-  if (now_ps() >= sd.busy_until_ps) sd.tx_ev.notify(sc_core::SC_ZERO_TIME);
+  const uint64_t now = now_ps();
+  if (now >= sd.busy_until_ps) {
+    sd.tx_ev.notify(sc_core::SC_ZERO_TIME);
+  } else if (!sd.wake_at_end) {
+    sd.wake_at_end = true;
+    sd.tx_ev.notify(ps(sd.busy_until_ps - now));
+  }
 }
 
 bool PcieLink::pick(Side& sd, Packet* out) {
@@ -147,9 +153,11 @@ void PcieLink::tx(int s) {
   const uint64_t now = now_ps();
   if (now < sd.busy_until_ps) {
     // A newer (earlier) notification replaced the end-of-packet one: ask for it again.
+    sd.wake_at_end = true;
     sd.tx_ev.notify(ps(sd.busy_until_ps - now));
     return;
   }
+  sd.wake_at_end = false;
   Packet p;
   if (!pick(sd, &p)) return;
   uint32_t bytes = kDllpWireBytes;
@@ -172,7 +180,11 @@ void PcieLink::tx(int s) {
   p.arrive_ps = now + dur + uint64_t(cfg_.link_latency_ns) * 1000;
   if (sd.in_flight.empty()) sd.arrive_ev.notify(ps(p.arrive_ps - now));
   sd.in_flight.push_back(std::move(p));
-  sd.tx_ev.notify(ps(dur));
+  // Wake at the end of the packet only if something waits; kick() asks for it otherwise.
+  if (!sd.tlps.empty() || !sd.dllps.empty()) {
+    sd.wake_at_end = true;
+    sd.tx_ev.notify(ps(dur));
+  }
 }
 
 void PcieLink::arrive(int s) {
