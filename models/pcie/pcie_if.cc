@@ -26,6 +26,7 @@ PcieIf::PcieIf(sc_core::sc_module_name n, PcieLink& link, const SystemConfig& cf
       link_(link),
       cfg_(cfg),
       clk_(ClockDomain::mhz(cfg.core.clk_mhz)),
+      dmac_(uint64_t(cfg.pcie.mrrs), int(cfg.pcie.tags)),
       mmio_reads_(stats.group(name()).counter("mmio_reads", "TLPs", "host MRd to a BAR")),
       mmio_writes_(stats.group(name()).counter("mmio_writes", "TLPs", "host MWr to a BAR")),
       mmio_ur_(
@@ -52,25 +53,23 @@ PcieIf::PcieIf(sc_core::sc_module_name n, PcieLink& link, const SystemConfig& cf
 void PcieIf::configure(const SystemConfig& cfg) {
   cfg_ = cfg;
   clk_ = ClockDomain::mhz(cfg.core.clk_mhz);
+  dmac_ = DmacLogic(uint64_t(cfg.pcie.mrrs), int(cfg.pcie.tags));
 }
 
 void PcieIf::receive(Tlp&& t) {
   if (t.type == TlpType::kCplD || t.type == TlpType::kCpl) {
-    auto it = tags_.find(t.tag);
-    if (it == tags_.end()) return;  // late or unexpected completion: dropped
-    Outstanding& o = it->second;
+    if (!dmac_.outstanding(t.tag)) return;  // late or unexpected completion: dropped
     if (t.type == TlpType::kCpl || t.status != CplStatus::kSc) {
-      complete_piece(t.tag,
-                     t.status == CplStatus::kUr ? DmaStatus::kUnsupported : DmaStatus::kAbort);
-      return;
+      dmac_.completion(t.tag,
+                       t.status == CplStatus::kUr ? DmacStatus::kUnsupported : DmacStatus::kAbort,
+                       t.byte_count, nullptr, 0);
+    } else {
+      dmac_.completion(t.tag, DmacStatus::kOk, t.byte_count, t.data.data(), t.len);
+      dma_read_bytes_ += t.len;
     }
-    // Place this completion's bytes at their offset in the piece.
-    const uint32_t off = o.piece.len - t.byte_count;
-    std::copy(t.data.begin(), t.data.end(),
-              o.piece.read->data.begin() + (o.piece.addr - o.piece.read->addr) + off);
-    o.received += t.len;
-    dma_read_bytes_ += t.len;
-    if (t.byte_count == t.len) complete_piece(t.tag, DmaStatus::kOk);
+    if (!dmac_.outstanding(t.tag)) deadline_.erase(t.tag);
+    finish_reads();
+    issue_pieces();
     return;
   }
   int bar = -1;
@@ -112,53 +111,57 @@ void PcieIf::receive(Tlp&& t) {
          });
 }
 
+static_assert(int(DmaStatus::kTimeout) == int(DmacStatus::kTimeout) &&
+                  int(DmaStatus::kAbort) == int(DmacStatus::kAbort) &&
+                  int(DmaStatus::kUnsupported) == int(DmacStatus::kUnsupported),
+              "DmaStatus mirrors DmacStatus");
+
 void PcieIf::dma_read(uint64_t addr, uint32_t len, ReadDone done) {
-  auto* r =
-      new Read{addr, len, 0, DmaStatus::kOk, std::vector<uint8_t>(len), std::move(done), now_ps()};
-  const uint64_t mrrs = uint64_t(cfg_.pcie.mrrs);
-  std::vector<Piece> pieces;
-  for (uint64_t a = addr, end = addr + len; a < end;) {
-    const uint64_t stop = std::min({end, a + mrrs, (a / 4096 + 1) * 4096});
-    pieces.push_back({r, a, uint32_t(stop - a)});
-    a = stop;
-  }
-  if (len == 0) pieces.push_back({r, addr, 0});
-  r->pieces_left = uint32_t(pieces.size());
-  eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)), [this, pieces = std::move(pieces)] {
-    waiting_.insert(waiting_.end(), pieces.begin(), pieces.end());
-    issue_pieces();
-  });
+  const uint64_t start = now_ps();
+  eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)),
+         [this, addr, len, start, done = std::move(done)]() mutable {
+           pending_[dmac_.read(addr, len)] = {std::move(done), start};
+           issue_pieces();
+         });
 }
 
 void PcieIf::issue_pieces() {
-  while (!waiting_.empty() && int64_t(tags_.size()) < cfg_.pcie.tags) {
-    Piece p = waiting_.front();
-    waiting_.pop_front();
-    while (tags_.count(next_tag_)) ++next_tag_;
-    const uint16_t tag = next_tag_++;
-    const uint64_t deadline = now_ps() + uint64_t(cfg_.pcie.cpl_timeout_us) * 1000000;
-    tags_[tag] = {p, 0, deadline};
-    deadlines_.push_back({deadline, tag});
-    if (p.len == 0) {  // a zero-length read needs no TLP
-      complete_piece(tag, DmaStatus::kOk);
-      continue;
-    }
+  const uint64_t deadline = now_ps() + uint64_t(cfg_.pcie.cpl_timeout_us) * 1000000;
+  for (const DmacLogic::Mrd& m : dmac_.issue()) {
+    deadline_[m.tag] = deadline;
+    deadlines_.push_back({deadline, m.tag});
     Tlp t;
     t.type = TlpType::kMRd;
-    t.addr = p.addr;
-    t.len = p.len;
-    t.tag = tag;
+    t.addr = m.addr;
+    t.len = m.len;
+    t.tag = m.tag;
     t.requester = 1;
     ++dma_reads_;
     link_.send(PcieLink::kCard, std::move(t));
   }
+  finish_reads();  // 0-byte reads finish as their piece takes a tag
   arm_timeout();
+}
+
+// Each finished read's callback runs if_cycles later.
+void PcieIf::finish_reads() {
+  for (DmacLogic::Finished& f : dmac_.take_finished()) {
+    auto it = pending_.find(f.id);
+    Pending p = std::move(it->second);
+    pending_.erase(it);
+    if (f.status != DmacStatus::kOk) ++dma_errors_;
+    eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)),
+           [this, p = std::move(p), st = DmaStatus(f.status), d = std::move(f.data)]() mutable {
+             read_ns_.sample(double(now_ps() - p.start_ps) / 1000.0);
+             p.done(st, std::move(d));
+           });
+  }
 }
 
 void PcieIf::arm_timeout() {
   auto live = [this](const std::pair<uint64_t, uint16_t>& d) {
-    auto it = tags_.find(d.second);
-    return it != tags_.end() && it->second.deadline_ps == d.first;
+    auto it = deadline_.find(d.second);
+    return it != deadline_.end() && it->second == d.first;
   };
   while (!deadlines_.empty() && !live(deadlines_.front())) deadlines_.pop_front();
   if (deadlines_.empty()) {
@@ -177,46 +180,27 @@ void PcieIf::check_timeouts() {
   while (!deadlines_.empty() && deadlines_.front().first <= now_ps()) {
     const auto [deadline, tag] = deadlines_.front();
     deadlines_.pop_front();
-    auto it = tags_.find(tag);
-    if (it == tags_.end() || it->second.deadline_ps != deadline) continue;
+    auto it = deadline_.find(tag);
+    if (it == deadline_.end() || it->second != deadline) continue;
+    deadline_.erase(it);
     ++cpl_timeouts_;
     log::warn("{}: completion timeout, tag {}", name(), tag);
-    complete_piece(tag, DmaStatus::kTimeout);
+    dmac_.expire(tag);
   }
-  arm_timeout();
-}
-
-void PcieIf::complete_piece(uint16_t tag, DmaStatus st) {
-  auto it = tags_.find(tag);
-  Read* r = it->second.piece.read;
-  tags_.erase(it);
-  if (st != DmaStatus::kOk && r->status == DmaStatus::kOk) r->status = st;
-  if (--r->pieces_left == 0) {
-    if (r->status != DmaStatus::kOk) {
-      ++dma_errors_;
-      r->data.clear();
-    }
-    eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)), [this, r] {
-      read_ns_.sample(double(now_ps() - r->start_ps) / 1000.0);
-      r->done(r->status, std::move(r->data));
-      delete r;
-    });
-  }
+  finish_reads();
   issue_pieces();
 }
 
 void PcieIf::dma_write(uint64_t addr, std::vector<uint8_t> data) {
-  const uint64_t mps = uint64_t(cfg_.pcie.mps);
   std::vector<Tlp> tlps;
-  for (uint64_t a = addr, end = addr + data.size(); a < end;) {
-    const uint64_t stop = std::min({end, a + mps, (a / 4096 + 1) * 4096});
+  for (const DmacSpan& sp : dmac_split(addr, data.size(), uint64_t(cfg_.pcie.mps), false)) {
     Tlp t;
     t.type = TlpType::kMWr;
-    t.addr = a;
-    t.len = uint32_t(stop - a);
-    t.data.assign(data.begin() + (a - addr), data.begin() + (stop - addr));
+    t.addr = sp.addr;
+    t.len = sp.len;
+    t.data.assign(data.begin() + int64_t(sp.addr - addr),
+                  data.begin() + int64_t(sp.addr - addr + sp.len));
     tlps.push_back(std::move(t));
-    a = stop;
   }
   eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)), [this, tlps = std::move(tlps)]() mutable {
     for (auto& t : tlps) {

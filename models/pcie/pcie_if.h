@@ -23,6 +23,7 @@
 #include "models/common/event_queue.h"
 #include "models/common/trace_sink.h"
 #include "models/pcie/link.h"
+#include "models/rnic/rnic_dmac.h"
 
 namespace rnic::pcie {
 
@@ -56,32 +57,22 @@ class PcieIf : public sc_core::sc_module {
   // MSI-X: a posted write of `data` to `addr`.
   void msi(uint64_t addr, uint32_t data);
 
-  int tags_in_use() const { return int(tags_.size()); }
-  size_t reads_waiting() const { return waiting_.size(); }
+  int tags_in_use() const { return dmac_.tags_in_use(); }
+  size_t reads_waiting() const { return dmac_.waiting(); }
   // Waveform: tags in use and DMA read pieces waiting for a tag.
   void trace(TraceSink& t) const {
-    t.add_value(name(), "tags_in_use", 16, [this] { return tags_.size(); });
-    t.add_value(name(), "reads_waiting", 32, [this] { return waiting_.size(); });
+    t.add_value(name(), "tags_in_use", 16, [this] { return uint64_t(dmac_.tags_in_use()); });
+    t.add_value(name(), "reads_waiting", 32, [this] { return uint64_t(dmac_.waiting()); });
   }
 
  private:
-  struct Read {
-    uint64_t addr;
-    uint32_t len;
-    uint32_t pieces_left;
-    DmaStatus status = DmaStatus::kOk;
-    std::vector<uint8_t> data;
+  struct Pending {
     ReadDone done;
-    uint64_t start_ps = 0;
-  };
-  struct Piece {
-    Read* read;
-    uint64_t addr;
-    uint32_t len;
+    uint64_t start_ps;
   };
   void receive(Tlp&& t);
   void issue_pieces();
-  void complete_piece(uint16_t tag, DmaStatus st);
+  void finish_reads();
   void check_timeouts();
   void arm_timeout();
   uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
@@ -92,14 +83,12 @@ class PcieIf : public sc_core::sc_module {
   EventQueue eq_{"eq"};
   Bar bars_[6];
   RegisterTarget* target_ = nullptr;
-  std::deque<Piece> waiting_;
-  struct Outstanding {
-    Piece piece;
-    uint32_t received = 0;
-    uint64_t deadline_ps;
-  };
-  std::map<uint16_t, Outstanding> tags_;
-  uint16_t next_tag_ = 0;
+  // rnic_dmac (models/rnic/rnic_dmac.h): splitting, tags, reassembly. This face adds the timing:
+  // a request enters the link if_cycles after it is made, a read's callback runs if_cycles
+  // after its last completion.
+  DmacLogic dmac_;
+  std::map<uint64_t, Pending> pending_;    // reads by DmacLogic id
+  std::map<uint16_t, uint64_t> deadline_;  // outstanding tags: their completion deadline
   // Deadlines in issue order (all reads have the same timeout, so the front is the earliest);
   // entries of pieces already complete are skipped when met.
   std::deque<std::pair<uint64_t, uint16_t>> deadlines_;

@@ -272,7 +272,9 @@ void RdmaErrors::run(const Case& c) {
            ibv_recv_wr* bad = nullptr;
            ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
          }
-         if (c.dereg_recv_mr) ASSERT_EQ(ibv_dereg_mr(recv_mr), 0);
+         if (c.dereg_recv_mr) {
+           ASSERT_EQ(ibv_dereg_mr(recv_mr), 0);
+         }
          ibv_sge s{b.addr() + kQp1RecvOff, 4096, b.mr->lkey};
          ibv_recv_wr r{};
          r.wr_id = 200;

@@ -1,0 +1,92 @@
+// rnic_dmac: the card's bus-master DMA (DESIGN.md §3.3, §4), as one model both faces use. A read
+// is split into pieces at MRRS and at 4 KiB boundaries, each piece takes a tag (at most `tags`
+// in flight) and goes as one MRd; its completions (CplD, split by the completer at RCB, pieces of
+// different tags interleaved in any order) are placed at their offsets, and the read finishes
+// when its last piece has (a failed piece fails the read, the first failure's status kept). A
+// write is split at MPS and at 4 KiB into MWrs.
+//
+// Faces: the PCIe I/F's DMA service (models/pcie/pcie_if.h: dma_read / dma_write, the burst API
+// the engines call, with its timing) and the pin face (rnic_dmac_ports.h). Queue depths: pieces
+// waiting for a tag are not bounded here (the faces bound them).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <vector>
+
+namespace rnic {
+
+enum class DmacStatus : uint8_t { kOk = 0, kUnsupported = 1, kAbort = 2, kTimeout = 3 };
+
+struct DmacSpan {
+  uint64_t addr;
+  uint32_t len;
+};
+
+// The pieces of a read (MRRS, 4 KiB) and the MWrs of a write (MPS, 4 KiB); a 0-byte read is one
+// 0-byte piece (it takes a tag, sends nothing and completes at once), a 0-byte write nothing.
+std::vector<DmacSpan> dmac_split(uint64_t addr, uint64_t len, uint64_t max_payload, bool read);
+
+class DmacLogic {
+ public:
+  struct Mrd {
+    uint64_t addr;
+    uint32_t len;
+    uint16_t tag;
+  };
+  struct Finished {
+    uint64_t id;
+    DmacStatus status;
+    std::vector<uint8_t> data;  // empty unless kOk
+  };
+
+  DmacLogic(uint64_t mrrs, int tags) : mrrs_(mrrs), tags_(tags) {}
+
+  // A read: its pieces join the tag queue. Returns its id (issue order from 0).
+  uint64_t read(uint64_t addr, uint32_t len);
+  // Gives tags to waiting pieces, in order, while tags are free: the MRds to send now. 0-byte
+  // pieces are completed here and send nothing.
+  std::vector<Mrd> issue();
+  // A completion for `tag`: status, the byte count it carries (bytes left in the piece, its own
+  // included) and its data. Unknown tags are ignored (returns false).
+  bool completion(uint16_t tag, DmacStatus st, uint32_t byte_count, const uint8_t* data,
+                  uint32_t len);
+  // Fails the piece holding `tag` (completion timeout).
+  void expire(uint16_t tag);
+  // Reads that have finished since the last call, in the order they finished.
+  std::vector<Finished> take_finished();
+
+  int tags_in_use() const { return int(out_.size()); }
+  size_t waiting() const { return waiting_.size(); }
+  bool outstanding(uint16_t tag) const { return out_.count(tag) != 0; }
+  uint64_t bytes_received() const { return bytes_; }  // completion payload bytes taken
+
+ private:
+  struct Read {
+    uint64_t addr;
+    uint32_t len;
+    uint32_t pieces_left;
+    DmacStatus status = DmacStatus::kOk;
+    std::vector<uint8_t> data;
+  };
+  struct Piece {
+    uint64_t read;
+    uint64_t addr;
+    uint32_t len;
+  };
+  void complete(uint16_t tag, DmacStatus st);
+
+  uint64_t mrrs_;
+  int tags_;
+  uint64_t next_id_ = 0;
+  uint16_t next_tag_ = 0;
+  uint64_t bytes_ = 0;
+  std::map<uint64_t, Read> reads_;
+  std::deque<Piece> waiting_;
+  std::map<uint16_t, Piece> out_;
+  std::vector<Finished> finished_;
+};
+
+}  // namespace rnic
