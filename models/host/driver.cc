@@ -11,20 +11,6 @@
 
 namespace rnic::host {
 
-namespace {
-std::vector<uint8_t> le32(uint32_t v) {
-  std::vector<uint8_t> d(4);
-  std::memcpy(d.data(), &v, 4);
-  return d;
-}
-uint32_t read32(RootComplex& rc, uint64_t addr) {
-  const std::vector<uint8_t> d = rc.mmio_read(addr, 4);
-  uint32_t v = 0;
-  if (d.size() == 4) std::memcpy(&v, d.data(), 4);
-  return v;
-}
-}  // namespace
-
 Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t bar0,
                uint64_t bar2, eth::Mac mac, const SystemConfig& cfg)
     : name_(std::move(name)),
@@ -73,14 +59,14 @@ void Driver::irq_thread() {
     Os::spend(uint64_t(cfg_.cost.interrupt_entry_ns));
     if (vec == 0) {
       for (;;) {
-        const uint32_t e = read32(rc_, bar0_ + reg::kEvent);
+        const uint32_t e = rc_.mmio_read32(bar0_ + reg::kEvent);
         if (!(e >> 31)) break;
         async_.push_back({ibv_event_type((e >> 24) & 0x7F), e & 0xFFFFFF});
       }
-      rc_.mmio_write(bar0_ + reg::kIntCause, le32(reg::kIntAsyncEvent));
+      rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntAsyncEvent, 4);
       async_ev_.notify(sc_core::SC_ZERO_TIME);
     } else {
-      rc_.mmio_write(bar0_ + reg::kIntCause, le32(reg::kIntCompletion));
+      rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntCompletion, 4);
       if (on_cq_event) on_cq_event(vec - 1);
     }
   }
@@ -95,11 +81,11 @@ int Driver::command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* va
   std::vector<uint8_t> a(4 * reg::kCmdArgCount, 0);
   std::memcpy(a.data(), args.data(), std::min<size_t>(a.size(), args.size() * 4));
   rc_.mmio_write(bar0_ + reg::kCmdArgs, std::move(a));
-  rc_.mmio_write(bar0_ + reg::kCmd, le32(op));
+  rc_.mmio_write_le(bar0_ + reg::kCmd, op, 4);
   for (;;) {
-    const uint32_t st = read32(rc_, bar0_ + reg::kCmdStatus);
+    const uint32_t st = rc_.mmio_read32(bar0_ + reg::kCmdStatus);
     if (!(st >> 31)) {
-      if (value) *value = read32(rc_, bar0_ + reg::kCmdResult);
+      if (value) *value = rc_.mmio_read32(bar0_ + reg::kCmdResult);
       if (st & 0xFF) log::debug("{}: command {} failed: errno {}", name_, op, st & 0xFF);
       return int(st & 0xFF);
     }
@@ -109,11 +95,11 @@ int Driver::command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* va
 int Driver::open() {
   if (opened_) return 0;
   ioctl_enter();
-  rc_.mmio_write(bar0_ + reg::kMsiAddrLo, le32(uint32_t(kMsiBase)));
-  rc_.mmio_write(bar0_ + reg::kMsiAddrHi, le32(0));
-  rc_.mmio_write(bar0_ + reg::kIntMask, le32(reg::kIntAsyncEvent | reg::kIntCompletion));
-  rc_.mmio_write(bar0_ + reg::kControl, le32(1));
-  const bool ok = read32(rc_, bar0_ + reg::kId) == reg::kIdValue;
+  rc_.mmio_write_le(bar0_ + reg::kMsiAddrLo, uint32_t(kMsiBase), 4);
+  rc_.mmio_write_le(bar0_ + reg::kMsiAddrHi, 0, 4);
+  rc_.mmio_write_le(bar0_ + reg::kIntMask, reg::kIntAsyncEvent | reg::kIntCompletion, 4);
+  rc_.mmio_write_le(bar0_ + reg::kControl, 1, 4);
+  const bool ok = rc_.mmio_read32(bar0_ + reg::kId) == reg::kIdValue;
   ioctl_exit();
   opened_ = ok;
   return ok ? 0 : ENODEV;

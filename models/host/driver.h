@@ -71,6 +71,9 @@ class Driver {
   int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const eth::Mac& peer,
                 uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access);
   int destroy_qp(uint32_t qpn);
+  // One mailbox command (docs/registers.md): arguments, CMD, then CMD_STATUS polled until done.
+  // Returns its result (0 or an errno) and, when asked, CMD_RESULT.
+  int command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* value = nullptr);
   int reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access, MrInfo* out);
   int dereg_mr(const MrInfo& mr);
 
@@ -84,7 +87,6 @@ class Driver {
   void unwatch(sc_core::sc_event* ev);
 
  private:
-  int command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* value = nullptr);
   void ioctl_enter();
   void ioctl_exit();
   uint64_t alloc_dma(uint64_t bytes);  // physically contiguous kernel memory

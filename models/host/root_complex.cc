@@ -143,6 +143,19 @@ std::vector<uint8_t> RootComplex::mmio_read(uint64_t addr, uint32_t len, CplStat
   return p.data;
 }
 
+uint32_t RootComplex::mmio_read32(uint64_t addr) {
+  const std::vector<uint8_t> d = mmio_read(addr, 4);
+  uint32_t v = 0;
+  for (size_t i = 0; i < d.size() && i < 4; ++i) v |= uint32_t(d[i]) << (8 * i);
+  return v;
+}
+
+void RootComplex::mmio_write_le(uint64_t addr, uint64_t v, uint32_t bytes) {
+  std::vector<uint8_t> d(bytes);
+  for (uint32_t i = 0; i < bytes; ++i) d[i] = uint8_t(v >> (8 * i));
+  mmio_write(addr, std::move(d));
+}
+
 void RootComplex::mmio_write(uint64_t addr, std::vector<uint8_t> data) {
   ++mmio_writes_;
   sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_issue_ns) * 1000));

@@ -35,6 +35,10 @@ class RootComplex : public sc_core::sc_module {
   // From a host SC_THREAD. Returns the data, or an empty vector with *status set on UR/CA.
   std::vector<uint8_t> mmio_read(uint64_t addr, uint32_t len, pcie::CplStatus* status = nullptr);
   void mmio_write(uint64_t addr, std::vector<uint8_t> data);
+  // A register access as the CPU makes it: a little-endian load of 4 bytes (0 on UR/CA), a
+  // little-endian store of the low `bytes` bytes of v.
+  uint32_t mmio_read32(uint64_t addr);
+  void mmio_write_le(uint64_t addr, uint64_t v, uint32_t bytes);
 
   std::function<void(uint64_t addr, uint32_t data)> on_msi;
   // Every card write that reached memory (CPU-side watchers: a CQ ring being polled).

@@ -6,7 +6,6 @@
 // is untouched (scoreboard: its whole buffer still guard bytes unless a good WR wrote there).
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <functional>
 
 #include "sim/cluster.h"
@@ -309,31 +308,14 @@ TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
                                         uint32_t(hole >> 32),
                                         uint32_t(hole),
                                         uint32_t(hole >> 32)};
-    auto le32 = [](uint32_t v) {
-      std::vector<uint8_t> b(4);
-      std::memcpy(b.data(), &v, 4);
-      return b;
-    };
-    for (size_t i = 0; i < args.size(); ++i)
-      drv.rc().mmio_write(drv.bar0() + reg::kCmdArgs + 4 * i, le32(args[i]));
-    drv.rc().mmio_write(drv.bar0() + reg::kCmd, le32(reg::kCmdCreateQp));
-    uint32_t status = 1u << 31;
-    while (status & (1u << 31)) {
-      const std::vector<uint8_t> r = drv.rc().mmio_read(drv.bar0() + reg::kCmdStatus, 4);
-      std::memcpy(&status, r.data(), 4);
-    }
-    ASSERT_EQ(status & 0xFF, 0u);
-    std::vector<uint8_t> db(8, 0);
-    db[0] = 1;
-    drv.rc().mmio_write(drv.qp_page(bad_qpn) + reg::kSqDoorbell, db);
+    ASSERT_EQ(drv.command(reg::kCmdCreateQp, args), 0);
+    drv.rc().mmio_write_le(drv.qp_page(bad_qpn) + reg::kSqDoorbell, 1, 8);
     ibv_async_event ev{};
     ASSERT_EQ(ibv_get_async_event(ep.ctx, &ev), 0);
     EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
     EXPECT_EQ(ev.element.qp, nullptr);  // a QP the library did not create
     ibv_ack_async_event(&ev);
-    const std::vector<uint8_t> st = drv.rc().mmio_read(drv.qp_page(bad_qpn) + reg::kQpStatus, 4);
-    uint32_t v = 0;
-    std::memcpy(&v, st.data(), 4);
+    const uint32_t v = drv.rc().mmio_read32(drv.qp_page(bad_qpn) + reg::kQpStatus);
     EXPECT_EQ(v & 0xFFFFFF, bad_qpn);
     EXPECT_EQ(ibv_qp_state((v >> 24) & 0xF), IBV_QPS_ERR);
     // The library's own QP (host rings as well) still works.

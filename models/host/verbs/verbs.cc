@@ -72,12 +72,6 @@ void spend(uint64_t ns) {
   if (ns) sc_core::wait(sc_core::sc_time::from_value(ns * 1000));
 }
 
-std::vector<uint8_t> le64(uint64_t v) {
-  std::vector<uint8_t> d(8);
-  std::memcpy(d.data(), &v, 8);
-  return d;
-}
-
 rnic::eth::Mac mac_of_gid(const ibv_gid& g) {
   // fe80::xxxx:xxff:fexx:xxxx, EUI-64 with the universal/local bit flipped.
   return {uint8_t(g.raw[8] ^ 0x02), g.raw[9], g.raw[10], g.raw[13], g.raw[14], g.raw[15]};
@@ -86,7 +80,7 @@ rnic::eth::Mac mac_of_gid(const ibv_gid& g) {
 void cq_doorbell(ibv_cq* cq, ibv_qp* via, bool arm, bool solicited) {
   uint64_t v = uint32_t(cq->impl->ci) | uint64_t(cq->handle) << 32;
   if (arm) v |= rnic::reg::kCqArm | (solicited ? rnic::reg::kCqSolicitedOnly : 0);
-  via->context->drv->rc().mmio_write(via->impl->page + rnic::reg::kCqDoorbell, le64(v));
+  via->context->drv->rc().mmio_write_le(via->impl->page + rnic::reg::kCqDoorbell, v, 8);
 }
 
 bool cqe_ready(ibv_cq* cq) {
@@ -458,9 +452,9 @@ void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_
     for (uint32_t off = 0; off < wqes[i].used_bytes(); off += 64)
       drv->rc().mmio_write(slot + off, std::vector<uint8_t>(buf + off, buf + off + 64));
     if ((idx + 1) % rnic::reg::kWindowSlots == 0 || i + 1 == wqes.size())
-      drv->rc().mmio_write(db, le64(idx + 1));
+      drv->rc().mmio_write_le(db, idx + 1, 8);
   }
-  if (ring && !wqes.empty()) drv->rc().mmio_write(db, le64(first + wqes.size()));
+  if (ring && !wqes.empty()) drv->rc().mmio_write_le(db, first + wqes.size(), 8);
 }
 }  // namespace
 
