@@ -16,26 +16,16 @@
 #include "models/common/crc32.h"
 #include "models/common/ports.h"
 
-namespace rnic {
-
-template <int BYTES>
-struct Crc32Ports {
-  static constexpr int DATA_W = 8 * BYTES;
-  static constexpr int CNT_W = clog2(BYTES + 1) < 1 ? 1 : clog2(BYTES + 1);
-};
-
-}  // namespace rnic
-
 // clk is bound by whoever owns the clock; the bundle carries the rest.
-#define RNIC_CRC32_PORTS(X)                      \
-  X(in, rst, 1)                                  \
-  X(in, s_valid, 1)                              \
-  X(out, s_ready, 1)                             \
-  X(in, s_data, rnic::Crc32Ports<BYTES>::DATA_W) \
-  X(in, s_last, 1)                               \
-  X(in, s_cnt, rnic::Crc32Ports<BYTES>::CNT_W)   \
-  X(out, m_valid, 1)                             \
-  X(in, m_ready, 1)                              \
+#define RNIC_CRC32_PORTS(X)                        \
+  X(in, rst, 1)                                    \
+  X(in, s_valid, 1)                                \
+  X(out, s_ready, 1)                               \
+  X(in, s_data, rnic::StreamWidths<BYTES>::DATA_W) \
+  X(in, s_last, 1)                                 \
+  X(in, s_cnt, rnic::StreamWidths<BYTES>::CNT_W)   \
+  X(out, m_valid, 1)                               \
+  X(in, m_ready, 1)                                \
   X(out, m_crc, 32)
 
 namespace rnic {
@@ -96,7 +86,7 @@ class Crc32PinModel : public sc_core::sc_module {
     if (accept) {
       const auto data = s_data.read();
       const unsigned n = s_last.read() ? unsigned(s_cnt.read()) : unsigned(BYTES);
-      for (unsigned i = 0; i < n && i < unsigned(BYTES); ++i) msg_.push_back(pin_byte(data, i));
+      unpack_beat(data, std::min<size_t>(n, BYTES), msg_);
       if (s_last.read()) {
         // Beats arrived on the pins at their own pace; the result rises kLatency after the last.
         m_crc.write(model_.submit(msg_.data(), msg_.size(), cycle_).crc);

@@ -10,6 +10,7 @@
 #include <string>
 #include <systemc>
 #include <type_traits>
+#include <vector>
 
 namespace rnic {
 
@@ -26,6 +27,13 @@ constexpr int clog2(long long v) {
   while ((1LL << r) < v) ++r;
   return r;
 }
+
+// Widths of a byte stream BYTES wide: its data pin and its byte count (0..BYTES) pin.
+template <int BYTES>
+struct StreamWidths {
+  static constexpr int DATA_W = 8 * BYTES;
+  static constexpr int CNT_W = clog2(BYTES + 1) < 1 ? 1 : clog2(BYTES + 1);
+};
 
 }  // namespace rnic
 
@@ -58,6 +66,19 @@ void set_pin_byte(T& v, int i, uint8_t b) {
   } else {
     v.range(8 * i + 7, 8 * i) = b;
   }
+}
+
+// A beat holding bytes p[0..n) (byte 0 in bits 7..0), the rest zero; and the reverse, appending
+// a beat's first n bytes to out.
+template <class T>
+T pack_beat(const uint8_t* p, size_t n) {
+  T v{};
+  for (size_t i = 0; i < n; ++i) set_pin_byte(v, int(i), p[i]);
+  return v;
+}
+template <class T>
+void unpack_beat(const T& v, size_t n, std::vector<uint8_t>& out) {
+  for (size_t i = 0; i < n; ++i) out.push_back(pin_byte(v, int(i)));
 }
 
 // A pin value as text (decimal for integers, hex for sc_bv), for checkers and messages.

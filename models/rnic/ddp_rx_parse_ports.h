@@ -36,23 +36,13 @@
 #include "models/common/ports.h"
 #include "models/rnic/ddp_rx_parse.h"
 
-namespace rnic {
-
-template <int BYTES>
-struct RxParsePorts {
-  static constexpr int DATA_W = 8 * BYTES;
-  static constexpr int CNT_W = clog2(BYTES + 1) < 1 ? 1 : clog2(BYTES + 1);
-};
-
-}  // namespace rnic
-
 #define RNIC_RX_PARSE_PORTS(X)                      \
   X(in, rst, 1)                                     \
   X(in, s_valid, 1)                                 \
   X(out, s_ready, 1)                                \
-  X(in, s_data, rnic::RxParsePorts<BYTES>::DATA_W)  \
+  X(in, s_data, rnic::StreamWidths<BYTES>::DATA_W)  \
   X(in, s_last, 1)                                  \
-  X(in, s_cnt, rnic::RxParsePorts<BYTES>::CNT_W)    \
+  X(in, s_cnt, rnic::StreamWidths<BYTES>::CNT_W)    \
   X(in, s_len, 16)                                  \
   X(out, h_valid, 1)                                \
   X(in, h_ready, 1)                                 \
@@ -79,9 +69,9 @@ struct RxParsePorts {
   X(out, h_payload_len, 16)                         \
   X(out, p_valid, 1)                                \
   X(in, p_ready, 1)                                 \
-  X(out, p_data, rnic::RxParsePorts<BYTES>::DATA_W) \
+  X(out, p_data, rnic::StreamWidths<BYTES>::DATA_W) \
   X(out, p_last, 1)                                 \
-  X(out, p_cnt, rnic::RxParsePorts<BYTES>::CNT_W)
+  X(out, p_cnt, rnic::StreamWidths<BYTES>::CNT_W)
 
 namespace rnic {
 
@@ -207,7 +197,7 @@ class RxParsePinModel : public sc_core::sc_module {
       const size_t n = std::min<size_t>(BYTES, plen - sent_);
       if (off + sent_ + n > got_ && !last) return;
       Payload p{};
-      for (size_t i = 0; i < n; ++i) set_pin_byte(p.data, int(i), buf_[off + sent_ + i]);
+      p.data = pack_beat<pin_t<8 * BYTES>>(&buf_[off + sent_], n);
       const size_t last_byte = off + sent_ + n - 1;
       const uint64_t in_at = arrived_[std::min(last_byte / BYTES, arrived_.size() - 1)];
       p.due = std::max({in_at + 1, header_due_, pq_.empty() ? 0 : pq_.back().due + 1});

@@ -39,56 +39,46 @@
 #include "models/common/ports.h"
 #include "models/rnic/rnic_dmac.h"
 
-namespace rnic {
-
-template <int BYTES>
-struct DmacPorts {
-  static constexpr int DATA_W = 8 * BYTES;
-  static constexpr int CNT_W = clog2(BYTES + 1) < 1 ? 1 : clog2(BYTES + 1);
-};
-
-}  // namespace rnic
-
-#define RNIC_DMAC_PORTS(X)                        \
-  X(in, rst, 1)                                   \
-  X(in, rq_valid, 1)                              \
-  X(out, rq_ready, 1)                             \
-  X(in, rq_addr, 64)                              \
-  X(in, rq_len, 32)                               \
-  X(in, rq_id, 8)                                 \
-  X(out, rd_valid, 1)                             \
-  X(in, rd_ready, 1)                              \
-  X(out, rd_data, rnic::DmacPorts<BYTES>::DATA_W) \
-  X(out, rd_cnt, rnic::DmacPorts<BYTES>::CNT_W)   \
-  X(out, rd_last, 1)                              \
-  X(out, rd_id, 8)                                \
-  X(out, rd_status, 2)                            \
-  X(in, wq_valid, 1)                              \
-  X(out, wq_ready, 1)                             \
-  X(in, wq_addr, 64)                              \
-  X(in, wq_len, 32)                               \
-  X(in, wd_valid, 1)                              \
-  X(out, wd_ready, 1)                             \
-  X(in, wd_data, rnic::DmacPorts<BYTES>::DATA_W)  \
-  X(in, wd_cnt, rnic::DmacPorts<BYTES>::CNT_W)    \
-  X(in, wd_last, 1)                               \
-  X(out, tx_valid, 1)                             \
-  X(in, tx_ready, 1)                              \
-  X(out, tx_write, 1)                             \
-  X(out, tx_addr, 64)                             \
-  X(out, tx_len, 13)                              \
-  X(out, tx_tag, 10)                              \
-  X(out, tx_data, rnic::DmacPorts<BYTES>::DATA_W) \
-  X(out, tx_cnt, rnic::DmacPorts<BYTES>::CNT_W)   \
-  X(out, tx_last, 1)                              \
-  X(in, cp_valid, 1)                              \
-  X(out, cp_ready, 1)                             \
-  X(in, cp_tag, 10)                               \
-  X(in, cp_status, 2)                             \
-  X(in, cp_byte_count, 13)                        \
-  X(in, cp_len, 13)                               \
-  X(in, cp_data, rnic::DmacPorts<BYTES>::DATA_W)  \
-  X(in, cp_cnt, rnic::DmacPorts<BYTES>::CNT_W)    \
+#define RNIC_DMAC_PORTS(X)                           \
+  X(in, rst, 1)                                      \
+  X(in, rq_valid, 1)                                 \
+  X(out, rq_ready, 1)                                \
+  X(in, rq_addr, 64)                                 \
+  X(in, rq_len, 32)                                  \
+  X(in, rq_id, 8)                                    \
+  X(out, rd_valid, 1)                                \
+  X(in, rd_ready, 1)                                 \
+  X(out, rd_data, rnic::StreamWidths<BYTES>::DATA_W) \
+  X(out, rd_cnt, rnic::StreamWidths<BYTES>::CNT_W)   \
+  X(out, rd_last, 1)                                 \
+  X(out, rd_id, 8)                                   \
+  X(out, rd_status, 2)                               \
+  X(in, wq_valid, 1)                                 \
+  X(out, wq_ready, 1)                                \
+  X(in, wq_addr, 64)                                 \
+  X(in, wq_len, 32)                                  \
+  X(in, wd_valid, 1)                                 \
+  X(out, wd_ready, 1)                                \
+  X(in, wd_data, rnic::StreamWidths<BYTES>::DATA_W)  \
+  X(in, wd_cnt, rnic::StreamWidths<BYTES>::CNT_W)    \
+  X(in, wd_last, 1)                                  \
+  X(out, tx_valid, 1)                                \
+  X(in, tx_ready, 1)                                 \
+  X(out, tx_write, 1)                                \
+  X(out, tx_addr, 64)                                \
+  X(out, tx_len, 13)                                 \
+  X(out, tx_tag, 10)                                 \
+  X(out, tx_data, rnic::StreamWidths<BYTES>::DATA_W) \
+  X(out, tx_cnt, rnic::StreamWidths<BYTES>::CNT_W)   \
+  X(out, tx_last, 1)                                 \
+  X(in, cp_valid, 1)                                 \
+  X(out, cp_ready, 1)                                \
+  X(in, cp_tag, 10)                                  \
+  X(in, cp_status, 2)                                \
+  X(in, cp_byte_count, 13)                           \
+  X(in, cp_len, 13)                                  \
+  X(in, cp_data, rnic::StreamWidths<BYTES>::DATA_W)  \
+  X(in, cp_cnt, rnic::StreamWidths<BYTES>::CNT_W)    \
   X(in, cp_last, 1)
 
 namespace rnic {
@@ -222,7 +212,7 @@ class DmacPinModel : public sc_core::sc_module {
     Write& w = writes_.front();
     const auto d = wd_data.read();
     const unsigned n = wd_last.read() ? unsigned(wd_cnt.read()) : unsigned(BYTES);
-    for (unsigned i = 0; i < n && w.data.size() < w.len; ++i) w.data.push_back(pin_byte(d, int(i)));
+    unpack_beat(d, std::min<size_t>(n, w.len - w.data.size()), w.data);
     if (!wd_last.read()) return;
     // The whole write is in: its MWrs join the TX queue if_cycles later.
     w.data.resize(w.len);
@@ -235,8 +225,7 @@ class DmacPinModel : public sc_core::sc_module {
         b.addr = sp.addr;
         b.len = sp.len;
         b.cnt = unsigned(std::min<size_t>(BYTES, sp.len - k * BYTES));
-        for (unsigned i = 0; i < b.cnt; ++i)
-          set_pin_byte(b.data, int(i), w.data[sp.addr - w.addr + k * BYTES + i]);
+        b.data = pack_beat<Data>(&w.data[sp.addr - w.addr + k * BYTES], b.cnt);
         b.last = k + 1 == beats;
         tlp.push_back(b);
       }
@@ -256,7 +245,7 @@ class DmacPinModel : public sc_core::sc_module {
     }
     const auto d = cp_data.read();
     const unsigned n = cp_last.read() ? unsigned(cp_cnt.read()) : unsigned(BYTES);
-    for (unsigned i = 0; i < n; ++i) cpl_data_.push_back(pin_byte(d, int(i)));
+    unpack_beat(d, n, cpl_data_);
     if (!cp_last.read()) return;
     in_cpl_ = false;
     cpl_data_.resize(cpl_status_ == DmacStatus::kOk ? cpl_len_ : 0);
@@ -273,7 +262,7 @@ class DmacPinModel : public sc_core::sc_module {
         Beat b;
         b.cnt =
             unsigned(std::min<size_t>(BYTES, f.data.size() - std::min(f.data.size(), k * BYTES)));
-        for (unsigned i = 0; i < b.cnt; ++i) set_pin_byte(b.data, int(i), f.data[k * BYTES + i]);
+        if (b.cnt) b.data = pack_beat<Data>(&f.data[k * BYTES], b.cnt);
         b.last = k + 1 == n;
         b.id = ids_.at(f.id);
         b.status = uint8_t(f.status);

@@ -163,7 +163,7 @@ class DmacBench : public sc_core::sc_module {
         }
         pin_t<8 * kB> v{};
         const size_t n = std::min<size_t>(kB, len - k * kB);
-        for (size_t j = 0; j < n; ++j) set_pin_byte(v, int(j), d[k * kB + j]);
+        v = pack_beat<pin_t<8 * kB>>(&d[k * kB], n);
         sig.wd_data.write(v);
         sig.wd_cnt.write(unsigned(n));
         sig.wd_last.write((k + 1) * kB >= len);
@@ -199,7 +199,7 @@ class DmacBench : public sc_core::sc_module {
       for (size_t k = 0; k < beats; ++k) {
         pin_t<8 * kB> v{};
         const size_t n = std::min<size_t>(kB, c.len - std::min<size_t>(c.len, k * kB));
-        for (size_t j = 0; j < n; ++j) set_pin_byte(v, int(j), mem_[c.addr + k * kB + j]);
+        if (n) v = pack_beat<pin_t<8 * kB>>(&mem_[c.addr + k * kB], n);
         sig.cp_tag.write(c.tag);
         sig.cp_status.write(0);
         sig.cp_byte_count.write(c.byte_count);
@@ -230,7 +230,7 @@ class DmacBench : public sc_core::sc_module {
       ReadSeen& r = reads[sig.rd_id.read()];
       if (r.first_data_edge == 0) r.first_data_edge = edge_;
       const auto v = sig.rd_data.read();
-      for (unsigned i = 0; i < sig.rd_cnt.read(); ++i) r.data.push_back(pin_byte(v, int(i)));
+      unpack_beat(v, sig.rd_cnt.read(), r.data);
       if (sig.rd_last.read()) {
         r.status = int(sig.rd_status.read());
         r.last_cpl_edge = last_cpl_of(r);

@@ -176,7 +176,7 @@ class RxParseBench : public sc_core::sc_module {
         }
         pin_t<8 * kBytes> v{};
         const size_t n = std::min<size_t>(kBytes, d.size() - std::min(d.size(), k * kBytes));
-        for (size_t i = 0; i < n; ++i) set_pin_byte(v, int(i), d[k * kBytes + i]);
+        if (n) v = pack_beat<pin_t<8 * kBytes>>(&d[k * kBytes], n);
         for (size_t i = n; i < size_t(kBytes); ++i) set_pin_byte(v, int(i), 0xEE);  // junk
         sig.s_data.write(v);
         sig.s_last.write(k + 1 == beats);
@@ -232,8 +232,7 @@ class RxParseBench : public sc_core::sc_module {
     if (sig.p_valid.read() && sig.p_ready.read()) {
       if (!open_payload_) payloads.emplace_back();
       const auto v = sig.p_data.read();
-      for (unsigned i = 0; i < sig.p_cnt.read(); ++i)
-        payloads.back().push_back(pin_byte(v, int(i)));
+      unpack_beat(v, sig.p_cnt.read(), payloads.back());
       open_payload_ = !sig.p_last.read();
     }
     sig.h_ready.write(chance(ready_pct_));
