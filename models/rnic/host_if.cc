@@ -260,8 +260,7 @@ void RnicCore::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
     db = producer;
     return;
   }
-  const uint64_t per_wqe =
-      (kWqeBytes + uint64_t(cfg_.core.datapath_bytes) - 1) / uint64_t(cfg_.core.datapath_bytes);
+  const uint64_t per_wqe = wqe_copy_cycles();
   for (uint64_t i = db; i < producer; ++i) {
     const Wqe w = decode_wqe(regs_.window_slot(qpn, rq, uint32_t(i)));
     eq_.at(edge(per_wqe * (i - db + 1)), [this, qpn, rq, w, i] { queue_wqe(qpn, rq, w, i); });
@@ -294,17 +293,17 @@ void RnicCore::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
   Qp& q = qps_[qpn];
   const uint64_t db = rq ? q.rq_db : q.sq_db;
   const uint32_t depth = rq ? q.rq_depth : q.sq_depth;
+  const uint32_t count = uint32_t(producer - db);
+  const uint32_t slot = uint32_t(db % depth);
+  const uint32_t head = std::min(count, depth - slot);  // slots before the ring wraps
   Fetch f;
   f.first = db;
-  f.count = uint32_t(producer - db);
-  f.data.resize(uint64_t(f.count) * kWqeBytes);
-  const uint32_t slot = uint32_t(db % depth);
-  const uint32_t head = std::min(f.count, depth - slot);
-  f.pending = head < f.count ? 2 : 1;
+  f.count = count;
+  f.data.resize(uint64_t(count) * kWqeBytes);
+  f.pending = head < count ? 2 : 1;
   q.fetches[rq].push_back(std::move(f));
   const uint64_t epoch = q.epoch;
   const uint64_t base = q.ring_pa[rq];
-  const uint32_t count = uint32_t(producer - db);
   eq_.at(edge(kRingFetchCycles), [this, qpn, rq, epoch, base, db, slot, head, count] {
     mark(Probe::kWqeFetch, qpn, now_ps());
     auto read = [&](uint64_t pa, uint32_t n, uint64_t off) {
@@ -334,8 +333,7 @@ void RnicCore::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
 // ⌈128 / datapath⌉ cycles after the one before (the MMIO mode's copy-in cost).
 void RnicCore::deliver_fetches(uint32_t qpn, bool rq) {
   Qp& q = qps_[qpn];
-  const uint64_t per_wqe =
-      (kWqeBytes + uint64_t(cfg_.core.datapath_bytes) - 1) / uint64_t(cfg_.core.datapath_bytes);
+  const uint64_t per_wqe = wqe_copy_cycles();
   while (!q.fetches[rq].empty() && q.fetches[rq].front().pending == 0) {
     Fetch f = std::move(q.fetches[rq].front());
     q.fetches[rq].pop_front();

@@ -54,8 +54,8 @@
 #include "models/host/verbs/verbs_enums.h"
 #include "models/pcie/pcie_if.h"
 #include "models/rnic/ddp_rdmap.h"
-#include "models/rnic/rnic_regs.h"
 #include "models/rnic/ddp_rx_parse.h"
+#include "models/rnic/rnic_regs.h"
 #include "models/rnic/rnic_xlat.h"
 #include "models/rnic/smt.h"
 #include "models/rnic/wqe.h"
@@ -254,6 +254,11 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     if (probe) probe(p, id, t_ps);
   }
   uint64_t cycles_ps(uint64_t cycles) const { return cycles * clk_.period_ps; }
+  // Cycles to copy one WQE into the on-chip queue: ceil(128 / datapath).
+  uint64_t wqe_copy_cycles() const {
+    return (kWqeBytes + uint64_t(cfg_.core.datapath_bytes) - 1) /
+           uint64_t(cfg_.core.datapath_bytes);
+  }
   void place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data,
              uint64_t at_ps);
 

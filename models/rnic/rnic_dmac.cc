@@ -60,7 +60,6 @@ bool DmacLogic::completion(uint16_t tag, DmacStatus st, uint32_t byte_count, con
   const uint32_t n =
       uint32_t(std::min<uint64_t>(len, r.data.size() - std::min<uint64_t>(off, r.data.size())));
   std::copy(data, data + n, r.data.begin() + int64_t(off));
-  bytes_ += len;
   if (byte_count == len) complete(tag, DmacStatus::kOk);
   return true;
 }

@@ -61,7 +61,6 @@ class DmacLogic {
   int tags_in_use() const { return int(out_.size()); }
   size_t waiting() const { return waiting_.size(); }
   bool outstanding(uint16_t tag) const { return out_.count(tag) != 0; }
-  uint64_t bytes_received() const { return bytes_; }  // completion payload bytes taken
 
  private:
   struct Read {
@@ -82,7 +81,6 @@ class DmacLogic {
   int tags_;
   uint64_t next_id_ = 0;
   uint16_t next_tag_ = 0;
-  uint64_t bytes_ = 0;
   std::map<uint64_t, Read> reads_;
   std::deque<Piece> waiting_;
   std::map<uint16_t, Piece> out_;

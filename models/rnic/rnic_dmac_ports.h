@@ -124,8 +124,7 @@ class DmacPinModel : public sc_core::sc_module {
         mps_(mps),
         if_cycles_(if_cycles),
         timeout_cycles_(timeout_cycles),
-        mrrs_(mrrs),
-        tags_(tags) {
+        fresh_(mrrs, tags) {
     SC_HAS_PROCESS(DmacPinModel);
     SC_METHOD(on_clock);
     sensitive << clk.pos();
@@ -303,7 +302,7 @@ class DmacPinModel : public sc_core::sc_module {
   }
 
   void reset() {
-    logic_ = DmacLogic(logic_mrrs(), logic_tags());
+    logic_ = fresh_;
     reads_in_.clear();
     writes_.clear();
     mwr_timed_.clear();
@@ -316,8 +315,6 @@ class DmacPinModel : public sc_core::sc_module {
     for (auto* p : {&rq_ready, &wq_ready, &wd_ready, &cp_ready, &tx_valid, &rd_valid})
       p->write(false);
   }
-  uint64_t logic_mrrs() const { return mrrs_; }
-  int logic_tags() const { return tags_; }
 
   struct ReqIn {
     uint64_t at, addr;
@@ -326,8 +323,7 @@ class DmacPinModel : public sc_core::sc_module {
   };
   DmacLogic logic_;
   uint64_t mps_, if_cycles_, timeout_cycles_;
-  uint64_t mrrs_ = 0;
-  int tags_ = 0;
+  const DmacLogic fresh_;  // the state a reset returns to
   uint64_t cycle_ = 0;
   std::deque<ReqIn> reads_in_;
   std::deque<Write> writes_;
