@@ -15,6 +15,7 @@ namespace rnic {
 namespace {
 
 using testbench::kGuard;
+using testbench::pattern;
 using testbench::wait_one;
 using traffic::Endpoint;
 using traffic::EndpointConfig;
@@ -24,18 +25,6 @@ using traffic::PeerInfo;
 constexpr uint64_t kMsg = 1ull << 30;
 constexpr uint64_t kGuardBytes = 4096;
 constexpr uint64_t kWaitNs = 5'000'000'000;  // 5 s simulated for one message
-
-// A cheap, position-dependent pattern (no two 8-byte words alike within the message).
-std::vector<uint8_t> pattern(uint64_t n, uint64_t seed) {
-  std::vector<uint8_t> v(n);
-  for (uint64_t i = 0; i < n; i += 8) {
-    uint64_t z = (i / 8) * 0x9E3779B97F4A7C15ull + seed;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z ^= z >> 27;
-    std::memcpy(v.data() + i, &z, std::min<uint64_t>(8, n - i));
-  }
-  return v;
-}
 
 // The buffer holds the message at kGuardBytes, guard bytes before and after.
 void expect_message(const char* what, const Endpoint& e, const std::vector<uint8_t>& want) {
