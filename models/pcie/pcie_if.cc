@@ -67,7 +67,6 @@ void PcieIf::receive(Tlp&& t) {
       dmac_.completion(t.tag, DmacStatus::kOk, t.byte_count, t.data.data(), t.len);
       dma_read_bytes_ += t.len;
     }
-    if (!dmac_.outstanding(t.tag)) deadline_.erase(t.tag);
     finish_reads();
     issue_pieces();
     return;
@@ -126,10 +125,7 @@ void PcieIf::dma_read(uint64_t addr, uint32_t len, ReadDone done) {
 }
 
 void PcieIf::issue_pieces() {
-  const uint64_t deadline = now_ps() + uint64_t(cfg_.pcie.cpl_timeout_us) * 1000000;
-  for (const DmacLogic::Mrd& m : dmac_.issue()) {
-    deadline_[m.tag] = deadline;
-    deadlines_.push_back({deadline, m.tag});
+  for (const DmacLogic::Mrd& m : dmac_.issue(now_ps())) {
     Tlp t;
     t.type = TlpType::kMRd;
     t.addr = m.addr;
@@ -159,33 +155,26 @@ void PcieIf::finish_reads() {
 }
 
 void PcieIf::arm_timeout() {
-  auto live = [this](const std::pair<uint64_t, uint16_t>& d) {
-    auto it = deadline_.find(d.second);
-    return it != deadline_.end() && it->second == d.first;
-  };
-  while (!deadlines_.empty() && !live(deadlines_.front())) deadlines_.pop_front();
-  if (deadlines_.empty()) {
+  uint64_t oldest = 0;
+  if (!dmac_.oldest_issue(&oldest)) {
     timeout_ev_.cancel();
     timeout_armed_ = false;
   } else if (!timeout_armed_) {
     timeout_armed_ = true;
     const uint64_t now = now_ps();
-    const uint64_t at = std::min(std::max(deadlines_.front().first, now), now + kTimeoutStepPs);
+    const uint64_t at = std::min(std::max(oldest + timeout_ps(), now), now + kTimeoutStepPs);
     timeout_ev_.notify(sc_core::sc_time::from_value(at - now));
   }
 }
 
 void PcieIf::check_timeouts() {
   timeout_armed_ = false;
-  while (!deadlines_.empty() && deadlines_.front().first <= now_ps()) {
-    const auto [deadline, tag] = deadlines_.front();
-    deadlines_.pop_front();
-    auto it = deadline_.find(tag);
-    if (it == deadline_.end() || it->second != deadline) continue;
-    deadline_.erase(it);
-    ++cpl_timeouts_;
-    log::warn("{}: completion timeout, tag {}", name(), tag);
-    dmac_.expire(tag);
+  const uint64_t now = now_ps();
+  if (now >= timeout_ps()) {
+    for (const uint16_t tag : dmac_.expire_issued_by(now - timeout_ps())) {
+      ++cpl_timeouts_;
+      log::warn("{}: completion timeout, tag {}", name(), tag);
+    }
   }
   finish_reads();
   issue_pieces();

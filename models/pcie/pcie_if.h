@@ -87,12 +87,9 @@ class PcieIf : public sc_core::sc_module {
   // a request enters the link if_cycles after it is made, a read's callback runs if_cycles
   // after its last completion.
   DmacLogic dmac_;
-  std::map<uint64_t, Pending> pending_;    // reads by DmacLogic id
-  std::map<uint16_t, uint64_t> deadline_;  // outstanding tags: their completion deadline
-  // Deadlines in issue order (all reads have the same timeout, so the front is the earliest);
-  // entries of pieces already complete are skipped when met.
-  std::deque<std::pair<uint64_t, uint16_t>> deadlines_;
-  // The timeout check is armed at the front deadline or kTimeoutStepPs ahead, whichever is
+  std::map<uint64_t, Pending> pending_;  // reads by DmacLogic id
+  uint64_t timeout_ps() const { return uint64_t(cfg_.pcie.cpl_timeout_us) * 1000000; }
+  // The timeout check is armed at the oldest piece's deadline or kTimeoutStepPs ahead, whichever is
   // sooner, and cancelled when nothing is outstanding. SystemC keeps a cancelled notification in
   // its timed queue until its time comes; arming a whole cpl_timeout ahead would leave one there
   // per idle gap (tens of thousands at line rate) and slow every timed event of the run.

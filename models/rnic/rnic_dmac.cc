@@ -27,7 +27,7 @@ uint64_t DmacLogic::read(uint64_t addr, uint32_t len) {
   return id;
 }
 
-std::vector<DmacLogic::Mrd> DmacLogic::issue() {
+std::vector<DmacLogic::Mrd> DmacLogic::issue(uint64_t now) {
   std::vector<Mrd> v;
   while (!waiting_.empty() && int(out_.size()) < tags_) {
     const Piece p = waiting_.front();
@@ -36,11 +36,36 @@ std::vector<DmacLogic::Mrd> DmacLogic::issue() {
     const uint16_t tag = next_tag_;
     next_tag_ = uint16_t((next_tag_ + 1) % kTagSpace);
     out_[tag] = p;
+    out_[tag].issued = now;
     if (p.len == 0) {
       complete(tag, DmacStatus::kOk);
       continue;
     }
+    order_.push_back({now, tag});
     v.push_back({p.addr, p.len, tag});
+  }
+  return v;
+}
+
+bool DmacLogic::oldest_issue(uint64_t* t) {
+  auto live = [this](const std::pair<uint64_t, uint16_t>& e) {
+    auto it = out_.find(e.second);
+    return it != out_.end() && it->second.issued == e.first;
+  };
+  while (!order_.empty() && !live(order_.front())) order_.pop_front();
+  if (order_.empty()) return false;
+  *t = order_.front().first;
+  return true;
+}
+
+std::vector<uint16_t> DmacLogic::expire_issued_by(uint64_t t) {
+  std::vector<uint16_t> v;
+  uint64_t first;
+  while (oldest_issue(&first) && first <= t) {
+    const uint16_t tag = order_.front().second;
+    order_.pop_front();
+    complete(tag, DmacStatus::kTimeout);
+    v.push_back(tag);
   }
   return v;
 }

@@ -46,15 +46,19 @@ class DmacLogic {
 
   // A read: its pieces join the tag queue. Returns its id (issue order from 0).
   uint64_t read(uint64_t addr, uint32_t len);
-  // Gives tags to waiting pieces, in order, while tags are free: the MRds to send now. 0-byte
-  // pieces are completed here and send nothing.
-  std::vector<Mrd> issue();
+  // Gives tags to waiting pieces, in order, while tags are free: the MRds to send now, issued
+  // at time `now` (the face's unit). 0-byte pieces are completed here and send nothing.
+  std::vector<Mrd> issue(uint64_t now = 0);
   // A completion for `tag`: status, the byte count it carries (bytes left in the piece, its own
   // included) and its data. Unknown tags are ignored (returns false).
   bool completion(uint16_t tag, DmacStatus st, uint32_t byte_count, const uint8_t* data,
                   uint32_t len);
   // Fails the piece holding `tag` (completion timeout).
   void expire(uint16_t tag);
+  // Fails every piece issued at or before `t` (completion timeout); returns their tags.
+  std::vector<uint16_t> expire_issued_by(uint64_t t);
+  // The issue time of the oldest outstanding piece; false when none is outstanding.
+  bool oldest_issue(uint64_t* t);
   // Reads that have finished since the last call, in the order they finished.
   std::vector<Finished> take_finished();
 
@@ -74,6 +78,7 @@ class DmacLogic {
     uint64_t read;
     uint64_t addr;
     uint32_t len;
+    uint64_t issued = 0;
   };
   void complete(uint16_t tag, DmacStatus st);
 
@@ -84,6 +89,8 @@ class DmacLogic {
   std::map<uint64_t, Read> reads_;
   std::deque<Piece> waiting_;
   std::map<uint16_t, Piece> out_;
+  // (issue time, tag) in issue order; entries of pieces no longer outstanding are skipped.
+  std::deque<std::pair<uint64_t, uint16_t>> order_;
   std::vector<Finished> finished_;
 };
 

@@ -164,7 +164,8 @@ class DmacPinModel : public sc_core::sc_module {
     if (rd_on_ && rd_ready.read()) rd_q_.pop_front();
     // Inputs.
     if (rq_valid.read() && rq_ready.read())
-      reads_in_.push_back({cycle_ + if_cycles_, rq_addr.read(), rq_len.read(), rq_id.read()});
+      reads_in_.push_back(
+          {cycle_ + if_cycles_, rq_addr.read(), rq_len.read(), uint8_t(rq_id.read())});
     if (wq_valid.read() && wq_ready.read()) {
       writes_.push_back({wq_addr.read(), wq_len.read(), {}});
       if (wq_len.read() == 0) writes_.pop_back();  // nothing to send
@@ -182,8 +183,7 @@ class DmacPinModel : public sc_core::sc_module {
       for (Beat& b : mwr_timed_.front().beats) tx_q_.push_back(b);
       mwr_timed_.pop_front();
     }
-    for (const DmacLogic::Mrd& m : logic_.issue()) {
-      issued_[m.tag] = cycle_;
+    for (const DmacLogic::Mrd& m : logic_.issue(cycle_)) {
       Beat b;
       b.addr = m.addr;
       b.len = m.len;
@@ -191,14 +191,7 @@ class DmacPinModel : public sc_core::sc_module {
       b.last = true;
       tx_q_.push_back(b);
     }
-    for (auto it = issued_.begin(); it != issued_.end();) {
-      if (cycle_ >= it->second + timeout_cycles_ && logic_.outstanding(it->first)) {
-        logic_.expire(it->first);
-        it = issued_.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    if (cycle_ >= timeout_cycles_) logic_.expire_issued_by(cycle_ - timeout_cycles_);
     finish_reads();
     while (!rd_timed_.empty() && rd_timed_.front().at <= cycle_) {
       for (Beat& b : rd_timed_.front().beats) rd_q_.push_back(b);
@@ -250,7 +243,6 @@ class DmacPinModel : public sc_core::sc_module {
     cpl_data_.resize(cpl_status_ == DmacStatus::kOk ? cpl_len_ : 0);
     logic_.completion(cpl_tag_, cpl_status_, cpl_byte_count_, cpl_data_.data(),
                       uint32_t(cpl_data_.size()));
-    if (!logic_.outstanding(cpl_tag_)) issued_.erase(cpl_tag_);
   }
 
   void finish_reads() {
@@ -310,7 +302,6 @@ class DmacPinModel : public sc_core::sc_module {
     tx_q_.clear();
     rd_q_.clear();
     ids_.clear();
-    issued_.clear();
     in_cpl_ = tx_on_ = rd_on_ = false;
     for (auto* p : {&rq_ready, &wq_ready, &wd_ready, &cp_ready, &tx_valid, &rd_valid})
       p->write(false);
@@ -329,8 +320,7 @@ class DmacPinModel : public sc_core::sc_module {
   std::deque<Write> writes_;
   std::deque<Timed> mwr_timed_, rd_timed_;
   std::deque<Beat> tx_q_, rd_q_;
-  std::map<uint64_t, uint8_t> ids_;      // DmacLogic read id -> engine id
-  std::map<uint16_t, uint64_t> issued_;  // outstanding tag -> edge its MRd was made
+  std::map<uint64_t, uint8_t> ids_;  // DmacLogic read id -> engine id
   bool in_cpl_ = false, tx_on_ = false, rd_on_ = false;
   uint16_t cpl_tag_ = 0;
   DmacStatus cpl_status_ = DmacStatus::kOk;
