@@ -627,11 +627,16 @@ template <class Ready>
 int wait_polled(Ready ready, sc_core::sc_event& ev, uint64_t poll_ns, uint64_t timeout_ns) {
   const uint64_t step = poll_ns * 1000;
   const uint64_t t0 = sc_core::sc_time_stamp().value();
-  const uint64_t limit = t0 + timeout_ns * 1000;
+  const bool forever = timeout_ns == RNIC_WAIT_FOREVER;
+  const uint64_t limit = forever ? 0 : t0 + timeout_ns * 1000;
   while (!ready()) {
     const uint64_t now = sc_core::sc_time_stamp().value();
-    if (now >= limit) return 0;
-    sc_core::wait(sc_core::sc_time::from_value(limit - now), ev);
+    if (forever) {
+      sc_core::wait(ev);
+    } else {
+      if (now >= limit) return 0;
+      sc_core::wait(sc_core::sc_time::from_value(limit - now), ev);
+    }
     if (step) {
       const uint64_t el = sc_core::sc_time_stamp().value() - t0;
       const uint64_t pad = (step - el % step) % step;

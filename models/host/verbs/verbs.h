@@ -342,6 +342,10 @@ int rnic_mem_read(const void* src, void* dst, size_t len);
 void rnic_spend_ns(uint64_t ns);
 // Simulated time now, in ns.
 double rnic_now_ns();
+// No time limit for rnic_wait_cq / rnic_wait_mem: a wait that never ends is the run's watchdog's
+// to report (sim.watchdog_us of no progress, with the state of every queue).
+constexpr uint64_t RNIC_WAIT_FOREVER = UINT64_MAX;
+
 // Blocks until the CQ has a CQE to poll (or timeout_ns passes: returns 0 then, else 1). Costs
 // what a busy ibv_poll_cq loop would: the CQE is seen at the first cost.cq_poll_ns step after
 // it lands, counted from the call.
