@@ -13,12 +13,13 @@ Node::Node(sc_core::sc_module_name n, int i, const SystemConfig& cfg, StatRegist
       index(i),
       mac{0x02, 0, 0, 0, 0, uint8_t(i + 1)},
       hc(cfg, stats, false, std::string(name()) + ".os"),
-      efe("efe", eth, i, mac, cfg, stats),
-      core("core", cfg, hc.card_if, hc.regs, efe, stats),
-      driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac, cfg) {}
+      efe("efe", eth, i, mac, cfg.core.clk_mhz, stats),
+      core("core", cfg.core, cfg.mac, hc.card_if, hc.regs, efe, stats),
+      driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
+             cfg.caps(), cfg.host, cfg.cost) {}
 
 Cluster::Cluster(const SystemConfig& c, StatRegistry& s)
-    : cfg(c), stats(s), background("background"), eth("eth0", c, s) {
+    : cfg(c), stats(s), background("background"), eth("eth0", c.eth_link(), s) {
   background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
                    [&s] { s.sample(sc_core::sc_time_stamp().value()); });
   for (int i = 0; i < kNodes; ++i)

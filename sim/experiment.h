@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "sim/scenario.h"
-#include "sim/stats.h"
 
 namespace rnic {
 

@@ -10,10 +10,10 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
       stats(stats),
       mem(c.host),
       link("pcie", c.pcie, stats),
-      rc("rc", mem, link, c, stats),
-      card_if("card_pcie", link, c, stats),
+      rc("rc", mem, link, c.pcie, c.cost, stats),
+      card_if("card_pcie", link, c.pcie_if(), stats),
       regs(c.core),
-      os(mem, rc, c, stats, os_group),
+      os(mem, rc, c.cost, stats, os_group),
       background("background") {
   if (sample)
     background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
@@ -34,9 +34,9 @@ void HostCard::trace(TraceSink& t) const {
 void HostCard::configure(const SystemConfig& c) {
   cfg = c;
   link.configure(c.pcie);
-  rc.configure(c);
-  card_if.configure(c);
-  os.configure(c);
+  rc.configure(c.pcie, c.cost);
+  card_if.configure(c.pcie_if());
+  os.configure(c.cost);
 }
 
 }  // namespace rnic

@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <systemc>
 
+#include "models/common/log.h"
 #include "models/common/sc_main_entry.h"
 #include "sim/experiment.h"
 #include "sim/host_card.h"
-#include "sim/log.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
 #include "testbench/traffic/perftest.h"

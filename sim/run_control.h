@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "sim/config.h"
-#include "sim/stats.h"
 
 namespace rnic {
 

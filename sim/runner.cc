@@ -7,8 +7,8 @@
 #include <fstream>
 #include <systemc>
 
+#include "models/common/log.h"
 #include "sim/experiment.h"
-#include "sim/log.h"
 #include "sim/run_control.h"
 #include "sim/run_trace.h"
 

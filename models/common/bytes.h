@@ -2,10 +2,14 @@
 // length checks. Used by every wire-format header.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
 namespace rnic {
+
+// An Ethernet MAC address, first byte first (as on the wire).
+using MacAddr = std::array<uint8_t, 6>;
 
 inline void put_be16(uint8_t* p, uint16_t v) {
   p[0] = uint8_t(v >> 8);

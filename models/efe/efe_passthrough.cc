@@ -1,16 +1,16 @@
 #include "models/efe/efe_passthrough.h"
 
-#include "sim/log.h"
+#include "models/common/log.h"
 
 namespace rnic::efe {
 
 EfePassThrough::EfePassThrough(sc_core::sc_module_name n, eth::EthLink& link, int side,
-                               eth::Mac mac, const SystemConfig& cfg, StatRegistry& stats)
+                               eth::Mac mac, int64_t clk_mhz, StatRegistry& stats)
     : sc_core::sc_module(n),
       link_(link),
       side_(side),
       mac_(mac),
-      clk_(ClockDomain::mhz(cfg.core.clk_mhz)),
+      clk_(ClockDomain::mhz(clk_mhz)),
       tx_data_(stats.group(name()).counter("tx_data", "frames", "DATA frames sent")),
       tx_acks_(stats.group(name()).counter("tx_acks", "frames", "standalone ACK frames sent")),
       rx_data_(stats.group(name()).counter("rx_data", "frames", "DATA frames received in order")),

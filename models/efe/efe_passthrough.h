@@ -50,7 +50,7 @@ class EfePassThrough : public sc_core::sc_module {
   };
 
   EfePassThrough(sc_core::sc_module_name n, eth::EthLink& link, int side, eth::Mac mac,
-                 const SystemConfig& cfg, StatRegistry& stats);
+                 int64_t clk_mhz, StatRegistry& stats);
 
   const eth::Mac& mac() const { return mac_; }
   bool can_send() const { return data_q_.size() + pending_ < kTxQueueFrames; }
@@ -89,7 +89,7 @@ class EfePassThrough : public sc_core::sc_module {
   };
   std::deque<Out> data_q_;
   std::deque<eth::Mac> ack_q_;  // peers owed a standalone ACK, in order
-  size_t pending_ = 0;  // DATA frames inside the kTxCycles pipeline
+  size_t pending_ = 0;          // DATA frames inside the kTxCycles pipeline
   Counter &tx_data_, &tx_acks_, &rx_data_, &rx_acks_, &rx_dropped_, &rx_out_of_seq_;
 };
 

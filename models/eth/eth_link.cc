@@ -5,17 +5,17 @@
 #include <algorithm>
 #include <memory>
 
+#include "models/common/log.h"
 #include "models/eth/ethernet.h"
-#include "sim/log.h"
 
 namespace rnic::eth {
 
-EthLink::EthLink(sc_core::sc_module_name n, const SystemConfig& cfg, StatRegistry& stats)
+EthLink::EthLink(sc_core::sc_module_name n, const EthLinkParams& cfg, StatRegistry& stats)
     : sc_core::sc_module(n),
       cfg_(cfg),
-      clk_(ClockDomain::mhz(cfg.core.clk_mhz)),
+      clk_(ClockDomain::mhz(cfg.clk_mhz)),
       byte_ps_(uint64_t(8000 / cfg.mac.rate_gbps)),
-      crc_(Crc32::kPolyIeee, unsigned(cfg.core.datapath_bytes)) {
+      crc_(Crc32::kPolyIeee, unsigned(cfg.datapath_bytes)) {
   for (int s = 0; s < 2; ++s) {
     StatGroup& g = stats.group(fmt::format("{}.{}", name(), s == 0 ? "a" : "b"));
     Side& sd = side_[s];

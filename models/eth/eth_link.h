@@ -27,9 +27,9 @@
 
 #include "models/common/crc32.h"
 #include "models/common/event_queue.h"
+#include "models/common/stats.h"
 #include "models/common/trace_sink.h"
-#include "sim/config.h"
-#include "sim/stats.h"
+#include "models/eth/eth_params.h"
 
 namespace rnic::eth {
 
@@ -37,7 +37,7 @@ class EthLink : public sc_core::sc_module {
  public:
   using Frame = std::vector<uint8_t>;
 
-  EthLink(sc_core::sc_module_name n, const SystemConfig& cfg, StatRegistry& stats);
+  EthLink(sc_core::sc_module_name n, const EthLinkParams& p, StatRegistry& stats);
 
   // Side s's upper layer. send() returns false (and counts it) for an oversize frame; it must
   // not be called while the FIFO is full (can_send).
@@ -68,7 +68,7 @@ class EthLink : public sc_core::sc_module {
     Counter *tx_frames, *tx_bytes, *tx_oversize, *rx_frames, *rx_fcs_errors;
   };
 
-  SystemConfig cfg_;
+  EthLinkParams cfg_;
   ClockDomain clk_;
   uint64_t byte_ps_;
   Crc32Model crc_;

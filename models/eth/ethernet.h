@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "models/common/bytes.h"
+
 namespace rnic::eth {
 
-using Mac = std::array<uint8_t, 6>;
+using Mac = MacAddr;
 
 constexpr uint16_t kEtherTypeEfe = 0x88B5;
 constexpr size_t kHeaderBytes = 14;

@@ -4,15 +4,16 @@
 #include <cerrno>
 #include <cstring>
 
+#include "models/common/log.h"
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/smt.h"
 #include "models/rnic/wqe.h"
-#include "sim/log.h"
 
 namespace rnic::host {
 
 Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t bar0,
-               uint64_t bar2, eth::Mac mac, const SystemConfig& cfg)
+               uint64_t bar2, MacAddr mac, const abi::CardCaps& caps, const HostConfig& host,
+               const CostConfig& cost)
     : name_(std::move(name)),
       mem_(mem),
       rc_(rc),
@@ -20,14 +21,16 @@ Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t
       bar0_(bar0),
       bar2_(bar2),
       mac_(mac),
-      cfg_(cfg),
-      qp_used_(size_t(cfg.core.qps)),
-      cq_used_(size_t(cfg.core.cqs)),
-      stag_used_(size_t(cfg.core.stags)),
-      stag_key_(size_t(cfg.core.stags)) {
+      caps_(caps),
+      host_(host),
+      cost_(cost),
+      qp_used_(size_t(caps.qps)),
+      cq_used_(size_t(caps.cqs)),
+      stag_used_(size_t(caps.stags)),
+      stag_key_(size_t(caps.stags)) {
   qp_used_[0] = true;    // QPN 0 is not handed out (as in rdma-core providers)
   stag_used_[0] = true;  // STag 0 is reserved (RFC 5040)
-  pbl_free_[0] = uint32_t(cfg.core.pbl_entries);
+  pbl_free_[0] = uint32_t(caps.pbl_entries);
   rc_.on_msi = [this](uint64_t, uint32_t data) {
     irq_pending_.push_back(data);
     irq_ev_.notify(sc_core::SC_ZERO_TIME);
@@ -56,7 +59,7 @@ void Driver::irq_thread() {
     if (irq_pending_.empty()) continue;
     const uint32_t vec = irq_pending_.front();
     irq_pending_.pop_front();
-    Os::spend(uint64_t(cfg_.cost.interrupt_entry_ns));
+    Os::spend(uint64_t(cost_.interrupt_entry_ns));
     if (vec == 0) {
       for (;;) {
         const uint32_t e = rc_.mmio_read32(bar0_ + reg::kEvent);
@@ -73,9 +76,9 @@ void Driver::irq_thread() {
 }
 
 void Driver::ioctl_enter() {
-  Os::spend(uint64_t(cfg_.cost.syscall_entry_ns + cfg_.cost.ioctl_dispatch_ns));
+  Os::spend(uint64_t(cost_.syscall_entry_ns + cost_.ioctl_dispatch_ns));
 }
-void Driver::ioctl_exit() { Os::spend(uint64_t(cfg_.cost.syscall_exit_ns)); }
+void Driver::ioctl_exit() { Os::spend(uint64_t(cost_.syscall_exit_ns)); }
 
 int Driver::command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* value) {
   std::vector<uint8_t> a(4 * reg::kCmdArgCount, 0);
@@ -159,7 +162,7 @@ void Driver::free_range(std::map<uint32_t, uint32_t>& free, uint32_t first, uint
 int Driver::create_cq(uint32_t entries, CqInfo* out) {
   ioctl_enter();
   int rc = EINVAL;
-  if (entries >= 1 && entries <= uint32_t(cfg_.core.max_cqe)) {
+  if (entries >= 1 && entries <= uint32_t(caps_.max_cqe)) {
     rc = ENOMEM;
     for (uint32_t i = 0; i < cq_used_.size(); ++i) {
       if (cq_used_[i]) continue;
@@ -188,14 +191,13 @@ int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth
                       QpInfo* out) {
   ioctl_enter();
   int rc = ENOMEM;
-  const bool rings = cfg_.host.wqe_mode == "ring";
+  const bool rings = host_.wqe_mode == "ring";
   for (uint32_t i = 1; i < qp_used_.size(); ++i) {
     if (qp_used_[i]) continue;
     uint32_t flags = 0;
     QpInfo info;
     info.qpn = i;
-    if (rings && sq_depth <= uint32_t(cfg_.core.max_qp_wr) &&
-        rq_depth <= uint32_t(cfg_.core.max_qp_wr)) {
+    if (rings && sq_depth <= uint32_t(caps_.max_qp_wr) && rq_depth <= uint32_t(caps_.max_qp_wr)) {
       if (sq_rings_.size() < qp_used_.size()) sq_rings_.resize(qp_used_.size());
       if (rq_rings_.size() < qp_used_.size()) rq_rings_.resize(qp_used_.size());
       for (auto [ring, depth] : {std::pair{&sq_rings_[i], sq_depth}, {&rq_rings_[i], rq_depth}}) {
@@ -218,7 +220,7 @@ int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth
   return rc;
 }
 
-int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const eth::Mac& peer,
+int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const MacAddr& peer,
                       uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access) {
   ioctl_enter();
   uint32_t lo = 0, hi = 0;
@@ -262,7 +264,7 @@ int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t 
   if (rc == 0) {
     const uint64_t buf = alloc_dma(uint64_t(n) * 8);
     mem_.write(buf, pbl.pages.data(), uint64_t(n) * 8);
-    Os::spend((uint64_t(n) * 8 + 63) / 64 * uint64_t(cfg_.cost.copy_line_ns));
+    Os::spend((uint64_t(n) * 8 + 63) / 64 * uint64_t(cost_.copy_line_ns));
     rc = command(reg::kCmdLoadPbl, {first, n, uint32_t(buf), uint32_t(buf >> 32), 0});
     const uint8_t key = ++stag_key_[idx];
     const uint32_t type = uint32_t(SmtEntry::Type::kMemoryRegion);

@@ -19,9 +19,11 @@
 #include <systemc>
 #include <vector>
 
-#include "models/eth/ethernet.h"
+#include "models/common/bytes.h"
+#include "models/host/host_params.h"
 #include "models/host/os.h"
 #include "models/host/verbs/verbs_enums.h"
+#include "models/rnic/abi/caps.h"
 
 namespace rnic::host {
 
@@ -48,13 +50,14 @@ class Driver {
   };
 
   Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t bar0, uint64_t bar2,
-         eth::Mac mac, const SystemConfig& cfg);
+         MacAddr mac, const abi::CardCaps& caps, const HostConfig& host, const CostConfig& cost);
 
   const std::string& name() const { return name_; }
-  const eth::Mac& mac() const { return mac_; }
+  const MacAddr& mac() const { return mac_; }
   PhysMem& mem() { return mem_; }
   RootComplex& rc() { return rc_; }
-  const SystemConfig& cfg() const { return cfg_; }
+  const abi::CardCaps& caps() const { return caps_; }
+  const CostConfig& cost() const { return cost_; }
   uint64_t bar0() const { return bar0_; }
   uint64_t bar2() const { return bar2_; }
   uint64_t qp_page(uint32_t qpn) const { return bar2_ + uint64_t(qpn) * 4096; }
@@ -68,7 +71,7 @@ class Driver {
   int create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
                 QpInfo* out);
   // attr fields as ibv_modify_qp's, already checked by the caller.
-  int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const eth::Mac& peer,
+  int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const MacAddr& peer,
                 uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access);
   int destroy_qp(uint32_t qpn);
   // One mailbox command (docs/registers.md): arguments, CMD, then CMD_STATUS polled until done.
@@ -99,8 +102,10 @@ class Driver {
   RootComplex& rc_;
   Os& os_;
   uint64_t bar0_, bar2_;
-  eth::Mac mac_;
-  SystemConfig cfg_;
+  MacAddr mac_;
+  abi::CardCaps caps_;
+  HostConfig host_;
+  CostConfig cost_;
   bool opened_ = false;
   uint32_t next_pd_ = 1;
   std::vector<bool> qp_used_, cq_used_, stag_used_;

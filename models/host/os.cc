@@ -2,11 +2,11 @@
 
 namespace rnic::host {
 
-Os::Os(PhysMem& mem, RootComplex& rc, const SystemConfig& cfg, StatRegistry& stats,
+Os::Os(PhysMem& mem, RootComplex& rc, const CostConfig& cost, StatRegistry& stats,
        const std::string& group)
     : mem_(mem),
       rc_(rc),
-      cfg_(cfg),
+      cost_(cost),
       syscalls_(stats.group(group).counter("syscalls", "calls", "system calls and ioctls")),
       walk_reads_(stats.group(group).counter("walk_reads", "reads",
                                              "page-table entries read by the kernel")),
@@ -16,7 +16,7 @@ void Os::spend(uint64_t ns) { sc_core::wait(sc_core::sc_time::from_value(ns * 10
 
 uint64_t Os::mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads) {
   ++syscalls_;
-  const CostConfig& c = cfg_.cost;
+  const CostConfig& c = cost_;
   uint64_t reads = 0, pages = 0;
   p.page_table().walk_range(va, len, &reads, [&](uint64_t page_va, uint64_t) {
     p.pin(page_va);
@@ -32,7 +32,7 @@ uint64_t Os::mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads) 
 
 Os::PblResult Os::get_pbl(Process& p, uint64_t va, uint64_t len) {
   ++syscalls_;
-  const CostConfig& c = cfg_.cost;
+  const CostConfig& c = cost_;
   PblResult r;
   r.ok = p.page_table().walk_range(va, len, &r.walk_reads,
                                    [&](uint64_t, uint64_t pa) { r.pages.push_back(pa); });
@@ -46,7 +46,7 @@ Os::PblResult Os::get_pbl(Process& p, uint64_t va, uint64_t len) {
 
 std::vector<uint8_t> Os::read_reg(uint64_t bar0_base, uint64_t offset, uint32_t len) {
   ++syscalls_;
-  const CostConfig& c = cfg_.cost;
+  const CostConfig& c = cost_;
   spend(uint64_t(c.syscall_entry_ns) + uint64_t(c.ioctl_dispatch_ns));
   auto v = rc_.mmio_read(bar0_base + offset, len);
   spend(uint64_t(c.copy_line_ns) + uint64_t(c.syscall_exit_ns));

@@ -21,7 +21,7 @@ namespace rnic::host {
 
 class Os {
  public:
-  Os(PhysMem& mem, RootComplex& rc, const SystemConfig& cfg, StatRegistry& stats,
+  Os(PhysMem& mem, RootComplex& rc, const CostConfig& cost, StatRegistry& stats,
      const std::string& group = "host.os");
   // Spends ns of simulated time on the calling thread.
   static void spend(uint64_t ns);
@@ -35,12 +35,12 @@ class Os {
   uint64_t mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads = nullptr);
   PblResult get_pbl(Process& p, uint64_t va, uint64_t len);
   std::vector<uint8_t> read_reg(uint64_t bar0_base, uint64_t offset, uint32_t len);
-  void configure(const SystemConfig& cfg) { cfg_ = cfg; }
+  void configure(const CostConfig& cost) { cost_ = cost; }
 
  private:
   PhysMem& mem_;
   RootComplex& rc_;
-  SystemConfig cfg_;
+  CostConfig cost_;
   Counter& syscalls_;
   Counter& walk_reads_;
   Counter& pages_pinned_;

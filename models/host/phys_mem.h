@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/config.h"
+#include "models/host/host_params.h"
 
 namespace rnic::host {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/log.h"
+#include "models/common/log.h"
 
 namespace rnic::host {
 
@@ -11,11 +11,12 @@ using pcie::Tlp;
 using pcie::TlpType;
 
 RootComplex::RootComplex(sc_core::sc_module_name n, PhysMem& mem, pcie::PcieLink& link,
-                         const SystemConfig& cfg, StatRegistry& stats)
+                         const PcieConfig& pcie, const CostConfig& cost, StatRegistry& stats)
     : sc_core::sc_module(n),
       mem_(mem),
       link_(link),
-      cfg_(cfg),
+      pcie_(pcie),
+      cost_(cost),
       reads_served_(stats.group(name()).counter("dma_reads", "TLPs", "card MRd served")),
       read_bytes_(stats.group(name()).counter("dma_read_bytes", "B", "bytes returned in CplD")),
       writes_(stats.group(name()).counter("dma_writes", "TLPs", "card MWr into memory")),
@@ -38,7 +39,7 @@ void RootComplex::receive(Tlp&& t) {
   const uint64_t now = now_ps();
   switch (t.type) {
     case TlpType::kMWr: {
-      const uint64_t at = now + uint64_t(cfg_.pcie.rc_write_latency_ns) * 1000;
+      const uint64_t at = now + uint64_t(pcie_.rc_write_latency_ns) * 1000;
       eq_.at(at, [this, t = std::move(t)] {
         if (t.addr >= kMsiBase && t.addr < kMsiBase + kMsiSize) {
           ++msis_;
@@ -61,7 +62,7 @@ void RootComplex::receive(Tlp&& t) {
       break;
     }
     case TlpType::kMRd:
-      eq_.at(now + uint64_t(cfg_.pcie.rc_read_latency_ns) * 1000,
+      eq_.at(now + uint64_t(pcie_.rc_read_latency_ns) * 1000,
              [this, t = std::move(t)] { serve_read(t); });
       break;
     case TlpType::kCplD:
@@ -100,7 +101,7 @@ void RootComplex::serve_read(Tlp req) {
     return;
   }
   ++reads_served_;
-  const uint64_t mps = uint64_t(cfg_.pcie.mps), rcb = uint64_t(cfg_.pcie.rcb);
+  const uint64_t mps = uint64_t(pcie_.mps), rcb = uint64_t(pcie_.rcb);
   uint64_t a = req.addr;
   const uint64_t end = req.addr + req.len;
   while (a < end) {
@@ -124,7 +125,7 @@ void RootComplex::serve_read(Tlp req) {
 std::vector<uint8_t> RootComplex::mmio_read(uint64_t addr, uint32_t len, CplStatus* status) {
   ++mmio_reads_;
   const uint64_t t0 = now_ps();
-  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_issue_ns) * 1000));
+  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_issue_ns) * 1000));
   Pending p;
   const uint16_t tag = next_tag_++;
   pending_[tag] = &p;
@@ -136,7 +137,7 @@ std::vector<uint8_t> RootComplex::mmio_read(uint64_t addr, uint32_t len, CplStat
   t.requester = 0;
   link_.send(pcie::PcieLink::kRc, std::move(t));
   sc_core::wait(p.done);
-  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_return_ns) * 1000));
+  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_return_ns) * 1000));
   mmio_read_ns_.sample(double(now_ps() - t0) / 1000.0);
   if (status) *status = p.status;
   if (p.status != CplStatus::kSc) return {};
@@ -158,7 +159,7 @@ void RootComplex::mmio_write_le(uint64_t addr, uint64_t v, uint32_t bytes) {
 
 void RootComplex::mmio_write(uint64_t addr, std::vector<uint8_t> data) {
   ++mmio_writes_;
-  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cfg_.cost.mmio_issue_ns) * 1000));
+  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_issue_ns) * 1000));
   Tlp t;
   t.type = TlpType::kMWr;
   t.addr = addr;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "models/common/event_queue.h"
+#include "models/host/host_params.h"
 #include "models/host/phys_mem.h"
 #include "models/pcie/link.h"
 
@@ -29,8 +30,8 @@ constexpr uint64_t kMsiSize = 0x100000;
 
 class RootComplex : public sc_core::sc_module {
  public:
-  RootComplex(sc_core::sc_module_name n, PhysMem& mem, pcie::PcieLink& link,
-              const SystemConfig& cfg, StatRegistry& stats);
+  RootComplex(sc_core::sc_module_name n, PhysMem& mem, pcie::PcieLink& link, const PcieConfig& pcie,
+              const CostConfig& cost, StatRegistry& stats);
 
   // From a host SC_THREAD. Returns the data, or an empty vector with *status set on UR/CA.
   std::vector<uint8_t> mmio_read(uint64_t addr, uint32_t len, pcie::CplStatus* status = nullptr);
@@ -43,7 +44,10 @@ class RootComplex : public sc_core::sc_module {
   std::function<void(uint64_t addr, uint32_t data)> on_msi;
   // Every card write that reached memory (CPU-side watchers: a CQ ring being polled).
   std::function<void(uint64_t addr, uint32_t len)> on_write;
-  void configure(const SystemConfig& cfg) { cfg_ = cfg; }
+  void configure(const PcieConfig& pcie, const CostConfig& cost) {
+    pcie_ = pcie;
+    cost_ = cost;
+  }
   // Waveform: CPU MMIO reads waiting for their completion.
   void trace(TraceSink& t) const {
     t.add_value(name(), "mmio_reads_pending", 8, [this] { return pending_.size(); });
@@ -58,7 +62,8 @@ class RootComplex : public sc_core::sc_module {
 
   PhysMem& mem_;
   pcie::PcieLink& link_;
-  SystemConfig cfg_;
+  PcieConfig pcie_;
+  CostConfig cost_;
   EventQueue eq_{"eq"};
   struct Pending {
     sc_core::sc_event done;

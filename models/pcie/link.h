@@ -23,10 +23,10 @@
 #include <string>
 #include <systemc>
 
+#include "models/common/stats.h"
 #include "models/common/trace_sink.h"
+#include "models/pcie/pcie_params.h"
 #include "models/pcie/tlp.h"
-#include "sim/config.h"
-#include "sim/stats.h"
 
 namespace rnic::pcie {
 
@@ -88,7 +88,7 @@ class PcieLink : public sc_core::sc_module {
     Credits granted;               // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;
-    bool wake_at_end = false;  // the transmitter's wake-up at busy_until_ps is pending
+    bool wake_at_end = false;   // the transmitter's wake-up at busy_until_ps is pending
     uint64_t busy_ps = 0;       // total time spent sending, for the utilisation series
     Kind sending = Kind::kTlp;  // the packet on the wire while busy (for the waveform)
     TlpType sending_type = TlpType::kMWr;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/log.h"
+#include "models/common/log.h"
 
 namespace rnic::pcie {
 
@@ -20,12 +20,12 @@ const char* to_string(DmaStatus s) {
   return "?";
 }
 
-PcieIf::PcieIf(sc_core::sc_module_name n, PcieLink& link, const SystemConfig& cfg,
+PcieIf::PcieIf(sc_core::sc_module_name n, PcieLink& link, const PcieIfParams& cfg,
                StatRegistry& stats)
     : sc_core::sc_module(n),
       link_(link),
       cfg_(cfg),
-      clk_(ClockDomain::mhz(cfg.core.clk_mhz)),
+      clk_(ClockDomain::mhz(cfg.clk_mhz)),
       dmac_(uint64_t(cfg.pcie.mrrs), int(cfg.pcie.tags)),
       mmio_reads_(stats.group(name()).counter("mmio_reads", "TLPs", "host MRd to a BAR")),
       mmio_writes_(stats.group(name()).counter("mmio_writes", "TLPs", "host MWr to a BAR")),
@@ -50,9 +50,9 @@ PcieIf::PcieIf(sc_core::sc_module_name n, PcieLink& link, const SystemConfig& cf
   dont_initialize();
 }
 
-void PcieIf::configure(const SystemConfig& cfg) {
+void PcieIf::configure(const PcieIfParams& cfg) {
   cfg_ = cfg;
-  clk_ = ClockDomain::mhz(cfg.core.clk_mhz);
+  clk_ = ClockDomain::mhz(cfg.clk_mhz);
   dmac_ = DmacLogic(uint64_t(cfg.pcie.mrrs), int(cfg.pcie.tags));
 }
 
@@ -79,7 +79,7 @@ void PcieIf::receive(Tlp&& t) {
   const uint64_t off = bar >= 0 ? t.addr - bars_[bar].base : 0;
   if (t.type == TlpType::kMWr) {
     ++mmio_writes_;
-    eq_.at(edge(uint64_t(cfg_.pcie.if_cycles + cfg_.core.reg_write_cycles)),
+    eq_.at(edge(uint64_t(cfg_.pcie.if_cycles + cfg_.reg_write_cycles)),
            [this, bar, off, t = std::move(t)] {
              if (bar < 0 || !target_ || !target_->reg_write(bar, off, t.data.data(), t.len))
                ++mmio_ur_;
@@ -88,7 +88,7 @@ void PcieIf::receive(Tlp&& t) {
     return;
   }
   ++mmio_reads_;
-  eq_.at(edge(uint64_t(2 * cfg_.pcie.if_cycles + cfg_.core.reg_read_cycles)),
+  eq_.at(edge(uint64_t(2 * cfg_.pcie.if_cycles + cfg_.reg_read_cycles)),
          [this, bar, off, t = std::move(t)] {
            Tlp c;
            c.tag = t.tag;

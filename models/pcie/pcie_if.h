@@ -46,11 +46,11 @@ class PcieIf : public sc_core::sc_module {
  public:
   using ReadDone = std::function<void(DmaStatus, std::vector<uint8_t>&&)>;
 
-  PcieIf(sc_core::sc_module_name n, PcieLink& link, const SystemConfig& cfg, StatRegistry& stats);
+  PcieIf(sc_core::sc_module_name n, PcieLink& link, const PcieIfParams& p, StatRegistry& stats);
 
   void set_bar(int bar, Bar b) { bars_[bar] = b; }
   void set_target(RegisterTarget* t) { target_ = t; }
-  void configure(const SystemConfig& cfg);
+  void configure(const PcieIfParams& p);
 
   void dma_read(uint64_t addr, uint32_t len, ReadDone done);
   void dma_write(uint64_t addr, std::vector<uint8_t> data);
@@ -78,7 +78,7 @@ class PcieIf : public sc_core::sc_module {
   uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
 
   PcieLink& link_;
-  SystemConfig cfg_;
+  PcieIfParams cfg_;
   ClockDomain clk_;
   EventQueue eq_{"eq"};
   Bar bars_[6];

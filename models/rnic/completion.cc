@@ -1,7 +1,7 @@
 // RnicCore: the completion engine: in-order SQ completion, flushes, CQEs into the host CQ
 // ring with the owner (phase) bit, overflow, MSI-X for armed CQs.
+#include "models/common/log.h"
 #include "models/rnic/rnic_core.h"
-#include "sim/log.h"
 
 namespace rnic {
 
@@ -71,8 +71,8 @@ void RnicCore::post_cqe(uint32_t cqn, Cqe c) {
   const uint64_t slot = cq.pi % cq.entries;
   c.owner = ((cq.pi / cq.entries) & 1) ? 0 : 1;
   ++cq.pi;
-  const uint64_t t = std::max(edge(uint64_t(cfg_.core.cqe_cycles)),
-                              cqe_next_ps_ + cycles_ps(uint64_t(cfg_.core.cqe_cycles)));
+  const uint64_t t = std::max(edge(uint64_t(cfg_.cqe_cycles)),
+                              cqe_next_ps_ + cycles_ps(uint64_t(cfg_.cqe_cycles)));
   cqe_next_ps_ = t;
   eq_.at(t, [this, cqn, slot, c] {
     Cq& cq = cqs_[cqn];

@@ -2,25 +2,27 @@
 #include <cerrno>
 #include <cstring>
 
+#include "models/common/log.h"
 #include "models/rnic/rnic_core.h"
-#include "sim/log.h"
 
 namespace rnic {
 
-RnicCore::RnicCore(sc_core::sc_module_name n, const SystemConfig& cfg, pcie::PcieIf& pcie,
-                   RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats)
+RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
+                   pcie::PcieIf& pcie, RnicRegs& regs, efe::EfePassThrough& efe,
+                   StatRegistry& stats)
     : sc_core::sc_module(n),
       cfg_(cfg),
-      clk_(ClockDomain::mhz(cfg.core.clk_mhz)),
+      mac_(mac),
+      clk_(ClockDomain::mhz(cfg.clk_mhz)),
       pcie_(pcie),
       regs_(regs),
       efe_(efe),
-      smt_(size_t(cfg.core.stags)),
-      pblmt_(size_t(cfg.core.pbl_entries)),
+      smt_(size_t(cfg.stags)),
+      pblmt_(size_t(cfg.pbl_entries)),
       xlat_(smt_, pblmt_),
-      rx_parse_(uint64_t(cfg.core.rx_parse_cycles), uint64_t(cfg.core.datapath_bytes)),
-      cqs_(size_t(cfg.core.cqs)),
-      qps_(size_t(cfg.core.qps)),
+      rx_parse_(uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes)),
+      cqs_(size_t(cfg.cqs)),
+      qps_(size_t(cfg.qps)),
       tx_segments_(stats.group(name()).counter("tx_segments", "segments", "DDP segments sent")),
       tx_payload_bytes_(stats.group(name()).counter("tx_payload_bytes", "B", "payload bytes sent")),
       tx_terminates_(stats.group(name()).counter("tx_terminates", "frames", "Terminates sent")),
@@ -87,7 +89,7 @@ void RnicCore::command(uint32_t op, const uint32_t* args) {
   mark(Probe::kCommand, 0, now_ps());
   regs_.set_cmd_status(true, 0);
   std::vector<uint32_t> a(args, args + reg::kCmdArgCount);
-  eq_.at(edge(uint64_t(cfg_.core.cmd_cycles)), [this, op, a] { run_command(op, a); });
+  eq_.at(edge(uint64_t(cfg_.cmd_cycles)), [this, op, a] { run_command(op, a); });
 }
 
 void RnicCore::finish_command(uint32_t result, uint32_t value) {
@@ -104,8 +106,7 @@ uint64_t u64(const std::vector<uint32_t>& a, int i) { return a[i] | uint64_t(a[i
 void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
   switch (op) {
     case reg::kCmdCreateCq: {
-      if (a[0] >= cqs_.size() || cqs_[a[0]].valid || a[3] == 0 ||
-          a[3] > uint64_t(cfg_.core.max_cqe))
+      if (a[0] >= cqs_.size() || cqs_[a[0]].valid || a[3] == 0 || a[3] > uint64_t(cfg_.max_cqe))
         return finish_command(EINVAL);
       Cq& c = cqs_[a[0]];
       c = Cq{};
@@ -121,7 +122,7 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
     case reg::kCmdCreateQp: {
       if (a[0] >= qps_.size() || qps_[a[0]].valid || a[2] >= cqs_.size() || !cqs_[a[2]].valid ||
           a[3] >= cqs_.size() || !cqs_[a[3]].valid || a[4] == 0 || a[5] == 0 ||
-          a[4] > uint64_t(cfg_.core.max_qp_wr) || a[5] > uint64_t(cfg_.core.max_qp_wr))
+          a[4] > uint64_t(cfg_.max_qp_wr) || a[5] > uint64_t(cfg_.max_qp_wr))
         return finish_command(EINVAL);
       Qp& q = qps_[a[0]];
       q = Qp{};
@@ -131,8 +132,8 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
       q.rcq = a[3];
       q.sq_depth = a[4];
       q.rq_depth = a[5];
-      q.ird = uint32_t(cfg_.core.ird);
-      q.ord = uint32_t(cfg_.core.ord);
+      q.ird = uint32_t(cfg_.ird);
+      q.ord = uint32_t(cfg_.ord);
       q.host_rings = (a[6] & reg::kQpHostRings) != 0;
       q.ring_pa[0] = q.host_rings ? u64(a, 7) : 0;
       q.ring_pa[1] = q.host_rings ? u64(a, 9) : 0;
@@ -149,9 +150,9 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
       }
       if (mask & IBV_QP_DEST_QPN) q.peer_qpn = a[5] & 0xFFFFFF;
       if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-        q.ird = std::min<uint32_t>(std::max<uint32_t>(a[6], 1), uint32_t(cfg_.core.ird));
+        q.ird = std::min<uint32_t>(std::max<uint32_t>(a[6], 1), uint32_t(cfg_.ird));
       if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-        q.ord = std::min<uint32_t>(std::max<uint32_t>(a[7], 1), uint32_t(cfg_.core.ord));
+        q.ord = std::min<uint32_t>(std::max<uint32_t>(a[7], 1), uint32_t(cfg_.ord));
       if (mask & IBV_QP_ACCESS_FLAGS) q.access = uint8_t(a[8]);
       if (mask & IBV_QP_STATE) set_qp_state(a[0], ibv_qp_state(a[2]));
       return finish_command(0);

@@ -51,6 +51,7 @@
 
 #include "models/common/event_queue.h"
 #include "models/efe/efe_passthrough.h"
+#include "models/eth/eth_params.h"
 #include "models/host/verbs/verbs_enums.h"
 #include "models/pcie/pcie_if.h"
 #include "models/rnic/ddp_rdmap.h"
@@ -68,8 +69,8 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   // MSI-X message data: vector 0 for async events, 1 + CQ number for a CQ's completion event.
   static constexpr uint32_t kAsyncVector = 0;
 
-  RnicCore(sc_core::sc_module_name n, const SystemConfig& cfg, pcie::PcieIf& pcie, RnicRegs& regs,
-           efe::EfePassThrough& efe, StatRegistry& stats);
+  RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
+           pcie::PcieIf& pcie, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats);
 
   // RegListener
   void sq_doorbell(uint32_t qp, uint64_t producer) override;
@@ -256,13 +257,13 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   uint64_t cycles_ps(uint64_t cycles) const { return cycles * clk_.period_ps; }
   // Cycles to copy one WQE into the on-chip queue: ceil(128 / datapath).
   uint64_t wqe_copy_cycles() const {
-    return (kWqeBytes + uint64_t(cfg_.core.datapath_bytes) - 1) /
-           uint64_t(cfg_.core.datapath_bytes);
+    return (kWqeBytes + uint64_t(cfg_.datapath_bytes) - 1) / uint64_t(cfg_.datapath_bytes);
   }
   void place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data,
              uint64_t at_ps);
 
-  SystemConfig cfg_;
+  CoreConfig cfg_;
+  MacConfig mac_;
   ClockDomain clk_;
   pcie::PcieIf& pcie_;
   RnicRegs& regs_;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "models/pcie/pcie_if.h"
-#include "sim/config.h"
+#include "models/rnic/rnic_params.h"
 
 namespace rnic {
 

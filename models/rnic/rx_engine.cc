@@ -2,9 +2,9 @@
 // untagged data, inbound Read Requests, Terminates; and the EFE's acknowledgements.
 #include <cstring>
 
+#include "models/common/log.h"
 #include "models/rnic/errors.h"
 #include "models/rnic/rnic_core.h"
-#include "sim/log.h"
 
 namespace rnic {
 

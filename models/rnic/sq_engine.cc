@@ -3,15 +3,15 @@
 // emission to the EFE.
 #include <cstring>
 
+#include "models/common/log.h"
 #include "models/rnic/rnic_core.h"
-#include "sim/log.h"
 
 namespace rnic {
 
 using rdmap::Opcode;
 
 uint32_t RnicCore::max_payload(bool tagged) const {
-  return uint32_t(cfg_.mac.mtu) - uint32_t(efe::kHeaderBytes) -
+  return uint32_t(mac_.mtu) - uint32_t(efe::kHeaderBytes) -
          uint32_t(tagged ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes);
 }
 
@@ -35,7 +35,7 @@ void RnicCore::tx_kick() {
 
 void RnicCore::tx_step() {
   for (size_t tries = active_.size(); tries > 0 && !active_.empty(); --tries) {
-    if (tx_buffered_ >= uint64_t(cfg_.core.tx_buffer_bytes)) return;  // tx_emit resumes
+    if (tx_buffered_ >= uint64_t(cfg_.tx_buffer_bytes)) return;  // tx_emit resumes
     const uint32_t qpn = active_.front();
     active_.pop_front();
     Qp& q = qps_[qpn];
@@ -49,7 +49,7 @@ void RnicCore::tx_step() {
     else
       q.in_active = false;
     if (issued) {
-      tx_next_ps_ = std::max(tx_next_ps_, now_ps()) + cycles_ps(uint64_t(cfg_.core.sched_cycles));
+      tx_next_ps_ = std::max(tx_next_ps_, now_ps()) + cycles_ps(uint64_t(cfg_.sched_cycles));
       tx_kick();
       return;
     }

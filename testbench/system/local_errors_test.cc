@@ -293,10 +293,9 @@ TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
   uint32_t bad_qpn = 0;
   run([&](Endpoint& ep, const PeerInfo& p) {
     rnic::host::Driver& drv = *ep.ctx->drv;
-    const SystemConfig& cfg = drv.cfg();
-    bad_qpn = uint32_t(cfg.core.qps) - 1;
-    const uint64_t hole = (uint64_t(cfg.host.hole_base_mib) + uint64_t(cfg.host.hole_mib) / 2)
-                          << 20;
+    const HostConfig host = preset_config("rnic-10g", "test").host;  // run()'s memory map
+    bad_qpn = drv.caps().qps - 1;
+    const uint64_t hole = (uint64_t(host.hole_base_mib) + uint64_t(host.hole_mib) / 2) << 20;
     const std::vector<uint32_t> args = {bad_qpn,
                                         ep.pd->handle,
                                         ep.cq->handle,

@@ -72,7 +72,7 @@ void spend(uint64_t ns) {
   if (ns) sc_core::wait(sc_core::sc_time::from_value(ns * 1000));
 }
 
-rnic::eth::Mac mac_of_gid(const ibv_gid& g) {
+rnic::MacAddr mac_of_gid(const ibv_gid& g) {
   // fe80::xxxx:xxff:fexx:xxxx, EUI-64 with the universal/local bit flipped.
   return {uint8_t(g.raw[8] ^ 0x02), g.raw[9], g.raw[10], g.raw[13], g.raw[14], g.raw[15]};
 }
@@ -154,30 +154,30 @@ int ibv_close_device(ibv_context* context) {
 }
 
 int ibv_query_device(ibv_context* context, ibv_device_attr* a) {
-  const rnic::SystemConfig& cfg = context->drv->cfg();
+  const rnic::abi::CardCaps& cfg = context->drv->caps();
   *a = ibv_device_attr{};
   std::snprintf(a->fw_ver, sizeof a->fw_ver, "rnicsim 0.1.0");
   a->max_mr_size = 1ull << 40;
   a->page_size_cap = 4096;
   a->vendor_id = 0x1033;  // NEC, ExpEther's vendor
-  a->max_qp = int(cfg.core.qps) - 1;
-  a->max_qp_wr = int(cfg.core.max_qp_wr);
+  a->max_qp = int(cfg.qps) - 1;
+  a->max_qp_wr = int(cfg.max_qp_wr);
   a->max_sge = rnic::kMaxSge;
   a->max_sge_rd = rnic::kMaxSge;
-  a->max_cq = int(cfg.core.cqs);
-  a->max_cqe = int(cfg.core.max_cqe);
-  a->max_mr = int(cfg.core.stags) - 1;
+  a->max_cq = int(cfg.cqs);
+  a->max_cqe = int(cfg.max_cqe);
+  a->max_mr = int(cfg.stags) - 1;
   a->max_pd = 1 << 24;
-  a->max_qp_rd_atom = int(cfg.core.ird);
-  a->max_qp_init_rd_atom = int(cfg.core.ord);
-  a->max_res_rd_atom = int(cfg.core.ird * (cfg.core.qps - 1));
+  a->max_qp_rd_atom = int(cfg.ird);
+  a->max_qp_init_rd_atom = int(cfg.ord);
+  a->max_res_rd_atom = int(cfg.ird * (cfg.qps - 1));
   a->phys_port_cnt = 1;
   return 0;
 }
 
 int ibv_query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* a) {
   if (port_num != 1) return EINVAL;
-  const int64_t mtu = context->drv->cfg().mac.mtu;
+  const int64_t mtu = context->drv->caps().port_mtu;
   *a = ibv_port_attr{};
   a->state = IBV_PORT_ACTIVE;
   a->max_mtu = mtu >= 4096 ? IBV_MTU_4096 : mtu >= 2048 ? IBV_MTU_2048 : IBV_MTU_1024;
@@ -190,7 +190,7 @@ int ibv_query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* a) {
 
 int ibv_query_gid(ibv_context* context, uint8_t port_num, int index, ibv_gid* gid) {
   if (port_num != 1 || index != 0) return EINVAL;
-  const rnic::eth::Mac& m = context->drv->mac();
+  const rnic::MacAddr& m = context->drv->mac();
   std::memset(gid, 0, sizeof *gid);
   gid->raw[0] = 0xfe;
   gid->raw[1] = 0x80;
@@ -253,7 +253,7 @@ int ibv_dereg_mr(ibv_mr* mr) {
 
 ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
                       int /*comp_vector*/) {
-  if (cqe < 1 || cqe > context->drv->cfg().core.max_cqe) {
+  if (cqe < 1 || cqe > context->drv->caps().max_cqe) {
     errno = EINVAL;
     return nullptr;
   }
@@ -327,11 +327,11 @@ int ibv_req_notify_cq(ibv_cq* cq, int solicited_only) {
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   ibv_context* c = pd->context;
-  const rnic::SystemConfig& cfg = c->drv->cfg();
+  const rnic::abi::CardCaps& cfg = c->drv->caps();
   if (!a || a->qp_type != IBV_QPT_RC || !a->send_cq || !a->recv_cq || a->srq ||
       a->cap.max_send_wr < 1 || a->cap.max_recv_wr < 1 ||
-      a->cap.max_send_wr > uint32_t(cfg.core.max_qp_wr) ||
-      a->cap.max_recv_wr > uint32_t(cfg.core.max_qp_wr) || a->cap.max_send_sge > rnic::kMaxSge ||
+      a->cap.max_send_wr > uint32_t(cfg.max_qp_wr) ||
+      a->cap.max_recv_wr > uint32_t(cfg.max_qp_wr) || a->cap.max_send_sge > rnic::kMaxSge ||
       a->cap.max_recv_sge > rnic::kMaxSge || a->cap.max_inline_data > 0) {
     errno = EINVAL;
     return nullptr;
@@ -442,7 +442,7 @@ void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_
   uint8_t buf[rnic::kWqeBytes];
   for (size_t i = 0; i < wqes.size(); ++i) {
     const uint64_t idx = first + i;
-    spend(uint64_t(drv->cfg().cost.wqe_build_ns));
+    spend(uint64_t(drv->cost().wqe_build_ns));
     rnic::encode(wqes[i], buf);
     if (ring) {
       drv->mem().write(ring + (idx % depth) * rnic::kWqeBytes, buf, rnic::kWqeBytes);
@@ -529,7 +529,7 @@ int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   int n = 0;
   ibv_qp* via = nullptr;
   while (n < num_entries) {
-    spend(uint64_t(drv->cfg().cost.cq_poll_ns));
+    spend(uint64_t(drv->cost().cq_poll_ns));
     if (!cqe_ready(cq)) break;
     uint8_t raw[rnic::kCqeBytes];
     drv->mem().read(c.ring_pa + (c.ci % c.entries) * rnic::kCqeBytes, raw, sizeof raw);
@@ -649,7 +649,7 @@ int wait_polled(Ready ready, sc_core::sc_event& ev, uint64_t poll_ns, uint64_t t
 
 int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
   return wait_polled([cq] { return cqe_ready(cq); }, cq->impl->written,
-                     uint64_t(cq->context->drv->cfg().cost.cq_poll_ns), timeout_ns);
+                     uint64_t(cq->context->drv->cost().cq_poll_ns), timeout_ns);
 }
 
 int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns) {
@@ -665,7 +665,7 @@ int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns) {
         drv->mem().read(pa, &b, 1);
         return b == value;
       },
-      ev, uint64_t(drv->cfg().cost.cq_poll_ns), timeout_ns);
+      ev, uint64_t(drv->cost().cq_poll_ns), timeout_ns);
   drv->unwatch(&ev);
   return r;
 }

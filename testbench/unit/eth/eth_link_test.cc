@@ -11,12 +11,12 @@ namespace rnic::eth {
 namespace {
 
 struct Bench {
-  SystemConfig cfg;  // rnic-10g: 250 MHz x 16 B core, 10 Gb/s (800 ps a byte), prop 5 ns
+  EthLinkParams cfg;  // rnic-10g: 250 MHz x 16 B core, 10 Gb/s (800 ps a byte), prop 5 ns
   StatRegistry stats;
   std::unique_ptr<EthLink> link;
   std::vector<std::pair<uint64_t, EthLink::Frame>> got;  // (time, frame) at side b
   std::vector<uint64_t> starts;                          // first bit on the wire
-  explicit Bench(void (*tweak)(SystemConfig&) = nullptr) {
+  explicit Bench(void (*tweak)(EthLinkParams&) = nullptr) {
     if (tweak) tweak(cfg);
     link = std::make_unique<EthLink>("eth", cfg, stats);
     link->set_receiver(1, [this](EthLink::Frame&& f) { got.push_back({now_ps(), std::move(f)}); });
@@ -97,9 +97,9 @@ TEST(EthLink, OversizeFramesAreRefused) {
 
 // 100 GbE: 80 ps a byte; 64 B core datapath: a 1514 B frame is 24 beats.
 TEST(EthLink, HundredGig) {
-  Bench b([](SystemConfig& c) {
+  Bench b([](EthLinkParams& c) {
     c.mac.rate_gbps = 100;
-    c.core.datapath_bytes = 64;
+    c.datapath_bytes = 64;
   });
   EXPECT_EQ(b.link->byte_ps(), 80u);
   b.link->send(0, frame(1514, 1));

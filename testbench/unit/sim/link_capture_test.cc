@@ -37,7 +37,7 @@ std::vector<Packet> read_pcap(const std::string& path) {
 // One link with a capture of it in a fresh folder.
 struct Captured {
   std::filesystem::path dir;
-  SystemConfig cfg;
+  EthLinkParams cfg;
   StatRegistry stats;
   eth::EthLink link{"eth", cfg, stats};
   std::unique_ptr<PcapWriter> writer;

@@ -1,6 +1,6 @@
 // Statistics: counters, histogram buckets, reset, JSON; time series sampled at the configured
 // interval while a run has work, and the sampler lets the run end.
-#include "sim/stats.h"
+#include "models/common/stats.h"
 
 #include <gtest/gtest.h>
 

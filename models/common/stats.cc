@@ -1,4 +1,4 @@
-#include "sim/stats.h"
+#include "models/common/stats.h"
 
 #include <algorithm>
 #include <cmath>

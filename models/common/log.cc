@@ -1,4 +1,4 @@
-#include "sim/log.h"
+#include "models/common/log.h"
 
 #include <cstdio>
 #include <systemc>

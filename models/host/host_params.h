@@ -1,0 +1,70 @@
+// Host parameters: memory and its map (host.*) and the CPU/OS costs host software spends (cost.*).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "models/common/params.h"
+
+namespace rnic {
+
+struct HostConfig {
+  int64_t mem_mib = 16384;            // MiB of physical memory
+  std::string hole_behaviour = "ur";  // "ur" | "timeout": DMA reads of a hole
+  std::string wqe_mode = "mmio";      // "mmio": WQEs written into the card's windows;
+                                      // "ring": host-memory rings fetched by DMA
+  int64_t hole_base_mib = 3072;       // MiB, device-reserved window start (below 4 GiB)
+  int64_t hole_mib = 1024;            // MiB, its size (0 = none)
+  double malloc_scatter = 0.5;        // probability that the next page of a buffer is not
+                                      // physically adjacent to the previous one
+  int64_t malloc_max_gap = 64;        // pages, largest jump between two scattered pages
+
+  // Lists every field under "host." (units, ranges, descriptions).
+  void describe(ParamList& p) {
+    p.i("mem_mib", mem_mib, "MiB", 64, 1 << 22, "physical memory size");
+    p.s("hole_behaviour", hole_behaviour, {"ur", "timeout"},
+        "DMA read of a hole: Unsupported Request, or no completion");
+    p.s("wqe_mode", wqe_mode, {"mmio", "ring"},
+        "WQEs written into the card by MMIO, or host-memory rings the card fetches by DMA");
+    p.i("hole_base_mib", hole_base_mib, "MiB", 0, 1 << 22, "device-reserved window start");
+    p.i("hole_mib", hole_mib, "MiB", 0, 1 << 22, "device-reserved window size (0 = none)");
+    p.r("malloc_scatter", malloc_scatter, "", 0, 1,
+        "probability that a buffer's next page is not physically adjacent");
+    p.i("malloc_max_gap", malloc_max_gap, "pages", 1, 1 << 20,
+        "largest jump between scattered pages");
+  }
+};
+
+// CPU/OS costs (host software is not cycle-accurate: it spends these).
+struct CostConfig {
+  int64_t syscall_entry_ns = 120;
+  int64_t syscall_exit_ns = 100;
+  int64_t ioctl_dispatch_ns = 400;   // driver ioctl: fd lookup, argument copy-in, command decode
+  int64_t walk_step_ns = 25;         // one page-table entry read by the kernel walker
+  int64_t copy_line_ns = 35;         // copy_to_user / copy_from_user per 64 B line
+  int64_t mlock_page_ns = 32;        // pin one page (refcount, LRU isolation)
+  int64_t interrupt_entry_ns = 900;  // MSI-X to the handler's first instruction
+  int64_t mmio_issue_ns = 45;        // core -> uncore -> root complex for an MMIO access
+  int64_t mmio_return_ns = 25;       // CplD at the root complex -> the load retires
+  int64_t wqe_build_ns = 10;         // the verbs library forms one WQE
+  int64_t cq_poll_ns = 10;           // the verbs library reads one CQE slot (cache line)
+
+  // Lists every field under "cost." (units, ranges, descriptions).
+  void describe(ParamList& p) {
+    p.i("syscall_entry_ns", syscall_entry_ns, "ns", 0, 1000000, "system call entry");
+    p.i("syscall_exit_ns", syscall_exit_ns, "ns", 0, 1000000, "system call exit");
+    p.i("ioctl_dispatch_ns", ioctl_dispatch_ns, "ns", 0, 1000000,
+        "driver ioctl dispatch: fd lookup, argument copy-in, decode");
+    p.i("walk_step_ns", walk_step_ns, "ns", 0, 1000000, "one page-table entry read");
+    p.i("copy_line_ns", copy_line_ns, "ns", 0, 1000000, "copy to/from user, per 64 B line");
+    p.i("mlock_page_ns", mlock_page_ns, "ns", 0, 1000000, "pin one page");
+    p.i("interrupt_entry_ns", interrupt_entry_ns, "ns", 0, 1000000, "MSI-X to handler");
+    p.i("mmio_issue_ns", mmio_issue_ns, "ns", 0, 1000000, "core to root complex, per MMIO access");
+    p.i("wqe_build_ns", wqe_build_ns, "ns", 0, 1000000, "the verbs library forms a WQE");
+    p.i("cq_poll_ns", cq_poll_ns, "ns", 0, 1000000, "the verbs library reads one CQE slot");
+    p.i("mmio_return_ns", mmio_return_ns, "ns", 0, 1000000,
+        "completion at the root complex to the load retiring");
+  }
+};
+
+}  // namespace rnic

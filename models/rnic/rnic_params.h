@@ -1,0 +1,56 @@
+// RNIC Core parameters (core.*): the core clock, its datapath, table sizes and engine cycle costs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "models/common/params.h"
+
+namespace rnic {
+
+struct CoreConfig {
+  int64_t clk_mhz = 250;            // MHz, core_clk
+  int64_t datapath_bytes = 16;      // B per core_clk beat
+  int64_t reg_read_cycles = 4;      // core cycles from a BAR read TLP's arrival to its CplD
+  int64_t reg_write_cycles = 2;     // core cycles to apply a BAR write
+  int64_t qps = 1024;               // QPs (BAR2 pages)
+  int64_t cqs = 1024;               // CQs
+  int64_t stags = 65536;            // SMT entries
+  int64_t pbl_entries = 1 << 20;    // PBLMT entries
+  int64_t max_qp_wr = 512;          // WQEs each on-chip SQ and RQ holds
+  int64_t max_cqe = 65536;          // CQEs a CQ ring may have
+  int64_t ird = 16;                 // inbound RDMA Reads a QP may have outstanding (max)
+  int64_t ord = 16;                 // outbound RDMA Reads a QP may have outstanding (max)
+  int64_t tx_buffer_bytes = 65536;  // B of segments the SQ engine may have fetched, not sent
+  int64_t sched_cycles = 2;         // cycles the SQ engine spends per segment it issues
+  int64_t rx_parse_cycles = 2;      // cycles from a segment's arrival to its header checked
+  int64_t cqe_cycles = 2;           // cycles to form a CQE before its DMA write
+  int64_t cmd_cycles = 200;         // cycles the command processor spends per mailbox command
+
+  // Lists every field under "core." (units, ranges, descriptions).
+  void describe(ParamList& p) {
+    p.i("clk_mhz", clk_mhz, "MHz", 1, 2000, "core_clk frequency");
+    p.i("datapath_bytes", datapath_bytes, "B", 1, 64, "core datapath width per beat",
+        {1, 2, 4, 8, 16, 32, 64});
+    p.i("reg_read_cycles", reg_read_cycles, "cycles", 1, 1000,
+        "core cycles from a register read request to its data");
+    p.i("reg_write_cycles", reg_write_cycles, "cycles", 1, 1000,
+        "core cycles to apply a register write");
+    p.i("qps", qps, "QPs", 1, 1 << 16, "queue pairs (one BAR2 page each)");
+    p.i("cqs", cqs, "CQs", 1, 1 << 16, "completion queues");
+    p.i("stags", stags, "entries", 1, 1 << 24, "STag management table entries");
+    p.i("pbl_entries", pbl_entries, "entries", 1, 1 << 26, "PBL management table entries");
+    p.i("max_qp_wr", max_qp_wr, "WQEs", 1, 1 << 16, "WQEs each on-chip SQ and RQ holds");
+    p.i("max_cqe", max_cqe, "CQEs", 1, 1 << 24, "largest CQ ring");
+    p.i("ird", ird, "reads", 1, 256, "inbound RDMA Reads outstanding per QP (max)");
+    p.i("ord", ord, "reads", 1, 256, "outbound RDMA Reads outstanding per QP (max)");
+    p.i("tx_buffer_bytes", tx_buffer_bytes, "B", 2048, 1 << 24,
+        "segments fetched by the SQ engine and not yet sent");
+    p.i("sched_cycles", sched_cycles, "cycles", 1, 1000, "SQ engine cycles per segment");
+    p.i("rx_parse_cycles", rx_parse_cycles, "cycles", 1, 1000, "segment arrival to header checked");
+    p.i("cqe_cycles", cqe_cycles, "cycles", 1, 1000, "forming a CQE before its DMA write");
+    p.i("cmd_cycles", cmd_cycles, "cycles", 1, 1000000, "per mailbox command");
+  }
+};
+
+}  // namespace rnic
