@@ -14,7 +14,7 @@ Node::Node(sc_core::sc_module_name n, int i, const SystemConfig& cfg, StatRegist
       mac{0x02, 0, 0, 0, 0, uint8_t(i + 1)},
       hc(cfg, stats, false, std::string(name()) + ".os"),
       efe("efe", eth, i, mac, cfg.core.clk_mhz, stats),
-      core("core", cfg.core, cfg.mac, hc.card_if, hc.regs, efe, stats),
+      core("core", cfg.core, cfg.mac, hc.dmac, hc.regs, efe, stats),
       driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
              cfg.caps(), cfg.host, cfg.cost) {}
 

@@ -12,6 +12,7 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
       link("pcie", c.pcie, stats),
       rc("rc", mem, link, c.pcie, c.cost, stats),
       card_if("card_pcie", link, c.pcie_if(), stats),
+      dmac("card_dmac", card_if, c.dmac(), stats),
       regs(c.core),
       os(mem, rc, c.cost, stats, os_group),
       background("background") {
@@ -28,7 +29,7 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
 void HostCard::trace(TraceSink& t) const {
   link.trace(t);
   rc.trace(t);
-  card_if.trace(t);
+  dmac.trace(t);
 }
 
 void HostCard::configure(const SystemConfig& c) {
@@ -36,6 +37,7 @@ void HostCard::configure(const SystemConfig& c) {
   link.configure(c.pcie);
   rc.configure(c.pcie, c.cost);
   card_if.configure(c.pcie_if());
+  dmac.configure(c.dmac());
   os.configure(c.cost);
 }
 
@@ -59,8 +61,8 @@ std::string HostCard::dump_state() const {
     if (!line.empty()) s += fmt::format("  {}:{}\n", group, line);
   }
   s += link.describe();
-  s += fmt::format("  card_pcie: tags in use {}, reads waiting for a tag {}\n",
-                   card_if.tags_in_use(), card_if.reads_waiting());
+  s += fmt::format("  card_dmac: tags in use {}, reads waiting for a tag {}\n", dmac.tags_in_use(),
+                   dmac.reads_waiting());
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include "models/host/root_complex.h"
 #include "models/pcie/link.h"
 #include "models/pcie/pcie_if.h"
+#include "models/rnic/dmac.h"
 #include "models/rnic/rnic_regs.h"
 #include "sim/background.h"
 #include "sim/run_control.h"
@@ -37,6 +38,7 @@ struct HostCard {
   pcie::PcieLink link;
   host::RootComplex rc;
   pcie::PcieIf card_if;
+  RnicDmac dmac;
   RnicRegs regs;
   host::Os os;
   Background background;  // time-series sampling, waveform window

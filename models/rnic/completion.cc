@@ -80,12 +80,12 @@ void RnicCore::post_cqe(uint32_t cqn, Cqe c) {
     mark(Probe::kCqe, cqn, now_ps());
     std::vector<uint8_t> d(kCqeBytes);
     encode(c, d.data());
-    pcie_.dma_write(cq.base + slot * kCqeBytes, std::move(d));
+    dmac_.write(cq.base + slot * kCqeBytes, std::move(d));
     ++cqes_;
     if (cq.armed && (!cq.solicited_only || c.solicited || c.status != IBV_WC_SUCCESS)) {
       cq.armed = false;
       if (regs_.raise(reg::kIntCompletion) && regs_.msi_addr())
-        pcie_.msi(regs_.msi_addr(), kAsyncVector + 1 + cqn);
+        dmac_.msi(regs_.msi_addr(), kAsyncVector + 1 + cqn);
     }
   });
 }

@@ -8,13 +8,13 @@
 namespace rnic {
 
 RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-                   pcie::PcieIf& pcie, RnicRegs& regs, efe::EfePassThrough& efe,
+                   RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe,
                    StatRegistry& stats)
     : sc_core::sc_module(n),
       cfg_(cfg),
       mac_(mac),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
-      pcie_(pcie),
+      dmac_(dmac),
       regs_(regs),
       efe_(efe),
       smt_(size_t(cfg.stags)),
@@ -77,7 +77,7 @@ void RnicCore::push_event(ibv_event_type t, uint32_t num) {
   ++events_raised_;
   events_.push_back(1u << 31 | uint32_t(t) << 24 | (num & 0xFFFFFF));
   if (regs_.raise(reg::kIntAsyncEvent) && regs_.msi_addr())
-    pcie_.msi(regs_.msi_addr(), kAsyncVector);
+    dmac_.msi(regs_.msi_addr(), kAsyncVector);
 }
 
 void RnicCore::command(uint32_t op, const uint32_t* args) {
@@ -197,10 +197,10 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
       const bool extents = a[4] != 0;
       if (count == 0 || uint64_t(first) + count > pblmt_.size()) return finish_command(EINVAL);
       const uint32_t stride = extents ? 16 : 8;
-      pcie_.dma_read(
+      dmac_.read(
           u64(a, 2), count * stride,
-          [this, first, count, extents, stride](pcie::DmaStatus st, std::vector<uint8_t>&& d) {
-            if (st != pcie::DmaStatus::kOk) return finish_command(EIO);
+          [this, first, count, extents, stride](DmacStatus st, std::vector<uint8_t>&& d) {
+            if (st != DmacStatus::kOk) return finish_command(EIO);
             for (uint32_t i = 0; i < count; ++i) {
               PblEntry& e = pblmt_.at(first + i);
               std::memcpy(&e.addr, d.data() + i * stride, 8);
@@ -309,13 +309,13 @@ void RnicCore::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
     mark(Probe::kWqeFetch, qpn, now_ps());
     auto read = [&](uint64_t pa, uint32_t n, uint64_t off) {
       ++wqe_fetches_;
-      pcie_.dma_read(pa, n * kWqeBytes,
-                     [this, qpn, rq, epoch, db, off](pcie::DmaStatus st, std::vector<uint8_t>&& d) {
+      dmac_.read(pa, n * kWqeBytes,
+                     [this, qpn, rq, epoch, db, off](DmacStatus st, std::vector<uint8_t>&& d) {
                        Qp& q = qps_[qpn];
                        if (!q.valid || q.epoch != epoch) return;  // reset or destroyed meanwhile
                        for (Fetch& f : q.fetches[rq]) {
                          if (f.first != db) continue;
-                         if (st == pcie::DmaStatus::kOk)
+                         if (st == DmacStatus::kOk)
                            std::copy(d.begin(), d.end(), f.data.begin() + int64_t(off));
                          else
                            f.failed = true;

@@ -53,7 +53,7 @@
 #include "models/efe/efe_passthrough.h"
 #include "models/eth/eth_params.h"
 #include "models/host/verbs/verbs_enums.h"
-#include "models/pcie/pcie_if.h"
+#include "models/rnic/dmac.h"
 #include "models/rnic/ddp_rdmap.h"
 #include "models/rnic/ddp_rx_parse.h"
 #include "models/rnic/rnic_regs.h"
@@ -70,7 +70,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   static constexpr uint32_t kAsyncVector = 0;
 
   RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-           pcie::PcieIf& pcie, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats);
+           RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats);
 
   // RegListener
   void sq_doorbell(uint32_t qp, uint64_t producer) override;
@@ -265,7 +265,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   CoreConfig cfg_;
   MacConfig mac_;
   ClockDomain clk_;
-  pcie::PcieIf& pcie_;
+  RnicDmac& dmac_;
   RnicRegs& regs_;
   efe::EfePassThrough& efe_;
   EventQueue eq_{"eq"};

@@ -4,6 +4,20 @@
 
 namespace rnic {
 
+const char* to_string(DmacStatus s) {
+  switch (s) {
+    case DmacStatus::kOk:
+      return "ok";
+    case DmacStatus::kUnsupported:
+      return "unsupported request";
+    case DmacStatus::kAbort:
+      return "completer abort";
+    case DmacStatus::kTimeout:
+      return "completion timeout";
+  }
+  return "?";
+}
+
 namespace {
 constexpr uint16_t kTagSpace = 1024;  // 10-bit tags
 }

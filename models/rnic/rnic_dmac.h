@@ -19,6 +19,7 @@
 namespace rnic {
 
 enum class DmacStatus : uint8_t { kOk = 0, kUnsupported = 1, kAbort = 2, kTimeout = 3 };
+const char* to_string(DmacStatus s);
 
 struct DmacSpan {
   uint64_t addr;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/common/params.h"
+#include "models/pcie/pcie_params.h"
 
 namespace rnic {
 
@@ -51,6 +52,13 @@ struct CoreConfig {
     p.i("cqe_cycles", cqe_cycles, "cycles", 1, 1000, "forming a CQE before its DMA write");
     p.i("cmd_cycles", cmd_cycles, "cycles", 1, 1000000, "per mailbox command");
   }
+};
+
+// What the DMAC (rnic_dmac) is built from: the core clock it runs at and the PCIe parameters
+// that shape its requests (MRRS, MPS, tags, the I/F crossing, the completion timeout).
+struct DmacParams {
+  int64_t clk_mhz = 250;
+  PcieConfig pcie;
 };
 
 }  // namespace rnic

@@ -84,7 +84,7 @@ void RnicCore::place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const u
   }
   eq_.at(at_ps, [this, qpn, writes = std::move(writes)]() mutable {
     mark(Probe::kRxPlace, qpn, now_ps());
-    for (auto& [pa, d] : writes) pcie_.dma_write(pa, std::move(d));
+    for (auto& [pa, d] : writes) dmac_.write(pa, std::move(d));
   });
 }
 

@@ -288,8 +288,8 @@ void RnicCore::gather_chunks(TxSeg* s, std::vector<XlatChunk> chunks, uint64_t s
     mark(Probe::kSegDma, s->qpn, now_ps());
     size_t at = hdr;
     for (const XlatChunk& c : chunks) {
-      pcie_.dma_read(c.pa, c.len, [this, s, at](pcie::DmaStatus st, std::vector<uint8_t>&& d) {
-        if (st != pcie::DmaStatus::kOk)
+      dmac_.read(c.pa, c.len, [this, s, at](DmacStatus st, std::vector<uint8_t>&& d) {
+        if (st != DmacStatus::kOk)
           log::error("{}: gather DMA read failed ({})", name(), to_string(st));
         else
           std::memcpy(s->ddp.data() + at, d.data(), d.size());

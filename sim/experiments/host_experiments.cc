@@ -147,9 +147,9 @@ ExperimentKind dma_roundtrip_experiment() {
         uint64_t t0 = now_ps();
         for (size_t i = 0; i < sp.pages.size(); ++i) {
           const uint32_t n = uint32_t(std::min<uint64_t>(host::kPageSize, b - i * host::kPageSize));
-          sys.card_if.dma_read(sp.pages[i], n,
-                               [&, i](pcie::DmaStatus st, std::vector<uint8_t>&& d) {
-                                 if (st != pcie::DmaStatus::kOk) ++bad;
+          sys.dmac.read(sp.pages[i], n,
+                               [&, i](DmacStatus st, std::vector<uint8_t>&& d) {
+                                 if (st != DmacStatus::kOk) ++bad;
                                  pages[i] = std::move(d);
                                  if (--left == 0) all_read.notify();
                                });
@@ -158,7 +158,7 @@ ExperimentKind dma_roundtrip_experiment() {
         read_ns = ns_since(t0);
         write_start = now_ps();
         for (size_t i = 0; i < pages.size(); ++i)
-          sys.card_if.dma_write(dp.pages[i], std::move(pages[i]));
+          sys.dmac.write(dp.pages[i], std::move(pages[i]));
       });
       // Posted writes: done when the last one is in host memory.
       const double write_ns = double(sys.rc.last_write_ps() - write_start) / 1000.0;

@@ -59,7 +59,7 @@ struct Bench {
 TEST(PcieCount, EightKiBWrite) {
   Bench b;
   run_host_thread(*b.sys, "w",
-                  [&] { b.sys->card_if.dma_write(1ull << 30, std::vector<uint8_t>(8192, 0x5a)); });
+                  [&] { b.sys->dmac.write(1ull << 30, std::vector<uint8_t>(8192, 0x5a)); });
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 32u);
   EXPECT_EQ(b.sys->link.count_acks(PcieLink::kCard), 0u);
   EXPECT_EQ(b.sys->link.count_updatefcs(PcieLink::kCard), 0u);
@@ -85,14 +85,14 @@ TEST(PcieCount, EightKiBRead) {
   for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = uint8_t(i ^ (i >> 8));
   b.sys->mem.write(1ull << 30, pattern.data(), pattern.size());
   std::vector<uint8_t> got;
-  DmaStatus st = DmaStatus::kAbort;
+  DmacStatus st = DmacStatus::kAbort;
   run_host_thread(*b.sys, "r", [&] {
-    b.sys->card_if.dma_read(1ull << 30, 8192, [&](DmaStatus s, std::vector<uint8_t>&& d) {
+    b.sys->dmac.read(1ull << 30, 8192, [&](DmacStatus s, std::vector<uint8_t>&& d) {
       st = s;
       got = std::move(d);
     });
   });
-  EXPECT_EQ(st, DmaStatus::kOk);
+  EXPECT_EQ(st, DmacStatus::kOk);
   EXPECT_EQ(got, pattern);
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 16u);
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kRc), 32u);
@@ -110,8 +110,8 @@ TEST(PcieReadBound, TagsTimesMrrsOverRoundTrip) {
   uint64_t t0 = 0, t1 = 0;
   run_host_thread(*b.sys, "r", [&] {
     t0 = now_ps();
-    b.sys->card_if.dma_read(1ull << 30, 65536,
-                            [&](DmaStatus, std::vector<uint8_t>&&) { t1 = now_ps(); });
+    b.sys->dmac.read(1ull << 30, 65536,
+                            [&](DmacStatus, std::vector<uint8_t>&&) { t1 = now_ps(); });
   });
   const double cycle_ps = 2792.97 + 60000 + 90000 + 2 * 35292.97 + 60000;
   const double expect_gbps = 8.0 * 512 / cycle_ps * 1000;
@@ -123,7 +123,7 @@ TEST(PcieReadBound, TagsTimesMrrsOverRoundTrip) {
 TEST(PcieSplit, FourKiBBoundaryAndMps) {
   Bench b;
   run_host_thread(*b.sys, "w", [&] {
-    b.sys->card_if.dma_write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1));
+    b.sys->dmac.write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1));
   });
   // 4000..4095 (96 B), then 4096..4351 (256 B, MPS), then 4352..4599 (248 B).
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 3u);
@@ -136,7 +136,7 @@ TEST(PcieCredits, FewPostedCreditsStallButDeliverEverything) {
     c.pcie.updatefc_factor = 1;
   });
   run_host_thread(*b.sys, "w", [&] {
-    b.sys->card_if.dma_write(1ull << 30, std::vector<uint8_t>(64 * 1024, 3));
+    b.sys->dmac.write(1ull << 30, std::vector<uint8_t>(64 * 1024, 3));
   });
   EXPECT_EQ(b.value("rc", "dma_write_bytes"), 65536u);
   EXPECT_GT(b.value("pcie.card_tx", "credit_stalls"), 0u);
@@ -188,30 +188,30 @@ void hole_behaviour(SystemConfig& c, const char* how) {
 
 TEST(PcieHoles, ReadOfAHoleIsUnsupported) {
   Bench b([](SystemConfig& c) { hole_behaviour(c, "ur"); });
-  DmaStatus st = DmaStatus::kOk;
+  DmacStatus st = DmacStatus::kOk;
   run_host_thread(*b.sys, "h", [&] {
-    b.sys->card_if.dma_read(b.sys->bar0, 64, [&](DmaStatus s, std::vector<uint8_t>&&) { st = s; });
-    b.sys->card_if.dma_write(b.sys->bar0, std::vector<uint8_t>(64, 9));
+    b.sys->dmac.read(b.sys->bar0, 64, [&](DmacStatus s, std::vector<uint8_t>&&) { st = s; });
+    b.sys->dmac.write(b.sys->bar0, std::vector<uint8_t>(64, 9));
   });
-  EXPECT_EQ(st, DmaStatus::kUnsupported);
+  EXPECT_EQ(st, DmacStatus::kUnsupported);
   EXPECT_EQ(b.value("rc", "ur_reads"), 1u);
   EXPECT_EQ(b.value("rc", "dropped_writes"), 1u);
 }
 
 TEST(PcieHoles, ReadOfAHoleTimesOut) {
   Bench b([](SystemConfig& c) { hole_behaviour(c, "timeout"); });
-  DmaStatus st = DmaStatus::kOk;
+  DmacStatus st = DmacStatus::kOk;
   uint64_t done_at = 0;
   run_host_thread(*b.sys, "h", [&] {
-    b.sys->card_if.dma_read(b.sys->bar0, 64, [&](DmaStatus s, std::vector<uint8_t>&&) {
+    b.sys->dmac.read(b.sys->bar0, 64, [&](DmacStatus s, std::vector<uint8_t>&&) {
       st = s;
       done_at = now_ps();
     });
   });
-  EXPECT_EQ(st, DmaStatus::kTimeout);
+  EXPECT_EQ(st, DmacStatus::kTimeout);
   EXPECT_GE(done_at, 10000000u);
   EXPECT_LT(done_at, 10100000u);
-  EXPECT_EQ(b.value("card_pcie", "cpl_timeouts"), 1u);
+  EXPECT_EQ(b.value("card_dmac", "cpl_timeouts"), 1u);
   EXPECT_EQ(b.value("rc", "unanswered_reads"), 1u);
 }
 
@@ -224,20 +224,20 @@ TEST(PcieHoles, LongTimeoutFiresAtItsDeadline) {
   });
   std::vector<uint64_t> done_at;
   run_host_thread(*b.sys, "h", [&] {
-    auto cb = [&](DmaStatus s, std::vector<uint8_t>&&) {
-      EXPECT_EQ(s, DmaStatus::kTimeout);
+    auto cb = [&](DmacStatus s, std::vector<uint8_t>&&) {
+      EXPECT_EQ(s, DmacStatus::kTimeout);
       done_at.push_back(now_ps());
     };
-    b.sys->card_if.dma_read(b.sys->bar0, 64, cb);
+    b.sys->dmac.read(b.sys->bar0, 64, cb);
     sc_core::wait(sc_core::sc_time(12, sc_core::SC_US));
-    b.sys->card_if.dma_read(b.sys->bar0, 64, cb);
+    b.sys->dmac.read(b.sys->bar0, 64, cb);
   });
   ASSERT_EQ(done_at.size(), 2u);
   EXPECT_GE(done_at[0], 35000000u);
   EXPECT_LT(done_at[0], 35100000u);
   EXPECT_GE(done_at[1], 47000000u);
   EXPECT_LT(done_at[1], 47100000u);
-  EXPECT_EQ(b.value("card_pcie", "cpl_timeouts"), 2u);
+  EXPECT_EQ(b.value("card_dmac", "cpl_timeouts"), 2u);
 }
 
 }  // namespace
@@ -258,7 +258,7 @@ TEST(Watchdog, NoProgressStopsTheRunWithAStateDump) {
   try {
     run_host_thread(*b.sys, "h", [&] {
       sc_core::sc_event done;
-      b.sys->card_if.dma_read(b.sys->bar0, 64, [&](DmaStatus, std::vector<uint8_t>&&) {
+      b.sys->dmac.read(b.sys->bar0, 64, [&](DmacStatus, std::vector<uint8_t>&&) {
         answered = true;
         done.notify();
       });

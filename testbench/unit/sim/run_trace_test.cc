@@ -24,14 +24,14 @@ TEST(RunTrace, WindowAndScope) {
   HostCard sys(cfg, stats);
   trace.attach(sys);
   run_host_thread(sys, "w",
-                  [&] { sys.card_if.dma_write(1ull << 30, std::vector<uint8_t>(128 * 1024, 1)); });
+                  [&] { sys.dmac.write(1ull << 30, std::vector<uint8_t>(128 * 1024, 1)); });
   trace.close();
   ASSERT_TRUE(trace.opened());
   const tb::FstContents c = tb::read_fst(trace.path());
   ASSERT_TRUE(c.opened);
   EXPECT_TRUE(c.vars.count("pcie.card_tx.packet"));
   EXPECT_TRUE(c.vars.count("pcie.rc_tx.credits_pd"));
-  EXPECT_FALSE(c.vars.count("card_pcie.tags_in_use"));  // outside the scope filter
+  EXPECT_FALSE(c.vars.count("card_dmac.tags_in_use"));  // outside the scope filter
   // Time in ps (the SystemC resolution): inside [2 us, 6 us].
   EXPECT_GE(c.start, 2000000u);
   EXPECT_LE(c.end, 6000000u);
