@@ -5,9 +5,9 @@
 #include <cstring>
 
 #include "models/common/log.h"
-#include "models/rnic/rnic_regs.h"
-#include "models/rnic/smt.h"
-#include "models/rnic/wqe.h"
+#include "models/host/verbs/card_codes.h"
+#include "models/rnic/abi/regs.h"
+#include "models/rnic/abi/wqe.h"
 
 namespace rnic::host {
 
@@ -64,7 +64,7 @@ void Driver::irq_thread() {
       for (;;) {
         const uint32_t e = rc_.mmio_read32(bar0_ + reg::kEvent);
         if (!(e >> 31)) break;
-        async_.push_back({ibv_event_type((e >> 24) & 0x7F), e & 0xFFFFFF});
+        async_.push_back({to_ibv(abi::AsyncEvent((e >> 24) & 0x7F)), e & 0xFFFFFF});
       }
       rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntAsyncEvent, 4);
       async_ev_.notify(sc_core::SC_ZERO_TIME);
@@ -80,9 +80,9 @@ void Driver::ioctl_enter() {
 }
 void Driver::ioctl_exit() { Os::spend(uint64_t(cost_.syscall_exit_ns)); }
 
-int Driver::command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* value) {
+int Driver::command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value) {
   std::vector<uint8_t> a(4 * reg::kCmdArgCount, 0);
-  std::memcpy(a.data(), args.data(), std::min<size_t>(a.size(), args.size() * 4));
+  std::memcpy(a.data(), args, std::min<size_t>(a.size(), n * 4));
   rc_.mmio_write(bar0_ + reg::kCmdArgs, std::move(a));
   rc_.mmio_write_le(bar0_ + reg::kCmd, op, 4);
   for (;;) {
@@ -167,7 +167,7 @@ int Driver::create_cq(uint32_t entries, CqInfo* out) {
     for (uint32_t i = 0; i < cq_used_.size(); ++i) {
       if (cq_used_[i]) continue;
       const uint64_t ring = alloc_dma(uint64_t(entries) * 32);
-      rc = command(reg::kCmdCreateCq, {i, uint32_t(ring), uint32_t(ring >> 32), entries});
+      rc = command(abi::CreateCq{i, ring, entries});
       if (rc == 0) {
         cq_used_[i] = true;
         *out = {i, ring, entries};
@@ -181,7 +181,7 @@ int Driver::create_cq(uint32_t entries, CqInfo* out) {
 
 int Driver::destroy_cq(uint32_t cqn) {
   ioctl_enter();
-  const int rc = command(reg::kCmdDestroyCq, {cqn});
+  const int rc = command(abi::DestroyCq{cqn});
   if (rc == 0) cq_used_[cqn] = false;
   ioctl_exit();
   return rc;
@@ -203,13 +203,12 @@ int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth
       for (auto [ring, depth] : {std::pair{&sq_rings_[i], sq_depth}, {&rq_rings_[i], rq_depth}}) {
         if (ring->slots < depth) *ring = {alloc_dma(uint64_t(depth) * kWqeBytes), depth};
       }
-      flags = reg::kQpHostRings;
+      flags = abi::CreateQp::kQpHostRings;
       info.sq_ring = sq_rings_[i].pa;
       info.rq_ring = rq_rings_[i].pa;
     }
-    rc = command(reg::kCmdCreateQp, {i, pd, scq, rcq, sq_depth, rq_depth, flags,
-                                     uint32_t(info.sq_ring), uint32_t(info.sq_ring >> 32),
-                                     uint32_t(info.rq_ring), uint32_t(info.rq_ring >> 32)});
+    rc = command(
+        abi::CreateQp{i, pd, scq, rcq, sq_depth, rq_depth, flags, info.sq_ring, info.rq_ring});
     if (rc == 0) {
       qp_used_[i] = true;
       *out = info;
@@ -223,18 +222,29 @@ int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth
 int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const MacAddr& peer,
                       uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access) {
   ioctl_enter();
-  uint32_t lo = 0, hi = 0;
-  for (int i = 0; i < 4; ++i) lo |= uint32_t(peer[i]) << (8 * i);
-  for (int i = 0; i < 2; ++i) hi |= uint32_t(peer[4 + i]) << (8 * i);
-  const int rc =
-      command(reg::kCmdModifyQp, {qpn, mask, uint32_t(state), lo, hi, peer_qpn, ird, ord, access});
+  abi::ModifyQp m;
+  m.qpn = qpn;
+  using M = abi::ModifyQp;
+  const std::pair<uint32_t, uint32_t> bits[] = {
+      {IBV_QP_STATE, M::kState},          {IBV_QP_AV, M::kPeerMac},
+      {IBV_QP_DEST_QPN, M::kPeerQpn},     {IBV_QP_MAX_DEST_RD_ATOMIC, M::kIrd},
+      {IBV_QP_MAX_QP_RD_ATOMIC, M::kOrd}, {IBV_QP_ACCESS_FLAGS, M::kAccess}};
+  for (const auto& [ibv, card] : bits)
+    if (mask & ibv) m.set |= card;
+  m.state = to_card(state);
+  m.peer_mac = peer;
+  m.peer_qpn = peer_qpn;
+  m.ird = ird;
+  m.ord = ord;
+  m.access = to_card_access(access);
+  const int rc = command(m);
   ioctl_exit();
   return rc;
 }
 
 int Driver::destroy_qp(uint32_t qpn) {
   ioctl_enter();
-  const int rc = command(reg::kCmdDestroyQp, {qpn});
+  const int rc = command(abi::DestroyQp{qpn});
   if (rc == 0) qp_used_[qpn] = false;
   ioctl_exit();
   return rc;
@@ -265,17 +275,24 @@ int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t 
     const uint64_t buf = alloc_dma(uint64_t(n) * 8);
     mem_.write(buf, pbl.pages.data(), uint64_t(n) * 8);
     Os::spend((uint64_t(n) * 8 + 63) / 64 * uint64_t(cost_.copy_line_ns));
-    rc = command(reg::kCmdLoadPbl, {first, n, uint32_t(buf), uint32_t(buf >> 32), 0});
+    rc = command(abi::LoadPbl{first, n, buf, false});
     const uint8_t key = ++stag_key_[idx];
-    const uint32_t type = uint32_t(SmtEntry::Type::kMemoryRegion);
-    if (rc == 0)
-      rc = command(reg::kCmdWriteStag,
-                   {idx, uint32_t(key) | type << 8 | (access & 0xFF) << 16, pd, uint32_t(va),
-                    uint32_t(va >> 32), uint32_t(len), uint32_t(len >> 32), first, n, 12,
-                    uint32_t(va & (kPageSize - 1)), 0, 0});
+    abi::WriteStag w;
+    w.index = idx;
+    w.key = key;
+    w.type = abi::kStagMemoryRegion;
+    w.access = to_card_access(access);
+    w.pd = pd;
+    w.base_to = va;
+    w.length = len;
+    w.pbl_first = first;
+    w.pbl_count = n;
+    w.page_shift = 12;
+    w.first_page_offset = uint32_t(va & (kPageSize - 1));
+    if (rc == 0) rc = command(w);
     if (rc == 0) {
       stag_used_[idx] = true;
-      *out = {make_stag(idx, key), first, n};
+      *out = {abi::make_stag(idx, key), first, n};
     } else {
       free_range(pbl_free_, first, n);
     }
@@ -286,8 +303,8 @@ int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t 
 
 int Driver::dereg_mr(const MrInfo& mr) {
   ioctl_enter();
-  const uint32_t idx = stag_index(mr.lkey);
-  const int rc = command(reg::kCmdFreeStag, {idx});
+  const uint32_t idx = abi::stag_index(mr.lkey);
+  const int rc = command(abi::FreeStag{idx});
   if (rc == 0) {
     stag_used_[idx] = false;
     free_range(pbl_free_, mr.pbl_first, mr.pbl_count);

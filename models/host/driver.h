@@ -24,6 +24,7 @@
 #include "models/host/os.h"
 #include "models/host/verbs/verbs_enums.h"
 #include "models/rnic/abi/caps.h"
+#include "models/rnic/abi/commands.h"
 
 namespace rnic::host {
 
@@ -74,9 +75,13 @@ class Driver {
   int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const MacAddr& peer,
                 uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access);
   int destroy_qp(uint32_t qpn);
-  // One mailbox command (docs/registers.md): arguments, CMD, then CMD_STATUS polled until done.
-  // Returns its result (0 or an errno) and, when asked, CMD_RESULT.
-  int command(uint32_t op, const std::vector<uint32_t>& args, uint32_t* value = nullptr);
+  // One mailbox command (models/rnic/abi/commands.h): its arguments, CMD, then CMD_STATUS polled
+  // until done. Returns its result (0 or an errno) and, when asked, CMD_RESULT.
+  template <class Cmd>
+  int command(const Cmd& c, uint32_t* value = nullptr) {
+    const auto a = c.encode();
+    return command(Cmd::kOp, a.data(), a.size(), value);
+  }
   int reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access, MrInfo* out);
   int dereg_mr(const MrInfo& mr);
 
@@ -90,6 +95,7 @@ class Driver {
   void unwatch(sc_core::sc_event* ev);
 
  private:
+  int command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value);
   void ioctl_enter();
   void ioctl_exit();
   uint64_t alloc_dma(uint64_t bytes);  // physically contiguous kernel memory

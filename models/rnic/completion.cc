@@ -8,12 +8,12 @@ namespace rnic {
 namespace {
 uint8_t wc_opcode(uint8_t wr_opcode) {
   switch (wr_opcode) {
-    case IBV_WR_RDMA_WRITE:
-      return IBV_WC_RDMA_WRITE;
-    case IBV_WR_RDMA_READ:
-      return IBV_WC_RDMA_READ;
+    case abi::kOpRdmaWrite:
+      return abi::kCqeRdmaWrite;
+    case abi::kOpRdmaRead:
+      return abi::kCqeRdmaRead;
     default:
-      return IBV_WC_SEND;
+      return abi::kCqeSend;
   }
 }
 }  // namespace
@@ -22,7 +22,7 @@ void RnicCore::try_complete(uint32_t qpn) {
   Qp& q = qps_[qpn];
   while (!q.sq.empty() && q.sq.front().done && q.cursor > 0) {
     const SqEntry& e = q.sq.front();
-    if ((e.wqe.flags & IBV_SEND_SIGNALED) || e.status != IBV_WC_SUCCESS) {
+    if ((e.wqe.flags & abi::kWqeSignaled) || e.status != abi::kCqeSuccess) {
       Cqe c;
       c.wr_id = e.wqe.wr_id;
       c.qp_num = qpn;
@@ -42,7 +42,7 @@ void RnicCore::flush_qp(uint32_t qpn) {
   for (SqEntry& e : q.sq)
     if (!e.done) {
       e.done = true;
-      e.status = IBV_WC_WR_FLUSH_ERR;
+      e.status = abi::kCqeFlushed;
     }
   q.cursor = q.sq.size();
   q.seg_off = 0;
@@ -55,8 +55,8 @@ void RnicCore::flush_qp(uint32_t qpn) {
     c.wr_id = r.wqe.wr_id;
     c.qp_num = qpn;
     c.wqe_index = r.index;
-    c.status = IBV_WC_WR_FLUSH_ERR;
-    c.opcode = IBV_WC_RECV;
+    c.status = abi::kCqeFlushed;
+    c.opcode = abi::kCqeRecv;
     post_cqe(q.rcq, c);
   }
   q.rq.clear();
@@ -82,7 +82,7 @@ void RnicCore::post_cqe(uint32_t cqn, Cqe c) {
     encode(c, d.data());
     dmac_.write(cq.base + slot * kCqeBytes, std::move(d));
     ++cqes_;
-    if (cq.armed && (!cq.solicited_only || c.solicited || c.status != IBV_WC_SUCCESS)) {
+    if (cq.armed && (!cq.solicited_only || c.solicited || c.status != abi::kCqeSuccess)) {
       cq.armed = false;
       if (regs_.raise(reg::kIntCompletion) && regs_.msi_addr())
         dmac_.msi(regs_.msi_addr(), kAsyncVector + 1 + cqn);
@@ -95,15 +95,15 @@ void RnicCore::cq_error(uint32_t cqn) {
   cq.error = true;
   ++cq_overflows_;
   log::warn("{}: CQ {} overflowed ({} entries)", name(), cqn, cq.entries);
-  push_event(IBV_EVENT_CQ_ERR, cqn);
+  push_event(abi::kEvCqError, cqn);
   // Its QPs go to ERROR once the engine step that overflowed it has finished (same time):
   // post_cqe is called from inside the engines' loops over their queues, which a flush empties.
   eq_.at(now_ps(), [this, cqn] {
     for (uint32_t i = 0; i < qps_.size(); ++i) {
       Qp& q = qps_[i];
-      if (!q.valid || q.state == IBV_QPS_ERR || (q.scq != cqn && q.rcq != cqn)) continue;
-      set_qp_state(i, IBV_QPS_ERR);
-      push_event(IBV_EVENT_QP_FATAL, i);
+      if (!q.valid || q.state == abi::kQpError || (q.scq != cqn && q.rcq != cqn)) continue;
+      set_qp_state(i, abi::kQpError);
+      push_event(abi::kEvQpFatal, i);
     }
   });
 }

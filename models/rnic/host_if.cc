@@ -8,8 +8,7 @@
 namespace rnic {
 
 RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-                   RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe,
-                   StatRegistry& stats)
+                   RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats)
     : sc_core::sc_module(n),
       cfg_(cfg),
       mac_(mac),
@@ -63,7 +62,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
 }
 
 uint32_t RnicCore::qp_state(uint32_t qp) const {
-  return qp < qps_.size() && qps_[qp].valid ? uint32_t(qps_[qp].state) : uint32_t(IBV_QPS_RESET);
+  return qp < qps_.size() && qps_[qp].valid ? uint32_t(qps_[qp].state) : uint32_t(abi::kQpReset);
 }
 
 uint32_t RnicCore::pop_event() {
@@ -73,7 +72,7 @@ uint32_t RnicCore::pop_event() {
   return e;
 }
 
-void RnicCore::push_event(ibv_event_type t, uint32_t num) {
+void RnicCore::push_event(abi::AsyncEvent t, uint32_t num) {
   ++events_raised_;
   events_.push_back(1u << 31 | uint32_t(t) << 24 | (num & 0xFFFFFF));
   if (regs_.raise(reg::kIntAsyncEvent) && regs_.msi_addr())
@@ -99,116 +98,124 @@ void RnicCore::finish_command(uint32_t result, uint32_t value) {
   regs_.set_cmd_status(false, result, value);
 }
 
-namespace {
-uint64_t u64(const std::vector<uint32_t>& a, int i) { return a[i] | uint64_t(a[i + 1]) << 32; }
-}  // namespace
-
-void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
+void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
+  args.resize(reg::kCmdArgCount);
+  const uint32_t* a = args.data();
   switch (op) {
-    case reg::kCmdCreateCq: {
-      if (a[0] >= cqs_.size() || cqs_[a[0]].valid || a[3] == 0 || a[3] > uint64_t(cfg_.max_cqe))
+    case abi::kCmdCreateCq: {
+      const auto c = abi::CreateCq::decode(a);
+      if (c.cqn >= cqs_.size() || cqs_[c.cqn].valid || c.entries == 0 ||
+          c.entries > uint64_t(cfg_.max_cqe))
         return finish_command(EINVAL);
-      Cq& c = cqs_[a[0]];
-      c = Cq{};
-      c.valid = true;
-      c.base = u64(a, 1);
-      c.entries = a[3];
+      Cq& q = cqs_[c.cqn];
+      q = Cq{};
+      q.valid = true;
+      q.base = c.ring;
+      q.entries = c.entries;
       return finish_command(0);
     }
-    case reg::kCmdDestroyCq:
-      if (a[0] >= cqs_.size() || !cqs_[a[0]].valid) return finish_command(EINVAL);
-      cqs_[a[0]] = Cq{};
+    case abi::kCmdDestroyCq: {
+      const auto c = abi::DestroyCq::decode(a);
+      if (c.cqn >= cqs_.size() || !cqs_[c.cqn].valid) return finish_command(EINVAL);
+      cqs_[c.cqn] = Cq{};
       return finish_command(0);
-    case reg::kCmdCreateQp: {
-      if (a[0] >= qps_.size() || qps_[a[0]].valid || a[2] >= cqs_.size() || !cqs_[a[2]].valid ||
-          a[3] >= cqs_.size() || !cqs_[a[3]].valid || a[4] == 0 || a[5] == 0 ||
-          a[4] > uint64_t(cfg_.max_qp_wr) || a[5] > uint64_t(cfg_.max_qp_wr))
+    }
+    case abi::kCmdCreateQp: {
+      const auto c = abi::CreateQp::decode(a);
+      auto cq_ok = [this](uint32_t n) { return n < cqs_.size() && cqs_[n].valid; };
+      if (c.qpn >= qps_.size() || qps_[c.qpn].valid || !cq_ok(c.send_cqn) || !cq_ok(c.recv_cqn) ||
+          c.sq_depth == 0 || c.rq_depth == 0 || c.sq_depth > uint64_t(cfg_.max_qp_wr) ||
+          c.rq_depth > uint64_t(cfg_.max_qp_wr))
         return finish_command(EINVAL);
-      Qp& q = qps_[a[0]];
+      Qp& q = qps_[c.qpn];
       q = Qp{};
       q.valid = true;
-      q.pd = a[1];
-      q.scq = a[2];
-      q.rcq = a[3];
-      q.sq_depth = a[4];
-      q.rq_depth = a[5];
+      q.pd = c.pd;
+      q.scq = c.send_cqn;
+      q.rcq = c.recv_cqn;
+      q.sq_depth = c.sq_depth;
+      q.rq_depth = c.rq_depth;
       q.ird = uint32_t(cfg_.ird);
       q.ord = uint32_t(cfg_.ord);
-      q.host_rings = (a[6] & reg::kQpHostRings) != 0;
-      q.ring_pa[0] = q.host_rings ? u64(a, 7) : 0;
-      q.ring_pa[1] = q.host_rings ? u64(a, 9) : 0;
+      q.host_rings = (c.flags & abi::CreateQp::kQpHostRings) != 0;
+      q.ring_pa[0] = q.host_rings ? c.sq_ring : 0;
+      q.ring_pa[1] = q.host_rings ? c.rq_ring : 0;
       q.epoch = ++epoch_seq_;
       return finish_command(0);
     }
-    case reg::kCmdModifyQp: {
-      if (a[0] >= qps_.size() || !qps_[a[0]].valid) return finish_command(EINVAL);
-      Qp& q = qps_[a[0]];
-      const uint32_t mask = a[1];
-      if (mask & IBV_QP_AV) {
-        for (int i = 0; i < 4; ++i) q.peer_mac[i] = uint8_t(a[3] >> (8 * i));
-        for (int i = 0; i < 2; ++i) q.peer_mac[4 + i] = uint8_t(a[4] >> (8 * i));
-      }
-      if (mask & IBV_QP_DEST_QPN) q.peer_qpn = a[5] & 0xFFFFFF;
-      if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-        q.ird = std::min<uint32_t>(std::max<uint32_t>(a[6], 1), uint32_t(cfg_.ird));
-      if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-        q.ord = std::min<uint32_t>(std::max<uint32_t>(a[7], 1), uint32_t(cfg_.ord));
-      if (mask & IBV_QP_ACCESS_FLAGS) q.access = uint8_t(a[8]);
-      if (mask & IBV_QP_STATE) set_qp_state(a[0], ibv_qp_state(a[2]));
+    case abi::kCmdModifyQp: {
+      const auto m = abi::ModifyQp::decode(a);
+      if (m.qpn >= qps_.size() || !qps_[m.qpn].valid) return finish_command(EINVAL);
+      Qp& q = qps_[m.qpn];
+      using M = abi::ModifyQp;
+      if (m.set & M::kPeerMac) q.peer_mac = m.peer_mac;
+      if (m.set & M::kPeerQpn) q.peer_qpn = m.peer_qpn;
+      if (m.set & M::kIrd)
+        q.ird = std::min<uint32_t>(std::max<uint32_t>(m.ird, 1), uint32_t(cfg_.ird));
+      if (m.set & M::kOrd)
+        q.ord = std::min<uint32_t>(std::max<uint32_t>(m.ord, 1), uint32_t(cfg_.ord));
+      if (m.set & M::kAccess) q.access = m.access;
+      if (m.set & M::kState) set_qp_state(m.qpn, m.state);
       return finish_command(0);
     }
-    case reg::kCmdDestroyQp:
-      if (a[0] >= qps_.size() || !qps_[a[0]].valid) return finish_command(EINVAL);
-      qps_[a[0]] = Qp{};
+    case abi::kCmdDestroyQp: {
+      const auto c = abi::DestroyQp::decode(a);
+      if (c.qpn >= qps_.size() || !qps_[c.qpn].valid) return finish_command(EINVAL);
+      qps_[c.qpn] = Qp{};
       return finish_command(0);
-    case reg::kCmdWriteStag: {
-      if (a[0] >= smt_.size()) return finish_command(EINVAL);
+    }
+    case abi::kCmdWriteStag: {
+      const auto w = abi::WriteStag::decode(a);
+      if (w.index >= smt_.size()) return finish_command(EINVAL);
       SmtEntry e;
       e.state = SmtEntry::State::kValid;
-      e.key = uint8_t(a[1]);
-      e.type = SmtEntry::Type((a[1] >> 8) & 0xFF);
-      e.access = uint8_t(a[1] >> 16);
-      e.pd = a[2];
-      e.base_to = u64(a, 3);
-      e.length = u64(a, 5);
-      e.pbl_first = a[7];
-      e.pbl_count = a[8];
-      e.page_shift = uint8_t(a[9]);
-      e.first_page_offset = a[10];
-      e.phys_base = u64(a, 11);
+      e.key = w.key;
+      e.type = SmtEntry::Type(w.type);
+      e.access = w.access;
+      e.pd = w.pd;
+      e.base_to = w.base_to;
+      e.length = w.length;
+      e.pbl_first = w.pbl_first;
+      e.pbl_count = w.pbl_count;
+      e.page_shift = w.page_shift;
+      e.first_page_offset = w.first_page_offset;
+      e.phys_base = w.phys_base;
       if (uint64_t(e.pbl_first) + e.pbl_count > pblmt_.size()) return finish_command(EINVAL);
-      smt_.at(a[0]) = e;
+      smt_.at(w.index) = e;
       return finish_command(0);
     }
-    case reg::kCmdInvalidateStag: {
-      const uint32_t idx = stag_index(a[0]);
+    case abi::kCmdInvalidateStag: {
+      const uint32_t stag = abi::InvalidateStag::decode(a).stag;
+      const uint32_t idx = stag_index(stag);
       if (idx >= smt_.size() || smt_.at(idx).state != SmtEntry::State::kValid ||
-          smt_.at(idx).key != stag_key(a[0]))
+          smt_.at(idx).key != stag_key(stag))
         return finish_command(EINVAL);
       smt_.at(idx).state = SmtEntry::State::kInvalid;
       return finish_command(0);
     }
-    case reg::kCmdFreeStag:
-      if (a[0] >= smt_.size()) return finish_command(EINVAL);
-      smt_.at(a[0]).state = SmtEntry::State::kFree;
+    case abi::kCmdFreeStag: {
+      const auto f = abi::FreeStag::decode(a);
+      if (f.index >= smt_.size()) return finish_command(EINVAL);
+      smt_.at(f.index).state = SmtEntry::State::kFree;
       return finish_command(0);
-    case reg::kCmdLoadPbl: {
-      const uint32_t first = a[0], count = a[1];
-      const bool extents = a[4] != 0;
+    }
+    case abi::kCmdLoadPbl: {
+      const auto l = abi::LoadPbl::decode(a);
+      const uint32_t first = l.first, count = l.count;
+      const bool extents = l.extents;
       if (count == 0 || uint64_t(first) + count > pblmt_.size()) return finish_command(EINVAL);
       const uint32_t stride = extents ? 16 : 8;
-      dmac_.read(
-          u64(a, 2), count * stride,
-          [this, first, count, extents, stride](DmacStatus st, std::vector<uint8_t>&& d) {
-            if (st != DmacStatus::kOk) return finish_command(EIO);
-            for (uint32_t i = 0; i < count; ++i) {
-              PblEntry& e = pblmt_.at(first + i);
-              std::memcpy(&e.addr, d.data() + i * stride, 8);
-              e.len = 0;
-              if (extents) std::memcpy(&e.len, d.data() + i * stride + 8, 8);
-            }
-            finish_command(0);
-          });
+      dmac_.read(l.list, count * stride,
+                 [this, first, count, extents, stride](DmacStatus st, std::vector<uint8_t>&& d) {
+                   if (st != DmacStatus::kOk) return finish_command(EIO);
+                   for (uint32_t i = 0; i < count; ++i) {
+                     PblEntry& e = pblmt_.at(first + i);
+                     std::memcpy(&e.addr, d.data() + i * stride, 8);
+                     e.len = 0;
+                     if (extents) std::memcpy(&e.len, d.data() + i * stride + 8, 8);
+                   }
+                   finish_command(0);
+                 });
       return;
     }
     default:
@@ -216,11 +223,11 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> a) {
   }
 }
 
-void RnicCore::set_qp_state(uint32_t qpn, ibv_qp_state s) {
+void RnicCore::set_qp_state(uint32_t qpn, abi::QpState s) {
   Qp& q = qps_[qpn];
-  const ibv_qp_state old = q.state;
+  const abi::QpState old = q.state;
   q.state = s;
-  if (s == IBV_QPS_RESET) {
+  if (s == abi::kQpReset) {
     const Qp keep = q;
     q = Qp{};
     q.valid = true;
@@ -238,8 +245,8 @@ void RnicCore::set_qp_state(uint32_t qpn, ibv_qp_state s) {
     q.epoch = ++epoch_seq_;
     return;
   }
-  if (s == IBV_QPS_ERR && old != IBV_QPS_ERR) flush_qp(qpn);
-  if (s == IBV_QPS_RTS) activate(qpn);
+  if (s == abi::kQpError && old != abi::kQpError) flush_qp(qpn);
+  if (s == abi::kQpRts) activate(qpn);
 }
 
 void RnicCore::sq_doorbell(uint32_t qpn, uint64_t producer) { fetch_wqes(qpn, false, producer); }
@@ -275,14 +282,14 @@ void RnicCore::queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index) {
   mark(Probe::kWqeQueued, qpn, now_ps());
   if (rq) {
     q.rq.push_back({w, uint32_t(index)});
-    if (q.state == IBV_QPS_ERR) flush_qp(qpn);
+    if (q.state == abi::kQpError) flush_qp(qpn);
     return;
   }
   SqEntry e;
   e.wqe = w;
   e.index = uint32_t(index);
   q.sq.push_back(e);
-  if (q.state == IBV_QPS_ERR)
+  if (q.state == abi::kQpError)
     flush_qp(qpn);
   else
     activate(qpn);
@@ -310,20 +317,20 @@ void RnicCore::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
     auto read = [&](uint64_t pa, uint32_t n, uint64_t off) {
       ++wqe_fetches_;
       dmac_.read(pa, n * kWqeBytes,
-                     [this, qpn, rq, epoch, db, off](DmacStatus st, std::vector<uint8_t>&& d) {
-                       Qp& q = qps_[qpn];
-                       if (!q.valid || q.epoch != epoch) return;  // reset or destroyed meanwhile
-                       for (Fetch& f : q.fetches[rq]) {
-                         if (f.first != db) continue;
-                         if (st == DmacStatus::kOk)
-                           std::copy(d.begin(), d.end(), f.data.begin() + int64_t(off));
-                         else
-                           f.failed = true;
-                         --f.pending;
-                         break;
-                       }
-                       deliver_fetches(qpn, rq);
-                     });
+                 [this, qpn, rq, epoch, db, off](DmacStatus st, std::vector<uint8_t>&& d) {
+                   Qp& q = qps_[qpn];
+                   if (!q.valid || q.epoch != epoch) return;  // reset or destroyed meanwhile
+                   for (Fetch& f : q.fetches[rq]) {
+                     if (f.first != db) continue;
+                     if (st == DmacStatus::kOk)
+                       std::copy(d.begin(), d.end(), f.data.begin() + int64_t(off));
+                     else
+                       f.failed = true;
+                     --f.pending;
+                     break;
+                   }
+                   deliver_fetches(qpn, rq);
+                 });
     };
     read(base + uint64_t(slot) * kWqeBytes, head, 0);
     if (head < count) read(base, count - head, uint64_t(head) * kWqeBytes);
@@ -344,9 +351,9 @@ void RnicCore::deliver_fetches(uint32_t qpn, bool rq) {
       log::warn("{}: QP {} {} WQE fetch of {} WQEs from {} failed: QP to ERROR", name(), qpn,
                 rq ? "RQ" : "SQ", f.count, f.first);
       q.fetches[rq].clear();
-      if (q.state != IBV_QPS_ERR) {
-        set_qp_state(qpn, IBV_QPS_ERR);
-        push_event(IBV_EVENT_QP_FATAL, qpn);
+      if (q.state != abi::kQpError) {
+        set_qp_state(qpn, abi::kQpError);
+        push_event(abi::kEvQpFatal, qpn);
       }
       return;
     }

@@ -13,7 +13,7 @@
 //                      slots; two reads where they wrap); when a fetch's data is in (and every
 //                      earlier fetch of the queue has been taken) its WQEs enter the on-chip
 //                      queue ceil(128 / datapath) cycles apart, as in MMIO mode. A failed read
-//                      moves the QP to ERROR with IBV_EVENT_QP_FATAL.
+//                      moves the QP to ERROR with abi::kEvQpFatal.
 //   SQ engine          issues one segment per C.sched_cycles, round robin over QPs with work
 //                      (a QP's read responses and its SQ take turns), while the segments fetched
 //                      and not yet sent hold fewer than C.tx_buffer_bytes payload bytes.
@@ -52,16 +52,20 @@
 #include "models/common/event_queue.h"
 #include "models/efe/efe_passthrough.h"
 #include "models/eth/eth_params.h"
-#include "models/host/verbs/verbs_enums.h"
-#include "models/rnic/dmac.h"
+#include "models/rnic/abi/codes.h"
+#include "models/rnic/abi/commands.h"
+#include "models/rnic/abi/wqe.h"
 #include "models/rnic/ddp_rdmap.h"
 #include "models/rnic/ddp_rx_parse.h"
+#include "models/rnic/dmac.h"
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/rnic_xlat.h"
 #include "models/rnic/smt.h"
-#include "models/rnic/wqe.h"
 
 namespace rnic {
+
+// fail_qp without an asynchronous event (the error is reported in a CQE only).
+constexpr abi::AsyncEvent kNoAsyncEvent = abi::AsyncEvent(0xFF);
 
 class RnicCore : public sc_core::sc_module, public RegListener {
  public:
@@ -69,8 +73,8 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   // MSI-X message data: vector 0 for async events, 1 + CQ number for a CQ's completion event.
   static constexpr uint32_t kAsyncVector = 0;
 
-  RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-           RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats);
+  RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac, RnicDmac& dmac,
+           RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats);
 
   // RegListener
   void sq_doorbell(uint32_t qp, uint64_t producer) override;
@@ -124,7 +128,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     bool checked = false;
     bool sent = false;  // every segment / request handed to the EFE
     bool done = false;
-    uint8_t status = IBV_WC_SUCCESS;
+    uint8_t status = abi::kCqeSuccess;
     uint32_t reads_left = 0;  // RDMA Read: requests not yet answered in full
     uint32_t msn = 0;         // Send: its MSN; Read: the first request's MSN
   };
@@ -153,10 +157,10 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   };
   struct Qp {
     bool valid = false;
-    ibv_qp_state state = IBV_QPS_RESET;
+    abi::QpState state = abi::kQpReset;
     uint32_t pd = 0, scq = 0, rcq = 0;
     uint32_t sq_depth = 0, rq_depth = 0;
-    eth::Mac peer_mac{};
+    MacAddr peer_mac{};
     uint32_t peer_qpn = 0;
     uint32_t ird = 0, ord = 0;
     uint8_t access = 0;
@@ -205,8 +209,8 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   // --- host interface (host_if.cc) ---
   void run_command(uint32_t op, std::vector<uint32_t> a);
   void finish_command(uint32_t result, uint32_t value = 0);
-  void push_event(ibv_event_type t, uint32_t num);
-  void set_qp_state(uint32_t qpn, ibv_qp_state s);
+  void push_event(abi::AsyncEvent t, uint32_t num);
+  void set_qp_state(uint32_t qpn, abi::QpState s);
   void fetch_wqes(uint32_t qpn, bool rq, uint64_t producer);
   void fetch_ring(uint32_t qpn, bool rq, uint64_t producer);
   void deliver_fetches(uint32_t qpn, bool rq);
@@ -242,7 +246,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   void rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult& pr);
   void rx_terminate(uint32_t qpn, Qp& q, const uint8_t* p, size_t n);
   void fail_qp(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h,
-               const efe::EfePassThrough::RxSegment& s, ibv_event_type ev, int recv_status);
+               const efe::EfePassThrough::RxSegment& s, abi::AsyncEvent ev, int recv_status);
 
   // --- completion engine (completion.cc) ---
   void try_complete(uint32_t qpn);

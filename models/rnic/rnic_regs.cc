@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "models/rnic/wqe.h"
+#include "models/rnic/abi/wqe.h"
 
 namespace rnic {
 

@@ -11,63 +11,10 @@
 #include <vector>
 
 #include "models/pcie/pcie_if.h"
+#include "models/rnic/abi/regs.h"
 #include "models/rnic/rnic_params.h"
 
 namespace rnic {
-
-namespace reg {
-// BAR0
-constexpr uint64_t kId = 0x0000;         // RO 0x524E4943 "RNIC"
-constexpr uint64_t kVersion = 0x0004;    // RO major.minor.patch as 0x00MMmmpp
-constexpr uint64_t kCapQp = 0x0008;      // RO number of QPs
-constexpr uint64_t kCapCq = 0x000C;      // RO number of CQs
-constexpr uint64_t kCapStag = 0x0010;    // RO number of SMT entries
-constexpr uint64_t kCapPbl = 0x0014;     // RO number of PBLMT entries
-constexpr uint64_t kControl = 0x0020;    // RW bit 0 enable
-constexpr uint64_t kStatus = 0x0024;     // RO bit 0 ready (follows enable)
-constexpr uint64_t kIntCause = 0x0028;   // RW1C interrupt causes
-constexpr uint64_t kIntMask = 0x002C;    // RW interrupt mask (1 = enabled)
-constexpr uint64_t kScratch = 0x0030;    // RW scratch
-constexpr uint64_t kEvent = 0x0040;      // RO, read pops: bit 31 valid, 30:24 ibv_event_type,
-                                         // 23:0 QP or CQ number
-constexpr uint64_t kMsiAddrLo = 0x0050;  // RW MSI-X message address, low 32 bits
-constexpr uint64_t kMsiAddrHi = 0x0054;  // RW MSI-X message address, high 32 bits
-constexpr uint64_t kCmdArgs = 0x1000;    // RW 16 x 32-bit command arguments
-constexpr uint32_t kCmdArgCount = 16;
-constexpr uint64_t kCmd = 0x1040;        // WO command opcode: writing starts the command
-constexpr uint64_t kCmdStatus = 0x1044;  // RO bit 31 busy, 7:0 result (0 or an errno)
-constexpr uint64_t kCmdResult = 0x1048;  // RO the command's result value
-// Interrupt causes (INT_CAUSE / INT_MASK bits)
-constexpr uint32_t kIntAsyncEvent = 1 << 0, kIntCompletion = 1 << 1;
-constexpr uint32_t kIdValue = 0x524E4943;
-constexpr uint32_t kVersionValue = 0x00000100;
-// BAR2, per-QP page
-constexpr uint64_t kQpPage = 4096;
-constexpr uint64_t kSqDoorbell = 0x000;  // WO 64: SQ producer index
-constexpr uint64_t kRqDoorbell = 0x008;  // WO 64: RQ producer index
-constexpr uint64_t kCqDoorbell = 0x010;  // WO 64: 31:0 CQ consumer index, 55:32 CQ number,
-                                         // 62 solicited only, 63 arm
-constexpr uint64_t kQpStatus = 0x018;    // RO 32: 23:0 QP number, 27:24 ibv_qp_state
-constexpr uint64_t kSqWindow = 0x400;    // WO 8 WQE slots of 128 B (slot = index % 8)
-constexpr uint64_t kRqWindow = 0x800;    // WO 8 WQE slots of 128 B
-constexpr uint32_t kWindowSlots = 8;
-constexpr uint64_t kCqArm = 1ull << 63, kCqSolicitedOnly = 1ull << 62;
-// CREATE_QP argument 6 (flags)
-constexpr uint32_t kQpHostRings = 1 << 0;  // WQEs in host-memory rings, fetched by DMA
-
-// Mailbox commands (CMD), their arguments (CMD_ARG n) in docs/registers.md.
-enum Command : uint32_t {
-  kCmdCreateCq = 1,
-  kCmdDestroyCq = 2,
-  kCmdCreateQp = 3,
-  kCmdModifyQp = 4,
-  kCmdDestroyQp = 5,
-  kCmdWriteStag = 6,
-  kCmdInvalidateStag = 7,
-  kCmdLoadPbl = 8,
-  kCmdFreeStag = 9,
-};
-}  // namespace reg
 
 // What the register file starts in the core: doorbells, commands; and what it reads from it.
 class RegListener {

@@ -18,14 +18,14 @@ bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 // The requester's completion status for a Terminate's cause (WIRE.md's table; docs/errors.md).
 uint8_t wc_status_for(const TermCause& c) {
   if (c.layer == Layer::kDdp && c.etype == 1 && c.code == 0x04)
-    return IBV_WC_REM_INV_REQ_ERR;  // tagged segment with a bad DDP version
+    return abi::kCqeRemInvReqError;  // tagged segment with a bad DDP version
   if (c.etype == 1 && (c.layer == Layer::kDdp || c.layer == Layer::kRdmap))
-    return IBV_WC_REM_ACCESS_ERR;
+    return abi::kCqeRemAccessError;
   if (c.layer == Layer::kDdp && c.etype == 2)
-    return c.code == 0x02 ? IBV_WC_REM_OP_ERR : IBV_WC_REM_INV_REQ_ERR;
+    return c.code == 0x02 ? abi::kCqeRemOpError : abi::kCqeRemInvReqError;
   if (c.layer == Layer::kRdmap && c.etype == 2)
-    return c.code == 0x05 || c.code == 0x06 ? IBV_WC_REM_INV_REQ_ERR : IBV_WC_REM_OP_ERR;
-  return IBV_WC_REM_OP_ERR;
+    return c.code == 0x05 || c.code == 0x06 ? abi::kCqeRemInvReqError : abi::kCqeRemOpError;
+  return abi::kCqeRemOpError;
 }
 }  // namespace
 
@@ -89,7 +89,7 @@ void RnicCore::place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const u
 }
 
 void RnicCore::fail_qp(uint32_t qpn, const TermCause& why, const rdmap::Segment& h,
-                       const efe::EfePassThrough::RxSegment& s, ibv_event_type ev,
+                       const efe::EfePassThrough::RxSegment& s, abi::AsyncEvent ev,
                        int recv_status) {
   Qp& q = qps_[qpn];
   ++rx_errors_;
@@ -103,7 +103,7 @@ void RnicCore::fail_qp(uint32_t qpn, const TermCause& why, const rdmap::Segment&
     c.qp_num = qpn;
     c.wqe_index = r.index;
     c.status = uint8_t(recv_status);
-    c.opcode = IBV_WC_RECV;
+    c.opcode = abi::kCqeRecv;
     c.byte_len = uint32_t(q.recv_off);
     q.recv_off = 0;
     post_cqe(q.rcq, c);
@@ -120,8 +120,8 @@ void RnicCore::fail_qp(uint32_t qpn, const TermCause& why, const rdmap::Segment&
       eq_.at(edge(0), [this] { rx_step(); });
     }
   });
-  set_qp_state(qpn, IBV_QPS_ERR);
-  if (int(ev) >= 0) push_event(ev, qpn);
+  set_qp_state(qpn, abi::kQpError);
+  if (ev != kNoAsyncEvent) push_event(ev, qpn);
 }
 
 void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult& pr) {
@@ -130,7 +130,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
   mark(Probe::kRxChecked, qpn, now_ps());
   const rdmap::Segment& h = pr.h;
   if (qpn >= qps_.size() || !qps_[qpn].valid ||
-      (qps_[qpn].state != IBV_QPS_RTR && qps_[qpn].state != IBV_QPS_RTS) ||
+      (qps_[qpn].state != abi::kQpRtr && qps_[qpn].state != abi::kQpRts) ||
       qps_[qpn].peer_mac != s.src || pr.dropped) {
     ++rx_dropped_;
     log::debug("{}: segment for QP {} dropped", name(), qpn);
@@ -138,8 +138,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
     return;
   }
   Qp& q = qps_[qpn];
-  const constexpr ibv_event_type kNoEvent = ibv_event_type(-1);
-  if (!pr.ok) return fail_qp(qpn, pr.why, h, s, IBV_EVENT_QP_FATAL, -1);
+  if (!pr.ok) return fail_qp(qpn, pr.why, h, s, abi::kEvQpFatal, -1);
   const uint8_t* payload = s.ddp.data() + pr.payload_off;
   const uint32_t len = pr.payload_len;
   const uint64_t now = now_ps();
@@ -150,14 +149,14 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
     if (resp && (q.reads_out.empty() || q.reads_out.front().sink_stag != h.stag ||
                  h.to != q.reads_out.front().sink_to + q.reads_out.front().received ||
                  q.reads_out.front().received + len > q.reads_out.front().len))
-      return fail_qp(qpn, {Layer::kRdmap, 2, 0x06}, h, s, IBV_EVENT_QP_FATAL, -1);
+      return fail_qp(qpn, {Layer::kRdmap, 2, 0x06}, h, s, abi::kEvQpFatal, -1);
     uint64_t at = now;
     if (len > 0) {
       const XlatResult x = xlat_.translate(
           {h.stag, h.to, len, resp ? access::kLocalWrite : access::kRemoteWrite, q.pd});
       if (x.status != XlatStatus::kOk)
         return fail_qp(qpn, term_for_tagged(x.status), h, s,
-                       resp ? IBV_EVENT_QP_FATAL : IBV_EVENT_QP_ACCESS_ERR, -1);
+                       resp ? abi::kEvQpFatal : abi::kEvQpAccessError, -1);
       at = now + cycles_ps(x.cycles);
       place(qpn, x.chunks, payload, at);
       rx_payload_bytes_ += len;
@@ -183,26 +182,25 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
   }
 
   if (op == Opcode::kReadRequest) {
-    if (!pr.rr_ok) return fail_qp(qpn, {Layer::kRdmap, 2, 0xFF}, h, s, IBV_EVENT_QP_FATAL, -1);
+    if (!pr.rr_ok) return fail_qp(qpn, {Layer::kRdmap, 2, 0xFF}, h, s, abi::kEvQpFatal, -1);
     const rdmap::ReadRequest& rr = pr.rr;
-    if (h.msn != q.rreq_msn)
-      return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, IBV_EVENT_QP_FATAL, -1);
-    if (h.mo != 0) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, IBV_EVENT_QP_FATAL, -1);
+    if (h.msn != q.rreq_msn) return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, abi::kEvQpFatal, -1);
+    if (h.mo != 0) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, abi::kEvQpFatal, -1);
     if (q.responses.size() >= q.ird)
-      return fail_qp(qpn, {Layer::kRdmap, 2, 0x07}, h, s, IBV_EVENT_QP_FATAL, -1);
+      return fail_qp(qpn, {Layer::kRdmap, 2, 0x07}, h, s, abi::kEvQpFatal, -1);
     uint64_t at = now;
     if (rr.size > 0) {
       const XlatResult x =
           xlat_.translate({rr.src_stag, rr.src_to, rr.size, access::kRemoteRead, q.pd});
       if (x.status != XlatStatus::kOk)
-        return fail_qp(qpn, term_for_read_source(x.status), h, s, IBV_EVENT_QP_ACCESS_ERR, -1);
+        return fail_qp(qpn, term_for_read_source(x.status), h, s, abi::kEvQpAccessError, -1);
       at = now + cycles_ps(xlat_.timing().smt_cycles);
     }
     ++q.rreq_msn;
     eq_.at(at, [this, qpn, rr, src = s.src, seq = s.seq, ar = s.ar] {
       efe_.validated(src, seq, ar);
       Qp& q = qps_[qpn];
-      if (q.state != IBV_QPS_RTS && q.state != IBV_QPS_RTR) return;
+      if (q.state != abi::kQpRts && q.state != abi::kQpRtr) return;
       q.responses.push_back({rr, 0});
       activate(qpn);
     });
@@ -217,18 +215,17 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
   }
 
   // Send, Send with Invalidate, Send with SE (and Invalidate)
-  if (h.msn != q.recv_msn)
-    return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, IBV_EVENT_QP_FATAL, -1);
-  if (q.rq.empty()) return fail_qp(qpn, {Layer::kDdp, 2, 0x02}, h, s, IBV_EVENT_QP_FATAL, -1);
-  if (h.mo != q.recv_off) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, IBV_EVENT_QP_FATAL, -1);
+  if (h.msn != q.recv_msn) return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, abi::kEvQpFatal, -1);
+  if (q.rq.empty()) return fail_qp(qpn, {Layer::kDdp, 2, 0x02}, h, s, abi::kEvQpFatal, -1);
+  if (h.mo != q.recv_off) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, abi::kEvQpFatal, -1);
   const RqEntry& r = q.rq.front();
   if (uint64_t(h.mo) + len > r.wqe.total_length())
-    return fail_qp(qpn, {Layer::kDdp, 2, 0x05}, h, s, kNoEvent, IBV_WC_LOC_LEN_ERR);
+    return fail_qp(qpn, {Layer::kDdp, 2, 0x05}, h, s, kNoAsyncEvent, abi::kCqeLocLenError);
   uint64_t cycles = 0;
   std::vector<XlatChunk> chunks;
   if (translate_sges(r.wqe, h.mo, len, access::kLocalWrite, q.pd, &chunks, &cycles) !=
       XlatStatus::kOk)
-    return fail_qp(qpn, {Layer::kRdmap, 0, 0x00}, h, s, IBV_EVENT_QP_FATAL, IBV_WC_LOC_PROT_ERR);
+    return fail_qp(qpn, {Layer::kRdmap, 0, 0x00}, h, s, abi::kEvQpFatal, abi::kCqeLocProtError);
   const uint64_t at = now + cycles_ps(cycles);
   if (len > 0) {
     place(qpn, chunks, payload, at);
@@ -242,7 +239,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
       const SmtEntry* e = smt_.find(idx);
       if (!e || e->state != SmtEntry::State::kValid || e->key != stag_key(h.inv_stag) ||
           e->pd != q.pd)
-        return fail_qp(qpn, {Layer::kRdmap, 2, 0x09}, h, s, IBV_EVENT_QP_FATAL, IBV_WC_REM_OP_ERR);
+        return fail_qp(qpn, {Layer::kRdmap, 2, 0x09}, h, s, abi::kEvQpFatal, abi::kCqeRemOpError);
       smt_.at(idx).state = SmtEntry::State::kInvalid;
     }
     Cqe c;
@@ -250,10 +247,10 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
     c.qp_num = qpn;
     c.wqe_index = r.index;
     c.byte_len = uint32_t(q.recv_off);
-    c.opcode = IBV_WC_RECV;
-    c.status = IBV_WC_SUCCESS;
+    c.opcode = abi::kCqeRecv;
+    c.status = abi::kCqeSuccess;
     if (inv) {
-      c.wc_flags = IBV_WC_WITH_INV;
+      c.wc_flags = abi::kCqeWithInv;
       c.invalidated_rkey = h.inv_stag;
     }
     c.solicited = op == Opcode::kSendSe || op == Opcode::kSendSeInvalidate;
@@ -270,7 +267,7 @@ void RnicCore::rx_terminate(uint32_t qpn, Qp& q, const uint8_t* p, size_t n) {
   rdmap::Terminate t;
   if (!rdmap::decode(p, n, &t)) {
     log::warn("{}: QP {}: malformed Terminate", name(), qpn);
-    set_qp_state(qpn, IBV_QPS_ERR);
+    set_qp_state(qpn, abi::kQpError);
     return;
   }
   log::info("{}: QP {} received Terminate: layer {} type {} code {:#04x}", name(), qpn,
@@ -288,14 +285,14 @@ void RnicCore::rx_terminate(uint32_t qpn, Qp& q, const uint8_t* p, size_t n) {
           if (e.index == o.sq_index) hit = &e;
   } else if (have_hdr && bad.tagged && bad.opcode == uint8_t(Opcode::kWrite)) {
     for (SqEntry& e : q.sq)
-      if (!e.done && e.wqe.opcode == IBV_WR_RDMA_WRITE && e.wqe.rkey == bad.stag &&
+      if (!e.done && e.wqe.opcode == abi::kOpRdmaWrite && e.wqe.rkey == bad.stag &&
           bad.to >= e.wqe.remote_addr && bad.to <= e.wqe.remote_addr + e.wqe.total_length()) {
         hit = &e;
         break;
       }
   } else if (have_hdr && !bad.tagged && bad.qn == rdmap::kQnSend) {
     for (SqEntry& e : q.sq)
-      if (!e.done && e.wqe.opcode != IBV_WR_RDMA_READ && e.wqe.opcode != IBV_WR_RDMA_WRITE &&
+      if (!e.done && e.wqe.opcode != abi::kOpRdmaRead && e.wqe.opcode != abi::kOpRdmaWrite &&
           e.msn == bad.msn) {
         hit = &e;
         break;
@@ -311,7 +308,7 @@ void RnicCore::rx_terminate(uint32_t qpn, Qp& q, const uint8_t* p, size_t n) {
     hit->status = wc_status_for(t.cause);
     hit->done = true;
   }
-  set_qp_state(qpn, IBV_QPS_ERR);
+  set_qp_state(qpn, abi::kQpError);
 }
 
 }  // namespace rnic

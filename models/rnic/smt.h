@@ -6,8 +6,8 @@
 //              (one contiguous physical range), on-demand-paged region (page list whose pages
 //              may be absent: address 0)
 //   pd         protection domain
-//   access     rdma-core's IBV_ACCESS_* bits (local write 1, remote write 2, remote read 4,
-//              remote atomic 8); local read is always allowed
+//   access     abi::access bits (local write 1, remote write 2, remote read 4, remote atomic 8;
+//              the values of rdma-core's IBV_ACCESS_*); local read is always allowed
 //   base_to    tagged offset of the region's first byte (the VA it was registered at)
 //   length     bytes
 //   pbl        first PBLMT entry and entry count (page list or extent list)
@@ -21,19 +21,23 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/rnic/abi/commands.h"
+
 namespace rnic {
 
-namespace access {
-constexpr uint8_t kLocalWrite = 1, kRemoteWrite = 2, kRemoteRead = 4, kRemoteAtomic = 8;
-}
-
-inline uint32_t stag_index(uint32_t stag) { return stag >> 8; }
-inline uint8_t stag_key(uint32_t stag) { return uint8_t(stag); }
-inline uint32_t make_stag(uint32_t index, uint8_t key) { return index << 8 | key; }
+namespace access = abi::access;
+using abi::make_stag;
+using abi::stag_index;
+using abi::stag_key;
 
 struct SmtEntry {
   enum class State : uint8_t { kFree, kValid, kInvalid };
-  enum class Type : uint8_t { kMemoryRegion, kSgHandle, kPhysical, kOnDemand };
+  enum class Type : uint8_t {
+    kMemoryRegion = abi::kStagMemoryRegion,
+    kSgHandle = abi::kStagSgHandle,
+    kPhysical = abi::kStagPhysical,
+    kOnDemand = abi::kStagOnDemand,
+  };
   State state = State::kFree;
   Type type = Type::kMemoryRegion;
   uint8_t key = 0;

@@ -39,11 +39,11 @@ void RnicCore::tx_step() {
     const uint32_t qpn = active_.front();
     active_.pop_front();
     Qp& q = qps_[qpn];
-    const bool issued = q.valid && q.state == IBV_QPS_RTS && issue_one(qpn);
+    const bool issued = q.valid && q.state == abi::kQpRts && issue_one(qpn);
     const bool sq_ready =
-        q.cursor < q.sq.size() && !(q.sq[q.cursor].wqe.opcode == IBV_WR_RDMA_READ &&
+        q.cursor < q.sq.size() && !(q.sq[q.cursor].wqe.opcode == abi::kOpRdmaRead &&
                                     q.sq[q.cursor].checked && q.reads_out.size() >= q.ord);
-    const bool more = q.valid && q.state == IBV_QPS_RTS && (sq_ready || !q.responses.empty());
+    const bool more = q.valid && q.state == abi::kQpRts && (sq_ready || !q.responses.empty());
     if (more)
       active_.push_back(qpn);
     else
@@ -57,11 +57,11 @@ void RnicCore::tx_step() {
 }
 
 bool RnicCore::has_work(const Qp& q) const {
-  if (!q.valid || q.state != IBV_QPS_RTS) return false;
+  if (!q.valid || q.state != abi::kQpRts) return false;
   if (!q.responses.empty()) return true;
   if (q.cursor >= q.sq.size()) return false;
   const SqEntry& e = q.sq[q.cursor];
-  return !(e.wqe.opcode == IBV_WR_RDMA_READ && e.checked && q.reads_out.size() >= q.ord);
+  return !(e.wqe.opcode == abi::kOpRdmaRead && e.checked && q.reads_out.size() >= q.ord);
 }
 
 bool RnicCore::issue_one(uint32_t qpn) {
@@ -83,23 +83,23 @@ RnicCore::TxSeg* RnicCore::new_seg(uint32_t qpn, const Qp& q) {
 
 bool RnicCore::check_wqe(Qp& q, SqEntry& e) {
   const Wqe& w = e.wqe;
-  uint8_t st = IBV_WC_SUCCESS;
-  if (w.opcode != IBV_WR_RDMA_WRITE && w.opcode != IBV_WR_SEND &&
-      w.opcode != IBV_WR_SEND_WITH_INV && w.opcode != IBV_WR_RDMA_READ)
-    st = IBV_WC_LOC_QP_OP_ERR;
+  uint8_t st = abi::kCqeSuccess;
+  if (w.opcode != abi::kOpRdmaWrite && w.opcode != abi::kOpSend &&
+      w.opcode != abi::kOpSendWithInv && w.opcode != abi::kOpRdmaRead)
+    st = abi::kCqeLocQpOpError;
   else if (w.num_sge > kMaxSge)
-    st = IBV_WC_LOC_QP_OP_ERR;
+    st = abi::kCqeLocQpOpError;
   else if (w.total_length() > (1ull << 31))
-    st = IBV_WC_LOC_LEN_ERR;
-  for (int i = 0; st == IBV_WC_SUCCESS && i < w.num_sge; ++i) {
+    st = abi::kCqeLocLenError;
+  for (int i = 0; st == abi::kCqeSuccess && i < w.num_sge; ++i) {
     const Sge& g = w.sge[i];
     if (g.length == 0) continue;
-    const uint8_t need = w.opcode == IBV_WR_RDMA_READ ? access::kLocalWrite : 0;
+    const uint8_t need = w.opcode == abi::kOpRdmaRead ? access::kLocalWrite : 0;
     const XlatResult r = xlat_.translate({g.lkey, g.addr, g.length, need, q.pd});
-    if (r.status != XlatStatus::kOk) st = IBV_WC_LOC_PROT_ERR;
+    if (r.status != XlatStatus::kOk) st = abi::kCqeLocProtError;
   }
   e.checked = true;
-  if (st == IBV_WC_SUCCESS) return true;
+  if (st == abi::kCqeSuccess) return true;
   e.status = st;
   e.done = e.sent = true;
   ++local_errors_;
@@ -119,11 +119,11 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
     tx_next_ps_ = start;
     if (!ok) {
       ++q.cursor;
-      set_qp_state(qpn, IBV_QPS_ERR);  // flushes the rest; completes this one with its error
+      set_qp_state(qpn, abi::kQpError);  // flushes the rest; completes this one with its error
       return true;
     }
   }
-  if (w.opcode == IBV_WR_RDMA_READ) {
+  if (w.opcode == abi::kOpRdmaRead) {
     if (q.reads_out.size() >= q.ord) return false;
     const int n = std::max<int>(w.num_sge, 1);
     const Sge g = w.num_sge ? w.sge[q.seg_sge] : Sge{};
@@ -157,7 +157,7 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
     }
     return true;
   }
-  const bool tagged = w.opcode == IBV_WR_RDMA_WRITE;
+  const bool tagged = w.opcode == abi::kOpRdmaWrite;
   const uint64_t total = w.total_length();
   const uint32_t len = uint32_t(std::min<uint64_t>(total - q.seg_off, max_payload(tagged)));
   const bool last = q.seg_off + len == total;
@@ -169,8 +169,8 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
     h.stag = w.rkey;
     h.to = w.remote_addr + q.seg_off;
   } else {
-    const bool inv = w.opcode == IBV_WR_SEND_WITH_INV;
-    const bool se = (w.flags & IBV_SEND_SOLICITED) != 0;
+    const bool inv = w.opcode == abi::kOpSendWithInv;
+    const bool se = (w.flags & abi::kWqeSolicited) != 0;
     h.opcode = uint8_t(inv ? (se ? Opcode::kSendSeInvalidate : Opcode::kSendInvalidate)
                            : (se ? Opcode::kSendSe : Opcode::kSend));
     h.inv_stag = inv ? w.invalidate_rkey : 0;
@@ -313,7 +313,7 @@ void RnicCore::tx_emit() {
     TxSeg& s = *tx_q_.front();
     if (!s.ready) break;
     const Qp& q = qps_[s.qpn];
-    if (!s.terminate && (!q.valid || q.state != IBV_QPS_RTS)) {
+    if (!s.terminate && (!q.valid || q.state != abi::kQpRts)) {
       tx_buffered_ -= s.payload;
       tx_q_.pop_front();
       freed = true;

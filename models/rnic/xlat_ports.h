@@ -9,7 +9,7 @@
 //   req_stag [32]            STag (index << 8 | key)
 //   req_to   [64]            tagged offset
 //   req_len  [32]            length in bytes
-//   req_access [4]           rights required (IBV_ACCESS_* bits; 0 = local read)
+//   req_access [4]           rights required (abi::access bits; 0 = local read)
 //   req_pd   [32]            protection domain of the requester
 //   rsp_valid/rsp_ready      one beat per chunk, in order
 //   rsp_pa   [64]            chunk's physical address (kPageFault: the absent page's tagged offset)

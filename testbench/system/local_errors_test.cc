@@ -296,18 +296,10 @@ TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
     const HostConfig host = preset_config("rnic-10g", "test").host;  // run()'s memory map
     bad_qpn = drv.caps().qps - 1;
     const uint64_t hole = (uint64_t(host.hole_base_mib) + uint64_t(host.hole_mib) / 2) << 20;
-    const std::vector<uint32_t> args = {bad_qpn,
-                                        ep.pd->handle,
-                                        ep.cq->handle,
-                                        ep.cq->handle,
-                                        4,
-                                        4,
-                                        reg::kQpHostRings,
-                                        uint32_t(hole),
-                                        uint32_t(hole >> 32),
-                                        uint32_t(hole),
-                                        uint32_t(hole >> 32)};
-    ASSERT_EQ(drv.command(reg::kCmdCreateQp, args), 0);
+    const abi::CreateQp create{
+        bad_qpn, ep.pd->handle, ep.cq->handle, ep.cq->handle, 4, 4, abi::CreateQp::kQpHostRings,
+        hole,    hole};
+    ASSERT_EQ(drv.command(create), 0);
     drv.rc().mmio_write_le(drv.qp_page(bad_qpn) + reg::kSqDoorbell, 1, 8);
     ibv_async_event ev{};
     ASSERT_EQ(ibv_get_async_event(ep.ctx, &ev), 0);
@@ -316,7 +308,7 @@ TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
     ibv_ack_async_event(&ev);
     const uint32_t v = drv.rc().mmio_read32(drv.qp_page(bad_qpn) + reg::kQpStatus);
     EXPECT_EQ(v & 0xFFFFFF, bad_qpn);
-    EXPECT_EQ(ibv_qp_state((v >> 24) & 0xF), IBV_QPS_ERR);
+    EXPECT_EQ((v >> 24) & 0xF, abi::kQpError);
     // The library's own QP (host rings as well) still works.
     ASSERT_EQ(rnic_mem_write(ep.buf, d.data(), d.size()), 0);
     ibv_sge s{ep.addr(), 64, ep.mr->lkey};

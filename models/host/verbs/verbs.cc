@@ -11,10 +11,10 @@
 
 #include "models/host/driver.h"
 #include "models/host/process.h"
+#include "models/host/verbs/card_codes.h"
 #include "models/host/verbs/qp_state.h"
-#include "models/rnic/rnic_regs.h"
-#include "models/rnic/smt.h"
-#include "models/rnic/wqe.h"
+#include "models/rnic/abi/regs.h"
+#include "models/rnic/abi/wqe.h"
 
 using rnic::host::Driver;
 using rnic::host::Process;
@@ -238,7 +238,7 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   mr->pd = pd;
   mr->addr = addr;
   mr->length = length;
-  mr->handle = rnic::stag_index(info.lkey);
+  mr->handle = rnic::abi::stag_index(info.lkey);
   mr->lkey = mr->rkey = info.lkey;
   mr->pbl_first = info.pbl_first;
   mr->pbl_count = info.pbl_count;
@@ -400,7 +400,7 @@ int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int /*attr_mask*/, ibv_qp_init_a
   if (d.size() != 4) return EIO;
   uint32_t v;
   std::memcpy(&v, d.data(), 4);
-  qp->state = ibv_qp_state((v >> 24) & 0xF);
+  qp->state = rnic::host::to_ibv(rnic::abi::QpState((v >> 24) & 0xF));
   *attr = qp->impl->attr;
   attr->qp_state = attr->cur_qp_state = qp->state;
   if (init_attr) {
@@ -467,8 +467,7 @@ int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       rc = EINVAL;
     else if (wr->num_sge < 0 || uint32_t(wr->num_sge) > q.max_send_sge)
       rc = EINVAL;
-    else if (wr->opcode != IBV_WR_RDMA_WRITE && wr->opcode != IBV_WR_SEND &&
-             wr->opcode != IBV_WR_SEND_WITH_INV && wr->opcode != IBV_WR_RDMA_READ)
+    else if (rnic::abi::WqeOpcode op; !rnic::host::to_card(wr->opcode, &op))
       rc = EINVAL;
     else if (wr->send_flags & IBV_SEND_INLINE)
       rc = EINVAL;
@@ -476,8 +475,11 @@ int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       rc = ENOMEM;
     if (rc) break;
     rnic::Wqe w;
-    w.opcode = uint8_t(wr->opcode);
-    w.flags = uint8_t(wr->send_flags | (q.sq_sig_all ? IBV_SEND_SIGNALED : 0));
+    rnic::abi::WqeOpcode op{};
+    rnic::host::to_card(wr->opcode, &op);  // every opcode the checks above let through maps
+    w.opcode = op;
+    w.flags =
+        rnic::host::to_card_send_flags(wr->send_flags | (q.sq_sig_all ? IBV_SEND_SIGNALED : 0));
     w.num_sge = uint8_t(wr->num_sge);
     w.invalidate_rkey = wr->opcode == IBV_WR_SEND_WITH_INV ? wr->invalidate_rkey : 0;
     w.wr_id = wr->wr_id;
@@ -537,17 +539,18 @@ int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
     ibv_wc& w = wc[n++];
     w = ibv_wc{};
     w.wr_id = e.wr_id;
-    w.status = ibv_wc_status(e.status);
-    w.opcode = ibv_wc_opcode(e.opcode);
+    w.status = rnic::host::to_ibv(rnic::abi::CqeStatus(e.status));
+    w.opcode = rnic::host::to_ibv(rnic::abi::CqeOpcode(e.opcode));
     w.byte_len = e.byte_len;
     w.invalidated_rkey = e.invalidated_rkey;
     w.qp_num = e.qp_num;
-    w.wc_flags = e.wc_flags;
+    w.wc_flags = rnic::host::to_ibv_wc_flags(e.wc_flags);
     auto it = ctx.qps.find(e.qp_num);
     if (it != ctx.qps.end()) {
       ibv_qp::Impl& q = *it->second->impl;
-      uint64_t& freed = (e.opcode & IBV_WC_RECV) ? q.rq_freed : q.sq_freed;
-      const uint64_t pi = (e.opcode & IBV_WC_RECV) ? q.rq_pi : q.sq_pi;
+      const bool recv = e.opcode == rnic::abi::kCqeRecv;
+      uint64_t& freed = recv ? q.rq_freed : q.sq_freed;
+      const uint64_t pi = recv ? q.rq_pi : q.sq_pi;
       // The CQE carries the WQE index modulo 2^32; widen it next to the producer count.
       uint64_t idx = (pi & ~0xFFFFFFFFull) | e.wqe_index;
       if (idx >= pi) idx -= 1ull << 32;

@@ -1,9 +1,9 @@
 // The formats the verbs library and the card share (little-endian, docs/registers.md):
 //
 // WQE, 128 bytes (SQ and RQ alike; an RQ WQE uses only wr_id and the SGEs):
-//   0   u8   opcode (ibv_wr_opcode)        1  u8  send flags (ibv_send_flags)
+//   0   u8   opcode (abi::WqeOpcode)       1  u8  send flags (abi::WqeFlags)
 //   2   u8   number of SGEs (0..kMaxSge)   3  u8  reserved
-//   4   u32  rkey to invalidate (IBV_WR_SEND_WITH_INV)
+//   4   u32  rkey to invalidate (kOpSendWithInv)
 //   8   u64  wr_id
 //   16  u64  remote address (RDMA Write / Read)
 //   24  u32  rkey (RDMA Write / Read)      28 u32 reserved
@@ -14,8 +14,8 @@
 //   8   u32  byte_len                      12 u32 qp_num
 //   16  u32  invalidated rkey              20 u32 WQE index (SQ or RQ producer count, for the
 //                                                  library to free queue slots)
-//   24  u8   status (ibv_wc_status)        25 u8  opcode (ibv_wc_opcode)
-//   26  u8   wc_flags (ibv_wc_flags)       27 u8  bit 0 solicited
+//   24  u8   status (abi::CqeStatus)       25 u8  opcode (abi::CqeOpcode)
+//   26  u8   flags (abi::CqeFlags)         27 u8  bit 0 solicited
 //   28..30 reserved                        31 u8  owner: bit 0 is the phase, 1 on the ring's
 //                                                 first pass, 0 on the second, and so on
 #pragma once

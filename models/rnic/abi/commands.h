@@ -1,0 +1,220 @@
+// The command mailbox's commands (docs/registers.md): one struct per command with named fields,
+// and its encoding into the CMD_ARG registers. The driver fills a struct and writes its
+// arguments (kArgs of them, each one MMIO write) and then CMD = kOp; the card's command
+// processor decodes the same struct from the registers. Nothing else knows an argument's index.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "models/common/bytes.h"
+#include "models/rnic/abi/codes.h"
+
+namespace rnic::abi {
+
+// Mailbox opcodes (the CMD register).
+enum Command : uint32_t {
+  kCmdCreateCq = 1,
+  kCmdDestroyCq = 2,
+  kCmdCreateQp = 3,
+  kCmdModifyQp = 4,
+  kCmdDestroyQp = 5,
+  kCmdWriteStag = 6,
+  kCmdInvalidateStag = 7,
+  kCmdLoadPbl = 8,
+  kCmdFreeStag = 9,
+};
+
+namespace detail {
+inline uint32_t lo(uint64_t v) { return uint32_t(v); }
+inline uint32_t hi(uint64_t v) { return uint32_t(v >> 32); }
+inline uint64_t u64(const uint32_t* a, int i) { return a[i] | uint64_t(a[i + 1]) << 32; }
+}  // namespace detail
+
+// CREATE_CQ: a CQ ring of `entries` CQEs at `ring` (host physical).
+struct CreateCq {
+  static constexpr Command kOp = kCmdCreateCq;
+  static constexpr int kArgs = 4;
+  uint32_t cqn = 0;
+  uint64_t ring = 0;
+  uint32_t entries = 0;
+  std::array<uint32_t, kArgs> encode() const {
+    return {cqn, detail::lo(ring), detail::hi(ring), entries};
+  }
+  static CreateCq decode(const uint32_t* a) { return {a[0], detail::u64(a, 1), a[3]}; }
+};
+
+struct DestroyCq {
+  static constexpr Command kOp = kCmdDestroyCq;
+  static constexpr int kArgs = 1;
+  uint32_t cqn = 0;
+  std::array<uint32_t, kArgs> encode() const { return {cqn}; }
+  static DestroyCq decode(const uint32_t* a) { return {a[0]}; }
+};
+
+// CREATE_QP: with kQpHostRings its WQEs live in host-memory rings the card fetches by DMA.
+struct CreateQp {
+  static constexpr Command kOp = kCmdCreateQp;
+  static constexpr int kArgs = 11;
+  static constexpr uint32_t kQpHostRings = 1 << 0;  // flags
+  uint32_t qpn = 0, pd = 0, send_cqn = 0, recv_cqn = 0;
+  uint32_t sq_depth = 0, rq_depth = 0;  // WQEs, each at most the card's max_qp_wr
+  uint32_t flags = 0;
+  uint64_t sq_ring = 0, rq_ring = 0;  // host physical (kQpHostRings only)
+  std::array<uint32_t, kArgs> encode() const {
+    return {qpn,
+            pd,
+            send_cqn,
+            recv_cqn,
+            sq_depth,
+            rq_depth,
+            flags,
+            detail::lo(sq_ring),
+            detail::hi(sq_ring),
+            detail::lo(rq_ring),
+            detail::hi(rq_ring)};
+  }
+  static CreateQp decode(const uint32_t* a) {
+    return {a[0], a[1], a[2], a[3], a[4], a[5], a[6], detail::u64(a, 7), detail::u64(a, 9)};
+  }
+};
+
+// MODIFY_QP: the fields whose bit is set in `set` are applied (state last).
+struct ModifyQp {
+  static constexpr Command kOp = kCmdModifyQp;
+  static constexpr int kArgs = 9;
+  enum Set : uint32_t {
+    kState = 1 << 0,
+    kPeerMac = 1 << 1,
+    kPeerQpn = 1 << 2,
+    kIrd = 1 << 3,     // inbound Reads (clamped to 1..the card's ird)
+    kOrd = 1 << 4,     // outbound Reads (clamped to 1..the card's ord)
+    kAccess = 1 << 5,  // access:: rights remote peers get
+  };
+  uint32_t qpn = 0;
+  uint32_t set = 0;
+  QpState state = kQpReset;
+  MacAddr peer_mac{};
+  uint32_t peer_qpn = 0;
+  uint32_t ird = 0, ord = 0;
+  uint8_t access = 0;
+  std::array<uint32_t, kArgs> encode() const {
+    uint32_t mac_lo = 0, mac_hi = 0;
+    for (int i = 0; i < 4; ++i) mac_lo |= uint32_t(peer_mac[i]) << (8 * i);
+    for (int i = 0; i < 2; ++i) mac_hi |= uint32_t(peer_mac[4 + i]) << (8 * i);
+    return {qpn, set, uint32_t(state), mac_lo, mac_hi, peer_qpn, ird, ord, access};
+  }
+  static ModifyQp decode(const uint32_t* a) {
+    ModifyQp m;
+    m.qpn = a[0];
+    m.set = a[1];
+    m.state = QpState(a[2] & 0xF);
+    for (int i = 0; i < 4; ++i) m.peer_mac[i] = uint8_t(a[3] >> (8 * i));
+    for (int i = 0; i < 2; ++i) m.peer_mac[4 + i] = uint8_t(a[4] >> (8 * i));
+    m.peer_qpn = a[5] & 0xFFFFFF;
+    m.ird = a[6];
+    m.ord = a[7];
+    m.access = uint8_t(a[8]);
+    return m;
+  }
+};
+
+struct DestroyQp {
+  static constexpr Command kOp = kCmdDestroyQp;
+  static constexpr int kArgs = 1;
+  uint32_t qpn = 0;
+  std::array<uint32_t, kArgs> encode() const { return {qpn}; }
+  static DestroyQp decode(const uint32_t* a) { return {a[0]}; }
+};
+
+// The kinds of region an SMT entry describes (WRITE_STAG's type).
+enum StagType : uint8_t {
+  kStagMemoryRegion = 0,  // a page list
+  kStagSgHandle = 1,      // an extent list
+  kStagPhysical = 2,      // one contiguous physical range
+  kStagOnDemand = 3,      // a page list whose pages may be absent
+};
+
+// WRITE_STAG: SMT entry `index` becomes valid with this key and description.
+struct WriteStag {
+  static constexpr Command kOp = kCmdWriteStag;
+  static constexpr int kArgs = 13;
+  uint32_t index = 0;
+  uint8_t key = 0;
+  StagType type = kStagMemoryRegion;
+  uint8_t access = 0;  // access::
+  uint32_t pd = 0;
+  uint64_t base_to = 0, length = 0;
+  uint32_t pbl_first = 0, pbl_count = 0;
+  uint8_t page_shift = 12;
+  uint32_t first_page_offset = 0;
+  uint64_t phys_base = 0;
+  std::array<uint32_t, kArgs> encode() const {
+    return {index,
+            uint32_t(key) | uint32_t(type) << 8 | uint32_t(access) << 16,
+            pd,
+            detail::lo(base_to),
+            detail::hi(base_to),
+            detail::lo(length),
+            detail::hi(length),
+            pbl_first,
+            pbl_count,
+            page_shift,
+            first_page_offset,
+            detail::lo(phys_base),
+            detail::hi(phys_base)};
+  }
+  static WriteStag decode(const uint32_t* a) {
+    WriteStag w;
+    w.index = a[0];
+    w.key = uint8_t(a[1]);
+    w.type = StagType((a[1] >> 8) & 0xFF);
+    w.access = uint8_t(a[1] >> 16);
+    w.pd = a[2];
+    w.base_to = detail::u64(a, 3);
+    w.length = detail::u64(a, 5);
+    w.pbl_first = a[7];
+    w.pbl_count = a[8];
+    w.page_shift = uint8_t(a[9]);
+    w.first_page_offset = a[10];
+    w.phys_base = detail::u64(a, 11);
+    return w;
+  }
+};
+
+struct InvalidateStag {
+  static constexpr Command kOp = kCmdInvalidateStag;
+  static constexpr int kArgs = 1;
+  uint32_t stag = 0;
+  std::array<uint32_t, kArgs> encode() const { return {stag}; }
+  static InvalidateStag decode(const uint32_t* a) { return {a[0]}; }
+};
+
+// LOAD_PBL: `count` PBLMT entries from `first` are DMA-read from `list` (host physical): 8-byte
+// page addresses, or with `extents` 16-byte (address, length) pairs.
+struct LoadPbl {
+  static constexpr Command kOp = kCmdLoadPbl;
+  static constexpr int kArgs = 5;
+  uint32_t first = 0, count = 0;
+  uint64_t list = 0;
+  bool extents = false;
+  std::array<uint32_t, kArgs> encode() const {
+    return {first, count, detail::lo(list), detail::hi(list), extents ? 1u : 0u};
+  }
+  static LoadPbl decode(const uint32_t* a) { return {a[0], a[1], detail::u64(a, 2), a[4] != 0}; }
+};
+
+struct FreeStag {
+  static constexpr Command kOp = kCmdFreeStag;
+  static constexpr int kArgs = 1;
+  uint32_t index = 0;
+  std::array<uint32_t, kArgs> encode() const { return {index}; }
+  static FreeStag decode(const uint32_t* a) { return {a[0]}; }
+};
+
+// STag = 24-bit SMT index << 8 | 8-bit key (RFC 5040 leaves the split to the RNIC).
+inline uint32_t stag_index(uint32_t stag) { return stag >> 8; }
+inline uint8_t stag_key(uint32_t stag) { return uint8_t(stag); }
+inline uint32_t make_stag(uint32_t index, uint8_t key) { return index << 8 | key; }
+
+}  // namespace rnic::abi
