@@ -253,7 +253,7 @@ int ibv_dereg_mr(ibv_mr* mr) {
 
 ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
                       int /*comp_vector*/) {
-  if (cqe < 1 || cqe > context->drv->caps().max_cqe) {
+  if (cqe < 1 || uint32_t(cqe) > context->drv->caps().max_cqe) {
     errno = EINVAL;
     return nullptr;
   }
