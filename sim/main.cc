@@ -15,7 +15,7 @@
 #include "sim/host_card.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
-#include "testbench/traffic/perftest.h"
+#include "sim/traffic/perftest.h"
 
 namespace {
 

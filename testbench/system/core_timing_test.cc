@@ -9,9 +9,9 @@
 #include <map>
 
 #include "sim/cluster.h"
+#include "sim/traffic/endpoint.h"
 #include "testbench/common/verbs_helpers.h"
 #include "testbench/common/wire_log.h"
-#include "testbench/traffic/endpoint.h"
 
 namespace rnic {
 namespace {
@@ -56,7 +56,7 @@ class CoreTiming : public ::testing::Test {
   uint64_t cycle() const { return ClockDomain::mhz(cfg.core.clk_mhz).period_ps; }
 };
 
-// write_lat's loop (testbench/traffic/perftest.cc), 2 bytes, with the times each side's
+// write_lat's loop (sim/traffic/perftest.cc), 2 bytes, with the times each side's
 // program sees; then one iteration in steady state taken apart stage by stage, both ways.
 TEST_F(CoreTiming, WriteLatencyBreakdown) {
   StatRegistry stats;

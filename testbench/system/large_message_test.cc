@@ -8,8 +8,8 @@
 #include <cstring>
 
 #include "sim/cluster.h"
+#include "sim/traffic/endpoint.h"
 #include "testbench/common/verbs_helpers.h"
-#include "testbench/traffic/endpoint.h"
 
 namespace rnic {
 namespace {

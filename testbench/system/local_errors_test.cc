@@ -9,9 +9,9 @@
 #include <functional>
 
 #include "sim/cluster.h"
+#include "sim/traffic/endpoint.h"
 #include "testbench/common/verbs_helpers.h"
 #include "testbench/common/wire_log.h"
-#include "testbench/traffic/endpoint.h"
 
 namespace rnic {
 namespace {

@@ -9,7 +9,7 @@
 //   write_lat's receiver sees the peer's write by polling its buffer's last byte;
 //   read_lat: each sample is post to completion of one RDMA Read.
 // Host polling costs cost.cq_poll_ns per look (rnic_wait_cq / rnic_wait_mem: as a busy loop).
-#include "testbench/traffic/perftest.h"
+#include "sim/traffic/perftest.h"
 
 #include <fmt/format.h>
 
@@ -23,7 +23,7 @@
 #include "sim/cluster.h"
 #include "sim/experiment.h"
 #include "sim/link_capture.h"
-#include "testbench/traffic/endpoint.h"
+#include "sim/traffic/endpoint.h"
 
 namespace rnic::traffic {
 

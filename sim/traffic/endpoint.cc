@@ -1,4 +1,4 @@
-#include "testbench/traffic/endpoint.h"
+#include "sim/traffic/endpoint.h"
 
 #include <fmt/format.h>
 
