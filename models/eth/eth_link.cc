@@ -10,15 +10,18 @@
 
 namespace rnic::eth {
 
-EthLink::EthLink(sc_core::sc_module_name n, const EthLinkParams& cfg, StatRegistry& stats)
+EthLink::EthLink(sc_core::sc_module_name n, const EthLinkParams& cfg, StatRegistry& stats,
+                 const Crc32Factory& crc32)
     : sc_core::sc_module(n),
       cfg_(cfg),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
-      byte_ps_(uint64_t(8000 / cfg.mac.rate_gbps)),
-      crc_(Crc32::kPolyIeee, unsigned(cfg.datapath_bytes)) {
+      byte_ps_(uint64_t(8000 / cfg.mac.rate_gbps)) {
   for (int s = 0; s < 2; ++s) {
     StatGroup& g = stats.group(fmt::format("{}.{}", name(), s == 0 ? "a" : "b"));
     Side& sd = side_[s];
+    const std::string side = s == 0 ? "a" : "b";  // children of this module
+    sd.fcs_gen = crc32(side + "_fcs_gen", Crc32::kPolyIeee, unsigned(cfg.datapath_bytes), clk_);
+    sd.fcs_check = crc32(side + "_fcs_check", Crc32::kPolyIeee, unsigned(cfg.datapath_bytes), clk_);
     sd.tx_frames = &g.counter("tx_frames", "frames", "frames sent");
     sd.tx_bytes =
         &g.counter("tx_wire_bytes", "B", "bytes on the wire: preamble, frame, padding, FCS, IFG");
@@ -39,53 +42,79 @@ bool EthLink::send(int s, Frame f) {
   }
   sc_assert(can_send(s));
   if (f.size() < kMinFrameBytes) f.resize(kMinFrameBytes, 0);
-  const uint64_t now = now_ps();
-  // FCS through the crc32 block at the datapath width; the last beat is beats - 1 cycles in.
-  const auto fcs_result = crc_.submit(f.data(), f.size(), 0);
-  const uint64_t beats = crc_.beats(f.size());
-  const uint64_t ready = clk_.edge_after(now, beats - 1 + uint64_t(cfg_.mac.tx_cycles));
+  const uint64_t period = clk_.period_ps;
+  // The FCS generator takes one beat a cycle from the first edge at or after now, after the
+  // previous frame's beats; the frame is ready to go mac.tx_cycles after its last beat.
+  const uint64_t beats = sd.fcs_gen->beats(f.size());
+  const uint64_t first = std::max(clk_.edge_after(now_ps(), 0) / period, sd.fcs_gen_free);
+  sd.fcs_gen_free = first + beats;
+  std::vector<uint64_t> cycles(beats);
+  for (uint64_t i = 0; i < beats; ++i) cycles[i] = first + i;
+  const uint64_t ready = (first + beats - 1 + uint64_t(cfg_.mac.tx_cycles)) * period;
+  ++sd.fifo;
+  const int64_t corrupt = sd.corrupt_bit;
+  sd.corrupt_bit = -1;
+  auto frame = std::make_shared<const Frame>(std::move(f));
+  sd.fcs_gen->request(frame, std::move(cycles),
+                      [this, s, frame, ready, corrupt, period](uint32_t fcs, uint64_t valid) {
+                        transmit(s, frame, fcs, std::max(ready, valid * period), corrupt);
+                      });
+  return true;
+}
+
+void EthLink::transmit(int s, FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corrupt_bit) {
+  Side& sd = side_[s];
+  const size_t len = frame->size();
   const uint64_t start = std::max(ready, sd.line_free_ps);
-  const uint64_t on_wire = (kPreambleBytes + f.size() + kFcsBytes) * byte_ps_;
+  const uint64_t on_wire = (kPreambleBytes + len + kFcsBytes) * byte_ps_;
   sd.line_free_ps = start + on_wire + kIfgBytes * byte_ps_;
   sd.on_wire_until_ps = start + on_wire;
-  ++sd.fifo;
-  uint8_t fcs[4];
-  for (int i = 0; i < 4; ++i) fcs[i] = uint8_t(fcs_result.crc >> (8 * i));
-  if (sd.corrupt_bit >= 0) {
-    const size_t bit = size_t(sd.corrupt_bit) % (f.size() * 8);
-    f[bit / 8] ^= uint8_t(1u << (bit % 8));
-    sd.corrupt_bit = -1;
+  const std::array<uint8_t, 4> fcs_a{uint8_t(fcs), uint8_t(fcs >> 8), uint8_t(fcs >> 16),
+                                     uint8_t(fcs >> 24)};
+  if (corrupt_bit >= 0) {  // a wire error after the FCS was computed
+    Frame bad(*frame);
+    const size_t bit = size_t(corrupt_bit) % (len * 8);
+    bad[bit / 8] ^= uint8_t(1u << (bit % 8));
+    frame = std::make_shared<const Frame>(std::move(bad));
   }
   ++*sd.tx_frames;
-  *sd.tx_bytes += kPreambleBytes + f.size() + kFcsBytes + kIfgBytes;
-  // First bit on the wire: the FIFO slot frees, the tap sees the frame. Both events share one
-  // copy of the frame.
-  std::array<uint8_t, 4> fcs_a{fcs[0], fcs[1], fcs[2], fcs[3]};
-  auto frame = std::make_shared<const Frame>(std::move(f));
+  *sd.tx_bytes += kPreambleBytes + len + kFcsBytes + kIfgBytes;
+  // First bit on the wire: the FIFO slot frees, the tap sees the frame.
   eq_.at(start, [this, s, frame, fcs_a] {
     --side_[s].fifo;
     if (tap_) tap_(now_ps(), *frame, fcs_a.data());
     if (side_[s].space) side_[s].space();
   });
-  // Last bit at the peer, then its FCS check and the hand-over.
+  // At the peer: each beat of the frame reaches its FCS checker as its bytes arrive, the last at
+  // the first edge at or after the last bit; the frame goes up mac.rx_cycles after the result.
   const int peer = 1 - s;
-  const uint64_t last_bit = start + on_wire + uint64_t(cfg_.link.prop_ns) * 1000;
-  const uint64_t deliver_at =
-      clk_.edge_after(last_bit, Crc32Model::kLatency + uint64_t(cfg_.mac.rx_cycles));
-  eq_.at(deliver_at, [this, peer, frame, fcs_a] {
-    Side& rx = side_[peer];
-    const uint32_t got = crc_.crc().compute(frame->data(), frame->size());
-    const uint32_t sent = uint32_t(fcs_a[0]) | uint32_t(fcs_a[1]) << 8 | uint32_t(fcs_a[2]) << 16 |
-                          uint32_t(fcs_a[3]) << 24;
-    if (got != sent) {
-      ++*rx.rx_fcs_errors;
-      log::info("{}: FCS error, {} B frame dropped", name(), frame->size());
-      return;
-    }
-    ++*rx.rx_frames;
-    if (rx.deliver) rx.deliver(Frame(*frame));
+  Crc32Channel& check = *side_[peer].fcs_check;
+  const uint64_t period = clk_.period_ps;
+  const uint64_t first_bit = start + uint64_t(cfg_.link.prop_ns) * 1000;
+  const uint64_t last_bit = first_bit + on_wire;
+  const uint64_t beats = check.beats(len);
+  const uint64_t width = uint64_t(cfg_.datapath_bytes);
+  std::vector<uint64_t> cycles(beats);
+  cycles[beats - 1] = (last_bit + period - 1) / period;
+  for (uint64_t i = beats - 1; i-- > 0;) {
+    const uint64_t in = first_bit + (kPreambleBytes + (i + 1) * width) * byte_ps_;
+    cycles[i] = std::min((in + period - 1) / period, cycles[i + 1] - 1);
+  }
+  check.request(frame, std::move(cycles), [this, peer, frame, fcs_a](uint32_t got, uint64_t valid) {
+    eq_.at((valid + uint64_t(cfg_.mac.rx_cycles)) * clk_.period_ps,
+           [this, peer, frame, fcs_a, got] {
+             Side& rx = side_[peer];
+             const uint32_t sent = uint32_t(fcs_a[0]) | uint32_t(fcs_a[1]) << 8 |
+                                   uint32_t(fcs_a[2]) << 16 | uint32_t(fcs_a[3]) << 24;
+             if (got != sent) {
+               ++*rx.rx_fcs_errors;
+               log::info("{}: FCS error, {} B frame dropped", name(), frame->size());
+               return;
+             }
+             ++*rx.rx_frames;
+             if (rx.deliver) rx.deliver(Frame(*frame));
+           });
   });
-  return true;
 }
 
 void EthLink::trace(TraceSink& t) const {
