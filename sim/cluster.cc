@@ -18,8 +18,11 @@ Node::Node(sc_core::sc_module_name n, int i, const SystemConfig& cfg, StatRegist
       driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
              cfg.caps(), cfg.host, cfg.cost) {}
 
-Cluster::Cluster(const SystemConfig& c, StatRegistry& s)
-    : cfg(c), stats(s), background("background"), eth("eth0", c.eth_link(), s) {
+Cluster::Cluster(const SystemConfig& c, StatRegistry& s, const Implementations& impl)
+    : cfg(c),
+      stats(s),
+      background("background"),
+      eth("eth0", c.eth_link(), s, crc32_factory(impl)) {
   background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
                    [&s] { s.sample(sc_core::sc_time_stamp().value()); });
   for (int i = 0; i < kNodes; ++i)

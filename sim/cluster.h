@@ -13,6 +13,7 @@
 #include "models/eth/eth_link.h"
 #include "models/host/driver.h"
 #include "models/rnic/rnic_core.h"
+#include "sim/blocks.h"
 #include "sim/host_card.h"
 
 namespace rnic {
@@ -34,7 +35,8 @@ class Node : public sc_core::sc_module {
 class Cluster {
  public:
   static constexpr int kNodes = 2;
-  Cluster(const SystemConfig& cfg, StatRegistry& stats);
+  // impl: which implementation each swappable block runs (sim/blocks.h); all models by default.
+  Cluster(const SystemConfig& cfg, StatRegistry& stats, const Implementations& impl = {});
   ~Cluster();
 
   // Runs programs[n] as a simulated process on node n (an empty function: none) and simulates

@@ -45,6 +45,13 @@ nlohmann::ordered_json config_json(SystemConfig& c) {
 
 }  // namespace
 
+// Each block of the registry, in its order, with the implementation it ran.
+nlohmann::ordered_json implementations_json(const Implementations& impl) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const auto& b : blocks()) j[b.name] = impl.rtl(b.name) ? "rtl" : "model";
+  return j;
+}
+
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   if (!s.has_experiment)
     throw InputError(s.file, "experiment",
@@ -88,11 +95,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
                    {"preset", s.preset},
                    {"seed", s.config.sim.seed},
                    {"experiment", s.experiment.name},
-                   {"implementations",
-                    {{"crc32", "model"},
-                     {"ddp_rx_parse", "model"},
-                     {"rnic_xlat", "model"},
-                     {"rnic_dmac", "model"}}}};
+                   {"implementations", implementations_json(s.impl)}};
   st["sim_time_ns"] = sc_core::sc_time_stamp().to_seconds() * 1e9;
   st["config"] = config_json(s.config);
   st["stats"] = stats.json();
@@ -112,6 +115,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
                s.experiment.name, s.experiment.kind, s.preset, ctx.rows.size(),
                sc_core::sc_time_stamp().to_seconds() * 1e6, wall);
     if (!ctx.summary.empty()) fmt::print("{}\n", ctx.summary);
+    fmt::print("blocks: {}\n", s.impl.summary());
     fmt::print("wrote {}/stats.json and {}/results.json\n", out_dir, out_dir);
     if (trace && trace->opened())
       fmt::print("wrote {} ({} model signals)\n", trace->path(), trace->signals());

@@ -82,21 +82,8 @@ void apply_options(Scenario& s, const RunOptions& opt) {
 }
 
 // Capabilities that runs of this version can honour.
-void check_capabilities(const Scenario& s, const std::string& where) {
-  static const std::set<std::string> kRtlBlocks = {"crc32", "ddp_rx_parse", "rnic_xlat",
-                                                   "rnic_dmac"};
-  for (const auto& b : s.rtl) {
-    if (b == "all") continue;
-    if (!kRtlBlocks.count(b))
-      throw InputError(where, "rtl",
-                       fmt::format("'{}' has no RTL (blocks with RTL: crc32, ddp_rx_parse, "
-                                   "rnic_xlat, rnic_dmac)",
-                                   b));
-  }
-  if (!s.rtl.empty())
-    throw InputError(where, "rtl",
-                     "no RTL block sits on the path of this version's runs (crc32 joins with the "
-                     "MAC; its RTL is exercised by the rtl tests)");
+void check_capabilities(Scenario& s, const std::string& where) {
+  s.impl = resolve_implementations(s.rtl, int(s.config.core.datapath_bytes), where);
   if (s.outputs.pcap && s.has_experiment) {
     const ExperimentKind* k = find_experiment(s.experiment.kind);
     if (k && !k->has_links)

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/blocks.h"
 #include "sim/config.h"
 
 namespace rnic {
@@ -45,6 +46,7 @@ struct Scenario {
   std::string preset = "rnic-10g";
   SystemConfig config;
   std::vector<std::string> rtl;
+  Implementations impl;  // rtl, resolved against the block registry
   OutputSpec outputs;
   ExperimentSpec experiment;
   bool has_experiment = false;

@@ -317,7 +317,7 @@ int run_test(const Test& t, ExperimentContext& ctx) {
   if (t.op == Op::kRead && p.tx_depth > uint64_t(ctx.cfg.core.max_qp_wr))
     p.tx_depth = uint64_t(ctx.cfg.core.max_qp_wr);
 
-  Cluster cl(ctx.cfg, ctx.stats);
+  Cluster cl(ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
   std::unique_ptr<PcapWriter> cap;
   if (ctx.scenario.outputs.pcap)

@@ -1,0 +1,111 @@
+#include "sim/blocks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "Vcrc32cc_w1.h"
+#include "Vcrc32cc_w16.h"
+#include "Vcrc32cc_w2.h"
+#include "Vcrc32cc_w32.h"
+#include "Vcrc32cc_w4.h"
+#include "Vcrc32cc_w64.h"
+#include "Vcrc32cc_w8.h"
+#include "models/common/crc32_cc.h"
+#include "sim/config.h"
+
+namespace rnic {
+
+const std::vector<BlockInfo>& blocks() {
+  static const std::vector<BlockInfo> b = {
+      {"crc32", "Ethernet FCS generator and checker in every MAC", true, {1, 2, 4, 8, 16, 32, 64}},
+      {"ddp_rx_parse", "receive-side DDP/RDMAP header parser and checks", false, {}},
+      {"rnic_xlat", "STag translation with the SMT and PBLMT", false, {}},
+      {"rnic_dmac", "bus-master DMA: splits, tags, reassembly, timeouts", false, {}},
+  };
+  return b;
+}
+
+bool Implementations::rtl(const std::string& block) const {
+  auto it = of.find(block);
+  return it != of.end() && it->second == "rtl";
+}
+
+std::string Implementations::summary() const {
+  std::string s;
+  for (const auto& b : blocks()) {
+    auto it = of.find(b.name);
+    s += fmt::format("{}{} {}", s.empty() ? "" : ", ", b.name,
+                     it == of.end() ? "model" : it->second);
+  }
+  return s;
+}
+
+Implementations resolve_implementations(const std::vector<std::string>& rtl, int datapath_bytes,
+                                        const std::string& where) {
+  Implementations impl;
+  for (const auto& b : blocks()) impl.of[b.name] = "model";
+  std::string names;
+  for (const auto& b : blocks()) names += (names.empty() ? "" : ", ") + b.name;
+  for (const auto& r : rtl) {
+    std::vector<const BlockInfo*> chosen;
+    if (r == "all") {
+      for (const auto& b : blocks())
+        if (b.has_rtl) chosen.push_back(&b);
+    } else {
+      auto it = std::find_if(blocks().begin(), blocks().end(),
+                             [&](const BlockInfo& b) { return b.name == r; });
+      if (it == blocks().end())
+        throw InputError(where, "rtl", fmt::format("'{}' is not a block (blocks: {})", r, names));
+      if (!it->has_rtl)
+        throw InputError(where, "rtl",
+                         fmt::format("'{}' has no RTL yet (blocks with RTL: crc32)", r));
+      chosen.push_back(&*it);
+    }
+    for (const BlockInfo* b : chosen) {
+      if (std::find(b->rtl_widths.begin(), b->rtl_widths.end(), datapath_bytes) ==
+          b->rtl_widths.end())
+        throw InputError(
+            where, "rtl",
+            fmt::format("{}'s RTL is not built for a {}-byte datapath", b->name, datapath_bytes));
+      impl.of[b->name] = "rtl";
+    }
+  }
+  return impl;
+}
+
+namespace {
+
+template <class V, int BYTES>
+std::unique_ptr<Crc32Channel> make_rtl(const std::string& name, ClockDomain clk) {
+  return std::make_unique<Crc32CcChannel<V, BYTES>>(name.c_str(), clk);
+}
+
+}  // namespace
+
+Crc32Factory crc32_factory(const Implementations& impl) {
+  if (!impl.rtl("crc32")) return crc32_model_factory();
+  return [](const std::string& name, uint32_t poly, unsigned bytes,
+            ClockDomain clk) -> std::unique_ptr<Crc32Channel> {
+    sc_assert(poly == Crc32::kPolyIeee);  // the MACs' FCS; the Verilated builds are IEEE
+    switch (bytes) {
+      case 1:
+        return make_rtl<Vcrc32cc_w1, 1>(name, clk);
+      case 2:
+        return make_rtl<Vcrc32cc_w2, 2>(name, clk);
+      case 4:
+        return make_rtl<Vcrc32cc_w4, 4>(name, clk);
+      case 8:
+        return make_rtl<Vcrc32cc_w8, 8>(name, clk);
+      case 16:
+        return make_rtl<Vcrc32cc_w16, 16>(name, clk);
+      case 32:
+        return make_rtl<Vcrc32cc_w32, 32>(name, clk);
+      case 64:
+        return make_rtl<Vcrc32cc_w64, 64>(name, clk);
+    }
+    throw std::logic_error("crc32 RTL width not checked by resolve_implementations");
+  };
+}
+
+}  // namespace rnic

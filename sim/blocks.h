@@ -1,0 +1,38 @@
+// The swappable datapath blocks (DESIGN.md §4) in one registry: each block's name, what it is,
+// and which implementations exist. `--rtl`, the scenario key `rtl:`, the run summary and
+// stats.json's `implementations` all read it; nothing else lists block names.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/common/crc32_channel.h"
+
+namespace rnic {
+
+struct BlockInfo {
+  std::string name;
+  std::string what;
+  bool has_rtl;
+  std::vector<int> rtl_widths;  // datapath widths (B per beat) the RTL is Verilated at
+};
+const std::vector<BlockInfo>& blocks();
+
+// Which implementation each block runs: "model" or "rtl".
+struct Implementations {
+  std::map<std::string, std::string> of;  // block name -> "model" | "rtl"
+  bool rtl(const std::string& block) const;
+  std::string summary() const;  // "crc32 rtl, ddp_rx_parse model, ..."
+};
+
+// Resolves a --rtl / rtl: list ("all": every block that has RTL) for a datapath width. Throws
+// InputError(where, "rtl", reason) for an unknown block, a block without RTL, or a width its RTL
+// is not built at.
+Implementations resolve_implementations(const std::vector<std::string>& rtl, int datapath_bytes,
+                                        const std::string& where);
+
+// The crc32 blocks' implementation for a run.
+Crc32Factory crc32_factory(const Implementations& impl);
+
+}  // namespace rnic
