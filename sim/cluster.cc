@@ -7,41 +7,71 @@
 
 namespace rnic {
 
-Node::Node(sc_core::sc_module_name n, int i, const SystemConfig& cfg, StatRegistry& stats,
-           eth::EthLink& eth)
+MacAddr default_mac(int n) { return {0x02, 0, 0, 0, 0, uint8_t(n + 1)}; }
+
+Topology two_hosts(const SystemConfig& cfg) {
+  Topology t;
+  for (int i = 0; i < 2; ++i) t.hosts.push_back({fmt::format("node{}", i), default_mac(i), cfg});
+  t.links.push_back({"eth0", 0, 1, cfg.eth_link()});
+  return t;
+}
+
+Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry& stats,
+           const Implementations& impl)
     : sc_core::sc_module(n),
       index(i),
-      mac{0x02, 0, 0, 0, 0, uint8_t(i + 1)},
+      mac(spec.mac),
+      cfg(spec.cfg),
       hc(cfg, stats, false, std::string(name()) + ".os"),
-      efe("efe", eth, i, mac, cfg.core.clk_mhz, stats),
+      port("mac", cfg.eth_mac(), stats, crc32_factory(impl)),
+      efe("efe", port, mac, cfg.core.clk_mhz, stats),
       core("core", cfg.core, cfg.mac, hc.dmac, hc.regs, efe, stats),
       driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
              cfg.caps(), cfg.host, cfg.cost) {}
 
 Cluster::Cluster(const SystemConfig& c, StatRegistry& s, const Implementations& impl)
-    : cfg(c),
-      stats(s),
-      background("background"),
-      eth("eth0", c.eth_link(), s, crc32_factory(impl)) {
+    : Cluster(two_hosts(c), c, s, impl) {}
+
+Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
+                 const Implementations& impl)
+    : cfg(c), stats(s), background("background") {
   background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
                    [&s] { s.sample(sc_core::sc_time_stamp().value()); });
-  for (int i = 0; i < kNodes; ++i)
-    nodes.push_back(std::make_unique<Node>(fmt::format("node{}", i).c_str(), i, c, s, eth));
+  for (size_t i = 0; i < topo.hosts.size(); ++i)
+    nodes.push_back(
+        std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i), topo.hosts[i], s, impl));
+  for (const LinkSpec& l : topo.links) {
+    links.push_back(std::make_unique<eth::EthLink>(l.name.c_str(), l.params, nodes[l.a]->port,
+                                                   nodes[l.b]->port));
+    link_names.push_back(l.name);
+  }
 }
 
 Cluster::~Cluster() = default;
 
+int Cluster::find(const std::string& host) const {
+  for (const auto& n : nodes)
+    if (host == n->name()) return n->index;
+  return -1;
+}
+
 void Cluster::run(const std::vector<std::function<void()>>& programs) {
+  std::vector<Program> p;
+  for (size_t i = 0; i < programs.size() && i < nodes.size(); ++i)
+    if (programs[i]) p.push_back({int(i), programs[i]});
+  run(p);
+}
+
+void Cluster::run(const std::vector<Program>& programs) {
   std::vector<std::pair<std::string, std::function<void()>>> threads;
-  for (size_t i = 0; i < programs.size() && i < nodes.size(); ++i) {
-    if (!programs[i]) continue;
-    Node& n = *nodes[i];
+  for (const Program& pr : programs) {
+    Node& n = *nodes[size_t(pr.node)];
     if (!n.proc)
-      n.proc = std::make_unique<host::Process>(n.hc.mem, cfg.host,
-                                               uint64_t(cfg.sim.seed) * 7919 + i, pid_++);
+      n.proc = std::make_unique<host::Process>(
+          n.hc.mem, n.cfg.host, uint64_t(cfg.sim.seed) * 7919 + uint64_t(n.index), pid_++);
     host::Process* proc = n.proc.get();
-    threads.emplace_back(fmt::format("node{}_proc{}_{}", i, proc->pid(), runs_++),
-                         [&n, proc, fn = programs[i]] {
+    threads.emplace_back(fmt::format("{}_proc{}_{}", n.name(), proc->pid(), runs_++),
+                         [&n, proc, fn = pr.fn] {
                            host::bind_current_process({&n.driver, proc});
                            fn();
                            host::unbind_current_process();
@@ -60,8 +90,10 @@ std::string Cluster::dump_state() const {
 }
 
 void Cluster::trace(TraceSink& t) const {
-  for (const auto& n : nodes) n->hc.trace(t);
-  eth.trace(t);
+  for (const auto& n : nodes) {
+    n->hc.trace(t);
+    n->port.trace(t);
+  }
 }
 
 }  // namespace rnic

@@ -1,7 +1,9 @@
-// Two hosts, each with its RNIC, joined by one full-duplex Ethernet link (the network of the
-// RNIC Core issue): host n = node<n> (PCIe link, root complex, card PCIe I/F, registers, the
-// RNIC Core, the EFE pass-through, the driver), the link = eth0 (side n = node n). MAC of
-// node n: 02:00:00:00:00:0<n+1>. Verbs programs run as simulated processes (run()).
+// A system of N hosts, each with its RNIC and one Ethernet port, and the point-to-point links
+// that join ports (DESIGN.md §1, §3.4). Host n = a Node (PCIe link, root complex, card PCIe I/F,
+// registers, DMAC, the RNIC Core, the EFE pass-through, its MAC port `mac`, the driver); its
+// module name is the host's name. Nothing is sized for two: a topology lists hosts and links
+// (sim/scenario.h builds one from `topology:`; two_hosts() is perf's and the tests' default).
+// Verbs programs run as simulated processes, one per host across runs (run()).
 #pragma once
 
 #include <functional>
@@ -11,6 +13,7 @@
 
 #include "models/efe/efe_passthrough.h"
 #include "models/eth/eth_link.h"
+#include "models/eth/eth_mac.h"
 #include "models/host/driver.h"
 #include "models/rnic/rnic_core.h"
 #include "sim/blocks.h"
@@ -18,39 +21,74 @@
 
 namespace rnic {
 
+struct HostSpec {
+  std::string name;
+  MacAddr mac{};
+  SystemConfig cfg;  // the run's configuration with this host's own overrides
+};
+
+struct LinkSpec {
+  std::string name;
+  int a = 0, b = 1;  // host indices: each host has one port
+  LinkParams params;
+};
+
+struct Topology {
+  std::vector<HostSpec> hosts;
+  std::vector<LinkSpec> links;
+};
+
+// The default MAC of host n: 02:00:00:00:00:<n+1> (locally administered).
+MacAddr default_mac(int n);
+// node0 and node1 joined by eth0, both with cfg.
+Topology two_hosts(const SystemConfig& cfg);
+
 class Node : public sc_core::sc_module {
  public:
-  Node(sc_core::sc_module_name n, int index, const SystemConfig& cfg, StatRegistry& stats,
-       eth::EthLink& eth);
+  Node(sc_core::sc_module_name n, int index, const HostSpec& spec, StatRegistry& stats,
+       const Implementations& impl);
   int index;
   eth::Mac mac;
+  SystemConfig cfg;
   HostCard hc;
+  eth::EthMac port;
   efe::EfePassThrough efe;
   RnicCore core;
   host::Driver driver;
-  // The node's simulated process: created by the first run(), the same in every later one.
+  // The node's simulated process: created by its first program, the same in every later one.
   std::unique_ptr<host::Process> proc;
 };
 
 class Cluster {
  public:
-  static constexpr int kNodes = 2;
   // impl: which implementation each swappable block runs (sim/blocks.h); all models by default.
+  Cluster(const Topology& topo, const SystemConfig& cfg, StatRegistry& stats,
+          const Implementations& impl = {});
+  // two_hosts(cfg).
   Cluster(const SystemConfig& cfg, StatRegistry& stats, const Implementations& impl = {});
   ~Cluster();
 
-  // Runs programs[n] as a simulated process on node n (an empty function: none) and simulates
-  // until every program has returned and the system is quiet, with the watchdog, Ctrl-C and
-  // progress of sim/run_control.h. Throws HungError, InterruptedError.
+  // A program and the host it runs on (as a thread of the host's process).
+  struct Program {
+    int node;
+    std::function<void()> fn;
+  };
+  // Runs every program and simulates until each has returned and the system is quiet, with the
+  // watchdog, Ctrl-C and progress of sim/run_control.h. Throws HungError, InterruptedError.
+  void run(const std::vector<Program>& programs);
+  // programs[n] on node n (an empty function: none).
   void run(const std::vector<std::function<void()>>& programs);
   std::string dump_state() const;
   void trace(TraceSink& t) const;
+  eth::EthLink& link(size_t i) { return *links[i]; }
+  int find(const std::string& host) const;  // -1 when no host has that name
 
   SystemConfig cfg;
   StatRegistry& stats;
   Background background;
-  eth::EthLink eth;
   std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<std::unique_ptr<eth::EthLink>> links;
+  std::vector<std::string> link_names;
 
  private:
   int pid_ = 100;

@@ -51,7 +51,8 @@ struct SystemConfig {
   // The value of a parameter as text.
   std::string get(const std::string& key);
   // What each block is built from, gathered from the sections above.
-  EthLinkParams eth_link() const { return {mac, link, core.clk_mhz, core.datapath_bytes}; }
+  EthMacParams eth_mac() const { return {mac, core.clk_mhz, core.datapath_bytes}; }
+  LinkParams eth_link() const { return {mac.rate_gbps, link.prop_ns}; }
   PcieIfParams pcie_if() const {
     return {pcie, core.clk_mhz, core.reg_read_cycles, core.reg_write_cycles};
   }

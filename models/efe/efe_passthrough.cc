@@ -4,11 +4,10 @@
 
 namespace rnic::efe {
 
-EfePassThrough::EfePassThrough(sc_core::sc_module_name n, eth::EthLink& link, int side,
-                               eth::Mac mac, int64_t clk_mhz, StatRegistry& stats)
+EfePassThrough::EfePassThrough(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac,
+                               int64_t clk_mhz, StatRegistry& stats)
     : sc_core::sc_module(n),
-      link_(link),
-      side_(side),
+      port_(port),
       mac_(mac),
       clk_(ClockDomain::mhz(clk_mhz)),
       tx_data_(stats.group(name()).counter("tx_data", "frames", "DATA frames sent")),
@@ -19,8 +18,8 @@ EfePassThrough::EfePassThrough(sc_core::sc_module_name n, eth::EthLink& link, in
           "rx_dropped", "frames", "frames not for this MAC, not EFE, or with a malformed header")),
       rx_out_of_seq_(stats.group(name()).counter("rx_out_of_seq", "frames",
                                                  "DATA frames out of sequence (dropped)")) {
-  link_.set_receiver(side_, [this](eth::EthLink::Frame&& f) { receive(std::move(f)); });
-  link_.set_space_callback(side_, [this] { pump(); });
+  port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
+  port_.set_space_callback([this] { pump(); });
 }
 
 uint32_t EfePassThrough::send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp,
@@ -53,7 +52,7 @@ void EfePassThrough::validated(const eth::Mac& peer, uint32_t seq, bool ar) {
 
 void EfePassThrough::pump() {
   bool freed = false;
-  while (link_.can_send(side_)) {
+  while (port_.can_send()) {
     // A peer whose ACK a DATA frame will carry needs no standalone ACK.
     while (!ack_q_.empty() && (!ch_[ack_q_.front()].ack_owed || ch_[ack_q_.front()].data_waiting))
       ack_q_.pop_front();
@@ -76,15 +75,15 @@ void EfePassThrough::pump() {
     else
       --c.data_waiting;
     o.h.ts = ts_now();
-    link_.send(side_, build_frame({o.dst, mac_, eth::kEtherTypeEfe}, o.h, o.payload.data(),
-                                  o.payload.size()));
+    port_.send(
+        build_frame({o.dst, mac_, eth::kEtherTypeEfe}, o.h, o.payload.data(), o.payload.size()));
     ++(ack ? tx_acks_ : tx_data_);
     freed |= !ack;
   }
   if (freed && on_space) on_space();
 }
 
-void EfePassThrough::receive(eth::EthLink::Frame&& f) {
+void EfePassThrough::receive(eth::EthMac::Frame&& f) {
   eth::Header eh;
   Header h;
   if (!eth::parse_header(f.data(), f.size(), &eh) || eh.dst != mac_ ||

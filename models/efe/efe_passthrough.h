@@ -32,7 +32,7 @@
 
 #include "models/common/event_queue.h"
 #include "models/efe/efe_header.h"
-#include "models/eth/eth_link.h"
+#include "models/eth/eth_mac.h"
 
 namespace rnic::efe {
 
@@ -49,8 +49,8 @@ class EfePassThrough : public sc_core::sc_module {
     std::vector<uint8_t> ddp;
   };
 
-  EfePassThrough(sc_core::sc_module_name n, eth::EthLink& link, int side, eth::Mac mac,
-                 int64_t clk_mhz, StatRegistry& stats);
+  EfePassThrough(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk_mhz,
+                 StatRegistry& stats);
 
   const eth::Mac& mac() const { return mac_; }
   bool can_send() const { return data_q_.size() + pending_ < kTxQueueFrames; }
@@ -71,13 +71,12 @@ class EfePassThrough : public sc_core::sc_module {
     uint32_t data_waiting = 0;  // DATA frames to this peer in the pipeline or queued
     bool ack_owed = false;      // an AR segment validated, its ACK not yet sent
   };
-  void receive(eth::EthLink::Frame&& f);
+  void receive(eth::EthMac::Frame&& f);
   void pump();
   uint32_t ts_now() const { return uint32_t(now_ps() / 1000); }
   uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
 
-  eth::EthLink& link_;
-  int side_;
+  eth::EthMac& port_;
   eth::Mac mac_;
   ClockDomain clk_;
   EventQueue eq_{"eq"};

@@ -36,13 +36,18 @@ struct LinkConfig {
   }
 };
 
-// What an Ethernet link is built from: its MACs' and its own parameters, and the clock and
-// datapath width of the MACs' upper side (the card's core clock).
-struct EthLinkParams {
+// What a MAC port is built from: the MAC's parameters and the clock and datapath width of its
+// upper side (the card's core clock).
+struct EthMacParams {
   MacConfig mac;
-  LinkConfig link;
   int64_t clk_mhz = 250;
   int64_t datapath_bytes = 16;
+};
+
+// What a point-to-point link is built from: its rate (both ports run at it) and propagation.
+struct LinkParams {
+  int64_t rate_gbps = 10;
+  int64_t prop_ns = 5;
 };
 
 }  // namespace rnic

@@ -319,10 +319,12 @@ int run_test(const Test& t, ExperimentContext& ctx) {
 
   Cluster cl(ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
-  std::unique_ptr<PcapWriter> cap;
+  std::vector<std::unique_ptr<PcapWriter>> caps;
   if (ctx.scenario.outputs.pcap)
-    cap = capture_link(cl.eth, (std::filesystem::path(ctx.out_dir) / "eth0.pcap").string(),
-                       ctx.scenario.outputs.pcap_fcs);
+    for (size_t i = 0; i < cl.links.size(); ++i)
+      caps.push_back(capture_link(
+          cl.link(i), (std::filesystem::path(ctx.out_dir) / (cl.link_names[i] + ".pcap")).string(),
+          ctx.scenario.outputs.pcap_fcs));
   Oob oob;
   Endpoint client, server;
   EndpointConfig ec;

@@ -61,7 +61,7 @@ class CoreTiming : public ::testing::Test {
 TEST_F(CoreTiming, WriteLatencyBreakdown) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   Probes pr[2];
   pr[0].attach(cl.nodes[0]->core);
   pr[1].attach(cl.nodes[1]->core);
@@ -170,7 +170,7 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
     EXPECT_EQ(first_bit - sent, (efe::EfePassThrough::kTxCycles + (frame_len + dp - 1) / dp - 1 +
                                  uint64_t(cfg.mac.tx_cycles)) *
                                     c);
-    const uint64_t byte_ps = cl.eth.byte_ps();
+    const uint64_t byte_ps = cl.link(0).byte_ps();
     const uint64_t last_bit = first_bit + (8 + std::max<uint64_t>(frame_len, 60) + 4) * byte_ps +
                               uint64_t(cfg.link.prop_ns) * 1000;
     const ClockDomain clk = ClockDomain::mhz(cfg.core.clk_mhz);

@@ -42,7 +42,7 @@ class LocalErrors : public ::testing::Test {
     cfg.host.wqe_mode = wqe_mode;
     StatRegistry st;
     Cluster cl(cfg, st);
-    WireLog w(cl.eth, testbench::test_name());
+    WireLog w(cl.link(0), testbench::test_name());
     Oob oob;
     EndpointConfig ec;
     ec.sge = 2;

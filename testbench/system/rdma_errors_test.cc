@@ -112,7 +112,7 @@ void RdmaErrors::run(const Case& c) {
   if (c.config) c.config(cfg);
   StatRegistry stats;
   Cluster cl(cfg, stats);
-  WireLog wire(cl.eth, testbench::test_name());
+  WireLog wire(cl.link(0), testbench::test_name());
   Oob oob;
   EndpointConfig ec;
   ec.qps = 2;

@@ -55,7 +55,7 @@ class VerbsOps : public ::testing::TestWithParam<const char*> {
 
 TEST_P(VerbsOps, RdmaWriteLandsExactlyAndCompletes) {
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   constexpr size_t kLen = 65536 + 123, kSrcOff = 4096 + 7, kDstOff = 8192 + 5;
   const std::vector<uint8_t> data = pattern(kLen, 1);
   PeerInfo server;
@@ -93,7 +93,7 @@ TEST_P(VerbsOps, RdmaWriteLandsExactlyAndCompletes) {
 
 TEST_P(VerbsOps, SendGathersAndScattersAcrossSges) {
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   const std::vector<uint8_t> data = pattern(10000, 2);
   EndpointConfig c;
   c.sge = 3;
@@ -148,7 +148,7 @@ TEST_P(VerbsOps, SendGathersAndScattersAcrossSges) {
 
 TEST_P(VerbsOps, RdmaReadFetchesRemoteBytes) {
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   constexpr size_t kLen = 100000;
   const std::vector<uint8_t> data = pattern(kLen, 3);
   Endpoint a, b;
@@ -185,7 +185,7 @@ TEST_P(VerbsOps, RdmaReadFetchesRemoteBytes) {
 // reported and really invalid afterwards (an RDMA Write to one is refused with a Terminate).
 TEST_P(VerbsOps, SendVariantsUnsignalledAndZeroLength) {
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   const std::vector<uint8_t> data = pattern(4 * 300, 4);
   Endpoint a, b;
   uint32_t inv1 = 0, inv2 = 0;
@@ -299,7 +299,7 @@ TEST_P(VerbsOps, SendVariantsUnsignalledAndZeroLength) {
 // completion, the next plain Send raises one.
 TEST_P(VerbsOps, SolicitedOnlyNotificationWaitsForTheSolicitedSend) {
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   EndpointConfig c;
   c.comp_channel = true;
   Endpoint a, b;
@@ -362,7 +362,7 @@ TEST_P(VerbsOps, SolicitedOnlyNotificationWaitsForTheSolicitedSend) {
 // Every Read completes in order with the remote bytes.
 TEST_P(VerbsOps, ReadsOutstandingUpToOrd) {
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   constexpr int kReads = 24;
   constexpr uint32_t kLen = 4096;
   const std::vector<uint8_t> data = pattern(size_t(kReads) * kLen, 5);
@@ -420,7 +420,7 @@ TEST_P(VerbsOps, ReadsOutstandingUpToOrd) {
 // with IBV_EVENT_QP_FATAL).
 TEST_P(VerbsOps, CqOverflowRaisesCqErrAndFailsItsQps) {
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   EndpointConfig c;
   c.cqe = 4;
   Endpoint a, b;
@@ -462,7 +462,7 @@ TEST_P(VerbsOps, CqOverflowRaisesCqErrAndFailsItsQps) {
 // Every Write lands, every Send fills its receive, completions come in order.
 TEST_P(VerbsOps, QueuesWrapAround) {
   Cluster cl(cfg, stats);
-  const WireLog wire(cl.eth, test_name());
+  const WireLog wire(cl.link(0), test_name());
   EndpointConfig c;
   c.send_depth = 4;
   c.recv_depth = 4;

@@ -37,9 +37,10 @@ std::vector<Packet> read_pcap(const std::string& path) {
 // One link with a capture of it in a fresh folder.
 struct Captured {
   std::filesystem::path dir;
-  EthLinkParams cfg;
+  EthMacParams cfg;
   StatRegistry stats;
-  eth::EthLink link{"eth", cfg, stats};
+  eth::EthMac a{"a", cfg, stats}, b{"b", cfg, stats};
+  eth::EthLink link{"eth", LinkParams{}, a, b};
   std::unique_ptr<PcapWriter> writer;
   explicit Captured(bool keep_fcs)
       : dir(std::filesystem::temp_directory_path() /
@@ -60,8 +61,8 @@ struct Captured {
 TEST(LinkCapture, TimestampsFramesAndFcs) {
   Captured c(false);
   std::vector<uint8_t> f1(100, 0x11), f2(1514, 0x22);
-  c.link.send(0, f1);
-  c.link.send(1, f2);
+  c.a.send(f1);
+  c.b.send(f2);
   auto pk = c.run();
   ASSERT_EQ(pk.size(), 2u);
   // Both leave at (ceil(L / 16) - 1 + 2) cycles of 4 ns: 100 B -> 7 beats, 1514 B -> 95.
@@ -73,7 +74,7 @@ TEST(LinkCapture, TimestampsFramesAndFcs) {
 
 TEST(LinkCapture, KeepsTheFcsInWireOrderWhenAsked) {
   Captured c(true);
-  c.link.send(0, std::vector<uint8_t>(60, 0x33));
+  c.a.send(std::vector<uint8_t>(60, 0x33));
   auto pk = c.run();
   ASSERT_EQ(pk.size(), 1u);
   ASSERT_EQ(pk[0].bytes.size(), 64u);

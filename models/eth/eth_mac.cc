@@ -1,0 +1,127 @@
+#include "models/eth/eth_mac.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "models/common/log.h"
+#include "models/eth/eth_link.h"
+#include "models/eth/ethernet.h"
+
+namespace rnic::eth {
+
+EthMac::EthMac(sc_core::sc_module_name n, const EthMacParams& cfg, StatRegistry& stats,
+               const Crc32Factory& crc32)
+    : sc_core::sc_module(n),
+      cfg_(cfg),
+      clk_(ClockDomain::mhz(cfg.clk_mhz)),
+      byte_ps_(uint64_t(8000 / cfg.mac.rate_gbps)),
+      fcs_gen_(crc32("fcs_gen", Crc32::kPolyIeee, unsigned(cfg.datapath_bytes), clk_)),
+      fcs_check_(crc32("fcs_check", Crc32::kPolyIeee, unsigned(cfg.datapath_bytes), clk_)),
+      tx_frames_(stats.group(name()).counter("tx_frames", "frames", "frames sent")),
+      tx_bytes_(stats.group(name()).counter(
+          "tx_wire_bytes", "B", "bytes on the wire: preamble, frame, padding, FCS, IFG")),
+      tx_oversize_(stats.group(name()).counter("tx_oversize", "frames",
+                                               "frames refused: longer than the MTU")),
+      rx_frames_(
+          stats.group(name()).counter("rx_frames", "frames", "frames received with a good FCS")),
+      rx_fcs_errors_(
+          stats.group(name()).counter("rx_fcs_errors", "frames", "frames dropped: FCS mismatch")) {}
+
+void EthMac::attach(EthLink* link, int end, uint64_t byte_ps) {
+  link_ = link;
+  end_ = end;
+  byte_ps_ = byte_ps;
+}
+
+bool EthMac::can_send() const { return fifo_ < cfg_.mac.tx_fifo_frames; }
+
+bool EthMac::send(Frame f) {
+  if (f.size() > size_t(cfg_.mac.mtu) + kHeaderBytes) {
+    ++tx_oversize_;
+    log::warn("{}: {} B frame refused: MTU {}", name(), f.size(), cfg_.mac.mtu);
+    return false;
+  }
+  sc_assert(can_send() && link_);
+  if (f.size() < kMinFrameBytes) f.resize(kMinFrameBytes, 0);
+  const uint64_t period = clk_.period_ps;
+  // The FCS generator takes one beat a cycle from the first edge at or after now, after the
+  // previous frame's beats; the frame is ready to go mac.tx_cycles after its last beat.
+  const uint64_t beats = fcs_gen_->beats(f.size());
+  const uint64_t first = std::max(clk_.edge_after(now_ps(), 0) / period, fcs_gen_free_);
+  fcs_gen_free_ = first + beats;
+  std::vector<uint64_t> cycles(beats);
+  for (uint64_t i = 0; i < beats; ++i) cycles[i] = first + i;
+  const uint64_t ready = (first + beats - 1 + uint64_t(cfg_.mac.tx_cycles)) * period;
+  ++fifo_;
+  const int64_t corrupt = corrupt_bit_;
+  corrupt_bit_ = -1;
+  auto frame = std::make_shared<const Frame>(std::move(f));
+  fcs_gen_->request(frame, std::move(cycles),
+                    [this, frame, ready, corrupt, period](uint32_t fcs, uint64_t valid) {
+                      transmit(frame, fcs, std::max(ready, valid * period), corrupt);
+                    });
+  return true;
+}
+
+void EthMac::transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corrupt_bit) {
+  const size_t len = frame->size();
+  const uint64_t start = std::max(ready, line_free_ps_);
+  const uint64_t on_wire = (kPreambleBytes + len + kFcsBytes) * byte_ps_;
+  line_free_ps_ = start + on_wire + kIfgBytes * byte_ps_;
+  on_wire_until_ps_ = start + on_wire;
+  const std::array<uint8_t, 4> fcs_a{uint8_t(fcs), uint8_t(fcs >> 8), uint8_t(fcs >> 16),
+                                     uint8_t(fcs >> 24)};
+  if (corrupt_bit >= 0) {  // a wire error after the FCS was computed
+    Frame bad(*frame);
+    const size_t bit = size_t(corrupt_bit) % (len * 8);
+    bad[bit / 8] ^= uint8_t(1u << (bit % 8));
+    frame = std::make_shared<const Frame>(std::move(bad));
+  }
+  ++tx_frames_;
+  tx_bytes_ += kPreambleBytes + len + kFcsBytes + kIfgBytes;
+  // First bit on the wire: the FIFO slot frees, the link's tap sees the frame.
+  eq_.at(start, [this, frame, fcs_a] {
+    --fifo_;
+    link_->on_wire(*frame, fcs_a.data());
+    if (space_) space_();
+  });
+  link_->carry(end_, frame, fcs_a, start, on_wire);
+}
+
+void EthMac::arrive(FramePtr frame, std::array<uint8_t, 4> fcs_a, uint64_t first_bit,
+                    uint64_t last_bit) {
+  // Each beat reaches the FCS checker as its bytes arrive, the last at the first edge at or
+  // after the last bit; the frame goes up mac.rx_cycles after the result.
+  const uint64_t period = clk_.period_ps;
+  const uint64_t beats = fcs_check_->beats(frame->size());
+  const uint64_t width = uint64_t(cfg_.datapath_bytes);
+  std::vector<uint64_t> cycles(beats);
+  cycles[beats - 1] = (last_bit + period - 1) / period;
+  for (uint64_t i = beats - 1; i-- > 0;) {
+    const uint64_t in = first_bit + (kPreambleBytes + (i + 1) * width) * byte_ps_;
+    cycles[i] = std::min((in + period - 1) / period, cycles[i + 1] - 1);
+  }
+  fcs_check_->request(frame, std::move(cycles), [this, frame, fcs_a](uint32_t got, uint64_t valid) {
+    eq_.at((valid + uint64_t(cfg_.mac.rx_cycles)) * clk_.period_ps, [this, frame, fcs_a, got] {
+      const uint32_t sent = uint32_t(fcs_a[0]) | uint32_t(fcs_a[1]) << 8 |
+                            uint32_t(fcs_a[2]) << 16 | uint32_t(fcs_a[3]) << 24;
+      if (got != sent) {
+        ++rx_fcs_errors_;
+        log::info("{}: FCS error, {} B frame dropped", name(), frame->size());
+        return;
+      }
+      ++rx_frames_;
+      if (deliver_) deliver_(Frame(*frame));
+    });
+  });
+}
+
+void EthMac::trace(TraceSink& t) const {
+  const std::string scope = std::string(name()) + ".tx";
+  t.add_value(scope, "on_wire", 1, [this] { return now_ps() < on_wire_until_ps_ ? 1 : 0; });
+  t.add_value(scope, "fifo_frames", 16, [this] { return uint64_t(fifo_); });
+}
+
+}  // namespace rnic::eth
