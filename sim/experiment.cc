@@ -25,6 +25,27 @@ std::vector<ExperimentKind>& kinds() {
 
 const std::vector<ExperimentKind>& experiment_kinds() { return kinds(); }
 
+namespace {
+std::vector<ExperimentKind>& wkinds() {
+  static std::vector<ExperimentKind> k;
+  return k;
+}
+std::function<int(ExperimentContext&)>& wrunner() {
+  static std::function<int(ExperimentContext&)> r;
+  return r;
+}
+}  // namespace
+
+const std::vector<ExperimentKind>& workload_kinds() { return wkinds(); }
+const ExperimentKind* find_workload(const std::string& test) {
+  for (const auto& k : wkinds())
+    if (k.kind == test) return &k;
+  return nullptr;
+}
+void add_workload_kind(ExperimentKind k) { wkinds().push_back(std::move(k)); }
+void set_workload_runner(std::function<int(ExperimentContext&)> run) { wrunner() = std::move(run); }
+const std::function<int(ExperimentContext&)>& workload_runner() { return wrunner(); }
+
 void add_experiment_kind(ExperimentKind k) {
   for (const auto& e : kinds())
     if (e.kind == k.kind) return;
@@ -93,6 +114,30 @@ static YAML::Node node_of(const ExperimentContext& c, const std::string& key) {
   auto it = c.scenario.experiment.nodes.find(key);
   if (it != c.scenario.experiment.nodes.end()) return it->second;
   return YAML::Load(key_of(c, key).def);
+}
+
+static const ExpKey& workload_key(const WorkloadSpec& w, const std::string& key) {
+  const ExperimentKind* k = find_workload(w.test);
+  for (const auto& e : k->keys)
+    if (e.key == key) return e;
+  throw std::logic_error("workload key not declared: " + key);
+}
+
+static YAML::Node workload_node(const WorkloadSpec& w, const std::string& key) {
+  auto it = w.nodes.find(key);
+  if (it != w.nodes.end()) return it->second;
+  return YAML::Load(workload_key(w, key).def);
+}
+
+int64_t workload_int(const WorkloadSpec& w, const std::string& key) {
+  return parse_int(workload_key(w, key), workload_node(w, key), "default");
+}
+
+std::vector<int64_t> workload_ints(const WorkloadSpec& w, const std::string& key) {
+  std::vector<int64_t> v;
+  for (const auto& e : workload_node(w, key))
+    v.push_back(parse_int(workload_key(w, key), e, "default"));
+  return v;
 }
 
 void ExperimentContext::attach(HostCard& sys) {

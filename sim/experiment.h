@@ -37,7 +37,10 @@ struct ExperimentContext {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string x;
   std::vector<std::string> y;
-  std::string summary;        // printed after the run
+  std::string summary;  // printed after the run
+  // With workloads: one entry per workload (name, test, from, to, x, y); its rows are in `rows`
+  // with their "workload".
+  nlohmann::ordered_json workloads = nlohmann::ordered_json::array();
   RunTrace* trace = nullptr;  // set when the run writes a waveform
   std::string out_dir;        // where captures go
 
@@ -60,6 +63,16 @@ struct ExperimentKind {
 };
 
 const std::vector<ExperimentKind>& experiment_kinds();
+// Workload tests (`workloads:` and `rnicsim perf`): each with its keys; `run` unused. Defined
+// outside sim/ (sim/traffic/) and registered with the runner of a scenario's workloads.
+const std::vector<ExperimentKind>& workload_kinds();
+const ExperimentKind* find_workload(const std::string& test);
+void add_workload_kind(ExperimentKind k);
+void set_workload_runner(std::function<int(ExperimentContext&)> run);
+const std::function<int(ExperimentContext&)>& workload_runner();
+// A workload's key as given, or its test's default.
+int64_t workload_int(const WorkloadSpec& w, const std::string& key);
+std::vector<int64_t> workload_ints(const WorkloadSpec& w, const std::string& key);
 // Adds kinds defined outside sim/ (the verbs traffic generators); before any scenario loads.
 void add_experiment_kind(ExperimentKind k);
 const ExperimentKind* find_experiment(const std::string& kind);

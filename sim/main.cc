@@ -107,7 +107,8 @@ int sc_main(int argc, char** argv) {
     if (validate->parsed()) {
       rnic::Scenario s = rnic::load_scenario(scenario, opt);
       fmt::print("{}: valid (preset {}{})\n", scenario, s.preset,
-                 s.has_experiment ? ", experiment " + s.experiment.kind : "");
+                 s.has_experiment ? ", experiment " + s.experiment.kind
+                                  : fmt::format(", {} workloads", s.workloads.size()));
       return 0;
     }
     if (run->parsed()) {
@@ -115,15 +116,14 @@ int sc_main(int argc, char** argv) {
       return rnic::run_scenario(s, out, quiet);
     }
     // perf
-    const rnic::ExperimentKind* kind = rnic::find_experiment(test);
-    const bool verbs_test = test == "write_bw" || test == "write_lat" || test == "read_bw" ||
-                            test == "read_lat" || test == "send_bw" || test == "send_lat";
-    if (test != "pcie_dma" && !verbs_test)
+    const rnic::ExperimentKind* workload = rnic::find_workload(test);
+    const rnic::ExperimentKind* kind = workload ? workload : rnic::find_experiment(test);
+    if (test != "pcie_dma" && !workload)
       throw rnic::InputError(
           "perf", test, kind ? "is an experiment kind: run it from a scenario" : "unknown test");
-    rnic::Scenario s = rnic::options_scenario(opt);
-    s.has_experiment = true;
-    s.experiment.kind = s.experiment.name = test;
+    // A verbs test is one workload from node0 to node1; pcie_dma is the experiment.
+    rnic::Scenario s;
+    std::map<std::string, YAML::Node> nodes;
     auto set_key = [&](const std::string& flag, const std::string& key, int64_t v) {
       const rnic::ExpKey* k = nullptr;
       for (const auto& e : kind->keys)
@@ -131,7 +131,7 @@ int sc_main(int argc, char** argv) {
       if (!k) throw rnic::InputError("perf " + test, flag, "not an option of " + test);
       const YAML::Node n = YAML::Load(std::to_string(v));
       rnic::check_experiment_key(*k, n, "perf " + test + " " + flag);
-      s.experiment.nodes[key] = n;
+      nodes[key] = n;
     };
     if (test == "pcie_dma") {
       if (iters || qps || depth)
@@ -150,6 +150,19 @@ int sc_main(int argc, char** argv) {
       if (iters) set_key("-n", "iters", iters);
       if (qps) set_key("-q", "qps", qps);
       if (depth) set_key("-t", "tx_depth", depth);
+    }
+    if (workload) {
+      rnic::WorkloadSpec w;
+      w.name = w.test = test;
+      w.nodes = nodes;
+      w.where = "perf " + test;
+      s = rnic::options_scenario(opt, {w});
+      s.experiment.name = test;
+    } else {
+      s = rnic::options_scenario(opt);
+      s.has_experiment = true;
+      s.experiment.kind = s.experiment.name = test;
+      s.experiment.nodes = nodes;
     }
     return rnic::run_scenario(s, out, quiet);
   } catch (const rnic::InputError& e) {

@@ -53,11 +53,14 @@ nlohmann::ordered_json implementations_json(const Implementations& impl) {
 }
 
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
-  if (!s.has_experiment)
-    throw InputError(s.file, "experiment",
-                     "this scenario has nothing to run: this version runs `experiment:` sections");
-  const ExperimentKind* kind = find_experiment(s.experiment.kind);
-  if (s.outputs.pcap && !kind->has_links)
+  const bool workloads = !s.workloads.empty();
+  if (!s.has_experiment && !workloads)
+    throw InputError(s.file, "workloads",
+                     "this scenario has nothing to run: give `workloads:` or an `experiment:`");
+  if (workloads && s.experiment.name.empty())
+    s.experiment.name = s.name.empty() ? "workloads" : s.name;
+  const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
+  if (s.outputs.pcap && kind && !kind->has_links)
     throw InputError(
         s.file, "pcap",
         fmt::format("experiment '{}' builds no Ethernet link to capture", s.experiment.kind));
@@ -78,7 +81,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   run_control::set_quiet(quiet);
   run_control::install_sigint_handler();
   try {
-    rc = kind->run(ctx);
+    rc = workloads ? workload_runner()(ctx) : kind->run(ctx);
   } catch (const HungError& e) {
     rc = 3;
     stopped = fmt::format("rnicsim: watchdog: {}", e.what());
@@ -107,13 +110,17 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   res["preset"] = s.preset;
   res["axes"] = {{"x", ctx.x}, {"y", ctx.y}};
   res["rows"] = ctx.rows;
+  if (!ctx.workloads.empty()) res["workloads"] = ctx.workloads;
   write_json(std::filesystem::path(out_dir) / "results.json", res);
 
   if (!stopped.empty()) fmt::print(stderr, "{}\n", stopped);
   if (!quiet) {
-    fmt::print("{} ({}, preset {}): {} rows, simulated {:.3f} us in {:.2f} s wall\n",
-               s.experiment.name, s.experiment.kind, s.preset, ctx.rows.size(),
-               sc_core::sc_time_stamp().to_seconds() * 1e6, wall);
+    fmt::print(
+        "{} ({}, preset {}): {} rows, simulated {:.3f} us in {:.2f} s wall\n", s.experiment.name,
+        workloads
+            ? fmt::format("{} workload{}", s.workloads.size(), s.workloads.size() > 1 ? "s" : "")
+            : s.experiment.kind,
+        s.preset, ctx.rows.size(), sc_core::sc_time_stamp().to_seconds() * 1e6, wall);
     if (!ctx.summary.empty()) fmt::print("{}\n", ctx.summary);
     fmt::print("blocks: {}\n", s.impl.summary());
     fmt::print("wrote {}/stats.json and {}/results.json\n", out_dir, out_dir);
@@ -159,11 +166,21 @@ void print_schema() {
     fmt::print("| `{}` | {} | {} | {} | {} | {} | {} |\n", p.key, p.unit, cfgs[0].get(p.key),
                cfgs[1].get(p.key), cfgs[2].get(p.key), range, p.desc);
   }
-  for (const auto& k : experiment_kinds()) {
-    fmt::print(
-        "\n### `experiment: {{kind: {}}}`\n\n{}.\n\n| key | unit | default | range | description "
-        "|\n|---|---|---|---|---|\n",
-        k.kind, k.desc);
+  auto kinds = experiment_kinds();
+  for (const auto& k : workload_kinds()) kinds.push_back(k);
+  const size_t n_experiments = experiment_kinds().size();
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const ExperimentKind& k = kinds[i];
+    if (i < n_experiments)
+      fmt::print(
+          "\n### `experiment: {{kind: {}}}`\n\n{}.\n\n| key | unit | default | range | "
+          "description |\n|---|---|---|---|---|\n",
+          k.kind, k.desc);
+    else
+      fmt::print(
+          "\n### `workloads: [{{test: {}}}]`\n\n{}. Beside `name`, `test`, `from`, `to` and "
+          "`start_us`:\n\n| key | unit | default | range | description |\n|---|---|---|---|---|\n",
+          k.kind, k.desc);
     for (const auto& e : k.keys) {
       std::string range;
       if (e.type == ExpKey::kStringList) {

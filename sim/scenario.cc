@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
 
+#include "sim/cluster.h"
 #include "sim/experiment.h"
 #include "sim/run_trace.h"
 
@@ -63,6 +67,168 @@ void not_built(const std::string& file, const YAML::Node& n, const std::string& 
   throw InputError(at(file, n), key, fmt::format("{} is not built yet in this version", what));
 }
 
+bool valid_name(const std::string& n) {
+  if (n.empty() || n.size() > 32 || !std::islower(static_cast<unsigned char>(n[0]))) return false;
+  for (char c : n)
+    if (!std::islower(static_cast<unsigned char>(c)) &&
+        !std::isdigit(static_cast<unsigned char>(c)) && c != '_')
+      return false;
+  return true;
+}
+
+bool parse_mac(const std::string& t, MacAddr* m) {
+  unsigned v[6];
+  char end;
+  if (std::sscanf(t.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                  &end) != 6)
+    return false;
+  for (int i = 0; i < 6; ++i) (*m)[i] = uint8_t(v[i]);
+  return true;
+}
+
+void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
+  require_map(file, "topology", t);
+  only_keys(file, "topology", t, {"hosts", "switches", "links"});
+  if (t["switches"] && t["switches"].size())
+    not_built(file, t["switches"], "topology.switches", "the switch (EFE network issue)");
+  if (const YAML::Node h = t["hosts"]) {
+    if (!h.IsSequence())
+      throw InputError(at(file, h), "topology.hosts", "expected a list of hosts");
+    for (const auto& e : h) {
+      require_map(file, "topology.hosts", e);
+      only_keys(file, "topology.hosts", e, {"name", "mac", "set"});
+      HostTopo ht;
+      ht.where = at(file, e);
+      if (!e["name"]) throw InputError(ht.where, "topology.hosts.name", "missing");
+      ht.name = scalar(file, "topology.hosts.name", e["name"]);
+      if (!valid_name(ht.name))
+        throw InputError(at(file, e["name"]), "topology.hosts.name",
+                         fmt::format("'{}' is not a name: a lower-case letter, then letters, "
+                                     "digits or _ (at most 32)",
+                                     ht.name));
+      for (const auto& o : s->hosts)
+        if (o.name == ht.name)
+          throw InputError(at(file, e["name"]), "topology.hosts.name",
+                           fmt::format("'{}' names two hosts", ht.name));
+      ht.mac = default_mac(int(s->hosts.size()));
+      if (e["mac"] && !parse_mac(scalar(file, "topology.hosts.mac", e["mac"]), &ht.mac))
+        throw InputError(at(file, e["mac"]), "topology.hosts.mac",
+                         "expected six hex bytes as 02:00:00:00:00:05");
+      if (ht.mac[0] & 1)
+        throw InputError(at(file, e["mac"]), "topology.hosts.mac", "a multicast address");
+      if (const YAML::Node set = e["set"]) {
+        require_map(file, "topology.hosts.set", set);
+        std::vector<std::pair<std::string, YAML::Node>> kv;
+        flatten(file, "", set, &kv);
+        for (const auto& [k, v] : kv) {
+          const std::string prefix = k.substr(0, k.find('.'));
+          if (prefix != "core" && prefix != "pcie" && prefix != "host" && prefix != "cost" &&
+              prefix != "mac")
+            throw InputError(at(file, v), "topology.hosts.set." + k,
+                             "a host sets only its own card and host (core., pcie., host., "
+                             "cost., mac.)");
+          SystemConfig probe;
+          probe.set(k, scalar(file, k, v), at(file, v));  // checks key, type and range now
+          ht.sets.push_back({k, scalar(file, k, v)});
+        }
+      }
+      s->hosts.push_back(std::move(ht));
+    }
+  }
+  if (const YAML::Node l = t["links"]) {
+    if (!l.IsSequence())
+      throw InputError(at(file, l), "topology.links", "expected a list of links");
+    for (const auto& e : l) {
+      require_map(file, "topology.links", e);
+      only_keys(file, "topology.links", e, {"name", "between", "rate_gbps", "length_m", "prop_ns"});
+      LinkTopo lt;
+      lt.where = at(file, e);
+      lt.name = e["name"] ? scalar(file, "topology.links.name", e["name"])
+                          : fmt::format("link{}", s->links.size());
+      if (!valid_name(lt.name))
+        throw InputError(lt.where, "topology.links.name",
+                         fmt::format("'{}' is not a name", lt.name));
+      const YAML::Node b = e["between"];
+      if (!b || !b.IsSequence() || b.size() != 2)
+        throw InputError(b ? at(file, b) : lt.where, "topology.links.between",
+                         "expected the two hosts the link joins: [h0, h1]");
+      lt.a = scalar(file, "topology.links.between", b[0]);
+      lt.b = scalar(file, "topology.links.between", b[1]);
+      if (e["rate_gbps"]) {
+        SystemConfig probe;
+        probe.set("mac.rate_gbps", scalar(file, "topology.links.rate_gbps", e["rate_gbps"]),
+                  at(file, e["rate_gbps"]));
+        lt.rate_gbps = probe.mac.rate_gbps;
+      }
+      if (e["length_m"] && e["prop_ns"])
+        throw InputError(lt.where, "topology.links", "give length_m or prop_ns, not both");
+      if (e["length_m"] || e["prop_ns"]) {
+        const YAML::Node n = e["length_m"] ? e["length_m"] : e["prop_ns"];
+        const std::string key =
+            e["length_m"] ? "topology.links.length_m" : "topology.links.prop_ns";
+        SystemConfig probe;
+        probe.set("link.prop_ns", scalar(file, key, n), at(file, n));
+        // A signal crosses a metre of fibre or twinax in about 5 ns.
+        lt.prop_ns = e["length_m"] ? probe.link.prop_ns * 5 : probe.link.prop_ns;
+      }
+      s->links.push_back(std::move(lt));
+    }
+  }
+}
+
+void parse_workloads(const std::string& file, const YAML::Node& w, Scenario* s) {
+  if (!w.IsSequence()) throw InputError(at(file, w), "workloads", "expected a list of workloads");
+  for (const auto& e : w) {
+    require_map(file, "workloads", e);
+    WorkloadSpec ws;
+    ws.where = at(file, e);
+    if (!e["test"]) {
+      std::string list;
+      for (const auto& k : workload_kinds()) list += (list.empty() ? "" : ", ") + k.kind;
+      throw InputError(ws.where, "workloads.test", fmt::format("missing (one of {})", list));
+    }
+    ws.test = scalar(file, "workloads.test", e["test"]);
+    const ExperimentKind* k = find_workload(ws.test);
+    if (!k) {
+      std::string list;
+      for (const auto& x : workload_kinds()) list += (list.empty() ? "" : ", ") + x.kind;
+      throw InputError(at(file, e["test"]), "workloads.test",
+                       fmt::format("unknown test '{}' (known: {})", ws.test, list));
+    }
+    std::set<std::string> known = {"name", "test", "from", "to", "start_us"};
+    for (const auto& key : k->keys) known.insert(key.key);
+    only_keys(file, "workloads", e, known);
+    ws.name = e["name"] ? scalar(file, "workloads.name", e["name"])
+                        : fmt::format("{}_{}", ws.test, s->workloads.size());
+    if (!valid_name(ws.name))
+      throw InputError(ws.where, "workloads.name", fmt::format("'{}' is not a name", ws.name));
+    for (const auto& o : s->workloads)
+      if (o.name == ws.name)
+        throw InputError(ws.where, "workloads.name",
+                         fmt::format("'{}' names two workloads", ws.name));
+    ws.from = e["from"] ? scalar(file, "workloads.from", e["from"]) : "";
+    ws.to = e["to"] ? scalar(file, "workloads.to", e["to"]) : "";
+    if (e["start_us"]) {
+      const std::string v = scalar(file, "workloads.start_us", e["start_us"]);
+      char* end = nullptr;
+      ws.start_us = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || ws.start_us < 0 || ws.start_us > 1e9)
+        throw InputError(at(file, e["start_us"]), "workloads.start_us",
+                         fmt::format("'{}' is not a time in us (0 .. 1e9)", v));
+    }
+    for (const auto& key : k->keys) {
+      if (!e[key.key]) continue;
+      try {
+        check_experiment_key(key, e[key.key], at(file, e[key.key]));
+      } catch (const InputError& err) {
+        throw InputError(err.where, "workloads." + key.key, err.reason);
+      }
+      ws.nodes[key.key] = e[key.key];
+    }
+    s->workloads.push_back(std::move(ws));
+  }
+}
+
 // The command line's options over a scenario whose preset and file keys are already applied
 // (the preset itself is chosen by the callers, before anything else).
 void apply_options(Scenario& s, const RunOptions& opt) {
@@ -82,8 +248,74 @@ void apply_options(Scenario& s, const RunOptions& opt) {
 }
 
 // Capabilities that runs of this version can honour.
+void check_topology(const Scenario& s, const std::string& where) {
+  if (s.has_experiment && !s.workloads.empty())
+    throw InputError(s.workloads[0].where, "workloads",
+                     "a scenario runs an experiment or workloads, not both");
+  if (s.has_experiment && (s.hosts.size() > 1 || !s.links.empty()))
+    throw InputError(s.hosts.size() > 1 ? s.hosts[1].where : s.links[0].where, "topology",
+                     fmt::format("experiment '{}' runs on one host; hosts and links are for "
+                                 "workloads",
+                                 s.experiment.kind));
+  if (s.has_experiment) return;
+  if (!s.hosts.empty() && s.hosts.size() < 2 && !s.workloads.empty())
+    throw InputError(s.hosts[0].where, "topology.hosts", "workloads need at least two hosts");
+  const Topology topo = build_topology(s);
+  std::map<std::string, int> ports;
+  for (size_t i = 0; i < s.links.size(); ++i) {
+    const LinkTopo& l = s.links[i];
+    for (const std::string& h : {l.a, l.b}) {
+      bool found = false;
+      for (const auto& x : s.hosts) found |= x.name == h;
+      if (!found)
+        throw InputError(l.where, "topology.links.between", fmt::format("no host '{}'", h));
+      if (ports[h]++)
+        throw InputError(l.where, "topology.links.between",
+                         fmt::format("host '{}' has one Ethernet port, and another link takes it "
+                                     "(the switch is the EFE network issue's)",
+                                     h));
+    }
+    if (l.a == l.b)
+      throw InputError(l.where, "topology.links.between", "a link joins two different hosts");
+  }
+  for (const LinkSpec& l : topo.links)
+    for (int end : {l.a, l.b}) {
+      const CoreConfig& c = topo.hosts[size_t(end)].cfg.core;
+      const double gbps = double(c.clk_mhz) * double(c.datapath_bytes) * 8 / 1000.0;
+      if (gbps < double(l.params.rate_gbps))
+        throw InputError(s.links.empty() ? where : s.links[&l - &topo.links[0]].where,
+                         "topology.links.rate_gbps",
+                         fmt::format("host '{}''s core carries {:.1f} Gb/s, below the link's {} "
+                                     "Gb/s",
+                                     topo.hosts[size_t(end)].name, gbps, l.params.rate_gbps));
+    }
+  for (const WorkloadSpec& w : s.workloads) {
+    auto host = [&](const std::string& n) {
+      for (size_t i = 0; i < topo.hosts.size(); ++i)
+        if (topo.hosts[i].name == n) return int(i);
+      return -1;
+    };
+    const std::string from = w.from.empty() ? topo.hosts[0].name : w.from;
+    const std::string to = w.to.empty() ? topo.hosts[1].name : w.to;
+    if (host(from) < 0)
+      throw InputError(w.where, "workloads.from", fmt::format("no host '{}'", from));
+    if (host(to) < 0) throw InputError(w.where, "workloads.to", fmt::format("no host '{}'", to));
+    if (from == to)
+      throw InputError(w.where, "workloads.to", "a workload runs between two different hosts");
+    bool linked = false;
+    for (const LinkSpec& l : topo.links)
+      linked |= (l.a == host(from) && l.b == host(to)) || (l.a == host(to) && l.b == host(from));
+    if (!linked)
+      throw InputError(w.where, "workloads",
+                       fmt::format("no link joins '{}' and '{}' (the switch is the EFE network "
+                                   "issue's)",
+                                   from, to));
+  }
+}
+
 void check_capabilities(Scenario& s, const std::string& where) {
   s.impl = resolve_implementations(s.rtl, int(s.config.core.datapath_bytes), where);
+  check_topology(s, where);
   if (s.outputs.pcap && s.has_experiment) {
     const ExperimentKind* k = find_experiment(s.experiment.kind);
     if (k && !k->has_links)
@@ -108,9 +340,33 @@ void check_capabilities(Scenario& s, const std::string& where) {
 
 }  // namespace
 
-Scenario options_scenario(const RunOptions& opt) {
+Topology build_topology(const Scenario& s) {
+  if (s.hosts.empty()) return two_hosts(s.config);
+  Topology t;
+  for (const HostTopo& h : s.hosts) {
+    HostSpec hs{h.name, h.mac, s.config};
+    for (const auto& [k, v] : h.sets) hs.cfg.set(k, v, h.where);
+    t.hosts.push_back(std::move(hs));
+  }
+  for (const LinkTopo& l : s.links) {
+    LinkSpec ls;
+    ls.name = l.name;
+    for (size_t i = 0; i < s.hosts.size(); ++i) {
+      if (s.hosts[i].name == l.a) ls.a = int(i);
+      if (s.hosts[i].name == l.b) ls.b = int(i);
+    }
+    ls.params = s.config.eth_link();
+    if (l.rate_gbps) ls.params.rate_gbps = l.rate_gbps;
+    if (l.prop_ns >= 0) ls.params.prop_ns = l.prop_ns;
+    t.links.push_back(ls);
+  }
+  return t;
+}
+
+Scenario options_scenario(const RunOptions& opt, std::vector<WorkloadSpec> workloads) {
   Scenario s;
   s.file = "(command line)";
+  s.workloads = std::move(workloads);
   if (!opt.preset.empty()) s.preset = opt.preset;
   s.config = preset_config(s.preset, "--preset");
   apply_options(s, opt);
@@ -151,25 +407,8 @@ Scenario load_scenario(const std::string& file, const RunOptions& opt) {
     flatten(file, "", set, &kv);
     for (const auto& [k, v] : kv) s.config.set(k, scalar(file, k, v), at(file, v));
   }
-  if (const YAML::Node t = root["topology"]) {
-    require_map(file, "topology", t);
-    only_keys(file, "topology", t, {"hosts", "switches", "links"});
-    if (const YAML::Node h = t["hosts"]) {
-      if (!h.IsSequence())
-        throw InputError(at(file, h), "topology.hosts", "expected a list of hosts");
-      if (h.size() > 1) not_built(file, h, "topology.hosts", "more than one host (the network)");
-      for (const auto& e : h) {
-        require_map(file, "topology.hosts", e);
-        only_keys(file, "topology.hosts", e, {"name"});
-      }
-    }
-    if (t["switches"] && t["switches"].size())
-      not_built(file, t["switches"], "topology.switches", "the switch");
-    if (t["links"] && t["links"].size())
-      not_built(file, t["links"], "topology.links", "the Ethernet link");
-  }
-  if (root["workloads"] && root["workloads"].size())
-    not_built(file, root["workloads"], "workloads", "verbs workloads");
+  if (const YAML::Node t = root["topology"]) parse_topology(file, t, &s);
+  if (const YAML::Node w = root["workloads"]) parse_workloads(file, w, &s);
   if (root["faults"] && root["faults"].size())
     not_built(file, root["faults"], "faults", "fault injection");
   if (const YAML::Node r = root["rtl"]) {

@@ -5,8 +5,8 @@
 //   preset: NAME                 rnic-10g (default) | rnic-100g | expether-1g
 //   seed: INT                    sim.seed
 //   set: {KEY: VALUE, ...}       parameter overrides (dotted keys, or nested maps)
-//   topology: {hosts, switches, links}
-//   workloads: [...]             verbs traffic (RNIC issue)
+//   topology: {hosts, switches, links}   hosts (name, mac, set) and links (between, rate, length)
+//   workloads: [...]             verbs traffic: perftest jobs between hosts, several at once
 //   faults: [...]                loss, BER, link down (EFE issue)
 //   rtl: [BLOCK, ...]            blocks to run as Verilated RTL
 //   outputs: {pcap, pcap_fcs, trace, trace_window, trace_scope, timeline, stats_interval_ns}
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/bytes.h"
 #include "sim/blocks.h"
 #include "sim/config.h"
 
@@ -40,6 +41,33 @@ struct ExperimentSpec {
   std::map<std::string, YAML::Node> nodes;
 };
 
+// A host of `topology.hosts`: its name (the module name of its node), MAC and own overrides.
+struct HostTopo {
+  std::string name;
+  MacAddr mac{};
+  std::vector<std::pair<std::string, std::string>> sets;  // key, value (core., pcie., ...)
+  std::string where;
+};
+
+// A link of `topology.links`: the two hosts whose ports it joins, its rate and propagation.
+struct LinkTopo {
+  std::string name;
+  std::string a, b;
+  int64_t rate_gbps = 0;  // 0: mac.rate_gbps
+  int64_t prop_ns = -1;   // -1: link.prop_ns
+  std::string where;
+};
+
+// A workload of `workloads:`: one perftest-style job (its test's keys as perf's options).
+struct WorkloadSpec {
+  std::string name;
+  std::string test;  // write_bw, write_lat, read_bw, read_lat, send_bw, send_lat
+  std::string from, to;
+  double start_us = 0;
+  std::map<std::string, YAML::Node> nodes;
+  std::string where;
+};
+
 struct Scenario {
   std::string file;
   std::string name;
@@ -50,6 +78,9 @@ struct Scenario {
   OutputSpec outputs;
   ExperimentSpec experiment;
   bool has_experiment = false;
+  std::vector<HostTopo> hosts;  // empty: the default pair node0, node1 on link eth0
+  std::vector<LinkTopo> links;
+  std::vector<WorkloadSpec> workloads;
 };
 
 // Run options from the command line, applied over a scenario (DESIGN.md §6).
@@ -63,9 +94,14 @@ struct RunOptions {
   int64_t seed = 0;
 };
 
+struct Topology;
+// The system a scenario's workloads run on: its hosts (each with the run's configuration and its
+// own overrides) and links; without `topology.hosts`, node0 and node1 joined by eth0.
+Topology build_topology(const Scenario& s);
+
 // Loads and checks a scenario (throws InputError); applies options over it.
 Scenario load_scenario(const std::string& file, const RunOptions& opt);
-// A scenario with no file: the preset and the options only (used by `perf`).
-Scenario options_scenario(const RunOptions& opt);
+// A scenario with no file: the preset, the options and these workloads (used by `perf`).
+Scenario options_scenario(const RunOptions& opt, std::vector<WorkloadSpec> workloads = {});
 
 }  // namespace rnic

@@ -23,6 +23,7 @@
 #include "sim/cluster.h"
 #include "sim/experiment.h"
 #include "sim/link_capture.h"
+#include "sim/scenario.h"
 #include "sim/traffic/endpoint.h"
 
 namespace rnic::traffic {
@@ -302,22 +303,40 @@ std::string lat_table(const nlohmann::ordered_json& rows) {
   return s;
 }
 
-int run_test(const Test& t, ExperimentContext& ctx) {
-  Params p;
-  p.iters = uint64_t(ctx.get_int("iters"));
-  p.qps = t.latency ? 1 : uint64_t(ctx.get_int("qps"));
-  p.tx_depth = t.latency ? 1 : uint64_t(ctx.get_int("tx_depth"));
-  p.cq_mod = t.latency ? 1 : std::min<uint64_t>(uint64_t(ctx.get_int("cq_mod")), p.tx_depth);
-  std::vector<uint64_t> sizes;
-  if (ctx.get_int("all"))
-    for (uint64_t s = 2; s <= (8u << 20); s *= 2) sizes.push_back(s);
-  else
-    sizes.push_back(uint64_t(ctx.get_int("size")));
-  p.max_size = std::max<uint64_t>(*std::max_element(sizes.begin(), sizes.end()), 64);
-  if (t.op == Op::kRead && p.tx_depth > uint64_t(ctx.cfg.core.max_qp_wr))
-    p.tx_depth = uint64_t(ctx.cfg.core.max_qp_wr);
+const Test& test_of(const std::string& name) {
+  for (const Test& t : tests())
+    if (t.name == name) return t;
+  throw std::logic_error("unknown test " + name);
+}
 
-  Cluster cl(ctx.cfg, ctx.stats, ctx.scenario.impl);
+// One workload: its test, its two hosts, its endpoints and the rows it measured.
+struct Job {
+  const WorkloadSpec* spec;
+  const Test* t;
+  int client_node, server_node;
+  Params p;
+  std::vector<uint64_t> sizes;
+  Oob oob;
+  Endpoint client, server;
+  PeerInfo to_server, to_client;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::string error;
+};
+
+// Wraps a program so a failure ends it and is kept as the job's error.
+std::function<void()> guarded(Job& j, std::function<void()> fn) {
+  return [&j, fn = std::move(fn)] {
+    try {
+      fn();
+    } catch (const std::runtime_error& e) {
+      if (j.error.empty()) j.error = e.what();
+    }
+  };
+}
+
+int run_workloads(ExperimentContext& ctx) {
+  const Topology topo = build_topology(ctx.scenario);
+  Cluster cl(topo, ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
   std::vector<std::unique_ptr<PcapWriter>> caps;
   if (ctx.scenario.outputs.pcap)
@@ -325,102 +344,179 @@ int run_test(const Test& t, ExperimentContext& ctx) {
       caps.push_back(capture_link(
           cl.link(i), (std::filesystem::path(ctx.out_dir) / (cl.link_names[i] + ".pcap")).string(),
           ctx.scenario.outputs.pcap_fcs));
-  Oob oob;
-  Endpoint client, server;
-  EndpointConfig ec;
-  ec.buf_bytes = 2 * p.max_size * p.qps;
-  ec.qps = int(p.qps);
-  ec.send_depth = uint32_t(p.tx_depth + 1);
-  ec.recv_depth = uint32_t(std::min<uint64_t>(kRxDepth, ctx.cfg.core.max_qp_wr));
-  ec.cqe = int(std::min<int64_t>(ctx.cfg.core.max_cqe, 8192));
-  PeerInfo to_server, to_client;
-  cl.run({[&] {
-            client.open(ec);
-            oob.put(1, client.info());
-            to_server = oob.get(0);
-            client.connect(to_server);
-          },
-          [&] {
-            server.open(ec);
-            oob.put(0, server.info());
-            to_client = oob.get(1);
-            server.connect(to_client);
-          }});
 
+  std::vector<std::unique_ptr<Job>> jobs;
+  size_t steps = 0;
+  for (const WorkloadSpec& w : ctx.scenario.workloads) {
+    auto j = std::make_unique<Job>();
+    j->spec = &w;
+    j->t = &test_of(w.test);
+    j->client_node = w.from.empty() ? 0 : cl.find(w.from);
+    j->server_node = w.to.empty() ? 1 : cl.find(w.to);
+    const SystemConfig& ccfg = cl.nodes[size_t(j->client_node)]->cfg;
+    Params& p = j->p;
+    p.iters = uint64_t(workload_int(w, "iters"));
+    p.qps = j->t->latency ? 1 : uint64_t(workload_int(w, "qps"));
+    p.tx_depth = j->t->latency ? 1 : uint64_t(workload_int(w, "tx_depth"));
+    p.cq_mod =
+        j->t->latency ? 1 : std::min<uint64_t>(uint64_t(workload_int(w, "cq_mod")), p.tx_depth);
+    if (workload_int(w, "all"))
+      for (uint64_t sz = 2; sz <= (8u << 20); sz *= 2) j->sizes.push_back(sz);
+    else if (w.nodes.count("sizes"))
+      for (int64_t sz : workload_ints(w, "sizes")) j->sizes.push_back(uint64_t(sz));
+    else
+      j->sizes.push_back(uint64_t(workload_int(w, "size")));
+    p.max_size = std::max<uint64_t>(*std::max_element(j->sizes.begin(), j->sizes.end()), 64);
+    if (j->t->op == Op::kRead && p.tx_depth > uint64_t(ccfg.core.max_qp_wr))
+      p.tx_depth = uint64_t(ccfg.core.max_qp_wr);
+    steps = std::max(steps, j->sizes.size());
+    jobs.push_back(std::move(j));
+  }
+
+  // Set-up: every job's endpoints open and connect through their own out-of-band channel.
+  std::vector<Cluster::Program> setup;
+  for (auto& jp : jobs) {
+    Job& j = *jp;
+    const SystemConfig& c = cl.nodes[size_t(j.client_node)]->cfg;
+    EndpointConfig ec;
+    ec.buf_bytes = 2 * j.p.max_size * j.p.qps;
+    ec.qps = int(j.p.qps);
+    ec.send_depth = uint32_t(j.p.tx_depth + 1);
+    ec.recv_depth = uint32_t(std::min<uint64_t>(kRxDepth, c.core.max_qp_wr));
+    ec.cqe = int(std::min<int64_t>(c.core.max_cqe, 8192));
+    setup.push_back({j.client_node, [&j, ec] {
+                       j.client.open(ec);
+                       j.oob.put(1, j.client.info());
+                       j.to_server = j.oob.get(0);
+                       j.client.connect(j.to_server);
+                     }});
+    setup.push_back({j.server_node, [&j, ec] {
+                       j.server.open(ec);
+                       j.oob.put(0, j.server.info());
+                       j.to_client = j.oob.get(1);
+                       j.server.connect(j.to_client);
+                     }});
+  }
+  cl.run(setup);
+
+  // Sweep points: point i runs every job's i-th size at once (a job with fewer sizes rests);
+  // a job with start_us waits for it before its first point.
   int rc = 0;
-  for (size_t si = 0; si < sizes.size(); ++si) {
-    const uint64_t size = sizes[si];
-    run_control::set_point(si, sizes.size());
+  for (size_t si = 0; si < steps && rc == 0; ++si) {
+    run_control::set_point(si, steps);
     const uint64_t t0_ps = now_ps();
     const auto w0 = std::chrono::steady_clock::now();
-    BwResult bw;
-    std::vector<double> samples;
-    std::string error;
-    auto guard = [&](const std::function<void()>& fn) {
-      return [&error, fn] {
-        try {
-          fn();
-        } catch (const std::runtime_error& e) {
-          if (error.empty()) error = e.what();
-        }
+    std::vector<Job*> active;
+    for (auto& j : jobs)
+      if (si < j->sizes.size()) active.push_back(j.get());
+    std::vector<BwResult> bw(active.size());
+    std::vector<std::vector<double>> samples(active.size());
+    std::vector<Cluster::Program> pre, run;
+    for (size_t a = 0; a < active.size(); ++a) {
+      Job& j = *active[a];
+      const uint64_t size = j.sizes[si];
+      const Test& t = *j.t;
+      const uint64_t start_ps = si == 0 ? uint64_t(j.spec->start_us * 1e6) : 0;
+      auto wait_start = [start_ps] {
+        if (now_ps() < start_ps) sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
       };
-    };
-    if (t.latency) {
-      if (t.op == Op::kSend) {
-        // Both sides keep one receive posted.
-        cl.run({guard([&] {
-                  post_recv(client.qps[0], 0, client.addr(), client.mr->lkey, uint32_t(size));
-                }),
-                guard([&] {
-                  post_recv(server.qps[0], 0, server.addr(), server.mr->lkey, uint32_t(size));
-                })});
+      if (t.latency) {
+        if (t.op == Op::kSend) {  // both sides keep one receive posted
+          pre.push_back({j.client_node, guarded(j, [&j, size] {
+                           post_recv(j.client.qps[0], 0, j.client.addr(), j.client.mr->lkey,
+                                     uint32_t(size));
+                         })});
+          pre.push_back({j.server_node, guarded(j, [&j, size] {
+                           post_recv(j.server.qps[0], 0, j.server.addr(), j.server.mr->lkey,
+                                     uint32_t(size));
+                         })});
+        }
+        run.push_back({j.client_node, guarded(j, [&j, &samples, a, size, wait_start] {
+                         wait_start();
+                         samples[a] = run_lat(j.client, j.to_server, j.p, j.t->op, size, true);
+                       })});
+        if (t.op != Op::kRead)
+          run.push_back({j.server_node, guarded(j, [&j, size] {
+                           run_lat(j.server, j.to_client, j.p, j.t->op, size, false);
+                         })});
+      } else {
+        run.push_back({j.client_node, guarded(j, [&j, &bw, a, size, wait_start] {
+                         wait_start();
+                         if (j.t->op == Op::kSend) j.oob.get(0);
+                         bw[a] = run_bw_client(j.client, j.to_server, j.p, j.t->op, size);
+                       })});
+        if (t.op == Op::kSend)
+          run.push_back({j.server_node, guarded(j, [&j, size] {
+                           run_send_bw_server(j.server, j.p, size, j.oob);
+                         })});
       }
-      cl.run({guard([&] { samples = run_lat(client, to_server, p, t.op, size, true); }),
-              t.op == Op::kRead ? std::function<void()>() : guard([&] {
-                run_lat(server, to_client, p, t.op, size, false);
-              })});
-    } else {
-      cl.run({guard([&] {
-                if (t.op == Op::kSend) oob.get(0);
-                bw = run_bw_client(client, to_server, p, t.op, size);
-              }),
-              t.op == Op::kSend ? guard([&] { run_send_bw_server(server, p, size, oob); })
-                                : std::function<void()>()});
     }
+    if (!pre.empty()) cl.run(pre);
+    cl.run(run);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-    if (!error.empty()) {
-      fmt::print(stderr, "rnicsim perf {}: {} B: {}\n", t.name, size, error);
-      rc = 1;
-      break;
+    for (size_t a = 0; a < active.size(); ++a) {
+      Job& j = *active[a];
+      const uint64_t size = j.sizes[si];
+      if (!j.error.empty()) {
+        fmt::print(stderr, "rnicsim: workload {} ({}): {} B: {}\n", j.spec->name, j.t->name, size,
+                   j.error);
+        rc = 1;
+        continue;
+      }
+      nlohmann::ordered_json row = {{"bytes", size}, {"iterations", j.p.iters}};
+      if (j.t->latency) {
+        const LatResult l = summarize(samples[a]);
+        row["t_min_us"] = l.t_min;
+        row["t_max_us"] = l.t_max;
+        row["t_typical_us"] = l.t_typical;
+        row["t_avg_us"] = l.t_avg;
+        row["t_stdev_us"] = l.t_stdev;
+        row["p99_us"] = l.p99;
+        row["p999_us"] = l.p999;
+        Histogram& h =
+            ctx.stats.group("perf." + j.spec->name)
+                .histogram(fmt::format("latency_{}B", size), "us", "per-iteration latency samples",
+                           {0.5, 1,  1.5, 2,  2.5, 3,   4,   5,   6,    8,
+                            10,  15, 20,  30, 50,  100, 200, 500, 1000, 10000});
+        for (double x : l.samples) h.sample(x);
+      } else {
+        row["bw_peak_mib_s"] = bw[a].peak_mib_s;
+        row["bw_avg_mib_s"] = bw[a].avg_mib_s;
+        row["msg_rate_mpps"] = bw[a].mpps;
+      }
+      row["sim_time_ns"] = double(now_ps() - t0_ps) / 1000.0;
+      row["wall_s"] = wall;
+      j.rows.push_back(row);
+      row["workload"] = j.spec->name;
+      ctx.rows.push_back(row);
     }
-    nlohmann::ordered_json row = {{"bytes", size}, {"iterations", p.iters}};
-    if (t.latency) {
-      const LatResult l = summarize(samples);
-      row["t_min_us"] = l.t_min;
-      row["t_max_us"] = l.t_max;
-      row["t_typical_us"] = l.t_typical;
-      row["t_avg_us"] = l.t_avg;
-      row["t_stdev_us"] = l.t_stdev;
-      row["p99_us"] = l.p99;
-      row["p999_us"] = l.p999;
-      Histogram& h = ctx.stats.group("perf").histogram(
-          fmt::format("latency_{}B", size), "us", "per-iteration latency samples",
-          {0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50, 100, 200, 500, 1000, 10000});
-      for (double x : l.samples) h.sample(x);
-    } else {
-      row["bw_peak_mib_s"] = bw.peak_mib_s;
-      row["bw_avg_mib_s"] = bw.avg_mib_s;
-      row["msg_rate_mpps"] = bw.mpps;
-    }
-    row["sim_time_ns"] = double(now_ps() - t0_ps) / 1000.0;
-    row["wall_s"] = wall;
-    ctx.rows.push_back(row);
   }
   ctx.x = "bytes";
-  ctx.y = t.latency ? std::vector<std::string>{"t_typical_us", "t_avg_us", "p99_us"}
-                    : std::vector<std::string>{"bw_peak_mib_s", "bw_avg_mib_s"};
-  ctx.summary = t.latency ? lat_table(ctx.rows) : bw_table(ctx.rows);
+  const bool lat = jobs.front()->t->latency;
+  ctx.y = lat ? std::vector<std::string>{"t_typical_us", "t_avg_us", "p99_us"}
+              : std::vector<std::string>{"bw_peak_mib_s", "bw_avg_mib_s"};
+  for (auto& j : jobs) {
+    const std::vector<std::string> y =
+        j->t->latency ? std::vector<std::string>{"t_typical_us", "t_avg_us", "p99_us"}
+                      : std::vector<std::string>{"bw_peak_mib_s", "bw_avg_mib_s"};
+    ctx.workloads.push_back({{"name", j->spec->name},
+                             {"test", j->t->name},
+                             {"from", cl.nodes[size_t(j->client_node)]->name()},
+                             {"to", cl.nodes[size_t(j->server_node)]->name()},
+                             {"start_us", j->spec->start_us},
+                             {"x", "bytes"},
+                             {"y", y}});
+    const std::string table = j->t->latency ? lat_table(j->rows) : bw_table(j->rows);
+    if (jobs.size() == 1) {
+      ctx.summary = table;
+    } else {
+      ctx.summary +=
+          fmt::format("{}workload {}: {} from {} to {}\n{}", ctx.summary.empty() ? "" : "\n",
+                      j->spec->name, j->t->name, cl.nodes[size_t(j->client_node)]->name(),
+                      cl.nodes[size_t(j->server_node)]->name(), table);
+    }
+  }
   return rc;
 }
 
@@ -431,10 +527,18 @@ void register_perftests() {
     ExperimentKind k;
     k.kind = t.name;
     k.has_links = true;
-    k.desc = fmt::format("perftest's ib_{}: two nodes, verbs, {}", t.name,
+    k.desc = fmt::format("perftest's ib_{}: verbs between two hosts, {}", t.name,
                          t.latency ? "latency per message size" : "bandwidth per message size");
     k.keys = {
         {"size", ExpKey::kInt, "65536", 1, double(1u << 30), {}, "B", "message size (-s)"},
+        {"sizes",
+         ExpKey::kIntList,
+         "[65536]",
+         1,
+         double(1u << 30),
+         {},
+         "B",
+         "message sizes, one sweep point each (instead of size)"},
         {"all", ExpKey::kInt, "0", 0, 1, {}, "", "1: sweep 2 B to 8 MiB (-a)"},
         {"iters", ExpKey::kInt, t.latency ? "1000" : "5000", 1, 1e9, {}, "", "iterations (-n)"},
     };
@@ -445,9 +549,9 @@ void register_perftests() {
       k.keys.push_back(
           {"cq_mod", ExpKey::kInt, "100", 1, 1024, {}, "WRs", "signal every Nth WR (-Q)"});
     }
-    k.run = [t](ExperimentContext& ctx) { return run_test(t, ctx); };
-    add_experiment_kind(std::move(k));
+    add_workload_kind(std::move(k));
   }
+  set_workload_runner(run_workloads);
 }
 
 }  // namespace rnic::traffic

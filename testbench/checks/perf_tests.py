@@ -47,7 +47,7 @@ for test in ("write_lat", "read_lat", "send_lat"):
     check(0 < r["t_min_us"] <= r["t_typical_us"] <= r["t_max_us"] and r["t_min_us"] <= r["p99_us"] <= r["t_max_us"],
           f"{test}: figures out of order {r}")
     with open(os.path.join(o, "stats.json")) as f:
-        h = json.load(f)["stats"]["perf"]["latency_2B"]
+        h = json.load(f)["stats"][f"perf.{test}"]["latency_2B"]
     check(h["count"] == 100, f"{test}: latency histogram holds {h.get('count')} samples")
 
 p, rows, o = run("send_bw", "-s", "4096", "-n", "64", "--pcap")
