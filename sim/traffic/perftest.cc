@@ -319,9 +319,18 @@ struct Job {
   Oob oob;
   Endpoint client, server;
   PeerInfo to_server, to_client;
+  struct Point {
+    uint64_t start_ps = 0, end_ps = 0;  // the client's first post; both sides done
+    std::chrono::steady_clock::time_point wall0, wall1;
+    BwResult bw;
+    std::vector<double> samples;
+    bool done = false;
+  };
+  std::vector<Point> points;  // one per size
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string error;
 };
+using Point = Job::Point;
 
 // Wraps a program so a failure ends it and is kept as the job's error.
 std::function<void()> guarded(Job& j, std::function<void()> fn) {
@@ -346,7 +355,6 @@ int run_workloads(ExperimentContext& ctx) {
           ctx.scenario.outputs.pcap_fcs));
 
   std::vector<std::unique_ptr<Job>> jobs;
-  size_t steps = 0;
   for (const WorkloadSpec& w : ctx.scenario.workloads) {
     auto j = std::make_unique<Job>();
     j->spec = &w;
@@ -369,12 +377,14 @@ int run_workloads(ExperimentContext& ctx) {
     p.max_size = std::max<uint64_t>(*std::max_element(j->sizes.begin(), j->sizes.end()), 64);
     if (j->t->op == Op::kRead && p.tx_depth > uint64_t(ccfg.core.max_qp_wr))
       p.tx_depth = uint64_t(ccfg.core.max_qp_wr);
-    steps = std::max(steps, j->sizes.size());
     jobs.push_back(std::move(j));
   }
 
-  // Set-up: every job's endpoints open and connect through their own out-of-band channel.
-  std::vector<Cluster::Program> setup;
+  // Each job is two programs, its client on `from` and its server on `to`, that set up their
+  // endpoints (connecting through the job's own out-of-band channel) and then run every size
+  // in turn; jobs do not wait for each other, so jobs that share no host or link run exactly as
+  // each would alone.
+  std::vector<Cluster::Program> programs;
   for (auto& jp : jobs) {
     Job& j = *jp;
     const SystemConfig& c = cl.nodes[size_t(j.client_node)]->cfg;
@@ -384,89 +394,77 @@ int run_workloads(ExperimentContext& ctx) {
     ec.send_depth = uint32_t(j.p.tx_depth + 1);
     ec.recv_depth = uint32_t(std::min<uint64_t>(kRxDepth, c.core.max_qp_wr));
     ec.cqe = int(std::min<int64_t>(c.core.max_cqe, 8192));
-    setup.push_back({j.client_node, [&j, ec] {
-                       j.client.open(ec);
-                       j.oob.put(1, j.client.info());
-                       j.to_server = j.oob.get(0);
-                       j.client.connect(j.to_server);
-                     }});
-    setup.push_back({j.server_node, [&j, ec] {
-                       j.server.open(ec);
-                       j.oob.put(0, j.server.info());
-                       j.to_client = j.oob.get(1);
-                       j.server.connect(j.to_client);
-                     }});
+    j.points.resize(j.sizes.size());
+    const uint64_t start_ps = uint64_t(j.spec->start_us * 1e6);
+    programs.push_back({j.client_node, guarded(j, [&j, ec, start_ps] {
+                          j.client.open(ec);
+                          j.oob.put(1, j.client.info());
+                          j.to_server = j.oob.get(0);
+                          j.client.connect(j.to_server);
+                          if (now_ps() < start_ps)
+                            sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
+                          for (size_t si = 0; si < j.sizes.size(); ++si) {
+                            Point& pt = j.points[si];
+                            const uint64_t size = j.sizes[si];
+                            if (j.t->op == Op::kSend && !j.t->latency) j.oob.get(0);  // receives up
+                            if (j.t->op == Op::kSend && j.t->latency) {
+                              post_recv(j.client.qps[0], 0, j.client.addr(), j.client.mr->lkey,
+                                        uint32_t(size));
+                              j.oob.put(1, {});  // the server may send
+                              j.oob.get(0);      // the server's receive is posted
+                            }
+                            pt.start_ps = now_ps();
+                            pt.wall0 = std::chrono::steady_clock::now();
+                            if (j.t->latency)
+                              pt.samples = run_lat(j.client, j.to_server, j.p, j.t->op, size, true);
+                            else
+                              pt.bw = run_bw_client(j.client, j.to_server, j.p, j.t->op, size);
+                            pt.end_ps = std::max(pt.end_ps, now_ps());
+                            pt.wall1 = std::chrono::steady_clock::now();
+                            pt.done = true;
+                          }
+                        })});
+    programs.push_back({j.server_node, guarded(j, [&j, ec] {
+                          j.server.open(ec);
+                          j.oob.put(0, j.server.info());
+                          j.to_client = j.oob.get(1);
+                          j.server.connect(j.to_client);
+                          for (size_t si = 0; si < j.sizes.size(); ++si) {
+                            const uint64_t size = j.sizes[si];
+                            if (j.t->op == Op::kRead) break;  // nothing to do: the card answers
+                            if (!j.t->latency && j.t->op == Op::kWrite) break;
+                            if (j.t->op == Op::kSend && !j.t->latency) {
+                              run_send_bw_server(j.server, j.p, size, j.oob);
+                            } else {
+                              if (j.t->op == Op::kSend) {
+                                j.oob.get(1);
+                                post_recv(j.server.qps[0], 0, j.server.addr(), j.server.mr->lkey,
+                                          uint32_t(size));
+                                j.oob.put(0, {});
+                              }
+                              run_lat(j.server, j.to_client, j.p, j.t->op, size, false);
+                            }
+                            j.points[si].end_ps = std::max(j.points[si].end_ps, now_ps());
+                          }
+                        })});
   }
-  cl.run(setup);
+  run_control::set_point(0, 1);
+  cl.run(programs);
 
-  // Sweep points: point i runs every job's i-th size at once (a job with fewer sizes rests);
-  // a job with start_us waits for it before its first point.
   int rc = 0;
-  for (size_t si = 0; si < steps && rc == 0; ++si) {
-    run_control::set_point(si, steps);
-    const uint64_t t0_ps = now_ps();
-    const auto w0 = std::chrono::steady_clock::now();
-    std::vector<Job*> active;
-    for (auto& j : jobs)
-      if (si < j->sizes.size()) active.push_back(j.get());
-    std::vector<BwResult> bw(active.size());
-    std::vector<std::vector<double>> samples(active.size());
-    std::vector<Cluster::Program> pre, run;
-    for (size_t a = 0; a < active.size(); ++a) {
-      Job& j = *active[a];
-      const uint64_t size = j.sizes[si];
-      const Test& t = *j.t;
-      const uint64_t start_ps = si == 0 ? uint64_t(j.spec->start_us * 1e6) : 0;
-      auto wait_start = [start_ps] {
-        if (now_ps() < start_ps) sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
-      };
-      if (t.latency) {
-        if (t.op == Op::kSend) {  // both sides keep one receive posted
-          pre.push_back({j.client_node, guarded(j, [&j, size] {
-                           post_recv(j.client.qps[0], 0, j.client.addr(), j.client.mr->lkey,
-                                     uint32_t(size));
-                         })});
-          pre.push_back({j.server_node, guarded(j, [&j, size] {
-                           post_recv(j.server.qps[0], 0, j.server.addr(), j.server.mr->lkey,
-                                     uint32_t(size));
-                         })});
-        }
-        run.push_back({j.client_node, guarded(j, [&j, &samples, a, size, wait_start] {
-                         wait_start();
-                         samples[a] = run_lat(j.client, j.to_server, j.p, j.t->op, size, true);
-                       })});
-        if (t.op != Op::kRead)
-          run.push_back({j.server_node, guarded(j, [&j, size] {
-                           run_lat(j.server, j.to_client, j.p, j.t->op, size, false);
-                         })});
-      } else {
-        run.push_back({j.client_node, guarded(j, [&j, &bw, a, size, wait_start] {
-                         wait_start();
-                         if (j.t->op == Op::kSend) j.oob.get(0);
-                         bw[a] = run_bw_client(j.client, j.to_server, j.p, j.t->op, size);
-                       })});
-        if (t.op == Op::kSend)
-          run.push_back({j.server_node, guarded(j, [&j, size] {
-                           run_send_bw_server(j.server, j.p, size, j.oob);
-                         })});
-      }
+  for (auto& jp : jobs) {
+    Job& j = *jp;
+    if (!j.error.empty()) {
+      fmt::print(stderr, "rnicsim: workload {} ({}): {}\n", j.spec->name, j.t->name, j.error);
+      rc = 1;
     }
-    if (!pre.empty()) cl.run(pre);
-    cl.run(run);
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-    for (size_t a = 0; a < active.size(); ++a) {
-      Job& j = *active[a];
+    for (size_t si = 0; si < j.sizes.size(); ++si) {
+      const Point& pt = j.points[si];
+      if (!pt.done) break;
       const uint64_t size = j.sizes[si];
-      if (!j.error.empty()) {
-        fmt::print(stderr, "rnicsim: workload {} ({}): {} B: {}\n", j.spec->name, j.t->name, size,
-                   j.error);
-        rc = 1;
-        continue;
-      }
       nlohmann::ordered_json row = {{"bytes", size}, {"iterations", j.p.iters}};
       if (j.t->latency) {
-        const LatResult l = summarize(samples[a]);
+        const LatResult l = summarize(pt.samples);
         row["t_min_us"] = l.t_min;
         row["t_max_us"] = l.t_max;
         row["t_typical_us"] = l.t_typical;
@@ -481,12 +479,12 @@ int run_workloads(ExperimentContext& ctx) {
                             10,  15, 20,  30, 50,  100, 200, 500, 1000, 10000});
         for (double x : l.samples) h.sample(x);
       } else {
-        row["bw_peak_mib_s"] = bw[a].peak_mib_s;
-        row["bw_avg_mib_s"] = bw[a].avg_mib_s;
-        row["msg_rate_mpps"] = bw[a].mpps;
+        row["bw_peak_mib_s"] = pt.bw.peak_mib_s;
+        row["bw_avg_mib_s"] = pt.bw.avg_mib_s;
+        row["msg_rate_mpps"] = pt.bw.mpps;
       }
-      row["sim_time_ns"] = double(now_ps() - t0_ps) / 1000.0;
-      row["wall_s"] = wall;
+      row["sim_time_ns"] = double(pt.end_ps - pt.start_ps) / 1000.0;
+      row["wall_s"] = std::chrono::duration<double>(pt.wall1 - pt.wall0).count();
       j.rows.push_back(row);
       row["workload"] = j.spec->name;
       ctx.rows.push_back(row);
