@@ -41,8 +41,9 @@ struct ExperimentContext {
   // With workloads: one entry per workload (name, test, from, to, x, y); its rows are in `rows`
   // with their "workload".
   nlohmann::ordered_json workloads = nlohmann::ordered_json::array();
-  RunTrace* trace = nullptr;  // set when the run writes a waveform
-  std::string out_dir;        // where captures go
+  RunTrace* trace = nullptr;          // set when the run writes a waveform
+  std::string out_dir;                // where captures go
+  std::vector<std::string> captures;  // the capture files the run wrote
 
   // Every experiment calls this once its system is built: waveform signals and window.
   void attach(HostCard& sys);

@@ -124,6 +124,9 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     if (!ctx.summary.empty()) fmt::print("{}\n", ctx.summary);
     fmt::print("blocks: {}\n", s.impl.summary());
     fmt::print("wrote {}/stats.json and {}/results.json\n", out_dir, out_dir);
+    for (const auto& f : ctx.captures)
+      fmt::print("wrote {} (Wireshark: -X lua_script:scripts/wireshark/rnicsim.lua)\n", f);
+    if (!ctx.rows.empty()) fmt::print("figures: scripts/plot {}\n", out_dir);
     if (trace && trace->opened())
       fmt::print("wrote {} ({} model signals)\n", trace->path(), trace->signals());
     else if (trace)

@@ -77,8 +77,12 @@ void Driver::irq_thread() {
 
 void Driver::ioctl_enter() {
   Os::spend(uint64_t(cost_.syscall_entry_ns + cost_.ioctl_dispatch_ns));
+  ioctl_lock_.lock();
 }
-void Driver::ioctl_exit() { Os::spend(uint64_t(cost_.syscall_exit_ns)); }
+void Driver::ioctl_exit() {
+  ioctl_lock_.unlock();
+  Os::spend(uint64_t(cost_.syscall_exit_ns));
+}
 
 int Driver::command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value) {
   std::vector<uint8_t> a(4 * reg::kCmdArgCount, 0);
@@ -98,6 +102,10 @@ int Driver::command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value
 int Driver::open() {
   if (opened_) return 0;
   ioctl_enter();
+  if (opened_) {  // another thread opened the card while this one waited for the lock
+    ioctl_exit();
+    return 0;
+  }
   rc_.mmio_write_le(bar0_ + reg::kMsiAddrLo, uint32_t(kMsiBase), 4);
   rc_.mmio_write_le(bar0_ + reg::kMsiAddrHi, 0, 4);
   rc_.mmio_write_le(bar0_ + reg::kIntMask, reg::kIntAsyncEvent | reg::kIntCompletion, 4);

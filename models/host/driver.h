@@ -124,6 +124,9 @@ class Driver {
   std::vector<Ring> sq_rings_, rq_rings_;
   std::vector<uint8_t> stag_key_;
   std::map<uint32_t, uint32_t> pbl_free_;  // first -> count
+  // Held from an ioctl's entry to its exit: one command in the mailbox at a time, and resource
+  // allocation consistent between the threads of processes that share the card.
+  sc_core::sc_mutex ioctl_lock_;
   sc_core::sc_event irq_ev_, async_ev_;
   std::deque<uint32_t> irq_pending_;
   std::deque<AsyncEvent> async_;

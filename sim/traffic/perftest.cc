@@ -349,10 +349,12 @@ int run_workloads(ExperimentContext& ctx) {
   ctx.attach(cl);
   std::vector<std::unique_ptr<PcapWriter>> caps;
   if (ctx.scenario.outputs.pcap)
-    for (size_t i = 0; i < cl.links.size(); ++i)
-      caps.push_back(capture_link(
-          cl.link(i), (std::filesystem::path(ctx.out_dir) / (cl.link_names[i] + ".pcap")).string(),
-          ctx.scenario.outputs.pcap_fcs));
+    for (size_t i = 0; i < cl.links.size(); ++i) {
+      const std::string path =
+          (std::filesystem::path(ctx.out_dir) / (cl.link_names[i] + ".pcap")).string();
+      caps.push_back(capture_link(cl.link(i), path, ctx.scenario.outputs.pcap_fcs));
+      ctx.captures.push_back(path);
+    }
 
   std::vector<std::unique_ptr<Job>> jobs;
   for (const WorkloadSpec& w : ctx.scenario.workloads) {
