@@ -8,7 +8,8 @@
 namespace rnic {
 
 RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-                   RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats)
+                   RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats,
+                   const RxParseFactory& rx_parse)
     : sc_core::sc_module(n),
       cfg_(cfg),
       mac_(mac),
@@ -19,7 +20,8 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       smt_(size_t(cfg.stags)),
       pblmt_(size_t(cfg.pbl_entries)),
       xlat_(smt_, pblmt_),
-      rx_parse_(uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes)),
+      rx_parse_(rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes),
+                         ClockDomain::mhz(cfg.clk_mhz))),
       cqs_(size_t(cfg.cqs)),
       qps_(size_t(cfg.qps)),
       tx_segments_(stats.group(name()).counter("tx_segments", "segments", "DDP segments sent")),

@@ -56,7 +56,7 @@
 #include "models/rnic/abi/commands.h"
 #include "models/rnic/abi/wqe.h"
 #include "models/rnic/ddp_rdmap.h"
-#include "models/rnic/ddp_rx_parse.h"
+#include "models/rnic/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac.h"
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/rnic_xlat.h"
@@ -74,7 +74,8 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   static constexpr uint32_t kAsyncVector = 0;
 
   RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac, RnicDmac& dmac,
-           RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats);
+           RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats,
+           const RxParseFactory& rx_parse = rx_parse_model_factory());
 
   // RegListener
   void sq_doorbell(uint32_t qp, uint64_t producer) override;
@@ -276,7 +277,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   Smt smt_;
   Pblmt pblmt_;
   RnicXlat xlat_;
-  DdpRxParse rx_parse_;
+  std::unique_ptr<RxParseChannel> rx_parse_;
   std::vector<Cq> cqs_;
   std::vector<Qp> qps_;
 

@@ -49,14 +49,14 @@ void RnicCore::rx_step() {
       continue;
     }
     mark(Probe::kRxStart, it.seg.dst_qpn, now_ps());
-    // ddp_rx_parse (burst API): the header result after pr.cycles, the input free after the
-    // segment's beats.
-    const RxParseResult pr = rx_parse_.parse(it.seg.ddp.data(), it.seg.ddp.size());
-    const uint64_t stream = rx_parse_.stream_cycles(it.seg.ddp.size());
+    // ddp_rx_parse through its channel: the segment's checks continue when its header result
+    // arrives; the next segment starts when the block's input has taken this one.
     rx_busy_ = true;
     auto seg = std::make_shared<efe::EfePassThrough::RxSegment>(std::move(it.seg));
-    eq_.at(edge(pr.cycles), [this, seg, pr] { rx_segment(*seg, pr); });
-    eq_.at(edge(std::max(pr.cycles, stream)), [this] { rx_step(); });
+    auto bytes = std::make_shared<const std::vector<uint8_t>>(seg->ddp);
+    rx_parse_->request(
+        bytes, [this, seg](const RxParseResult& pr) { rx_segment(*seg, pr); },
+        [this] { rx_step(); });
     return;
   }
 }
