@@ -1,5 +1,5 @@
-// RnicCore: the completion engine: in-order SQ completion, flushes, CQEs into the host CQ
-// ring with the owner (phase) bit, overflow, MSI-X for armed CQs.
+// RnicCore: in-order SQ completion and flushes, handed to the completion engine
+// (completion_engine.h) as CQEs; what a CQ overflow does to its QPs.
 #include "models/common/log.h"
 #include "models/rnic/rnic_core.h"
 
@@ -63,38 +63,11 @@ void RnicCore::flush_qp(uint32_t qpn) {
   q.recv_off = 0;
 }
 
-void RnicCore::post_cqe(uint32_t cqn, Cqe c) {
-  if (cqn >= cqs_.size()) return;
-  Cq& cq = cqs_[cqn];
-  if (!cq.valid || cq.error) return;
-  if (cq.pi - cq.ci >= cq.entries) return cq_error(cqn);
-  const uint64_t slot = cq.pi % cq.entries;
-  c.owner = ((cq.pi / cq.entries) & 1) ? 0 : 1;
-  ++cq.pi;
-  const uint64_t t = std::max(edge(uint64_t(cfg_.cqe_cycles)),
-                              cqe_next_ps_ + cycles_ps(uint64_t(cfg_.cqe_cycles)));
-  cqe_next_ps_ = t;
-  eq_.at(t, [this, cqn, slot, c] {
-    Cq& cq = cqs_[cqn];
-    if (!cq.valid) return;
-    mark(Probe::kCqe, cqn, now_ps());
-    std::vector<uint8_t> d(kCqeBytes);
-    encode(c, d.data());
-    dmac_.write(cq.base + slot * kCqeBytes, std::move(d));
-    ++cqes_;
-    if (cq.armed && (!cq.solicited_only || c.solicited || c.status != abi::kCqeSuccess)) {
-      cq.armed = false;
-      if (regs_.raise(reg::kIntCompletion) && regs_.msi_addr())
-        dmac_.msi(regs_.msi_addr(), kAsyncVector + 1 + cqn);
-    }
-  });
-}
+void RnicCore::post_cqe(uint32_t cqn, Cqe c) { completion_.post(cqn, c); }
 
+// The completion engine found CQ cqn full (completion_engine.h): it is in error from now on.
 void RnicCore::cq_error(uint32_t cqn) {
-  Cq& cq = cqs_[cqn];
-  cq.error = true;
-  ++cq_overflows_;
-  log::warn("{}: CQ {} overflowed ({} entries)", name(), cqn, cq.entries);
+  log::warn("{}: CQ {} overflowed ({} entries)", name(), cqn, completion_.table().cq(cqn).entries);
   push_event(abi::kEvCqError, cqn);
   // Its QPs go to ERROR once the engine step that overflowed it has finished (same time):
   // post_cqe is called from inside the engines' loops over their queues, which a flush empties.

@@ -22,7 +22,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       xlat_(smt_, pblmt_),
       rx_parse_(rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes),
                          ClockDomain::mhz(cfg.clk_mhz))),
-      cqs_(size_t(cfg.cqs)),
+      completion_("completion", cfg, dmac, regs, stats, name()),
       qps_(size_t(cfg.qps)),
       tx_segments_(stats.group(name()).counter("tx_segments", "segments", "DDP segments sent")),
       tx_payload_bytes_(stats.group(name()).counter("tx_payload_bytes", "B", "payload bytes sent")),
@@ -35,8 +35,6 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       rx_terminates_(stats.group(name()).counter("rx_terminates", "frames", "Terminates received")),
       rx_errors_(stats.group(name()).counter("rx_errors", "segments",
                                              "segments answered with a Terminate")),
-      cqes_(stats.group(name()).counter("cqes", "CQEs", "CQEs written")),
-      cq_overflows_(stats.group(name()).counter("cq_overflows", "CQs", "CQ overflows")),
       commands_(stats.group(name()).counter("commands", "commands", "mailbox commands run")),
       events_raised_(stats.group(name()).counter("async_events", "events", "async events")),
       local_errors_(
@@ -48,6 +46,8 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       wqe_fetch_errors_(stats.group(name()).counter(
           "wqe_fetch_errors", "fetches", "WQE fetches that failed (the QP goes to ERROR)")) {
   regs_.set_listener(this);
+  completion_.on_overflow = [this](uint32_t cqn) { cq_error(cqn); };
+  completion_.on_cqe = [this](uint32_t cqn, uint64_t t) { mark(Probe::kCqe, cqn, t); };
   efe_.on_segment = [this](efe::EfePassThrough::RxSegment&& s) {
     RxItem it;
     it.seg = std::move(s);
@@ -106,25 +106,15 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
   switch (op) {
     case abi::kCmdCreateCq: {
       const auto c = abi::CreateCq::decode(a);
-      if (c.cqn >= cqs_.size() || cqs_[c.cqn].valid || c.entries == 0 ||
-          c.entries > uint64_t(cfg_.max_cqe))
-        return finish_command(EINVAL);
-      Cq& q = cqs_[c.cqn];
-      q = Cq{};
-      q.valid = true;
-      q.base = c.ring;
-      q.entries = c.entries;
-      return finish_command(0);
+      return finish_command(completion_.table().create(c.cqn, c.ring, c.entries) ? 0 : EINVAL);
     }
     case abi::kCmdDestroyCq: {
       const auto c = abi::DestroyCq::decode(a);
-      if (c.cqn >= cqs_.size() || !cqs_[c.cqn].valid) return finish_command(EINVAL);
-      cqs_[c.cqn] = Cq{};
-      return finish_command(0);
+      return finish_command(completion_.table().destroy(c.cqn) ? 0 : EINVAL);
     }
     case abi::kCmdCreateQp: {
       const auto c = abi::CreateQp::decode(a);
-      auto cq_ok = [this](uint32_t n) { return n < cqs_.size() && cqs_[n].valid; };
+      auto cq_ok = [this](uint32_t n) { return completion_.table().valid(n); };
       if (c.qpn >= qps_.size() || qps_[c.qpn].valid || !cq_ok(c.send_cqn) || !cq_ok(c.recv_cqn) ||
           c.sq_depth == 0 || c.rq_depth == 0 || c.sq_depth > uint64_t(cfg_.max_qp_wr) ||
           c.rq_depth > uint64_t(cfg_.max_qp_wr))
@@ -381,15 +371,8 @@ void RnicCore::cq_doorbell(uint32_t qpn, uint64_t v) {
               cqn, qpn);
     return;
   }
-  Cq& c = cqs_[cqn];
-  const uint32_t ci = uint32_t(v);
-  // The consumer index counts modulo 2^32; widen it next to the producer count.
-  const uint64_t wide = (c.pi & ~0xFFFFFFFFull) | ci;
-  c.ci = wide > c.pi ? wide - (1ull << 32) : wide;
-  if (v & reg::kCqArm) {
-    c.armed = true;
-    c.solicited_only = (v & reg::kCqSolicitedOnly) != 0;
-  }
+  completion_.table().doorbell(cqn, uint32_t(v), (v & reg::kCqArm) != 0,
+                               (v & reg::kCqSolicitedOnly) != 0);
 }
 
 std::string RnicCore::dump_state() const {

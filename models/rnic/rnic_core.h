@@ -35,7 +35,8 @@
 //                      stalls until then).
 //   Read responses     a Read Request that passes its checks joins the QP's response queue
 //                      (IRD entries) at the end of its RX processing; the SQ engine sends it.
-//   Completion engine  one CQE per C.cqe_cycles, in order; its 32-byte DMA write follows the
+//   Completion engine  (completion_engine.h, its own module and CQ table) one CQE per
+//                      C.cqe_cycles, in order; its 32-byte DMA write follows the
 //                      writes of the data it completes (posted writes stay in order). An armed
 //                      CQ raises MSI-X after the CQE's write is issued.
 // Queues: on-chip SQ and RQ of C.max_qp_wr WQEs per QP; the RX FIFO is not bounded (the EFE
@@ -55,6 +56,7 @@
 #include "models/rnic/abi/codes.h"
 #include "models/rnic/abi/commands.h"
 #include "models/rnic/abi/wqe.h"
+#include "models/rnic/completion_engine.h"
 #include "models/rnic/ddp_rdmap.h"
 #include "models/rnic/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac.h"
@@ -116,13 +118,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
 
  private:
   // --- contexts ---
-  struct Cq {
-    bool valid = false;
-    uint64_t base = 0;
-    uint32_t entries = 0;
-    uint64_t pi = 0, ci = 0;
-    bool armed = false, solicited_only = false, error = false;
-  };
   struct SqEntry {
     Wqe wqe;
     uint32_t index = 0;  // producer count of this WQE
@@ -249,7 +244,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   void fail_qp(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h,
                const efe::EfePassThrough::RxSegment& s, abi::AsyncEvent ev, int recv_status);
 
-  // --- completion engine (completion.cc) ---
+  // --- SQ completion and flushes (completion.cc), CQEs to the completion engine ---
   void try_complete(uint32_t qpn);
   void flush_qp(uint32_t qpn);
   void post_cqe(uint32_t cqn, Cqe c);
@@ -278,7 +273,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   Pblmt pblmt_;
   RnicXlat xlat_;
   std::unique_ptr<RxParseChannel> rx_parse_;
-  std::vector<Cq> cqs_;
+  CompletionEngine completion_;
   std::vector<Qp> qps_;
 
   // command processor
@@ -298,12 +293,8 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   std::deque<RxItem> rx_q_;
   bool rx_busy_ = false, rx_stalled_ = false;
 
-  // completion engine
-  uint64_t cqe_next_ps_ = 0;
-
   Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &rx_segments_, &rx_payload_bytes_,
-      &rx_dropped_, &rx_terminates_, &rx_errors_, &cqes_, &cq_overflows_, &commands_,
-      &events_raised_, &local_errors_;
+      &rx_dropped_, &rx_terminates_, &rx_errors_, &commands_, &events_raised_, &local_errors_;
   Counter& rx_fifo_max_;
   Counter &wqe_fetches_, &wqe_fetch_errors_;
   uint64_t epoch_seq_ = 0;
