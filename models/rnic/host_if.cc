@@ -17,9 +17,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       dmac_(dmac),
       regs_(regs),
       efe_(efe),
-      smt_(size_t(cfg.stags)),
-      pblmt_(size_t(cfg.pbl_entries)),
-      xlat_(smt_, pblmt_),
+      xlat_(size_t(cfg.stags), size_t(cfg.pbl_entries)),
       rx_parse_(rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes),
                          ClockDomain::mhz(cfg.clk_mhz))),
       completion_("completion", cfg, dmac, regs, stats, name()),
@@ -158,7 +156,6 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
     }
     case abi::kCmdWriteStag: {
       const auto w = abi::WriteStag::decode(a);
-      if (w.index >= smt_.size()) return finish_command(EINVAL);
       SmtEntry e;
       e.state = SmtEntry::State::kValid;
       e.key = w.key;
@@ -172,41 +169,32 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
       e.page_shift = w.page_shift;
       e.first_page_offset = w.first_page_offset;
       e.phys_base = w.phys_base;
-      if (uint64_t(e.pbl_first) + e.pbl_count > pblmt_.size()) return finish_command(EINVAL);
-      smt_.at(w.index) = e;
-      return finish_command(0);
+      return finish_command(xlat_.write_smt(w.index, e) ? 0 : EINVAL);
     }
     case abi::kCmdInvalidateStag: {
       const uint32_t stag = abi::InvalidateStag::decode(a).stag;
-      const uint32_t idx = stag_index(stag);
-      if (idx >= smt_.size() || smt_.at(idx).state != SmtEntry::State::kValid ||
-          smt_.at(idx).key != stag_key(stag))
-        return finish_command(EINVAL);
-      smt_.at(idx).state = SmtEntry::State::kInvalid;
-      return finish_command(0);
+      return finish_command(xlat_.invalidate(stag) ? 0 : EINVAL);
     }
     case abi::kCmdFreeStag: {
       const auto f = abi::FreeStag::decode(a);
-      if (f.index >= smt_.size()) return finish_command(EINVAL);
-      smt_.at(f.index).state = SmtEntry::State::kFree;
-      return finish_command(0);
+      return finish_command(xlat_.free(f.index) ? 0 : EINVAL);
     }
     case abi::kCmdLoadPbl: {
       const auto l = abi::LoadPbl::decode(a);
       const uint32_t first = l.first, count = l.count;
       const bool extents = l.extents;
-      if (count == 0 || uint64_t(first) + count > pblmt_.size()) return finish_command(EINVAL);
+      if (count == 0 || uint64_t(first) + count > xlat_.pblmt().size())
+        return finish_command(EINVAL);
       const uint32_t stride = extents ? 16 : 8;
       dmac_.read(l.list, count * stride,
                  [this, first, count, extents, stride](DmacStatus st, std::vector<uint8_t>&& d) {
                    if (st != DmacStatus::kOk) return finish_command(EIO);
+                   std::vector<PblEntry> entries(count);
                    for (uint32_t i = 0; i < count; ++i) {
-                     PblEntry& e = pblmt_.at(first + i);
-                     std::memcpy(&e.addr, d.data() + i * stride, 8);
-                     e.len = 0;
-                     if (extents) std::memcpy(&e.len, d.data() + i * stride + 8, 8);
+                     std::memcpy(&entries[i].addr, d.data() + i * stride, 8);
+                     if (extents) std::memcpy(&entries[i].len, d.data() + i * stride + 8, 8);
                    }
-                   finish_command(0);
+                   finish_command(xlat_.write_pbl(first, entries) ? 0 : EINVAL);
                  });
       return;
     }

@@ -113,7 +113,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   static constexpr uint64_t kRingFetchCycles = 1;  // doorbell -> WQE fetch read requested
 
   // For tests and state dumps.
-  const Smt& smt() const { return smt_; }
+  const Smt& smt() const { return xlat_.smt(); }
   std::string dump_state() const;
 
  private:
@@ -269,9 +269,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   RnicRegs& regs_;
   efe::EfePassThrough& efe_;
   EventQueue eq_{"eq"};
-  Smt smt_;
-  Pblmt pblmt_;
-  RnicXlat xlat_;
+  XlatBlock xlat_;  // the SMT and PBLMT with their write port, and translation
   std::unique_ptr<RxParseChannel> rx_parse_;
   CompletionEngine completion_;
   std::vector<Qp> qps_;

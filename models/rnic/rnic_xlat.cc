@@ -94,4 +94,30 @@ XlatResult RnicXlat::translate(const XlatRequest& r) const {
   return out;
 }
 
+bool XlatBlock::write_smt(uint32_t index, const SmtEntry& e) {
+  if (index >= smt_.size() || uint64_t(e.pbl_first) + e.pbl_count > pbl_.size()) return false;
+  smt_.at(index) = e;
+  return true;
+}
+
+bool XlatBlock::invalidate(uint32_t stag, const uint32_t* pd) {
+  const SmtEntry* e = smt_.find(stag_index(stag));
+  if (!e || e->state != SmtEntry::State::kValid || e->key != stag_key(stag) || (pd && e->pd != *pd))
+    return false;
+  smt_.at(stag_index(stag)).state = SmtEntry::State::kInvalid;
+  return true;
+}
+
+bool XlatBlock::free(uint32_t index) {
+  if (index >= smt_.size()) return false;
+  smt_.at(index).state = SmtEntry::State::kFree;
+  return true;
+}
+
+bool XlatBlock::write_pbl(uint32_t first, const std::vector<PblEntry>& entries) {
+  if (uint64_t(first) + entries.size() > pbl_.size()) return false;
+  for (size_t i = 0; i < entries.size(); ++i) pbl_.at(uint32_t(first + i)) = entries[i];
+  return true;
+}
+
 }  // namespace rnic

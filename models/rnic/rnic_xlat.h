@@ -78,4 +78,33 @@ class RnicXlat {
   XlatTiming t_;
 };
 
+// rnic_xlat as the card holds it: the SMT and PBLMT live in the block (as the RTL's memories
+// will) and are written only through its table-write port (the command processor's WRITE_STAG,
+// INVALIDATE_STAG, FREE_STAG and LOAD_PBL, and the RX engine's Send with Invalidate); the
+// engines translate through it. A write counts for requests made after it.
+class XlatBlock {
+ public:
+  XlatBlock(size_t smt_entries, size_t pbl_entries, XlatTiming t = {})
+      : smt_(smt_entries), pbl_(pbl_entries), xlat_(smt_, pbl_, t) {}
+  XlatResult translate(const XlatRequest& r) const { return xlat_.translate(r); }
+  const XlatTiming& timing() const { return xlat_.timing(); }
+
+  // Table-write port. Each returns false, writing nothing, when the write does not fit:
+  // write_smt an index outside the SMT or a PBL range outside the PBLMT; invalidate an STag
+  // whose entry is not valid, has another key or (pd given) another PD; free an index outside
+  // the SMT; write_pbl entries outside the PBLMT.
+  bool write_smt(uint32_t index, const SmtEntry& e);
+  bool invalidate(uint32_t stag, const uint32_t* pd = nullptr);
+  bool free(uint32_t index);
+  bool write_pbl(uint32_t first, const std::vector<PblEntry>& entries);
+
+  const Smt& smt() const { return smt_; }
+  const Pblmt& pblmt() const { return pbl_; }
+
+ private:
+  Smt smt_;
+  Pblmt pbl_;
+  RnicXlat xlat_;
+};
+
 }  // namespace rnic

@@ -235,12 +235,8 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
   if (h.last) {
     const bool inv = op == Opcode::kSendInvalidate || op == Opcode::kSendSeInvalidate;
     if (inv) {
-      const uint32_t idx = stag_index(h.inv_stag);
-      const SmtEntry* e = smt_.find(idx);
-      if (!e || e->state != SmtEntry::State::kValid || e->key != stag_key(h.inv_stag) ||
-          e->pd != q.pd)
+      if (!xlat_.invalidate(h.inv_stag, &q.pd))
         return fail_qp(qpn, {Layer::kRdmap, 2, 0x09}, h, s, abi::kEvQpFatal, abi::kCqeRemOpError);
-      smt_.at(idx).state = SmtEntry::State::kInvalid;
     }
     Cqe c;
     c.wr_id = r.wqe.wr_id;

@@ -222,5 +222,45 @@ TEST(RnicErrors, TerminatesOfWireMd) {
   EXPECT_TRUE(term_for_read_source(XlatStatus::kToWrap) == (T{Layer::kRdmap, 1, 0x04}));
 }
 
+// The block's table-write port: the only way the card changes its SMT and PBLMT.
+TEST(XlatBlock, TableWritePort) {
+  XlatBlock b(8, 16);
+  SmtEntry e;
+  e.state = SmtEntry::State::kValid;
+  e.key = 5;
+  e.pd = 3;
+  e.access = kAll;
+  e.base_to = 0x1000;
+  e.length = 8192;
+  e.pbl_first = 14;
+  e.pbl_count = 2;
+  e.first_page_offset = 0;
+  EXPECT_FALSE(b.write_smt(8, e));  // no such index
+  e.pbl_count = 3;
+  EXPECT_FALSE(b.write_smt(1, e));  // its page list runs past the PBLMT
+  EXPECT_EQ(b.smt().find(1)->state, SmtEntry::State::kFree);
+  e.pbl_count = 2;
+  ASSERT_TRUE(b.write_smt(1, e));
+  EXPECT_FALSE(b.write_pbl(15, {{0xA000, 0}, {0xB000, 0}}));  // past the end: nothing written
+  EXPECT_EQ(b.pblmt().at(15).addr, 0u);
+  ASSERT_TRUE(b.write_pbl(14, {{0xA000, 0}, {0xC000, 0}}));
+  const uint32_t stag = make_stag(1, 5);
+  XlatResult r = b.translate({stag, 0x1000 + 4090, 10, access::kRemoteRead, 3});
+  ASSERT_EQ(r.status, XlatStatus::kOk);
+  ASSERT_EQ(r.chunks.size(), 2u);
+  EXPECT_EQ(r.chunks[0].pa, 0xA000u + 4090);
+  EXPECT_EQ(r.chunks[1].pa, 0xC000u);
+  const uint32_t other_pd = 4;
+  EXPECT_FALSE(b.invalidate(make_stag(1, 6)));  // another key
+  EXPECT_FALSE(b.invalidate(stag, &other_pd));  // another PD (Send with Invalidate)
+  EXPECT_EQ(b.translate({stag, 0x1000, 1, 0, 3}).status, XlatStatus::kOk);
+  EXPECT_TRUE(b.invalidate(stag));
+  EXPECT_EQ(b.translate({stag, 0x1000, 1, 0, 3}).status, XlatStatus::kInvalidStag);
+  EXPECT_FALSE(b.invalidate(stag));  // no longer valid
+  EXPECT_FALSE(b.free(8));
+  EXPECT_TRUE(b.free(1));
+  EXPECT_EQ(b.smt().find(1)->state, SmtEntry::State::kFree);
+}
+
 }  // namespace
 }  // namespace rnic
