@@ -83,6 +83,12 @@ std::unique_ptr<Crc32Channel> make_rtl(const std::string& name, ClockDomain clk)
 
 }  // namespace
 
+RxParseFactory rx_parse_factory(const Implementations& impl) {
+  if (impl.rtl("ddp_rx_parse"))
+    throw std::logic_error("ddp_rx_parse RTL not refused by resolve_implementations");
+  return rx_parse_model_factory();
+}
+
 Crc32Factory crc32_factory(const Implementations& impl) {
   if (!impl.rtl("crc32")) return crc32_model_factory();
   return [](const std::string& name, uint32_t poly, unsigned bytes,

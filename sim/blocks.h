@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/common/crc32_channel.h"
+#include "models/rnic/ddp_rx_parse_channel.h"
 
 namespace rnic {
 
@@ -32,7 +33,9 @@ struct Implementations {
 Implementations resolve_implementations(const std::vector<std::string>& rtl, int datapath_bytes,
                                         const std::string& where);
 
-// The crc32 blocks' implementation for a run.
+// The implementation each block's users are given for a run (the model where the registry has
+// no RTL for the block yet: resolve_implementations refused the rest).
 Crc32Factory crc32_factory(const Implementations& impl);
+RxParseFactory rx_parse_factory(const Implementations& impl);
 
 }  // namespace rnic
