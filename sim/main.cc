@@ -68,7 +68,7 @@ int sc_main(int argc, char** argv) {
       app.add_subcommand("schema", "print the scenario keys as Markdown (docs/scenarios.md)");
 
   std::string test;
-  int64_t size = 0, iters = 0, qps = 0, depth = 0;
+  int64_t size = 0, iters = 0, qps = 0, depth = 0, duration_us = 0;
   bool all_sizes = false;
   auto* perf = app.add_subcommand("perf", "perftest-style measurement");
   perf->add_option("test", test,
@@ -79,6 +79,8 @@ int sc_main(int argc, char** argv) {
   perf->add_option("-n,--iters", iters, "iterations");
   perf->add_option("-q,--qp", qps, "number of QPs");
   perf->add_option("-t,--tx-depth", depth, "send queue depth");
+  perf->add_option("-D,--duration-us", duration_us,
+                   "run each size this many simulated us (at most -n iterations)");
   add_run_options(perf, opt, out, quiet);
 
   try {
@@ -134,11 +136,12 @@ int sc_main(int argc, char** argv) {
       nodes[key] = n;
     };
     if (test == "pcie_dma") {
-      if (iters || qps || depth)
+      if (iters || qps || depth || duration_us)
         throw rnic::InputError("perf pcie_dma",
-                               iters ? "-n"
-                               : qps ? "-q"
-                                     : "-t",
+                               iters         ? "-n"
+                               : qps         ? "-q"
+                               : duration_us ? "-D"
+                                             : "-t",
                                "not an option of pcie_dma (it takes -s SIZE or -a)");
       if (size > 0 && !all_sizes) {
         set_key("-s", "min_bytes", size);
@@ -150,6 +153,7 @@ int sc_main(int argc, char** argv) {
       if (iters) set_key("-n", "iters", iters);
       if (qps) set_key("-q", "qps", qps);
       if (depth) set_key("-t", "tx_depth", depth);
+      if (duration_us) set_key("-D", "duration_us", duration_us);
     }
     if (workload) {
       rnic::WorkloadSpec w;

@@ -100,6 +100,20 @@ struct Params {
   uint64_t max_size;
 };
 
+// A size's stopping rule, shared by a workload's two programs: at most `iters` per QP, and with
+// duration_ps the client stops once that much simulated time has passed since its first post.
+// A bandwidth client then posts one last signalled WR per QP and sets `total` (the send_bw server
+// receives that many); a latency client makes the current iteration the last (`last`), which the
+// server learns before that iteration reaches it.
+struct Limit {
+  uint64_t duration_ps = 0;
+  uint64_t start_ps = 0;
+  uint64_t total = 0;          // bandwidth: WRs over all QPs
+  uint64_t last = UINT64_MAX;  // latency: iterations
+  uint64_t iterations = 0;     // what ran: per QP (bandwidth: the most of any QP)
+  bool over() const { return duration_ps && now_ps() - start_ps >= duration_ps; }
+};
+
 struct BwResult {
   double peak_mib_s = 0, avg_mib_s = 0, mpps = 0;
 };
@@ -110,21 +124,31 @@ struct LatResult {
 };
 
 // The client side of a bandwidth test.
-BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op op, uint64_t size) {
-  const uint64_t total = p.iters * p.qps;
-  std::vector<double> tposted(total), tcompleted(total, -1);
+BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op op, uint64_t size,
+                       Limit& lim) {
+  lim.start_ps = now_ps();
+  lim.total = p.iters * p.qps;
+  std::vector<uint64_t> cap(p.qps, p.iters);  // WRs each QP posts in all
+  std::vector<double> tposted, tcompleted;
   std::vector<uint64_t> posted(p.qps), completed(p.qps);
   std::vector<std::vector<uint64_t>> order(p.qps);  // global index of each WR per QP
   std::vector<ibv_wc> wc(64);
   uint64_t k = 0, done = 0;
-  std::vector<bool> signaled(total);
-  while (done < total) {
+  std::vector<bool> signaled;
+  bool stopped = false;
+  while (done < lim.total) {
+    if (!stopped && lim.over()) {  // time is up: one more, signalled, WR per QP
+      stopped = true;
+      lim.total = 0;
+      for (uint64_t q = 0; q < p.qps; ++q) lim.total += cap[q] = std::min(cap[q], posted[q] + 1);
+    }
     for (uint64_t q = 0; q < p.qps; ++q)
-      while (posted[q] < p.iters && posted[q] - completed[q] < p.tx_depth) {
+      while (posted[q] < cap[q] && posted[q] - completed[q] < p.tx_depth) {
         const uint64_t i = posted[q];
-        const bool sig = (i + 1) % p.cq_mod == 0 || i + 1 == p.iters;
-        tposted[k] = now_us();
-        signaled[k] = sig;
+        const bool sig = (i + 1) % p.cq_mod == 0 || i + 1 == cap[q];
+        tposted.push_back(now_us());
+        tcompleted.push_back(-1);
+        signaled.push_back(sig);
         order[q].push_back(k++);
         const uint64_t off = q * p.max_size;
         if (int rc = post(ep.qps[q], op, i, ep.addr() + off, ep.mr->lkey, uint32_t(size),
@@ -143,6 +167,8 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
       completed[q] = wc[j].wr_id + 1;
     }
   }
+  const uint64_t total = lim.total;
+  lim.iterations = *std::max_element(cap.begin(), cap.end());
   BwResult r;
   const double first = tposted.front();
   const double last = *std::max_element(tcompleted.begin(), tcompleted.end());
@@ -158,8 +184,7 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
   return r;
 }
 
-void run_send_bw_server(Endpoint& ep, const Params& p, uint64_t size, Oob& oob) {
-  const uint64_t total = p.iters * p.qps;
+void run_send_bw_server(Endpoint& ep, const Params& p, uint64_t size, Oob& oob, const Limit& lim) {
   const uint64_t depth = std::min<uint64_t>(kRxDepth, p.iters);
   std::vector<uint64_t> posted(p.qps);
   for (uint64_t q = 0; q < p.qps; ++q)
@@ -167,7 +192,8 @@ void run_send_bw_server(Endpoint& ep, const Params& p, uint64_t size, Oob& oob) 
       post_recv(ep.qps[q], posted[q], ep.addr() + q * p.max_size, ep.mr->lkey, uint32_t(size));
   oob.put(0, {});  // receives are posted
   std::vector<ibv_wc> wc(64);
-  for (uint64_t got = 0; got < total;) {
+  // lim.total is the client's: every Send it will post, known before the last one arrives.
+  for (uint64_t got = 0; got == 0 || got < lim.total;) {
     const int n = poll(ep.cq, wc.data(), int(wc.size()));
     for (int j = 0; j < n; ++j) {
       check(wc[j]);
@@ -205,13 +231,23 @@ uint8_t tag(uint64_t i) { return uint8_t(i % 254 + 1); }
 
 // One side of a latency test. client: measures.
 std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p, Op op,
-                            uint64_t size, bool client) {
+                            uint64_t size, bool client, Limit& lim) {
+  if (client) lim.start_ps = now_ps();
   std::vector<double> samples;
   ibv_wc wc[4];
   ibv_qp* qp = ep.qps[0];
   const uint64_t last = ep.addr() + size - 1;
+  // The client makes iteration i the last once its time is up; both sides stop after it.
+  auto decide = [&](uint64_t i) {
+    if (client && lim.last == UINT64_MAX && lim.over()) lim.last = i + 1;
+  };
+  auto stop = [&](uint64_t i) {
+    lim.iterations = i + 1;
+    return i + 1 >= lim.last;
+  };
   if (op == Op::kRead) {
     for (uint64_t i = 0; i < p.iters; ++i) {
+      decide(i);
       const double t0 = now_us();
       if (int rc =
               post(qp, op, i, ep.addr(), ep.mr->lkey, uint32_t(size), peer.addr, peer.rkey, true))
@@ -219,6 +255,7 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
       poll(ep.cq, wc, 1);
       check(wc[0]);
       samples.push_back(now_us() - t0);
+      if (stop(i)) break;
     }
     return samples;
   }
@@ -227,6 +264,7 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
   const uint64_t poll_at = ep.addr() + p.max_size + size - 1;
   uint64_t sends_out = 0;
   for (uint64_t i = 0; i < p.iters; ++i) {
+    decide(i);
     const double t0 = now_us();
     auto send = [&] {
       if (op == Op::kWrite) {
@@ -272,6 +310,7 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
       check(wc[0]);
       --sends_out;
     }
+    if (stop(i)) break;
   }
   return samples;
 }
@@ -327,6 +366,7 @@ struct Job {
     bool done = false;
   };
   std::vector<Point> points;  // one per size
+  std::vector<Limit> limits;  // one per size
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string error;
 };
@@ -397,58 +437,62 @@ int run_workloads(ExperimentContext& ctx) {
     ec.recv_depth = uint32_t(std::min<uint64_t>(kRxDepth, c.core.max_qp_wr));
     ec.cqe = int(std::min<int64_t>(c.core.max_cqe, 8192));
     j.points.resize(j.sizes.size());
+    j.limits.assign(j.sizes.size(), Limit{});
+    for (Limit& l : j.limits)
+      l.duration_ps = uint64_t(workload_int(*j.spec, "duration_us")) * 1000000;
     const uint64_t start_ps = uint64_t(j.spec->start_us * 1e6);
-    programs.push_back({j.client_node, guarded(j, [&j, ec, start_ps] {
-                          j.client.open(ec);
-                          j.oob.put(1, j.client.info());
-                          j.to_server = j.oob.get(0);
-                          j.client.connect(j.to_server);
-                          if (now_ps() < start_ps)
-                            sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
-                          for (size_t si = 0; si < j.sizes.size(); ++si) {
-                            Point& pt = j.points[si];
-                            const uint64_t size = j.sizes[si];
-                            if (j.t->op == Op::kSend && !j.t->latency) j.oob.get(0);  // receives up
-                            if (j.t->op == Op::kSend && j.t->latency) {
-                              post_recv(j.client.qps[0], 0, j.client.addr(), j.client.mr->lkey,
-                                        uint32_t(size));
-                              j.oob.put(1, {});  // the server may send
-                              j.oob.get(0);      // the server's receive is posted
-                            }
-                            pt.start_ps = now_ps();
-                            pt.wall0 = std::chrono::steady_clock::now();
-                            if (j.t->latency)
-                              pt.samples = run_lat(j.client, j.to_server, j.p, j.t->op, size, true);
-                            else
-                              pt.bw = run_bw_client(j.client, j.to_server, j.p, j.t->op, size);
-                            pt.end_ps = std::max(pt.end_ps, now_ps());
-                            pt.wall1 = std::chrono::steady_clock::now();
-                            pt.done = true;
-                          }
-                        })});
-    programs.push_back({j.server_node, guarded(j, [&j, ec] {
-                          j.server.open(ec);
-                          j.oob.put(0, j.server.info());
-                          j.to_client = j.oob.get(1);
-                          j.server.connect(j.to_client);
-                          for (size_t si = 0; si < j.sizes.size(); ++si) {
-                            const uint64_t size = j.sizes[si];
-                            if (j.t->op == Op::kRead) break;  // nothing to do: the card answers
-                            if (!j.t->latency && j.t->op == Op::kWrite) break;
-                            if (j.t->op == Op::kSend && !j.t->latency) {
-                              run_send_bw_server(j.server, j.p, size, j.oob);
-                            } else {
-                              if (j.t->op == Op::kSend) {
-                                j.oob.get(1);
-                                post_recv(j.server.qps[0], 0, j.server.addr(), j.server.mr->lkey,
-                                          uint32_t(size));
-                                j.oob.put(0, {});
-                              }
-                              run_lat(j.server, j.to_client, j.p, j.t->op, size, false);
-                            }
-                            j.points[si].end_ps = std::max(j.points[si].end_ps, now_ps());
-                          }
-                        })});
+    programs.push_back(
+        {j.client_node, guarded(j, [&j, ec, start_ps] {
+           j.client.open(ec);
+           j.oob.put(1, j.client.info());
+           j.to_server = j.oob.get(0);
+           j.client.connect(j.to_server);
+           if (now_ps() < start_ps)
+             sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
+           for (size_t si = 0; si < j.sizes.size(); ++si) {
+             Point& pt = j.points[si];
+             const uint64_t size = j.sizes[si];
+             if (j.t->op == Op::kSend && !j.t->latency) j.oob.get(0);  // receives up
+             if (j.t->op == Op::kSend && j.t->latency) {
+               post_recv(j.client.qps[0], 0, j.client.addr(), j.client.mr->lkey, uint32_t(size));
+               j.oob.put(1, {});  // the server may send
+               j.oob.get(0);      // the server's receive is posted
+             }
+             pt.start_ps = now_ps();
+             pt.wall0 = std::chrono::steady_clock::now();
+             Limit& lim = j.limits[si];
+             if (j.t->latency)
+               pt.samples = run_lat(j.client, j.to_server, j.p, j.t->op, size, true, lim);
+             else
+               pt.bw = run_bw_client(j.client, j.to_server, j.p, j.t->op, size, lim);
+             pt.end_ps = std::max(pt.end_ps, now_ps());
+             pt.wall1 = std::chrono::steady_clock::now();
+             pt.done = true;
+           }
+         })});
+    programs.push_back(
+        {j.server_node, guarded(j, [&j, ec] {
+           j.server.open(ec);
+           j.oob.put(0, j.server.info());
+           j.to_client = j.oob.get(1);
+           j.server.connect(j.to_client);
+           for (size_t si = 0; si < j.sizes.size(); ++si) {
+             const uint64_t size = j.sizes[si];
+             if (j.t->op == Op::kRead) break;  // nothing to do: the card answers
+             if (!j.t->latency && j.t->op == Op::kWrite) break;
+             if (j.t->op == Op::kSend && !j.t->latency) {
+               run_send_bw_server(j.server, j.p, size, j.oob, j.limits[si]);
+             } else {
+               if (j.t->op == Op::kSend) {
+                 j.oob.get(1);
+                 post_recv(j.server.qps[0], 0, j.server.addr(), j.server.mr->lkey, uint32_t(size));
+                 j.oob.put(0, {});
+               }
+               run_lat(j.server, j.to_client, j.p, j.t->op, size, false, j.limits[si]);
+             }
+             j.points[si].end_ps = std::max(j.points[si].end_ps, now_ps());
+           }
+         })});
   }
   run_control::set_point(0, 1);
   cl.run(programs);
@@ -464,7 +508,7 @@ int run_workloads(ExperimentContext& ctx) {
       const Point& pt = j.points[si];
       if (!pt.done) break;
       const uint64_t size = j.sizes[si];
-      nlohmann::ordered_json row = {{"bytes", size}, {"iterations", j.p.iters}};
+      nlohmann::ordered_json row = {{"bytes", size}, {"iterations", j.limits[si].iterations}};
       if (j.t->latency) {
         const LatResult l = summarize(pt.samples);
         row["t_min_us"] = l.t_min;
@@ -540,7 +584,22 @@ void register_perftests() {
          "B",
          "message sizes, one sweep point each (instead of size)"},
         {"all", ExpKey::kInt, "0", 0, 1, {}, "", "1: sweep 2 B to 8 MiB (-a)"},
-        {"iters", ExpKey::kInt, t.latency ? "1000" : "5000", 1, 1e9, {}, "", "iterations (-n)"},
+        {"iters",
+         ExpKey::kInt,
+         t.latency ? "1000" : "5000",
+         1,
+         1e9,
+         {},
+         "",
+         "iterations (-n); with duration_us, the most"},
+        {"duration_us",
+         ExpKey::kInt,
+         "0",
+         0,
+         1e9,
+         {},
+         "us",
+         "run each size this long (then one last WR per QP), at most iters; 0: iters"},
     };
     if (!t.latency) {
       k.keys.push_back({"qps", ExpKey::kInt, "1", 1, 256, {}, "QPs", "QPs (-q)"});

@@ -2,7 +2,7 @@
 """rnicsim perf end to end (short form): write_bw, read_bw and send_bw at 64 KiB reach 97% of
 the wire-limited goodput on rnic-10g and rnic-100g (payload = MTU - 20 - DDP header per frame of
 MTU + 38 wire bytes); every results row has perftest's keys; the latency tests give a table of
-positive, ordered figures; send_bw --pcap writes a capture the shipped dissector decodes with no
+positive, ordered figures; -D runs a size for a simulated duration; send_bw --pcap writes a capture the shipped dissector decodes with no
 malformed frame, holding Send opcodes and EFE ACKs."""
 import json
 import os
@@ -49,6 +49,16 @@ for test in ("write_lat", "read_lat", "send_lat"):
     with open(os.path.join(o, "stats.json")) as f:
         h = json.load(f)["stats"][f"perf.{test}"]["latency_2B"]
     check(h["count"] == 100, f"{test}: latency histogram holds {h.get('count')} samples")
+
+# -D: each size runs for the duration (then one last WR per QP and the drain of what is in
+# flight); latency tests stop after the iteration in which the time ran out.
+for test, size, dur in (("write_bw", "4096", 2000), ("send_bw", "4096", 2000), ("read_lat", "64", 50),
+                        ("send_lat", "64", 50)):
+    p, rows, o = run(test, "-s", size, "-n", "1000000", "-D", str(dur))
+    r = rows[0]
+    drain_ns = 130 * int(size) * 8 / 10 if test.endswith("bw") else 20000  # 128 WRs in flight
+    check(1 < r["iterations"] < 1000000 and dur * 1000 <= r["sim_time_ns"] <= dur * 1000 + drain_ns,
+          f"{test} -D {dur}: {r['iterations']} iterations in {r['sim_time_ns']} ns")
 
 p, rows, o = run("send_bw", "-s", "4096", "-n", "64", "--pcap")
 pcap = os.path.join(o, "eth0.pcap")
