@@ -48,7 +48,7 @@ void RnicCore::flush_qp(uint32_t qpn) {
   q.seg_off = 0;
   q.seg_sge = 0;
   q.reads_out.clear();
-  q.responses.clear();
+  responses_.clear(qpn);
   try_complete(qpn);
   for (const RqEntry& r : q.rq) {
     Cqe c;

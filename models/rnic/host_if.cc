@@ -18,6 +18,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       regs_(regs),
       efe_(efe),
       xlat_(size_t(cfg.stags), size_t(cfg.pbl_entries)),
+      responses_(size_t(cfg.qps)),
       rx_parse_(rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes),
                          ClockDomain::mhz(cfg.clk_mhz))),
       completion_("completion", cfg, dmac, regs, stats, name()),
@@ -119,6 +120,7 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
         return finish_command(EINVAL);
       Qp& q = qps_[c.qpn];
       q = Qp{};
+      responses_.clear(c.qpn);
       q.valid = true;
       q.pd = c.pd;
       q.scq = c.send_cqn;
@@ -152,6 +154,7 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
       const auto c = abi::DestroyQp::decode(a);
       if (c.qpn >= qps_.size() || !qps_[c.qpn].valid) return finish_command(EINVAL);
       qps_[c.qpn] = Qp{};
+      responses_.clear(c.qpn);
       return finish_command(0);
     }
     case abi::kCmdWriteStag: {
@@ -210,6 +213,7 @@ void RnicCore::set_qp_state(uint32_t qpn, abi::QpState s) {
   if (s == abi::kQpReset) {
     const Qp keep = q;
     q = Qp{};
+    responses_.clear(qpn);
     q.valid = true;
     q.pd = keep.pd;
     q.scq = keep.scq;
@@ -372,7 +376,7 @@ std::string RnicCore::dump_state() const {
     if (!q.valid || (q.sq.empty() && q.rq.empty() && q.reads_out.empty())) continue;
     s += fmt::format("    QP {}: state {}, SQ {} (cursor {}), RQ {}, reads out {}, responses {}\n",
                      i, int(q.state), q.sq.size(), q.cursor, q.rq.size(), q.reads_out.size(),
-                     q.responses.size());
+                     responses_.depth(i));
   }
   return s;
 }

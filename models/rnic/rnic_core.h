@@ -34,7 +34,8 @@
 //                      for a bad segment, when its Terminate has gone to the EFE: the engine
 //                      stalls until then).
 //   Read responses     a Read Request that passes its checks joins the QP's response queue
-//                      (IRD entries) at the end of its RX processing; the SQ engine sends it.
+//                      (read_response.h; IRD entries) at the end of its RX processing; the SQ
+//                      engine sends its segments.
 //   Completion engine  (completion_engine.h, its own module and CQ table) one CQE per
 //                      C.cqe_cycles, in order; its 32-byte DMA write follows the
 //                      writes of the data it completes (posted writes stay in order). An armed
@@ -60,6 +61,7 @@
 #include "models/rnic/ddp_rdmap.h"
 #include "models/rnic/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac.h"
+#include "models/rnic/read_response.h"
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/rnic_xlat.h"
 #include "models/rnic/smt.h"
@@ -140,10 +142,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     uint32_t msn;
     uint32_t received = 0;
   };
-  struct ReadResp {  // responder: a Read Request to answer (IRD)
-    rdmap::ReadRequest rr;
-    uint64_t off = 0;
-  };
   struct Fetch {
     uint64_t first = 0;  // producer count of its first WQE
     uint32_t count = 0;
@@ -178,7 +176,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     uint32_t send_msn = 1, read_msn = 1, term_msn = 1;  // next MSN sent per queue
     uint32_t recv_msn = 1, rreq_msn = 1;                // next MSN expected (QN 0, QN 1)
     std::deque<ReadOut> reads_out;
-    std::deque<ReadResp> responses;
     bool in_active = false;
     bool turn_responses = false;
   };
@@ -226,7 +223,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
                             std::vector<XlatChunk>* chunks, uint64_t* cycles) const;
   // The SQ entry of WQE `index`, or nullptr when it has completed already.
   static SqEntry* find_sq(Qp& q, uint32_t index);
-  bool has_work(const Qp& q) const;
   void gather_chunks(TxSeg* seg, std::vector<XlatChunk> chunks, uint64_t start_ps);
   void tx_emit();
   TxSeg* new_seg(uint32_t qpn, const Qp& q);
@@ -269,7 +265,8 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   RnicRegs& regs_;
   efe::EfePassThrough& efe_;
   EventQueue eq_{"eq"};
-  XlatBlock xlat_;  // the SMT and PBLMT with their write port, and translation
+  XlatBlock xlat_;               // the SMT and PBLMT with their write port, and translation
+  ReadResponseLogic responses_;  // the read-response engine's queues (read_response.h)
   std::unique_ptr<RxParseChannel> rx_parse_;
   CompletionEngine completion_;
   std::vector<Qp> qps_;

@@ -186,7 +186,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
     const rdmap::ReadRequest& rr = pr.rr;
     if (h.msn != q.rreq_msn) return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, abi::kEvQpFatal, -1);
     if (h.mo != 0) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, abi::kEvQpFatal, -1);
-    if (q.responses.size() >= q.ird)
+    if (responses_.full(qpn, q.ird))
       return fail_qp(qpn, {Layer::kRdmap, 2, 0x07}, h, s, abi::kEvQpFatal, -1);
     uint64_t at = now;
     if (rr.size > 0) {
@@ -201,7 +201,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
       efe_.validated(src, seq, ar);
       Qp& q = qps_[qpn];
       if (q.state != abi::kQpRts && q.state != abi::kQpRtr) return;
-      q.responses.push_back({rr, 0});
+      responses_.accept(qpn, rr);
       activate(qpn);
     });
     return;

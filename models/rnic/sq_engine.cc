@@ -43,7 +43,7 @@ void RnicCore::tx_step() {
     const bool sq_ready =
         q.cursor < q.sq.size() && !(q.sq[q.cursor].wqe.opcode == abi::kOpRdmaRead &&
                                     q.sq[q.cursor].checked && q.reads_out.size() >= q.ord);
-    const bool more = q.valid && q.state == abi::kQpRts && (sq_ready || !q.responses.empty());
+    const bool more = q.valid && q.state == abi::kQpRts && (sq_ready || responses_.pending(qpn));
     if (more)
       active_.push_back(qpn);
     else
@@ -54,14 +54,6 @@ void RnicCore::tx_step() {
       return;
     }
   }
-}
-
-bool RnicCore::has_work(const Qp& q) const {
-  if (!q.valid || q.state != abi::kQpRts) return false;
-  if (!q.responses.empty()) return true;
-  if (q.cursor >= q.sq.size()) return false;
-  const SqEntry& e = q.sq[q.cursor];
-  return !(e.wqe.opcode == abi::kOpRdmaRead && e.checked && q.reads_out.size() >= q.ord);
 }
 
 bool RnicCore::issue_one(uint32_t qpn) {
@@ -211,10 +203,10 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
 }
 
 bool RnicCore::issue_response(uint32_t qpn, Qp& q) {
-  if (q.responses.empty()) return false;
-  ReadResp& r = q.responses.front();
-  const uint32_t len = uint32_t(std::min<uint64_t>(r.rr.size - r.off, max_payload(true)));
-  const bool last = r.off + len == r.rr.size;
+  if (!responses_.pending(qpn)) return false;
+  const ReadResponseLogic::Segment r = responses_.next(qpn, max_payload(true));
+  const uint32_t len = r.len;
+  const bool last = r.last;
   rdmap::Segment h;
   h.tagged = true;
   h.last = last;
@@ -242,8 +234,6 @@ bool RnicCore::issue_response(uint32_t qpn, Qp& q) {
     cycles = x.cycles;
   }
   gather_chunks(s, std::move(chunks), start + cycles_ps(cycles));
-  r.off += len;
-  if (last) q.responses.pop_front();
   return true;
 }
 
