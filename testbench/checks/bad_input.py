@@ -77,6 +77,8 @@ cases = [
      "t9.yaml:2", "workloads", "an experiment or workloads, not both"),
     ("not a block", [good, "--rtl", "host"], "mmio_latency.yaml", "rtl", "is not a block"),
     ("no RTL for block", [good, "--rtl", "rnic_xlat"], "mmio_latency.yaml", "rtl", "has no RTL yet"),
+    ("RTL waveform", [good, "--rtl", "crc32", "--trace", "fst"], "mmio_latency.yaml", "rtl",
+     "a waveform of crc32's RTL in a run is not built yet"),
     ("no RTL for block in a list", [good, "--rtl", "crc32,rnic_dmac"], "mmio_latency.yaml", "rtl",
      "'rnic_dmac' has no RTL yet"),
     ("trace format", [good, "--trace", "vcd"], "mmio_latency.yaml", "trace", "vcd is not built"),
