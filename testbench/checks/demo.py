@@ -33,6 +33,6 @@ for op, what in (("0x00", "RDMA Write"), ("0x01", "Read Request"), ("0x02", "Rea
     check(op in ops, f"no {what} in the demo capture")
 q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
 pngs = sorted(os.listdir(os.path.join(o, "plots"))) if q.returncode == 0 else []
-check(q.returncode == 0 and "writes_bw_avg_mib_s.png" in pngs and "reads_t_typical_us.png" in pngs
+check(q.returncode == 0 and all(any(n.startswith(w + "_") for n in pngs) for w in names)
       and any(n.startswith("timeseries_") for n in pngs), f"scripts/plot: {q.stdout}{q.stderr} {pngs}")
 finish("demo")
