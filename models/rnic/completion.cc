@@ -50,7 +50,7 @@ void RnicCore::flush_qp(uint32_t qpn) {
   q.reads_out.clear();
   responses_.clear(qpn);
   try_complete(qpn);
-  for (const RqEntry& r : q.rq) {
+  for (const RecvLogic::Entry& r : recv_.flush(qpn)) {
     Cqe c;
     c.wr_id = r.wqe.wr_id;
     c.qp_num = qpn;
@@ -59,8 +59,6 @@ void RnicCore::flush_qp(uint32_t qpn) {
     c.opcode = abi::kCqeRecv;
     post_cqe(q.rcq, c);
   }
-  q.rq.clear();
-  q.recv_off = 0;
 }
 
 void RnicCore::post_cqe(uint32_t cqn, Cqe c) { completion_.post(cqn, c); }

@@ -19,6 +19,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       efe_(efe),
       xlat_(size_t(cfg.stags), size_t(cfg.pbl_entries)),
       responses_(size_t(cfg.qps)),
+      recv_(size_t(cfg.qps)),
       rx_parse_(rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes),
                          ClockDomain::mhz(cfg.clk_mhz))),
       completion_("completion", cfg, dmac, regs, stats, name()),
@@ -121,6 +122,7 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
       Qp& q = qps_[c.qpn];
       q = Qp{};
       responses_.clear(c.qpn);
+      recv_.reset(c.qpn);
       q.valid = true;
       q.pd = c.pd;
       q.scq = c.send_cqn;
@@ -155,6 +157,7 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
       if (c.qpn >= qps_.size() || !qps_[c.qpn].valid) return finish_command(EINVAL);
       qps_[c.qpn] = Qp{};
       responses_.clear(c.qpn);
+      recv_.reset(c.qpn);
       return finish_command(0);
     }
     case abi::kCmdWriteStag: {
@@ -214,6 +217,7 @@ void RnicCore::set_qp_state(uint32_t qpn, abi::QpState s) {
     const Qp keep = q;
     q = Qp{};
     responses_.clear(qpn);
+    recv_.reset(qpn);
     q.valid = true;
     q.pd = keep.pd;
     q.scq = keep.scq;
@@ -265,7 +269,7 @@ void RnicCore::queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index) {
   if (!q.valid) return;
   mark(Probe::kWqeQueued, qpn, now_ps());
   if (rq) {
-    q.rq.push_back({w, uint32_t(index)});
+    recv_.post(qpn, w, uint32_t(index));
     if (q.state == abi::kQpError) flush_qp(qpn);
     return;
   }
@@ -373,10 +377,10 @@ std::string RnicCore::dump_state() const {
                               rx_stalled_ ? " (stalled)" : "", active_.size());
   for (size_t i = 0; i < qps_.size(); ++i) {
     const Qp& q = qps_[i];
-    if (!q.valid || (q.sq.empty() && q.rq.empty() && q.reads_out.empty())) continue;
+    if (!q.valid || (q.sq.empty() && recv_.empty(uint32_t(i)) && q.reads_out.empty())) continue;
     s += fmt::format("    QP {}: state {}, SQ {} (cursor {}), RQ {}, reads out {}, responses {}\n",
-                     i, int(q.state), q.sq.size(), q.cursor, q.rq.size(), q.reads_out.size(),
-                     responses_.depth(i));
+                     i, int(q.state), q.sq.size(), q.cursor, recv_.depth(uint32_t(i)),
+                     q.reads_out.size(), responses_.depth(i));
   }
   return s;
 }

@@ -62,6 +62,7 @@
 #include "models/rnic/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac.h"
 #include "models/rnic/read_response.h"
+#include "models/rnic/recv_queue.h"
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/rnic_xlat.h"
 #include "models/rnic/smt.h"
@@ -130,10 +131,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     uint32_t reads_left = 0;  // RDMA Read: requests not yet answered in full
     uint32_t msn = 0;         // Send: its MSN; Read: the first request's MSN
   };
-  struct RqEntry {
-    Wqe wqe;
-    uint32_t index = 0;
-  };
   struct ReadOut {  // requester: an outstanding Read Request (ORD)
     uint32_t sq_index;
     uint32_t sink_stag;
@@ -171,10 +168,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     std::deque<Fetch> fetches[2];
     uint64_t copy_free_ps[2] = {0, 0};  // the queue's WQE copy-in is busy until then
     uint64_t epoch = 0;                 // changes on create and reset: stale fetches are dropped
-    std::deque<RqEntry> rq;
-    uint64_t recv_off = 0;  // bytes placed into rq.front() by the message in progress
     uint32_t send_msn = 1, read_msn = 1, term_msn = 1;  // next MSN sent per queue
-    uint32_t recv_msn = 1, rreq_msn = 1;                // next MSN expected (QN 0, QN 1)
     std::deque<ReadOut> reads_out;
     bool in_active = false;
     bool turn_responses = false;
@@ -267,6 +261,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   EventQueue eq_{"eq"};
   XlatBlock xlat_;               // the SMT and PBLMT with their write port, and translation
   ReadResponseLogic responses_;  // the read-response engine's queues (read_response.h)
+  RecvLogic recv_;               // the RX engine's RQs and expected MSNs (recv_queue.h)
   std::unique_ptr<RxParseChannel> rx_parse_;
   CompletionEngine completion_;
   std::vector<Qp> qps_;

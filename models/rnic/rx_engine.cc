@@ -95,17 +95,16 @@ void RnicCore::fail_qp(uint32_t qpn, const TermCause& why, const rdmap::Segment&
   ++rx_errors_;
   log::info("{}: QP {} terminates: layer {} type {} code {:#04x}", name(), qpn, int(why.layer),
             why.etype, why.code);
-  if (recv_status >= 0 && !q.rq.empty()) {
-    const RqEntry r = q.rq.front();
-    q.rq.pop_front();
+  if (recv_status >= 0 && !recv_.empty(qpn)) {
+    uint64_t placed = 0;
+    const RecvLogic::Entry r = recv_.take(qpn, &placed, false);
     Cqe c;
     c.wr_id = r.wqe.wr_id;
     c.qp_num = qpn;
     c.wqe_index = r.index;
     c.status = uint8_t(recv_status);
     c.opcode = abi::kCqeRecv;
-    c.byte_len = uint32_t(q.recv_off);
-    q.recv_off = 0;
+    c.byte_len = uint32_t(placed);
     post_cqe(q.rcq, c);
   }
   rx_stalled_ = true;
@@ -184,7 +183,8 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
   if (op == Opcode::kReadRequest) {
     if (!pr.rr_ok) return fail_qp(qpn, {Layer::kRdmap, 2, 0xFF}, h, s, abi::kEvQpFatal, -1);
     const rdmap::ReadRequest& rr = pr.rr;
-    if (h.msn != q.rreq_msn) return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, abi::kEvQpFatal, -1);
+    if (h.msn != recv_.read_msn(qpn))
+      return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, abi::kEvQpFatal, -1);
     if (h.mo != 0) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, abi::kEvQpFatal, -1);
     if (responses_.full(qpn, q.ird))
       return fail_qp(qpn, {Layer::kRdmap, 2, 0x07}, h, s, abi::kEvQpFatal, -1);
@@ -196,7 +196,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
         return fail_qp(qpn, term_for_read_source(x.status), h, s, abi::kEvQpAccessError, -1);
       at = now + cycles_ps(xlat_.timing().smt_cycles);
     }
-    ++q.rreq_msn;
+    recv_.read_accepted(qpn);
     eq_.at(at, [this, qpn, rr, src = s.src, seq = s.seq, ar = s.ar] {
       efe_.validated(src, seq, ar);
       Qp& q = qps_[qpn];
@@ -215,10 +215,12 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
   }
 
   // Send, Send with Invalidate, Send with SE (and Invalidate)
-  if (h.msn != q.recv_msn) return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, abi::kEvQpFatal, -1);
-  if (q.rq.empty()) return fail_qp(qpn, {Layer::kDdp, 2, 0x02}, h, s, abi::kEvQpFatal, -1);
-  if (h.mo != q.recv_off) return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, abi::kEvQpFatal, -1);
-  const RqEntry& r = q.rq.front();
+  if (h.msn != recv_.send_msn(qpn))
+    return fail_qp(qpn, {Layer::kDdp, 2, 0x03}, h, s, abi::kEvQpFatal, -1);
+  if (recv_.empty(qpn)) return fail_qp(qpn, {Layer::kDdp, 2, 0x02}, h, s, abi::kEvQpFatal, -1);
+  if (h.mo != recv_.placed(qpn))
+    return fail_qp(qpn, {Layer::kDdp, 2, 0x04}, h, s, abi::kEvQpFatal, -1);
+  const RecvLogic::Entry r = recv_.front(qpn);
   if (uint64_t(h.mo) + len > r.wqe.total_length())
     return fail_qp(qpn, {Layer::kDdp, 2, 0x05}, h, s, kNoAsyncEvent, abi::kCqeLocLenError);
   uint64_t cycles = 0;
@@ -231,7 +233,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
     place(qpn, chunks, payload, at);
     rx_payload_bytes_ += len;
   }
-  q.recv_off += len;
+  recv_.place(qpn, len);
   if (h.last) {
     const bool inv = op == Opcode::kSendInvalidate || op == Opcode::kSendSeInvalidate;
     if (inv) {
@@ -242,7 +244,9 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
     c.wr_id = r.wqe.wr_id;
     c.qp_num = qpn;
     c.wqe_index = r.index;
-    c.byte_len = uint32_t(q.recv_off);
+    uint64_t placed = 0;
+    recv_.take(qpn, &placed, true);
+    c.byte_len = uint32_t(placed);
     c.opcode = abi::kCqeRecv;
     c.status = abi::kCqeSuccess;
     if (inv) {
@@ -250,9 +254,6 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
       c.invalidated_rkey = h.inv_stag;
     }
     c.solicited = op == Opcode::kSendSe || op == Opcode::kSendSeInvalidate;
-    q.rq.pop_front();
-    q.recv_off = 0;
-    ++q.recv_msn;
     const uint32_t cqn = q.rcq;
     eq_.at(at, [this, cqn, c] { post_cqe(cqn, c); });
   }

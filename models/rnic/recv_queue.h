@@ -1,0 +1,71 @@
+// The RX engine's receive state (DESIGN.md §3.3): per QP, the on-chip RQ (receive WQEs the
+// host interface queues in doorbell order), the bytes the Send in progress has placed into the
+// oldest one, and the MSNs the next untagged segments must carry (RFC 5041: queue 0, Sends; queue
+// 1, Read Requests). No SystemC: the RX engine checks and places against it, the host interface
+// posts into it and resets it with the QP, a flush takes its WQEs. Queue depth: the QP's RQ
+// depth (core.max_qp_wr at most; the library keeps within it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "models/rnic/abi/wqe.h"
+
+namespace rnic {
+
+class RecvLogic {
+ public:
+  struct Entry {
+    Wqe wqe;
+    uint32_t index = 0;  // producer count of this WQE
+  };
+
+  explicit RecvLogic(size_t qps) : q_(qps) {}
+
+  void post(uint32_t qpn, const Wqe& w, uint32_t index) { q_[qpn].rq.push_back({w, index}); }
+  bool empty(uint32_t qpn) const { return q_[qpn].rq.empty(); }
+  size_t depth(uint32_t qpn) const { return q_[qpn].rq.size(); }
+  // The oldest receive WQE (only while !empty) and the bytes placed into it so far.
+  const Entry& front(uint32_t qpn) const { return q_[qpn].rq.front(); }
+  uint64_t placed(uint32_t qpn) const { return q_[qpn].off; }
+  void place(uint32_t qpn, uint64_t bytes) { q_[qpn].off += bytes; }
+  // The oldest WQE leaves with the bytes placed into it; `ends_message`: the Send's last
+  // segment arrived (the next Send must carry the next MSN).
+  Entry take(uint32_t qpn, uint64_t* bytes, bool ends_message) {
+    State& s = q_[qpn];
+    Entry e = s.rq.front();
+    s.rq.pop_front();
+    *bytes = s.off;
+    s.off = 0;
+    if (ends_message) ++s.send_msn;
+    return e;
+  }
+  // MSNs expected: Sends (queue 0) and Read Requests (queue 1); a Read Request accepted
+  // advances its queue.
+  uint32_t send_msn(uint32_t qpn) const { return q_[qpn].send_msn; }
+  uint32_t read_msn(uint32_t qpn) const { return q_[qpn].read_msn; }
+  void read_accepted(uint32_t qpn) { ++q_[qpn].read_msn; }
+  // Flush: every queued WQE leaves (to complete with a flush status), the message in progress
+  // is dropped; the MSNs stay.
+  std::vector<Entry> flush(uint32_t qpn) {
+    State& s = q_[qpn];
+    std::vector<Entry> out(s.rq.begin(), s.rq.end());
+    s.rq.clear();
+    s.off = 0;
+    return out;
+  }
+  // The QP is created, destroyed or reset: all of it starts over.
+  void reset(uint32_t qpn) { q_[qpn] = State{}; }
+
+ private:
+  struct State {
+    std::deque<Entry> rq;
+    uint64_t off = 0;
+    uint32_t send_msn = 1, read_msn = 1;
+  };
+  std::vector<State> q_;
+};
+
+}  // namespace rnic
