@@ -23,6 +23,7 @@
 #include "sim/cluster.h"
 #include "sim/experiment.h"
 #include "sim/link_capture.h"
+#include "sim/run_control.h"
 #include "sim/scenario.h"
 #include "sim/traffic/endpoint.h"
 
@@ -495,7 +496,14 @@ int run_workloads(ExperimentContext& ctx) {
          })});
   }
   run_control::set_point(0, 1);
-  cl.run(programs);
+  try {
+    cl.run(programs);
+  } catch (const HungError&) {
+    // A program that failed leaves its peer waiting for it: the failure is the cause to report.
+    bool failed = false;
+    for (auto& j : jobs) failed |= !j->error.empty();
+    if (!failed) throw;
+  }
 
   int rc = 0;
   for (auto& jp : jobs) {

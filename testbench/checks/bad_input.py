@@ -106,4 +106,10 @@ check("unknown test" in p.stderr, f"perf no_such_test: {p.stderr!r}")
 p = rnicsim(binary, "perf", "pcie_dma", "-s", "64", "--pcap", "--out", os.path.join(work, "o"), expect=2)
 check("no Ethernet link" in p.stderr, f"perf pcie_dma --pcap: {p.stderr!r}")
 p = rnicsim(binary, "perf", "pcie_dma", "-n", "5", expect=2)
+# A workload the card cannot serve (its QPs deeper than the server's SQ) fails with exit 1 and
+# says why, instead of leaving its client waiting for the watchdog.
+fail_yaml = scenario("fails.yaml", TOPO.replace("{name: b}", "{name: b, set: {core.max_qp_wr: 16}}")
+                     + "workloads:\n  - {test: send_bw, from: a, to: b, size: 4096, iters: 100, tx_depth: 64}\n")
+p = rnicsim(binary, "run", fail_yaml, "--out", os.path.join(work, "fails"), "--quiet", expect=1)
+check("workload send_bw_0 (send_bw): ibv_create_qp failed" in p.stderr, f"failed workload: {p.stderr!r}")
 finish("bad_input")
