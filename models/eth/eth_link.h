@@ -35,7 +35,6 @@ class EthLink : public sc_core::sc_module {
              uint64_t on_wire_ps);
 
   uint64_t byte_ps() const { return byte_ps_; }
-  EthMac& port(int end) { return *end_[end]; }
 
  private:
   LinkParams cfg_;

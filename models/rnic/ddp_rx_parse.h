@@ -38,7 +38,6 @@ class DdpRxParse {
   RxParseResult parse(const uint8_t* ddp, size_t len) const;
   // Cycles the segment's beats occupy the block's input.
   uint64_t stream_cycles(size_t len) const { return len ? (len + dp_ - 1) / dp_ : 1; }
-  uint64_t datapath_bytes() const { return dp_; }
 
  private:
   uint64_t parse_cycles_, dp_;

@@ -75,7 +75,8 @@ constexpr abi::AsyncEvent kNoAsyncEvent = abi::AsyncEvent(0xFF);
 class RnicCore : public sc_core::sc_module, public RegListener {
  public:
   static constexpr uint64_t kHeaderCycles = 1;
-  // MSI-X message data: vector 0 for async events, 1 + CQ number for a CQ's completion event.
+  // MSI-X message data of the async events (a CQ's completion event is the completion
+  // engine's: CompletionEngine::kFirstCqVector + CQ number).
   static constexpr uint32_t kAsyncVector = 0;
 
   RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac, RnicDmac& dmac,
