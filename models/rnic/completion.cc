@@ -45,8 +45,7 @@ void RnicCore::flush_qp(uint32_t qpn) {
       e.status = abi::kCqeFlushed;
     }
   q.cursor = q.sq.size();
-  q.seg_off = 0;
-  q.seg_sge = 0;
+  q.progress.restart();
   q.reads_out.clear();
   responses_.clear(qpn);
   try_complete(qpn);

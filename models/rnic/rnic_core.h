@@ -66,6 +66,7 @@
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/rnic_xlat.h"
 #include "models/rnic/smt.h"
+#include "models/rnic/sq_segmenter.h"
 
 namespace rnic {
 
@@ -158,8 +159,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     uint8_t access = 0;
     std::deque<SqEntry> sq;  // posted, not yet completed, in order
     size_t cursor = 0;       // the SQ entry being segmented (index into sq)
-    uint64_t seg_off = 0;    // its next byte
-    int seg_sge = 0;         // Read: its next request (SGE)
+    SqProgress progress;     // where segmentation is in it (sq_segmenter.h), the MSNs sent next
     uint64_t sq_db = 0, rq_db = 0;
     // Host-memory WQE rings (CREATE_QP flag kQpHostRings): ring physical bases (WQE i in slot
     // i % depth) and, per queue (0 SQ, 1 RQ), the fetches in doorbell order; a fetch's WQEs
@@ -169,7 +169,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     std::deque<Fetch> fetches[2];
     uint64_t copy_free_ps[2] = {0, 0};  // the queue's WQE copy-in is busy until then
     uint64_t epoch = 0;                 // changes on create and reset: stale fetches are dropped
-    uint32_t send_msn = 1, read_msn = 1, term_msn = 1;  // next MSN sent per queue
+    uint32_t term_msn = 1;              // next MSN of the Terminate queue (2)
     std::deque<ReadOut> reads_out;
     bool in_active = false;
     bool turn_responses = false;

@@ -115,25 +115,17 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
       return true;
     }
   }
-  if (w.opcode == abi::kOpRdmaRead) {
-    if (q.reads_out.size() >= q.ord) return false;
-    const int n = std::max<int>(w.num_sge, 1);
-    const Sge g = w.num_sge ? w.sge[q.seg_sge] : Sge{};
-    uint64_t src_off = 0;
-    for (int i = 0; i < q.seg_sge; ++i) src_off += w.sge[i].length;
-    rdmap::Segment h;
-    h.tagged = false;
-    h.opcode = uint8_t(Opcode::kReadRequest);
-    h.qn = rdmap::kQnReadRequest;
-    h.msn = q.read_msn++;
-    rdmap::ReadRequest rr{g.lkey, g.addr, g.length, w.rkey, w.remote_addr + src_off};
+  if (w.opcode == abi::kOpRdmaRead && q.reads_out.size() >= q.ord) return false;
+  const SqSegment g = next_sq_segment(w, q.progress, max_payload(true), max_payload(false));
+  const rdmap::Segment& h = g.h;
+  if (g.read_request) {
     TxSeg* s = new_seg(qpn, q);
     s->ddp.resize(rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
     rdmap::encode(h, s->ddp.data());
-    rdmap::encode(rr, s->ddp.data() + rdmap::kUntaggedBytes);
+    rdmap::encode(g.rr, s->ddp.data() + rdmap::kUntaggedBytes);
     s->ar = true;
-    if (q.seg_sge == 0) e.msn = h.msn;
-    q.reads_out.push_back({e.index, g.lkey, g.addr, g.length, h.msn});
+    if (g.first) e.msn = h.msn;
+    q.reads_out.push_back({e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn});
     ++e.reads_left;
     mark(Probe::kSegIssue, qpn, issued);
     mark(Probe::kSegFetch, qpn, start);
@@ -142,36 +134,15 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
       s->ready = true;
       tx_emit();
     });
-    if (++q.seg_sge >= n) {
-      q.seg_sge = 0;
+    if (g.wqe_done) {
       e.sent = true;
       ++q.cursor;
     }
     return true;
   }
-  const bool tagged = w.opcode == abi::kOpRdmaWrite;
-  const uint64_t total = w.total_length();
-  const uint32_t len = uint32_t(std::min<uint64_t>(total - q.seg_off, max_payload(tagged)));
-  const bool last = q.seg_off + len == total;
-  rdmap::Segment h;
-  h.tagged = tagged;
-  h.last = last;
-  if (tagged) {
-    h.opcode = uint8_t(Opcode::kWrite);
-    h.stag = w.rkey;
-    h.to = w.remote_addr + q.seg_off;
-  } else {
-    const bool inv = w.opcode == abi::kOpSendWithInv;
-    const bool se = (w.flags & abi::kWqeSolicited) != 0;
-    h.opcode = uint8_t(inv ? (se ? Opcode::kSendSeInvalidate : Opcode::kSendInvalidate)
-                           : (se ? Opcode::kSendSe : Opcode::kSend));
-    h.inv_stag = inv ? w.invalidate_rkey : 0;
-    h.qn = rdmap::kQnSend;
-    h.msn = q.send_msn;
-    h.mo = uint32_t(q.seg_off);
-    e.msn = q.send_msn;
-    if (last) ++q.send_msn;
-  }
+  const uint32_t len = g.len;
+  const bool last = g.wqe_done;
+  if (!h.tagged) e.msn = h.msn;
   TxSeg* s = new_seg(qpn, q);
   s->ddp.resize(h.header_bytes() + len);
   rdmap::encode(h, s->ddp.data());
@@ -189,13 +160,11 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   uint64_t cycles = 0;
   mark(Probe::kSegIssue, qpn, issued);
   mark(Probe::kSegFetch, qpn, start);
-  const XlatStatus st = translate_sges(w, q.seg_off, len, 0, q.pd, &chunks, &cycles);
+  const XlatStatus st = translate_sges(w, g.off, len, 0, q.pd, &chunks, &cycles);
   if (st != XlatStatus::kOk)
     log::error("{}: QP {} WR {} no longer translates ({})", name(), qpn, w.wr_id, to_string(st));
   gather_chunks(s, std::move(chunks), start + cycles_ps(cycles));
-  q.seg_off += len;
   if (last) {
-    q.seg_off = 0;
     e.sent = true;
     ++q.cursor;
   }
