@@ -5,48 +5,13 @@
 
 namespace rnic {
 
-namespace {
-uint8_t wc_opcode(uint8_t wr_opcode) {
-  switch (wr_opcode) {
-    case abi::kOpRdmaWrite:
-      return abi::kCqeRdmaWrite;
-    case abi::kOpRdmaRead:
-      return abi::kCqeRdmaRead;
-    default:
-      return abi::kCqeSend;
-  }
-}
-}  // namespace
-
 void RnicCore::try_complete(uint32_t qpn) {
-  Qp& q = qps_[qpn];
-  while (!q.sq.empty() && q.sq.front().done && q.cursor > 0) {
-    const SqEntry& e = q.sq.front();
-    if ((e.wqe.flags & abi::kWqeSignaled) || e.status != abi::kCqeSuccess) {
-      Cqe c;
-      c.wr_id = e.wqe.wr_id;
-      c.qp_num = qpn;
-      c.wqe_index = e.index;
-      c.status = e.status;
-      c.opcode = wc_opcode(e.wqe.opcode);
-      c.byte_len = uint32_t(e.wqe.total_length());
-      post_cqe(q.scq, c);
-    }
-    q.sq.pop_front();
-    --q.cursor;
-  }
+  for (const Cqe& c : send_.complete(qpn)) post_cqe(qps_[qpn].scq, c);
 }
 
 void RnicCore::flush_qp(uint32_t qpn) {
   Qp& q = qps_[qpn];
-  for (SqEntry& e : q.sq)
-    if (!e.done) {
-      e.done = true;
-      e.status = abi::kCqeFlushed;
-    }
-  q.cursor = q.sq.size();
-  q.progress.restart();
-  q.reads_out.clear();
+  send_.flush(qpn);
   responses_.clear(qpn);
   try_complete(qpn);
   for (const RecvLogic::Entry& r : recv_.flush(qpn)) {

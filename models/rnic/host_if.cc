@@ -20,6 +20,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       xlat_(size_t(cfg.stags), size_t(cfg.pbl_entries)),
       responses_(size_t(cfg.qps)),
       recv_(size_t(cfg.qps)),
+      send_(size_t(cfg.qps)),
       rx_parse_(rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes),
                          ClockDomain::mhz(cfg.clk_mhz))),
       completion_("completion", cfg, dmac, regs, stats, name()),
@@ -123,6 +124,8 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
       q = Qp{};
       responses_.clear(c.qpn);
       recv_.reset(c.qpn);
+      send_.reset(c.qpn);
+      send_.reset(c.qpn);
       q.valid = true;
       q.pd = c.pd;
       q.scq = c.send_cqn;
@@ -218,6 +221,7 @@ void RnicCore::set_qp_state(uint32_t qpn, abi::QpState s) {
     q = Qp{};
     responses_.clear(qpn);
     recv_.reset(qpn);
+    send_.reset(qpn);
     q.valid = true;
     q.pd = keep.pd;
     q.scq = keep.scq;
@@ -273,10 +277,7 @@ void RnicCore::queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index) {
     if (q.state == abi::kQpError) flush_qp(qpn);
     return;
   }
-  SqEntry e;
-  e.wqe = w;
-  e.index = uint32_t(index);
-  q.sq.push_back(e);
+  send_.post(qpn, w, uint32_t(index));
   if (q.state == abi::kQpError)
     flush_qp(qpn);
   else
@@ -377,10 +378,11 @@ std::string RnicCore::dump_state() const {
                               rx_stalled_ ? " (stalled)" : "", active_.size());
   for (size_t i = 0; i < qps_.size(); ++i) {
     const Qp& q = qps_[i];
-    if (!q.valid || (q.sq.empty() && recv_.empty(uint32_t(i)) && q.reads_out.empty())) continue;
+    const uint32_t n = uint32_t(i);
+    if (!q.valid || (send_.depth(n) == 0 && recv_.empty(n) && send_.reads_out(n) == 0)) continue;
     s += fmt::format("    QP {}: state {}, SQ {} (cursor {}), RQ {}, reads out {}, responses {}\n",
-                     i, int(q.state), q.sq.size(), q.cursor, recv_.depth(uint32_t(i)),
-                     q.reads_out.size(), responses_.depth(i));
+                     i, int(q.state), send_.depth(n), send_.cursor(n), recv_.depth(n),
+                     send_.reads_out(n), responses_.depth(n));
   }
   return s;
 }

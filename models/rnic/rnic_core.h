@@ -65,6 +65,7 @@
 #include "models/rnic/recv_queue.h"
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/rnic_xlat.h"
+#include "models/rnic/send_queue.h"
 #include "models/rnic/smt.h"
 #include "models/rnic/sq_segmenter.h"
 
@@ -123,24 +124,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
 
  private:
   // --- contexts ---
-  struct SqEntry {
-    Wqe wqe;
-    uint32_t index = 0;  // producer count of this WQE
-    bool checked = false;
-    bool sent = false;  // every segment / request handed to the EFE
-    bool done = false;
-    uint8_t status = abi::kCqeSuccess;
-    uint32_t reads_left = 0;  // RDMA Read: requests not yet answered in full
-    uint32_t msn = 0;         // Send: its MSN; Read: the first request's MSN
-  };
-  struct ReadOut {  // requester: an outstanding Read Request (ORD)
-    uint32_t sq_index;
-    uint32_t sink_stag;
-    uint64_t sink_to;
-    uint32_t len;
-    uint32_t msn;
-    uint32_t received = 0;
-  };
   struct Fetch {
     uint64_t first = 0;  // producer count of its first WQE
     uint32_t count = 0;
@@ -157,9 +140,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     uint32_t peer_qpn = 0;
     uint32_t ird = 0, ord = 0;
     uint8_t access = 0;
-    std::deque<SqEntry> sq;  // posted, not yet completed, in order
-    size_t cursor = 0;       // the SQ entry being segmented (index into sq)
-    SqProgress progress;     // where segmentation is in it (sq_segmenter.h), the MSNs sent next
     uint64_t sq_db = 0, rq_db = 0;
     // Host-memory WQE rings (CREATE_QP flag kQpHostRings): ring physical bases (WQE i in slot
     // i % depth) and, per queue (0 SQ, 1 RQ), the fetches in doorbell order; a fetch's WQEs
@@ -170,7 +150,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
     uint64_t copy_free_ps[2] = {0, 0};  // the queue's WQE copy-in is busy until then
     uint64_t epoch = 0;                 // changes on create and reset: stale fetches are dropped
     uint32_t term_msn = 1;              // next MSN of the Terminate queue (2)
-    std::deque<ReadOut> reads_out;
     bool in_active = false;
     bool turn_responses = false;
   };
@@ -216,8 +195,6 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   // cycles added); stops at the first SGE that fails and returns its status.
   XlatStatus translate_sges(const Wqe& w, uint64_t off, uint32_t len, uint8_t access, uint32_t pd,
                             std::vector<XlatChunk>* chunks, uint64_t* cycles) const;
-  // The SQ entry of WQE `index`, or nullptr when it has completed already.
-  static SqEntry* find_sq(Qp& q, uint32_t index);
   void gather_chunks(TxSeg* seg, std::vector<XlatChunk> chunks, uint64_t start_ps);
   void tx_emit();
   TxSeg* new_seg(uint32_t qpn, const Qp& q);
@@ -263,6 +240,7 @@ class RnicCore : public sc_core::sc_module, public RegListener {
   XlatBlock xlat_;               // the SMT and PBLMT with their write port, and translation
   ReadResponseLogic responses_;  // the read-response engine's queues (read_response.h)
   RecvLogic recv_;               // the RX engine's RQs and expected MSNs (recv_queue.h)
+  SendQueueLogic send_;          // the SQ engine's SQs, progress and ORD (send_queue.h)
   std::unique_ptr<RxParseChannel> rx_parse_;
   CompletionEngine completion_;
   std::vector<Qp> qps_;

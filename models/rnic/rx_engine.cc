@@ -68,7 +68,7 @@ void RnicCore::rx_ack(const eth::Mac& peer, uint32_t ack) {
   while (!d.empty() && seq_before(d.front().seq, ack)) {
     const Unacked u = d.front();
     d.pop_front();
-    SqEntry* e = find_sq(qps_[u.qpn], u.index);
+    SqEntry* e = send_.find(u.qpn, u.index);
     if (!e) continue;
     e->done = true;
     try_complete(u.qpn);
@@ -145,9 +145,7 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
 
   if (op == Opcode::kWrite || op == Opcode::kReadResponse) {
     const bool resp = op == Opcode::kReadResponse;
-    if (resp && (q.reads_out.empty() || q.reads_out.front().sink_stag != h.stag ||
-                 h.to != q.reads_out.front().sink_to + q.reads_out.front().received ||
-                 q.reads_out.front().received + len > q.reads_out.front().len))
+    if (resp && !send_.response_fits(qpn, h.stag, h.to, len))
       return fail_qp(qpn, {Layer::kRdmap, 2, 0x06}, h, s, abi::kEvQpFatal, -1);
     uint64_t at = now;
     if (len > 0) {
@@ -162,20 +160,15 @@ void RnicCore::rx_segment(efe::EfePassThrough::RxSegment& s, const RxParseResult
     }
     eq_.at(at, [this, src = s.src, seq = s.seq, ar = s.ar] { efe_.validated(src, seq, ar); });
     if (resp) {
-      ReadOut& r = q.reads_out.front();
-      r.received += len;
-      if (h.last) {
-        const uint32_t index = r.sq_index;
-        q.reads_out.pop_front();
-        SqEntry* e = find_sq(q, index);
-        if (e && --e->reads_left == 0 && e->sent) {
-          eq_.at(at, [this, qpn, index] {
-            if (SqEntry* e = find_sq(qps_[qpn], index)) e->done = true;
-            try_complete(qpn);
-          });
-        }
-        activate(qpn);  // a slot of ORD freed
+      const int64_t answered = send_.response(qpn, len, h.last);
+      if (answered >= 0) {  // every request of the Read is answered: done once placed
+        const uint32_t index = uint32_t(answered);
+        eq_.at(at, [this, qpn, index] {
+          if (SqEntry* e = send_.find(qpn, index)) e->done = true;
+          try_complete(qpn);
+        });
       }
+      if (h.last) activate(qpn);  // a slot of ORD freed
     }
     return;
   }
@@ -271,36 +264,11 @@ void RnicCore::rx_terminate(uint32_t qpn, Qp& q, const uint8_t* p, size_t n) {
             int(t.cause.layer), t.cause.etype, t.cause.code);
   // Which WR the Terminate names: a Read Request by its sink STag and TO, a Send by its MSN,
   // an RDMA Write by its STag and TO; otherwise the oldest WR not yet complete.
-  SqEntry* hit = nullptr;
   rdmap::Segment bad;
   const bool have_hdr = t.d && rdmap::decode(t.ddp_header.data(), t.ddp_header.size(), &bad);
   rdmap::ReadRequest rr;
-  if (t.r && rdmap::decode(t.rdmap_header.data(), t.rdmap_header.size(), &rr)) {
-    for (const ReadOut& o : q.reads_out)
-      if (o.sink_stag == rr.sink_stag && o.sink_to == rr.sink_to)
-        for (SqEntry& e : q.sq)
-          if (e.index == o.sq_index) hit = &e;
-  } else if (have_hdr && bad.tagged && bad.opcode == uint8_t(Opcode::kWrite)) {
-    for (SqEntry& e : q.sq)
-      if (!e.done && e.wqe.opcode == abi::kOpRdmaWrite && e.wqe.rkey == bad.stag &&
-          bad.to >= e.wqe.remote_addr && bad.to <= e.wqe.remote_addr + e.wqe.total_length()) {
-        hit = &e;
-        break;
-      }
-  } else if (have_hdr && !bad.tagged && bad.qn == rdmap::kQnSend) {
-    for (SqEntry& e : q.sq)
-      if (!e.done && e.wqe.opcode != abi::kOpRdmaRead && e.wqe.opcode != abi::kOpRdmaWrite &&
-          e.msn == bad.msn) {
-        hit = &e;
-        break;
-      }
-  }
-  if (!hit)
-    for (SqEntry& e : q.sq)
-      if (!e.done) {
-        hit = &e;
-        break;
-      }
+  const bool have_rr = t.r && rdmap::decode(t.rdmap_header.data(), t.rdmap_header.size(), &rr);
+  SqEntry* hit = send_.named_by_terminate(qpn, have_rr ? &rr : nullptr, have_hdr ? &bad : nullptr);
   if (hit) {
     hit->status = wc_status_for(t.cause);
     hit->done = true;

@@ -40,9 +40,7 @@ void RnicCore::tx_step() {
     active_.pop_front();
     Qp& q = qps_[qpn];
     const bool issued = q.valid && q.state == abi::kQpRts && issue_one(qpn);
-    const bool sq_ready =
-        q.cursor < q.sq.size() && !(q.sq[q.cursor].wqe.opcode == abi::kOpRdmaRead &&
-                                    q.sq[q.cursor].checked && q.reads_out.size() >= q.ord);
+    const bool sq_ready = send_.ready(qpn, q.ord);
     const bool more = q.valid && q.state == abi::kQpRts && (sq_ready || responses_.pending(qpn));
     if (more)
       active_.push_back(qpn);
@@ -99,8 +97,9 @@ bool RnicCore::check_wqe(Qp& q, SqEntry& e) {
 }
 
 bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
-  if (q.cursor >= q.sq.size()) return false;
-  SqEntry& e = q.sq[q.cursor];
+  SqEntry* current = send_.current(qpn);
+  if (!current) return false;
+  SqEntry& e = *current;
   const Wqe& w = e.wqe;
   const uint64_t issued = std::max(edge(0), tx_next_ps_);
   uint64_t start = issued;
@@ -110,13 +109,14 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
     start += cycles_ps(xlat_.timing().smt_cycles * uint64_t(std::max<int>(w.num_sge, 1)));
     tx_next_ps_ = start;
     if (!ok) {
-      ++q.cursor;
+      send_.advance(qpn);
       set_qp_state(qpn, abi::kQpError);  // flushes the rest; completes this one with its error
       return true;
     }
   }
-  if (w.opcode == abi::kOpRdmaRead && q.reads_out.size() >= q.ord) return false;
-  const SqSegment g = next_sq_segment(w, q.progress, max_payload(true), max_payload(false));
+  if (w.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= q.ord) return false;
+  const SqSegment g =
+      next_sq_segment(w, send_.progress(qpn), max_payload(true), max_payload(false));
   const rdmap::Segment& h = g.h;
   if (g.read_request) {
     TxSeg* s = new_seg(qpn, q);
@@ -125,7 +125,7 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
     rdmap::encode(g.rr, s->ddp.data() + rdmap::kUntaggedBytes);
     s->ar = true;
     if (g.first) e.msn = h.msn;
-    q.reads_out.push_back({e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn});
+    send_.read_issued(qpn, {e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn});
     ++e.reads_left;
     mark(Probe::kSegIssue, qpn, issued);
     mark(Probe::kSegFetch, qpn, start);
@@ -136,7 +136,7 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
     });
     if (g.wqe_done) {
       e.sent = true;
-      ++q.cursor;
+      send_.advance(qpn);
     }
     return true;
   }
@@ -166,7 +166,7 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   gather_chunks(s, std::move(chunks), start + cycles_ps(cycles));
   if (last) {
     e.sent = true;
-    ++q.cursor;
+    send_.advance(qpn);
   }
   return true;
 }
@@ -224,12 +224,6 @@ XlatStatus RnicCore::translate_sges(const Wqe& w, uint64_t off, uint32_t len, ui
     pos = end;
   }
   return XlatStatus::kOk;
-}
-
-RnicCore::SqEntry* RnicCore::find_sq(Qp& q, uint32_t index) {
-  if (q.sq.empty() || int32_t(index - q.sq.front().index) < 0) return nullptr;
-  const size_t i = index - q.sq.front().index;
-  return i < q.sq.size() ? &q.sq[i] : nullptr;
 }
 
 void RnicCore::gather_chunks(TxSeg* s, std::vector<XlatChunk> chunks, uint64_t start_ps) {

@@ -1,0 +1,128 @@
+#include "models/rnic/send_queue.h"
+
+namespace rnic {
+
+namespace {
+uint8_t cqe_opcode(uint8_t wqe_opcode) {
+  switch (wqe_opcode) {
+    case abi::kOpRdmaWrite:
+      return abi::kCqeRdmaWrite;
+    case abi::kOpRdmaRead:
+      return abi::kCqeRdmaRead;
+    default:
+      return abi::kCqeSend;
+  }
+}
+}  // namespace
+
+void SendQueueLogic::post(uint32_t qpn, const Wqe& w, uint32_t index) {
+  SqEntry e;
+  e.wqe = w;
+  e.index = index;
+  q_[qpn].sq.push_back(e);
+}
+
+SqEntry* SendQueueLogic::current(uint32_t qpn) {
+  State& s = q_[qpn];
+  return s.cursor < s.sq.size() ? &s.sq[s.cursor] : nullptr;
+}
+
+bool SendQueueLogic::ready(uint32_t qpn, uint32_t ord) const {
+  const State& s = q_[qpn];
+  if (s.cursor >= s.sq.size()) return false;
+  const SqEntry& e = s.sq[s.cursor];
+  return !(e.wqe.opcode == abi::kOpRdmaRead && e.checked && s.reads.size() >= ord);
+}
+
+SqEntry* SendQueueLogic::find(uint32_t qpn, uint32_t index) {
+  State& s = q_[qpn];
+  if (s.sq.empty() || int32_t(index - s.sq.front().index) < 0) return nullptr;
+  const size_t i = index - s.sq.front().index;
+  return i < s.sq.size() ? &s.sq[i] : nullptr;
+}
+
+bool SendQueueLogic::response_fits(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len) const {
+  const State& s = q_[qpn];
+  if (s.reads.empty()) return false;
+  const ReadOut& r = s.reads.front();
+  return r.sink_stag == stag && to == r.sink_to + r.received && r.received + len <= r.len;
+}
+
+int64_t SendQueueLogic::response(uint32_t qpn, uint32_t len, bool last) {
+  State& s = q_[qpn];
+  ReadOut& r = s.reads.front();
+  r.received += len;
+  if (!last) return -1;
+  const uint32_t index = r.sq_index;
+  s.reads.pop_front();
+  SqEntry* e = find(qpn, index);
+  return e && --e->reads_left == 0 && e->sent ? int64_t(index) : -1;
+}
+
+std::vector<Cqe> SendQueueLogic::complete(uint32_t qpn) {
+  State& s = q_[qpn];
+  std::vector<Cqe> out;
+  while (!s.sq.empty() && s.sq.front().done && s.cursor > 0) {
+    const SqEntry& e = s.sq.front();
+    if ((e.wqe.flags & abi::kWqeSignaled) || e.status != abi::kCqeSuccess) {
+      Cqe c;
+      c.wr_id = e.wqe.wr_id;
+      c.qp_num = qpn;
+      c.wqe_index = e.index;
+      c.status = e.status;
+      c.opcode = cqe_opcode(e.wqe.opcode);
+      c.byte_len = uint32_t(e.wqe.total_length());
+      out.push_back(c);
+    }
+    s.sq.pop_front();
+    --s.cursor;
+  }
+  return out;
+}
+
+void SendQueueLogic::flush(uint32_t qpn) {
+  State& s = q_[qpn];
+  for (SqEntry& e : s.sq)
+    if (!e.done) {
+      e.done = true;
+      e.status = abi::kCqeFlushed;
+    }
+  s.cursor = s.sq.size();
+  s.progress.restart();
+  s.reads.clear();
+}
+
+SqEntry* SendQueueLogic::named_by_terminate(uint32_t qpn, const rdmap::ReadRequest* rr,
+                                            const rdmap::Segment* bad) {
+  State& s = q_[qpn];
+  SqEntry* hit = nullptr;
+  if (rr) {
+    for (const ReadOut& o : s.reads)
+      if (o.sink_stag == rr->sink_stag && o.sink_to == rr->sink_to)
+        for (SqEntry& e : s.sq)
+          if (e.index == o.sq_index) hit = &e;
+  } else if (bad && bad->tagged && bad->opcode == uint8_t(rdmap::Opcode::kWrite)) {
+    for (SqEntry& e : s.sq)
+      if (!e.done && e.wqe.opcode == abi::kOpRdmaWrite && e.wqe.rkey == bad->stag &&
+          bad->to >= e.wqe.remote_addr && bad->to <= e.wqe.remote_addr + e.wqe.total_length()) {
+        hit = &e;
+        break;
+      }
+  } else if (bad && !bad->tagged && bad->qn == rdmap::kQnSend) {
+    for (SqEntry& e : s.sq)
+      if (!e.done && e.wqe.opcode != abi::kOpRdmaRead && e.wqe.opcode != abi::kOpRdmaWrite &&
+          e.msn == bad->msn) {
+        hit = &e;
+        break;
+      }
+  }
+  if (!hit)
+    for (SqEntry& e : s.sq)
+      if (!e.done) {
+        hit = &e;
+        break;
+      }
+  return hit;
+}
+
+}  // namespace rnic
