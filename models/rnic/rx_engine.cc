@@ -53,7 +53,8 @@ void RnicCore::rx_step() {
     // arrives; the next segment starts when the block's input has taken this one.
     rx_busy_ = true;
     auto seg = std::make_shared<efe::EfePassThrough::RxSegment>(std::move(it.seg));
-    auto bytes = std::make_shared<const std::vector<uint8_t>>(seg->ddp);
+    // The channel shares the segment's bytes (no copy): an aliasing pointer into `seg`.
+    RxParseChannel::Segment bytes(seg, &seg->ddp);
     rx_parse_->request(
         bytes, [this, seg](const RxParseResult& pr) { rx_segment(*seg, pr); },
         [this] { rx_step(); });
