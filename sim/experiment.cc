@@ -103,41 +103,39 @@ void check_experiment_key(const ExpKey& k, const YAML::Node& n, const std::strin
   }
 }
 
-static const ExpKey& key_of(const ExperimentContext& c, const std::string& key) {
-  const ExperimentKind* k = find_experiment(c.scenario.experiment.kind);
-  for (const auto& e : k->keys)
+// A key of a kind's schema, and its value as given (nodes) or the schema's default.
+static const ExpKey& key_in(const ExperimentKind& k, const std::string& key) {
+  for (const auto& e : k.keys)
     if (e.key == key) return e;
-  throw std::logic_error("experiment key not declared: " + key);
+  throw std::logic_error(k.kind + ": key not declared: " + key);
 }
 
-static YAML::Node node_of(const ExperimentContext& c, const std::string& key) {
-  auto it = c.scenario.experiment.nodes.find(key);
-  if (it != c.scenario.experiment.nodes.end()) return it->second;
-  return YAML::Load(key_of(c, key).def);
+static YAML::Node value_in(const ExperimentKind& k, const std::map<std::string, YAML::Node>& nodes,
+                           const std::string& key) {
+  auto it = nodes.find(key);
+  return it != nodes.end() ? it->second : YAML::Load(key_in(k, key).def);
 }
 
-static const ExpKey& workload_key(const WorkloadSpec& w, const std::string& key) {
-  const ExperimentKind* k = find_workload(w.test);
-  for (const auto& e : k->keys)
-    if (e.key == key) return e;
-  throw std::logic_error("workload key not declared: " + key);
+static int64_t int_in(const ExperimentKind& k, const std::map<std::string, YAML::Node>& nodes,
+                      const std::string& key) {
+  return parse_int(key_in(k, key), value_in(k, nodes, key), "default");
 }
 
-static YAML::Node workload_node(const WorkloadSpec& w, const std::string& key) {
-  auto it = w.nodes.find(key);
-  if (it != w.nodes.end()) return it->second;
-  return YAML::Load(workload_key(w, key).def);
+static std::vector<int64_t> ints_in(const ExperimentKind& k,
+                                    const std::map<std::string, YAML::Node>& nodes,
+                                    const std::string& key) {
+  std::vector<int64_t> v;
+  for (const auto& e : value_in(k, nodes, key))
+    v.push_back(parse_int(key_in(k, key), e, "default"));
+  return v;
 }
 
 int64_t workload_int(const WorkloadSpec& w, const std::string& key) {
-  return parse_int(workload_key(w, key), workload_node(w, key), "default");
+  return int_in(*find_workload(w.test), w.nodes, key);
 }
 
 std::vector<int64_t> workload_ints(const WorkloadSpec& w, const std::string& key) {
-  std::vector<int64_t> v;
-  for (const auto& e : workload_node(w, key))
-    v.push_back(parse_int(workload_key(w, key), e, "default"));
-  return v;
+  return ints_in(*find_workload(w.test), w.nodes, key);
 }
 
 void ExperimentContext::attach(HostCard& sys) {
@@ -149,19 +147,18 @@ void ExperimentContext::attach(Cluster& sys) {
 }
 
 int64_t ExperimentContext::get_int(const std::string& key) const {
-  return parse_int(key_of(*this, key), node_of(*this, key), "default");
+  return int_in(*find_experiment(scenario.experiment.kind), scenario.experiment.nodes, key);
 }
 
 std::vector<int64_t> ExperimentContext::get_ints(const std::string& key) const {
-  std::vector<int64_t> v;
-  for (const auto& e : node_of(*this, key))
-    v.push_back(parse_int(key_of(*this, key), e, "default"));
-  return v;
+  return ints_in(*find_experiment(scenario.experiment.kind), scenario.experiment.nodes, key);
 }
 
 std::vector<std::string> ExperimentContext::get_strings(const std::string& key) const {
   std::vector<std::string> v;
-  for (const auto& e : node_of(*this, key)) v.push_back(e.Scalar());
+  for (const auto& e :
+       value_in(*find_experiment(scenario.experiment.kind), scenario.experiment.nodes, key))
+    v.push_back(e.Scalar());
   return v;
 }
 
