@@ -116,7 +116,7 @@ std::string SystemConfig::get(const std::string& key) {
 }
 
 void SystemConfig::check(const std::string& where) {
-  const double core_gbps = double(core.clk_mhz) * double(core.datapath_bytes) * 8 / 1000.0;
+  const double core_gbps = core.gbps();
   if (core_gbps < double(mac.rate_gbps))
     throw InputError(
         where, "core.datapath_bytes",

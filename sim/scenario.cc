@@ -278,17 +278,17 @@ void check_topology(const Scenario& s, const std::string& where) {
     if (l.a == l.b)
       throw InputError(l.where, "topology.links.between", "a link joins two different hosts");
   }
-  for (const LinkSpec& l : topo.links)
+  for (size_t i = 0; i < topo.links.size(); ++i) {
+    const LinkSpec& l = topo.links[i];
     for (int end : {l.a, l.b}) {
-      const CoreConfig& c = topo.hosts[size_t(end)].cfg.core;
-      const double gbps = double(c.clk_mhz) * double(c.datapath_bytes) * 8 / 1000.0;
+      const double gbps = topo.hosts[size_t(end)].cfg.core.gbps();
       if (gbps < double(l.params.rate_gbps))
-        throw InputError(s.links.empty() ? where : s.links[&l - &topo.links[0]].where,
-                         "topology.links.rate_gbps",
+        throw InputError(s.links.empty() ? where : s.links[i].where, "topology.links.rate_gbps",
                          fmt::format("host '{}''s core carries {:.1f} Gb/s, below the link's {} "
                                      "Gb/s",
                                      topo.hosts[size_t(end)].name, gbps, l.params.rate_gbps));
     }
+  }
   for (const WorkloadSpec& w : s.workloads) {
     auto host = [&](const std::string& n) {
       for (size_t i = 0; i < topo.hosts.size(); ++i)

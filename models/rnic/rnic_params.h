@@ -28,6 +28,9 @@ struct CoreConfig {
   int64_t cqe_cycles = 2;           // cycles to form a CQE before its DMA write
   int64_t cmd_cycles = 200;         // cycles the command processor spends per mailbox command
 
+  // Gb/s the core datapath carries (clock x width): at least the line rate of its port.
+  double gbps() const { return double(clk_mhz) * double(datapath_bytes) * 8 / 1000.0; }
+
   // Lists every field under "core." (units, ranges, descriptions).
   void describe(ParamList& p) {
     p.i("clk_mhz", clk_mhz, "MHz", 1, 2000, "core_clk frequency");
