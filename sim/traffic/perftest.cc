@@ -343,6 +343,12 @@ std::string lat_table(const nlohmann::ordered_json& rows) {
   return s;
 }
 
+// The figures a test's rows are drawn along (against "bytes").
+std::vector<std::string> y_axes(const Test& t) {
+  if (t.latency) return {"t_typical_us", "t_avg_us", "p99_us"};
+  return {"bw_peak_mib_s", "bw_avg_mib_s"};
+}
+
 const Test& test_of(const std::string& name) {
   for (const Test& t : tests())
     if (t.name == name) return t;
@@ -545,20 +551,15 @@ int run_workloads(ExperimentContext& ctx) {
     }
   }
   ctx.x = "bytes";
-  const bool lat = jobs.front()->t->latency;
-  ctx.y = lat ? std::vector<std::string>{"t_typical_us", "t_avg_us", "p99_us"}
-              : std::vector<std::string>{"bw_peak_mib_s", "bw_avg_mib_s"};
+  ctx.y = y_axes(*jobs.front()->t);
   for (auto& j : jobs) {
-    const std::vector<std::string> y =
-        j->t->latency ? std::vector<std::string>{"t_typical_us", "t_avg_us", "p99_us"}
-                      : std::vector<std::string>{"bw_peak_mib_s", "bw_avg_mib_s"};
     ctx.workloads.push_back({{"name", j->spec->name},
                              {"test", j->t->name},
                              {"from", cl.nodes[size_t(j->client_node)]->name()},
                              {"to", cl.nodes[size_t(j->server_node)]->name()},
                              {"start_us", j->spec->start_us},
                              {"x", "bytes"},
-                             {"y", y}});
+                             {"y", y_axes(*j->t)}});
     const std::string table = j->t->latency ? lat_table(j->rows) : bw_table(j->rows);
     if (jobs.size() == 1) {
       ctx.summary = table;
