@@ -31,6 +31,16 @@ def check(cond, msg):
     return cond
 
 
+def strip_wall(v, also=()):
+    """v without its wall-clock fields (keys starting with "wall") nor the keys in `also`, at
+    every depth: what two runs of the same simulation must agree on."""
+    if isinstance(v, dict):
+        return {k: strip_wall(x, also) for k, x in v.items() if not k.startswith("wall") and k not in also}
+    if isinstance(v, list):
+        return [strip_wall(x, also) for x in v]
+    return v
+
+
 def finish(name):
     if FAILURES:
         print(f"{name}: {len(FAILURES)} check(s) failed")

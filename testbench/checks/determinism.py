@@ -5,18 +5,10 @@ import json
 import os
 import sys
 
-from common import check, finish, out_dir, rnicsim
+from common import check, finish, out_dir, rnicsim, strip_wall
 
 binary, base = sys.argv[1], sys.argv[2]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def strip_wall(v):
-    if isinstance(v, dict):
-        return {k: strip_wall(x) for k, x in v.items() if not k.startswith("wall")}
-    if isinstance(v, list):
-        return [strip_wall(x) for x in v]
-    return v
 
 
 def canonical(path):

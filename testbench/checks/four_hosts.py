@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-from common import check, finish, load, out_dir, rnicsim
+from common import check, finish, load, out_dir, rnicsim, strip_wall
 
 binary, base = sys.argv[1], sys.argv[2]
 
@@ -36,8 +36,8 @@ def scenario(name, hosts, links, workloads):
 
 
 def rows_of(o, workload):
-    return [{k: v for k, v in r.items() if k != "wall_s"}
-            for r in load(os.path.join(o, "results.json"))["rows"] if r["workload"] == workload]
+    return [strip_wall(r) for r in load(os.path.join(o, "results.json"))["rows"]
+            if r["workload"] == workload]
 
 
 p4, o4 = scenario("four", ["a", "b", "c", "d"], [("ab", "a", "b"), ("cd", "c", "d")], [WRITE, SEND])

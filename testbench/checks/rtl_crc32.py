@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from common import check, finish, load, out_dir, rnicsim
+from common import check, finish, load, out_dir, rnicsim, strip_wall
 
 binary, base = sys.argv[1], sys.argv[2]
 
@@ -19,14 +19,6 @@ RUNS = [
     ("read_lat", "-s", "65", "-n", "100", "--preset", "rnic-100g"),
     ("read_bw", "-s", "4096", "-n", "100", "--preset", "expether-1g"),  # 8 B
 ]
-
-
-def strip(v):
-    if isinstance(v, dict):
-        return {k: strip(x) for k, x in v.items() if not k.startswith("wall") and k != "implementations"}
-    if isinstance(v, list):
-        return [strip(x) for x in v]
-    return v
 
 
 def first_difference(a, b, path=""):
@@ -64,7 +56,8 @@ for run in RUNS:
     check(s_rtl["rnicsim"]["implementations"]["crc32"] == "rtl", f"{name}: stats.json does not name crc32 as rtl")
     check(s_model["rnicsim"]["implementations"]["crc32"] == "model", f"{name}: the model run's crc32 is not the model")
     for f in ("results.json", "stats.json"):
-        d = first_difference(strip(load(os.path.join(outs["model"], f))), strip(load(os.path.join(outs["rtl"], f))))
+        d = first_difference(strip_wall(load(os.path.join(outs["model"], f)), ["implementations"]),
+                             strip_wall(load(os.path.join(outs["rtl"], f)), ["implementations"]))
         check(d is None, f"{name}: {f} differs with --rtl crc32 at {d}")
     rows = load(os.path.join(outs["model"], "results.json"))["rows"]
     check(len(rows) == 1 and rows[0].get("sim_time_ns", 0) > 0, f"{name}: no result row")
