@@ -38,10 +38,9 @@ void RnicDmac::configure(const DmacParams& p) {
 void RnicDmac::completion(Tlp&& t) {
   if (!logic_.outstanding(t.tag)) return;  // late or unexpected completion: dropped
   if (t.type == TlpType::kCpl || t.status != pcie::CplStatus::kSc) {
-    logic_.completion(t.tag,
-                      t.status == pcie::CplStatus::kUr ? DmacStatus::kUnsupported
-                                                       : DmacStatus::kAbort,
-                      t.byte_count, nullptr, 0);
+    logic_.completion(
+        t.tag, t.status == pcie::CplStatus::kUr ? DmacStatus::kUnsupported : DmacStatus::kAbort,
+        t.byte_count, nullptr, 0);
   } else {
     logic_.completion(t.tag, DmacStatus::kOk, t.byte_count, t.data.data(), t.len);
     read_bytes_ += t.len;

@@ -32,8 +32,7 @@ class RnicDmac : public sc_core::sc_module {
  public:
   using ReadDone = std::function<void(DmacStatus, std::vector<uint8_t>&&)>;
 
-  RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p,
-           StatRegistry& stats);
+  RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p, StatRegistry& stats);
   // Applies changed PCIe parameters between the points of a sweep (nothing outstanding).
   void configure(const DmacParams& p);
 

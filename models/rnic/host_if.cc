@@ -1,107 +1,80 @@
-// RnicCore: the host interface's command processor, doorbells and async events.
+#include "models/rnic/host_if.h"
+
 #include <cerrno>
 #include <cstring>
 
 #include "models/common/log.h"
-#include "models/rnic/rnic_core.h"
 
 namespace rnic {
 
-RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-                   RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats,
-                   const RxParseFactory& rx_parse)
+HostInterface::HostInterface(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac,
+                             RnicRegs& regs, XlatChannel& xlat, CompletionEngine& completion,
+                             const ProbeFn& probe, StatRegistry& stats, const std::string& g)
     : sc_core::sc_module(n),
+      in{{std::string(name()) + ".error", 4 * size_t(cfg.qps)},
+         {std::string(name()) + ".cq_overflow", size_t(cfg.cqs)}},
       cfg_(cfg),
-      mac_(mac),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
       dmac_(dmac),
       regs_(regs),
-      efe_(efe),
-      xlat_(size_t(cfg.stags), size_t(cfg.pbl_entries)),
-      responses_(size_t(cfg.qps)),
-      recv_(size_t(cfg.qps)),
-      send_(size_t(cfg.qps)),
-      rx_parse_(rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes),
-                         ClockDomain::mhz(cfg.clk_mhz))),
-      completion_("completion", cfg, dmac, regs, stats, name()),
+      xlat_(xlat),
+      completion_(completion),
+      mark_(probe),
       qps_(size_t(cfg.qps)),
-      tx_segments_(stats.group(name()).counter("tx_segments", "segments", "DDP segments sent")),
-      tx_payload_bytes_(stats.group(name()).counter("tx_payload_bytes", "B", "payload bytes sent")),
-      tx_terminates_(stats.group(name()).counter("tx_terminates", "frames", "Terminates sent")),
-      rx_segments_(stats.group(name()).counter("rx_segments", "segments", "DDP segments received")),
-      rx_payload_bytes_(
-          stats.group(name()).counter("rx_payload_bytes", "B", "payload bytes placed")),
-      rx_dropped_(stats.group(name()).counter("rx_dropped", "segments",
-                                              "segments for no QP, a QP in ERROR, or too short")),
-      rx_terminates_(stats.group(name()).counter("rx_terminates", "frames", "Terminates received")),
-      rx_errors_(stats.group(name()).counter("rx_errors", "segments",
-                                             "segments answered with a Terminate")),
-      commands_(stats.group(name()).counter("commands", "commands", "mailbox commands run")),
-      events_raised_(stats.group(name()).counter("async_events", "events", "async events")),
-      local_errors_(
-          stats.group(name()).counter("local_errors", "WRs", "WRs completed with a local error")),
-      rx_fifo_max_(
-          stats.group(name()).counter("rx_fifo_max", "segments", "largest RX FIFO depth seen")),
-      wqe_fetches_(stats.group(name()).counter("wqe_fetches", "reads",
-                                               "DMA reads of WQEs from host-memory rings")),
-      wqe_fetch_errors_(stats.group(name()).counter(
-          "wqe_fetch_errors", "fetches", "WQE fetches that failed (the QP goes to ERROR)")) {
+      commands_(stats.group(g).counter("commands", "commands", "mailbox commands run")),
+      events_raised_(stats.group(g).counter("async_events", "events", "async events")),
+      wqe_fetches_(stats.group(g).counter("wqe_fetches", "reads",
+                                          "DMA reads of WQEs from host-memory rings")),
+      wqe_fetch_errors_(stats.group(g).counter("wqe_fetch_errors", "fetches",
+                                               "WQE fetches that failed (the QP goes to ERROR)")) {
   regs_.set_listener(this);
-  completion_.on_overflow = [this](uint32_t cqn) { cq_error(cqn); };
-  completion_.on_cqe = [this](uint32_t cqn, uint64_t t) { mark(Probe::kCqe, cqn, t); };
-  efe_.on_segment = [this](efe::EfePassThrough::RxSegment&& s) {
-    RxItem it;
-    it.seg = std::move(s);
-    rx_push(std::move(it));
-  };
-  efe_.on_ack = [this](const eth::Mac& peer, uint32_t ack) {
-    RxItem it;
-    it.is_ack = true;
-    it.peer = peer;
-    it.ack = ack;
-    rx_push(std::move(it));
-  };
-  efe_.on_space = [this] { tx_emit(); };
+  in.error.bind(eq_, [this](QpErrorMsg&& m) {
+    if (m.qpn >= qps_.size() || !qps_[m.qpn].ctx.valid) return;
+    if (qps_[m.qpn].ctx.state != abi::kQpError) set_qp_state(m.qpn, abi::kQpError);
+    if (m.event != kNoAsyncEvent) push_event(m.event, m.qpn);
+  });
+  in.cq_overflow.bind(eq_, [this](uint32_t&& cqn) { cq_error(cqn); });
 }
 
-uint32_t RnicCore::qp_state(uint32_t qp) const {
-  return qp < qps_.size() && qps_[qp].valid ? uint32_t(qps_[qp].state) : uint32_t(abi::kQpReset);
+uint32_t HostInterface::qp_state(uint32_t qp) const {
+  return qp < qps_.size() && qps_[qp].ctx.valid ? uint32_t(qps_[qp].ctx.state)
+                                                : uint32_t(abi::kQpReset);
 }
 
-uint32_t RnicCore::pop_event() {
+uint32_t HostInterface::pop_event() {
   if (events_.empty()) return 0;
   const uint32_t e = events_.front();
   events_.pop_front();
   return e;
 }
 
-void RnicCore::push_event(abi::AsyncEvent t, uint32_t num) {
+void HostInterface::push_event(abi::AsyncEvent t, uint32_t num) {
   ++events_raised_;
   events_.push_back(1u << 31 | uint32_t(t) << 24 | (num & 0xFFFFFF));
   if (regs_.raise(reg::kIntAsyncEvent) && regs_.msi_addr())
     dmac_.msi(regs_.msi_addr(), kAsyncVector);
 }
 
-void RnicCore::command(uint32_t op, const uint32_t* args) {
+void HostInterface::command(uint32_t op, const uint32_t* args) {
   if (cmd_busy_) {
     log::warn("{}: command {} written while busy: ignored", name(), op);
     return;
   }
   cmd_busy_ = true;
-  mark(Probe::kCommand, 0, now_ps());
+  mark_(CoreProbe::kCommand, 0, now_ps());
   regs_.set_cmd_status(true, 0);
   std::vector<uint32_t> a(args, args + reg::kCmdArgCount);
   eq_.at(edge(uint64_t(cfg_.cmd_cycles)), [this, op, a] { run_command(op, a); });
 }
 
-void RnicCore::finish_command(uint32_t result, uint32_t value) {
+void HostInterface::finish_command(uint32_t result, uint32_t value) {
   ++commands_;
   cmd_busy_ = false;
-  mark(Probe::kCommandDone, 0, now_ps());
+  mark_(CoreProbe::kCommandDone, 0, now_ps());
   regs_.set_cmd_status(false, result, value);
 }
 
-void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
+void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
   args.resize(reg::kCmdArgCount);
   const uint32_t* a = args.data();
   switch (op) {
@@ -116,34 +89,31 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
     case abi::kCmdCreateQp: {
       const auto c = abi::CreateQp::decode(a);
       auto cq_ok = [this](uint32_t n) { return completion_.table().valid(n); };
-      if (c.qpn >= qps_.size() || qps_[c.qpn].valid || !cq_ok(c.send_cqn) || !cq_ok(c.recv_cqn) ||
-          c.sq_depth == 0 || c.rq_depth == 0 || c.sq_depth > uint64_t(cfg_.max_qp_wr) ||
-          c.rq_depth > uint64_t(cfg_.max_qp_wr))
+      if (c.qpn >= qps_.size() || qps_[c.qpn].ctx.valid || !cq_ok(c.send_cqn) ||
+          !cq_ok(c.recv_cqn) || c.sq_depth == 0 || c.rq_depth == 0 ||
+          c.sq_depth > uint64_t(cfg_.max_qp_wr) || c.rq_depth > uint64_t(cfg_.max_qp_wr))
         return finish_command(EINVAL);
       Qp& q = qps_[c.qpn];
       q = Qp{};
-      responses_.clear(c.qpn);
-      recv_.reset(c.qpn);
-      send_.reset(c.qpn);
-      send_.reset(c.qpn);
-      q.valid = true;
-      q.pd = c.pd;
-      q.scq = c.send_cqn;
-      q.rcq = c.recv_cqn;
+      q.ctx.valid = true;
+      q.ctx.pd = c.pd;
+      q.ctx.scq = c.send_cqn;
+      q.ctx.rcq = c.recv_cqn;
+      q.ctx.ird = uint32_t(cfg_.ird);
+      q.ctx.ord = uint32_t(cfg_.ord);
+      q.ctx.epoch = ++epoch_seq_;
       q.sq_depth = c.sq_depth;
       q.rq_depth = c.rq_depth;
-      q.ird = uint32_t(cfg_.ird);
-      q.ord = uint32_t(cfg_.ord);
       q.host_rings = (c.flags & abi::CreateQp::kQpHostRings) != 0;
       q.ring_pa[0] = q.host_rings ? c.sq_ring : 0;
       q.ring_pa[1] = q.host_rings ? c.rq_ring : 0;
-      q.epoch = ++epoch_seq_;
+      broadcast(c.qpn, true, false);
       return finish_command(0);
     }
     case abi::kCmdModifyQp: {
       const auto m = abi::ModifyQp::decode(a);
-      if (m.qpn >= qps_.size() || !qps_[m.qpn].valid) return finish_command(EINVAL);
-      Qp& q = qps_[m.qpn];
+      if (m.qpn >= qps_.size() || !qps_[m.qpn].ctx.valid) return finish_command(EINVAL);
+      QpCtx& q = qps_[m.qpn].ctx;
       using M = abi::ModifyQp;
       if (m.set & M::kPeerMac) q.peer_mac = m.peer_mac;
       if (m.set & M::kPeerQpn) q.peer_qpn = m.peer_qpn;
@@ -152,15 +122,17 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
       if (m.set & M::kOrd)
         q.ord = std::min<uint32_t>(std::max<uint32_t>(m.ord, 1), uint32_t(cfg_.ord));
       if (m.set & M::kAccess) q.access = m.access;
-      if (m.set & M::kState) set_qp_state(m.qpn, m.state);
+      if (m.set & M::kState)
+        set_qp_state(m.qpn, m.state);
+      else
+        broadcast(m.qpn, false, false);
       return finish_command(0);
     }
     case abi::kCmdDestroyQp: {
       const auto c = abi::DestroyQp::decode(a);
-      if (c.qpn >= qps_.size() || !qps_[c.qpn].valid) return finish_command(EINVAL);
+      if (c.qpn >= qps_.size() || !qps_[c.qpn].ctx.valid) return finish_command(EINVAL);
       qps_[c.qpn] = Qp{};
-      responses_.clear(c.qpn);
-      recv_.reset(c.qpn);
+      broadcast(c.qpn, true, false);
       return finish_command(0);
     }
     case abi::kCmdWriteStag: {
@@ -192,7 +164,7 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
       const auto l = abi::LoadPbl::decode(a);
       const uint32_t first = l.first, count = l.count;
       const bool extents = l.extents;
-      if (count == 0 || uint64_t(first) + count > xlat_.pblmt().size())
+      if (count == 0 || uint64_t(first) + count > xlat_.pbl_entries())
         return finish_command(EINVAL);
       const uint32_t stride = extents ? 16 : 8;
       dmac_.read(l.list, count * stride,
@@ -212,42 +184,47 @@ void RnicCore::run_command(uint32_t op, std::vector<uint32_t> args) {
   }
 }
 
-void RnicCore::set_qp_state(uint32_t qpn, abi::QpState s) {
+void HostInterface::set_qp_state(uint32_t qpn, abi::QpState s) {
   Qp& q = qps_[qpn];
-  const abi::QpState old = q.state;
-  q.state = s;
+  const abi::QpState old = q.ctx.state;
+  q.ctx.state = s;
   if (s == abi::kQpReset) {
+    // Back to RESET: the QP keeps its PD, CQs, queue sizes, IRD/ORD and rings; the rest starts
+    // over.
     const Qp keep = q;
     q = Qp{};
-    responses_.clear(qpn);
-    recv_.reset(qpn);
-    send_.reset(qpn);
-    q.valid = true;
-    q.pd = keep.pd;
-    q.scq = keep.scq;
-    q.rcq = keep.rcq;
+    q.ctx.valid = true;
+    q.ctx.pd = keep.ctx.pd;
+    q.ctx.scq = keep.ctx.scq;
+    q.ctx.rcq = keep.ctx.rcq;
+    q.ctx.ird = keep.ctx.ird;
+    q.ctx.ord = keep.ctx.ord;
+    q.ctx.epoch = ++epoch_seq_;
     q.sq_depth = keep.sq_depth;
     q.rq_depth = keep.rq_depth;
-    q.ird = keep.ird;
-    q.ord = keep.ord;
-    q.in_active = keep.in_active;
     q.host_rings = keep.host_rings;
     q.ring_pa[0] = keep.ring_pa[0];
     q.ring_pa[1] = keep.ring_pa[1];
-    q.epoch = ++epoch_seq_;
-    return;
+    return broadcast(qpn, true, false);
   }
-  if (s == abi::kQpError && old != abi::kQpError) flush_qp(qpn);
-  if (s == abi::kQpRts) activate(qpn);
+  broadcast(qpn, false, s == abi::kQpError && old != abi::kQpError);
 }
 
-void RnicCore::sq_doorbell(uint32_t qpn, uint64_t producer) { fetch_wqes(qpn, false, producer); }
-void RnicCore::rq_doorbell(uint32_t qpn, uint64_t producer) { fetch_wqes(qpn, true, producer); }
+void HostInterface::broadcast(uint32_t qpn, bool reset, bool flush) {
+  for (Channel<QpUpdate>* c : out.update) c->send({qpn, qps_[qpn].ctx, reset, flush});
+}
 
-void RnicCore::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
-  if (qpn >= qps_.size() || !qps_[qpn].valid) return;
+void HostInterface::sq_doorbell(uint32_t qpn, uint64_t producer) {
+  fetch_wqes(qpn, false, producer);
+}
+void HostInterface::rq_doorbell(uint32_t qpn, uint64_t producer) {
+  fetch_wqes(qpn, true, producer);
+}
+
+void HostInterface::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
+  if (qpn >= qps_.size() || !qps_[qpn].ctx.valid) return;
   Qp& q = qps_[qpn];
-  mark(Probe::kDoorbell, qpn, now_ps());
+  mark_(CoreProbe::kDoorbell, qpn, now_ps());
   uint64_t& db = rq ? q.rq_db : q.sq_db;
   const uint64_t window = q.host_rings ? (rq ? q.rq_depth : q.sq_depth) : reg::kWindowSlots;
   if (producer <= db || producer - db > window) {
@@ -268,25 +245,15 @@ void RnicCore::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
   db = producer;
 }
 
-void RnicCore::queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index) {
-  Qp& q = qps_[qpn];
-  if (!q.valid) return;
-  mark(Probe::kWqeQueued, qpn, now_ps());
-  if (rq) {
-    recv_.post(qpn, w, uint32_t(index));
-    if (q.state == abi::kQpError) flush_qp(qpn);
-    return;
-  }
-  send_.post(qpn, w, uint32_t(index));
-  if (q.state == abi::kQpError)
-    flush_qp(qpn);
-  else
-    activate(qpn);
+void HostInterface::queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index) {
+  if (!qps_[qpn].ctx.valid) return;
+  mark_(CoreProbe::kWqeQueued, qpn, now_ps());
+  (rq ? out.rq_wqe : out.sq_wqe)->send({qpn, w, uint32_t(index)});
 }
 
 // Host-ring mode: the WQEs [db, producer) are read from the ring by DMA (one read, or two where
 // they wrap), kRingFetchCycles after the doorbell.
-void RnicCore::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
+void HostInterface::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
   Qp& q = qps_[qpn];
   const uint64_t db = rq ? q.rq_db : q.sq_db;
   const uint32_t depth = rq ? q.rq_depth : q.sq_depth;
@@ -299,16 +266,17 @@ void RnicCore::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
   f.data.resize(uint64_t(count) * kWqeBytes);
   f.pending = head < count ? 2 : 1;
   q.fetches[rq].push_back(std::move(f));
-  const uint64_t epoch = q.epoch;
+  const uint64_t epoch = q.ctx.epoch;
   const uint64_t base = q.ring_pa[rq];
   eq_.at(edge(kRingFetchCycles), [this, qpn, rq, epoch, base, db, slot, head, count] {
-    mark(Probe::kWqeFetch, qpn, now_ps());
+    mark_(CoreProbe::kWqeFetch, qpn, now_ps());
     auto read = [&](uint64_t pa, uint32_t n, uint64_t off) {
       ++wqe_fetches_;
       dmac_.read(pa, n * kWqeBytes,
                  [this, qpn, rq, epoch, db, off](DmacStatus st, std::vector<uint8_t>&& d) {
                    Qp& q = qps_[qpn];
-                   if (!q.valid || q.epoch != epoch) return;  // reset or destroyed meanwhile
+                   if (!q.ctx.valid || q.ctx.epoch != epoch)
+                     return;  // reset or destroyed meanwhile
                    for (Fetch& f : q.fetches[rq]) {
                      if (f.first != db) continue;
                      if (st == DmacStatus::kOk)
@@ -328,19 +296,19 @@ void RnicCore::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
 
 // Fetches complete in any order; their WQEs enter the on-chip queue in doorbell order, each
 // ⌈128 / datapath⌉ cycles after the one before (the MMIO mode's copy-in cost).
-void RnicCore::deliver_fetches(uint32_t qpn, bool rq) {
+void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
   Qp& q = qps_[qpn];
   const uint64_t per_wqe = wqe_copy_cycles();
   while (!q.fetches[rq].empty() && q.fetches[rq].front().pending == 0) {
     Fetch f = std::move(q.fetches[rq].front());
     q.fetches[rq].pop_front();
-    mark(Probe::kWqeFetched, qpn, now_ps());
+    mark_(CoreProbe::kWqeFetched, qpn, now_ps());
     if (f.failed) {
       ++wqe_fetch_errors_;
       log::warn("{}: QP {} {} WQE fetch of {} WQEs from {} failed: QP to ERROR", name(), qpn,
                 rq ? "RQ" : "SQ", f.count, f.first);
       q.fetches[rq].clear();
-      if (q.state != abi::kQpError) {
+      if (q.ctx.state != abi::kQpError) {
         set_qp_state(qpn, abi::kQpError);
         push_event(abi::kEvQpFatal, qpn);
       }
@@ -350,20 +318,20 @@ void RnicCore::deliver_fetches(uint32_t qpn, bool rq) {
     for (uint32_t j = 0; j < f.count; ++j) {
       t += per_wqe * clk_.period_ps;
       const Wqe w = decode_wqe(f.data.data() + uint64_t(j) * kWqeBytes);
-      const uint64_t epoch = q.epoch, index = f.first + j;
+      const uint64_t epoch = q.ctx.epoch, index = f.first + j;
       eq_.at(t, [this, qpn, rq, w, index, epoch] {
-        if (qps_[qpn].epoch == epoch) queue_wqe(qpn, rq, w, index);
+        if (qps_[qpn].ctx.epoch == epoch) queue_wqe(qpn, rq, w, index);
       });
     }
     q.copy_free_ps[rq] = t;
   }
 }
 
-void RnicCore::cq_doorbell(uint32_t qpn, uint64_t v) {
-  if (qpn >= qps_.size() || !qps_[qpn].valid) return;
+void HostInterface::cq_doorbell(uint32_t qpn, uint64_t v) {
+  if (qpn >= qps_.size() || !qps_[qpn].ctx.valid) return;
   const uint32_t cqn = uint32_t(v >> 32) & 0xFFFFFF;
   const Qp& q = qps_[qpn];
-  if (cqn != q.scq && cqn != q.rcq) {
+  if (cqn != q.ctx.scq && cqn != q.ctx.rcq) {
     log::warn("{}: CQ doorbell for CQ {} through QP {}, which does not use it: ignored", name(),
               cqn, qpn);
     return;
@@ -372,19 +340,22 @@ void RnicCore::cq_doorbell(uint32_t qpn, uint64_t v) {
                                (v & reg::kCqSolicitedOnly) != 0);
 }
 
-std::string RnicCore::dump_state() const {
-  std::string s = fmt::format("  {}: tx queue {} ({} B buffered), rx queue {}{}, active QPs {}\n",
-                              name(), tx_q_.size(), tx_buffered_, rx_q_.size(),
-                              rx_stalled_ ? " (stalled)" : "", active_.size());
-  for (size_t i = 0; i < qps_.size(); ++i) {
-    const Qp& q = qps_[i];
-    const uint32_t n = uint32_t(i);
-    if (!q.valid || (send_.depth(n) == 0 && recv_.empty(n) && send_.reads_out(n) == 0)) continue;
-    s += fmt::format("    QP {}: state {}, SQ {} (cursor {}), RQ {}, reads out {}, responses {}\n",
-                     i, int(q.state), send_.depth(n), send_.cursor(n), recv_.depth(n),
-                     send_.reads_out(n), responses_.depth(n));
+// The completion engine found CQ cqn full (completion_engine.h): it is in error from now on,
+// and so are the QPs that use it.
+void HostInterface::cq_error(uint32_t cqn) {
+  log::warn("{}: CQ {} overflowed ({} entries)", name(), cqn, completion_.table().cq(cqn).entries);
+  push_event(abi::kEvCqError, cqn);
+  for (uint32_t i = 0; i < qps_.size(); ++i) {
+    const QpCtx& q = qps_[i].ctx;
+    if (!q.valid || q.state == abi::kQpError || (q.scq != cqn && q.rcq != cqn)) continue;
+    set_qp_state(i, abi::kQpError);
+    push_event(abi::kEvQpFatal, i);
   }
-  return s;
+}
+
+std::string HostInterface::dump_state() const {
+  return fmt::format("  {}: mailbox {}, events pending {}\n", name(), cmd_busy_ ? "busy" : "idle",
+                     events_.size());
 }
 
 }  // namespace rnic

@@ -43,6 +43,7 @@ struct XlatRequest {
   uint32_t len = 0;
   uint8_t access = 0;  // rights required (access::*); 0 = local read
   uint32_t pd = 0;
+  bool check_only = false;  // the status only, no chunks (xlat_channel.h)
 };
 
 // One beat of the burst: a chunk and the cycle (from the request) at which it is out.

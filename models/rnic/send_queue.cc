@@ -41,22 +41,14 @@ SqEntry* SendQueueLogic::find(uint32_t qpn, uint32_t index) {
   return i < s.sq.size() ? &s.sq[i] : nullptr;
 }
 
-bool SendQueueLogic::response_fits(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len) const {
-  const State& s = q_[qpn];
-  if (s.reads.empty()) return false;
-  const ReadOut& r = s.reads.front();
-  return r.sink_stag == stag && to == r.sink_to + r.received && r.received + len <= r.len;
+void SendQueueLogic::read_issued(uint32_t qpn, const ReadOut& r) {
+  q_[qpn].reads.push_back(r);
+  if (SqEntry* e = find(qpn, r.sq_index)) ++e->reads_left;
 }
 
-int64_t SendQueueLogic::response(uint32_t qpn, uint32_t len, bool last) {
-  State& s = q_[qpn];
-  ReadOut& r = s.reads.front();
-  r.received += len;
-  if (!last) return -1;
-  const uint32_t index = r.sq_index;
-  s.reads.pop_front();
+bool SendQueueLogic::read_placed(uint32_t qpn, uint32_t index) {
   SqEntry* e = find(qpn, index);
-  return e && --e->reads_left == 0 && e->sent ? int64_t(index) : -1;
+  return e && e->reads_left > 0 && --e->reads_left == 0 && e->sent;
 }
 
 std::vector<Cqe> SendQueueLogic::complete(uint32_t qpn) {

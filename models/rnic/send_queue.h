@@ -16,6 +16,7 @@
 #include "models/rnic/abi/codes.h"
 #include "models/rnic/abi/wqe.h"
 #include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/ord_table.h"
 #include "models/rnic/sq_segmenter.h"
 
 namespace rnic {
@@ -29,15 +30,6 @@ struct SqEntry {
   uint8_t status = abi::kCqeSuccess;
   uint32_t reads_left = 0;  // RDMA Read: requests not yet answered in full
   uint32_t msn = 0;         // Send: its MSN; Read: the first request's MSN
-};
-
-struct ReadOut {  // requester: an outstanding Read Request (ORD)
-  uint32_t sq_index;
-  uint32_t sink_stag;
-  uint64_t sink_to;
-  uint32_t len;
-  uint32_t msn;
-  uint32_t received = 0;
 };
 
 class SendQueueLogic {
@@ -55,15 +47,16 @@ class SendQueueLogic {
   // The entry of WQE `index`, or nullptr when it has completed already.
   SqEntry* find(uint32_t qpn, uint32_t index);
 
-  // Outbound Read Requests (ORD).
+  // Outbound Read Requests (ORD). read_issued: a request of WR r.sq_index left (it counts
+  // against ORD until read_slot_free); read_slot_free: the oldest request's last response
+  // passed its checks; read_placed: a request of WR `index` has its data placed. Returns true
+  // when that WR is thereby done (every request issued and placed).
   size_t reads_out(uint32_t qpn) const { return q_[qpn].reads.size(); }
-  void read_issued(uint32_t qpn, const ReadOut& r) { q_[qpn].reads.push_back(r); }
-  // Whether a Read Response segment (sink STag, TO, length) is the next the oldest outstanding
-  // Read Request expects (RFC 5040: responses in request order, each in order).
-  bool response_fits(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len) const;
-  // Takes a fitting response segment; with `last` the request is answered and leaves ORD.
-  // Returns the SQ index of the WR whose every request is now answered, or -1.
-  int64_t response(uint32_t qpn, uint32_t len, bool last);
+  void read_issued(uint32_t qpn, const ReadOut& r);
+  void read_slot_free(uint32_t qpn) {
+    if (!q_[qpn].reads.empty()) q_[qpn].reads.pop_front();
+  }
+  bool read_placed(uint32_t qpn, uint32_t index);
 
   // In order: the WRs at the head that are done leave the SQ; the CQEs owed for them
   // (signalled, or completed with an error).

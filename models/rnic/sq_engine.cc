@@ -1,22 +1,151 @@
-// RnicCore: the SQ engine (and the read-response engine, which shares its issue slots):
-// arbitration among QPs with work, segmentation, gather of local SGEs by DMA, in-order
-// emission to the EFE.
+#include "models/rnic/sq_engine.h"
+
 #include <cstring>
 
 #include "models/common/log.h"
-#include "models/rnic/rnic_core.h"
 
 namespace rnic {
 
 using rdmap::Opcode;
 
-uint32_t RnicCore::max_payload(bool tagged) const {
+namespace {
+bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
+
+// A WQE's SGE checks: one xlat check request per SGE with bytes, each after the previous
+// one's result; the first failure ends them.
+struct SgeChecks {
+  XlatChannel* xlat = nullptr;
+  EventQueue* eq = nullptr;
+  Wqe w;
+  int next = 0;
+  uint8_t need = 0;
+  uint32_t pd = 0;
+  std::function<void(uint8_t status)> finish;
+};
+
+void check_next(std::shared_ptr<SgeChecks> c) {
+  while (c->next < c->w.num_sge && c->w.sge[c->next].length == 0) ++c->next;
+  if (c->next == c->w.num_sge) return c->finish(abi::kCqeSuccess);
+  const Sge& g = c->w.sge[c->next++];
+  XlatRequest r{g.lkey, g.addr, g.length, c->need, c->pd};
+  r.check_only = true;
+  c->xlat->request(r, *c->eq, [c](XlatResult&& x) {
+    if (x.status == XlatStatus::kOk) return check_next(c);
+    c->finish(abi::kCqeLocProtError);
+  });
+}
+}  // namespace
+
+SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
+                   RnicDmac& dmac, XlatChannel& xlat, efe::EfePassThrough& efe,
+                   CompletionEngine& completion, const ProbeFn& probe, StatRegistry& stats,
+                   const std::string& g)
+    : sc_core::sc_module(n),
+      in{{std::string(name()) + ".wqe", size_t(cfg.qps) * size_t(cfg.max_qp_wr)},
+         {std::string(name()) + ".update", 4 * size_t(cfg.qps)},
+         {std::string(name()) + ".ack", 1024},
+         {std::string(name()) + ".read_done", 2 * size_t(cfg.qps) * size_t(cfg.ord)},
+         {std::string(name()) + ".peer_term", size_t(cfg.qps)},
+         {std::string(name()) + ".term_req", size_t(cfg.qps)},
+         {std::string(name()) + ".offer", size_t(cfg.qps)}},
+      cfg_(cfg),
+      mac_(mac),
+      clk_(ClockDomain::mhz(cfg.clk_mhz)),
+      dmac_(dmac),
+      xlat_(xlat),
+      efe_(efe),
+      completion_(completion),
+      mark_(probe),
+      send_(size_t(cfg.qps)),
+      ctx_(size_t(cfg.qps)),
+      qs_(size_t(cfg.qps)),
+      tx_segments_(stats.group(g).counter("tx_segments", "segments", "DDP segments sent")),
+      tx_payload_bytes_(stats.group(g).counter("tx_payload_bytes", "B", "payload bytes sent")),
+      tx_terminates_(stats.group(g).counter("tx_terminates", "frames", "Terminates sent")),
+      local_errors_(
+          stats.group(g).counter("local_errors", "WRs", "WRs completed with a local error")) {
+  efe_.on_space = [this] { tx_emit(); };
+  in.wqe.bind(eq_, [this](WqeMsg&& m) {
+    if (!ctx_[m.qpn].valid) return;
+    send_.post(m.qpn, m.wqe, m.index);
+    if (ctx_[m.qpn].state == abi::kQpError)
+      flush(m.qpn);
+    else
+      activate(m.qpn);
+  });
+  in.update.bind(eq_, [this](QpUpdate&& u) { on_update(std::move(u)); });
+  in.ack.bind(eq_, [this](AckMsg&& m) {
+    auto it = unacked_.find(m.peer);
+    if (it == unacked_.end()) return;
+    std::deque<Unacked>& d = it->second;
+    while (!d.empty() && seq_before(d.front().seq, m.ack)) {
+      const Unacked u = d.front();
+      d.pop_front();
+      SqEntry* e = send_.find(u.qpn, u.index);
+      if (!e) continue;
+      e->done = true;
+      try_complete(u.qpn);
+    }
+  });
+  in.read_done.bind(eq_, [this](ReadDoneMsg&& m) {
+    send_.read_slot_free(m.qpn);
+    if (send_.read_placed(m.qpn, m.sq_index)) {
+      send_.find(m.qpn, m.sq_index)->done = true;
+      try_complete(m.qpn);
+    }
+    activate(m.qpn);  // a slot of ORD is free
+  });
+  in.peer_term.bind(eq_, [this](PeerTermMsg&& m) {
+    SqEntry* hit =
+        send_.named_by_terminate(m.qpn, m.have_rr ? &m.rr : nullptr, m.have_hdr ? &m.bad : nullptr);
+    if (hit) {
+      hit->status = m.status;
+      hit->done = true;
+    }
+  });
+  in.term_req.bind(eq_, [this](TermReqMsg&& m) { send_terminate(std::move(m)); });
+  in.offer.bind(eq_, [this](RespOfferMsg&& m) {
+    const QpCtx& c = ctx_[m.qpn];
+    if (m.epoch != c.epoch || !c.valid || c.state == abi::kQpError) return;
+    QpSq& q = qs_[m.qpn];
+    q.offered = true;
+    q.offer = m.seg;
+    q.more = m.more;
+    activate(m.qpn);
+  });
+}
+
+uint32_t SqEngine::max_payload(bool tagged) const {
   return uint32_t(mac_.mtu) - uint32_t(efe::kHeaderBytes) -
          uint32_t(tagged ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes);
 }
 
-void RnicCore::activate(uint32_t qpn) {
-  Qp& q = qps_[qpn];
+void SqEngine::on_update(QpUpdate&& u) {
+  const uint32_t qpn = u.qpn;
+  const abi::QpState old = ctx_[qpn].state;
+  ctx_[qpn] = u.ctx;
+  if (u.reset) {
+    send_.reset(qpn);
+    const bool active = qs_[qpn].in_active;
+    qs_[qpn] = QpSq{};
+    qs_[qpn].in_active = active;
+  }
+  if (u.flush) flush(qpn);
+  if (u.ctx.sends() && old != abi::kQpRts) activate(qpn);
+}
+
+void SqEngine::flush(uint32_t qpn) {
+  send_.flush(qpn);
+  qs_[qpn].offered = qs_[qpn].more = false;
+  try_complete(qpn);
+}
+
+void SqEngine::try_complete(uint32_t qpn) {
+  for (const Cqe& c : send_.complete(qpn)) completion_.post(ctx_[qpn].scq, c);
+}
+
+void SqEngine::activate(uint32_t qpn) {
+  QpSq& q = qs_[qpn];
   if (!q.in_active) {
     q.in_active = true;
     active_.push_back(qpn);
@@ -24,8 +153,8 @@ void RnicCore::activate(uint32_t qpn) {
   tx_kick();
 }
 
-void RnicCore::tx_kick() {
-  if (tx_scheduled_ || active_.empty()) return;
+void SqEngine::tx_kick() {
+  if (tx_scheduled_ || checking_ || active_.empty()) return;
   tx_scheduled_ = true;
   eq_.at(std::max(edge(0), tx_next_ps_), [this] {
     tx_scheduled_ = false;
@@ -33,117 +162,155 @@ void RnicCore::tx_kick() {
   });
 }
 
-void RnicCore::tx_step() {
-  for (size_t tries = active_.size(); tries > 0 && !active_.empty(); --tries) {
+void SqEngine::tx_step() {
+  for (size_t tries = active_.size(); tries > 0 && !active_.empty() && !checking_; --tries) {
     if (tx_buffered_ >= uint64_t(cfg_.tx_buffer_bytes)) return;  // tx_emit resumes
     const uint32_t qpn = active_.front();
     active_.pop_front();
-    Qp& q = qps_[qpn];
-    const bool issued = q.valid && q.state == abi::kQpRts && issue_one(qpn);
-    const bool sq_ready = send_.ready(qpn, q.ord);
-    const bool more = q.valid && q.state == abi::kQpRts && (sq_ready || responses_.pending(qpn));
-    if (more)
-      active_.push_back(qpn);
-    else
-      q.in_active = false;
-    if (issued) {
-      tx_next_ps_ = std::max(tx_next_ps_, now_ps()) + cycles_ps(uint64_t(cfg_.sched_cycles));
-      tx_kick();
-      return;
-    }
+    const Issue r = ctx_[qpn].sends() ? issue_one(qpn) : Issue::kNone;
+    if (r == Issue::kChecking) return;  // checks_done goes on
+    requeue(qpn);
+    if (r == Issue::kIssued) return slot_used();
   }
 }
 
-bool RnicCore::issue_one(uint32_t qpn) {
-  Qp& q = qps_[qpn];
-  q.turn_responses = !q.turn_responses;
-  if (q.turn_responses) return issue_response(qpn, q) || issue_sq(qpn, q);
-  return issue_sq(qpn, q) || issue_response(qpn, q);
+// After a QP's turn: back into the round robin while it has work.
+void SqEngine::requeue(uint32_t qpn) {
+  const bool more =
+      ctx_[qpn].sends() && (send_.ready(qpn, ctx_[qpn].ord) || responses_pending(qpn));
+  if (more)
+    active_.push_back(qpn);
+  else
+    qs_[qpn].in_active = false;
 }
 
-RnicCore::TxSeg* RnicCore::new_seg(uint32_t qpn, const Qp& q) {
+void SqEngine::slot_used() {
+  tx_next_ps_ = std::max(tx_next_ps_, now_ps()) + cycles_ps(uint64_t(cfg_.sched_cycles));
+  tx_kick();
+}
+
+SqEngine::Issue SqEngine::issue_one(uint32_t qpn) {
+  QpSq& q = qs_[qpn];
+  q.turn_responses = !q.turn_responses;
+  if (q.turn_responses) return issue_response(qpn) ? Issue::kIssued : issue_sq(qpn);
+  const Issue r = issue_sq(qpn);
+  if (r != Issue::kNone) return r;
+  return issue_response(qpn) ? Issue::kIssued : Issue::kNone;
+}
+
+SqEngine::TxSeg* SqEngine::new_seg(uint32_t qpn) {
   auto s = std::make_unique<TxSeg>();
   s->qpn = qpn;
-  s->dst = q.peer_mac;
-  s->dst_qpn = q.peer_qpn;
+  s->dst = ctx_[qpn].peer_mac;
+  s->dst_qpn = ctx_[qpn].peer_qpn;
   TxSeg* p = s.get();
   tx_q_.push_back(std::move(s));
   return p;
 }
 
-bool RnicCore::check_wqe(Qp& q, SqEntry& e) {
-  const Wqe& w = e.wqe;
-  uint8_t st = abi::kCqeSuccess;
-  if (w.opcode != abi::kOpRdmaWrite && w.opcode != abi::kOpSend &&
-      w.opcode != abi::kOpSendWithInv && w.opcode != abi::kOpRdmaRead)
-    st = abi::kCqeLocQpOpError;
-  else if (w.num_sge > kMaxSge)
-    st = abi::kCqeLocQpOpError;
-  else if (w.total_length() > (1ull << 31))
-    st = abi::kCqeLocLenError;
-  for (int i = 0; st == abi::kCqeSuccess && i < w.num_sge; ++i) {
-    const Sge& g = w.sge[i];
-    if (g.length == 0) continue;
-    const uint8_t need = w.opcode == abi::kOpRdmaRead ? access::kLocalWrite : 0;
-    const XlatResult r = xlat_.translate({g.lkey, g.addr, g.length, need, q.pd});
-    if (r.status != XlatStatus::kOk) st = abi::kCqeLocProtError;
+SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
+  SqEntry* e = send_.current(qpn);
+  if (!e) return Issue::kNone;
+  const Wqe& w = e->wqe;
+  const uint64_t issued = std::max(edge(0), tx_next_ps_);
+  if (!e->checked) {
+    // The SGE checks occupy the engine: smt_cycles per SGE before this WQE's first segment.
+    uint8_t st = abi::kCqeSuccess;
+    if (w.opcode != abi::kOpRdmaWrite && w.opcode != abi::kOpSend &&
+        w.opcode != abi::kOpSendWithInv && w.opcode != abi::kOpRdmaRead)
+      st = abi::kCqeLocQpOpError;
+    else if (w.num_sge > kMaxSge)
+      st = abi::kCqeLocQpOpError;
+    else if (w.total_length() > (1ull << 31))
+      st = abi::kCqeLocLenError;
+    const uint64_t start =
+        issued + cycles_ps(xlat_.timing().smt_cycles * uint64_t(std::max<int>(w.num_sge, 1)));
+    checking_ = true;
+    tx_next_ps_ = start;
+    const uint32_t index = e->index;
+    const uint64_t epoch = ctx_[qpn].epoch;
+    auto finish = [this, qpn, index, epoch, issued, start](uint8_t status) {
+      eq_.at(start, [=] { checks_done(qpn, index, epoch, issued, status); });
+    };
+    if (st != abi::kCqeSuccess) {
+      finish(st);
+      return Issue::kChecking;
+    }
+    // One check request per SGE with bytes, one after another; the first failure ends them.
+    auto c = std::make_shared<SgeChecks>();
+    c->xlat = &xlat_;
+    c->eq = &eq_;
+    c->w = w;
+    c->need = w.opcode == abi::kOpRdmaRead ? access::kLocalWrite : 0;
+    c->pd = ctx_[qpn].pd;
+    c->finish = finish;
+    check_next(std::move(c));
+    return Issue::kChecking;
   }
-  e.checked = true;
-  if (st == abi::kCqeSuccess) return true;
-  e.status = st;
-  e.done = e.sent = true;
-  ++local_errors_;
-  return false;
+  if (w.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= ctx_[qpn].ord) return Issue::kNone;
+  issue_segment(qpn, *e, issued);
+  return Issue::kIssued;
 }
 
-bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
-  SqEntry* current = send_.current(qpn);
-  if (!current) return false;
-  SqEntry& e = *current;
-  const Wqe& w = e.wqe;
-  const uint64_t issued = std::max(edge(0), tx_next_ps_);
-  uint64_t start = issued;
-  if (!e.checked) {
-    // The SGE checks occupy the engine: smt_cycles per SGE before this WQE's first segment.
-    const bool ok = check_wqe(q, e);
-    start += cycles_ps(xlat_.timing().smt_cycles * uint64_t(std::max<int>(w.num_sge, 1)));
-    tx_next_ps_ = start;
-    if (!ok) {
-      send_.advance(qpn);
-      set_qp_state(qpn, abi::kQpError);  // flushes the rest; completes this one with its error
-      return true;
-    }
+void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_t issued,
+                           uint8_t status) {
+  checking_ = false;
+  SqEntry* e = send_.current(qpn);
+  if (ctx_[qpn].epoch != epoch || !ctx_[qpn].sends() || !e || e->index != index) {
+    requeue(qpn);  // the QP changed meanwhile: its turn is over
+    return slot_used();
   }
-  if (w.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= q.ord) return false;
+  e->checked = true;
+  if (status != abi::kCqeSuccess) {
+    e->status = status;
+    e->done = e->sent = true;
+    ++local_errors_;
+    send_.advance(qpn);
+    // The QP goes to ERROR (the host interface flushes the rest; this one completes with its
+    // error first). It issues nothing more meanwhile.
+    ctx_[qpn].state = abi::kQpError;
+    out.error->send({qpn, kNoAsyncEvent});
+    requeue(qpn);
+    return slot_used();
+  }
+  bool issued_one = true;
+  if (e->wqe.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= ctx_[qpn].ord)
+    issued_one = !qs_[qpn].turn_responses && issue_response(qpn);
+  else
+    issue_segment(qpn, *e, issued);
+  requeue(qpn);
+  if (issued_one) return slot_used();
+  tx_step();
+}
+
+void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
+  const Wqe& w = e.wqe;
   const SqSegment g =
       next_sq_segment(w, send_.progress(qpn), max_payload(true), max_payload(false));
   const rdmap::Segment& h = g.h;
+  const uint64_t start = now_ps();
   if (g.read_request) {
-    TxSeg* s = new_seg(qpn, q);
+    TxSeg* s = new_seg(qpn);
     s->ddp.resize(rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
     rdmap::encode(h, s->ddp.data());
     rdmap::encode(g.rr, s->ddp.data() + rdmap::kUntaggedBytes);
     s->ar = true;
     if (g.first) e.msn = h.msn;
     send_.read_issued(qpn, {e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn});
-    ++e.reads_left;
-    mark(Probe::kSegIssue, qpn, issued);
-    mark(Probe::kSegFetch, qpn, start);
-    eq_.at(start + cycles_ps(kHeaderCycles), [this, s] {
-      mark(Probe::kSegReady, s->qpn, now_ps());
-      s->ready = true;
-      tx_emit();
-    });
+    out.read_issued->send({qpn, e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn});
+    mark_(CoreProbe::kSegIssue, qpn, issued);
+    mark_(CoreProbe::kSegFetch, qpn, start);
+    eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
     if (g.wqe_done) {
       e.sent = true;
       send_.advance(qpn);
     }
-    return true;
+    return;
   }
   const uint32_t len = g.len;
   const bool last = g.wqe_done;
   if (!h.tagged) e.msn = h.msn;
-  TxSeg* s = new_seg(qpn, q);
+  TxSeg* s = new_seg(qpn);
   s->ddp.resize(h.header_bytes() + len);
   rdmap::encode(h, s->ddp.data());
   s->payload = len;
@@ -151,129 +318,109 @@ bool RnicCore::issue_sq(uint32_t qpn, Qp& q) {
   tx_buffered_ += len;
   if (last) {
     const uint32_t index = e.index;
-    const eth::Mac peer = q.peer_mac;
+    const MacAddr peer = ctx_[qpn].peer_mac;
     s->on_sent = [this, qpn, index, peer](uint32_t seq) {
       unacked_[peer].push_back({qpn, index, seq});
     };
   }
-  std::vector<XlatChunk> chunks;
-  uint64_t cycles = 0;
-  mark(Probe::kSegIssue, qpn, issued);
-  mark(Probe::kSegFetch, qpn, start);
-  const XlatStatus st = translate_sges(w, g.off, len, 0, q.pd, &chunks, &cycles);
-  if (st != XlatStatus::kOk)
-    log::error("{}: QP {} WR {} no longer translates ({})", name(), qpn, w.wr_id, to_string(st));
-  gather_chunks(s, std::move(chunks), start + cycles_ps(cycles));
+  mark_(CoreProbe::kSegIssue, qpn, issued);
+  mark_(CoreProbe::kSegFetch, qpn, start);
+  const uint64_t wr_id = w.wr_id;
+  translate_sge_list(xlat_, eq_, w, g.off, len, 0, ctx_[qpn].pd,
+                     [this, s, qpn, wr_id](XlatStatus st, std::vector<XlatChunk>&& chunks) {
+                       if (st != XlatStatus::kOk)
+                         log::error("{}: QP {} WR {} no longer translates ({})", name(), qpn, wr_id,
+                                    to_string(st));
+                       gather(s, std::move(chunks));
+                     });
   if (last) {
     e.sent = true;
     send_.advance(qpn);
   }
-  return true;
 }
 
-bool RnicCore::issue_response(uint32_t qpn, Qp& q) {
-  if (!responses_.pending(qpn)) return false;
-  const ReadResponseLogic::Segment r = responses_.next(qpn, max_payload(true));
+bool SqEngine::issue_response(uint32_t qpn) {
+  QpSq& q = qs_[qpn];
+  if (!q.offered) return false;
+  q.offered = false;
+  const ReadResponseLogic::Segment r = q.offer;
+  out.taken->send({qpn});
   const uint32_t len = r.len;
-  const bool last = r.last;
   rdmap::Segment h;
   h.tagged = true;
-  h.last = last;
+  h.last = r.last;
   h.opcode = uint8_t(Opcode::kReadResponse);
   h.stag = r.rr.sink_stag;
   h.to = r.rr.sink_to + r.off;
-  TxSeg* s = new_seg(qpn, q);
+  TxSeg* s = new_seg(qpn);
   s->ddp.resize(rdmap::kTaggedBytes + len);
   rdmap::encode(h, s->ddp.data());
   s->payload = len;
-  s->ar = last;
+  s->ar = r.last;
   tx_buffered_ += len;
-  const uint64_t start = std::max(edge(0), tx_next_ps_);
-  mark(Probe::kSegIssue, qpn, start);
-  mark(Probe::kSegFetch, qpn, start);
-  std::vector<XlatChunk> chunks;
-  uint64_t cycles = 0;
-  if (len > 0) {
-    const XlatResult x =
-        xlat_.translate({r.rr.src_stag, r.rr.src_to + r.off, len, access::kRemoteRead, q.pd});
-    if (x.status != XlatStatus::kOk)
-      log::error("{}: QP {} read response source STag {:#x} no longer translates ({})", name(), qpn,
-                 r.rr.src_stag, to_string(x.status));
-    chunks = x.chunks;
-    cycles = x.cycles;
+  const uint64_t start = now_ps();
+  mark_(CoreProbe::kSegIssue, qpn, start);
+  mark_(CoreProbe::kSegFetch, qpn, start);
+  if (len == 0) {
+    gather(s, {});
+    return true;
   }
-  gather_chunks(s, std::move(chunks), start + cycles_ps(cycles));
+  xlat_.request({r.rr.src_stag, r.rr.src_to + r.off, len, access::kRemoteRead, ctx_[qpn].pd}, eq_,
+                [this, s, qpn, stag = r.rr.src_stag](XlatResult&& x) {
+                  if (x.status != XlatStatus::kOk)
+                    log::error(
+                        "{}: QP {} read response source STag {:#x} no longer translates ({})",
+                        name(), qpn, stag, to_string(x.status));
+                  gather(s, std::move(x.chunks));
+                });
   return true;
 }
 
-XlatStatus RnicCore::translate_sges(const Wqe& w, uint64_t off, uint32_t len, uint8_t access,
-                                    uint32_t pd, std::vector<XlatChunk>* chunks,
-                                    uint64_t* cycles) const {
-  uint64_t pos = 0;
-  for (int i = 0; i < w.num_sge && len > 0; ++i) {
-    const Sge& g = w.sge[i];
-    const uint64_t end = pos + g.length;
-    if (off < end && off + len > pos) {
-      const uint64_t a = std::max(off, pos), b = std::min<uint64_t>(off + len, end);
-      const XlatResult x =
-          xlat_.translate({g.lkey, g.addr + (a - pos), uint32_t(b - a), access, pd});
-      if (x.status != XlatStatus::kOk) return x.status;
-      chunks->insert(chunks->end(), x.chunks.begin(), x.chunks.end());
-      *cycles += x.cycles;
-    }
-    pos = end;
-  }
-  return XlatStatus::kOk;
-}
-
-void RnicCore::gather_chunks(TxSeg* s, std::vector<XlatChunk> chunks, uint64_t start_ps) {
-  const size_t hdr = s->ddp.size() - s->payload;
+// Reads the segment's payload by DMA (its chunks, now); it is ready kHeaderCycles after the
+// last byte arrives.
+void SqEngine::gather(TxSeg* s, std::vector<XlatChunk> chunks) {
   if (chunks.empty()) {
-    eq_.at(start_ps + cycles_ps(kHeaderCycles), [this, s] {
-      mark(Probe::kSegReady, s->qpn, now_ps());
-      s->ready = true;
-      tx_emit();
-    });
+    eq_.at(now_ps() + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
     return;
   }
+  const size_t hdr = s->ddp.size() - s->payload;
   s->reads_left = uint32_t(chunks.size());
-  eq_.at(start_ps, [this, s, hdr, chunks = std::move(chunks)] {
-    mark(Probe::kSegDma, s->qpn, now_ps());
-    size_t at = hdr;
-    for (const XlatChunk& c : chunks) {
-      dmac_.read(c.pa, c.len, [this, s, at](DmacStatus st, std::vector<uint8_t>&& d) {
-        if (st != DmacStatus::kOk)
-          log::error("{}: gather DMA read failed ({})", name(), to_string(st));
-        else
-          std::memcpy(s->ddp.data() + at, d.data(), d.size());
-        if (--s->reads_left == 0) {
-          mark(Probe::kSegData, s->qpn, now_ps());
-          eq_.at(edge(kHeaderCycles), [this, s] {
-            mark(Probe::kSegReady, s->qpn, now_ps());
-            s->ready = true;
-            tx_emit();
-          });
-        }
-      });
-      at += c.len;
-    }
-  });
+  mark_(CoreProbe::kSegDma, s->qpn, now_ps());
+  size_t at = hdr;
+  for (const XlatChunk& c : chunks) {
+    dmac_.read(c.pa, c.len, [this, s, at](DmacStatus st, std::vector<uint8_t>&& d) {
+      if (st != DmacStatus::kOk)
+        log::error("{}: gather DMA read failed ({})", name(), to_string(st));
+      else
+        std::memcpy(s->ddp.data() + at, d.data(), d.size());
+      if (--s->reads_left == 0) {
+        mark_(CoreProbe::kSegData, s->qpn, now_ps());
+        eq_.at(edge(kHeaderCycles), [this, s] { seg_ready(s); });
+      }
+    });
+    at += c.len;
+  }
 }
 
-void RnicCore::tx_emit() {
+void SqEngine::seg_ready(TxSeg* s) {
+  mark_(CoreProbe::kSegReady, s->qpn, now_ps());
+  s->ready = true;
+  tx_emit();
+}
+
+void SqEngine::tx_emit() {
   bool freed = false;
   while (!tx_q_.empty()) {
     TxSeg& s = *tx_q_.front();
     if (!s.ready) break;
-    const Qp& q = qps_[s.qpn];
-    if (!s.terminate && (!q.valid || q.state != abi::kQpRts)) {
+    if (!s.terminate && !ctx_[s.qpn].sends()) {
       tx_buffered_ -= s.payload;
       tx_q_.pop_front();
       freed = true;
       continue;
     }
     if (!efe_.can_send()) break;
-    mark(Probe::kSegSent, s.qpn, now_ps());
+    mark_(CoreProbe::kSegSent, s.qpn, now_ps());
     const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;
@@ -286,22 +433,25 @@ void RnicCore::tx_emit() {
   if (freed) tx_kick();
 }
 
-void RnicCore::queue_terminate(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& bad,
-                               const uint8_t* bad_ddp, size_t bad_len,
-                               std::function<void()> after) {
-  Qp& q = qps_[qpn];
+// A Terminate for a segment the RX engine rejected: ahead of every queued segment, ready
+// kHeaderCycles after the request; the RX engine hears when it has gone.
+void SqEngine::send_terminate(TermReqMsg&& m) {
+  const uint32_t qpn = m.qpn;
+  QpSq& q = qs_[qpn];
   rdmap::Terminate t;
-  t.cause = why;
+  t.cause = m.why;
   t.m = true;
   t.d = true;
-  t.ddp_seg_len = uint16_t(bad_len);
-  const size_t hb = std::min(bad.header_bytes(), bad_len);
-  t.ddp_header.assign(bad_ddp, bad_ddp + hb);
+  const std::vector<uint8_t>& bad_ddp = m.bad_ddp;
+  const rdmap::Segment& bad = m.bad;
+  t.ddp_seg_len = uint16_t(bad_ddp.size());
+  const size_t hb = std::min(bad.header_bytes(), bad_ddp.size());
+  t.ddp_header.assign(bad_ddp.begin(), bad_ddp.begin() + int64_t(hb));
   if (!bad.tagged && bad.opcode == uint8_t(Opcode::kReadRequest) &&
-      bad_len >= rdmap::kUntaggedBytes + rdmap::kReadRequestBytes) {
+      bad_ddp.size() >= rdmap::kUntaggedBytes + rdmap::kReadRequestBytes) {
     t.r = true;
-    t.rdmap_header.assign(bad_ddp + rdmap::kUntaggedBytes,
-                          bad_ddp + rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
+    t.rdmap_header.assign(bad_ddp.begin() + rdmap::kUntaggedBytes,
+                          bad_ddp.begin() + rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
   }
   rdmap::Segment h;
   h.tagged = false;
@@ -311,8 +461,8 @@ void RnicCore::queue_terminate(uint32_t qpn, const rdmap::TermCause& why, const 
   const std::vector<uint8_t> body = rdmap::encode(t);
   auto s = std::make_unique<TxSeg>();
   s->qpn = qpn;
-  s->dst = q.peer_mac;
-  s->dst_qpn = q.peer_qpn;
+  s->dst = ctx_[qpn].peer_mac;
+  s->dst_qpn = ctx_[qpn].peer_qpn;
   s->ddp.resize(rdmap::kUntaggedBytes + body.size());
   rdmap::encode(h, s->ddp.data());
   std::memcpy(s->ddp.data() + rdmap::kUntaggedBytes, body.data(), body.size());
@@ -321,11 +471,26 @@ void RnicCore::queue_terminate(uint32_t qpn, const rdmap::TermCause& why, const 
   TxSeg* p = s.get();
   tx_q_.push_front(std::move(s));
   ++tx_terminates_;
-  eq_.at(edge(kHeaderCycles), [this, p, after = std::move(after)]() mutable {
+  const uint64_t token = m.token;
+  eq_.at(edge(kHeaderCycles), [this, p, token] {
     p->ready = true;
-    p->on_sent = [after = std::move(after)](uint32_t) { after(); };
+    p->on_sent = [this, token](uint32_t) { out.term_sent->send({token}); };
     tx_emit();
   });
+}
+
+std::string SqEngine::dump_state() const {
+  std::string s =
+      fmt::format("  {}: tx queue {} ({} B buffered), active QPs {}{}\n", name(), tx_q_.size(),
+                  tx_buffered_, active_.size(), checking_ ? " (checking SGEs)" : "");
+  for (size_t i = 0; i < ctx_.size(); ++i) {
+    const uint32_t n = uint32_t(i);
+    if (!ctx_[i].valid || (send_.depth(n) == 0 && send_.reads_out(n) == 0)) continue;
+    s += fmt::format("    QP {}: state {}, SQ {} (cursor {}), reads out {}{}\n", i,
+                     int(ctx_[i].state), send_.depth(n), send_.cursor(n), send_.reads_out(n),
+                     qs_[i].offered ? ", a read response offered" : "");
+  }
+  return s;
 }
 
 }  // namespace rnic

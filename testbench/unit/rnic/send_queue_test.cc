@@ -50,29 +50,44 @@ TEST(SendQueueLogic, CompletesInOrderWithCqesOnlyWhereOwed) {
   EXPECT_EQ(s.find(1, 0), nullptr);
 }
 
-TEST(SendQueueLogic, ReadResponsesInRequestOrderAndOrd) {
+TEST(SendQueueLogic, OrdSlotsAndReadCompletion) {
   SendQueueLogic s(1);
   s.post(0, wqe(abi::kOpRdmaRead, 1, true, 3000), 0);
   EXPECT_TRUE(s.ready(0, 1));
   SqEntry* e = s.current(0);
   e->checked = true;
   s.read_issued(0, {0, 7, 0x1000, 3000, 1});
-  e->reads_left = 1;
+  EXPECT_EQ(e->reads_left, 1u);
   e->sent = true;
   s.advance(0);
   s.post(0, wqe(abi::kOpRdmaRead, 2, true), 1);
   s.current(0)->checked = true;
   EXPECT_FALSE(s.ready(0, 1));  // ORD 1 is taken
   EXPECT_TRUE(s.ready(0, 2));
-  EXPECT_FALSE(s.response_fits(0, 7, 0x1000 + 10, 100));  // not where the response stands
-  EXPECT_FALSE(s.response_fits(0, 8, 0x1000, 100));       // another sink STag
-  EXPECT_TRUE(s.response_fits(0, 7, 0x1000, 1466));
-  EXPECT_EQ(s.response(0, 1466, false), -1);
-  EXPECT_FALSE(s.response_fits(0, 7, 0x1000 + 1466, 2000));  // longer than the request
-  EXPECT_TRUE(s.response_fits(0, 7, 0x1000 + 1466, 1534));
-  EXPECT_EQ(s.response(0, 1534, true), 0);  // WR 0 answered in full
+  s.read_slot_free(0);  // its last response passed its checks: the slot is free
   EXPECT_EQ(s.reads_out(0), 0u);
   EXPECT_TRUE(s.ready(0, 1));
+  EXPECT_FALSE(s.find(0, 0)->done);
+  EXPECT_TRUE(s.read_placed(0, 0));   // placed: WR 0 is answered in full
+  EXPECT_FALSE(s.read_placed(0, 0));  // and only once
+}
+
+TEST(OrdTable, ResponsesInRequestOrderEachInOrder) {
+  OrdTable t(1);
+  t.issued(0, {0, 7, 0x1000, 3000, 1});
+  t.issued(0, {1, 9, 0x5000, 100, 2});
+  EXPECT_FALSE(t.fits(0, 7, 0x1000 + 10, 100));  // not where the response stands
+  EXPECT_FALSE(t.fits(0, 8, 0x1000, 100));       // another sink STag
+  EXPECT_FALSE(t.fits(0, 9, 0x5000, 100));       // the second request's, before the first's
+  EXPECT_TRUE(t.fits(0, 7, 0x1000, 1466));
+  EXPECT_EQ(t.take(0, 1466, false), -1);
+  EXPECT_FALSE(t.fits(0, 7, 0x1000 + 1466, 2000));  // longer than the request
+  EXPECT_TRUE(t.fits(0, 7, 0x1000 + 1466, 1534));
+  EXPECT_EQ(t.take(0, 1534, true), 0);  // request of WR 0 answered in full
+  EXPECT_EQ(t.size(0), 1u);
+  EXPECT_TRUE(t.fits(0, 9, 0x5000, 100));
+  t.clear(0);
+  EXPECT_FALSE(t.fits(0, 9, 0x5000, 100));
 }
 
 TEST(SendQueueLogic, FlushCompletesEverythingWithFlushStatus) {

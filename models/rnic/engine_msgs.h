@@ -1,0 +1,166 @@
+// What the RNIC Core's engines tell each other (DESIGN.md §3.3, docs/architecture.md): the
+// messages of the channels (models/common/channel.h) the core wires between the host
+// interface, the SQ engine, the RX engine and the read-response engine, the QP context columns
+// each engine keeps a copy of, and the timing probe they all report to.
+//
+// Every channel between two engines crosses in 0 cycles (the receiver acts on the same core
+// edge, in its own process), so the latencies of rnic_core.h are each engine's own.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "models/common/bytes.h"
+#include "models/rnic/abi/codes.h"
+#include "models/rnic/abi/wqe.h"
+#include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/read_response.h"
+
+namespace rnic {
+
+// fail a QP without an asynchronous event (the error is reported in a CQE only).
+constexpr abi::AsyncEvent kNoAsyncEvent = abi::AsyncEvent(0xFF);
+
+// The QP context the host interface owns (state machine and attributes); each engine keeps a
+// copy of it, updated by QpUpdate.
+struct QpCtx {
+  bool valid = false;
+  abi::QpState state = abi::kQpReset;
+  uint32_t pd = 0, scq = 0, rcq = 0;
+  MacAddr peer_mac{};
+  uint32_t peer_qpn = 0;
+  uint32_t ird = 0, ord = 0;
+  uint8_t access = 0;
+  uint64_t epoch = 0;  // changes when the QP is created or reset
+  bool receives() const { return valid && (state == abi::kQpRtr || state == abi::kQpRts); }
+  bool sends() const { return valid && state == abi::kQpRts; }
+};
+
+// Host interface -> every engine: the QP's context changed. reset: its queues start over
+// (created, destroyed, reset); flush: it entered ERROR (its work completes flushed).
+struct QpUpdate {
+  uint32_t qpn = 0;
+  QpCtx ctx;
+  bool reset = false, flush = false;
+};
+
+// Host interface -> SQ engine (SQ WQEs), -> RX engine (RQ WQEs): a WQE copied on chip.
+struct WqeMsg {
+  uint32_t qpn = 0;
+  Wqe wqe;
+  uint32_t index = 0;  // producer count
+};
+
+// Any engine -> host interface: the QP must go to ERROR (and raise `event`, unless
+// kNoAsyncEvent).
+struct QpErrorMsg {
+  uint32_t qpn = 0;
+  abi::AsyncEvent event = kNoAsyncEvent;
+};
+
+// RX engine -> SQ engine: the EFE acknowledged every segment to `peer` before SEQ `ack`.
+struct AckMsg {
+  MacAddr peer{};
+  uint32_t ack = 0;
+};
+
+// SQ engine -> RX engine: a Read Request left (the RX engine matches its responses).
+struct ReadIssuedMsg {
+  uint32_t qpn = 0;
+  uint32_t sq_index = 0;
+  uint32_t sink_stag = 0;
+  uint64_t sink_to = 0;
+  uint32_t len = 0;
+  uint32_t msn = 0;
+};
+
+// RX engine -> SQ engine: the last Read Response segment of the oldest outbound Read Request
+// passed its checks and its data is placed (its writes issued): the request leaves ORD.
+struct ReadDoneMsg {
+  uint32_t qpn = 0;
+  uint32_t sq_index = 0;  // the WR it belongs to
+};
+
+// RX engine -> SQ engine: a Terminate from the peer; the WR it names completes with `status`.
+struct PeerTermMsg {
+  uint32_t qpn = 0;
+  uint8_t status = 0;
+  bool have_rr = false, have_hdr = false;
+  rdmap::ReadRequest rr;
+  rdmap::Segment bad;
+};
+
+// RX engine -> SQ engine: send a Terminate for a segment the RX engine rejected, ahead of
+// everything queued; SQ engine -> RX engine: it has gone to the EFE (TermSentMsg, same token).
+struct TermReqMsg {
+  uint32_t qpn = 0;
+  rdmap::TermCause why;
+  rdmap::Segment bad;
+  std::vector<uint8_t> bad_ddp;  // the rejected segment's bytes (its headers are quoted)
+  uint64_t token = 0;
+};
+struct TermSentMsg {
+  uint64_t token = 0;
+};
+
+// RX engine -> read-response engine: a Read Request passed its checks.
+struct ReadReqMsg {
+  uint32_t qpn = 0;
+  uint64_t epoch = 0;
+  rdmap::ReadRequest rr;
+};
+
+// Read-response engine -> SQ engine: the QP's next Read Response segment (one offered per QP
+// at a time); `more`: further segments follow it.
+struct RespOfferMsg {
+  uint32_t qpn = 0;
+  uint64_t epoch = 0;
+  ReadResponseLogic::Segment seg;
+  bool more = false;
+};
+// SQ engine -> read-response engine: the offered segment is issued.
+struct RespTakenMsg {
+  uint32_t qpn = 0;
+};
+// Read-response engine -> RX engine: a request's last segment is issued (it leaves IRD).
+struct IrdFreeMsg {
+  uint32_t qpn = 0;
+};
+
+// The core's timing probe (latency tests and breakdowns): called at each point with the QP
+// (CQ for kCqe, 0 for commands and ACKs) and the simulated time of the point in ps.
+enum class CoreProbe {
+  kCommand,      // a CMD write reaches the command processor
+  kCommandDone,  // the command completes (CMD_STATUS no longer busy)
+  kDoorbell,     // an SQ or RQ doorbell reaches the core
+  kWqeQueued,    // a WQE is in the on-chip SQ/RQ
+  kSegIssue,     // the SQ engine issues a segment (or a Read Request) of a QP
+  kSegFetch,     // its translation starts (after the WQE's SGE checks, for a first segment)
+  kSegDma,       // its DMA reads are requested
+  kSegData,      // its last DMA read data has arrived
+  kSegReady,     // it is ready to leave
+  kSegSent,      // it is handed to the EFE
+  kRxStart,      // the RX engine starts a segment
+  kRxChecked,    // its header checks are done
+  kRxPlace,      // its placement DMA writes are issued
+  kAck,          // the RX engine takes an acknowledgement from the EFE
+  kCqe,          // a CQE's DMA write is issued
+  kWqeFetch,     // host-ring mode: a doorbell's DMA read of WQEs is requested
+  kWqeFetched,   // host-ring mode: its data has arrived at the core
+};
+using ProbeFn = std::function<void(CoreProbe, uint32_t id, uint64_t t_ps)>;
+
+// An engine's view of the probe the core exposes (the core's `probe` member, may be unset).
+class ProbeTap {
+ public:
+  explicit ProbeTap(const ProbeFn& fn) : fn_(fn) {}
+  void operator()(CoreProbe p, uint32_t id, uint64_t t_ps) const {
+    if (fn_) fn_(p, id, t_ps);
+  }
+
+ private:
+  const ProbeFn& fn_;
+};
+
+}  // namespace rnic

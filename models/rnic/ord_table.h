@@ -1,0 +1,58 @@
+// The outbound RDMA Read Requests of each QP awaiting their responses (ORD), in request order,
+// with how much of each has been answered. No SystemC. The SQ engine keeps one (to bound ORD
+// and to name the WR a Terminate quotes); the RX engine keeps its own copy, fed by the SQ
+// engine's ReadIssuedMsg, to match each Read Response segment (RFC 5040 §5.4: responses come in
+// request order, each in order). Depth: the QP's ORD (core.ord at most).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace rnic {
+
+struct ReadOut {
+  uint32_t sq_index = 0;  // the WR it belongs to
+  uint32_t sink_stag = 0;
+  uint64_t sink_to = 0;
+  uint32_t len = 0;
+  uint32_t msn = 0;
+  uint32_t received = 0;
+};
+
+class OrdTable {
+ public:
+  explicit OrdTable(size_t qps) : q_(qps) {}
+
+  void issued(uint32_t qpn, const ReadOut& r) { q_[qpn].push_back(r); }
+  size_t size(uint32_t qpn) const { return q_[qpn].size(); }
+  const std::deque<ReadOut>& reads(uint32_t qpn) const { return q_[qpn]; }
+  // Whether a Read Response segment (sink STag, TO, length) is the next the oldest request
+  // expects.
+  bool fits(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len) const {
+    if (q_[qpn].empty()) return false;
+    const ReadOut& r = q_[qpn].front();
+    return r.sink_stag == stag && to == r.sink_to + r.received && r.received + len <= r.len;
+  }
+  // Takes a fitting segment; with `last` the oldest request is answered and leaves: its WR's
+  // SQ index, else -1.
+  int64_t take(uint32_t qpn, uint32_t len, bool last) {
+    ReadOut& r = q_[qpn].front();
+    r.received += len;
+    if (!last) return -1;
+    const uint32_t index = r.sq_index;
+    q_[qpn].pop_front();
+    return index;
+  }
+  // The oldest request leaves (its last response arrived).
+  void pop(uint32_t qpn) {
+    if (!q_[qpn].empty()) q_[qpn].pop_front();
+  }
+  void clear(uint32_t qpn) { q_[qpn].clear(); }
+
+ private:
+  std::vector<std::deque<ReadOut>> q_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,41 @@
+#include "models/rnic/rnic_core.h"
+
+namespace rnic {
+
+RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
+                   RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats,
+                   const RxParseFactory& rx_parse, const XlatFactory& xlat)
+    : sc_core::sc_module(n),
+      xlat_(
+          xlat("xlat", size_t(cfg.stags), size_t(cfg.pbl_entries), ClockDomain::mhz(cfg.clk_mhz))),
+      completion_("completion", cfg, dmac, regs, stats, name()),
+      host_("host_if", cfg, dmac, regs, *xlat_, completion_, probe, stats, name()),
+      sq_("sq", cfg, mac, dmac, *xlat_, efe, completion_, probe, stats, name()),
+      rx_("rx", cfg, dmac, *xlat_, efe, completion_, rx_parse, probe, stats, name()),
+      responses_("read_response", cfg, sq_.max_payload(true)) {
+  completion_.on_overflow = [this](uint32_t cqn) { host_.in.cq_overflow.send(cqn); };
+  completion_.on_cqe = [this](uint32_t cqn, uint64_t t) {
+    if (probe) probe(CoreProbe::kCqe, cqn, t);
+  };
+  host_.out.update = {&sq_.in.update, &rx_.in.update, &responses_.in.update};
+  host_.out.sq_wqe = &sq_.in.wqe;
+  host_.out.rq_wqe = &rx_.in.wqe;
+  sq_.out.error = &host_.in.error;
+  sq_.out.read_issued = &rx_.in.read_issued;
+  sq_.out.term_sent = &rx_.in.term_sent;
+  sq_.out.taken = &responses_.in.taken;
+  rx_.out.error = &host_.in.error;
+  rx_.out.ack = &sq_.in.ack;
+  rx_.out.read_done = &sq_.in.read_done;
+  rx_.out.peer_term = &sq_.in.peer_term;
+  rx_.out.term_req = &sq_.in.term_req;
+  rx_.out.read_req = &responses_.in.request;
+  responses_.out.offer = &sq_.in.offer;
+  responses_.out.ird_free = &rx_.in.ird_free;
+}
+
+std::string RnicCore::dump_state() const {
+  return host_.dump_state() + sq_.dump_state() + rx_.dump_state();
+}
+
+}  // namespace rnic

@@ -1,0 +1,150 @@
+// The RX engine (DESIGN.md §3.3): takes the EFE's segments and acknowledgements in arrival
+// order; parses and checks each segment through ddp_rx_parse (ddp_rx_parse_channel.h);
+// translates tagged and Send targets through xlat (xlat_channel.h); places data by DMA; consumes
+// receive WQEs for untagged data; matches Read Responses to the outbound Read Requests; passes
+// inbound Read Requests to the read-response engine; answers a bad segment with a Terminate
+// (through the SQ engine) before its acknowledgement; tells the EFE each segment is validated,
+// in order.
+//
+// State (its own): per QP the RQ, the receive offset and expected MSNs (RecvLogic,
+// recv_queue.h), a copy of the outbound Read Requests (OrdTable, ord_table.h), the inbound Read
+// Requests held by the read-response engine (IRD count); the RX FIFO and the verdicts pending.
+// Channels (engine_msgs.h): takes WqeMsg (RQ) and QpUpdate (host interface), ReadIssuedMsg and
+// TermSentMsg (SQ engine), IrdFreeMsg (read-response engine); gives QpErrorMsg (host
+// interface), AckMsg, ReadDoneMsg, PeerTermMsg and TermReqMsg (SQ engine), ReadReqMsg
+// (read-response engine); requests to ddp_rx_parse, xlat and the DMAC, CQEs to the completion
+// engine, validations to the EFE.
+//
+// Timing, in core_clk cycles (C = core.*; all actions on a rising edge):
+//   Intake     one segment at a time: header checks done max(C.rx_parse_cycles, beats holding
+//              the header and a Read Request's 28 bytes) cycles after it starts; the next one
+//              starts max(that, ceil(bytes / datapath)) cycles after it. An acknowledgement is
+//              passed to the SQ engine on the edge it is taken.
+//   Decide     with its header result a segment's checks against the QP are made and its xlat
+//              requests sent: a tagged segment's target (xlat: smt + pbl cycles + 1 per chunk),
+//              a Send's receive SGEs (one SGE after another), a Read Request's source (a check:
+//              smt_cycles).
+//   Verdict    in segment order, each when its xlat results are in (at once without xlat): its
+//              placement writes issued, its CQE (the last segment of a Send) posted, the EFE told
+//              it is validated; or, for a bad segment (header, QP checks, or xlat), a Terminate
+//              asked of the SQ engine and the QP failed: the engine stalls (no intake, no
+//              verdict) until the Terminate has gone to the EFE, then validates the segment.
+//              A segment decided while an earlier one's verdict failed its QP is dropped at its
+//              own verdict (nothing placed).
+// Depths: the RX FIFO is not bounded (the EFE pass-through has no flow control; its largest
+// depth is a statistic, rx_fifo_max); verdicts pending: the segments in the xlat pipeline.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "models/common/channel.h"
+#include "models/common/event_queue.h"
+#include "models/common/stats.h"
+#include "models/efe/efe_passthrough.h"
+#include "models/rnic/completion_engine.h"
+#include "models/rnic/ddp_rx_parse_channel.h"
+#include "models/rnic/dmac.h"
+#include "models/rnic/engine_msgs.h"
+#include "models/rnic/ord_table.h"
+#include "models/rnic/recv_queue.h"
+#include "models/rnic/xlat_channel.h"
+
+namespace rnic {
+
+class RxEngine : public sc_core::sc_module {
+ public:
+  using RxSegment = efe::EfePassThrough::RxSegment;
+
+  RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac, XlatChannel& xlat,
+           efe::EfePassThrough& efe, CompletionEngine& completion, const RxParseFactory& rx_parse,
+           const ProbeFn& probe, StatRegistry& stats, const std::string& stat_group);
+
+  struct In {
+    Channel<WqeMsg> wqe;
+    Channel<QpUpdate> update;
+    Channel<ReadIssuedMsg> read_issued;
+    Channel<TermSentMsg> term_sent;
+    Channel<IrdFreeMsg> ird_free;
+  } in;
+  struct Out {
+    Channel<QpErrorMsg>* error = nullptr;
+    Channel<AckMsg>* ack = nullptr;
+    Channel<ReadDoneMsg>* read_done = nullptr;
+    Channel<PeerTermMsg>* peer_term = nullptr;
+    Channel<TermReqMsg>* term_req = nullptr;
+    Channel<ReadReqMsg>* read_req = nullptr;
+  } out;
+
+  std::string dump_state() const;
+
+ private:
+  struct RxItem {
+    bool is_ack = false;
+    RxSegment seg;
+    MacAddr peer{};
+    uint32_t ack = 0;
+  };
+  struct Verdict {
+    bool ready = false;
+    std::function<void()> act;
+  };
+  using Seg = std::shared_ptr<RxSegment>;
+  struct Taken {  // a receive WQE taken by a Send's segment (its CQE is owed)
+    RecvLogic::Entry e;
+    uint64_t placed = 0;
+  };
+
+  void push(RxItem&& it);
+  void step();
+  void decide(const Seg& s, const RxParseResult& pr);
+  Verdict* pending();
+  void resolve(Verdict* v, std::function<void()> act);
+  void now_verdict(std::function<void()> act) { resolve(pending(), std::move(act)); }
+  void drain();
+  // A verdict that fails the QP, decided now: a receive WQE it completes with recv_status
+  // (>= 0) is taken now.
+  void fail_at_verdict(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h,
+                       const Seg& s, abi::AsyncEvent ev, int recv_status);
+  void fail(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h, const Seg& s,
+            abi::AsyncEvent ev, int recv_status, const Taken* taken);
+  void drop(const Seg& s);
+  bool still(uint32_t qpn, uint64_t epoch) const {
+    return ctx_[qpn].receives() && ctx_[qpn].epoch == epoch;
+  }
+  void validated(const Seg& s) { efe_.validated(s->src, s->seq, s->ar); }
+  void place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data);
+  void post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes);
+  void flush_rq(uint32_t qpn);
+  void terminate_received(uint32_t qpn, const uint8_t* p, size_t n);
+  void fail_ctx(uint32_t qpn, abi::AsyncEvent ev);
+  uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
+
+  CoreConfig cfg_;
+  ClockDomain clk_;
+  RnicDmac& dmac_;
+  XlatChannel& xlat_;
+  efe::EfePassThrough& efe_;
+  CompletionEngine& completion_;
+  ProbeTap mark_;
+  EventQueue eq_{"eq"};
+  std::unique_ptr<RxParseChannel> rx_parse_;
+  RecvLogic recv_;
+  OrdTable ord_;
+  std::vector<QpCtx> ctx_;
+  std::vector<uint32_t> ird_used_;
+
+  std::deque<RxItem> rx_q_;
+  bool rx_busy_ = false, rx_stalled_ = false;
+  std::deque<std::unique_ptr<Verdict>> verdicts_;
+  uint64_t next_token_ = 0;
+  std::map<uint64_t, Seg> stalled_on_;  // Terminates asked for, by token: the segment it rejects
+
+  Counter &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_terminates_, &rx_errors_;
+  Counter& rx_fifo_max_;
+};
+
+}  // namespace rnic

@@ -1,0 +1,150 @@
+// The SQ engine (DESIGN.md §3.3): arbitration among the QPs with work, segmentation of SQ WQEs
+// into DDP segments and Read Requests, the gather of their payload by DMA, the Read Response
+// segments the read-response engine offers, the transmit buffer and in-order emission to the
+// EFE, the segments awaiting the EFE's acknowledgement, in-order SQ completion.
+//
+// State (its own): per QP the SQ (SendQueueLogic, send_queue.h), the offered Read Response
+// segment, the Terminate MSN, its turn; the round robin of QPs with work; the transmit buffer
+// and the unacknowledged last segments per peer.
+// Channels (engine_msgs.h): takes WqeMsg and QpUpdate (host interface), AckMsg, ReadDoneMsg,
+// PeerTermMsg and TermReqMsg (RX engine), RespOfferMsg (read-response engine); gives
+// QpErrorMsg (host interface), ReadIssuedMsg and TermSentMsg (RX engine), RespTakenMsg
+// (read-response engine); requests to xlat (xlat_channel.h) and the DMAC, CQEs to the
+// completion engine, segments to the EFE.
+//
+// Timing, in core_clk cycles (C = core.*; all actions on a rising edge):
+//   Issue        one segment per C.sched_cycles, round robin over QPs with work (a QP's read
+//                responses and its SQ take turns), while the segments fetched and not yet sent
+//                hold fewer than C.tx_buffer_bytes payload bytes.
+//   SGE checks   a WQE's first segment first checks every SGE through xlat (check requests,
+//                one after another) and issues smt_cycles x max(SGEs, 1) after it was picked
+//                (an error completes the WR with a local error and sends nothing); the engine
+//                issues nothing else meanwhile.
+//   Gather       a segment with payload translates its range (xlat: pbl_cycles + 1 per chunk
+//                per SGE, one SGE after another) and reads it by DMA; it is ready kHeaderCycles
+//                after its last byte arrives (one without payload kHeaderCycles after its issue).
+//   Emission     segments leave in issue order, each as soon as it is ready and the EFE has
+//                room; a Terminate goes ahead of every queued segment, kHeaderCycles after its
+//                request. Segments: at most mac.mtu - 20 (EFE) - 14/18 (DDP header) payload bytes.
+// Depths: the transmit buffer C.tx_buffer_bytes payload bytes (segments wait in issue order);
+// per QP the SQ (C.max_qp_wr WQEs), ORD Read Requests, one offered Read Response segment.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "models/common/channel.h"
+#include "models/common/event_queue.h"
+#include "models/common/stats.h"
+#include "models/efe/efe_passthrough.h"
+#include "models/eth/eth_params.h"
+#include "models/rnic/completion_engine.h"
+#include "models/rnic/dmac.h"
+#include "models/rnic/engine_msgs.h"
+#include "models/rnic/send_queue.h"
+#include "models/rnic/xlat_channel.h"
+
+namespace rnic {
+
+class SqEngine : public sc_core::sc_module {
+ public:
+  static constexpr uint64_t kHeaderCycles = 1;
+
+  SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac, RnicDmac& dmac,
+           XlatChannel& xlat, efe::EfePassThrough& efe, CompletionEngine& completion,
+           const ProbeFn& probe, StatRegistry& stats, const std::string& stat_group);
+
+  struct In {
+    Channel<WqeMsg> wqe;
+    Channel<QpUpdate> update;
+    Channel<AckMsg> ack;
+    Channel<ReadDoneMsg> read_done;
+    Channel<PeerTermMsg> peer_term;
+    Channel<TermReqMsg> term_req;
+    Channel<RespOfferMsg> offer;
+  } in;
+  struct Out {
+    Channel<QpErrorMsg>* error = nullptr;
+    Channel<ReadIssuedMsg>* read_issued = nullptr;
+    Channel<TermSentMsg>* term_sent = nullptr;
+    Channel<RespTakenMsg>* taken = nullptr;
+  } out;
+
+  // Payload bytes a segment carries at most (tagged or untagged header).
+  uint32_t max_payload(bool tagged) const;
+  std::string dump_state() const;
+
+ private:
+  struct TxSeg {
+    uint32_t qpn = 0;
+    MacAddr dst{};
+    uint32_t dst_qpn = 0;
+    std::vector<uint8_t> ddp;
+    uint32_t payload = 0;
+    uint32_t reads_left = 0;
+    bool ready = false, ar = false, terminate = false;
+    std::function<void(uint32_t seq)> on_sent;
+  };
+  struct Unacked {
+    uint32_t qpn, index, seq;
+  };
+  struct QpSq {
+    bool in_active = false, turn_responses = false;
+    uint32_t term_msn = 1;  // next MSN of the Terminate queue (2)
+    bool offered = false;   // an offered Read Response segment waits
+    bool more = false;      // more segments follow the last one offered
+    ReadResponseLogic::Segment offer;
+  };
+  enum class Issue { kNone, kIssued, kChecking };
+
+  void on_update(QpUpdate&& u);
+  void flush(uint32_t qpn);
+  void activate(uint32_t qpn);
+  void tx_kick();
+  void tx_step();
+  void requeue(uint32_t qpn);
+  void slot_used();
+  Issue issue_one(uint32_t qpn);
+  Issue issue_sq(uint32_t qpn);
+  bool issue_response(uint32_t qpn);
+  void checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_t issued, uint8_t status);
+  void issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued);
+  void gather(TxSeg* s, std::vector<XlatChunk> chunks);
+  void seg_ready(TxSeg* s);
+  void tx_emit();
+  TxSeg* new_seg(uint32_t qpn);
+  void send_terminate(TermReqMsg&& m);
+  void try_complete(uint32_t qpn);
+  bool responses_pending(uint32_t qpn) const { return qs_[qpn].offered || qs_[qpn].more; }
+
+  uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
+  uint64_t cycles_ps(uint64_t cycles) const { return cycles * clk_.period_ps; }
+
+  CoreConfig cfg_;
+  MacConfig mac_;
+  ClockDomain clk_;
+  RnicDmac& dmac_;
+  XlatChannel& xlat_;
+  efe::EfePassThrough& efe_;
+  CompletionEngine& completion_;
+  ProbeTap mark_;
+  EventQueue eq_{"eq"};
+  SendQueueLogic send_;
+  std::vector<QpCtx> ctx_;
+  std::vector<QpSq> qs_;
+
+  std::deque<uint32_t> active_;  // QPs with work, round robin
+  bool tx_scheduled_ = false;
+  bool checking_ = false;    // a WQE's SGE checks occupy the engine
+  uint64_t tx_next_ps_ = 0;  // earliest edge for the next issue
+  std::deque<std::unique_ptr<TxSeg>> tx_q_;
+  uint64_t tx_buffered_ = 0;
+  std::map<MacAddr, std::deque<Unacked>> unacked_;  // per peer
+
+  Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_;
+};
+
+}  // namespace rnic

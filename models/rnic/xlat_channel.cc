@@ -1,0 +1,57 @@
+#include "models/rnic/xlat_channel.h"
+
+namespace rnic {
+
+namespace {
+struct SgeWalk {
+  XlatChannel* xlat;
+  EventQueue* to;
+  Wqe w;
+  uint64_t off;
+  uint32_t len;
+  uint8_t access;
+  uint32_t pd;
+  int next = 0;      // the next SGE to look at
+  uint64_t pos = 0;  // its first byte within the list
+  std::vector<XlatChunk> chunks;
+  std::function<void(XlatStatus, std::vector<XlatChunk>&&)> done;
+};
+
+void walk(std::shared_ptr<SgeWalk> s) {
+  for (; s->next < s->w.num_sge; ++s->next) {
+    const Sge& g = s->w.sge[s->next];
+    const uint64_t start = s->pos, end = s->pos + g.length;
+    s->pos = end;
+    if (s->off >= end || s->off + s->len <= start) continue;
+    const uint64_t a = std::max(s->off, start), b = std::min<uint64_t>(s->off + s->len, end);
+    ++s->next;
+    s->xlat->request({g.lkey, g.addr + (a - start), uint32_t(b - a), s->access, s->pd}, *s->to,
+                     [s](XlatResult&& x) {
+                       if (x.status != XlatStatus::kOk)
+                         return s->done(x.status, std::move(s->chunks));
+                       s->chunks.insert(s->chunks.end(), x.chunks.begin(), x.chunks.end());
+                       walk(s);
+                     });
+    return;
+  }
+  s->done(XlatStatus::kOk, std::move(s->chunks));
+}
+}  // namespace
+
+void translate_sge_list(XlatChannel& xlat, EventQueue& to, const Wqe& w, uint64_t off, uint32_t len,
+                        uint8_t access, uint32_t pd,
+                        std::function<void(XlatStatus, std::vector<XlatChunk>&&)> done) {
+  auto s = std::make_shared<SgeWalk>();
+  s->xlat = &xlat;
+  s->to = &to;
+  s->w = w;
+  s->off = off;
+  s->len = len;
+  s->access = access;
+  s->pd = pd;
+  s->done = std::move(done);
+  if (len == 0) return s->done(XlatStatus::kOk, {});
+  walk(std::move(s));
+}
+
+}  // namespace rnic
