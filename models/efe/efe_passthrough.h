@@ -42,7 +42,7 @@ class EfePassThrough : public sc_core::sc_module {
   static constexpr size_t kTxQueueFrames = 2;
 
   struct RxSegment {
-    eth::Mac src;
+    eth::Mac src{};
     uint32_t seq = 0;
     uint32_t dst_qpn = 0;
     bool ar = false;

@@ -1,7 +1,6 @@
 #include "models/rnic/rx_engine.h"
 
 #include "models/common/log.h"
-#include "models/rnic/errors.h"
 
 namespace rnic {
 
@@ -43,10 +42,8 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
       mark_(probe),
       rx_parse_(
           rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes), clk_)),
-      recv_(size_t(cfg.qps)),
-      ord_(size_t(cfg.qps)),
+      logic_(size_t(cfg.qps)),
       ctx_(size_t(cfg.qps)),
-      ird_used_(size_t(cfg.qps)),
       rx_segments_(stats.group(g).counter("rx_segments", "segments", "DDP segments received")),
       rx_payload_bytes_(stats.group(g).counter("rx_payload_bytes", "B", "payload bytes placed")),
       rx_dropped_(stats.group(g).counter("rx_dropped", "segments",
@@ -70,20 +67,16 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
   };
   in.wqe.bind(eq_, [this](WqeMsg&& m) {
     if (!ctx_[m.qpn].valid) return;
-    recv_.post(m.qpn, m.wqe, m.index);
+    logic_.post(m.qpn, m.wqe, m.index);
     if (ctx_[m.qpn].state == abi::kQpError) flush_rq(m.qpn);
   });
   in.update.bind(eq_, [this](QpUpdate&& u) {
     ctx_[u.qpn] = u.ctx;
-    if (u.reset) recv_.reset(u.qpn);
+    if (u.reset) logic_.reset(u.qpn);
     if (u.flush) flush_rq(u.qpn);
-    if (u.reset || u.flush) {
-      ord_.clear(u.qpn);
-      ird_used_[u.qpn] = 0;
-    }
   });
   in.read_issued.bind(eq_, [this](ReadIssuedMsg&& m) {
-    ord_.issued(m.qpn, {m.sq_index, m.sink_stag, m.sink_to, m.len, m.msn});
+    logic_.read_issued(m.qpn, {m.sq_index, m.sink_stag, m.sink_to, m.len, m.msn});
   });
   in.term_sent.bind(eq_, [this](TermSentMsg&& m) {
     auto it = stalled_on_.find(m.token);
@@ -97,9 +90,7 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
       eq_.at(edge(0), [this] { step(); });
     }
   });
-  in.ird_free.bind(eq_, [this](IrdFreeMsg&& m) {
-    if (ird_used_[m.qpn] > 0) --ird_used_[m.qpn];
-  });
+  in.ird_free.bind(eq_, [this](IrdFreeMsg&& m) { logic_.ird_free(m.qpn); });
 }
 
 void RxEngine::push(RxItem&& it) {
@@ -179,7 +170,7 @@ void RxEngine::post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status
 }
 
 void RxEngine::flush_rq(uint32_t qpn) {
-  for (const RecvLogic::Entry& r : recv_.flush(qpn)) post_recv(qpn, r, abi::kCqeFlushed, 0);
+  for (const RecvLogic::Entry& r : logic_.flush(qpn)) post_recv(qpn, r, abi::kCqeFlushed, 0);
 }
 
 // The QP goes to ERROR: at once for this engine (later verdicts for it drop their segments),
@@ -189,29 +180,12 @@ void RxEngine::fail_ctx(uint32_t qpn, abi::AsyncEvent ev) {
   out.error->send({qpn, ev});
 }
 
-void RxEngine::fail_at_verdict(uint32_t qpn, const TermCause& why, const rdmap::Segment& h,
-                               const Seg& s, abi::AsyncEvent ev, int recv_status) {
-  std::shared_ptr<Taken> taken;
-  if (recv_status >= 0 && !recv_.empty(qpn)) {
-    taken = std::make_shared<Taken>();
-    taken->e = recv_.take(qpn, &taken->placed, false);
-  }
-  const uint64_t epoch = ctx_[qpn].epoch;
-  now_verdict([=] {
-    if (!still(qpn, epoch)) {
-      if (taken) post_recv(qpn, taken->e, abi::kCqeFlushed, 0);
-      return drop(s);
-    }
-    fail(qpn, why, h, s, ev, recv_status, taken.get());
-  });
-}
-
 void RxEngine::fail(uint32_t qpn, const TermCause& why, const rdmap::Segment& h, const Seg& s,
-                    abi::AsyncEvent ev, int recv_status, const Taken* taken) {
+                    abi::AsyncEvent ev, const RxDecision& d) {
   ++rx_errors_;
   log::info("{}: QP {} terminates: layer {} type {} code {:#04x}", name(), qpn, int(why.layer),
             why.etype, why.code);
-  if (recv_status >= 0 && taken) post_recv(qpn, taken->e, uint8_t(recv_status), taken->placed);
+  if (d.recv_status >= 0 && d.has_wqe) post_recv(qpn, d.wqe, uint8_t(d.recv_status), d.placed);
   rx_stalled_ = true;
   const uint64_t token = ++next_token_;
   stalled_on_[token] = s;
@@ -221,154 +195,99 @@ void RxEngine::fail(uint32_t qpn, const TermCause& why, const rdmap::Segment& h,
 
 void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
   ++rx_segments_;
-  const RxSegment& s = *sp;
-  const uint32_t qpn = s.dst_qpn;
+  const uint32_t qpn = sp->dst_qpn;
   mark_(CoreProbe::kRxChecked, qpn, now_ps());
-  const rdmap::Segment& h = pr.h;
-  if (qpn >= ctx_.size() || !ctx_[qpn].receives() || ctx_[qpn].peer_mac != s.src || pr.dropped)
-    return now_verdict([this, sp] { drop(sp); });
-  const QpCtx& q = ctx_[qpn];
+  static const QpCtx kNoQp;
+  const QpCtx& q = qpn < ctx_.size() ? ctx_[qpn] : kNoQp;
+  auto d = std::make_shared<RxDecision>(logic_.decide(qpn, q, sp->src, pr));
   const uint64_t epoch = q.epoch;
-  const uint32_t pd = q.pd;
-  if (!pr.ok) return fail_at_verdict(qpn, pr.why, h, sp, abi::kEvQpFatal, -1);
-  const uint8_t* payload = s.ddp.data() + pr.payload_off;
-  const uint32_t len = pr.payload_len;
-  const Opcode op = Opcode(h.opcode);
+  Verdict* v = pending();
+  auto go = [this, v, qpn, epoch, sp, d, pr](std::vector<XlatChunk>&& chunks) {
+    resolve(v, [=, chunks = std::move(chunks)] { verdict(qpn, epoch, sp, pr, *d, chunks); });
+  };
+  switch (d->kind) {
+    case RxDecision::Kind::kPlace:
+    case RxDecision::Kind::kReadRequest:
+      if (d->target.len == 0) return go({});
+      xlat_.request(d->target, eq_, [this, qpn, d, go](XlatResult&& x) {
+        if (x.status != XlatStatus::kOk) logic_.xlat_failed(qpn, *d, x.status);
+        go(std::move(x.chunks));
+      });
+      return;
+    case RxDecision::Kind::kSend:
+      translate_sge_list(xlat_, eq_, d->wqe.wqe, d->mo, d->len, access::kLocalWrite, d->target.pd,
+                         [this, qpn, d, go](XlatStatus st, std::vector<XlatChunk>&& chunks) {
+                           if (st != XlatStatus::kOk) logic_.xlat_failed(qpn, *d, st);
+                           go(std::move(chunks));
+                         });
+      return;
+    default:
+      return go({});
+  }
+}
 
-  if (op == Opcode::kWrite || op == Opcode::kReadResponse) {
-    const bool resp = op == Opcode::kReadResponse;
-    if (resp && !ord_.fits(qpn, h.stag, h.to, len))
-      return fail_at_verdict(qpn, {Layer::kRdmap, 2, 0x06}, h, sp, abi::kEvQpFatal, -1);
-    const int64_t answered = resp ? ord_.take(qpn, len, h.last) : -1;
-    // Placed (writes issued), validated, and a Read's request answered.
-    auto done = [this, qpn, sp, len, payload, answered](const std::vector<XlatChunk>& chunks) {
+// A segment's verdict, in segment order: what its decision (and its translation) says.
+void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxParseResult& pr,
+                       RxDecision& d, const std::vector<XlatChunk>& chunks) {
+  using Kind = RxDecision::Kind;
+  if (d.kind == Kind::kDrop) return drop(sp);
+  if (!still(qpn, epoch)) {
+    // An earlier segment failed the QP (or it was reset): nothing of this one is placed; a
+    // receive WQE it took completes flushed.
+    if (d.has_wqe) post_recv(qpn, d.wqe, abi::kCqeFlushed, 0);
+    return drop(sp);
+  }
+  const uint8_t* payload = sp->ddp.data() + pr.payload_off;
+  const uint32_t len = pr.payload_len;
+  switch (d.kind) {
+    case Kind::kFail:
+      return fail(qpn, d.why, pr.h, sp, d.event, d);
+    case Kind::kPlace:
       if (len > 0) {
         place(qpn, chunks, payload);
         rx_payload_bytes_ += len;
       }
       validated(sp);
-      if (answered >= 0) out.read_done->send({qpn, uint32_t(answered)});
-    };
-    if (len == 0) return now_verdict([=] { still(qpn, epoch) ? done({}) : drop(sp); });
-    Verdict* v = pending();
-    xlat_.request({h.stag, h.to, len, resp ? access::kLocalWrite : access::kRemoteWrite, pd}, eq_,
-                  [=](XlatResult&& x) {
-                    resolve(v, [=, x = std::move(x)] {
-                      if (!still(qpn, epoch)) return drop(sp);
-                      if (x.status != XlatStatus::kOk)
-                        return fail(qpn, term_for_tagged(x.status), h, sp,
-                                    resp ? abi::kEvQpFatal : abi::kEvQpAccessError, -1, nullptr);
-                      done(x.chunks);
-                    });
-                  });
-    return;
-  }
-
-  if (op == Opcode::kReadRequest) {
-    if (!pr.rr_ok)
-      return fail_at_verdict(qpn, {Layer::kRdmap, 2, 0xFF}, h, sp, abi::kEvQpFatal, -1);
-    const rdmap::ReadRequest rr = pr.rr;
-    if (h.msn != recv_.read_msn(qpn))
-      return fail_at_verdict(qpn, {Layer::kDdp, 2, 0x03}, h, sp, abi::kEvQpFatal, -1);
-    if (h.mo != 0) return fail_at_verdict(qpn, {Layer::kDdp, 2, 0x04}, h, sp, abi::kEvQpFatal, -1);
-    if (ird_used_[qpn] >= q.ird)
-      return fail_at_verdict(qpn, {Layer::kRdmap, 2, 0x07}, h, sp, abi::kEvQpFatal, -1);
-    recv_.read_accepted(qpn);
-    ++ird_used_[qpn];
-    auto accept = [this, qpn, epoch, sp, rr] {
+      if (d.answered >= 0) out.read_done->send({qpn, uint32_t(d.answered)});
+      return;
+    case Kind::kReadRequest:
       validated(sp);
-      out.read_req->send({qpn, epoch, rr});
-    };
-    if (rr.size == 0) return now_verdict([=] { still(qpn, epoch) ? accept() : drop(sp); });
-    Verdict* v = pending();
-    XlatRequest r{rr.src_stag, rr.src_to, rr.size, access::kRemoteRead, pd};
-    r.check_only = true;
-    xlat_.request(r, eq_, [=](XlatResult&& x) {
-      const XlatStatus st = x.status;
-      resolve(v, [=] {
-        if (!still(qpn, epoch)) return drop(sp);
-        if (st != XlatStatus::kOk)
-          return fail(qpn, term_for_read_source(st), h, sp, abi::kEvQpAccessError, -1, nullptr);
-        accept();
-      });
-    });
-    return;
-  }
-
-  if (op == Opcode::kTerminate) {
-    return now_verdict([=] {
-      if (!still(qpn, epoch)) return drop(sp);
+      out.read_req->send({qpn, epoch, d.rr});
+      return;
+    case Kind::kTerminate:
       ++rx_terminates_;
       terminate_received(qpn, payload, len);
       validated(sp);
-    });
+      return;
+    case Kind::kSend:
+      if (len > 0) {
+        place(qpn, chunks, payload);
+        rx_payload_bytes_ += len;
+      }
+      if (d.last) {
+        if (d.invalidate && !xlat_.invalidate(d.inv_stag, &d.target.pd)) {
+          RxLogic::invalidate_failed(d);
+          return fail(qpn, d.why, pr.h, sp, d.event, d);
+        }
+        Cqe c;
+        c.wr_id = d.wqe.wqe.wr_id;
+        c.qp_num = qpn;
+        c.wqe_index = d.wqe.index;
+        c.byte_len = uint32_t(d.placed);
+        c.opcode = abi::kCqeRecv;
+        c.status = abi::kCqeSuccess;
+        if (d.invalidate) {
+          c.wc_flags = abi::kCqeWithInv;
+          c.invalidated_rkey = d.inv_stag;
+        }
+        c.solicited = d.solicited;
+        completion_.post(ctx_[qpn].rcq, c);
+      }
+      validated(sp);
+      return;
+    case Kind::kDrop:
+      return;
   }
-
-  // Send, Send with Invalidate, Send with SE (and Invalidate)
-  if (h.msn != recv_.send_msn(qpn))
-    return fail_at_verdict(qpn, {Layer::kDdp, 2, 0x03}, h, sp, abi::kEvQpFatal, -1);
-  if (recv_.empty(qpn))
-    return fail_at_verdict(qpn, {Layer::kDdp, 2, 0x02}, h, sp, abi::kEvQpFatal, -1);
-  if (h.mo != recv_.placed(qpn))
-    return fail_at_verdict(qpn, {Layer::kDdp, 2, 0x04}, h, sp, abi::kEvQpFatal, -1);
-  const RecvLogic::Entry r = recv_.front(qpn);
-  if (uint64_t(h.mo) + len > r.wqe.total_length())
-    return fail_at_verdict(qpn, {Layer::kDdp, 2, 0x05}, h, sp, kNoAsyncEvent, abi::kCqeLocLenError);
-  // The receive state moves on now (the next segment is checked against it); the WQE a last
-  // segment completes is taken now and completed at the verdict.
-  recv_.place(qpn, len);
-  std::shared_ptr<Taken> taken;
-  if (h.last) {
-    taken = std::make_shared<Taken>();
-    taken->e = recv_.take(qpn, &taken->placed, true);
-  }
-  const uint32_t index = r.index;
-  Verdict* v = pending();
-  translate_sge_list(xlat_, eq_, r.wqe, h.mo, len, access::kLocalWrite, pd,
-                     [=](XlatStatus st, std::vector<XlatChunk>&& chunks) {
-                       resolve(v, [=, chunks = std::move(chunks)] {
-                         if (!still(qpn, epoch)) {
-                           if (taken) post_recv(qpn, taken->e, abi::kCqeFlushed, 0);
-                           return drop(sp);
-                         }
-                         if (st != XlatStatus::kOk) {
-                           // The WQE this segment writes into completes with the error (taken by
-                           // now, or still at the head of the RQ).
-                           std::shared_ptr<Taken> t = taken;
-                           if (!t && !recv_.empty(qpn) && recv_.front(qpn).index == index) {
-                             t = std::make_shared<Taken>();
-                             t->e = recv_.take(qpn, &t->placed, false);
-                           }
-                           return fail(qpn, {Layer::kRdmap, 0, 0x00}, h, sp, abi::kEvQpFatal,
-                                       abi::kCqeLocProtError, t.get());
-                         }
-                         if (len > 0) {
-                           place(qpn, chunks, payload);
-                           rx_payload_bytes_ += len;
-                         }
-                         if (h.last) {
-                           const bool inv =
-                               op == Opcode::kSendInvalidate || op == Opcode::kSendSeInvalidate;
-                           if (inv && !xlat_.invalidate(h.inv_stag, &pd))
-                             return fail(qpn, {Layer::kRdmap, 2, 0x09}, h, sp, abi::kEvQpFatal,
-                                         abi::kCqeRemOpError, taken.get());
-                           Cqe c;
-                           c.wr_id = taken->e.wqe.wr_id;
-                           c.qp_num = qpn;
-                           c.wqe_index = taken->e.index;
-                           c.byte_len = uint32_t(taken->placed);
-                           c.opcode = abi::kCqeRecv;
-                           c.status = abi::kCqeSuccess;
-                           if (inv) {
-                             c.wc_flags = abi::kCqeWithInv;
-                             c.invalidated_rkey = h.inv_stag;
-                           }
-                           c.solicited = op == Opcode::kSendSe || op == Opcode::kSendSeInvalidate;
-                           completion_.post(ctx_[qpn].rcq, c);
-                         }
-                         validated(sp);
-                       });
-                     });
 }
 
 void RxEngine::terminate_received(uint32_t qpn, const uint8_t* p, size_t n) {
@@ -395,9 +314,9 @@ std::string RxEngine::dump_state() const {
                               rx_stalled_ ? " (stalled on a Terminate)" : "", verdicts_.size());
   for (size_t i = 0; i < ctx_.size(); ++i) {
     const uint32_t n = uint32_t(i);
-    if (!ctx_[i].valid || (recv_.empty(n) && ord_.size(n) == 0)) continue;
+    if (!ctx_[i].valid || (logic_.recv().empty(n) && logic_.ord().size(n) == 0)) continue;
     s += fmt::format("    QP {}: RQ {}, reads awaiting responses {}, inbound reads {}\n", i,
-                     recv_.depth(n), ord_.size(n), ird_used_[i]);
+                     logic_.recv().depth(n), logic_.ord().size(n), logic_.ird_used(n));
   }
   return s;
 }

@@ -6,9 +6,9 @@
 // (through the SQ engine) before its acknowledgement; tells the EFE each segment is validated,
 // in order.
 //
-// State (its own): per QP the RQ, the receive offset and expected MSNs (RecvLogic,
-// recv_queue.h), a copy of the outbound Read Requests (OrdTable, ord_table.h), the inbound Read
-// Requests held by the read-response engine (IRD count); the RX FIFO and the verdicts pending.
+// State (its own): the decision logic and receive state (RxLogic, rx_logic.h: per QP the RQ,
+// the receive offset and expected MSNs, a copy of the outbound Read Requests, the inbound Read
+// Requests held against IRD); a copy of each QP's context; the RX FIFO and the verdicts pending.
 // Channels (engine_msgs.h): takes WqeMsg (RQ) and QpUpdate (host interface), ReadIssuedMsg and
 // TermSentMsg (SQ engine), IrdFreeMsg (read-response engine); gives QpErrorMsg (host
 // interface), AckMsg, ReadDoneMsg, PeerTermMsg and TermReqMsg (SQ engine), ReadReqMsg
@@ -49,8 +49,7 @@
 #include "models/rnic/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac.h"
 #include "models/rnic/engine_msgs.h"
-#include "models/rnic/ord_table.h"
-#include "models/rnic/recv_queue.h"
+#include "models/rnic/rx_logic.h"
 #include "models/rnic/xlat_channel.h"
 
 namespace rnic {
@@ -93,24 +92,17 @@ class RxEngine : public sc_core::sc_module {
     std::function<void()> act;
   };
   using Seg = std::shared_ptr<RxSegment>;
-  struct Taken {  // a receive WQE taken by a Send's segment (its CQE is owed)
-    RecvLogic::Entry e;
-    uint64_t placed = 0;
-  };
 
   void push(RxItem&& it);
   void step();
   void decide(const Seg& s, const RxParseResult& pr);
+  void verdict(uint32_t qpn, uint64_t epoch, const Seg& s, const RxParseResult& pr, RxDecision& d,
+               const std::vector<XlatChunk>& chunks);
   Verdict* pending();
   void resolve(Verdict* v, std::function<void()> act);
-  void now_verdict(std::function<void()> act) { resolve(pending(), std::move(act)); }
   void drain();
-  // A verdict that fails the QP, decided now: a receive WQE it completes with recv_status
-  // (>= 0) is taken now.
-  void fail_at_verdict(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h,
-                       const Seg& s, abi::AsyncEvent ev, int recv_status);
   void fail(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h, const Seg& s,
-            abi::AsyncEvent ev, int recv_status, const Taken* taken);
+            abi::AsyncEvent ev, const RxDecision& d);
   void drop(const Seg& s);
   bool still(uint32_t qpn, uint64_t epoch) const {
     return ctx_[qpn].receives() && ctx_[qpn].epoch == epoch;
@@ -132,10 +124,8 @@ class RxEngine : public sc_core::sc_module {
   ProbeTap mark_;
   EventQueue eq_{"eq"};
   std::unique_ptr<RxParseChannel> rx_parse_;
-  RecvLogic recv_;
-  OrdTable ord_;
+  RxLogic logic_;
   std::vector<QpCtx> ctx_;
-  std::vector<uint32_t> ird_used_;
 
   std::deque<RxItem> rx_q_;
   bool rx_busy_ = false, rx_stalled_ = false;

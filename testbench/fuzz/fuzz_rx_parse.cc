@@ -1,6 +1,9 @@
 // libFuzzer target over the receive path's parse and validate functions, outside SystemC,
 // under ASan and UBSan: any byte string as a received Ethernet frame. Besides memory errors it
-// checks that whatever decodes re-encodes to the same bytes (reserved bits aside).
+// checks that whatever decodes re-encodes to the same bytes (reserved bits aside), and drives
+// the RX engine's decision logic (ddp_rx_parse, then RxLogic) with the segment against a QP
+// that has receive WQEs and an outstanding Read: every decision stays inside what the QP's
+// state allows.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -8,11 +11,64 @@
 #include "models/efe/efe_header.h"
 #include "models/eth/ethernet.h"
 #include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/ddp_rx_parse.h"
+#include "models/rnic/rx_logic.h"
 
 using namespace rnic;
 
 static void require(bool ok) {
   if (!ok) std::abort();
+}
+
+static MacAddr src_of(const eth::Header& h) { return h.src; }
+
+// The RX engine's decisions for the segment: a QP (number 1) in RTS with the frame's sender as
+// peer, IRD 2, two receive WQEs of 100 and 4000 bytes, one outbound Read of 3000 bytes.
+static void rx_decide(const MacAddr& src, const uint8_t* ddp, size_t n) {
+  const DdpRxParse parse(2, 16);
+  const RxParseResult pr = parse.parse(ddp, n);
+  require(pr.dropped || pr.payload_off + size_t(pr.payload_len) <= n);
+  RxLogic x(2);
+  QpCtx q;
+  q.valid = true;
+  q.state = abi::kQpRts;
+  q.peer_mac = src;
+  q.ird = 2;
+  Wqe w;
+  w.num_sge = 1;
+  w.sge[0] = {0x1000, 100, 1};
+  x.post(1, w, 0);
+  w.sge[0].length = 4000;
+  x.post(1, w, 1);
+  x.read_issued(1, {0, 0x77, 0x5000, 3000, 1});
+  for (int round = 0; round < 2; ++round) {  // the same segment twice: the state moved on
+    RxDecision d = x.decide(1, q, src, pr);
+    switch (d.kind) {
+      case RxDecision::Kind::kDrop:
+        require(pr.dropped);
+        break;
+      case RxDecision::Kind::kFail:
+        require(d.why.layer == rdmap::Layer::kDdp || d.why.layer == rdmap::Layer::kRdmap);
+        require(!d.has_wqe || d.recv_status >= 0);
+        break;
+      case RxDecision::Kind::kPlace:
+        require(d.target.len == pr.payload_len && !d.target.check_only);
+        require(!d.response || d.target.access == access::kLocalWrite);
+        break;
+      case RxDecision::Kind::kReadRequest:
+        require(d.target.check_only && x.ird_used(1) <= q.ird);
+        break;
+      case RxDecision::Kind::kSend:
+        require(d.mo + d.len <= d.wqe.wqe.total_length());
+        require(!d.has_wqe || d.placed <= d.wqe.wqe.total_length());
+        break;
+      case RxDecision::Kind::kTerminate:
+        break;
+    }
+    x.xlat_failed(1, d, XlatStatus::kBounds);
+    require(d.kind == RxDecision::Kind::kFail || d.kind == RxDecision::Kind::kDrop ||
+            d.kind == RxDecision::Kind::kTerminate);
+  }
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -57,5 +113,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       require(std::memcmp(b.data(), body, 2) == 0);
     }
   }
+  rx_decide(src_of(eh), d, dn);
   return 0;
 }

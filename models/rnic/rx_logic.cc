@@ -1,0 +1,131 @@
+#include "models/rnic/rx_logic.h"
+
+#include "models/rnic/errors.h"
+
+namespace rnic {
+
+using rdmap::Layer;
+using rdmap::Opcode;
+
+RxDecision RxLogic::fail(uint32_t qpn, rdmap::TermCause why, abi::AsyncEvent ev, int recv_status) {
+  RxDecision d;
+  d.kind = RxDecision::Kind::kFail;
+  d.why = why;
+  d.event = ev;
+  d.recv_status = recv_status;
+  if (recv_status >= 0 && !recv_.empty(qpn)) {
+    d.has_wqe = true;
+    d.wqe = recv_.take(qpn, &d.placed, false);
+  }
+  return d;
+}
+
+RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
+                           const RxParseResult& pr) {
+  RxDecision d;
+  if (qpn >= ird_used_.size() || !q.receives() || q.peer_mac != src || pr.dropped) return d;
+  if (!pr.ok) return fail(qpn, pr.why, abi::kEvQpFatal);
+  const rdmap::Segment& h = pr.h;
+  const uint32_t len = pr.payload_len;
+  const Opcode op = Opcode(h.opcode);
+
+  if (op == Opcode::kWrite || op == Opcode::kReadResponse) {
+    const bool resp = op == Opcode::kReadResponse;
+    if (resp && !ord_.fits(qpn, h.stag, h.to, len))
+      return fail(qpn, {Layer::kRdmap, 2, 0x06}, abi::kEvQpFatal);
+    d.kind = RxDecision::Kind::kPlace;
+    d.response = resp;
+    d.target = {h.stag, h.to, len, resp ? access::kLocalWrite : access::kRemoteWrite, q.pd};
+    if (resp) d.answered = ord_.take(qpn, len, h.last);
+    return d;
+  }
+
+  if (op == Opcode::kReadRequest) {
+    if (!pr.rr_ok) return fail(qpn, {Layer::kRdmap, 2, 0xFF}, abi::kEvQpFatal);
+    if (h.msn != recv_.read_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
+    if (h.mo != 0) return fail(qpn, {Layer::kDdp, 2, 0x04}, abi::kEvQpFatal);
+    if (ird_used_[qpn] >= q.ird) return fail(qpn, {Layer::kRdmap, 2, 0x07}, abi::kEvQpFatal);
+    recv_.read_accepted(qpn);
+    ++ird_used_[qpn];
+    d.kind = RxDecision::Kind::kReadRequest;
+    d.rr = pr.rr;
+    d.target = {pr.rr.src_stag, pr.rr.src_to, pr.rr.size, access::kRemoteRead, q.pd};
+    d.target.check_only = true;
+    return d;
+  }
+
+  if (op == Opcode::kTerminate) {
+    d.kind = RxDecision::Kind::kTerminate;
+    return d;
+  }
+
+  // Send, Send with Invalidate, Send with SE (and Invalidate)
+  if (h.msn != recv_.send_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
+  if (recv_.empty(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x02}, abi::kEvQpFatal);
+  if (h.mo != recv_.placed(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x04}, abi::kEvQpFatal);
+  if (uint64_t(h.mo) + len > recv_.front(qpn).wqe.total_length())
+    return fail(qpn, {Layer::kDdp, 2, 0x05}, kNoAsyncEvent, abi::kCqeLocLenError);
+  d.kind = RxDecision::Kind::kSend;
+  d.target.pd = q.pd;
+  d.mo = h.mo;
+  d.len = len;
+  d.last = h.last;
+  d.invalidate = op == Opcode::kSendInvalidate || op == Opcode::kSendSeInvalidate;
+  d.solicited = op == Opcode::kSendSe || op == Opcode::kSendSeInvalidate;
+  d.inv_stag = h.inv_stag;
+  d.wqe = recv_.front(qpn);
+  recv_.place(qpn, len);
+  if (h.last) {
+    d.has_wqe = true;
+    recv_.take(qpn, &d.placed, true);
+  }
+  return d;
+}
+
+void RxLogic::xlat_failed(uint32_t qpn, RxDecision& d, XlatStatus st) {
+  switch (d.kind) {
+    case RxDecision::Kind::kPlace:
+      d.why = term_for_tagged(st);
+      d.event = d.response ? abi::kEvQpFatal : abi::kEvQpAccessError;
+      break;
+    case RxDecision::Kind::kReadRequest:
+      d.why = term_for_read_source(st);
+      d.event = abi::kEvQpAccessError;
+      break;
+    case RxDecision::Kind::kSend:
+      // The WQE the segment writes into completes with the error: taken already (the last
+      // segment), or still at the head of the RQ.
+      d.why = {Layer::kRdmap, 0, 0x00};
+      d.event = abi::kEvQpFatal;
+      d.recv_status = abi::kCqeLocProtError;
+      if (!d.has_wqe && !recv_.empty(qpn) && recv_.front(qpn).index == d.wqe.index) {
+        d.has_wqe = true;
+        d.wqe = recv_.take(qpn, &d.placed, false);
+      }
+      break;
+    default:
+      return;
+  }
+  d.kind = RxDecision::Kind::kFail;
+}
+
+void RxLogic::invalidate_failed(RxDecision& d) {
+  d.kind = RxDecision::Kind::kFail;
+  d.why = {Layer::kRdmap, 2, 0x09};
+  d.event = abi::kEvQpFatal;
+  d.recv_status = abi::kCqeRemOpError;
+}
+
+std::vector<RecvLogic::Entry> RxLogic::flush(uint32_t qpn) {
+  ord_.clear(qpn);
+  ird_used_[qpn] = 0;
+  return recv_.flush(qpn);
+}
+
+void RxLogic::reset(uint32_t qpn) {
+  recv_.reset(qpn);
+  ord_.clear(qpn);
+  ird_used_[qpn] = 0;
+}
+
+}  // namespace rnic
