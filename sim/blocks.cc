@@ -89,6 +89,12 @@ RxParseFactory rx_parse_factory(const Implementations& impl) {
   return rx_parse_model_factory();
 }
 
+XlatFactory xlat_factory(const Implementations& impl) {
+  if (impl.rtl("rnic_xlat"))
+    throw std::logic_error("rnic_xlat RTL not refused by resolve_implementations");
+  return xlat_model_factory();
+}
+
 Crc32Factory crc32_factory(const Implementations& impl) {
   if (!impl.rtl("crc32")) return crc32_model_factory();
   return [](const std::string& name, uint32_t poly, unsigned bytes,

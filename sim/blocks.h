@@ -9,6 +9,7 @@
 
 #include "models/common/crc32_channel.h"
 #include "models/rnic/ddp_rx_parse_channel.h"
+#include "models/rnic/xlat_channel.h"
 
 namespace rnic {
 
@@ -37,5 +38,6 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl, int
 // no RTL for the block yet: resolve_implementations refused the rest).
 Crc32Factory crc32_factory(const Implementations& impl);
 RxParseFactory rx_parse_factory(const Implementations& impl);
+XlatFactory xlat_factory(const Implementations& impl);
 
 }  // namespace rnic

@@ -25,7 +25,8 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       hc(cfg, stats, false, std::string(name()) + ".os"),
       port("mac", cfg.eth_mac(), stats, crc32_factory(impl)),
       efe("efe", port, mac, cfg.core.clk_mhz, stats),
-      core("core", cfg.core, cfg.mac, hc.dmac, hc.regs, efe, stats, rx_parse_factory(impl)),
+      core("core", cfg.core, cfg.mac, hc.dmac, hc.regs, efe, stats, rx_parse_factory(impl),
+           xlat_factory(impl)),
       driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
              cfg.caps(), cfg.host, cfg.cost) {}
 

@@ -1,5 +1,7 @@
 #include "models/rnic/completion_engine.h"
 
+#include "models/rnic/latency_mutation.h"
+
 namespace rnic {
 
 bool CompletionLogic::create(uint32_t cqn, uint64_t base, uint32_t entries) {
@@ -73,7 +75,7 @@ void CompletionEngine::post(uint32_t cqn, Cqe c) {
     case CompletionLogic::Post::kWrite:
       break;
   }
-  const uint64_t step = uint64_t(cfg_.cqe_cycles);
+  const uint64_t step = uint64_t(cfg_.cqe_cycles) + mutation::extra(mutation::kCompletion);
   const uint64_t t = std::max(clk_.edge_after(now_ps(), step), next_ps_ + step * clk_.period_ps);
   next_ps_ = t;
   eq_.at(t, [this, cqn, addr, c] {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "models/common/log.h"
+#include "models/rnic/latency_mutation.h"
 
 namespace rnic {
 
@@ -237,7 +238,7 @@ void HostInterface::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
     db = producer;
     return;
   }
-  const uint64_t per_wqe = wqe_copy_cycles();
+  const uint64_t per_wqe = wqe_copy_cycles() + mutation::extra(mutation::kHostIf);
   for (uint64_t i = db; i < producer; ++i) {
     const Wqe w = decode_wqe(regs_.window_slot(qpn, rq, uint32_t(i)));
     eq_.at(edge(per_wqe * (i - db + 1)), [this, qpn, rq, w, i] { queue_wqe(qpn, rq, w, i); });
@@ -298,7 +299,7 @@ void HostInterface::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
 // ⌈128 / datapath⌉ cycles after the one before (the MMIO mode's copy-in cost).
 void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
   Qp& q = qps_[qpn];
-  const uint64_t per_wqe = wqe_copy_cycles();
+  const uint64_t per_wqe = wqe_copy_cycles() + mutation::extra(mutation::kHostIf);
   while (!q.fetches[rq].empty() && q.fetches[rq].front().pending == 0) {
     Fetch f = std::move(q.fetches[rq].front());
     q.fetches[rq].pop_front();

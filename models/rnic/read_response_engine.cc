@@ -1,6 +1,13 @@
 #include "models/rnic/read_response_engine.h"
 
+#include "models/rnic/latency_mutation.h"
+
 namespace rnic {
+
+namespace {
+// Cycles from a request's arrival (or the previous segment's taking) to the next offer.
+constexpr uint64_t kOfferCycles = 0 + mutation::extra(mutation::kReadResponse);
+}  // namespace
 
 ReadResponseEngine::ReadResponseEngine(sc_core::sc_module_name n, const CoreConfig& cfg,
                                        uint32_t max_payload)
@@ -8,6 +15,7 @@ ReadResponseEngine::ReadResponseEngine(sc_core::sc_module_name n, const CoreConf
       in{{std::string(name()) + ".request", size_t(cfg.qps) * size_t(cfg.ird)},
          {std::string(name()) + ".taken", size_t(cfg.qps)},
          {std::string(name()) + ".update", 4 * size_t(cfg.qps)}},
+      clk_(ClockDomain::mhz(cfg.clk_mhz)),
       logic_(size_t(cfg.qps)),
       max_payload_(max_payload),
       ctx_(size_t(cfg.qps)),
@@ -41,7 +49,7 @@ void ReadResponseEngine::offer(uint32_t qpn) {
   m.more = logic_.pending(qpn);
   offered_[qpn] = 1;
   last_offered_[qpn] = m.seg.last;
-  out.offer->send(std::move(m));
+  out.offer->send(std::move(m), now_ps() + kOfferCycles * clk_.period_ps);
 }
 
 }  // namespace rnic

@@ -41,6 +41,7 @@ class ReadResponseEngine : public sc_core::sc_module {
   void offer(uint32_t qpn);
 
   EventQueue eq_{"eq"};
+  ClockDomain clk_;
   ReadResponseLogic logic_;
   uint32_t max_payload_;
   std::vector<QpCtx> ctx_;

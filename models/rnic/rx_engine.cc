@@ -1,6 +1,7 @@
 #include "models/rnic/rx_engine.h"
 
 #include "models/common/log.h"
+#include "models/rnic/latency_mutation.h"
 
 namespace rnic {
 
@@ -9,6 +10,10 @@ using rdmap::Opcode;
 using rdmap::TermCause;
 
 namespace {
+// Cycles from a segment's last translation result (or its decision, without one) to its
+// verdict.
+constexpr uint64_t kVerdictCycles = 0 + mutation::extra(mutation::kRx);
+
 // The requester's completion status for a Terminate's cause (WIRE.md's table; docs/errors.md).
 uint8_t wc_status_for(const TermCause& c) {
   if (c.layer == Layer::kDdp && c.etype == 1 && c.code == 0x04)
@@ -203,7 +208,10 @@ void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
   const uint64_t epoch = q.epoch;
   Verdict* v = pending();
   auto go = [this, v, qpn, epoch, sp, d, pr](std::vector<XlatChunk>&& chunks) {
-    resolve(v, [=, chunks = std::move(chunks)] { verdict(qpn, epoch, sp, pr, *d, chunks); });
+    auto act = [=, chunks = std::move(chunks)] { verdict(qpn, epoch, sp, pr, *d, chunks); };
+    if (kVerdictCycles == 0) return resolve(v, std::move(act));
+    eq_.at(now_ps() + kVerdictCycles * clk_.period_ps,
+           [this, v, act = std::move(act)]() mutable { resolve(v, std::move(act)); });
   };
   switch (d->kind) {
     case RxDecision::Kind::kPlace:

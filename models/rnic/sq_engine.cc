@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "models/common/log.h"
+#include "models/rnic/latency_mutation.h"
 
 namespace rnic {
 
@@ -185,7 +186,8 @@ void SqEngine::requeue(uint32_t qpn) {
 }
 
 void SqEngine::slot_used() {
-  tx_next_ps_ = std::max(tx_next_ps_, now_ps()) + cycles_ps(uint64_t(cfg_.sched_cycles));
+  tx_next_ps_ = std::max(tx_next_ps_, now_ps()) +
+                cycles_ps(uint64_t(cfg_.sched_cycles) + mutation::extra(mutation::kSq));
   tx_kick();
 }
 

@@ -1,5 +1,7 @@
 #include "models/rnic/xlat_channel.h"
 
+#include "models/rnic/latency_mutation.h"
+
 namespace rnic {
 
 namespace {
@@ -37,6 +39,16 @@ void walk(std::shared_ptr<SgeWalk> s) {
   s->done(XlatStatus::kOk, std::move(s->chunks));
 }
 }  // namespace
+
+void XlatModelChannel::request(const XlatRequest& r, EventQueue& to, Reply reply) {
+  XlatResult x = block_.translate(r);
+  if (r.check_only) {
+    x.chunks.clear();
+    x.cycles = block_.timing().smt_cycles;
+  }
+  const uint64_t at = now_ps() + (x.cycles + mutation::extra(mutation::kXlat)) * clk_.period_ps;
+  to.at(at, [x = std::move(x), reply = std::move(reply)]() mutable { reply(std::move(x)); });
+}
 
 void translate_sge_list(XlatChannel& xlat, EventQueue& to, const Wqe& w, uint64_t off, uint32_t len,
                         uint8_t access, uint32_t pd,

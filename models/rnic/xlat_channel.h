@@ -50,15 +50,7 @@ class XlatModelChannel : public XlatChannel, public sc_core::sc_module {
   XlatModelChannel(sc_core::sc_module_name n, size_t smt, size_t pbl, ClockDomain clk,
                    XlatTiming t = {})
       : sc_core::sc_module(n), block_(smt, pbl, t), clk_(clk) {}
-  void request(const XlatRequest& r, EventQueue& to, Reply reply) override {
-    XlatResult x = block_.translate(r);
-    if (r.check_only) {
-      x.chunks.clear();
-      x.cycles = block_.timing().smt_cycles;
-    }
-    const uint64_t at = now_ps() + x.cycles * clk_.period_ps;
-    to.at(at, [x = std::move(x), reply = std::move(reply)]() mutable { reply(std::move(x)); });
-  }
+  void request(const XlatRequest& r, EventQueue& to, Reply reply) override;
   bool write_smt(uint32_t index, const SmtEntry& e) override { return block_.write_smt(index, e); }
   bool invalidate(uint32_t stag, const uint32_t* pd) override {
     return block_.invalidate(stag, pd);

@@ -456,5 +456,63 @@ TEST_F(CoreTiming, CqesFollowTheirCauseByCqeCycles) {
     EXPECT_EQ(pr[1].t(Probe::kCqe, i) - pr[1].t(Probe::kCqe, i - 1), cqe);
 }
 
+// Read-response engine: a Read Request's source check (xlat, smt_cycles) ends its RX verdict;
+// the engine offers the first response segment on that edge and the idle SQ engine issues it
+// there; its source translation (one chunk) precedes its DMA read.
+TEST_F(CoreTiming, ReadResponseIssuesOnTheRequestsVerdict) {
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Probes pr[2];
+  pr[0].attach(cl.nodes[0]->core);
+  pr[1].attach(cl.nodes[1]->core);
+  Endpoint ep[2];
+  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
+    ibv_sge sge{e.addr(), 64, e.mr->lkey};
+    ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey, true);
+    wr.opcode = IBV_WR_RDMA_READ;
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
+    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
+  });
+  const uint64_t c = cycle();
+  ASSERT_EQ(pr[1].count(Probe::kRxChecked), 1u);
+  ASSERT_EQ(pr[1].count(Probe::kSegIssue), 1u);
+  const uint64_t checked = pr[1].t(Probe::kRxChecked, 0);
+  EXPECT_EQ(pr[1].t(Probe::kSegIssue, 0) - checked, kXlat.smt_cycles * c)
+      << "source check, then the offer and the issue on the same edge";
+  EXPECT_EQ(pr[1].t(Probe::kSegDma, 0) - pr[1].t(Probe::kSegFetch, 0),
+            (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
+  // Requester: the response is placed once its sink is translated (its verdict).
+  ASSERT_EQ(pr[0].count(Probe::kRxPlace), 1u);
+  EXPECT_EQ(pr[0].t(Probe::kRxPlace, 0) - pr[0].t(Probe::kRxChecked, 0),
+            (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
+}
+
+// RX engine: an RDMA Write whose STag fails translation is known smt_cycles after its header
+// checks (its verdict); the SQ engine sends the Terminate kHeaderCycles later, ahead of the
+// segment's acknowledgement, and the requester completes the WR with the remote access error.
+TEST_F(CoreTiming, TerminateLeavesOnTheFailedVerdict) {
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Probes pr[2];
+  pr[0].attach(cl.nodes[0]->core);
+  pr[1].attach(cl.nodes[1]->core);
+  Endpoint ep[2];
+  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
+    ibv_sge sge{e.addr(), 64, e.mr->lkey};
+    ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey ^ 0xFF, true);  // another key
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
+    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_REM_ACCESS_ERR);
+  });
+  const uint64_t c = cycle();
+  ASSERT_EQ(pr[1].count(Probe::kRxChecked), 1u);
+  ASSERT_EQ(pr[1].count(Probe::kSegSent), 1u);  // the Terminate
+  EXPECT_EQ(pr[1].t(Probe::kSegSent, 0) - pr[1].t(Probe::kRxChecked, 0),
+            (kXlat.smt_cycles + RnicCore::kHeaderCycles) * c);
+  EXPECT_EQ(pr[1].count(Probe::kRxPlace), 0u);
+  EXPECT_EQ(stats.group("node1.core").counter("rx_errors", "", "").value, 1u);
+}
+
 }  // namespace
 }  // namespace rnic
