@@ -15,6 +15,7 @@
 #include "models/rnic/abi/codes.h"
 #include "models/rnic/abi/wqe.h"
 #include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/ord_table.h"
 #include "models/rnic/read_response.h"
 
 namespace rnic {
@@ -68,11 +69,7 @@ struct AckMsg {
 // SQ engine -> RX engine: a Read Request left (the RX engine matches its responses).
 struct ReadIssuedMsg {
   uint32_t qpn = 0;
-  uint32_t sq_index = 0;
-  uint32_t sink_stag = 0;
-  uint64_t sink_to = 0;
-  uint32_t len = 0;
-  uint32_t msn = 0;
+  ReadOut read;
 };
 
 // RX engine -> SQ engine: the last Read Response segment of the oldest outbound Read Request

@@ -1,8 +1,8 @@
 // The read-response engine's state (DESIGN.md §3.3): per QP, the inbound Read Requests that
 // passed their checks, answered in order (RFC 5040: responses in the order of the requests),
-// each as Read Response segments of at most the path's payload. No SystemC: the RX engine hands
-// it the requests it accepts (within the QP's IRD), and the SQ engine's arbiter takes the next
-// segment when the QP's turn for responses comes (the two take turns per QP, rnic_core.h).
+// each as Read Response segments of at most the path's payload. No SystemC: the read-response
+// engine (read_response_engine.h) accepts into it the requests the RX engine passes and cuts
+// the segments it offers to the SQ engine's arbiter.
 // Queue depth: the QP's IRD (core.ird at most) requests.
 #pragma once
 

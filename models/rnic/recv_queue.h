@@ -1,9 +1,10 @@
 // The RX engine's receive state (DESIGN.md §3.3): per QP, the on-chip RQ (receive WQEs the
 // host interface queues in doorbell order), the bytes the Send in progress has placed into the
 // oldest one, and the MSNs the next untagged segments must carry (RFC 5041: queue 0, Sends; queue
-// 1, Read Requests). No SystemC: the RX engine checks and places against it, the host interface
-// posts into it and resets it with the QP, a flush takes its WQEs. Queue depth: the QP's RQ
-// depth (core.max_qp_wr at most; the library keeps within it).
+// 1, Read Requests). No SystemC: the RX engine's decisions (rx_logic.h) check against it and
+// move it on; the WQEs the host interface copies on chip are posted into it; a flush takes its
+// WQEs, a reset of the QP starts it over. Queue depth: the QP's RQ depth (core.max_qp_wr at
+// most; the library keeps within it).
 #pragma once
 
 #include <cstddef>

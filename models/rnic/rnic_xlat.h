@@ -15,8 +15,8 @@
 // Timing (core_clk cycles): the SMT read and checks take kSmtCycles; the first PBLMT read
 // kPblCycles more; then one chunk per cycle, plus kExtentSwitchCycles (xlat.extent_switch_cycles)
 // whenever a scatter-gather handle moves to its next extent. An error is known after kSmtCycles
-// (checks 1-6) or at the absent page's turn (7). Queue depth: one request at a time (the burst
-// API); requests queue in the caller.
+// (checks 1-6) or at the absent page's turn (7). The engines reach it through its request
+// channel (xlat_channel.h); each requester's requests follow one another.
 #pragma once
 
 #include <cstdint>

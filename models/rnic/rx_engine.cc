@@ -80,9 +80,7 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
     if (u.reset) logic_.reset(u.qpn);
     if (u.flush) flush_rq(u.qpn);
   });
-  in.read_issued.bind(eq_, [this](ReadIssuedMsg&& m) {
-    logic_.read_issued(m.qpn, {m.sq_index, m.sink_stag, m.sink_to, m.len, m.msn});
-  });
+  in.read_issued.bind(eq_, [this](ReadIssuedMsg&& m) { logic_.read_issued(m.qpn, m.read); });
   in.term_sent.bind(eq_, [this](TermSentMsg&& m) {
     auto it = stalled_on_.find(m.token);
     if (it == stalled_on_.end()) return;

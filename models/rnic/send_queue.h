@@ -1,9 +1,10 @@
 // The SQ engine's queue state (DESIGN.md §3.3): per QP, the on-chip SQ (WQEs posted and not yet
 // completed, in order, with the segmentation cursor), where segmentation is in the current WQE
 // (sq_segmenter.h), and the outbound RDMA Read Requests awaiting their responses (ORD). No
-// SystemC: the SQ engine issues from it, the RX engine reports acknowledgements, Read Responses
-// and Terminates into it, and it decides in-order completion (the CQEs owed, RFC 5040: WRs
-// complete in the order they were posted), which WR a Terminate names, and flushes.
+// SystemC: the SQ engine (sq_engine.h) issues from it and applies what the RX engine tells it
+// (acknowledgements, Reads answered, Terminates); it decides in-order completion (the CQEs owed,
+// RFC 5040: WRs complete in the order they were posted), which WR a Terminate names, and
+// flushes.
 // Queue depths: the QP's SQ depth (core.max_qp_wr at most; the library keeps within it) and
 // its ORD outstanding Read Requests.
 #pragma once

@@ -298,8 +298,9 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
     rdmap::encode(g.rr, s->ddp.data() + rdmap::kUntaggedBytes);
     s->ar = true;
     if (g.first) e.msn = h.msn;
-    send_.read_issued(qpn, {e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn});
-    out.read_issued->send({qpn, e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn});
+    const ReadOut r{e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn};
+    send_.read_issued(qpn, r);
+    out.read_issued->send({qpn, r});
     mark_(CoreProbe::kSegIssue, qpn, issued);
     mark_(CoreProbe::kSegFetch, qpn, start);
     eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });

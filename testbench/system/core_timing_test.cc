@@ -278,6 +278,20 @@ void run_pair(Cluster& cl, Endpoint ep[2], int recvs,
           }});
 }
 
+// Node 0 posts one 64-byte WR (`op`) to node 1's region, its rkey XOR `key_flip`, and waits
+// for its completion with `status`.
+void run_one_wr(Cluster& cl, Endpoint ep[2], ibv_wr_opcode op, uint32_t key_flip,
+                ibv_wc_status status) {
+  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
+    ibv_sge sge{e.addr(), 64, e.mr->lkey};
+    ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey ^ key_flip, true);
+    wr.opcode = op;
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
+    EXPECT_EQ(wait_one(e.cq).status, status);
+  });
+}
+
 // Command processor: every mailbox command completes core.cmd_cycles after its CMD write,
 // LOAD_PBL (one per registered MR) later, after its DMA read of the list.
 TEST_F(CoreTiming, CommandsCompleteCmdCyclesAfterTheirWrite) {
@@ -401,14 +415,7 @@ TEST_F(CoreTiming, ReadRequestChecksWaitForItsPayload) {
   pr[0].attach(cl.nodes[0]->core);
   pr[1].attach(cl.nodes[1]->core);
   Endpoint ep[2];
-  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
-    ibv_sge sge{e.addr(), 64, e.mr->lkey};
-    ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey, true);
-    wr.opcode = IBV_WR_RDMA_READ;
-    ibv_send_wr* bad = nullptr;
-    ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
-    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
-  });
+  run_one_wr(cl, ep, IBV_WR_RDMA_READ, 0, IBV_WC_SUCCESS);
   const uint64_t c = cycle();
   ASSERT_EQ(pr[1].count(Probe::kRxStart), 1u);
   EXPECT_EQ(pr[1].t(Probe::kRxChecked, 0) - pr[1].t(Probe::kRxStart, 0), 3 * c);
@@ -466,14 +473,7 @@ TEST_F(CoreTiming, ReadResponseIssuesOnTheRequestsVerdict) {
   pr[0].attach(cl.nodes[0]->core);
   pr[1].attach(cl.nodes[1]->core);
   Endpoint ep[2];
-  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
-    ibv_sge sge{e.addr(), 64, e.mr->lkey};
-    ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey, true);
-    wr.opcode = IBV_WR_RDMA_READ;
-    ibv_send_wr* bad = nullptr;
-    ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
-    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
-  });
+  run_one_wr(cl, ep, IBV_WR_RDMA_READ, 0, IBV_WC_SUCCESS);
   const uint64_t c = cycle();
   ASSERT_EQ(pr[1].count(Probe::kRxChecked), 1u);
   ASSERT_EQ(pr[1].count(Probe::kSegIssue), 1u);
@@ -498,13 +498,7 @@ TEST_F(CoreTiming, TerminateLeavesOnTheFailedVerdict) {
   pr[0].attach(cl.nodes[0]->core);
   pr[1].attach(cl.nodes[1]->core);
   Endpoint ep[2];
-  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
-    ibv_sge sge{e.addr(), 64, e.mr->lkey};
-    ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey ^ 0xFF, true);  // another key
-    ibv_send_wr* bad = nullptr;
-    ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
-    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_REM_ACCESS_ERR);
-  });
+  run_one_wr(cl, ep, IBV_WR_RDMA_WRITE, 0xFF, IBV_WC_REM_ACCESS_ERR);  // another key
   const uint64_t c = cycle();
   ASSERT_EQ(pr[1].count(Probe::kRxChecked), 1u);
   ASSERT_EQ(pr[1].count(Probe::kSegSent), 1u);  // the Terminate
