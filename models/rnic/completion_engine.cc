@@ -55,13 +55,16 @@ CompletionEngine::CompletionEngine(sc_core::sc_module_name n, const CoreConfig& 
                                    RnicRegs& regs, StatRegistry& stats,
                                    const std::string& stat_group)
     : sc_core::sc_module(n),
+      in(std::string(name()) + ".in", 4 * size_t(cfg.qps) * size_t(cfg.max_qp_wr)),
       cfg_(cfg),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
       dmac_(dmac),
       regs_(regs),
       logic_(size_t(cfg.cqs), uint32_t(cfg.max_cqe)),
       cqes_(stats.group(stat_group).counter("cqes", "CQEs", "CQEs written")),
-      overflows_(stats.group(stat_group).counter("cq_overflows", "CQs", "CQ overflows")) {}
+      overflows_(stats.group(stat_group).counter("cq_overflows", "CQs", "CQ overflows")) {
+  in.bind(eq_, [this](Request&& r) { post(r.cqn, r.cqe); });
+}
 
 void CompletionEngine::post(uint32_t cqn, Cqe c) {
   uint64_t addr = 0;

@@ -1,7 +1,7 @@
 // The completion engine (DESIGN.md §3.3): the Completion Management Table (one context per CQ:
 // host ring base, size, producer and consumer indices, armed state, overflow) and the writing of
 // CQEs into the host CQ rings, with the owner (phase) bit, and MSI-X for armed CQs. The other
-// engines reach it through one request channel (post: a CQE for a CQ), the command processor
+// engines reach it through one request channel (in: a CQE for a CQ), the command processor
 // through the table's write port (create, destroy) and the CQ doorbell (consumer index, arm).
 // CompletionLogic holds the table and its decisions with no SystemC in it; CompletionEngine moves
 // its CQEs in time.
@@ -10,8 +10,8 @@
 // and at least cqe_cycles after the previous CQE's (one CQE per cqe_cycles, in request order);
 // an armed CQ raises MSI-X (vector 1 + CQ number) right after the CQE's write is issued. A CQE
 // for a full ring is not written: the CQ overflows (on_overflow), and takes no CQE after.
-// Queue depths: requests wait in order without bound (one per WR or receive, so the queues of
-// the QPs bound them).
+// Queue depths: requests wait in order (the request channel holds at most two per WQE slot of
+// every QP: a WR's or receive's CQE, and its flush).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/channel.h"
 #include "models/common/event_queue.h"
 #include "models/common/stats.h"
 #include "models/rnic/abi/codes.h"
@@ -75,13 +76,20 @@ class CompletionEngine : public sc_core::sc_module {
 
   CompletionLogic& table() { return logic_; }
   const CompletionLogic& table() const { return logic_; }
-  // The request channel: a CQE for CQ cqn (its owner bit is the engine's to set).
-  void post(uint32_t cqn, Cqe c);
+  // The request channel: a CQE for CQ cqn (its owner bit is the engine's to set), taken in
+  // the engine's own process on the edge it is sent.
+  struct Request {
+    uint32_t cqn = 0;
+    Cqe cqe;
+  };
+  Channel<Request> in;
 
   std::function<void(uint32_t cqn)> on_overflow;            // the CQ's QPs must fail
   std::function<void(uint32_t cqn, uint64_t t_ps)> on_cqe;  // probe: a CQE's write issued
 
  private:
+  void post(uint32_t cqn, Cqe c);
+
   CoreConfig cfg_;
   ClockDomain clk_;
   RnicDmac& dmac_;

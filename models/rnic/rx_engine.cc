@@ -169,7 +169,7 @@ void RxEngine::post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status
   c.status = status;
   c.opcode = abi::kCqeRecv;
   c.byte_len = uint32_t(bytes);
-  completion_.post(ctx_[qpn].rcq, c);
+  completion_.in.send({ctx_[qpn].rcq, c});
 }
 
 void RxEngine::flush_rq(uint32_t qpn) {
@@ -287,7 +287,7 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
           c.invalidated_rkey = d.inv_stag;
         }
         c.solicited = d.solicited;
-        completion_.post(ctx_[qpn].rcq, c);
+        completion_.in.send({ctx_[qpn].rcq, c});
       }
       validated(sp);
       return;

@@ -142,7 +142,7 @@ void SqEngine::flush(uint32_t qpn) {
 }
 
 void SqEngine::try_complete(uint32_t qpn) {
-  for (const Cqe& c : send_.complete(qpn)) completion_.post(ctx_[qpn].scq, c);
+  for (const Cqe& c : send_.complete(qpn)) completion_.in.send({ctx_[qpn].scq, c});
 }
 
 void SqEngine::activate(uint32_t qpn) {
