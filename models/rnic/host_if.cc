@@ -21,7 +21,8 @@ HostInterface::HostInterface(sc_core::sc_module_name n, const CoreConfig& cfg, R
       xlat_(xlat),
       completion_(completion),
       mark_(probe),
-      qps_(size_t(cfg.qps)),
+      qps_(size_t(cfg.qps), uint32_t(cfg.max_qp_wr), uint32_t(cfg.ird), uint32_t(cfg.ord)),
+      copy_(size_t(cfg.qps)),
       commands_(stats.group(g).counter("commands", "commands", "mailbox commands run")),
       events_raised_(stats.group(g).counter("async_events", "events", "async events")),
       wqe_fetches_(stats.group(g).counter("wqe_fetches", "reads",
@@ -30,16 +31,15 @@ HostInterface::HostInterface(sc_core::sc_module_name n, const CoreConfig& cfg, R
                                                "WQE fetches that failed (the QP goes to ERROR)")) {
   regs_.set_listener(this);
   in.error.bind(eq_, [this](QpErrorMsg&& m) {
-    if (m.qpn >= qps_.size() || !qps_[m.qpn].ctx.valid) return;
-    if (qps_[m.qpn].ctx.state != abi::kQpError) set_qp_state(m.qpn, abi::kQpError);
+    if (!qps_.valid(m.qpn)) return;
+    if (qps_.at(m.qpn).ctx.state != abi::kQpError) set_qp_state(m.qpn, abi::kQpError);
     if (m.event != kNoAsyncEvent) push_event(m.event, m.qpn);
   });
   in.cq_overflow.bind(eq_, [this](uint32_t&& cqn) { cq_error(cqn); });
 }
 
 uint32_t HostInterface::qp_state(uint32_t qp) const {
-  return qp < qps_.size() && qps_[qp].ctx.valid ? uint32_t(qps_[qp].ctx.state)
-                                                : uint32_t(abi::kQpReset);
+  return qps_.valid(qp) ? uint32_t(qps_.at(qp).ctx.state) : uint32_t(abi::kQpReset);
 }
 
 uint32_t HostInterface::pop_event() {
@@ -89,51 +89,25 @@ void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
     }
     case abi::kCmdCreateQp: {
       const auto c = abi::CreateQp::decode(a);
-      auto cq_ok = [this](uint32_t n) { return completion_.table().valid(n); };
-      if (c.qpn >= qps_.size() || qps_[c.qpn].ctx.valid || !cq_ok(c.send_cqn) ||
-          !cq_ok(c.recv_cqn) || c.sq_depth == 0 || c.rq_depth == 0 ||
-          c.sq_depth > uint64_t(cfg_.max_qp_wr) || c.rq_depth > uint64_t(cfg_.max_qp_wr))
+      if (!qps_.create(c, [this](uint32_t n) { return completion_.table().valid(n); }))
         return finish_command(EINVAL);
-      Qp& q = qps_[c.qpn];
-      q = Qp{};
-      q.ctx.valid = true;
-      q.ctx.pd = c.pd;
-      q.ctx.scq = c.send_cqn;
-      q.ctx.rcq = c.recv_cqn;
-      q.ctx.ird = uint32_t(cfg_.ird);
-      q.ctx.ord = uint32_t(cfg_.ord);
-      q.ctx.epoch = ++epoch_seq_;
-      q.sq_depth = c.sq_depth;
-      q.rq_depth = c.rq_depth;
-      q.host_rings = (c.flags & abi::CreateQp::kQpHostRings) != 0;
-      q.ring_pa[0] = q.host_rings ? c.sq_ring : 0;
-      q.ring_pa[1] = q.host_rings ? c.rq_ring : 0;
-      broadcast(c.qpn, true, false);
+      copy_[c.qpn] = Copy{};
+      broadcast(c.qpn, {true, false});
       return finish_command(0);
     }
     case abi::kCmdModifyQp: {
       const auto m = abi::ModifyQp::decode(a);
-      if (m.qpn >= qps_.size() || !qps_[m.qpn].ctx.valid) return finish_command(EINVAL);
-      QpCtx& q = qps_[m.qpn].ctx;
-      using M = abi::ModifyQp;
-      if (m.set & M::kPeerMac) q.peer_mac = m.peer_mac;
-      if (m.set & M::kPeerQpn) q.peer_qpn = m.peer_qpn;
-      if (m.set & M::kIrd)
-        q.ird = std::min<uint32_t>(std::max<uint32_t>(m.ird, 1), uint32_t(cfg_.ird));
-      if (m.set & M::kOrd)
-        q.ord = std::min<uint32_t>(std::max<uint32_t>(m.ord, 1), uint32_t(cfg_.ord));
-      if (m.set & M::kAccess) q.access = m.access;
-      if (m.set & M::kState)
-        set_qp_state(m.qpn, m.state);
-      else
-        broadcast(m.qpn, false, false);
+      QpTable::Change change;
+      if (!qps_.modify(m, &change)) return finish_command(EINVAL);
+      if (change.reset) copy_[m.qpn] = Copy{};
+      broadcast(m.qpn, change);
       return finish_command(0);
     }
     case abi::kCmdDestroyQp: {
       const auto c = abi::DestroyQp::decode(a);
-      if (c.qpn >= qps_.size() || !qps_[c.qpn].ctx.valid) return finish_command(EINVAL);
-      qps_[c.qpn] = Qp{};
-      broadcast(c.qpn, true, false);
+      if (!qps_.destroy(c.qpn)) return finish_command(EINVAL);
+      copy_[c.qpn] = Copy{};
+      broadcast(c.qpn, {true, false});
       return finish_command(0);
     }
     case abi::kCmdWriteStag: {
@@ -185,34 +159,15 @@ void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
   }
 }
 
-void HostInterface::set_qp_state(uint32_t qpn, abi::QpState s) {
-  Qp& q = qps_[qpn];
-  const abi::QpState old = q.ctx.state;
-  q.ctx.state = s;
-  if (s == abi::kQpReset) {
-    // Back to RESET: the QP keeps its PD, CQs, queue sizes, IRD/ORD and rings; the rest starts
-    // over.
-    const Qp keep = q;
-    q = Qp{};
-    q.ctx.valid = true;
-    q.ctx.pd = keep.ctx.pd;
-    q.ctx.scq = keep.ctx.scq;
-    q.ctx.rcq = keep.ctx.rcq;
-    q.ctx.ird = keep.ctx.ird;
-    q.ctx.ord = keep.ctx.ord;
-    q.ctx.epoch = ++epoch_seq_;
-    q.sq_depth = keep.sq_depth;
-    q.rq_depth = keep.rq_depth;
-    q.host_rings = keep.host_rings;
-    q.ring_pa[0] = keep.ring_pa[0];
-    q.ring_pa[1] = keep.ring_pa[1];
-    return broadcast(qpn, true, false);
-  }
-  broadcast(qpn, false, s == abi::kQpError && old != abi::kQpError);
+void HostInterface::set_qp_state(uint32_t qpn, abi::QpState st) {
+  const QpTable::Change change = qps_.set_state(qpn, st);
+  if (change.reset) copy_[qpn] = Copy{};
+  broadcast(qpn, change);
 }
 
-void HostInterface::broadcast(uint32_t qpn, bool reset, bool flush) {
-  for (Channel<QpUpdate>* c : out.update) c->send({qpn, qps_[qpn].ctx, reset, flush});
+void HostInterface::broadcast(uint32_t qpn, QpTable::Change change) {
+  for (Channel<QpUpdate>* c : out.update)
+    c->send({qpn, qps_.at(qpn).ctx, change.reset, change.flush});
 }
 
 void HostInterface::sq_doorbell(uint32_t qpn, uint64_t producer) {
@@ -223,41 +178,33 @@ void HostInterface::rq_doorbell(uint32_t qpn, uint64_t producer) {
 }
 
 void HostInterface::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
-  if (qpn >= qps_.size() || !qps_[qpn].ctx.valid) return;
-  Qp& q = qps_[qpn];
+  if (!qps_.valid(qpn)) return;
   mark_(CoreProbe::kDoorbell, qpn, now_ps());
-  uint64_t& db = rq ? q.rq_db : q.sq_db;
-  const uint64_t window = q.host_rings ? (rq ? q.rq_depth : q.sq_depth) : reg::kWindowSlots;
-  if (producer <= db || producer - db > window) {
+  uint64_t first = 0;
+  if (!qps_.doorbell(qpn, rq, producer, &first)) {
     log::warn("{}: QP {} {} doorbell {} after {}: ignored", name(), qpn, rq ? "RQ" : "SQ", producer,
-              db);
+              qps_.at(qpn).db[rq]);
     return;
   }
-  if (q.host_rings) {
-    fetch_ring(qpn, rq, producer);
-    db = producer;
-    return;
-  }
+  if (qps_.at(qpn).host_rings) return fetch_ring(qpn, rq, first, producer);
   const uint64_t per_wqe = wqe_copy_cycles() + mutation::extra(mutation::kHostIf);
-  for (uint64_t i = db; i < producer; ++i) {
+  for (uint64_t i = first; i < producer; ++i) {
     const Wqe w = decode_wqe(regs_.window_slot(qpn, rq, uint32_t(i)));
-    eq_.at(edge(per_wqe * (i - db + 1)), [this, qpn, rq, w, i] { queue_wqe(qpn, rq, w, i); });
+    eq_.at(edge(per_wqe * (i - first + 1)), [this, qpn, rq, w, i] { queue_wqe(qpn, rq, w, i); });
   }
-  db = producer;
 }
 
 void HostInterface::queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index) {
-  if (!qps_[qpn].ctx.valid) return;
+  if (!qps_.valid(qpn)) return;
   mark_(CoreProbe::kWqeQueued, qpn, now_ps());
   (rq ? out.rq_wqe : out.sq_wqe)->send({qpn, w, uint32_t(index)});
 }
 
 // Host-ring mode: the WQEs [db, producer) are read from the ring by DMA (one read, or two where
 // they wrap), kRingFetchCycles after the doorbell.
-void HostInterface::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
-  Qp& q = qps_[qpn];
-  const uint64_t db = rq ? q.rq_db : q.sq_db;
-  const uint32_t depth = rq ? q.rq_depth : q.sq_depth;
+void HostInterface::fetch_ring(uint32_t qpn, bool rq, uint64_t db, uint64_t producer) {
+  const QpTable::Qp& q = qps_.at(qpn);
+  const uint32_t depth = q.depth(rq);
   const uint32_t count = uint32_t(producer - db);
   const uint32_t slot = uint32_t(db % depth);
   const uint32_t head = std::min(count, depth - slot);  // slots before the ring wraps
@@ -266,7 +213,7 @@ void HostInterface::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
   f.count = count;
   f.data.resize(uint64_t(count) * kWqeBytes);
   f.pending = head < count ? 2 : 1;
-  q.fetches[rq].push_back(std::move(f));
+  copy_[qpn].fetches[rq].push_back(std::move(f));
   const uint64_t epoch = q.ctx.epoch;
   const uint64_t base = q.ring_pa[rq];
   eq_.at(edge(kRingFetchCycles), [this, qpn, rq, epoch, base, db, slot, head, count] {
@@ -275,10 +222,9 @@ void HostInterface::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
       ++wqe_fetches_;
       dmac_.read(pa, n * kWqeBytes,
                  [this, qpn, rq, epoch, db, off](DmacStatus st, std::vector<uint8_t>&& d) {
-                   Qp& q = qps_[qpn];
-                   if (!q.ctx.valid || q.ctx.epoch != epoch)
+                   if (!qps_.valid(qpn) || qps_.at(qpn).ctx.epoch != epoch)
                      return;  // reset or destroyed meanwhile
-                   for (Fetch& f : q.fetches[rq]) {
+                   for (Fetch& f : copy_[qpn].fetches[rq]) {
                      if (f.first != db) continue;
                      if (st == DmacStatus::kOk)
                        std::copy(d.begin(), d.end(), f.data.begin() + int64_t(off));
@@ -298,7 +244,8 @@ void HostInterface::fetch_ring(uint32_t qpn, bool rq, uint64_t producer) {
 // Fetches complete in any order; their WQEs enter the on-chip queue in doorbell order, each
 // ⌈128 / datapath⌉ cycles after the one before (the MMIO mode's copy-in cost).
 void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
-  Qp& q = qps_[qpn];
+  Copy& q = copy_[qpn];
+  const QpCtx& ctx = qps_.at(qpn).ctx;
   const uint64_t per_wqe = wqe_copy_cycles() + mutation::extra(mutation::kHostIf);
   while (!q.fetches[rq].empty() && q.fetches[rq].front().pending == 0) {
     Fetch f = std::move(q.fetches[rq].front());
@@ -309,7 +256,7 @@ void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
       log::warn("{}: QP {} {} WQE fetch of {} WQEs from {} failed: QP to ERROR", name(), qpn,
                 rq ? "RQ" : "SQ", f.count, f.first);
       q.fetches[rq].clear();
-      if (q.ctx.state != abi::kQpError) {
+      if (ctx.state != abi::kQpError) {
         set_qp_state(qpn, abi::kQpError);
         push_event(abi::kEvQpFatal, qpn);
       }
@@ -319,9 +266,9 @@ void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
     for (uint32_t j = 0; j < f.count; ++j) {
       t += per_wqe * clk_.period_ps;
       const Wqe w = decode_wqe(f.data.data() + uint64_t(j) * kWqeBytes);
-      const uint64_t epoch = q.ctx.epoch, index = f.first + j;
+      const uint64_t epoch = ctx.epoch, index = f.first + j;
       eq_.at(t, [this, qpn, rq, w, index, epoch] {
-        if (qps_[qpn].ctx.epoch == epoch) queue_wqe(qpn, rq, w, index);
+        if (qps_.at(qpn).ctx.epoch == epoch) queue_wqe(qpn, rq, w, index);
       });
     }
     q.copy_free_ps[rq] = t;
@@ -329,9 +276,9 @@ void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
 }
 
 void HostInterface::cq_doorbell(uint32_t qpn, uint64_t v) {
-  if (qpn >= qps_.size() || !qps_[qpn].ctx.valid) return;
+  if (!qps_.valid(qpn)) return;
   const uint32_t cqn = uint32_t(v >> 32) & 0xFFFFFF;
-  const Qp& q = qps_[qpn];
+  const QpTable::Qp& q = qps_.at(qpn);
   if (cqn != q.ctx.scq && cqn != q.ctx.rcq) {
     log::warn("{}: CQ doorbell for CQ {} through QP {}, which does not use it: ignored", name(),
               cqn, qpn);
@@ -347,7 +294,7 @@ void HostInterface::cq_error(uint32_t cqn) {
   log::warn("{}: CQ {} overflowed ({} entries)", name(), cqn, completion_.table().cq(cqn).entries);
   push_event(abi::kEvCqError, cqn);
   for (uint32_t i = 0; i < qps_.size(); ++i) {
-    const QpCtx& q = qps_[i].ctx;
+    const QpCtx& q = qps_.at(i).ctx;
     if (!q.valid || q.state == abi::kQpError || (q.scq != cqn && q.rcq != cqn)) continue;
     set_qp_state(i, abi::kQpError);
     push_event(abi::kEvQpFatal, i);

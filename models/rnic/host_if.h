@@ -3,8 +3,9 @@
 // and attributes), the copy of WQEs from the BAR2 windows (or their DMA fetch from host-memory
 // rings) into the on-chip queues.
 //
-// State (its own): the QP contexts (QpCtx, engine_msgs.h, plus doorbell counts, ring bases and
-// WQE fetches), the mailbox's busy state, the event FIFO.
+// State (its own): the QP contexts and their state machine (QpTable, qp_table.h: QpCtx plus
+// doorbell counts and ring bases), the WQE fetches and copy-ins under way, the mailbox's busy
+// state, the event FIFO.
 // Channels (engine_msgs.h): takes QpErrorMsg (every engine) and CQ overflows (completion
 // engine); gives QpUpdate to the SQ, RX and read-response engines (every change of a QP's
 // context, in that order), SQ WQEs to the SQ engine and RQ WQEs to the RX engine. Writes the
@@ -37,6 +38,7 @@
 #include "models/rnic/completion_engine.h"
 #include "models/rnic/dmac.h"
 #include "models/rnic/engine_msgs.h"
+#include "models/rnic/qp_table.h"
 #include "models/rnic/rnic_regs.h"
 #include "models/rnic/xlat_channel.h"
 
@@ -81,26 +83,20 @@ class HostInterface : public sc_core::sc_module, public RegListener {
     bool failed = false;
     std::vector<uint8_t> data;  // count x 128 B
   };
-  struct Qp {
-    QpCtx ctx;
-    uint32_t sq_depth = 0, rq_depth = 0;
-    uint64_t sq_db = 0, rq_db = 0;
-    // Host-memory WQE rings (CREATE_QP flag kQpHostRings): ring physical bases (WQE i in slot
-    // i % depth) and, per queue (0 SQ, 1 RQ), the fetches in doorbell order; a fetch's WQEs
-    // enter the queue only after every earlier fetch's.
-    bool host_rings = false;
-    uint64_t ring_pa[2] = {0, 0};
+  // Per QP and queue (0 SQ, 1 RQ): the host-ring fetches in doorbell order (a fetch's WQEs
+  // enter the queue only after every earlier fetch's) and when the queue's WQE copy-in is free.
+  struct Copy {
     std::deque<Fetch> fetches[2];
-    uint64_t copy_free_ps[2] = {0, 0};  // the queue's WQE copy-in is busy until then
+    uint64_t copy_free_ps[2] = {0, 0};
   };
 
   void run_command(uint32_t op, std::vector<uint32_t> a);
   void finish_command(uint32_t result, uint32_t value = 0);
   void push_event(abi::AsyncEvent t, uint32_t num);
   void set_qp_state(uint32_t qpn, abi::QpState s);
-  void broadcast(uint32_t qpn, bool reset, bool flush);
+  void broadcast(uint32_t qpn, QpTable::Change change);
   void fetch_wqes(uint32_t qpn, bool rq, uint64_t producer);
-  void fetch_ring(uint32_t qpn, bool rq, uint64_t producer);
+  void fetch_ring(uint32_t qpn, bool rq, uint64_t first, uint64_t producer);
   void deliver_fetches(uint32_t qpn, bool rq);
   void queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index);
   void cq_error(uint32_t cqn);
@@ -119,8 +115,8 @@ class HostInterface : public sc_core::sc_module, public RegListener {
   CompletionEngine& completion_;
   ProbeTap mark_;
   EventQueue eq_{"eq"};
-  std::vector<Qp> qps_;
-  uint64_t epoch_seq_ = 0;
+  QpTable qps_;
+  std::vector<Copy> copy_;
   bool cmd_busy_ = false;
   std::deque<uint32_t> events_;
 

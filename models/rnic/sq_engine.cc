@@ -60,6 +60,7 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       send_(size_t(cfg.qps)),
       ctx_(size_t(cfg.qps)),
       qs_(size_t(cfg.qps)),
+      arbiter_(size_t(cfg.qps)),
       tx_segments_(stats.group(g).counter("tx_segments", "segments", "DDP segments sent")),
       tx_payload_bytes_(stats.group(g).counter("tx_payload_bytes", "B", "payload bytes sent")),
       tx_terminates_(stats.group(g).counter("tx_terminates", "frames", "Terminates sent")),
@@ -127,9 +128,8 @@ void SqEngine::on_update(QpUpdate&& u) {
   ctx_[qpn] = u.ctx;
   if (u.reset) {
     send_.reset(qpn);
-    const bool active = qs_[qpn].in_active;
     qs_[qpn] = QpSq{};
-    qs_[qpn].in_active = active;
+    arbiter_.reset(qpn);
   }
   if (u.flush) flush(qpn);
   if (u.ctx.sends() && old != abi::kQpRts) activate(qpn);
@@ -146,16 +146,12 @@ void SqEngine::try_complete(uint32_t qpn) {
 }
 
 void SqEngine::activate(uint32_t qpn) {
-  QpSq& q = qs_[qpn];
-  if (!q.in_active) {
-    q.in_active = true;
-    active_.push_back(qpn);
-  }
+  arbiter_.activate(qpn);
   tx_kick();
 }
 
 void SqEngine::tx_kick() {
-  if (tx_scheduled_ || checking_ || active_.empty()) return;
+  if (tx_scheduled_ || checking_ || arbiter_.empty()) return;
   tx_scheduled_ = true;
   eq_.at(std::max(edge(0), tx_next_ps_), [this] {
     tx_scheduled_ = false;
@@ -164,10 +160,9 @@ void SqEngine::tx_kick() {
 }
 
 void SqEngine::tx_step() {
-  for (size_t tries = active_.size(); tries > 0 && !active_.empty() && !checking_; --tries) {
+  for (size_t tries = arbiter_.size(); tries > 0 && !arbiter_.empty() && !checking_; --tries) {
     if (tx_buffered_ >= uint64_t(cfg_.tx_buffer_bytes)) return;  // tx_emit resumes
-    const uint32_t qpn = active_.front();
-    active_.pop_front();
+    const uint32_t qpn = arbiter_.next();
     const Issue r = ctx_[qpn].sends() ? issue_one(qpn) : Issue::kNone;
     if (r == Issue::kChecking) return;  // checks_done goes on
     requeue(qpn);
@@ -177,12 +172,8 @@ void SqEngine::tx_step() {
 
 // After a QP's turn: back into the round robin while it has work.
 void SqEngine::requeue(uint32_t qpn) {
-  const bool more =
-      ctx_[qpn].sends() && (send_.ready(qpn, ctx_[qpn].ord) || responses_pending(qpn));
-  if (more)
-    active_.push_back(qpn);
-  else
-    qs_[qpn].in_active = false;
+  arbiter_.requeue(
+      qpn, ctx_[qpn].sends() && (send_.ready(qpn, ctx_[qpn].ord) || responses_pending(qpn)));
 }
 
 void SqEngine::slot_used() {
@@ -192,9 +183,8 @@ void SqEngine::slot_used() {
 }
 
 SqEngine::Issue SqEngine::issue_one(uint32_t qpn) {
-  QpSq& q = qs_[qpn];
-  q.turn_responses = !q.turn_responses;
-  if (q.turn_responses) return issue_response(qpn) ? Issue::kIssued : issue_sq(qpn);
+  if (turn_responses_ = arbiter_.responses_first(qpn); turn_responses_)
+    return issue_response(qpn) ? Issue::kIssued : issue_sq(qpn);
   const Issue r = issue_sq(qpn);
   if (r != Issue::kNone) return r;
   return issue_response(qpn) ? Issue::kIssued : Issue::kNone;
@@ -277,7 +267,7 @@ void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_
   }
   bool issued_one = true;
   if (e->wqe.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= ctx_[qpn].ord)
-    issued_one = !qs_[qpn].turn_responses && issue_response(qpn);
+    issued_one = !turn_responses_ && issue_response(qpn);
   else
     issue_segment(qpn, *e, issued);
   requeue(qpn);
@@ -485,7 +475,7 @@ void SqEngine::send_terminate(TermReqMsg&& m) {
 std::string SqEngine::dump_state() const {
   std::string s =
       fmt::format("  {}: tx queue {} ({} B buffered), active QPs {}{}\n", name(), tx_q_.size(),
-                  tx_buffered_, active_.size(), checking_ ? " (checking SGEs)" : "");
+                  tx_buffered_, arbiter_.size(), checking_ ? " (checking SGEs)" : "");
   for (size_t i = 0; i < ctx_.size(); ++i) {
     const uint32_t n = uint32_t(i);
     if (!ctx_[i].valid || (send_.depth(n) == 0 && send_.reads_out(n) == 0)) continue;

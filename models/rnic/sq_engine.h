@@ -4,8 +4,8 @@
 // EFE, the segments awaiting the EFE's acknowledgement, in-order SQ completion.
 //
 // State (its own): per QP the SQ (SendQueueLogic, send_queue.h), the offered Read Response
-// segment, the Terminate MSN, its turn; the round robin of QPs with work; the transmit buffer
-// and the unacknowledged last segments per peer.
+// segment, the Terminate MSN; the round robin of QPs with work and each QP's turn (SqArbiter,
+// sq_arbiter.h); the transmit buffer and the unacknowledged last segments per peer.
 // Channels (engine_msgs.h): takes WqeMsg and QpUpdate (host interface), AckMsg, ReadDoneMsg,
 // PeerTermMsg and TermReqMsg (RX engine), RespOfferMsg (read-response engine); gives
 // QpErrorMsg (host interface), ReadIssuedMsg and TermSentMsg (RX engine), RespTakenMsg
@@ -45,6 +45,7 @@
 #include "models/rnic/dmac.h"
 #include "models/rnic/engine_msgs.h"
 #include "models/rnic/send_queue.h"
+#include "models/rnic/sq_arbiter.h"
 #include "models/rnic/xlat_channel.h"
 
 namespace rnic {
@@ -92,7 +93,6 @@ class SqEngine : public sc_core::sc_module {
     uint32_t qpn, index, seq;
   };
   struct QpSq {
-    bool in_active = false, turn_responses = false;
     uint32_t term_msn = 1;  // next MSN of the Terminate queue (2)
     bool offered = false;   // an offered Read Response segment waits
     bool more = false;      // more segments follow the last one offered
@@ -136,10 +136,11 @@ class SqEngine : public sc_core::sc_module {
   std::vector<QpCtx> ctx_;
   std::vector<QpSq> qs_;
 
-  std::deque<uint32_t> active_;  // QPs with work, round robin
+  SqArbiter arbiter_;  // QPs with work, round robin
   bool tx_scheduled_ = false;
-  bool checking_ = false;    // a WQE's SGE checks occupy the engine
-  uint64_t tx_next_ps_ = 0;  // earliest edge for the next issue
+  bool checking_ = false;        // a WQE's SGE checks occupy the engine
+  bool turn_responses_ = false;  // the QP being checked had its Read Responses first
+  uint64_t tx_next_ps_ = 0;      // earliest edge for the next issue
   std::deque<std::unique_ptr<TxSeg>> tx_q_;
   uint64_t tx_buffered_ = 0;
   std::map<MacAddr, std::deque<Unacked>> unacked_;  // per peer

@@ -1,0 +1,119 @@
+// The host interface's QP contexts and state machine (QpTable, qp_table.h) driven directly,
+// with no SystemC: what CREATE_QP refuses, MODIFY_QP's attributes and clamps, what each state
+// change tells the engines (reset, flush), RESET keeping the QP's resources, doorbells taken or
+// ignored.
+#include "models/rnic/qp_table.h"
+
+#include <gtest/gtest.h>
+
+#include "models/rnic/abi/regs.h"
+
+namespace rnic {
+namespace {
+
+abi::CreateQp create(uint32_t qpn) {
+  abi::CreateQp c;
+  c.qpn = qpn;
+  c.pd = 4;
+  c.send_cqn = 1;
+  c.recv_cqn = 2;
+  c.sq_depth = 16;
+  c.rq_depth = 32;
+  return c;
+}
+bool cqs_1_2(uint32_t n) { return n == 1 || n == 2; }
+
+TEST(QpTable, CreateChecksNumberCqsAndDepths) {
+  QpTable t(4, 64, 8, 4);
+  abi::CreateQp c = create(4);
+  EXPECT_FALSE(t.create(c, cqs_1_2));  // out of range
+  c = create(1);
+  c.recv_cqn = 3;
+  EXPECT_FALSE(t.create(c, cqs_1_2));  // CQ 3 not in use
+  c = create(1);
+  c.sq_depth = 0;
+  EXPECT_FALSE(t.create(c, cqs_1_2));
+  c = create(1);
+  c.rq_depth = 65;
+  EXPECT_FALSE(t.create(c, cqs_1_2));
+  EXPECT_FALSE(t.valid(1));
+  ASSERT_TRUE(t.create(create(1), cqs_1_2));
+  EXPECT_FALSE(t.create(create(1), cqs_1_2));  // in use
+  const QpTable::Qp& q = t.at(1);
+  EXPECT_EQ(q.ctx.state, abi::kQpReset);
+  EXPECT_EQ(q.ctx.pd, 4u);
+  EXPECT_EQ(q.ctx.ird, 8u);
+  EXPECT_EQ(q.ctx.ord, 4u);
+  EXPECT_EQ(q.depth(false), 16u);
+  EXPECT_EQ(q.depth(true), 32u);
+  ASSERT_TRUE(t.create(create(2), cqs_1_2));
+  EXPECT_NE(t.at(2).ctx.epoch, q.ctx.epoch);
+}
+
+TEST(QpTable, ModifySetsWhatItNamesAndClampsIrdOrd) {
+  QpTable t(4, 64, 8, 4);
+  ASSERT_TRUE(t.create(create(1), cqs_1_2));
+  abi::ModifyQp m;
+  m.qpn = 1;
+  m.set = abi::ModifyQp::kPeerQpn | abi::ModifyQp::kIrd | abi::ModifyQp::kOrd;
+  m.peer_qpn = 9;
+  m.ird = 100;
+  m.ord = 0;
+  m.peer_mac = {1, 2, 3, 4, 5, 6};  // not named: not set
+  QpTable::Change ch{true, true};
+  ASSERT_TRUE(t.modify(m, &ch));
+  EXPECT_FALSE(ch.reset || ch.flush);
+  EXPECT_EQ(t.at(1).ctx.peer_qpn, 9u);
+  EXPECT_EQ(t.at(1).ctx.ird, 8u);
+  EXPECT_EQ(t.at(1).ctx.ord, 1u);
+  EXPECT_EQ(t.at(1).ctx.peer_mac, MacAddr{});
+  m.qpn = 3;
+  EXPECT_FALSE(t.modify(m, &ch));  // not in use
+}
+
+TEST(QpTable, ErrorFlushesOnceAndResetKeepsResources) {
+  QpTable t(4, 64, 8, 4);
+  ASSERT_TRUE(t.create(create(1), cqs_1_2));
+  EXPECT_FALSE(t.set_state(1, abi::kQpRts).flush);
+  uint64_t first = 0;
+  ASSERT_TRUE(t.doorbell(1, false, 3, &first));
+  QpTable::Change ch = t.set_state(1, abi::kQpError);
+  EXPECT_TRUE(ch.flush);
+  EXPECT_FALSE(ch.reset);
+  EXPECT_FALSE(t.set_state(1, abi::kQpError).flush);  // already in ERROR
+  const uint64_t epoch = t.at(1).ctx.epoch;
+  ch = t.set_state(1, abi::kQpReset);
+  EXPECT_TRUE(ch.reset);
+  const QpTable::Qp& q = t.at(1);
+  EXPECT_TRUE(q.ctx.valid);
+  EXPECT_EQ(q.ctx.state, abi::kQpReset);
+  EXPECT_EQ(q.ctx.pd, 4u);
+  EXPECT_EQ(q.ctx.scq, 1u);
+  EXPECT_EQ(q.depth(true), 32u);
+  EXPECT_EQ(q.db[0], 0u);  // the doorbell counts start over
+  EXPECT_NE(q.ctx.epoch, epoch);
+  EXPECT_TRUE(t.destroy(1));
+  EXPECT_FALSE(t.valid(1));
+  EXPECT_FALSE(t.destroy(1));
+}
+
+TEST(QpTable, DoorbellsMustBeNewerAndFitTheWindowOrRing) {
+  QpTable t(4, 64, 8, 4);
+  ASSERT_TRUE(t.create(create(1), cqs_1_2));
+  uint64_t first = 99;
+  EXPECT_FALSE(t.doorbell(1, false, 0, &first));                      // not newer
+  EXPECT_FALSE(t.doorbell(1, false, reg::kWindowSlots + 1, &first));  // more than the window
+  ASSERT_TRUE(t.doorbell(1, false, reg::kWindowSlots, &first));
+  EXPECT_EQ(first, 0u);
+  ASSERT_TRUE(t.doorbell(1, false, reg::kWindowSlots + 2, &first));
+  EXPECT_EQ(first, uint64_t(reg::kWindowSlots));
+  EXPECT_TRUE(t.doorbell(1, true, 1, &first));  // the RQ counts on its own
+  abi::CreateQp r = create(2);
+  r.flags = abi::CreateQp::kQpHostRings;
+  ASSERT_TRUE(t.create(r, cqs_1_2));
+  EXPECT_TRUE(t.doorbell(2, false, 16, &first));  // a ring holds its depth
+  EXPECT_FALSE(t.doorbell(2, true, 33, &first));
+}
+
+}  // namespace
+}  // namespace rnic
