@@ -32,7 +32,6 @@ class Channel {
     rx_ = &rx;
     on_receive_ = std::move(on_receive);
   }
-  bool bound() const { return rx_ != nullptr; }
 
   // Delivers msg at at_ps (now when earlier).
   void send(T msg, uint64_t at_ps) {

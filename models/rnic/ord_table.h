@@ -27,7 +27,6 @@ class OrdTable {
 
   void issued(uint32_t qpn, const ReadOut& r) { q_[qpn].push_back(r); }
   size_t size(uint32_t qpn) const { return q_[qpn].size(); }
-  const std::deque<ReadOut>& reads(uint32_t qpn) const { return q_[qpn]; }
   // Whether a Read Response segment (sink STag, TO, length) is the next the oldest request
   // expects.
   bool fits(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len) const {
@@ -44,10 +43,6 @@ class OrdTable {
     const uint32_t index = r.sq_index;
     q_[qpn].pop_front();
     return index;
-  }
-  // The oldest request leaves (its last response arrived).
-  void pop(uint32_t qpn) {
-    if (!q_[qpn].empty()) q_[qpn].pop_front();
   }
   void clear(uint32_t qpn) { q_[qpn].clear(); }
 
