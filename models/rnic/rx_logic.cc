@@ -33,6 +33,10 @@ RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
     const bool resp = op == Opcode::kReadResponse;
     if (resp && !ord_.fits(qpn, h.stag, h.to, len))
       return fail(qpn, {Layer::kRdmap, 2, 0x06}, abi::kEvQpFatal);
+    // The QP must grant remote writes as well as the MR (a zero-length Write touches nothing
+    // and is not checked, as its STag is not).
+    if (!resp && len > 0 && !(q.access & access::kRemoteWrite))
+      return fail(qpn, term_for_tagged(XlatStatus::kAccess), abi::kEvQpAccessError);
     d.kind = RxDecision::Kind::kPlace;
     d.response = resp;
     d.target = {h.stag, h.to, len, resp ? access::kLocalWrite : access::kRemoteWrite, q.pd};
@@ -45,6 +49,9 @@ RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
     if (h.msn != recv_.read_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
     if (h.mo != 0) return fail(qpn, {Layer::kDdp, 2, 0x04}, abi::kEvQpFatal);
     if (ird_used_[qpn] >= q.ird) return fail(qpn, {Layer::kRdmap, 2, 0x07}, abi::kEvQpFatal);
+    // The QP must grant remote reads as well as the MR.
+    if (pr.rr.size > 0 && !(q.access & access::kRemoteRead))
+      return fail(qpn, term_for_read_source(XlatStatus::kAccess), abi::kEvQpAccessError);
     recv_.read_accepted(qpn);
     ++ird_used_[qpn];
     d.kind = RxDecision::Kind::kReadRequest;

@@ -1,7 +1,8 @@
 // The RX engine's decision logic and receive state, with no SystemC (rx_engine.h moves its
 // segments and time): for each received segment, given its QP's context and its ddp_rx_parse
 // result, what the engine does with it, checked in the order WIRE.md's error table and RFC
-// 5040/5041 give, with the receive bookkeeping the next segment is checked against (RecvLogic:
+// 5040/5041 give (a remote Write or Read needs the QP's access right as well as the MR's), with
+// the receive bookkeeping the next segment is checked against (RecvLogic:
 // the RQ, the receive offset, the MSNs; OrdTable: the outbound Read Requests the responses
 // must match; the inbound Read Requests held against IRD). Unit tests and the fuzzer drive it
 // directly.

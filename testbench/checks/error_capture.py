@@ -23,7 +23,8 @@ for f in glob.glob(os.path.join(o, "*.pcap")):
 # which Terminates carry a header whose T bit disagrees with their error type.
 OFFENDING = {
     "WriteInvalidStagIndex": 0, "WriteWrongKey": 0, "WriteOutsideMr": 0, "WriteMrOfAnotherPd": 0,
-    "WriteWithoutRemoteWriteRight": 0, "ReadSourceInvalidStagIndex": 1, "ReadSourceWrongKey": 1,
+    "WriteWithoutRemoteWriteRight": 0, "WriteToAQpWithoutRemoteWriteAccess": 0,
+    "ReadFromAQpWithoutRemoteReadAccess": 1, "ReadSourceInvalidStagIndex": 1, "ReadSourceWrongKey": 1,
     "ReadSourceOutsideMr": 1, "ReadSourceWithoutRemoteReadRight": 1, "ReadSourceMrOfAnotherPd": 1,
     "SendWithNoReceivePosted": 3, "SendLongerThanTheReceive": 3,
     "SendWithInvalidateOfAnotherPdsStag": 4, "SendWithInvalidateOfAnInvalidStag": 4,

@@ -82,6 +82,8 @@ struct Case {
   // The responder's QP 0 receives use an MR of their own, deregistered once they are posted.
   bool dereg_recv_mr = false;
   std::function<void(SystemConfig&)> config;
+  // The responder's QP 0 access flags once connected (-1: as connected, remote write and read).
+  int responder_qp_access = -1;
 
   // Expected.
   TermCause cause;
@@ -246,6 +248,11 @@ void RdmaErrors::run(const Case& c) {
          const PeerInfo peer = oob.get(1);
          oob.put(0, b.info());
          b.connect(peer);
+         if (c.responder_qp_access >= 0) {
+           ibv_qp_attr at{};
+           at.qp_access_flags = unsigned(c.responder_qp_access);
+           ASSERT_EQ(ibv_modify_qp(b.qps[0], &at, IBV_QP_ACCESS_FLAGS), 0);
+         }
          PeerInfo target = b.info();
          if (c.second_mr) {
            ibv_pd* pd = b.pd;
@@ -392,6 +399,14 @@ TEST_F(RdmaErrors, WriteWithoutRemoteWriteRight) {
   run(c);
 }
 
+// The MR grants the access but the responder's QP does not (rdma-core: both must).
+TEST_F(RdmaErrors, WriteToAQpWithoutRemoteWriteAccess) {
+  Case c;
+  c.responder_qp_access = IBV_ACCESS_REMOTE_READ;
+  c.cause = {Layer::kRdmap, 1, 0x02};
+  run(c);
+}
+
 Case read_case(TermCause cause) {
   Case c;
   c.op = Op::kRead;
@@ -422,6 +437,12 @@ TEST_F(RdmaErrors, ReadSourceWithoutRemoteReadRight) {
   Case c = read_case({Layer::kRdmap, 1, 0x02});
   c.second_mr = true;
   c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  run(c);
+}
+
+TEST_F(RdmaErrors, ReadFromAQpWithoutRemoteReadAccess) {
+  Case c = read_case({Layer::kRdmap, 1, 0x02});
+  c.responder_qp_access = IBV_ACCESS_REMOTE_WRITE;
   run(c);
 }
 

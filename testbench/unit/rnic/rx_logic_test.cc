@@ -24,6 +24,7 @@ QpCtx live_qp() {
   q.peer_mac = kPeer;
   q.ird = 2;
   q.epoch = 1;
+  q.access = access::kRemoteWrite | access::kRemoteRead;
   return q;
 }
 
@@ -123,6 +124,26 @@ TEST(RxLogic, RdmaWriteAsksForItsTargetWithRemoteWrite) {
   EXPECT_EQ(f.kind, Kind::kFail);
   EXPECT_EQ(f.event, abi::kEvQpAccessError);
   EXPECT_EQ(f.why.layer, Layer::kRdmap);  // a protection error (errors.h)
+}
+
+TEST(RxLogic, RemoteWritesAndReadsNeedTheQpsAccessRight) {
+  RxLogic x(4);
+  QpCtx q = live_qp();
+  q.access = access::kRemoteRead;
+  RxDecision d = x.decide(kQp, q, kPeer, tagged(Opcode::kWrite, 0x42, 0x100, 64));
+  expect_fail(d, Layer::kRdmap, 1, 0x02);  // access rights violation, as for the MR's rights
+  EXPECT_EQ(d.event, abi::kEvQpAccessError);
+  EXPECT_EQ(x.decide(kQp, q, kPeer, tagged(Opcode::kWrite, 0x42, 0x100, 0)).kind, Kind::kPlace)
+      << "a zero-length Write touches nothing";
+  EXPECT_EQ(x.decide(kQp, q, kPeer, read_request(1, 100)).kind, Kind::kReadRequest);
+  q.access = access::kRemoteWrite;
+  d = x.decide(kQp, q, kPeer, read_request(2, 100));
+  expect_fail(d, Layer::kRdmap, 1, 0x02);
+  EXPECT_EQ(d.event, abi::kEvQpAccessError);
+  x.read_issued(kQp, {5, 0x7, 0x1000, 10, 1});
+  q.access = 0;  // the requester's own Read Responses need no remote right
+  EXPECT_EQ(x.decide(kQp, q, kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1000, 10)).kind,
+            Kind::kPlace);
 }
 
 TEST(RxLogic, ReadResponsesMatchTheOutboundRequestsInOrder) {
