@@ -106,6 +106,7 @@ struct ReadReqMsg {
   uint32_t qpn = 0;
   uint64_t epoch = 0;
   rdmap::ReadRequest rr;
+  uint32_t msn = 0;
 };
 
 // Read-response engine -> SQ engine: the QP's next Read Response segment (one offered per QP

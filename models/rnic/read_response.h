@@ -21,7 +21,10 @@ class ReadResponseLogic {
 
   // Whether the QP holds `ird` requests already (a new one is an IRD violation).
   bool full(uint32_t qpn, uint32_t ird) const { return q_[qpn].size() >= ird; }
-  void accept(uint32_t qpn, const rdmap::ReadRequest& rr) { q_[qpn].push_back({rr, 0}); }
+  // A request and the MSN it came with (quoted by a Terminate if its response fails).
+  void accept(uint32_t qpn, const rdmap::ReadRequest& rr, uint32_t msn = 0) {
+    q_[qpn].push_back({rr, 0, msn});
+  }
   bool pending(uint32_t qpn) const { return !q_[qpn].empty(); }
   size_t depth(uint32_t qpn) const { return q_[qpn].size(); }
 
@@ -30,6 +33,7 @@ class ReadResponseLogic {
     uint64_t off = 0;       // its first byte within the request
     uint32_t len = 0;
     bool last = false;  // the request's last segment (it leaves the queue)
+    uint32_t msn = 0;   // the request's MSN
   };
   // The next segment of the QP's oldest request (at most max_payload bytes); advances past it.
   // Only while pending().
@@ -37,6 +41,7 @@ class ReadResponseLogic {
     Entry& e = q_[qpn].front();
     Segment s;
     s.rr = e.rr;
+    s.msn = e.msn;
     s.off = e.off;
     s.len = uint32_t(std::min<uint64_t>(e.rr.size - e.off, max_payload));
     s.last = e.off + s.len == e.rr.size;
@@ -51,6 +56,7 @@ class ReadResponseLogic {
   struct Entry {
     rdmap::ReadRequest rr;
     uint64_t off = 0;
+    uint32_t msn = 0;
   };
   std::vector<std::deque<Entry>> q_;
 };

@@ -258,7 +258,7 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
       return;
     case Kind::kReadRequest:
       validated(sp);
-      out.read_req->send({qpn, epoch, d.rr});
+      out.read_req->send({qpn, epoch, d.rr, pr.h.msn});
       return;
     case Kind::kTerminate:
       ++rx_terminates_;

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "models/common/log.h"
+#include "models/rnic/errors.h"
 #include "models/rnic/latency_mutation.h"
 
 namespace rnic {
@@ -65,7 +66,10 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       tx_payload_bytes_(stats.group(g).counter("tx_payload_bytes", "B", "payload bytes sent")),
       tx_terminates_(stats.group(g).counter("tx_terminates", "frames", "Terminates sent")),
       local_errors_(
-          stats.group(g).counter("local_errors", "WRs", "WRs completed with a local error")) {
+          stats.group(g).counter("local_errors", "WRs", "WRs completed with a local error")),
+      fetch_errors_(stats.group(g).counter(
+          "fetch_errors", "segments",
+          "segments not sent: their payload's translation or DMA read failed")) {
   efe_.on_space = [this] { tx_emit(); };
   in.wqe.bind(eq_, [this](WqeMsg&& m) {
     if (!ctx_[m.qpn].valid) return;
@@ -105,7 +109,8 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       hit->done = true;
     }
   });
-  in.term_req.bind(eq_, [this](TermReqMsg&& m) { send_terminate(std::move(m)); });
+  in.term_req.bind(
+      eq_, [this](TermReqMsg&& m) { send_terminate(m.qpn, m.why, &m.bad, m.bad_ddp, m.token); });
   in.offer.bind(eq_, [this](RespOfferMsg&& m) {
     const QpCtx& c = ctx_[m.qpn];
     if (m.epoch != c.epoch || !c.valid || c.state == abi::kQpError) return;
@@ -163,7 +168,7 @@ void SqEngine::tx_step() {
   for (size_t tries = arbiter_.size(); tries > 0 && !arbiter_.empty() && !checking_; --tries) {
     if (tx_buffered_ >= uint64_t(cfg_.tx_buffer_bytes)) return;  // tx_emit resumes
     const uint32_t qpn = arbiter_.next();
-    const Issue r = ctx_[qpn].sends() ? issue_one(qpn) : Issue::kNone;
+    const Issue r = ctx_[qpn].sends() && !qs_[qpn].halted ? issue_one(qpn) : Issue::kNone;
     if (r == Issue::kChecking) return;  // checks_done goes on
     requeue(qpn);
     if (r == Issue::kIssued) return slot_used();
@@ -172,8 +177,8 @@ void SqEngine::tx_step() {
 
 // After a QP's turn: back into the round robin while it has work.
 void SqEngine::requeue(uint32_t qpn) {
-  arbiter_.requeue(
-      qpn, ctx_[qpn].sends() && (send_.ready(qpn, ctx_[qpn].ord) || responses_pending(qpn)));
+  arbiter_.requeue(qpn, ctx_[qpn].sends() && !qs_[qpn].halted &&
+                            (send_.ready(qpn, ctx_[qpn].ord) || responses_pending(qpn)));
 }
 
 void SqEngine::slot_used() {
@@ -308,6 +313,9 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
   rdmap::encode(h, s->ddp.data());
   s->payload = len;
   s->ar = last;
+  s->kind = TxSeg::Kind::kWrData;
+  s->wr_index = e.index;
+  s->first = g.off == 0;
   tx_buffered_ += len;
   if (last) {
     const uint32_t index = e.index;
@@ -321,10 +329,11 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
   const uint64_t wr_id = w.wr_id;
   translate_sge_list(xlat_, eq_, w, g.off, len, 0, ctx_[qpn].pd,
                      [this, s, qpn, wr_id](XlatStatus st, std::vector<XlatChunk>&& chunks) {
-                       if (st != XlatStatus::kOk)
-                         log::error("{}: QP {} WR {} no longer translates ({})", name(), qpn, wr_id,
-                                    to_string(st));
-                       gather(s, std::move(chunks));
+                       if (st == XlatStatus::kOk) return gather(s, std::move(chunks));
+                       if (!qs_[qpn].halted)
+                         log::warn("{}: QP {} WR {} no longer translates ({})", name(), qpn, wr_id,
+                                   to_string(st));
+                       fail_seg(s, abi::kCqeLocProtError, {});
                      });
   if (last) {
     e.sent = true;
@@ -350,6 +359,8 @@ bool SqEngine::issue_response(uint32_t qpn) {
   rdmap::encode(h, s->ddp.data());
   s->payload = len;
   s->ar = r.last;
+  s->kind = TxSeg::Kind::kResponse;
+  s->resp = r;
   tx_buffered_ += len;
   const uint64_t start = now_ps();
   mark_(CoreProbe::kSegIssue, qpn, start);
@@ -360,11 +371,11 @@ bool SqEngine::issue_response(uint32_t qpn) {
   }
   xlat_.request({r.rr.src_stag, r.rr.src_to + r.off, len, access::kRemoteRead, ctx_[qpn].pd}, eq_,
                 [this, s, qpn, stag = r.rr.src_stag](XlatResult&& x) {
-                  if (x.status != XlatStatus::kOk)
-                    log::error(
-                        "{}: QP {} read response source STag {:#x} no longer translates ({})",
-                        name(), qpn, stag, to_string(x.status));
-                  gather(s, std::move(x.chunks));
+                  if (x.status == XlatStatus::kOk) return gather(s, std::move(x.chunks));
+                  if (!qs_[qpn].halted)
+                    log::warn("{}: QP {} read response source STag {:#x} no longer translates ({})",
+                              name(), qpn, stag, to_string(x.status));
+                  fail_seg(s, 0, term_for_read_source(x.status));
                 });
   return true;
 }
@@ -382,10 +393,16 @@ void SqEngine::gather(TxSeg* s, std::vector<XlatChunk> chunks) {
   size_t at = hdr;
   for (const XlatChunk& c : chunks) {
     dmac_.read(c.pa, c.len, [this, s, at](DmacStatus st, std::vector<uint8_t>&& d) {
-      if (st != DmacStatus::kOk)
-        log::error("{}: gather DMA read failed ({})", name(), to_string(st));
-      else
+      if (st != DmacStatus::kOk) {
+        if (!s->failed && !qs_[s->qpn].halted)
+          log::warn("{}: QP {} gather DMA read failed ({})", name(), s->qpn, to_string(st));
+        qs_[s->qpn].halted = true;
+        s->failed = true;
+        s->status = abi::kCqeLocQpOpError;
+        s->why = {rdmap::Layer::kRdmap, 0, 0x00};  // local catastrophic
+      } else {
         std::memcpy(s->ddp.data() + at, d.data(), d.size());
+      }
       if (--s->reads_left == 0) {
         mark_(CoreProbe::kSegData, s->qpn, now_ps());
         eq_.at(edge(kHeaderCycles), [this, s] { seg_ready(s); });
@@ -393,6 +410,47 @@ void SqEngine::gather(TxSeg* s, std::vector<XlatChunk> chunks) {
     });
     at += c.len;
   }
+}
+
+// The segment's payload cannot be fetched: it is ready to be dropped at its turn (seg_failed).
+void SqEngine::fail_seg(TxSeg* s, uint8_t status, const rdmap::TermCause& why) {
+  qs_[s->qpn].halted = true;  // nothing more of the QP is issued
+  s->failed = true;
+  s->status = status;
+  s->why = why;
+  eq_.at(now_ps() + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
+}
+
+// A failed segment at its turn to leave: it is not sent; its WR completes with its status (or
+// its Read Request is answered with a Terminate), the QP goes to ERROR (nothing of it queued
+// behind leaves), and a message already partly sent is ended with a Terminate.
+void SqEngine::seg_failed(const TxSeg& s) {
+  const uint32_t qpn = s.qpn;
+  ++fetch_errors_;
+  abi::AsyncEvent ev = abi::kEvQpReqError;
+  if (s.kind == TxSeg::Kind::kWrData) {
+    ++local_errors_;
+    if (SqEntry* e = send_.find(qpn, s.wr_index)) {
+      e->status = s.status;
+      e->done = e->sent = true;
+    }
+    if (!s.first) send_terminate(qpn, {rdmap::Layer::kRdmap, 0, 0x00}, nullptr, {}, 0);
+    ev = s.status == abi::kCqeLocQpOpError ? abi::kEvQpFatal : kNoAsyncEvent;
+  } else if (s.kind == TxSeg::Kind::kResponse) {
+    // The Terminate quotes the Read Request it cannot answer (its DDP and RDMAP headers).
+    rdmap::Segment rq;
+    rq.tagged = false;
+    rq.last = true;
+    rq.opcode = uint8_t(Opcode::kReadRequest);
+    rq.qn = rdmap::kQnReadRequest;
+    rq.msn = s.resp.msn;
+    std::vector<uint8_t> bytes(rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
+    rdmap::encode(rq, bytes.data());
+    rdmap::encode(s.resp.rr, bytes.data() + rdmap::kUntaggedBytes);
+    send_terminate(qpn, s.why, &rq, bytes, 0);
+  }
+  ctx_[qpn].state = abi::kQpError;
+  out.error->send({qpn, ev});
 }
 
 void SqEngine::seg_ready(TxSeg* s) {
@@ -406,10 +464,12 @@ void SqEngine::tx_emit() {
   while (!tx_q_.empty()) {
     TxSeg& s = *tx_q_.front();
     if (!s.ready) break;
-    if (!s.terminate && !ctx_[s.qpn].sends()) {
-      tx_buffered_ -= s.payload;
+    if (!s.terminate && (!ctx_[s.qpn].sends() || s.failed)) {
+      std::unique_ptr<TxSeg> gone = std::move(tx_q_.front());
       tx_q_.pop_front();
+      tx_buffered_ -= gone->payload;
       freed = true;
+      if (gone->failed && ctx_[gone->qpn].sends()) seg_failed(*gone);  // may queue a Terminate
       continue;
     }
     if (!efe_.can_send()) break;
@@ -426,25 +486,25 @@ void SqEngine::tx_emit() {
   if (freed) tx_kick();
 }
 
-// A Terminate for a segment the RX engine rejected: ahead of every queued segment, ready
-// kHeaderCycles after the request; the RX engine hears when it has gone.
-void SqEngine::send_terminate(TermReqMsg&& m) {
-  const uint32_t qpn = m.qpn;
+// A Terminate to the QP's peer (a segment the RX engine rejected, or a local failure): ahead of
+// every queued segment, ready kHeaderCycles after the request.
+void SqEngine::send_terminate(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment* bad,
+                              const std::vector<uint8_t>& bad_ddp, uint64_t token) {
   QpSq& q = qs_[qpn];
   rdmap::Terminate t;
-  t.cause = m.why;
-  t.m = true;
-  t.d = true;
-  const std::vector<uint8_t>& bad_ddp = m.bad_ddp;
-  const rdmap::Segment& bad = m.bad;
-  t.ddp_seg_len = uint16_t(bad_ddp.size());
-  const size_t hb = std::min(bad.header_bytes(), bad_ddp.size());
-  t.ddp_header.assign(bad_ddp.begin(), bad_ddp.begin() + int64_t(hb));
-  if (!bad.tagged && bad.opcode == uint8_t(Opcode::kReadRequest) &&
-      bad_ddp.size() >= rdmap::kUntaggedBytes + rdmap::kReadRequestBytes) {
-    t.r = true;
-    t.rdmap_header.assign(bad_ddp.begin() + rdmap::kUntaggedBytes,
-                          bad_ddp.begin() + rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
+  t.cause = why;
+  if (bad) {
+    t.m = true;
+    t.d = true;
+    t.ddp_seg_len = uint16_t(bad_ddp.size());
+    const size_t hb = std::min(bad->header_bytes(), bad_ddp.size());
+    t.ddp_header.assign(bad_ddp.begin(), bad_ddp.begin() + int64_t(hb));
+    if (!bad->tagged && bad->opcode == uint8_t(Opcode::kReadRequest) &&
+        bad_ddp.size() >= rdmap::kUntaggedBytes + rdmap::kReadRequestBytes) {
+      t.r = true;
+      t.rdmap_header.assign(bad_ddp.begin() + rdmap::kUntaggedBytes,
+                            bad_ddp.begin() + rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
+    }
   }
   rdmap::Segment h;
   h.tagged = false;
@@ -464,10 +524,9 @@ void SqEngine::send_terminate(TermReqMsg&& m) {
   TxSeg* p = s.get();
   tx_q_.push_front(std::move(s));
   ++tx_terminates_;
-  const uint64_t token = m.token;
   eq_.at(edge(kHeaderCycles), [this, p, token] {
     p->ready = true;
-    p->on_sent = [this, token](uint32_t) { out.term_sent->send({token}); };
+    if (token) p->on_sent = [this, token](uint32_t) { out.term_sent->send({token}); };
     tx_emit();
   });
 }

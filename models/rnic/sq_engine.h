@@ -26,6 +26,13 @@
 //   Emission     segments leave in issue order, each as soon as it is ready and the EFE has
 //                room; a Terminate goes ahead of every queued segment, kHeaderCycles after its
 //                request. Segments: at most mac.mtu - 20 (EFE) - 14/18 (DDP header) payload bytes.
+//   Failures     a segment whose payload cannot be fetched (its translation or a DMA read fails)
+//                is never sent, nor anything of its QP after it: at its turn to leave, its WR
+//                completes with IBV_WC_LOC_PROT_ERR (translation) or IBV_WC_LOC_QP_OP_ERR (DMA,
+//                with a QP fatal event) and the QP goes to ERROR; if segments of the message
+//                left before it, the peer gets a Terminate (RDMAP local catastrophic). A Read
+//                Response's failure answers its Read Request with a Terminate quoting it
+//                (docs/errors.md).
 // Depths: the transmit buffer C.tx_buffer_bytes payload bytes (segments wait in issue order);
 // per QP the SQ (C.max_qp_wr WQEs), ORD Read Requests, one offered Read Response segment.
 #pragma once
@@ -88,6 +95,17 @@ class SqEngine : public sc_core::sc_module {
     uint32_t reads_left = 0;
     bool ready = false, ar = false, terminate = false;
     std::function<void(uint32_t seq)> on_sent;
+    // What it carries, for a failure to fetch its payload: a WR's data (its SQ index; whether
+    // it is the message's first segment) or a Read Response (the request it answers).
+    enum class Kind : uint8_t { kOther, kWrData, kResponse } kind = Kind::kOther;
+    uint32_t wr_index = 0;
+    bool first = false;
+    ReadResponseLogic::Segment resp;
+    // Its payload could not be fetched (translation or DMA read failed): it is never sent; its
+    // WR completes with `status`, or its Read Request is answered with a Terminate for `why`.
+    bool failed = false;
+    uint8_t status = 0;
+    rdmap::TermCause why{};
   };
   struct Unacked {
     uint32_t qpn, index, seq;
@@ -96,6 +114,7 @@ class SqEngine : public sc_core::sc_module {
     uint32_t term_msn = 1;  // next MSN of the Terminate queue (2)
     bool offered = false;   // an offered Read Response segment waits
     bool more = false;      // more segments follow the last one offered
+    bool halted = false;    // a segment's payload could not be fetched: nothing more is issued
     ReadResponseLogic::Segment offer;
   };
   enum class Issue { kNone, kIssued, kChecking };
@@ -113,10 +132,15 @@ class SqEngine : public sc_core::sc_module {
   void checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_t issued, uint8_t status);
   void issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued);
   void gather(TxSeg* s, std::vector<XlatChunk> chunks);
+  void fail_seg(TxSeg* s, uint8_t status, const rdmap::TermCause& why);
+  void seg_failed(const TxSeg& s);
   void seg_ready(TxSeg* s);
   void tx_emit();
   TxSeg* new_seg(uint32_t qpn);
-  void send_terminate(TermReqMsg&& m);
+  // A Terminate to the QP's peer ahead of every queued segment, quoting `bad` (a DDP segment,
+  // or nothing); with a token, the RX engine hears when it has gone.
+  void send_terminate(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment* bad,
+                      const std::vector<uint8_t>& bad_ddp, uint64_t token);
   void try_complete(uint32_t qpn);
   bool responses_pending(uint32_t qpn) const { return qs_[qpn].offered || qs_[qpn].more; }
 
@@ -145,7 +169,7 @@ class SqEngine : public sc_core::sc_module {
   uint64_t tx_buffered_ = 0;
   std::map<MacAddr, std::deque<Unacked>> unacked_;  // per peer
 
-  Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_;
+  Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_, &fetch_errors_;
 };
 
 }  // namespace rnic

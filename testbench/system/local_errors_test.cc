@@ -285,6 +285,36 @@ TEST_F(LocalErrors, MessageLongerThanMaxMsgSzCompletesLocLenErr) {
 // Host-ring WQE mode: a WQE fetch whose DMA read fails (here a QP created, through the mailbox,
 // with its SQ ring in the device-reserved hole, which the root complex answers with UR) moves
 // the QP to ERROR with IBV_EVENT_QP_FATAL; nothing is sent and the other QP carries on.
+// A gather DMA read that fails (an STag of a physical region inside the memory hole: the root
+// complex answers Unsupported Request): the WR completes IBV_WC_LOC_QP_OP_ERR with a QP fatal
+// event, the WR behind it is flushed, nothing is sent (no zero-filled segment).
+TEST_F(LocalErrors, FailedGatherReadCompletesLocQpOpErrAndSendsNothing) {
+  run([&](Endpoint& ep, const PeerInfo& p) {
+    rnic::host::Driver& drv = *ep.ctx->drv;
+    const HostConfig host = preset_config("rnic-10g", "test").host;  // run()'s memory map
+    abi::WriteStag w;
+    w.index = drv.caps().stags - 1;
+    w.key = 0x11;
+    w.type = abi::kStagPhysical;
+    w.pd = ep.pd->handle;
+    w.base_to = 0x1000;
+    w.length = 4096;
+    w.phys_base = (uint64_t(host.hole_base_mib) + uint64_t(host.hole_mib) / 2) << 20;
+    ASSERT_EQ(drv.command(w), 0);
+    ibv_sge s{0x1000, 64, w.index << 8 | w.key};
+    ibv_send_wr wr = write_wr(1, &s, 1, p, 0);
+    wr.send_flags = IBV_SEND_SIGNALED;
+    expect_local_error(ep, wr, IBV_WC_LOC_QP_OP_ERR, p);
+    ibv_async_event ev{};
+    ASSERT_EQ(ibv_get_async_event(ep.ctx, &ev), 0);
+    EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
+    ibv_ack_async_event(&ev);
+  });
+  EXPECT_TRUE(data_frames.empty());
+  EXPECT_EQ(local_errors, 1u);
+  EXPECT_GE(ur_reads, 1u);
+}
+
 TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
   wqe_mode = "ring";
   const std::vector<uint8_t> d(64, 0x22);
