@@ -101,6 +101,14 @@ struct TermSentMsg {
   uint64_t token = 0;
 };
 
+// Host interface -> SQ engine: the host destroyed the QP or moved it to ERROR while it was
+// connected: tell its peer the stream is closed (a Terminate, layer LLP: docs/errors.md).
+struct CloseMsg {
+  uint32_t qpn = 0;
+  MacAddr peer_mac{};
+  uint32_t peer_qpn = 0;
+};
+
 // RX engine -> read-response engine: a Read Request passed its checks.
 struct ReadReqMsg {
   uint32_t qpn = 0;

@@ -97,6 +97,7 @@ void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
     }
     case abi::kCmdModifyQp: {
       const auto m = abi::ModifyQp::decode(a);
+      if ((m.set & abi::ModifyQp::kState) && m.state == abi::kQpError) close_if_connected(m.qpn);
       QpTable::Change change;
       if (!qps_.modify(m, &change)) return finish_command(EINVAL);
       if (change.reset) copy_[m.qpn] = Copy{};
@@ -105,6 +106,7 @@ void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
     }
     case abi::kCmdDestroyQp: {
       const auto c = abi::DestroyQp::decode(a);
+      close_if_connected(c.qpn);
       if (!qps_.destroy(c.qpn)) return finish_command(EINVAL);
       copy_[c.qpn] = Copy{};
       broadcast(c.qpn, {true, false});
@@ -299,6 +301,13 @@ void HostInterface::cq_error(uint32_t cqn) {
     set_qp_state(i, abi::kQpError);
     push_event(abi::kEvQpFatal, i);
   }
+}
+
+void HostInterface::close_if_connected(uint32_t qpn) {
+  if (!qps_.valid(qpn)) return;
+  const QpCtx& q = qps_.at(qpn).ctx;
+  if (q.state == abi::kQpRtr || q.state == abi::kQpRts)
+    out.close->send({qpn, q.peer_mac, q.peer_qpn});
 }
 
 std::string HostInterface::dump_state() const {

@@ -71,6 +71,7 @@ class HostInterface : public sc_core::sc_module, public RegListener {
     std::vector<Channel<QpUpdate>*> update;  // SQ, RX, read-response engines
     Channel<WqeMsg>* sq_wqe = nullptr;
     Channel<WqeMsg>* rq_wqe = nullptr;
+    Channel<CloseMsg>* close = nullptr;  // SQ engine
   } out;
 
   std::string dump_state() const;
@@ -100,6 +101,8 @@ class HostInterface : public sc_core::sc_module, public RegListener {
   void deliver_fetches(uint32_t qpn, bool rq);
   void queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index);
   void cq_error(uint32_t cqn);
+  // The host ends a connected QP (destroy, or ERROR from RTR/RTS): its peer is told.
+  void close_if_connected(uint32_t qpn);
 
   uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
   // Cycles to copy one WQE into the on-chip queue: ceil(128 / datapath).

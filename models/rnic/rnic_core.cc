@@ -20,6 +20,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
   host_.out.update = {&sq_.in.update, &rx_.in.update, &responses_.in.update};
   host_.out.sq_wqe = &sq_.in.wqe;
   host_.out.rq_wqe = &rx_.in.wqe;
+  host_.out.close = &sq_.in.close;
   sq_.out.error = &host_.in.error;
   sq_.out.read_issued = &rx_.in.read_issued;
   sq_.out.term_sent = &rx_.in.term_sent;

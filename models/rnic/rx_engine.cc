@@ -304,6 +304,8 @@ void RxEngine::terminate_received(uint32_t qpn, const uint8_t* p, size_t n) {
   }
   log::info("{}: QP {} received Terminate: layer {} type {} code {:#04x}", name(), qpn,
             int(t.cause.layer), t.cause.etype, t.cause.code);
+  // The peer closed the stream (its QP destroyed or moved to ERROR): every WR flushes.
+  if (t.cause.layer == Layer::kLlp) return fail_ctx(qpn, kNoAsyncEvent);
   // The SQ engine completes the WR it names (a Read Request by its sink STag and TO, a Send by
   // its MSN, an RDMA Write by its STag and TO; otherwise the oldest not yet complete).
   PeerTermMsg m;

@@ -49,7 +49,8 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
          {std::string(name()) + ".read_done", 2 * size_t(cfg.qps) * size_t(cfg.ord)},
          {std::string(name()) + ".peer_term", size_t(cfg.qps)},
          {std::string(name()) + ".term_req", size_t(cfg.qps)},
-         {std::string(name()) + ".offer", size_t(cfg.qps)}},
+         {std::string(name()) + ".offer", size_t(cfg.qps)},
+         {std::string(name()) + ".close", size_t(cfg.qps)}},
       cfg_(cfg),
       mac_(mac),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
@@ -111,6 +112,9 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
   });
   in.term_req.bind(
       eq_, [this](TermReqMsg&& m) { send_terminate(m.qpn, m.why, &m.bad, m.bad_ddp, m.token); });
+  in.close.bind(eq_, [this](CloseMsg&& m) {
+    send_terminate(m.qpn, {rdmap::Layer::kLlp, 0, 0x00}, nullptr, {}, 0, &m);
+  });
   in.offer.bind(eq_, [this](RespOfferMsg&& m) {
     const QpCtx& c = ctx_[m.qpn];
     if (m.epoch != c.epoch || !c.valid || c.state == abi::kQpError) return;
@@ -489,7 +493,8 @@ void SqEngine::tx_emit() {
 // A Terminate to the QP's peer (a segment the RX engine rejected, or a local failure): ahead of
 // every queued segment, ready kHeaderCycles after the request.
 void SqEngine::send_terminate(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment* bad,
-                              const std::vector<uint8_t>& bad_ddp, uint64_t token) {
+                              const std::vector<uint8_t>& bad_ddp, uint64_t token,
+                              const CloseMsg* to) {
   QpSq& q = qs_[qpn];
   rdmap::Terminate t;
   t.cause = why;
@@ -514,8 +519,8 @@ void SqEngine::send_terminate(uint32_t qpn, const rdmap::TermCause& why, const r
   const std::vector<uint8_t> body = rdmap::encode(t);
   auto s = std::make_unique<TxSeg>();
   s->qpn = qpn;
-  s->dst = ctx_[qpn].peer_mac;
-  s->dst_qpn = ctx_[qpn].peer_qpn;
+  s->dst = to ? to->peer_mac : ctx_[qpn].peer_mac;
+  s->dst_qpn = to ? to->peer_qpn : ctx_[qpn].peer_qpn;
   s->ddp.resize(rdmap::kUntaggedBytes + body.size());
   rdmap::encode(h, s->ddp.data());
   std::memcpy(s->ddp.data() + rdmap::kUntaggedBytes, body.data(), body.size());

@@ -73,6 +73,7 @@ class SqEngine : public sc_core::sc_module {
     Channel<PeerTermMsg> peer_term;
     Channel<TermReqMsg> term_req;
     Channel<RespOfferMsg> offer;
+    Channel<CloseMsg> close;
   } in;
   struct Out {
     Channel<QpErrorMsg>* error = nullptr;
@@ -140,7 +141,8 @@ class SqEngine : public sc_core::sc_module {
   // A Terminate to the QP's peer ahead of every queued segment, quoting `bad` (a DDP segment,
   // or nothing); with a token, the RX engine hears when it has gone.
   void send_terminate(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment* bad,
-                      const std::vector<uint8_t>& bad_ddp, uint64_t token);
+                      const std::vector<uint8_t>& bad_ddp, uint64_t token,
+                      const CloseMsg* to = nullptr);
   void try_complete(uint32_t qpn);
   bool responses_pending(uint32_t qpn) const { return qs_[qpn].offered || qs_[qpn].more; }
 

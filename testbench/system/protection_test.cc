@@ -181,5 +181,65 @@ TEST(Protection, ResponderMrDeregisteredMidReadAnswersWithATerminate) {
   EXPECT_TRUE(t.r) << "the Terminate quotes the Read Request";
 }
 
+// Destroying a connected QP closes its stream: its peer hears a Terminate (layer LLP) ahead of
+// any acknowledgement of segments still arriving, its QP goes to ERROR and everything
+// outstanding flushes; an RDMA Write in flight to the destroyed QP never completes as a
+// success. Moving a QP to ERROR does the same (`close` false: the responder moves it instead).
+void destroy_mid_write(bool destroy) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  WireLog wire(cl.link(0), testbench::test_name());
+  Oob oob;
+  Endpoint a, b;
+  cl.run({[&] {
+            a.open(EndpointConfig{});
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            ibv_sge rs{a.addr(), 64, a.mr->lkey};
+            ibv_recv_wr r{};
+            r.wr_id = 9;
+            r.sg_list = &rs;
+            r.num_sge = 1;
+            ibv_recv_wr* bad_r = nullptr;
+            ASSERT_EQ(ibv_post_recv(a.qps[0], &r, &bad_r), 0);
+            ibv_sge s{a.addr() + kSrc, kLen, a.mr->lkey};
+            ibv_send_wr wr[2] = {rdma_write_wr(1, &s, 1, peer.addr + kDst, peer.rkey, true),
+                                 rdma_write_wr(2, &s, 1, peer.addr + kDst, peer.rkey, true)};
+            wr[0].next = &wr[1];
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], wr, &bad), 0);
+            oob.put(1, {});
+            for (const ibv_wc& wc : testbench::wait_completions(a.cq, 3))
+              EXPECT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR)
+                  << "WR " << wc.wr_id << ": " << ibv_wc_status_str(wc.status);
+            EXPECT_EQ(qp_state(a.qps[0]), IBV_QPS_ERR);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(EndpointConfig{});
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            oob.get(1);  // the Writes are posted
+            rnic_spend_ns(kDeregAfterNs);
+            if (destroy) {
+              ASSERT_EQ(ibv_destroy_qp(b.qps[0]), 0);
+              b.qps.clear();
+            } else {
+              ibv_qp_attr at{};
+              at.qp_state = IBV_QPS_ERR;
+              ASSERT_EQ(ibv_modify_qp(b.qps[0], &at, IBV_QP_STATE), 0);
+            }
+            oob.get(1);
+          }});
+  const rdmap::Terminate t = only_terminate(wire, cl.nodes[1]->mac);
+  EXPECT_EQ(int(t.cause.layer), int(Layer::kLlp));
+}
+
+TEST(Protection, DestroyingAQpMidWriteFlushesThePeersWork) { destroy_mid_write(true); }
+TEST(Protection, MovingAQpToErrorMidWriteFlushesThePeersWork) { destroy_mid_write(false); }
+
 }  // namespace
 }  // namespace rnic
