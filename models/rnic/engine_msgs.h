@@ -54,10 +54,12 @@ struct WqeMsg {
 };
 
 // Any engine -> host interface: the QP must go to ERROR (and raise `event`, unless
-// kNoAsyncEvent).
+// kNoAsyncEvent). peer_told: a Terminate went to the peer or came from it already; otherwise
+// the host interface closes the stream (CloseMsg).
 struct QpErrorMsg {
   uint32_t qpn = 0;
   abi::AsyncEvent event = kNoAsyncEvent;
+  bool peer_told = false;
 };
 
 // RX engine -> SQ engine: the EFE acknowledged every segment to `peer` before SEQ `ack`.

@@ -32,7 +32,10 @@ HostInterface::HostInterface(sc_core::sc_module_name n, const CoreConfig& cfg, R
   regs_.set_listener(this);
   in.error.bind(eq_, [this](QpErrorMsg&& m) {
     if (!qps_.valid(m.qpn)) return;
-    if (qps_.at(m.qpn).ctx.state != abi::kQpError) set_qp_state(m.qpn, abi::kQpError);
+    if (qps_.at(m.qpn).ctx.state != abi::kQpError) {
+      if (!m.peer_told) close_if_connected(m.qpn);
+      set_qp_state(m.qpn, abi::kQpError);
+    }
     if (m.event != kNoAsyncEvent) push_event(m.event, m.qpn);
   });
   in.cq_overflow.bind(eq_, [this](uint32_t&& cqn) { cq_error(cqn); });
@@ -259,6 +262,7 @@ void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
                 rq ? "RQ" : "SQ", f.count, f.first);
       q.fetches[rq].clear();
       if (ctx.state != abi::kQpError) {
+        close_if_connected(qpn);
         set_qp_state(qpn, abi::kQpError);
         push_event(abi::kEvQpFatal, qpn);
       }
@@ -298,6 +302,7 @@ void HostInterface::cq_error(uint32_t cqn) {
   for (uint32_t i = 0; i < qps_.size(); ++i) {
     const QpCtx& q = qps_.at(i).ctx;
     if (!q.valid || q.state == abi::kQpError || (q.scq != cqn && q.rcq != cqn)) continue;
+    close_if_connected(i);
     set_qp_state(i, abi::kQpError);
     push_event(abi::kEvQpFatal, i);
   }

@@ -180,7 +180,7 @@ void RxEngine::flush_rq(uint32_t qpn) {
 // through the host interface for the others.
 void RxEngine::fail_ctx(uint32_t qpn, abi::AsyncEvent ev) {
   ctx_[qpn].state = abi::kQpError;
-  out.error->send({qpn, ev});
+  out.error->send({qpn, ev, true});  // every RX engine failure is a Terminate sent or received
 }
 
 void RxEngine::fail(uint32_t qpn, const TermCause& why, const rdmap::Segment& h, const Seg& s,

@@ -270,7 +270,7 @@ void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_
     // The QP goes to ERROR (the host interface flushes the rest; this one completes with its
     // error first). It issues nothing more meanwhile.
     ctx_[qpn].state = abi::kQpError;
-    out.error->send({qpn, kNoAsyncEvent});
+    out.error->send({qpn, kNoAsyncEvent, false});
     requeue(qpn);
     return slot_used();
   }
@@ -432,6 +432,7 @@ void SqEngine::seg_failed(const TxSeg& s) {
   const uint32_t qpn = s.qpn;
   ++fetch_errors_;
   abi::AsyncEvent ev = abi::kEvQpReqError;
+  bool told = true;
   if (s.kind == TxSeg::Kind::kWrData) {
     ++local_errors_;
     if (SqEntry* e = send_.find(qpn, s.wr_index)) {
@@ -439,6 +440,7 @@ void SqEngine::seg_failed(const TxSeg& s) {
       e->done = e->sent = true;
     }
     if (!s.first) send_terminate(qpn, {rdmap::Layer::kRdmap, 0, 0x00}, nullptr, {}, 0);
+    told = !s.first;
     ev = s.status == abi::kCqeLocQpOpError ? abi::kEvQpFatal : kNoAsyncEvent;
   } else if (s.kind == TxSeg::Kind::kResponse) {
     // The Terminate quotes the Read Request it cannot answer (its DDP and RDMAP headers).
@@ -454,7 +456,7 @@ void SqEngine::seg_failed(const TxSeg& s) {
     send_terminate(qpn, s.why, &rq, bytes, 0);
   }
   ctx_[qpn].state = abi::kQpError;
-  out.error->send({qpn, ev});
+  out.error->send({qpn, ev, told});
 }
 
 void SqEngine::seg_ready(TxSeg* s) {

@@ -67,10 +67,17 @@ class LocalErrors : public ::testing::Test {
               std::vector<uint8_t> want(kBuf, kGuard);
               std::copy(peer_written.begin(), peer_written.end(), want.begin() + peer_written_off);
               expect_bytes("peer buffer", b.buf, want);
-              EXPECT_EQ(qp_state(b.qps[0]), IBV_QPS_RTS);
+              // A requester QP that failed locally closes its stream: the peer's QP follows.
+              for (int i = 0; i < 100 && qp_state(b.qps[0]) != peer_state; ++i) rnic_spend_ns(1000);
+              EXPECT_EQ(qp_state(b.qps[0]), peer_state);
             }});
-    for (const auto& f : w.frames)
-      if (f.data()) data_frames.push_back(f.seg);
+    for (const auto& f : w.frames) {
+      if (!f.data()) continue;
+      if (f.opcode() == uint8_t(rdmap::Opcode::kTerminate))
+        ++terminates;
+      else
+        data_frames.push_back(f.seg);
+    }
     local_errors = st.group("node0.core").counter("local_errors", "", "").value;
     wqe_fetch_errors = st.group("node0.core").counter("wqe_fetch_errors", "", "").value;
     ur_reads = st.group("node0.rc").counter("ur_reads", "", "").value;
@@ -79,7 +86,9 @@ class LocalErrors : public ::testing::Test {
   Endpoint a, b;
   std::vector<uint8_t> peer_written;
   uint64_t peer_written_off = 0;
-  std::vector<rdmap::Segment> data_frames;  // every DATA frame's DDP header, both directions
+  std::vector<rdmap::Segment> data_frames;  // every DATA frame's DDP header but Terminates'
+  uint64_t terminates = 0;                  // Terminates on the wire (a close), both directions
+  ibv_qp_state peer_state = IBV_QPS_RTS;    // the peer's QP 0 at the end
   uint64_t local_errors = 0, wqe_fetch_errors = 0, ur_reads = 0;
   std::string wqe_mode = "mmio";
 };
@@ -230,16 +239,19 @@ void expect_local_error(Endpoint& ep, ibv_send_wr& wr, ibv_wc_status status, con
 }
 
 TEST_F(LocalErrors, BadLkeyCompletesLocProtErr) {
+  peer_state = IBV_QPS_ERR;  // the failed QP closes its stream
   run([&](Endpoint& ep, const PeerInfo& p) {
     ibv_sge s{ep.addr(), 64, ep.mr->lkey ^ 0x33};
     ibv_send_wr wr = write_wr(1, &s, 1, p, 0);
     expect_local_error(ep, wr, IBV_WC_LOC_PROT_ERR, p);
   });
   EXPECT_TRUE(data_frames.empty());
+  EXPECT_EQ(terminates, 1u) << "the close";
   EXPECT_EQ(local_errors, 1u);
 }
 
 TEST_F(LocalErrors, SgeOutsideItsMrCompletesLocProtErr) {
+  peer_state = IBV_QPS_ERR;  // the failed QP closes its stream
   run([&](Endpoint& ep, const PeerInfo& p) {
     ibv_sge s[2] = {{ep.addr(), 64, ep.mr->lkey}, {ep.addr() + kBuf - 8, 64, ep.mr->lkey}};
     ibv_send_wr wr = write_wr(1, s, 2, p, 0);
@@ -247,9 +259,11 @@ TEST_F(LocalErrors, SgeOutsideItsMrCompletesLocProtErr) {
     expect_local_error(ep, wr, IBV_WC_LOC_PROT_ERR, p);
   });
   EXPECT_TRUE(data_frames.empty());
+  EXPECT_EQ(terminates, 1u) << "the close";
 }
 
 TEST_F(LocalErrors, ReadIntoMrWithoutLocalWriteCompletesLocProtErr) {
+  peer_state = IBV_QPS_ERR;  // the failed QP closes its stream
   run([&](Endpoint& ep, const PeerInfo& p) {
     void* ro = rnic_malloc(4096);
     ibv_mr* mr = ibv_reg_mr(ep.pd, ro, 4096, IBV_ACCESS_REMOTE_READ);
@@ -263,9 +277,11 @@ TEST_F(LocalErrors, ReadIntoMrWithoutLocalWriteCompletesLocProtErr) {
     EXPECT_EQ(got, std::vector<uint8_t>(4096, kGuard));
   });
   EXPECT_TRUE(data_frames.empty());
+  EXPECT_EQ(terminates, 1u) << "the close";
 }
 
 TEST_F(LocalErrors, MessageLongerThanMaxMsgSzCompletesLocLenErr) {
+  peer_state = IBV_QPS_ERR;  // the failed QP closes its stream
   run([&](Endpoint& ep, const PeerInfo& p) {
     ibv_device_attr da{};
     ASSERT_EQ(ibv_query_device(ep.ctx, &da), 0);
@@ -280,15 +296,14 @@ TEST_F(LocalErrors, MessageLongerThanMaxMsgSzCompletesLocLenErr) {
     expect_local_error(ep, wr, IBV_WC_LOC_LEN_ERR, p);
   });
   EXPECT_TRUE(data_frames.empty());
+  EXPECT_EQ(terminates, 1u) << "the close";
 }
 
-// Host-ring WQE mode: a WQE fetch whose DMA read fails (here a QP created, through the mailbox,
-// with its SQ ring in the device-reserved hole, which the root complex answers with UR) moves
-// the QP to ERROR with IBV_EVENT_QP_FATAL; nothing is sent and the other QP carries on.
 // A gather DMA read that fails (an STag of a physical region inside the memory hole: the root
 // complex answers Unsupported Request): the WR completes IBV_WC_LOC_QP_OP_ERR with a QP fatal
 // event, the WR behind it is flushed, nothing is sent (no zero-filled segment).
 TEST_F(LocalErrors, FailedGatherReadCompletesLocQpOpErrAndSendsNothing) {
+  peer_state = IBV_QPS_ERR;  // the failed QP closes its stream
   run([&](Endpoint& ep, const PeerInfo& p) {
     rnic::host::Driver& drv = *ep.ctx->drv;
     const HostConfig host = preset_config("rnic-10g", "test").host;  // run()'s memory map
@@ -311,10 +326,14 @@ TEST_F(LocalErrors, FailedGatherReadCompletesLocQpOpErrAndSendsNothing) {
     ibv_ack_async_event(&ev);
   });
   EXPECT_TRUE(data_frames.empty());
+  EXPECT_EQ(terminates, 1u) << "the close";
   EXPECT_EQ(local_errors, 1u);
   EXPECT_GE(ur_reads, 1u);
 }
 
+// Host-ring WQE mode: a WQE fetch whose DMA read fails (here a QP created, through the mailbox,
+// with its SQ ring in the device-reserved hole, which the root complex answers with UR) moves
+// the QP to ERROR with IBV_EVENT_QP_FATAL; nothing is sent and the other QP carries on.
 TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
   wqe_mode = "ring";
   const std::vector<uint8_t> d(64, 0x22);

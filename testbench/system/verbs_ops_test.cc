@@ -452,7 +452,10 @@ TEST_P(VerbsOps, CqOverflowRaisesCqErrAndFailsItsQps) {
             connect(b, 1, c);
             oob.put(0, b.info());
             oob.get(1);
-            EXPECT_EQ(testbench::qp_state(b.qps[0]), IBV_QPS_RTS);
+            // The failed QP closed its stream: the peer's QP follows.
+            for (int i = 0; i < 100 && testbench::qp_state(b.qps[0]) != IBV_QPS_ERR; ++i)
+              rnic_spend_ns(1000);
+            EXPECT_EQ(testbench::qp_state(b.qps[0]), IBV_QPS_ERR);
           }});
   EXPECT_EQ(stats.group("node0.core").counter("cq_overflows", "", "").value, 1u);
 }
