@@ -241,5 +241,158 @@ void destroy_mid_write(bool destroy) {
 TEST(Protection, DestroyingAQpMidWriteFlushesThePeersWork) { destroy_mid_write(true); }
 TEST(Protection, MovingAQpToErrorMidWriteFlushesThePeersWork) { destroy_mid_write(false); }
 
+// Remote access against a responder MR of 64 KiB in the middle of a 256 KiB region of guard
+// bytes: after the requester's WR has completed, every byte of the region is checked (the
+// bytes just before and past the MR included), and for a Read the requester's sink too.
+constexpr size_t kRegion = 256 << 10;
+constexpr uint64_t kMrOff = 64 << 10;
+constexpr uint32_t kMrLen = 64 << 10;
+
+struct GuardCase {
+  enum class Before { kNothing, kDeregister, kInvalidate } before = Before::kNothing;
+  ibv_wr_opcode op = IBV_WR_RDMA_WRITE;
+  int64_t off = 0;  // from the MR's first byte
+  uint32_t len = 256;
+  bool wrap = false;  // the remote address is 2^64 - 32 instead
+  ibv_wc_status want = IBV_WC_REM_ACCESS_ERR;
+  uint64_t written = 0;  // bytes of a Write that land, from `off`
+};
+
+void guard_case(const GuardCase& c) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  WireLog wire(cl.link(0), testbench::test_name());
+  Oob oob;
+  Endpoint a, b;
+  const std::vector<uint8_t> src = pattern(std::max<uint32_t>(c.len, 1), 5);
+  std::vector<uint8_t> region_after, sink_after;
+  cl.run({[&] {
+            a.open(EndpointConfig{});
+            mem_fill(a.buf, kBuf);
+            mem_write(a.buf, kSrc, src);
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo t = oob.get(0);  // the target MR
+            ibv_send_wr* bad = nullptr;
+            if (c.before == GuardCase::Before::kInvalidate) {
+              ibv_sge s{a.addr() + kSrc, 16, a.mr->lkey};
+              ibv_send_wr inv = rdma_write_wr(7, &s, 1, 0, 0, true);
+              inv.opcode = IBV_WR_SEND_WITH_INV;
+              inv.invalidate_rkey = t.rkey;
+              ASSERT_EQ(ibv_post_send(a.qps[0], &inv, &bad), 0);
+              const ibv_wc w = wait_one(a.cq);
+              ASSERT_EQ(w.status, IBV_WC_SUCCESS) << ibv_wc_status_str(w.status);
+            }
+            ibv_sge s{a.addr() + (c.op == IBV_WR_RDMA_READ ? kDst : kSrc), c.len, a.mr->lkey};
+            const uint64_t raddr = c.wrap ? ~uint64_t(0) - 31 : uint64_t(int64_t(t.addr) + c.off);
+            ibv_send_wr wr = rdma_write_wr(1, &s, 1, raddr, t.rkey, true);
+            wr.opcode = c.op;
+            ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+            const ibv_wc w = wait_one(a.cq);
+            EXPECT_EQ(w.status, c.want) << ibv_wc_status_str(w.status);
+            sink_after = mem_read(a.buf, kBuf);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(EndpointConfig{});
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            void* region = rnic_malloc(kRegion);
+            mem_fill(region, kRegion);
+            void* mr_base = static_cast<uint8_t*>(region) + kMrOff;
+            ibv_mr* mr = ibv_reg_mr(
+                b.pd, mr_base, kMrLen,
+                IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+            ASSERT_TRUE(mr);
+            ibv_sge rs{b.addr(), 4096, b.mr->lkey};
+            ibv_recv_wr r{};
+            r.sg_list = &rs;
+            r.num_sge = 1;
+            ibv_recv_wr* bad_r = nullptr;
+            ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad_r), 0);
+            PeerInfo t = b.info();
+            t.addr = reinterpret_cast<uint64_t>(mr_base);
+            t.rkey = mr->rkey;
+            if (c.before == GuardCase::Before::kDeregister) ASSERT_EQ(ibv_dereg_mr(mr), 0);
+            oob.put(0, t);
+            oob.get(1);  // the requester's WR has completed
+            region_after = mem_read(region, kRegion);
+          }});
+  std::vector<uint8_t> want(kRegion, kGuard);
+  if (c.op == IBV_WR_RDMA_WRITE)
+    std::copy(src.begin(), src.begin() + int64_t(c.written),
+              want.begin() + int64_t(int64_t(kMrOff) + c.off));
+  EXPECT_TRUE(region_after == want) << "the responder's region: only the bytes written changed";
+  if (c.op == IBV_WR_RDMA_READ) {
+    std::vector<uint8_t> sink(kBuf, kGuard);
+    std::copy(src.begin(), src.end(), sink.begin() + int64_t(kSrc));
+    EXPECT_TRUE(sink_after == sink) << "a failed Read places nothing";
+  }
+}
+
+TEST(Protection, WriteWithTheRkeyOfADeregisteredMr) {
+  GuardCase c;
+  c.before = GuardCase::Before::kDeregister;
+  guard_case(c);
+}
+
+TEST(Protection, ReadWithTheRkeyOfADeregisteredMr) {
+  GuardCase c;
+  c.before = GuardCase::Before::kDeregister;
+  c.op = IBV_WR_RDMA_READ;
+  guard_case(c);
+}
+
+TEST(Protection, ReadOfAnInvalidatedStag) {
+  GuardCase c;
+  c.before = GuardCase::Before::kInvalidate;
+  c.op = IBV_WR_RDMA_READ;
+  guard_case(c);
+}
+
+// The memory is checked after this Write has completed (with its error).
+TEST(Protection, WriteToAnInvalidatedStag) {
+  GuardCase c;
+  c.before = GuardCase::Before::kInvalidate;
+  guard_case(c);
+}
+
+TEST(Protection, WriteStartingBeforeTheMrBase) {
+  GuardCase c;
+  c.off = -16;
+  c.len = 64;
+  guard_case(c);
+}
+
+TEST(Protection, WriteWhoseTaggedOffsetWraps) {
+  GuardCase c;
+  c.wrap = true;
+  c.len = 64;
+  guard_case(c);
+}
+
+// 8 KiB from 4000 bytes before the MR's end: two segments (2 × 1466 bytes) land, the third
+// crosses the end and is rejected whole; nothing of it, nor past the end, is written.
+TEST(Protection, MultiSegmentWriteCrossingTheMrEnd) {
+  GuardCase c;
+  c.off = int64_t(kMrLen) - 4000;
+  c.len = 8192;
+  c.written = 2 * 1466;
+  guard_case(c);
+}
+
+// A zero-length RDMA Write places nothing, so its STag is not validated (as Linux siw's
+// siw_proc_write returns before any check for a zero-length Write): it completes successfully
+// even with the rkey of a deregistered MR, and nothing changes.
+TEST(Protection, ZeroLengthWriteToAnInvalidStagSucceedsAndPlacesNothing) {
+  GuardCase c;
+  c.before = GuardCase::Before::kDeregister;
+  c.len = 0;
+  c.want = IBV_WC_SUCCESS;
+  guard_case(c);
+}
+
 }  // namespace
 }  // namespace rnic
