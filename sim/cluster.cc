@@ -35,9 +35,8 @@ Cluster::Cluster(const SystemConfig& c, StatRegistry& s, const Implementations& 
 
 Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
                  const Implementations& impl)
-    : cfg(c), stats(s), background("background") {
-  background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
-                   [&s] { s.sample(sc_core::sc_time_stamp().value()); });
+    : cfg(c), stats(s) {
+  background.every(uint64_t(c.sim.stats_interval_ns) * 1000, [&s](uint64_t t) { s.sample(t); });
   for (size_t i = 0; i < topo.hosts.size(); ++i)
     nodes.push_back(
         std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i), topo.hosts[i], s, impl));

@@ -14,11 +14,10 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
       card_if("card_pcie", link, c.pcie_if(), stats),
       dmac("card_dmac", card_if, c.dmac(), stats),
       regs(c.core),
-      os(mem, rc, c.cost, stats, os_group),
-      background("background") {
+      os(mem, rc, c.cost, stats, os_group) {
   if (sample)
     background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
-                     [&stats] { stats.sample(sc_core::sc_time_stamp().value()); });
+                     [&stats](uint64_t t) { stats.sample(t); });
   bar0 = c.host.hole_mib > 0 ? uint64_t(c.host.hole_base_mib) << 20 : mem.size();
   bar2 = bar0 + (16ull << 20);
   card_if.set_bar(0, {bar0, 64 * 1024});

@@ -55,7 +55,7 @@ void clear_progress_line() {
 }
 
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
-              const std::function<std::string()>& dump) {
+              const std::function<std::string()>& dump, Background* background) {
   const uint64_t watchdog_ps = uint64_t(cfg.sim.watchdog_us) * 1000000;
   const uint64_t slice_ps = std::min<uint64_t>(100000000, std::max<uint64_t>(1, watchdog_ps / 4));
   // Run what is due now first (before the first sc_start nothing counts as pending yet).
@@ -66,14 +66,19 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
     // at once without moving time.
     const sc_core::sc_time next = sc_core::sc_time_to_pending_activity();
     const uint64_t at = sc_core::sc_time_stamp().value();
-    if (!done() && sc_core::sc_pending_activity() &&
-        at + next.value() - last_change_ps > watchdog_ps)
-      throw HungError(
-          fmt::format("no progress for {} us of simulated time (sim.watchdog_us) at {:.3f} ns: the "
-                      "next event is {:.3f} ns away\n{}",
-                      cfg.sim.watchdog_us, double(at) / 1000.0, next.to_seconds() * 1e9, dump()));
-    sc_core::sc_start(std::max(sc_core::sc_time::from_value(slice_ps), next),
-                      sc_core::SC_EXIT_ON_STARVATION);
+    // Side tasks run at their own times: the clock is moved to one due before the next event
+    // (nothing runs meanwhile) and the slice stops at one due later.
+    uint64_t run_for = std::max<uint64_t>(slice_ps, next.value());
+    if (background && sc_core::sc_pending_activity()) {
+      background->run_due(at);
+      const uint64_t due = background->next_due();
+      if (due != UINT64_MAX && due - at < next.value()) {
+        sc_core::sc_start(sc_core::sc_time::from_value(due - at), sc_core::SC_RUN_TO_TIME);
+        continue;
+      }
+      if (due != UINT64_MAX) run_for = std::min(run_for, due - at);
+    }
+    sc_core::sc_start(sc_core::sc_time::from_value(run_for), sc_core::SC_EXIT_ON_STARVATION);
     if (g_interrupted) throw InterruptedError("interrupted");
     progress();
     const uint64_t now = sc_core::sc_time_stamp().value();
@@ -109,7 +114,6 @@ void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background&
         },
         threads[i].first.c_str(), &o));
   }
-  background.kick();
   try {
     simulate(
         cfg, stats, [&] { return std::find(done.begin(), done.end(), false) == done.end(); },
@@ -118,7 +122,8 @@ void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background&
           for (size_t i = 0; i < threads.size(); ++i)
             if (!done[i]) s += fmt::format("host thread '{}' not finished\n", threads[i].first);
           return s + dump();
-        });
+        },
+        &background);
   } catch (...) {
     // kill() is only legal while the simulation runs: a method kills them, their stacks unwind
     // now, while the caller's frame exists.

@@ -36,8 +36,9 @@ void set_quiet(bool quiet);
 void set_point(uint64_t done, uint64_t total);
 // Simulates until nothing is pending. done(): the workload has finished. dump(): every block's
 // state for a watchdog report.
+// background: its tasks run at their times between slices (background.h).
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
-              const std::function<std::string()>& dump);
+              const std::function<std::string()>& dump, Background* background = nullptr);
 void clear_progress_line();
 
 // Runs each (name, fn) as an SC_THREAD and simulates (simulate() above) until every fn has

@@ -50,11 +50,11 @@ void RunTrace::attach(Cluster& sys) {
 }
 
 void RunTrace::window(Background& bg) {
-  bg.at(t0_ps_, [this] {
+  bg.at(t0_ps_, [this](uint64_t) {
     fst_.open(path_);
     opened_ = true;
   });
-  if (t1_ps_ != UINT64_MAX) bg.at(t1_ps_, [this] { fst_.close(); });
+  if (t1_ps_ != UINT64_MAX) bg.at(t1_ps_, [this](uint64_t) { fst_.close(); });
 }
 
 }  // namespace rnic
