@@ -1,7 +1,7 @@
 // The six perftest-style tests. Bandwidth (client posts, server waits):
 //   every QP keeps up to tx_depth WRs outstanding; every cq_mod-th WR (and the last) is
-//   signaled, as perftest's default -Q 100; tposted/tcompleted per WR give perftest's peak:
-//   min over i <= j (j signaled) of (tcompleted[j] - tposted[i]) / (j - i + 1) per message;
+//   signaled, as perftest's default -Q 100; tposted/tcompleted per WR give the peak (bw_peak.h:
+//   perftest's windows, each ending when every message up to its end has completed);
 //   average = bytes / (last completion - first post); MsgRate = messages / that time.
 //   send_bw's server keeps rx_depth receives posted per QP and reposts each one it reaps.
 // Latency (one QP, one message in flight):
@@ -25,6 +25,7 @@
 #include "sim/link_capture.h"
 #include "sim/run_control.h"
 #include "sim/scenario.h"
+#include "sim/traffic/bw_peak.h"
 #include "sim/traffic/endpoint.h"
 
 namespace rnic::traffic {
@@ -135,7 +136,6 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
   std::vector<std::vector<uint64_t>> order(p.qps);  // global index of each WR per QP
   std::vector<ibv_wc> wc(64);
   uint64_t k = 0, done = 0;
-  std::vector<bool> signaled;
   bool stopped = false;
   while (done < lim.total) {
     if (!stopped && lim.over()) {  // time is up: one more, signalled, WR per QP
@@ -149,7 +149,6 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
         const bool sig = (i + 1) % p.cq_mod == 0 || i + 1 == cap[q];
         tposted.push_back(now_us());
         tcompleted.push_back(-1);
-        signaled.push_back(sig);
         order[q].push_back(k++);
         const uint64_t off = q * p.max_size;
         if (int rc = post(ep.qps[q], op, i, ep.addr() + off, ep.mr->lkey, uint32_t(size),
@@ -176,11 +175,7 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
   const double bytes = double(size) * double(total);
   r.avg_mib_s = bytes / (1 << 20) / ((last - first) / 1e6);
   r.mpps = double(total) / (last - first);
-  double opt = 1e300;
-  for (uint64_t j = 0; j < total; ++j)
-    if (signaled[j])
-      for (uint64_t i = 0; i <= j; ++i)
-        opt = std::min(opt, (tcompleted[j] - tposted[i]) / double(j - i + 1));
+  const double opt = best_time_per_message(tposted, tcompleted);
   r.peak_mib_s = double(size) / (1 << 20) / (opt / 1e6);
   return r;
 }
