@@ -135,25 +135,30 @@ int sc_main(int argc, char** argv) {
       rnic::check_experiment_key(*k, n, "perf " + test + " " + flag);
       nodes[key] = n;
     };
+    // An option given is honoured or refused (its range checked), never replaced by a default.
+    auto given = [&](const char* name) { return perf->get_option(name)->count() > 0; };
     if (test == "pcie_dma") {
-      if (iters || qps || depth || duration_us)
-        throw rnic::InputError("perf pcie_dma",
-                               iters         ? "-n"
-                               : qps         ? "-q"
-                               : duration_us ? "-D"
-                                             : "-t",
-                               "not an option of pcie_dma (it takes -s SIZE or -a)");
-      if (size > 0 && !all_sizes) {
+      for (const char* o : {"-n", "-q", "-t", "-D"})
+        if (given(o))
+          throw rnic::InputError("perf pcie_dma", o,
+                                 "not an option of pcie_dma (it takes -s SIZE or -a)");
+      if (given("-s") && all_sizes)
+        throw rnic::InputError("perf pcie_dma", "-s",
+                               "-s SIZE and -a (every size) exclude each other");
+      if (given("-s")) {
         set_key("-s", "min_bytes", size);
         set_key("-s", "max_bytes", size);
       }
     } else {
-      if (size) set_key("-s", "size", size);
+      if (given("-s") && all_sizes)
+        throw rnic::InputError("perf " + test, "-s",
+                               "-s SIZE and -a (every size) exclude each other");
+      if (given("-s")) set_key("-s", "size", size);
       if (all_sizes) set_key("-a", "all", 1);
-      if (iters) set_key("-n", "iters", iters);
-      if (qps) set_key("-q", "qps", qps);
-      if (depth) set_key("-t", "tx_depth", depth);
-      if (duration_us) set_key("-D", "duration_us", duration_us);
+      if (given("-n")) set_key("-n", "iters", iters);
+      if (given("-q")) set_key("-q", "qps", qps);
+      if (given("-t")) set_key("-t", "tx_depth", depth);
+      if (given("-D")) set_key("-D", "duration_us", duration_us);
     }
     if (workload) {
       rnic::WorkloadSpec w;
@@ -166,6 +171,19 @@ int sc_main(int argc, char** argv) {
       s = rnic::options_scenario(opt);
       s.has_experiment = true;
       s.experiment.kind = s.experiment.name = test;
+      // pcie_dma sweeps the PCIe generation, width, MPS and MRRS; a --preset or --set that
+      // chooses one of them runs that value only instead of the sweep.
+      const rnic::PcieConfig& pc = s.config.pcie;
+      const std::pair<const char*, std::pair<const char*, int64_t>> swept[] = {
+          {"pcie.gen", {"gens", pc.gen}},
+          {"pcie.lanes", {"lanes", pc.lanes}},
+          {"pcie.mps", {"mps", pc.mps}},
+          {"pcie.mrrs", {"mrrs", pc.mrrs}}};
+      for (const auto& [param, key] : swept) {
+        bool chosen = !opt.preset.empty();
+        for (const std::string& kv : opt.sets) chosen |= kv.rfind(std::string(param) + "=", 0) == 0;
+        if (chosen) nodes[key.first] = YAML::Load(fmt::format("[{}]", key.second));
+      }
       s.experiment.nodes = nodes;
     }
     return rnic::run_scenario(s, out, quiet);

@@ -4,7 +4,7 @@ import os
 import re
 import sys
 
-from common import check, finish, out_dir, rnicsim
+from common import check, finish, load, out_dir, rnicsim
 
 binary, work = sys.argv[1], out_dir(sys.argv[2], "bad_input")
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -106,6 +106,20 @@ check("unknown test" in p.stderr, f"perf no_such_test: {p.stderr!r}")
 p = rnicsim(binary, "perf", "pcie_dma", "-s", "64", "--pcap", "--out", os.path.join(work, "o"), expect=2)
 check("no Ethernet link" in p.stderr, f"perf pcie_dma --pcap: {p.stderr!r}")
 p = rnicsim(binary, "perf", "pcie_dma", "-n", "5", expect=2)
+# An option given is honoured or refused, never replaced by its default.
+for args, words in ((["write_bw", "-s", "0"], "size"), (["write_bw", "-n", "0"], "iters"),
+                    (["write_bw", "-q", "0"], "qps"), (["send_bw", "-t", "0"], "tx_depth"),
+                    (["pcie_dma", "-s", "-5"], "min_bytes"),
+                    (["read_bw", "-s", "4096", "-a"], "exclude each other")):
+    p = rnicsim(binary, "perf", *args, "--out", os.path.join(work, "o"), expect=2)
+    check(words in p.stderr and "perf " + args[0] in p.stderr, f"perf {' '.join(args)}: {p.stderr!r}")
+# pcie_dma runs the PCIe configuration a --preset or --set chooses instead of its sweep.
+o = os.path.join(work, "pcie_dma_preset")
+rnicsim(binary, "perf", "pcie_dma", "-s", "65536", "--preset", "rnic-100g", "--set", "pcie.mps=256",
+        "--out", o, "--quiet")
+rows = load(os.path.join(o, "results.json"))["rows"]
+check(rows and {(r["gen"], r["lanes"], r["mps"]) for r in rows} == {(4, 16, 256)},
+      f"perf pcie_dma --preset rnic-100g --set pcie.mps=256 ran {[(r['gen'], r['lanes'], r['mps']) for r in rows]}")
 # A workload the card cannot serve (its QPs deeper than the server's SQ) fails with exit 1 and
 # says why, instead of leaving its client waiting for the watchdog.
 fail_yaml = scenario("fails.yaml", TOPO.replace("{name: b}", "{name: b, set: {core.max_qp_wr: 16}}")
