@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "sim/numbers.h"
+
 namespace rnic {
 
 namespace {
@@ -54,11 +56,9 @@ void SystemConfig::set(const std::string& key, const std::string& value, const s
   };
   switch (p.kind) {
     case ParamKind::kInt: {
-      errno = 0;
-      char* end = nullptr;
-      long long v = std::strtoll(value.c_str(), &end, 0);
-      if (value.empty() || *end != '\0' || errno == ERANGE)
-        throw InputError(where, key, fmt::format("'{}' is not an integer", value));
+      int64_t v = 0;
+      if (const std::string why = parse_int(value, &v); !why.empty())
+        throw InputError(where, key, why);
       range_check(double(v));
       if (!p.allowed.empty() &&
           std::find(p.allowed.begin(), p.allowed.end(), v) == p.allowed.end()) {
@@ -70,10 +70,9 @@ void SystemConfig::set(const std::string& key, const std::string& value, const s
       break;
     }
     case ParamKind::kReal: {
-      char* end = nullptr;
-      double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0')
-        throw InputError(where, key, fmt::format("'{}' is not a number", value));
+      double v = 0;
+      if (const std::string why = parse_real(value, &v); !why.empty())
+        throw InputError(where, key, why);
       range_check(v);
       *static_cast<double*>(p.ptr) = v;
       break;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/host_card.h"
+#include "sim/numbers.h"
 #include "sim/run_trace.h"
 
 namespace rnic {
@@ -63,10 +64,9 @@ namespace {
 int64_t parse_int(const ExpKey& k, const YAML::Node& n, const std::string& where) {
   if (!n.IsScalar()) throw InputError(where, "experiment." + k.key, "expected an integer");
   const std::string s = n.Scalar();
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 0);
-  if (s.empty() || *end)
-    throw InputError(where, "experiment." + k.key, fmt::format("'{}' is not an integer", s));
+  int64_t v = 0;
+  if (const std::string why = rnic::parse_int(s, &v); !why.empty())
+    throw InputError(where, "experiment." + k.key, why);
   if (double(v) < k.lo || double(v) > k.hi)
     throw InputError(where, "experiment." + k.key,
                      fmt::format("{} is out of range [{}, {}]{}", v, k.lo, k.hi,

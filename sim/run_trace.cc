@@ -7,6 +7,7 @@
 
 #include "sim/cluster.h"
 #include "sim/host_card.h"
+#include "sim/numbers.h"
 
 namespace rnic {
 
@@ -20,10 +21,10 @@ void parse_trace_window(const std::string& text, const std::string& where, uint6
     throw InputError(where, "trace_window", fmt::format("'{}' is not T0:T1 (ns)", text));
   auto num = [&](const std::string& s, uint64_t* out) {
     if (s.empty()) return;
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (*end || v < 0)
-      throw InputError(where, "trace_window", fmt::format("'{}' is not a time in ns", s));
+    double v = 0;
+    if (!parse_real(s, &v).empty() || v < 0 || v * 1000.0 >= 1.8e19)
+      throw InputError(where, "trace_window",
+                       fmt::format("'{}' is not a time in ns (0 .. 1.8e16)", s));
     *out = uint64_t(v * 1000.0);
   };
   num(text.substr(0, colon), t0_ps);

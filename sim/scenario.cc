@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "sim/cluster.h"
 #include "sim/experiment.h"
+#include "sim/numbers.h"
 #include "sim/run_trace.h"
 
 namespace rnic {
@@ -210,9 +212,7 @@ void parse_workloads(const std::string& file, const YAML::Node& w, Scenario* s) 
     ws.to = e["to"] ? scalar(file, "workloads.to", e["to"]) : "";
     if (e["start_us"]) {
       const std::string v = scalar(file, "workloads.start_us", e["start_us"]);
-      char* end = nullptr;
-      ws.start_us = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || ws.start_us < 0 || ws.start_us > 1e9)
+      if (!parse_real(v, &ws.start_us).empty() || ws.start_us < 0 || ws.start_us > 1e9)
         throw InputError(at(file, e["start_us"]), "workloads.start_us",
                          fmt::format("'{}' is not a time in us (0 .. 1e9)", v));
     }
@@ -381,6 +381,38 @@ Scenario options_scenario(const RunOptions& opt, std::vector<WorkloadSpec> workl
   return s;
 }
 
+namespace {
+// The whole tree, before any key is read: no key twice in a map, keys are single values, at most
+// kMaxDepth levels deep, and at most kMaxNodes nodes once aliases are expanded (an alias bomb is
+// refused before it can exhaust memory).
+constexpr int kMaxDepth = 32;
+constexpr uint64_t kMaxNodes = 1000000;
+
+void check_tree(const std::string& file, const YAML::Node& n, int depth, uint64_t* nodes) {
+  if (++*nodes > kMaxNodes)
+    throw InputError(at(file, n), "(file)",
+                     fmt::format("more than {} values once its aliases are expanded", kMaxNodes));
+  if (depth > kMaxDepth)
+    throw InputError(at(file, n), "(file)", fmt::format("nested more than {} levels", kMaxDepth));
+  if (n.IsMap()) {
+    std::map<std::string, int> seen;
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar())
+        throw InputError(at(file, kv.first), "(key)", "a key must be a single value");
+      const std::string k = kv.first.Scalar();
+      const int line = kv.first.Mark().line + 1;
+      if (auto it = seen.find(k); it != seen.end())
+        throw InputError(at(file, kv.first), k,
+                         fmt::format("given twice (first on line {})", it->second));
+      seen[k] = line;
+      check_tree(file, kv.second, depth + 1, nodes);
+    }
+  } else if (n.IsSequence()) {
+    for (const auto& e : n) check_tree(file, e, depth + 1, nodes);
+  }
+}
+}  // namespace
+
 Scenario load_scenario(const std::string& file, const RunOptions& opt) {
   std::ifstream in(file);
   if (!in) throw InputError(file, "(file)", "cannot open the scenario file");
@@ -392,6 +424,8 @@ Scenario load_scenario(const std::string& file, const RunOptions& opt) {
                      "malformed YAML: " + e.msg);
   }
   if (!root.IsMap()) throw InputError(file + ":1", "(top)", "a scenario is a map of keys");
+  uint64_t nodes = 0;
+  check_tree(file, root, 0, &nodes);
   only_keys(file, "", root,
             {"name", "preset", "seed", "set", "topology", "workloads", "faults", "rtl", "outputs",
              "experiment"});

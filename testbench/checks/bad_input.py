@@ -86,6 +86,25 @@ cases = [
      "trace_window", "ends before it starts"),
     ("window without trace", [good, "--trace-window", "1:3"], "mmio_latency.yaml", "trace_window",
      "no effect without --trace fst"),
+    ("NaN in a trace window", [good, "--trace", "fst", "--trace-window", "0:nan"], "mmio_latency.yaml",
+     "trace_window", "not a time in ns"),
+    ("trace window past 2^64 ps", [good, "--trace", "fst", "--trace-window", "0:1e17"], "mmio_latency.yaml",
+     "trace_window", "not a time in ns"),
+    ("duplicate key", [scenario("dup.yaml", "preset: rnic-10g\npreset: rnic-100g\nexperiment: {kind: mmio_latency}\n")],
+     "dup.yaml:2", "preset", "given twice (first on line 1)"),
+    ("leading zero", [scenario("octal.yaml", "set:\n  core.clk_mhz: 0250\nexperiment: {kind: mmio_latency}\n")],
+     "octal.yaml:2", "core.clk_mhz", "leading zero"),
+    ("NaN for a number", [scenario("nan.yaml", "set:\n  pcie.link_latency_ns: nan\nexperiment: {kind: mmio_latency}\n")],
+     "nan.yaml:2", "pcie.link_latency_ns", "not"),
+    ("2^64", [scenario("big.yaml", "set:\n  core.cmd_cycles: 18446744073709551616\nexperiment: {kind: mmio_latency}\n")],
+     "big.yaml:2", "core.cmd_cycles", "does not fit 64 bits"),
+    ("a sequence as a key", [scenario("seqkey.yaml", "[1, 2]: 3\n")], "seqkey.yaml:1", "(key)",
+     "a key must be a single value"),
+    ("deep nesting", [scenario("deep.yaml", "set: " + "[" * 40 + "]" * 40 + "\n")], "deep.yaml:1",
+     "(file)", "nested more than 32 levels"),
+    ("alias bomb under set", [scenario("bomb.yaml", "a: &a [1,1,1,1,1,1,1,1,1,1]\n" + "".join(
+        f"{x}: &{x} [{', '.join(['*' + y] * 10)}]\n" for y, x in zip("abcdef", "bcdefg")) + "set: {x: *g}\n")],
+     "bomb.yaml", "(file)", "more than 1000000 values once its aliases are expanded"),
 ]
 
 for verb in ("validate", "run"):

@@ -1,0 +1,41 @@
+// Numbers as a user writes them in scenarios, --set and options: one reading everywhere.
+// Integers are decimal (a leading zero is refused, not read as octal: 0250 is not 168) or
+// hexadecimal with 0x; they must fit 64 bits. Reals are finite decimals (nan and inf are
+// refused). Each returns the reason a text is not one, or "" when it is.
+#pragma once
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace rnic {
+
+inline std::string parse_int(const std::string& s, int64_t* out) {
+  if (s.empty()) return "'' is not an integer";
+  size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
+  const bool hex = s.size() > i + 1 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
+  if (!hex && s.size() > i + 1 && s[i] == '0')
+    return "'" + s + "' has a leading zero (octal is not read: write it in decimal or 0x hex)";
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, hex ? 16 : 10);
+  if (end == s.c_str() || *end != '\0') return "'" + s + "' is not an integer";
+  if (errno == ERANGE) return "'" + s + "' does not fit 64 bits";
+  *out = v;
+  return "";
+}
+
+inline std::string parse_real(const std::string& s, double* out) {
+  if (s.empty()) return "'' is not a number";
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0') return "'" + s + "' is not a number";
+  if (!std::isfinite(v) || errno == ERANGE) return "'" + s + "' is not a finite number";
+  *out = v;
+  return "";
+}
+
+}  // namespace rnic
