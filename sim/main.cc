@@ -29,9 +29,7 @@ void add_run_options(CLI::App* c, rnic::RunOptions& o, std::string& out, bool& q
   c->add_option("--trace-scope", o.trace_scope, "trace only instances matching PATTERN");
   c->add_flag("--pcap", o.pcap, "write each Ethernet link's frames to OUT/<link>.pcap");
   c->add_option("--timeline", o.timeline, "write a timeline of events to FILE");
-  c->add_option("--seed", o.seed, "random seed")->each([&o](const std::string&) {
-    o.seed_given = true;
-  });
+  c->add_option("--seed", o.seed, "random seed (as --set sim.seed)");
   c->add_flag("--quiet", quiet, "no summary on stdout");
 }
 
@@ -108,6 +106,7 @@ int sc_main(int argc, char** argv) {
     }
     if (validate->parsed()) {
       rnic::Scenario s = rnic::load_scenario(scenario, opt);
+      rnic::check_scenario(s);
       fmt::print("{}: valid (preset {}{})\n", scenario, s.preset,
                  s.has_experiment ? ", experiment " + s.experiment.kind
                                   : fmt::format(", {} workloads", s.workloads.size()));

@@ -8,6 +8,7 @@
 #include <systemc>
 
 #include "models/common/log.h"
+#include "sim/cluster.h"
 #include "sim/experiment.h"
 #include "sim/run_control.h"
 #include "sim/run_trace.h"
@@ -52,19 +53,50 @@ nlohmann::ordered_json implementations_json(const Implementations& impl) {
   return j;
 }
 
-int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
+void check_scenario(const Scenario& s) {
   const bool workloads = !s.workloads.empty();
   if (!s.has_experiment && !workloads)
     throw InputError(s.file, "workloads",
                      "this scenario has nothing to run: give `workloads:` or an `experiment:`");
-  if (workloads && s.experiment.name.empty())
-    s.experiment.name = s.name.empty() ? "workloads" : s.name;
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   if (s.outputs.pcap && kind && !kind->has_links)
     throw InputError(
         s.file, "pcap",
         fmt::format("experiment '{}' builds no Ethernet link to capture", s.experiment.kind));
-  std::filesystem::create_directories(out_dir);
+  if (workloads) build_topology(s);
+}
+
+void check_out_dir(const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir(out_dir);
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    if (fs::exists(p, ec) && !fs::is_directory(p, ec))
+      throw InputError("--out " + out_dir, "out",
+                       fmt::format("'{}' is a file, not a folder", p.string()));
+    if (p == p.parent_path()) break;
+  }
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw InputError("--out " + out_dir, "out", fmt::format("cannot create it: {}", ec.message()));
+  const fs::path probe = dir / ".rnicsim_write_test";
+  {
+    std::ofstream f(probe);
+    f << "x";
+    if (!f.flush())
+      throw InputError("--out " + out_dir, "out",
+                       "cannot write in it (permissions or a full device)");
+  }
+  fs::remove(probe, ec);
+}
+
+int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
+  check_scenario(s);
+  check_out_dir(out_dir);
+  const bool workloads = !s.workloads.empty();
+  if (workloads && s.experiment.name.empty())
+    s.experiment.name = s.name.empty() ? "workloads" : s.name;
+  const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   StatRegistry stats;
   ExperimentContext ctx{s, s.config, stats};
   ctx.quiet = quiet;

@@ -8,6 +8,11 @@
 
 namespace rnic {
 
+// Every check a run makes before it simulates (validate runs them too): something to run, a
+// capture only where there are links, the topology's assembly, an output folder that can be
+// written.
+void check_scenario(const Scenario& s);
+void check_out_dir(const std::string& out_dir);
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet);
 // `rnicsim presets`: every parameter with its value in each preset.
 void print_presets();

@@ -91,11 +91,13 @@ bool parse_mac(const std::string& t, MacAddr* m) {
 void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
   require_map(file, "topology", t);
   only_keys(file, "topology", t, {"hosts", "switches", "links"});
-  if (t["switches"] && t["switches"].size())
+  // Reserved for capabilities not built yet: in any form but an empty list, refused.
+  if (t["switches"] && !(t["switches"].IsSequence() && t["switches"].size() == 0))
     not_built(file, t["switches"], "topology.switches", "the switch (EFE network issue)");
   if (const YAML::Node h = t["hosts"]) {
     if (!h.IsSequence())
       throw InputError(at(file, h), "topology.hosts", "expected a list of hosts");
+    if (h.size() == 0) throw InputError(at(file, h), "topology.hosts", "the list is empty");
     for (const auto& e : h) {
       require_map(file, "topology.hosts", e);
       only_keys(file, "topology.hosts", e, {"name", "mac", "set"});
@@ -232,7 +234,7 @@ void parse_workloads(const std::string& file, const YAML::Node& w, Scenario* s) 
 // The command line's options over a scenario whose preset and file keys are already applied
 // (the preset itself is chosen by the callers, before anything else).
 void apply_options(Scenario& s, const RunOptions& opt) {
-  if (opt.seed_given) s.config.sim.seed = opt.seed;
+  if (!opt.seed.empty()) s.config.set("sim.seed", opt.seed, "--seed " + opt.seed);
   for (const auto& kv : opt.sets) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -449,7 +451,7 @@ Scenario load_scenario(const std::string& file, const RunOptions& opt) {
   }
   if (const YAML::Node t = root["topology"]) parse_topology(file, t, &s);
   if (const YAML::Node w = root["workloads"]) parse_workloads(file, w, &s);
-  if (root["faults"] && root["faults"].size())
+  if (root["faults"] && !(root["faults"].IsSequence() && root["faults"].size() == 0))
     not_built(file, root["faults"], "faults", "fault injection");
   if (const YAML::Node r = root["rtl"]) {
     if (r.IsScalar())

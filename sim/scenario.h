@@ -90,8 +90,7 @@ struct RunOptions {
   std::vector<std::string> rtl;
   std::string trace, trace_window, trace_scope, timeline;
   bool pcap = false;
-  bool seed_given = false;
-  int64_t seed = 0;
+  std::string seed;  // as given (read as --set sim.seed is); empty: not given
 };
 
 struct Topology;

@@ -102,6 +102,21 @@ cases = [
      "a key must be a single value"),
     ("deep nesting", [scenario("deep.yaml", "set: " + "[" * 40 + "]" * 40 + "\n")], "deep.yaml:1",
      "(file)", "nested more than 32 levels"),
+    ("the switch as a scalar", [scenario("sw.yaml", "topology:\n  switches: foo\n")], "sw.yaml:2",
+     "topology.switches", "not built yet"),
+    ("faults as a scalar", [scenario("fl.yaml", "faults: none\nexperiment: {kind: mmio_latency}\n")],
+     "fl.yaml:1", "faults", "not built yet"),
+    ("workloads as a scalar", [scenario("wl.yaml", "workloads: write_bw\n")], "wl.yaml:1", "workloads",
+     "expected a list of workloads"),
+    ("no hosts", [scenario("h0.yaml", "topology:\n  hosts: []\n")], "h0.yaml:2", "topology.hosts",
+     "the list is empty"),
+    ("a list as a host name", [scenario("hn.yaml", "topology:\n  hosts: [{name: [1, 2]}, {name: b}]\n")],
+     "hn.yaml:2", "topology.hosts.name", "expected a single value"),
+    ("nothing to run", [scenario("empty.yaml", "name: nothing\n")], "empty.yaml", "workloads",
+     "nothing to run"),
+    ("seed out of range", [good, "--seed", "-1"], "--seed -1", "sim.seed", "out of range"),
+    ("seed beyond 64 bits", [good, "--seed", "18446744073709551616"], "--seed", "sim.seed",
+     "does not fit 64 bits"),
     ("alias bomb under set", [scenario("bomb.yaml", "a: &a [1,1,1,1,1,1,1,1,1,1]\n" + "".join(
         f"{x}: &{x} [{', '.join(['*' + y] * 10)}]\n" for y, x in zip("abcdef", "bcdefg")) + "set: {x: *g}\n")],
      "bomb.yaml", "(file)", "more than 1000000 values once its aliases are expanded"),
@@ -132,6 +147,13 @@ for args, words in ((["write_bw", "-s", "0"], "size"), (["write_bw", "-n", "0"],
                     (["read_bw", "-s", "4096", "-a"], "exclude each other")):
     p = rnicsim(binary, "perf", *args, "--out", os.path.join(work, "o"), expect=2)
     check(words in p.stderr and "perf " + args[0] in p.stderr, f"perf {' '.join(args)}: {p.stderr!r}")
+# --out must be a folder that can be written, checked before the run.
+afile = os.path.join(work, "afile")
+with open(afile, "w") as f:
+    f.write("x")
+for o in (afile, os.path.join(afile, "sub")):
+    p = rnicsim(binary, "perf", "write_bw", "-n", "5", "--out", o, expect=2)
+    check("key 'out'" in p.stderr and "is a file, not a folder" in p.stderr, f"--out {o}: {p.stderr!r}")
 # pcie_dma runs the PCIe configuration a --preset or --set chooses instead of its sweep.
 o = os.path.join(work, "pcie_dma_preset")
 rnicsim(binary, "perf", "pcie_dma", "-s", "65536", "--preset", "rnic-100g", "--set", "pcie.mps=256",
