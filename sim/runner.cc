@@ -134,6 +134,13 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   st["sim_time_ns"] = sc_core::sc_time_stamp().to_seconds() * 1e9;
   st["config"] = config_json(s.config);
   st["stats"] = stats.json();
+  if (stats.truncated()) {
+    st["time_series_truncated"] = true;
+    fmt::print(stderr,
+               "rnicsim: the time series stop after {} samples (sim.stats_interval_ns is short for "
+               "this run: raise it to sample all of it)\n",
+               StatRegistry::kMaxSamples);
+  }
   st["wall_s"] = wall;
   write_json(std::filesystem::path(out_dir) / "stats.json", st);
 

@@ -114,6 +114,8 @@ nlohmann::ordered_json StatRegistry::json() const {
 }
 
 void StatRegistry::sample(uint64_t now_ps) {
+  if (samples_ >= kMaxSamples) return;
+  ++samples_;
   for (auto& g : groups_) g.sample(now_ps);
 }
 
@@ -132,6 +134,7 @@ uint64_t StatRegistry::activity() const {
 
 void StatRegistry::reset() {
   for (auto& g : groups_) g.reset();
+  samples_ = 0;
 }
 
 }  // namespace rnic

@@ -2,7 +2,8 @@
 // dumped to stats.json with units and descriptions. Three kinds:
 //   Counter    a 64-bit count (events, bytes, TLPs ...)
 //   Histogram  counts of samples per bucket, fixed bucket edges, with min/max/sum
-//   TimeSeries a value sampled every sim.stats_interval_ns (a SystemC process does the sampling)
+//   TimeSeries a value sampled every sim.stats_interval_ns (between simulation slices, at most
+//              StatRegistry::kMaxSamples times)
 // Objects live as long as the registry and never move, so blocks keep references to them.
 #pragma once
 
@@ -81,13 +82,18 @@ class StatRegistry {
   // The group with this name, created on first use.
   StatGroup& group(const std::string& name);
   nlohmann::ordered_json json() const;
+  // Samples every time series; after kMaxSamples samples it stops (the series end there, a
+  // too short sim.stats_interval_ns cannot fill memory or stats.json) and truncated() says so.
+  static constexpr uint64_t kMaxSamples = 100000;
   void sample(uint64_t now_ps);
+  bool truncated() const { return samples_ >= kMaxSamples; }
   void reset();
   // Moves whenever any block does anything: the watchdog's measure of progress.
   uint64_t activity() const;
 
  private:
   std::deque<StatGroup> groups_;
+  uint64_t samples_ = 0;
 };
 
 }  // namespace rnic

@@ -154,6 +154,14 @@ with open(afile, "w") as f:
 for o in (afile, os.path.join(afile, "sub")):
     p = rnicsim(binary, "perf", "write_bw", "-n", "5", "--out", o, expect=2)
     check("key 'out'" in p.stderr and "is a file, not a folder" in p.stderr, f"--out {o}: {p.stderr!r}")
+# A sampling interval far too short for the run is bounded, with a message.
+o = os.path.join(work, "stats_bound")
+p = rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "200", "--set", "sim.stats_interval_ns=10",
+            "--out", o, "--quiet")
+check("time series stop after" in p.stderr, f"stats_interval_ns=10: {p.stderr!r}")
+check(os.path.getsize(os.path.join(o, "stats.json")) < 50 << 20, "stats_interval_ns=10: stats.json over 50 MB")
+check(load(os.path.join(o, "stats.json")).get("time_series_truncated") is True,
+      "stats_interval_ns=10: stats.json does not say its time series were cut")
 # pcie_dma runs the PCIe configuration a --preset or --set chooses instead of its sweep.
 o = os.path.join(work, "pcie_dma_preset")
 rnicsim(binary, "perf", "pcie_dma", "-s", "65536", "--preset", "rnic-100g", "--set", "pcie.mps=256",
