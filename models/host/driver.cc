@@ -131,12 +131,7 @@ int Driver::dealloc_pd(uint32_t) {
 
 uint64_t Driver::alloc_dma(uint64_t bytes) {
   const uint64_t pages = std::max<uint64_t>(1, (bytes + kPageSize - 1) / kPageSize);
-  for (;;) {
-    const uint64_t first = mem_.alloc_frame(mem_.next_frame());
-    uint64_t n = 1;
-    while (n < pages && mem_.alloc_frame(first / kPageSize + n) == first + n * kPageSize) ++n;
-    if (n == pages) return first;
-  }
+  return mem_.alloc_contiguous(pages, mem_.next_frame());
 }
 
 int Driver::alloc_range(std::map<uint32_t, uint32_t>& free, uint32_t n, uint32_t* first) {

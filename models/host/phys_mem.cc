@@ -1,5 +1,7 @@
 #include "models/host/phys_mem.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <stdexcept>
 
@@ -76,7 +78,28 @@ uint64_t PhysMem::alloc_frame(uint64_t hint) {
     next_ = pfn + 1;
     return pfn * kPageSize;
   }
-  throw std::runtime_error("host physical memory exhausted");
+  throw std::runtime_error(fmt::format(
+      "host physical memory exhausted: all {} MiB are in use (raise host.mem_mib)", size_ >> 20));
+}
+
+uint64_t PhysMem::alloc_contiguous(uint64_t pages, uint64_t hint) {
+  const uint64_t frames = size_ / kPageSize;
+  uint64_t run = 0;
+  for (uint64_t k = 0; k < 2 * frames && pages <= frames; ++k) {
+    const uint64_t pfn = (hint + k) % frames;
+    if (pfn == 0) run = 0;  // a run does not wrap around the end of memory
+    run = frame_free(pfn) ? run + 1 : 0;
+    if (run < pages) continue;
+    const uint64_t first = pfn + 1 - pages;
+    for (uint64_t f = first; f <= pfn; ++f) used_[f / 64] |= 1ull << (f % 64);
+    used_count_ += pages;
+    next_ = pfn + 1;
+    return first * kPageSize;
+  }
+  throw std::runtime_error(fmt::format(
+      "host physical memory exhausted: no {} contiguous free pages left in {} MiB (raise "
+      "host.mem_mib)",
+      pages, size_ >> 20));
 }
 
 }  // namespace rnic::host

@@ -42,6 +42,9 @@ class PhysMem {
   // Frame allocation: next free frame at or after `hint` (a physical page number), skipping
   // holes and used frames. Returns the frame's address.
   uint64_t alloc_frame(uint64_t hint);
+  // `pages` physically contiguous free frames (the first run at or after `hint`, wrapping),
+  // taken together; the first one's address. Throws when no such run is left.
+  uint64_t alloc_contiguous(uint64_t pages, uint64_t hint);
   uint64_t frames_used() const { return used_count_; }
   uint64_t next_frame() const { return next_; }
 

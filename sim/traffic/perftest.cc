@@ -424,6 +424,33 @@ int run_workloads(ExperimentContext& ctx) {
     jobs.push_back(std::move(j));
   }
 
+  // Host memory, checked before anything runs: each job's client and server hold a buffer of
+  // 2 x the largest size x QPs, whose pages are scattered as host.malloc_scatter and
+  // host.malloc_max_gap say (a page after a gap of max_gap / 2 pages on average with
+  // probability malloc_scatter), so it spans about buffer x (1 + scatter x max_gap / 2) of
+  // physical memory; with the driver's page lists it must fit below the host's memory, hole
+  // aside (docs/verbs.md).
+  std::vector<double> need_mib(cl.nodes.size());
+  for (const auto& j : jobs) {
+    const double buf = 2.0 * double(j->p.max_size) * double(j->p.qps) / double(1 << 20);
+    for (int n : {j->client_node, j->server_node}) {
+      const HostConfig& h = cl.nodes[size_t(n)]->cfg.host;
+      need_mib[size_t(n)] += buf * (1 + h.malloc_scatter * double(h.malloc_max_gap) / 2);
+    }
+  }
+  for (size_t n = 0; n < cl.nodes.size(); ++n) {
+    const HostConfig& h = cl.nodes[n]->cfg.host;
+    const double have = double(h.mem_mib - h.hole_mib) - 256;  // the OS, page tables, rings
+    if (need_mib[n] > have)
+      throw InputError(
+          ctx.scenario.workloads.front().where, "host.mem_mib",
+          fmt::format("host {}'s buffers span about {:.0f} MiB of physical memory (scattered as "
+                      "host.malloc_scatter {} and host.malloc_max_gap {} say), more than the "
+                      "{:.0f} MiB its {} MiB leave: raise host.mem_mib or lower the size or QPs",
+                      cl.nodes[n]->name(), need_mib[n], h.malloc_scatter, h.malloc_max_gap, have,
+                      h.mem_mib));
+  }
+
   // Each job is two programs, its client on `from` and its server on `to`, that set up their
   // endpoints (connecting through the job's own out-of-band channel) and then run every size
   // in turn; jobs do not wait for each other, so jobs that share no host or link run exactly as

@@ -154,6 +154,11 @@ with open(afile, "w") as f:
 for o in (afile, os.path.join(afile, "sub")):
     p = rnicsim(binary, "perf", "write_bw", "-n", "5", "--out", o, expect=2)
     check("key 'out'" in p.stderr and "is a file, not a folder" in p.stderr, f"--out {o}: {p.stderr!r}")
+# A message size whose buffers cannot fit the host's memory is refused before the run, naming
+# the option that changes it.
+p = rnicsim(binary, "perf", "write_bw", "-s", "536870912", "-n", "1", "--out", os.path.join(work, "o"),
+            expect=2)
+check("key 'host.mem_mib'" in p.stderr and "raise host.mem_mib" in p.stderr, f"perf -s 512 MiB: {p.stderr!r}")
 # A sampling interval far too short for the run is bounded, with a message.
 o = os.path.join(work, "stats_bound")
 p = rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "200", "--set", "sim.stats_interval_ns=10",
