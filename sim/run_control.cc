@@ -43,7 +43,10 @@ void progress() {
 
 }  // namespace
 
-void install_sigint_handler() { std::signal(SIGINT, on_sigint); }
+void install_sigint_handler() {
+  std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);  // a batch system's stop: the same clean exit
+}
 void set_quiet(bool quiet) { g_quiet = quiet; }
 void set_point(uint64_t done, uint64_t total) {
   g_point = done;

@@ -1,6 +1,7 @@
 // Runs the simulation in slices of simulated time (at most 100 us, never past the last event)
 // and between slices:
-//   - Ctrl-C: stops with InterruptedError (the runner still writes what was gathered; exit 130);
+//   - Ctrl-C or SIGTERM: stops with InterruptedError (the runner still writes what was gathered;
+//     exit 130);
 //   - progress on a terminal (simulated time, wall time, slowdown, sweep point): never in CI;
 //   - the watchdog: work outstanding and no statistic moving for sim.watchdog_us of simulated
 //     time stops the run with HungError and a dump of every block's state (exit 3).

@@ -90,9 +90,23 @@ void check_out_dir(const std::string& out_dir) {
   fs::remove(probe, ec);
 }
 
+// rnicsim's own outputs of an earlier run in the folder go, so none is left beside this run's as
+// if it were new (other files are the user's and stay).
+void clear_outputs(const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(out_dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n == "stats.json" || n == "results.json" || n == "trace.fst" ||
+        (e.path().extension() == ".pcap" && e.is_regular_file()))
+      fs::remove(e.path(), ec);
+  }
+}
+
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   check_scenario(s);
   check_out_dir(out_dir);
+  clear_outputs(out_dir);
   const bool workloads = !s.workloads.empty();
   if (workloads && s.experiment.name.empty())
     s.experiment.name = s.name.empty() ? "workloads" : s.name;
