@@ -108,18 +108,29 @@ void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background&
                  const std::function<std::string()>& dump) {
   std::vector<bool> done(threads.size());
   std::vector<sc_core::sc_process_handle> handles;
+  std::string failure;  // the first host program's exception: the run stops with it
   for (size_t i = 0; i < threads.size(); ++i) {
     sc_core::sc_spawn_options o;
     handles.push_back(sc_core::sc_spawn(
-        [&done, &threads, i] {
-          threads[i].second();
+        [&done, &threads, &failure, i] {
+          try {
+            threads[i].second();
+          } catch (const sc_core::sc_unwind_exception&) {
+            throw;  // the kernel killing the thread
+          } catch (const std::exception& e) {
+            if (failure.empty()) failure = fmt::format("{}: {}", threads[i].first, e.what());
+          }
           done[i] = true;
         },
         threads[i].first.c_str(), &o));
   }
   try {
     simulate(
-        cfg, stats, [&] { return std::find(done.begin(), done.end(), false) == done.end(); },
+        cfg, stats,
+        [&] {
+          if (!failure.empty()) throw RunFailed(failure);
+          return std::find(done.begin(), done.end(), false) == done.end();
+        },
         [&] {
           std::string s;
           for (size_t i = 0; i < threads.size(); ++i)

@@ -24,8 +24,12 @@ class Background;
 struct HungError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-// Ctrl-C (exit code 130).
+// Ctrl-C or SIGTERM (exit code 130).
 struct InterruptedError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+// A host program failed with an exception (what ran out, or what went wrong) (exit code 1).
+struct RunFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

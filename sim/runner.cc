@@ -134,6 +134,14 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   } catch (const InterruptedError&) {
     rc = 130;
     stopped = "rnicsim: interrupted; the outputs hold what was gathered so far";
+  } catch (const RunFailed& e) {
+    rc = 1;
+    stopped = fmt::format("rnicsim: {}", e.what());
+  } catch (const std::bad_alloc&) {
+    rc = 1;
+    stopped =
+        "rnicsim: the simulator ran out of memory on this machine (smaller sizes, fewer "
+        "QPs or a shorter run need less)";
   }
   run_control::clear_progress_line();
   if (trace) trace->close();
@@ -156,6 +164,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
                StatRegistry::kMaxSamples);
   }
   st["wall_s"] = wall;
+  if (!stopped.empty()) st["stopped"] = {{"exit", rc}, {"why", stopped}};
   write_json(std::filesystem::path(out_dir) / "stats.json", st);
 
   nlohmann::ordered_json res;
@@ -164,6 +173,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   res["axes"] = {{"x", ctx.x}, {"y", ctx.y}};
   res["rows"] = ctx.rows;
   if (!ctx.workloads.empty()) res["workloads"] = ctx.workloads;
+  if (!stopped.empty()) res["stopped"] = {{"exit", rc}, {"why", stopped}};
   write_json(std::filesystem::path(out_dir) / "results.json", res);
 
   if (!stopped.empty()) fmt::print(stderr, "{}\n", stopped);

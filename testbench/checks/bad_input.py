@@ -159,6 +159,16 @@ for o in (afile, os.path.join(afile, "sub")):
 p = rnicsim(binary, "perf", "write_bw", "-s", "536870912", "-n", "1", "--out", os.path.join(work, "o"),
             expect=2)
 check("key 'host.mem_mib'" in p.stderr and "raise host.mem_mib" in p.stderr, f"perf -s 512 MiB: {p.stderr!r}")
+# A host program that runs out of memory mid-run: one plain line on stderr naming what ran out
+# and the option, exit 1, no SystemC report, and both outputs written with the failure in them.
+o = os.path.join(work, "oom")
+p = rnicsim(binary, "run", os.path.join(root, "scenarios", "experiments", "pbl_acquisition.yaml"),
+            "--set", "host.mem_mib=64", "--set", "host.hole_mib=0", "--out", o, "--quiet", expect=1)
+check(p.stderr.strip().count("\n") == 0 and "host physical memory exhausted" in p.stderr
+      and "host.mem_mib" in p.stderr, f"out of host memory: stderr {p.stderr!r}")
+check("E549" not in p.stdout + p.stderr, "a SystemC report reached the user")
+for f in ("results.json", "stats.json"):
+    check(load(os.path.join(o, f)).get("stopped", {}).get("exit") == 1, f"out of host memory: {f} does not record it")
 # A sampling interval far too short for the run is bounded, with a message.
 o = os.path.join(work, "stats_bound")
 p = rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "200", "--set", "sim.stats_interval_ns=10",
