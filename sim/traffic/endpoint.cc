@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace rnic::traffic {
@@ -47,10 +48,19 @@ PeerInfo Endpoint::info() const {
   p.addr = addr();
   p.rkey = mr->rkey;
   p.len = mr->length;
+  ibv_device_attr da{};
+  if (ibv_query_device(ctx, &da) == 0) p.ird = uint32_t(da.max_qp_rd_atom);
   return p;
 }
 
 void Endpoint::connect(const PeerInfo& peer) {
+  // IRD: as many inbound Reads as the card takes; ORD: as many as the peer takes, at most
+  // (without that exchange a peer with a smaller IRD fails the QP on the Read beyond it).
+  ibv_device_attr da{};
+  if (int rc = ibv_query_device(ctx, &da)) fail("ibv_query_device", rc);
+  const int ird = da.max_qp_rd_atom;
+  const int ord =
+      peer.ird ? std::min(da.max_qp_init_rd_atom, int(peer.ird)) : da.max_qp_init_rd_atom;
   for (size_t i = 0; i < qps.size(); ++i) {
     ibv_qp_attr a{};
     a.qp_state = IBV_QPS_INIT;
@@ -64,13 +74,13 @@ void Endpoint::connect(const PeerInfo& peer) {
     a.ah_attr.is_global = 1;
     a.ah_attr.port_num = 1;
     a.dest_qp_num = peer.qpns.at(i);
-    a.max_dest_rd_atomic = 16;
+    a.max_dest_rd_atomic = uint8_t(ird);
     if (int rc = ibv_modify_qp(
             qps[i], &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN | IBV_QP_MAX_DEST_RD_ATOMIC))
       fail("ibv_modify_qp RTR", rc);
     a = ibv_qp_attr{};
     a.qp_state = IBV_QPS_RTS;
-    a.max_rd_atomic = 16;
+    a.max_rd_atomic = uint8_t(ord);
     if (int rc = ibv_modify_qp(qps[i], &a, IBV_QP_STATE | IBV_QP_MAX_QP_RD_ATOMIC))
       fail("ibv_modify_qp RTS", rc);
   }

@@ -20,6 +20,9 @@ struct PeerInfo {
   uint64_t addr = 0;
   uint32_t rkey = 0;
   uint64_t len = 0;
+  // The inbound RDMA Reads each of its QPs takes (its IRD): the requester keeps its ORD within
+  // it, as MPA's connection setup exchanges them.
+  uint32_t ird = 0;
 };
 
 // A blocking, zero-cost exchange between simulated processes (keyed by the receiver).

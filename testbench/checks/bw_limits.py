@@ -39,4 +39,11 @@ for row in load(os.path.join(o, "results.json"))["rows"]:
     for k in ("bw_avg_mib_s", "bw_peak_mib_s"):
         check(row[k] <= LIMIT["write_bw"] * (1 + EPS),
               f"qps 4, cq_mod 10: {k} {row[k]:.2f} above the wire's {LIMIT['write_bw']:.2f}")
+# A responder whose IRD is below the card's ORD: the traffic generators exchange IRD (as MPA
+# would) and keep ORD within it, so the Reads run instead of failing the QP.
+o = out_dir(base, "bw_limits_ird")
+rnicsim(binary, "perf", "read_bw", "-s", "4096", "-n", "100", "-q", "2", "--set", "core.ird=4",
+        "--out", o, "--quiet")
+rows = load(os.path.join(o, "results.json"))["rows"]
+check(len(rows) == 1 and rows[0]["bw_avg_mib_s"] > 1000, f"read_bw with core.ird=4: {rows}")
 finish("bw_limits")

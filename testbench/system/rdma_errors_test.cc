@@ -84,6 +84,9 @@ struct Case {
   std::function<void(SystemConfig&)> config;
   // The responder's QP 0 access flags once connected (-1: as connected, remote write and read).
   int responder_qp_access = -1;
+  // The requester sets its ORD without regard to the responder's IRD (a program that does not
+  // exchange it).
+  bool ignore_peer_ird = false;
 
   // Expected.
   TermCause cause;
@@ -144,7 +147,9 @@ void RdmaErrors::run(const Case& c) {
          open(a);
          oob.put(1, a.info());
          const PeerInfo peer = oob.get(0);
-         a.connect(peer);
+         PeerInfo as_told = peer;
+         if (c.ignore_peer_ird) as_told.ird = 0;
+         a.connect(as_told);
          const PeerInfo target = oob.get(0);  // receives posted; the target MR
          mem_write(a.buf, kSrcOff, bad_data);
          mem_write(a.buf, kFollowSrcOff, follow);
@@ -578,6 +583,7 @@ TEST_F(RdmaErrors, ReadRequestBeyondIrd) {
   Case c = read_case({Layer::kRdmap, 2, 0x07});
   c.reads_before = 2;
   c.config = [](SystemConfig& cfg) { cfg.core.ird = 2; };
+  c.ignore_peer_ird = true;
   c.requester = IBV_WC_REM_OP_ERR;
   c.responder_event = IBV_EVENT_QP_FATAL;
   run(c);
