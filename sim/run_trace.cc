@@ -38,15 +38,26 @@ RunTrace::RunTrace(const OutputSpec& o, const std::string& out_dir)
     : path_((std::filesystem::path(out_dir) / "trace.fst").string()) {
   parse_trace_window(o.trace_window, "trace_window", &t0_ps_, &t1_ps_);
   fst_.set_scope_filter(o.trace_scope);
+  scope_ = o.trace_scope;
+}
+
+void RunTrace::check_scope() const {
+  if (!scope_.empty() && fst_.signals() == 0)
+    throw InputError("options", "trace_scope",
+                     fmt::format("'{}' matches no instance's signals (a glob over \"scope.name\", "
+                                 "e.g. 'node0.*' or '*.mac.*')",
+                                 scope_));
 }
 
 void RunTrace::attach(HostCard& sys) {
   sys.trace(fst_);
+  check_scope();
   window(sys.background);
 }
 
 void RunTrace::attach(Cluster& sys) {
   sys.trace(fst_);
+  check_scope();
   window(sys.background);
 }
 

@@ -28,7 +28,9 @@ class RunTrace {
 
  private:
   void window(Background& bg);
+  void check_scope() const;  // a scope that matches no signal is refused (InputError)
   FstTrace fst_;
+  std::string scope_;
   std::string path_;
   uint64_t t0_ps_, t1_ps_;
   bool opened_ = false;

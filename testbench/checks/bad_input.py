@@ -147,6 +147,10 @@ for args, words in ((["write_bw", "-s", "0"], "size"), (["write_bw", "-n", "0"],
                     (["read_bw", "-s", "4096", "-a"], "exclude each other")):
     p = rnicsim(binary, "perf", *args, "--out", os.path.join(work, "o"), expect=2)
     check(words in p.stderr and "perf " + args[0] in p.stderr, f"perf {' '.join(args)}: {p.stderr!r}")
+# A trace scope that matches nothing is refused when the system is built (validate builds none).
+p = rnicsim(binary, "perf", "write_lat", "-n", "5", "--trace", "fst", "--trace-scope", "nothing*",
+            "--out", os.path.join(work, "o"), expect=2)
+check("key 'trace_scope'" in p.stderr and "matches no instance" in p.stderr, f"--trace-scope: {p.stderr!r}")
 # --out must be a folder that can be written, checked before the run.
 afile = os.path.join(work, "afile")
 with open(afile, "w") as f:
