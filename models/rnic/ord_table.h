@@ -27,12 +27,20 @@ class OrdTable {
 
   void issued(uint32_t qpn, const ReadOut& r) { q_[qpn].push_back(r); }
   size_t size(uint32_t qpn) const { return q_[qpn].size(); }
-  // Whether a Read Response segment (sink STag, TO, length) is the next the oldest request
-  // expects.
-  bool fits(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len) const {
-    if (q_[qpn].empty()) return false;
+  // Whether a Read Response segment (sink STag, TO, length; last: it ends the response) is
+  // the next the oldest request expects, and if not, how it differs (as Linux siw tells them
+  // apart: siw_rresp_check_ntoh).
+  enum class Fit { kOk, kNoRead, kStag, kTo, kLength };
+  Fit check(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len, bool last) const {
+    if (q_[qpn].empty()) return Fit::kNoRead;
     const ReadOut& r = q_[qpn].front();
-    return r.sink_stag == stag && to == r.sink_to + r.received && r.received + len <= r.len;
+    if (r.sink_stag != stag) return Fit::kStag;
+    if (to != r.sink_to + r.received) return Fit::kTo;
+    if (r.received + len > r.len || (last && r.received + len != r.len)) return Fit::kLength;
+    return Fit::kOk;
+  }
+  bool fits(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len, bool last = false) const {
+    return check(qpn, stag, to, len, last) == Fit::kOk;
   }
   // Takes a fitting segment; with `last` the oldest request is answered and leaves: its WR's
   // SQ index, else -1.

@@ -31,8 +31,20 @@ RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
 
   if (op == Opcode::kWrite || op == Opcode::kReadResponse) {
     const bool resp = op == Opcode::kReadResponse;
-    if (resp && !ord_.fits(qpn, h.stag, h.to, len))
-      return fail(qpn, {Layer::kRdmap, 2, 0x06}, abi::kEvQpFatal);
+    // A Read Response that is not the next one expected, case by case as siw: no Read
+    // outstanding (DDP catastrophic), another sink STag (invalid STag), another offset or a
+    // length the request does not have (base or bounds).
+    switch (resp ? ord_.check(qpn, h.stag, h.to, len, h.last) : OrdTable::Fit::kOk) {
+      case OrdTable::Fit::kOk:
+        break;
+      case OrdTable::Fit::kNoRead:
+        return fail(qpn, {Layer::kDdp, 0, 0x00}, abi::kEvQpFatal);
+      case OrdTable::Fit::kStag:
+        return fail(qpn, {Layer::kDdp, 1, 0x00}, abi::kEvQpFatal);
+      case OrdTable::Fit::kTo:
+      case OrdTable::Fit::kLength:
+        return fail(qpn, {Layer::kDdp, 1, 0x01}, abi::kEvQpFatal);
+    }
     // The QP must grant remote writes as well as the MR (a zero-length Write touches nothing
     // and is not checked, as its STag is not).
     if (!resp && len > 0 && !(q.access & access::kRemoteWrite))

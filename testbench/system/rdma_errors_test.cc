@@ -592,8 +592,10 @@ TEST_F(RdmaErrors, ReadRequestBeyondIrd) {
 // A Read Response the responder never asked for (an RDMA Write's segment relabelled opcode 2):
 // RDMAP / 2 / 0x06.
 TEST_F(RdmaErrors, ReadResponseWithoutAnOutstandingRead) {
-  run(header_case(Op::kWrite, {Layer::kRdmap, 2, 0x06},
-                  [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x2); }));
+  Case c = header_case(Op::kWrite, {Layer::kDdp, 0, 0x00},  // DDP catastrophic, as siw
+                       [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x2); });
+  c.requester = IBV_WC_REM_OP_ERR;
+  run(c);
 }
 
 // A Read Request cut inside its 28-byte payload: RDMAP / 2 / 0xFF, without the R bit (there is

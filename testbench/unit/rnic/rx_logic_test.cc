@@ -148,11 +148,18 @@ TEST(RxLogic, RemoteWritesAndReadsNeedTheQpsAccessRight) {
 
 TEST(RxLogic, ReadResponsesMatchTheOutboundRequestsInOrder) {
   RxLogic x(4);
-  EXPECT_EQ(x.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1000, 100)).kind,
-            Kind::kFail);  // none outstanding: RDMAP 2/0x06
-  x.read_issued(kQp, {5, 0x7, 0x1000, 3000, 1});
-  expect_fail(x.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1010, 100)),
-              Layer::kRdmap, 2, 0x06);
+  // None outstanding: DDP catastrophic (as siw).
+  expect_fail(x.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1000, 100)),
+              Layer::kDdp, 0, 0x00);
+  RxLogic y(4), z(4), w(4);
+  for (RxLogic* l : {&x, &y, &z, &w}) l->read_issued(kQp, {5, 0x7, 0x1000, 3000, 1});
+  // Another sink STag: invalid STag; another offset, too long, or ending short: base or bounds.
+  expect_fail(y.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x8, 0x1000, 100)),
+              Layer::kDdp, 1, 0x00);
+  expect_fail(z.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1010, 100)),
+              Layer::kDdp, 1, 0x01);
+  expect_fail(w.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1000, 100)),
+              Layer::kDdp, 1, 0x01);  // the last segment, 2900 bytes short
   RxDecision d =
       x.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1000, 1000, false));
   ASSERT_EQ(d.kind, Kind::kPlace);
