@@ -146,7 +146,7 @@ void SqEngine::on_update(QpUpdate&& u) {
 
 void SqEngine::flush(uint32_t qpn) {
   send_.flush(qpn);
-  qs_[qpn].offered = qs_[qpn].more = false;
+  qs_[qpn].offered = qs_[qpn].more = qs_[qpn].resp_open = false;
   try_complete(qpn);
 }
 
@@ -192,11 +192,18 @@ void SqEngine::slot_used() {
 }
 
 SqEngine::Issue SqEngine::issue_one(uint32_t qpn) {
+  // Tagged messages of one QP do not interleave: a partly issued Write holds the responses
+  // back, a partly issued Read Response the next Write.
+  const SqEntry* cur = send_.current(qpn);
+  const bool write_next = cur && cur->wqe.opcode == abi::kOpRdmaWrite;
+  const bool write_open = write_next && send_.progress(qpn).off > 0;
+  auto responses = [&] { return !write_open && issue_response(qpn); };
+  auto sq = [&] { return qs_[qpn].resp_open && write_next ? Issue::kNone : issue_sq(qpn); };
   if (turn_responses_ = arbiter_.responses_first(qpn); turn_responses_)
-    return issue_response(qpn) ? Issue::kIssued : issue_sq(qpn);
-  const Issue r = issue_sq(qpn);
+    return responses() ? Issue::kIssued : sq();
+  const Issue r = sq();
   if (r != Issue::kNone) return r;
-  return issue_response(qpn) ? Issue::kIssued : Issue::kNone;
+  return responses() ? Issue::kIssued : Issue::kNone;
 }
 
 SqEngine::TxSeg* SqEngine::new_seg(uint32_t qpn) {
@@ -350,6 +357,7 @@ bool SqEngine::issue_response(uint32_t qpn) {
   if (!q.offered) return false;
   q.offered = false;
   const ReadResponseLogic::Segment r = q.offer;
+  q.resp_open = !r.last;
   out.taken->send({qpn});
   const uint32_t len = r.len;
   rdmap::Segment h;

@@ -15,7 +15,10 @@
 // Timing, in core_clk cycles (C = core.*; all actions on a rising edge):
 //   Issue        one segment per C.sched_cycles, round robin over QPs with work (a QP's read
 //                responses and its SQ take turns), while the segments fetched and not yet sent
-//                hold fewer than C.tx_buffer_bytes payload bytes.
+//                hold fewer than C.tx_buffer_bytes payload bytes. A QP's tagged messages never
+//                interleave (as Linux siw requires): while an RDMA Write is partly issued its
+//                Read Responses wait, and while a Read Response is, its next Write waits (Sends
+//                and Read Requests, untagged, go between).
 //   SGE checks   a WQE's first segment first checks every SGE through xlat (check requests,
 //                one after another) and issues smt_cycles x max(SGEs, 1) after it was picked
 //                (an error completes the WR with a local error and sends nothing); the engine
@@ -116,6 +119,7 @@ class SqEngine : public sc_core::sc_module {
     bool offered = false;   // an offered Read Response segment waits
     bool more = false;      // more segments follow the last one offered
     bool halted = false;    // a segment's payload could not be fetched: nothing more is issued
+    bool resp_open = false;  // a Read Response is partly issued (its last segment is not)
     ReadResponseLogic::Segment offer;
   };
   enum class Issue { kNone, kIssued, kChecking };

@@ -394,5 +394,59 @@ TEST(Protection, ZeroLengthWriteToAnInvalidStagSucceedsAndPlacesNothing) {
   guard_case(c);
 }
 
+// One QP carries an RDMA Write and answers an RDMA Read of its peer at the same time: on the
+// wire its tagged messages do not interleave (a Write's segments are not cut into by Read
+// Responses, nor a Read Response by a Write), as Linux siw requires of a peer.
+TEST(Protection, TaggedMessagesOfAQpDoNotInterleave) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  WireLog wire(cl.link(0), testbench::test_name());
+  Oob oob;
+  Endpoint a, b;
+  constexpr uint32_t kMsg = 64 << 10;
+  cl.run({[&] {
+            a.open(EndpointConfig{});
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            oob.put(1, {});
+            ibv_sge s{a.addr(), kMsg, a.mr->lkey};
+            ibv_send_wr wr[2] = {rdma_write_wr(1, &s, 1, peer.addr, peer.rkey, false),
+                                 rdma_write_wr(2, &s, 1, peer.addr + kMsg, peer.rkey, true)};
+            wr[0].next = &wr[1];
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], wr, &bad), 0);
+            EXPECT_EQ(wait_one(a.cq).status, IBV_WC_SUCCESS);
+            oob.get(0);
+          },
+          [&] {
+            b.open(EndpointConfig{});
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            oob.get(1);
+            ibv_sge s{b.addr() + 2 * kMsg, kMsg, b.mr->lkey};
+            ibv_send_wr wr = rdma_write_wr(3, &s, 1, peer.addr + 2 * kMsg, peer.rkey, true);
+            wr.opcode = IBV_WR_RDMA_READ;
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(b.qps[0], &wr, &bad), 0);
+            EXPECT_EQ(wait_one(b.cq).status, IBV_WC_SUCCESS);
+            oob.put(0, {});
+          }});
+  // node0's tagged frames in wire order: each message's segments back to back.
+  int open = -1;  // the opcode of the tagged message in progress
+  size_t writes = 0, responses = 0;
+  for (const WireFrame& f : wire.frames) {
+    if (!f.data() || !f.seg_ok || !f.seg.tagged || !f.from(cl.nodes[0]->mac)) continue;
+    (f.opcode() == uint8_t(Opcode::kWrite) ? writes : responses)++;
+    EXPECT_TRUE(open < 0 || open == f.opcode())
+        << "a " << (open == 0 ? "Write" : "Read Response") << " cut into at " << f.t_ps << " ps";
+    open = f.seg.last ? -1 : f.opcode();
+  }
+  EXPECT_EQ(writes, 2u * 45);  // 65536 / 1466 -> 45 segments each
+  EXPECT_EQ(responses, 45u);
+}
+
 }  // namespace
 }  // namespace rnic
