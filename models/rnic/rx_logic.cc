@@ -31,6 +31,9 @@ RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
 
   if (op == Opcode::kWrite || op == Opcode::kReadResponse) {
     const bool resp = op == Opcode::kReadResponse;
+    // A tagged message cutting into another one of the QP: an unexpected opcode.
+    if (tagged_open_[qpn] && tagged_open_[qpn] != h.opcode + 1)
+      return fail(qpn, {Layer::kRdmap, 2, 0x06}, abi::kEvQpFatal);
     // A Read Response that is not the next one expected, case by case as siw: no Read
     // outstanding (DDP catastrophic), another sink STag (invalid STag), another offset or a
     // length the request does not have (base or bounds).
@@ -49,6 +52,7 @@ RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
     // and is not checked, as its STag is not).
     if (!resp && len > 0 && !(q.access & access::kRemoteWrite))
       return fail(qpn, term_for_tagged(XlatStatus::kAccess), abi::kEvQpAccessError);
+    tagged_open_[qpn] = h.last ? 0 : uint8_t(h.opcode + 1);
     d.kind = RxDecision::Kind::kPlace;
     d.response = resp;
     d.target = {h.stag, h.to, len, resp ? access::kLocalWrite : access::kRemoteWrite, q.pd};
@@ -138,6 +142,7 @@ void RxLogic::invalidate_failed(RxDecision& d) {
 std::vector<RecvLogic::Entry> RxLogic::flush(uint32_t qpn) {
   ord_.clear(qpn);
   ird_used_[qpn] = 0;
+  tagged_open_[qpn] = 0;
   return recv_.flush(qpn);
 }
 
@@ -145,6 +150,7 @@ void RxLogic::reset(uint32_t qpn) {
   recv_.reset(qpn);
   ord_.clear(qpn);
   ird_used_[qpn] = 0;
+  tagged_open_[qpn] = 0;
 }
 
 }  // namespace rnic

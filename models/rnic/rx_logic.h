@@ -55,7 +55,7 @@ struct RxDecision {
 
 class RxLogic {
  public:
-  explicit RxLogic(size_t qps) : recv_(qps), ord_(qps), ird_used_(qps) {}
+  explicit RxLogic(size_t qps) : recv_(qps), ord_(qps), ird_used_(qps), tagged_open_(qps) {}
 
   // A segment from `src` for QP qpn (context q) with its parse result: the decision, and the
   // receive state moved on as the segment asks (a Send's bytes counted, the WQE its last
@@ -86,6 +86,9 @@ class RxLogic {
   RecvLogic recv_;
   OrdTable ord_;
   std::vector<uint32_t> ird_used_;
+  // The opcode + 1 of the tagged message partly received (0: none): another tagged message may
+  // not cut into it (as Linux siw).
+  std::vector<uint8_t> tagged_open_;
 };
 
 }  // namespace rnic

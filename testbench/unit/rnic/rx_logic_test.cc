@@ -108,6 +108,23 @@ TEST(RxLogic, AHeaderThatFailsItsChecksFailsTheQpWithItsCause) {
   EXPECT_EQ(d.event, abi::kEvQpFatal);
 }
 
+// As Linux siw: a tagged message may not cut into another of the same QP (an RDMA Write's
+// segments interrupted by a Read Response): RDMAP / 2 / 0x06.
+TEST(RxLogic, ATaggedMessageMayNotCutIntoAnother) {
+  RxLogic x(4);
+  x.read_issued(kQp, {5, 0x7, 0x1000, 100, 1});
+  ASSERT_EQ(x.decide(kQp, live_qp(), kPeer, tagged(Opcode::kWrite, 0x42, 0, 1466, false)).kind,
+            Kind::kPlace);
+  expect_fail(x.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1000, 100)),
+              Layer::kRdmap, 2, 0x06);
+  RxLogic y(4);
+  y.read_issued(kQp, {5, 0x7, 0x1000, 100, 1});
+  ASSERT_EQ(y.decide(kQp, live_qp(), kPeer, tagged(Opcode::kWrite, 0x42, 0, 1466, true)).kind,
+            Kind::kPlace);  // the Write ended: a Read Response may follow
+  EXPECT_EQ(y.decide(kQp, live_qp(), kPeer, tagged(Opcode::kReadResponse, 0x7, 0x1000, 100)).kind,
+            Kind::kPlace);
+}
+
 TEST(RxLogic, RdmaWriteAsksForItsTargetWithRemoteWrite) {
   RxLogic x(4);
   const RxDecision d = x.decide(kQp, live_qp(), kPeer, tagged(Opcode::kWrite, 0x42, 0x100, 64));
