@@ -37,6 +37,40 @@ constexpr uint64_t kSrc = 0x10000;          // where the message comes from in i
 constexpr uint64_t kDst = 0x40000;          // where it goes in the sink buffer
 constexpr uint64_t kDeregAfterNs = 50'000;  // about 40 of its segments
 
+// Two hosts joined by a link, with a wire log and an out-of-band channel: node 0 runs endpoint
+// a, node 1 endpoint b.
+class Protection : public ::testing::Test {
+ protected:
+  // Opens a (its buffer guard bytes) and connects it to b: returns b's details.
+  PeerInfo open_a() {
+    a.open(EndpointConfig{});
+    mem_fill(a.buf, kBuf);
+    oob.put(1, a.info());
+    const PeerInfo peer = oob.get(0);
+    a.connect(peer);
+    return peer;
+  }
+  // Opens b (its buffer guard bytes) and connects it to a: returns a's details.
+  PeerInfo open_b() {
+    b.open(EndpointConfig{});
+    mem_fill(b.buf, kBuf);
+    const PeerInfo peer = oob.get(1);
+    oob.put(0, b.info());
+    b.connect(peer);
+    return peer;
+  }
+  void destroy_mid_write(bool destroy);
+  struct GuardCase;
+  void guard_case(const GuardCase& c);
+
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl{cfg, stats};
+  WireLog wire{cl.link(0), testbench::test_name()};
+  Oob oob;
+  Endpoint a, b;
+};
+
 // The one Terminate on the wire, from `from`.
 rdmap::Terminate only_terminate(const WireLog& wire, const eth::Mac& from) {
   const std::vector<const WireFrame*> t = wire.with_opcode(Opcode::kTerminate);
@@ -72,22 +106,12 @@ uint64_t check_payloads(const WireLog& wire, const eth::Mac& from, Opcode op, ui
 // not yet fetched are never sent, the WR completes IBV_WC_LOC_PROT_ERR, the requester's QP goes
 // to ERROR and tells the peer with a Terminate (RDMAP local catastrophic), whose QP goes to
 // ERROR too; the sink holds the source's bytes up to what was sent and guard bytes after.
-TEST(Protection, SourceDeregisteredMidWriteEndsTheMessageWithATerminate) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  WireLog wire(cl.link(0), testbench::test_name());
-  Oob oob;
-  Endpoint a, b;
+TEST_F(Protection, SourceDeregisteredMidWriteEndsTheMessageWithATerminate) {
   const std::vector<uint8_t> src = pattern(kLen, 7);
   std::vector<uint8_t> sink_after;
   cl.run({[&] {
-            a.open(EndpointConfig{});
-            mem_fill(a.buf, kBuf);
+            const PeerInfo peer = open_a();
             mem_write(a.buf, kSrc, src);
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
             ibv_sge s{a.addr() + kSrc, kLen, a.mr->lkey};
             ibv_send_wr wr = rdma_write_wr(1, &s, 1, peer.addr + kDst, peer.rkey, true);
             ibv_send_wr* bad = nullptr;
@@ -102,11 +126,7 @@ TEST(Protection, SourceDeregisteredMidWriteEndsTheMessageWithATerminate) {
             oob.put(1, {});
           },
           [&] {
-            b.open(EndpointConfig{});
-            mem_fill(b.buf, kBuf);
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
+            open_b();
             oob.get(1);
             while (qp_state(b.qps[0]) != IBV_QPS_ERR) rnic_spend_ns(1000);
             sink_after = mem_read(b.buf, kBuf);
@@ -128,21 +148,11 @@ TEST(Protection, SourceDeregisteredMidWriteEndsTheMessageWithATerminate) {
 // carries bytes it could not fetch; the Read Request is answered with a Terminate quoting it
 // (RDMAP remote protection, invalid STag), the requester's WR completes IBV_WC_REM_ACCESS_ERR;
 // the requester's sink holds the source's bytes up to what arrived and guard bytes after.
-TEST(Protection, ResponderMrDeregisteredMidReadAnswersWithATerminate) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  WireLog wire(cl.link(0), testbench::test_name());
-  Oob oob;
-  Endpoint a, b;
+TEST_F(Protection, ResponderMrDeregisteredMidReadAnswersWithATerminate) {
   const std::vector<uint8_t> src = pattern(kLen, 9);
   std::vector<uint8_t> sink_after;
   cl.run({[&] {
-            a.open(EndpointConfig{});
-            mem_fill(a.buf, kBuf);
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
+            const PeerInfo peer = open_a();
             ibv_sge s{a.addr() + kDst, kLen, a.mr->lkey};
             ibv_send_wr wr = rdma_write_wr(1, &s, 1, peer.addr + kSrc, peer.rkey, true);
             wr.opcode = IBV_WR_RDMA_READ;
@@ -155,12 +165,8 @@ TEST(Protection, ResponderMrDeregisteredMidReadAnswersWithATerminate) {
             sink_after = mem_read(a.buf, kBuf);
           },
           [&] {
-            b.open(EndpointConfig{});
-            mem_fill(b.buf, kBuf);
+            open_b();
             mem_write(b.buf, kSrc, src);
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
             oob.get(1);  // the Read is posted
             rnic_spend_ns(kDeregAfterNs);
             ASSERT_EQ(ibv_dereg_mr(b.mr), 0);
@@ -185,18 +191,9 @@ TEST(Protection, ResponderMrDeregisteredMidReadAnswersWithATerminate) {
 // any acknowledgement of segments still arriving, its QP goes to ERROR and everything
 // outstanding flushes; an RDMA Write in flight to the destroyed QP never completes as a
 // success. Moving a QP to ERROR does the same (`close` false: the responder moves it instead).
-void destroy_mid_write(bool destroy) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  WireLog wire(cl.link(0), testbench::test_name());
-  Oob oob;
-  Endpoint a, b;
+void Protection::destroy_mid_write(bool destroy) {
   cl.run({[&] {
-            a.open(EndpointConfig{});
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
+            const PeerInfo peer = open_a();
             ibv_sge rs{a.addr(), 64, a.mr->lkey};
             ibv_recv_wr r{};
             r.wr_id = 9;
@@ -218,10 +215,7 @@ void destroy_mid_write(bool destroy) {
             oob.put(1, {});
           },
           [&] {
-            b.open(EndpointConfig{});
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
+            open_b();
             oob.get(1);  // the Writes are posted
             rnic_spend_ns(kDeregAfterNs);
             if (destroy) {
@@ -238,8 +232,8 @@ void destroy_mid_write(bool destroy) {
   EXPECT_EQ(int(t.cause.layer), int(Layer::kLlp));
 }
 
-TEST(Protection, DestroyingAQpMidWriteFlushesThePeersWork) { destroy_mid_write(true); }
-TEST(Protection, MovingAQpToErrorMidWriteFlushesThePeersWork) { destroy_mid_write(false); }
+TEST_F(Protection, DestroyingAQpMidWriteFlushesThePeersWork) { destroy_mid_write(true); }
+TEST_F(Protection, MovingAQpToErrorMidWriteFlushesThePeersWork) { destroy_mid_write(false); }
 
 // Remote access against a responder MR of 64 KiB in the middle of a 256 KiB region of guard
 // bytes: after the requester's WR has completed, every byte of the region is checked (the
@@ -248,7 +242,7 @@ constexpr size_t kRegion = 256 << 10;
 constexpr uint64_t kMrOff = 64 << 10;
 constexpr uint32_t kMrLen = 64 << 10;
 
-struct GuardCase {
+struct Protection::GuardCase {
   enum class Before { kNothing, kDeregister, kInvalidate } before = Before::kNothing;
   ibv_wr_opcode op = IBV_WR_RDMA_WRITE;
   int64_t off = 0;  // from the MR's first byte
@@ -258,21 +252,12 @@ struct GuardCase {
   uint64_t written = 0;  // bytes of a Write that land, from `off`
 };
 
-void guard_case(const GuardCase& c) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  WireLog wire(cl.link(0), testbench::test_name());
-  Oob oob;
-  Endpoint a, b;
+void Protection::guard_case(const GuardCase& c) {
   const std::vector<uint8_t> src = pattern(std::max<uint32_t>(c.len, 1), 5);
   std::vector<uint8_t> region_after, sink_after;
   cl.run({[&] {
-            a.open(EndpointConfig{});
-            mem_fill(a.buf, kBuf);
+            open_a();
             mem_write(a.buf, kSrc, src);
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
             const PeerInfo t = oob.get(0);  // the target MR
             ibv_send_wr* bad = nullptr;
             if (c.before == GuardCase::Before::kInvalidate) {
@@ -295,10 +280,7 @@ void guard_case(const GuardCase& c) {
             oob.put(1, {});
           },
           [&] {
-            b.open(EndpointConfig{});
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
+            open_b();
             void* region = rnic_malloc(kRegion);
             mem_fill(region, kRegion);
             void* mr_base = static_cast<uint8_t*>(region) + kMrOff;
@@ -332,20 +314,20 @@ void guard_case(const GuardCase& c) {
   }
 }
 
-TEST(Protection, WriteWithTheRkeyOfADeregisteredMr) {
+TEST_F(Protection, WriteWithTheRkeyOfADeregisteredMr) {
   GuardCase c;
   c.before = GuardCase::Before::kDeregister;
   guard_case(c);
 }
 
-TEST(Protection, ReadWithTheRkeyOfADeregisteredMr) {
+TEST_F(Protection, ReadWithTheRkeyOfADeregisteredMr) {
   GuardCase c;
   c.before = GuardCase::Before::kDeregister;
   c.op = IBV_WR_RDMA_READ;
   guard_case(c);
 }
 
-TEST(Protection, ReadOfAnInvalidatedStag) {
+TEST_F(Protection, ReadOfAnInvalidatedStag) {
   GuardCase c;
   c.before = GuardCase::Before::kInvalidate;
   c.op = IBV_WR_RDMA_READ;
@@ -353,20 +335,20 @@ TEST(Protection, ReadOfAnInvalidatedStag) {
 }
 
 // The memory is checked after this Write has completed (with its error).
-TEST(Protection, WriteToAnInvalidatedStag) {
+TEST_F(Protection, WriteToAnInvalidatedStag) {
   GuardCase c;
   c.before = GuardCase::Before::kInvalidate;
   guard_case(c);
 }
 
-TEST(Protection, WriteStartingBeforeTheMrBase) {
+TEST_F(Protection, WriteStartingBeforeTheMrBase) {
   GuardCase c;
   c.off = -16;
   c.len = 64;
   guard_case(c);
 }
 
-TEST(Protection, WriteWhoseTaggedOffsetWraps) {
+TEST_F(Protection, WriteWhoseTaggedOffsetWraps) {
   GuardCase c;
   c.wrap = true;
   c.len = 64;
@@ -375,7 +357,7 @@ TEST(Protection, WriteWhoseTaggedOffsetWraps) {
 
 // 8 KiB from 4000 bytes before the MR's end: two segments (2 × 1466 bytes) land, the third
 // crosses the end and is rejected whole; nothing of it, nor past the end, is written.
-TEST(Protection, MultiSegmentWriteCrossingTheMrEnd) {
+TEST_F(Protection, MultiSegmentWriteCrossingTheMrEnd) {
   GuardCase c;
   c.off = int64_t(kMrLen) - 4000;
   c.len = 8192;
@@ -386,7 +368,7 @@ TEST(Protection, MultiSegmentWriteCrossingTheMrEnd) {
 // A zero-length RDMA Write places nothing, so its STag is not validated (as Linux siw's
 // siw_proc_write returns before any check for a zero-length Write): it completes successfully
 // even with the rkey of a deregistered MR, and nothing changes.
-TEST(Protection, ZeroLengthWriteToAnInvalidStagSucceedsAndPlacesNothing) {
+TEST_F(Protection, ZeroLengthWriteToAnInvalidStagSucceedsAndPlacesNothing) {
   GuardCase c;
   c.before = GuardCase::Before::kDeregister;
   c.len = 0;
@@ -397,19 +379,10 @@ TEST(Protection, ZeroLengthWriteToAnInvalidStagSucceedsAndPlacesNothing) {
 // One QP carries an RDMA Write and answers an RDMA Read of its peer at the same time: on the
 // wire its tagged messages do not interleave (a Write's segments are not cut into by Read
 // Responses, nor a Read Response by a Write), as Linux siw requires of a peer.
-TEST(Protection, TaggedMessagesOfAQpDoNotInterleave) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  WireLog wire(cl.link(0), testbench::test_name());
-  Oob oob;
-  Endpoint a, b;
+TEST_F(Protection, TaggedMessagesOfAQpDoNotInterleave) {
   constexpr uint32_t kMsg = 64 << 10;
   cl.run({[&] {
-            a.open(EndpointConfig{});
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
+            const PeerInfo peer = open_a();
             oob.put(1, {});
             ibv_sge s{a.addr(), kMsg, a.mr->lkey};
             ibv_send_wr wr[2] = {rdma_write_wr(1, &s, 1, peer.addr, peer.rkey, false),
@@ -421,10 +394,7 @@ TEST(Protection, TaggedMessagesOfAQpDoNotInterleave) {
             oob.get(0);
           },
           [&] {
-            b.open(EndpointConfig{});
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
+            const PeerInfo peer = open_b();
             oob.get(1);
             ibv_sge s{b.addr() + 2 * kMsg, kMsg, b.mr->lkey};
             ibv_send_wr wr = rdma_write_wr(3, &s, 1, peer.addr + 2 * kMsg, peer.rkey, true);
