@@ -100,6 +100,11 @@ SqEntry* SendQueueLogic::named_by_terminate(uint32_t qpn, const rdmap::ReadReque
         hit = &e;
         break;
       }
+  } else if (bad && !bad->tagged && bad->qn == rdmap::kQnReadRequest) {
+    for (const ReadOut& o : s.reads)  // a Read Request by its MSN
+      if (o.msn == bad->msn)
+        for (SqEntry& e : s.sq)
+          if (e.index == o.sq_index) hit = &e;
   } else if (bad && !bad->tagged && bad->qn == rdmap::kQnSend) {
     for (SqEntry& e : s.sq)
       if (!e.done && e.wqe.opcode != abi::kOpRdmaRead && e.wqe.opcode != abi::kOpRdmaWrite &&

@@ -508,13 +508,24 @@ void SqEngine::send_terminate(uint32_t qpn, const rdmap::TermCause& why, const r
   QpSq& q = qs_[qpn];
   rdmap::Terminate t;
   t.cause = why;
-  if (bad) {
+  // Which headers it quotes, as Linux siw (siw_send_terminate): none for an RDMAP catastrophic
+  // error, nor where the segment's layout is unknown (a bad RDMAP or DDP version, a bad
+  // opcode); otherwise the DDP header (M, D), and for a remote protection error on a Read
+  // Request its RDMAP header too (R).
+  using rdmap::Layer;
+  const bool layout_unknown =
+      (why.layer == Layer::kRdmap && why.etype == 0) ||
+      (why.layer == Layer::kRdmap && why.etype == 2 && (why.code == 0x05 || why.code == 0x06)) ||
+      (why.layer == Layer::kDdp &&
+       ((why.etype == 1 && why.code == 0x04) || (why.etype == 2 && why.code == 0x06)));
+  if (bad && !layout_unknown) {
     t.m = true;
     t.d = true;
     t.ddp_seg_len = uint16_t(bad_ddp.size());
     const size_t hb = std::min(bad->header_bytes(), bad_ddp.size());
     t.ddp_header.assign(bad_ddp.begin(), bad_ddp.begin() + int64_t(hb));
-    if (!bad->tagged && bad->opcode == uint8_t(Opcode::kReadRequest) &&
+    if (why.layer == Layer::kRdmap && why.etype == 1 && !bad->tagged &&
+        bad->opcode == uint8_t(Opcode::kReadRequest) &&
         bad_ddp.size() >= rdmap::kUntaggedBytes + rdmap::kReadRequestBytes) {
       t.r = true;
       t.rdmap_header.assign(bad_ddp.begin() + rdmap::kUntaggedBytes,

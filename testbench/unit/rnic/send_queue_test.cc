@@ -128,6 +128,11 @@ TEST(SendQueueLogic, TerminateNamesItsWr) {
   EXPECT_EQ(s.named_by_terminate(0, nullptr, &sd)->index, 0u);
   rdmap::ReadRequest rr{7, 0x1000, 100, 0x55, 0x8000};
   EXPECT_EQ(s.named_by_terminate(0, &rr, nullptr)->index, 2u);
+  rdmap::Segment rq;  // a Read Request's DDP header alone (no R): named by its MSN
+  rq.tagged = false;
+  rq.qn = rdmap::kQnReadRequest;
+  rq.msn = 9;
+  EXPECT_EQ(s.named_by_terminate(0, nullptr, &rq)->index, 2u);
   s.find(0, 0)->done = true;
   EXPECT_EQ(s.named_by_terminate(0, nullptr, nullptr)->index, 1u);  // the oldest not done
 }
