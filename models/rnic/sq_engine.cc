@@ -13,29 +13,6 @@ using rdmap::Opcode;
 namespace {
 bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 
-// A WQE's SGE checks: one xlat check request per SGE with bytes, each after the previous
-// one's result; the first failure ends them.
-struct SgeChecks {
-  XlatChannel* xlat = nullptr;
-  EventQueue* eq = nullptr;
-  Wqe w;
-  int next = 0;
-  uint8_t need = 0;
-  uint32_t pd = 0;
-  std::function<void(uint8_t status)> finish;
-};
-
-void check_next(std::shared_ptr<SgeChecks> c) {
-  while (c->next < c->w.num_sge && c->w.sge[c->next].length == 0) ++c->next;
-  if (c->next == c->w.num_sge) return c->finish(abi::kCqeSuccess);
-  const Sge& g = c->w.sge[c->next++];
-  XlatRequest r{g.lkey, g.addr, g.length, c->need, c->pd};
-  r.check_only = true;
-  c->xlat->request(r, *c->eq, [c](XlatResult&& x) {
-    if (x.status == XlatStatus::kOk) return check_next(c);
-    c->finish(abi::kCqeLocProtError);
-  });
-}
 }  // namespace
 
 SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
@@ -245,14 +222,13 @@ SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
       return Issue::kChecking;
     }
     // One check request per SGE with bytes, one after another; the first failure ends them.
-    auto c = std::make_shared<SgeChecks>();
-    c->xlat = &xlat_;
-    c->eq = &eq_;
-    c->w = w;
-    c->need = w.opcode == abi::kOpRdmaRead ? access::kLocalWrite : 0;
-    c->pd = ctx_[qpn].pd;
-    c->finish = finish;
-    check_next(std::move(c));
+    translate_sge_list(
+        xlat_, eq_, w, 0, uint32_t(w.total_length()),
+        w.opcode == abi::kOpRdmaRead ? access::kLocalWrite : 0, ctx_[qpn].pd,
+        [finish](XlatStatus x, std::vector<XlatChunk>&&) {
+          finish(x == XlatStatus::kOk ? abi::kCqeSuccess : abi::kCqeLocProtError);
+        },
+        /*check_only=*/true);
     return Issue::kChecking;
   }
   if (w.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= ctx_[qpn].ord) return Issue::kNone;

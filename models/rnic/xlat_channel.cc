@@ -13,6 +13,7 @@ struct SgeWalk {
   uint32_t len;
   uint8_t access;
   uint32_t pd;
+  bool check_only;
   int next = 0;      // the next SGE to look at
   uint64_t pos = 0;  // its first byte within the list
   std::vector<XlatChunk> chunks;
@@ -27,13 +28,13 @@ void walk(std::shared_ptr<SgeWalk> s) {
     if (s->off >= end || s->off + s->len <= start) continue;
     const uint64_t a = std::max(s->off, start), b = std::min<uint64_t>(s->off + s->len, end);
     ++s->next;
-    s->xlat->request({g.lkey, g.addr + (a - start), uint32_t(b - a), s->access, s->pd}, *s->to,
-                     [s](XlatResult&& x) {
-                       if (x.status != XlatStatus::kOk)
-                         return s->done(x.status, std::move(s->chunks));
-                       s->chunks.insert(s->chunks.end(), x.chunks.begin(), x.chunks.end());
-                       walk(s);
-                     });
+    XlatRequest r{g.lkey, g.addr + (a - start), uint32_t(b - a), s->access, s->pd};
+    r.check_only = s->check_only;
+    s->xlat->request(r, *s->to, [s](XlatResult&& x) {
+      if (x.status != XlatStatus::kOk) return s->done(x.status, std::move(s->chunks));
+      s->chunks.insert(s->chunks.end(), x.chunks.begin(), x.chunks.end());
+      walk(s);
+    });
     return;
   }
   s->done(XlatStatus::kOk, std::move(s->chunks));
@@ -52,7 +53,8 @@ void XlatModelChannel::request(const XlatRequest& r, EventQueue& to, Reply reply
 
 void translate_sge_list(XlatChannel& xlat, EventQueue& to, const Wqe& w, uint64_t off, uint32_t len,
                         uint8_t access, uint32_t pd,
-                        std::function<void(XlatStatus, std::vector<XlatChunk>&&)> done) {
+                        std::function<void(XlatStatus, std::vector<XlatChunk>&&)> done,
+                        bool check_only) {
   auto s = std::make_shared<SgeWalk>();
   s->xlat = &xlat;
   s->to = &to;
@@ -61,6 +63,7 @@ void translate_sge_list(XlatChannel& xlat, EventQueue& to, const Wqe& w, uint64_
   s->len = len;
   s->access = access;
   s->pd = pd;
+  s->check_only = check_only;
   s->done = std::move(done);
   if (len == 0) return s->done(XlatStatus::kOk, {});
   walk(std::move(s));
