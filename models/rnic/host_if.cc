@@ -94,7 +94,6 @@ void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
       const auto c = abi::CreateQp::decode(a);
       if (!qps_.create(c, [this](uint32_t n) { return completion_.table().valid(n); }))
         return finish_command(EINVAL);
-      copy_[c.qpn] = Copy{};
       broadcast(c.qpn, {true, false});
       return finish_command(0);
     }
@@ -103,7 +102,6 @@ void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
       if ((m.set & abi::ModifyQp::kState) && m.state == abi::kQpError) close_if_connected(m.qpn);
       QpTable::Change change;
       if (!qps_.modify(m, &change)) return finish_command(EINVAL);
-      if (change.reset) copy_[m.qpn] = Copy{};
       broadcast(m.qpn, change);
       return finish_command(0);
     }
@@ -111,7 +109,6 @@ void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
       const auto c = abi::DestroyQp::decode(a);
       close_if_connected(c.qpn);
       if (!qps_.destroy(c.qpn)) return finish_command(EINVAL);
-      copy_[c.qpn] = Copy{};
       broadcast(c.qpn, {true, false});
       return finish_command(0);
     }
@@ -166,11 +163,13 @@ void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
 
 void HostInterface::set_qp_state(uint32_t qpn, abi::QpState st) {
   const QpTable::Change change = qps_.set_state(qpn, st);
-  if (change.reset) copy_[qpn] = Copy{};
   broadcast(qpn, change);
 }
 
+// Tells the engines the QP's context changed; a reset also ends the WQE fetches and copy-ins
+// under way.
 void HostInterface::broadcast(uint32_t qpn, QpTable::Change change) {
+  if (change.reset) copy_[qpn] = Copy{};
   for (Channel<QpUpdate>* c : out.update)
     c->send({qpn, qps_.at(qpn).ctx, change.reset, change.flush});
 }

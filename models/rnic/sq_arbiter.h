@@ -42,6 +42,8 @@ class SqArbiter {
     q_[qpn].responses_first = !q_[qpn].responses_first;
     return q_[qpn].responses_first;
   }
+  // Whether the QP's Read Responses went first on its current turn (the last flip).
+  bool responses_turn(uint32_t qpn) const { return q_[qpn].responses_first; }
   // The QP is reset: its alternation starts over (its place in the round robin stays).
   void reset(uint32_t qpn) { q_[qpn].responses_first = false; }
 

@@ -176,8 +176,7 @@ SqEngine::Issue SqEngine::issue_one(uint32_t qpn) {
   const bool write_open = write_next && send_.progress(qpn).off > 0;
   auto responses = [&] { return !write_open && issue_response(qpn); };
   auto sq = [&] { return qs_[qpn].resp_open && write_next ? Issue::kNone : issue_sq(qpn); };
-  if (turn_responses_ = arbiter_.responses_first(qpn); turn_responses_)
-    return responses() ? Issue::kIssued : sq();
+  if (arbiter_.responses_first(qpn)) return responses() ? Issue::kIssued : sq();
   const Issue r = sq();
   if (r != Issue::kNone) return r;
   return responses() ? Issue::kIssued : Issue::kNone;
@@ -259,7 +258,7 @@ void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_
   }
   bool issued_one = true;
   if (e->wqe.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= ctx_[qpn].ord)
-    issued_one = !turn_responses_ && issue_response(qpn);
+    issued_one = !arbiter_.responses_turn(qpn) && issue_response(qpn);
   else
     issue_segment(qpn, *e, issued);
   requeue(qpn);

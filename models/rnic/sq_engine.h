@@ -115,10 +115,10 @@ class SqEngine : public sc_core::sc_module {
     uint32_t qpn, index, seq;
   };
   struct QpSq {
-    uint32_t term_msn = 1;  // next MSN of the Terminate queue (2)
-    bool offered = false;   // an offered Read Response segment waits
-    bool more = false;      // more segments follow the last one offered
-    bool halted = false;    // a segment's payload could not be fetched: nothing more is issued
+    uint32_t term_msn = 1;   // next MSN of the Terminate queue (2)
+    bool offered = false;    // an offered Read Response segment waits
+    bool more = false;       // more segments follow the last one offered
+    bool halted = false;     // a segment's payload could not be fetched: nothing more is issued
     bool resp_open = false;  // a Read Response is partly issued (its last segment is not)
     ReadResponseLogic::Segment offer;
   };
@@ -168,9 +168,8 @@ class SqEngine : public sc_core::sc_module {
 
   SqArbiter arbiter_;  // QPs with work, round robin
   bool tx_scheduled_ = false;
-  bool checking_ = false;        // a WQE's SGE checks occupy the engine
-  bool turn_responses_ = false;  // the QP being checked had its Read Responses first
-  uint64_t tx_next_ps_ = 0;      // earliest edge for the next issue
+  bool checking_ = false;    // a WQE's SGE checks occupy the engine
+  uint64_t tx_next_ps_ = 0;  // earliest edge for the next issue
   std::deque<std::unique_ptr<TxSeg>> tx_q_;
   uint64_t tx_buffered_ = 0;
   std::map<MacAddr, std::deque<Unacked>> unacked_;  // per peer

@@ -34,7 +34,9 @@ TEST(SqArbiter, RoundRobinOverQpsWithWork) {
 TEST(SqArbiter, ResponsesAndSqTakeTurnsPerQp) {
   SqArbiter a(4);
   EXPECT_TRUE(a.responses_first(1));
+  EXPECT_TRUE(a.responses_turn(1));  // read back without flipping
   EXPECT_FALSE(a.responses_first(1));
+  EXPECT_FALSE(a.responses_turn(1));
   EXPECT_TRUE(a.responses_first(1));
   EXPECT_TRUE(a.responses_first(2));  // per QP
   a.reset(1);
