@@ -82,10 +82,9 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
   });
   in.read_issued.bind(eq_, [this](ReadIssuedMsg&& m) { logic_.read_issued(m.qpn, m.read); });
   in.term_sent.bind(eq_, [this](TermSentMsg&& m) {
-    auto it = stalled_on_.find(m.token);
-    if (it == stalled_on_.end()) return;
-    validated(it->second);
-    stalled_on_.erase(it);
+    if (!rx_stalled_ || m.token != stall_token_) return;
+    validated(stalled_on_);
+    stalled_on_.reset();
     rx_stalled_ = false;
     drain();
     if (!rx_stalled_ && !rx_busy_ && !rx_q_.empty()) {
@@ -129,8 +128,8 @@ void RxEngine::step() {
 }
 
 RxEngine::Verdict* RxEngine::pending() {
-  verdicts_.push_back(std::make_unique<Verdict>());
-  return verdicts_.back().get();
+  verdicts_.emplace_back();  // a deque: the others keep their place
+  return &verdicts_.back();
 }
 
 void RxEngine::resolve(Verdict* v, std::function<void()> act) {
@@ -140,10 +139,10 @@ void RxEngine::resolve(Verdict* v, std::function<void()> act) {
 }
 
 void RxEngine::drain() {
-  while (!verdicts_.empty() && verdicts_.front()->ready && !rx_stalled_) {
-    std::unique_ptr<Verdict> v = std::move(verdicts_.front());
+  while (!verdicts_.empty() && verdicts_.front().ready && !rx_stalled_) {
+    const std::function<void()> act = std::move(verdicts_.front().act);
     verdicts_.pop_front();
-    v->act();
+    act();
   }
 }
 
@@ -190,9 +189,8 @@ void RxEngine::fail(uint32_t qpn, const TermCause& why, const rdmap::Segment& h,
             why.etype, why.code);
   if (d.recv_status >= 0 && d.has_wqe) post_recv(qpn, d.wqe, uint8_t(d.recv_status), d.placed);
   rx_stalled_ = true;
-  const uint64_t token = ++next_token_;
-  stalled_on_[token] = s;
-  out.term_req->send({qpn, why, h, s->ddp, token});
+  stalled_on_ = s;
+  out.term_req->send({qpn, why, h, s->ddp, ++stall_token_});
   fail_ctx(qpn, ev);
 }
 

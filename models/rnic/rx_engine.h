@@ -36,7 +36,6 @@
 #pragma once
 
 #include <deque>
-#include <map>
 #include <memory>
 #include <systemc>
 #include <vector>
@@ -129,9 +128,11 @@ class RxEngine : public sc_core::sc_module {
 
   std::deque<RxItem> rx_q_;
   bool rx_busy_ = false, rx_stalled_ = false;
-  std::deque<std::unique_ptr<Verdict>> verdicts_;
-  uint64_t next_token_ = 0;
-  std::map<uint64_t, Seg> stalled_on_;  // Terminates asked for, by token: the segment it rejects
+  std::deque<Verdict> verdicts_;
+  // While stalled: the segment the Terminate asked for rejects (one at a time: nothing more is
+  // decided until it has gone) and the request's token.
+  Seg stalled_on_;
+  uint64_t stall_token_ = 0;
 
   Counter &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_terminates_, &rx_errors_;
   Counter& rx_fifo_max_;
