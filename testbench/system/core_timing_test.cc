@@ -50,6 +50,18 @@ struct Probes {
   }
 };
 
+// Two nodes (the test's configuration), each core's probe recorded, and their endpoints.
+struct Probed {
+  StatRegistry stats;
+  Cluster cl;
+  Probes pr[2];
+  Endpoint ep[2];
+  explicit Probed(const SystemConfig& c) : cl(c, stats) {
+    pr[0].attach(cl.nodes[0]->core);
+    pr[1].attach(cl.nodes[1]->core);
+  }
+};
+
 class CoreTiming : public ::testing::Test {
  protected:
   SystemConfig cfg = preset_config("rnic-10g", "test");
@@ -321,12 +333,8 @@ TEST_F(CoreTiming, CommandsCompleteCmdCyclesAfterTheirWrite) {
 // frame's wire time so that segments queue).
 TEST_F(CoreTiming, DoorbellSqIssueAndRxSpacing) {
   cfg.core.rx_parse_cycles = 500;  // 2 µs > 1230 ns per full frame at 10 Gb/s
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  Probes pr[2];
-  pr[0].attach(cl.nodes[0]->core);
-  pr[1].attach(cl.nodes[1]->core);
-  Endpoint ep[2];
+  Probed sys(cfg);
+  auto& [stats, cl, pr, ep] = sys;
   constexpr int kWrs = 3;
   constexpr uint32_t kLen = 4000;  // 3 segments each at MTU 1500
   run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
@@ -409,12 +417,8 @@ TEST_F(CoreTiming, HostRingFetchThenCopyIn) {
 // ddp_rx_parse: a Read Request's header checks wait for its 28-byte payload (46 bytes: 3 beats
 // of 16 B, one more than rx_parse_cycles); its tagged Read Response needs rx_parse_cycles.
 TEST_F(CoreTiming, ReadRequestChecksWaitForItsPayload) {
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  Probes pr[2];
-  pr[0].attach(cl.nodes[0]->core);
-  pr[1].attach(cl.nodes[1]->core);
-  Endpoint ep[2];
+  Probed sys(cfg);
+  auto& [stats, cl, pr, ep] = sys;
   run_one_wr(cl, ep, IBV_WR_RDMA_READ, 0, IBV_WC_SUCCESS);
   const uint64_t c = cycle();
   ASSERT_EQ(pr[1].count(Probe::kRxStart), 1u);
@@ -426,12 +430,8 @@ TEST_F(CoreTiming, ReadRequestChecksWaitForItsPayload) {
 // Completion engine: a CQE's write is issued core.cqe_cycles after what completes it (the ACK
 // of an RDMA Write), and CQEs formed together (a flush) leave cqe_cycles apart.
 TEST_F(CoreTiming, CqesFollowTheirCauseByCqeCycles) {
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  Probes pr[2];
-  pr[0].attach(cl.nodes[0]->core);
-  pr[1].attach(cl.nodes[1]->core);
-  Endpoint ep[2];
+  Probed sys(cfg);
+  auto& [stats, cl, pr, ep] = sys;
   constexpr int kRecvs = 4;
   run_pair(
       cl, ep, kRecvs,
@@ -467,12 +467,8 @@ TEST_F(CoreTiming, CqesFollowTheirCauseByCqeCycles) {
 // the engine offers the first response segment on that edge and the idle SQ engine issues it
 // there; its source translation (one chunk) precedes its DMA read.
 TEST_F(CoreTiming, ReadResponseIssuesOnTheRequestsVerdict) {
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  Probes pr[2];
-  pr[0].attach(cl.nodes[0]->core);
-  pr[1].attach(cl.nodes[1]->core);
-  Endpoint ep[2];
+  Probed sys(cfg);
+  auto& [stats, cl, pr, ep] = sys;
   run_one_wr(cl, ep, IBV_WR_RDMA_READ, 0, IBV_WC_SUCCESS);
   const uint64_t c = cycle();
   ASSERT_EQ(pr[1].count(Probe::kRxChecked), 1u);
@@ -492,12 +488,8 @@ TEST_F(CoreTiming, ReadResponseIssuesOnTheRequestsVerdict) {
 // checks (its verdict); the SQ engine sends the Terminate kHeaderCycles later, ahead of the
 // segment's acknowledgement, and the requester completes the WR with the remote access error.
 TEST_F(CoreTiming, TerminateLeavesOnTheFailedVerdict) {
-  StatRegistry stats;
-  Cluster cl(cfg, stats);
-  Probes pr[2];
-  pr[0].attach(cl.nodes[0]->core);
-  pr[1].attach(cl.nodes[1]->core);
-  Endpoint ep[2];
+  Probed sys(cfg);
+  auto& [stats, cl, pr, ep] = sys;
   run_one_wr(cl, ep, IBV_WR_RDMA_WRITE, 0xFF, IBV_WC_REM_ACCESS_ERR);  // another key
   const uint64_t c = cycle();
   ASSERT_EQ(pr[1].count(Probe::kRxChecked), 1u);
