@@ -7,7 +7,10 @@
 //   1      6     CE  congestion experienced (set by an EFE-aware switch)
 //   1      5     ECE congestion echo (in ACK/NACK)
 //   1      4     RTX this DATA frame is a retransmission
-//   1      3-0   reserved, 0
+//   1      3     RQ  reflected QPN: the destination QPN field names the QPN this frame's
+//                receiver addressed at its sender (the answer to a segment for a QP that is
+//                not there; docs/errors.md)
+//   1      2-0   reserved, 0
 //   2-3          payload length after this header (excludes padding and FCS)
 //   4-7          SEQ: DATA, this frame's sequence number; ACK/NACK, the sender's next SEQ
 //   8-11         ACK: cumulative, the next SEQ expected from the peer (NACK: first missing)
@@ -32,7 +35,7 @@ enum class Type : uint8_t { kData = 0, kAck = 1, kNack = 2 };
 
 struct Header {
   Type type = Type::kData;
-  bool ar = false, ce = false, ece = false, rtx = false;
+  bool ar = false, ce = false, ece = false, rtx = false, rq = false;
   uint16_t length = 0;
   uint32_t seq = 0;
   uint32_t ack = 0;

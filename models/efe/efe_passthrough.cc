@@ -23,11 +23,12 @@ EfePassThrough::EfePassThrough(sc_core::sc_module_name n, eth::EthMac& port, eth
 }
 
 uint32_t EfePassThrough::send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp,
-                              bool ar) {
+                              bool ar, bool rq) {
   Channel& c = ch_[dst];
   Header h;
   h.type = Type::kData;
   h.ar = ar;
+  h.rq = rq;
   h.seq = c.tx_seq++;
   h.dst_qpn = dst_qpn & 0xFFFFFF;
   if (tx_fault) tx_fault(ddp);
@@ -104,8 +105,8 @@ void EfePassThrough::receive(eth::EthMac::Frame&& f) {
       ++c.rx_expected;
       ++rx_data_;
       const size_t off = eth::kHeaderBytes + kHeaderBytes;
-      RxSegment s{eh.src, h.seq, h.dst_qpn, h.ar,
-                  std::vector<uint8_t>(f.begin() + off, f.begin() + off + h.length)};
+      RxSegment s{eh.src, h.seq, h.dst_qpn,
+                  h.ar,   h.rq,  std::vector<uint8_t>(f.begin() + off, f.begin() + off + h.length)};
       if (on_segment) on_segment(std::move(s));
     } else {
       ++rx_acks_;

@@ -46,6 +46,7 @@ class EfePassThrough : public sc_core::sc_module {
     uint32_t seq = 0;
     uint32_t dst_qpn = 0;
     bool ar = false;
+    bool rq = false;  // dst_qpn is the QPN this card addressed at src (a reset; efe_header.h)
     std::vector<uint8_t> ddp;
   };
 
@@ -54,8 +55,9 @@ class EfePassThrough : public sc_core::sc_module {
 
   const eth::Mac& mac() const { return mac_; }
   bool can_send() const { return data_q_.size() + pending_ < kTxQueueFrames; }
-  // Returns the SEQ the frame carries.
-  uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar);
+  // Returns the SEQ the frame carries. rq: dst_qpn is reflected (efe_header.h).
+  uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
+                bool rq = false);
   void validated(const eth::Mac& peer, uint32_t seq, bool ar);
 
   std::function<void(RxSegment&&)> on_segment;

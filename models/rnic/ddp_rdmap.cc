@@ -1,5 +1,7 @@
 #include "models/rnic/ddp_rdmap.h"
 
+#include <algorithm>
+
 #include "models/common/bytes.h"
 
 namespace rnic::rdmap {
@@ -107,6 +109,26 @@ std::vector<uint8_t> encode(const Terminate& t) {
   }
   if (t.r) v.insert(v.end(), t.rdmap_header.begin(), t.rdmap_header.end());
   return v;
+}
+
+std::vector<uint8_t> terminate_segment(const Terminate& t, uint32_t msn) {
+  Segment h;
+  h.tagged = false;
+  h.opcode = uint8_t(Opcode::kTerminate);
+  h.qn = kQnTerminate;
+  h.msn = msn;
+  const std::vector<uint8_t> body = encode(t);
+  std::vector<uint8_t> v(kUntaggedBytes + body.size());
+  encode(h, v.data());
+  std::copy(body.begin(), body.end(), v.begin() + kUntaggedBytes);
+  return v;
+}
+
+uint16_t terminated_length(const Segment& h, size_t seg_bytes) {
+  size_t fixed = h.header_bytes();
+  if (!h.tagged && h.opcode == uint8_t(Opcode::kReadRequest)) fixed += kReadRequestBytes;
+  if (!h.tagged && h.opcode == uint8_t(Opcode::kTerminate)) fixed += 4;
+  return seg_bytes > fixed ? uint16_t(std::min<size_t>(seg_bytes - fixed, 0xFFFF)) : 0;
 }
 
 bool decode(const uint8_t* p, size_t len, Terminate* t) {

@@ -88,6 +88,13 @@ struct Terminate {
 void encode(const Segment& s, uint8_t* out);      // header_bytes() bytes
 void encode(const ReadRequest& r, uint8_t* out);  // 28 bytes
 std::vector<uint8_t> encode(const Terminate& t);
+// A whole Terminate segment: its untagged header (QN 2, MSN msn, MO 0, L) and t.
+std::vector<uint8_t> terminate_segment(const Terminate& t, uint32_t msn);
+// The DDP Segment Length a Terminate quotes for a rejected segment of `seg_bytes` bytes whose
+// header is h, as Linux siw fills it (siw_send_terminate): the segment's length less the
+// opcode's fixed headers (tagged 14; untagged 18; a Read Request 18 + 28; a Terminate 18 + 4),
+// 0 when shorter. docs/errors.md says how this reads RFC 5040 §4.8.
+uint16_t terminated_length(const Segment& h, size_t seg_bytes);
 
 // Decodes the header's fields (never reads past len). Returns false only if there are not
 // enough bytes for the header the T bit announces.

@@ -82,8 +82,11 @@ struct ReadDoneMsg {
 };
 
 // RX engine -> SQ engine: a Terminate from the peer; the WR it names completes with `status`.
+// closed: the peer closed the stream (layer LLP: its QP is gone or in ERROR): every WR not yet
+// done flushes at once, so no acknowledgement behind the Terminate completes one.
 struct PeerTermMsg {
   uint32_t qpn = 0;
+  bool closed = false;
   uint8_t status = 0;
   bool have_rr = false, have_hdr = false;
   rdmap::ReadRequest rr;
@@ -100,6 +103,16 @@ struct TermReqMsg {
   uint64_t token = 0;
 };
 struct TermSentMsg {
+  uint64_t token = 0;
+};
+
+// RX engine -> SQ engine: a segment from `to` addressed QPN `qpn`, which is not connected to
+// it here (no such QP, destroyed, not yet connected, or connected to another peer): answer
+// with a reset, a Terminate (layer LLP) whose EFE header reflects `qpn` (RQ), ahead of
+// everything queued; TermSentMsg with the same token once it has gone to the EFE.
+struct ResetMsg {
+  MacAddr to{};
+  uint32_t qpn = 0;
   uint64_t token = 0;
 };
 

@@ -30,6 +30,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
   rx_.out.read_done = &sq_.in.read_done;
   rx_.out.peer_term = &sq_.in.peer_term;
   rx_.out.term_req = &sq_.in.term_req;
+  rx_.out.reset = &sq_.in.reset;
   rx_.out.read_req = &responses_.in.request;
   responses_.out.offer = &sq_.in.offer;
   responses_.out.ird_free = &rx_.in.ird_free;

@@ -51,8 +51,11 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
       ctx_(size_t(cfg.qps)),
       rx_segments_(stats.group(g).counter("rx_segments", "segments", "DDP segments received")),
       rx_payload_bytes_(stats.group(g).counter("rx_payload_bytes", "B", "payload bytes placed")),
-      rx_dropped_(stats.group(g).counter("rx_dropped", "segments",
-                                         "segments for no QP, a QP in ERROR, or too short")),
+      rx_dropped_(stats.group(g).counter(
+          "rx_dropped", "segments",
+          "segments for a QP in ERROR, too short, or Terminates and resets for no QP")),
+      rx_resets_(stats.group(g).counter("rx_resets", "segments",
+                                        "segments for a QPN not connected to their sender: reset")),
       rx_terminates_(stats.group(g).counter("rx_terminates", "frames", "Terminates received")),
       rx_errors_(
           stats.group(g).counter("rx_errors", "segments", "segments answered with a Terminate")),
@@ -194,13 +197,31 @@ void RxEngine::fail(uint32_t qpn, const TermCause& why, const rdmap::Segment& h,
   fail_ctx(qpn, ev);
 }
 
+uint32_t RxEngine::connected_to(const MacAddr& peer, uint32_t peer_qpn) const {
+  for (size_t i = 0; i < ctx_.size(); ++i)
+    if (ctx_[i].receives() && ctx_[i].peer_mac == peer && ctx_[i].peer_qpn == peer_qpn)
+      return uint32_t(i);
+  return uint32_t(ctx_.size());
+}
+
 void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
   ++rx_segments_;
-  const uint32_t qpn = sp->dst_qpn;
+  uint32_t qpn = sp->dst_qpn;
   mark_(CoreProbe::kRxChecked, qpn, now_ps());
   static const QpCtx kNoQp;
+  std::shared_ptr<RxDecision> d;
+  if (sp->rq) {
+    // A reset (its QPN reflected): for the QP connected to that QPN at the sender. Only a
+    // Terminate comes this way; anything else, or a reset matching no QP, is dropped.
+    qpn = connected_to(sp->src, sp->dst_qpn);
+    const bool term = pr.ok && rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kTerminate;
+    d = std::make_shared<RxDecision>();
+    if (qpn < ctx_.size() && term) *d = logic_.decide(qpn, ctx_[qpn], sp->src, pr);
+  } else {
+    d = std::make_shared<RxDecision>(
+        logic_.decide(qpn, qpn < ctx_.size() ? ctx_[qpn] : kNoQp, sp->src, pr));
+  }
   const QpCtx& q = qpn < ctx_.size() ? ctx_[qpn] : kNoQp;
-  auto d = std::make_shared<RxDecision>(logic_.decide(qpn, q, sp->src, pr));
   const uint64_t epoch = q.epoch;
   Verdict* v = pending();
   auto go = [this, v, qpn, epoch, sp, d, pr](std::vector<XlatChunk>&& chunks) {
@@ -235,6 +256,7 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
                        RxDecision& d, const std::vector<XlatChunk>& chunks) {
   using Kind = RxDecision::Kind;
   if (d.kind == Kind::kDrop) return drop(sp);
+  if (d.kind == Kind::kReset) return reset(sp);
   if (!still(qpn, epoch)) {
     // An earlier segment failed the QP (or it was reset): nothing of this one is placed; a
     // receive WQE it took completes flushed.
@@ -290,8 +312,20 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
       validated(sp);
       return;
     case Kind::kDrop:
+    case Kind::kReset:
       return;
   }
+}
+
+// A segment for a QPN not connected to its sender: a reset goes back (through the SQ engine)
+// before the segment is validated, so the sender sees it ahead of the acknowledgement.
+void RxEngine::reset(const Seg& s) {
+  ++rx_resets_;
+  log::info("{}: segment from {} for QPN {}, not connected to it: reset", name(),
+            eth::to_string(s->src), s->dst_qpn);
+  rx_stalled_ = true;
+  stalled_on_ = s;
+  out.reset->send({s->src, s->dst_qpn, ++stall_token_});
 }
 
 void RxEngine::terminate_received(uint32_t qpn, const uint8_t* p, size_t n) {
@@ -302,8 +336,15 @@ void RxEngine::terminate_received(uint32_t qpn, const uint8_t* p, size_t n) {
   }
   log::info("{}: QP {} received Terminate: layer {} type {} code {:#04x}", name(), qpn,
             int(t.cause.layer), t.cause.etype, t.cause.code);
-  // The peer closed the stream (its QP destroyed or moved to ERROR): every WR flushes.
-  if (t.cause.layer == Layer::kLlp) return fail_ctx(qpn, kNoAsyncEvent);
+  // The peer closed the stream (its QP destroyed or moved to ERROR, or a reset): every WR
+  // flushes, at once in the SQ engine.
+  if (t.cause.layer == Layer::kLlp) {
+    PeerTermMsg m;
+    m.qpn = qpn;
+    m.closed = true;
+    out.peer_term->send(std::move(m));
+    return fail_ctx(qpn, kNoAsyncEvent);
+  }
   // The SQ engine completes the WR it names (a Read Request by its sink STag and TO, a Send by
   // its MSN, an RDMA Write by its STag and TO; otherwise the oldest not yet complete).
   PeerTermMsg m;

@@ -3,8 +3,9 @@
 // translates tagged and Send targets through xlat (xlat_channel.h); places data by DMA; consumes
 // receive WQEs for untagged data; matches Read Responses to the outbound Read Requests; passes
 // inbound Read Requests to the read-response engine; answers a bad segment with a Terminate
-// (through the SQ engine) before its acknowledgement; tells the EFE each segment is validated,
-// in order.
+// and a segment for a QPN not connected to its sender with a reset (through the SQ engine)
+// before its acknowledgement; gives a reset it receives to the QP connected to the QPN it
+// reflects; tells the EFE each segment is validated, in order.
 //
 // State (its own): the decision logic and receive state (RxLogic, rx_logic.h: per QP the RQ,
 // the receive offset and expected MSNs, a copy of the outbound Read Requests, the inbound Read
@@ -29,6 +30,8 @@
 //              it is validated; or, for a bad segment (header, QP checks, or xlat), a Terminate
 //              asked of the SQ engine and the QP failed: the engine stalls (no intake, no
 //              verdict) until the Terminate has gone to the EFE, then validates the segment.
+//              A segment for a QPN not connected to its sender: a reset asked of the SQ engine,
+//              the same stall.
 //              A segment decided while an earlier one's verdict failed its QP is dropped at its
 //              own verdict (nothing placed).
 // Depths: the RX FIFO is not bounded (the EFE pass-through has no flow control; its largest
@@ -74,6 +77,7 @@ class RxEngine : public sc_core::sc_module {
     Channel<ReadDoneMsg>* read_done = nullptr;
     Channel<PeerTermMsg>* peer_term = nullptr;
     Channel<TermReqMsg>* term_req = nullptr;
+    Channel<ResetMsg>* reset = nullptr;
     Channel<ReadReqMsg>* read_req = nullptr;
   } out;
 
@@ -103,6 +107,9 @@ class RxEngine : public sc_core::sc_module {
   void fail(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h, const Seg& s,
             abi::AsyncEvent ev, const RxDecision& d);
   void drop(const Seg& s);
+  void reset(const Seg& s);
+  // The QP connected to QPN peer_qpn at `peer` (ctx_.size(): none).
+  uint32_t connected_to(const MacAddr& peer, uint32_t peer_qpn) const;
   bool still(uint32_t qpn, uint64_t epoch) const {
     return ctx_[qpn].receives() && ctx_[qpn].epoch == epoch;
   }
@@ -134,7 +141,8 @@ class RxEngine : public sc_core::sc_module {
   Seg stalled_on_;
   uint64_t stall_token_ = 0;
 
-  Counter &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_terminates_, &rx_errors_;
+  Counter &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_resets_, &rx_terminates_,
+      &rx_errors_;
   Counter& rx_fifo_max_;
 };
 

@@ -23,7 +23,16 @@ RxDecision RxLogic::fail(uint32_t qpn, rdmap::TermCause why, abi::AsyncEvent ev,
 RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
                            const RxParseResult& pr) {
   RxDecision d;
-  if (qpn >= ird_used_.size() || !q.receives() || q.peer_mac != src || pr.dropped) return d;
+  if (pr.dropped) return d;
+  const bool connected = qpn < ird_used_.size() && q.valid && q.state != abi::kQpReset &&
+                         q.state != abi::kQpInit && q.peer_mac == src;
+  if (!connected) {
+    // No stream from src to this QPN (TCP would answer with a reset): say so, but never
+    // answer a Terminate (a close or a reset crossing ours).
+    if (!(pr.ok && Opcode(pr.h.opcode) == Opcode::kTerminate)) d.kind = RxDecision::Kind::kReset;
+    return d;
+  }
+  if (!q.receives()) return d;  // in ERROR: its peer was told already
   if (!pr.ok) return fail(qpn, pr.why, abi::kEvQpFatal);
   const rdmap::Segment& h = pr.h;
   const uint32_t len = pr.payload_len;
@@ -61,7 +70,10 @@ RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
   }
 
   if (op == Opcode::kReadRequest) {
-    if (!pr.rr_ok) return fail(qpn, {Layer::kRdmap, 2, 0xFF}, abi::kEvQpFatal);
+    // A Read Request carries exactly its 28 bytes and is one segment (L set). Linux siw drops
+    // the stream for any other (siw_proc_rreq: -EPROTO, no Terminate): a close (layer LLP).
+    if (!pr.rr_ok || len != rdmap::kReadRequestBytes || !h.last)
+      return fail(qpn, {Layer::kLlp, 0, 0x00}, abi::kEvQpFatal);
     if (h.msn != recv_.read_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
     if (h.mo != 0) return fail(qpn, {Layer::kDdp, 2, 0x04}, abi::kEvQpFatal);
     if (ird_used_[qpn] >= q.ird) return fail(qpn, {Layer::kRdmap, 2, 0x07}, abi::kEvQpFatal);

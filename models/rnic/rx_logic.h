@@ -23,7 +23,8 @@ namespace rnic {
 
 struct RxDecision {
   enum class Kind {
-    kDrop,         // not for a QP that receives from this peer, or too short: dropped
+    kDrop,         // too short, a Terminate for no connected QP, or for a QP in ERROR: dropped
+    kReset,        // for a QPN not connected to this peer here: answered with a reset
     kFail,         // answered with a Terminate; the QP fails
     kPlace,        // RDMA Write or Read Response: translate `target`, place the payload
     kReadRequest,  // check `target` (the source), hand `rr` to the read-response engine
@@ -60,6 +61,9 @@ class RxLogic {
   // A segment from `src` for QP qpn (context q) with its parse result: the decision, and the
   // receive state moved on as the segment asks (a Send's bytes counted, the WQE its last
   // segment completes taken; a Read Response's progress; a Read Request's MSN and IRD slot).
+  // A segment for a QPN that is not connected to src here (out of range, never created,
+  // destroyed, in RESET or INIT, or connected to another peer) is answered with a reset
+  // (kReset), unless it is a Terminate itself.
   RxDecision decide(uint32_t qpn, const QpCtx& q, const MacAddr& src, const RxParseResult& pr);
   // The translation a decision asked for failed: the decision becomes a failure (the Terminate
   // and completion docs/errors.md gives for it).

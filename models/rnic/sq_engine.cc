@@ -27,7 +27,8 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
          {std::string(name()) + ".peer_term", size_t(cfg.qps)},
          {std::string(name()) + ".term_req", size_t(cfg.qps)},
          {std::string(name()) + ".offer", size_t(cfg.qps)},
-         {std::string(name()) + ".close", size_t(cfg.qps)}},
+         {std::string(name()) + ".close", size_t(cfg.qps)},
+         {std::string(name()) + ".reset", size_t(cfg.qps)}},
       cfg_(cfg),
       mac_(mac),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
@@ -80,6 +81,7 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
     activate(m.qpn);  // a slot of ORD is free
   });
   in.peer_term.bind(eq_, [this](PeerTermMsg&& m) {
+    if (m.closed) return flush(m.qpn);
     SqEntry* hit =
         send_.named_by_terminate(m.qpn, m.have_rr ? &m.rr : nullptr, m.have_hdr ? &m.bad : nullptr);
     if (hit) {
@@ -92,6 +94,7 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
   in.close.bind(eq_, [this](CloseMsg&& m) {
     send_terminate(m.qpn, {rdmap::Layer::kLlp, 0, 0x00}, nullptr, {}, 0, &m);
   });
+  in.reset.bind(eq_, [this](ResetMsg&& m) { send_reset(m); });
   in.offer.bind(eq_, [this](RespOfferMsg&& m) {
     const QpCtx& c = ctx_[m.qpn];
     if (m.epoch != c.epoch || !c.valid || c.state == abi::kQpError) return;
@@ -462,8 +465,8 @@ void SqEngine::tx_emit() {
       continue;
     }
     if (!efe_.can_send()) break;
-    mark_(CoreProbe::kSegSent, s.qpn, now_ps());
-    const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar);
+    if (!s.rq) mark_(CoreProbe::kSegSent, s.qpn, now_ps());
+    const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar, s.rq);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;
     tx_buffered_ -= s.payload;
@@ -486,17 +489,17 @@ void SqEngine::send_terminate(uint32_t qpn, const rdmap::TermCause& why, const r
   // Which headers it quotes, as Linux siw (siw_send_terminate): none for an RDMAP catastrophic
   // error, nor where the segment's layout is unknown (a bad RDMAP or DDP version, a bad
   // opcode); otherwise the DDP header (M, D), and for a remote protection error on a Read
-  // Request its RDMAP header too (R).
+  // Request its RDMAP header too (R). A close (layer LLP) quotes nothing.
   using rdmap::Layer;
   const bool layout_unknown =
-      (why.layer == Layer::kRdmap && why.etype == 0) ||
+      why.layer == Layer::kLlp || (why.layer == Layer::kRdmap && why.etype == 0) ||
       (why.layer == Layer::kRdmap && why.etype == 2 && (why.code == 0x05 || why.code == 0x06)) ||
       (why.layer == Layer::kDdp &&
        ((why.etype == 1 && why.code == 0x04) || (why.etype == 2 && why.code == 0x06)));
   if (bad && !layout_unknown) {
     t.m = true;
     t.d = true;
-    t.ddp_seg_len = uint16_t(bad_ddp.size());
+    t.ddp_seg_len = rdmap::terminated_length(*bad, bad_ddp.size());
     const size_t hb = std::min(bad->header_bytes(), bad_ddp.size());
     t.ddp_header.assign(bad_ddp.begin(), bad_ddp.begin() + int64_t(hb));
     if (why.layer == Layer::kRdmap && why.etype == 1 && !bad->tagged &&
@@ -507,19 +510,29 @@ void SqEngine::send_terminate(uint32_t qpn, const rdmap::TermCause& why, const r
                             bad_ddp.begin() + rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
     }
   }
-  rdmap::Segment h;
-  h.tagged = false;
-  h.opcode = uint8_t(Opcode::kTerminate);
-  h.qn = rdmap::kQnTerminate;
-  h.msn = q.term_msn++;
-  const std::vector<uint8_t> body = rdmap::encode(t);
   auto s = std::make_unique<TxSeg>();
   s->qpn = qpn;
   s->dst = to ? to->peer_mac : ctx_[qpn].peer_mac;
   s->dst_qpn = to ? to->peer_qpn : ctx_[qpn].peer_qpn;
-  s->ddp.resize(rdmap::kUntaggedBytes + body.size());
-  rdmap::encode(h, s->ddp.data());
-  std::memcpy(s->ddp.data() + rdmap::kUntaggedBytes, body.data(), body.size());
+  s->ddp = rdmap::terminate_segment(t, q.term_msn++);
+  queue_terminate(std::move(s), token);
+}
+
+// A reset: the Terminate a closed stream sends (layer LLP, nothing quoted, MSN 1), to a peer
+// whose segment addressed a QPN not connected to it here; its EFE header reflects that QPN.
+void SqEngine::send_reset(const ResetMsg& m) {
+  rdmap::Terminate t;
+  t.cause = {rdmap::Layer::kLlp, 0, 0x00};
+  auto s = std::make_unique<TxSeg>();
+  s->dst = m.to;
+  s->dst_qpn = m.qpn;
+  s->rq = true;
+  s->ddp = rdmap::terminate_segment(t, 1);
+  queue_terminate(std::move(s), m.token);
+}
+
+// A Terminate goes ahead of every queued segment, ready kHeaderCycles after its request.
+void SqEngine::queue_terminate(std::unique_ptr<TxSeg> s, uint64_t token) {
   s->ar = true;
   s->terminate = true;
   TxSeg* p = s.get();

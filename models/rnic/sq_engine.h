@@ -77,6 +77,7 @@ class SqEngine : public sc_core::sc_module {
     Channel<TermReqMsg> term_req;
     Channel<RespOfferMsg> offer;
     Channel<CloseMsg> close;
+    Channel<ResetMsg> reset;
   } in;
   struct Out {
     Channel<QpErrorMsg>* error = nullptr;
@@ -98,6 +99,7 @@ class SqEngine : public sc_core::sc_module {
     uint32_t payload = 0;
     uint32_t reads_left = 0;
     bool ready = false, ar = false, terminate = false;
+    bool rq = false;  // a reset: dst_qpn is reflected (the EFE header's RQ)
     std::function<void(uint32_t seq)> on_sent;
     // What it carries, for a failure to fetch its payload: a WR's data (its SQ index; whether
     // it is the message's first segment) or a Read Response (the request it answers).
@@ -144,6 +146,8 @@ class SqEngine : public sc_core::sc_module {
   TxSeg* new_seg(uint32_t qpn);
   // A Terminate to the QP's peer ahead of every queued segment, quoting `bad` (a DDP segment,
   // or nothing); with a token, the RX engine hears when it has gone.
+  void send_reset(const ResetMsg& m);
+  void queue_terminate(std::unique_ptr<TxSeg> s, uint64_t token);
   void send_terminate(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment* bad,
                       const std::vector<uint8_t>& bad_ddp, uint64_t token,
                       const CloseMsg* to = nullptr);

@@ -33,12 +33,14 @@ OFFENDING = {
     "SendWithWrongMsn": 3, "SendWithWrongMo": 3, "ReadRequestWithWrongMsn": 1,
     "ReadRequestWithNonZeroMo": 1, "ReadRequestBeyondIrd": 1,
     "ReadResponseWithoutAnOutstandingRead": 2, "ReadRequestShorterThanItsPayload": 1,
+    "ReadRequestWithTrailingBytes": 1, "ReadRequestWithoutTheLastFlag": 1,
     "SendIntoAReceiveWhoseMrWasDeregistered": 3,
 }
 CORRUPTED = {"UnknownOpcode", "OpcodeThatDoesNotMatchTheTBit", "BadRdmapVersion",
              "BadDdpVersionUntagged", "BadDdpVersionTagged", "BadQueueNumber", "SendWithWrongMsn",
              "SendWithWrongMo", "ReadRequestWithWrongMsn", "ReadRequestWithNonZeroMo",
-             "ReadResponseWithoutAnOutstandingRead", "ReadRequestShorterThanItsPayload"}
+             "ReadResponseWithoutAnOutstandingRead", "ReadRequestShorterThanItsPayload",
+             "ReadRequestWithTrailingBytes", "ReadRequestWithoutTheLastFlag"}
 TERM_TYPE_MISMATCH = {"OpcodeThatDoesNotMatchTheTBit",  # RDMAP type 2 over a 14-byte header
                       "ReadResponseWithoutAnOutstandingRead"}
 READ_PROTECTION = {k for k, v in OFFENDING.items() if v == 1}  # WIRE.md's named limitation

@@ -47,8 +47,12 @@ static void rx_decide(const MacAddr& src, const uint8_t* ddp, size_t n) {
       case RxDecision::Kind::kDrop:
         require(pr.dropped);
         break;
+      case RxDecision::Kind::kReset:  // the QP is connected to src
+        require(false);
+        break;
       case RxDecision::Kind::kFail:
-        require(d.why.layer == rdmap::Layer::kDdp || d.why.layer == rdmap::Layer::kRdmap);
+        require(d.why.layer != rdmap::Layer::kLlp ||
+                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kReadRequest);
         require(!d.has_wqe || d.recv_status >= 0);
         break;
       case RxDecision::Kind::kPlace:
@@ -68,6 +72,19 @@ static void rx_decide(const MacAddr& src, const uint8_t* ddp, size_t n) {
     x.xlat_failed(1, d, XlatStatus::kBounds);
     require(d.kind == RxDecision::Kind::kFail || d.kind == RxDecision::Kind::kDrop ||
             d.kind == RxDecision::Kind::kTerminate);
+  }
+  // The same segment for QPs not connected to src (none, destroyed, INIT, another peer): a
+  // reset, except for what is too short and for a Terminate; nothing else happens.
+  const bool quiet =
+      pr.dropped || (pr.ok && rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kTerminate);
+  QpCtx init = q;
+  init.state = abi::kQpInit;
+  QpCtx other = q;
+  other.peer_mac[5] ^= 1;
+  for (const auto& [n, c] :
+       {std::pair<uint32_t, QpCtx>{0, QpCtx{}}, {1, init}, {1, other}, {7, q}}) {
+    RxDecision d = x.decide(n, c, src, pr);
+    require(d.kind == (quiet ? RxDecision::Kind::kDrop : RxDecision::Kind::kReset));
   }
 }
 

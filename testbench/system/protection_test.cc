@@ -190,8 +190,12 @@ TEST_F(Protection, ResponderMrDeregisteredMidReadAnswersWithATerminate) {
 // Destroying a connected QP closes its stream: its peer hears a Terminate (layer LLP) ahead of
 // any acknowledgement of segments still arriving, its QP goes to ERROR and everything
 // outstanding flushes; an RDMA Write in flight to the destroyed QP never completes as a
-// success. Moving a QP to ERROR does the same (`close` false: the responder moves it instead).
+// success. Segments that still arrive for the destroyed QPN are each answered with a reset (the
+// same Terminate, its EFE header reflecting the QPN), which the peer, already in ERROR, drops.
+// Moving a QP to ERROR does the same (`destroy` false: the responder moves it instead), except
+// that segments for a QP in ERROR are dropped without a reset.
 void Protection::destroy_mid_write(bool destroy) {
+  uint32_t b_qpn = 0;
   cl.run({[&] {
             const PeerInfo peer = open_a();
             ibv_sge rs{a.addr(), 64, a.mr->lkey};
@@ -216,6 +220,7 @@ void Protection::destroy_mid_write(bool destroy) {
           },
           [&] {
             open_b();
+            b_qpn = b.qps[0]->qp_num;
             oob.get(1);  // the Writes are posted
             rnic_spend_ns(kDeregAfterNs);
             if (destroy) {
@@ -228,12 +233,86 @@ void Protection::destroy_mid_write(bool destroy) {
             }
             oob.get(1);
           }});
-  const rdmap::Terminate t = only_terminate(wire, cl.nodes[1]->mac);
-  EXPECT_EQ(int(t.cause.layer), int(Layer::kLlp));
+  const std::vector<const WireFrame*> terms = wire.with_opcode(Opcode::kTerminate);
+  ASSERT_GE(terms.size(), 1u);
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const WireFrame& f = *terms[i];
+    EXPECT_TRUE(f.from(cl.nodes[1]->mac));
+    rdmap::Terminate t;
+    ASSERT_TRUE(rdmap::decode(f.ddp.data() + rdmap::kUntaggedBytes,
+                              f.ddp.size() - rdmap::kUntaggedBytes, &t));
+    EXPECT_EQ(int(t.cause.layer), int(Layer::kLlp));
+    EXPECT_FALSE(t.m || t.d || t.r) << "a close quotes nothing";
+    // The first is the close, to the peer's QP; any others are resets reflecting B's QPN.
+    EXPECT_EQ(f.efe.rq, i > 0) << "Terminate " << i;
+    EXPECT_EQ(f.efe.dst_qpn, i > 0 ? b_qpn : a.qps[0]->qp_num) << "Terminate " << i;
+  }
+  if (destroy)
+    EXPECT_GT(terms.size(), 1u) << "Writes in flight met the destroyed QPN";
+  else
+    EXPECT_EQ(terms.size(), 1u) << "a QP in ERROR answers nothing";
+  EXPECT_EQ(stats.group("node1.core").counter("rx_resets", "", "").value, terms.size() - 1);
 }
 
 TEST_F(Protection, DestroyingAQpMidWriteFlushesThePeersWork) { destroy_mid_write(true); }
 TEST_F(Protection, MovingAQpToErrorMidWriteFlushesThePeersWork) { destroy_mid_write(false); }
+
+// A requester connected to a QPN that never existed at the peer (a wrong number told out of
+// band): each of its segments is answered with a reset (a Terminate of layer LLP whose EFE
+// header reflects that QPN, ahead of the segment's acknowledgement), its QP goes to ERROR and
+// its WRs flush: an RDMA Write to nowhere never completes as a success. Nothing at the peer
+// changes: its memory keeps its guard bytes and its own QP stays in RTS.
+TEST_F(Protection, WriteToAQpnThatNeverExistedIsReset) {
+  constexpr uint32_t kSmall = 4096;  // 3 segments
+  uint32_t bogus = 0;
+  std::vector<uint8_t> sink_after;
+  cl.run({[&] {
+            a.open(EndpointConfig{});
+            mem_fill(a.buf, kBuf);
+            oob.put(1, a.info());
+            PeerInfo peer = oob.get(0);
+            bogus = peer.qpns[0] + 0x100;
+            peer.qpns[0] = bogus;
+            a.connect(peer);
+            ibv_sge s{a.addr() + kSrc, kSmall, a.mr->lkey};
+            ibv_send_wr wr[2] = {rdma_write_wr(1, &s, 1, peer.addr + kDst, peer.rkey, true),
+                                 rdma_write_wr(2, &s, 1, peer.addr + kDst, peer.rkey, true)};
+            wr[1].opcode = IBV_WR_SEND;
+            wr[0].next = &wr[1];
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], wr, &bad), 0);
+            for (const ibv_wc& wc : testbench::wait_completions(a.cq, 2))
+              EXPECT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR)
+                  << "WR " << wc.wr_id << ": " << ibv_wc_status_str(wc.status);
+            EXPECT_EQ(qp_state(a.qps[0]), IBV_QPS_ERR);
+            oob.put(1, {});
+          },
+          [&] {
+            open_b();
+            oob.get(1);
+            EXPECT_EQ(qp_state(b.qps[0]), IBV_QPS_RTS);
+            sink_after = mem_read(b.buf, kBuf);
+          }});
+  EXPECT_TRUE(sink_after == std::vector<uint8_t>(kBuf, kGuard)) << "the peer's memory changed";
+  const std::vector<const WireFrame*> terms = wire.with_opcode(Opcode::kTerminate);
+  ASSERT_GE(terms.size(), 1u);
+  for (const WireFrame* f : terms) {
+    EXPECT_TRUE(f->from(cl.nodes[1]->mac));
+    EXPECT_TRUE(f->efe.rq);
+    EXPECT_EQ(f->efe.dst_qpn, bogus);
+    rdmap::Terminate t;
+    ASSERT_TRUE(rdmap::decode(f->ddp.data() + rdmap::kUntaggedBytes,
+                              f->ddp.size() - rdmap::kUntaggedBytes, &t));
+    EXPECT_EQ(int(t.cause.layer), int(Layer::kLlp));
+  }
+  // Each segment that reached the peer was answered, and the first reset came before the
+  // acknowledgement of the segment it answers.
+  const uint64_t resets = stats.group("node1.core").counter("rx_resets", "", "").value;
+  EXPECT_EQ(resets, terms.size());
+  EXPECT_EQ(resets, wire.data(cl.nodes[0]->mac, bogus).size());
+  EXPECT_EQ(stats.group("node0.core").counter("rx_terminates", "", "").value, 1u)
+      << "resets after the first meet a QP in ERROR and are dropped";
+}
 
 // Remote access against a responder MR of 64 KiB in the middle of a 256 KiB region of guard
 // bytes: after the requester's WR has completed, every byte of the region is checked (the
@@ -297,7 +376,9 @@ void Protection::guard_case(const GuardCase& c) {
             PeerInfo t = b.info();
             t.addr = reinterpret_cast<uint64_t>(mr_base);
             t.rkey = mr->rkey;
-            if (c.before == GuardCase::Before::kDeregister) ASSERT_EQ(ibv_dereg_mr(mr), 0);
+            if (c.before == GuardCase::Before::kDeregister) {
+              ASSERT_EQ(ibv_dereg_mr(mr), 0);
+            }
             oob.put(0, t);
             oob.get(1);  // the requester's WR has completed
             region_after = mem_read(region, kRegion);

@@ -351,8 +351,11 @@ void RdmaErrors::run(const Case& c) {
   if (c.headers) {
     // The rejected WR's segment, as it went out.
     const std::vector<uint8_t>& off = sent[size_t(c.reads_before)]->ddp;
-    EXPECT_EQ(term.ddp_seg_len, off.size());
     const size_t hb = (off[0] & rdmap::kDdpTagged) ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes;
+    // DDP Segment Length as siw fills it: the segment less its opcode's fixed headers.
+    const bool rreq = hb == rdmap::kUntaggedBytes && (off[1] & 0x0F) == 1;
+    const size_t fixed = hb + (rreq ? rdmap::kReadRequestBytes : 0);
+    EXPECT_EQ(term.ddp_seg_len, off.size() > fixed ? off.size() - fixed : 0);
     EXPECT_EQ(term.ddp_header, std::vector<uint8_t>(off.begin(), off.begin() + hb));
     if (c.r) {
       EXPECT_EQ(term.rdmap_header, std::vector<uint8_t>(off.begin() + rdmap::kUntaggedBytes,
@@ -610,13 +613,28 @@ TEST_F(RdmaErrors, ReadResponseWithoutAnOutstandingRead) {
   run(c);
 }
 
-// A Read Request cut inside its 28-byte payload: RDMAP / 2 / 0xFF, without the R bit (there is
-// no whole Read Request to include); the oldest outstanding WR, the Read, is the one named.
+// A Read Request that is not exactly one segment of 28 payload bytes: Linux siw drops the stream
+// without a Terminate (siw_proc_rreq: -EPROTO); here the responder closes it (a Terminate of
+// layer LLP, quoting nothing), its QP fails with IBV_EVENT_QP_FATAL, and every WR of the
+// requester, the Read included, flushes.
+Case malformed_read_request(std::function<void(std::vector<uint8_t>&)> f) {
+  Case c = header_case(Op::kRead, {Layer::kLlp, 0, 0x00}, std::move(f));
+  c.headers = false;
+  c.requester = IBV_WC_WR_FLUSH_ERR;
+  return c;
+}
+
 TEST_F(RdmaErrors, ReadRequestShorterThanItsPayload) {
-  Case c = header_case(Op::kRead, {Layer::kRdmap, 2, 0xFF},
-                       [](std::vector<uint8_t>& d) { d.resize(rdmap::kUntaggedBytes + 10); });
-  c.requester = IBV_WC_REM_OP_ERR;
-  run(c);
+  run(malformed_read_request(
+      [](std::vector<uint8_t>& d) { d.resize(rdmap::kUntaggedBytes + 10); }));
+}
+
+TEST_F(RdmaErrors, ReadRequestWithTrailingBytes) {
+  run(malformed_read_request([](std::vector<uint8_t>& d) { d.resize(d.size() + 8, 0xEE); }));
+}
+
+TEST_F(RdmaErrors, ReadRequestWithoutTheLastFlag) {
+  run(malformed_read_request([](std::vector<uint8_t>& d) { d[0] &= uint8_t(~rdmap::kDdpLast); }));
 }
 
 // A receive whose MR was deregistered after it was posted: the Send that consumes it cannot be

@@ -59,7 +59,14 @@ TEST(Efe, HeaderBytes) {
   ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
   EXPECT_EQ(d.seq, h.seq);
   EXPECT_EQ(d.dst_qpn, h.dst_qpn);
-  EXPECT_TRUE(d.ar && d.rtx && !d.ce && !d.ece);
+  EXPECT_TRUE(d.ar && d.rtx && !d.ce && !d.ece && !d.rq);
+  // RQ (reflected QPN) is byte 1's bit 3.
+  h.ar = h.rtx = false;
+  h.rq = true;
+  efe::encode(h, frame.data());
+  EXPECT_EQ(frame[1], 0x08);
+  ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
+  EXPECT_TRUE(d.rq && !d.ar);
   // Hostile headers.
   EXPECT_EQ(efe::decode(frame.data(), 19, &d), efe::ParseError::kShort);
   EXPECT_EQ(efe::decode(frame.data(), 20 + 0x122, &d), efe::ParseError::kLength);
@@ -68,8 +75,10 @@ TEST(Efe, HeaderBytes) {
   frame[0] = 0x13;
   EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kType);
   frame[0] = 0x11;
-  frame[1] = 0x01;
-  EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
+  for (uint8_t bit : {0x01, 0x02, 0x04}) {
+    frame[1] = bit;
+    EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
+  }
 }
 
 TEST(Ddp, TaggedWriteHeader) {

@@ -63,6 +63,7 @@ RxParseResult read_request(uint32_t msn, uint32_t size) {
   p.h.qn = rdmap::kQnReadRequest;
   p.h.msn = msn;
   p.rr_ok = true;
+  p.payload_len = rdmap::kReadRequestBytes;
   p.rr = {0x55, 0x8000, size, 0x99, 0x2000};  // sink STag, TO, size, source STag, TO
   return p;
 }
@@ -82,21 +83,33 @@ void expect_fail(const RxDecision& d, Layer layer, uint8_t etype, uint8_t code) 
   EXPECT_EQ(d.why.code, code);
 }
 
-TEST(RxLogic, SegmentsForNoReceivingQpFromThisPeerAreDropped) {
+// A segment for a QPN with no stream from its sender here is answered with a reset; one for a
+// QP in ERROR (its peer was told) or too short to parse is dropped; a Terminate is never
+// answered.
+TEST(RxLogic, SegmentsForAQpnNotConnectedToTheirSenderAreReset) {
   RxLogic x(4);
   QpCtx q = live_qp();
   const RxParseResult w = tagged(Opcode::kWrite, 0x42, 0, 10);
-  EXPECT_EQ(x.decide(kQp, q, MacAddr{2, 0, 0, 0, 0, 9}, w).kind, Kind::kDrop);  // another peer
-  EXPECT_EQ(x.decide(9, q, kPeer, w).kind, Kind::kDrop);                        // no such QP
+  EXPECT_EQ(x.decide(kQp, q, MacAddr{2, 0, 0, 0, 0, 9}, w).kind, Kind::kReset);  // another peer
+  EXPECT_EQ(x.decide(9, q, kPeer, w).kind, Kind::kReset);          // beyond the QP table
+  EXPECT_EQ(x.decide(kQp, QpCtx{}, kPeer, w).kind, Kind::kReset);  // never created, destroyed
+  q.state = abi::kQpReset;
+  EXPECT_EQ(x.decide(kQp, q, kPeer, w).kind, Kind::kReset);
   q.state = abi::kQpInit;
-  EXPECT_EQ(x.decide(kQp, q, kPeer, w).kind, Kind::kDrop);
+  EXPECT_EQ(x.decide(kQp, q, kPeer, w).kind, Kind::kReset);
+  EXPECT_EQ(x.decide(kQp, q, kPeer, send(1, 0, 10, true)).kind, Kind::kReset);
   q.state = abi::kQpRtr;  // RTR receives
   EXPECT_EQ(x.decide(kQp, q, kPeer, w).kind, Kind::kPlace);
   q.state = abi::kQpError;
   EXPECT_EQ(x.decide(kQp, q, kPeer, w).kind, Kind::kDrop);
+  RxParseResult term = send(1, 0, 4, true, Opcode::kTerminate);
+  term.h.qn = rdmap::kQnTerminate;
+  EXPECT_EQ(x.decide(9, live_qp(), kPeer, term).kind, Kind::kDrop);
+  EXPECT_EQ(x.decide(kQp, QpCtx{}, kPeer, term).kind, Kind::kDrop);
   RxParseResult short_seg;
   short_seg.dropped = true;
   EXPECT_EQ(x.decide(kQp, live_qp(), kPeer, short_seg).kind, Kind::kDrop);
+  EXPECT_EQ(x.decide(9, live_qp(), kPeer, short_seg).kind, Kind::kDrop);
 }
 
 TEST(RxLogic, AHeaderThatFailsItsChecksFailsTheQpWithItsCause) {
@@ -196,9 +209,17 @@ TEST(RxLogic, ReadRequestChecksMsnOffsetAndIrdThenChecksItsSource) {
   RxParseResult mo = read_request(1, 100);
   mo.h.mo = 4;
   expect_fail(x.decide(kQp, live_qp(), kPeer, mo), Layer::kDdp, 2, 0x04);
+  // Not exactly 28 bytes in one segment: the stream is closed (layer LLP), as siw drops it.
   RxParseResult cut = read_request(1, 100);
   cut.rr_ok = false;
-  expect_fail(x.decide(kQp, live_qp(), kPeer, cut), Layer::kRdmap, 2, 0xFF);
+  cut.payload_len = 10;
+  expect_fail(x.decide(kQp, live_qp(), kPeer, cut), Layer::kLlp, 0, 0x00);
+  RxParseResult trailing = read_request(1, 100);
+  trailing.payload_len = rdmap::kReadRequestBytes + 1;
+  expect_fail(x.decide(kQp, live_qp(), kPeer, trailing), Layer::kLlp, 0, 0x00);
+  RxParseResult not_last = read_request(1, 100);
+  not_last.h.last = false;
+  expect_fail(x.decide(kQp, live_qp(), kPeer, not_last), Layer::kLlp, 0, 0x00);
   RxDecision d = x.decide(kQp, live_qp(), kPeer, read_request(1, 100));
   ASSERT_EQ(d.kind, Kind::kReadRequest);
   EXPECT_TRUE(d.target.check_only);
