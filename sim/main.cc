@@ -38,6 +38,8 @@ void add_run_options(CLI::App* c, rnic::RunOptions& o, std::string& out, bool& q
 int sc_main(int argc, char** argv) {
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+  // SystemC's errors are thrown, never printed: the runner reports each in one line.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_THROW);
   rnic::traffic::register_perftests();
   CLI::App app{
       "rnicsim: cycle-accurate simulator of an RDMA NIC (iWARP RNIC with an Ether Forwarding "
@@ -189,6 +191,15 @@ int sc_main(int argc, char** argv) {
   } catch (const rnic::InputError& e) {
     fmt::print(stderr, "rnicsim: {}\n", e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "rnicsim: out of memory on this machine before the run started\n");
+    return 1;
+  } catch (const sc_core::sc_report& e) {
+    fmt::print(stderr, "rnicsim: SystemC: {}\n", e.get_msg());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rnicsim: {}\n", e.what());
+    return 1;
   }
 }
 

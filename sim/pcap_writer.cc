@@ -2,12 +2,16 @@
 
 #include <pcap/pcap.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
+#include "sim/output_errors.h"
+
 namespace rnic {
 
-PcapWriter::PcapWriter(const std::string& path, bool keep_fcs) : keep_fcs_(keep_fcs) {
+PcapWriter::PcapWriter(const std::string& path, bool keep_fcs) : path_(path), keep_fcs_(keep_fcs) {
   pcap_ = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535, PCAP_TSTAMP_PRECISION_NANO);
   if (!pcap_) throw std::runtime_error("pcap: cannot open a capture handle");
   dumper_ = pcap_dump_open(pcap_, path.c_str());
@@ -37,10 +41,21 @@ void PcapWriter::write(uint64_t time_ps, const uint8_t* frame, size_t len, const
     n = buf_.size();
   }
   h.caplen = h.len = bpf_u_int32(n);
+  if (failed_) return;
   pcap_dump(reinterpret_cast<u_char*>(dumper_), &h, data);
   ++frames_;
+  check();
 }
 
-void PcapWriter::flush() { pcap_dump_flush(dumper_); }
+void PcapWriter::flush() {
+  if (!failed_ && pcap_dump_flush(dumper_) != 0) check(true);
+}
+
+// A write that failed (a full device, a quota): the capture stops and the run with it.
+void PcapWriter::check(bool failed) {
+  if (!failed && !std::ferror(pcap_dump_file(dumper_))) return;
+  failed_ = true;
+  output_errors::failed(path_, errno ? std::strerror(errno) : "write error");
+}
 
 }  // namespace rnic

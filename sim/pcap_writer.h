@@ -23,9 +23,14 @@ class PcapWriter {
   // frame: without FCS; fcs: its 4 bytes (written only when keep_fcs).
   void write(uint64_t time_ps, const uint8_t* frame, size_t len, const uint8_t* fcs = nullptr);
   uint64_t frames() const { return frames_; }
+  // A failed write (a full device) stops the capture and, through output_errors.h, the run
+  // (exit 1, naming the file).
   void flush();
 
  private:
+  void check(bool failed = false);
+  std::string path_;
+  bool failed_ = false;
   pcap* pcap_ = nullptr;
   pcap_dumper* dumper_ = nullptr;
   bool keep_fcs_;

@@ -9,6 +9,7 @@
 #include <systemc>
 
 #include "sim/background.h"
+#include "sim/output_errors.h"
 
 namespace rnic::run_control {
 
@@ -83,6 +84,7 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
     }
     sc_core::sc_start(sc_core::sc_time::from_value(run_for), sc_core::SC_EXIT_ON_STARVATION);
     if (g_interrupted) throw InterruptedError("interrupted");
+    if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
     progress();
     const uint64_t now = sc_core::sc_time_stamp().value();
     if (!sc_core::sc_pending_activity()) {
@@ -146,7 +148,8 @@ void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background&
       if (done[i] || !h.valid() || h.terminated()) continue;
       sc_core::sc_spawn_options k;
       k.spawn_method();
-      sc_core::sc_spawn([h]() mutable { h.kill(); }, "kill_host_thread", &k);
+      sc_core::sc_spawn([h]() mutable { h.kill(); },
+                        sc_core::sc_gen_unique_name("kill_host_thread"), &k);
     }
     // After an error inside the simulation (an exception out of a host thread) the kernel
     // refuses to run again: the original error is the one to report.

@@ -4,7 +4,9 @@
 //     exit 130);
 //   - progress on a terminal (simulated time, wall time, slowdown, sweep point): never in CI;
 //   - the watchdog: work outstanding and no statistic moving for sim.watchdog_us of simulated
-//     time stops the run with HungError and a dump of every block's state (exit 3).
+//     time stops the run with HungError and a dump of every block's state (exit 3);
+//   - an output that could not be written (a capture on a full device): stops with RunFailed
+//     naming the file and the reason (exit 1).
 #pragma once
 
 #include <functional>

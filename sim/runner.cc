@@ -1,8 +1,11 @@
 #include "sim/runner.h"
 
 #include <fmt/format.h>
+#include <sys/statvfs.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <systemc>
@@ -10,6 +13,7 @@
 #include "models/common/log.h"
 #include "sim/cluster.h"
 #include "sim/experiment.h"
+#include "sim/output_errors.h"
 #include "sim/run_control.h"
 #include "sim/run_trace.h"
 
@@ -17,10 +21,24 @@ namespace rnic {
 
 namespace {
 
-void write_json(const std::filesystem::path& p, const nlohmann::ordered_json& j) {
+constexpr uint64_t kMinFreeBytes = 1 << 20;
+constexpr const char* kOutOfMemory =
+    "rnicsim: the simulator ran out of memory on this machine (smaller sizes, fewer QPs or a "
+    "shorter run need less)";
+
+// Returns "" or why the file could not be written.
+std::string write_json(const std::filesystem::path& p, const nlohmann::ordered_json& j) {
+  errno = 0;
   std::ofstream f(p);
-  if (!f) throw std::runtime_error("cannot write " + p.string());
-  f << j.dump(2) << "\n";
+  if (f) {
+    f << j.dump(2) << "\n";
+    f.close();
+  }
+  if (f) return "";
+  const std::string why = errno ? std::strerror(errno) : "write error";
+  std::error_code ec;
+  std::filesystem::remove(p, ec);  // a cut file would read as a result
+  return fmt::format("rnicsim: cannot write {}: {}", p.string(), why);
 }
 
 nlohmann::ordered_json config_json(SystemConfig& c) {
@@ -81,13 +99,24 @@ void check_out_dir(const std::string& out_dir) {
     throw InputError("--out " + out_dir, "out", fmt::format("cannot create it: {}", ec.message()));
   const fs::path probe = dir / ".rnicsim_write_test";
   {
+    errno = 0;
     std::ofstream f(probe);
     f << "x";
-    if (!f.flush())
+    f.close();
+    if (!f)
       throw InputError("--out " + out_dir, "out",
-                       "cannot write in it (permissions or a full device)");
+                       fmt::format("cannot write in it: {}",
+                                   errno ? std::strerror(errno) : "permissions or a full device"));
   }
   fs::remove(probe, ec);
+  // Room for the JSON outputs at least (the largest shipped run's are under 1 MiB); a capture
+  // or waveform that fills the device later stops the run naming the file (exit 1).
+  struct statvfs v {};
+  if (statvfs(out_dir.c_str(), &v) == 0 && uint64_t(v.f_bavail) * v.f_frsize < kMinFreeBytes)
+    throw InputError("--out " + out_dir, "out",
+                     fmt::format("its device has {} KiB free, less than the {} KiB the outputs "
+                                 "need at least",
+                                 uint64_t(v.f_bavail) * v.f_frsize / 1024, kMinFreeBytes / 1024));
 }
 
 // rnicsim's own outputs of an earlier run in the folder go, so none is left beside this run's as
@@ -126,6 +155,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   std::string stopped;
   run_control::set_quiet(quiet);
   run_control::install_sigint_handler();
+  output_errors::clear();
   try {
     rc = workloads ? workload_runner()(ctx) : kind->run(ctx);
   } catch (const HungError& e) {
@@ -137,11 +167,22 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   } catch (const RunFailed& e) {
     rc = 1;
     stopped = fmt::format("rnicsim: {}", e.what());
+  } catch (const InputError&) {
+    throw;  // refused before anything ran (exit 2)
   } catch (const std::bad_alloc&) {
     rc = 1;
-    stopped =
-        "rnicsim: the simulator ran out of memory on this machine (smaller sizes, fewer "
-        "QPs or a shorter run need less)";
+    stopped = kOutOfMemory;
+  } catch (const sc_core::sc_report& e) {
+    // SystemC's own errors (its reports are thrown, not printed: main.cc); a thread's stack
+    // that cannot be allocated is memory running out.
+    rc = 1;
+    stopped = std::string(e.get_msg_type()).find("stack") != std::string::npos ||
+                      std::string(e.get_msg()).find("stack") != std::string::npos
+                  ? kOutOfMemory
+                  : fmt::format("rnicsim: SystemC stopped the run: {}", e.get_msg());
+  } catch (const std::exception& e) {
+    rc = 1;
+    stopped = fmt::format("rnicsim: the run failed: {}", e.what());
   }
   run_control::clear_progress_line();
   if (trace) trace->close();
@@ -165,7 +206,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   }
   st["wall_s"] = wall;
   if (!stopped.empty()) st["stopped"] = {{"exit", rc}, {"why", stopped}};
-  write_json(std::filesystem::path(out_dir) / "stats.json", st);
+  const std::string st_err = write_json(std::filesystem::path(out_dir) / "stats.json", st);
 
   nlohmann::ordered_json res;
   res["experiment"] = s.experiment.name;
@@ -174,9 +215,16 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   res["rows"] = ctx.rows;
   if (!ctx.workloads.empty()) res["workloads"] = ctx.workloads;
   if (!stopped.empty()) res["stopped"] = {{"exit", rc}, {"why", stopped}};
-  write_json(std::filesystem::path(out_dir) / "results.json", res);
+  const std::string res_err = write_json(std::filesystem::path(out_dir) / "results.json", res);
 
   if (!stopped.empty()) fmt::print(stderr, "{}\n", stopped);
+  // Outputs that could not be written: said, and the run fails (it is not what was asked).
+  for (const std::string& e : {st_err, res_err}) {
+    if (e.empty()) continue;
+    fmt::print(stderr, "{}\n", e);
+    if (rc == 0) rc = 1;
+  }
+  if (!st_err.empty() || !res_err.empty()) return rc;
   if (!quiet) {
     fmt::print(
         "{} ({}, preset {}): {} rows, simulated {:.3f} us in {:.2f} s wall\n", s.experiment.name,

@@ -23,6 +23,7 @@
 #include "sim/cluster.h"
 #include "sim/experiment.h"
 #include "sim/link_capture.h"
+#include "sim/machine_memory.h"
 #include "sim/run_control.h"
 #include "sim/scenario.h"
 #include "sim/traffic/bw_peak.h"
@@ -450,6 +451,20 @@ int run_workloads(ExperimentContext& ctx) {
                       cl.nodes[n]->name(), need_mib[n], h.malloc_scatter, h.malloc_max_gap, have,
                       h.mem_mib));
   }
+
+  // This machine's memory, checked before anything runs: the simulated pages a run writes live
+  // in real memory, and the buffers bound them (each endpoint's 2 x the largest size x QPs,
+  // written as data arrives); the simulator itself takes kSimulatorBaseBytes more.
+  uint64_t real_need = kSimulatorBaseBytes;
+  for (const auto& j : jobs) real_need += 2 * (2 * j->p.max_size * j->p.qps);
+  const MachineMemory mm = machine_memory();
+  if (real_need > mm.bytes)
+    throw InputError(
+        ctx.scenario.workloads.front().where, "size",
+        fmt::format("the run needs about {} MiB of this machine's memory (each endpoint's buffer "
+                    "of 2 x size x QPs, and {} MiB for the simulator's own growth), more than "
+                    "the {} MiB available ({}): lower the size (-s) or the QPs (-q)",
+                    real_need >> 20, kSimulatorBaseBytes >> 20, mm.bytes >> 20, mm.bound));
 
   // Each job is two programs, its client on `from` and its server on `to`, that set up their
   // endpoints (connecting through the job's own out-of-band channel) and then run every size

@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Bad input to `validate` and `run`: exit code 2 with file, line, key and reason."""
 import os
+import resource
+import subprocess
 import re
 import sys
 
@@ -173,6 +175,42 @@ check(p.stderr.strip().count("\n") == 0 and "host physical memory exhausted" in 
 check("E549" not in p.stdout + p.stderr, "a SystemC report reached the user")
 for f in ("results.json", "stats.json"):
     check(load(os.path.join(o, f)).get("stopped", {}).get("exit") == 1, f"out of host memory: {f} does not record it")
+# A run that would not fit this machine's memory is refused before it starts, naming the options
+# that shrink it: here the machine is the process's address-space limit (ulimit -v, 1.2 GB), and
+# 512 MiB messages need about 2 GiB.
+def limited(kib):
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (kib << 10, kib << 10))
+
+
+o = os.path.join(work, "too_big")
+p = subprocess.run([binary, "perf", "write_bw", "-s", "536870912", "-n", "1", "--set", "host.mem_mib=20000",
+                    "--out", o, "--quiet"], capture_output=True, text=True, preexec_fn=limited(1200 << 10))
+check(p.returncode == 2 and "key 'size'" in p.stderr and "ulimit -v" in p.stderr and "-s" in p.stderr,
+      f"a run beyond the memory limit: exit {p.returncode}, stderr {p.stderr!r}")
+p = subprocess.run([binary, "perf", "write_bw", "-s", "1048576", "-n", "5", "--out", o, "--quiet"],
+                   capture_output=True, text=True, preexec_fn=limited(1200 << 10))
+check(p.returncode == 0, f"a small run under the same limit: exit {p.returncode}, stderr {p.stderr!r}")
+# The simulator itself running out of memory mid-run (std::bad_alloc, or SystemC unable to
+# allocate a thread's stack): one plain line on stderr saying so, exit 1, no SystemC report, both
+# outputs written with the failure. Address-space limits from 40 to 130 MB: each run finishes, is
+# refused up front (exit 2, the estimate above), or fails that way (below the dynamic loader's own
+# need, exit 127, is not ours), and at least one fails that way.
+ran_out = 0
+for mb in (40, 55, 70, 85, 100, 130):
+    o = os.path.join(work, f"oom_{mb}")
+    p = subprocess.run([binary, "perf", "write_bw", "-s", "65536", "-n", "100", "--out", o, "--quiet"],
+                       capture_output=True, text=True, preexec_fn=limited(mb << 10))
+    if p.returncode in (0, 127) or (p.returncode == 2 and "key 'size'" in p.stderr):
+        continue
+    ran_out += 1
+    check(p.returncode == 1 and p.stderr.strip().count("\n") == 0 and "ran out of memory" in p.stderr
+          and "Error:" not in p.stderr and "In file" not in p.stderr,
+          f"ulimit -v {mb} MB: exit {p.returncode}, stderr {p.stderr!r}")
+    for f in ("results.json", "stats.json"):
+        path = os.path.join(o, f)
+        check(os.path.exists(path) and load(path).get("stopped", {}).get("exit") == 1,
+              f"ulimit -v {mb} MB: {f} does not record the failure")
+check(ran_out > 0, "no address-space limit from 40 to 130 MB made the simulator run out of memory")
 # A sampling interval far too short for the run is bounded, with a message.
 o = os.path.join(work, "stats_bound")
 p = rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "200", "--set", "sim.stats_interval_ns=10",
