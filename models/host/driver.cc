@@ -222,8 +222,7 @@ int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth
   return rc;
 }
 
-int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const MacAddr& peer,
-                      uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access) {
+int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const QpAttrs& a) {
   ioctl_enter();
   abi::ModifyQp m;
   m.qpn = qpn;
@@ -231,15 +230,19 @@ int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const Mac
   const std::pair<uint32_t, uint32_t> bits[] = {
       {IBV_QP_STATE, M::kState},          {IBV_QP_AV, M::kPeerMac},
       {IBV_QP_DEST_QPN, M::kPeerQpn},     {IBV_QP_MAX_DEST_RD_ATOMIC, M::kIrd},
-      {IBV_QP_MAX_QP_RD_ATOMIC, M::kOrd}, {IBV_QP_ACCESS_FLAGS, M::kAccess}};
+      {IBV_QP_MAX_QP_RD_ATOMIC, M::kOrd}, {IBV_QP_ACCESS_FLAGS, M::kAccess},
+      {IBV_QP_PATH_MTU, M::kMtu},         {IBV_QP_TIMEOUT, M::kReadTimeout},
+      {IBV_QP_RETRY_CNT, M::kReadTimeout}};
   for (const auto& [ibv, card] : bits)
     if (mask & ibv) m.set |= card;
   m.state = to_card(state);
-  m.peer_mac = peer;
-  m.peer_qpn = peer_qpn;
-  m.ird = ird;
-  m.ord = ord;
-  m.access = to_card_access(access);
+  m.peer_mac = a.peer;
+  m.peer_qpn = a.peer_qpn;
+  m.ird = a.ird;
+  m.ord = a.ord;
+  m.access = to_card_access(a.access);
+  m.mtu = a.mtu;
+  m.read_timeout_ns = a.read_timeout_ns;
   const int rc = command(m);
   ioctl_exit();
   return rc;

@@ -71,9 +71,14 @@ class Driver {
   int destroy_cq(uint32_t cqn);
   int create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
                 QpInfo* out);
-  // attr fields as ibv_modify_qp's, already checked by the caller.
-  int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const MacAddr& peer,
-                uint32_t peer_qpn, uint32_t ird, uint32_t ord, uint32_t access);
+  // attr fields as ibv_modify_qp's, already checked by the caller; mtu: path_mtu in bytes;
+  // read_timeout_ns: the Read Response timer timeout and retry_cnt give (0: none).
+  struct QpAttrs {
+    MacAddr peer{};
+    uint32_t peer_qpn = 0, ird = 0, ord = 0, access = 0, mtu = 0;
+    uint64_t read_timeout_ns = 0;
+  };
+  int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const QpAttrs& a);
   int destroy_qp(uint32_t qpn);
   // One mailbox command (models/rnic/abi/commands.h): its arguments, CMD, then CMD_STATUS polled
   // until done. Returns its result (0 or an errno) and, when asked, CMD_RESULT.

@@ -33,7 +33,9 @@ struct QpCtx {
   uint32_t peer_qpn = 0;
   uint32_t ird = 0, ord = 0;
   uint8_t access = 0;
-  uint64_t epoch = 0;  // changes when the QP is created or reset
+  uint32_t mtu = 0;              // largest segment payload (0: the link's)
+  uint64_t read_timeout_ps = 0;  // requester's Read Response timer (0: none)
+  uint64_t epoch = 0;            // changes when the QP is created or reset
   bool receives() const { return valid && (state == abi::kQpRtr || state == abi::kQpRts); }
   bool sends() const { return valid && state == abi::kQpRts; }
 };

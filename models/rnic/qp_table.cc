@@ -36,6 +36,8 @@ bool QpTable::modify(const abi::ModifyQp& m, Change* change) {
   if (m.set & M::kIrd) q.ird = std::min<uint32_t>(std::max<uint32_t>(m.ird, 1), ird_);
   if (m.set & M::kOrd) q.ord = std::min<uint32_t>(std::max<uint32_t>(m.ord, 1), ord_);
   if (m.set & M::kAccess) q.access = m.access;
+  if (m.set & M::kMtu) q.mtu = m.mtu;
+  if (m.set & M::kReadTimeout) q.read_timeout_ps = m.read_timeout_ns * 1000;
   *change = (m.set & M::kState) ? set_state(m.qpn, m.state) : Change{};
   return true;
 }

@@ -1,5 +1,7 @@
 #include "models/rnic/read_response_engine.h"
 
+#include <algorithm>
+
 #include "models/rnic/latency_mutation.h"
 
 namespace rnic {
@@ -45,7 +47,8 @@ void ReadResponseEngine::offer(uint32_t qpn) {
   RespOfferMsg m;
   m.qpn = qpn;
   m.epoch = ctx_[qpn].epoch;
-  m.seg = logic_.next(qpn, max_payload_);
+  const uint32_t mtu = ctx_[qpn].mtu;  // the QP's path MTU, below the link's
+  m.seg = logic_.next(qpn, mtu ? std::min(mtu, max_payload_) : max_payload_);
   m.more = logic_.pending(qpn);
   offered_[qpn] = 1;
   last_offered_[qpn] = m.seg.last;

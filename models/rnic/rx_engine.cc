@@ -49,6 +49,8 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
           rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes), clk_)),
       logic_(size_t(cfg.qps)),
       ctx_(size_t(cfg.qps)),
+      read_progress_ps_(size_t(cfg.qps)),
+      read_timer_armed_(size_t(cfg.qps)),
       rx_segments_(stats.group(g).counter("rx_segments", "segments", "DDP segments received")),
       rx_payload_bytes_(stats.group(g).counter("rx_payload_bytes", "B", "payload bytes placed")),
       rx_dropped_(stats.group(g).counter(
@@ -56,6 +58,11 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
           "segments for a QP in ERROR, too short, or Terminates and resets for no QP")),
       rx_resets_(stats.group(g).counter("rx_resets", "segments",
                                         "segments for a QPN not connected to their sender: reset")),
+      read_timeouts_(stats.group(g).counter(
+          "read_timeouts", "WRs", "Reads completed IBV_WC_RETRY_EXC_ERR by the response timer")),
+      rx_reads_dropped_(stats.group(g).counter(
+          "rx_reads_dropped", "requests",
+          "inbound Read Requests dropped by core.fault_drop_read_requests")),
       rx_terminates_(stats.group(g).counter("rx_terminates", "frames", "Terminates received")),
       rx_errors_(
           stats.group(g).counter("rx_errors", "segments", "segments answered with a Terminate")),
@@ -83,7 +90,11 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
     if (u.reset) logic_.reset(u.qpn);
     if (u.flush) flush_rq(u.qpn);
   });
-  in.read_issued.bind(eq_, [this](ReadIssuedMsg&& m) { logic_.read_issued(m.qpn, m.read); });
+  in.read_issued.bind(eq_, [this](ReadIssuedMsg&& m) {
+    if (logic_.ord().size(m.qpn) == 0) read_progress_ps_[m.qpn] = now_ps();
+    logic_.read_issued(m.qpn, m.read);
+    arm_read_timer(m.qpn);
+  });
   in.term_sent.bind(eq_, [this](TermSentMsg&& m) {
     if (!rx_stalled_ || m.token != stall_token_) return;
     validated(stalled_on_);
@@ -273,11 +284,16 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
         place(qpn, chunks, payload);
         rx_payload_bytes_ += len;
       }
+      if (d.response) read_progress_ps_[qpn] = now_ps();
       validated(sp);
       if (d.answered >= 0) out.read_done->send({qpn, uint32_t(d.answered)});
       return;
     case Kind::kReadRequest:
       validated(sp);
+      if (cfg_.fault_drop_read_requests) {
+        ++rx_reads_dropped_;  // fault injection: never answered
+        return;
+      }
       out.read_req->send({qpn, epoch, d.rr, pr.h.msn});
       return;
     case Kind::kTerminate:
@@ -315,6 +331,43 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
     case Kind::kReset:
       return;
   }
+}
+
+// The requester's Read Response timer (QP attribute `timeout` x (`retry_cnt` + 1)): while the
+// QP has Read Requests outstanding, a Read Response segment must arrive within it (the clock
+// starts when the first request of an idle QP is handed to the EFE). One event per period, not
+// per segment: on it the engine looks at the last progress and sleeps again until its deadline.
+void RxEngine::arm_read_timer(uint32_t qpn) {
+  const uint64_t t = ctx_[qpn].read_timeout_ps;
+  if (t == 0 || read_timer_armed_[qpn]) return;
+  read_timer_armed_[qpn] = true;
+  const uint64_t epoch = ctx_[qpn].epoch;
+  eq_.at(std::max(now_ps(), read_progress_ps_[qpn] + t), [this, qpn, epoch] {
+    read_timer_armed_[qpn] = false;
+    if (!still(qpn, epoch) || logic_.ord().size(qpn) == 0) return;
+    const uint64_t deadline = read_progress_ps_[qpn] + ctx_[qpn].read_timeout_ps;
+    if (now_ps() < deadline) return arm_read_timer(qpn);
+    read_timed_out(qpn);
+  });
+}
+
+// No Read Response within the timer: the oldest outstanding Read completes
+// IBV_WC_RETRY_EXC_ERR, the QP goes to ERROR (the rest flush) and the peer is told (the host
+// interface closes the stream). Nothing is re-issued: the EFE, not RDMAP, retransmits.
+void RxEngine::read_timed_out(uint32_t qpn) {
+  ++read_timeouts_;
+  const ReadOut* r = logic_.ord().oldest(qpn);
+  log::info("{}: QP {}: no Read Response for {:.3f} us: retry exceeded", name(), qpn,
+            double(ctx_[qpn].read_timeout_ps) / 1e6);
+  PeerTermMsg m;
+  m.qpn = qpn;
+  m.status = abi::kCqeRetryExceeded;
+  m.have_rr = true;
+  m.rr.sink_stag = r->sink_stag;
+  m.rr.sink_to = r->sink_to;
+  out.peer_term->send(std::move(m));
+  ctx_[qpn].state = abi::kQpError;
+  out.error->send({qpn, kNoAsyncEvent, false});
 }
 
 // A segment for a QPN not connected to its sender: a reset goes back (through the SQ engine)

@@ -108,6 +108,8 @@ class RxEngine : public sc_core::sc_module {
             abi::AsyncEvent ev, const RxDecision& d);
   void drop(const Seg& s);
   void reset(const Seg& s);
+  void arm_read_timer(uint32_t qpn);
+  void read_timed_out(uint32_t qpn);
   // The QP connected to QPN peer_qpn at `peer` (ctx_.size(): none).
   uint32_t connected_to(const MacAddr& peer, uint32_t peer_qpn) const;
   bool still(uint32_t qpn, uint64_t epoch) const {
@@ -132,6 +134,10 @@ class RxEngine : public sc_core::sc_module {
   std::unique_ptr<RxParseChannel> rx_parse_;
   RxLogic logic_;
   std::vector<QpCtx> ctx_;
+  // Per QP, the Read Response timer: the last progress (a response segment placed, or the first
+  // request of an idle QP issued) and whether its event is pending.
+  std::vector<uint64_t> read_progress_ps_;
+  std::vector<uint8_t> read_timer_armed_;
 
   std::deque<RxItem> rx_q_;
   bool rx_busy_ = false, rx_stalled_ = false;
@@ -141,8 +147,8 @@ class RxEngine : public sc_core::sc_module {
   Seg stalled_on_;
   uint64_t stall_token_ = 0;
 
-  Counter &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_resets_, &rx_terminates_,
-      &rx_errors_;
+  Counter &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_resets_, &read_timeouts_,
+      &rx_reads_dropped_, &rx_terminates_, &rx_errors_;
   Counter& rx_fifo_max_;
 };
 

@@ -74,11 +74,14 @@ std::vector<Cqe> SendQueueLogic::complete(uint32_t qpn) {
 
 void SendQueueLogic::flush(uint32_t qpn) {
   State& s = q_[qpn];
-  for (SqEntry& e : s.sq)
-    if (!e.done) {
-      e.done = true;
-      e.status = abi::kCqeFlushed;
-    }
+  // Every WR not yet completed flushes, whether or not its operation was carried out: one
+  // done behind an unfinished one waits for it (in-order completion) and is still outstanding
+  // (as in verbs: the WRs after an error complete IBV_WC_WR_FLUSH_ERR). A WR that failed keeps
+  // its own status.
+  for (SqEntry& e : s.sq) {
+    if (!e.done || e.status == abi::kCqeSuccess) e.status = abi::kCqeFlushed;
+    e.done = true;
+  }
   s.cursor = s.sq.size();
   s.progress.restart();
   s.reads.clear();

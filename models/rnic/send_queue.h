@@ -62,7 +62,8 @@ class SendQueueLogic {
   // In order: the WRs at the head that are done leave the SQ; the CQEs owed for them
   // (signalled, or completed with an error).
   std::vector<Cqe> complete(uint32_t qpn);
-  // The QP went to ERROR: every WR not done is flushed, segmentation and ORD are abandoned.
+  // The QP went to ERROR: every WR not yet completed is flushed (a failed one keeps its status),
+  // segmentation and ORD are abandoned.
   void flush(uint32_t qpn);
   // The WR a received Terminate names: a Read Request by its sink STag and TO (rr), an RDMA
   // Write by its STag and a TO inside it, a Send by its MSN (bad: the header the Terminate

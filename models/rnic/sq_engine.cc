@@ -1,5 +1,6 @@
 #include "models/rnic/sq_engine.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "models/common/log.h"
@@ -271,8 +272,11 @@ void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_
 
 void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
   const Wqe& w = e.wqe;
+  // The QP's path MTU caps the payload below what the link allows.
+  const uint32_t mtu = ctx_[qpn].mtu;
+  const auto cap = [mtu](uint32_t link) { return mtu ? std::min(mtu, link) : link; };
   const SqSegment g =
-      next_sq_segment(w, send_.progress(qpn), max_payload(true), max_payload(false));
+      next_sq_segment(w, send_.progress(qpn), cap(max_payload(true)), cap(max_payload(false)));
   const rdmap::Segment& h = g.h;
   const uint64_t start = now_ps();
   if (g.read_request) {

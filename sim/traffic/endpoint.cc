@@ -14,6 +14,7 @@ namespace {
 }  // namespace
 
 void Endpoint::open(const EndpointConfig& c) {
+  cfg = c;
   int n = 0;
   ibv_device** list = ibv_get_device_list(&n);
   if (n < 1) fail("ibv_get_device_list", ENODEV);
@@ -75,13 +76,18 @@ void Endpoint::connect(const PeerInfo& peer) {
     a.ah_attr.port_num = 1;
     a.dest_qp_num = peer.qpns.at(i);
     a.max_dest_rd_atomic = uint8_t(ird);
-    if (int rc = ibv_modify_qp(
-            qps[i], &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN | IBV_QP_MAX_DEST_RD_ATOMIC))
+    a.path_mtu = cfg.path_mtu;
+    if (int rc = ibv_modify_qp(qps[i], &a,
+                               IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN |
+                                   IBV_QP_MAX_DEST_RD_ATOMIC | (cfg.path_mtu ? IBV_QP_PATH_MTU : 0)))
       fail("ibv_modify_qp RTR", rc);
     a = ibv_qp_attr{};
     a.qp_state = IBV_QPS_RTS;
     a.max_rd_atomic = uint8_t(ord);
-    if (int rc = ibv_modify_qp(qps[i], &a, IBV_QP_STATE | IBV_QP_MAX_QP_RD_ATOMIC))
+    a.timeout = cfg.timeout;
+    a.retry_cnt = cfg.retry_cnt;
+    if (int rc = ibv_modify_qp(
+            qps[i], &a, IBV_QP_STATE | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT))
       fail("ibv_modify_qp RTS", rc);
   }
 }

@@ -52,6 +52,11 @@ struct EndpointConfig {
   uint32_t sge = 1;
   int cqe = 4096;
   bool comp_channel = false;  // the CQ reports its events through a completion channel
+  // QP attributes set by connect(): path_mtu 0 leaves it unset (the link's MTU alone caps the
+  // segments: the largest, jumbo frames included); timeout and retry_cnt give the Read Response
+  // timer (perftest's defaults, 4.096 us x 2^14 x 8 = 537 ms; timeout 0: none).
+  ibv_mtu path_mtu = ibv_mtu(0);
+  uint8_t timeout = 14, retry_cnt = 7;
 };
 
 struct Endpoint {
@@ -62,6 +67,7 @@ struct Endpoint {
   std::vector<ibv_qp*> qps;
   void* buf = nullptr;
   ibv_mr* mr = nullptr;
+  EndpointConfig cfg;
 
   // Opens the first device and creates everything; throws std::runtime_error on failure.
   void open(const EndpointConfig& c);

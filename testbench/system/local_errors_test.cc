@@ -204,6 +204,7 @@ TEST_F(LocalErrors, IllegalTransitionsAreRefused) {
         EXPECT_EQ(qp_state(ep.qps[0]), IBV_QPS_RESET);
         at = ibv_qp_attr{};
         at.qp_state = IBV_QPS_INIT;
+        at.port_num = 1;
         at.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
         ASSERT_EQ(ibv_modify_qp(ep.qps[0], &at, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
                   0);

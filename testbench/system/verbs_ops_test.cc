@@ -51,6 +51,7 @@ class VerbsOps : public ::testing::TestWithParam<const char*> {
     oob.put(1 - me, ep.info());
     ep.connect(oob.get(me));
   }
+  void path_mtu_case(ibv_mtu mtu, int64_t link_mtu);
 };
 
 TEST_P(VerbsOps, RdmaWriteLandsExactlyAndCompletes) {
@@ -89,6 +90,71 @@ TEST_P(VerbsOps, RdmaWriteLandsExactlyAndCompletes) {
             expect_guards(b.addr(), EndpointConfig{}.buf_bytes, kDstOff, kLen);
           }});
   EXPECT_EQ(stats.group("node1.core").counter("rx_payload_bytes", "", "").value, kLen);
+}
+
+// path_mtu caps every segment's payload below what the link carries: an RDMA Write, a Send and
+// the Read Responses of an RDMA Read of 64 KiB + 123 with IBV_MTU_1024 go in segments of at most
+// 1024 payload bytes (65 or 66 of them), and the bytes arrive exactly.
+TEST_P(VerbsOps, PathMtuCapsEverySegment) { path_mtu_case(IBV_MTU_1024, 1500); }
+TEST_P(VerbsOps, PathMtu4096CapsJumboFrames) { path_mtu_case(IBV_MTU_4096, 9000); }
+
+void VerbsOps::path_mtu_case(ibv_mtu mtu, int64_t link_mtu) {
+  cfg.mac.mtu = link_mtu;
+  const size_t cap = size_t(128) << int(mtu);
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.link(0), test_name());
+  constexpr size_t kLen = 65536 + 123, kSrcOff = 4096 + 7, kDstOff = 8192 + 5, kBack = 0x40000;
+  const std::vector<uint8_t> data = pattern(kLen, 3), back = pattern(kLen, 4);
+  EndpointConfig ec;
+  ec.path_mtu = mtu;
+  PeerInfo server;
+  Endpoint a, b;
+  cl.run({[&] {
+            connect(a, 0, ec);
+            server = oob.get(0);
+            ASSERT_EQ(rnic_mem_write(static_cast<uint8_t*>(a.buf) + kSrcOff, data.data(), kLen), 0);
+            ibv_sge sge{a.addr() + kSrcOff, uint32_t(kLen), a.mr->lkey};
+            ibv_sge rsge{a.addr() + kBack, uint32_t(kLen), a.mr->lkey};
+            ibv_send_wr wr[2] = {};
+            wr[0].wr_id = 1;
+            wr[0].sg_list = &sge;
+            wr[0].num_sge = 1;
+            wr[0].opcode = IBV_WR_RDMA_WRITE;
+            wr[0].wr.rdma.remote_addr = server.addr + kDstOff;
+            wr[0].wr.rdma.rkey = server.rkey;
+            wr[0].next = &wr[1];
+            wr[1].wr_id = 2;
+            wr[1].sg_list = &rsge;
+            wr[1].num_sge = 1;
+            wr[1].opcode = IBV_WR_RDMA_READ;
+            wr[1].send_flags = IBV_SEND_SIGNALED;
+            wr[1].wr.rdma.remote_addr = server.addr + kBack;
+            wr[1].wr.rdma.rkey = server.rkey;
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], wr, &bad), 0);
+            const ibv_wc wc = wait_one(a.cq);
+            EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+            EXPECT_EQ(read(a.addr() + kBack, kLen), back);
+            oob.put(1, {});
+          },
+          [&] {
+            connect(b, 1, ec);
+            ASSERT_EQ(rnic_mem_write(static_cast<uint8_t*>(b.buf) + kBack, back.data(), kLen), 0);
+            oob.put(0, b.info());
+            oob.get(1);
+            EXPECT_EQ(read(b.addr() + kDstOff, kLen), data);
+          }});
+  size_t writes = 0, responses = 0;
+  for (const testbench::WireFrame& f : wire.frames) {
+    if (!f.data()) continue;
+    const size_t payload = f.ddp.size() - f.seg.header_bytes();
+    if (f.seg.opcode == uint8_t(rdmap::Opcode::kWrite) || f.seg.opcode == uint8_t(rdmap::Opcode::kReadResponse)) {
+      EXPECT_LE(payload, cap);
+      ++(f.seg.opcode == uint8_t(rdmap::Opcode::kWrite) ? writes : responses);
+    }
+  }
+  EXPECT_EQ(writes, (kLen + cap - 1) / cap);
+  EXPECT_EQ(responses, (kLen + cap - 1) / cap);
 }
 
 TEST_P(VerbsOps, SendGathersAndScattersAcrossSges) {

@@ -9,6 +9,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/log.h"
 #include "models/host/driver.h"
 #include "models/host/process.h"
 #include "models/host/verbs/card_codes.h"
@@ -378,16 +379,41 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   const ibv_qp_state cur = qp->state;
   const ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
-  if (int rc = rnic::qp_transition_check(cur, next, mask)) return rc;
+  if (int rc = rnic::qp_transition_check(cur, next, mask)) {
+    rnic::log::warn("ibv_modify_qp: QP {}: {} -> {} with attribute mask {:#x}: not a transition "
+                    "or attributes the card takes there (docs/verbs.md)",
+                    qp->qp_num, int(cur), int(next), mask);
+    return rc;
+  }
+  const rnic::abi::CardCaps& caps = qp->context->drv->caps();
+  std::string why;
+  if (int rc = rnic::qp_attr_check(*attr, mask, {int(caps.ord), int(caps.ird)}, &why)) {
+    rnic::log::warn("ibv_modify_qp: QP {}: {}", qp->qp_num, why);
+    return rc;
+  }
   ibv_qp::Impl& q = *qp->impl;
   if (mask & IBV_QP_AV) q.attr.ah_attr = attr->ah_attr;
   if (mask & IBV_QP_DEST_QPN) q.attr.dest_qp_num = attr->dest_qp_num;
   if (mask & IBV_QP_ACCESS_FLAGS) q.attr.qp_access_flags = attr->qp_access_flags;
   if (mask & IBV_QP_MAX_QP_RD_ATOMIC) q.attr.max_rd_atomic = attr->max_rd_atomic;
   if (mask & IBV_QP_MAX_DEST_RD_ATOMIC) q.attr.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-  const int rc = qp->context->drv->modify_qp(
-      qp->qp_num, uint32_t(mask), next, mac_of_gid(q.attr.ah_attr.grh.dgid), q.attr.dest_qp_num,
-      q.attr.max_dest_rd_atomic, q.attr.max_rd_atomic, q.attr.qp_access_flags);
+  if (mask & IBV_QP_PATH_MTU) q.attr.path_mtu = attr->path_mtu;
+  if (mask & IBV_QP_TIMEOUT) q.attr.timeout = attr->timeout;
+  if (mask & IBV_QP_RETRY_CNT) q.attr.retry_cnt = attr->retry_cnt;
+  // Accepted with no iWARP meaning (docs/verbs.md): kept for ibv_query_qp.
+  if (mask & IBV_QP_RNR_RETRY) q.attr.rnr_retry = attr->rnr_retry;
+  if (mask & IBV_QP_MIN_RNR_TIMER) q.attr.min_rnr_timer = attr->min_rnr_timer;
+  if (mask & IBV_QP_RQ_PSN) q.attr.rq_psn = attr->rq_psn;
+  if (mask & IBV_QP_SQ_PSN) q.attr.sq_psn = attr->sq_psn;
+  Driver::QpAttrs a;
+  a.peer = mac_of_gid(q.attr.ah_attr.grh.dgid);
+  a.peer_qpn = q.attr.dest_qp_num;
+  a.ird = q.attr.max_dest_rd_atomic;
+  a.ord = q.attr.max_rd_atomic;
+  a.access = q.attr.qp_access_flags;
+  a.mtu = q.attr.path_mtu ? rnic::path_mtu_bytes(q.attr.path_mtu) : 0;
+  a.read_timeout_ns = rnic::read_timeout_ns(q.attr.timeout, q.attr.retry_cnt);
+  const int rc = qp->context->drv->modify_qp(qp->qp_num, uint32_t(mask), next, a);
   if (rc) return rc;
   qp->state = next;
   if (next == IBV_QPS_RESET) q.sq_pi = q.sq_freed = q.rq_pi = q.rq_freed = 0;

@@ -82,14 +82,16 @@ struct CreateQp {
 // MODIFY_QP: the fields whose bit is set in `set` are applied (state last).
 struct ModifyQp {
   static constexpr Command kOp = kCmdModifyQp;
-  static constexpr int kArgs = 9;
+  static constexpr int kArgs = 12;
   enum Set : uint32_t {
     kState = 1 << 0,
     kPeerMac = 1 << 1,
     kPeerQpn = 1 << 2,
-    kIrd = 1 << 3,     // inbound Reads (clamped to 1..the card's ird)
-    kOrd = 1 << 4,     // outbound Reads (clamped to 1..the card's ord)
-    kAccess = 1 << 5,  // access:: rights remote peers get
+    kIrd = 1 << 3,          // inbound Reads (clamped to 1..the card's ird)
+    kOrd = 1 << 4,          // outbound Reads (clamped to 1..the card's ord)
+    kAccess = 1 << 5,       // access:: rights remote peers get
+    kMtu = 1 << 6,          // the largest payload of the QP's segments, bytes (0: no cap)
+    kReadTimeout = 1 << 7,  // the requester's Read Response timer, ns (0: none)
   };
   uint32_t qpn = 0;
   uint32_t set = 0;
@@ -98,11 +100,14 @@ struct ModifyQp {
   uint32_t peer_qpn = 0;
   uint32_t ird = 0, ord = 0;
   uint8_t access = 0;
+  uint32_t mtu = 0;
+  uint64_t read_timeout_ns = 0;
   std::array<uint32_t, kArgs> encode() const {
     uint32_t mac_lo = 0, mac_hi = 0;
     for (int i = 0; i < 4; ++i) mac_lo |= uint32_t(peer_mac[i]) << (8 * i);
     for (int i = 0; i < 2; ++i) mac_hi |= uint32_t(peer_mac[4 + i]) << (8 * i);
-    return {qpn, set, uint32_t(state), mac_lo, mac_hi, peer_qpn, ird, ord, access};
+    return {qpn,    set, uint32_t(state), mac_lo, mac_hi, peer_qpn, ird, ord, access,
+            mtu, detail::lo(read_timeout_ns), detail::hi(read_timeout_ns)};
   }
   static ModifyQp decode(const uint32_t* a) {
     ModifyQp m;
@@ -115,6 +120,8 @@ struct ModifyQp {
     m.ird = a[6];
     m.ord = a[7];
     m.access = uint8_t(a[8]);
+    m.mtu = a[9];
+    m.read_timeout_ns = detail::u64(a, 10);
     return m;
   }
 };
