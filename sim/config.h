@@ -34,6 +34,7 @@ struct SimConfig {
   int64_t stats_interval_ns = 0;  // ns between time-series samples; 0 = none
   int64_t watchdog_us = 100000;   // us of simulated time with work outstanding and no progress
                                   // (above every timeout a block may legitimately wait out)
+  double spin_guard_s = 10;       // s of wall time with simulated time standing still (0: off)
 };
 
 struct SystemConfig {

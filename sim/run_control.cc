@@ -10,6 +10,7 @@
 
 #include "sim/background.h"
 #include "sim/output_errors.h"
+#include "sim/spin_guard.h"
 
 namespace rnic::run_control {
 
@@ -60,6 +61,7 @@ void clear_progress_line() {
 
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
               const std::function<std::string()>& dump, Background* background) {
+  const SpinGuard guard(cfg.sim.spin_guard_s);
   const uint64_t watchdog_ps = uint64_t(cfg.sim.watchdog_us) * 1000000;
   const uint64_t slice_ps = std::min<uint64_t>(100000000, std::max<uint64_t>(1, watchdog_ps / 4));
   // Run what is due now first (before the first sc_start nothing counts as pending yet).

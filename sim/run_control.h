@@ -6,7 +6,10 @@
 //   - the watchdog: work outstanding and no statistic moving for sim.watchdog_us of simulated
 //     time stops the run with HungError and a dump of every block's state (exit 3);
 //   - an output that could not be written (a capture on a full device): stops with RunFailed
-//     naming the file and the reason (exit 1).
+//     naming the file and the reason (exit 1);
+// and, from a thread of its own, the spin guard (spin_guard.h): simulated time standing still
+// for sim.spin_guard_s of wall time (a host program polling without waiting) ends the process
+// with exit 3 and one line naming the host thread.
 #pragma once
 
 #include <functional>

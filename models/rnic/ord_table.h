@@ -28,9 +28,7 @@ class OrdTable {
   void issued(uint32_t qpn, const ReadOut& r) { q_[qpn].push_back(r); }
   size_t size(uint32_t qpn) const { return q_[qpn].size(); }
   // The oldest outstanding request (nullptr: none).
-  const ReadOut* oldest(uint32_t qpn) const {
-    return q_[qpn].empty() ? nullptr : &q_[qpn].front();
-  }
+  const ReadOut* oldest(uint32_t qpn) const { return q_[qpn].empty() ? nullptr : &q_[qpn].front(); }
   // Whether a Read Response segment (sink STag, TO, length; last: it ends the response) is
   // the next the oldest request expects, and if not, how it differs (as Linux siw tells them
   // apart: siw_rresp_check_ntoh).

@@ -60,9 +60,9 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
                                         "segments for a QPN not connected to their sender: reset")),
       read_timeouts_(stats.group(g).counter(
           "read_timeouts", "WRs", "Reads completed IBV_WC_RETRY_EXC_ERR by the response timer")),
-      rx_reads_dropped_(stats.group(g).counter(
-          "rx_reads_dropped", "requests",
-          "inbound Read Requests dropped by core.fault_drop_read_requests")),
+      rx_reads_dropped_(
+          stats.group(g).counter("rx_reads_dropped", "requests",
+                                 "inbound Read Requests dropped by core.fault_drop_read_requests")),
       rx_terminates_(stats.group(g).counter("rx_terminates", "frames", "Terminates received")),
       rx_errors_(
           stats.group(g).counter("rx_errors", "segments", "segments answered with a Terminate")),

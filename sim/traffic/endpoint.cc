@@ -77,9 +77,10 @@ void Endpoint::connect(const PeerInfo& peer) {
     a.dest_qp_num = peer.qpns.at(i);
     a.max_dest_rd_atomic = uint8_t(ird);
     a.path_mtu = cfg.path_mtu;
-    if (int rc = ibv_modify_qp(qps[i], &a,
-                               IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN |
-                                   IBV_QP_MAX_DEST_RD_ATOMIC | (cfg.path_mtu ? IBV_QP_PATH_MTU : 0)))
+    if (int rc =
+            ibv_modify_qp(qps[i], &a,
+                          IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN | IBV_QP_MAX_DEST_RD_ATOMIC |
+                              (cfg.path_mtu ? IBV_QP_PATH_MTU : 0)))
       fail("ibv_modify_qp RTR", rc);
     a = ibv_qp_attr{};
     a.qp_state = IBV_QPS_RTS;

@@ -71,7 +71,8 @@ class ReadTimer : public ::testing::Test {
               oob.put(0, b.info());
               b.connect(peer);
               oob.get(1);
-              for (int i = 0; i < 100 && qp_state(b.qps[0]) == IBV_QPS_RTS; ++i) rnic_spend_ns(1000);
+              for (int i = 0; i < 100 && qp_state(b.qps[0]) == IBV_QPS_RTS; ++i)
+                rnic_spend_ns(1000);
               b_state = qp_state(b.qps[0]);
             }});
   }
@@ -187,8 +188,8 @@ class RefusedAttrs : public ::testing::Test {
     a.path_mtu = IBV_MTU_1024;
     return a;
   }
-  static constexpr int kRtr = IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN |
-                              IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_PATH_MTU;
+  static constexpr int kRtr =
+      IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_PATH_MTU;
   // Expects the RTR transition with `a` and `mask` to be refused and the QP to stay in INIT.
   void refused_at_rtr(const std::function<void(ibv_qp_attr&, int&)>& change) {
     with_qp([&](ibv_qp* qp, uint32_t peer, const ibv_gid& gid) {

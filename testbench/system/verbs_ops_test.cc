@@ -148,7 +148,8 @@ void VerbsOps::path_mtu_case(ibv_mtu mtu, int64_t link_mtu) {
   for (const testbench::WireFrame& f : wire.frames) {
     if (!f.data()) continue;
     const size_t payload = f.ddp.size() - f.seg.header_bytes();
-    if (f.seg.opcode == uint8_t(rdmap::Opcode::kWrite) || f.seg.opcode == uint8_t(rdmap::Opcode::kReadResponse)) {
+    if (f.seg.opcode == uint8_t(rdmap::Opcode::kWrite) ||
+        f.seg.opcode == uint8_t(rdmap::Opcode::kReadResponse)) {
       EXPECT_LE(payload, cap);
       ++(f.seg.opcode == uint8_t(rdmap::Opcode::kWrite) ? writes : responses);
     }

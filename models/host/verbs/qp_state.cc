@@ -85,11 +85,12 @@ int qp_attr_check(const ibv_qp_attr& a, int mask, const QpAttrLimits& l, std::st
           "ah_attr.is_global 0: LID addressing without a GRH; the card reaches its peer by the "
           "GID in ah_attr.grh.dgid (set is_global to 1)");
     if (a.ah_attr.port_num > 1)
-      return refuse(fmt::format("ah_attr.port_num {}: the card has one port, 1", a.ah_attr.port_num));
+      return refuse(
+          fmt::format("ah_attr.port_num {}: the card has one port, 1", a.ah_attr.port_num));
   }
   if ((mask & IBV_QP_PATH_MTU) && (a.path_mtu < IBV_MTU_256 || a.path_mtu > IBV_MTU_4096))
-    return refuse(fmt::format("path_mtu {}: not an ibv_mtu (IBV_MTU_256 to IBV_MTU_4096)",
-                              int(a.path_mtu)));
+    return refuse(
+        fmt::format("path_mtu {}: not an ibv_mtu (IBV_MTU_256 to IBV_MTU_4096)", int(a.path_mtu)));
   if ((mask & IBV_QP_TIMEOUT) && a.timeout > 31)
     return refuse(fmt::format("timeout {}: 0 to 31 (4.096 us x 2^timeout)", a.timeout));
   if ((mask & IBV_QP_RETRY_CNT) && a.retry_cnt > 7)

@@ -380,9 +380,10 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   const ibv_qp_state cur = qp->state;
   const ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
   if (int rc = rnic::qp_transition_check(cur, next, mask)) {
-    rnic::log::warn("ibv_modify_qp: QP {}: {} -> {} with attribute mask {:#x}: not a transition "
-                    "or attributes the card takes there (docs/verbs.md)",
-                    qp->qp_num, int(cur), int(next), mask);
+    rnic::log::warn(
+        "ibv_modify_qp: QP {}: {} -> {} with attribute mask {:#x}: not a transition "
+        "or attributes the card takes there (docs/verbs.md)",
+        qp->qp_num, int(cur), int(next), mask);
     return rc;
   }
   const rnic::abi::CardCaps& caps = qp->context->drv->caps();

@@ -106,8 +106,18 @@ struct ModifyQp {
     uint32_t mac_lo = 0, mac_hi = 0;
     for (int i = 0; i < 4; ++i) mac_lo |= uint32_t(peer_mac[i]) << (8 * i);
     for (int i = 0; i < 2; ++i) mac_hi |= uint32_t(peer_mac[4 + i]) << (8 * i);
-    return {qpn,    set, uint32_t(state), mac_lo, mac_hi, peer_qpn, ird, ord, access,
-            mtu, detail::lo(read_timeout_ns), detail::hi(read_timeout_ns)};
+    return {qpn,
+            set,
+            uint32_t(state),
+            mac_lo,
+            mac_hi,
+            peer_qpn,
+            ird,
+            ord,
+            access,
+            mtu,
+            detail::lo(read_timeout_ns),
+            detail::hi(read_timeout_ns)};
   }
   static ModifyQp decode(const uint32_t* a) {
     ModifyQp m;

@@ -1,0 +1,33 @@
+// The wall-clock guard for a simulation that stops advancing (docs/verbs.md, "Time"): a host
+// program that loops without spending simulated time (polling memory or a register) holds the
+// simulator's only thread, so nothing else can run and simulated time stands still. While a
+// SpinGuard lives, a thread of its own watches the simulated time; when it has not moved for
+// `limit_s` seconds of wall time, the guard prints one line naming the running process (the
+// spinning host thread) and how to wait instead, and ends the process with exit code 3, as
+// the watchdog does. It never changes what the simulation computes.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace rnic {
+
+class SpinGuard {
+ public:
+  explicit SpinGuard(double limit_s);  // limit_s 0: no guard
+  ~SpinGuard();
+  SpinGuard(const SpinGuard&) = delete;
+  SpinGuard& operator=(const SpinGuard&) = delete;
+
+ private:
+  void watch();
+  double limit_s_;
+  std::thread thread_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+};
+
+}  // namespace rnic
