@@ -33,6 +33,19 @@ void PageTable::map(uint64_t va, uint64_t pa) {
   mem_.write64(table + 8 * index(va, 0), (pa & kPteAddrMask) | kPtePresent | kPteWrite | kPteUser);
 }
 
+bool PageTable::unmap(uint64_t va) {
+  uint64_t table = cr3_;
+  for (int level = 3; level >= 1; --level) {
+    const uint64_t e = mem_.read64(table + 8 * index(va, level));
+    if (!(e & kPtePresent)) return false;
+    table = e & kPteAddrMask;
+  }
+  const uint64_t ea = table + 8 * index(va, 0);
+  if (!(mem_.read64(ea) & kPtePresent)) return false;
+  mem_.write64(ea, 0);
+  return true;
+}
+
 bool PageTable::translate(uint64_t va, uint64_t* pa, uint64_t* reads) const {
   uint64_t table = cr3_;
   for (int level = 3; level >= 0; --level) {

@@ -22,6 +22,9 @@ class PageTable {
   // Maps the 4 KiB page at va to the frame at pa (creating tables as needed).
   void map(uint64_t va, uint64_t pa);
 
+  // Removes the 4 KiB page at va (its frame stays allocated); false if it was not mapped.
+  bool unmap(uint64_t va);
+
   // Translates va; returns false if not mapped. Each level read is one counted read.
   bool translate(uint64_t va, uint64_t* pa, uint64_t* reads) const;
 

@@ -2,10 +2,69 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 namespace rnic::host {
+
+namespace {
+// Every frame backed by the program's memory, by the real page: (PhysMem, frame number). Built
+// on first use (munmap may run before static initialisation is over); `g_backed` is 0 until a
+// frame is backed, so munmap costs nothing more until then.
+std::atomic<uint64_t> g_backed{0};
+std::multimap<uintptr_t, std::pair<PhysMem*, uint64_t>>& backed_pages() {
+  static auto* m = new std::multimap<uintptr_t, std::pair<PhysMem*, uint64_t>>;
+  return *m;
+}
+}  // namespace
+
+PhysMem::~PhysMem() {
+  if (!backed_) return;
+  auto& m = backed_pages();
+  for (auto it = m.begin(); it != m.end();)
+    it = it->second.first == this ? m.erase(it) : std::next(it);
+  g_backed -= backed_;
+}
+
+void PhysMem::back(uint64_t frame_pa, uint8_t* real_page) {
+  Page& p = pages_[frame_pa / kPageSize];
+  p.own.reset();
+  p.data = real_page;
+  backed_pages().emplace(reinterpret_cast<uintptr_t>(real_page),
+                         std::make_pair(this, frame_pa / kPageSize));
+  ++backed_;
+  ++g_backed;
+}
+
+void PhysMem::detach(uint64_t pfn) {
+  Page& p = pages_[pfn];
+  p.own.reset(new uint8_t[kPageSize]);
+  std::memcpy(p.own.get(), p.data, kPageSize);
+  p.data = p.own.get();
+  --backed_;
+  --g_backed;
+}
+
+bool PhysMem::any_backed() { return g_backed.load(std::memory_order_relaxed) != 0; }
+
+bool PhysMem::backs(uintptr_t addr, uint64_t len) {
+  if (!any_backed() || len == 0) return false;
+  const auto& m = backed_pages();
+  auto it = m.lower_bound(addr & ~uintptr_t(kPageSize - 1));
+  return it != m.end() && it->first < addr + len;
+}
+
+void PhysMem::unmapping(uintptr_t addr, uint64_t len) {
+  if (g_backed.load(std::memory_order_relaxed) == 0 || len == 0) return;
+  auto& m = backed_pages();
+  const uintptr_t first = addr & ~uintptr_t(kPageSize - 1);
+  for (auto it = m.lower_bound(first); it != m.end() && it->first < addr + len;) {
+    it->second.first->detach(it->second.second);
+    it = m.erase(it);
+  }
+}
 
 PhysMem::PhysMem(uint64_t size, std::vector<Hole> holes, bool hole_reads_time_out)
     : size_(size), holes_(std::move(holes)), hole_timeout_(hole_reads_time_out) {
@@ -28,12 +87,13 @@ Region PhysMem::region(uint64_t addr, uint64_t len) const {
 }
 
 uint8_t* PhysMem::page(uint64_t pfn) {
-  auto& p = pages_[pfn];
-  if (!p) {
-    p.reset(new uint8_t[kPageSize]);
-    std::memset(p.get(), 0, kPageSize);
+  Page& p = pages_[pfn];
+  if (!p.data) {
+    p.own.reset(new uint8_t[kPageSize]);
+    std::memset(p.own.get(), 0, kPageSize);
+    p.data = p.own.get();
   }
-  return p.get();
+  return p.data;
 }
 
 void PhysMem::read(uint64_t addr, void* out, uint64_t len) const {
@@ -44,7 +104,7 @@ void PhysMem::read(uint64_t addr, void* out, uint64_t len) const {
     if (it == pages_.end())
       std::memset(o, 0, n);
     else
-      std::memcpy(o, it->second.get() + off, n);
+      std::memcpy(o, it->second.data + off, n);
     o += n;
     addr += n;
     len -= n;

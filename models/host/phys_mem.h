@@ -2,6 +2,16 @@
 // never written reads as zeros. Holes (device-reserved windows) are not memory: DMA reads there
 // get an Unsupported Request or no completion at all (configured), DMA writes are dropped.
 // A frame allocator hands out physical pages for page tables and buffers, skipping holes.
+//
+// A frame may instead be backed by a page of the program's own memory (a plain buffer it
+// registered: docs/verbs.md): its bytes are that page's, so the card's DMA and the program's
+// loads and stores see the same bytes. When the program unmaps such a page (munmap, seen by
+// the host model: process.cc defines munmap and forwards it to the kernel), the frame takes a copy
+// of the page first and keeps it, as a kernel keeps a page a registration pinned; nothing then
+// refers to the unmapped page. A heap chunk the program frees on such a page is kept instead (free,
+// defined in process.cc, does not return it), so the heap never hands out memory the card may
+// write; and free() must never unmap: main() keeps glibc's allocator from returning memory to
+// the kernel (sc_main_entry.h).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +48,20 @@ class PhysMem {
   }
   void write64(uint64_t addr, uint64_t v) { write(addr, &v, 8); }
   uint64_t pages_materialised() const { return pages_.size(); }
+  // The frame at frame_pa takes the program's page at real_page (page-aligned) as its bytes.
+  void back(uint64_t frame_pa, uint8_t* real_page);
+  // Frames backed by the program's memory now (not yet unmapped).
+  uint64_t frames_backed() const { return backed_; }
+  ~PhysMem();
+  PhysMem(const PhysMem&) = delete;
+  PhysMem& operator=(const PhysMem&) = delete;
+  // Called for the program's munmap of [addr, addr + len), before the kernel's: every frame of
+  // any PhysMem backed by a page in it takes a copy of the page.
+  static void unmapping(uintptr_t addr, uint64_t len);
+  // Whether any frame of any PhysMem is backed by the program's memory now; whether one is by a
+  // page of [addr, addr + len).
+  static bool any_backed();
+  static bool backs(uintptr_t addr, uint64_t len);
 
   // Frame allocation: next free frame at or after `hint` (a physical page number), skipping
   // holes and used frames. Returns the frame's address.
@@ -55,7 +79,13 @@ class PhysMem {
   uint64_t size_;
   std::vector<Hole> holes_;
   bool hole_timeout_;
-  std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> pages_;
+  struct Page {
+    uint8_t* data = nullptr;  // the frame's bytes: `own`, or the program's page
+    std::unique_ptr<uint8_t[]> own;
+  };
+  void detach(uint64_t pfn);
+  std::unordered_map<uint64_t, Page> pages_;
+  uint64_t backed_ = 0;
   std::vector<uint64_t> used_;  // bitmap over frames
   uint64_t used_count_ = 0;
   uint64_t next_ = 1;  // frame 0 stays unused (a zero PTE means "not present")

@@ -13,12 +13,30 @@ namespace rnic::host {
 class Process {
  public:
   Process(PhysMem& mem, const HostConfig& cfg, uint64_t seed, int pid);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  // The program unmapped [addr, addr + len) (its munmap, which the simulator defines): the
+  // pages of its own memory there leave every simulated process's page table (their frames keep
+  // a copy: PhysMem::unmapping), so a later registration of them fails as the kernel's would.
+  static void unmapping(uintptr_t addr, uint64_t len);
   int pid() const { return pid_; }
   PageTable& page_table() { return pt_; }
   PhysMem& mem() { return mem_; }
 
-  // Page-aligned virtual buffer of `bytes`, backed page by page; a guard page follows it.
+  // Page-aligned virtual buffer of `bytes`, backed page by page; a guard page follows it. Its
+  // addresses are the model's own (from kSimVaBase), not the program's: the program reaches it
+  // through rnic_mem_read / rnic_mem_write.
   uint64_t malloc(uint64_t bytes);
+  // The program's own memory [va, va + len) (heap, stack, statics: its real addresses) as the
+  // simulated process's: each page not mapped yet gets a frame (scattered as malloc's) whose
+  // bytes are the program's page (PhysMem::back). Returns 0, or EFAULT when part of the range
+  // is not the program's memory, or cannot be written and `write` is asked for (as the kernel
+  // refuses to pin it), or falls in the model's own address range.
+  int map_plain(uint64_t va, uint64_t len, bool write);
+  static constexpr uint64_t kSimVaBase = 0x0000400000000000ull;  // 64 TiB: unused by Linux
+  // Whether va is in the model's own address range (malloc's), not the program's memory.
+  bool model_va(uint64_t va) const { return va >= kSimVaBase && va < next_va_; }
   // Copies between the process's virtual memory and a host buffer (page by page translation;
   // the CPU costs are the caller's). Returns false on an unmapped page.
   bool write_virt(uint64_t va, const void* data, uint64_t len);
@@ -38,7 +56,9 @@ class Process {
   int pid_;
   uint64_t rng_;
   PageTable pt_;
-  uint64_t next_va_ = 0x00007F0000000000ull;
+  uint64_t next_frame_for(bool first);
+  uint64_t next_va_ = kSimVaBase;
+  uint64_t plain_pages_ = 0;  // pages of the program's own memory mapped here
   uint64_t last_frame_ = 0;
   std::unordered_set<uint64_t> pinned_;
 };

@@ -229,6 +229,14 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   }
   Driver::MrInfo info;
   ibv_context* c = pd->context;
+  // The program's own memory (heap, stack, statics) becomes the simulated process's pages
+  // (their bytes stay the program's), as the kernel pins user pages; memory the card writes
+  // must be writable.
+  const bool card_writes = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  if (int rc = c->proc->map_plain(reinterpret_cast<uint64_t>(addr), length, card_writes)) {
+    errno = rc;
+    return nullptr;
+  }
   if (int rc = c->drv->reg_mr(*c->proc, pd->handle, reinterpret_cast<uint64_t>(addr), length,
                               uint32_t(access), &info)) {
     errno = rc;
@@ -638,12 +646,26 @@ const char* ibv_wc_status_str(ibv_wc_status status) {
 
 void* rnic_malloc(size_t bytes) { return reinterpret_cast<void*>(current().proc->malloc(bytes)); }
 
+// rnic_malloc memory through the model's page tables; the program's own memory (not in the
+// model's address range) is plain memory: a copy.
 int rnic_mem_write(void* dst, const void* src, size_t len) {
-  return current().proc->write_virt(reinterpret_cast<uint64_t>(dst), src, len) ? 0 : EFAULT;
+  rnic::host::Process& p = *current().proc;
+  const auto va = reinterpret_cast<uint64_t>(dst);
+  if (!p.model_va(va)) {
+    std::memcpy(dst, src, len);
+    return 0;
+  }
+  return p.write_virt(va, src, len) ? 0 : EFAULT;
 }
 
 int rnic_mem_read(const void* src, void* dst, size_t len) {
-  return current().proc->read_virt(reinterpret_cast<uint64_t>(src), dst, len) ? 0 : EFAULT;
+  rnic::host::Process& p = *current().proc;
+  const auto va = reinterpret_cast<uint64_t>(src);
+  if (!p.model_va(va)) {
+    std::memcpy(dst, src, len);
+    return 0;
+  }
+  return p.read_virt(va, dst, len) ? 0 : EFAULT;
 }
 
 void rnic_spend_ns(uint64_t ns) { spend(ns); }
