@@ -45,6 +45,8 @@ void progress() {
 
 }  // namespace
 
+bool interrupted() { return g_interrupted != 0; }
+
 void install_sigint_handler() {
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);  // a batch system's stop: the same clean exit

@@ -41,6 +41,8 @@ struct RunFailed : std::runtime_error {
 namespace run_control {
 
 void install_sigint_handler();
+// Whether Ctrl-C or SIGTERM has come (the spin guard honours it while a program spins).
+bool interrupted();
 void set_quiet(bool quiet);
 // A sweep's position, shown with the progress line ("point 12/3240").
 void set_point(uint64_t done, uint64_t total);

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <systemc>
 
+#include "sim/run_control.h"
+
 namespace rnic {
 
 SpinGuard::SpinGuard(double limit_s) : limit_s_(limit_s) {
@@ -40,6 +42,12 @@ void SpinGuard::watch() {
       continue;
     }
     const double stuck = std::chrono::duration<double>(clock::now() - since).count();
+    if (run_control::interrupted() && stuck >= 1.0) {
+      // Ctrl-C while a program spins: the run cannot reach its next slice to stop there.
+      std::fputs("rnicsim: interrupted while a host program spins (no outputs written)\n", stderr);
+      std::fflush(stderr);
+      _exit(130);
+    }
     if (stuck < limit_s_) continue;
     sc_core::sc_process_b* p = sc_core::sc_get_current_process_b();
     const std::string who =

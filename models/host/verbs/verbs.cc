@@ -425,7 +425,13 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   const int rc = qp->context->drv->modify_qp(qp->qp_num, uint32_t(mask), next, a);
   if (rc) return rc;
   qp->state = next;
-  if (next == IBV_QPS_RESET) q.sq_pi = q.sq_freed = q.rq_pi = q.rq_freed = 0;
+  if (next == IBV_QPS_RESET) {
+    q.sq_pi = q.sq_freed = q.rq_pi = q.rq_freed = 0;
+    // RESET clears the attributes the card clears (a QP reset starts over).
+    const ibv_qp_cap cap = q.attr.cap;
+    q.attr = ibv_qp_attr{};
+    q.attr.cap = cap;
+  }
   return 0;
 }
 
