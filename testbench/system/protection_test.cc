@@ -71,6 +71,14 @@ class Protection : public ::testing::Test {
   Endpoint a, b;
 };
 
+// Endpoint e's next n completions are all IBV_WC_WR_FLUSH_ERR and its QP 0 is in ERROR.
+void expect_all_flushed(const Endpoint& e, size_t n) {
+  for (const ibv_wc& wc : testbench::wait_completions(e.cq, n))
+    EXPECT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR)
+        << "WR " << wc.wr_id << ": " << ibv_wc_status_str(wc.status);
+  EXPECT_EQ(qp_state(e.qps[0]), IBV_QPS_ERR);
+}
+
 // The one Terminate on the wire, from `from`.
 rdmap::Terminate only_terminate(const WireLog& wire, const eth::Mac& from) {
   const std::vector<const WireFrame*> t = wire.with_opcode(Opcode::kTerminate);
@@ -212,10 +220,7 @@ void Protection::destroy_mid_write(bool destroy) {
             ibv_send_wr* bad = nullptr;
             ASSERT_EQ(ibv_post_send(a.qps[0], wr, &bad), 0);
             oob.put(1, {});
-            for (const ibv_wc& wc : testbench::wait_completions(a.cq, 3))
-              EXPECT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR)
-                  << "WR " << wc.wr_id << ": " << ibv_wc_status_str(wc.status);
-            EXPECT_EQ(qp_state(a.qps[0]), IBV_QPS_ERR);
+            expect_all_flushed(a, 3);
             oob.put(1, {});
           },
           [&] {
@@ -281,10 +286,7 @@ TEST_F(Protection, WriteToAQpnThatNeverExistedIsReset) {
             wr[0].next = &wr[1];
             ibv_send_wr* bad = nullptr;
             ASSERT_EQ(ibv_post_send(a.qps[0], wr, &bad), 0);
-            for (const ibv_wc& wc : testbench::wait_completions(a.cq, 2))
-              EXPECT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR)
-                  << "WR " << wc.wr_id << ": " << ibv_wc_status_str(wc.status);
-            EXPECT_EQ(qp_state(a.qps[0]), IBV_QPS_ERR);
+            expect_all_flushed(a, 2);
             oob.put(1, {});
           },
           [&] {
