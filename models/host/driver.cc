@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "models/common/log.h"
+#include "models/host/host_wait.h"
 #include "models/host/verbs/card_codes.h"
 #include "models/rnic/abi/regs.h"
 #include "models/rnic/abi/wqe.h"
@@ -55,7 +56,7 @@ void Driver::unwatch(sc_core::sc_event* ev) {
 
 void Driver::irq_thread() {
   for (;;) {
-    if (irq_pending_.empty()) sc_core::wait(irq_ev_);
+    if (irq_pending_.empty()) rnic::host::host_wait(irq_ev_);
     if (irq_pending_.empty()) continue;
     const uint32_t vec = irq_pending_.front();
     irq_pending_.pop_front();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/common/log.h"
+#include "models/host/host_wait.h"
 
 namespace rnic::host {
 
@@ -125,7 +126,7 @@ void RootComplex::serve_read(Tlp req) {
 std::vector<uint8_t> RootComplex::mmio_read(uint64_t addr, uint32_t len, CplStatus* status) {
   ++mmio_reads_;
   const uint64_t t0 = now_ps();
-  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_issue_ns) * 1000));
+  rnic::host::host_wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_issue_ns) * 1000));
   Pending p;
   const uint16_t tag = next_tag_++;
   pending_[tag] = &p;
@@ -136,8 +137,8 @@ std::vector<uint8_t> RootComplex::mmio_read(uint64_t addr, uint32_t len, CplStat
   t.tag = tag;
   t.requester = 0;
   link_.send(pcie::PcieLink::kRc, std::move(t));
-  sc_core::wait(p.done);
-  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_return_ns) * 1000));
+  rnic::host::host_wait(p.done);
+  rnic::host::host_wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_return_ns) * 1000));
   mmio_read_ns_.sample(double(now_ps() - t0) / 1000.0);
   if (status) *status = p.status;
   if (p.status != CplStatus::kSc) return {};
@@ -159,7 +160,7 @@ void RootComplex::mmio_write_le(uint64_t addr, uint64_t v, uint32_t bytes) {
 
 void RootComplex::mmio_write(uint64_t addr, std::vector<uint8_t> data) {
   ++mmio_writes_;
-  sc_core::wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_issue_ns) * 1000));
+  rnic::host::host_wait(sc_core::sc_time::from_value(uint64_t(cost_.mmio_issue_ns) * 1000));
   Tlp t;
   t.type = TlpType::kMWr;
   t.addr = addr;

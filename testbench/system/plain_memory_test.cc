@@ -224,3 +224,33 @@ TEST(PlainMemory, MemoryThatIsNotTheProgramsIsRefused) {
 
 }  // namespace
 }  // namespace rnic
+
+namespace rnic {
+namespace {
+
+// Simulated processes share the simulator's one OS thread: each keeps its own errno across
+// waits (host_wait), so a failure one program sees is not overwritten by another's while it
+// waits.
+TEST(HostPrograms, EachKeepsItsOwnErrnoAcrossWaits) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  int a_after = 0, b_after = 0;
+  cl.run({[&] {
+            errno = 1234;
+            rnic_spend_ns(1000);  // B runs meanwhile and sets its own
+            a_after = errno;
+          },
+          [&] {
+            errno = 42;
+            rnic_spend_ns(500);
+            b_after = errno;
+            errno = 7;
+            rnic_spend_ns(1000);
+          }});
+  EXPECT_EQ(a_after, 1234);
+  EXPECT_EQ(b_after, 42);
+}
+
+}  // namespace
+}  // namespace rnic

@@ -11,6 +11,7 @@
 
 #include "models/common/log.h"
 #include "models/host/driver.h"
+#include "models/host/host_wait.h"
 #include "models/host/process.h"
 #include "models/host/verbs/card_codes.h"
 #include "models/host/verbs/qp_state.h"
@@ -70,7 +71,7 @@ const ProcessContext& current() {
 }
 
 void spend(uint64_t ns) {
-  if (ns) sc_core::wait(sc_core::sc_time::from_value(ns * 1000));
+  if (ns) rnic::host::host_wait(sc_core::sc_time::from_value(ns * 1000));
 }
 
 rnic::MacAddr mac_of_gid(const ibv_gid& g) {
@@ -312,7 +313,7 @@ int ibv_destroy_comp_channel(ibv_comp_channel* channel) {
 
 int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
   ibv_comp_channel::Impl& ch = *channel->impl;
-  while (ch.events.empty()) sc_core::wait(ch.ev);
+  while (ch.events.empty()) rnic::host::host_wait(ch.ev);
   *cq = ch.events.front();
   ch.events.pop_front();
   *cq_context = (*cq)->cq_context;
@@ -606,7 +607,7 @@ int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
 
 int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
   Driver* drv = context->drv;
-  while (drv->async_queue().empty()) sc_core::wait(drv->async_event());
+  while (drv->async_queue().empty()) rnic::host::host_wait(drv->async_event());
   const Driver::AsyncEvent e = drv->async_queue().front();
   drv->async_queue().pop_front();
   Context& ctx = contexts()[context];
@@ -690,15 +691,15 @@ int wait_polled(Ready ready, sc_core::sc_event& ev, uint64_t poll_ns, uint64_t t
   while (!ready()) {
     const uint64_t now = sc_core::sc_time_stamp().value();
     if (forever) {
-      sc_core::wait(ev);
+      rnic::host::host_wait(ev);
     } else {
       if (now >= limit) return 0;
-      sc_core::wait(sc_core::sc_time::from_value(limit - now), ev);
+      rnic::host::host_wait(sc_core::sc_time::from_value(limit - now), ev);
     }
     if (step) {
       const uint64_t el = sc_core::sc_time_stamp().value() - t0;
       const uint64_t pad = (step - el % step) % step;
-      if (pad) sc_core::wait(sc_core::sc_time::from_value(pad));
+      if (pad) rnic::host::host_wait(sc_core::sc_time::from_value(pad));
     }
   }
   return 1;
