@@ -36,6 +36,7 @@ Cluster::Cluster(const SystemConfig& c, StatRegistry& s, const Implementations& 
 Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
                  const Implementations& impl)
     : cfg(c), stats(s) {
+  host::oob_clear();
   background.every(uint64_t(c.sim.stats_interval_ns) * 1000, [&s](uint64_t t) { s.sample(t); });
   for (size_t i = 0; i < topo.hosts.size(); ++i)
     nodes.push_back(

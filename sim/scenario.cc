@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -180,12 +181,56 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
   }
 }
 
+// A `program:` workload: the shared object (which must exist), its hosts (at least one) and
+// their arguments (a list of strings for all, or one list per host).
+void parse_program(const std::string& file, const YAML::Node& e, WorkloadSpec* ws, Scenario* s) {
+  only_keys(file, "workloads", e, {"name", "program", "hosts", "args"});
+  ws->program = scalar(file, "workloads.program", e["program"]);
+  if (!std::filesystem::is_regular_file(ws->program))
+    throw InputError(
+        at(file, e["program"]), "workloads.program",
+        fmt::format("'{}' is not a file (a path from the working directory)", ws->program));
+  if (!e["hosts"] || !e["hosts"].IsSequence() || e["hosts"].size() == 0)
+    throw InputError(ws->where, "workloads.hosts", "expected a list of the hosts to run it on");
+  for (const auto& h : e["hosts"]) ws->hosts.push_back(scalar(file, "workloads.hosts", h));
+  if (e["args"]) {
+    const YAML::Node& a = e["args"];
+    if (!a.IsSequence())
+      throw InputError(at(file, a), "workloads.args", "expected a list (or one list per host)");
+    const bool per_host = a.size() > 0 && a[0].IsSequence();
+    if (per_host && a.size() != ws->hosts.size())
+      throw InputError(at(file, a), "workloads.args",
+                       fmt::format("{} lists for {} hosts", a.size(), ws->hosts.size()));
+    for (size_t i = 0; i < (per_host ? a.size() : 1); ++i) {
+      const YAML::Node& l = per_host ? a[i] : a;
+      if (!l.IsSequence())
+        throw InputError(at(file, l), "workloads.args", "expected a list of strings");
+      std::vector<std::string> v;
+      for (const auto& x : l) v.push_back(scalar(file, "workloads.args", x));
+      ws->args.push_back(std::move(v));
+    }
+  }
+  ws->name = e["name"] ? scalar(file, "workloads.name", e["name"])
+                       : fmt::format("program_{}", s->workloads.size());
+  if (!valid_name(ws->name))
+    throw InputError(ws->where, "workloads.name", fmt::format("'{}' is not a name", ws->name));
+  for (const auto& o : s->workloads)
+    if (o.name == ws->name)
+      throw InputError(ws->where, "workloads.name",
+                       fmt::format("'{}' names two workloads", ws->name));
+  s->workloads.push_back(std::move(*ws));
+}
+
 void parse_workloads(const std::string& file, const YAML::Node& w, Scenario* s) {
   if (!w.IsSequence()) throw InputError(at(file, w), "workloads", "expected a list of workloads");
   for (const auto& e : w) {
     require_map(file, "workloads", e);
     WorkloadSpec ws;
     ws.where = at(file, e);
+    if (e["program"]) {
+      parse_program(file, e, &ws, s);
+      continue;
+    }
     if (!e["test"]) {
       std::string list;
       for (const auto& k : workload_kinds()) list += (list.empty() ? "" : ", ") + k.kind;
@@ -297,6 +342,12 @@ void check_topology(const Scenario& s, const std::string& where) {
         if (topo.hosts[i].name == n) return int(i);
       return -1;
     };
+    if (!w.program.empty()) {
+      for (const std::string& h : w.hosts)
+        if (host(h) < 0)
+          throw InputError(w.where, "workloads.hosts", fmt::format("no host '{}'", h));
+      continue;
+    }
     const std::string from = w.from.empty() ? topo.hosts[0].name : w.from;
     const std::string to = w.to.empty() ? topo.hosts[1].name : w.to;
     if (host(from) < 0)

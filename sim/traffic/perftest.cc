@@ -28,6 +28,7 @@
 #include "sim/scenario.h"
 #include "sim/traffic/bw_peak.h"
 #include "sim/traffic/endpoint.h"
+#include "sim/traffic/program.h"
 
 namespace rnic::traffic {
 
@@ -401,6 +402,7 @@ int run_workloads(ExperimentContext& ctx) {
 
   std::vector<std::unique_ptr<Job>> jobs;
   for (const WorkloadSpec& w : ctx.scenario.workloads) {
+    if (!w.program.empty()) continue;  // a program of the user's: below
     auto j = std::make_unique<Job>();
     j->spec = &w;
     j->t = &test_of(w.test);
@@ -538,6 +540,38 @@ int run_workloads(ExperimentContext& ctx) {
            }
          })});
   }
+  // Programs of the user's: a private copy of the shared object per host, run with that host's
+  // arguments; their exit codes are the workload's result.
+  struct ProgramRun {
+    const WorkloadSpec* spec;
+    std::vector<int> exit;
+    std::vector<std::string> error;
+  };
+  std::vector<ProgramRun> user(0);
+  for (const WorkloadSpec& w : ctx.scenario.workloads)
+    if (!w.program.empty())
+      user.push_back(
+          {&w, std::vector<int>(w.hosts.size(), -1), std::vector<std::string>(w.hosts.size())});
+  for (ProgramRun& u : user)
+    for (size_t i = 0; i < u.spec->hosts.size(); ++i) {
+      LoadedProgram img;
+      try {
+        img = load_program(u.spec->program);
+      } catch (const std::runtime_error& e) {
+        throw InputError(u.spec->where, "workloads.program", e.what());
+      }
+      const std::vector<std::string> args = u.spec->args.empty()
+                                                ? std::vector<std::string>{}
+                                                : u.spec->args[u.spec->args.size() == 1 ? 0 : i];
+      programs.push_back({cl.find(u.spec->hosts[i]), [&u, i, img, args] {
+                            try {
+                              u.exit[i] = run_program(img, u.spec->program, args);
+                            } catch (const std::exception& e) {
+                              u.error[i] = e.what();
+                            }
+                          }});
+    }
+
   run_control::set_point(0, 1);
   try {
     cl.run(programs);
@@ -587,6 +621,21 @@ int run_workloads(ExperimentContext& ctx) {
       ctx.rows.push_back(row);
     }
   }
+  for (const ProgramRun& u : user) {
+    nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < u.spec->hosts.size(); ++i) {
+      hosts.push_back({{"host", u.spec->hosts[i]}, {"exit", u.exit[i]}});
+      if (!u.error[i].empty() || u.exit[i] != 0) {
+        fmt::print(stderr, "rnicsim: workload {} (program {}) on {}: {}\n", u.spec->name,
+                   u.spec->program, u.spec->hosts[i],
+                   u.error[i].empty() ? fmt::format("exit {}", u.exit[i]) : u.error[i]);
+        rc = 1;
+      }
+    }
+    ctx.workloads.push_back(
+        {{"name", u.spec->name}, {"program", u.spec->program}, {"hosts", hosts}});
+  }
+  if (jobs.empty()) return rc;
   ctx.x = "bytes";
   ctx.y = y_axes(*jobs.front()->t);
   for (auto& j : jobs) {

@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <systemc>
 #include <vector>
 
@@ -676,6 +677,39 @@ int rnic_mem_read(const void* src, void* dst, size_t len) {
 }
 
 void rnic_spend_ns(uint64_t ns) { spend(ns); }
+
+namespace {
+struct OobBoard {
+  std::map<std::string, std::vector<uint8_t>> keys;
+  sc_core::sc_event* put = nullptr;  // made on first use (needs the simulation context)
+};
+OobBoard& oob() {
+  static OobBoard b;
+  return b;
+}
+}  // namespace
+
+void rnic::host::oob_clear() { oob().keys.clear(); }
+
+void rnic_oob_put(const char* key, const void* data, size_t len) {
+  OobBoard& b = oob();
+  const auto* p = static_cast<const uint8_t*>(data);
+  b.keys[key] = std::vector<uint8_t>(p, p + len);
+  if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
+  b.put->notify(sc_core::SC_ZERO_TIME);
+}
+
+size_t rnic_oob_get(const char* key, void* data, size_t len) {
+  OobBoard& b = oob();
+  if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
+  auto it = b.keys.find(key);
+  while (it == b.keys.end()) {
+    rnic::host::host_wait(*b.put);
+    it = b.keys.find(key);
+  }
+  std::memcpy(data, it->second.data(), std::min(len, it->second.size()));
+  return it->second.size();
+}
 
 double rnic_now_ns() { return double(sc_core::sc_time_stamp().value()) / 1000.0; }
 

@@ -355,7 +355,22 @@ int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns);
 // reading it every cost.cq_poll_ns would see it; returns 0 after timeout_ns, else 1.
 int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns);
 
+// Out-of-band exchange between programs, what rdma_cm or a TCP socket does in real life (the
+// peer's GID, QPNs, buffer addresses and keys, its IRD): a key-value board shared by every host
+// of the run, free in simulated time. rnic_oob_put stores `len` bytes under `key` (replacing
+// them); rnic_oob_get waits until `key` is there and copies at most `len` bytes of it, returning
+// how many it holds.
+void rnic_oob_put(const char* key, const void* data, size_t len);
+size_t rnic_oob_get(const char* key, void* data, size_t len);
+
+// A verbs program in a file of its own (docs/verbs.md, "Programs"): a shared object whose entry
+// point is `RNIC_PROGRAM { ... }`, run by a scenario's `workloads: - program:` on each host it
+// names with that host's arguments; its return value is its exit code.
+#define RNIC_PROGRAM extern "C" int rnic_main(int argc, char** argv)
+
 namespace rnic::host {
+// Forgets every key of the out-of-band board (a new run starts with none).
+void oob_clear();
 // The calling simulated process's host (its driver) and process, set by the runner.
 struct ProcessContext {
   Driver* drv = nullptr;

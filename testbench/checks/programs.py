@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""Verbs programs in files of their own, run from scenarios (docs/verbs.md, "Programs"): the
+shipped rc_pingpong on two hosts; a program on three processes (two on one host) each with its
+own globals and errno; a program's exit code as the workload's result (exit 1 naming it); a
+program file that is missing, or has no rnic_main, refused before the run (exit 2)."""
+import os
+import subprocess
+import sys
+
+from common import check, finish, load, out_dir, rnicsim
+
+binary, work = sys.argv[1], out_dir(sys.argv[2], "programs")
+build = os.path.dirname(binary)
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+check_so = os.path.join(build, "testbench", "system", "check_program.so")
+no_entry_so = os.path.join(build, "testbench", "system", "no_entry.so")
+
+
+def scenario(name, text):
+    path = os.path.join(work, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# The shipped example, from the repository root as README says (its program path is relative to
+# the working directory: the root when the build folder is build/).
+o = os.path.join(work, "pingpong")
+p = subprocess.run([binary, "run", "scenarios/examples/rc_pingpong.yaml", "--out", o], cwd=root,
+                   capture_output=True, text=True)
+check(p.returncode == 0, f"rc_pingpong: exit {p.returncode}: {p.stderr}")
+check("rc_pingpong: 100 round trips of 64 bytes" in p.stdout, f"rc_pingpong output: {p.stdout!r}")
+w = load(os.path.join(o, "results.json"))["workloads"][0]
+check([h["exit"] for h in w["hosts"]] == [0, 0], f"rc_pingpong exits: {w}")
+
+# Three processes, two of them on node0: each its own globals and errno.
+o = os.path.join(work, "globals")
+s = scenario("globals.yaml", f"workloads:\n  - program: {check_so}\n    hosts: [node0, node1, node0]\n"
+             "    args: [[globals, a], [globals, b], [globals, c]]\n")
+p = rnicsim(binary, "run", s, "--out", o, "--quiet")
+w = load(os.path.join(o, "results.json"))["workloads"][0]
+check([h["exit"] for h in w["hosts"]] == [0, 0, 0], f"globals and errno per process: {w}")
+
+# A program that fails: its exit code, the workload named, exit 1.
+s = scenario("fails.yaml", f"workloads:\n  - {{name: failing, program: {check_so}, hosts: [node0], args: [exit, '3']}}\n")
+p = rnicsim(binary, "run", s, "--out", os.path.join(work, "fails"), "--quiet", expect=1)
+check("workload failing" in p.stderr and "exit 3" in p.stderr, f"failing program: {p.stderr!r}")
+
+# Refused before the run.
+s = scenario("missing.yaml", "workloads:\n  - {program: no/such/file.so, hosts: [node0]}\n")
+p = rnicsim(binary, "run", s, "--out", os.path.join(work, "missing"), expect=2)
+check("key 'workloads.program'" in p.stderr and "not a file" in p.stderr, f"missing program: {p.stderr!r}")
+s = scenario("no_entry.yaml", f"workloads:\n  - {{program: {no_entry_so}, hosts: [node0]}}\n")
+p = rnicsim(binary, "run", s, "--out", os.path.join(work, "no_entry"), expect=2)
+check("no rnic_main" in p.stderr, f"program without rnic_main: {p.stderr!r}")
+s = scenario("bad_host.yaml", f"workloads:\n  - {{program: {check_so}, hosts: [nowhere]}}\n")
+p = rnicsim(binary, "run", s, "--out", os.path.join(work, "bad_host"), expect=2)
+check("no host 'nowhere'" in p.stderr, f"program on an unknown host: {p.stderr!r}")
+finish("programs")
