@@ -50,7 +50,6 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
       logic_(size_t(cfg.qps)),
       ctx_(size_t(cfg.qps)),
       read_progress_ps_(size_t(cfg.qps)),
-      read_timer_armed_(size_t(cfg.qps)),
       rx_segments_(stats.group(g).counter("rx_segments", "segments", "DDP segments received")),
       rx_payload_bytes_(stats.group(g).counter("rx_payload_bytes", "B", "payload bytes placed")),
       rx_dropped_(stats.group(g).counter(
@@ -85,8 +84,13 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
     logic_.post(m.qpn, m.wqe, m.index);
     if (ctx_[m.qpn].state == abi::kQpError) flush_rq(m.qpn);
   });
+  SC_HAS_PROCESS(RxEngine);
+  SC_METHOD(read_timer_fire);
+  sensitive << read_timer_ev_;
+  dont_initialize();
   in.update.bind(eq_, [this](QpUpdate&& u) {
     ctx_[u.qpn] = u.ctx;
+    if (u.reset || u.flush) disarm_read_timer(u.qpn);
     if (u.reset) logic_.reset(u.qpn);
     if (u.flush) flush_rq(u.qpn);
   });
@@ -284,7 +288,10 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
         place(qpn, chunks, payload);
         rx_payload_bytes_ += len;
       }
-      if (d.response) read_progress_ps_[qpn] = now_ps();
+      if (d.response) {
+        read_progress_ps_[qpn] = now_ps();
+        if (d.answered >= 0 && logic_.ord().size(qpn) == 0) disarm_read_timer(qpn);
+      }
       validated(sp);
       if (d.answered >= 0) out.read_done->send({qpn, uint32_t(d.answered)});
       return;
@@ -335,20 +342,46 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
 
 // The requester's Read Response timer (QP attribute `timeout` x (`retry_cnt` + 1)): while the
 // QP has Read Requests outstanding, a Read Response segment must arrive within it (the clock
-// starts when the first request of an idle QP is handed to the EFE). One event per period, not
-// per segment: on it the engine looks at the last progress and sleeps again until its deadline.
+// starts when the first request of an idle QP is issued). One cancellable event for the engine,
+// at the earliest deadline of the QPs timed: a segment only moves its QP's last progress, and a
+// QP whose reads are all answered leaves the set (with none left the event is cancelled, so a
+// timer never keeps a finished run going).
 void RxEngine::arm_read_timer(uint32_t qpn) {
-  const uint64_t t = ctx_[qpn].read_timeout_ps;
-  if (t == 0 || read_timer_armed_[qpn]) return;
-  read_timer_armed_[qpn] = true;
-  const uint64_t epoch = ctx_[qpn].epoch;
-  eq_.at(std::max(now_ps(), read_progress_ps_[qpn] + t), [this, qpn, epoch] {
-    read_timer_armed_[qpn] = false;
-    if (!still(qpn, epoch) || logic_.ord().size(qpn) == 0) return;
-    const uint64_t deadline = read_progress_ps_[qpn] + ctx_[qpn].read_timeout_ps;
-    if (now_ps() < deadline) return arm_read_timer(qpn);
-    read_timed_out(qpn);
-  });
+  if (ctx_[qpn].read_timeout_ps == 0) return;
+  read_timed_.insert(qpn);
+  schedule_read_timer();
+}
+
+void RxEngine::disarm_read_timer(uint32_t qpn) {
+  if (read_timed_.erase(qpn) && read_timed_.empty()) read_timer_ev_.cancel();
+}
+
+void RxEngine::schedule_read_timer() {
+  uint64_t next = UINT64_MAX;
+  for (uint32_t q : read_timed_)
+    next = std::min(next, read_progress_ps_[q] + ctx_[q].read_timeout_ps);
+  read_timer_ev_.cancel();
+  if (next != UINT64_MAX)
+    read_timer_ev_.notify(sc_core::sc_time::from_value(next > now_ps() ? next - now_ps() : 0));
+}
+
+void RxEngine::read_timer_fire() {
+  std::vector<uint32_t> expired;
+  for (auto it = read_timed_.begin(); it != read_timed_.end();) {
+    const uint32_t q = *it;
+    if (!ctx_[q].receives() || logic_.ord().size(q) == 0) {
+      it = read_timed_.erase(it);
+      continue;
+    }
+    if (now_ps() >= read_progress_ps_[q] + ctx_[q].read_timeout_ps) {
+      expired.push_back(q);
+      it = read_timed_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  for (uint32_t q : expired) read_timed_out(q);
+  schedule_read_timer();
 }
 
 // No Read Response within the timer: the oldest outstanding Read completes

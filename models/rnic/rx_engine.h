@@ -40,6 +40,7 @@
 
 #include <deque>
 #include <memory>
+#include <set>
 #include <systemc>
 #include <vector>
 
@@ -109,6 +110,9 @@ class RxEngine : public sc_core::sc_module {
   void drop(const Seg& s);
   void reset(const Seg& s);
   void arm_read_timer(uint32_t qpn);
+  void disarm_read_timer(uint32_t qpn);
+  void schedule_read_timer();
+  void read_timer_fire();
   void read_timed_out(uint32_t qpn);
   // The QP connected to QPN peer_qpn at `peer` (ctx_.size(): none).
   uint32_t connected_to(const MacAddr& peer, uint32_t peer_qpn) const;
@@ -134,10 +138,11 @@ class RxEngine : public sc_core::sc_module {
   std::unique_ptr<RxParseChannel> rx_parse_;
   RxLogic logic_;
   std::vector<QpCtx> ctx_;
-  // Per QP, the Read Response timer: the last progress (a response segment placed, or the first
-  // request of an idle QP issued) and whether its event is pending.
+  // The Read Response timer: per QP the last progress (a response segment placed, or the first
+  // request of an idle QP issued); the QPs timed now; the event at their earliest deadline.
   std::vector<uint64_t> read_progress_ps_;
-  std::vector<uint8_t> read_timer_armed_;
+  std::set<uint32_t> read_timed_;
+  sc_core::sc_event read_timer_ev_;
 
   std::deque<RxItem> rx_q_;
   bool rx_busy_ = false, rx_stalled_ = false;

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Verbs programs in files of their own, run from scenarios (docs/verbs.md, "Programs"): the
-shipped rc_pingpong on two hosts; a program on three processes (two on one host) each with its
+shipped rc_pingpong and kv_put_get on two hosts; a program on three processes (two on one host) each with its
 own globals and errno; a program's exit code as the workload's result (exit 1 naming it); a
 program file that is missing, or has no rnic_main, refused before the run (exit 2)."""
 import os
@@ -32,6 +32,17 @@ check(p.returncode == 0, f"rc_pingpong: exit {p.returncode}: {p.stderr}")
 check("rc_pingpong: 100 round trips of 64 bytes" in p.stdout, f"rc_pingpong output: {p.stdout!r}")
 w = load(os.path.join(o, "results.json"))["workloads"][0]
 check([h["exit"] for h in w["hosts"]] == [0, 0], f"rc_pingpong exits: {w}")
+
+# The shipped key-value example: puts by RDMA Write, gets by RDMA Read, the table checked by the
+# server with plain loads; the run ends when the programs do (no timer keeps it going).
+o = os.path.join(work, "kv")
+p = subprocess.run([binary, "run", "scenarios/examples/kv_put_get.yaml", "--out", o], cwd=root,
+                   capture_output=True, text=True)
+check(p.returncode == 0, f"kv_put_get: exit {p.returncode}: {p.stderr}")
+check("server table holds the 32 values put" in p.stdout and "32 puts and gets" in p.stdout,
+      f"kv_put_get output: {p.stdout!r}")
+check(load(os.path.join(o, "stats.json"))["sim_time_ns"] < 1e6,
+      "kv_put_get: the run went on after its programs ended")
 
 # Three processes, two of them on node0: each its own globals and errno.
 o = os.path.join(work, "globals")
