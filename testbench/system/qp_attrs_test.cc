@@ -190,13 +190,17 @@ class RefusedAttrs : public ::testing::Test {
   }
   static constexpr int kRtr =
       IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_PATH_MTU;
-  // Expects the RTR transition with `a` and `mask` to be refused and the QP to stay in INIT.
-  void refused_at_rtr(const std::function<void(ibv_qp_attr&, int&)>& change) {
+  // Expects the RTR transition with `a` and `mask` to be refused, the warning to name `field`,
+  // and the QP to stay in INIT.
+  void refused_at_rtr(const char* field, const std::function<void(ibv_qp_attr&, int&)>& change) {
     with_qp([&](ibv_qp* qp, uint32_t peer, const ibv_gid& gid) {
       ibv_qp_attr a = rtr(peer, gid);
       int mask = kRtr;
       change(a, mask);
+      ::testing::internal::CaptureStderr();
       EXPECT_EQ(ibv_modify_qp(qp, &a, mask), EINVAL);
+      const std::string log = ::testing::internal::GetCapturedStderr();
+      EXPECT_NE(log.find(field), std::string::npos) << "the warning: " << log;
       EXPECT_EQ(qp_state(qp), IBV_QPS_INIT);
       ibv_qp_attr ok = rtr(peer, gid);
       EXPECT_EQ(ibv_modify_qp(qp, &ok, kRtr), 0) << "the unchanged attributes are refused too";
@@ -205,37 +209,38 @@ class RefusedAttrs : public ::testing::Test {
 };
 
 TEST_F(RefusedAttrs, LidAddressingWithoutAGrh) {
-  refused_at_rtr([](ibv_qp_attr& a, int&) {
+  refused_at_rtr("ah_attr.is_global", [](ibv_qp_attr& a, int&) {
     a.ah_attr.is_global = 0;
     a.ah_attr.dlid = 7;
   });
 }
 TEST_F(RefusedAttrs, AhAttrOnAnotherPort) {
-  refused_at_rtr([](ibv_qp_attr& a, int&) { a.ah_attr.port_num = 2; });
+  refused_at_rtr("ah_attr.port_num", [](ibv_qp_attr& a, int&) { a.ah_attr.port_num = 2; });
 }
 TEST_F(RefusedAttrs, PathMtuOutOfRange) {
-  refused_at_rtr([](ibv_qp_attr& a, int&) { a.path_mtu = ibv_mtu(6); });
+  refused_at_rtr("path_mtu", [](ibv_qp_attr& a, int&) { a.path_mtu = ibv_mtu(6); });
 }
 TEST_F(RefusedAttrs, PathMtuZero) {
-  refused_at_rtr([](ibv_qp_attr& a, int&) { a.path_mtu = ibv_mtu(0); });
+  refused_at_rtr("path_mtu", [](ibv_qp_attr& a, int&) { a.path_mtu = ibv_mtu(0); });
 }
 TEST_F(RefusedAttrs, MaxDestRdAtomicAboveTheDevice) {
-  refused_at_rtr([](ibv_qp_attr& a, int&) { a.max_dest_rd_atomic = 17; });  // IRD is 16
+  refused_at_rtr("max_dest_rd_atomic",
+                 [](ibv_qp_attr& a, int&) { a.max_dest_rd_atomic = 17; });  // IRD is 16
 }
 TEST_F(RefusedAttrs, MinRnrTimerOutOfRange) {
-  refused_at_rtr([](ibv_qp_attr& a, int& m) {
+  refused_at_rtr("min_rnr_timer", [](ibv_qp_attr& a, int& m) {
     a.min_rnr_timer = 32;
     m |= IBV_QP_MIN_RNR_TIMER;
   });
 }
 TEST_F(RefusedAttrs, AlternatePath) {
-  refused_at_rtr([](ibv_qp_attr&, int& m) { m |= IBV_QP_ALT_PATH; });
+  refused_at_rtr("IBV_QP_ALT_PATH", [](ibv_qp_attr&, int& m) { m |= IBV_QP_ALT_PATH; });
 }
 TEST_F(RefusedAttrs, UnknownMaskBit) {
-  refused_at_rtr([](ibv_qp_attr&, int& m) { m |= 1 << 24; });
+  refused_at_rtr("bit 24", [](ibv_qp_attr&, int& m) { m |= 1 << 24; });
 }
 TEST_F(RefusedAttrs, QkeyOnAnRcQp) {
-  refused_at_rtr([](ibv_qp_attr& a, int& m) {
+  refused_at_rtr("IBV_QP_QKEY", [](ibv_qp_attr& a, int& m) {
     a.qkey = 0x11111111;
     m |= IBV_QP_QKEY;
   });

@@ -58,15 +58,65 @@ Rule rule(ibv_qp_state cur, ibv_qp_state next) {
 
 }  // namespace
 
-int qp_transition_check(ibv_qp_state cur, ibv_qp_state next, int mask) {
-  if (cur < IBV_QPS_RESET || cur > IBV_QPS_ERR) return EINVAL;
+namespace {
+const char* state_name(ibv_qp_state s) {
+  static const char* const names[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+  return s >= IBV_QPS_RESET && s <= IBV_QPS_ERR ? names[s] : "an unknown state";
+}
+
+// The attribute mask bits of `bits` by name ("bit N" for bits ibv_qp_attr_mask has none for).
+std::string mask_names(int bits) {
+  static const char* const names[] = {"IBV_QP_STATE",
+                                      "IBV_QP_CUR_STATE",
+                                      "IBV_QP_EN_SQD_ASYNC_NOTIFY",
+                                      "IBV_QP_ACCESS_FLAGS",
+                                      "IBV_QP_PKEY_INDEX",
+                                      "IBV_QP_PORT",
+                                      "IBV_QP_QKEY",
+                                      "IBV_QP_AV",
+                                      "IBV_QP_PATH_MTU",
+                                      "IBV_QP_TIMEOUT",
+                                      "IBV_QP_RETRY_CNT",
+                                      "IBV_QP_RNR_RETRY",
+                                      "IBV_QP_RQ_PSN",
+                                      "IBV_QP_MAX_QP_RD_ATOMIC",
+                                      "IBV_QP_ALT_PATH",
+                                      "IBV_QP_MIN_RNR_TIMER",
+                                      "IBV_QP_SQ_PSN",
+                                      "IBV_QP_MAX_DEST_RD_ATOMIC",
+                                      "IBV_QP_PATH_MIG_STATE",
+                                      "IBV_QP_CAP",
+                                      "IBV_QP_DEST_QPN"};
+  std::string s;
+  for (int b = 0; b < 31; ++b) {
+    if (!(bits & (1 << b))) continue;
+    if (!s.empty()) s += ", ";
+    s += b < int(sizeof names / sizeof *names) ? names[b] : fmt::format("bit {}", b);
+  }
+  return s;
+}
+}  // namespace
+
+int qp_transition_check(ibv_qp_state cur, ibv_qp_state next, int mask, std::string* why) {
+  std::string w;
+  const auto refuse = [&](std::string s) {
+    if (why) *why = std::move(s);
+    return EINVAL;
+  };
+  if (cur < IBV_QPS_RESET || cur > IBV_QPS_ERR) return refuse("the QP is in an unknown state");
   if (!(mask & IBV_QP_STATE)) next = cur;  // attributes only, in the current state
-  if (next < IBV_QPS_RESET || next > IBV_QPS_ERR) return EINVAL;
+  if (next < IBV_QPS_RESET || next > IBV_QPS_ERR)
+    return refuse(fmt::format("qp_state {}: not a QP state", int(next)));
   const Rule r = rule(cur, next);
-  if (!r.valid) return EINVAL;
+  if (!r.valid)
+    return refuse(fmt::format("{} -> {}: not a transition", state_name(cur), state_name(next)));
   const int attrs = mask & ~IBV_QP_STATE;
-  if ((attrs & r.required) != r.required && (mask & IBV_QP_STATE)) return EINVAL;
-  if (attrs & ~(r.required | r.optional)) return EINVAL;
+  if ((attrs & r.required) != r.required && (mask & IBV_QP_STATE))
+    return refuse(fmt::format("{} -> {} needs {}", state_name(cur), state_name(next),
+                              mask_names(r.required & ~attrs)));
+  if (attrs & ~(r.required | r.optional))
+    return refuse(fmt::format("{} -> {} does not take {}", state_name(cur), state_name(next),
+                              mask_names(attrs & ~(r.required | r.optional))));
   return 0;
 }
 

@@ -20,8 +20,10 @@
 
 namespace rnic {
 
-// 0 if the transition with this attribute mask is legal, EINVAL otherwise.
-int qp_transition_check(ibv_qp_state cur, ibv_qp_state next, int attr_mask);
+// 0 if the transition with this attribute mask is legal, EINVAL otherwise (`why`, when given:
+// the transition, or the mask bits it lacks or does not take, by name).
+int qp_transition_check(ibv_qp_state cur, ibv_qp_state next, int attr_mask,
+                        std::string* why = nullptr);
 
 // The values of the attributes `mask` sets, against what the card honours (docs/verbs.md): 0,
 // or EINVAL with `why` naming the field and its value.

@@ -389,15 +389,12 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   const ibv_qp_state cur = qp->state;
   const ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
-  if (int rc = rnic::qp_transition_check(cur, next, mask)) {
-    rnic::log::warn(
-        "ibv_modify_qp: QP {}: {} -> {} with attribute mask {:#x}: not a transition "
-        "or attributes the card takes there (docs/verbs.md)",
-        qp->qp_num, int(cur), int(next), mask);
+  std::string why;
+  if (int rc = rnic::qp_transition_check(cur, next, mask, &why)) {
+    rnic::log::warn("ibv_modify_qp: QP {}: {} (docs/verbs.md)", qp->qp_num, why);
     return rc;
   }
   const rnic::abi::CardCaps& caps = qp->context->drv->caps();
-  std::string why;
   if (int rc = rnic::qp_attr_check(*attr, mask, {int(caps.ord), int(caps.ird)}, &why)) {
     rnic::log::warn("ibv_modify_qp: QP {}: {}", qp->qp_num, why);
     return rc;
