@@ -129,30 +129,26 @@ RNIC_PROGRAM {
   char ready = 0;
   rnic_oob_get("kv.server.ready", &ready, 1);
   ibv_send_wr* bad = nullptr;
-  for (uint32_t k = 0; k < keys; ++k) {  // put: stage the value, RDMA Write it to its slot
-    value_of(k, &mem[k * kSlot]);
+  // One RDMA Write (put) or Read (get) between the local slot k and the server's slot k.
+  const auto rdma = [&](ibv_wr_opcode op, uint32_t k) {
     ibv_sge s{reinterpret_cast<uint64_t>(&mem[k * kSlot]), kSlot, mr->lkey};
     ibv_send_wr w{};
     w.sg_list = &s;
     w.num_sge = 1;
-    w.opcode = IBV_WR_RDMA_WRITE;
+    w.opcode = op;
     w.send_flags = IBV_SEND_SIGNALED;
     w.wr.rdma.remote_addr = peer.table + k * kSlot;
     w.wr.rdma.rkey = peer.rkey;
-    if (ibv_post_send(qp, &w, &bad) || wait_one(cq) != IBV_WC_SUCCESS) return fail("put");
+    return ibv_post_send(qp, &w, &bad) == 0 && wait_one(cq) == IBV_WC_SUCCESS;
+  };
+  for (uint32_t k = 0; k < keys; ++k) {  // put: stage the value, RDMA Write it to its slot
+    value_of(k, &mem[k * kSlot]);
+    if (!rdma(IBV_WR_RDMA_WRITE, k)) return fail("put");
   }
   std::memset(mem.data(), 0, mem.size());
   char want[kSlot];
   for (uint32_t k = 0; k < keys; ++k) {  // get: RDMA Read the slot back, compare
-    ibv_sge s{reinterpret_cast<uint64_t>(&mem[k * kSlot]), kSlot, mr->lkey};
-    ibv_send_wr rd{};
-    rd.sg_list = &s;
-    rd.num_sge = 1;
-    rd.opcode = IBV_WR_RDMA_READ;
-    rd.send_flags = IBV_SEND_SIGNALED;
-    rd.wr.rdma.remote_addr = peer.table + k * kSlot;
-    rd.wr.rdma.rkey = peer.rkey;
-    if (ibv_post_send(qp, &rd, &bad) || wait_one(cq) != IBV_WC_SUCCESS) return fail("get");
+    if (!rdma(IBV_WR_RDMA_READ, k)) return fail("get");
     value_of(k, want);
     if (std::memcmp(&mem[k * kSlot], want, kSlot) != 0) {
       std::fprintf(stderr, "kv_put_get: get of key %u returned another value\n", k);

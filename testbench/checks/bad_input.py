@@ -6,7 +6,7 @@ import subprocess
 import re
 import sys
 
-from common import check, finish, load, out_dir, rnicsim
+from common import check, finish, load, out_dir, rnicsim, write_file
 
 binary, work = sys.argv[1], out_dir(sys.argv[2], "bad_input")
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -14,10 +14,7 @@ good = os.path.join(root, "scenarios", "experiments", "mmio_latency.yaml")
 
 
 def scenario(name, text):
-    p = os.path.join(work, name)
-    with open(p, "w") as f:
-        f.write(text)
-    return p
+    return write_file(work, name, text)
 
 
 TOPO = "topology:\n  hosts: [{name: a}, {name: b}, {name: c}]\n  links:\n    - {between: [a, b]}\n"

@@ -48,6 +48,14 @@ def finish(name):
     print(f"{name}: all checks passed")
 
 
+def write_file(folder, name, text):
+    """Writes text to folder/name (a scenario for a check); returns the path."""
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def out_dir(base, name):
     d = os.path.join(base, name)
     os.makedirs(d, exist_ok=True)

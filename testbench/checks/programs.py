@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from common import check, finish, load, out_dir, rnicsim
+from common import check, finish, load, out_dir, rnicsim, write_file
 
 binary, work = sys.argv[1], out_dir(sys.argv[2], "programs")
 build = os.path.dirname(binary)
@@ -17,10 +17,7 @@ no_entry_so = os.path.join(build, "testbench", "system", "no_entry.so")
 
 
 def scenario(name, text):
-    path = os.path.join(work, name)
-    with open(path, "w") as f:
-        f.write(text)
-    return path
+    return write_file(work, name, text)
 
 
 # The shipped example, from the repository root as README says (its program path is relative to
