@@ -1,0 +1,117 @@
+// One reliable EFE channel (to one peer MAC) as plain logic, no SystemC (DESIGN.md §3.4,
+// WIRE.md): go-back-N over the DATA frames' SEQ, with the sender's retransmit buffer and timer
+// (EfeTx) and the receiver's sequence check (EfeRx). The EFE engine owns one of each per peer
+// and moves frames and time; this class decides. Not yet used by the card: the EFE pass-through
+// (efe_passthrough.h) still assumes a perfect wire; the EFE network issue puts this behind it.
+//
+// Sender (EfeTx):
+//   - send(): the frame gets the next SEQ and a copy stays in the retransmit buffer
+//     (retx_buffer_bytes of payload: can_send() says whether another fits) until a cumulative
+//     ACK covers it.
+//   - next(): what goes on the wire next, in SEQ order: a frame not sent yet, or, after a go-back,
+//     the frames again from the go-back point (each then counted a retransmission).
+//   - The timer runs while frames are unacknowledged: rto_ps after the oldest unacknowledged
+//     frame was (re)sent or the last ACK moved the window. On it, the sender goes back to the
+//     oldest and counts a retry; after retry_limit retries without an ACK moving (0: no limit) the
+//     channel fails.
+//   - NACK(seq): go back to seq now (a retry, as the timer's). RNR(seq): go back to seq after
+//     rnr_delay_ps, not counted against the retry limit.
+// Receiver (EfeRx): a DATA frame in sequence is delivered; an earlier SEQ is a duplicate (dropped,
+// the ACK sent again); a later one is a gap (dropped; one NACK per gap, for the first missing).
+// SEQ arithmetic wraps at 2^32.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace rnic::efe {
+
+inline bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
+
+struct EfeChannelConfig {
+  uint64_t retx_buffer_bytes = 256 << 10;  // B of payload kept for retransmission
+  uint64_t rto_ps = 20'000'000;            // retransmit timeout
+  uint32_t retry_limit = 7;                // retries without progress before failing (0: none)
+  uint64_t rnr_delay_ps = 5'000'000;       // back-off after an RNR
+};
+
+class EfeTx {
+ public:
+  struct Frame {
+    uint32_t seq = 0;
+    std::vector<uint8_t> payload;
+    bool retransmission = false;  // the wire copy is a resend (the header's RTX)
+  };
+
+  // first_seq: the channel's first SEQ (0 on a new channel; a resynchronised one starts where
+  // the peer says).
+  explicit EfeTx(const EfeChannelConfig& c, uint32_t first_seq = 0)
+      : cfg_(c),
+        base_(first_seq),
+        next_seq_(first_seq),
+        send_seq_(first_seq),
+        highest_sent_(first_seq) {}
+
+  bool can_send(size_t bytes) const { return buffered_ + bytes <= cfg_.retx_buffer_bytes; }
+  // Queues a frame (can_send must hold); returns its SEQ.
+  uint32_t send(std::vector<uint8_t> payload);
+
+  // The next frame due on the wire at `now` (nullptr: none), and that it went.
+  const Frame* next(uint64_t now);
+  void sent(uint64_t now);
+
+  // The peer's cumulative ACK (the next SEQ it expects); returns the frames it freed.
+  size_t on_ack(uint32_t ack, uint64_t now);
+  void on_nack(uint32_t seq, uint64_t now);
+  void on_rnr(uint32_t seq, uint64_t now);
+  // The timer's deadline (UINT64_MAX: not running); at or after it, on_timeout() goes back.
+  uint64_t deadline() const;
+  void on_timeout(uint64_t now);
+
+  bool failed() const { return failed_; }
+  uint32_t next_seq() const { return next_seq_; }
+  size_t unacked() const { return frames_.size(); }
+  uint64_t buffered_bytes() const { return buffered_; }
+  uint64_t retransmissions() const { return retransmissions_; }
+  uint64_t timeouts() const { return timeouts_; }
+  uint64_t nacks() const { return nacks_; }
+  uint64_t rnrs() const { return rnrs_; }
+
+ private:
+  void go_back(uint32_t seq, uint64_t resume_ps, bool retry);
+  EfeChannelConfig cfg_;
+  std::deque<Frame> frames_;   // unacknowledged, in SEQ order; frames_[0].seq == base_
+  uint32_t base_ = 0;          // oldest unacknowledged SEQ
+  uint32_t next_seq_ = 0;      // the next new frame's SEQ
+  uint32_t send_seq_ = 0;      // the next SEQ to put on the wire
+  uint32_t highest_sent_ = 0;  // one past the highest SEQ ever sent
+  uint64_t buffered_ = 0;
+  uint64_t timer_from_ = 0;  // when the oldest was (re)sent or the window last moved
+  uint64_t resume_ps_ = 0;   // nothing goes before this (an RNR's back-off)
+  uint32_t retries_ = 0;
+  bool failed_ = false;
+  uint64_t retransmissions_ = 0, timeouts_ = 0, nacks_ = 0, rnrs_ = 0;
+};
+
+class EfeRx {
+ public:
+  explicit EfeRx(uint32_t first_seq = 0) : expected_(first_seq) {}
+  enum class Verdict { kDeliver, kDuplicate, kGap };
+  // A DATA frame's SEQ: delivered in order (expected() moves on), a duplicate, or a gap.
+  Verdict on_data(uint32_t seq);
+  uint32_t expected() const { return expected_; }
+  // After a gap: whether a NACK for expected() is owed (once per gap), and that it went.
+  bool nack_owed() const { return nack_owed_; }
+  void nack_sent() { nack_owed_ = false; }
+  uint64_t duplicates() const { return duplicates_; }
+  uint64_t out_of_order() const { return out_of_order_; }
+
+ private:
+  uint32_t expected_ = 0;
+  bool nack_owed_ = false, nacked_gap_ = false;
+  uint64_t duplicates_ = 0, out_of_order_ = 0;
+};
+
+}  // namespace rnic::efe
