@@ -347,22 +347,32 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
 // QP whose reads are all answered leaves the set (with none left the event is cancelled, so a
 // timer never keeps a finished run going).
 void RxEngine::arm_read_timer(uint32_t qpn) {
-  if (ctx_[qpn].read_timeout_ps == 0) return;
-  read_timed_.insert(qpn);
-  schedule_read_timer();
+  if (ctx_[qpn].read_timeout_ps == 0 || !read_timed_.insert(qpn).second) return;
+  // A QP already timed only moves its deadline later: the pending event stays right.
+  const uint64_t t = read_progress_ps_[qpn] + ctx_[qpn].read_timeout_ps;
+  if (t < read_timer_at_) notify_read_timer(t);
 }
 
 void RxEngine::disarm_read_timer(uint32_t qpn) {
-  if (read_timed_.erase(qpn) && read_timed_.empty()) read_timer_ev_.cancel();
+  if (read_timed_.erase(qpn) && read_timed_.empty()) {
+    read_timer_ev_.cancel();
+    read_timer_at_ = UINT64_MAX;
+  }
+}
+
+void RxEngine::notify_read_timer(uint64_t t) {
+  read_timer_at_ = t;
+  read_timer_ev_.cancel();
+  read_timer_ev_.notify(sc_core::sc_time::from_value(t > now_ps() ? t - now_ps() : 0));
 }
 
 void RxEngine::schedule_read_timer() {
   uint64_t next = UINT64_MAX;
   for (uint32_t q : read_timed_)
     next = std::min(next, read_progress_ps_[q] + ctx_[q].read_timeout_ps);
+  read_timer_at_ = UINT64_MAX;
   read_timer_ev_.cancel();
-  if (next != UINT64_MAX)
-    read_timer_ev_.notify(sc_core::sc_time::from_value(next > now_ps() ? next - now_ps() : 0));
+  if (next != UINT64_MAX) notify_read_timer(next);
 }
 
 void RxEngine::read_timer_fire() {

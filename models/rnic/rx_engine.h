@@ -112,6 +112,7 @@ class RxEngine : public sc_core::sc_module {
   void arm_read_timer(uint32_t qpn);
   void disarm_read_timer(uint32_t qpn);
   void schedule_read_timer();
+  void notify_read_timer(uint64_t t_ps);
   void read_timer_fire();
   void read_timed_out(uint32_t qpn);
   // The QP connected to QPN peer_qpn at `peer` (ctx_.size(): none).
@@ -143,6 +144,7 @@ class RxEngine : public sc_core::sc_module {
   std::vector<uint64_t> read_progress_ps_;
   std::set<uint32_t> read_timed_;
   sc_core::sc_event read_timer_ev_;
+  uint64_t read_timer_at_ = UINT64_MAX;  // when it fires (UINT64_MAX: not pending)
 
   std::deque<RxItem> rx_q_;
   bool rx_busy_ = false, rx_stalled_ = false;

@@ -469,7 +469,7 @@ void SqEngine::tx_emit() {
       continue;
     }
     if (!efe_.can_send()) break;
-    if (!s.rq) mark_(CoreProbe::kSegSent, s.qpn, now_ps());
+    mark_(CoreProbe::kSegSent, s.qpn, now_ps());
     const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar, s.rq);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;
@@ -529,6 +529,7 @@ void SqEngine::send_reset(const ResetMsg& m) {
   t.cause = {rdmap::Layer::kLlp, 0, 0x00};
   auto s = std::make_unique<TxSeg>();
   s->dst = m.to;
+  s->qpn = m.qpn;  // for probes: the QPN it answers (the sender's numbering)
   s->dst_qpn = m.qpn;
   s->rq = true;
   s->ddp = rdmap::terminate_segment(t, 1);

@@ -27,8 +27,9 @@
 //                per SGE, one SGE after another) and reads it by DMA; it is ready kHeaderCycles
 //                after its last byte arrives (one without payload kHeaderCycles after its issue).
 //   Emission     segments leave in issue order, each as soon as it is ready and the EFE has
-//                room; a Terminate goes ahead of every queued segment, kHeaderCycles after its
-//                request. Segments: at most mac.mtu - 20 (EFE) - 14/18 (DDP header) payload bytes.
+//                room; a Terminate (a reset too) goes ahead of every queued segment, kHeaderCycles
+//                after its request. Segments: at most mac.mtu - 20 (EFE) - 14/18 (DDP header)
+//                payload bytes.
 //   Failures     a segment whose payload cannot be fetched (its translation or a DMA read fails)
 //                is never sent, nor anything of its QP after it: at its turn to leave, its WR
 //                completes with IBV_WC_LOC_PROT_ERR (translation) or IBV_WC_LOC_QP_OP_ERR (DMA,
@@ -37,7 +38,8 @@
 //                Response's failure answers its Read Request with a Terminate quoting it
 //                (docs/errors.md).
 // Depths: the transmit buffer C.tx_buffer_bytes payload bytes (segments wait in issue order);
-// per QP the SQ (C.max_qp_wr WQEs), ORD Read Requests, one offered Read Response segment.
+// per QP the SQ (C.max_qp_wr WQEs), ORD Read Requests, one offered Read Response segment; the
+// reset requests (one at a time: the RX engine stalls until each has gone).
 #pragma once
 
 #include <deque>

@@ -547,7 +547,7 @@ int run_workloads(ExperimentContext& ctx) {
     std::vector<int> exit;
     std::vector<std::string> error;
   };
-  std::vector<ProgramRun> user(0);
+  std::vector<ProgramRun> user;
   for (const WorkloadSpec& w : ctx.scenario.workloads)
     if (!w.program.empty())
       user.push_back(

@@ -502,3 +502,48 @@ TEST_F(CoreTiming, TerminateLeavesOnTheFailedVerdict) {
 
 }  // namespace
 }  // namespace rnic
+
+namespace rnic {
+namespace {
+
+// A segment for a QPN that does not exist: the reset leaves kHeaderCycles after the segment's
+// header checks (no translation to wait for), ahead of everything queued.
+TEST_F(CoreTiming, ResetLeavesKHeaderCyclesAfterTheChecks) {
+  Probed sys(cfg);
+  auto& [stats, cl, pr, ep] = sys;
+  run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {
+    ibv_qp_init_attr ia{};
+    ia.send_cq = ia.recv_cq = e.cq;
+    ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+    ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+    ia.qp_type = IBV_QPT_RC;
+    ibv_qp* qp = ibv_create_qp(e.pd, &ia);
+    ASSERT_TRUE(qp);
+    ibv_qp_attr a{};
+    a.qp_state = IBV_QPS_INIT;
+    a.port_num = 1;
+    ASSERT_EQ(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
+    a = ibv_qp_attr{};
+    a.qp_state = IBV_QPS_RTR;
+    a.ah_attr.is_global = 1;
+    a.ah_attr.grh.dgid = p.gid;
+    a.dest_qp_num = p.qpns[0] + 0x100;  // no such QP at the peer
+    ASSERT_EQ(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN), 0);
+    a = ibv_qp_attr{};
+    a.qp_state = IBV_QPS_RTS;
+    ASSERT_EQ(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
+    ibv_sge sge{e.addr(), 64, e.mr->lkey};
+    ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey, true);
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(qp, &wr, &bad), 0);
+    EXPECT_EQ(wait_one(e.cq).status, IBV_WC_WR_FLUSH_ERR);
+  });
+  ASSERT_EQ(pr[1].count(Probe::kRxChecked), 1u);
+  ASSERT_EQ(pr[1].count(Probe::kSegSent), 1u);  // the reset
+  EXPECT_EQ(pr[1].t(Probe::kSegSent, 0) - pr[1].t(Probe::kRxChecked, 0),
+            RnicCore::kHeaderCycles * cycle());
+  EXPECT_EQ(stats.group("node1.core").counter("rx_resets", "", "").value, 1u);
+}
+
+}  // namespace
+}  // namespace rnic
