@@ -24,7 +24,7 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       cfg(spec.cfg),
       hc(cfg, stats, false, std::string(name()) + ".os"),
       port("mac", cfg.eth_mac(), stats, crc32_factory(impl)),
-      efe("efe", port, mac, cfg.core.clk_mhz, stats),
+      efe("efe", port, mac, cfg.core.clk_mhz, cfg.efe, stats),
       core("core", cfg.core, cfg.mac, hc.dmac, hc.regs, efe, stats, rx_parse_factory(impl),
            xlat_factory(impl)),
       driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
@@ -86,6 +86,7 @@ std::string Cluster::dump_state() const {
   for (const auto& n : nodes) {
     s += n->hc.dump_state();
     s += n->core.dump_state();
+    s += n->efe.dump_state();
   }
   return s;
 }

@@ -1,6 +1,6 @@
 // A system of N hosts, each with its RNIC and one Ethernet port, and the point-to-point links
 // that join ports (DESIGN.md §1, §3.4). Host n = a Node (PCIe link, root complex, card PCIe I/F,
-// registers, DMAC, the RNIC Core, the EFE pass-through, its MAC port `mac`, the driver); its
+// registers, DMAC, the RNIC Core, the EFE, its MAC port `mac`, the driver); its
 // module name is the host's name. Nothing is sized for two: a topology lists hosts and links
 // (sim/scenario.h builds one from `topology:`; two_hosts() is perf's and the tests' default).
 // Verbs programs run as simulated processes, one per host across runs (run()).
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "models/efe/efe_passthrough.h"
+#include "models/efe/efe.h"
 #include "models/eth/eth_link.h"
 #include "models/eth/eth_mac.h"
 #include "models/host/driver.h"
@@ -52,7 +52,7 @@ class Node : public sc_core::sc_module {
   SystemConfig cfg;
   HostCard hc;
   eth::EthMac port;
-  efe::EfePassThrough efe;
+  efe::Efe efe;
   RnicCore core;
   host::Driver driver;
   // The node's simulated process: created by its first program, the same in every later one.

@@ -30,6 +30,8 @@ std::vector<ParamInfo> SystemConfig::params() {
   host.describe(h);
   ParamList k{p, "cost."};
   cost.describe(k);
+  ParamList f{p, "efe."};
+  efe.describe(f);
   ParamList m{p, "mac."};
   mac.describe(m);
   ParamList l{p, "link."};

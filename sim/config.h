@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/common/params.h"
+#include "models/efe/efe_params.h"
 #include "models/eth/eth_params.h"
 #include "models/host/host_params.h"
 #include "models/pcie/pcie_params.h"
@@ -42,6 +43,7 @@ struct SystemConfig {
   PcieConfig pcie;
   HostConfig host;
   CostConfig cost;
+  EfeConfig efe;
   MacConfig mac;
   LinkConfig link;
   SimConfig sim;

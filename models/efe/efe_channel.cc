@@ -2,16 +2,20 @@
 
 namespace rnic::efe {
 
-uint32_t EfeTx::send(std::vector<uint8_t> payload) {
+uint32_t EfeTx::send(std::vector<uint8_t> payload) { return send(std::move(payload), Meta()); }
+
+uint32_t EfeTx::send(std::vector<uint8_t> payload, const Meta& meta) {
   Frame f;
   f.seq = next_seq_++;
+  f.meta = meta;
+  f.sy = resync_ && f.seq == first_;
   buffered_ += payload.size();
   f.payload = std::move(payload);
   frames_.push_back(std::move(f));
   return frames_.back().seq;
 }
 
-const EfeTx::Frame* EfeTx::next(uint64_t now) {
+EfeTx::Frame* EfeTx::next(uint64_t now) {
   if (failed_ || now < resume_ps_ || send_seq_ == next_seq_) return nullptr;
   Frame& f = frames_[size_t(send_seq_ - base_)];
   f.retransmission = seq_before(f.seq, highest_sent_);
@@ -75,7 +79,11 @@ void EfeTx::on_timeout(uint64_t now) {
   go_back(base_, now, true);
 }
 
-EfeRx::Verdict EfeRx::on_data(uint32_t seq) {
+EfeRx::Verdict EfeRx::on_data(uint32_t seq, bool sy) {
+  if (sy && seq != expected_ && !seq_before(seq, expected_)) {
+    ++resyncs_;
+    expected_ = seq;
+  }
   if (seq == expected_) {
     ++expected_;
     nacked_gap_ = false;  // the gap, if any, is closed

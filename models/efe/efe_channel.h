@@ -1,8 +1,7 @@
 // One reliable EFE channel (to one peer MAC) as plain logic, no SystemC (DESIGN.md §3.4,
 // WIRE.md): go-back-N over the DATA frames' SEQ, with the sender's retransmit buffer and timer
-// (EfeTx) and the receiver's sequence check (EfeRx). The EFE engine owns one of each per peer
-// and moves frames and time; this class decides. Not yet used by the card: the EFE pass-through
-// (efe_passthrough.h) still assumes a perfect wire; the EFE network issue puts this behind it.
+// (EfeTx) and the receiver's sequence check (EfeRx). The EFE engine (efe.h) owns one of each
+// per peer and moves frames and time; these classes decide.
 //
 // Sender (EfeTx):
 //   - send(): the frame gets the next SEQ and a copy stays in the retransmit buffer
@@ -16,8 +15,12 @@
 //     channel fails.
 //   - NACK(seq): go back to seq now (a retry, as the timer's). RNR(seq): go back to seq after
 //     rnr_delay_ps, not counted against the retry limit.
+//   - A channel re-established after a failure (resync) starts at first_seq, and the frame with
+//     that SEQ carries SY: the receiver starts afresh there (docs/efe.md).
 // Receiver (EfeRx): a DATA frame in sequence is delivered; an earlier SEQ is a duplicate (dropped,
-// the ACK sent again); a later one is a gap (dropped; one NACK per gap, for the first missing).
+// the ACK sent again); a later one is a gap (dropped; one NACK per gap, for the first missing),
+// unless it carries SY (the sender's channel starts afresh at it: it is delivered). hold(): the
+// expected frame could not be taken (an RNR answered it), so the gap behind it asks no NACK.
 // SEQ arithmetic wraps at 2^32.
 #pragma once
 
@@ -39,16 +42,26 @@ struct EfeChannelConfig {
 
 class EfeTx {
  public:
+  // What the frame's header carries besides SEQ (the engine's business).
+  struct Meta {
+    uint32_t dst_qpn = 0;
+    bool ar = false, rq = false;
+    uint32_t ack = 0;  // the ACK field as first sent (a resend repeats it)
+  };
   struct Frame {
     uint32_t seq = 0;
     std::vector<uint8_t> payload;
+    Meta meta;
     bool retransmission = false;  // the wire copy is a resend (the header's RTX)
+    bool sy = false;              // the first frame of a re-established channel
   };
 
-  // first_seq: the channel's first SEQ (0 on a new channel; a resynchronised one starts where
-  // the peer says).
-  explicit EfeTx(const EfeChannelConfig& c, uint32_t first_seq = 0)
+  // first_seq: the channel's first SEQ. resync: the channel replaces one that failed, and its
+  // first frame carries SY.
+  explicit EfeTx(const EfeChannelConfig& c, uint32_t first_seq = 0, bool resync = false)
       : cfg_(c),
+        first_(first_seq),
+        resync_(resync),
         base_(first_seq),
         next_seq_(first_seq),
         send_seq_(first_seq),
@@ -56,10 +69,11 @@ class EfeTx {
 
   bool can_send(size_t bytes) const { return buffered_ + bytes <= cfg_.retx_buffer_bytes; }
   // Queues a frame (can_send must hold); returns its SEQ.
+  uint32_t send(std::vector<uint8_t> payload, const Meta& meta);
   uint32_t send(std::vector<uint8_t> payload);
 
   // The next frame due on the wire at `now` (nullptr: none), and that it went.
-  const Frame* next(uint64_t now);
+  Frame* next(uint64_t now);
   void sent(uint64_t now);
 
   // The peer's cumulative ACK (the next SEQ it expects); returns the frames it freed.
@@ -72,6 +86,10 @@ class EfeTx {
 
   bool failed() const { return failed_; }
   uint32_t next_seq() const { return next_seq_; }
+  // One past the highest SEQ ever sent (every frame sent so far is below it).
+  uint32_t highest_sent() const { return highest_sent_; }
+  // Frames queued that have never been on the wire.
+  uint32_t unsent() const { return next_seq_ - highest_sent_; }
   size_t unacked() const { return frames_.size(); }
   uint64_t buffered_bytes() const { return buffered_; }
   uint64_t retransmissions() const { return retransmissions_; }
@@ -82,6 +100,8 @@ class EfeTx {
  private:
   void go_back(uint32_t seq, uint64_t resume_ps, bool retry);
   EfeChannelConfig cfg_;
+  uint32_t first_ = 0;
+  bool resync_ = false;
   std::deque<Frame> frames_;   // unacknowledged, in SEQ order; frames_[0].seq == base_
   uint32_t base_ = 0;          // oldest unacknowledged SEQ
   uint32_t next_seq_ = 0;      // the next new frame's SEQ
@@ -99,19 +119,23 @@ class EfeRx {
  public:
   explicit EfeRx(uint32_t first_seq = 0) : expected_(first_seq) {}
   enum class Verdict { kDeliver, kDuplicate, kGap };
-  // A DATA frame's SEQ: delivered in order (expected() moves on), a duplicate, or a gap.
-  Verdict on_data(uint32_t seq);
+  // A DATA frame's SEQ (and its SY): delivered in order (expected() moves on), a duplicate, or
+  // a gap. A frame with SY not before expected() is delivered and the channel starts there.
+  Verdict on_data(uint32_t seq, bool sy = false);
+  // The expected frame was not taken (RNR): frames behind it are dropped without a NACK.
+  void hold() { nacked_gap_ = true; }
   uint32_t expected() const { return expected_; }
   // After a gap: whether a NACK for expected() is owed (once per gap), and that it went.
   bool nack_owed() const { return nack_owed_; }
   void nack_sent() { nack_owed_ = false; }
   uint64_t duplicates() const { return duplicates_; }
   uint64_t out_of_order() const { return out_of_order_; }
+  uint64_t resyncs() const { return resyncs_; }
 
  private:
   uint32_t expected_ = 0;
   bool nack_owed_ = false, nacked_gap_ = false;
-  uint64_t duplicates_ = 0, out_of_order_ = 0;
+  uint64_t duplicates_ = 0, out_of_order_ = 0, resyncs_ = 0;
 };
 
 }  // namespace rnic::efe

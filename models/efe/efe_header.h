@@ -2,7 +2,7 @@
 //
 //   byte   bits  field
 //   0      7-4   version = 1
-//   0      3-0   type: 0 DATA, 1 ACK, 2 NACK
+//   0      3-0   type: 0 DATA, 1 ACK, 2 NACK, 3 RNR (receiver not ready)
 //   1      7     AR  the sender asks for an immediate ACK
 //   1      6     CE  congestion experienced (set by an EFE-aware switch)
 //   1      5     ECE congestion echo (in ACK/NACK)
@@ -10,10 +10,14 @@
 //   1      3     RQ  reflected QPN: the destination QPN field names the QPN this frame's
 //                receiver addressed at its sender (the answer to a segment for a QP that is
 //                not there; docs/errors.md)
-//   1      2-0   reserved, 0
+//   1      2     SY  resynchronise: this DATA frame's SEQ starts the channel afresh (the
+//                sender's channel failed and was re-established; docs/efe.md)
+//   1      1-0   reserved, 0
 //   2-3          payload length after this header (excludes padding and FCS)
-//   4-7          SEQ: DATA, this frame's sequence number; ACK/NACK, the sender's next SEQ
-//   8-11         ACK: cumulative, the next SEQ expected from the peer (NACK: first missing)
+//   4-7          SEQ: DATA, this frame's sequence number; ACK/NACK/RNR, one past the highest
+//                SEQ the sender has sent (every DATA frame it sent before this one is below)
+//   8-11         ACK: cumulative, the next SEQ the peer's core has not yet validated; NACK,
+//                the first missing SEQ; RNR, the first SEQ the receiver could not take
 //   12-14        destination QPN (24 bits); 0 in ACK/NACK
 //   15           reserved, 0
 //   16-19        TS: DATA, sender's clock in ns mod 2^32; ACK/NACK, TS of the DATA that
@@ -31,11 +35,11 @@ namespace rnic::efe {
 constexpr size_t kHeaderBytes = 20;
 constexpr uint8_t kVersion = 1;
 
-enum class Type : uint8_t { kData = 0, kAck = 1, kNack = 2 };
+enum class Type : uint8_t { kData = 0, kAck = 1, kNack = 2, kRnr = 3 };
 
 struct Header {
   Type type = Type::kData;
-  bool ar = false, ce = false, ece = false, rtx = false, rq = false;
+  bool ar = false, ce = false, ece = false, rtx = false, rq = false, sy = false;
   uint16_t length = 0;
   uint32_t seq = 0;
   uint32_t ack = 0;

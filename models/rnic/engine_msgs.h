@@ -64,10 +64,12 @@ struct QpErrorMsg {
   bool peer_told = false;
 };
 
-// RX engine -> SQ engine: the EFE acknowledged every segment to `peer` before SEQ `ack`.
+// RX engine -> SQ engine: the EFE acknowledged every segment to `peer` before SEQ `ack`; or
+// (failed) the EFE's channel to `peer` failed: nothing sent to it will be acknowledged.
 struct AckMsg {
   MacAddr peer{};
   uint32_t ack = 0;
+  bool failed = false;
 };
 
 // SQ engine -> RX engine: a Read Request left (the RX engine matches its responses).

@@ -3,7 +3,7 @@
 namespace rnic {
 
 RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-                   RnicDmac& dmac, RnicRegs& regs, efe::EfePassThrough& efe, StatRegistry& stats,
+                   RnicDmac& dmac, RnicRegs& regs, efe::Efe& efe, StatRegistry& stats,
                    const RxParseFactory& rx_parse, const XlatFactory& xlat)
     : sc_core::sc_module(n),
       xlat_(

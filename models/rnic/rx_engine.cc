@@ -29,7 +29,7 @@ uint8_t wc_status_for(const TermCause& c) {
 }  // namespace
 
 RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac,
-                   XlatChannel& xlat, efe::EfePassThrough& efe, CompletionEngine& completion,
+                   XlatChannel& xlat, efe::Efe& efe, CompletionEngine& completion,
                    const RxParseFactory& rx_parse, const ProbeFn& probe, StatRegistry& stats,
                    const std::string& g)
     : sc_core::sc_module(n),
@@ -77,6 +77,12 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
     it.is_ack = true;
     it.peer = peer;
     it.ack = ack;
+    push(std::move(it));
+  };
+  efe_.on_failed = [this](const MacAddr& peer) {
+    RxItem it;
+    it.failed = true;
+    it.peer = peer;
     push(std::move(it));
   };
   in.wqe.bind(eq_, [this](WqeMsg&& m) {
@@ -130,6 +136,10 @@ void RxEngine::step() {
     if (it.is_ack) {
       mark_(CoreProbe::kAck, 0, now_ps());
       out.ack->send({it.peer, it.ack});
+      continue;
+    }
+    if (it.failed) {
+      channel_failed(it.peer);
       continue;
     }
     mark_(CoreProbe::kRxStart, it.seg.dst_qpn, now_ps());
@@ -411,6 +421,28 @@ void RxEngine::read_timed_out(uint32_t qpn) {
   out.peer_term->send(std::move(m));
   ctx_[qpn].state = abi::kQpError;
   out.error->send({qpn, kNoAsyncEvent, false});
+}
+
+// The EFE gave up on the channel to `peer` (docs/errors.md): the SQ engine forgets what it
+// awaited acknowledgement of from that peer, and each QP connected to it goes to ERROR with a QP
+// fatal event, its oldest outstanding WR completing IBV_WC_RETRY_EXC_ERR (the rest flush). The
+// host interface closes each stream: the peer hears when the channel is back.
+void RxEngine::channel_failed(const MacAddr& peer) {
+  AckMsg a;
+  a.peer = peer;
+  a.failed = true;
+  out.ack->send(a);
+  for (uint32_t q = 0; q < ctx_.size(); ++q) {
+    if (!ctx_[q].receives() || ctx_[q].peer_mac != peer) continue;
+    log::info("{}: QP {}: the EFE channel to {} failed: retry exceeded", name(), q,
+              eth::to_string(peer));
+    PeerTermMsg m;
+    m.qpn = q;
+    m.status = abi::kCqeRetryExceeded;
+    out.peer_term->send(std::move(m));
+    ctx_[q].state = abi::kQpError;
+    out.error->send({q, abi::kEvQpFatal, false});
+  }
 }
 
 // A segment for a QPN not connected to its sender: a reset goes back (through the SQ engine)

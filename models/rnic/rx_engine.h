@@ -34,8 +34,12 @@
 //              the same stall.
 //              A segment decided while an earlier one's verdict failed its QP is dropped at its
 //              own verdict (nothing placed).
-// Depths: the RX FIFO is not bounded (the EFE pass-through has no flow control; its largest
-// depth is a statistic, rx_fifo_max); verdicts pending: the segments in the xlat pipeline.
+//   Failure    the EFE's channel to a peer failed (its retry limit): on the edge it is taken,
+//              every QP connected to that peer goes to ERROR with a QP fatal event, its oldest
+//              outstanding WR completing IBV_WC_RETRY_EXC_ERR and the rest flushed.
+// Depths: the RX FIFO holds what the EFE gave and the engine has not taken; the EFE bounds it
+//   (efe.rx_buffer_bytes of segments not yet validated, beyond it RNR; its largest depth is a
+//   statistic, rx_fifo_max); verdicts pending: the segments in the xlat pipeline.
 #pragma once
 
 #include <deque>
@@ -47,7 +51,7 @@
 #include "models/common/channel.h"
 #include "models/common/event_queue.h"
 #include "models/common/stats.h"
-#include "models/efe/efe_passthrough.h"
+#include "models/efe/efe.h"
 #include "models/rnic/completion_engine.h"
 #include "models/rnic/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac.h"
@@ -59,10 +63,10 @@ namespace rnic {
 
 class RxEngine : public sc_core::sc_module {
  public:
-  using RxSegment = efe::EfePassThrough::RxSegment;
+  using RxSegment = efe::Efe::RxSegment;
 
   RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac, XlatChannel& xlat,
-           efe::EfePassThrough& efe, CompletionEngine& completion, const RxParseFactory& rx_parse,
+           efe::Efe& efe, CompletionEngine& completion, const RxParseFactory& rx_parse,
            const ProbeFn& probe, StatRegistry& stats, const std::string& stat_group);
 
   struct In {
@@ -87,6 +91,7 @@ class RxEngine : public sc_core::sc_module {
  private:
   struct RxItem {
     bool is_ack = false;
+    bool failed = false;  // the EFE's channel to `peer` failed
     RxSegment seg;
     MacAddr peer{};
     uint32_t ack = 0;
@@ -115,6 +120,7 @@ class RxEngine : public sc_core::sc_module {
   void notify_read_timer(uint64_t t_ps);
   void read_timer_fire();
   void read_timed_out(uint32_t qpn);
+  void channel_failed(const MacAddr& peer);
   // The QP connected to QPN peer_qpn at `peer` (ctx_.size(): none).
   uint32_t connected_to(const MacAddr& peer, uint32_t peer_qpn) const;
   bool still(uint32_t qpn, uint64_t epoch) const {
@@ -132,7 +138,7 @@ class RxEngine : public sc_core::sc_module {
   ClockDomain clk_;
   RnicDmac& dmac_;
   XlatChannel& xlat_;
-  efe::EfePassThrough& efe_;
+  efe::Efe& efe_;
   CompletionEngine& completion_;
   ProbeTap mark_;
   EventQueue eq_{"eq"};

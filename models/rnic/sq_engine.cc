@@ -17,9 +17,8 @@ bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 }  // namespace
 
 SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-                   RnicDmac& dmac, XlatChannel& xlat, efe::EfePassThrough& efe,
-                   CompletionEngine& completion, const ProbeFn& probe, StatRegistry& stats,
-                   const std::string& g)
+                   RnicDmac& dmac, XlatChannel& xlat, efe::Efe& efe, CompletionEngine& completion,
+                   const ProbeFn& probe, StatRegistry& stats, const std::string& g)
     : sc_core::sc_module(n),
       in{{std::string(name()) + ".wqe", size_t(cfg.qps) * size_t(cfg.max_qp_wr)},
          {std::string(name()) + ".update", 4 * size_t(cfg.qps)},
@@ -63,6 +62,7 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
   in.ack.bind(eq_, [this](AckMsg&& m) {
     auto it = unacked_.find(m.peer);
     if (it == unacked_.end()) return;
+    if (m.failed) return it->second.clear();  // its QPs error and flush
     std::deque<Unacked>& d = it->second;
     while (!d.empty() && seq_before(d.front().seq, m.ack)) {
       const Unacked u = d.front();
@@ -457,25 +457,38 @@ void SqEngine::seg_ready(TxSeg* s) {
 
 void SqEngine::tx_emit() {
   bool freed = false;
-  while (!tx_q_.empty()) {
-    TxSeg& s = *tx_q_.front();
+  // Segments leave in issue order per peer; a peer whose EFE channel has no room holds back its
+  // own segments only.
+  held_.clear();
+  size_t i = 0;
+  while (i < tx_q_.size()) {
+    TxSeg& s = *tx_q_[i];
     if (!s.ready) break;
-    if (!s.terminate && (!ctx_[s.qpn].sends() || s.failed)) {
-      std::unique_ptr<TxSeg> gone = std::move(tx_q_.front());
-      tx_q_.pop_front();
+    const bool held = std::find(held_.begin(), held_.end(), s.dst) != held_.end();
+    if (!held && !s.terminate && (!ctx_[s.qpn].sends() || s.failed)) {
+      std::unique_ptr<TxSeg> gone = std::move(tx_q_[i]);
+      tx_q_.erase(tx_q_.begin() + int64_t(i));
       tx_buffered_ -= gone->payload;
       freed = true;
-      if (gone->failed && ctx_[gone->qpn].sends()) seg_failed(*gone);  // may queue a Terminate
+      if (gone->failed && ctx_[gone->qpn].sends()) {
+        seg_failed(*gone);  // may queue a Terminate ahead of everything: start over
+        held_.clear();
+        i = 0;
+      }
       continue;
     }
-    if (!efe_.can_send()) break;
+    if (held || !efe_.can_send(s.dst, s.ddp.size())) {
+      if (!held) held_.push_back(s.dst);
+      ++i;
+      continue;
+    }
     mark_(CoreProbe::kSegSent, s.qpn, now_ps());
     const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar, s.rq);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;
     tx_buffered_ -= s.payload;
     auto done = std::move(s.on_sent);
-    tx_q_.pop_front();
+    tx_q_.erase(tx_q_.begin() + int64_t(i));
     freed = true;
     if (done) done(seq);
   }

@@ -26,10 +26,11 @@
 //   Gather       a segment with payload translates its range (xlat: pbl_cycles + 1 per chunk
 //                per SGE, one SGE after another) and reads it by DMA; it is ready kHeaderCycles
 //                after its last byte arrives (one without payload kHeaderCycles after its issue).
-//   Emission     segments leave in issue order, each as soon as it is ready and the EFE has
-//                room; a Terminate (a reset too) goes ahead of every queued segment, kHeaderCycles
-//                after its request. Segments: at most mac.mtu - 20 (EFE) - 14/18 (DDP header)
-//                payload bytes.
+//   Emission     segments leave in issue order, each as soon as it is ready and the EFE's
+//                channel to its peer has room (a full one holds back that peer's segments
+//                only: the others pass them); a Terminate (a reset too) goes ahead of every queued
+//                segment, kHeaderCycles after its request. Segments: at most mac.mtu - 20 (EFE) -
+//                14/18 (DDP header) payload bytes.
 //   Failures     a segment whose payload cannot be fetched (its translation or a DMA read fails)
 //                is never sent, nor anything of its QP after it: at its turn to leave, its WR
 //                completes with IBV_WC_LOC_PROT_ERR (translation) or IBV_WC_LOC_QP_OP_ERR (DMA,
@@ -51,7 +52,7 @@
 #include "models/common/channel.h"
 #include "models/common/event_queue.h"
 #include "models/common/stats.h"
-#include "models/efe/efe_passthrough.h"
+#include "models/efe/efe.h"
 #include "models/eth/eth_params.h"
 #include "models/rnic/completion_engine.h"
 #include "models/rnic/dmac.h"
@@ -67,8 +68,8 @@ class SqEngine : public sc_core::sc_module {
   static constexpr uint64_t kHeaderCycles = 1;
 
   SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac, RnicDmac& dmac,
-           XlatChannel& xlat, efe::EfePassThrough& efe, CompletionEngine& completion,
-           const ProbeFn& probe, StatRegistry& stats, const std::string& stat_group);
+           XlatChannel& xlat, efe::Efe& efe, CompletionEngine& completion, const ProbeFn& probe,
+           StatRegistry& stats, const std::string& stat_group);
 
   struct In {
     Channel<WqeMsg> wqe;
@@ -164,7 +165,7 @@ class SqEngine : public sc_core::sc_module {
   ClockDomain clk_;
   RnicDmac& dmac_;
   XlatChannel& xlat_;
-  efe::EfePassThrough& efe_;
+  efe::Efe& efe_;
   CompletionEngine& completion_;
   ProbeTap mark_;
   EventQueue eq_{"eq"};
@@ -178,6 +179,7 @@ class SqEngine : public sc_core::sc_module {
   uint64_t tx_next_ps_ = 0;  // earliest edge for the next issue
   std::deque<std::unique_ptr<TxSeg>> tx_q_;
   uint64_t tx_buffered_ = 0;
+  std::vector<MacAddr> held_;  // peers whose EFE channel is full, during one tx_emit
   std::map<MacAddr, std::deque<Unacked>> unacked_;  // per peer
 
   Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_, &fetch_errors_;

@@ -6,7 +6,7 @@
 
 local efe = Proto("efe", "rnicsim Ether Forwarding Engine")
 
-local types = { [0] = "DATA", [1] = "ACK", [2] = "NACK" }
+local types = { [0] = "DATA", [1] = "ACK", [2] = "NACK", [3] = "RNR" }
 local f = efe.fields
 f.version = ProtoField.uint8("efe.version", "Version", base.DEC, nil, 0xF0)
 f.type = ProtoField.uint8("efe.type", "Type", base.DEC, types, 0x0F)
@@ -15,7 +15,8 @@ f.ce = ProtoField.bool("efe.ce", "CE (congestion experienced)", 8, nil, 0x40)
 f.ece = ProtoField.bool("efe.ece", "ECE (congestion echo)", 8, nil, 0x20)
 f.rtx = ProtoField.bool("efe.rtx", "RTX (retransmission)", 8, nil, 0x10)
 f.rq = ProtoField.bool("efe.rq", "RQ (reflected QPN: a reset for a QP that is not there)", 8, nil, 0x08)
-f.rsvd = ProtoField.uint8("efe.reserved", "Reserved", base.HEX, nil, 0x07)
+f.sy = ProtoField.bool("efe.sy", "SY (resynchronise: the channel starts afresh at this SEQ)", 8, nil, 0x04)
+f.rsvd = ProtoField.uint8("efe.reserved", "Reserved", base.HEX, nil, 0x03)
 f.length = ProtoField.uint16("efe.length", "Payload length", base.DEC)
 f.seq = ProtoField.uint32("efe.seq", "SEQ", base.DEC)
 f.ack = ProtoField.uint32("efe.ack", "ACK", base.DEC)
@@ -45,6 +46,7 @@ function efe.dissector(buf, pinfo, tree)
   t:add(f.ece, buf(1, 1))
   t:add(f.rtx, buf(1, 1))
   t:add(f.rq, buf(1, 1))
+  t:add(f.sy, buf(1, 1))
   t:add(f.rsvd, buf(1, 1))
   t:add(f.length, buf(2, 2))
   t:add(f.seq, buf(4, 4))
@@ -55,8 +57,11 @@ function efe.dissector(buf, pinfo, tree)
   local ftype = buf(0, 1):bitfield(4, 4)
   local len = buf(2, 2):uint()
   local name = types[ftype] or "?"
-  pinfo.cols.info = string.format("EFE %s seq=%d ack=%d%s", name, buf(4, 4):uint(), buf(8, 4):uint(),
-                                  buf(1, 1):bitfield(4, 1) == 1 and " RQ" or "")
+  local flags = ""
+  for _, b in ipairs({ { 0, "AR" }, { 3, "RTX" }, { 4, "RQ" }, { 5, "SY" } }) do
+    if buf(1, 1):bitfield(b[1], 1) == 1 then flags = flags .. " " .. b[2] end
+  end
+  pinfo.cols.info = string.format("EFE %s seq=%d ack=%d%s", name, buf(4, 4):uint(), buf(8, 4):uint(), flags)
   if 20 + len > buf:len() then
     t:add_proto_expert_info(ef_length)
     return

@@ -1,5 +1,5 @@
-// The RNIC Core's and the EFE pass-through's latencies and spacings as rnic_core.h,
-// efe_passthrough.h and docs/latency.md give them, pinned from the core's timing probe, the wire
+// The RNIC Core's and the EFE's latencies and spacings as rnic_core.h,
+// efe.h and docs/latency.md give them, pinned from the core's timing probe, the wire
 // and the host memory writes between two simulated hosts; and the breakdown of write_lat's
 // 2-byte round trip (docs/performance.md prints it from WriteLatencyBreakdown's output).
 #include <fmt/format.h>
@@ -169,7 +169,7 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
       }
     const uint64_t seen_at = seen[d][k];
 
-    // Pinned: rnic_core.h, efe_passthrough.h, eth_link.h.
+    // Pinned: rnic_core.h, efe.h, eth_link.h.
     EXPECT_EQ(wqe - db, 8 * c) << "doorbell: a 128-byte WQE at 16 B per cycle";
     EXPECT_EQ(issue, wqe) << "the idle SQ engine issues on the WQE's arrival";
     EXPECT_EQ(fetch - issue, kXlat.smt_cycles * c) << "one SGE check";
@@ -179,7 +179,7 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
     EXPECT_EQ(sent, ready) << "the EFE has room";
     const uint64_t frame_len = 14 + 20 + f.ddp.size();
     const uint64_t dp = uint64_t(cfg.core.datapath_bytes);
-    EXPECT_EQ(first_bit - sent, (efe::EfePassThrough::kTxCycles + (frame_len + dp - 1) / dp - 1 +
+    EXPECT_EQ(first_bit - sent, (efe::Efe::kTxCycles + (frame_len + dp - 1) / dp - 1 +
                                  uint64_t(cfg.mac.tx_cycles)) *
                                     c);
     const uint64_t byte_ps = cl.link(0).byte_ps();
@@ -189,7 +189,7 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
     // FCS at the next edge + 1 cycle, rx_cycles, the EFE's kRxCycles; the RX engine starts on
     // that edge.
     EXPECT_EQ(rx, clk.edge_after(last_bit,
-                                 1 + uint64_t(cfg.mac.rx_cycles) + efe::EfePassThrough::kRxCycles));
+                                 1 + uint64_t(cfg.mac.rx_cycles) + efe::Efe::kRxCycles));
     EXPECT_EQ(checked - rx, uint64_t(cfg.core.rx_parse_cycles) * c);
     EXPECT_EQ(place - checked, (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
     EXPECT_GT(in_mem, place);

@@ -66,16 +66,28 @@ TEST(Efe, HeaderBytes) {
   efe::encode(h, frame.data());
   EXPECT_EQ(frame[1], 0x08);
   ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
-  EXPECT_TRUE(d.rq && !d.ar);
+  EXPECT_TRUE(d.rq && !d.ar && !d.sy);
+  // SY (resynchronise) is bit 2.
+  h.rq = false;
+  h.sy = true;
+  efe::encode(h, frame.data());
+  EXPECT_EQ(frame[1], 0x04);
+  ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
+  EXPECT_TRUE(d.sy && !d.rq);
+  // RNR is type 3.
+  frame[0] = 0x13;
+  frame[1] = 0;
+  ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
+  EXPECT_EQ(d.type, efe::Type::kRnr);
   // Hostile headers.
   EXPECT_EQ(efe::decode(frame.data(), 19, &d), efe::ParseError::kShort);
   EXPECT_EQ(efe::decode(frame.data(), 20 + 0x122, &d), efe::ParseError::kLength);
   frame[0] = 0x20;
   EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kVersion);
-  frame[0] = 0x13;
+  frame[0] = 0x14;
   EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kType);
   frame[0] = 0x11;
-  for (uint8_t bit : {0x01, 0x02, 0x04}) {
+  for (uint8_t bit : {0x01, 0x02}) {
     frame[1] = bit;
     EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
   }

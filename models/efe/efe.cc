@@ -1,0 +1,443 @@
+#include "models/efe/efe.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/common/log.h"
+
+namespace rnic::efe {
+
+namespace {
+
+std::string mac_key(const eth::Mac& m) {
+  std::string s;
+  for (uint8_t b : m) s += fmt::format("{:02x}", b);
+  return s;
+}
+
+}  // namespace
+
+Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk_mhz,
+         const EfeConfig& cfg, StatRegistry& stats)
+    : sc_core::sc_module(n),
+      port_(port),
+      mac_(mac),
+      cfg_(cfg),
+      ch_cfg_(cfg.channel()),
+      clk_(ClockDomain::mhz(clk_mhz)),
+      stats_(stats),
+      tx_data_(stats.group(name()).counter("tx_data", "frames", "DATA frames sent (resends too)")),
+      tx_acks_(stats.group(name()).counter("tx_acks", "frames", "standalone ACK frames sent")),
+      tx_nacks_(stats.group(name()).counter("tx_nacks", "frames", "NACK frames sent")),
+      tx_rnrs_(stats.group(name()).counter("tx_rnrs", "frames", "RNR frames sent")),
+      rx_data_(stats.group(name()).counter("rx_data", "frames",
+                                           "DATA frames received in order and given to the core")),
+      rx_acks_(stats.group(name()).counter("rx_acks", "frames", "ACK frames received")),
+      rx_dropped_(stats.group(name()).counter(
+          "rx_dropped", "frames", "frames not for this MAC, not EFE, or with a malformed header")),
+      rx_out_of_seq_(stats.group(name()).counter("rx_out_of_seq", "frames",
+                                                 "DATA frames after a gap (dropped)")),
+      rx_duplicates_(stats.group(name()).counter("rx_duplicates", "frames",
+                                                 "DATA frames received again (dropped)")),
+      retransmissions_(
+          stats.group(name()).counter("retransmissions", "frames", "DATA frames resent")),
+      failures_(stats.group(name()).counter(
+          "channel_failures", "", "channels failed: retry limit reached without progress")) {
+  port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
+  port_.set_space_callback([this] { pump(); });
+  SC_HAS_PROCESS(Efe);
+  SC_METHOD(timer_fire);
+  sensitive << timer_ev_;
+  dont_initialize();
+}
+
+Efe::Peer& Efe::peer(const eth::Mac& m) {
+  auto it = peers_.find(m);
+  if (it != peers_.end()) return *it->second;
+  auto p = std::make_unique<Peer>(ch_cfg_, m);
+  StatGroup& g = stats_.group(fmt::format("{}.peer_{}", name(), mac_key(m)));
+  p->tx_frames = &g.counter("tx_frames", "frames", "DATA frames sent to the peer (resends too)");
+  p->tx_bytes = &g.counter("tx_bytes", "B", "DATA payload bytes sent to the peer (resends too)");
+  p->rx_frames = &g.counter("rx_frames", "frames", "DATA frames received from the peer");
+  p->rx_bytes = &g.counter("rx_bytes", "B", "DATA payload bytes received from the peer");
+  p->retransmissions = &g.counter("retransmissions", "frames", "DATA frames resent");
+  p->timeouts = &g.counter("timeouts", "", "retransmit timer expiries");
+  p->nacks_rx = &g.counter("nacks_rx", "frames", "NACKs received (a go-back each)");
+  p->nacks_tx = &g.counter("nacks_tx", "frames", "NACKs sent (one per gap)");
+  p->rnrs_rx = &g.counter("rnrs_rx", "frames", "RNRs received (a back-off each)");
+  p->rnrs_tx = &g.counter("rnrs_tx", "frames", "RNRs sent");
+  p->duplicates = &g.counter("duplicates", "frames", "DATA frames received again (dropped)");
+  p->out_of_order =
+      &g.counter("out_of_order", "frames", "DATA frames received after a gap (dropped)");
+  p->rx_refused = &g.counter("rx_buffer_refused", "frames",
+                             "DATA frames refused for want of receive buffer (RNR)");
+  p->failures = &g.counter("failures", "", "times the channel failed (retry limit)");
+  p->resyncs = &g.counter("resyncs", "", "times the peer's channel started afresh (SY)");
+  p->rtt = &g.histogram("rtt", "ns", "round trip: a DATA frame's TS to the ACK echoing it",
+                        Histogram::log2_edges(250, 16));
+  const Peer* raw = p.get();
+  g.series("unacked_bytes", "B", "payload in the retransmit buffer",
+           [raw] { return double(raw->tx.buffered_bytes()); });
+  Peer& ref = *p;
+  peers_.emplace(m, std::move(p));
+  return ref;
+}
+
+bool Efe::can_send(const eth::Mac& dst, size_t bytes) {
+  Peer& p = peer(dst);
+  return p.pipeline + p.tx.unsent() < kTxQueueFrames && p.tx.can_send(p.pipeline_bytes + bytes);
+}
+
+uint32_t Efe::send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
+                   bool rq) {
+  Peer& p = peer(dst);
+  // Frames leave the pipeline in order, so this one's SEQ is known now.
+  const uint32_t seq = p.tx.next_seq() + p.pipeline;
+  if (tx_fault) tx_fault(ddp);
+  ++p.pipeline;
+  p.pipeline_bytes += ddp.size();
+  EfeTx::Meta meta;
+  meta.dst_qpn = dst_qpn & 0xFFFFFF;
+  meta.ar = ar;
+  meta.rq = rq;
+  eq_.at(edge(kTxCycles), [this, pp = &p, seq, meta, ddp = std::move(ddp)]() mutable {
+    --pp->pipeline;
+    pp->pipeline_bytes -= ddp.size();
+    const uint32_t got = pp->tx.send(std::move(ddp), meta);
+    sc_assert(got == seq);
+    (void)got;
+    list(*pp);
+    pump();
+  });
+  return seq;
+}
+
+void Efe::validated(const eth::Mac& from, uint32_t seq, bool ar) {
+  Peer& p = peer(from);
+  while (!p.delivered.empty() && !seq_before(seq, p.delivered.front().first)) {
+    rx_buffered_ -= p.delivered.front().second;
+    p.delivered.pop_front();
+    ++p.unacked_valid;
+  }
+  if (ar || p.unacked_valid >= uint64_t(cfg_.ack_every_frames)) {
+    p.ack_owed = true;
+    owe_control(p);
+    pump();
+  } else if (p.ack_due == UINT64_MAX && p.unacked_valid) {
+    p.ack_due = now_ps() + uint64_t(cfg_.ack_delay_ns) * 1000;
+    update_timer(p);
+  }
+}
+
+void Efe::list(Peer& p) {
+  if (p.listed) return;
+  p.listed = true;
+  ready_.push_back(&p);
+}
+
+void Efe::owe_control(Peer& p) {
+  if (p.ctl_listed) return;
+  p.ctl_listed = true;
+  ctl_q_.push_back(&p);
+}
+
+void Efe::pump() {
+  bool freed = false;
+  const uint64_t now = now_ps();
+  while (port_.can_send()) {
+    bool sent = false;
+    while (!sent && !ctl_q_.empty()) {
+      Peer& p = *ctl_q_.front();
+      ctl_q_.pop_front();
+      p.ctl_listed = false;
+      sent = send_control(p);
+    }
+    if (sent) continue;
+    Peer* p = nullptr;
+    EfeTx::Frame* f = nullptr;
+    while (!ready_.empty() && !f) {
+      p = ready_.front();
+      ready_.pop_front();
+      f = p->tx.next(now);
+      if (!f) p->listed = false;
+    }
+    if (!f) break;
+    ready_.push_back(p);  // its turn again after the others
+    Header h;
+    h.type = Type::kData;
+    h.ar = f->meta.ar;
+    h.rq = f->meta.rq;
+    h.dst_qpn = f->meta.dst_qpn;
+    h.seq = f->seq;
+    h.rtx = f->retransmission;
+    h.sy = f->sy;
+    h.ts = ts_now();
+    if (!f->retransmission) {
+      // A new frame tells the peer of every validation so far.
+      f->meta.ack = p->ack_value();
+      p->unacked_valid = 0;
+      p->ack_owed = false;
+      p->ack_due = UINT64_MAX;
+      freed = true;
+    } else {
+      ++retransmissions_;
+      ++*p->retransmissions;
+    }
+    h.ack = f->meta.ack;
+    port_.send(
+        build_frame({p->mac, mac_, eth::kEtherTypeEfe}, h, f->payload.data(), f->payload.size()));
+    ++tx_data_;
+    ++*p->tx_frames;
+    *p->tx_bytes += f->payload.size();
+    p->tx.sent(now);
+    update_timer(*p);
+  }
+  if (freed && on_space) on_space();
+}
+
+bool Efe::send_control(Peer& p) {
+  Header h;
+  h.seq = p.tx.highest_sent();
+  h.ts = p.ts_echo;
+  if (p.rnr_owed) {
+    h.type = Type::kRnr;
+    h.ack = p.rnr_seq;
+    p.rnr_owed = false;
+    ++tx_rnrs_;
+    ++*p.rnrs_tx;
+  } else if (p.nack_owed) {
+    h.type = Type::kNack;
+    h.ack = p.rx.expected();
+    p.nack_owed = false;
+    ++tx_nacks_;
+    ++*p.nacks_tx;
+  } else if (p.ack_owed && !data_due(p, now_ps())) {
+    h.type = Type::kAck;
+    h.ack = p.ack_value();
+    p.ack_owed = false;
+    p.unacked_valid = 0;
+    p.ack_due = UINT64_MAX;
+    update_timer(p);
+    ++tx_acks_;
+  } else {
+    return false;
+  }
+  port_.send(build_frame({p.mac, mac_, eth::kEtherTypeEfe}, h, nullptr, 0));
+  if (p.rnr_owed || p.nack_owed || p.ack_owed) owe_control(p);
+  return true;
+}
+
+void Efe::receive(eth::EthMac::Frame&& f) {
+  eth::Header eh;
+  Header h;
+  if (!eth::parse_header(f.data(), f.size(), &eh) || eh.dst != mac_ ||
+      eh.ethertype != eth::kEtherTypeEfe ||
+      decode(f.data() + eth::kHeaderBytes, f.size() - eth::kHeaderBytes, &h) != ParseError::kOk) {
+    ++rx_dropped_;
+    return;
+  }
+  eq_.at(edge(kRxCycles),
+         [this, eh, h, f = std::move(f)]() mutable { handle(eh, h, std::move(f)); });
+}
+
+void Efe::handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f) {
+  Peer& p = peer(eh.src);
+  const uint64_t now = now_ps();
+  switch (h.type) {
+    case Type::kData: {
+      ++*p.rx_frames;
+      *p.rx_bytes += h.length;
+      p.ts_echo = h.ts;
+      const bool takes = h.seq == p.rx.expected() || (h.sy && !seq_before(h.seq, p.rx.expected()));
+      if (takes && rx_buffered_ + h.length > uint64_t(cfg_.rx_buffer_bytes)) {
+        // No room: the sender backs off and resends from here (no retry spent).
+        ++*p.rx_refused;
+        p.rnr_owed = true;
+        p.rnr_seq = h.seq;
+        p.rx.hold();
+        owe_control(p);
+        tx_acked(p, h.ack);
+        core_ack(p, h.ack, h.seq + 1);
+        break;
+      }
+      const EfeRx::Verdict v = p.rx.on_data(h.seq, h.sy);
+      if (v == EfeRx::Verdict::kDeliver) {
+        if (p.rx.resyncs() != p.resyncs_seen) {
+          p.resyncs_seen = p.rx.resyncs();
+          ++*p.resyncs;
+          p.held = false;  // it waited for frames of the channel that ended
+          log::info("{}: channel from {} starts afresh at SEQ {}", name(), eth::to_string(p.mac),
+                    h.seq);
+        }
+        ++rx_data_;
+        p.delivered.emplace_back(h.seq, h.length);
+        rx_buffered_ += h.length;
+        const size_t off = eth::kHeaderBytes + kHeaderBytes;
+        RxSegment s{
+            eh.src,
+            h.seq,
+            h.dst_qpn,
+            h.ar,
+            h.rq,
+            std::vector<uint8_t>(f.begin() + int64_t(off), f.begin() + int64_t(off + h.length))};
+        if (on_segment) on_segment(std::move(s));
+        if (p.held && !seq_before(p.rx.expected(), p.held_needs)) {
+          p.held = false;
+          if (on_ack) on_ack(p.mac, p.held_ack);
+        }
+      } else if (v == EfeRx::Verdict::kDuplicate) {
+        // The sender did not hear our ACK: tell it again.
+        ++rx_duplicates_;
+        ++*p.duplicates;
+        p.ack_owed = true;
+        owe_control(p);
+      } else {
+        ++rx_out_of_seq_;
+        ++*p.out_of_order;
+        if (p.rx.nack_owed()) {
+          p.rx.nack_sent();
+          p.nack_owed = true;
+          owe_control(p);
+        }
+      }
+      tx_acked(p, h.ack);
+      core_ack(p, h.ack, h.seq + 1);
+      break;
+    }
+    case Type::kAck:
+      ++rx_acks_;
+      p.rtt->sample(double(uint32_t(ts_now() - h.ts)));
+      tx_acked(p, h.ack);
+      core_ack(p, h.ack, h.seq);
+      break;
+    case Type::kNack:
+      ++*p.nacks_rx;
+      p.tx.on_nack(h.ack, now);
+      if (p.tx.failed()) {
+        fail(p);
+      } else {
+        list(p);
+        update_timer(p);
+        if (on_space) on_space();
+      }
+      break;
+    case Type::kRnr:
+      ++*p.rnrs_rx;
+      p.tx.on_rnr(h.ack, now);
+      list(p);
+      update_timer(p);
+      eq_.at(now + ch_cfg_.rnr_delay_ps, [this] { pump(); });
+      if (on_space) on_space();
+      break;
+  }
+  pump();
+}
+
+void Efe::tx_acked(Peer& p, uint32_t ack) {
+  if (p.tx.on_ack(ack, now_ps()) == 0) return;
+  update_timer(p);
+  if (on_space) on_space();
+}
+
+void Efe::core_ack(Peer& p, uint32_t ack, uint32_t needs) {
+  if (!seq_before(p.rx.expected(), needs)) {
+    if (on_ack) on_ack(p.mac, ack);
+    return;
+  }
+  // Frames the peer sent before this value are missing: it waits for them (they are resent).
+  if (!p.held || seq_before(p.held_ack, ack)) {
+    p.held = true;
+    p.held_ack = ack;
+    p.held_needs = needs;
+  }
+}
+
+void Efe::fail(Peer& p) {
+  ++failures_;
+  ++*p.failures;
+  log::warn("{}: channel to {} failed: {} retries without progress", name(), eth::to_string(p.mac),
+            ch_cfg_.retry_limit);
+  // The new channel starts where the old one stopped; its first frame carries SY.
+  p.tx = EfeTx(ch_cfg_, p.tx.next_seq(), true);
+  update_timer(p);
+  if (on_failed) on_failed(p.mac);
+  if (on_space) on_space();
+}
+
+void Efe::update_timer(Peer& p) {
+  const uint64_t d = std::min(p.tx.deadline(), p.ack_due);
+  if ((p.due == UINT64_MAX) != (d == UINT64_MAX)) {
+    if (d == UINT64_MAX)
+      --armed_;
+    else
+      ++armed_;
+  }
+  p.due = d;
+  if (armed_ == 0) {
+    if (timer_at_ != UINT64_MAX) timer_ev_.cancel();
+    timer_at_ = UINT64_MAX;
+    return;
+  }
+  if (d < timer_at_) {
+    const uint64_t now = now_ps();
+    timer_at_ = std::max(d, now);
+    timer_ev_.cancel();
+    timer_ev_.notify(sc_core::sc_time::from_value(timer_at_ - now));
+  }
+}
+
+void Efe::timer_fire() {
+  const uint64_t now = now_ps();
+  timer_at_ = UINT64_MAX;
+  for (auto& [m, pp] : peers_) {
+    Peer& p = *pp;
+    if (p.due > now) continue;
+    if (p.tx.deadline() <= now) {
+      p.tx.on_timeout(now);
+      ++*p.timeouts;
+      if (p.tx.failed())
+        fail(p);
+      else
+        list(p);
+    }
+    if (p.ack_due <= now) {
+      p.ack_due = UINT64_MAX;
+      p.ack_owed = true;
+      owe_control(p);
+    }
+  }
+  // Every peer's deadline again (the loop above may have moved any of them).
+  uint64_t next = UINT64_MAX;
+  armed_ = 0;
+  for (auto& [m, pp] : peers_) {
+    Peer& p = *pp;
+    p.due = std::min(p.tx.deadline(), p.ack_due);
+    if (p.due == UINT64_MAX) continue;
+    ++armed_;
+    next = std::min(next, p.due);
+  }
+  if (next != UINT64_MAX) {
+    timer_at_ = std::max(next, now);
+    timer_ev_.cancel();
+    timer_ev_.notify(sc_core::sc_time::from_value(timer_at_ - now));
+  }
+  pump();
+}
+
+std::string Efe::dump_state() const {
+  std::string s;
+  for (const auto& [m, pp] : peers_) {
+    const Peer& p = *pp;
+    s += fmt::format(
+        "{} peer {}: tx next SEQ {} unacked {} frames ({} B) unsent {} pipeline {}{}; rx expected "
+        "{} delivered-unvalidated {}{}\n",
+        name(), eth::to_string(m), p.tx.next_seq(), p.tx.unacked(), p.tx.buffered_bytes(),
+        p.tx.unsent(), p.pipeline, p.tx.failed() ? " FAILED" : "", p.rx.expected(),
+        p.delivered.size(),
+        p.held ? fmt::format(" (ACK {} held for SEQ {})", p.held_ack, p.held_needs) : "");
+  }
+  return s;
+}
+
+}  // namespace rnic::efe

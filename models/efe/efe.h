@@ -1,0 +1,158 @@
+// The Ether Forwarding Engine (DESIGN.md §3.4, WIRE.md, docs/efe.md): between the RNIC Core
+// and the MAC, one reliable channel per peer MAC that makes a lossy Ethernet lossless. The core
+// hands it DDP segments (send) and hears segments and acknowledgements (on_segment, on_ack) and a
+// channel's failure (on_failed); it knows nothing else of what happens here.
+//
+// Transmit: a segment handed over by the core enters the kTxCycles pipeline, gets the channel's
+//   next SEQ and a copy in the peer's retransmit buffer (efe.retx_buffer_bytes of payload; the
+//   channel logic is EfeTx, efe_channel.h), and goes to the MAC as a DATA frame: Ethernet header,
+//   EFE header (SEQ; ACK = the next SEQ from that peer the core has not validated; TS = now in
+//   ns), the segment. Peers with frames due take turns, one frame each; control frames (ACK,
+//   NACK, RNR) go ahead of DATA. A resend is the frame as first sent (its ACK field too) with RTX
+//   set and a new TS.
+// Back-pressure: can_send(dst, bytes) is false while kTxQueueFrames new frames to that peer wait
+//   for the wire or its retransmit buffer cannot take `bytes` more; on_space fires when either
+//   frees. Other peers are not held up.
+// Retransmission (go-back-N): a NACK goes back to the first missing SEQ at once; the timer
+//   (efe.rto_ns after the oldest unacknowledged frame was sent or the window last moved) goes back
+//   to the oldest; each counts a retry, and after efe.retry_limit retries without progress the
+//   channel fails: its frames are dropped, on_failed(peer) tells the core (every QP to that
+//   peer errors, docs/errors.md), and a new channel starts at the next SEQ, its first frame
+//   carrying SY. An RNR goes back after efe.rnr_delay_ns and costs no retry.
+// Receive: a frame from the MAC is handled kRxCycles cycles after it arrives. A DATA frame in
+//   sequence, when the receive buffer (efe.rx_buffer_bytes, segments given to the core and not
+//   yet validated) has room, gives the core its segment (on_segment); without room it is
+//   answered with an RNR. A duplicate asks for an ACK at once; a gap is dropped, with one NACK per
+//   gap. Frames not for this MAC, not EFE, or malformed are dropped and counted.
+// Acknowledgement: the core calls validated() for each segment, in order, once its checks are
+//   done. An ACK is owed at once for an AR segment or every efe.ack_every_frames validated
+//   frames, else efe.ack_delay_ns after the first validated frame not yet acknowledged. A DATA
+//   frame to that peer carries it; a standalone ACK frame goes only when no new DATA frame to
+//   that peer is in the pipeline or due.
+// Order the core relies on: a received ACK value reaches the core (on_ack) only once every DATA
+//   frame the peer sent before it has been received (an ACK frame's SEQ field, a DATA frame's
+//   own SEQ), after the segment that carried it: a Terminate is always seen before the
+//   acknowledgement of the segment it rejects, lost frames or not.
+// Fault injection (tests): tx_fault, when set, may rewrite each DATA frame's DDP bytes as the
+//   core hands them over (a corrupt but correctly framed segment from a faulty peer).
+// Statistics: the engine's counters, and per peer (group <name>.peer_<mac>) frames and bytes
+//   each way, retransmissions, timeouts, NACKs, RNRs, duplicates, out-of-order arrivals,
+//   receive-buffer refusals, failures, the RTT histogram and the unacknowledged bytes over time.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <systemc>
+#include <vector>
+
+#include "models/common/event_queue.h"
+#include "models/common/stats.h"
+#include "models/efe/efe_channel.h"
+#include "models/efe/efe_header.h"
+#include "models/efe/efe_params.h"
+#include "models/eth/eth_mac.h"
+
+namespace rnic::efe {
+
+class Efe : public sc_core::sc_module {
+ public:
+  static constexpr uint64_t kTxCycles = 1, kRxCycles = 1;
+  static constexpr uint32_t kTxQueueFrames = 2;  // new DATA frames per peer waiting for the wire
+
+  struct RxSegment {
+    eth::Mac src{};
+    uint32_t seq = 0;
+    uint32_t dst_qpn = 0;
+    bool ar = false;
+    bool rq = false;  // dst_qpn is the QPN this card addressed at src (a reset; efe_header.h)
+    std::vector<uint8_t> ddp;
+  };
+
+  Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk_mhz,
+      const EfeConfig& cfg, StatRegistry& stats);
+
+  const eth::Mac& mac() const { return mac_; }
+  bool can_send(const eth::Mac& dst, size_t bytes);
+  // Returns the SEQ the frame carries. rq: dst_qpn is reflected (efe_header.h).
+  uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
+                bool rq = false);
+  void validated(const eth::Mac& peer, uint32_t seq, bool ar);
+
+  std::function<void(RxSegment&&)> on_segment;
+  std::function<void(const eth::Mac& peer, uint32_t ack)> on_ack;
+  std::function<void(const eth::Mac& peer)> on_failed;
+  std::function<void()> on_space;
+  std::function<void(std::vector<uint8_t>& ddp)> tx_fault;
+
+  std::string dump_state() const;
+
+ private:
+  struct Peer {
+    Peer(const EfeChannelConfig& c, const eth::Mac& m) : mac(m), tx(c) {}
+    eth::Mac mac;
+    EfeTx tx;
+    EfeRx rx;
+    uint32_t pipeline = 0;        // DATA frames inside the kTxCycles pipeline
+    uint64_t pipeline_bytes = 0;  // ... and their payload
+    bool listed = false;          // in ready_ (may have a DATA frame due)
+    bool ctl_listed = false;      // in ctl_q_ (owes a control frame)
+    // Receive side.
+    std::deque<std::pair<uint32_t, uint32_t>> delivered;  // (SEQ, bytes) not yet validated
+    uint32_t unacked_valid = 0;     // validated frames the peer has not been told of
+    bool ack_owed = false;          // a standalone ACK is owed now
+    uint64_t ack_due = UINT64_MAX;  // ... or at this time
+    bool nack_owed = false, rnr_owed = false;
+    uint32_t rnr_seq = 0;
+    uint32_t ts_echo = 0;  // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
+    bool held = false;     // an ACK value waits for the DATA frames sent before it
+    uint32_t held_ack = 0, held_needs = 0;
+    uint64_t due = UINT64_MAX;  // earliest of the retransmit timer and ack_due
+    uint64_t resyncs_seen = 0;  // the receiver's resyncs already acted on
+    Counter *tx_frames, *tx_bytes, *rx_frames, *rx_bytes, *retransmissions, *timeouts, *nacks_rx,
+        *nacks_tx, *rnrs_rx, *rnrs_tx, *duplicates, *out_of_order, *rx_refused, *failures, *resyncs;
+    Histogram* rtt;
+    // The ACK field: the first SEQ given to the core and not validated, or the next expected.
+    uint32_t ack_value() const {
+      return delivered.empty() ? rx.expected() : delivered.front().first;
+    }
+  };
+
+  Peer& peer(const eth::Mac& m);
+  void enqueue(Peer& p, uint32_t seq, std::vector<uint8_t> ddp, const EfeTx::Meta& meta);
+  void receive(eth::EthMac::Frame&& f);
+  void handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f);
+  void core_ack(Peer& p, uint32_t ack, uint32_t needs);
+  void tx_acked(Peer& p, uint32_t ack);
+  void owe_control(Peer& p);
+  void list(Peer& p);
+  void pump();
+  bool send_control(Peer& p);
+  bool data_due(Peer& p, uint64_t now) { return p.pipeline || p.tx.next(now); }
+  void fail(Peer& p);
+  void update_timer(Peer& p);
+  void timer_fire();
+  uint32_t ts_now() const { return uint32_t(now_ps() / 1000); }
+  uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
+
+  eth::EthMac& port_;
+  eth::Mac mac_;
+  EfeConfig cfg_;
+  EfeChannelConfig ch_cfg_;
+  ClockDomain clk_;
+  StatRegistry& stats_;
+  EventQueue eq_{"eq"};
+  std::map<eth::Mac, std::unique_ptr<Peer>> peers_;
+  std::deque<Peer*> ready_;  // peers that may have a DATA frame due, in turn
+  std::deque<Peer*> ctl_q_;  // peers owing a control frame, in order
+  uint64_t rx_buffered_ = 0;
+  // The timer: one event for every peer's retransmit timer and ACK delay.
+  sc_core::sc_event timer_ev_;
+  uint64_t timer_at_ = UINT64_MAX;
+  size_t armed_ = 0;  // peers with a deadline
+  Counter &tx_data_, &tx_acks_, &tx_nacks_, &tx_rnrs_, &rx_data_, &rx_acks_, &rx_dropped_,
+      &rx_out_of_seq_, &rx_duplicates_, &retransmissions_, &failures_;
+};
+
+}  // namespace rnic::efe

@@ -1,0 +1,48 @@
+// The EFE's parameters (efe.*): retransmit and receive buffers, ACK coalescing, the retransmit
+// timer, the retry limit and the RNR back-off (docs/efe.md says why each default is what it is).
+#pragma once
+
+#include <cstdint>
+
+#include "models/common/params.h"
+#include "models/efe/efe_channel.h"
+
+namespace rnic {
+
+struct EfeConfig {
+  int64_t retx_buffer_bytes = 256 << 10;  // B of DATA payload kept per peer until acknowledged
+  int64_t rx_buffer_bytes = 256 << 10;    // B of segments given to the core, not yet validated
+  int64_t ack_every_frames = 16;          // a standalone ACK after this many validated frames
+  int64_t ack_delay_ns = 10000;           // ... or this long after the first unacknowledged one
+  int64_t rto_ns = 50000;                 // retransmit timeout
+  int64_t retry_limit = 7;                // retries without progress before the channel fails
+  int64_t rnr_delay_ns = 10000;           // a sender's back-off after an RNR
+
+  // Lists every field under "efe." (units, ranges, descriptions).
+  void describe(ParamList& p) {
+    p.i("retx_buffer_bytes", retx_buffer_bytes, "B", 9000, 1 << 30,
+        "retransmit buffer per peer: DATA payload kept until acknowledged (full: the SQ engine "
+        "waits for that peer)");
+    p.i("rx_buffer_bytes", rx_buffer_bytes, "B", 9000, 1 << 30,
+        "receive buffer: segments given to the core and not yet validated (full: RNR)");
+    p.i("ack_every_frames", ack_every_frames, "frames", 1, 65536,
+        "a standalone ACK after this many validated DATA frames (AR asks for one at once)");
+    p.i("ack_delay_ns", ack_delay_ns, "ns", 1, 1000000000,
+        "a standalone ACK this long after the first validated DATA frame not yet acknowledged");
+    p.i("rto_ns", rto_ns, "ns", 100, 10000000000, "retransmit timeout");
+    p.i("retry_limit", retry_limit, "", 0, 1000000,
+        "retransmissions without progress before the channel fails (0: no limit)");
+    p.i("rnr_delay_ns", rnr_delay_ns, "ns", 1, 1000000000,
+        "how long a sender waits after an RNR before it resends");
+  }
+  efe::EfeChannelConfig channel() const {
+    efe::EfeChannelConfig c;
+    c.retx_buffer_bytes = uint64_t(retx_buffer_bytes);
+    c.rto_ps = uint64_t(rto_ns) * 1000;
+    c.retry_limit = uint32_t(retry_limit);
+    c.rnr_delay_ps = uint64_t(rnr_delay_ns) * 1000;
+    return c;
+  }
+};
+
+}  // namespace rnic
