@@ -42,8 +42,10 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     nodes.push_back(
         std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i), topo.hosts[i], s, impl));
   for (const LinkSpec& l : topo.links) {
-    links.push_back(std::make_unique<eth::EthLink>(l.name.c_str(), l.params, nodes[l.a]->port,
-                                                   nodes[l.b]->port));
+    LinkParams p = l.params;
+    p.seed = uint64_t(c.sim.seed) * 1000003 + links.size() + 1;  // each link its own draws
+    links.push_back(
+        std::make_unique<eth::EthLink>(l.name.c_str(), p, nodes[l.a]->port, nodes[l.b]->port, s));
     link_names.push_back(l.name);
   }
 }

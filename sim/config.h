@@ -55,7 +55,14 @@ struct SystemConfig {
   std::string get(const std::string& key);
   // What each block is built from, gathered from the sections above.
   EthMacParams eth_mac() const { return {mac, core.clk_mhz, core.datapath_bytes}; }
-  LinkParams eth_link() const { return {mac.rate_gbps, link.prop_ns}; }
+  LinkParams eth_link() const {
+    LinkParams l;
+    l.rate_gbps = mac.rate_gbps;
+    l.prop_ns = link.prop_ns;
+    l.loss = link.loss;
+    l.ber = link.ber;
+    return l;
+  }
   PcieIfParams pcie_if() const {
     return {pcie, core.clk_mhz, core.reg_read_cycles, core.reg_write_cycles};
   }

@@ -76,6 +76,7 @@ uint64_t EfeTx::deadline() const {
 void EfeTx::on_timeout(uint64_t now) {
   if (now < deadline()) return;
   ++timeouts_;
+  timer_from_ = now;
   go_back(base_, now, true);
 }
 

@@ -1,15 +1,55 @@
 #include "models/eth/eth_link.h"
 
+#include <cmath>
+
+#include "models/common/log.h"
+
 namespace rnic::eth {
 
-EthLink::EthLink(sc_core::sc_module_name n, const LinkParams& p, EthMac& a, EthMac& b)
-    : sc_core::sc_module(n), cfg_(p), byte_ps_(uint64_t(8000 / p.rate_gbps)), end_{&a, &b} {
+EthLink::EthLink(sc_core::sc_module_name n, const LinkParams& p, EthMac& a, EthMac& b,
+                 StatRegistry& stats)
+    : sc_core::sc_module(n),
+      cfg_(p),
+      byte_ps_(uint64_t(8000 / p.rate_gbps)),
+      end_{&a, &b},
+      rng_(p.seed),
+      lost_down_(stats.group(name()).counter("lost_down", "frames",
+                                             "frames lost while the link was down")),
+      lost_random_(stats.group(name()).counter("lost_random", "frames",
+                                               "frames lost at random (link.loss)")),
+      corrupted_(stats.group(name()).counter(
+          "corrupted", "frames", "frames given a bit error (link.ber): the receiver's FCS fails")) {
   a.attach(this, 0, byte_ps_);
   b.attach(this, 1, byte_ps_);
 }
 
+bool EthLink::down(uint64_t from_ps, uint64_t to_ps) const {
+  for (const auto& [a, b] : cfg_.down_ps)
+    if (from_ps < b && to_ps > a) return true;
+  return false;
+}
+
 void EthLink::carry(int end, EthMac::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,
                     uint64_t on_wire_ps) {
+  if (!cfg_.down_ps.empty() && down(start_ps, start_ps + on_wire_ps)) {
+    ++lost_down_;
+    return;
+  }
+  if (cfg_.loss > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < cfg_.loss) {
+    ++lost_random_;
+    return;
+  }
+  if (cfg_.ber > 0) {
+    const double bits = double(f->size() + fcs.size()) * 8;
+    const double p_err = -std::expm1(bits * std::log1p(-cfg_.ber));
+    if (std::uniform_real_distribution<double>(0, 1)(rng_) < p_err) {
+      ++corrupted_;
+      EthMac::Frame bad(*f);
+      const size_t bit = std::uniform_int_distribution<size_t>(0, bad.size() * 8 - 1)(rng_);
+      bad[bit / 8] ^= uint8_t(1u << (bit % 8));
+      f = std::make_shared<const EthMac::Frame>(std::move(bad));
+    }
+  }
   const uint64_t first_bit = start_ps + uint64_t(cfg_.prop_ns) * 1000;
   end_[1 - end]->arrive(std::move(f), fcs, first_bit, first_bit + on_wire_ps);
 }

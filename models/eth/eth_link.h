@@ -1,13 +1,20 @@
 // A full-duplex point-to-point Ethernet link joining two MAC ports (DESIGN.md §3.4): its rate
 // sets both ports' byte time, and a frame's bits reach the other end link.prop_ns after they
 // leave. Every frame is shown to the wire tap (captures) as its first bit goes on the wire.
+// Faults (LinkParams): a frame on the wire while the link is down, or drawn lost (probability
+// `loss`), never arrives; one drawn to have a bit error (probability 1 - (1 - ber)^bits over its
+// bits from the destination address through the FCS) arrives with one random bit flipped and
+// fails the receiving MAC's FCS check. Captures show what was sent. Counted per link:
+// lost_down, lost_random, corrupted.
 #pragma once
 
 #include <array>
 #include <functional>
+#include <random>
 #include <systemc>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "models/eth/eth_mac.h"
 #include "models/eth/eth_params.h"
 
@@ -18,7 +25,8 @@ class EthLink : public sc_core::sc_module {
   using Frame = EthMac::Frame;
 
   // Joins port a (end 0) and port b (end 1).
-  EthLink(sc_core::sc_module_name n, const LinkParams& p, EthMac& a, EthMac& b);
+  EthLink(sc_core::sc_module_name n, const LinkParams& p, EthMac& a, EthMac& b,
+          StatRegistry& stats);
 
   // Every frame as it goes on the wire (time of its first bit, the frame, its FCS): captures.
   void set_wire_tap(std::function<void(uint64_t, const Frame&, const uint8_t*)> tap) {
@@ -35,10 +43,16 @@ class EthLink : public sc_core::sc_module {
              uint64_t on_wire_ps);
 
   uint64_t byte_ps() const { return byte_ps_; }
+  // Schedules one more down interval [from_ps, to_ps) (tests place one relative to traffic).
+  void add_down(uint64_t from_ps, uint64_t to_ps) { cfg_.down_ps.push_back({from_ps, to_ps}); }
 
  private:
+  bool down(uint64_t from_ps, uint64_t to_ps) const;
+
   LinkParams cfg_;
   uint64_t byte_ps_;
+  std::mt19937_64 rng_;
+  Counter &lost_down_, &lost_random_, &corrupted_;
   EthMac* end_[2];
   std::function<void(uint64_t, const Frame&, const uint8_t*)> tap_;
 };

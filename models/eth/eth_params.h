@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/common/params.h"
 
@@ -29,10 +31,15 @@ struct MacConfig {
 
 struct LinkConfig {
   int64_t prop_ns = 5;  // ns, propagation (about 1 m of cable or fibre)
+  double loss = 0;      // fraction of frames lost on the wire, each direction
+  double ber = 0;       // bit error rate: a frame with a flipped bit fails the receiver's FCS
 
   // Lists every field under "link." (units, ranges, descriptions).
   void describe(ParamList& p) {
     p.i("prop_ns", prop_ns, "ns", 0, 100000000, "propagation delay of an Ethernet link");
+    p.r("loss", loss, "", 0, 1, "fraction of frames every link loses, each direction (random)");
+    p.r("ber", ber, "", 0, 1e-3,
+        "bit error rate of every link: a frame with an error fails the receiving MAC's FCS check");
   }
 };
 
@@ -44,10 +51,16 @@ struct EthMacParams {
   int64_t datapath_bytes = 16;
 };
 
-// What a point-to-point link is built from: its rate (both ports run at it) and propagation.
+// What a point-to-point link is built from: its rate (both ports run at it) and propagation,
+// and its faults: random frame loss, bit errors, and intervals in which it is down (a frame whose
+// bits are on the wire at any time inside one is lost), drawn from `seed`.
 struct LinkParams {
   int64_t rate_gbps = 10;
   int64_t prop_ns = 5;
+  double loss = 0;
+  double ber = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> down_ps;  // [from, to) in ps
+  uint64_t seed = 1;
 };
 
 }  // namespace rnic

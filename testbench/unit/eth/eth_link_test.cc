@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "models/eth/eth_mac.h"
 #include "models/eth/ethernet.h"
 
@@ -24,7 +26,7 @@ struct Bench {
     if (tweak) tweak(cfg, lp);
     a = std::make_unique<EthMac>("a", cfg, stats);
     b = std::make_unique<EthMac>("b", cfg, stats);
-    link = std::make_unique<EthLink>("eth", lp, *a, *b);
+    link = std::make_unique<EthLink>("eth", lp, *a, *b, stats);
     b->set_receiver([this](EthLink::Frame&& f) { got.push_back({now_ps(), std::move(f)}); });
     link->set_wire_tap(
         [this](uint64_t t, const EthLink::Frame&, const uint8_t*) { starts.push_back(t); });
@@ -90,6 +92,66 @@ TEST(EthLink, CorruptedFrameIsDroppedAndCounted) {
   EXPECT_EQ(b.got[0].second, frame(100, 2));
   EXPECT_EQ(b.counter("b", "rx_fcs_errors"), 1u);
   EXPECT_EQ(b.counter("b", "rx_frames"), 1u);
+}
+
+// Link faults (eth_link.h). Frames of 1514 B back to back (1230.4 ns apart): a down interval
+// loses exactly the frames with bits on the wire inside it; random loss and bit errors are drawn
+// from the seed, counted, and the survivors arrive intact and in order.
+int send_n(Bench& b, int n) {
+  static int sent;
+  sent = 0;
+  static std::function<void()> fill;
+  fill = [&b, n] {
+    while (sent < n && b.a->can_send()) b.a->send(frame(1514, uint8_t(sent++)));
+  };
+  b.a->set_space_callback([] { fill(); });
+  fill();
+  sc_core::sc_start();
+  return sent;
+}
+
+TEST(EthLinkFaults, ADownIntervalLosesTheFramesOnTheWireInsideIt) {
+  // Down from 10 us to 20 us: frame i is on the wire [s_i, s_i + 1220.8 ns) (s_i from the tap);
+  // those overlapping the interval are lost: 9 of them, 1230.4 ns apart.
+  Bench b([](EthMacParams&, LinkParams& l) { l.down_ps = {{10'000'000, 20'000'000}}; });
+  ASSERT_EQ(send_n(b, 40), 40);
+  ASSERT_EQ(b.starts.size(), 40u) << "captures show every frame sent";
+  std::vector<int> expect;
+  for (int i = 0; i < 40; ++i)
+    if (b.starts[size_t(i)] + 1220800 <= 10'000'000 || b.starts[size_t(i)] >= 20'000'000)
+      expect.push_back(i);
+  EXPECT_EQ(expect.size(), 31u);
+  EXPECT_EQ(b.counter("eth", "lost_down"), 9u);
+  ASSERT_EQ(b.got.size(), expect.size());
+  for (size_t k = 0; k < b.got.size(); ++k)
+    EXPECT_EQ(b.got[k].second, frame(1514, uint8_t(expect[k]))) << k;
+}
+
+TEST(EthLinkFaults, RandomLossIsCountedAndTheRestArriveInOrder) {
+  Bench b([](EthMacParams&, LinkParams& l) {
+    l.loss = 0.2;
+    l.seed = 7;
+  });
+  ASSERT_EQ(send_n(b, 1000), 1000);
+  const uint64_t lost = b.counter("eth", "lost_random");
+  EXPECT_EQ(lost + b.got.size(), 1000u);
+  EXPECT_GT(lost, 150u);  // 200 expected; 1000 draws of p = 0.2 stay within 150..250
+  EXPECT_LT(lost, 250u);
+  for (size_t k = 1; k < b.got.size(); ++k)
+    EXPECT_LT(uint8_t(b.got[k].second[0] - b.got[k - 1].second[0]), 128) << "in order";
+  EXPECT_EQ(b.counter("b", "rx_fcs_errors"), 0u);
+}
+
+TEST(EthLinkFaults, BitErrorsFailTheReceiversFcs) {
+  // BER 1e-4 over (1514 + 4) x 8 bits: a frame has an error with probability 1 - (1 - 1e-4)^12144
+  // = 0.70.
+  Bench b([](EthMacParams&, LinkParams& l) { l.ber = 1e-4; });
+  ASSERT_EQ(send_n(b, 1000), 1000);
+  const uint64_t bad = b.counter("eth", "corrupted");
+  EXPECT_GT(bad, 640u);
+  EXPECT_LT(bad, 760u);
+  EXPECT_EQ(b.counter("b", "rx_fcs_errors"), bad) << "every corrupted frame fails the FCS";
+  EXPECT_EQ(b.got.size(), 1000u - bad);
 }
 
 TEST(EthLink, OversizeFramesAreRefused) {

@@ -40,7 +40,7 @@ struct Captured {
   EthMacParams cfg;
   StatRegistry stats;
   eth::EthMac a{"a", cfg, stats}, b{"b", cfg, stats};
-  eth::EthLink link{"eth", LinkParams{}, a, b};
+  eth::EthLink link{"eth", LinkParams{}, a, b, stats};
   std::unique_ptr<PcapWriter> writer;
   explicit Captured(bool keep_fcs)
       : dir(std::filesystem::temp_directory_path() /

@@ -1,0 +1,323 @@
+// The EFE over a faulty link between two hosts (label fault; the full matrix, with more data per
+// case, under fault-long): random loss, bit errors and a link down for less than the retry
+// budget, for RDMA Write, RDMA Read and Send on one and on four QPs. Scoreboard: each message
+// has its own region and its own pattern, so every destination byte equal to the source's means
+// each arrived exactly once and in place; the guard bytes between and around the regions are
+// untouched; every completion succeeds. The link's and the EFE's counters show the faults
+// happened and were recovered from.
+// And beyond the budget: a link down longer than the retry limit allows fails the channel, the
+// requester's QP completes its oldest WR with IBV_WC_RETRY_EXC_ERR and flushes the rest, and
+// once the link is back a new QP to the same peer works.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "sim/cluster.h"
+#include "sim/traffic/endpoint.h"
+#include "testbench/common/verbs_helpers.h"
+
+#ifndef EFE_FAULTS_LONG
+#define EFE_FAULTS_LONG 0
+#endif
+
+namespace rnic {
+namespace {
+
+using testbench::kGuard;
+using testbench::pattern;
+using traffic::Endpoint;
+using traffic::EndpointConfig;
+using traffic::Oob;
+using traffic::PeerInfo;
+
+enum class Op { kWrite, kRead, kSend };
+const char* op_name(Op o) { return o == Op::kWrite ? "write" : o == Op::kRead ? "read" : "send"; }
+
+struct Fault {
+  const char* name;
+  double loss = 0, ber = 0;
+  uint64_t down_from_us = 0, down_to_us = 0;  // the link is down [from, to) after posting
+  bool observed = false;  // enough frames are hit that the counters must show it
+};
+
+struct Case {
+  Op op;
+  int qps;
+  Fault fault;
+};
+
+constexpr uint64_t kEdge = 4096;  // guard bytes before the first region and after the last
+constexpr uint64_t kGap = 64;     // guard bytes after each region
+constexpr uint32_t kSize = 16384;
+// Per case: kMsgs messages of kSize over all QPs (the long form moves 8 times as much, and
+// also runs 16 QPs).
+constexpr int kMsgs = EFE_FAULTS_LONG ? 256 : 32;
+
+uint64_t region(int q, int m, int msgs) { return kEdge + uint64_t(q * msgs + m) * (kSize + kGap); }
+uint64_t counter(StatRegistry& s, const std::string& g, const char* n) {
+  return s.group(g).counter(n, "", "").value;
+}
+
+std::vector<uint8_t> message(int q, int m) { return pattern(kSize, uint64_t(1 + q * 1000 + m)); }
+
+// `buf` holds message (q, m) in each region, guard bytes everywhere else.
+void expect_regions(const char* what, const void* buf, int qps, int msgs) {
+  const uint64_t total = region(qps, 0, msgs) + kEdge;
+  const std::vector<uint8_t> got = testbench::mem_read(buf, size_t(total));
+  uint64_t at = 0;
+  auto guards_until = [&](uint64_t end) {
+    for (; at < end; ++at) ASSERT_EQ(got[at], kGuard) << what << ": guard byte at " << at;
+  };
+  for (int q = 0; q < qps; ++q)
+    for (int m = 0; m < msgs; ++m) {
+      guards_until(region(q, m, msgs));
+      const std::vector<uint8_t> want = message(q, m);
+      ASSERT_EQ(std::memcmp(got.data() + at, want.data(), kSize), 0)
+          << what << ": QP " << q << " message " << m << " differs";
+      at += kSize;
+    }
+  guards_until(total);
+}
+
+void run_case(const Case& c) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  cfg.link.loss = c.fault.loss;
+  cfg.link.ber = c.fault.ber;
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  const int msgs = kMsgs / c.qps;
+  EndpointConfig ec;
+  ec.qps = c.qps;
+  ec.send_depth = ec.recv_depth = uint32_t(std::max(128, msgs + 1));
+  ec.buf_bytes = size_t(region(c.qps, 0, msgs) + kEdge);
+  Oob oob;
+  Endpoint a, b;
+  const uint64_t kWaitNs = 200'000'000;
+  cl.run({[&] {
+            a.open(ec);
+            testbench::mem_fill(a.buf, ec.buf_bytes);
+            if (c.op != Op::kRead)
+              for (int q = 0; q < c.qps; ++q)
+                for (int m = 0; m < msgs; ++m)
+                  testbench::mem_write(a.buf, region(q, m, msgs), message(q, m));
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            oob.get(0);  // the responder is ready
+            std::vector<ibv_sge> sges(size_t(c.qps * msgs));
+            const uint64_t t0 = uint64_t(rnic_now_ns()) * 1000;
+            if (c.fault.down_to_us)
+              cl.link(0).add_down(t0 + c.fault.down_from_us * 1000000,
+                                  t0 + c.fault.down_to_us * 1000000);
+            for (int m = 0; m < msgs; ++m)
+              for (int q = 0; q < c.qps; ++q) {
+                ibv_sge& s = sges[size_t(q * msgs + m)];
+                s = {a.addr() + region(q, m, msgs), kSize, a.mr->lkey};
+                ibv_send_wr wr{};
+                wr.wr_id = uint64_t(q * msgs + m);
+                wr.sg_list = &s;
+                wr.num_sge = 1;
+                wr.send_flags = IBV_SEND_SIGNALED;
+                wr.opcode = c.op == Op::kWrite  ? IBV_WR_RDMA_WRITE
+                            : c.op == Op::kRead ? IBV_WR_RDMA_READ
+                                                : IBV_WR_SEND;
+                wr.wr.rdma.remote_addr = peer.addr + region(q, m, msgs);
+                wr.wr.rdma.rkey = peer.rkey;
+                ibv_send_wr* bad = nullptr;
+                ASSERT_EQ(ibv_post_send(a.qps[size_t(q)], &wr, &bad), 0);
+              }
+            for (const ibv_wc& wc :
+                 testbench::wait_completions(a.cq, size_t(c.qps * msgs), kWaitNs))
+              EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << "WR " << wc.wr_id;
+            if (c.op == Op::kRead) expect_regions("requester", a.buf, c.qps, msgs);
+            if (c.op == Op::kWrite) {
+              // A Send behind the Writes: the responder checks once it has arrived (placed
+              // after them).
+              ibv_send_wr wr{};
+              wr.opcode = IBV_WR_SEND;
+              wr.send_flags = IBV_SEND_SIGNALED;
+              ibv_send_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+              EXPECT_EQ(testbench::wait_one(a.cq, kWaitNs).status, IBV_WC_SUCCESS);
+            }
+          },
+          [&] {
+            b.open(ec);
+            testbench::mem_fill(b.buf, ec.buf_bytes);
+            if (c.op == Op::kRead)
+              for (int q = 0; q < c.qps; ++q)
+                for (int m = 0; m < msgs; ++m)
+                  testbench::mem_write(b.buf, region(q, m, msgs), message(q, m));
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            std::vector<ibv_sge> sges(size_t(c.qps * msgs));
+            const int recvs = c.op == Op::kSend ? msgs : c.op == Op::kWrite ? 1 : 0;
+            for (int q = 0; q < c.qps; ++q)
+              for (int m = 0; m < recvs; ++m) {
+                ibv_sge& s = sges[size_t(q * msgs + m)];
+                s = {b.addr() + region(q, m, msgs), c.op == Op::kSend ? kSize : 0, b.mr->lkey};
+                ibv_recv_wr r{};
+                r.wr_id = uint64_t(q * msgs + m);
+                r.sg_list = &s;
+                r.num_sge = 1;
+                ibv_recv_wr* bad = nullptr;
+                ASSERT_EQ(ibv_post_recv(b.qps[size_t(q)], &r, &bad), 0);
+              }
+            oob.put(0, {});
+            if (c.op == Op::kSend) {
+              for (const ibv_wc& wc :
+                   testbench::wait_completions(b.cq, size_t(c.qps * msgs), kWaitNs)) {
+                EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << "receive " << wc.wr_id;
+                EXPECT_EQ(wc.byte_len, kSize) << "receive " << wc.wr_id;
+              }
+            } else if (c.op == Op::kWrite) {
+              // The receive on QP 0 (region (0, 0)) was posted with no room: a zero-length Send.
+              const ibv_wc wc = testbench::wait_one(b.cq, kWaitNs);
+              EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+              EXPECT_EQ(wc.byte_len, 0u);
+            }
+            if (c.op != Op::kRead) expect_regions("responder", b.buf, c.qps, msgs);
+          }});
+  const uint64_t lost_down = counter(stats, "eth0", "lost_down");
+  const uint64_t lost = counter(stats, "eth0", "lost_random");
+  const uint64_t corrupted = counter(stats, "eth0", "corrupted");
+  uint64_t retx = 0, timeouts = 0, failures = 0;
+  for (const char* n : {"node0.efe", "node1.efe"}) {
+    retx += counter(stats, n, "retransmissions");
+    failures += counter(stats, n, "channel_failures");
+  }
+  for (const std::string& g : {"node0.efe.peer_020000000002", "node1.efe.peer_020000000001"})
+    timeouts += counter(stats, g, "timeouts");
+  fmt::print("{} x{} {}: lost {} down {} corrupted {}, retransmitted {}, timeouts {}\n",
+             op_name(c.op), c.qps, c.fault.name, lost, lost_down, corrupted, retx, timeouts);
+  EXPECT_EQ(failures, 0u) << "no channel fails inside the retry budget";
+  EXPECT_EQ(
+      counter(stats, "node1.mac", "rx_fcs_errors") + counter(stats, "node0.mac", "rx_fcs_errors"),
+      corrupted)
+      << "every corrupted frame is dropped by the receiving MAC";
+  if (c.fault.loss == 0) EXPECT_EQ(lost, 0u);
+  if (c.fault.ber == 0) EXPECT_EQ(corrupted, 0u);
+  if (!c.fault.observed) return;
+  if (c.fault.loss > 0) EXPECT_GT(lost, 0u);
+  if (c.fault.ber > 0) EXPECT_GT(corrupted, 0u);
+  if (c.fault.down_to_us) EXPECT_GT(lost_down, 0u);
+  EXPECT_GT(retx, 0u);
+}
+
+#if !EFE_FAULTS_LONG
+// The link goes down at 100 us for 2 ms, longer than the retry budget (efe.rto_ns 50 us x
+// (efe.retry_limit 7 + 1) = 400 us), while 8 Writes of 64 KiB (0.45 ms at 10 Gb/s) are under
+// way: the Writes acknowledged before it succeed, the oldest outstanding one completes
+// IBV_WC_RETRY_EXC_ERR and the rest IBV_WC_WR_FLUSH_ERR, in order; the QP is in ERROR with a QP
+// fatal event. After the link is back, new QPs between the same hosts work: the channel is
+// re-established (SY).
+TEST(EfeChannel, ALinkDownBeyondTheRetryBudgetFailsThePeersQpsAndTheChannelComesBack) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  Topology topo = two_hosts(cfg);
+  topo.links[0].params.down_ps = {{100'000'000, 2'100'000'000}};
+  StatRegistry stats;
+  Cluster cl(topo, cfg, stats);
+  constexpr uint32_t kMsg = 65536;
+  constexpr int kWrites = 8;
+  EndpointConfig ec;
+  ec.buf_bytes = kMsg * kWrites;
+  Oob oob;
+  Endpoint a, b, a2, b2;
+  std::vector<ibv_wc> wcs;
+  ibv_qp_state state = IBV_QPS_RTS;
+  ibv_async_event ev{};
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            oob.get(0);
+            std::vector<ibv_sge> sges(kWrites);
+            for (int i = 0; i < kWrites; ++i) {
+              sges[size_t(i)] = {a.addr() + uint64_t(i) * kMsg, kMsg, a.mr->lkey};
+              ibv_send_wr w = testbench::rdma_write_wr(uint64_t(i), &sges[size_t(i)], 1,
+                                                       peer.addr + uint64_t(i) * kMsg, peer.rkey);
+              ibv_send_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
+            }
+            wcs = testbench::wait_completions(a.cq, kWrites, 5'000'000);
+            state = testbench::qp_state(a.qps[0]);
+            EXPECT_EQ(ibv_get_async_event(a.ctx, &ev), 0);
+            // After the link is back: a new pair of QPs.
+            rnic_spend_ns(2'200'000 - uint64_t(rnic_now_ns()));
+            a2.open(ec);
+            oob.put(3, a2.info());
+            const PeerInfo peer2 = oob.get(2);
+            a2.connect(peer2);
+            oob.get(2);
+            ibv_sge s{a2.addr(), kMsg, a2.mr->lkey};
+            ibv_send_wr w = testbench::rdma_write_wr(9, &s, 1, peer2.addr, peer2.rkey);
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a2.qps[0], &w, &bad), 0);
+            EXPECT_EQ(testbench::wait_one(a2.cq, 5'000'000).status, IBV_WC_SUCCESS)
+                << "a new QP works once the link is back";
+          },
+          [&] {
+            b.open(ec);
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            oob.put(0, {});
+            const PeerInfo peer2 = oob.get(3);
+            b2.open(ec);
+            oob.put(2, b2.info());
+            b2.connect(peer2);
+            oob.put(2, {});
+          }});
+  ASSERT_EQ(wcs.size(), size_t(kWrites));
+  size_t ok = 0;
+  while (ok < wcs.size() && wcs[ok].status == IBV_WC_SUCCESS) ++ok;
+  EXPECT_GT(ok, 0u) << "the Writes before the link went down succeed";
+  ASSERT_LT(ok, wcs.size());
+  EXPECT_EQ(wcs[ok].status, IBV_WC_RETRY_EXC_ERR) << "the oldest outstanding WR";
+  for (size_t i = ok + 1; i < wcs.size(); ++i)
+    EXPECT_EQ(wcs[i].status, IBV_WC_WR_FLUSH_ERR) << "WR " << wcs[i].wr_id;
+  for (size_t i = 0; i < wcs.size(); ++i) EXPECT_EQ(wcs[i].wr_id, i) << "in order";
+  EXPECT_EQ(state, IBV_QPS_ERR);
+  EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
+  // Twice: with the Writes, then with the close that was to tell the peer (its Terminate went on
+  // the re-established channel while the link was still down, and was given up on in turn).
+  EXPECT_EQ(counter(stats, "node0.efe", "channel_failures"), 2u);
+  EXPECT_EQ(counter(stats, "node1.efe.peer_020000000001", "resyncs"), 1u)
+      << "the peer took the new channel's first frame (SY)";
+}
+#endif
+
+class EfeFaults : public testing::TestWithParam<Case> {};
+
+TEST_P(EfeFaults, EveryByteArrivesOnceAndEveryCompletionSucceeds) { run_case(GetParam()); }
+
+std::vector<Case> cases() {
+  const bool l = EFE_FAULTS_LONG;
+  const std::vector<Fault> faults = {
+      {"loss_0.1pct", 0.001, 0, 0, 0, false}, {"loss_1pct", 0.01, 0, 0, 0, l},
+      {"loss_5pct", 0.05, 0, 0, 0, true},     {"ber_1e-7", 0, 1e-7, 0, 0, false},
+      {"ber_1e-6", 0, 1e-6, 0, 0, l},         {"ber_1e-5", 0, 1e-5, 0, 0, true},
+      {"down_100us", 0, 0, 20, 120, true},
+  };
+  std::vector<Case> v;
+  for (Op op : {Op::kWrite, Op::kRead, Op::kSend})
+    for (int qps : EFE_FAULTS_LONG ? std::vector<int>{1, 4, 16} : std::vector<int>{1, 4})
+      for (const Fault& f : faults) v.push_back({op, qps, f});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Matrix, EfeFaults, testing::ValuesIn(cases()),
+                         [](const testing::TestParamInfo<Case>& i) {
+                           std::string n = fmt::format("{}_{}qp_{}", op_name(i.param.op),
+                                                       i.param.qps, i.param.fault.name);
+                           for (char& ch : n)
+                             if (ch == '.' || ch == '-') ch = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace rnic
