@@ -327,7 +327,10 @@ void Efe::handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f)
       p.tx.on_rnr(h.ack, now);
       list(p);
       update_timer(p);
-      eq_.at(now + ch_cfg_.rnr_delay_ps, [this] { pump(); });
+      eq_.at(clk_.edge_after(now + ch_cfg_.rnr_delay_ps, 0), [this, pp = &p] {
+        list(*pp);  // its back-off is over
+        pump();
+      });
       if (on_space) on_space();
       break;
   }
@@ -379,9 +382,10 @@ void Efe::update_timer(Peer& p) {
     timer_at_ = UINT64_MAX;
     return;
   }
-  if (d < timer_at_) {
-    const uint64_t now = now_ps();
-    timer_at_ = std::max(d, now);
+  const uint64_t now = now_ps();
+  const uint64_t at = clk_.edge_after(std::max(d, now), 0);  // the timer acts on an edge
+  if (at < timer_at_) {
+    timer_at_ = at;
     timer_ev_.cancel();
     timer_ev_.notify(sc_core::sc_time::from_value(timer_at_ - now));
   }
@@ -418,7 +422,7 @@ void Efe::timer_fire() {
     next = std::min(next, p.due);
   }
   if (next != UINT64_MAX) {
-    timer_at_ = std::max(next, now);
+    timer_at_ = clk_.edge_after(std::max(next, now), 0);
     timer_ev_.cancel();
     timer_ev_.notify(sc_core::sc_time::from_value(timer_at_ - now));
   }

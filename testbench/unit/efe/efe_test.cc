@@ -1,0 +1,225 @@
+// The EFE engine (models/efe/efe.h) between two MAC ports on one link, with no RNIC Core: the
+// test plays the core (hands segments over, validates what arrives). Pinned: ACK coalescing
+// (every efe.ack_every_frames, else efe.ack_delay_ns after the first frame owed), the
+// retransmit timer (a resend exactly efe.rto_ns after the frame went), the retry limit (the
+// channel fails (limit + 1) timeouts after the frame went), RNR back-off that spends no retries,
+// and the order the core relies on: an ACK value that arrives before a DATA frame the peer sent
+// ahead of it waits for that frame.
+#include "models/efe/efe.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/eth/eth_link.h"
+
+namespace rnic::efe {
+namespace {
+
+using eth::EthLink;
+using eth::EthMac;
+
+const eth::Mac kMacA{2, 0, 0, 0, 0, 1}, kMacB{2, 0, 0, 0, 0, 2};
+
+struct Event {
+  char who;  // 'a' or 'b': whose core heard it
+  std::string what;
+  uint64_t at;
+};
+
+// Two EFEs (rnic-10g clocks: 250 MHz core, 10 Gb/s) joined by one link. Each side validates a
+// segment as it arrives unless `hold_b` (then the test validates B's itself).
+struct Pair {
+  EthMacParams mp;
+  StatRegistry stats;
+  std::unique_ptr<EthMac> ma, mb;
+  std::unique_ptr<EthLink> link;
+  std::unique_ptr<Efe> a, b;
+  std::vector<Event> events;
+  std::vector<std::pair<uint64_t, Header>> wire;  // every frame's first bit and EFE header
+  std::vector<Efe::RxSegment> held;               // B's segments not yet validated
+  bool hold_b = false;
+  explicit Pair(const EfeConfig& cfg, LinkParams lp = {}) {
+    ma = std::make_unique<EthMac>("ma", mp, stats);
+    mb = std::make_unique<EthMac>("mb", mp, stats);
+    link = std::make_unique<EthLink>("link", lp, *ma, *mb, stats);
+    a = std::make_unique<Efe>("a", *ma, kMacA, 250, cfg, stats);
+    b = std::make_unique<Efe>("b", *mb, kMacB, 250, cfg, stats);
+    link->set_wire_tap([this](uint64_t t, const EthMac::Frame& f, const uint8_t*) {
+      Header h;
+      if (decode(f.data() + eth::kHeaderBytes, f.size() - eth::kHeaderBytes, &h) == ParseError::kOk)
+        wire.push_back({t, h});
+    });
+    for (auto [e, who] : {std::pair{a.get(), 'a'}, std::pair{b.get(), 'b'}}) {
+      Efe* self = e;
+      const char w = who;
+      e->on_segment = [this, self, w](Efe::RxSegment&& s) {
+        events.push_back({w, "seg " + std::to_string(s.seq), now_ps()});
+        if (w == 'b' && hold_b)
+          held.push_back(std::move(s));
+        else
+          self->validated(s.src, s.seq, s.ar);
+      };
+      e->on_ack = [this, w](const eth::Mac&, uint32_t ack) {
+        events.push_back({w, "ack " + std::to_string(ack), now_ps()});
+      };
+      e->on_failed = [this, w](const eth::Mac&) { events.push_back({w, "failed", now_ps()}); };
+    }
+  }
+  uint64_t counter(const std::string& g, const char* n) {
+    return stats.group(g).counter(n, "", "").value;
+  }
+  const Event* find(char who, const std::string& what) const {
+    for (const Event& e : events)
+      if (e.who == who && e.what == what) return &e;
+    return nullptr;
+  }
+  std::vector<std::pair<uint64_t, Header>> frames(Type t, bool from_a) const {
+    std::vector<std::pair<uint64_t, Header>> v;
+    for (const auto& w : wire)
+      if (w.second.type == t && (t != Type::kData || w.second.dst_qpn == (from_a ? 1u : 2u)))
+        v.push_back(w);
+    return v;
+  }
+};
+
+std::vector<uint8_t> seg(size_t n) { return std::vector<uint8_t>(n, 0x5A); }
+
+TEST(EfeTiming, AnAckGoesEveryKValidatedFrames) {
+  EfeConfig c;
+  c.ack_every_frames = 4;
+  c.ack_delay_ns = 1'000'000;  // never, in this test
+  Pair p(c);
+  for (int i = 0; i < 8; ++i) p.a->send(kMacB, 1, seg(100), false);
+  sc_core::sc_start();
+  EXPECT_EQ(p.counter("b", "tx_acks"), 2u) << "after frames 4 and 8";
+  const auto acks = p.frames(Type::kAck, false);
+  ASSERT_EQ(acks.size(), 2u);
+  EXPECT_EQ(acks[0].second.ack, 4u);
+  EXPECT_EQ(acks[1].second.ack, 8u);
+  ASSERT_TRUE(p.find('a', "ack 8"));
+  EXPECT_TRUE(p.a->can_send(kMacB, size_t(c.retx_buffer_bytes))) << "the buffer is empty";
+}
+
+TEST(EfeTiming, AnAckGoesAckDelayAfterTheFirstFrameOwed) {
+  EfeConfig c;
+  c.ack_every_frames = 100;
+  c.ack_delay_ns = 5000;
+  Pair p(c);
+  for (int i = 0; i < 3; ++i) p.a->send(kMacB, 1, seg(100), false);
+  sc_core::sc_start();
+  const Event* first = p.find('b', "seg 0");
+  ASSERT_TRUE(first);
+  const auto acks = p.frames(Type::kAck, false);
+  ASSERT_EQ(acks.size(), 1u);
+  EXPECT_EQ(acks[0].second.ack, 3u);
+  // The timer acts on the first edge at or after validation + 5 us; a 60 B frame's first bit
+  // is 5 cycles (20 ns) after it is handed to the MAC (EthLink.OneFrameLatency).
+  const uint64_t fire = (first->at + 5'000'000 + 3999) / 4000 * 4000;
+  EXPECT_EQ(acks[0].first, fire + 20000);
+}
+
+TEST(EfeTiming, ALostFrameIsResentRtoAfterItWent) {
+  EfeConfig c;
+  c.rto_ns = 20000;
+  LinkParams lp;
+  lp.down_ps = {{0, 1'000'000}};  // the first transmission is lost
+  Pair p(c, lp);
+  p.a->send(kMacB, 1, seg(1000), true);
+  sc_core::sc_start();
+  const auto data = p.frames(Type::kData, true);
+  ASSERT_EQ(data.size(), 2u);
+  EXPECT_FALSE(data[0].second.rtx);
+  EXPECT_TRUE(data[1].second.rtx);
+  EXPECT_EQ(data[1].second.seq, 0u);
+  EXPECT_EQ(data[1].first - data[0].first, 20'000'000u) << "exactly efe.rto_ns";
+  EXPECT_EQ(p.counter("link", "lost_down"), 1u);
+  EXPECT_EQ(p.counter("a.peer_020000000002", "timeouts"), 1u);
+  EXPECT_EQ(p.counter("a.peer_020000000002", "retransmissions"), 1u);
+  EXPECT_TRUE(p.find('b', "seg 0"));
+  EXPECT_TRUE(p.find('a', "ack 1"));
+}
+
+TEST(EfeTiming, TheChannelFailsAfterTheRetryLimit) {
+  EfeConfig c;
+  c.rto_ns = 20000;
+  c.retry_limit = 3;
+  LinkParams lp;
+  lp.down_ps = {{0, UINT64_MAX}};
+  Pair p(c, lp);
+  p.a->send(kMacB, 1, seg(1000), true);
+  sc_core::sc_start();
+  const auto data = p.frames(Type::kData, true);
+  ASSERT_EQ(data.size(), 4u) << "the frame and 3 resends";
+  const Event* failed = p.find('a', "failed");
+  ASSERT_TRUE(failed);
+  // A 1034 B frame (14 + 20 + 1000) is 65 beats: its first bit is 66 cycles (264 ns) after it
+  // is handed to the MAC. Handed over at t0, resent at t0 + k x rto; the 4th timeout (limit + 1)
+  // fails the channel.
+  const uint64_t t0 = data[0].first - 264000;
+  for (size_t k = 1; k < data.size(); ++k)
+    EXPECT_EQ(data[k].first, t0 + k * 20'000'000 + 264000) << "resend " << k;
+  EXPECT_EQ(failed->at, t0 + 4 * 20'000'000);
+  EXPECT_EQ(p.counter("a", "channel_failures"), 1u);
+  EXPECT_EQ(p.counter("a", "retransmissions"), 3u);
+  // The channel is re-established: the next frame starts it afresh with SY.
+  EXPECT_TRUE(p.a->can_send(kMacB, 1000));
+}
+
+TEST(EfeTiming, AFullReceiveBufferAnswersRnrAndSpendsNoRetries) {
+  EfeConfig c;
+  c.rx_buffer_bytes = 3000;
+  c.rnr_delay_ns = 10000;
+  c.retry_limit = 1;
+  Pair p(c);
+  p.hold_b = true;
+  for (int i = 0; i < 5; ++i) p.a->send(kMacB, 1, seg(1000), i == 4);
+  sc_core::sc_start(50, sc_core::SC_US);
+  EXPECT_EQ(p.held.size(), 3u) << "3000 B taken, the rest refused";
+  EXPECT_GE(p.counter("b.peer_020000000001", "rnrs_tx"), 4u) << "one per 10 us back-off";
+  // The core validates what it holds: the buffer frees, the rest arrive.
+  for (const Efe::RxSegment& s : p.held) p.b->validated(s.src, s.seq, s.ar);
+  p.hold_b = false;
+  sc_core::sc_start();
+  EXPECT_EQ(p.counter("a", "channel_failures"), 0u) << "RNRs spend no retries";
+  for (int i = 0; i < 5; ++i) {
+    int n = 0;
+    for (const Event& e : p.events) n += e.who == 'b' && e.what == "seg " + std::to_string(i);
+    EXPECT_EQ(n, 1) << "segment " << i << " delivered once";
+  }
+  EXPECT_TRUE(p.find('a', "ack 5"));
+}
+
+TEST(EfeTiming, AnAckWaitsForTheDataFrameThePeerSentBeforeIt) {
+  // B answers A's segment with a DATA frame of its own (a Terminate, say) that carries the ACK;
+  // that frame is lost. A's resend draws a standalone ACK from B, which arrives before B's resend
+  // of its DATA frame: A's core must hear the DATA frame first.
+  EfeConfig c;
+  c.rto_ns = 20000;
+  Pair p(c);
+  bool answered = false;
+  p.b->on_segment = [&](Efe::RxSegment&& s) {
+    p.events.push_back({'b', "seg " + std::to_string(s.seq), now_ps()});
+    if (!answered) {
+      answered = true;
+      p.link->add_down(now_ps(), now_ps() + 5'000'000);  // B's frame is lost
+      p.b->send(kMacA, 2, seg(50), true);
+    }
+    p.b->validated(s.src, s.seq, s.ar);
+  };
+  p.a->send(kMacB, 1, seg(1000), true);
+  sc_core::sc_start();
+  std::vector<std::string> at_a;
+  for (const Event& e : p.events)
+    if (e.who == 'a') at_a.push_back(e.what);
+  ASSERT_GE(at_a.size(), 2u);
+  EXPECT_EQ(at_a[0], "seg 0") << "B's DATA frame before the ACK sent after it";
+  EXPECT_EQ(at_a[1], "ack 1");
+  EXPECT_GE(p.counter("b", "retransmissions"), 1u);
+  EXPECT_GE(p.counter("b.peer_020000000001", "duplicates"), 1u) << "A resent; B answered";
+}
+
+}  // namespace
+}  // namespace rnic::efe
