@@ -304,6 +304,9 @@ void check_topology(const Scenario& s, const std::string& where) {
                      fmt::format("experiment '{}' runs on one host; hosts and links are for "
                                  "workloads",
                                  s.experiment.kind));
+  if (s.has_experiment && !s.faults.empty())
+    throw InputError(s.faults[0].where, "faults",
+                     "an experiment runs on one host, with no link to put a fault on");
   if (s.has_experiment) return;
   if (!s.hosts.empty() && s.hosts.size() < 2 && !s.workloads.empty())
     throw InputError(s.hosts[0].where, "topology.hosts", "workloads need at least two hosts");
@@ -397,11 +400,76 @@ void check_capabilities(Scenario& s, const std::string& where) {
     throw InputError(where, "timeline", "the timeline is not built yet");
 }
 
+void parse_faults(const std::string& file, const YAML::Node& f, Scenario* s) {
+  if (!f.IsSequence()) throw InputError(at(file, f), "faults", "expected a list of link faults");
+  for (const auto& e : f) {
+    require_map(file, "faults", e);
+    only_keys(file, "faults", e, {"link", "loss", "ber", "down_us"});
+    FaultSpec fs;
+    fs.where = at(file, e);
+    if (!e["link"]) throw InputError(fs.where, "faults.link", "which link: the name of one");
+    fs.link = scalar(file, "faults.link", e["link"]);
+    if (!e["loss"] && !e["ber"] && !e["down_us"])
+      throw InputError(fs.where, "faults", "give loss, ber or down_us");
+    SystemConfig probe;  // checks the numbers as link.loss and link.ber are checked
+    if (e["loss"]) {
+      probe.set("link.loss", scalar(file, "faults.loss", e["loss"]), at(file, e["loss"]));
+      fs.has_loss = true;
+      fs.loss = probe.link.loss;
+    }
+    if (e["ber"]) {
+      probe.set("link.ber", scalar(file, "faults.ber", e["ber"]), at(file, e["ber"]));
+      fs.has_ber = true;
+      fs.ber = probe.link.ber;
+    }
+    if (const YAML::Node d = e["down_us"]) {
+      // One interval [from, to] or a list of them, in microseconds of simulated time.
+      std::vector<YAML::Node> spans;
+      if (d.IsSequence() && d.size() > 0 && d[0].IsSequence())
+        for (const auto& x : d) spans.push_back(x);
+      else
+        spans.push_back(d);
+      for (const YAML::Node& x : spans) {
+        if (!x.IsSequence() || x.size() != 2)
+          throw InputError(at(file, x), "faults.down_us",
+                           "expected [from, to] in microseconds, or a list of them");
+        int64_t v[2];
+        for (int i = 0; i < 2; ++i)
+          if (const std::string why = parse_int(scalar(file, "faults.down_us", x[i]), &v[i]);
+              !why.empty())
+            throw InputError(at(file, x[i]), "faults.down_us", why);
+        if (v[0] < 0 || v[1] <= v[0] || v[1] > int64_t(1'000'000'000))
+          throw InputError(
+              at(file, x), "faults.down_us",
+              fmt::format("[{}, {}] is not an interval 0 <= from < to <= 1e9 us", v[0], v[1]));
+        fs.down_ps.push_back({uint64_t(v[0]) * 1000000, uint64_t(v[1]) * 1000000});
+      }
+    }
+    s->faults.push_back(std::move(fs));
+  }
+}
+
+void apply_faults(const Scenario& s, Topology* t) {
+  for (const FaultSpec& f : s.faults) {
+    LinkSpec* l = nullptr;
+    for (LinkSpec& x : t->links)
+      if (x.name == f.link) l = &x;
+    if (!l) throw InputError(f.where, "faults.link", fmt::format("no link '{}'", f.link));
+    if (f.has_loss) l->params.loss = f.loss;
+    if (f.has_ber) l->params.ber = f.ber;
+    l->params.down_ps.insert(l->params.down_ps.end(), f.down_ps.begin(), f.down_ps.end());
+  }
+}
+
 }  // namespace
 
 Topology build_topology(const Scenario& s) {
-  if (s.hosts.empty()) return two_hosts(s.config);
   Topology t;
+  if (s.hosts.empty()) {
+    t = two_hosts(s.config);
+    apply_faults(s, &t);
+    return t;
+  }
   for (const HostTopo& h : s.hosts) {
     HostSpec hs{h.name, h.mac, s.config};
     for (const auto& [k, v] : h.sets) hs.cfg.set(k, v, h.where);
@@ -419,6 +487,7 @@ Topology build_topology(const Scenario& s) {
     if (l.prop_ns >= 0) ls.params.prop_ns = l.prop_ns;
     t.links.push_back(ls);
   }
+  apply_faults(s, &t);
   return t;
 }
 
@@ -502,8 +571,7 @@ Scenario load_scenario(const std::string& file, const RunOptions& opt) {
   }
   if (const YAML::Node t = root["topology"]) parse_topology(file, t, &s);
   if (const YAML::Node w = root["workloads"]) parse_workloads(file, w, &s);
-  if (root["faults"] && !(root["faults"].IsSequence() && root["faults"].size() == 0))
-    not_built(file, root["faults"], "faults", "fault injection");
+  if (const YAML::Node f = root["faults"]) parse_faults(file, f, &s);
   if (const YAML::Node r = root["rtl"]) {
     if (r.IsScalar())
       s.rtl.push_back(r.Scalar());

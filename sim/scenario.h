@@ -7,7 +7,7 @@
 //   set: {KEY: VALUE, ...}       parameter overrides (dotted keys, or nested maps)
 //   topology: {hosts, switches, links}   hosts (name, mac, set) and links (between, rate, length)
 //   workloads: [...]             verbs traffic: perftest jobs between hosts, several at once
-//   faults: [...]                loss, BER, link down (EFE issue)
+//   faults: [{link, loss, ber, down_us}]  per link: frame loss, bit errors, down intervals
 //   rtl: [BLOCK, ...]            blocks to run as Verilated RTL
 //   outputs: {pcap, pcap_fcs, trace, trace_window, trace_scope, timeline, stats_interval_ns}
 //   experiment: {kind, name, ...kind's own keys}
@@ -58,6 +58,16 @@ struct LinkTopo {
   std::string where;
 };
 
+// One entry of `faults:`: what goes wrong on one link (what it leaves out keeps link.loss and
+// link.ber); down intervals add up.
+struct FaultSpec {
+  std::string link;
+  bool has_loss = false, has_ber = false;
+  double loss = 0, ber = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> down_ps;
+  std::string where;
+};
+
 // A workload of `workloads:`: one perftest-style job (its test's keys as perf's options), or a
 // verbs program of the user's (`program:`, a shared object: docs/verbs.md) run on each of
 // `hosts` with that host's arguments.
@@ -86,6 +96,7 @@ struct Scenario {
   std::vector<HostTopo> hosts;  // empty: the default pair node0, node1 on link eth0
   std::vector<LinkTopo> links;
   std::vector<WorkloadSpec> workloads;
+  std::vector<FaultSpec> faults;
 };
 
 // Run options from the command line, applied over a scenario (DESIGN.md §6).
