@@ -16,6 +16,68 @@ Topology two_hosts(const SystemConfig& cfg) {
   return t;
 }
 
+namespace {
+
+// Graph of the topology: nodes 0..H-1 are hosts, H.. switches; per node its (neighbour, link).
+std::vector<std::vector<std::pair<int, int>>> graph(const Topology& t) {
+  const int h = int(t.hosts.size());
+  std::vector<std::vector<std::pair<int, int>>> g(t.hosts.size() + t.switches.size());
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    const LinkSpec& l = t.links[i];
+    const int a = l.sw_a >= 0 ? h + l.sw_a : l.a, b = l.sw_b >= 0 ? h + l.sw_b : l.b;
+    g[size_t(a)].push_back({b, int(i)});
+    g[size_t(b)].push_back({a, int(i)});
+  }
+  return g;
+}
+
+// Hops from every node to host `dst`, through switches only (-1: unreachable).
+std::vector<int> hops_to(const Topology& t, int dst) {
+  const auto g = graph(t);
+  const int h = int(t.hosts.size());
+  std::vector<int> d(g.size(), -1);
+  std::vector<int> q{dst};
+  d[size_t(dst)] = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    const int u = q[i];
+    if (u < h && u != dst) continue;  // a host is an end, not a way through
+    for (const auto& [v, link] : g[size_t(u)])
+      if (d[size_t(v)] < 0) {
+        d[size_t(v)] = d[size_t(u)] + 1;
+        q.push_back(v);
+      }
+  }
+  return d;
+}
+
+}  // namespace
+
+bool Topology::reachable(int a, int b) const { return hops_to(*this, b)[size_t(a)] > 0; }
+
+std::vector<std::vector<std::vector<int>>> Topology::routes() const {
+  const auto g = graph(*this);
+  const int h = int(hosts.size());
+  // A switch's ports are numbered in the order of the links that reach it.
+  std::vector<std::vector<int>> port_of_link(switches.size(), std::vector<int>(links.size(), -1));
+  std::vector<int> next(switches.size(), 0);
+  for (size_t i = 0; i < links.size(); ++i)
+    for (int sw : {links[i].sw_a, links[i].sw_b})
+      if (sw >= 0) port_of_link[size_t(sw)][i] = next[size_t(sw)]++;
+  std::vector<std::vector<std::vector<int>>> r(switches.size(),
+                                               std::vector<std::vector<int>>(hosts.size()));
+  for (int dst = 0; dst < h; ++dst) {
+    const std::vector<int> d = hops_to(*this, dst);
+    for (size_t sw = 0; sw < switches.size(); ++sw) {
+      const int u = h + int(sw);
+      if (d[size_t(u)] <= 0) continue;
+      for (const auto& [v, link] : g[size_t(u)])
+        if (d[size_t(v)] == d[size_t(u)] - 1 && (v >= h || v == dst))
+          r[sw][size_t(dst)].push_back(port_of_link[sw][size_t(link)]);
+    }
+  }
+  return r;
+}
+
 Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry& stats,
            const Implementations& impl)
     : sc_core::sc_module(n),
@@ -41,13 +103,29 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   for (size_t i = 0; i < topo.hosts.size(); ++i)
     nodes.push_back(
         std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i), topo.hosts[i], s, impl));
+  std::vector<int> ports(topo.switches.size(), 0);
+  for (const LinkSpec& l : topo.links)
+    for (int sw : {l.sw_a, l.sw_b})
+      if (sw >= 0) ++ports[size_t(sw)];
+  for (size_t i = 0; i < topo.switches.size(); ++i)
+    switches.push_back(std::make_unique<eth::EthSwitch>(topo.switches[i].name.c_str(), ports[i],
+                                                        topo.switches[i].cfg, s));
+  std::vector<int> used(topo.switches.size(), 0);
+  auto end = [&](int host, int sw) -> eth::LinkEnd& {
+    if (sw < 0) return nodes[size_t(host)]->port;
+    return switches[size_t(sw)]->port(used[size_t(sw)]++);
+  };
   for (const LinkSpec& l : topo.links) {
     LinkParams p = l.params;
     p.seed = uint64_t(c.sim.seed) * 1000003 + links.size() + 1;  // each link its own draws
-    links.push_back(
-        std::make_unique<eth::EthLink>(l.name.c_str(), p, nodes[l.a]->port, nodes[l.b]->port, s));
+    eth::LinkEnd& a = end(l.a, l.sw_a);
+    eth::LinkEnd& b = end(l.b, l.sw_b);
+    links.push_back(std::make_unique<eth::EthLink>(l.name.c_str(), p, a, b, s));
     link_names.push_back(l.name);
   }
+  const auto routes = topo.routes();
+  for (size_t sw = 0; sw < switches.size(); ++sw)
+    for (size_t h = 0; h < nodes.size(); ++h) switches[sw]->set_route(nodes[h]->mac, routes[sw][h]);
 }
 
 Cluster::~Cluster() = default;

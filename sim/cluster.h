@@ -1,5 +1,7 @@
-// A system of N hosts, each with its RNIC and one Ethernet port, and the point-to-point links
-// that join ports (DESIGN.md §1, §3.4). Host n = a Node (PCIe link, root complex, card PCIe I/F,
+// A system of N hosts, each with its RNIC and one Ethernet port, the switches, and the
+// point-to-point links that join ports (DESIGN.md §1, §3.4); each switch forwards by static
+// routes computed here from the topology (shortest paths; among equal ones the switch picks by
+// the MAC pair's hash). Host n = a Node (PCIe link, root complex, card PCIe I/F,
 // registers, DMAC, the RNIC Core, the EFE, its MAC port `mac`, the driver); its
 // module name is the host's name. Nothing is sized for two: a topology lists hosts and links
 // (sim/scenario.h builds one from `topology:`; two_hosts() is perf's and the tests' default).
@@ -14,6 +16,7 @@
 #include "models/efe/efe.h"
 #include "models/eth/eth_link.h"
 #include "models/eth/eth_mac.h"
+#include "models/eth/eth_switch.h"
 #include "models/host/driver.h"
 #include "models/rnic/rnic_core.h"
 #include "sim/blocks.h"
@@ -31,11 +34,22 @@ struct LinkSpec {
   std::string name;
   int a = 0, b = 1;  // host indices: each host has one port
   LinkParams params;
+  int sw_a = -1, sw_b = -1;  // >= 0: that end is a port of this switch instead of host a (b)
+};
+
+struct SwitchSpec {
+  std::string name;
+  SwitchConfig cfg;
 };
 
 struct Topology {
   std::vector<HostSpec> hosts;
+  std::vector<SwitchSpec> switches;
   std::vector<LinkSpec> links;
+  // Whether frames can go from host a to host b (through switches; hosts do not forward).
+  bool reachable(int a, int b) const;
+  // Per switch, per destination host: the switch's ports (in link order) on a shortest path.
+  std::vector<std::vector<std::vector<int>>> routes() const;
 };
 
 // The default MAC of host n: 02:00:00:00:00:<n+1> (locally administered).
@@ -87,6 +101,7 @@ class Cluster {
   StatRegistry& stats;
   Background background;
   std::vector<std::unique_ptr<Node>> nodes;
+  std::vector<std::unique_ptr<eth::EthSwitch>> switches;
   std::vector<std::unique_ptr<eth::EthLink>> links;
   std::vector<std::string> link_names;
 

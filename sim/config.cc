@@ -36,6 +36,8 @@ std::vector<ParamInfo> SystemConfig::params() {
   mac.describe(m);
   ParamList l{p, "link."};
   link.describe(l);
+  ParamList w{p, "switch."};
+  sw.describe(w);
   ParamList s{p, "sim."};
   s.i("seed", sim.seed, "", 0, double(INT64_MAX), "random seed");
   s.i("stats_interval_ns", sim.stats_interval_ns, "ns", 0, 1e12,

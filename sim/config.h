@@ -46,6 +46,7 @@ struct SystemConfig {
   EfeConfig efe;
   MacConfig mac;
   LinkConfig link;
+  SwitchConfig sw;
   SimConfig sim;
 
   std::vector<ParamInfo> params();

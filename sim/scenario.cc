@@ -92,9 +92,39 @@ bool parse_mac(const std::string& t, MacAddr* m) {
 void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
   require_map(file, "topology", t);
   only_keys(file, "topology", t, {"hosts", "switches", "links"});
-  // Reserved for capabilities not built yet: in any form but an empty list, refused.
-  if (t["switches"] && !(t["switches"].IsSequence() && t["switches"].size() == 0))
-    not_built(file, t["switches"], "topology.switches", "the switch (EFE network issue)");
+  if (const YAML::Node w = t["switches"]) {
+    if (!w.IsSequence())
+      throw InputError(at(file, w), "topology.switches", "expected a list of switches");
+    for (const auto& e : w) {
+      require_map(file, "topology.switches", e);
+      only_keys(file, "topology.switches", e, {"name", "set"});
+      SwitchTopo st;
+      st.where = at(file, e);
+      if (!e["name"]) throw InputError(st.where, "topology.switches.name", "missing");
+      st.name = scalar(file, "topology.switches.name", e["name"]);
+      if (!valid_name(st.name))
+        throw InputError(at(file, e["name"]), "topology.switches.name",
+                         fmt::format("'{}' is not a name", st.name));
+      for (const auto& o : s->switches)
+        if (o.name == st.name)
+          throw InputError(at(file, e["name"]), "topology.switches.name",
+                           fmt::format("'{}' names two switches", st.name));
+      if (const YAML::Node set = e["set"]) {
+        require_map(file, "topology.switches.set", set);
+        std::vector<std::pair<std::string, YAML::Node>> kv;
+        flatten(file, "", set, &kv);
+        for (const auto& [k, v] : kv) {
+          if (k.rfind("switch.", 0) != 0)
+            throw InputError(at(file, v), "topology.switches.set." + k,
+                             "a switch sets only its own switch. keys");
+          SystemConfig probe;
+          probe.set(k, scalar(file, k, v), at(file, v));
+          st.sets.push_back({k, scalar(file, k, v)});
+        }
+      }
+      s->switches.push_back(std::move(st));
+    }
+  }
   if (const YAML::Node h = t["hosts"]) {
     if (!h.IsSequence())
       throw InputError(at(file, h), "topology.hosts", "expected a list of hosts");
@@ -310,27 +340,37 @@ void check_topology(const Scenario& s, const std::string& where) {
   if (s.has_experiment) return;
   if (!s.hosts.empty() && s.hosts.size() < 2 && !s.workloads.empty())
     throw InputError(s.hosts[0].where, "topology.hosts", "workloads need at least two hosts");
-  const Topology topo = build_topology(s);
+  if (!s.switches.empty() && s.hosts.empty())
+    throw InputError(s.switches[0].where, "topology.hosts", "switches need hosts to join");
+  for (const SwitchTopo& w : s.switches)
+    for (const HostTopo& h : s.hosts)
+      if (h.name == w.name)
+        throw InputError(w.where, "topology.switches.name",
+                         fmt::format("'{}' names a host and a switch", w.name));
   std::map<std::string, int> ports;
   for (size_t i = 0; i < s.links.size(); ++i) {
     const LinkTopo& l = s.links[i];
     for (const std::string& h : {l.a, l.b}) {
-      bool found = false;
-      for (const auto& x : s.hosts) found |= x.name == h;
-      if (!found)
-        throw InputError(l.where, "topology.links.between", fmt::format("no host '{}'", h));
-      if (ports[h]++)
+      bool host = false, sw = false;
+      for (const auto& x : s.hosts) host |= x.name == h;
+      for (const auto& x : s.switches) sw |= x.name == h;
+      if (!host && !sw)
+        throw InputError(l.where, "topology.links.between",
+                         fmt::format("no host or switch '{}'", h));
+      if (host && ports[h]++)
         throw InputError(l.where, "topology.links.between",
                          fmt::format("host '{}' has one Ethernet port, and another link takes it "
-                                     "(the switch is the EFE network issue's)",
+                                     "(join several hosts through a switch)",
                                      h));
     }
     if (l.a == l.b)
-      throw InputError(l.where, "topology.links.between", "a link joins two different hosts");
+      throw InputError(l.where, "topology.links.between", "a link joins two different ends");
   }
+  const Topology topo = build_topology(s);
   for (size_t i = 0; i < topo.links.size(); ++i) {
     const LinkSpec& l = topo.links[i];
-    for (int end : {l.a, l.b}) {
+    for (int end : {l.sw_a < 0 ? l.a : -1, l.sw_b < 0 ? l.b : -1}) {
+      if (end < 0) continue;
       const double gbps = topo.hosts[size_t(end)].cfg.core.gbps();
       if (gbps < double(l.params.rate_gbps))
         throw InputError(s.links.empty() ? where : s.links[i].where, "topology.links.rate_gbps",
@@ -358,14 +398,10 @@ void check_topology(const Scenario& s, const std::string& where) {
     if (host(to) < 0) throw InputError(w.where, "workloads.to", fmt::format("no host '{}'", to));
     if (from == to)
       throw InputError(w.where, "workloads.to", "a workload runs between two different hosts");
-    bool linked = false;
-    for (const LinkSpec& l : topo.links)
-      linked |= (l.a == host(from) && l.b == host(to)) || (l.a == host(to) && l.b == host(from));
-    if (!linked)
-      throw InputError(w.where, "workloads",
-                       fmt::format("no link joins '{}' and '{}' (the switch is the EFE network "
-                                   "issue's)",
-                                   from, to));
+    if (!topo.reachable(host(from), host(to)))
+      throw InputError(
+          w.where, "workloads",
+          fmt::format("no link joins '{}' and '{}', directly or through switches", from, to));
   }
 }
 
@@ -475,12 +511,23 @@ Topology build_topology(const Scenario& s) {
     for (const auto& [k, v] : h.sets) hs.cfg.set(k, v, h.where);
     t.hosts.push_back(std::move(hs));
   }
+  for (const SwitchTopo& w : s.switches) {
+    SwitchSpec ss{w.name, s.config.sw};
+    SystemConfig c = s.config;
+    for (const auto& [k, v] : w.sets) c.set(k, v, w.where);
+    ss.cfg = c.sw;
+    t.switches.push_back(std::move(ss));
+  }
   for (const LinkTopo& l : s.links) {
     LinkSpec ls;
     ls.name = l.name;
     for (size_t i = 0; i < s.hosts.size(); ++i) {
       if (s.hosts[i].name == l.a) ls.a = int(i);
       if (s.hosts[i].name == l.b) ls.b = int(i);
+    }
+    for (size_t i = 0; i < s.switches.size(); ++i) {
+      if (s.switches[i].name == l.a) ls.sw_a = int(i);
+      if (s.switches[i].name == l.b) ls.sw_b = int(i);
     }
     ls.params = s.config.eth_link();
     if (l.rate_gbps) ls.params.rate_gbps = l.rate_gbps;

@@ -5,7 +5,8 @@
 //   preset: NAME                 rnic-10g (default) | rnic-100g | expether-1g
 //   seed: INT                    sim.seed
 //   set: {KEY: VALUE, ...}       parameter overrides (dotted keys, or nested maps)
-//   topology: {hosts, switches, links}   hosts (name, mac, set) and links (between, rate, length)
+//   topology: {hosts, switches, links}   hosts (name, mac, set), switches (name, set), links
+//                                (between, rate, length)
 //   workloads: [...]             verbs traffic: perftest jobs between hosts, several at once
 //   faults: [{link, loss, ber, down_us}]  per link: frame loss, bit errors, down intervals
 //   rtl: [BLOCK, ...]            blocks to run as Verilated RTL
@@ -49,7 +50,15 @@ struct HostTopo {
   std::string where;
 };
 
-// A link of `topology.links`: the two hosts whose ports it joins, its rate and propagation.
+// A switch of `topology.switches`: its name and its own switch. keys.
+struct SwitchTopo {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> sets;
+  std::string where;
+};
+
+// A link of `topology.links`: the two hosts or switches whose ports it joins, its rate and
+// propagation.
 struct LinkTopo {
   std::string name;
   std::string a, b;
@@ -94,6 +103,7 @@ struct Scenario {
   ExperimentSpec experiment;
   bool has_experiment = false;
   std::vector<HostTopo> hosts;  // empty: the default pair node0, node1 on link eth0
+  std::vector<SwitchTopo> switches;
   std::vector<LinkTopo> links;
   std::vector<WorkloadSpec> workloads;
   std::vector<FaultSpec> faults;

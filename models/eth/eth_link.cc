@@ -6,7 +6,7 @@
 
 namespace rnic::eth {
 
-EthLink::EthLink(sc_core::sc_module_name n, const LinkParams& p, EthMac& a, EthMac& b,
+EthLink::EthLink(sc_core::sc_module_name n, const LinkParams& p, LinkEnd& a, LinkEnd& b,
                  StatRegistry& stats)
     : sc_core::sc_module(n),
       cfg_(p),
@@ -29,7 +29,7 @@ bool EthLink::down(uint64_t from_ps, uint64_t to_ps) const {
   return false;
 }
 
-void EthLink::carry(int end, EthMac::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,
+void EthLink::carry(int end, LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,
                     uint64_t on_wire_ps) {
   if (!cfg_.down_ps.empty() && down(start_ps, start_ps + on_wire_ps)) {
     ++lost_down_;
@@ -44,10 +44,10 @@ void EthLink::carry(int end, EthMac::FramePtr f, std::array<uint8_t, 4> fcs, uin
     const double p_err = -std::expm1(bits * std::log1p(-cfg_.ber));
     if (std::uniform_real_distribution<double>(0, 1)(rng_) < p_err) {
       ++corrupted_;
-      EthMac::Frame bad(*f);
+      std::vector<uint8_t> bad(*f);
       const size_t bit = std::uniform_int_distribution<size_t>(0, bad.size() * 8 - 1)(rng_);
       bad[bit / 8] ^= uint8_t(1u << (bit % 8));
-      f = std::make_shared<const EthMac::Frame>(std::move(bad));
+      f = std::make_shared<const std::vector<uint8_t>>(std::move(bad));
     }
   }
   const uint64_t first_bit = start_ps + uint64_t(cfg_.prop_ns) * 1000;

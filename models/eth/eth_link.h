@@ -10,22 +10,36 @@
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <random>
 #include <systemc>
 #include <vector>
 
+#include "models/common/event_queue.h"
 #include "models/common/stats.h"
-#include "models/eth/eth_mac.h"
 #include "models/eth/eth_params.h"
 
 namespace rnic::eth {
 
+class EthLink;
+
+// One end of a link: a MAC port of a card or a switch port. The link tells it its byte time,
+// and hands it each frame with the times its first and last bits arrive.
+class LinkEnd {
+ public:
+  using FramePtr = std::shared_ptr<const std::vector<uint8_t>>;
+  virtual ~LinkEnd() = default;
+  virtual void attach(EthLink* link, int end, uint64_t byte_ps) = 0;
+  virtual void arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_t first_bit_ps,
+                      uint64_t last_bit_ps) = 0;
+};
+
 class EthLink : public sc_core::sc_module {
  public:
-  using Frame = EthMac::Frame;
+  using Frame = std::vector<uint8_t>;
 
   // Joins port a (end 0) and port b (end 1).
-  EthLink(sc_core::sc_module_name n, const LinkParams& p, EthMac& a, EthMac& b,
+  EthLink(sc_core::sc_module_name n, const LinkParams& p, LinkEnd& a, LinkEnd& b,
           StatRegistry& stats);
 
   // Every frame as it goes on the wire (time of its first bit, the frame, its FCS): captures.
@@ -39,7 +53,7 @@ class EthLink : public sc_core::sc_module {
   }
   // From the MAC at `end`: a frame whose first bit goes on the wire at start_ps and lasts
   // on_wire_ps; it reaches the other end prop later.
-  void carry(int end, EthMac::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,
+  void carry(int end, LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,
              uint64_t on_wire_ps);
 
   uint64_t byte_ps() const { return byte_ps_; }
@@ -53,7 +67,7 @@ class EthLink : public sc_core::sc_module {
   uint64_t byte_ps_;
   std::mt19937_64 rng_;
   Counter &lost_down_, &lost_random_, &corrupted_;
-  EthMac* end_[2];
+  LinkEnd* end_[2];
   std::function<void(uint64_t, const Frame&, const uint8_t*)> tap_;
 };
 

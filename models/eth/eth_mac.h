@@ -35,13 +35,12 @@
 #include "models/common/event_queue.h"
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
+#include "models/eth/eth_link.h"
 #include "models/eth/eth_params.h"
 
 namespace rnic::eth {
 
-class EthLink;
-
-class EthMac : public sc_core::sc_module {
+class EthMac : public sc_core::sc_module, public LinkEnd {
  public:
   using Frame = std::vector<uint8_t>;
   using FramePtr = std::shared_ptr<const Frame>;
@@ -60,10 +59,10 @@ class EthMac : public sc_core::sc_module {
   void corrupt_next(size_t bit) { corrupt_bit_ = int64_t(bit); }
 
   // Line side (EthLink): the link the port is joined to, which end it is, the byte time.
-  void attach(EthLink* link, int end, uint64_t byte_ps);
+  void attach(EthLink* link, int end, uint64_t byte_ps) override;
   // A frame whose first bit reaches this port at first_bit_ps and last bit at last_bit_ps.
   void arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_t first_bit_ps,
-              uint64_t last_bit_ps);
+              uint64_t last_bit_ps) override;
 
   uint64_t byte_ps() const { return byte_ps_; }
   void trace(TraceSink& t) const;

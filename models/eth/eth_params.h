@@ -43,6 +43,27 @@ struct LinkConfig {
   }
 };
 
+struct SwitchConfig {
+  int64_t port_buffer_bytes = 256 << 10;  // B of frames an output port queues (beyond: tail drop)
+  int64_t latency_ns = 300;               // ns from the frame (or its header) in to its queue
+  std::string mode = "store_and_forward";
+  int64_t ecn_bytes = 0;  // B of queue above which EFE DATA frames are marked CE (0: never)
+
+  // Lists every field under "switch." (units, ranges, descriptions).
+  void describe(ParamList& p) {
+    p.i("port_buffer_bytes", port_buffer_bytes, "B", 9000, 1 << 30,
+        "frames an output port queues, in bytes (a frame that does not fit is dropped)");
+    p.i("latency_ns", latency_ns, "ns", 0, 1000000,
+        "forwarding latency: from the last bit in (store and forward) or the header in (cut "
+        "through) to the output queue");
+    p.s("mode", mode, {"store_and_forward", "cut_through"},
+        "store_and_forward: a frame is checked (FCS) and forwarded once whole; cut_through: "
+        "forwarded once its header is in, bad FCS and all");
+    p.i("ecn_bytes", ecn_bytes, "B", 0, 1 << 30,
+        "output queue above which EFE DATA frames are marked CE (0: no marking)");
+  }
+};
+
 // What a MAC port is built from: the MAC's parameters and the clock and datapath width of its
 // upper side (the card's core clock).
 struct EthMacParams {

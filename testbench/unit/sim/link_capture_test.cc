@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "models/eth/eth_mac.h"
 #include "models/eth/ethernet.h"
 
 namespace rnic {

@@ -1,0 +1,118 @@
+#include "models/eth/eth_switch.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/common/log.h"
+
+namespace rnic::eth {
+
+namespace {
+
+uint32_t fcs_value(const std::array<uint8_t, 4>& f) {
+  return uint32_t(f[0]) | uint32_t(f[1]) << 8 | uint32_t(f[2]) << 16 | uint32_t(f[3]) << 24;
+}
+
+constexpr size_t kEfeFlagsByte = kHeaderBytes + 1;  // the EFE header's AR/CE/ECE/RTX byte
+constexpr uint8_t kEfeCe = 0x40;
+
+}  // namespace
+
+EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& cfg,
+                     StatRegistry& stats)
+    : sc_core::sc_module(n), cfg_(cfg), cut_through_(cfg.mode == "cut_through") {
+  for (int i = 0; i < ports; ++i) {
+    auto p = std::make_unique<Port>();
+    p->sw = this;
+    p->index = i;
+    StatGroup& g = stats.group(fmt::format("{}.p{}", name(), i));
+    p->rx_frames = &g.counter("rx_frames", "frames", "frames received");
+    p->tx_frames = &g.counter("tx_frames", "frames", "frames sent");
+    p->fcs_drops = &g.counter("fcs_drops", "frames", "frames received with a bad FCS, dropped");
+    p->tail_drops =
+        &g.counter("tail_drops", "frames", "frames for this output dropped: its queue was full");
+    p->ce_marked = &g.counter("ce_marked", "frames", "EFE DATA frames marked CE at this output");
+    p->no_route = &g.counter("no_route", "frames", "frames received for an unknown MAC, dropped");
+    p->queue_max = &g.counter("queue_max_bytes", "B", "largest output queue");
+    const Port* raw = p.get();
+    g.series("queue_bytes", "B", "output queue", [raw] { return double(raw->queued); });
+    ports_.push_back(std::move(p));
+  }
+}
+
+int EthSwitch::route(const Mac& src, const Mac& dst) const {
+  auto it = routes_.find(dst);
+  if (it == routes_.end() || it->second.empty()) return -1;
+  // FNV-1a over the pair: the same pair always takes the same path.
+  uint32_t h = 2166136261u;
+  for (const Mac* m : {&src, &dst})
+    for (uint8_t b : *m) h = (h ^ b) * 16777619u;
+  return it->second[h % it->second.size()];
+}
+
+void EthSwitch::Port::arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_t first_bit_ps,
+                             uint64_t last_bit_ps) {
+  EthSwitch& s = *sw;
+  ++*rx_frames;
+  Header h;
+  const int out = parse_header(frame->data(), frame->size(), &h) ? s.route(h.src, h.dst) : -1;
+  if (out < 0) {
+    ++*no_route;
+    return;
+  }
+  const uint64_t lat = uint64_t(s.cfg_.latency_ns) * 1000;
+  uint64_t at = last_bit_ps + lat;
+  if (s.cut_through_ && s.ports_[size_t(out)]->byte_ps >= byte_ps) {
+    at = first_bit_ps + (kPreambleBytes + kHeaderBytes) * byte_ps + lat;
+  } else if (s.crc_.compute(frame->data(), frame->size()) != fcs_value(fcs)) {
+    ++*fcs_drops;
+    return;
+  }
+  s.eq_.at(at, [&s, out, frame, fcs] { s.enqueue(out, frame, fcs); });
+}
+
+void EthSwitch::enqueue(int out, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs) {
+  Port& p = *ports_[size_t(out)];
+  if (p.queued + frame->size() > uint64_t(cfg_.port_buffer_bytes)) {
+    ++*p.tail_drops;
+    return;
+  }
+  if (cfg_.ecn_bytes > 0 && p.queued >= uint64_t(cfg_.ecn_bytes) && frame->size() > kEfeFlagsByte &&
+      (*frame)[12] == uint8_t(kEtherTypeEfe >> 8) &&
+      (*frame)[13] == uint8_t(kEtherTypeEfe & 0xFF) && ((*frame)[kHeaderBytes] & 0xF) == 0 &&
+      !((*frame)[kEfeFlagsByte] & kEfeCe)) {
+    // CE on an EFE DATA frame; the FCS follows (an error the frame had stays an error).
+    std::vector<uint8_t> marked(*frame);
+    const uint32_t syndrome = crc_.compute(frame->data(), frame->size()) ^ fcs_value(fcs);
+    marked[kEfeFlagsByte] |= kEfeCe;
+    const uint32_t v = crc_.compute(marked.data(), marked.size()) ^ syndrome;
+    fcs = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
+    frame = std::make_shared<const std::vector<uint8_t>>(std::move(marked));
+    ++*p.ce_marked;
+  }
+  p.queued += frame->size();
+  p.queue_max->value = std::max(p.queue_max->value, p.queued);
+  p.q.emplace_back(std::move(frame), fcs);
+  start_next(p);
+}
+
+void EthSwitch::start_next(Port& p) {
+  if (p.starting || p.q.empty() || !p.link) return;
+  p.starting = true;
+  const uint64_t start = std::max(now_ps(), p.line_free_ps);
+  eq_.at(start, [this, &p, start] {
+    auto [frame, fcs] = std::move(p.q.front());
+    p.q.pop_front();
+    p.queued -= frame->size();
+    p.starting = false;
+    const uint64_t on_wire = (kPreambleBytes + frame->size() + kFcsBytes) * p.byte_ps;
+    p.line_free_ps = start + on_wire + kIfgBytes * p.byte_ps;
+    ++*p.tx_frames;
+    p.link->on_wire(*frame, fcs.data());
+    p.link->carry(p.end, std::move(frame), fcs, start, on_wire);
+    start_next(p);
+  });
+}
+
+}  // namespace rnic::eth
