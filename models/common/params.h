@@ -37,6 +37,9 @@ class ParamList {
   void r(const char* key, double& v, const char* unit, double lo, double hi, const char* desc) {
     out_.push_back({prefix_ + key, ParamKind::kReal, &v, unit, desc, lo, hi, {}, {}});
   }
+  void b(const char* key, bool& v, const char* desc) {
+    out_.push_back({prefix_ + key, ParamKind::kBool, &v, "", desc, 0, 1, {}, {}});
+  }
   void s(const char* key, std::string& v, std::vector<std::string> choices, const char* desc) {
     out_.push_back({prefix_ + key, ParamKind::kString, &v, "", desc, 0, 0, std::move(choices), {}});
   }

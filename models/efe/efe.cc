@@ -45,7 +45,10 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
       failures_(stats.group(name()).counter(
           "channel_failures", "", "channels failed: retry limit reached without progress")) {
   port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
-  port_.set_space_callback([this] { pump(); });
+  port_.set_space_callback([this] {
+    if (in_mac_ > 0) --in_mac_;
+    pump();
+  });
   SC_HAS_PROCESS(Efe);
   SC_METHOD(timer_fire);
   sensitive << timer_ev_;
@@ -74,11 +77,15 @@ Efe::Peer& Efe::peer(const eth::Mac& m) {
                              "DATA frames refused for want of receive buffer (RNR)");
   p->failures = &g.counter("failures", "", "times the channel failed (retry limit)");
   p->resyncs = &g.counter("resyncs", "", "times the peer's channel started afresh (SY)");
+  p->ece_rx = &g.counter("ece_rx", "frames", "ACKs echoing congestion (ECE) received");
+  p->ce_rx = &g.counter("ce_rx", "frames", "DATA frames received marked CE");
   p->rtt = &g.histogram("rtt", "ns", "round trip: a DATA frame's TS to the ACK echoing it",
                         Histogram::log2_edges(250, 16));
   const Peer* raw = p.get();
-  g.series("unacked_bytes", "B", "payload in the retransmit buffer",
+  g.series("unacked_bytes", "B", "payload in the retransmit buffer (the window in use)",
            [raw] { return double(raw->tx.buffered_bytes()); });
+  g.series("rate_gbps", "Gb/s", "the channel's sending rate (congestion control)",
+           [raw] { return raw->rate_bps / 1e9; });
   Peer& ref = *p;
   peers_.emplace(m, std::move(p));
   return ref;
@@ -145,7 +152,7 @@ void Efe::owe_control(Peer& p) {
 void Efe::pump() {
   bool freed = false;
   const uint64_t now = now_ps();
-  while (port_.can_send()) {
+  while (port_.can_send() && in_mac_ < kMacFrames) {
     bool sent = false;
     while (!sent && !ctl_q_.empty()) {
       Peer& p = *ctl_q_.front();
@@ -160,6 +167,18 @@ void Efe::pump() {
       p = ready_.front();
       ready_.pop_front();
       f = p->tx.next(now);
+      if (f && p->next_ok_ps > now) {
+        // Paced: its turn comes back when the rate allows.
+        f = nullptr;
+        if (!p->wake) {
+          p->wake = true;
+          eq_.at(clk_.edge_after(p->next_ok_ps, 0), [this, p] {
+            p->wake = false;
+            list(*p);
+            pump();
+          });
+        }
+      }
       if (!f) p->listed = false;
     }
     if (!f) break;
@@ -177,7 +196,7 @@ void Efe::pump() {
       // A new frame tells the peer of every validation so far.
       f->meta.ack = p->ack_value();
       p->unacked_valid = 0;
-      p->ack_owed = false;
+      if (!p->ce_seen) p->ack_owed = false;  // an ECE still needs its ACK frame
       p->ack_due = UINT64_MAX;
       freed = true;
     } else {
@@ -185,12 +204,17 @@ void Efe::pump() {
       ++*p->retransmissions;
     }
     h.ack = f->meta.ack;
-    port_.send(
-        build_frame({p->mac, mac_, eth::kEtherTypeEfe}, h, f->payload.data(), f->payload.size()));
+    std::vector<uint8_t> frame =
+        build_frame({p->mac, mac_, eth::kEtherTypeEfe}, h, f->payload.data(), f->payload.size());
+    const size_t wire = std::max(frame.size(), eth::kMinFrameBytes) + eth::kPreambleBytes +
+                        eth::kFcsBytes + eth::kIfgBytes;
+    if (port_.send(std::move(frame))) ++in_mac_;
     ++tx_data_;
     ++*p->tx_frames;
     *p->tx_bytes += f->payload.size();
     p->tx.sent(now);
+    if (cfg_.cc && p->rate_bps > 0 && p->rate_bps < line_bps())
+      p->next_ok_ps = std::max(p->next_ok_ps, now) + uint64_t(double(wire) * 8e12 / p->rate_bps);
     update_timer(*p);
   }
   if (freed && on_space) on_space();
@@ -199,7 +223,8 @@ void Efe::pump() {
 bool Efe::send_control(Peer& p) {
   Header h;
   h.seq = p.tx.highest_sent();
-  h.ts = p.ts_echo;
+  // The echo: the last DATA frame's TS plus the time it has waited here since.
+  h.ts = p.ts_echo + uint32_t((now_ps() - p.ts_rx_ps) / 1000);
   if (p.rnr_owed) {
     h.type = Type::kRnr;
     h.ack = p.rnr_seq;
@@ -212,9 +237,11 @@ bool Efe::send_control(Peer& p) {
     p.nack_owed = false;
     ++tx_nacks_;
     ++*p.nacks_tx;
-  } else if (p.ack_owed && !data_due(p, now_ps())) {
+  } else if (p.ack_owed && (p.ce_seen || !data_due(p, now_ps()))) {
     h.type = Type::kAck;
     h.ack = p.ack_value();
+    h.ece = p.ce_seen;
+    p.ce_seen = false;
     p.ack_owed = false;
     p.unacked_valid = 0;
     p.ack_due = UINT64_MAX;
@@ -223,7 +250,7 @@ bool Efe::send_control(Peer& p) {
   } else {
     return false;
   }
-  port_.send(build_frame({p.mac, mac_, eth::kEtherTypeEfe}, h, nullptr, 0));
+  if (port_.send(build_frame({p.mac, mac_, eth::kEtherTypeEfe}, h, nullptr, 0))) ++in_mac_;
   if (p.rnr_owed || p.nack_owed || p.ack_owed) owe_control(p);
   return true;
 }
@@ -249,6 +276,15 @@ void Efe::handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f)
       ++*p.rx_frames;
       *p.rx_bytes += h.length;
       p.ts_echo = h.ts;
+      p.ts_rx_ps = now;
+      if (h.ce) {
+        ++*p.ce_rx;
+        if (!p.ce_seen) {
+          p.ce_seen = true;  // echoed at once
+          p.ack_owed = true;
+          owe_control(p);
+        }
+      }
       const bool takes = h.seq == p.rx.expected() || (h.sy && !seq_before(h.seq, p.rx.expected()));
       if (takes && rx_buffered_ + h.length > uint64_t(cfg_.rx_buffer_bytes)) {
         // No room: the sender backs off and resends from here (no retry spent).
@@ -307,12 +343,14 @@ void Efe::handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f)
     }
     case Type::kAck:
       ++rx_acks_;
-      p.rtt->sample(double(uint32_t(ts_now() - h.ts)));
+      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000);
+      if (h.ece) cc_ece(p);
       tx_acked(p, h.ack);
       core_ack(p, h.ack, h.seq);
       break;
     case Type::kNack:
       ++*p.nacks_rx;
+      if (h.ece) cc_ece(p);
       p.tx.on_nack(h.ack, now);
       if (p.tx.failed()) {
         fail(p);
@@ -354,6 +392,40 @@ void Efe::core_ack(Peer& p, uint32_t ack, uint32_t needs) {
     p.held_ack = ack;
     p.held_needs = needs;
   }
+}
+
+void Efe::cc_rtt(Peer& p, uint64_t rtt_ps) {
+  p.rtt->sample(double(rtt_ps) / 1000);
+  if (!cfg_.cc) return;
+  const double line = line_bps();
+  if (p.rate_bps <= 0) p.rate_bps = line;
+  p.min_rtt_ps = std::min(p.min_rtt_ps, rtt_ps);
+  const double q = double(rtt_ps - p.min_rtt_ps);
+  const double lo = double(cfg_.cc_low_ns) * 1000, hi = double(cfg_.cc_high_ns) * 1000;
+  const double ai = cfg_.cc_ai_fraction * line;
+  double r = p.rate_bps;
+  if (q < lo) {
+    r += ai;
+  } else if (q > hi) {
+    r *= 1 - cfg_.cc_beta * (1 - hi / q);
+  } else {
+    // Between the thresholds the trend decides: a rising queue cuts in proportion.
+    const double g = (q - p.prev_q_ps) / double(std::max<uint64_t>(p.min_rtt_ps, 1));
+    if (g <= 0)
+      r += ai;
+    else
+      r *= 1 - cfg_.cc_beta * std::min(g, 1.0);
+  }
+  p.prev_q_ps = q;
+  p.rate_bps = std::clamp(r, cfg_.cc_min_fraction * line, line);
+}
+
+void Efe::cc_ece(Peer& p) {
+  ++*p.ece_rx;
+  if (!cfg_.cc) return;
+  const double line = line_bps();
+  if (p.rate_bps <= 0) p.rate_bps = line;
+  p.rate_bps = std::max(p.rate_bps * (1 - cfg_.cc_ecn_beta), cfg_.cc_min_fraction * line);
 }
 
 void Efe::fail(Peer& p) {

@@ -9,7 +9,15 @@
 //   EFE header (SEQ; ACK = the next SEQ from that peer the core has not validated; TS = now in
 //   ns), the segment. Peers with frames due take turns, one frame each; control frames (ACK,
 //   NACK, RNR) go ahead of DATA. A resend is the frame as first sent (its ACK field too) with RTX
-//   set and a new TS.
+//   set and a new TS. At most kMacFrames frames wait in the MAC's FIFO (so a frame's TS is at most
+//   that many frame times before its first bit: the RTT measures the network, not this queue).
+// Congestion control (efe.cc): each channel has a rate, line rate at first; below line rate its
+//   DATA frames are paced (a frame of W wire bytes holds the next back W x 8 / rate). Each ACK's
+//   TS echo gives an RTT sample (the receiver adds the time it held the echo); the queueing delay
+//   q = RTT - the lowest RTT seen moves the rate TIMELY-style: q < efe.cc_low_ns: + ai x line;
+//   q > efe.cc_high_ns: x (1 - beta (1 - high / q)); between, down in proportion to q's rise,
+//   else up. A DATA frame marked CE makes the receiver's next ACK carry ECE (sent at once), and an
+//   ECE cuts the sender's rate by efe.cc_ecn_beta. The rate stays in [cc_min_fraction, 1] x line.
 // Back-pressure: can_send(dst, bytes) is false while kTxQueueFrames new frames to that peer wait
 //   for the wire or its retransmit buffer cannot take `bytes` more; on_space fires when either
 //   frees. Other peers are not held up.
@@ -60,6 +68,7 @@ class Efe : public sc_core::sc_module {
  public:
   static constexpr uint64_t kTxCycles = 1, kRxCycles = 1;
   static constexpr uint32_t kTxQueueFrames = 2;  // new DATA frames per peer waiting for the wire
+  static constexpr int kMacFrames = 2;           // frames the EFE keeps in the MAC's transmit FIFO
 
   struct RxSegment {
     eth::Mac src{};
@@ -105,13 +114,22 @@ class Efe : public sc_core::sc_module {
     uint64_t ack_due = UINT64_MAX;  // ... or at this time
     bool nack_owed = false, rnr_owed = false;
     uint32_t rnr_seq = 0;
-    uint32_t ts_echo = 0;  // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
-    bool held = false;     // an ACK value waits for the DATA frames sent before it
+    uint32_t ts_echo = 0;   // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
+    uint64_t ts_rx_ps = 0;  // ... and when it arrived (the echo adds the time held since)
+    bool ce_seen = false;   // a DATA frame marked CE arrived: the next ACK carries ECE
+    // Congestion control (docs/efe.md): the channel's rate, pacing, and what it learned.
+    double rate_bps = 0;  // 0 until the line rate is known
+    uint64_t min_rtt_ps = UINT64_MAX;
+    double prev_q_ps = 0;
+    uint64_t next_ok_ps = 0;  // paced: the next DATA frame not before this
+    bool wake = false;        // a wake-up at next_ok_ps is pending
+    bool held = false;        // an ACK value waits for the DATA frames sent before it
     uint32_t held_ack = 0, held_needs = 0;
     uint64_t due = UINT64_MAX;  // earliest of the retransmit timer and ack_due
     uint64_t resyncs_seen = 0;  // the receiver's resyncs already acted on
     Counter *tx_frames, *tx_bytes, *rx_frames, *rx_bytes, *retransmissions, *timeouts, *nacks_rx,
-        *nacks_tx, *rnrs_rx, *rnrs_tx, *duplicates, *out_of_order, *rx_refused, *failures, *resyncs;
+        *nacks_tx, *rnrs_rx, *rnrs_tx, *duplicates, *out_of_order, *rx_refused, *failures, *resyncs,
+        *ece_rx, *ce_rx;
     Histogram* rtt;
     // The ACK field: the first SEQ given to the core and not validated, or the next expected.
     uint32_t ack_value() const {
@@ -131,6 +149,9 @@ class Efe : public sc_core::sc_module {
   bool send_control(Peer& p);
   bool data_due(Peer& p, uint64_t now) { return p.pipeline || p.tx.next(now); }
   void fail(Peer& p);
+  double line_bps() const { return 8e12 / double(port_.byte_ps()); }
+  void cc_rtt(Peer& p, uint64_t rtt_ps);
+  void cc_ece(Peer& p);
   void update_timer(Peer& p);
   void timer_fire();
   uint32_t ts_now() const { return uint32_t(now_ps() / 1000); }
@@ -146,6 +167,7 @@ class Efe : public sc_core::sc_module {
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;
   std::deque<Peer*> ready_;  // peers that may have a DATA frame due, in turn
   std::deque<Peer*> ctl_q_;  // peers owing a control frame, in order
+  int in_mac_ = 0;           // frames handed to the MAC whose first bit has not gone
   uint64_t rx_buffered_ = 0;
   // The timer: one event for every peer's retransmit timer and ACK delay.
   sc_core::sc_event timer_ev_;

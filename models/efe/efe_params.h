@@ -17,6 +17,16 @@ struct EfeConfig {
   int64_t rto_ns = 50000;                 // retransmit timeout
   int64_t retry_limit = 7;                // retries without progress before the channel fails
   int64_t rnr_delay_ns = 10000;           // a sender's back-off after an RNR
+  // Congestion control per peer (docs/efe.md): a delay-based rate from the RTT the TS echo
+  // measures, the queueing above the lowest RTT seen held between cc_low_ns and cc_high_ns;
+  // ECE cuts the rate too.
+  bool cc = true;
+  int64_t cc_low_ns = 5000;       // queueing below this: the rate grows
+  int64_t cc_high_ns = 50000;     // queueing above this: the rate falls in proportion
+  double cc_ai_fraction = 0.05;   // additive increase per ACK, of the line rate
+  double cc_beta = 0.8;           // multiplicative decrease factor
+  double cc_ecn_beta = 0.5;       // an ACK with ECE cuts the rate by this fraction
+  double cc_min_fraction = 0.01;  // the rate never falls below this fraction of the line rate
 
   // Lists every field under "efe." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -34,6 +44,18 @@ struct EfeConfig {
         "retransmissions without progress before the channel fails (0: no limit)");
     p.i("rnr_delay_ns", rnr_delay_ns, "ns", 1, 1000000000,
         "how long a sender waits after an RNR before it resends");
+    p.b("cc", cc, "congestion control per peer (false: every channel sends at line rate)");
+    p.i("cc_low_ns", cc_low_ns, "ns", 0, 1000000000,
+        "queueing delay (RTT above the lowest seen) below which a channel's rate grows");
+    p.i("cc_high_ns", cc_high_ns, "ns", 1, 1000000000,
+        "queueing delay above which a channel's rate falls in proportion to the excess");
+    p.r("cc_ai_fraction", cc_ai_fraction, "", 0.0001, 1,
+        "additive increase per RTT sample, as a fraction of the line rate");
+    p.r("cc_beta", cc_beta, "", 0, 1, "multiplicative decrease factor (TIMELY's beta)");
+    p.r("cc_ecn_beta", cc_ecn_beta, "", 0, 1,
+        "fraction of its rate a channel gives up on an ACK echoing congestion (ECE)");
+    p.r("cc_min_fraction", cc_min_fraction, "", 0.0001, 1,
+        "the lowest rate a channel falls to, as a fraction of the line rate");
   }
   efe::EfeChannelConfig channel() const {
     efe::EfeChannelConfig c;
