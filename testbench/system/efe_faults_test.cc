@@ -289,6 +289,91 @@ TEST(EfeChannel, ALinkDownBeyondTheRetryBudgetFailsThePeersQpsAndTheChannelComes
   EXPECT_EQ(counter(stats, "node1.efe.peer_020000000001", "resyncs"), 1u)
       << "the peer took the new channel's first frame (SY)";
 }
+// Three hosts behind a switch; h2's link goes down for 3 ms (beyond the retry budget) while h0
+// writes to h1 and to h2 on one QP each: only the QP to h2 fails (its oldest WR
+// IBV_WC_RETRY_EXC_ERR, the rest flushed); every Write to h1 succeeds and lands.
+TEST(EfeChannel, AFailedChannelLeavesOtherPeersAlone) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  Topology topo;
+  for (int i = 0; i < 3; ++i) topo.hosts.push_back({fmt::format("h{}", i), default_mac(i), cfg});
+  topo.switches.push_back({"sw0", cfg.sw});
+  for (int i = 0; i < 3; ++i) {
+    LinkSpec l{fmt::format("l{}", i), i, 0, cfg.eth_link()};
+    l.sw_b = 0;
+    topo.links.push_back(l);
+  }
+  StatRegistry stats;
+  Cluster cl(topo, cfg, stats);
+  constexpr uint32_t kMsg = 65536;
+  constexpr int kWrites = 8;
+  EndpointConfig ec;
+  ec.buf_bytes = kMsg * kWrites;
+  Oob oob;
+  Endpoint a1, a2, b1, b2;
+  std::vector<ibv_wc> to_h1, to_h2;
+  const std::vector<uint8_t> data = pattern(ec.buf_bytes, 3);
+  cl.run({{0,
+           [&] {
+             a1.open(ec);
+             a2.open(ec);
+             testbench::mem_write(a1.buf, 0, data);
+             oob.put(1, a1.info());
+             oob.put(3, a2.info());
+             const PeerInfo p1 = oob.get(0), p2 = oob.get(2);
+             a1.connect(p1);
+             a2.connect(p2);
+             oob.get(0);
+             oob.get(2);
+             const uint64_t t0 = uint64_t(rnic_now_ns()) * 1000;
+             cl.link(2).add_down(t0 + 20'000'000, t0 + 3'020'000'000);
+             std::vector<ibv_sge> s1(kWrites), s2(kWrites);
+             for (int i = 0; i < kWrites; ++i) {
+               ibv_send_wr* bad = nullptr;
+               s1[size_t(i)] = {a1.addr() + uint64_t(i) * kMsg, kMsg, a1.mr->lkey};
+               ibv_send_wr w1 = testbench::rdma_write_wr(uint64_t(i), &s1[size_t(i)], 1,
+                                                         p1.addr + uint64_t(i) * kMsg, p1.rkey);
+               ASSERT_EQ(ibv_post_send(a1.qps[0], &w1, &bad), 0);
+               s2[size_t(i)] = {a2.addr() + uint64_t(i) * kMsg, kMsg, a2.mr->lkey};
+               ibv_send_wr w2 = testbench::rdma_write_wr(uint64_t(i), &s2[size_t(i)], 1,
+                                                         p2.addr + uint64_t(i) * kMsg, p2.rkey);
+               ASSERT_EQ(ibv_post_send(a2.qps[0], &w2, &bad), 0);
+             }
+             to_h1 = testbench::wait_completions(a1.cq, kWrites, 10'000'000);
+             to_h2 = testbench::wait_completions(a2.cq, kWrites, 10'000'000);
+             oob.put(4, {});  // h1 checks its memory now: the Writes to it completed
+           }},
+          {1,
+           [&] {
+             b1.open(ec);
+             testbench::mem_fill(b1.buf, ec.buf_bytes);
+             const PeerInfo p = oob.get(1);
+             oob.put(0, b1.info());
+             b1.connect(p);
+             oob.put(0, {});
+             oob.get(4);
+             rnic_spend_ns(10000);  // the last placement lands
+             testbench::expect_bytes("h1", b1.buf, data);
+           }},
+          {2, [&] {
+             b2.open(ec);
+             const PeerInfo p = oob.get(3);
+             oob.put(2, b2.info());
+             b2.connect(p);
+             oob.put(2, {});
+           }}});
+  ASSERT_EQ(to_h1.size(), size_t(kWrites));
+  for (const ibv_wc& wc : to_h1) EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << "to h1, WR " << wc.wr_id;
+  ASSERT_EQ(to_h2.size(), size_t(kWrites));
+  size_t ok = 0;
+  while (ok < to_h2.size() && to_h2[ok].status == IBV_WC_SUCCESS) ++ok;
+  ASSERT_LT(ok, to_h2.size());
+  EXPECT_EQ(to_h2[ok].status, IBV_WC_RETRY_EXC_ERR);
+  for (size_t i = ok + 1; i < to_h2.size(); ++i)
+    EXPECT_EQ(to_h2[i].status, IBV_WC_WR_FLUSH_ERR) << "to h2, WR " << to_h2[i].wr_id;
+  // Twice (the Writes, then the close while h2 is still away), and never towards h1.
+  EXPECT_EQ(counter(stats, "h0.efe.peer_020000000003", "failures"), 2u);
+  EXPECT_EQ(counter(stats, "h0.efe.peer_020000000002", "failures"), 0u);
+}
 #endif
 
 class EfeFaults : public testing::TestWithParam<Case> {};
