@@ -3,6 +3,7 @@
 // one process per pending action; an empty queue costs nothing.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <queue>
@@ -25,10 +26,28 @@ class EventQueue : public sc_core::sc_module {
     const uint64_t now = now_ps();
     if (t_ps < now) t_ps = now;
     q_.push({t_ps, seq_++, std::move(fn)});
-    if (q_.top().t == t_ps) ev_.notify(sc_core::sc_time::from_value(t_ps - now));
+    if (q_.top().t == t_ps && t_ps <= alarm_t_)
+      ev_.notify(sc_core::sc_time::from_value(t_ps - now));
   }
   void after(uint64_t d_ps, std::function<void()> fn) { at(now_ps() + d_ps, std::move(fn)); }
-  bool empty() const { return q_.empty(); }
+  bool empty() const { return q_.empty() && alarm_t_ == UINT64_MAX; }
+
+  // One cancellable action (a block's timer): set_alarm replaces the pending one; it runs in
+  // this queue's process after the actions due at the same time, so its order against them
+  // never depends on how the simulation is sliced. A cancelled alarm leaves no event behind.
+  void set_alarm(uint64_t t_ps, std::function<void()> fn) {
+    const uint64_t now = now_ps();
+    if (t_ps < now) t_ps = now;
+    alarm_t_ = t_ps;
+    alarm_ = std::move(fn);
+    renotify(now);
+  }
+  void cancel_alarm() {
+    alarm_t_ = UINT64_MAX;
+    alarm_ = nullptr;
+    renotify(now_ps());
+  }
+  uint64_t alarm_at() const { return alarm_t_; }
 
  private:
   struct Item {
@@ -38,15 +57,30 @@ class EventQueue : public sc_core::sc_module {
   };
   void run() {
     const uint64_t now = now_ps();
-    while (!q_.empty() && q_.top().t <= now) {
-      auto fn = std::move(const_cast<Item&>(q_.top()).fn);
-      q_.pop();
-      fn();
+    while (true) {
+      while (!q_.empty() && q_.top().t <= now) {
+        auto fn = std::move(const_cast<Item&>(q_.top()).fn);
+        q_.pop();
+        fn();
+      }
+      if (alarm_t_ > now) break;
+      auto fn = std::move(alarm_);
+      alarm_t_ = UINT64_MAX;
+      alarm_ = nullptr;
+      fn();  // may set the alarm again, or queue actions for now
     }
-    if (!q_.empty()) ev_.notify(sc_core::sc_time::from_value(q_.top().t - now));
+    renotify(now);
+  }
+  // The event at the earliest of the next action and the alarm (none: cancelled).
+  void renotify(uint64_t now) {
+    const uint64_t next = std::min(q_.empty() ? UINT64_MAX : q_.top().t, alarm_t_);
+    ev_.cancel();
+    if (next != UINT64_MAX) ev_.notify(sc_core::sc_time::from_value(next - now));
   }
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q_;
   uint64_t seq_ = 0;
+  uint64_t alarm_t_ = UINT64_MAX;
+  std::function<void()> alarm_;
   sc_core::sc_event ev_;
 };
 

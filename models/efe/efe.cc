@@ -49,10 +49,6 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
     if (in_mac_ > 0) --in_mac_;
     pump();
   });
-  SC_HAS_PROCESS(Efe);
-  SC_METHOD(timer_fire);
-  sensitive << timer_ev_;
-  dont_initialize();
 }
 
 Efe::Peer& Efe::peer(const eth::Mac& m) {
@@ -450,7 +446,7 @@ void Efe::update_timer(Peer& p) {
   }
   p.due = d;
   if (armed_ == 0) {
-    if (timer_at_ != UINT64_MAX) timer_ev_.cancel();
+    if (timer_at_ != UINT64_MAX) eq_.cancel_alarm();
     timer_at_ = UINT64_MAX;
     return;
   }
@@ -458,8 +454,7 @@ void Efe::update_timer(Peer& p) {
   const uint64_t at = clk_.edge_after(std::max(d, now), 0);  // the timer acts on an edge
   if (at < timer_at_) {
     timer_at_ = at;
-    timer_ev_.cancel();
-    timer_ev_.notify(sc_core::sc_time::from_value(timer_at_ - now));
+    eq_.set_alarm(at, [this] { timer_fire(); });
   }
 }
 
@@ -495,8 +490,7 @@ void Efe::timer_fire() {
   }
   if (next != UINT64_MAX) {
     timer_at_ = clk_.edge_after(std::max(next, now), 0);
-    timer_ev_.cancel();
-    timer_ev_.notify(sc_core::sc_time::from_value(timer_at_ - now));
+    eq_.set_alarm(timer_at_, [this] { timer_fire(); });
   }
   pump();
 }

@@ -169,8 +169,7 @@ class Efe : public sc_core::sc_module {
   std::deque<Peer*> ctl_q_;  // peers owing a control frame, in order
   int in_mac_ = 0;           // frames handed to the MAC whose first bit has not gone
   uint64_t rx_buffered_ = 0;
-  // The timer: one event for every peer's retransmit timer and ACK delay.
-  sc_core::sc_event timer_ev_;
+  // The timer: the event queue's alarm, for every peer's retransmit timer and ACK delay.
   uint64_t timer_at_ = UINT64_MAX;
   size_t armed_ = 0;  // peers with a deadline
   Counter &tx_data_, &tx_acks_, &tx_nacks_, &tx_rnrs_, &rx_data_, &rx_acks_, &rx_dropped_,
