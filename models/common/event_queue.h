@@ -19,7 +19,7 @@ class EventQueue : public sc_core::sc_module {
   explicit EventQueue(sc_core::sc_module_name n) : sc_core::sc_module(n) {
     SC_HAS_PROCESS(EventQueue);
     SC_METHOD(run);
-    sensitive << ev_;
+    sensitive << ev_ << alarm_ev_;
     dont_initialize();
   }
   void at(uint64_t t_ps, std::function<void()> fn) {
@@ -40,12 +40,13 @@ class EventQueue : public sc_core::sc_module {
     if (t_ps < now) t_ps = now;
     alarm_t_ = t_ps;
     alarm_ = std::move(fn);
-    renotify(now);
+    alarm_ev_.cancel();
+    alarm_ev_.notify(sc_core::sc_time::from_value(t_ps - now));
   }
   void cancel_alarm() {
     alarm_t_ = UINT64_MAX;
     alarm_ = nullptr;
-    renotify(now_ps());
+    alarm_ev_.cancel();
   }
   uint64_t alarm_at() const { return alarm_t_; }
 
@@ -69,19 +70,13 @@ class EventQueue : public sc_core::sc_module {
       alarm_ = nullptr;
       fn();  // may set the alarm again, or queue actions for now
     }
-    renotify(now);
-  }
-  // The event at the earliest of the next action and the alarm (none: cancelled).
-  void renotify(uint64_t now) {
-    const uint64_t next = std::min(q_.empty() ? UINT64_MAX : q_.top().t, alarm_t_);
-    ev_.cancel();
-    if (next != UINT64_MAX) ev_.notify(sc_core::sc_time::from_value(next - now));
+    if (!q_.empty()) ev_.notify(sc_core::sc_time::from_value(q_.top().t - now));
   }
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q_;
   uint64_t seq_ = 0;
   uint64_t alarm_t_ = UINT64_MAX;
   std::function<void()> alarm_;
-  sc_core::sc_event ev_;
+  sc_core::sc_event ev_, alarm_ev_;
 };
 
 // A clock domain: period in ps and edge alignment (DESIGN.md §2).

@@ -192,8 +192,24 @@ SqEngine::TxSeg* SqEngine::new_seg(uint32_t qpn) {
   s->dst = ctx_[qpn].peer_mac;
   s->dst_qpn = ctx_[qpn].peer_qpn;
   TxSeg* p = s.get();
+  count_peer(p->dst, 1);
   tx_q_.push_back(std::move(s));
   return p;
+}
+
+void SqEngine::count_peer(const MacAddr& m, int d) {
+  for (auto& [mac, n] : tx_peers_)
+    if (mac == m) {
+      n = uint32_t(int64_t(n) + d);
+      return;
+    }
+  tx_peers_.push_back({m, uint32_t(d)});
+}
+
+uint32_t SqEngine::queued_for(const MacAddr& m) const {
+  for (const auto& [mac, n] : tx_peers_)
+    if (mac == m) return n;
+  return 0;
 }
 
 SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
@@ -461,24 +477,34 @@ void SqEngine::tx_emit() {
   // own segments only.
   held_.clear();
   size_t i = 0;
-  while (i < tx_q_.size()) {
+  size_t blocked = 0;  // segments at i or after whose peer is held
+  while (i < tx_q_.size() && blocked < tx_q_.size() - i) {
     TxSeg& s = *tx_q_[i];
     if (!s.ready) break;
-    const bool held = std::find(held_.begin(), held_.end(), s.dst) != held_.end();
+    const bool held = !held_.empty() && std::find(held_.begin(), held_.end(), s.dst) != held_.end();
     if (!held && !s.terminate && (!ctx_[s.qpn].sends() || s.failed)) {
       std::unique_ptr<TxSeg> gone = std::move(tx_q_[i]);
       tx_q_.erase(tx_q_.begin() + int64_t(i));
+      count_peer(gone->dst, -1);
       tx_buffered_ -= gone->payload;
       freed = true;
       if (gone->failed && ctx_[gone->qpn].sends()) {
         seg_failed(*gone);  // may queue a Terminate ahead of everything: start over
         held_.clear();
+        blocked = 0;
         i = 0;
       }
       continue;
     }
-    if (held || !efe_.can_send(s.dst, s.ddp.size())) {
-      if (!held) held_.push_back(s.dst);
+    if (held) {
+      --blocked;
+      ++i;
+      continue;
+    }
+    if (!efe_.can_send(s.dst, s.ddp.size())) {
+      // Every segment of this peer is here or after (the earlier ones left).
+      held_.push_back(s.dst);
+      blocked += queued_for(s.dst) - 1;
       ++i;
       continue;
     }
@@ -488,6 +514,7 @@ void SqEngine::tx_emit() {
     tx_payload_bytes_ += s.payload;
     tx_buffered_ -= s.payload;
     auto done = std::move(s.on_sent);
+    count_peer(s.dst, -1);
     tx_q_.erase(tx_q_.begin() + int64_t(i));
     freed = true;
     if (done) done(seq);
@@ -554,6 +581,7 @@ void SqEngine::queue_terminate(std::unique_ptr<TxSeg> s, uint64_t token) {
   s->ar = true;
   s->terminate = true;
   TxSeg* p = s.get();
+  count_peer(p->dst, 1);
   tx_q_.push_front(std::move(s));
   ++tx_terminates_;
   eq_.at(edge(kHeaderCycles), [this, p, token] {

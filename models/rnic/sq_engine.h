@@ -180,6 +180,9 @@ class SqEngine : public sc_core::sc_module {
   std::deque<std::unique_ptr<TxSeg>> tx_q_;
   uint64_t tx_buffered_ = 0;
   std::vector<MacAddr> held_;  // peers whose EFE channel is full, during one tx_emit
+  std::vector<std::pair<MacAddr, uint32_t>> tx_peers_;  // segments queued per peer
+  void count_peer(const MacAddr& m, int d);
+  uint32_t queued_for(const MacAddr& m) const;
   std::map<MacAddr, std::deque<Unacked>> unacked_;  // per peer
 
   Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_, &fetch_errors_;
