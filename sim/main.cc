@@ -15,6 +15,7 @@
 #include "sim/host_card.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "sim/traffic/efe_experiments.h"
 #include "sim/traffic/perftest.h"
 
 namespace {
@@ -41,6 +42,7 @@ int sc_main(int argc, char** argv) {
   // SystemC's errors are thrown, never printed: the runner reports each in one line.
   sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_THROW);
   rnic::traffic::register_perftests();
+  rnic::traffic::register_efe_experiments();
   CLI::App app{
       "rnicsim: cycle-accurate simulator of an RDMA NIC (iWARP RNIC with an Ether Forwarding "
       "Engine)"};

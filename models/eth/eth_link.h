@@ -57,6 +57,8 @@ class EthLink : public sc_core::sc_module {
              uint64_t on_wire_ps);
 
   uint64_t byte_ps() const { return byte_ps_; }
+  // The fraction of frames lost from now on (an experiment's sweep sets it between points).
+  void set_loss(double loss) { cfg_.loss = loss; }
   // Schedules one more down interval [from_ps, to_ps) (tests place one relative to traffic).
   void add_down(uint64_t from_ps, uint64_t to_ps) { cfg_.down_ps.push_back({from_ps, to_ps}); }
 
