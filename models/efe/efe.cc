@@ -495,6 +495,16 @@ void Efe::timer_fire() {
   pump();
 }
 
+void Efe::set_cc(bool on) {
+  cfg_.cc = on;
+  for (auto& [m, p] : peers_) {
+    p->rate_bps = 0;
+    p->min_rtt_ps = UINT64_MAX;
+    p->prev_q_ps = 0;
+    p->next_ok_ps = 0;
+  }
+}
+
 std::string Efe::dump_state() const {
   std::string s;
   for (const auto& [m, pp] : peers_) {

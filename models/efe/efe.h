@@ -96,6 +96,9 @@ class Efe : public sc_core::sc_module {
   std::function<void(std::vector<uint8_t>& ddp)> tx_fault;
 
   std::string dump_state() const;
+  // Turns congestion control on or off from now on; every channel starts again at line rate
+  // (an experiment's sweep compares the two on one system).
+  void set_cc(bool on);
 
  private:
   struct Peer {

@@ -101,6 +101,167 @@ int run_loss_goodput(ExperimentContext& ctx) {
   return 0;
 }
 
+// incast: `senders` hosts write to one receiver through one switch (one port each, all links
+// at the preset's rate), for each number of senders and each mode. A point lasts warmup_us +
+// measure_us from a common start; a quarter of the senders (the last ones) join at join_us and
+// leave at leave_us, the others run throughout. Each sender keeps `depth` Writes of `size` in
+// flight on its own QP while it is active and counts the bytes of the Writes that complete in
+// each window_us window; Jain's fairness index is taken over the senders active for the whole of
+// each measured window. Rows: senders, mode, receiver_goodput_gbps (bytes completed in the
+// measured time), jain_mean, jain_min, drops (the switch's tail drops), retransmissions (every
+// EFE).
+int run_incast(ExperimentContext& ctx) {
+  const std::vector<int64_t> counts = ctx.get_ints("senders");
+  const std::vector<std::string> modes = ctx.get_strings("modes");
+  const int most = int(*std::max_element(counts.begin(), counts.end()));
+  const uint64_t size = uint64_t(ctx.get_int("size"));
+  const uint64_t depth = uint64_t(ctx.get_int("depth"));
+  const uint64_t us = 1000000;  // ps
+  const uint64_t warmup = uint64_t(ctx.get_int("warmup_us")) * us;
+  const uint64_t measure = uint64_t(ctx.get_int("measure_us")) * us;
+  const uint64_t join = uint64_t(ctx.get_int("join_us")) * us;
+  const uint64_t leave = uint64_t(ctx.get_int("leave_us")) * us;
+  const uint64_t window = uint64_t(ctx.get_int("window_us")) * us;
+  if (join >= leave || leave > warmup + measure || window == 0 || measure % window)
+    throw std::runtime_error(
+        "incast: join_us < leave_us <= warmup_us + measure_us, and window_us divides measure_us");
+  Topology t;
+  for (int i = 0; i <= most; ++i)
+    t.hosts.push_back({fmt::format("h{}", i), default_mac(i), ctx.cfg});
+  t.switches.push_back({"sw0", ctx.cfg.sw});
+  for (int i = 0; i <= most; ++i) {
+    LinkSpec l{fmt::format("l{}", i), i, 0, ctx.cfg.eth_link()};
+    l.sw_b = 0;
+    t.links.push_back(l);
+  }
+  Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  EndpointConfig ec;
+  ec.buf_bytes = size_t(size);
+  ec.send_depth = uint32_t(depth);
+  Oob oob;
+  int point = 0;
+  std::vector<std::string> efes, ports;
+  for (int i = 0; i <= most; ++i) efes.push_back(fmt::format("h{}.efe", i));
+  ports.push_back("sw0.p0");
+  ctx.x = "senders";
+  ctx.y = {"receiver_goodput_gbps", "jain_mean",        "jain_min", "drops",
+           "retransmissions",       "completion_errors"};
+  std::string table = fmt::format("{:>8} {:>10} {:>22} {:>10} {:>9} {:>8} {:>16} {:>18}\n",
+                                  "senders", "mode", "receiver_goodput_gbps", "jain_mean",
+                                  "jain_min", "drops", "retransmissions", "completion_errors");
+  for (int64_t n : counts)
+    for (const std::string& mode : modes) {
+      for (auto& node : cl.nodes) node->efe.set_cc(mode == "efe_cc");
+      // Each point its own QP pairs (a QP a channel failure errored is not reused).
+      std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
+      std::vector<PeerInfo> peer(size_t(n) + 1);
+      std::vector<uint64_t> errors(size_t(n) + 1);
+      const int key = 100000 * ++point;
+      const uint64_t drops0 = counter_sum(ctx.stats, ports, "tail_drops");
+      const uint64_t retx0 = counter_sum(ctx.stats, efes, "retransmissions");
+      const size_t windows = size_t(measure / window);
+      // bytes[i][w]: sender i's Writes completed in measured window w.
+      std::vector<std::vector<double>> bytes(size_t(n) + 1, std::vector<double>(windows));
+      const int late_from = int(n) - int(n) / 4 + 1;  // senders late_from..n join late
+      uint64_t start = 0;
+      std::vector<Cluster::Program> progs;
+      progs.push_back({0, [&] {
+                         for (int i = 1; i <= n; ++i) {
+                           rx[size_t(i)].open(ec);
+                           const PeerInfo p = oob.get(key + 2000 + i);
+                           oob.put(key + i, rx[size_t(i)].info());
+                           rx[size_t(i)].connect(p);
+                         }
+                         // Everyone starts together, a little after now.
+                         start = uint64_t(rnic_now_ns()) * 1000 + 10 * us;
+                         for (int i = 1; i <= n; ++i) oob.put(key + 1000 + i, {});
+                       }});
+      for (int i = 1; i <= n; ++i)
+        progs.push_back({i, [&, i] {
+                           Endpoint& e = tx[size_t(i)];
+                           e.open(ec);
+                           oob.put(key + 2000 + i, e.info());
+                           peer[size_t(i)] = oob.get(key + i);
+                           e.connect(peer[size_t(i)]);
+                           oob.get(key + 1000 + i);
+                           const bool late = i >= late_from;
+                           const uint64_t from = start + (late ? join : 0);
+                           const uint64_t until = start + (late ? leave : warmup + measure);
+                           rnic_spend_ns((from - uint64_t(rnic_now_ns()) * 1000) / 1000);
+                           ibv_sge sge{e.addr(), uint32_t(size), e.mr->lkey};
+                           uint64_t posted = 0, done = 0;
+                           while (true) {
+                             const uint64_t now = uint64_t(rnic_now_ns()) * 1000;
+                             while (now < until && !errors[size_t(i)] && posted - done < depth) {
+                               ibv_send_wr wr{};
+                               wr.wr_id = posted++;
+                               wr.sg_list = &sge;
+                               wr.num_sge = 1;
+                               wr.opcode = IBV_WR_RDMA_WRITE;
+                               wr.send_flags = IBV_SEND_SIGNALED;
+                               wr.wr.rdma.remote_addr = peer[size_t(i)].addr;
+                               wr.wr.rdma.rkey = peer[size_t(i)].rkey;
+                               ibv_send_wr* bad = nullptr;
+                               if (ibv_post_send(e.qps[0], &wr, &bad))
+                                 throw std::runtime_error("ibv_post_send");
+                             }
+                             if (done == posted && (now >= until || errors[size_t(i)])) break;
+                             ibv_wc wc[16];
+                             const int k = ibv_poll_cq(e.cq, 16, wc);
+                             const uint64_t t_ps = uint64_t(rnic_now_ns()) * 1000;
+                             for (int j = 0; j < k; ++j) {
+                               if (wc[j].status != IBV_WC_SUCCESS) {
+                                 ++errors[size_t(i)];  // this sender stops
+                                 continue;
+                               }
+                               if (t_ps >= start + warmup && t_ps < start + warmup + measure)
+                                 bytes[size_t(i)][size_t((t_ps - start - warmup) / window)] +=
+                                     double(size);
+                             }
+                             done += uint64_t(std::max(k, 0));
+                             if (k == 0) rnic_wait_cq(e.cq, 100 * us / 1000);
+                           }
+                         }});
+      cl.run(progs);
+      uint64_t errs = 0;
+      for (uint64_t e : errors) errs += e;
+      double total = 0, jsum = 0, jmin = 1;
+      for (size_t w = 0; w < windows; ++w) {
+        const uint64_t w0 = warmup + w * window, w1 = w0 + window;
+        double s = 0, s2 = 0;
+        int active = 0;
+        for (int i = 1; i <= n; ++i) {
+          const bool late = i >= late_from;
+          if (late && (w0 < join || w1 > leave)) continue;  // not active for the whole window
+          s += bytes[size_t(i)][w];
+          s2 += bytes[size_t(i)][w] * bytes[size_t(i)][w];
+          ++active;
+        }
+        for (int i = 1; i <= n; ++i) total += bytes[size_t(i)][w];
+        const double j = s2 > 0 ? s * s / (active * s2) : 0;
+        jsum += j;
+        jmin = std::min(jmin, j);
+      }
+      const double gbps = total * 8 / (double(measure) / 1000);
+      const uint64_t drops = counter_sum(ctx.stats, ports, "tail_drops") - drops0;
+      const uint64_t retx = counter_sum(ctx.stats, efes, "retransmissions") - retx0;
+      const double jmean = jsum / double(windows);
+      ctx.rows.push_back({{"senders", n},
+                          {"mode", mode},
+                          {"receiver_goodput_gbps", gbps},
+                          {"jain_mean", jmean},
+                          {"jain_min", jmin},
+                          {"drops", drops},
+                          {"retransmissions", retx},
+                          {"completion_errors", errs}});
+      table += fmt::format("{:>8} {:>10} {:>22.3f} {:>10.3f} {:>9.3f} {:>8} {:>16} {:>18}\n", n,
+                           mode, gbps, jmean, jmin, drops, retx, errs);
+    }
+  ctx.summary = table;
+  return 0;
+}
+
 }  // namespace
 
 void register_efe_experiments() {
@@ -125,6 +286,34 @@ void register_efe_experiments() {
   };
   k.run = run_loss_goodput;
   add_experiment_kind(std::move(k));
+
+  ExperimentKind c;
+  c.kind = "incast";
+  c.has_links = true;
+  c.desc =
+      "N senders write to one receiver through one switch: the receiver's goodput, fairness "
+      "(Jain's index per window), drops and retransmissions, with and without the EFE's "
+      "congestion control";
+  c.keys = {
+      {"senders", ExpKey::kIntList, "[8, 32]", 2, 63, {}, "hosts", "senders, one point each"},
+      {"modes",
+       ExpKey::kStringList,
+       "[efe_cc, efe_no_cc]",
+       0,
+       0,
+       {"efe_cc", "efe_no_cc"},
+       "",
+       "efe_cc: the EFE's congestion control on; efe_no_cc: off (every channel at line rate)"},
+      {"size", ExpKey::kInt, "65536", 1, double(1u << 24), {}, "B", "Write size"},
+      {"depth", ExpKey::kInt, "4", 1, 128, {}, "WRs", "Writes in flight per sender"},
+      {"warmup_us", ExpKey::kInt, "1000", 0, 1e7, {}, "us", "time before measuring"},
+      {"measure_us", ExpKey::kInt, "5000", 1, 1e7, {}, "us", "time measured"},
+      {"join_us", ExpKey::kInt, "2000", 0, 1e7, {}, "us", "when the late quarter joins"},
+      {"leave_us", ExpKey::kInt, "4000", 0, 1e7, {}, "us", "when the late quarter leaves"},
+      {"window_us", ExpKey::kInt, "1000", 1, 1e7, {}, "us", "fairness window"},
+  };
+  c.run = run_incast;
+  add_experiment_kind(std::move(c));
 }
 
 }  // namespace rnic::traffic
