@@ -406,11 +406,11 @@ void Efe::cc_rtt(Peer& p, uint64_t rtt_ps) {
     r *= 1 - cfg_.cc_beta * (1 - hi / q);
   } else {
     // Between the thresholds the trend decides: a rising queue cuts in proportion.
-    const double g = (q - p.prev_q_ps) / double(std::max<uint64_t>(p.min_rtt_ps, 1));
-    if (g <= 0)
+    // A rising queue cuts in proportion to how far it stands between the thresholds.
+    if (q <= p.prev_q_ps)
       r += ai;
     else
-      r *= 1 - cfg_.cc_beta * std::min(g, 1.0);
+      r *= 1 - cfg_.cc_beta * (q - lo) / (hi - lo);
   }
   p.prev_q_ps = q;
   p.rate_bps = std::clamp(r, cfg_.cc_min_fraction * line, line);

@@ -23,7 +23,7 @@ struct EfeConfig {
   bool cc = true;
   int64_t cc_low_ns = 5000;       // queueing below this: the rate grows
   int64_t cc_high_ns = 50000;     // queueing above this: the rate falls in proportion
-  double cc_ai_fraction = 0.05;   // additive increase per ACK, of the line rate
+  double cc_ai_fraction = 0.01;   // additive increase per ACK, of the line rate
   double cc_beta = 0.5;           // multiplicative decrease factor
   double cc_ecn_beta = 0.5;       // an ACK with ECE cuts the rate by this fraction
   double cc_min_fraction = 0.01;  // the rate never falls below this fraction of the line rate
