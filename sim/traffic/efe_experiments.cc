@@ -1,8 +1,10 @@
 #include "sim/traffic/efe_experiments.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "models/host/verbs/verbs.h"
 #include "sim/cluster.h"
@@ -262,6 +264,151 @@ int run_incast(ExperimentContext& ctx) {
   return 0;
 }
 
+// scale: `hosts` hosts on a two-level leaf/spine (hosts_per_leaf per leaf switch, every leaf
+// joined to every spine; one leaf needs no spine); each host writes `size` messages to `peers`
+// others (spread over the leaves) for duration_us from a common start, keeping `depth` in
+// flight per QP. The row: hosts, sim_ms, wall_s (the simulation, set-up included), peak_rss_mib
+// (the process's peak resident memory), and the goodput all hosts completed.
+int run_scale(ExperimentContext& ctx) {
+  const auto wall0 = std::chrono::steady_clock::now();
+  const int n = int(ctx.get_int("hosts"));
+  const int per_leaf = int(ctx.get_int("hosts_per_leaf"));
+  const int spines = int(ctx.get_int("spines"));
+  const int peers = std::min(int(ctx.get_int("peers")), n - 1);
+  const uint64_t size = uint64_t(ctx.get_int("size"));
+  const uint64_t depth = uint64_t(ctx.get_int("depth"));
+  const uint64_t duration = uint64_t(ctx.get_int("duration_us")) * 1000000;
+  const int leaves = (n + per_leaf - 1) / per_leaf;
+  Topology t;
+  for (int i = 0; i < n; ++i) t.hosts.push_back({fmt::format("h{}", i), default_mac(i), ctx.cfg});
+  for (int l = 0; l < leaves; ++l) t.switches.push_back({fmt::format("leaf{}", l), ctx.cfg.sw});
+  const int spine0 = leaves;
+  if (leaves > 1)
+    for (int s = 0; s < spines; ++s) t.switches.push_back({fmt::format("spine{}", s), ctx.cfg.sw});
+  for (int i = 0; i < n; ++i) {
+    LinkSpec l{fmt::format("h{}_leaf{}", i, i / per_leaf), i, 0, ctx.cfg.eth_link()};
+    l.sw_b = i / per_leaf;
+    t.links.push_back(l);
+  }
+  if (leaves > 1)
+    for (int l = 0; l < leaves; ++l)
+      for (int s = 0; s < spines; ++s) {
+        LinkSpec k{fmt::format("leaf{}_spine{}", l, s), 0, 0, ctx.cfg.eth_link()};
+        k.sw_a = l;
+        k.sw_b = spine0 + s;
+        t.links.push_back(k);
+      }
+  Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  // Host i writes to (i + k * step) mod n, k = 1..peers: across leaves where there are several.
+  const int step = std::max(1, n / (peers + 1));
+  auto target = [&](int i, int k) { return (i + k * step) % n; };
+  EndpointConfig ec;
+  ec.buf_bytes = size_t(size);
+  ec.send_depth = uint32_t(depth);
+  // Host i's QP to target(i, k): out[i][k]; the target's side of it: in[i][k].
+  const size_t hn = size_t(n), pn = size_t(peers);
+  std::vector<std::vector<Endpoint>> out(hn, std::vector<Endpoint>(pn));
+  std::vector<std::vector<Endpoint>> in(hn, std::vector<Endpoint>(pn));
+  std::vector<std::vector<PeerInfo>> dest(hn, std::vector<PeerInfo>(pn));
+  std::vector<uint64_t> done_bytes(hn);
+  Oob oob;
+  uint64_t start = 0;
+  std::vector<Cluster::Program> progs;
+  for (int i = 0; i < n; ++i)
+    progs.push_back({i, [&, i] {
+                       // Connect: this host's QPs out, then the QPs of the hosts writing to it.
+                       for (int k = 0; k < peers; ++k) {
+                         out[size_t(i)][size_t(k)].open(ec);
+                         oob.put(1000000 + target(i, k) * 1000 + i * 10 + k,
+                                 out[size_t(i)][size_t(k)].info());
+                       }
+                       for (int j = 0; j < n; ++j)
+                         for (int k = 0; k < peers; ++k)
+                           if (target(j, k) == i) {
+                             Endpoint& e = in[size_t(j)][size_t(k)];
+                             e.open(ec);
+                             const PeerInfo p = oob.get(1000000 + i * 1000 + j * 10 + k);
+                             oob.put(2000000 + j * 10 + k, e.info());
+                             e.connect(p);
+                           }
+                       for (int k = 0; k < peers; ++k) {
+                         dest[size_t(i)][size_t(k)] = oob.get(2000000 + i * 10 + k);
+                         out[size_t(i)][size_t(k)].connect(dest[size_t(i)][size_t(k)]);
+                       }
+                       // A common start: host 0 picks it once every host has connected.
+                       oob.put(3000000, {});
+                       if (i == 0) {
+                         for (int j = 0; j < n; ++j) oob.get(3000000);
+                         start = uint64_t(rnic_now_ns()) * 1000 + 1000000;
+                         for (int j = 0; j < n; ++j) oob.put(4000000 + j, {});
+                       }
+                       oob.get(4000000 + i);
+                       rnic_spend_ns((start - uint64_t(rnic_now_ns()) * 1000) / 1000);
+                       std::vector<uint64_t> posted(pn), completed(pn);
+                       std::vector<ibv_sge> sge(pn);
+                       for (int k = 0; k < peers; ++k) {
+                         Endpoint& e = out[size_t(i)][size_t(k)];
+                         sge[size_t(k)] = {e.addr(), uint32_t(size), e.mr->lkey};
+                       }
+                       while (true) {
+                         const bool running = uint64_t(rnic_now_ns()) * 1000 < start + duration;
+                         bool outstanding = false;
+                         for (int k = 0; k < peers; ++k) {
+                           Endpoint& e = out[size_t(i)][size_t(k)];
+                           while (running && posted[size_t(k)] - completed[size_t(k)] < depth) {
+                             ibv_send_wr wr{};
+                             wr.wr_id = posted[size_t(k)]++;
+                             wr.sg_list = &sge[size_t(k)];
+                             wr.num_sge = 1;
+                             wr.opcode = IBV_WR_RDMA_WRITE;
+                             wr.send_flags = IBV_SEND_SIGNALED;
+                             wr.wr.rdma.remote_addr = dest[size_t(i)][size_t(k)].addr;
+                             wr.wr.rdma.rkey = dest[size_t(i)][size_t(k)].rkey;
+                             ibv_send_wr* bad = nullptr;
+                             if (ibv_post_send(e.qps[0], &wr, &bad))
+                               throw std::runtime_error("ibv_post_send");
+                           }
+                           ibv_wc wc[16];
+                           const int got = ibv_poll_cq(e.cq, 16, wc);
+                           for (int j = 0; j < got; ++j) {
+                             if (wc[j].status != IBV_WC_SUCCESS)
+                               throw std::runtime_error(fmt::format(
+                                   "scale: host {}: {}", i, ibv_wc_status_str(wc[j].status)));
+                             if (uint64_t(rnic_now_ns()) * 1000 < start + duration)
+                               done_bytes[size_t(i)] += size;  // completed in the traffic time
+                           }
+                           completed[size_t(k)] += uint64_t(std::max(got, 0));
+                           outstanding |= posted[size_t(k)] != completed[size_t(k)];
+                         }
+                         if (!running && !outstanding) break;
+                         rnic_spend_ns(500);  // the host polls its CQs every 0.5 us
+                       }
+                     }});
+  cl.run(progs);
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  uint64_t total = 0;
+  for (uint64_t b : done_bytes) total += b;
+  const double sim_ms = double(duration) / 1e9;
+  ctx.x = "hosts";
+  ctx.y = {"wall_s", "peak_rss_mib", "goodput_gbps"};
+  const double rss = double(ru.ru_maxrss) / 1024;
+  const double gbps = double(total) * 8 / (double(duration) / 1000);
+  ctx.rows.push_back({{"hosts", n},
+                      {"sim_ms", sim_ms},
+                      {"wall_s", wall},
+                      {"peak_rss_mib", rss},
+                      {"goodput_gbps", gbps}});
+  ctx.summary = fmt::format(
+      "{} hosts ({} leaves, {} spines), {} peers each: {:.3f} ms simulated in {:.2f} s wall, peak "
+      "RSS {:.0f} MiB, {:.2f} Gb/s completed in all\n",
+      n, leaves, leaves > 1 ? spines : 0, peers, sim_ms, wall, rss, gbps);
+  return 0;
+}
+
 }  // namespace
 
 void register_efe_experiments() {
@@ -314,6 +461,24 @@ void register_efe_experiments() {
   };
   c.run = run_incast;
   add_experiment_kind(std::move(c));
+
+  ExperimentKind sc;
+  sc.kind = "scale";
+  sc.has_links = true;
+  sc.desc =
+      "hosts on a leaf/spine network, each writing to a few others: the simulator's wall time "
+      "and memory as the system grows";
+  sc.keys = {
+      {"hosts", ExpKey::kInt, "64", 2, 256, {}, "hosts", "hosts"},
+      {"hosts_per_leaf", ExpKey::kInt, "8", 1, 64, {}, "hosts", "hosts per leaf switch"},
+      {"spines", ExpKey::kInt, "2", 1, 16, {}, "switches", "spine switches (several leaves)"},
+      {"peers", ExpKey::kInt, "4", 1, 16, {}, "hosts", "hosts each host writes to"},
+      {"size", ExpKey::kInt, "65536", 1, double(1u << 24), {}, "B", "Write size"},
+      {"depth", ExpKey::kInt, "2", 1, 64, {}, "WRs", "Writes in flight per QP"},
+      {"duration_us", ExpKey::kInt, "1000", 1, 1e7, {}, "us", "simulated time of traffic"},
+  };
+  sc.run = run_scale;
+  add_experiment_kind(std::move(sc));
 }
 
 }  // namespace rnic::traffic
