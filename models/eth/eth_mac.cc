@@ -27,7 +27,9 @@ EthMac::EthMac(sc_core::sc_module_name n, const EthMacParams& cfg, StatRegistry&
       rx_frames_(
           stats.group(name()).counter("rx_frames", "frames", "frames received with a good FCS")),
       rx_fcs_errors_(
-          stats.group(name()).counter("rx_fcs_errors", "frames", "frames dropped: FCS mismatch")) {}
+          stats.group(name()).counter("rx_fcs_errors", "frames", "frames dropped: FCS mismatch")),
+      rx_pause_(stats.group(name()).counter("rx_pause", "frames",
+                                            "PAUSE frames received (802.3x; 0 quanta: resume)")) {}
 
 void EthMac::attach(EthLink* link, int end, uint64_t byte_ps) {
   link_ = link;
@@ -66,6 +68,10 @@ bool EthMac::send(Frame f) {
 }
 
 void EthMac::transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corrupt_bit) {
+  if (!held_.empty() || paused_until_ps_ > std::max(ready, now_ps())) {
+    held_.push_back({std::move(frame), fcs, ready, corrupt_bit});  // waits out the PAUSE
+    return;
+  }
   const size_t len = frame->size();
   const uint64_t start = std::max(ready, line_free_ps_);
   const uint64_t on_wire = (kPreambleBytes + len + kFcsBytes) * byte_ps_;
@@ -112,10 +118,25 @@ void EthMac::arrive(FramePtr frame, std::array<uint8_t, 4> fcs_a, uint64_t first
         log::info("{}: FCS error, {} B frame dropped", name(), frame->size());
         return;
       }
+      uint16_t quanta = 0;
+      if (parse_pause(frame->data(), frame->size(), &quanta)) {
+        ++rx_pause_;
+        paused_until_ps_ = now_ps() + uint64_t(quanta) * 64 * byte_ps_;
+        eq_.at(paused_until_ps_, [this] { resume(); });
+        return;
+      }
       ++rx_frames_;
       if (deliver_) deliver_(Frame(*frame));
     });
   });
+}
+
+void EthMac::resume() {
+  if (now_ps() < paused_until_ps_) return;  // a later PAUSE moved the end
+  std::deque<Held> go;
+  go.swap(held_);
+  for (Held& h : go)
+    transmit(std::move(h.frame), h.fcs, std::max(h.ready, now_ps()), h.corrupt_bit);
 }
 
 void EthMac::trace(TraceSink& t) const {

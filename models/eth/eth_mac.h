@@ -20,11 +20,16 @@
 // Latency, first bit of an L-byte frame handed over at core edge t to the peer's upper layer:
 //   t + (ceil(L / datapath) - 1 + tx_cycles) cycles [+ wait for the line]
 //     + (8 + max(L, 60) + 4) byte times + prop + [edge alignment] + (1 + rx_cycles) cycles.
+// PAUSE (IEEE 802.3x): a PAUSE frame received (after its FCS check, never handed up) stops
+// transmission for its quanta x 512 bit times from its last bit (0: resume now); a frame whose
+// FCS is back while the port is paused waits, in order, until the pause ends. A frame already
+// going on the wire finishes.
 // Queues: the transmit FIFO (mac.tx_fifo_frames frames); the receive side has no queue (the
 // upper layer takes every frame).
 #pragma once
 
 #include <array>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <systemc>
@@ -70,6 +75,7 @@ class EthMac : public sc_core::sc_module, public LinkEnd {
  private:
   // The frame's FCS is back: it goes on the wire at `ready` or when the line is free.
   void transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corrupt_bit);
+  void resume();
 
   EthMacParams cfg_;
   ClockDomain clk_;
@@ -85,7 +91,15 @@ class EthMac : public sc_core::sc_module, public LinkEnd {
   std::unique_ptr<Crc32Channel> fcs_gen_, fcs_check_;
   std::function<void(Frame&&)> deliver_;
   std::function<void()> space_;
-  Counter &tx_frames_, &tx_bytes_, &tx_oversize_, &rx_frames_, &rx_fcs_errors_;
+  struct Held {
+    FramePtr frame;
+    uint32_t fcs;
+    uint64_t ready;
+    int64_t corrupt_bit;
+  };
+  uint64_t paused_until_ps_ = 0;
+  std::deque<Held> held_;  // frames waiting out a PAUSE, in order
+  Counter &tx_frames_, &tx_bytes_, &tx_oversize_, &rx_frames_, &rx_fcs_errors_, &rx_pause_;
 };
 
 }  // namespace rnic::eth

@@ -48,6 +48,9 @@ struct SwitchConfig {
   int64_t latency_ns = 300;               // ns from the frame (or its header) in to its queue
   std::string mode = "store_and_forward";
   int64_t ecn_bytes = 0;  // B of queue above which EFE DATA frames are marked CE (0: never)
+  bool pause = false;     // IEEE 802.3x PAUSE towards an input port holding too much
+  int64_t pause_xoff_bytes = 8192;
+  int64_t pause_xon_bytes = 4096;
 
   // Lists every field under "switch." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -61,6 +64,13 @@ struct SwitchConfig {
         "forwarded once its header is in, bad FCS and all");
     p.i("ecn_bytes", ecn_bytes, "B", 0, 1 << 30,
         "output queue above which EFE DATA frames are marked CE (0: no marking)");
+    p.b("pause", pause,
+        "802.3x PAUSE: an input port whose frames hold more than pause_xoff_bytes of the "
+        "switch's queues is paused until they fall to pause_xon_bytes");
+    p.i("pause_xoff_bytes", pause_xoff_bytes, "B", 64, 1 << 30,
+        "bytes of an input port's frames queued that send it a PAUSE");
+    p.i("pause_xon_bytes", pause_xon_bytes, "B", 0, 1 << 30,
+        "bytes of an input port's frames queued below which it is resumed");
   }
 };
 

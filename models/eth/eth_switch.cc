@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "models/common/log.h"
 
@@ -35,6 +36,8 @@ EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& c
     p->ce_marked = &g.counter("ce_marked", "frames", "EFE DATA frames marked CE at this output");
     p->no_route = &g.counter("no_route", "frames", "frames received for an unknown MAC, dropped");
     p->queue_max = &g.counter("queue_max_bytes", "B", "largest output queue");
+    p->pause_tx = &g.counter("pause_tx", "frames", "PAUSE frames sent (resumes too)");
+    p->pause_rx = &g.counter("pause_rx", "frames", "PAUSE frames received");
     const Port* raw = p.get();
     g.series("queue_bytes", "B", "output queue", [raw] { return double(raw->queued); });
     ports_.push_back(std::move(p));
@@ -55,6 +58,12 @@ void EthSwitch::Port::arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_
                              uint64_t last_bit_ps) {
   EthSwitch& s = *sw;
   ++*rx_frames;
+  uint16_t quanta = 0;
+  if (parse_pause(frame->data(), frame->size(), &quanta)) {
+    ++*pause_rx;
+    paused_until = std::max(paused_until, last_bit_ps + uint64_t(quanta) * 64 * byte_ps);
+    return;
+  }
   Header h;
   const int out = parse_header(frame->data(), frame->size(), &h) ? s.route(h.src, h.dst) : -1;
   if (out < 0) {
@@ -69,10 +78,21 @@ void EthSwitch::Port::arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_
     ++*fcs_drops;
     return;
   }
-  s.eq_.at(at, [&s, out, frame, fcs] { s.enqueue(out, frame, fcs); });
+  s.eq_.at(at, [&s, out, from = index, frame, fcs] { s.enqueue(out, from, frame, fcs); });
 }
 
-void EthSwitch::enqueue(int out, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs) {
+void EthSwitch::send_pause(Port& p, uint16_t quanta) {
+  const std::vector<uint8_t> f = pause_frame(mac_, quanta);
+  const uint32_t v = crc_.compute(f.data(), f.size());
+  ++*p.pause_tx;
+  // Ahead of the frames waiting (MAC control goes first).
+  p.q.push_front({std::make_shared<const std::vector<uint8_t>>(f),
+                  {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)},
+                  -1});
+  start_next(p);
+}
+
+void EthSwitch::enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs) {
   Port& p = *ports_[size_t(out)];
   if (p.queued + frame->size() > uint64_t(cfg_.port_buffer_bytes)) {
     ++*p.tail_drops;
@@ -93,18 +113,42 @@ void EthSwitch::enqueue(int out, LinkEnd::FramePtr frame, std::array<uint8_t, 4>
   }
   p.queued += frame->size();
   p.queue_max->value = std::max(p.queue_max->value, p.queued);
-  p.q.emplace_back(std::move(frame), fcs);
+  Port& in = *ports_[size_t(from)];
+  in.in_bytes += frame->size();
+  p.q.push_back({std::move(frame), fcs, from});
+  if (cfg_.pause && in.in_bytes > uint64_t(cfg_.pause_xoff_bytes) &&
+      (!in.xoff || in.in_bytes > in.pause_level + uint64_t(cfg_.pause_xoff_bytes) / 2)) {
+    // Paused, or still sending (its PAUSE was lost): pause it (again).
+    in.xoff = true;
+    in.pause_level = in.in_bytes;
+    send_pause(in, 0xFFFF);
+  }
   start_next(p);
 }
 
 void EthSwitch::start_next(Port& p) {
   if (p.starting || p.q.empty() || !p.link) return;
   p.starting = true;
-  const uint64_t start = std::max(now_ps(), p.line_free_ps);
+  const uint64_t start = std::max({now_ps(), p.line_free_ps, p.paused_until});
   eq_.at(start, [this, &p, start] {
-    auto [frame, fcs] = std::move(p.q.front());
+    if (p.paused_until > start) {  // a PAUSE arrived meanwhile: wait it out
+      p.starting = false;
+      start_next(p);
+      return;
+    }
+    Port::Entry e = std::move(p.q.front());
     p.q.pop_front();
-    p.queued -= frame->size();
+    LinkEnd::FramePtr frame = std::move(e.frame);
+    const std::array<uint8_t, 4> fcs = e.fcs;
+    if (e.from >= 0) {
+      p.queued -= frame->size();
+      Port& in = *ports_[size_t(e.from)];
+      in.in_bytes -= frame->size();
+      if (in.xoff && in.in_bytes <= uint64_t(cfg_.pause_xon_bytes)) {
+        in.xoff = false;
+        send_pause(in, 0);
+      }
+    }
     p.starting = false;
     const uint64_t on_wire = (kPreambleBytes + frame->size() + kFcsBytes) * p.byte_ps;
     p.line_free_ps = start + on_wire + kIfgBytes * p.byte_ps;

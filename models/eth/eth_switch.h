@@ -13,6 +13,13 @@
 //   holding at least that many bytes gets CE set in its EFE header (its FCS recomputed, a bad one
 //   kept bad). A frame leaves the queue as its first bit goes on the wire: back to back, preamble
 //   + frame + FCS + inter-frame gap at the link's rate, shown to the link's wire tap.
+// PAUSE (switch.pause): the frames each input port brought in are counted while they wait in any
+//   output queue; above switch.pause_xoff_bytes that port is sent a PAUSE (the longest pause, at
+//   the head of its output queue), again if its frames still grow by half that (the PAUSE was
+//   lost), and once they fall to switch.pause_xon_bytes a PAUSE of 0 (resume). Lossless if every
+//   port's xoff plus what is in flight after the PAUSE (a frame on the wire, the two the EFE keeps
+//   in its MAC) fits the buffers. A PAUSE received on a port holds that port's output until it ends
+//   (a resume does not cut it short).
 // Statistics per port (group <switch>.p<i>): frames in and out, FCS drops, tail drops, CE marks,
 //   the largest queue, and the queue in bytes over time.
 #pragma once
@@ -44,6 +51,8 @@ class EthSwitch : public sc_core::sc_module {
   // The port a frame from src to dst leaves by (-1: no route).
   int route(const Mac& src, const Mac& dst) const;
   uint64_t queued_bytes(int port) const { return ports_[size_t(port)]->queued; }
+  // PAUSE on or off from now on (an experiment's sweep compares modes on one system).
+  void set_pause(bool on) { cfg_.pause = on; }
 
  private:
   struct Port : LinkEnd {
@@ -52,11 +61,21 @@ class EthSwitch : public sc_core::sc_module {
     EthLink* link = nullptr;
     int end = 0;
     uint64_t byte_ps = 800;
-    std::deque<std::pair<FramePtr, std::array<uint8_t, 4>>> q;
+    struct Entry {
+      FramePtr frame;
+      std::array<uint8_t, 4> fcs;
+      int from = -1;  // the input port (-1: a PAUSE of the switch's own)
+    };
+    std::deque<Entry> q;
+    uint64_t in_bytes = 0;      // bytes this port brought in, waiting in output queues
+    bool xoff = false;          // this port was sent a PAUSE
+    uint64_t pause_level = 0;   // ... when its frames held this many bytes
+    uint64_t paused_until = 0;  // a PAUSE received holds this output until then
     uint64_t queued = 0;        // bytes in q
     bool starting = false;      // the head's first bit is scheduled
     uint64_t line_free_ps = 0;  // end of the previous frame's inter-frame gap
-    Counter *rx_frames, *tx_frames, *fcs_drops, *tail_drops, *ce_marked, *no_route, *queue_max;
+    Counter *rx_frames, *tx_frames, *fcs_drops, *tail_drops, *ce_marked, *no_route, *queue_max,
+        *pause_tx, *pause_rx;
     void attach(EthLink* l, int e, uint64_t b) override {
       link = l;
       end = e;
@@ -65,12 +84,14 @@ class EthSwitch : public sc_core::sc_module {
     void arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_t first_bit_ps,
                 uint64_t last_bit_ps) override;
   };
-  void enqueue(int out, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs);
+  void enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs);
+  void send_pause(Port& p, uint16_t quanta);
   void start_next(Port& p);
 
   SwitchConfig cfg_;
   bool cut_through_;
   Crc32 crc_;
+  Mac mac_{0x02, 0xFE, 0, 0, 0, 0};  // the source of its PAUSE frames
   EventQueue eq_{"eq"};
   std::vector<std::unique_ptr<Port>> ports_;
   std::map<Mac, std::vector<int>> routes_;

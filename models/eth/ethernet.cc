@@ -51,4 +51,25 @@ std::string to_string(const Mac& m) {
                      m[5]);
 }
 
+std::vector<uint8_t> pause_frame(const MacAddr& src, uint16_t quanta) {
+  std::vector<uint8_t> f(kMinFrameBytes, 0);
+  std::copy(kPauseDst.begin(), kPauseDst.end(), f.begin());
+  std::copy(src.begin(), src.end(), f.begin() + 6);
+  f[12] = uint8_t(kEtherTypeMacControl >> 8);
+  f[13] = uint8_t(kEtherTypeMacControl & 0xFF);
+  f[14] = uint8_t(kPauseOpcode >> 8);
+  f[15] = uint8_t(kPauseOpcode & 0xFF);
+  f[16] = uint8_t(quanta >> 8);
+  f[17] = uint8_t(quanta & 0xFF);
+  return f;
+}
+
+bool parse_pause(const uint8_t* f, size_t len, uint16_t* quanta) {
+  if (len < 18 || f[12] != uint8_t(kEtherTypeMacControl >> 8) ||
+      f[13] != uint8_t(kEtherTypeMacControl & 0xFF) || f[14] != 0 || f[15] != kPauseOpcode)
+    return false;
+  *quanta = uint16_t(f[16] << 8 | f[17]);
+  return true;
+}
+
 }  // namespace rnic::eth

@@ -23,6 +23,15 @@ namespace rnic::eth {
 using Mac = MacAddr;
 
 constexpr uint16_t kEtherTypeEfe = 0x88B5;
+// IEEE 802.3x PAUSE: MAC control (EtherType 0x8808), opcode 0x0001, then the pause time in
+// quanta of 512 bit times; sent to 01:80:C2:00:00:01. A time of 0 resumes at once (XON).
+constexpr uint16_t kEtherTypeMacControl = 0x8808;
+constexpr uint16_t kPauseOpcode = 0x0001;
+constexpr MacAddr kPauseDst{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
+// A PAUSE frame from src asking for `quanta` x 512 bit times (padded to the minimum size).
+std::vector<uint8_t> pause_frame(const MacAddr& src, uint16_t quanta);
+// Whether the frame is a PAUSE; its quanta in *quanta.
+bool parse_pause(const uint8_t* frame, size_t len, uint16_t* quanta);
 constexpr size_t kHeaderBytes = 14;
 constexpr size_t kMinFrameBytes = 60;  // without FCS
 constexpr size_t kFcsBytes = 4;

@@ -155,6 +155,7 @@ int run_incast(ExperimentContext& ctx) {
   for (int64_t n : counts)
     for (const std::string& mode : modes) {
       for (auto& node : cl.nodes) node->efe.set_cc(mode == "efe_cc");
+      for (auto& sw : cl.switches) sw->set_pause(mode == "pause");
       // Each point its own QP pairs (a QP a channel failure errored is not reused).
       std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
       std::vector<PeerInfo> peer(size_t(n) + 1);
@@ -445,12 +446,13 @@ void register_efe_experiments() {
       {"senders", ExpKey::kIntList, "[8, 32]", 2, 63, {}, "hosts", "senders, one point each"},
       {"modes",
        ExpKey::kStringList,
-       "[efe_cc, efe_no_cc]",
+       "[efe_cc, efe_no_cc, pause]",
        0,
        0,
-       {"efe_cc", "efe_no_cc"},
+       {"efe_cc", "efe_no_cc", "pause"},
        "",
-       "efe_cc: the EFE's congestion control on; efe_no_cc: off (every channel at line rate)"},
+       "efe_cc: the EFE's congestion control on; efe_no_cc: off (every channel at line rate); "
+       "pause: off, and the switch sends 802.3x PAUSE (the conventional lossless baseline)"},
       {"size", ExpKey::kInt, "65536", 1, double(1u << 24), {}, "B", "Write size"},
       {"depth", ExpKey::kInt, "4", 1, 128, {}, "WRs", "Writes in flight per sender"},
       {"warmup_us", ExpKey::kInt, "1000", 0, 1e7, {}, "us", "time before measuring"},
