@@ -154,6 +154,48 @@ TEST(EthLinkFaults, BitErrorsFailTheReceiversFcs) {
   EXPECT_EQ(b.got.size(), 1000u - bad);
 }
 
+// IEEE 802.3x PAUSE (eth_mac.h): a 60 B PAUSE handed over at 0 reaches b's upper side at 96 ns
+// (EthLink.OneFrameLatency), where it holds b's transmitter for its quanta x 512 bit times
+// (100 x 64 B x 800 ps = 5.12 us): a frame b is given at 200 ns waits until 5216 ns. A PAUSE of
+// 0 quanta resumes at once.
+TEST(EthLinkPause, APauseHoldsTheReceiversTransmitterForItsQuanta) {
+  Bench b;
+  std::vector<uint64_t> b_starts;
+  b.link->set_wire_tap([&](uint64_t t, const EthLink::Frame& f, const uint8_t*) {
+    if (f[6] == 0xBB) b_starts.push_back(t);  // frames from b (source MAC byte 0)
+  });
+  b.a->send(pause_frame({0xAA, 0, 0, 0, 0, 1}, 100));
+  EthLink::Frame f = frame(200, 1);
+  f[6] = 0xBB;
+  sc_core::sc_start(200, sc_core::SC_NS);
+  b.b->send(f);
+  sc_core::sc_start();
+  ASSERT_EQ(b_starts.size(), 1u);
+  EXPECT_EQ(b_starts[0], 5216000u);
+  EXPECT_EQ(b.counter("b", "rx_pause"), 1u);
+  EXPECT_EQ(b.counter("b", "rx_frames"), 0u) << "a PAUSE is not handed up";
+}
+
+TEST(EthLinkPause, APauseOfZeroResumesAtOnce) {
+  Bench b;
+  std::vector<uint64_t> b_starts;
+  b.link->set_wire_tap([&](uint64_t t, const EthLink::Frame& f, const uint8_t*) {
+    if (f[6] == 0xBB) b_starts.push_back(t);
+  });
+  b.a->send(pause_frame({0xAA, 0, 0, 0, 0, 1}, 0xFFFF));  // 3.36 ms
+  EthLink::Frame f = frame(200, 1);
+  f[6] = 0xBB;
+  sc_core::sc_start(200, sc_core::SC_NS);
+  b.b->send(f);
+  sc_core::sc_start(1000, sc_core::SC_NS);
+  EXPECT_TRUE(b_starts.empty()) << "held";
+  b.a->send(pause_frame({0xAA, 0, 0, 0, 0, 1}, 0));  // at 1200 ns: arrives at 1296 ns
+  sc_core::sc_start();
+  ASSERT_EQ(b_starts.size(), 1u);
+  EXPECT_EQ(b_starts[0], 1296000u) << "resumed when the PAUSE of 0 arrived";
+  EXPECT_EQ(b.counter("b", "rx_pause"), 2u);
+}
+
 TEST(EthLink, OversizeFramesAreRefused) {
   Bench b;
   EXPECT_FALSE(b.a->send(frame(1515, 1)));
