@@ -16,6 +16,9 @@
 //   3 IRDFREE u8 qp: the read-response engine answered the oldest inbound Read Request
 //   4 INVAL   u8 region: invalidate that region's STag locally
 //   5 SEND    u16 length: the EFE sender queues and sends a frame of that many bytes
+//   6 POST    u8 qp, u8 opcode, u16 length: a send WQE (RDMA Write, Send or RDMA Read) on the SQ;
+//             a received Terminate names one of them (SendQueueLogic), and an accepted Read
+//             Request is answered segment by segment (ReadResponseLogic)
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -26,7 +29,9 @@
 #include "models/eth/ethernet.h"
 #include "models/rnic/ddp_rdmap.h"
 #include "models/rnic/ddp_rx_parse.h"
+#include "models/rnic/read_response.h"
 #include "models/rnic/rx_logic.h"
+#include "models/rnic/send_queue.h"
 
 using namespace rnic;
 
@@ -80,6 +85,9 @@ struct Harness {
   std::vector<QpCtx> ctx = std::vector<QpCtx>(kQps);
   std::vector<uint32_t> recv_index = std::vector<uint32_t>(kQps);
   std::vector<uint32_t> read_index = std::vector<uint32_t>(kQps);
+  SendQueueLogic sq{kQps};
+  ReadResponseLogic resp{kQps};
+  std::vector<uint32_t> sq_index = std::vector<uint32_t>(kQps);
   efe::EfeRx efe_rx;
   efe::EfeTx efe_tx{efe::EfeChannelConfig{}};
   uint64_t now = 0;
@@ -140,6 +148,26 @@ struct Harness {
     if (ctx[q].state == abi::kQpError) return;
     ctx[q].state = abi::kQpError;
     rx.flush(q);
+    sq.flush(q);
+    resp.clear(q);
+    for (const Cqe& c : sq.complete(q)) require(c.status != abi::kCqeSuccess || c.qp_num == q);
+  }
+
+  // A Terminate from the peer: the WR it names completes with its status, the rest flush.
+  void terminated(uint32_t q, const uint8_t* p, size_t n) {
+    rdmap::Terminate t;
+    if (rdmap::decode(p, n, &t) && t.cause.layer != rdmap::Layer::kLlp) {
+      rdmap::ReadRequest rr;
+      rdmap::Segment bad;
+      const bool have_rr = t.r && rdmap::decode(t.rdmap_header.data(), t.rdmap_header.size(), &rr);
+      const bool have_hdr = t.d && rdmap::decode(t.ddp_header.data(), t.ddp_header.size(), &bad);
+      if (SqEntry* e =
+              sq.named_by_terminate(q, have_rr ? &rr : nullptr, have_hdr ? &bad : nullptr)) {
+        e->status = abi::kCqeRemAccessError;
+        e->done = true;
+      }
+    }
+    fail(q);
   }
 
   // A receive WQE's SGEs [mo, mo + len) through xlat (what translate_sge_list does).
@@ -214,6 +242,20 @@ struct Harness {
         if (x.status != XlatStatus::kOk) {
           rx.xlat_failed(q, d, x.status);
           fail(q);
+          break;
+        }
+        // The read-response engine answers it in segments that add up to the request.
+        require(!resp.full(q, ctx[q].ird + 1));
+        resp.accept(q, d.rr, pr.h.msn);
+        uint64_t sent = 0;
+        while (resp.pending(q)) {
+          const ReadResponseLogic::Segment seg = resp.next(q, 1400);
+          sent += seg.len;
+          if (seg.last) {
+            require(sent == seg.rr.size);
+            sent = 0;
+            rx.ird_free(q);
+          }
         }
         break;
       }
@@ -223,7 +265,7 @@ struct Harness {
         break;
       case Kind::kTerminate:
         require(qpn < kQps);
-        fail(q);
+        terminated(q, payload, pr.payload_len);
         break;
       case Kind::kDrop:
       case Kind::kReset:
@@ -278,7 +320,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   size_t at = 0;
   int records = 0;
   while (at < size && records++ < 64) {
-    const uint8_t kind = data[at++] % 6;
+    const uint8_t kind = data[at++] % 7;
     const size_t left = size - at;
     const uint8_t* p = data + at;
     if (kind == 0) {  // FRAME
@@ -321,6 +363,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const uint32_t pd = 1;
       h.xl.invalidate(h.stag(p[0]), &pd);
       at += 1;
+    } else if (kind == 6) {  // POST
+      if (left < 4) break;
+      const uint32_t q = p[0] % kQps;
+      Wqe w;
+      const uint8_t ops[] = {abi::kOpRdmaWrite, abi::kOpSend, abi::kOpRdmaRead,
+                             abi::kOpSendWithInv};
+      w.opcode = ops[p[1] % 4];
+      w.flags = abi::kWqeSignaled;
+      w.num_sge = 1;
+      w.sge[0] = {kRegions[0].to, uint32_t(u16(p + 2) % 0x4000), h.stag(0)};
+      w.remote_addr = 0x10000 + u16(p + 2);
+      w.rkey = h.stag(p[1]);
+      w.wr_id = h.sq_index[q];
+      if (h.ctx[q].state != abi::kQpError && h.sq.depth(q) < 16) {
+        h.sq.post(q, w, h.sq_index[q]++);
+        if (SqEntry* e = h.sq.current(q)) {
+          e->checked = true;
+          if (w.opcode == abi::kOpRdmaRead) {
+            h.sq.read_issued(q, {e->index, e->wqe.sge[0].lkey, e->wqe.sge[0].addr,
+                                 uint32_t(e->wqe.total_length()), e->index + 1});
+          } else {
+            e->sent = e->done = true;
+          }
+          h.sq.advance(q);
+        }
+        for (const Cqe& c : h.sq.complete(q)) require(c.qp_num == q);
+      }
+      at += 4;
     } else {  // SEND
       if (left < 2) break;
       const size_t n = u16(p) % 2000;

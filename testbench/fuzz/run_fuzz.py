@@ -33,6 +33,7 @@ else:
     for q in (1, 2, 3):
         prefix += bytes([1, q, 2, 1, 0, 0, 0, 0x10, 1, 0, 0x10, 0, 0x10])
         prefix += bytes([2, q, 0, 0, 0, 0, 0x10])
+        prefix += bytes([6, q, 0, 0, 0x10, 6, q, 1, 0, 0x01, 6, q, 2, 0, 0x08])
     by_src = {}
     for f in frames:
         by_src.setdefault(f[6:12], []).append(f)
