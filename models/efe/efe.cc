@@ -282,7 +282,8 @@ void Efe::handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f)
         }
       }
       const bool takes = h.seq == p.rx.expected() || (h.sy && !seq_before(h.seq, p.rx.expected()));
-      if (takes && rx_buffered_ + h.length > uint64_t(cfg_.rx_buffer_bytes)) {
+      if (takes && (rx_buffered_ + h.length > uint64_t(cfg_.rx_buffer_bytes) ||
+                    (can_take && !can_take(p.mac, h.dst_qpn)))) {
         // No room: the sender backs off and resends from here (no retry spent).
         ++*p.rx_refused;
         p.rnr_owed = true;

@@ -29,9 +29,10 @@
 //   carrying SY. An RNR goes back after efe.rnr_delay_ns and costs no retry.
 // Receive: a frame from the MAC is handled kRxCycles cycles after it arrives. A DATA frame in
 //   sequence, when the receive buffer (efe.rx_buffer_bytes, segments given to the core and not
-//   yet validated) has room, gives the core its segment (on_segment); without room it is
-//   answered with an RNR. A duplicate asks for an ACK at once; a gap is dropped, with one NACK per
-//   gap. Frames not for this MAC, not EFE, or malformed are dropped and counted.
+//   yet validated) has room and the core can take it (can_take), gives the core its segment
+//   (on_segment); otherwise it is answered with an RNR. A duplicate asks for an ACK at once; a gap
+//   is dropped, with one NACK per gap. Frames not for this MAC, not EFE, or malformed are dropped
+//   and counted.
 // Acknowledgement: the core calls validated() for each segment, in order, once its checks are
 //   done. An ACK is owed at once for an AR segment or every efe.ack_every_frames validated
 //   frames, else efe.ack_delay_ns after the first validated frame not yet acknowledged. A DATA
@@ -92,6 +93,10 @@ class Efe : public sc_core::sc_module {
   std::function<void(RxSegment&&)> on_segment;
   std::function<void(const eth::Mac& peer, uint32_t ack)> on_ack;
   std::function<void(const eth::Mac& peer)> on_failed;
+  // Whether the core can place a segment for dst_qpn now (unset: always). A DATA frame in
+  // sequence it cannot is answered with RNR, as for a full receive buffer (the firmware's
+  // on-demand paging parks a QP this way while a page comes in).
+  std::function<bool(const eth::Mac& peer, uint32_t dst_qpn)> can_take;
   std::function<void()> on_space;
   std::function<void(std::vector<uint8_t>& ddp)> tx_fault;
 

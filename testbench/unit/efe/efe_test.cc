@@ -192,6 +192,28 @@ TEST(EfeTiming, AFullReceiveBufferAnswersRnrAndSpendsNoRetries) {
   EXPECT_TRUE(p.find('a', "ack 5"));
 }
 
+TEST(EfeTiming, ASegmentTheCoreCannotTakeYetIsAnsweredRnr) {
+  EfeConfig c;
+  c.rnr_delay_ns = 10000;
+  c.retry_limit = 1;
+  Pair p(c);
+  p.b->can_take = [](const eth::Mac&, uint32_t qpn) {
+    return qpn != 7 || now_ps() >= 35'000'000;  // QP 7 is parked until 35 us
+  };
+  p.a->send(kMacB, 7, seg(500), false);
+  p.a->send(kMacB, 1, seg(500), true);
+  sc_core::sc_start();
+  const Event* first = p.find('b', "seg 0");
+  ASSERT_TRUE(first);
+  EXPECT_GE(first->at, 35'000'000u) << "delivered once the core could take it";
+  EXPECT_GE(p.counter("b.peer_020000000001", "rnrs_tx"), 3u) << "every 10 us until then";
+  EXPECT_EQ(p.counter("a", "channel_failures"), 0u) << "RNRs spend no retries";
+  int n = 0;
+  for (const Event& e : p.events) n += e.who == 'b' && e.what.rfind("seg ", 0) == 0;
+  EXPECT_EQ(n, 2) << "each segment once, in order";
+  EXPECT_TRUE(p.find('a', "ack 2"));
+}
+
 TEST(EfeTiming, AnAckWaitsForTheDataFrameThePeerSentBeforeIt) {
   // B answers A's segment with a DATA frame of its own (a Terminate, say) that carries the ACK;
   // that frame is lost. A's resend draws a standalone ACK from B, which arrives before B's resend
