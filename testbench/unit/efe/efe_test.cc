@@ -214,6 +214,46 @@ TEST(EfeTiming, ASegmentTheCoreCannotTakeYetIsAnsweredRnr) {
   EXPECT_TRUE(p.find('a', "ack 2"));
 }
 
+// Hostile frames straight from a's MAC (not a's EFE): a gap, a duplicate, a truncated header,
+// reserved bits, another MAC's frame. Only the in-order frame reaches the core; each of the
+// others moves its counter, and the gap draws one NACK naming the first missing SEQ.
+TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
+  Pair p(EfeConfig{});
+  auto data = [](uint32_t seq) {
+    Header h;
+    h.type = Type::kData;
+    h.seq = seq;
+    h.dst_qpn = 1;
+    const std::vector<uint8_t> payload(100, 0x5A);
+    return build_frame({kMacB, kMacA, eth::kEtherTypeEfe}, h, payload.data(), payload.size());
+  };
+  p.ma->send(data(0));  // in order: delivered
+  p.ma->send(data(0));  // again: a duplicate
+  p.ma->send(data(5));  // a gap: dropped, NACK for 1
+  p.ma->send(data(6));  // still the gap: dropped, no second NACK
+  std::vector<uint8_t> cut = data(1);
+  cut.resize(eth::kHeaderBytes + 10);  // shorter than an EFE header (padded by the MAC)
+  cut[eth::kHeaderBytes] = 0x1F;       // and a type that does not exist
+  p.ma->send(cut);
+  std::vector<uint8_t> rsvd = data(1);
+  rsvd[eth::kHeaderBytes + 1] = 0x01;  // a reserved bit
+  p.ma->send(rsvd);
+  std::vector<uint8_t> other = data(1);
+  other[5] ^= 0x40;  // for another MAC
+  p.ma->send(other);
+  sc_core::sc_start();
+  int segs = 0;
+  for (const Event& e : p.events) segs += e.who == 'b' && e.what.rfind("seg ", 0) == 0;
+  EXPECT_EQ(segs, 1) << "only SEQ 0 reaches the core";
+  EXPECT_EQ(p.counter("b", "rx_duplicates"), 1u);
+  EXPECT_EQ(p.counter("b", "rx_out_of_seq"), 2u);
+  EXPECT_EQ(p.counter("b", "rx_dropped"), 3u) << "truncated, reserved bits, not ours";
+  EXPECT_EQ(p.counter("b", "tx_nacks"), 1u) << "one NACK per gap";
+  const auto nacks = p.frames(Type::kNack, false);
+  ASSERT_EQ(nacks.size(), 1u);
+  EXPECT_EQ(nacks[0].second.ack, 1u);
+}
+
 TEST(EfeTiming, AnAckWaitsForTheDataFrameThePeerSentBeforeIt) {
   // B answers A's segment with a DATA frame of its own (a Terminate, say) that carries the ACK;
   // that frame is lost. A's resend draws a standalone ACK from B, which arrives before B's resend
