@@ -1,0 +1,131 @@
+// The switch (eth_switch.h) between three MAC ports (rnic-10g: 10 Gb/s, 5 ns links): its
+// latency pinned for store and forward and for cut through, its output queue's bound and tail
+// drop, and CE marking that keeps the FCS good.
+#include "models/eth/eth_switch.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "models/eth/eth_mac.h"
+#include "models/eth/ethernet.h"
+
+namespace rnic::eth {
+namespace {
+
+const Mac kA{2, 0, 0, 0, 0, 1}, kB{2, 0, 0, 0, 0, 2}, kC{2, 0, 0, 0, 0, 3};
+
+struct Bench {
+  EthMacParams mp;
+  StatRegistry stats;
+  std::unique_ptr<EthMac> a, b, c;
+  std::unique_ptr<EthSwitch> sw;
+  std::unique_ptr<EthLink> la, lb, lc;
+  std::vector<uint64_t> a_starts, out_starts;  // first bits: from a; from the switch to b
+  std::vector<EthMac::Frame> got;              // what b's upper side received
+  explicit Bench(const SwitchConfig& cfg) {
+    a = std::make_unique<EthMac>("a", mp, stats);
+    b = std::make_unique<EthMac>("b", mp, stats);
+    c = std::make_unique<EthMac>("c", mp, stats);
+    sw = std::make_unique<EthSwitch>("sw", 3, cfg, stats);
+    la = std::make_unique<EthLink>("la", LinkParams{}, *a, sw->port(0), stats);
+    lb = std::make_unique<EthLink>("lb", LinkParams{}, sw->port(1), *b, stats);
+    lc = std::make_unique<EthLink>("lc", LinkParams{}, *c, sw->port(2), stats);
+    sw->set_route(kA, {0});
+    sw->set_route(kB, {1});
+    sw->set_route(kC, {2});
+    la->set_wire_tap(
+        [this](uint64_t t, const EthMac::Frame&, const uint8_t*) { a_starts.push_back(t); });
+    lb->set_wire_tap(
+        [this](uint64_t t, const EthMac::Frame&, const uint8_t*) { out_starts.push_back(t); });
+    b->set_receiver([this](EthMac::Frame&& f) { got.push_back(std::move(f)); });
+  }
+  uint64_t counter(const char* g, const char* n) { return stats.group(g).counter(n, "", "").value; }
+};
+
+// A 1514 B frame to b (an EFE DATA frame when efe is set: type 0 in the byte after the header).
+EthMac::Frame frame(const Mac& src, uint8_t tag) {
+  EthMac::Frame f =
+      build_frame({kB, src, kEtherTypeEfe}, std::vector<uint8_t>(1500, tag).data(), 1500);
+  f[kHeaderBytes] = 0x10;  // EFE version 1, type DATA
+  f[kHeaderBytes + 1] = 0;
+  return f;
+}
+
+// 1514 B: (8 + 1514 + 4) x 800 ps = 1220.8 ns on the wire, then 5 ns of link. Store and forward:
+// the switch has the last bit 1225.8 ns after the first left a, queues the frame latency_ns
+// (300 ns) later, and it starts at once on the idle port.
+TEST(EthSwitch, StoreAndForwardLatency) {
+  SwitchConfig cfg;
+  Bench t(cfg);
+  t.a->send(frame(kA, 1));
+  sc_core::sc_start();
+  ASSERT_EQ(t.a_starts.size(), 1u);
+  ASSERT_EQ(t.out_starts.size(), 1u);
+  EXPECT_EQ(t.out_starts[0] - t.a_starts[0], 1220800u + 5000u + 300000u);
+  ASSERT_EQ(t.got.size(), 1u);
+  EXPECT_EQ(t.got[0], frame(kA, 1));
+}
+
+// Cut through: queued latency_ns after the preamble and the 14-byte header are in:
+// 5 ns + (8 + 14) x 800 ps + 300 ns after the first bit left a.
+TEST(EthSwitch, CutThroughLatency) {
+  SwitchConfig cfg;
+  cfg.mode = "cut_through";
+  Bench t(cfg);
+  t.a->send(frame(kA, 1));
+  sc_core::sc_start();
+  ASSERT_EQ(t.out_starts.size(), 1u);
+  EXPECT_EQ(t.out_starts[0] - t.a_starts[0], 5000u + 17600u + 300000u);
+}
+
+// a and c each send 12 frames to b at line rate: the output port takes one frame time for two
+// arriving, so its queue grows until port_buffer_bytes (9000: five 1514 B frames) and the rest
+// are dropped at the tail. Every frame is either sent on or dropped.
+TEST(EthSwitch, TheOutputQueueIsBoundedAndDropsAtTheTail) {
+  SwitchConfig cfg;
+  cfg.port_buffer_bytes = 9000;
+  Bench t(cfg);
+  int sent_a = 0, sent_c = 0;
+  auto fill = [&] {
+    while (sent_a < 12 && t.a->can_send()) t.a->send(frame(kA, uint8_t(sent_a++)));
+    while (sent_c < 12 && t.c->can_send()) t.c->send(frame(kC, uint8_t(100 + sent_c++)));
+  };
+  t.a->set_space_callback(fill);
+  t.c->set_space_callback(fill);
+  fill();
+  sc_core::sc_start();
+  const uint64_t drops = t.counter("sw.p1", "tail_drops");
+  EXPECT_GT(drops, 0u);
+  EXPECT_EQ(t.counter("sw.p1", "tx_frames") + drops, 24u);
+  EXPECT_EQ(t.got.size(), 24u - drops);
+  EXPECT_EQ(t.counter("sw.p1", "queue_max_bytes"), 5u * 1514u);
+}
+
+// CE marking above ecn_bytes (3000: two frames queued): the frames that join a queue of two or
+// more arrive marked (EFE byte 1, 0x40) with a good FCS; the first two do not.
+TEST(EthSwitch, FramesJoiningALongQueueAreMarkedCe) {
+  SwitchConfig cfg;
+  cfg.ecn_bytes = 3000;
+  Bench t(cfg);
+  int sent_a = 0, sent_c = 0;
+  auto fill = [&] {
+    while (sent_a < 6 && t.a->can_send()) t.a->send(frame(kA, uint8_t(sent_a++)));
+    while (sent_c < 6 && t.c->can_send()) t.c->send(frame(kC, uint8_t(100 + sent_c++)));
+  };
+  t.a->set_space_callback(fill);
+  t.c->set_space_callback(fill);
+  fill();
+  sc_core::sc_start();
+  ASSERT_EQ(t.got.size(), 12u);
+  EXPECT_EQ(t.counter("b", "rx_fcs_errors"), 0u) << "the FCS follows the mark";
+  uint64_t marked = 0;
+  for (const EthMac::Frame& f : t.got) marked += (f[kHeaderBytes + 1] & 0x40) != 0;
+  EXPECT_EQ(marked, t.counter("sw.p1", "ce_marked"));
+  EXPECT_GT(marked, 0u);
+  EXPECT_FALSE(t.got[0][kHeaderBytes + 1] & 0x40) << "the first frame met an empty queue";
+}
+
+}  // namespace
+}  // namespace rnic::eth
