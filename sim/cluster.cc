@@ -16,6 +16,29 @@ Topology two_hosts(const SystemConfig& cfg) {
   return t;
 }
 
+Topology leaf_spine(const SystemConfig& cfg, int hosts, int per_leaf, int spines) {
+  const int leaves = (hosts + per_leaf - 1) / per_leaf;
+  Topology t;
+  for (int i = 0; i < hosts; ++i) t.hosts.push_back({fmt::format("h{}", i), default_mac(i), cfg});
+  for (int l = 0; l < leaves; ++l) t.switches.push_back({fmt::format("leaf{}", l), cfg.sw});
+  if (leaves > 1)
+    for (int s = 0; s < spines; ++s) t.switches.push_back({fmt::format("spine{}", s), cfg.sw});
+  for (int i = 0; i < hosts; ++i) {
+    LinkSpec l{fmt::format("h{}_leaf{}", i, i / per_leaf), i, 0, cfg.eth_link()};
+    l.sw_b = i / per_leaf;
+    t.links.push_back(l);
+  }
+  if (leaves > 1)
+    for (int l = 0; l < leaves; ++l)
+      for (int s = 0; s < spines; ++s) {
+        LinkSpec k{fmt::format("leaf{}_spine{}", l, s), 0, 0, cfg.eth_link()};
+        k.sw_a = l;
+        k.sw_b = leaves + s;
+        t.links.push_back(k);
+      }
+  return t;
+}
+
 namespace {
 
 // Graph of the topology: nodes 0..H-1 are hosts, H.. switches; per node its (neighbour, link).

@@ -56,6 +56,10 @@ struct Topology {
 MacAddr default_mac(int n);
 // node0 and node1 joined by eth0, both with cfg.
 Topology two_hosts(const SystemConfig& cfg);
+// Hosts h0..h<n-1> behind leaf switches of per_leaf hosts each (leaf0, leaf1, ...; links
+// h<i>_leaf<l>), every leaf joined to every spine (spine0, ...; links leaf<l>_spine<s>) when
+// there are several leaves; one leaf needs no spine. All with cfg.
+Topology leaf_spine(const SystemConfig& cfg, int hosts, int per_leaf, int spines);
 
 class Node : public sc_core::sc_module {
  public:

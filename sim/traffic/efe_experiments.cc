@@ -127,15 +127,7 @@ int run_incast(ExperimentContext& ctx) {
   if (join >= leave || leave > warmup + measure || window == 0 || measure % window)
     throw std::runtime_error(
         "incast: join_us < leave_us <= warmup_us + measure_us, and window_us divides measure_us");
-  Topology t;
-  for (int i = 0; i <= most; ++i)
-    t.hosts.push_back({fmt::format("h{}", i), default_mac(i), ctx.cfg});
-  t.switches.push_back({"sw0", ctx.cfg.sw});
-  for (int i = 0; i <= most; ++i) {
-    LinkSpec l{fmt::format("l{}", i), i, 0, ctx.cfg.eth_link()};
-    l.sw_b = 0;
-    t.links.push_back(l);
-  }
+  const Topology t = leaf_spine(ctx.cfg, most + 1, most + 1, 1);  // one switch, leaf0
   Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
   EndpointConfig ec;
@@ -145,7 +137,7 @@ int run_incast(ExperimentContext& ctx) {
   int point = 0;
   std::vector<std::string> efes, ports;
   for (int i = 0; i <= most; ++i) efes.push_back(fmt::format("h{}.efe", i));
-  ports.push_back("sw0.p0");
+  ports.push_back("leaf0.p0");
   ctx.x = "senders";
   ctx.y = {"receiver_goodput_gbps", "jain_mean",        "jain_min", "drops",
            "retransmissions",       "completion_errors"};
@@ -280,25 +272,7 @@ int run_scale(ExperimentContext& ctx) {
   const uint64_t depth = uint64_t(ctx.get_int("depth"));
   const uint64_t duration = uint64_t(ctx.get_int("duration_us")) * 1000000;
   const int leaves = (n + per_leaf - 1) / per_leaf;
-  Topology t;
-  for (int i = 0; i < n; ++i) t.hosts.push_back({fmt::format("h{}", i), default_mac(i), ctx.cfg});
-  for (int l = 0; l < leaves; ++l) t.switches.push_back({fmt::format("leaf{}", l), ctx.cfg.sw});
-  const int spine0 = leaves;
-  if (leaves > 1)
-    for (int s = 0; s < spines; ++s) t.switches.push_back({fmt::format("spine{}", s), ctx.cfg.sw});
-  for (int i = 0; i < n; ++i) {
-    LinkSpec l{fmt::format("h{}_leaf{}", i, i / per_leaf), i, 0, ctx.cfg.eth_link()};
-    l.sw_b = i / per_leaf;
-    t.links.push_back(l);
-  }
-  if (leaves > 1)
-    for (int l = 0; l < leaves; ++l)
-      for (int s = 0; s < spines; ++s) {
-        LinkSpec k{fmt::format("leaf{}_spine{}", l, s), 0, 0, ctx.cfg.eth_link()};
-        k.sw_a = l;
-        k.sw_b = spine0 + s;
-        t.links.push_back(k);
-      }
+  const Topology t = leaf_spine(ctx.cfg, n, per_leaf, spines);
   Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
   // Host i writes to (i + k * step) mod n, k = 1..peers: across leaves where there are several.

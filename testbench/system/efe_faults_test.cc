@@ -294,14 +294,7 @@ TEST(EfeChannel, ALinkDownBeyondTheRetryBudgetFailsThePeersQpsAndTheChannelComes
 // IBV_WC_RETRY_EXC_ERR, the rest flushed); every Write to h1 succeeds and lands.
 TEST(EfeChannel, AFailedChannelLeavesOtherPeersAlone) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
-  Topology topo;
-  for (int i = 0; i < 3; ++i) topo.hosts.push_back({fmt::format("h{}", i), default_mac(i), cfg});
-  topo.switches.push_back({"sw0", cfg.sw});
-  for (int i = 0; i < 3; ++i) {
-    LinkSpec l{fmt::format("l{}", i), i, 0, cfg.eth_link()};
-    l.sw_b = 0;
-    topo.links.push_back(l);
-  }
+  const Topology topo = leaf_spine(cfg, 3, 3, 1);  // h0, h1, h2 behind leaf0
   StatRegistry stats;
   Cluster cl(topo, cfg, stats);
   constexpr uint32_t kMsg = 65536;
