@@ -1,6 +1,6 @@
 // rc_pingpong as a verbs program of its own (docs/verbs.md, "Programs"): two processes, a server
 // and a client, ping-pong a message of 64 bytes over an RC QP, the way rdma-core's
-// ibv_rc_pingpong does: device list, PD, a std::vector registered as the buffer, CQ, QP through
+// ibv_rc_pingpong does: device list, PD, a page-aligned buffer (memalign, as there), CQ, QP through
 // INIT, RTR (the peer's GID, path MTU, PSN) and RTS (timeout, retries), post and poll. The
 // connection details go through rnicsim's out-of-band board (what rc_pingpong's TCP socket
 // does). Built as a shared object; run by scenarios/examples/rc_pingpong.yaml:
@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
-#include <vector>
 
 #include "models/host/verbs/verbs.h"
 
@@ -51,8 +51,12 @@ RNIC_PROGRAM {
   ibv_free_device_list(list);
   if (!ctx) return fail("ibv_open_device");
   ibv_pd* pd = ibv_alloc_pd(ctx);
-  std::vector<char> buf(kSize);  // plain memory, used with plain loads and stores
-  ibv_mr* mr = ibv_reg_mr(pd, buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE);
+  // Plain memory, used with plain loads and stores. Page-aligned as ibv_rc_pingpong's: where a
+  // buffer sits in its page moves the card's DMA timing (docs/verbs.md, "Programs").
+  std::unique_ptr<char, decltype(&std::free)> mem(
+      static_cast<char*>(std::aligned_alloc(4096, 4096)), &std::free);
+  char* const buf = mem.get();
+  ibv_mr* mr = ibv_reg_mr(pd, buf, kSize, IBV_ACCESS_LOCAL_WRITE);
   ibv_cq* cq = ibv_create_cq(ctx, 16, nullptr, nullptr, 0);
   if (!pd || !mr || !cq) return fail("ibv_alloc_pd / ibv_reg_mr / ibv_create_cq");
   ibv_qp_init_attr ia{};
@@ -114,7 +118,7 @@ RNIC_PROGRAM {
   char other = 0;
   rnic_oob_get(server ? "pingpong.client.ready" : "pingpong.server.ready", &other, 1);
 
-  ibv_sge sge{reinterpret_cast<uint64_t>(buf.data()), uint32_t(kSize), mr->lkey};
+  ibv_sge sge{reinterpret_cast<uint64_t>(buf), uint32_t(kSize), mr->lkey};
   ibv_recv_wr rwr{};
   rwr.sg_list = &sge;
   rwr.num_sge = 1;
@@ -130,15 +134,15 @@ RNIC_PROGRAM {
   for (int i = 0; i < iters; ++i) {
     if (ibv_post_recv(qp, &rwr, &bad_r)) return fail("ibv_post_recv");
     if (!server) {
-      std::snprintf(buf.data(), kSize, "ping %d", i);  // a plain store the card sends
+      std::snprintf(buf, kSize, "ping %d", i);  // a plain store the card sends
       if (ibv_post_send(qp, &swr, &bad_s)) return fail("ibv_post_send");
       if (wait_one(cq, &wc) != IBV_WC_SUCCESS) return fail("send completion");
     }
     if (wait_one(cq, &wc) != IBV_WC_SUCCESS) return fail("receive completion");
     char want[kSize];
     std::snprintf(want, kSize, "ping %d", i);
-    if (std::strcmp(buf.data(), want) != 0) {  // a plain load of what the card placed
-      std::fprintf(stderr, "rc_pingpong: round trip %d carried '%s'\n", i, buf.data());
+    if (std::strcmp(buf, want) != 0) {  // a plain load of what the card placed
+      std::fprintf(stderr, "rc_pingpong: round trip %d carried '%s'\n", i, buf);
       return 1;
     }
     if (server) {

@@ -166,14 +166,7 @@ void Efe::pump() {
       if (f && p->next_ok_ps > now) {
         // Paced: its turn comes back when the rate allows.
         f = nullptr;
-        if (!p->wake) {
-          p->wake = true;
-          eq_.at(clk_.edge_after(p->next_ok_ps, 0), [this, p] {
-            p->wake = false;
-            list(*p);
-            pump();
-          });
-        }
+        if (!p->wake) schedule_wake(p);
       }
       if (!f) p->listed = false;
     }
@@ -182,6 +175,12 @@ void Efe::pump() {
     Header h;
     h.type = Type::kData;
     h.ar = f->meta.ar;
+    if (cfg_.cc && p->rate_bps <= 0) p->rate_bps = line_bps() * cfg_.cc_start_fraction;
+    if (cfg_.cc && p->slow_start && !p->probe_out && p->rate_bps < line_bps()) {
+      // Slow start asks for an ACK at once, so the rate doubles once per round trip.
+      h.ar = true;
+      p->probe_out = true;
+    }
     h.rq = f->meta.rq;
     h.dst_qpn = f->meta.dst_qpn;
     h.seq = f->seq;
@@ -209,6 +208,8 @@ void Efe::pump() {
     ++*p->tx_frames;
     *p->tx_bytes += f->payload.size();
     p->tx.sent(now);
+    p->last_tx_ps = now;
+    p->last_wire = wire;
     if (cfg_.cc && p->rate_bps > 0 && p->rate_bps < line_bps())
       p->next_ok_ps = std::max(p->next_ok_ps, now) + uint64_t(double(wire) * 8e12 / p->rate_bps);
     update_timer(*p);
@@ -393,35 +394,61 @@ void Efe::core_ack(Peer& p, uint32_t ack, uint32_t needs) {
 
 void Efe::cc_rtt(Peer& p, uint64_t rtt_ps) {
   p.rtt->sample(double(rtt_ps) / 1000);
+  p.probe_out = false;
   if (!cfg_.cc) return;
   const double line = line_bps();
-  if (p.rate_bps <= 0) p.rate_bps = line;
+  if (p.rate_bps <= 0) p.rate_bps = line * cfg_.cc_start_fraction;
   p.min_rtt_ps = std::min(p.min_rtt_ps, rtt_ps);
   const double q = double(rtt_ps - p.min_rtt_ps);
   const double lo = double(cfg_.cc_low_ns) * 1000, hi = double(cfg_.cc_high_ns) * 1000;
   const double ai = cfg_.cc_ai_fraction * line;
   double r = p.rate_bps;
-  if (q < lo) {
+  if (p.slow_start && q < lo) {
+    r *= 2;
+  } else if (q < lo) {
     r += ai;
   } else if (q > hi) {
+    p.slow_start = false;
     r *= 1 - cfg_.cc_beta * (1 - hi / q);
   } else {
-    // Between the thresholds the trend decides: a rising queue cuts in proportion.
-    // A rising queue cuts in proportion to how far it stands between the thresholds.
+    // Between the thresholds the trend decides: a rising queue cuts in proportion to how far
+    // it stands between the thresholds.
+    p.slow_start = false;
     if (q <= p.prev_q_ps)
       r += ai;
     else
       r *= 1 - cfg_.cc_beta * (q - lo) / (hi - lo);
   }
   p.prev_q_ps = q;
-  p.rate_bps = std::clamp(r, cfg_.cc_min_fraction * line, line);
+  r = std::clamp(r, cfg_.cc_min_fraction * line, line);
+  if (r > p.rate_bps && p.next_ok_ps > now_ps()) {
+    // A higher rate shortens the gap after the last DATA frame.
+    const uint64_t ok = std::max(now_ps(), p.last_tx_ps + uint64_t(double(p.last_wire) * 8e12 / r));
+    if (ok < p.next_ok_ps) {
+      p.next_ok_ps = ok;
+      if (p.wake) schedule_wake(&p);
+    }
+  }
+  p.rate_bps = r;
+}
+
+void Efe::schedule_wake(Peer* p) {
+  p->wake = true;
+  const uint32_t gen = ++p->wake_gen;
+  eq_.at(clk_.edge_after(p->next_ok_ps, 0), [this, p, gen] {
+    if (gen != p->wake_gen) return;
+    p->wake = false;
+    list(*p);
+    pump();
+  });
 }
 
 void Efe::cc_ece(Peer& p) {
   ++*p.ece_rx;
   if (!cfg_.cc) return;
   const double line = line_bps();
-  if (p.rate_bps <= 0) p.rate_bps = line;
+  if (p.rate_bps <= 0) p.rate_bps = line * cfg_.cc_start_fraction;
+  p.slow_start = false;
   p.rate_bps = std::max(p.rate_bps * (1 - cfg_.cc_ecn_beta), cfg_.cc_min_fraction * line);
 }
 
@@ -502,6 +529,8 @@ void Efe::set_cc(bool on) {
     p->rate_bps = 0;
     p->min_rtt_ps = UINT64_MAX;
     p->prev_q_ps = 0;
+    p->slow_start = true;
+    p->probe_out = false;
     p->next_ok_ps = 0;
   }
 }

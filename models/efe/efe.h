@@ -129,6 +129,11 @@ class Efe : public sc_core::sc_module {
     double rate_bps = 0;  // 0 until the line rate is known
     uint64_t min_rtt_ps = UINT64_MAX;
     double prev_q_ps = 0;
+    bool slow_start = true;   // doubling per sample until the first sign of congestion
+    bool probe_out = false;   // slow start: a DATA frame with AR awaits its ACK
+    uint64_t last_tx_ps = 0;  // the last DATA frame's departure ...
+    uint64_t last_wire = 0;   // ... and its bytes on the wire (pacing is re-timed on a rise)
+    uint32_t wake_gen = 0;    // only the newest wake-up at next_ok_ps counts
     uint64_t next_ok_ps = 0;  // paced: the next DATA frame not before this
     bool wake = false;        // a wake-up at next_ok_ps is pending
     bool held = false;        // an ACK value waits for the DATA frames sent before it
@@ -160,6 +165,7 @@ class Efe : public sc_core::sc_module {
   double line_bps() const { return 8e12 / double(port_.byte_ps()); }
   void cc_rtt(Peer& p, uint64_t rtt_ps);
   void cc_ece(Peer& p);
+  void schedule_wake(Peer* p);
   void update_timer(Peer& p);
   void timer_fire();
   uint32_t ts_now() const { return uint32_t(now_ps() / 1000); }

@@ -27,6 +27,7 @@ struct EfeConfig {
   double cc_beta = 0.5;           // multiplicative decrease factor
   double cc_ecn_beta = 0.5;       // an ACK with ECE cuts the rate by this fraction
   double cc_min_fraction = 0.01;  // the rate never falls below this fraction of the line rate
+  double cc_start_fraction = 1;   // a new channel's rate, of the line rate (< 1: slow start)
 
   // Lists every field under "efe." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -56,6 +57,9 @@ struct EfeConfig {
         "fraction of its rate a channel gives up on an ACK echoing congestion (ECE)");
     p.r("cc_min_fraction", cc_min_fraction, "", 0.0001, 1,
         "the lowest rate a channel falls to, as a fraction of the line rate");
+    p.r("cc_start_fraction", cc_start_fraction, "", 0.0001, 1,
+        "a new channel's rate, as a fraction of the line rate; below 1 the rate doubles per RTT "
+        "sample until the first sign of congestion (slow start)");
   }
   efe::EfeChannelConfig channel() const {
     efe::EfeChannelConfig c;

@@ -53,7 +53,8 @@ for name, args in runs:
         got_out = rnicsim(binary, *args, *extra, "--out", o2, "--quiet").stdout
         got = outputs(o2)
         check(got[0] == want[0], f"{name}: results.json differs with {' '.join(extra)}")
-        check(got_out == want_out, f"{name}: the programs printed otherwise with {' '.join(extra)}")
+        check(got_out == want_out, f"{name}: the programs printed otherwise with {' '.join(extra)}:"
+              f"\n{got_out}instead of\n{want_out}")
         check(got[1] == want[1], f"{name}: a capture differs with {' '.join(extra)}")
     if name.startswith("perf_"):
         # The capture itself is an observer: without it the results are the same.

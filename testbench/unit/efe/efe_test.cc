@@ -121,6 +121,40 @@ TEST(EfeTiming, AnAckGoesAckDelayAfterTheFirstFrameOwed) {
   EXPECT_EQ(acks[0].first, fire + 20000);
 }
 
+// Slow start (efe.cc_start_fraction below 1): a new channel paces its first DATA frame at 1/16
+// of line rate and asks for an ACK at once (AR); each ACK doubles the rate and re-times the gap
+// after the last frame, and the next frame asks again. So the gaps between first bits are 8, 4,
+// 2 frame times (each ACK is back well within the gap); the fourth ACK brings line rate.
+TEST(EfeTiming, SlowStartDoublesTheRateOncePerRoundTrip) {
+  EfeConfig c;
+  c.cc_start_fraction = 0.0625;
+  c.ack_every_frames = 100;    // no ACK but the ones AR asks for
+  c.ack_delay_ns = 1'000'000;  // the last frames' ACK, 1 ms on
+  c.rto_ns = 10'000'000;
+  Pair p(c);
+  for (int i = 0; i < 8; ++i) p.a->send(kMacB, 1, seg(1000), false);
+  sc_core::sc_start();
+  const auto data = p.frames(Type::kData, true);
+  ASSERT_EQ(data.size(), 8u);
+  const uint64_t w = (eth::kHeaderBytes + kHeaderBytes + 1000 + eth::kPreambleBytes +
+                      eth::kFcsBytes + eth::kIfgBytes) *
+                     800;  // ps at 10 Gb/s
+  const uint64_t gaps[] = {8 * w, 4 * w, 2 * w};
+  for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(data[i].second.ar) << "frame " << i << " asks";
+  for (size_t i = 0; i < 3; ++i) {
+    const uint64_t gap = data[i + 1].first - data[i].first;
+    EXPECT_GE(gap, gaps[i]) << "frame " << i;
+    EXPECT_LT(gap, gaps[i] + 4000) << "frame " << i << ": one 250 MHz edge at most";
+  }
+  // Frame 3's ACK brings line rate: frame 4 goes when it arrives, the rest back to back.
+  for (size_t i = 4; i < 8; ++i)
+    EXPECT_FALSE(data[i].second.ar) << "frame " << i << ": slow start ended at line rate";
+  for (size_t i = 5; i < 8; ++i)
+    EXPECT_LT(data[i].first - data[i - 1].first, w + 4000) << "frame " << i;
+  EXPECT_EQ(p.frames(Type::kAck, false).size(), 5u) << "one per probe, then the delayed one";
+  EXPECT_TRUE(p.find('a', "ack 8"));
+}
+
 TEST(EfeTiming, ALostFrameIsResentRtoAfterItWent) {
   EfeConfig c;
   c.rto_ns = 20000;
