@@ -42,11 +42,13 @@ class EventQueue : public sc_core::sc_module {
     alarm_ = std::move(fn);
     alarm_ev_.cancel();
     alarm_ev_.notify(sc_core::sc_time::from_value(t_ps - now));
+    wake_for_actions(now);
   }
   void cancel_alarm() {
     alarm_t_ = UINT64_MAX;
     alarm_ = nullptr;
     alarm_ev_.cancel();
+    wake_for_actions(now_ps());
   }
   uint64_t alarm_at() const { return alarm_t_; }
 
@@ -56,6 +58,12 @@ class EventQueue : public sc_core::sc_module {
     std::function<void()> fn;
     bool operator>(const Item& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
+  // at() leaves actions due after the alarm to the alarm's run; an alarm moved later or
+  // cancelled must not take their wake-up with it.
+  void wake_for_actions(uint64_t now) {
+    if (!q_.empty() && q_.top().t <= alarm_t_)
+      ev_.notify(sc_core::sc_time::from_value(q_.top().t - now));
+  }
   void run() {
     const uint64_t now = now_ps();
     while (true) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/common/log.h"
 
@@ -125,6 +126,9 @@ void Efe::validated(const eth::Mac& from, uint32_t seq, bool ar) {
   }
   if (ar || p.unacked_valid >= uint64_t(cfg_.ack_every_frames)) {
     p.ack_owed = true;
+    // AR asks for an ACK frame: its TS echo is the sender's RTT sample (DATA frames going the
+    // other way carry the ACK value, not the echo).
+    if (ar) p.echo_owed = true;
     owe_control(p);
     pump();
   } else if (p.ack_due == UINT64_MAX && p.unacked_valid) {
@@ -176,8 +180,9 @@ void Efe::pump() {
     h.type = Type::kData;
     h.ar = f->meta.ar;
     if (cfg_.cc && p->rate_bps <= 0) p->rate_bps = line_bps() * cfg_.cc_start_fraction;
-    if (cfg_.cc && p->slow_start && !p->probe_out && p->rate_bps < line_bps()) {
-      // Slow start asks for an ACK at once, so the rate doubles once per round trip.
+    if (cfg_.cc && !p->probe_out && p->rate_bps < line_bps()) {
+      // Below line rate a channel asks for an ACK at once, once per round trip: slow start
+      // doubles on it, and it brings RTT samples when DATA frames carry the peer's ACKs.
       h.ar = true;
       p->probe_out = true;
     }
@@ -191,7 +196,12 @@ void Efe::pump() {
       // A new frame tells the peer of every validation so far.
       f->meta.ack = p->ack_value();
       p->unacked_valid = 0;
-      if (!p->ce_seen) p->ack_owed = false;  // an ECE still needs its ACK frame
+      // An ECE, or the TS echo an AR asked for, still needs its ACK frame.
+      if (!p->ce_seen && !p->echo_owed) p->ack_owed = false;
+      if (p->echo_owed) {
+        p->echo_ready = true;
+        owe_control(*p);
+      }
       p->ack_due = UINT64_MAX;
       freed = true;
     } else {
@@ -234,11 +244,15 @@ bool Efe::send_control(Peer& p) {
     p.nack_owed = false;
     ++tx_nacks_;
     ++*p.nacks_tx;
-  } else if (p.ack_owed && (p.ce_seen || !data_due(p, now_ps()))) {
+  } else if (p.ack_owed && (p.ce_seen || p.echo_ready || !data_due(p, now_ps()))) {
+    // An echo AR asked for goes right behind the DATA frame that carried the ACK value, so
+    // the value never passes a Terminate on its way.
     h.type = Type::kAck;
     h.ack = p.ack_value();
     h.ece = p.ce_seen;
     p.ce_seen = false;
+    p.echo_owed = false;
+    p.echo_ready = false;
     p.ack_owed = false;
     p.unacked_valid = 0;
     p.ack_due = UINT64_MAX;
@@ -395,13 +409,34 @@ void Efe::core_ack(Peer& p, uint32_t ack, uint32_t needs) {
 void Efe::cc_rtt(Peer& p, uint64_t rtt_ps) {
   p.rtt->sample(double(rtt_ps) / 1000);
   p.probe_out = false;
+  // RFC 6298's SRTT and RTTVAR from each sample (the RTO's, and ECE's once per round trip).
+  const double sample = double(rtt_ps);
+  if (p.srtt_ps == 0) {
+    p.srtt_ps = sample;
+    p.rttvar_ps = sample / 2;
+  } else {
+    p.rttvar_ps = 0.75 * p.rttvar_ps + 0.25 * std::abs(p.srtt_ps - sample);
+    p.srtt_ps = 0.875 * p.srtt_ps + 0.125 * sample;
+  }
+  if (cfg_.rto_adaptive) {
+    // The peer may hold an ACK ack_delay_ns.
+    const uint64_t old = p.tx.rto();
+    p.tx.set_rto(uint64_t(p.srtt_ps + 4 * p.rttvar_ps) + uint64_t(cfg_.ack_delay_ns) * 1000);
+    if (p.tx.rto() != old) update_timer(p);
+  }
   if (!cfg_.cc) return;
   const double line = line_bps();
   if (p.rate_bps <= 0) p.rate_bps = line * cfg_.cc_start_fraction;
   p.min_rtt_ps = std::min(p.min_rtt_ps, rtt_ps);
   const double q = double(rtt_ps - p.min_rtt_ps);
   const double lo = double(cfg_.cc_low_ns) * 1000, hi = double(cfg_.cc_high_ns) * 1000;
-  const double ai = cfg_.cc_ai_fraction * line;
+  // The additive step is per round trip: a sample adds the share of it the time since the
+  // last sample covers (a fast channel's many samples add no more than a slow one's few).
+  const uint64_t now = now_ps();
+  const double round = double(p.min_rtt_ps) + double(cfg_.cc_low_ns) * 1000;
+  const double since = p.ai_at_ps ? double(now - p.ai_at_ps) : round;
+  p.ai_at_ps = now;
+  const double ai = cfg_.cc_ai_fraction * line * std::min(1.0, since / round);
   double r = p.rate_bps;
   if (p.slow_start && q < lo) {
     r *= 2;
@@ -449,6 +484,10 @@ void Efe::cc_ece(Peer& p) {
   const double line = line_bps();
   if (p.rate_bps <= 0) p.rate_bps = line * cfg_.cc_start_fraction;
   p.slow_start = false;
+  // At most one cut per round trip: the ECEs of one window of marked frames are one signal.
+  const uint64_t now = now_ps();
+  if (p.ece_cut_ps && now < p.ece_cut_ps + uint64_t(p.srtt_ps)) return;
+  p.ece_cut_ps = now;
   p.rate_bps = std::max(p.rate_bps * (1 - cfg_.cc_ecn_beta), cfg_.cc_min_fraction * line);
 }
 

@@ -22,7 +22,8 @@
 //   for the wire or its retransmit buffer cannot take `bytes` more; on_space fires when either
 //   frees. Other peers are not held up.
 // Retransmission (go-back-N): a NACK goes back to the first missing SEQ at once; the timer
-//   (efe.rto_ns after the oldest unacknowledged frame was sent or the window last moved) goes back
+//   (the RTO after the oldest unacknowledged frame was sent or the window last moved: efe.rto_ns,
+//   or with efe.rto_adaptive the RTT estimate's when that is longer) goes back
 //   to the oldest; each counts a retry, and after efe.retry_limit retries without progress the
 //   channel fails: its frames are dropped, on_failed(peer) tells the core (every QP to that
 //   peer errors, docs/errors.md), and a new channel starts at the next SEQ, its first frame
@@ -122,16 +123,21 @@ class Efe : public sc_core::sc_module {
     uint64_t ack_due = UINT64_MAX;  // ... or at this time
     bool nack_owed = false, rnr_owed = false;
     uint32_t rnr_seq = 0;
-    uint32_t ts_echo = 0;   // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
-    uint64_t ts_rx_ps = 0;  // ... and when it arrived (the echo adds the time held since)
-    bool ce_seen = false;   // a DATA frame marked CE arrived: the next ACK carries ECE
+    uint32_t ts_echo = 0;     // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
+    uint64_t ts_rx_ps = 0;    // ... and when it arrived (the echo adds the time held since)
+    bool ce_seen = false;     // a DATA frame marked CE arrived: the next ACK carries ECE
+    bool echo_owed = false;   // a DATA frame with AR arrived: an ACK frame (the echo) is owed
+    bool echo_ready = false;  // ... and a DATA frame carried the ACK value: the echo may go
     // Congestion control (docs/efe.md): the channel's rate, pacing, and what it learned.
     double rate_bps = 0;  // 0 until the line rate is known
     uint64_t min_rtt_ps = UINT64_MAX;
     double prev_q_ps = 0;
-    bool slow_start = true;   // doubling per sample until the first sign of congestion
-    bool probe_out = false;   // slow start: a DATA frame with AR awaits its ACK
-    uint64_t last_tx_ps = 0;  // the last DATA frame's departure ...
+    bool slow_start = true;             // doubling per sample until the first sign of congestion
+    double srtt_ps = 0, rttvar_ps = 0;  // the RTT estimator (RTO, ECE once per round trip)
+    uint64_t ece_cut_ps = 0;            // the last cut for ECE
+    uint64_t ai_at_ps = 0;              // the last RTT sample (the additive step's clock)
+    bool probe_out = false;             // slow start: a DATA frame with AR awaits its ACK
+    uint64_t last_tx_ps = 0;            // the last DATA frame's departure ...
     uint64_t last_wire = 0;   // ... and its bytes on the wire (pacing is re-timed on a rise)
     uint32_t wake_gen = 0;    // only the newest wake-up at next_ok_ps counts
     uint64_t next_ok_ps = 0;  // paced: the next DATA frame not before this

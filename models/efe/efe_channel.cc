@@ -70,7 +70,7 @@ void EfeTx::on_rnr(uint32_t seq, uint64_t now) {
 
 uint64_t EfeTx::deadline() const {
   if (failed_ || frames_.empty() || send_seq_ == base_) return UINT64_MAX;
-  return timer_from_ + cfg_.rto_ps;
+  return timer_from_ + rto_ps_;
 }
 
 void EfeTx::on_timeout(uint64_t now) {

@@ -9,10 +9,10 @@
 //     ACK covers it.
 //   - next(): what goes on the wire next, in SEQ order: a frame not sent yet, or, after a go-back,
 //     the frames again from the go-back point (each then counted a retransmission).
-//   - The timer runs while frames are unacknowledged: rto_ps after the oldest unacknowledged
-//     frame was (re)sent or the last ACK moved the window. On it, the sender goes back to the
-//     oldest and counts a retry; after retry_limit retries without an ACK moving (0: no limit) the
-//     channel fails.
+//   - The timer runs while frames are unacknowledged: the RTO (rto_ps, or what set_rto() raised
+//     it to) after the oldest unacknowledged frame was (re)sent or the last ACK moved the window.
+//     On it, the sender goes back to the oldest and counts a retry; after retry_limit retries
+//     without an ACK moving (0: no limit) the channel fails.
 //   - NACK(seq): go back to seq now (a retry, as the timer's). RNR(seq): go back to seq after
 //     rnr_delay_ps, not counted against the retry limit.
 //   - A channel re-established after a failure (resync) starts at first_seq, and the frame with
@@ -60,6 +60,7 @@ class EfeTx {
   // first frame carries SY.
   explicit EfeTx(const EfeChannelConfig& c, uint32_t first_seq = 0, bool resync = false)
       : cfg_(c),
+        rto_ps_(c.rto_ps),
         first_(first_seq),
         resync_(resync),
         base_(first_seq),
@@ -82,6 +83,10 @@ class EfeTx {
   void on_rnr(uint32_t seq, uint64_t now);
   // The timer's deadline (UINT64_MAX: not running); at or after it, on_timeout() goes back.
   uint64_t deadline() const;
+  // The timeout from now on: `ps`, but never below the configured rto_ps (the engine's estimate
+  // from the measured RTT, docs/efe.md).
+  void set_rto(uint64_t ps) { rto_ps_ = ps > cfg_.rto_ps ? ps : cfg_.rto_ps; }
+  uint64_t rto() const { return rto_ps_; }
   void on_timeout(uint64_t now);
 
   bool failed() const { return failed_; }
@@ -100,6 +105,7 @@ class EfeTx {
  private:
   void go_back(uint32_t seq, uint64_t resume_ps, bool retry);
   EfeChannelConfig cfg_;
+  uint64_t rto_ps_;  // the timeout in use (set_rto)
   uint32_t first_ = 0;
   bool resync_ = false;
   std::deque<Frame> frames_;   // unacknowledged, in SEQ order; frames_[0].seq == base_

@@ -14,7 +14,8 @@ struct EfeConfig {
   int64_t rx_buffer_bytes = 256 << 10;    // B of segments given to the core, not yet validated
   int64_t ack_every_frames = 16;          // a standalone ACK after this many validated frames
   int64_t ack_delay_ns = 10000;           // ... or this long after the first unacknowledged one
-  int64_t rto_ns = 50000;                 // retransmit timeout
+  int64_t rto_ns = 50000;                 // retransmit timeout (the floor, when adaptive)
+  bool rto_adaptive = true;               // the RTO follows the measured RTT (RFC 6298's way)
   int64_t retry_limit = 7;                // retries without progress before the channel fails
   int64_t rnr_delay_ns = 10000;           // a sender's back-off after an RNR
   // Congestion control per peer (docs/efe.md): a delay-based rate from the RTT the TS echo
@@ -40,7 +41,12 @@ struct EfeConfig {
         "a standalone ACK after this many validated DATA frames (AR asks for one at once)");
     p.i("ack_delay_ns", ack_delay_ns, "ns", 1, 1000000000,
         "a standalone ACK this long after the first validated DATA frame not yet acknowledged");
-    p.i("rto_ns", rto_ns, "ns", 100, 10000000000, "retransmit timeout");
+    p.i("rto_ns", rto_ns, "ns", 100, 10000000000,
+        "retransmit timeout: fixed, or with rto_adaptive its value before the first RTT sample "
+        "and its floor");
+    p.b("rto_adaptive", rto_adaptive,
+        "the retransmit timeout follows the RTT the TS echo measures: smoothed RTT + 4 x its "
+        "variation + ack_delay_ns (RFC 6298's estimator), never below rto_ns");
     p.i("retry_limit", retry_limit, "", 0, 1000000,
         "retransmissions without progress before the channel fails (0: no limit)");
     p.i("rnr_delay_ns", rnr_delay_ns, "ns", 1, 1000000000,

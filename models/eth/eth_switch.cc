@@ -47,10 +47,17 @@ EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& c
 int EthSwitch::route(const Mac& src, const Mac& dst) const {
   auto it = routes_.find(dst);
   if (it == routes_.end() || it->second.empty()) return -1;
-  // FNV-1a over the pair: the same pair always takes the same path.
+  // FNV-1a over the pair, then mixed (MurmurHash3's finaliser), so the same pair always takes
+  // the same path. Unmixed, FNV-1a's low bit is the parity of the bytes' low bits: with two
+  // paths every pair whose MACs' last bytes share a parity took the same one.
   uint32_t h = 2166136261u;
   for (const Mac* m : {&src, &dst})
     for (uint8_t b : *m) h = (h ^ b) * 16777619u;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
   return it->second[h % it->second.size()];
 }
 

@@ -296,9 +296,10 @@ int run_scale(ExperimentContext& ctx) {
   const Topology t = leaf_spine(ctx.cfg, n, per_leaf, spines);
   Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
-  // Host i writes to (i + k * step) mod n, k = 1..peers: across leaves where there are several.
+  // Host i's k-th peer (k = 0..peers-1) is (i + (k + 1) * step) mod n: never itself, and across
+  // leaves where there are several.
   const int step = std::max(1, n / (peers + 1));
-  auto target = [&](int i, int k) { return (i + k * step) % n; };
+  auto target = [&](int i, int k) { return (i + (k + 1) * step) % n; };
   EndpointConfig ec;
   ec.buf_bytes = size_t(size);
   ec.send_depth = uint32_t(depth);
