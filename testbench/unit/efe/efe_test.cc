@@ -176,6 +176,36 @@ TEST(EfeTiming, ALostFrameIsResentRtoAfterItWent) {
   EXPECT_TRUE(p.find('a', "ack 1"));
 }
 
+// The retransmit timer against a round trip longer than efe.rto_ns (15 us of fibre each way,
+// RTT about 31 us, rto_ns 20 us). Adaptive (the default): the first frame, sent before any RTT
+// sample, times out once; its ACK's echo sets SRTT and RTTVAR, the RTO grows to about 100 us,
+// and eight frames sent later go without a timeout. Fixed: the eight time out again before
+// their first ACK is back (then each ACK restarts the timer).
+void rto_against_a_long_round_trip(bool adaptive, uint64_t want_timeouts) {
+  EfeConfig c;
+  c.rto_ns = 20000;
+  c.rto_adaptive = adaptive;
+  c.ack_every_frames = 1;
+  c.ack_delay_ns = 1000;
+  c.cc = false;
+  LinkParams lp;
+  lp.prop_ns = 15000;
+  Pair p(c, lp);
+  p.a->send(kMacB, 1, seg(100), false);
+  sc_core::sc_start(200, sc_core::SC_US);
+  ASSERT_TRUE(p.find('a', "ack 1"));
+  for (int i = 0; i < 8; ++i) p.a->send(kMacB, 1, seg(100), false);
+  sc_core::sc_start();
+  EXPECT_TRUE(p.find('a', "ack 9"));
+  EXPECT_EQ(p.counter("a.peer_020000000002", "timeouts"), want_timeouts);
+}
+
+TEST(EfeTiming, AnAdaptiveRtoLearnsTheRoundTrip) { rto_against_a_long_round_trip(true, 1); }
+
+TEST(EfeTiming, AFixedRtoBelowTheRoundTripFiresEveryTime) {
+  rto_against_a_long_round_trip(false, 2);
+}
+
 TEST(EfeTiming, TheChannelFailsAfterTheRetryLimit) {
   EfeConfig c;
   c.rto_ns = 20000;
