@@ -11,7 +11,11 @@
 #include "Vcrc32cc_w4.h"
 #include "Vcrc32cc_w64.h"
 #include "Vcrc32cc_w8.h"
+#include "Vddp_rx_parse_cc_w16.h"
+#include "Vddp_rx_parse_cc_w64.h"
+#include "Vddp_rx_parse_cc_w8.h"
 #include "models/common/crc32_cc.h"
+#include "models/rnic/ddp_rx_parse_cc.h"
 #include "sim/config.h"
 
 namespace rnic {
@@ -19,7 +23,7 @@ namespace rnic {
 const std::vector<BlockInfo>& blocks() {
   static const std::vector<BlockInfo> b = {
       {"crc32", "Ethernet FCS generator and checker in every MAC", true, {1, 2, 4, 8, 16, 32, 64}},
-      {"ddp_rx_parse", "receive-side DDP/RDMAP header parser and checks", false, {}},
+      {"ddp_rx_parse", "receive-side DDP/RDMAP header parser and checks", true, {8, 16, 64}},
       {"rnic_xlat", "STag translation with the SMT and PBLMT", false, {}},
       {"rnic_dmac", "bus-master DMA: splits, tags, reassembly, timeouts", false, {}},
   };
@@ -41,12 +45,16 @@ std::string Implementations::summary() const {
   return s;
 }
 
-Implementations resolve_implementations(const std::vector<std::string>& rtl, int datapath_bytes,
-                                        const std::string& where) {
+Implementations resolve_implementations(const std::vector<std::string>& rtl,
+                                        const SystemConfig& cfg, const std::string& where) {
+  const int datapath_bytes = int(cfg.core.datapath_bytes);
   Implementations impl;
   for (const auto& b : blocks()) impl.of[b.name] = "model";
-  std::string names;
-  for (const auto& b : blocks()) names += (names.empty() ? "" : ", ") + b.name;
+  std::string names, with_rtl;
+  for (const auto& b : blocks()) {
+    names += (names.empty() ? "" : ", ") + b.name;
+    if (b.has_rtl) with_rtl += (with_rtl.empty() ? "" : ", ") + b.name;
+  }
   for (const auto& r : rtl) {
     std::vector<const BlockInfo*> chosen;
     if (r == "all") {
@@ -59,7 +67,7 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl, int
         throw InputError(where, "rtl", fmt::format("'{}' is not a block (blocks: {})", r, names));
       if (!it->has_rtl)
         throw InputError(where, "rtl",
-                         fmt::format("'{}' has no RTL yet (blocks with RTL: crc32)", r));
+                         fmt::format("'{}' has no RTL yet (blocks with RTL: {})", r, with_rtl));
       chosen.push_back(&*it);
     }
     for (const BlockInfo* b : chosen) {
@@ -68,6 +76,12 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl, int
         throw InputError(
             where, "rtl",
             fmt::format("{}'s RTL is not built for a {}-byte datapath", b->name, datapath_bytes));
+      // Run-time parameters the RTL takes as Verilog parameters: only the value it is built at.
+      if (b->name == "ddp_rx_parse" && cfg.core.rx_parse_cycles != 2)
+        throw InputError(where, "rtl",
+                         fmt::format("ddp_rx_parse's RTL is built for core.rx_parse_cycles 2, "
+                                     "not {} (docs/rtl.md)",
+                                     cfg.core.rx_parse_cycles));
       impl.of[b->name] = "rtl";
     }
   }
@@ -84,9 +98,22 @@ std::unique_ptr<Crc32Channel> make_rtl(const std::string& name, ClockDomain clk)
 }  // namespace
 
 RxParseFactory rx_parse_factory(const Implementations& impl) {
-  if (impl.rtl("ddp_rx_parse"))
-    throw std::logic_error("ddp_rx_parse RTL not refused by resolve_implementations");
-  return rx_parse_model_factory();
+  if (!impl.rtl("ddp_rx_parse")) return rx_parse_model_factory();
+  return [](const std::string& name, uint64_t parse_cycles, uint64_t dp,
+            ClockDomain clk) -> std::unique_ptr<RxParseChannel> {
+    if (parse_cycles != 2)
+      throw std::logic_error(
+          "ddp_rx_parse RTL: parse cycles not checked by resolve_implementations");
+    switch (dp) {
+      case 8:
+        return std::make_unique<RxParseCcChannel<Vddp_rx_parse_cc_w8, 8>>(name.c_str(), clk);
+      case 16:
+        return std::make_unique<RxParseCcChannel<Vddp_rx_parse_cc_w16, 16>>(name.c_str(), clk);
+      case 64:
+        return std::make_unique<RxParseCcChannel<Vddp_rx_parse_cc_w64, 64>>(name.c_str(), clk);
+    }
+    throw std::logic_error("ddp_rx_parse RTL width not checked by resolve_implementations");
+  };
 }
 
 XlatFactory xlat_factory(const Implementations& impl) {

@@ -13,6 +13,8 @@
 
 namespace rnic {
 
+struct SystemConfig;
+
 struct BlockInfo {
   std::string name;
   std::string what;
@@ -28,11 +30,11 @@ struct Implementations {
   std::string summary() const;  // "crc32 rtl, ddp_rx_parse model, ..."
 };
 
-// Resolves a --rtl / rtl: list ("all": every block that has RTL) for a datapath width. Throws
-// InputError(where, "rtl", reason) for an unknown block, a block without RTL, or a width its RTL
-// is not built at.
-Implementations resolve_implementations(const std::vector<std::string>& rtl, int datapath_bytes,
-                                        const std::string& where);
+// Resolves a --rtl / rtl: list ("all": every block that has RTL) for a configuration. Throws
+// InputError(where, "rtl", reason) for an unknown block, a block without RTL, a datapath width
+// its RTL is not built at, or a run-time parameter its RTL fixes at another value.
+Implementations resolve_implementations(const std::vector<std::string>& rtl,
+                                        const SystemConfig& cfg, const std::string& where);
 
 // The implementation each block's users are given for a run (the model where the registry has
 // no RTL for the block yet: resolve_implementations refused the rest).

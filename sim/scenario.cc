@@ -406,7 +406,7 @@ void check_topology(const Scenario& s, const std::string& where) {
 }
 
 void check_capabilities(Scenario& s, const std::string& where) {
-  s.impl = resolve_implementations(s.rtl, int(s.config.core.datapath_bytes), where);
+  s.impl = resolve_implementations(s.rtl, s.config, where);
   if (!s.outputs.trace.empty() && s.impl.rtl("crc32"))
     throw InputError(
         where, "rtl",
