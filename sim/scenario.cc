@@ -407,12 +407,14 @@ void check_topology(const Scenario& s, const std::string& where) {
 
 void check_capabilities(Scenario& s, const std::string& where) {
   s.impl = resolve_implementations(s.rtl, s.config, where);
-  if (!s.outputs.trace.empty() && s.impl.rtl("crc32"))
-    throw InputError(
-        where, "rtl",
-        "a waveform of crc32's RTL in a run is not built yet (the MACs run its C++-mode "
-        "build, which has no signals); trace the model run, or the RTL in "
-        "crc32_lockstep_test --trace fst");
+  if (!s.outputs.trace.empty())
+    for (const char* b : {"crc32", "ddp_rx_parse"})
+      if (s.impl.rtl(b))
+        throw InputError(where, "rtl",
+                         fmt::format("a waveform of {}'s RTL in a run is not built yet (the run "
+                                     "uses its C++-mode build, which has no signals); trace the "
+                                     "model run, or the RTL in {}_lockstep_test --trace fst",
+                                     b, b));
   check_topology(s, where);
   if (s.outputs.pcap && s.has_experiment) {
     const ExperimentKind* k = find_experiment(s.experiment.kind);

@@ -3,9 +3,12 @@
 // outcome, Read Requests whole and cut short, payloads up to 1,500 bytes) with random valid and
 // ready, every output compared at every edge; and the mutation check (a build of the RTL with
 // one Terminate code wrong must make the comparison fail). The seed is logged; `RNIC_SEED=N`
-// replays one.
+// replays one, and `--trace fst` writes both pin bundles and the RTL's internals to
+// ddp_rx_parse_lockstep_w<B>_seed<N>.fst.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <systemc.h>
+#include <verilated_fst_sc.h>
 
 #include <cstdlib>
 #include <random>
@@ -15,6 +18,8 @@
 #include "Vddp_rx_parse_w64.h"
 #include "Vddp_rx_parse_w8.h"
 #include "models/rnic/ddp_rx_parse_ports.h"
+#include "sim/fst_trace.h"
+#include "testbench/common/trace_option.h"
 
 namespace rnic {
 namespace {
@@ -175,6 +180,16 @@ uint64_t run(uint64_t seed, int segments, int valid_pct, int ready_pct, uint64_t
   std::fprintf(stderr, "ddp_rx_parse lockstep: seed %llu (RNIC_SEED=%llu replays it)\n",
                (unsigned long long)seed, (unsigned long long)seed);
   Lockstep<B, V> b("lockstep", seed, segments, valid_pct, ready_pct);
+  // --trace fst: both pin bundles and the RTL's internals in one file.
+  std::unique_ptr<FstTrace> ft;
+  if (tb::trace_format() == "fst") {
+    ft = std::make_unique<FstTrace>();
+    b.m.trace_fst(*ft, "lockstep.model_if");
+    b.r.trace_fst(*ft, "lockstep.rtl_if");
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    b.rtl.trace(&ft->file(), 99);
+    ft->open(fmt::format("ddp_rx_parse_lockstep_w{}_seed{}.fst", B, seed));
+  }
   sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_MS));
   EXPECT_TRUE(b.finished);
   EXPECT_EQ(b.headers, uint64_t(segments)) << "every segment's header result came out";
