@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "models/host/verbs/verbs.h"
+#include "sim/default_rtl.h"
 #include "sim/run_control.h"
 
 namespace rnic {
@@ -101,12 +102,36 @@ std::vector<std::vector<std::vector<int>>> Topology::routes() const {
   return r;
 }
 
+namespace {
+
+// The implementations a node runs: those given, else default_rtl() (a test binary's --rtl).
+// There `all` means every block whose RTL can run the node's configuration (a test that sets
+// core.rx_parse_cycles 500 keeps ddp_rx_parse's model); a list names blocks strictly.
+Implementations node_implementations(const Implementations& given, const SystemConfig& cfg) {
+  if (!given.of.empty() || default_rtl().empty()) return given;
+  if (default_rtl() != std::vector<std::string>{"all"})
+    return resolve_implementations(default_rtl(), cfg, "--rtl");
+  Implementations impl = resolve_implementations({}, cfg, "--rtl");
+  for (const BlockInfo& b : blocks()) {
+    if (!b.has_rtl) continue;
+    try {
+      impl.of[b.name] = resolve_implementations({b.name}, cfg, "--rtl").of[b.name];
+    } catch (const InputError&) {
+      // This configuration is one the block's RTL is not built for: its model runs.
+    }
+  }
+  return impl;
+}
+
+}  // namespace
+
 Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry& stats,
-           const Implementations& impl)
+           const Implementations& given)
     : sc_core::sc_module(n),
       index(i),
       mac(spec.mac),
       cfg(spec.cfg),
+      impl(node_implementations(given, cfg)),
       hc(cfg, stats, false, std::string(name()) + ".os"),
       port("mac", cfg.eth_mac(), stats, crc32_factory(impl)),
       efe("efe", port, mac, cfg.core.clk_mhz, cfg.efe, stats),

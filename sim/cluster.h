@@ -68,6 +68,7 @@ class Node : public sc_core::sc_module {
   int index;
   eth::Mac mac;
   SystemConfig cfg;
+  Implementations impl;  // what it was given, or default_rtl() resolved for its cfg
   HostCard hc;
   eth::EthMac port;
   efe::Efe efe;
