@@ -49,6 +49,15 @@ constexpr bool crc32_cc_ports_match() {
   return true;
 }
 
+// One clock edge of a C++-mode Verilated model: clk high, evaluate, clk low, evaluate.
+template <class V>
+void cc_tick(V& v) {
+  v.clk = 1;
+  v.eval();
+  v.clk = 0;
+  v.eval();
+}
+
 // Bytes p[0..n) into a C++-mode data port, byte 0 in bits 7..0; the rest zero.
 template <class T>
 void cc_set_bytes(T& port, const uint8_t* p, size_t n) {
@@ -120,12 +129,7 @@ class Crc32CcChannel : public Crc32Channel, public sc_core::sc_module {
   uint64_t beats(size_t len) const override { return beats_.beats(len); }
 
  private:
-  void tick() {
-    rtl_->clk = 1;
-    rtl_->eval();
-    rtl_->clk = 0;
-    rtl_->eval();
-  }
+  void tick() { cc_tick(*rtl_); }
 
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> rtl_;

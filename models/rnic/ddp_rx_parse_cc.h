@@ -107,12 +107,7 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
   }
 
  private:
-  void tick() {
-    rtl_->clk = 1;
-    rtl_->eval();
-    rtl_->clk = 0;
-    rtl_->eval();
-  }
+  void tick() { cc_tick(*rtl_); }
 
   RxParseResult result() const {
     RxParseResult r;

@@ -1,10 +1,9 @@
 // ddp_rx_parse lockstep: the model's pin face (RxParsePinModel) and the Verilated RTL
-// (rtl/rnic/ddp_rx_parse.sv) driven by the same constrained-random segments (every header
-// outcome, Read Requests whole and cut short, payloads up to 1,500 bytes) with random valid and
-// ready, every output compared at every edge; and the mutation check (a build of the RTL with
-// one Terminate code wrong must make the comparison fail). The seed is logged; `RNIC_SEED=N`
-// replays one, and `--trace fst` writes both pin bundles and the RTL's internals to
-// ddp_rx_parse_lockstep_w<B>_seed<N>.fst.
+// (rtl/rnic/ddp_rx_parse.sv) driven by the same constrained-random segments
+// (testbench/common/ddp_segments.h: every header outcome) with random valid and ready, every output
+// compared at every edge; and the mutation check (a build of the RTL with one Terminate code wrong
+// must make the comparison fail). The seed is logged; `RNIC_SEED=N` replays one, and `--trace fst`
+// writes both pin bundles and the RTL's internals to ddp_rx_parse_lockstep_w<B>_seed<N>.fst.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <systemc.h>
@@ -17,55 +16,15 @@
 #include "Vddp_rx_parse_w16_mut.h"
 #include "models/rnic/ddp_rx_parse_ports.h"
 #include "sim/fst_trace.h"
+#include "testbench/common/ddp_segments.h"
 #include "testbench/common/trace_option.h"
 
 namespace rnic {
 namespace {
 
-using rdmap::Opcode;
-
 constexpr uint64_t kParse = 2;  // core.rx_parse_cycles, the RTL's PARSE_CYCLES
 static_assert(rx_parse_ports_match<Vddp_rx_parse_w16, 16>(),
               "the Verilated block has the ddp_rx_parse port list");
-
-std::vector<uint8_t> random_segment(std::mt19937_64& rng) {
-  rdmap::Segment s;
-  const int kind = int(rng() % 12);
-  const Opcode ops[] = {
-      Opcode::kWrite,          Opcode::kReadRequest, Opcode::kReadResponse,     Opcode::kSend,
-      Opcode::kSendInvalidate, Opcode::kSendSe,      Opcode::kSendSeInvalidate, Opcode::kTerminate};
-  const Opcode op = kind == 5 ? Opcode::kReadRequest : ops[rng() % 8];
-  s.opcode = uint8_t(op);
-  s.tagged = rdmap::is_tagged(op);
-  s.last = rng() % 2;
-  s.stag = uint32_t(rng());
-  s.to = rng();
-  s.inv_stag = uint32_t(rng());
-  s.qn = rdmap::queue_of(op);
-  s.msn = uint32_t(rng());
-  s.mo = uint32_t(rng());
-  if (kind == 0) s.ddp_version = uint8_t(rng() % 4);
-  if (kind == 1) s.rdmap_version = uint8_t(rng() % 4);
-  if (kind == 2) s.opcode = uint8_t(rng() % 16);
-  if (kind == 3) s.tagged = !s.tagged;
-  if (kind == 4 && !s.tagged) s.qn = uint32_t(rng() % 5);
-  std::vector<uint8_t> d(s.header_bytes());
-  rdmap::encode(s, d.data());
-  if (rng() % 8 == 0) d[0] |= uint8_t(rng() & rdmap::kDdpReserved);  // reserved bits: ignored
-  size_t payload = rng() % 3 ? rng() % 200 : rng() % 1500;
-  if (op == Opcode::kReadRequest) {
-    rdmap::ReadRequest rr{uint32_t(rng()), rng(), uint32_t(rng()), uint32_t(rng()), rng()};
-    std::vector<uint8_t> p(rdmap::kReadRequestBytes);
-    rdmap::encode(rr, p.data());
-    d.insert(d.end(), p.begin(), p.end());
-    payload = rng() % 4 ? 0 : rng() % 40;
-  }
-  for (size_t i = 0; i < payload; ++i) d.push_back(uint8_t(rng()));
-  if (kind == 6) d.resize(d.size() - rng() % std::min<size_t>(d.size() + 1, 29));  // cut short
-  if (kind == 7) d.resize(rng() % (d.size() + 1));                                 // anywhere
-  if (kind == 8) d.resize(rng() % s.header_bytes());  // too short for its header
-  return d;
-}
 
 // At a datapath of kBytes (the test runs rnic-10g's, 16).
 template <int kBytes, class V>
@@ -83,7 +42,7 @@ class Lockstep : public sc_core::sc_module {
     m.connect(model);
     rtl.clk(clk);
     r.connect(rtl);
-    for (int i = 0; i < segments; ++i) segs_.push_back(random_segment(rng_));
+    for (int i = 0; i < segments; ++i) segs_.push_back(tb::random_ddp_segment(rng_));
     SC_THREAD(drive);
     SC_METHOD(compare);
     sensitive << clk.posedge_event();

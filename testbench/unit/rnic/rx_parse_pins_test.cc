@@ -10,6 +10,7 @@
 #include <random>
 
 #include "models/rnic/ddp_rx_parse_ports.h"
+#include "testbench/common/ddp_segments.h"
 #include "testbench/common/stream_checker.h"
 
 namespace rnic {
@@ -22,44 +23,6 @@ constexpr int kBytes = 16;  // the core's datapath
 constexpr uint64_t kParse = 2;
 static_assert(rx_parse_ports_match<RxParsePinModel<kBytes>, kBytes>(),
               "the pin model has the ddp_rx_parse port list");
-
-std::vector<uint8_t> random_segment(std::mt19937_64& rng) {
-  rdmap::Segment s;
-  const int kind = int(rng() % 12);
-  const Opcode ops[] = {
-      Opcode::kWrite,          Opcode::kReadRequest, Opcode::kReadResponse,     Opcode::kSend,
-      Opcode::kSendInvalidate, Opcode::kSendSe,      Opcode::kSendSeInvalidate, Opcode::kTerminate};
-  const Opcode op = kind == 5 ? Opcode::kReadRequest : ops[rng() % 8];
-  s.opcode = uint8_t(op);
-  s.tagged = rdmap::is_tagged(op);
-  s.last = rng() % 2;
-  s.stag = uint32_t(rng());
-  s.to = rng();
-  s.inv_stag = uint32_t(rng());
-  s.qn = rdmap::queue_of(op);
-  s.msn = uint32_t(rng());
-  s.mo = uint32_t(rng());
-  if (kind == 0) s.ddp_version = uint8_t(rng() % 4);
-  if (kind == 1) s.rdmap_version = uint8_t(rng() % 4);
-  if (kind == 2) s.opcode = uint8_t(rng() % 16);
-  if (kind == 3) s.tagged = !s.tagged;
-  if (kind == 4 && !s.tagged) s.qn = uint32_t(rng() % 5);
-  std::vector<uint8_t> d(s.header_bytes());
-  rdmap::encode(s, d.data());
-  size_t payload = rng() % 3 ? rng() % 200 : rng() % 1500;
-  if (op == Opcode::kReadRequest) {
-    rdmap::ReadRequest rr{uint32_t(rng()), rng(), uint32_t(rng()), uint32_t(rng()), rng()};
-    std::vector<uint8_t> p(rdmap::kReadRequestBytes);
-    rdmap::encode(rr, p.data());
-    d.insert(d.end(), p.begin(), p.end());
-    payload = 0;
-  }
-  for (size_t i = 0; i < payload; ++i) d.push_back(uint8_t(rng()));
-  if (kind == 5) d.resize(d.size() - rng() % 28);     // a Read Request cut inside its payload
-  if (kind == 6) d.resize(rng() % (d.size() + 1));    // cut anywhere
-  if (kind == 7) d.resize(rng() % s.header_bytes());  // too short for its header
-  return d;
-}
 
 TEST(DdpRxParse, ResultsOfTheBurstApi) {
   const DdpRxParse p(kParse, kBytes);
@@ -121,7 +84,7 @@ class RxParseBench : public sc_core::sc_module {
     SC_HAS_PROCESS(RxParseBench);
     dut.clk(clk);
     sig.connect(dut);
-    for (int i = 0; i < segments; ++i) segs.push_back(random_segment(rng_));
+    for (int i = 0; i < segments; ++i) segs.push_back(tb::random_ddp_segment(rng_));
     auto add = [&](const char* what, auto valid, auto ready, auto payload) {
       chk_.push_back(std::make_unique<StreamChecker>(what, valid, ready, payload));
       chk_.back()->clk(clk);
