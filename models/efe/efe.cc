@@ -9,15 +9,11 @@
 
 namespace rnic::efe {
 
-namespace {
-
-std::string mac_key(const eth::Mac& m) {
-  std::string s;
+std::string Efe::peer_group(const eth::Mac& m) const {
+  std::string s = std::string(name()) + ".peer_";
   for (uint8_t b : m) s += fmt::format("{:02x}", b);
   return s;
 }
-
-}  // namespace
 
 Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk_mhz,
          const EfeConfig& cfg, StatRegistry& stats)
@@ -56,7 +52,7 @@ Efe::Peer& Efe::peer(const eth::Mac& m) {
   auto it = peers_.find(m);
   if (it != peers_.end()) return *it->second;
   auto p = std::make_unique<Peer>(ch_cfg_, m);
-  StatGroup& g = stats_.group(fmt::format("{}.peer_{}", name(), mac_key(m)));
+  StatGroup& g = stats_.group(peer_group(m));
   p->tx_frames = &g.counter("tx_frames", "frames", "DATA frames sent to the peer (resends too)");
   p->tx_bytes = &g.counter("tx_bytes", "B", "DATA payload bytes sent to the peer (resends too)");
   p->rx_frames = &g.counter("rx_frames", "frames", "DATA frames received from the peer");

@@ -102,6 +102,8 @@ class Efe : public sc_core::sc_module {
   std::function<void(std::vector<uint8_t>& ddp)> tx_fault;
 
   std::string dump_state() const;
+  // The statistics group of the channel to peer m: "<this EFE>.peer_<mac in hex>".
+  std::string peer_group(const eth::Mac& m) const;
   // Turns congestion control on or off from now on; every channel starts again at line rate
   // (an experiment's sweep compares the two on one system).
   void set_cc(bool on);

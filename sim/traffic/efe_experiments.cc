@@ -162,10 +162,7 @@ int run_incast(ExperimentContext& ctx) {
       std::vector<std::vector<double>> bytes(size_t(n) + 1, std::vector<double>(windows));
       std::vector<std::string> from_peer(size_t(n) + 1);
       for (int i = 1; i <= n; ++i)
-        from_peer[size_t(i)] = fmt::format(
-            "h0.efe.peer_{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}", cl.nodes[size_t(i)]->mac[0],
-            cl.nodes[size_t(i)]->mac[1], cl.nodes[size_t(i)]->mac[2], cl.nodes[size_t(i)]->mac[3],
-            cl.nodes[size_t(i)]->mac[4], cl.nodes[size_t(i)]->mac[5]);
+        from_peer[size_t(i)] = cl.nodes[0]->efe.peer_group(cl.nodes[size_t(i)]->mac);
       // completed: the Writes completed in the measured time (the receiver's goodput).
       double completed = 0;
       const int late_from = int(n) - int(n) / 4 + 1;  // senders late_from..n join late
