@@ -57,10 +57,11 @@ XlatResult RnicXlat::translate(const XlatRequest& r) const {
         const uint64_t n = std::min(left, page - in_page);
         const uint64_t pa = pblmt_.at(uint32_t(e->pbl_first + idx)).addr;
         out.cycles += 1;
-        if (pa == 0) {
+        if (pa == 0) {  // the chunks before the absent page stay in the result
           out.fault_to = e->base_to + (idx << e->page_shift) - e->first_page_offset;
           if (out.fault_to < r.to) out.fault_to = r.to;
-          return fail(XlatStatus::kPageFault);
+          out.status = XlatStatus::kPageFault;
+          return out;
         }
         out.chunks.push_back({pa + in_page, uint32_t(n), out.cycles});
         in_list += n;
@@ -69,17 +70,25 @@ XlatResult RnicXlat::translate(const XlatRequest& r) const {
       return out;
     }
     case SmtEntry::Type::kSgHandle: {
-      // Find the extent holding `off`, then walk extents.
+      // Scan from the first extent to the one holding `off`, one cycle per extent passed over,
+      // then walk extents.
       uint32_t i = e->pbl_first;
       const uint32_t end = e->pbl_first + e->pbl_count;
       uint64_t start = 0;
-      while (i < end && start + pblmt_.at(i).len <= off) start += pblmt_.at(i++).len;
+      while (i < end && start + pblmt_.at(i).len <= off) {
+        start += pblmt_.at(i++).len;
+        out.cycles += 1;
+      }
       bool first = true;
-      while (left && i < end) {
-        const PblEntry& x = pblmt_.at(i);
-        const uint64_t in_ext = off - start, n = std::min(left, x.len - in_ext);
+      while (left) {
         if (!first) out.cycles += t_.extent_switch_cycles;
         out.cycles += 1;
+        if (i == end) {  // extents shorter than the entry's length: the chunks before stay
+          out.status = XlatStatus::kBounds;
+          return out;
+        }
+        const PblEntry& x = pblmt_.at(i);
+        const uint64_t in_ext = off - start, n = std::min(left, x.len - in_ext);
         out.chunks.push_back({x.addr + in_ext, uint32_t(n), out.cycles});
         off += n;
         left -= n;
@@ -87,7 +96,6 @@ XlatResult RnicXlat::translate(const XlatRequest& r) const {
         ++i;
         first = false;
       }
-      if (left) return fail(XlatStatus::kBounds);  // extents shorter than the entry's length
       return out;
     }
   }

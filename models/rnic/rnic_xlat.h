@@ -11,12 +11,16 @@
 //   5. offset + length does not wrap 2^64                       -> kToWrap
 //   6. [offset, offset + length) lies inside [base_to, base_to + length) -> kBounds
 //   7. (on-demand regions) every page is present                -> kPageFault (first absent page)
+//   8. (scatter-gather handles) the extents cover the range     -> kBounds
 //
 // Timing (core_clk cycles): the SMT read and checks take kSmtCycles; the first PBLMT read
 // kPblCycles more; then one chunk per cycle, plus kExtentSwitchCycles (xlat.extent_switch_cycles)
-// whenever a scatter-gather handle moves to its next extent. An error is known after kSmtCycles
-// (checks 1-6) or at the absent page's turn (7). The engines reach it through its request
-// channel (xlat_channel.h); each requester's requests follow one another.
+// whenever a scatter-gather handle moves to its next extent. A scatter-gather handle first scans
+// its extents from the first to the one holding the offset, one cycle per extent passed over.
+// An error of checks 1-6 is known after kSmtCycles. Checks 7 and 8 fail at the turn of the
+// absent page or of the missing extent, and the chunks already out stay in the result, before
+// the error: the burst ends with the error (a walk is not undone). The engines reach it through
+// its request channel (xlat_channel.h); each requester's requests follow one another.
 #pragma once
 
 #include <cstdint>
@@ -55,9 +59,9 @@ struct XlatChunk {
 
 struct XlatResult {
   XlatStatus status = XlatStatus::kOk;
-  std::vector<XlatChunk> chunks;
-  uint64_t fault_to = 0;  // kPageFault: the tagged offset of the first absent page
-  uint64_t cycles = 0;    // from request to the last chunk (or the error, or a 0-byte result)
+  std::vector<XlatChunk> chunks;  // on kPageFault and a short extent list: the chunks before it
+  uint64_t fault_to = 0;          // kPageFault: the tagged offset of the first absent page
+  uint64_t cycles = 0;            // from request to the last beat: chunk, error, or a 0-byte result
 };
 
 struct XlatTiming {

@@ -94,15 +94,14 @@ void XlatPinModel::on_clock() {
     r.pd = req_pd.read();
     const XlatResult x = xlat_.translate(r);
     busy_ = true;
-    if (x.status != XlatStatus::kOk) {
+    for (const XlatChunk& c : x.chunks) out_.push_back({cycle_ + c.cycle, c.pa, c.len, 0, false});
+    if (x.status != XlatStatus::kOk) {  // the error beat ends the burst
       const uint64_t pa = x.status == XlatStatus::kPageFault ? x.fault_to : 0;
       out_.push_back({cycle_ + x.cycles, pa, 0, uint8_t(x.status), true});
     } else if (x.chunks.empty()) {
       out_.push_back({cycle_ + x.cycles, 0, 0, 0, true});
     } else {
-      for (size_t k = 0; k < x.chunks.size(); ++k)
-        out_.push_back({cycle_ + x.chunks[k].cycle, x.chunks[k].pa, x.chunks[k].len, 0,
-                        k + 1 == x.chunks.size()});
+      out_.back().last = true;
     }
   }
   if (smt_we.read() && smt_addr.read() < smt_.size())

@@ -14,7 +14,9 @@
 //   rsp_valid/rsp_ready      one beat per chunk, in order
 //   rsp_pa   [64]            chunk's physical address (kPageFault: the absent page's tagged offset)
 //   rsp_len  [32]            chunk's length (0 on an error beat and on a 0-byte request's beat)
-//   rsp_status [3]           XlatStatus: 0 ok, else the error; an error is one beat
+//   rsp_status [3]           XlatStatus: 0 ok, else the error; an error beat ends the burst
+//                            (a page fault's and a short extent list's come after the chunks
+//                            before them, rnic_xlat.h; the others are the request's one beat)
 //   rsp_last                 last beat of the request
 //   smt_we, smt_addr [24], smt_wdata [384]   SMT entry write (smt_pack's layout)
 //   pbl_we, pbl_addr [32], pbl_wdata [128]   PBLMT entry write: address 63..0, extent length

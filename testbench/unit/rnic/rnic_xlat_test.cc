@@ -114,6 +114,27 @@ TEST(RnicXlat, ScatterGatherHandleSwitchesExtents) {
   EXPECT_EQ(r.chunks[2].len, 6u);
   EXPECT_EQ(r.cycles, 2u + 2 + 3 + 2 * 3);  // three chunks, two extent switches of 3 cycles
   EXPECT_EQ(x.translate({stag, 6000, 25, access::kRemoteRead, 3}).status, XlatStatus::kBounds);
+  // The scan passes over the extents before the offset, one cycle each.
+  r = x.translate({stag, 1030, 10, access::kRemoteRead, 3});
+  ASSERT_EQ(r.chunks.size(), 1u);
+  EXPECT_EQ(r.chunks[0].pa, 0x300006u);
+  EXPECT_EQ(r.cycles, 2u + 2 + 2 + 1);
+}
+
+TEST(RnicXlat, ExtentsShortOfTheEntryEndTheBurstWithBounds) {
+  Tables t;
+  const uint32_t stag = t.add_sg(9, 1, 3, kAll, 0, {{0x100000, 1000}, {0x200000, 500}});
+  t.smt.at(9).length = 2000;  // an entry longer than its extents (the write port never stores it)
+  RnicXlat x(t.smt, t.pbl, {2, 2, 3});
+  auto r = x.translate({stag, 900, 1000, access::kRemoteRead, 3});
+  EXPECT_EQ(r.status, XlatStatus::kBounds);
+  ASSERT_EQ(r.chunks.size(), 2u);  // what the extents hold, then the error at the next turn
+  EXPECT_EQ(r.chunks[1].cycle, 2u + 2 + 1 + 3 + 1);
+  EXPECT_EQ(r.cycles, r.chunks[1].cycle + 3 + 1);
+  r = x.translate({stag, 1600, 10, access::kRemoteRead, 3});  // past every extent
+  EXPECT_EQ(r.status, XlatStatus::kBounds);
+  EXPECT_TRUE(r.chunks.empty());
+  EXPECT_EQ(r.cycles, 2u + 2 + 2 + 1);
 }
 
 TEST(RnicXlat, PhysicalRegionIsOneChunk) {
@@ -143,7 +164,11 @@ TEST(RnicXlat, OnDemandRegionFaultsOnAnAbsentPage) {
   auto r = x.translate({stag, 0x11800, 8192, access::kRemoteRead, 1});
   EXPECT_EQ(r.status, XlatStatus::kPageFault);
   EXPECT_EQ(r.fault_to, 0x12000u);
-  EXPECT_TRUE(r.chunks.empty());
+  ASSERT_EQ(r.chunks.size(), 1u);  // the page before the absent one, and the fault at its turn
+  EXPECT_EQ(r.chunks[0].pa, 0x2800u);
+  EXPECT_EQ(r.chunks[0].len, 0x800u);
+  EXPECT_EQ(r.chunks[0].cycle, 2u + 2 + 1);
+  EXPECT_EQ(r.cycles, 2u + 2 + 2);
 }
 
 // Random regions and requests: the chunks, laid end to end, must put every tagged byte where a

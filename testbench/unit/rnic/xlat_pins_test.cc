@@ -9,6 +9,7 @@
 
 #include "models/rnic/xlat_ports.h"
 #include "testbench/common/stream_checker.h"
+#include "testbench/common/xlat_stimulus.h"
 
 namespace rnic {
 namespace {
@@ -85,6 +86,7 @@ class XlatBench : public sc_core::sc_module {
   XlatBench(sc_core::sc_module_name n, uint64_t seed, int valid_pct, int ready_pct, int requests)
       : sc_core::sc_module(n),
         rng_(seed),
+        stim_(seed + 1, kSmt, kPbl),
         valid_pct_(valid_pct),
         ready_pct_(ready_pct),
         requests_(requests) {
@@ -111,8 +113,6 @@ class XlatBench : public sc_core::sc_module {
     dont_initialize();
   }
 
-  Smt smt{kSmt};
-  Pblmt pbl{kPbl};
   std::vector<std::pair<uint64_t, XlatRequest>> accepted;  // edge, request
   std::vector<XlatResult> expected;                        // burst API at acceptance
   std::vector<Observed> beats;
@@ -124,69 +124,22 @@ class XlatBench : public sc_core::sc_module {
 
   void tick() { wait(clk.posedge_event()); }
 
-  // One table write per cycle, mirrored.
-  void write_smt(uint32_t i, const SmtEntry& e) {
-    sig.smt_we.write(true);
-    sig.smt_addr.write(i);
-    sig.smt_wdata.write(smt_pack(e));
-    tick();
-    sig.smt_we.write(false);
-    smt.at(i) = e;
-  }
-  void write_pbl(uint32_t i, const PblEntry& e) {
-    sig.pbl_we.write(true);
-    sig.pbl_addr.write(i);
-    sig.pbl_wdata.write(pbl_pack(e));
-    tick();
-    sig.pbl_we.write(false);
-    pbl.at(i) = e;
-  }
-
-  // A fresh region in SMT entry i with PBL entries [8i, 8i + 8).
-  void new_region(uint32_t i) {
-    SmtEntry e;
-    e.state = chance(90) ? SmtEntry::State::kValid : SmtEntry::State::kInvalid;
-    e.type = SmtEntry::Type(rng_() % 4);
-    e.key = uint8_t(rng_() % 4);
-    e.pd = uint32_t(1 + rng_() % 2);
-    e.access = uint8_t(rng_() % 16);
-    e.base_to = (rng_() % 1000) * 4096 + rng_() % 4096;
-    e.pbl_first = 8 * i;
-    e.page_shift = 12;
-    e.first_page_offset = e.base_to & 4095;
-    const uint32_t n = 1 + uint32_t(rng_() % 8);
-    e.pbl_count = n;
-    if (e.type == SmtEntry::Type::kSgHandle) {
-      e.length = 0;
-      for (uint32_t k = 0; k < n; ++k) {
-        const PblEntry x{(1 + rng_() % 100000) * 64, 1 + rng_() % 5000};
-        e.length += x.len;
-        write_pbl(8 * i + k, x);
+  // One table write per cycle.
+  void apply(const std::vector<tb::XlatTableWrite>& writes) {
+    for (const auto& w : writes) {
+      if (w.smt) {
+        sig.smt_we.write(true);
+        sig.smt_addr.write(w.addr);
+        sig.smt_wdata.write(smt_pack(w.e));
+      } else {
+        sig.pbl_we.write(true);
+        sig.pbl_addr.write(w.addr);
+        sig.pbl_wdata.write(pbl_pack(w.p));
       }
-    } else {
-      for (uint32_t k = 0; k < n; ++k) {
-        const bool absent = e.type == SmtEntry::Type::kOnDemand && chance(25);
-        write_pbl(8 * i + k, {absent ? 0 : (1 + rng_() % 100000) * 4096, 0});
-      }
-      e.length = uint64_t(n) * 4096 - e.first_page_offset - rng_() % 100;
-      e.phys_base = (1 + rng_() % 100000) * 4096 + rng_() % 4096;
+      tick();
+      sig.smt_we.write(false);
+      sig.pbl_we.write(false);
     }
-    write_smt(i, e);
-  }
-
-  XlatRequest random_request() {
-    const uint32_t i = uint32_t(rng_() % kSmt);
-    const SmtEntry& e = smt.at(i);
-    XlatRequest r;
-    r.stag = make_stag(chance(95) ? i : uint32_t(kSmt + rng_() % 4),
-                       chance(90) ? e.key : uint8_t(rng_()));
-    r.pd = chance(90) ? e.pd : uint32_t(rng_() % 4);
-    r.access = chance(80) ? uint8_t(e.access & rng_()) : uint8_t(rng_() % 16);
-    const uint64_t len = e.length ? e.length : 1;
-    const uint64_t off = rng_() % len;
-    r.to = chance(95) ? e.base_to + off : rng_();
-    r.len = chance(5) ? 0 : uint32_t(1 + rng_() % (len - off + (chance(10) ? 100 : 0)));
-    return r;
   }
 
   void drive() {
@@ -197,14 +150,14 @@ class XlatBench : public sc_core::sc_module {
     tick();
     tick();
     sig.rst.write(false);
-    for (uint32_t i = 0; i < kSmt; ++i) new_region(i);
+    for (uint32_t i = 0; i < kSmt; ++i) apply(stim_.region(i));
     for (int n = 0; n < requests_; ++n) {
       // Every 16 requests, once the block is idle, one region is replaced.
       if (n % 16 == 15) {
         while (expected.size() != done_requests_) tick();
-        new_region(uint32_t(rng_() % kSmt));
+        apply(stim_.region(uint32_t(rng_() % kSmt)));
       }
-      const XlatRequest r = random_request();
+      const XlatRequest r = stim_.request();
       while (!chance(valid_pct_)) tick();
       sig.req_stag.write(r.stag);
       sig.req_to.write(r.to);
@@ -231,7 +184,7 @@ class XlatBench : public sc_core::sc_module {
       r.access = uint8_t(sig.req_access.read());
       r.pd = sig.req_pd.read();
       accepted.push_back({edge_, r});
-      expected.push_back(RnicXlat(smt, pbl).translate(r));
+      expected.push_back(stim_.expect(r));
     }
     if (sig.rsp_valid.read() && sig.rsp_ready.read()) {
       beats.push_back({edge_, sig.rsp_pa.read(), sig.rsp_len.read(), uint8_t(sig.rsp_status.read()),
@@ -242,6 +195,7 @@ class XlatBench : public sc_core::sc_module {
   }
 
   std::mt19937_64 rng_;
+  tb::XlatStimulus stim_;
   int valid_pct_, ready_pct_, requests_;
   uint64_t edge_ = 0;
   size_t done_requests_ = 0;
@@ -254,23 +208,23 @@ void check(const XlatBench& b, bool exact_timing) {
   ASSERT_TRUE(b.finished);
   EXPECT_EQ(b.violations(), 0);
   size_t k = 0;
-  int errors = 0, multi = 0;
+  int errors = 0, multi = 0, faults_after_chunks = 0;
   uint64_t last_edge = 0;
   for (size_t i = 0; i < b.expected.size(); ++i) {
     const XlatResult& x = b.expected[i];
     const uint64_t a = b.accepted[i].first;
     std::vector<Observed> want;
+    for (const XlatChunk& c : x.chunks) want.push_back({a + c.cycle + 1, c.pa, c.len, 0, false});
+    multi += x.chunks.size() > 1;
     if (x.status != XlatStatus::kOk) {
       ++errors;
+      faults_after_chunks += x.status == XlatStatus::kPageFault && !x.chunks.empty();
       want.push_back({a + x.cycles + 1, x.status == XlatStatus::kPageFault ? x.fault_to : 0, 0,
                       uint8_t(x.status), true});
     } else if (x.chunks.empty()) {
       want.push_back({a + x.cycles + 1, 0, 0, 0, true});
     } else {
-      multi += x.chunks.size() > 1;
-      for (size_t c = 0; c < x.chunks.size(); ++c)
-        want.push_back({a + x.chunks[c].cycle + 1, x.chunks[c].pa, x.chunks[c].len, 0,
-                        c + 1 == x.chunks.size()});
+      want.back().last = true;
     }
     for (const Observed& w : want) {
       ASSERT_LT(k, b.beats.size()) << "request " << i;
@@ -292,6 +246,7 @@ void check(const XlatBench& b, bool exact_timing) {
   // The stimulus reached every kind of outcome.
   EXPECT_GT(errors, 20);
   EXPECT_GT(multi, 20);
+  EXPECT_GT(faults_after_chunks, 2);
 }
 
 TEST(XlatPins, SameBeatsAndCyclesAsTheBurstApi) {
