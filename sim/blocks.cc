@@ -14,17 +14,24 @@
 #include "Vddp_rx_parse_cc_w16.h"
 #include "Vddp_rx_parse_cc_w64.h"
 #include "Vddp_rx_parse_cc_w8.h"
+#include "Vrnic_xlat_cc.h"
 #include "models/common/crc32_cc.h"
 #include "models/rnic/ddp_rx_parse_cc.h"
+#include "models/rnic/xlat_cc.h"
 #include "sim/config.h"
 
 namespace rnic {
+
+namespace {
+// rnic_xlat's C++-mode build (rtl/CMakeLists.txt): 2^16 SMT and 2^20 PBLMT entries.
+using XlatRtl = XlatCcChannel<Vrnic_xlat_cc, 16, 20>;
+}  // namespace
 
 const std::vector<BlockInfo>& blocks() {
   static const std::vector<BlockInfo> b = {
       {"crc32", "Ethernet FCS generator and checker in every MAC", true, {1, 2, 4, 8, 16, 32, 64}},
       {"ddp_rx_parse", "receive-side DDP/RDMAP header parser and checks", true, {8, 16, 64}},
-      {"rnic_xlat", "STag translation with the SMT and PBLMT", false, {}},
+      {"rnic_xlat", "STag translation with the SMT and PBLMT", true, {}},
       {"rnic_dmac", "bus-master DMA: splits, tags, reassembly, timeouts", false, {}},
   };
   return b;
@@ -71,8 +78,8 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl,
       chosen.push_back(&*it);
     }
     for (const BlockInfo* b : chosen) {
-      if (std::find(b->rtl_widths.begin(), b->rtl_widths.end(), datapath_bytes) ==
-          b->rtl_widths.end())
+      if (!b->rtl_widths.empty() && std::find(b->rtl_widths.begin(), b->rtl_widths.end(),
+                                              datapath_bytes) == b->rtl_widths.end())
         throw InputError(
             where, "rtl",
             fmt::format("{}'s RTL is not built for a {}-byte datapath", b->name, datapath_bytes));
@@ -82,6 +89,14 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl,
                          fmt::format("ddp_rx_parse's RTL is built for core.rx_parse_cycles 2, "
                                      "not {} (docs/rtl.md)",
                                      cfg.core.rx_parse_cycles));
+      if (b->name == "rnic_xlat" && (cfg.core.stags > int64_t(XlatRtl::kMaxSmt) ||
+                                     cfg.core.pbl_entries > int64_t(XlatRtl::kMaxPbl)))
+        throw InputError(
+            where, "rtl",
+            fmt::format("rnic_xlat's RTL is built for at most {} STags (core.stags) "
+                        "and {} PBL entries (core.pbl_entries), not {} and {} "
+                        "(docs/rtl.md)",
+                        XlatRtl::kMaxSmt, XlatRtl::kMaxPbl, cfg.core.stags, cfg.core.pbl_entries));
       impl.of[b->name] = "rtl";
     }
   }
@@ -117,9 +132,11 @@ RxParseFactory rx_parse_factory(const Implementations& impl) {
 }
 
 XlatFactory xlat_factory(const Implementations& impl) {
-  if (impl.rtl("rnic_xlat"))
-    throw std::logic_error("rnic_xlat RTL not refused by resolve_implementations");
-  return xlat_model_factory();
+  if (!impl.rtl("rnic_xlat")) return xlat_model_factory();
+  return [](const std::string& name, size_t smt, size_t pbl,
+            ClockDomain clk) -> std::unique_ptr<XlatChannel> {
+    return std::make_unique<XlatRtl>(name.c_str(), smt, pbl, clk);
+  };
 }
 
 Crc32Factory crc32_factory(const Implementations& impl) {

@@ -19,7 +19,8 @@ struct BlockInfo {
   std::string name;
   std::string what;
   bool has_rtl;
-  std::vector<int> rtl_widths;  // datapath widths (B per beat) the RTL is Verilated at
+  std::vector<int> rtl_widths;  // datapath widths (B per beat) the RTL is Verilated at; empty:
+                                // any (the block has no datapath-wide port)
 };
 const std::vector<BlockInfo>& blocks();
 

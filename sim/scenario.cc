@@ -65,11 +65,6 @@ void flatten(const std::string& file, const std::string& prefix, const YAML::Nod
   }
 }
 
-void not_built(const std::string& file, const YAML::Node& n, const std::string& key,
-               const std::string& what) {
-  throw InputError(at(file, n), key, fmt::format("{} is not built yet in this version", what));
-}
-
 bool valid_name(const std::string& n) {
   if (n.empty() || n.size() > 32 || !std::islower(static_cast<unsigned char>(n[0]))) return false;
   for (char c : n)
@@ -408,8 +403,8 @@ void check_topology(const Scenario& s, const std::string& where) {
 void check_capabilities(Scenario& s, const std::string& where) {
   s.impl = resolve_implementations(s.rtl, s.config, where);
   if (!s.outputs.trace.empty())
-    for (const char* b : {"crc32", "ddp_rx_parse"})
-      if (s.impl.rtl(b))
+    for (const BlockInfo& bi : blocks())
+      if (const std::string& b = bi.name; s.impl.rtl(b))
         throw InputError(where, "rtl",
                          fmt::format("a waveform of {}'s RTL in a run is not built yet (the run "
                                      "uses its C++-mode build, which has no signals); trace the "
