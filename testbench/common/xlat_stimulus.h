@@ -41,7 +41,9 @@ class XlatStimulus {
     e.key = uint8_t(rng() % 4);
     e.pd = uint32_t(1 + rng() % 2);
     e.access = uint8_t(rng() % 16);
-    e.base_to = (rng() % 1000) * 4096 + rng() % 4096;
+    // One region in twenty sits at the top of the 64-bit tagged-offset space (requests wrap).
+    e.base_to =
+        chance(5) ? (0 - (uint64_t(1) << 17)) + rng() % 4096 : (rng() % 1000) * 4096 + rng() % 4096;
     e.pbl_first = slots_ * i;
     e.page_shift = 12;
     e.first_page_offset = e.base_to & 4095;
@@ -58,6 +60,9 @@ class XlatStimulus {
         e.length += x.len;
         pblw(k, x);
       }
+      // One in ten claims more bytes than its extents hold (the card's write port never
+      // stores such an entry; the block still answers it: the chunks, then a bounds error).
+      if (chance(10)) e.length += 1 + rng() % 3000;
     } else {
       for (uint32_t k = 0; k < n; ++k) {
         const bool absent = e.type == SmtEntry::Type::kOnDemand && chance(25);
@@ -84,6 +89,7 @@ class XlatStimulus {
     const uint64_t off = rng() % len;
     r.to = chance(95) ? e.base_to + off : rng();
     r.len = chance(5) ? 0 : uint32_t(1 + rng() % (len - off + (chance(10) ? 100 : 0)));
+    if (chance(3)) r.len = 0xFFFFFFFFu - uint32_t(rng() % 16);  // past the end, or wrapping
     return r;
   }
 

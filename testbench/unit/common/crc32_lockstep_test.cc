@@ -11,6 +11,7 @@
 #include "Vcrc32_w8.h"
 #include "Vcrc32_w8_mut.h"
 #include "sim/fst_trace.h"
+#include "testbench/common/lockstep.h"
 #include "testbench/common/trace_option.h"
 #include "testbench/unit/common/crc32_tb.h"
 
@@ -19,9 +20,12 @@ namespace {
 
 // ~1e5 cycles per width in the CI (rtl) form.
 template <int B, class V>
-uint64_t lockstep(unsigned seed, size_t messages) {
+uint64_t lockstep(unsigned dflt_seed, size_t messages) {
+  const unsigned seed = unsigned(seed_or(dflt_seed));
+  std::fprintf(stderr, "crc32 lockstep: seed %u (RNIC_SEED=%u replays it)\n", seed, seed);
   std::mt19937 rng(seed);
   Crc32Stimulus st;
+  messages *= size_t(lockstep_scale());
   for (size_t i = 0; i < messages; ++i)
     st.messages.push_back(random_bytes(rng, rng() % (6 * B + 40)));
   st.valid_pattern = duty_pattern(seed, 70);
@@ -40,7 +44,8 @@ uint64_t lockstep(unsigned seed, size_t messages) {
     rtl.trace(&ft->file(), 99);
     ft->open(fmt::format("crc32_lockstep_w{}.fst", B));
   }
-  tb.run(200000);
+  tb.run(200000 * uint64_t(lockstep_scale()));
+  write_rtl_coverage(fmt::format("crc32_w{}", B));
   EXPECT_TRUE(tb.done());
   EXPECT_EQ(tb.violations(), 0);
   return tb.mismatches();

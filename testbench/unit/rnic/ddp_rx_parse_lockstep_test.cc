@@ -17,6 +17,7 @@
 #include "models/rnic/ddp_rx_parse_ports.h"
 #include "sim/fst_trace.h"
 #include "testbench/common/ddp_segments.h"
+#include "testbench/common/lockstep.h"
 #include "testbench/common/trace_option.h"
 
 namespace rnic {
@@ -125,11 +126,6 @@ class Lockstep : public sc_core::sc_module {
   std::vector<std::vector<uint8_t>> segs_;
 };
 
-uint64_t seed_or(uint64_t dflt) {
-  const char* s = std::getenv("RNIC_SEED");
-  return s ? std::strtoull(s, nullptr, 0) : dflt;
-}
-
 template <int B, class V>
 uint64_t run(uint64_t seed, int segments, int valid_pct, int ready_pct, uint64_t* cycles) {
   std::fprintf(stderr, "ddp_rx_parse lockstep: seed %llu (RNIC_SEED=%llu replays it)\n",
@@ -146,6 +142,7 @@ uint64_t run(uint64_t seed, int segments, int valid_pct, int ready_pct, uint64_t
     ft->open(fmt::format("ddp_rx_parse_lockstep_w{}_seed{}.fst", B, seed));
   }
   sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_MS));
+  tb::write_rtl_coverage("ddp_rx_parse");
   EXPECT_TRUE(b.finished);
   EXPECT_EQ(b.headers, uint64_t(segments)) << "every segment's header result came out";
   EXPECT_GT(b.payload_beats, uint64_t(segments)) << "payloads came out";
@@ -160,13 +157,17 @@ uint64_t run(uint64_t seed, int segments, int valid_pct, int ready_pct, uint64_t
 // random valid/ready stalls (the queues fill, s_ready falls).
 TEST(DdpRxParseLockstep, BackToBack) {
   uint64_t cycles = 0;
-  EXPECT_EQ((run<16, Vddp_rx_parse_w16>(seed_or(11), 4000, 100, 100, &cycles)), 0u);
+  EXPECT_EQ(
+      (run<16, Vddp_rx_parse_w16>(tb::seed_or(11), 4000 * tb::lockstep_scale(), 100, 100, &cycles)),
+      0u);
   EXPECT_GT(cycles, 50000u);
 }
 
 TEST(DdpRxParseLockstep, RandomStalls) {
   uint64_t cycles = 0;
-  EXPECT_EQ((run<16, Vddp_rx_parse_w16>(seed_or(12), 2500, 60, 40, &cycles)), 0u);
+  EXPECT_EQ(
+      (run<16, Vddp_rx_parse_w16>(tb::seed_or(12), 2500 * tb::lockstep_scale(), 60, 40, &cycles)),
+      0u);
   EXPECT_GT(cycles, 50000u);
 }
 

@@ -1,13 +1,13 @@
 // rnic_xlat lockstep: the model's pin face (XlatPinModel) and the Verilated RTL
-// (rtl/rnic/rnic_xlat.sv, 32 SMT and 512 PBLMT entries) given the same table writes and the same
-// constrained-random requests (testbench/common/xlat_stimulus.h: every entry type and every
-// outcome), every output compared at every edge while rsp_ready is always high (the block's exact
-// timing); under random valid and ready the RTL may present a beat later than the model (its
-// producer waits for the output register, the model's queue does not), so there the beats are
-// compared in order and content, and never earlier. The mutation check: a build of the RTL that
-// reports a PD mismatch as an access violation must fail the comparison. The seed is logged;
-// `RNIC_SEED=N` replays one, and `--trace fst` writes both pin bundles and the RTL's internals
-// to rnic_xlat_lockstep_seed<N>.fst.
+// (rtl/rnic/rnic_xlat.sv, 32 SMT and 512 PBLMT entries, two cycles per extent switch) given the
+// same table writes and the same constrained-random requests (testbench/common/xlat_stimulus.h:
+// every entry type and every outcome), every output compared at every edge while rsp_ready is
+// always high (the block's exact timing); under random valid and ready the RTL may present a beat
+// later than the model (its producer waits for the output register, the model's queue does not), so
+// there the beats are compared in order and content, and never earlier. The mutation check: a build
+// of the RTL that reports a PD mismatch as an access violation must fail the comparison. The seed
+// is logged; `RNIC_SEED=N` replays one, and `--trace fst` writes both pin bundles and the RTL's
+// internals to rnic_xlat_lockstep_seed<N>.fst.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <systemc.h>
@@ -21,6 +21,7 @@
 #include "Vrnic_xlat_s32_mut.h"
 #include "models/rnic/xlat_ports.h"
 #include "sim/fst_trace.h"
+#include "testbench/common/lockstep.h"
 #include "testbench/common/trace_option.h"
 #include "testbench/common/xlat_stimulus.h"
 
@@ -28,6 +29,7 @@ namespace rnic {
 namespace {
 
 constexpr size_t kSmt = 32, kPbl = 512;  // the RTL's SMT_AW 5, PBL_AW 9
+constexpr XlatTiming kTiming{2, 2, 2};   // and EXT_SWITCH_CYCLES 2 (the card's is 1)
 static_assert(xlat_ports_match<Vrnic_xlat_s32>(),
               "the Verilated block has the rnic_xlat port list");
 
@@ -43,7 +45,7 @@ class Lockstep : public sc_core::sc_module {
  public:
   sc_core::sc_clock clk{"clk", 4, sc_core::SC_NS};
   XlatSignals m{"m"}, r{"r"};  // the model's pins, the RTL's pins
-  XlatPinModel model{"model", kSmt, kPbl};
+  XlatPinModel model{"model", kSmt, kPbl, kTiming};
   V rtl{"rtl"};
 
   Lockstep(sc_core::sc_module_name n, uint64_t seed, int requests, int valid_pct, int ready_pct)
@@ -194,11 +196,6 @@ class Lockstep : public sc_core::sc_module {
   uint64_t run_chunks_ = 0;
 };
 
-uint64_t seed_or(uint64_t dflt) {
-  const char* s = std::getenv("RNIC_SEED");
-  return s ? std::strtoull(s, nullptr, 0) : dflt;
-}
-
 template <class V>
 uint64_t run(uint64_t seed, int requests, int valid_pct, int ready_pct, uint64_t* cycles) {
   std::fprintf(stderr, "rnic_xlat lockstep: seed %llu (RNIC_SEED=%llu replays it)\n",
@@ -214,6 +211,7 @@ uint64_t run(uint64_t seed, int requests, int valid_pct, int ready_pct, uint64_t
     ft->open(fmt::format("rnic_xlat_lockstep_seed{}.fst", seed));
   }
   sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_MS));
+  tb::write_rtl_coverage("rnic_xlat");
   EXPECT_TRUE(b.finished);
   EXPECT_EQ(b.done, uint64_t(requests)) << "every request's burst ended";
   EXPECT_GT(b.errors, uint64_t(requests) / 10) << "errors of every kind came out";
@@ -229,13 +227,15 @@ uint64_t run(uint64_t seed, int requests, int valid_pct, int ready_pct, uint64_t
 // ready stalls (beats in order, none early).
 TEST(RnicXlatLockstep, OutputsAlwaysTaken) {
   uint64_t cycles = 0;
-  EXPECT_EQ(run<Vrnic_xlat_s32>(seed_or(21), 16000, 100, 100, &cycles), 0u);
+  EXPECT_EQ(run<Vrnic_xlat_s32>(tb::seed_or(21), 16000 * tb::lockstep_scale(), 100, 100, &cycles),
+            0u);
   EXPECT_GT(cycles, 50000u);
 }
 
 TEST(RnicXlatLockstep, RandomStalls) {
   uint64_t cycles = 0;
-  EXPECT_EQ(run<Vrnic_xlat_s32>(seed_or(22), 12000, 50, 40, &cycles), 0u);
+  EXPECT_EQ(run<Vrnic_xlat_s32>(tb::seed_or(22), 12000 * tb::lockstep_scale(), 50, 40, &cycles),
+            0u);
   EXPECT_GT(cycles, 50000u);
 }
 
