@@ -19,6 +19,7 @@
 #include "models/rnic/ddp_rx_parse_cc.h"
 #include "models/rnic/xlat_cc.h"
 #include "sim/config.h"
+#include "sim/run_record.h"
 
 namespace rnic {
 
@@ -105,6 +106,114 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl,
 
 namespace {
 
+// The recorders (sim/run_record.h): each wraps a block's channel, model or RTL alike, and
+// records what it answers and when.
+class RecordedCrc32 : public Crc32Channel {
+ public:
+  RecordedCrc32(std::unique_ptr<Crc32Channel> in, ClockDomain clk)
+      : in_(std::move(in)),
+        src_(RunRecord::get().source(
+            std::string(dynamic_cast<sc_core::sc_object&>(*in_).name()) + " crc32",
+            clk.period_ps)) {}
+  void request(Message msg, std::vector<uint64_t> beat_cycles, Done done) override {
+    in_->request(std::move(msg), std::move(beat_cycles),
+                 [src = src_, done = std::move(done)](uint32_t crc, uint64_t valid) {
+                   RunRecord::get().add(src, now_ps(), crc, valid);
+                   done(crc, valid);
+                 });
+  }
+  uint64_t beats(size_t len) const override { return in_->beats(len); }
+
+ private:
+  std::unique_ptr<Crc32Channel> in_;
+  uint32_t src_;
+};
+
+class RecordedRxParse : public RxParseChannel {
+ public:
+  RecordedRxParse(std::unique_ptr<RxParseChannel> in, ClockDomain clk) : in_(std::move(in)) {
+    const std::string n = dynamic_cast<sc_core::sc_object&>(*in_).name();
+    src_ = RunRecord::get().source(n + " ddp_rx_parse", clk.period_ps);
+    ready_src_ = RunRecord::get().source(n + " ddp_rx_parse ready", clk.period_ps);
+  }
+  void request(Segment seg, std::function<void(const RxParseResult&)> done,
+               std::function<void()> ready) override {
+    in_->request(
+        std::move(seg),
+        [src = src_, done = std::move(done)](const RxParseResult& r) {
+          // What the block's result bus carries (ddp_rx_parse_ports.h).
+          const uint64_t d = record_digest({r.dropped,      r.ok,         uint64_t(r.why.layer),
+                                            r.why.etype,    r.why.code,   r.h.tagged,
+                                            r.h.last,       r.h.opcode,   r.h.stag,
+                                            r.h.to,         r.h.inv_stag, r.h.qn,
+                                            r.h.msn,        r.h.mo,       r.rr_ok,
+                                            r.rr.sink_stag, r.rr.sink_to, r.rr.size,
+                                            r.rr.src_stag,  r.rr.src_to,  r.payload_off,
+                                            r.payload_len});
+          RunRecord::get().add(src, now_ps(), d, r.cycles);
+          done(r);
+        },
+        [src = ready_src_, ready = std::move(ready)] {
+          RunRecord::get().add(src, now_ps(), 0, 0);
+          ready();
+        });
+  }
+
+ private:
+  std::unique_ptr<RxParseChannel> in_;
+  uint32_t src_ = 0, ready_src_ = 0;
+};
+
+// Not base_to: a verbs program's own memory (plain memory, sim/traffic/program.h) is registered
+// at its real virtual addresses, which differ from process to process (ASLR), and the model and
+// RTL runs of a test are two processes.
+uint64_t entry_digest(const SmtEntry& e) {
+  return record_digest({uint64_t(e.state), uint64_t(e.type), e.key, e.pd, e.access, e.length,
+                        e.pbl_first, e.pbl_count, e.page_shift, e.first_page_offset, e.phys_base});
+}
+
+class RecordedXlat : public XlatChannel {
+ public:
+  RecordedXlat(std::unique_ptr<XlatChannel> in, ClockDomain clk)
+      : in_(std::move(in)),
+        src_(RunRecord::get().source(
+            std::string(dynamic_cast<sc_core::sc_object&>(*in_).name()) + " rnic_xlat",
+            clk.period_ps)),
+        wr_(RunRecord::get().source(
+            std::string(dynamic_cast<sc_core::sc_object&>(*in_).name()) + " rnic_xlat write",
+            clk.period_ps)) {}
+  void request(const XlatRequest& r, EventQueue& to, Reply reply) override {
+    in_->request(r, to, [src = src_, reply = std::move(reply)](XlatResult&& x) {
+      std::vector<uint64_t> w{uint64_t(x.status), x.fault_to, x.chunks.size()};
+      for (const XlatChunk& c : x.chunks) w.insert(w.end(), {c.pa, c.len, c.cycle});
+      RunRecord::get().add(src, now_ps(), record_digest(w), x.cycles);
+      reply(std::move(x));
+    });
+  }
+  bool write_smt(uint32_t index, const SmtEntry& e) override {
+    return note(index, entry_digest(e), in_->write_smt(index, e));
+  }
+  bool invalidate(uint32_t stag, const uint32_t* pd) override {
+    return note(stag, pd ? *pd : ~0ull, in_->invalidate(stag, pd));
+  }
+  bool free(uint32_t index) override { return note(index, 1, in_->free(index)); }
+  bool write_pbl(uint32_t first, const std::vector<PblEntry>& e) override {
+    std::vector<uint64_t> w;
+    for (const PblEntry& p : e) w.insert(w.end(), {p.addr, p.len});
+    return note(first, record_digest(w), in_->write_pbl(first, e));
+  }
+  size_t pbl_entries() const override { return in_->pbl_entries(); }
+  const XlatTiming& timing() const override { return in_->timing(); }
+
+ private:
+  bool note(uint64_t a, uint64_t b, bool ok) {
+    RunRecord::get().add(wr_, now_ps(), a, b ^ uint64_t(ok));
+    return ok;
+  }
+  std::unique_ptr<XlatChannel> in_;
+  uint32_t src_, wr_;
+};
+
 template <class V, int BYTES>
 std::unique_ptr<Crc32Channel> make_rtl(const std::string& name, ClockDomain clk) {
   return std::make_unique<Crc32CcChannel<V, BYTES>>(name.c_str(), clk);
@@ -113,6 +222,30 @@ std::unique_ptr<Crc32Channel> make_rtl(const std::string& name, ClockDomain clk)
 }  // namespace
 
 RxParseFactory rx_parse_factory(const Implementations& impl) {
+  RxParseFactory f = rx_parse_impl_factory(impl);
+  if (!RunRecord::get().enabled()) return f;
+  return [f](const std::string& name, uint64_t parse_cycles, uint64_t dp, ClockDomain clk) {
+    return std::make_unique<RecordedRxParse>(f(name, parse_cycles, dp, clk), clk);
+  };
+}
+
+XlatFactory xlat_factory(const Implementations& impl) {
+  XlatFactory f = xlat_impl_factory(impl);
+  if (!RunRecord::get().enabled()) return f;
+  return [f](const std::string& name, size_t smt, size_t pbl, ClockDomain clk) {
+    return std::make_unique<RecordedXlat>(f(name, smt, pbl, clk), clk);
+  };
+}
+
+Crc32Factory crc32_factory(const Implementations& impl) {
+  Crc32Factory f = crc32_impl_factory(impl);
+  if (!RunRecord::get().enabled()) return f;
+  return [f](const std::string& name, uint32_t poly, unsigned bytes, ClockDomain clk) {
+    return std::make_unique<RecordedCrc32>(f(name, poly, bytes, clk), clk);
+  };
+}
+
+RxParseFactory rx_parse_impl_factory(const Implementations& impl) {
   if (!impl.rtl("ddp_rx_parse")) return rx_parse_model_factory();
   return [](const std::string& name, uint64_t parse_cycles, uint64_t dp,
             ClockDomain clk) -> std::unique_ptr<RxParseChannel> {
@@ -131,7 +264,7 @@ RxParseFactory rx_parse_factory(const Implementations& impl) {
   };
 }
 
-XlatFactory xlat_factory(const Implementations& impl) {
+XlatFactory xlat_impl_factory(const Implementations& impl) {
   if (!impl.rtl("rnic_xlat")) return xlat_model_factory();
   return [](const std::string& name, size_t smt, size_t pbl,
             ClockDomain clk) -> std::unique_ptr<XlatChannel> {
@@ -139,7 +272,7 @@ XlatFactory xlat_factory(const Implementations& impl) {
   };
 }
 
-Crc32Factory crc32_factory(const Implementations& impl) {
+Crc32Factory crc32_impl_factory(const Implementations& impl) {
   if (!impl.rtl("crc32")) return crc32_model_factory();
   return [](const std::string& name, uint32_t poly, unsigned bytes,
             ClockDomain clk) -> std::unique_ptr<Crc32Channel> {

@@ -38,9 +38,14 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl,
                                         const SystemConfig& cfg, const std::string& where);
 
 // The implementation each block's users are given for a run (the model where the registry has
-// no RTL for the block yet: resolve_implementations refused the rest).
+// no RTL for the block yet: resolve_implementations refused the rest), wrapped in a recorder
+// while the run record is on (sim/run_record.h).
 Crc32Factory crc32_factory(const Implementations& impl);
 RxParseFactory rx_parse_factory(const Implementations& impl);
 XlatFactory xlat_factory(const Implementations& impl);
+// The same without the recorder.
+Crc32Factory crc32_impl_factory(const Implementations& impl);
+RxParseFactory rx_parse_impl_factory(const Implementations& impl);
+XlatFactory xlat_impl_factory(const Implementations& impl);
 
 }  // namespace rnic

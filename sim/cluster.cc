@@ -5,6 +5,7 @@
 #include "models/host/verbs/verbs.h"
 #include "sim/default_rtl.h"
 #include "sim/run_control.h"
+#include "sim/run_record.h"
 
 namespace rnic {
 
@@ -138,7 +139,19 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       core("core", cfg.core, cfg.mac, hc.dmac, hc.regs, efe, stats, rx_parse_factory(impl),
            xlat_factory(impl)),
       driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
-             cfg.caps(), cfg.host, cfg.cost) {}
+             cfg.caps(), cfg.host, cfg.cost) {
+  // The run record (sim/run_record.h): every card write that reached this host's memory.
+  if (RunRecord::get().enabled()) {
+    const uint32_t src = RunRecord::get().source(std::string(name()) + " host write", 0);
+    auto prev = hc.rc.on_write;
+    hc.rc.on_write = [this, src, prev](uint64_t addr, uint32_t len) {
+      std::vector<uint8_t> bytes(len);
+      hc.mem.read(addr, bytes.data(), len);
+      RunRecord::get().add(src, now_ps(), addr, record_digest_bytes(bytes.data(), len, len));
+      if (prev) prev(addr, len);
+    };
+  }
+}
 
 Cluster::Cluster(const SystemConfig& c, StatRegistry& s, const Implementations& impl)
     : Cluster(two_hosts(c), c, s, impl) {}
