@@ -43,9 +43,21 @@ module crc32 #(
 
   localparam logic [31:0] POLY_R = reflect32(POLY);
 
-  logic [31:0] state_reg, state_next;
-  logic        out_valid_reg, out_valid_next;
-  logic [31:0] out_crc_reg, out_crc_next;
+  // One byte at a time through a 256-entry table of the polynomial's remainders (a ROM), the
+  // bytes of a beat chained; computed at the clock edge only, from the registered state.
+  logic [31:0] table_rom[256];
+  initial begin
+    for (int v = 0; v < 256; v++) begin
+      logic [31:0] t;
+      t = 32'(v);
+      for (int b = 0; b < 8; b++) t = (t >> 1) ^ (t[0] ? POLY_R : 32'd0);
+      table_rom[v] = t;
+    end
+  end
+
+  logic [31:0] state_reg;
+  logic        out_valid_reg;
+  logic [31:0] out_crc_reg;
 
   wire accept = s_valid && s_ready;
 
@@ -57,36 +69,25 @@ module crc32 #(
   assign m_crc = out_crc_reg;
 `endif
 
-  logic [31:0] c;
-  always_comb begin
-    state_next = state_reg;
-    out_valid_next = out_valid_reg && !m_ready;
-    out_crc_next = out_crc_reg;
-    c = state_reg;
-    if (accept) begin
-      for (int i = 0; i < BYTES; i++) begin
-        if (!s_last || i < int'(s_cnt)) begin
-          c = c ^ {24'd0, s_data[8*i+:8]};
-          for (int b = 0; b < 8; b++) c = (c >> 1) ^ (c[0] ? POLY_R : 32'd0);
-        end
-      end
-      state_next = c;
-      if (s_last) begin
-        out_crc_next = ~c;
-        out_valid_next = 1'b1;
-        state_next = 32'hFFFF_FFFF;
-      end
-    end
-  end
-
   always_ff @(posedge clk) begin
-    state_reg <= state_next;
-    out_valid_reg <= out_valid_next;
-    out_crc_reg <= out_crc_next;
+    logic [31:0] c;
     if (rst) begin
       state_reg <= 32'hFFFF_FFFF;
       out_valid_reg <= 1'b0;
       out_crc_reg <= 32'd0;
+    end else begin
+      out_valid_reg <= out_valid_reg && !m_ready;
+      if (accept) begin
+        c = state_reg;
+        for (int i = 0; i < BYTES; i++)
+          if (!s_last || i < int'(s_cnt)) c = (c >> 8) ^ table_rom[c[7:0]^s_data[8*i+:8]];
+        state_reg <= c;
+        if (s_last) begin
+          out_crc_reg <= ~c;
+          out_valid_reg <= 1'b1;
+          state_reg <= 32'hFFFF_FFFF;
+        end
+      end
     end
   end
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Simulator speed report (label bench): runs the PCIe DMA sweep at one size and the PBL
-experiment, and writes OUT/bench/report.json with wall time, simulated time and event rates.
+experiment, and writes OUT/bench/report.json with wall time, simulated time and event rates;
+and the cost of each block's RTL in the running card against the models (write_bw 64 KiB).
 Asserts only that the runs succeed and the report is complete: speed is measured, not tested."""
 import json
 import os
@@ -32,6 +33,29 @@ for name, args in runs:
              "rows": len(load(os.path.join(o, "results.json"))["rows"])}
     report["runs"].append(entry)
     check(entry["rows"] > 0, f"{name}: no rows")
+
+# RTL co-simulation cost (docs/rtl.md): write_bw 64 KiB on rnic-10g with models only, each
+# block's RTL alone and every block's, side by side in this one run, interleaved, best of three.
+# The budget (5x the model-only wall time with --rtl all) is reported, not asserted.
+RTL_RUN = ["perf", "write_bw", "-s", "65536", "-n", "300"]
+impls = [("model", []), ("crc32", ["--rtl", "crc32"]), ("ddp_rx_parse", ["--rtl", "ddp_rx_parse"]),
+         ("rnic_xlat", ["--rtl", "rnic_xlat"]), ("all", ["--rtl", "all"])]
+best, model_ns = {}, None
+for rep in range(3):
+    for name, extra in impls:
+        o = out_dir(bench, f"rtl_{name}")
+        t0 = time.monotonic()
+        rnicsim(binary, *RTL_RUN, *extra, "--out", o, "--quiet")
+        wall = time.monotonic() - t0
+        best[name] = min(best.get(name, wall), wall)
+        sim_ns = load(os.path.join(o, "stats.json"))["sim_time_ns"]
+        model_ns = sim_ns if model_ns is None else model_ns
+        check(sim_ns == model_ns, f"rtl {name}: sim_time_ns {sim_ns}, the model run's {model_ns}")
+report["rtl"] = {"command": "rnicsim " + " ".join(RTL_RUN) + " [--rtl BLOCK|all]",
+                 "budget_x": 5.0,
+                 "wall_s": {n: round(best[n], 3) for n, _ in impls},
+                 "x_model": {n: round(best[n] / best["model"], 2) for n, _ in impls if n != "model"}}
+report["rtl"]["within_budget"] = report["rtl"]["x_model"]["all"] <= 5.0
 with open(os.path.join(bench, "report.json"), "w") as f:
     json.dump(report, f, indent=2)
 print(json.dumps(report, indent=2))

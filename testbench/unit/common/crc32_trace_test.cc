@@ -42,8 +42,8 @@ TEST(Crc32Trace, OneFstHoldsRtlInternalsAndModelChannels) {
   EXPECT_GT(c.change_sections, 0u);
   std::string all;
   for (const auto& [v, bits] : c.vars) all += v + " ";
-  // RTL internals (registers and next-state logic) and the model-side channels.
-  for (const char* v : {"rtl.crc32.state_reg", "rtl.crc32.out_crc_next", "tb.model_if.m_crc",
+  // RTL internals (registers) and the model-side channels.
+  for (const char* v : {"rtl.crc32.state_reg", "rtl.crc32.out_valid_reg", "tb.model_if.m_crc",
                         "tb.model_if.s_data", "tb.rtl_if.s_ready"})
     EXPECT_TRUE(c.vars.count(v)) << v << " not in " << all;
   ASSERT_TRUE(c.vars.count("tb.model_if.s_cnt"));
