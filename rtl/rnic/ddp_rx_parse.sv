@@ -320,15 +320,15 @@ module ddp_rx_parse #(
         for (int i = 0; i < BYTES; i++)
           if (int'(g0) + i < int'(g) && int'(g0) + i < MAX_SEG)
             buf_mem[int'(g0)+i] <= s_data[8*i+:8];
-        // The first WIN bytes as they stand after this beat.
-        for (int i = 0; i < WIN; i++) begin
-          if (i >= int'(g0) && i < int'(g)) w[i] = s_data[8*(i-int'(g0))+:8];
-          else if (i < int'(g0)) w[i] = buf_mem[i];
-          else w[i] = 8'h00;
-        end
         if (nb < NBEATS) arrived[nb] <= now;
         nb = nb + 1;
         if (!hdr_have) begin
+          // The first WIN bytes as they stand after this beat (only until the header is known).
+          for (int i = 0; i < WIN; i++) begin
+            if (i >= int'(g0) && i < int'(g)) w[i] = s_data[8*(i-int'(g0))+:8];
+            else if (i < int'(g0)) w[i] = buf_mem[i];
+            else w[i] = 8'h00;
+          end
           r = parse(w, int'(l), int'(g));
           if (int'(r.need) <= int'(g) || s_last) begin
             hdr_have = 1'b1;
