@@ -236,6 +236,11 @@ void Cluster::trace(TraceSink& t) const {
   for (const auto& n : nodes) {
     n->hc.trace(t);
     n->port.trace(t);
+    n->core.trace(t);
+    std::vector<eth::Mac> peers;
+    for (const auto& o : nodes)
+      if (o.get() != n.get()) peers.push_back(o->mac);
+    n->efe.trace(t, peers);
   }
 }
 

@@ -5,6 +5,10 @@
 #include <verilated.h>
 #include <verilated_fst_sc.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
 namespace rnic {
 
 FstTrace::FstTrace() {
@@ -25,6 +29,31 @@ void FstTrace::add_raw(const std::string& scope, const std::string& name, int bi
 }
 
 void FstTrace::open(const std::string& path) { file_->open(path.c_str()); }
+
+void FstTrace::write_gtkw(const std::string& path, const std::string& dump_file) const {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error(path + ": cannot write the GTKWave save file");
+  std::fprintf(f, "[*] rnicsim: one group per block (docs/debugging.md)\n");
+  std::fprintf(f, "[dumpfile] \"%s\"\n[timestart] 0\n[size] 1600 900\n", dump_file.c_str());
+  std::fprintf(f, "[signals_width] 360\n[sst_width] 260\n");
+  // Scopes in the order their first signal was registered.
+  std::vector<std::string> order;
+  for (const Sig& g : sigs_)
+    if (std::find(order.begin(), order.end(), g.scope) == order.end()) order.push_back(g.scope);
+  for (const std::string& scope : order) {
+    std::fprintf(f, "@800200\n-%s\n", scope.c_str());
+    for (const Sig& g : sigs_) {
+      if (g.scope != scope) continue;
+      const std::string full = (scope.empty() ? "" : scope + ".") + g.name;
+      if (g.bits == 1)
+        std::fprintf(f, "@28\n%s\n", full.c_str());
+      else
+        std::fprintf(f, "@24\n%s[%d:0]\n", full.c_str(), g.bits - 1);
+    }
+    std::fprintf(f, "@1000200\n-%s\n", scope.c_str());
+  }
+  std::fclose(f);
+}
 
 bool FstTrace::is_open() const { return file_->isOpen(); }
 

@@ -45,6 +45,11 @@ class FstTrace : public TraceSink {
 
   // Opens the file (after elaboration: call sc_start(SC_ZERO_TIME) first).
   void open(const std::string& path);
+  // A GTKWave save file for the model signals registered so far: one group per scope (each
+  // block's boundary: an engine's channels, an EFE channel, a MAC, a PCIe link end), in the
+  // order they were registered, counts in decimal, 1-bit signals as bits. dump_file: the FST's
+  // name as the save file should refer to it. Throws std::runtime_error if it cannot write.
+  void write_gtkw(const std::string& path, const std::string& dump_file) const;
   void close();
 
  private:

@@ -52,13 +52,21 @@ void RunTrace::check_scope() const {
 void RunTrace::attach(HostCard& sys) {
   sys.trace(fst_);
   check_scope();
+  write_gtkw();
   window(sys.background);
 }
 
 void RunTrace::attach(Cluster& sys) {
   sys.trace(fst_);
   check_scope();
+  write_gtkw();
   window(sys.background);
+}
+
+void RunTrace::write_gtkw() {
+  const std::filesystem::path p(path_);
+  gtkw_path_ = (p.parent_path() / "trace.gtkw").string();
+  fst_.write_gtkw(gtkw_path_, p.filename().string());
 }
 
 void RunTrace::window(Background& bg) {

@@ -1,6 +1,7 @@
-// The waveform of a run: `--trace fst` writes OUT/trace.fst with the models' signals (and the
-// Verilated blocks' internals when RTL runs), `--trace-window T0:T1` (ns; either end may be
-// left out) limits it in time, `--trace-scope PATTERN` (a glob over "scope.name") in space.
+// The waveform of a run: `--trace fst` writes OUT/trace.fst with the models' signals and
+// OUT/trace.gtkw, GTKWave's save file grouping them by block, `--trace-window T0:T1` (ns; either
+// end may be left out) limits it in time, `--trace-scope PATTERN` (a glob over "scope.name") in
+// space.
 #pragma once
 
 #include <cstdint>
@@ -23,15 +24,18 @@ class RunTrace {
   void attach(Cluster& sys);
   void close() { fst_.close(); }
   const std::string& path() const { return path_; }
+  // OUT/trace.gtkw: GTKWave's save file for trace.fst, a group per block (FstTrace::write_gtkw).
+  const std::string& gtkw_path() const { return gtkw_path_; }
   size_t signals() const { return fst_.signals(); }
   bool opened() const { return opened_; }
 
  private:
   void window(Background& bg);
   void check_scope() const;  // a scope that matches no signal is refused (InputError)
+  void write_gtkw();
   FstTrace fst_;
   std::string scope_;
-  std::string path_;
+  std::string path_, gtkw_path_;
   uint64_t t0_ps_, t1_ps_;
   bool opened_ = false;
 };

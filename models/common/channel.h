@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "models/common/event_queue.h"
+#include "models/common/trace_sink.h"
 
 namespace rnic {
 
@@ -63,5 +64,18 @@ class Channel {
   size_t in_flight_ = 0, max_in_flight_ = 0;
   uint64_t sent_ = 0;
 };
+
+// Waveform (DESIGN.md §6): a channel named "<scope>.<name>" shows as <name>_in_flight (messages
+// sent and not yet delivered: its FIFO occupancy) and <name>_sent (messages sent: each step is
+// one message crossing) under <scope>.
+template <class T>
+void trace_channel(TraceSink& t, const Channel<T>& c) {
+  const std::string& n = c.name();
+  const size_t dot = n.rfind('.');
+  const std::string scope = dot == std::string::npos ? "" : n.substr(0, dot);
+  const std::string leaf = dot == std::string::npos ? n : n.substr(dot + 1);
+  t.add_value(scope, leaf + "_in_flight", 16, [&c] { return c.in_flight(); });
+  t.add_value(scope, leaf + "_sent", 32, [&c] { return c.sent(); });
+}
 
 }  // namespace rnic

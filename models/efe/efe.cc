@@ -15,6 +15,30 @@ std::string Efe::peer_group(const eth::Mac& m) const {
   return s;
 }
 
+void Efe::trace(TraceSink& t, const std::vector<eth::Mac>& peers) const {
+  for (const eth::Mac& m : peers) {
+    const std::string scope = peer_group(m);
+    auto with = [this, m](auto f) {
+      return [this, m, f]() -> uint64_t {
+        auto it = peers_.find(m);
+        return it == peers_.end() ? 0 : uint64_t(f(*it->second));
+      };
+    };
+    t.add_value(scope, "tx_next_seq", 32, with([](const Peer& p) { return p.tx.next_seq(); }));
+    t.add_value(scope, "tx_base", 32, with([](const Peer& p) { return p.tx.base(); }));
+    t.add_value(scope, "tx_window", 32,
+                with([](const Peer& p) { return p.tx.highest_sent() - p.tx.base(); }));
+    t.add_value(scope, "tx_buffered_bytes", 32,
+                with([](const Peer& p) { return p.tx.buffered_bytes(); }));
+    t.add_value(scope, "rate_mbps", 32, with([](const Peer& p) { return p.rate_bps / 1e6; }));
+    t.add_value(scope, "srtt_ns", 32, with([](const Peer& p) { return p.srtt_ps / 1000; }));
+    t.add_value(scope, "rto_ns", 32, with([](const Peer& p) { return p.tx.rto() / 1000; }));
+    t.add_value(scope, "rx_expected", 32, with([](const Peer& p) { return p.rx.expected(); }));
+    t.add_value(scope, "retransmissions", 32,
+                with([](const Peer& p) { return p.tx.retransmissions(); }));
+  }
+}
+
 Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk_mhz,
          const EfeConfig& cfg, StatRegistry& stats)
     : sc_core::sc_module(n),

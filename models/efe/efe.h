@@ -59,6 +59,7 @@
 
 #include "models/common/event_queue.h"
 #include "models/common/stats.h"
+#include "models/common/trace_sink.h"
 #include "models/efe/efe_channel.h"
 #include "models/efe/efe_header.h"
 #include "models/efe/efe_params.h"
@@ -104,6 +105,11 @@ class Efe : public sc_core::sc_module {
   std::string dump_state() const;
   // The statistics group of the channel to peer m: "<this EFE>.peer_<mac in hex>".
   std::string peer_group(const eth::Mac& m) const;
+  // Waveform: the channel to each of `peers` under peer_group(): tx_next_seq (the next new
+  // frame's SEQ), tx_base (the oldest unacknowledged), tx_window (frames sent and not
+  // acknowledged), tx_buffered_bytes, rate_mbps (congestion control's rate), srtt_ns, rto_ns,
+  // rx_expected (the next in-order SEQ), retransmissions. Zero until the channel exists.
+  void trace(TraceSink& t, const std::vector<eth::Mac>& peers) const;
   // Turns congestion control on or off from now on; every channel starts again at line rate
   // (an experiment's sweep compares the two on one system).
   void set_cc(bool on);

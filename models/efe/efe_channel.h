@@ -91,6 +91,7 @@ class EfeTx {
 
   bool failed() const { return failed_; }
   uint32_t next_seq() const { return next_seq_; }
+  uint32_t base() const { return base_; }  // the oldest unacknowledged SEQ
   // One past the highest SEQ ever sent (every frame sent so far is below it).
   uint32_t highest_sent() const { return highest_sent_; }
   // Frames queued that have never been on the wire.

@@ -36,6 +36,30 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
   responses_.out.ird_free = &rx_.in.ird_free;
 }
 
+void RnicCore::trace(TraceSink& t) const {
+  trace_channel(t, host_.in.error);
+  trace_channel(t, host_.in.cq_overflow);
+  for (auto* c : {&sq_.in.wqe, &rx_.in.wqe}) trace_channel(t, *c);
+  for (auto* c : {&sq_.in.update, &rx_.in.update, &responses_.in.update}) trace_channel(t, *c);
+  trace_channel(t, sq_.in.ack);
+  trace_channel(t, sq_.in.read_done);
+  trace_channel(t, sq_.in.peer_term);
+  trace_channel(t, sq_.in.term_req);
+  trace_channel(t, sq_.in.offer);
+  trace_channel(t, sq_.in.close);
+  trace_channel(t, sq_.in.reset);
+  trace_channel(t, rx_.in.read_issued);
+  trace_channel(t, rx_.in.term_sent);
+  trace_channel(t, rx_.in.ird_free);
+  trace_channel(t, responses_.in.request);
+  trace_channel(t, responses_.in.taken);
+  trace_channel(t, completion_.in);
+  const std::string scope = std::string(name()) + ".qp";
+  for (uint32_t q = 0; q < kTracedQps; ++q)
+    t.add_value(scope, "qp" + std::to_string(q) + "_state", 3,
+                [this, q] { return host_.qp_state(q); });
+}
+
 std::string RnicCore::dump_state() const {
   return host_.dump_state() + sq_.dump_state() + rx_.dump_state();
 }

@@ -57,6 +57,11 @@ class RnicCore : public sc_core::sc_module {
 
   std::string dump_state() const;
 
+  // Waveform: every engine's input channels (occupancy and messages), and the state of QPs
+  // 0 .. kTracedQps - 1 (abi::QpState) with their SQ and RQ doorbell counts.
+  static constexpr uint32_t kTracedQps = 8;
+  void trace(TraceSink& t) const;
+
  private:
   std::unique_ptr<XlatChannel> xlat_;
   CompletionEngine completion_;
