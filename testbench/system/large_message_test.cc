@@ -2,6 +2,9 @@
 // WR, between two simulated hosts (jumbo frames, to keep the run short: the message path is the
 // same at any MTU). Scoreboard: the destination holds exactly the source bytes, the guard pages
 // on both sides of every buffer are untouched, and each side's completion carries the length.
+// The responder checks the Write once a 0-byte Send posted after it has completed there: the
+// Write's completion at the requester says only that the card is done with its source (RFC
+// 5040), and at 64 MiB the responder used to look while the last placements were in flight.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -68,6 +71,15 @@ TEST(LargeMessages, OneGibWriteReadAndSend) {
             ibv_wc wc = wait_one(a.cq, kWaitNs);
             EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
             sim_ns[0] = rnic_now_ns() - t0;
+            // The Write's completion says the card is done with the source, not that the
+            // responder has placed it (RFC 5040); a Send after it completes at the responder
+            // only once every byte of the Write is placed.
+            ibv_send_wr fence{};
+            fence.wr_id = 9;
+            fence.opcode = IBV_WR_SEND;
+            fence.send_flags = IBV_SEND_SIGNALED;
+            ASSERT_EQ(ibv_post_send(a.qps[0], &fence, &bad), 0);
+            EXPECT_EQ(wait_one(a.cq, kWaitNs).status, IBV_WC_SUCCESS);
             oob.put(1, {});  // check the Write
             oob.get(0);
             // RDMA Read of 1 GiB back into a buffer of guard bytes.
@@ -101,7 +113,11 @@ TEST(LargeMessages, OneGibWriteReadAndSend) {
             const PeerInfo peer = oob.get(1);
             oob.put(0, b.info());
             b.connect(peer);
+            ibv_recv_wr fence{9, nullptr, nullptr, 0};
+            ibv_recv_wr* bad_fence = nullptr;
+            ASSERT_EQ(ibv_post_recv(b.qps[0], &fence, &bad_fence), 0);
             oob.put(0, {});
+            EXPECT_EQ(wait_one(b.cq, kWaitNs).status, IBV_WC_SUCCESS);  // the Send after the Write
             oob.get(1);
             expect_message("Write destination", b, data);
             oob.put(0, {});
