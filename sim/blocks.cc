@@ -4,6 +4,10 @@
 
 #include <algorithm>
 
+#include "Vcrc32_w1.h"
+#include "Vcrc32_w16.h"
+#include "Vcrc32_w64.h"
+#include "Vcrc32_w8.h"
 #include "Vcrc32cc_w1.h"
 #include "Vcrc32cc_w16.h"
 #include "Vcrc32cc_w2.h"
@@ -16,6 +20,7 @@
 #include "Vddp_rx_parse_cc_w8.h"
 #include "Vrnic_xlat_cc.h"
 #include "models/common/crc32_cc.h"
+#include "models/common/crc32_sc.h"
 #include "models/rnic/ddp_rx_parse_cc.h"
 #include "models/rnic/xlat_cc.h"
 #include "sim/config.h"
@@ -123,6 +128,7 @@ class RecordedCrc32 : public Crc32Channel {
                  });
   }
   uint64_t beats(size_t len) const override { return in_->beats(len); }
+  void trace(TraceSink& t) const override { in_->trace(t); }
 
  private:
   std::unique_ptr<Crc32Channel> in_;
@@ -274,6 +280,22 @@ XlatFactory xlat_impl_factory(const Implementations& impl) {
 
 Crc32Factory crc32_impl_factory(const Implementations& impl) {
   if (!impl.rtl("crc32")) return crc32_model_factory();
+  if (impl.traced)  // the SystemC-mode builds, clocked in simulated time (crc32_sc.h)
+    return [](const std::string& name, uint32_t poly, unsigned bytes,
+              ClockDomain clk) -> std::unique_ptr<Crc32Channel> {
+      sc_assert(poly == Crc32::kPolyIeee);
+      switch (bytes) {
+        case 1:
+          return std::make_unique<Crc32ScChannel<Vcrc32_w1, 1>>(name.c_str(), clk);
+        case 8:
+          return std::make_unique<Crc32ScChannel<Vcrc32_w8, 8>>(name.c_str(), clk);
+        case 16:
+          return std::make_unique<Crc32ScChannel<Vcrc32_w16, 16>>(name.c_str(), clk);
+        case 64:
+          return std::make_unique<Crc32ScChannel<Vcrc32_w64, 64>>(name.c_str(), clk);
+      }
+      throw std::logic_error("traced crc32 RTL width not checked by check_capabilities");
+    };
   return [](const std::string& name, uint32_t poly, unsigned bytes,
             ClockDomain clk) -> std::unique_ptr<Crc32Channel> {
     sc_assert(poly == Crc32::kPolyIeee);  // the MACs' FCS; the Verilated builds are IEEE

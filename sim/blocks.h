@@ -27,6 +27,7 @@ const std::vector<BlockInfo>& blocks();
 // Which implementation each block runs: "model" or "rtl".
 struct Implementations {
   std::map<std::string, std::string> of;  // block name -> "model" | "rtl"
+  bool traced = false;  // the run writes a waveform: RTL blocks run as their traced builds
   bool rtl(const std::string& block) const;
   std::string summary() const;  // "crc32 rtl, ddp_rx_parse model, ..."
 };

@@ -28,7 +28,10 @@ void FstTrace::add_raw(const std::string& scope, const std::string& name, int bi
   sigs_.push_back({scope, name, bits, std::move(read), 0});
 }
 
-void FstTrace::open(const std::string& path) { file_->open(path.c_str()); }
+void FstTrace::open(const std::string& path) {
+  for (auto& f : verilated_) f(*file_);
+  file_->open(path.c_str());
+}
 
 void FstTrace::write_gtkw(const std::string& path, const std::string& dump_file) const {
   std::FILE* f = std::fopen(path.c_str(), "w");

@@ -38,6 +38,9 @@ class FstTrace : public TraceSink {
   // "scope.name" does not match the scope filter are left out.
   void add_raw(const std::string& scope, const std::string& name, int bits,
                std::function<void(uint32_t*)> read) override;
+  void add_verilated(std::function<void(VerilatedFstSc&)> register_block) override {
+    verilated_.push_back(std::move(register_block));
+  }
   // A glob (fnmatch) over "scope.name"; empty: everything.
   void set_scope_filter(std::string pattern) { filter_ = std::move(pattern); }
   size_t signals() const { return sigs_.size(); }
@@ -94,6 +97,7 @@ class FstTrace : public TraceSink {
 
   std::unique_ptr<VerilatedFstSc> file_;
   std::vector<Sig> sigs_;
+  std::vector<std::function<void(VerilatedFstSc&)>> verilated_;
   std::string filter_;
 };
 

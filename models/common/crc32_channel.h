@@ -17,6 +17,7 @@
 
 #include "models/common/crc32.h"
 #include "models/common/event_queue.h"
+#include "models/common/trace_sink.h"
 
 namespace rnic {
 
@@ -28,6 +29,8 @@ class Crc32Channel {
   virtual void request(Message msg, std::vector<uint64_t> beat_cycles, Done done) = 0;
   // Beats a message of `len` bytes takes.
   virtual uint64_t beats(size_t len) const = 0;
+  // Waveform: what the implementation shows (the RTL's pins and internals when traced).
+  virtual void trace(TraceSink& /*t*/) const {}
 };
 
 // Makes the channel a block uses: (instance name, polynomial, bytes per beat, clock).

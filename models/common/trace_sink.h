@@ -7,6 +7,8 @@
 #include <functional>
 #include <string>
 
+class VerilatedFstSc;
+
 namespace rnic {
 
 class TraceSink {
@@ -15,6 +17,9 @@ class TraceSink {
   // A value of `bits` bits (up to 2048), read into 32-bit words, least significant first.
   virtual void add_raw(const std::string& scope, const std::string& name, int bits,
                        std::function<void(uint32_t*)> read) = 0;
+  // A Verilated SystemC-mode block's internals (its trace(VerilatedFstSc*, levels)), registered
+  // when the file opens; sinks that are not an FST file ignore it.
+  virtual void add_verilated(std::function<void(VerilatedFstSc&)> /*register_block*/) {}
   // A value of up to 64 bits.
   void add_value(const std::string& scope, const std::string& name, int bits,
                  std::function<uint64_t()> read) {

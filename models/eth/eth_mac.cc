@@ -143,6 +143,8 @@ void EthMac::trace(TraceSink& t) const {
   const std::string scope = std::string(name()) + ".tx";
   t.add_value(scope, "on_wire", 1, [this] { return now_ps() < on_wire_until_ps_ ? 1 : 0; });
   t.add_value(scope, "fifo_frames", 16, [this] { return uint64_t(fifo_); });
+  fcs_gen_->trace(t);
+  fcs_check_->trace(t);
 }
 
 }  // namespace rnic::eth

@@ -2,14 +2,16 @@
 """A run's waveform (docs/debugging.md): `--trace fst` writes trace.fst and trace.gtkw; the save
 file has one group per block (every engine's input channels, the QP states, the EFE's channel
 to each peer, the MAC, the PCIe link ends, the DMAC) and names only signals the FST holds; the
-signals move as the traffic does (fst_at reads them at the end of the run).
+signals move as the traffic does (fst_at reads them at the end of the run). With `--rtl crc32`
+the traced run holds the RTL's pins and internals and gives the model run's results and
+captures.
 
 usage: waveform.py RNICSIM OUT_BASE"""
 import os
 import subprocess
 import sys
 
-from common import check, finish, load, out_dir, rnicsim
+from common import check, finish, load, out_dir, rnicsim, strip_wall
 
 binary, base = sys.argv[1], sys.argv[2]
 fst_at = os.path.join(os.path.dirname(binary), "testbench", "tools", "fst_at")
@@ -52,4 +54,24 @@ check(value("node0.core.sq.wqe_sent") >= 20, f"node0.core.sq.wqe_sent {values.ge
 efe = [k for k in values if k.startswith("node0.efe.peer_") and k.endswith(".tx_next_seq")]
 check(efe and value(efe[0]) > 0, f"the EFE's next SEQ moved: {[values.get(k) for k in efe]}")
 check(any(value(f"node0.core.qp.qp{q}_state") == 3 for q in range(8)), "a QP of node0 in RTS")
+
+# crc32's RTL in the traced run: its SystemC-mode build, clocked in simulated time, with its pins
+# and internals in the same file; the run is the model run's, byte for byte.
+m, r = out_dir(base, "waveform_model"), out_dir(base, "waveform_rtl")
+rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "20", "--pcap", "--out", m, "--quiet")
+rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "20", "--pcap", "--rtl", "crc32",
+        "--trace", "fst", "--out", r, "--quiet")
+st_r = load(os.path.join(r, "stats.json"))
+check(st_r["rnicsim"]["implementations"]["crc32"] == "rtl", "the traced run's crc32 is RTL")
+check(strip_wall(load(os.path.join(m, "results.json"))) == strip_wall(load(os.path.join(r, "results.json"))),
+      "results.json differs with the traced crc32 RTL")
+for p in sorted(f for f in os.listdir(m) if f.endswith(".pcap")):
+    check(open(os.path.join(m, p), "rb").read() == open(os.path.join(r, p), "rb").read(),
+          f"{p} differs with the traced crc32 RTL")
+p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), str(int(st_r["sim_time_ns"])),
+                    "node0.mac.fcs_gen.*"], capture_output=True, text=True)
+names = [l.split(" = ")[0] for l in p.stdout.splitlines()]
+for n in ["node0.mac.fcs_gen.pins.s_valid", "node0.mac.fcs_gen.pins.m_crc",
+          "node0.mac.fcs_gen.rtl.crc32.state_reg", "node0.mac.fcs_gen.rtl.crc32.out_crc_reg"]:
+    check(n in names, f"{n} in the traced run's FST: {names[:12]}")
 finish("waveform")

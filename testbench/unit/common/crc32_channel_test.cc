@@ -12,7 +12,10 @@
 #include "Vcrc32cc_w64.h"
 #include "Vcrc32cc_w8.h"
 #include "Vcrc32cc_w8_mut.h"
+#include "Vcrc32_w16.h"
+#include "Vcrc32_w8_mut.h"
 #include "models/common/crc32_cc.h"
+#include "models/common/crc32_sc.h"
 
 namespace rnic {
 namespace {
@@ -48,12 +51,12 @@ Schedule schedule(unsigned seed, unsigned bytes, int n) {
   return s;
 }
 
-template <class V, int BYTES>
+template <class RtlChannel, int BYTES>
 void compare(unsigned seed, bool expect_equal) {
   const ClockDomain clk{4000};
   const Schedule s = schedule(seed, BYTES, 300);
   Crc32ModelChannel model("model", Crc32::kPolyIeee, BYTES, clk);
-  Crc32CcChannel<V, BYTES> rtl("rtl", clk);
+  RtlChannel rtl("rtl", clk);
   // Both channels run in the same simulation: their answers are collected side by side.
   std::vector<Answer> a, b;
   EventQueue eq("requests");
@@ -66,7 +69,9 @@ void compare(unsigned seed, bool expect_equal) {
         b.push_back({crc, v, now_ps()});
       });
     });
-  sc_core::sc_start();
+  // A bounded run: the traced adapter's clock never stops.
+  sc_core::sc_start(
+      sc_core::sc_time(double((s.cycles.back().back() + 2000) * clk.period_ps), sc_core::SC_PS));
   ASSERT_EQ(a.size(), s.msgs.size());
   ASSERT_EQ(b.size(), s.msgs.size());
   const Crc32 ref(Crc32::kPolyIeee);
@@ -87,10 +92,21 @@ void compare(unsigned seed, bool expect_equal) {
     EXPECT_GT(differ, 0u) << "the mutant RTL agreed with the model on every message";
 }
 
-TEST(Crc32Channel, RtlMatchesModelAt16Bytes) { compare<Vcrc32cc_w16, 16>(1, true); }
-TEST(Crc32Channel, RtlMatchesModelAt64Bytes) { compare<Vcrc32cc_w64, 64>(2, true); }
-TEST(Crc32Channel, RtlMatchesModelAt8Bytes) { compare<Vcrc32cc_w8, 8>(3, true); }
-TEST(Crc32Channel, MutantRtlDisagrees) { compare<Vcrc32cc_w8_mut, 8>(4, false); }
+TEST(Crc32Channel, RtlMatchesModelAt16Bytes) {
+  compare<Crc32CcChannel<Vcrc32cc_w16, 16>, 16>(1, true);
+}
+TEST(Crc32Channel, RtlMatchesModelAt64Bytes) {
+  compare<Crc32CcChannel<Vcrc32cc_w64, 64>, 64>(2, true);
+}
+TEST(Crc32Channel, RtlMatchesModelAt8Bytes) { compare<Crc32CcChannel<Vcrc32cc_w8, 8>, 8>(3, true); }
+TEST(Crc32Channel, MutantRtlDisagrees) { compare<Crc32CcChannel<Vcrc32cc_w8_mut, 8>, 8>(4, false); }
+// The SystemC-mode adapter a traced run uses (crc32_sc.h), clocked in simulated time.
+TEST(Crc32Channel, TracedRtlMatchesModelAt16Bytes) {
+  compare<Crc32ScChannel<Vcrc32_w16, 16>, 16>(5, true);
+}
+TEST(Crc32Channel, TracedMutantRtlDisagrees) {
+  compare<Crc32ScChannel<Vcrc32_w8_mut, 8>, 8>(6, false);
+}
 
 }  // namespace
 }  // namespace rnic
