@@ -54,6 +54,7 @@ void RnicCore::trace(TraceSink& t) const {
   trace_channel(t, responses_.in.request);
   trace_channel(t, responses_.in.taken);
   trace_channel(t, completion_.in);
+  rx_.trace(t);
   const std::string scope = std::string(name()) + ".qp";
   for (uint32_t q = 0; q < kTracedQps; ++q)
     t.add_value(scope, "qp" + std::to_string(q) + "_state", 3,

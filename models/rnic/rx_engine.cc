@@ -496,4 +496,12 @@ std::string RxEngine::dump_state() const {
   return s;
 }
 
+void RxEngine::trace(TraceSink& t) const {
+  const std::string scope = std::string(name()) + ".intake";
+  t.add_value(scope, "segments_queued", 16, [this] { return rx_q_.size(); });
+  t.add_value(scope, "busy", 1, [this] { return rx_busy_ ? 1 : 0; });
+  t.add_value(scope, "stalled", 1, [this] { return rx_stalled_ ? 1 : 0; });
+  t.add_value(scope, "verdicts_pending", 16, [this] { return verdicts_.size(); });
+}
+
 }  // namespace rnic

@@ -87,6 +87,10 @@ class RxEngine : public sc_core::sc_module {
   } out;
 
   std::string dump_state() const;
+  // Waveform: the segments from the EFE waiting for the parser (`segments_queued`), whether one
+  // is being parsed (`busy`) or the engine is stalled on a Terminate (`stalled`), and the
+  // verdicts waiting to go back to the EFE (`verdicts_pending`), under "<engine>.intake".
+  void trace(TraceSink& t) const;
 
  private:
   struct RxItem {

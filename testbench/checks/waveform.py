@@ -30,7 +30,7 @@ for line in open(gtkw):
         signals.append(line.split("[")[0])
 for g in ["node0.core.sq", "node0.core.rx", "node0.core.read_response", "node0.core.completion",
           "node0.core.host_if", "node0.core.qp", "node0.mac.tx", "node0.pcie.card_tx", "node0.card_dmac",
-          "node1.core.sq", "node1.core.rx"]:
+          "node1.core.sq", "node1.core.rx", "node1.core.rx.intake"]:
     check(g in groups, f"trace.gtkw has a group {g}: {groups}")
 check(any(g.startswith("node0.efe.peer_") for g in groups), f"an EFE channel group: {groups}")
 
