@@ -27,13 +27,7 @@ class FstTrace : public TraceSink {
 
   VerilatedFstSc& file() { return *file_; }
 
-  // A model signal: scope is the hierarchical path ("tb.model"), name the signal's own name.
-  // bits: the signal's width in the port list (0: the width of T).
-  template <class T>
-  void add(const std::string& scope, const std::string& name, const sc_core::sc_signal_in_if<T>& s,
-           int bits = 0) {
-    add_raw(scope, name, bits ? bits : bits_of<T>(), [&s](uint32_t* w) { words_of(s.read(), w); });
-  }
+  using TraceSink::add;  // a model signal (trace_sink.h)
   // Any value of `bits` bits, read into 32-bit words (least significant first). Signals whose
   // "scope.name" does not match the scope filter are left out.
   void add_raw(const std::string& scope, const std::string& name, int bits,
@@ -54,32 +48,6 @@ class FstTrace : public TraceSink {
   // name as the save file should refer to it. Throws std::runtime_error if it cannot write.
   void write_gtkw(const std::string& path, const std::string& dump_file) const;
   void close();
-
- private:
-  template <class T>
-  struct BvWidth;
-  template <int N>
-  struct BvWidth<sc_dt::sc_bv<N>> {
-    static constexpr int value = N;
-  };
-  template <class T>
-  static constexpr int bits_of() {
-    if constexpr (std::is_same_v<T, bool>)
-      return 1;
-    else if constexpr (std::is_integral_v<T>)
-      return int(8 * sizeof(T));
-    else
-      return BvWidth<T>::value;
-  }
-  template <class T>
-  static void words_of(const T& v, uint32_t* w) {
-    if constexpr (std::is_integral_v<T>) {
-      w[0] = uint32_t(uint64_t(v));
-      if constexpr (sizeof(T) > 4) w[1] = uint32_t(uint64_t(v) >> 32);
-    } else {
-      for (int i = 0; i < (BvWidth<T>::value + 31) / 32; ++i) w[i] = v.get_word(i);
-    }
-  }
 
  public:
   // One model signal in the file (the code Verilator's tracer gave it).

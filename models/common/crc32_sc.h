@@ -46,11 +46,7 @@ class Crc32ScChannel : public Crc32Channel, public sc_core::sc_module {
   uint64_t beats(size_t len) const override { return beats_.beats(len); }
 
   void trace(TraceSink& t) const override {
-    const std::string scope = std::string(name()) + ".pins";
-#define RNIC_CRC32_SINK(dir, nm, w) \
-  t.add_raw(scope, #nm, (w), [this](uint32_t* o) { pin_words(pins_.nm.read(), o); });
-    RNIC_CRC32_PORTS(RNIC_CRC32_SINK)
-#undef RNIC_CRC32_SINK
+    pins_.trace_fst(t, std::string(name()) + ".pins");
     t.add_verilated([this](VerilatedFstSc& f) { const_cast<V&>(rtl_).trace(&f, 99); });
   }
 
@@ -60,16 +56,6 @@ class Crc32ScChannel : public Crc32Channel, public sc_core::sc_module {
     std::vector<uint64_t> cycles;
     Done done;
   };
-
-  template <class T>
-  static void pin_words(const T& v, uint32_t* o) {
-    if constexpr (std::is_integral_v<T>) {
-      o[0] = uint32_t(uint64_t(v));
-      o[1] = uint32_t(uint64_t(v) >> 32);
-    } else {
-      for (int i = 0; i < v.length() / 32 + (v.length() % 32 ? 1 : 0); ++i) o[i] = v.get_word(i);
-    }
-  }
 
   uint64_t period() const { return clk_.period_ps; }
   void until(uint64_t t_ps) {
