@@ -138,6 +138,7 @@ void rnic_10g(SystemConfig&) {}
 
 void rnic_100g(SystemConfig& c) {
   c.core.datapath_bytes = 64;
+  c.core.dma_bytes = 64;
   c.pcie.gen = 4;
   c.pcie.lanes = 16;
   c.pcie.mps = 512;
@@ -152,6 +153,7 @@ void rnic_100g(SystemConfig& c) {
 void expether_1g(SystemConfig& c) {
   c.core.clk_mhz = 125;
   c.core.datapath_bytes = 8;
+  c.core.dma_bytes = 8;
   c.core.reg_read_cycles = 2;
   c.pcie.gen = 1;
   c.pcie.lanes = 1;
@@ -178,8 +180,8 @@ void expether_1g(SystemConfig& c) {
 
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> p = {
-      {"rnic-10g", "default: PCIe Gen3 x8, 10 GbE, core 250 MHz x 16 B", rnic_10g},
-      {"rnic-100g", "PCIe Gen4 x16, 100 GbE, core 250 MHz x 64 B", rnic_100g},
+      {"rnic-10g", "default: PCIe Gen3 x8, 10 GbE, core 250 MHz x 16 B, DMAC x 32 B", rnic_10g},
+      {"rnic-100g", "PCIe Gen4 x16, 100 GbE, core 250 MHz x 64 B, DMAC x 64 B", rnic_100g},
       {"expether-1g", "ExpEther board: PCIe Gen1 x1 over ExpEther, 1 GbE, core 125 MHz x 8 B",
        expether_1g},
   };

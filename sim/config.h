@@ -67,7 +67,7 @@ struct SystemConfig {
   PcieIfParams pcie_if() const {
     return {pcie, core.clk_mhz, core.reg_read_cycles, core.reg_write_cycles};
   }
-  DmacParams dmac() const { return {core.clk_mhz, pcie}; }
+  DmacParams dmac() const { return {core.clk_mhz, core.dma_bytes, pcie}; }
   abi::CardCaps caps() const {
     return {uint32_t(core.qps),         uint32_t(core.cqs),       uint32_t(core.stags),
             uint32_t(core.pbl_entries), uint32_t(core.max_qp_wr), uint32_t(core.max_cqe),

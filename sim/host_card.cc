@@ -60,8 +60,8 @@ std::string HostCard::dump_state() const {
     if (!line.empty()) s += fmt::format("  {}:{}\n", group, line);
   }
   s += link.describe();
-  s += fmt::format("  card_dmac: tags in use {}, reads waiting for a tag {}\n", dmac.tags_in_use(),
-                   dmac.reads_waiting());
+  s += fmt::format("  card_dmac: tags in use {}, reads in flight {}\n", dmac.tags_in_use(),
+                   dmac.reads_in_flight());
   return s;
 }
 

@@ -1,6 +1,7 @@
 #include "models/rnic/dmac.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "models/common/log.h"
 
@@ -9,130 +10,282 @@ namespace rnic {
 using pcie::Tlp;
 using pcie::TlpType;
 
+namespace {
+constexpr uint64_t kNever = UINT64_MAX;
+constexpr uint64_t kMaxSkip = 0xFFFFFFFFu;
+constexpr int kIds = 256;  // rq_id / rd_id / rw_id: 8 bits
+}  // namespace
+
 RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p,
-                   StatRegistry& stats)
+                   StatRegistry& stats, const DmacCoreFactory& core)
     : sc_core::sc_module(n),
       pcie_(pcie),
       cfg_(p),
       clk_(ClockDomain::mhz(p.clk_mhz)),
-      logic_(uint64_t(p.pcie.mrrs), int(p.pcie.tags)),
+      core_(core ? core(int(p.datapath_bytes))
+                 : std::make_unique<DmacModel>(int(p.datapath_bytes))),
+      B_(int(p.datapath_bytes)),
+      slots_(kIds),
       read_bytes_(stats.group(name()).counter("read_bytes", "B", "bytes read from the host")),
       errors_(stats.group(name()).counter("read_errors", "requests", "DMA reads that failed")),
-      cpl_timeouts_(
-          stats.group(name()).counter("cpl_timeouts", "TLPs", "MRd without completion in time")),
+      cpl_timeouts_(stats.group(name()).counter("cpl_timeouts", "requests",
+                                                "DMA reads failed by a completion timeout")),
       read_ns_(stats.group(name()).histogram("read_latency", "ns", "DMA read, request to data",
                                              Histogram::log2_edges(64, 20))) {
   pcie_.set_completion_sink([this](Tlp&& t) { completion(std::move(t)); });
   SC_HAS_PROCESS(RnicDmac);
-  SC_METHOD(check_timeouts);
-  sensitive << timeout_ev_;
+  SC_METHOD(run);
+  sensitive << wake_ev_;
   dont_initialize();
+  reset_core();
+}
+
+DmacIn RnicDmac::cfg_pins() const {
+  DmacIn in;
+  in.cfg_mrrs = uint32_t(cfg_.pcie.mrrs);
+  in.cfg_mps = uint32_t(cfg_.pcie.mps);
+  in.cfg_tags = uint32_t(cfg_.pcie.tags);
+  const uint64_t timeout = uint64_t(cfg_.pcie.cpl_timeout_us) * uint64_t(cfg_.clk_mhz);
+  in.cfg_timeout = uint32_t(std::min<uint64_t>(timeout, kMaxSkip));
+  return in;
+}
+
+void RnicDmac::reset_core() {
+  if (cfg_.pcie.tags > core_->max_tags())
+    throw std::invalid_argument(fmt::format("{}: {} is built for at most {} tags (pcie.tags {})",
+                                            name(), core_->impl(), core_->max_tags(),
+                                            cfg_.pcie.tags));
+  if (int(cfg_.datapath_bytes) != core_->bytes())
+    throw std::invalid_argument(fmt::format("{}: {} is built for {} B beats, not {}", name(),
+                                            core_->impl(), core_->bytes(), cfg_.datapath_bytes));
+  in_ = cfg_pins();
+  in_.rst = true;
+  core_->edge(in_);
+  in_.rst = false;
+  core_->edge(in_);  // out of reset: the readies are up
+  have_edge_ = false;
+  free_ids_.clear();
+  for (int i = 0; i < kIds; ++i) free_ids_.push_back(uint8_t(i));
 }
 
 void RnicDmac::configure(const DmacParams& p) {
   cfg_ = p;
   clk_ = ClockDomain::mhz(p.clk_mhz);
-  logic_ = DmacLogic(uint64_t(p.pcie.mrrs), int(p.pcie.tags));
-}
-
-void RnicDmac::completion(Tlp&& t) {
-  if (!logic_.outstanding(t.tag)) return;  // late or unexpected completion: dropped
-  if (t.type == TlpType::kCpl || t.status != pcie::CplStatus::kSc) {
-    logic_.completion(
-        t.tag, t.status == pcie::CplStatus::kUr ? DmacStatus::kUnsupported : DmacStatus::kAbort,
-        t.byte_count, nullptr, 0);
-  } else {
-    logic_.completion(t.tag, DmacStatus::kOk, t.byte_count, t.data.data(), t.len);
-    read_bytes_ += t.len;
-  }
-  finish_reads();
-  issue_pieces();
+  reset_core();
 }
 
 void RnicDmac::read(uint64_t addr, uint32_t len, ReadDone done) {
-  const uint64_t start = now_ps();
-  eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)),
-         [this, addr, len, start, done = std::move(done)]() mutable {
-           pending_[logic_.read(addr, len)] = {std::move(done), start};
-           issue_pieces();
-         });
-}
-
-void RnicDmac::issue_pieces() {
-  for (const DmacLogic::Mrd& m : logic_.issue(now_ps())) {
-    Tlp t;
-    t.type = TlpType::kMRd;
-    t.addr = m.addr;
-    t.len = m.len;
-    t.tag = m.tag;
-    t.requester = 1;
-    pcie_.send(std::move(t));
-  }
-  finish_reads();  // 0-byte reads finish as their piece takes a tag
-  arm_timeout();
-}
-
-// Each finished read's callback runs if_cycles later.
-void RnicDmac::finish_reads() {
-  for (DmacLogic::Finished& f : logic_.take_finished()) {
-    auto it = pending_.find(f.id);
-    Pending p = std::move(it->second);
-    pending_.erase(it);
-    if (f.status != DmacStatus::kOk) ++errors_;
-    eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)),
-           [this, p = std::move(p), st = f.status, d = std::move(f.data)]() mutable {
-             read_ns_.sample(double(now_ps() - p.start_ps) / 1000.0);
-             p.done(st, std::move(d));
-           });
-  }
-}
-
-void RnicDmac::arm_timeout() {
-  uint64_t oldest = 0;
-  if (!logic_.oldest_issue(&oldest)) {
-    timeout_ev_.cancel();
-    timeout_armed_ = false;
-  } else if (!timeout_armed_) {
-    timeout_armed_ = true;
-    const uint64_t now = now_ps();
-    const uint64_t at = std::min(std::max(oldest + timeout_ps(), now), now + kTimeoutStepPs);
-    timeout_ev_.notify(sc_core::sc_time::from_value(at - now));
-  }
-}
-
-void RnicDmac::check_timeouts() {
-  timeout_armed_ = false;
   const uint64_t now = now_ps();
-  if (now >= timeout_ps()) {
-    for (const uint16_t tag : logic_.expire_issued_by(now - timeout_ps())) {
-      ++cpl_timeouts_;
-      log::warn("{}: completion timeout, tag {}", name(), tag);
-    }
-  }
-  finish_reads();
-  issue_pieces();
+  const uint64_t due = edge_index(now, uint64_t(cfg_.pcie.if_cycles));
+  rq_.push_back({due, addr, len, std::move(done), now});
+  ++reads_in_flight_;
+  wake_at(due);
 }
 
 void RnicDmac::write(uint64_t addr, std::vector<uint8_t> data) {
-  std::vector<Tlp> tlps;
-  for (const DmacSpan& sp : dmac_split(addr, data.size(), uint64_t(cfg_.pcie.mps), false)) {
-    Tlp t;
-    t.type = TlpType::kMWr;
-    t.addr = sp.addr;
-    t.len = sp.len;
-    t.data.assign(data.begin() + int64_t(sp.addr - addr),
-                  data.begin() + int64_t(sp.addr - addr + sp.len));
-    tlps.push_back(std::move(t));
-  }
-  eq_.at(edge(uint64_t(cfg_.pcie.if_cycles)), [this, tlps = std::move(tlps)]() mutable {
-    for (auto& t : tlps) pcie_.send(std::move(t));
-  });
+  const uint64_t due = edge_index(now_ps(), uint64_t(cfg_.pcie.if_cycles));
+  const uint32_t len = uint32_t(data.size());
+  wq_.push_back({due, addr, len, std::move(data)});
+  wake_at(due);
 }
 
 void RnicDmac::msi(uint64_t addr, uint32_t data) {
   std::vector<uint8_t> d(4);
   for (int i = 0; i < 4; ++i) d[i] = uint8_t(data >> (8 * i));
   write(addr, std::move(d));
+}
+
+void RnicDmac::completion(Tlp&& t) {
+  const uint64_t first = now_ps() / clk_.period_ps + 1;  // the first edge after its arrival
+  cp_.push_back({first, std::move(t)});
+  wake_at(first);
+}
+
+void RnicDmac::wake_at(uint64_t e) {
+  if (have_edge_ && e <= last_edge_)
+    throw std::logic_error(
+        fmt::format("{}: input for edge {} after edge {} was clocked", name(), e, last_edge_));
+  if (e >= next_edge_) return;
+  next_edge_ = e;
+  arm();
+}
+
+// The wake for next_edge_, at most kNapEdges ahead: SystemC keeps a replaced notification in its
+// timed queue until its time comes, and a far one (the completion timeout's) replaced at every
+// request would pile up there and slow every timed event of the run.
+void RnicDmac::arm() {
+  const uint64_t now_edge = now_ps() / clk_.period_ps;
+  const uint64_t at = std::min(next_edge_, now_edge + kNapEdges);
+  if (at >= wake_edge_) return;
+  wake_edge_ = at;
+  wake_ev_.notify(sc_core::sc_time::from_value(at * clk_.period_ps - now_ps()));
+}
+
+// A TLP goes to the I/F at its edge: at once when that is now, else from the event queue.
+void RnicDmac::send(uint64_t at_ps, Tlp&& t) {
+  if (at_ps <= now_ps())
+    pcie_.send(std::move(t));
+  else
+    eq_.at(at_ps, [this, t = std::move(t)]() mutable { pcie_.send(std::move(t)); });
+}
+
+void RnicDmac::run() {
+  wake_edge_ = kNever;
+  uint64_t e = now_ps() / clk_.period_ps;
+  if (e < next_edge_) return arm();  // a nap on the way to a far edge
+  for (;;) {
+    if (have_edge_ && e - last_edge_ - 1 > kMaxSkip) e = last_edge_ + 1 + kMaxSkip;
+    step(e);
+    const uint64_t n = next_edge(e);
+    next_edge_ = n;
+    if (n == kNever) return;
+    // Clock ahead while nothing else in the simulation can act before edge n. What acts at
+    // time T reaches the block at edges after T (a completion: the first edge after it; a
+    // request: if_cycles from the first edge at or after T), so with if_cycles > 0 edge n may
+    // run when nothing acts before its time.
+    const uint64_t horizon = now_ps() + sc_core::sc_time_to_pending_activity().value();
+    if (n * clk_.period_ps < horizon + (cfg_.pcie.if_cycles > 0 ? 1 : 0)) {
+      e = n;
+      continue;
+    }
+    return arm();
+  }
+}
+
+void RnicDmac::step(uint64_t e) {
+  const DmacOut& o = core_->out();
+  const uint64_t at = e * clk_.period_ps;
+  // Outputs presented before the edge, taken at it (tx_ready and rd_ready are always high).
+  if (o.tx_valid) {
+    tx_.type = o.tx_write ? TlpType::kMWr : TlpType::kMRd;
+    tx_.addr = o.tx_addr;
+    tx_.len = o.tx_len;
+    tx_.tag = o.tx_tag;
+    tx_.requester = 1;
+    if (o.tx_write)
+      tx_.data.insert(tx_.data.end(), o.tx_data.begin(), o.tx_data.begin() + o.tx_cnt);
+    if (o.tx_last) {
+      send(at, std::move(tx_));
+      tx_ = Tlp{};
+    }
+  }
+  if (o.rd_valid) {
+    Slot& s = slots_[o.rd_id];
+    const auto st = DmacStatus(o.rd_status);
+    if (st != DmacStatus::kOk) {
+      s.data.clear();
+      ++errors_;
+      if (st == DmacStatus::kTimeout) {
+        ++cpl_timeouts_;
+        log::warn("{}: completion timeout on a DMA read", name());
+      }
+    }
+    free_ids_.push_back(o.rd_id);
+    eq_.at(
+        (e + uint64_t(cfg_.pcie.if_cycles)) * clk_.period_ps,
+        [this, done = std::move(s.done), start = s.start_ps, st, d = std::move(s.data)]() mutable {
+          read_ns_.sample(double(now_ps() - start) / 1000.0);
+          --reads_in_flight_;
+          done(st, std::move(d));
+        });
+    s = Slot{};
+  }
+  const bool rq_ready = o.rq_ready, wq_ready = o.wq_ready, wd_ready = o.wd_ready,
+             cp_ready = o.cp_ready;
+
+  in_.skip = have_edge_ ? uint32_t(e - last_edge_ - 1) : 0;
+  in_.tx_ready = true;
+  in_.rd_ready = true;
+  // Inputs presented at this edge.
+  in_.rq_valid = !rq_.empty() && rq_.front().due <= e && !free_ids_.empty();
+  if (in_.rq_valid) {
+    in_.rq_addr = rq_.front().addr;
+    in_.rq_len = rq_.front().len;
+    in_.rq_id = free_ids_.front();
+  }
+  in_.wq_valid = !wq_.empty() && wq_.front().due <= e;
+  if (in_.wq_valid) {
+    Wr& w = wq_.front();
+    in_.wq_addr = w.addr;
+    in_.wq_len = w.len;
+    if (!w.streamed) {
+      w.streamed = true;
+      if (w.len) wd_.push_back(std::move(w.data));
+    }
+  }
+  in_.wd_valid = !wd_.empty();
+  if (in_.wd_valid) {
+    const std::vector<uint8_t>& d = wd_.front();
+    const size_t n = std::min<size_t>(size_t(B_), d.size() - wd_pos_);
+    std::copy_n(d.begin() + int64_t(wd_pos_), n, in_.wd_data.begin());
+    std::fill(in_.wd_data.begin() + int64_t(n), in_.wd_data.begin() + B_, 0);
+  }
+  in_.cp_valid = !cp_.empty() && cp_.front().first <= e;
+  if (in_.cp_valid) {
+    const Tlp& t = cp_.front().tlp;
+    const bool data = t.type == TlpType::kCplD && t.status == pcie::CplStatus::kSc;
+    in_.cp_tag = t.tag;
+    in_.cp_status = data                               ? 0
+                    : t.status == pcie::CplStatus::kUr ? uint8_t(DmacStatus::kUnsupported)
+                                                       : uint8_t(DmacStatus::kAbort);
+    in_.cp_byte_count = t.byte_count;
+    in_.cp_len = data ? t.len : 0;
+    const uint32_t len = data ? uint32_t(std::min<size_t>(t.len, t.data.size())) : 0;
+    const uint32_t beats = len ? (len + uint32_t(B_) - 1) / uint32_t(B_) : 1;
+    const uint32_t off = cp_k_ * uint32_t(B_);
+    in_.cp_last = cp_k_ + 1 == beats;
+    in_.cp_cnt = len ? std::min<uint32_t>(uint32_t(B_), len - off) : 0;
+    if (in_.cp_cnt) std::copy_n(t.data.begin() + off, in_.cp_cnt, in_.cp_data.begin());
+    std::fill(in_.cp_data.begin() + in_.cp_cnt, in_.cp_data.begin() + B_, 0);
+  }
+
+  core_->edge(in_);
+
+  // The bytes a completion put in a read (the cycle after its beat; the read's buffer takes them).
+  if (o.rw_valid) {
+    Slot& s = slots_[o.rw_id];
+    std::copy_n(o.rw_data.begin(), o.rw_cnt, s.data.begin() + o.rw_off);
+    read_bytes_ += o.rw_cnt;
+  }
+  // Inputs taken at this edge.
+  if (in_.rq_valid && rq_ready) {
+    Slot& s = slots_[in_.rq_id];
+    free_ids_.pop_front();
+    s.done = std::move(rq_.front().done);
+    s.start_ps = rq_.front().start_ps;
+    s.data.assign(rq_.front().len, 0);
+    rq_.pop_front();
+  }
+  if (in_.wq_valid && wq_ready) wq_.pop_front();
+  if (in_.wd_valid && wd_ready) {
+    wd_pos_ += size_t(B_);
+    if (wd_pos_ >= wd_.front().size()) {
+      wd_.pop_front();
+      wd_pos_ = 0;
+    }
+  }
+  if (in_.cp_valid && cp_ready) {
+    ++cp_k_;
+    if (in_.cp_last) {
+      cp_.pop_front();
+      cp_k_ = 0;
+    }
+  }
+  have_edge_ = true;
+  last_edge_ = e;
+}
+
+uint64_t RnicDmac::next_edge(uint64_t e) const {
+  const DmacOut& o = core_->out();
+  uint64_t n = kNever;
+  auto want = [&](uint64_t x) { n = std::min(n, std::max(x, e + 1)); };
+  if (o.busy) want(e + 1);
+  if (!rq_.empty() && o.rq_ready && !free_ids_.empty()) want(rq_.front().due);
+  if (!wq_.empty() && o.wq_ready) want(wq_.front().due);
+  if (!wd_.empty() && o.wd_ready) want(e + 1);
+  if (!cp_.empty() && o.cp_ready) want(cp_.front().first);
+  if (o.tmo_wait) want(e + o.tmo_wait);
+  return n;
 }
 
 }  // namespace rnic

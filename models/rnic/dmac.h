@@ -1,21 +1,28 @@
 // rnic_dmac's burst face: the card's bus-master DMA as the engines use it (DESIGN.md §3.3, §4).
 // An engine asks for a read (address, length, and what to do with the data) or a write, and
-// reacts when the read's data arrives; DmacLogic (rnic_dmac.h) splits, tags and reassembles, and
-// this module moves its TLPs through the PCIe I/F, which only carries them.
+// reacts when the read's data arrives. This module drives the block's cycle contract
+// (dmac_core.h) — the model or the RTL, as the run chose — edge by edge, between the engines and
+// the PCIe I/F, which only carries TLPs.
 //
 // Timing (core_clk cycles, edges aligned; if_cycles is pcie.if_cycles, the I/F crossing):
-//   - a read joins the tag queue if_cycles after it is made; its MRds enter the link as tags
-//     free up (at once when free); a piece holds its tag until its last completion;
-//   - a read's callback runs if_cycles after its last completion (or its failure);
-//   - a write's MWrs (MPS and 4 KiB splits) enter the link if_cycles after it is made; an
-//     MSI-X is a 4-byte write and keeps its place behind earlier writes;
-//   - a piece without completion for pcie.cpl_timeout_us fails its read with kTimeout.
-// Queue depths: reads waiting for a tag are not bounded here (the engines bound what they ask).
+//   - a read is presented to the block if_cycles after it is made, a write (and its data, one
+//     beat per cycle behind the writes before it) too; one read and one write per cycle;
+//   - a TLP goes to the I/F at the edge that takes its last beat (the block sends one beat per
+//     cycle, an MWr's payload from MPS / datapath beats);
+//   - a completion's beats enter the block from the first edge after it arrives, one per cycle;
+//   - a read's callback runs if_cycles after the edge that takes its done;
+//   - an MSI-X is a 4-byte write and keeps its place behind earlier writes.
+// The block is clocked only at edges where it has work (busy, an input it can take, its oldest
+// piece's timeout); when it wakes it is told how many cycles passed. Where nothing else in the
+// simulation can act before an edge, that edge is clocked at once, ahead of simulated time
+// (its outputs still take effect at their edge's time).
+// Queue depths: the block's (dmac_core.h); requests it cannot take yet wait here in order.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
-#include <map>
+#include <memory>
 #include <systemc>
 #include <vector>
 
@@ -23,17 +30,23 @@
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
 #include "models/pcie/pcie_if.h"
-#include "models/rnic/rnic_dmac.h"
+#include "models/rnic/dmac_core.h"
 #include "models/rnic/rnic_params.h"
 
 namespace rnic {
+
+// Makes the block's implementation for a datapath width (B per beat).
+using DmacCoreFactory = std::function<std::unique_ptr<DmacCore>(int bytes)>;
 
 class RnicDmac : public sc_core::sc_module {
  public:
   using ReadDone = std::function<void(DmacStatus, std::vector<uint8_t>&&)>;
 
-  RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p, StatRegistry& stats);
-  // Applies changed PCIe parameters between the points of a sweep (nothing outstanding).
+  // core: the implementation (the model when empty).
+  RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p, StatRegistry& stats,
+           const DmacCoreFactory& core = {});
+  // Applies changed PCIe parameters between the points of a sweep (nothing outstanding): the
+  // block is reset with them.
   void configure(const DmacParams& p);
 
   void read(uint64_t addr, uint32_t len, ReadDone done);
@@ -41,40 +54,77 @@ class RnicDmac : public sc_core::sc_module {
   // MSI-X: a posted write of `data` to `addr`.
   void msi(uint64_t addr, uint32_t data);
 
-  int tags_in_use() const { return logic_.tags_in_use(); }
-  size_t reads_waiting() const { return logic_.waiting(); }
-  // Waveform: tags in use and DMA read pieces waiting for a tag.
+  // As of the block's last clocked edge.
+  int tags_in_use() const { return int(core_->out().tags_used); }
+  // Reads made and not yet handed back (waiting to enter the block, or in it).
+  size_t reads_in_flight() const { return reads_in_flight_; }
+  const char* impl() const { return core_->impl(); }
+  // Waveform: tags in use and DMA reads in flight.
   void trace(TraceSink& t) const {
-    t.add_value(name(), "tags_in_use", 16, [this] { return uint64_t(logic_.tags_in_use()); });
-    t.add_value(name(), "reads_waiting", 32, [this] { return uint64_t(logic_.waiting()); });
+    t.add_value(name(), "tags_in_use", 16, [this] { return uint64_t(tags_in_use()); });
+    t.add_value(name(), "reads_in_flight", 32, [this] { return uint64_t(reads_in_flight_); });
   }
 
  private:
-  struct Pending {
+  struct Req {
+    uint64_t due;  // edge
+    uint64_t addr;
+    uint32_t len;
     ReadDone done;
     uint64_t start_ps;
   };
+  struct Wr {
+    uint64_t due;
+    uint64_t addr;
+    uint32_t len;
+    std::vector<uint8_t> data;  // moved to the wd stream when first presented
+    bool streamed = false;
+  };
+  struct Slot {
+    ReadDone done;
+    uint64_t start_ps = 0;
+    std::vector<uint8_t> data;
+  };
+  struct Cpl {
+    uint64_t first;  // edge
+    pcie::Tlp tlp;
+  };
+  void reset_core();
   void completion(pcie::Tlp&& t);
-  void issue_pieces();
-  void finish_reads();
-  void check_timeouts();
-  void arm_timeout();
-  uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
-  uint64_t timeout_ps() const { return uint64_t(cfg_.pcie.cpl_timeout_us) * 1000000; }
+  void wake_at(uint64_t edge);
+  void arm();
+  void run();
+  void send(uint64_t at_ps, pcie::Tlp&& t);
+  void step(uint64_t e);
+  uint64_t next_edge(uint64_t e) const;
+  uint64_t edge_index(uint64_t t_ps, uint64_t cycles) const {
+    return clk_.edge_after(t_ps, cycles) / clk_.period_ps;
+  }
+  DmacIn cfg_pins() const;
 
   pcie::PcieIf& pcie_;
   DmacParams cfg_;
   ClockDomain clk_;
   EventQueue eq_{"eq"};
-  DmacLogic logic_;
-  std::map<uint64_t, Pending> pending_;  // reads by DmacLogic id
-  // The timeout check is armed at the oldest piece's deadline or kTimeoutStepPs ahead, whichever
-  // is sooner, and cancelled when nothing is outstanding. SystemC keeps a cancelled notification
-  // in its timed queue until its time comes; arming a whole cpl_timeout ahead would leave one
-  // there per idle gap (tens of thousands at line rate) and slow every timed event of the run.
-  static constexpr uint64_t kTimeoutStepPs = 10'000'000;  // 10 us
-  bool timeout_armed_ = false;
-  sc_core::sc_event timeout_ev_;
+  std::unique_ptr<DmacCore> core_;
+  int B_;
+  DmacIn in_;
+  bool have_edge_ = false;  // an edge since the last reset
+  uint64_t last_edge_ = 0;
+  static constexpr uint64_t kNapEdges = 2500;
+  uint64_t next_edge_ = UINT64_MAX;  // the next edge to clock
+  uint64_t wake_edge_ = UINT64_MAX;  // the edge wake_ev_ is notified for (<= next_edge_)
+  sc_core::sc_event wake_ev_;
+  std::deque<Req> rq_;
+  std::deque<Wr> wq_;
+  std::deque<std::vector<uint8_t>> wd_;  // write data to stream, in write order
+  size_t wd_pos_ = 0;                    // bytes of wd_.front() already sent
+  std::deque<Cpl> cp_;
+  uint32_t cp_k_ = 0;  // beats of cp_.front() already sent
+  std::vector<Slot> slots_;
+  std::deque<uint8_t> free_ids_;
+  size_t reads_in_flight_ = 0;
+  pcie::Tlp tx_;  // the TLP whose beats are being taken
   Counter& read_bytes_;
   Counter& errors_;
   Counter& cpl_timeouts_;

@@ -12,6 +12,7 @@ namespace rnic {
 struct CoreConfig {
   int64_t clk_mhz = 250;            // MHz, core_clk
   int64_t datapath_bytes = 16;      // B per core_clk beat
+  int64_t dma_bytes = 32;           // B per core_clk beat of the DMAC (its TLP and data ports)
   int64_t reg_read_cycles = 4;      // core cycles from a BAR read TLP's arrival to its CplD
   int64_t reg_write_cycles = 2;     // core cycles to apply a BAR write
   int64_t qps = 1024;               // QPs (BAR2 pages)
@@ -37,6 +38,9 @@ struct CoreConfig {
   void describe(ParamList& p) {
     p.i("clk_mhz", clk_mhz, "MHz", 1, 2000, "core_clk frequency");
     p.i("datapath_bytes", datapath_bytes, "B", 1, 64, "core datapath width per beat",
+        {1, 2, 4, 8, 16, 32, 64});
+    p.i("dma_bytes", dma_bytes, "B", 1, 64,
+        "DMAC datapath width per beat (TLPs and DMA data; sized to the PCIe link)",
         {1, 2, 4, 8, 16, 32, 64});
     p.i("reg_read_cycles", reg_read_cycles, "cycles", 1, 1000,
         "core cycles from a register read request to its data");
@@ -65,6 +69,7 @@ struct CoreConfig {
 // that shape its requests (MRRS, MPS, tags, the I/F crossing, the completion timeout).
 struct DmacParams {
   int64_t clk_mhz = 250;
+  int64_t datapath_bytes = 32;  // core.dma_bytes
   PcieConfig pcie;
 };
 

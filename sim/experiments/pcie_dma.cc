@@ -3,9 +3,13 @@
 // `bytes` each (all issued at once; the DMA service bounds reads by its tags).
 //   write: from the first transfer's issue to the last byte in host memory;
 //   read:  from the first transfer's issue to the last transfer's data at the card.
-// limit_gbps is the TLP-overhead limit of the transfer: its bytes over its TLPs' wire bytes
-// (TLPs of at most MPS bytes, 3DW headers) at the link's data rate.
+// link_gbps is the TLP-overhead limit of the transfer: its bytes over its TLPs' wire bytes
+// (TLPs of at most MPS bytes, 3DW headers) at the link's data rate. dmac_gbps is the DMAC's:
+// an MWr (or an MPS-sized CplD) takes ceil(MPS / core.dma_bytes) beats of one core cycle.
+// limit_gbps is the lower of the two.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "sim/experiment.h"
 #include "sim/host_card.h"
@@ -83,25 +87,29 @@ ExperimentKind pcie_dma_experiment() {
                     if (op == "write") {
                       sys.dmac.write(addr, std::vector<uint8_t>(b, uint8_t(i)));
                     } else {
-                      sys.dmac.read(addr, uint32_t(b),
-                                           [&](DmacStatus st, std::vector<uint8_t>&&) {
-                                             if (st != DmacStatus::kOk) ++bad;
-                                             t_end = now_ps();
-                                           });
+                      sys.dmac.read(addr, uint32_t(b), [&](DmacStatus st, std::vector<uint8_t>&&) {
+                        if (st != DmacStatus::kOk) ++bad;
+                        t_end = now_ps();
+                      });
                     }
                   }
                 });
                 if (op == "write") t_end = sys.rc.last_write_ps();
+                const double link = pcie::tlp_limit_gbps(int(gen), int(lanes), uint64_t(mps), b);
+                const int64_t beats = (mps + cfg.core.dma_bytes - 1) / cfg.core.dma_bytes;
+                const double dmac =
+                    double(mps) / double(beats) * double(cfg.core.clk_mhz) * 8.0 / 1000.0;
                 const double ns = double(t_end - t0) / 1000.0;
-                ctx.rows.push_back(
-                    {{"gen", gen},
-                     {"lanes", lanes},
-                     {"mps", mps},
-                     {"mrrs", mrrs},
-                     {"op", op},
-                     {"bytes", b},
-                     {"gbps", 8.0 * double(n * b) / ns},
-                     {"limit_gbps", pcie::tlp_limit_gbps(int(gen), int(lanes), uint64_t(mps), b)}});
+                ctx.rows.push_back({{"gen", gen},
+                                    {"lanes", lanes},
+                                    {"mps", mps},
+                                    {"mrrs", mrrs},
+                                    {"op", op},
+                                    {"bytes", b},
+                                    {"gbps", 8.0 * double(n * b) / ns},
+                                    {"link_gbps", link},
+                                    {"dmac_gbps", dmac},
+                                    {"limit_gbps", std::min(link, dmac)}});
               }
     ctx.x = "bytes";
     ctx.y = {"gbps", "limit_gbps"};

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """`rnicsim perf pcie_dma` (CI form: 64 KiB and 1 MiB transfers, every gen/lanes/MPS/MRRS of the
-default sweep): large writes land within 2% below the TLP-overhead limit, nothing exceeds it."""
+default sweep): large writes land within 2% below the lower of the TLP-overhead limit and the
+DMAC's beat limit, nothing exceeds it."""
 import os
 import sys
 

@@ -80,12 +80,22 @@ TEST_P(VerbsOps, RdmaWriteLandsExactlyAndCompletes) {
             EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
             EXPECT_EQ(wc.opcode, IBV_WC_RDMA_WRITE);
             EXPECT_EQ(wc.wr_id, 42u);
-            oob.put(1, {});
+            // The Write's completion frees the source (RFC 5040); a Send after it completes at
+            // the responder only once the Write is placed.
+            ibv_send_wr fence{};
+            fence.wr_id = 43;
+            fence.opcode = IBV_WR_SEND;
+            fence.send_flags = IBV_SEND_SIGNALED;
+            ASSERT_EQ(ibv_post_send(a.qps[0], &fence, &bad), 0);
+            EXPECT_EQ(wait_one(a.cq).status, IBV_WC_SUCCESS);
           },
           [&] {
             connect(b, 1);
+            ibv_recv_wr fence{43, nullptr, nullptr, 0};
+            ibv_recv_wr* bad_fence = nullptr;
+            ASSERT_EQ(ibv_post_recv(b.qps[0], &fence, &bad_fence), 0);
             oob.put(0, b.info());
-            oob.get(1);  // the writer's completion
+            EXPECT_EQ(wait_one(b.cq).status, IBV_WC_SUCCESS);  // the Send after the Write
             EXPECT_EQ(read(b.addr() + kDstOff, kLen), data);
             expect_guards(b.addr(), EndpointConfig{}.buf_bytes, kDstOff, kLen);
           }});

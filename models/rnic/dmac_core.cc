@@ -1,0 +1,306 @@
+#include "models/rnic/dmac_core.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace rnic {
+
+bool DmacOut::operator==(const DmacOut& o) const {
+  auto tie = [](const DmacOut& x) {
+    return std::tie(x.rq_ready, x.wq_ready, x.wd_ready, x.cp_ready, x.rd_valid, x.rd_id,
+                    x.rd_status, x.rw_valid, x.rw_id, x.rw_off, x.rw_cnt, x.rw_data, x.tx_valid,
+                    x.tx_write, x.tx_last, x.tx_addr, x.tx_len, x.tx_cnt, x.tx_tag, x.tx_data,
+                    x.busy, x.tmo_wait, x.tags_used);
+  };
+  return tie(*this) == tie(o);
+}
+
+DmacModel::DmacModel(int bytes, int max_tags)
+    : B_(bytes), tag_(size_t(max_tags)), wbuf_(wbuf_beats(bytes)) {
+  if (bytes < 1 || bytes > kDmacMaxBytes) throw std::invalid_argument("rnic_dmac: datapath width");
+}
+
+void DmacModel::reset(const DmacIn& in) {
+  const int tags = int(std::min<uint32_t>(in.cfg_tags, uint32_t(tag_.size())));
+  now_ = 0;
+  n_live_ = 0;
+  for (Entry& e : e_) e = Entry{};
+  for (Tag& t : tag_) t = Tag{};
+  free_tags_.clear();
+  for (int t = 0; t < tags; ++t) free_tags_.push_back(uint16_t(t));
+  tags_out_ = 0;
+  by_issue_.clear();
+  issue_q_.clear();
+  cur_started_ = false;
+  cur_addr_ = cur_left_ = 0;
+  done_q_.clear();
+  wq_.clear();
+  wbase_next_ = data_wr_ = data_rel_ = 0;
+  wr_pos_ = 0;
+  mwr_on_ = false;
+  mwr_off_ = mwr_tlp_len_ = mwr_k_ = 0;
+  mwr_base_ = mwr_addr_ = 0;
+  mwr_wlen_ = 0;
+  mwr_end_ = false;
+  last_write_ = false;
+  in_cpl_ = cpl_match_ = false;
+  cpl_tag_ = 0;
+  cpl_status_ = 0;
+  cpl_bc_ = cpl_len_ = cpl_k_ = 0;
+  cpl_off_ = 0;
+  out_ = DmacOut{};
+}
+
+uint32_t DmacModel::mwr_len(const Write& w) const {
+  const uint64_t a = w.addr + wr_pos_;
+  return uint32_t(std::min<uint64_t>({w.len - wr_pos_, mps_, 4096 - (a & 4095)}));
+}
+
+bool DmacModel::mwr_ready() const {
+  if (wq_.empty()) return false;
+  const Write& w = wq_.front();
+  return data_wr_ > w.base + (wr_pos_ + mwr_len(w) - 1) / uint32_t(B_);
+}
+
+bool DmacModel::mrd_ready() const {
+  return !issue_q_.empty() && e_[issue_q_.front()].len > 0 && !free_tags_.empty();
+}
+
+bool DmacModel::zero_head() const { return !issue_q_.empty() && e_[issue_q_.front()].len == 0; }
+
+void DmacModel::next_mwr_beat() {
+  const uint32_t nbeats = (mwr_tlp_len_ + B_ - 1) / B_;
+  const uint32_t o = mwr_off_ + mwr_k_ * uint32_t(B_);
+  const uint32_t cnt = std::min<uint32_t>(B_, mwr_tlp_len_ - mwr_k_ * uint32_t(B_));
+  out_.tx_valid = true;
+  out_.tx_write = true;
+  out_.tx_addr = mwr_addr_;
+  out_.tx_len = mwr_tlp_len_;
+  out_.tx_tag = 0;
+  out_.tx_cnt = cnt;
+  out_.tx_data.fill(0);
+  // Bytes o.. of the write: the tail of one buffered beat, then the head of the next.
+  const uint32_t lane = o % uint32_t(B_);
+  const uint64_t beat = mwr_base_ + o / uint32_t(B_);
+  const DmacBeat& a = wbuf_[beat % wbuf_.size()];
+  const uint32_t first = std::min(cnt, uint32_t(B_) - lane);
+  std::copy_n(a.begin() + lane, first, out_.tx_data.begin());
+  if (first < cnt)
+    std::copy_n(wbuf_[(beat + 1) % wbuf_.size()].begin(), cnt - first,
+                out_.tx_data.begin() + first);
+  out_.tx_last = mwr_k_ + 1 == nbeats;
+  ++mwr_k_;
+  if (!out_.tx_last) return;
+  mwr_on_ = false;
+  data_rel_ = mwr_end_ ? mwr_base_ + (mwr_wlen_ + B_ - 1) / uint32_t(B_)
+                       : mwr_base_ + (mwr_off_ + mwr_tlp_len_) / uint32_t(B_);
+}
+
+void DmacModel::start_mwr() {
+  const Write w = wq_.front();
+  const uint32_t l = mwr_len(w);
+  mwr_on_ = true;
+  mwr_off_ = wr_pos_;
+  mwr_tlp_len_ = l;
+  mwr_k_ = 0;
+  mwr_base_ = w.base;
+  mwr_addr_ = w.addr + wr_pos_;
+  mwr_wlen_ = w.len;
+  wr_pos_ += l;
+  mwr_end_ = wr_pos_ == w.len;
+  if (mwr_end_) {
+    wq_.pop_front();
+    wr_pos_ = 0;
+  }
+  last_write_ = true;
+  next_mwr_beat();
+}
+
+void DmacModel::start_mrd() {
+  const int ei = issue_q_.front();
+  Entry& e = e_[ei];
+  if (!cur_started_) {
+    cur_started_ = true;
+    cur_addr_ = e.addr;
+    cur_left_ = e.len;
+  }
+  const uint32_t l = uint32_t(std::min<uint64_t>({cur_left_, mrrs_, 4096 - (cur_addr_ & 4095)}));
+  const uint16_t t = free_tags_.front();
+  free_tags_.pop_front();
+  ++tags_out_;
+  tag_[t] = Tag{true, now_, ei, uint32_t(cur_addr_ - e.addr), l};
+  by_issue_.insert({now_, t});
+  ++e.out;
+  out_.tx_valid = true;
+  out_.tx_write = false;
+  out_.tx_addr = cur_addr_;
+  out_.tx_len = l;
+  out_.tx_tag = t;
+  out_.tx_cnt = 0;
+  out_.tx_data.fill(0);
+  out_.tx_last = true;
+  cur_addr_ += l;
+  cur_left_ -= l;
+  if (cur_left_ == 0) {
+    e.issued_all = true;
+    issue_q_.pop_front();
+    cur_started_ = false;
+  }
+  last_write_ = false;
+}
+
+void DmacModel::finish(int ei) {
+  Entry& e = e_[ei];
+  done_q_.push_back({e.id, e.status});
+  e = Entry{};
+  --n_live_;
+}
+
+void DmacModel::piece_event(int t, uint8_t status) {
+  Tag& tg = tag_[size_t(t)];
+  by_issue_.erase({tg.issued, uint16_t(t)});
+  tg.out = false;
+  --tags_out_;
+  free_tags_.push_back(uint16_t(t));
+  Entry& e = e_[tg.entry];
+  --e.out;
+  if (status != 0 && e.status == 0) e.status = status;
+  if (e.issued_all && e.out == 0) finish(tg.entry);
+}
+
+void DmacModel::edge(const DmacIn& in) {
+  mrrs_ = in.cfg_mrrs;
+  mps_ = in.cfg_mps;
+  timeout_ = in.cfg_timeout;
+  if (in.rst) {
+    reset(in);
+    return;
+  }
+  now_ += 1 + uint64_t(in.skip);
+  const bool tx_taken = out_.tx_valid && in.tx_ready;
+  const bool rd_taken = out_.rd_valid && in.rd_ready;
+  const bool rq_take = in.rq_valid && out_.rq_ready;
+  const bool wq_take = in.wq_valid && out_.wq_ready;
+  const bool wd_take = in.wd_valid && out_.wd_ready;
+  const bool cp_take = in.cp_valid && out_.cp_ready;
+
+  // Decisions, all from the state before the edge.
+  bool cont = false, start_w = false, start_r = false;
+  if (!out_.tx_valid || tx_taken) {
+    if (mwr_on_) {
+      cont = true;
+    } else {
+      const bool w = mwr_ready(), r = mrd_ready();
+      if (w && r)
+        (last_write_ ? start_r : start_w) = true;
+      else
+        (w ? start_w : start_r) = w || r;
+    }
+  }
+  out_.rw_valid = false;
+  int ev_tag = -1;
+  uint8_t ev_status = 0;
+  bool cp_last_ev = false;
+  const bool in_cpl_pre = in_cpl_;
+  if (cp_take) {
+    if (!in_cpl_) {
+      cpl_tag_ = in.cp_tag;
+      cpl_status_ = in.cp_status;
+      cpl_bc_ = in.cp_byte_count;
+      cpl_len_ = in.cp_len;
+      cpl_k_ = 0;
+      cpl_match_ = cpl_tag_ < tag_.size() && tag_[cpl_tag_].out;
+      if (cpl_match_) {
+        const Tag& t = tag_[cpl_tag_];
+        cpl_off_ = t.off + t.len - std::min(cpl_bc_, t.len);
+      }
+    }
+    const uint32_t n = in.cp_last ? std::min<uint32_t>(in.cp_cnt, uint32_t(B_)) : uint32_t(B_);
+    if (cpl_match_ && cpl_status_ == 0) {
+      const Entry& e = e_[tag_[cpl_tag_].entry];
+      const uint64_t off = cpl_off_ + uint64_t(cpl_k_) * uint32_t(B_);
+      if (n && off < e.len) {
+        out_.rw_valid = true;
+        out_.rw_id = e.id;
+        out_.rw_off = uint32_t(off);
+        out_.rw_cnt = uint32_t(std::min<uint64_t>(n, e.len - off));
+        out_.rw_data.fill(0);
+        std::copy_n(in.cp_data.begin(), B_, out_.rw_data.begin());
+      }
+    }
+    ++cpl_k_;
+    in_cpl_ = !in.cp_last;
+    if (in.cp_last) {
+      cp_last_ev = true;
+      if (cpl_match_ && cpl_status_ != 0) {
+        ev_tag = cpl_tag_;
+        ev_status = cpl_status_;
+      } else if (cpl_match_ && cpl_bc_ == cpl_len_) {
+        ev_tag = cpl_tag_;
+      }
+    }
+  }
+  if (!cp_last_ev) {
+    const int excl = cp_take ? (in_cpl_pre ? cpl_tag_ : in.cp_tag) : (in_cpl_pre ? cpl_tag_ : -1);
+    for (auto it = by_issue_.begin(); it != by_issue_.end() && it->first + timeout_ <= now_; ++it)
+      if (it->second != excl && (ev_tag < 0 || it->second < ev_tag)) ev_tag = it->second;
+    if (ev_tag >= 0) ev_status = uint8_t(DmacStatus::kTimeout);
+  }
+  const bool zero_ev = !cp_last_ev && ev_tag < 0 && zero_head();
+
+  // Updates.
+  if (rd_taken) done_q_.pop_front();
+  if (rq_take) {
+    int ei = 0;
+    while (e_[ei].live) ++ei;
+    e_[ei] = Entry{true, in.rq_id, in.rq_addr, in.rq_len, 0, false, 0};
+    ++n_live_;
+    issue_q_.push_back(ei);
+  }
+  if (wq_take && in.wq_len > 0) {
+    wq_.push_back({in.wq_addr, in.wq_len, wbase_next_});
+    wbase_next_ += (in.wq_len + uint32_t(B_) - 1) / uint32_t(B_);
+  }
+  if (wd_take) {
+    DmacBeat& b = wbuf_[data_wr_ % wbuf_.size()];
+    b.fill(0);
+    std::copy_n(in.wd_data.begin(), B_, b.begin());
+    ++data_wr_;
+  }
+  if (cont)
+    next_mwr_beat();
+  else if (start_w)
+    start_mwr();
+  else if (start_r)
+    start_mrd();
+  else if (tx_taken)
+    out_.tx_valid = false;
+  if (ev_tag >= 0) {
+    piece_event(ev_tag, ev_status);
+  } else if (zero_ev) {
+    const int ei = issue_q_.front();
+    issue_q_.pop_front();
+    finish(ei);
+  }
+  drive();
+}
+
+void DmacModel::drive() {
+  out_.rd_valid = !done_q_.empty();
+  out_.rd_id = out_.rd_valid ? done_q_.front().first : 0;
+  out_.rd_status = out_.rd_valid ? done_q_.front().second : 0;
+  out_.rq_ready = n_live_ + done_q_.size() < size_t(kReads);
+  out_.wq_ready = wq_.size() < size_t(kWriteQueue);
+  out_.wd_ready = data_wr_ - data_rel_ < wbuf_.size();
+  out_.cp_ready = true;
+  out_.tags_used = uint16_t(tags_out_);
+  out_.busy = out_.tx_valid || out_.rd_valid || mwr_ready() || mrd_ready() || zero_head();
+  if (by_issue_.empty()) {
+    out_.tmo_wait = 0;
+  } else {
+    const uint64_t at = by_issue_.begin()->first + timeout_;
+    out_.tmo_wait = at <= now_ ? 1 : uint32_t(std::min<uint64_t>(at - now_, 0xFFFFFFFFu));
+  }
+}
+
+}  // namespace rnic

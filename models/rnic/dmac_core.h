@@ -1,0 +1,190 @@
+// rnic_dmac's cycle contract (DESIGN.md §4): the pins of one clock edge in, the registered
+// outputs after it, for the C++ model here and the RTL (rtl/rnic/rnic_dmac.sv) alike. The card's
+// DMA service (dmac.h) drives whichever core a run chose through this face; the SystemC pin face
+// (rnic_dmac_ports.h) wraps the model for the lockstep bench.
+//
+// What the block does, per edge (every decision reads the state before the edge):
+//   Reads. rq (addr, len, id) is accepted while fewer than kReads reads are in the block (live
+//   or finished and not yet taken). It joins the issue queue. The queue's head read is cut into
+//   pieces at MRRS and at 4 KiB boundaries; each piece takes a tag (the free list's head, at most
+//   cfg_tags in use; the list holds 0..cfg_tags-1 in order after reset and freed tags join its
+//   tail) and goes out as one MRd beat. Completions (cp, header on the first beat) for a tag in
+//   use put their bytes at offset piece_off + piece_len - min(byte_count, piece_len) of the read,
+//   on rw (no ready: the engine side's buffer always takes it) in the cycle after each beat; a
+//   completion's last beat completes its piece when byte_count == its length and fails it when
+//   its status is not OK; completions for tags not in use are taken and dropped. A read finishes
+//   when its last piece is done; its (id, status) joins the done queue (rd), status the first
+//   failure's. A 0-byte read finishes when it reaches the issue queue's head.
+//   At most one piece event per edge: a completion's last beat first, else the lowest-numbered
+//   tag whose piece has waited cfg_timeout cycles (kTimeout; not the tag of a completion being
+//   taken), else a 0-byte read at the head.
+//   Writes. wq (addr, len) is accepted while fewer than kWriteQueue writes wait; its bytes come
+//   on wd, each write starting on a new beat (the last one partial), any time before they are
+//   needed, while the data buffer (wbuf_beats) has room. A write is cut at MPS and at 4 KiB into
+//   MWrs; an MWr starts only when all its bytes are in the buffer, then sends one beat per cycle.
+//   TX. One beat per cycle on tx: an MWr's beats back to back; between TLPs, the MWr that is
+//   ready and the MRd that can take a tag alternate (round robin), either alone goes.
+//   Time. A timer advances 1 + skip per edge: `skip` is how many cycles passed without an edge
+//   before this one (a sleeping block told on wake). tmo_wait says how many cycles from now the
+//   oldest piece reaches its timeout (0: none in flight) and busy whether the next edge changes
+//   anything without input, so a driver can stop the clock until input, busy or the deadline.
+//
+// Latency: a read's MRd leaves the cycle after its acceptance at the earliest (the issue queue's
+// head, a tag and TX free); a completion's bytes are on rw the cycle after each beat; a read's
+// done is on rd the cycle after its finishing edge. A write's first MWr starts the cycle after its
+// last needed data beat at the earliest. Queues: kReads reads, kWriteQueue writes, wbuf_beats data
+// beats, cfg_tags tags (at most the core's max_tags), kReads done entries.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "models/rnic/rnic_dmac.h"
+
+namespace rnic {
+
+constexpr int kDmacMaxBytes = 64;
+using DmacBeat = std::array<uint8_t, kDmacMaxBytes>;
+
+struct DmacIn {
+  bool rst = false;
+  uint32_t skip = 0;
+  // cfg_*: static while the block is out of reset (a change takes a reset).
+  uint32_t cfg_mrrs = 512, cfg_mps = 256, cfg_tags = 64, cfg_timeout = 0xFFFFFFFF;
+  bool rq_valid = false;
+  uint64_t rq_addr = 0;
+  uint32_t rq_len = 0;
+  uint8_t rq_id = 0;
+  bool rd_ready = false;
+  bool wq_valid = false;
+  uint64_t wq_addr = 0;
+  uint32_t wq_len = 0;
+  bool wd_valid = false;
+  DmacBeat wd_data{};
+  bool tx_ready = false;
+  bool cp_valid = false;
+  uint16_t cp_tag = 0;
+  uint8_t cp_status = 0;
+  uint32_t cp_byte_count = 0, cp_len = 0;
+  DmacBeat cp_data{};
+  uint32_t cp_cnt = 0;
+  bool cp_last = false;
+};
+
+struct DmacOut {
+  bool rq_ready = false, wq_ready = false, wd_ready = false, cp_ready = false;
+  bool rd_valid = false;
+  uint8_t rd_id = 0, rd_status = 0;
+  bool rw_valid = false;
+  uint8_t rw_id = 0;
+  uint32_t rw_off = 0, rw_cnt = 0;
+  DmacBeat rw_data{};
+  bool tx_valid = false, tx_write = false, tx_last = false;
+  uint64_t tx_addr = 0;
+  uint32_t tx_len = 0, tx_cnt = 0;
+  uint16_t tx_tag = 0;
+  DmacBeat tx_data{};
+  bool busy = false;
+  uint32_t tmo_wait = 0;
+  uint16_t tags_used = 0;  // tags in use (for waveforms and state dumps)
+  bool operator==(const DmacOut& o) const;
+};
+
+// One implementation of the block: the model below or a Verilated RTL build.
+class DmacCore {
+ public:
+  virtual ~DmacCore() = default;
+  // One rising edge with these input pins; out() is then the outputs until the next edge.
+  virtual void edge(const DmacIn& in) = 0;
+  virtual const DmacOut& out() const = 0;
+  virtual int bytes() const = 0;     // datapath width (B per beat)
+  virtual int max_tags() const = 0;  // the most tags cfg_tags may ask for
+  virtual const char* impl() const = 0;
+};
+
+class DmacModel : public DmacCore {
+ public:
+  static constexpr int kReads = 64, kWriteQueue = 16;
+  static uint32_t wbuf_beats(int bytes) { return std::max<uint32_t>(512, 4096 / bytes + 2); }
+
+  DmacModel(int bytes, int max_tags = 1024);
+  void edge(const DmacIn& in) override;
+  const DmacOut& out() const override { return out_; }
+  int bytes() const override { return B_; }
+  int max_tags() const override { return int(tag_.size()); }
+  const char* impl() const override { return "model"; }
+
+  int tags_in_use() const { return tags_out_; }
+  size_t reads_waiting() const { return issue_q_.size(); }
+
+ private:
+  struct Entry {
+    bool live = false;
+    uint8_t id = 0;
+    uint64_t addr = 0;
+    uint32_t len = 0, out = 0;
+    bool issued_all = false;
+    uint8_t status = 0;
+  };
+  struct Tag {
+    bool out = false;
+    uint64_t issued = 0;
+    int entry = 0;
+    uint32_t off = 0, len = 0;
+  };
+  struct Write {
+    uint64_t addr;
+    uint32_t len;
+    uint64_t base;  // its first beat in the data stream
+  };
+  void reset(const DmacIn& in);
+  void piece_event(int tag, uint8_t status);
+  void finish(int entry);
+  uint32_t mwr_len(const Write& w) const;
+  bool mwr_ready() const;
+  bool mrd_ready() const;
+  bool zero_head() const;
+  void start_mwr();
+  void start_mrd();
+  void next_mwr_beat();
+  void drive();
+
+  int B_;
+  uint64_t mrrs_ = 512, mps_ = 256, timeout_ = 0xFFFFFFFF;  // cfg_* of the last edge
+  uint64_t now_ = 0;
+  Entry e_[kReads];
+  size_t n_live_ = 0;
+  std::vector<Tag> tag_;
+  std::deque<uint16_t> free_tags_;
+  int tags_out_ = 0;
+  std::set<std::pair<uint64_t, uint16_t>> by_issue_;  // (issue time, tag) of tags in use
+  std::deque<int> issue_q_;                           // entries with pieces to issue
+  bool cur_started_ = false;
+  uint64_t cur_addr_ = 0;
+  uint32_t cur_left_ = 0;
+  std::deque<std::pair<uint8_t, uint8_t>> done_q_;  // (id, status)
+  std::deque<Write> wq_;
+  uint64_t wbase_next_ = 0;
+  std::vector<DmacBeat> wbuf_;
+  uint64_t data_wr_ = 0, data_rel_ = 0;
+  uint32_t wr_pos_ = 0;  // bytes of the head write already in MWrs started
+  // The MWr in progress on tx.
+  bool mwr_on_ = false, mwr_end_ = false;  // end: the TLP is its write's last
+  uint32_t mwr_off_ = 0, mwr_tlp_len_ = 0, mwr_k_ = 0, mwr_wlen_ = 0;
+  uint64_t mwr_base_ = 0, mwr_addr_ = 0;
+  bool last_write_ = false;  // round robin: the last TLP started was an MWr
+  // The completion being taken.
+  bool in_cpl_ = false, cpl_match_ = false;
+  uint16_t cpl_tag_ = 0;
+  uint8_t cpl_status_ = 0;
+  uint32_t cpl_bc_ = 0, cpl_len_ = 0, cpl_k_ = 0;
+  uint64_t cpl_off_ = 0;
+  DmacOut out_;
+};
+
+}  // namespace rnic
