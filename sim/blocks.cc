@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "Vcrc32_w1.h"
 #include "Vcrc32_w16.h"
@@ -18,10 +19,14 @@
 #include "Vddp_rx_parse_cc_w16.h"
 #include "Vddp_rx_parse_cc_w64.h"
 #include "Vddp_rx_parse_cc_w8.h"
+#include "Vrnic_dmac_cc_w32.h"
+#include "Vrnic_dmac_cc_w64.h"
+#include "Vrnic_dmac_cc_w8.h"
 #include "Vrnic_xlat_cc.h"
 #include "models/common/crc32_cc.h"
 #include "models/common/crc32_sc.h"
 #include "models/rnic/ddp_rx_parse_cc.h"
+#include "models/rnic/dmac_cc.h"
 #include "models/rnic/xlat_cc.h"
 #include "sim/config.h"
 #include "sim/run_record.h"
@@ -31,6 +36,8 @@ namespace rnic {
 namespace {
 // rnic_xlat's C++-mode build (rtl/CMakeLists.txt): 2^16 SMT and 2^20 PBLMT entries.
 using XlatRtl = XlatCcChannel<Vrnic_xlat_cc, 16, 20>;
+// rnic_dmac's C++-mode builds: 256 tags.
+constexpr int kDmacRtlTags = 256;
 }  // namespace
 
 const std::vector<BlockInfo>& blocks() {
@@ -38,7 +45,11 @@ const std::vector<BlockInfo>& blocks() {
       {"crc32", "Ethernet FCS generator and checker in every MAC", true, {1, 2, 4, 8, 16, 32, 64}},
       {"ddp_rx_parse", "receive-side DDP/RDMAP header parser and checks", true, {8, 16, 64}},
       {"rnic_xlat", "STag translation with the SMT and PBLMT", true, {}},
-      {"rnic_dmac", "bus-master DMA: splits, tags, reassembly, timeouts", false, {}},
+      {"rnic_dmac",
+       "bus-master DMA: splits, tags, completion placement, timeouts",
+       true,
+       {8, 32, 64},
+       "core.dma_bytes"},
   };
   return b;
 }
@@ -60,7 +71,6 @@ std::string Implementations::summary() const {
 
 Implementations resolve_implementations(const std::vector<std::string>& rtl,
                                         const SystemConfig& cfg, const std::string& where) {
-  const int datapath_bytes = int(cfg.core.datapath_bytes);
   Implementations impl;
   for (const auto& b : blocks()) impl.of[b.name] = "model";
   std::string names, with_rtl;
@@ -84,11 +94,18 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl,
       chosen.push_back(&*it);
     }
     for (const BlockInfo* b : chosen) {
-      if (!b->rtl_widths.empty() && std::find(b->rtl_widths.begin(), b->rtl_widths.end(),
-                                              datapath_bytes) == b->rtl_widths.end())
-        throw InputError(
-            where, "rtl",
-            fmt::format("{}'s RTL is not built for a {}-byte datapath", b->name, datapath_bytes));
+      const int width =
+          int(b->width_key == "core.dma_bytes" ? cfg.core.dma_bytes : cfg.core.datapath_bytes);
+      if (!b->rtl_widths.empty() &&
+          std::find(b->rtl_widths.begin(), b->rtl_widths.end(), width) == b->rtl_widths.end())
+        throw InputError(where, "rtl",
+                         fmt::format("{}'s RTL is not built for a {}-byte datapath ({})", b->name,
+                                     width, b->width_key));
+      if (b->name == "rnic_dmac" && cfg.pcie.tags > kDmacRtlTags)
+        throw InputError(where, "rtl",
+                         fmt::format("rnic_dmac's RTL is built for at most {} tags, not "
+                                     "pcie.tags {} (docs/rtl.md)",
+                                     kDmacRtlTags, cfg.pcie.tags));
       // Run-time parameters the RTL takes as Verilog parameters: only the value it is built at.
       if (b->name == "ddp_rx_parse" && cfg.core.rx_parse_cycles != 2)
         throw InputError(where, "rtl",
@@ -226,6 +243,69 @@ std::unique_ptr<Crc32Channel> make_rtl(const std::string& name, ClockDomain clk)
 }
 
 }  // namespace
+
+// What rnic_dmac does that its users see, at the edge it does it: each TLP's last beat on tx
+// (it goes to the PCIe I/F when taken), and each read's done with a digest of the bytes its
+// completions put on rw and when.
+class RecordedDmac : public DmacCore {
+ public:
+  RecordedDmac(std::unique_ptr<DmacCore> in, const std::string& name, uint64_t period_ps)
+      : in_(std::move(in)),
+        tx_(RunRecord::get().source(name + " rnic_dmac tx", period_ps)),
+        rd_(RunRecord::get().source(name + " rnic_dmac rd", period_ps)) {}
+  void edge(const DmacIn& in) override {
+    in_->edge(in);
+    if (in.rst) return;
+    const DmacOut& o = in_->out();
+    RunRecord& r = RunRecord::get();
+    // The DMA service takes every beat the edge after it is presented (tx_ready, rd_ready high).
+    if (o.tx_valid && o.tx_last)
+      r.add(tx_, in.t_ps, o.tx_addr, record_digest({o.tx_write, o.tx_len, o.tx_tag}));
+    // A read's rw beats (edge, offset, bytes) fold into one digest, recorded with its done.
+    if (o.rw_valid)
+      rw_digest_[o.rw_id] =
+          record_digest({rw_digest_[o.rw_id], in.t_ps, o.rw_off,
+                         record_digest_bytes(o.rw_data.data(), o.rw_cnt, o.rw_cnt)});
+    if (o.rd_valid) {
+      r.add(rd_, in.t_ps, (uint64_t(o.rd_id) << 8) | o.rd_status, rw_digest_[o.rd_id]);
+      rw_digest_[o.rd_id] = 0;
+    }
+  }
+  const DmacOut& out() const override { return in_->out(); }
+  int bytes() const override { return in_->bytes(); }
+  int max_tags() const override { return in_->max_tags(); }
+  const char* impl() const override { return in_->impl(); }
+
+ private:
+  std::unique_ptr<DmacCore> in_;
+  uint32_t tx_, rd_;
+  std::array<uint64_t, 256> rw_digest_{};  // by read id
+};
+
+DmacCoreFactory dmac_factory(const Implementations& impl) {
+  DmacCoreFactory f = dmac_impl_factory(impl);
+  if (!RunRecord::get().enabled()) return f;
+  return [f](const std::string& name, int bytes, uint64_t period_ps) -> std::unique_ptr<DmacCore> {
+    std::unique_ptr<DmacCore> in =
+        f ? f(name, bytes, period_ps) : std::make_unique<DmacModel>(bytes);
+    return std::make_unique<RecordedDmac>(std::move(in), name, period_ps);
+  };
+}
+
+DmacCoreFactory dmac_impl_factory(const Implementations& impl) {
+  if (!impl.rtl("rnic_dmac")) return {};
+  return [](const std::string&, int bytes, uint64_t) -> std::unique_ptr<DmacCore> {
+    switch (bytes) {
+      case 8:
+        return std::make_unique<DmacRtlCore<Vrnic_dmac_cc_w8, 8, kDmacRtlTags>>();
+      case 32:
+        return std::make_unique<DmacRtlCore<Vrnic_dmac_cc_w32, 32, kDmacRtlTags>>();
+      case 64:
+        return std::make_unique<DmacRtlCore<Vrnic_dmac_cc_w64, 64, kDmacRtlTags>>();
+    }
+    throw std::logic_error("rnic_dmac RTL width not checked by resolve_implementations");
+  };
+}
 
 RxParseFactory rx_parse_factory(const Implementations& impl) {
   RxParseFactory f = rx_parse_impl_factory(impl);

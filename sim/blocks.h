@@ -9,6 +9,7 @@
 
 #include "models/common/crc32_channel.h"
 #include "models/rnic/ddp_rx_parse_channel.h"
+#include "models/rnic/dmac.h"
 #include "models/rnic/xlat_channel.h"
 
 namespace rnic {
@@ -21,6 +22,7 @@ struct BlockInfo {
   bool has_rtl;
   std::vector<int> rtl_widths;  // datapath widths (B per beat) the RTL is Verilated at; empty:
                                 // any (the block has no datapath-wide port)
+  std::string width_key = "core.datapath_bytes";  // the parameter that sets its width
 };
 const std::vector<BlockInfo>& blocks();
 
@@ -44,9 +46,11 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl,
 Crc32Factory crc32_factory(const Implementations& impl);
 RxParseFactory rx_parse_factory(const Implementations& impl);
 XlatFactory xlat_factory(const Implementations& impl);
+DmacCoreFactory dmac_factory(const Implementations& impl);
 // The same without the recorder.
 Crc32Factory crc32_impl_factory(const Implementations& impl);
 RxParseFactory rx_parse_impl_factory(const Implementations& impl);
 XlatFactory xlat_impl_factory(const Implementations& impl);
+DmacCoreFactory dmac_impl_factory(const Implementations& impl);
 
 }  // namespace rnic

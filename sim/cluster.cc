@@ -133,7 +133,7 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       mac(spec.mac),
       cfg(spec.cfg),
       impl(node_implementations(given, cfg)),
-      hc(cfg, stats, false, std::string(name()) + ".os"),
+      hc(cfg, stats, false, std::string(name()) + ".os", dmac_factory(impl)),
       port("mac", cfg.eth_mac(), stats, crc32_factory(impl)),
       efe("efe", port, mac, cfg.core.clk_mhz, cfg.efe, stats),
       core("core", cfg.core, cfg.mac, hc.dmac, hc.regs, efe, stats, rx_parse_factory(impl),

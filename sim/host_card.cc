@@ -5,14 +5,14 @@
 namespace rnic {
 
 HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
-                   const std::string& os_group)
+                   const std::string& os_group, const DmacCoreFactory& dmac_core)
     : cfg(c),
       stats(stats),
       mem(c.host),
       link("pcie", c.pcie, stats),
       rc("rc", mem, link, c.pcie, c.cost, stats),
       card_if("card_pcie", link, c.pcie_if(), stats),
-      dmac("card_dmac", card_if, c.dmac(), stats),
+      dmac("card_dmac", card_if, c.dmac(), stats, dmac_core),
       regs(c.core),
       os(mem, rc, c.cost, stats, os_group) {
   if (sample)

@@ -23,8 +23,9 @@ namespace rnic {
 
 struct HostCard {
   // sample: this host's background task samples the time series (one per run does).
+  // dmac: rnic_dmac's implementation (sim/blocks.h; the model when empty).
   HostCard(const SystemConfig& cfg, StatRegistry& stats, bool sample = true,
-           const std::string& os_group = "host.os");
+           const std::string& os_group = "host.os", const DmacCoreFactory& dmac = {});
   // Applies changed PCIe/cost parameters between the points of a sweep (the link must be idle).
   void configure(const SystemConfig& cfg);
   // Registers every block's waveform signals.

@@ -416,6 +416,9 @@ void check_capabilities(Scenario& s, const std::string& where) {
               ? fmt::format("a waveform of crc32's RTL at {} bytes per beat is not built (it is "
                             "at 1, 8, 16 and 64)",
                             w)
+          : b == "rnic_dmac"
+              ? std::string("a waveform of rnic_dmac's RTL in a run is not built yet (the run "
+                            "uses its C++-mode build, which has no signals); trace the model run")
               : fmt::format("a waveform of {}'s RTL in a run is not built yet (the run uses its "
                             "C++-mode build, which has no signals); trace the model run, or the "
                             "RTL in {}_lockstep_test --trace fst",

@@ -58,6 +58,16 @@ void cc_tick(V& v) {
   v.eval();
 }
 
+// The first n bytes of a C++-mode data port (byte 0 in bits 7..0) into p.
+template <class T>
+void cc_get_bytes(const T& port, uint8_t* p, size_t n) {
+  if constexpr (std::is_integral_v<T>) {
+    for (size_t i = 0; i < n; ++i) p[i] = uint8_t(uint64_t(port) >> (8 * i));
+  } else {
+    for (size_t i = 0; i < n; ++i) p[i] = uint8_t(port[i / 4] >> (8 * (i % 4)));
+  }
+}
+
 // Bytes p[0..n) into a C++-mode data port, byte 0 in bits 7..0; the rest zero.
 template <class T>
 void cc_set_bytes(T& port, const uint8_t* p, size_t n) {

@@ -22,7 +22,7 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
       pcie_(pcie),
       cfg_(p),
       clk_(ClockDomain::mhz(p.clk_mhz)),
-      core_(core ? core(int(p.datapath_bytes))
+      core_(core ? core(name(), int(p.datapath_bytes), ClockDomain::mhz(p.clk_mhz).period_ps)
                  : std::make_unique<DmacModel>(int(p.datapath_bytes))),
       B_(int(p.datapath_bytes)),
       slots_(kIds),
@@ -193,6 +193,7 @@ void RnicDmac::step(uint64_t e) {
   const bool rq_ready = o.rq_ready, wq_ready = o.wq_ready, wd_ready = o.wd_ready,
              cp_ready = o.cp_ready;
 
+  in_.t_ps = at;
   in_.skip = have_edge_ ? uint32_t(e - last_edge_ - 1) : 0;
   in_.tx_ready = true;
   in_.rd_ready = true;

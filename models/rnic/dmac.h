@@ -23,6 +23,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <systemc>
 #include <vector>
 
@@ -35,8 +36,10 @@
 
 namespace rnic {
 
-// Makes the block's implementation for a datapath width (B per beat).
-using DmacCoreFactory = std::function<std::unique_ptr<DmacCore>(int bytes)>;
+// Makes the block's implementation for the DMA service `name` at a datapath width (B per beat)
+// and clock period.
+using DmacCoreFactory = std::function<std::unique_ptr<DmacCore>(const std::string& name, int bytes,
+                                                                uint64_t period_ps)>;
 
 class RnicDmac : public sc_core::sc_module {
  public:

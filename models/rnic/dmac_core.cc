@@ -243,7 +243,10 @@ void DmacModel::edge(const DmacIn& in) {
   if (!cp_last_ev) {
     const int excl = cp_take ? (in_cpl_pre ? cpl_tag_ : in.cp_tag) : (in_cpl_pre ? cpl_tag_ : -1);
     for (auto it = by_issue_.begin(); it != by_issue_.end() && it->first + timeout_ <= now_; ++it)
-      if (it->second != excl && (ev_tag < 0 || it->second < ev_tag)) ev_tag = it->second;
+      if (it->second != excl) {
+        ev_tag = it->second;  // the oldest
+        break;
+      }
     if (ev_tag >= 0) ev_status = uint8_t(DmacStatus::kTimeout);
   }
   const bool zero_ev = !cp_last_ev && ev_tag < 0 && zero_head();

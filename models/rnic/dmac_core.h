@@ -15,8 +15,8 @@
 //   its status is not OK; completions for tags not in use are taken and dropped. A read finishes
 //   when its last piece is done; its (id, status) joins the done queue (rd), status the first
 //   failure's. A 0-byte read finishes when it reaches the issue queue's head.
-//   At most one piece event per edge: a completion's last beat first, else the lowest-numbered
-//   tag whose piece has waited cfg_timeout cycles (kTimeout; not the tag of a completion being
+//   At most one piece event per edge: a completion's last beat first, else the oldest piece
+//   that has waited cfg_timeout cycles (kTimeout; not the tag of a completion being
 //   taken), else a 0-byte read at the head.
 //   Writes. wq (addr, len) is accepted while fewer than kWriteQueue writes wait; its bytes come
 //   on wd, each write starting on a new beat (the last one partial), any time before they are
@@ -52,6 +52,7 @@ constexpr int kDmacMaxBytes = 64;
 using DmacBeat = std::array<uint8_t, kDmacMaxBytes>;
 
 struct DmacIn {
+  uint64_t t_ps = 0;  // not a pin: the edge's simulated time, for recorders
   bool rst = false;
   uint32_t skip = 0;
   // cfg_*: static while the block is out of reset (a change takes a reset).
@@ -110,7 +111,12 @@ class DmacCore {
 class DmacModel : public DmacCore {
  public:
   static constexpr int kReads = 64, kWriteQueue = 16;
-  static uint32_t wbuf_beats(int bytes) { return std::max<uint32_t>(512, 4096 / bytes + 2); }
+  // The write-data buffer: room for an MPS of 4096 and a beat either side, a power of two.
+  static uint32_t wbuf_beats(int bytes) {
+    uint32_t n = 512;
+    while (n < uint32_t(4096 / bytes + 2)) n *= 2;
+    return n;
+  }
 
   DmacModel(int bytes, int max_tags = 1024);
   void edge(const DmacIn& in) override;

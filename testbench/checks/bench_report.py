@@ -39,7 +39,8 @@ for name, args in runs:
 # The budget (5x the model-only wall time with --rtl all) is reported, not asserted.
 RTL_RUN = ["perf", "write_bw", "-s", "65536", "-n", "300"]
 impls = [("model", []), ("crc32", ["--rtl", "crc32"]), ("ddp_rx_parse", ["--rtl", "ddp_rx_parse"]),
-         ("rnic_xlat", ["--rtl", "rnic_xlat"]), ("all", ["--rtl", "all"])]
+         ("rnic_xlat", ["--rtl", "rnic_xlat"]), ("rnic_dmac", ["--rtl", "rnic_dmac"]),
+         ("all", ["--rtl", "all"])]
 best, model_ns = {}, None
 for rep in range(3):
     for name, extra in impls:

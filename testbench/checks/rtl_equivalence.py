@@ -14,7 +14,7 @@ import sys
 from common import check, finish, load, out_dir, rnicsim, strip_wall
 
 binary, base, block = sys.argv[1], sys.argv[2], sys.argv[3]
-BLOCKS = ["crc32", "ddp_rx_parse", "rnic_xlat"] if block == "all" else [block]
+BLOCKS = ["crc32", "ddp_rx_parse", "rnic_xlat", "rnic_dmac"] if block == "all" else [block]
 
 RUNS = [
     ("write_bw", "-s", "65536", "-n", "300"),  # the acceptance run (rnic-10g, 16 B)
