@@ -144,7 +144,7 @@ void RnicDmac::run() {
     // request: if_cycles from the first edge at or after T), so with if_cycles > 0 edge n may
     // run when nothing acts before its time.
     const uint64_t horizon = now_ps() + sc_core::sc_time_to_pending_activity().value();
-    if (n * clk_.period_ps < horizon + (cfg_.pcie.if_cycles > 0 ? 1 : 0)) {
+    if (!traced_ && n * clk_.period_ps < horizon + (cfg_.pcie.if_cycles > 0 ? 1 : 0)) {
       e = n;
       continue;
     }
@@ -287,6 +287,75 @@ uint64_t RnicDmac::next_edge(uint64_t e) const {
   if (!cp_.empty() && o.cp_ready) want(cp_.front().first);
   if (o.tmo_wait) want(e + o.tmo_wait);
   return n;
+}
+
+}  // namespace rnic
+
+namespace rnic {
+
+void RnicDmac::trace(TraceSink& t) const {
+  traced_ = true;
+  const std::string n = name();
+  t.add_value(n, "tags_in_use", 16, [this] { return uint64_t(tags_in_use()); });
+  t.add_value(n, "reads_in_flight", 32, [this] { return uint64_t(reads_in_flight_); });
+  const std::string p = n + ".pins";
+  auto in = [&](const char* what, int bits, auto get) {
+    t.add_value(p, what, bits, [this, get] { return uint64_t(get(in_)); });
+  };
+  auto out = [&](const char* what, int bits, auto get) {
+    t.add_value(p, what, bits, [this, get] { return uint64_t(get(core_->out())); });
+  };
+  auto data = [&](const char* what, auto get) {
+    t.add_raw(p, what, 8 * B_, [this, get](uint32_t* w) {
+      const DmacBeat& b = get();
+      for (int i = 0; i < (B_ + 3) / 4; ++i) {
+        w[i] = 0;
+        for (int k = 0; k < 4 && 4 * i + k < B_; ++k)
+          w[i] |= uint32_t(b[size_t(4 * i + k)]) << (8 * k);
+      }
+    });
+  };
+  in("skip", 32, [](const DmacIn& i) { return i.skip; });
+  in("rq_valid", 1, [](const DmacIn& i) { return i.rq_valid; });
+  out("rq_ready", 1, [](const DmacOut& o) { return o.rq_ready; });
+  in("rq_addr", 64, [](const DmacIn& i) { return i.rq_addr; });
+  in("rq_len", 32, [](const DmacIn& i) { return i.rq_len; });
+  in("rq_id", 8, [](const DmacIn& i) { return i.rq_id; });
+  out("rw_valid", 1, [](const DmacOut& o) { return o.rw_valid; });
+  out("rw_id", 8, [](const DmacOut& o) { return o.rw_id; });
+  out("rw_off", 32, [](const DmacOut& o) { return o.rw_off; });
+  out("rw_cnt", 8, [](const DmacOut& o) { return o.rw_cnt; });
+  data("rw_data", [this]() -> const DmacBeat& { return core_->out().rw_data; });
+  out("rd_valid", 1, [](const DmacOut& o) { return o.rd_valid; });
+  out("rd_id", 8, [](const DmacOut& o) { return o.rd_id; });
+  out("rd_status", 2, [](const DmacOut& o) { return o.rd_status; });
+  in("wq_valid", 1, [](const DmacIn& i) { return i.wq_valid; });
+  out("wq_ready", 1, [](const DmacOut& o) { return o.wq_ready; });
+  in("wq_addr", 64, [](const DmacIn& i) { return i.wq_addr; });
+  in("wq_len", 32, [](const DmacIn& i) { return i.wq_len; });
+  in("wd_valid", 1, [](const DmacIn& i) { return i.wd_valid; });
+  out("wd_ready", 1, [](const DmacOut& o) { return o.wd_ready; });
+  data("wd_data", [this]() -> const DmacBeat& { return in_.wd_data; });
+  out("tx_valid", 1, [](const DmacOut& o) { return o.tx_valid; });
+  out("tx_write", 1, [](const DmacOut& o) { return o.tx_write; });
+  out("tx_addr", 64, [](const DmacOut& o) { return o.tx_addr; });
+  out("tx_len", 13, [](const DmacOut& o) { return o.tx_len; });
+  out("tx_tag", 10, [](const DmacOut& o) { return o.tx_tag; });
+  out("tx_cnt", 8, [](const DmacOut& o) { return o.tx_cnt; });
+  out("tx_last", 1, [](const DmacOut& o) { return o.tx_last; });
+  data("tx_data", [this]() -> const DmacBeat& { return core_->out().tx_data; });
+  in("cp_valid", 1, [](const DmacIn& i) { return i.cp_valid; });
+  out("cp_ready", 1, [](const DmacOut& o) { return o.cp_ready; });
+  in("cp_tag", 10, [](const DmacIn& i) { return i.cp_tag; });
+  in("cp_status", 2, [](const DmacIn& i) { return i.cp_status; });
+  in("cp_byte_count", 13, [](const DmacIn& i) { return i.cp_byte_count; });
+  in("cp_len", 13, [](const DmacIn& i) { return i.cp_len; });
+  in("cp_cnt", 8, [](const DmacIn& i) { return i.cp_cnt; });
+  in("cp_last", 1, [](const DmacIn& i) { return i.cp_last; });
+  data("cp_data", [this]() -> const DmacBeat& { return in_.cp_data; });
+  out("busy", 1, [](const DmacOut& o) { return o.busy; });
+  out("tmo_wait", 32, [](const DmacOut& o) { return o.tmo_wait; });
+  out("tags_used", 11, [](const DmacOut& o) { return o.tags_used; });
 }
 
 }  // namespace rnic

@@ -62,11 +62,10 @@ class RnicDmac : public sc_core::sc_module {
   // Reads made and not yet handed back (waiting to enter the block, or in it).
   size_t reads_in_flight() const { return reads_in_flight_; }
   const char* impl() const { return core_->impl(); }
-  // Waveform: tags in use and DMA reads in flight.
-  void trace(TraceSink& t) const {
-    t.add_value(name(), "tags_in_use", 16, [this] { return uint64_t(tags_in_use()); });
-    t.add_value(name(), "reads_in_flight", 32, [this] { return uint64_t(reads_in_flight_); });
-  }
+  // Waveform: tags in use and DMA reads in flight, and the block's pins (<name>.pins: the
+  // inputs of its last clocked edge and its outputs after it; a gated block holds both). While
+  // traced the block is not clocked ahead of simulated time.
+  void trace(TraceSink& t) const;
 
  private:
   struct Req {
@@ -113,6 +112,7 @@ class RnicDmac : public sc_core::sc_module {
   int B_;
   DmacIn in_;
   bool have_edge_ = false;  // an edge since the last reset
+  mutable bool traced_ = false;
   uint64_t last_edge_ = 0;
   static constexpr uint64_t kNapEdges = 2500;
   uint64_t next_edge_ = UINT64_MAX;  // the next edge to clock

@@ -33,11 +33,13 @@ class DmacRtlCore : public DmacCore {
  public:
   // own_context: a context of its own (several blocks in one process); else the process's
   // default one, whose coverage counters the lockstep tests write.
-  explicit DmacRtlCore(std::string impl = "rtl", bool own_context = true)
-      : ctx_(own_context ? std::make_unique<VerilatedContext>() : nullptr),
-        rtl_(std::make_unique<V>(own_context ? ctx_.get() : Verilated::threadContextp(),
-                                 "rnic_dmac")),
-        impl_(std::move(impl)) {
+  explicit DmacRtlCore(std::string impl = "rtl", bool own_context = true) : impl_(std::move(impl)) {
+    // Making a context, or a model in it, makes it the thread's context, which the SystemC-mode
+    // blocks and the waveform file made later would then share: the thread's is put back.
+    VerilatedContext* const prev = Verilated::threadContextp();
+    if (own_context) ctx_ = std::make_unique<VerilatedContext>();
+    rtl_ = std::make_unique<V>(own_context ? ctx_.get() : prev, "rnic_dmac");
+    Verilated::threadContextp(prev);
     rtl_->clk = 0;
     rtl_->rst = 1;
     rtl_->eval();

@@ -49,6 +49,7 @@ void DmacModel::reset(const DmacIn& in) {
   cpl_bc_ = cpl_len_ = cpl_k_ = 0;
   cpl_off_ = 0;
   out_ = DmacOut{};
+  out_.busy = true;  // the first edge out of reset raises the readies
 }
 
 uint32_t DmacModel::mwr_len(const Write& w) const {

@@ -27,7 +27,8 @@
 //   Time. A timer advances 1 + skip per edge: `skip` is how many cycles passed without an edge
 //   before this one (a sleeping block told on wake). tmo_wait says how many cycles from now the
 //   oldest piece reaches its timeout (0: none in flight) and busy whether the next edge changes
-//   anything without input, so a driver can stop the clock until input, busy or the deadline.
+//   anything without input (also after a reset edge: the next one raises the readies), so a driver
+//   can stop the clock until input, busy or the deadline.
 //
 // Latency: a read's MRd leaves the cycle after its acceptance at the earliest (the issue queue's
 // head, a tag and TX free); a completion's bytes are on rw the cycle after each beat; a read's

@@ -199,7 +199,7 @@ module rnic_dmac #(
     wq_ready = live && (wq_count < (QW + 1)'(WQ));
     wd_ready = live && ((data_wr - data_rel) < 32'(WBUF));
     cp_ready = live;
-    busy = tx_valid || rd_valid || mwr_rdy || mrd_rdy || zero_head;
+    busy = !live || tx_valid || rd_valid || mwr_rdy || mrd_rdy || zero_head;
     tags_used = tags_out;
     if (tags_out == 0) tmo_wait = 32'd0;
     else if (deadline <= now) tmo_wait = 32'd1;

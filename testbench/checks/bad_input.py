@@ -101,8 +101,6 @@ cases = [
     ("RTL at an unbuilt DMAC width in a list", [good, "--rtl", "crc32,rnic_dmac", "--set",
      "core.dma_bytes=16"], "mmio_latency.yaml", "rtl",
      "rnic_dmac's RTL is not built for a 16-byte datapath (core.dma_bytes)"),
-    ("RTL waveform, rnic_dmac", [good, "--rtl", "rnic_dmac", "--trace", "fst"],
-     "mmio_latency.yaml", "rtl", "a waveform of rnic_dmac's RTL in a run is not built yet"),
     ("trace format", [good, "--trace", "vcd"], "mmio_latency.yaml", "trace", "vcd is not built"),
     ("trace window", [good, "--trace", "fst", "--trace-window", "9:3"], "mmio_latency.yaml",
      "trace_window", "ends before it starts"),

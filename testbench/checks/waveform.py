@@ -56,13 +56,15 @@ check(efe and value(efe[0]) > 0, f"the EFE's next SEQ moved: {[values.get(k) for
 check(any(value(f"node0.core.qp.qp{q}_state") == 3 for q in range(8)), "a QP of node0 in RTS")
 
 # crc32's RTL in the traced run: its SystemC-mode build, clocked in simulated time, with its pins
-# and internals in the same file; the run is the model run's, byte for byte.
+# and internals in the same file; rnic_dmac's RTL with its pins (under the DMA service); the run
+# is the model run's, byte for byte.
 m, r = out_dir(base, "waveform_model"), out_dir(base, "waveform_rtl")
 rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "20", "--pcap", "--out", m, "--quiet")
-rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "20", "--pcap", "--rtl", "crc32",
+rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "20", "--pcap", "--rtl", "crc32,rnic_dmac",
         "--trace", "fst", "--out", r, "--quiet")
 st_r = load(os.path.join(r, "stats.json"))
 check(st_r["rnicsim"]["implementations"]["crc32"] == "rtl", "the traced run's crc32 is RTL")
+check(st_r["rnicsim"]["implementations"]["rnic_dmac"] == "rtl", "the traced run's rnic_dmac is RTL")
 check(strip_wall(load(os.path.join(m, "results.json"))) == strip_wall(load(os.path.join(r, "results.json"))),
       "results.json differs with the traced crc32 RTL")
 for p in sorted(f for f in os.listdir(m) if f.endswith(".pcap")):
@@ -74,4 +76,11 @@ names = [l.split(" = ")[0] for l in p.stdout.splitlines()]
 for n in ["node0.mac.fcs_gen.pins.s_valid", "node0.mac.fcs_gen.pins.m_crc",
           "node0.mac.fcs_gen.rtl.crc32.state_reg", "node0.mac.fcs_gen.rtl.crc32.out_crc_reg"]:
     check(n in names, f"{n} in the traced run's FST: {names[:12]}")
+p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), str(int(st_r["sim_time_ns"])),
+                    "node1.card_dmac.pins.*"], capture_output=True, text=True)
+dmac = dict(l.split(" = ", 1) for l in p.stdout.splitlines() if " = " in l)
+for n in ["tx_valid", "tx_addr", "tx_data", "rw_valid", "cp_valid", "rq_ready", "tmo_wait"]:
+    check(f"node1.card_dmac.pins.{n}" in dmac, f"node1.card_dmac.pins.{n} in the traced run's FST: {list(dmac)[:8]}")
+check(dmac.get("node1.card_dmac.pins.tx_addr", "0").strip("0x ") != "",
+      f"node1's DMAC sent TLPs (tx_addr {dmac.get('node1.card_dmac.pins.tx_addr')})")
 finish("waveform")

@@ -60,6 +60,9 @@ TEST(RnicDmacLockstep, Width8SmallSplits) {
   c.mps = 128;
   c.tags = 64;
   c.max_len = 1500;
+  // 64 tags of 128 B at 8 B per beat: up to 1,024 completion beats queue at the completer, which
+  // answers in random order; a piece may wait longer than 3,000 cycles without being dropped.
+  c.timeout = 20000;
   lockstep<Vrnic_dmac_cc_w8, 8>(32, c, "w8");
 }
 
