@@ -303,7 +303,7 @@ void DmacModel::drive() {
     out_.tmo_wait = 0;
   } else {
     const uint64_t at = by_issue_.begin()->first + timeout_;
-    out_.tmo_wait = at <= now_ ? 1 : uint32_t(std::min<uint64_t>(at - now_, 0xFFFFFFFFu));
+    out_.tmo_wait = at <= now_ ? 1 : uint32_t(at - now_);  // at most cfg_timeout
   }
 }
 

@@ -203,8 +203,7 @@ module rnic_dmac #(
     tags_used = tags_out;
     if (tags_out == 0) tmo_wait = 32'd0;
     else if (deadline <= now) tmo_wait = 32'd1;
-    else if (deadline - now > 48'hFFFFFFFF) tmo_wait = 32'hFFFFFFFF;
-    else tmo_wait = 32'(deadline - now);
+    else tmo_wait = 32'(deadline - now);  // at most cfg_timeout
   end
 
   // ---------------------------------------------------------------- per edge

@@ -82,6 +82,76 @@ TEST(RnicDmacLockstep, IdleEdgesSkipped) {
   lockstep<Vrnic_dmac_cc_w32, 32>(34, c, "w32 idle skipped");
 }
 
+// A directed case the random bench rarely makes: the oldest piece past its timeout while its own
+// completion is being taken (it is kept), so the next oldest times out; then the oldest, its
+// completion short of its byte count, times out too: a second failure of one read (the first
+// failure's status is kept). RTL and model compared after every edge.
+TEST(RnicDmacLockstep, NextOldestTimesOutWhileTheOldestsCompletionIsTaken) {
+  DmacRtlCore<Vrnic_dmac_cc_w32, 32, kTags> rtl("rtl", false);
+  DmacModel model(32, kTags);
+  DmacIn in;
+  in.cfg_mrrs = 512;
+  in.cfg_mps = 256;
+  in.cfg_tags = 8;
+  in.cfg_timeout = 100;
+  int edge = 0;
+  auto clock = [&] {
+    rtl.edge(in);
+    model.edge(in);
+    ++edge;
+    EXPECT_TRUE(rtl.out() == model.out()) << "edge " << edge;
+  };
+  in.rst = true;
+  clock();
+  in.rst = false;
+  in.tx_ready = in.rd_ready = true;
+  clock();  // edge 2: out of reset
+  in.rq_valid = true;
+  in.rq_addr = 0x10000;  // read 1: 1,024 B, tags 0 and 1 (MRds loaded at edges 4 and 5)
+  in.rq_len = 1024;
+  in.rq_id = 1;
+  clock();  // edge 3
+  in.rq_addr = 0x20000;  // read 2: 64 B, tag 2
+  in.rq_len = 64;
+  in.rq_id = 2;
+  clock();  // edge 4
+  in.rq_valid = false;
+  while (edge < 4 + 100 - 2) clock();
+  // Tag 0's completion: 512 B (16 beats) whose byte count says 1,024: it cannot complete the
+  // piece. One beat now, the rest after both deadlines.
+  in.cp_valid = true;
+  in.cp_tag = 0;
+  in.cp_byte_count = 1024;
+  in.cp_len = 512;
+  in.cp_cnt = 32;
+  in.cp_last = false;
+  clock();
+  in.cp_valid = false;
+  int tag1_out = 0;
+  while (edge < 4 + 100 + 6) {
+    clock();
+    if (!tag1_out && model.out().tags_used == 2) tag1_out = edge;
+  }
+  EXPECT_EQ(tag1_out, 5 + 100) << "tag 1 times out at its deadline, tag 0 kept";
+  for (int k = 1; k < 16; ++k) {
+    in.cp_valid = true;
+    in.cp_last = k == 15;
+    clock();
+  }
+  in.cp_valid = false;
+  bool done1 = false;
+  for (int i = 0; i < 200 && !done1; ++i) {
+    clock();
+    if (model.out().rd_valid && model.out().rd_id == 1) {
+      done1 = true;
+      EXPECT_EQ(model.out().rd_status, uint8_t(DmacStatus::kTimeout));
+    }
+  }
+  EXPECT_TRUE(done1);
+  EXPECT_EQ(model.out().tags_used, 0);
+  tb::write_rtl_coverage("rnic_dmac");
+}
+
 TEST(RnicDmacLockstep, MutantIsCaught) {
   tb::DmacBenchCfg c;
   c.seed = tb::seed_or(35);
