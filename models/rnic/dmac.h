@@ -1,4 +1,4 @@
-// rnic_dmac's burst face: the card's bus-master DMA as the engines use it (DESIGN.md §3.3, §4).
+// rnic_dmac's DMA service: the card's bus-master DMA as the engines use it (DESIGN.md §3.3, §4).
 // An engine asks for a read (address, length, and what to do with the data) or a write, and
 // reacts when the read's data arrives. This module drives the block's cycle contract
 // (dmac_core.h) — the model or the RTL, as the run chose — edge by edge, between the engines and
