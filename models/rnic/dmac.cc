@@ -121,35 +121,14 @@ void RnicDmac::arm() {
   wake_ev_.notify(sc_core::sc_time::from_value(at * clk_.period_ps - now_ps()));
 }
 
-// A TLP goes to the I/F at its edge: at once when that is now, else from the event queue.
-void RnicDmac::send(uint64_t at_ps, Tlp&& t) {
-  if (at_ps <= now_ps())
-    pcie_.send(std::move(t));
-  else
-    eq_.at(at_ps, [this, t = std::move(t)]() mutable { pcie_.send(std::move(t)); });
-}
-
 void RnicDmac::run() {
   wake_edge_ = kNever;
   uint64_t e = now_ps() / clk_.period_ps;
   if (e < next_edge_) return arm();  // a nap on the way to a far edge
-  for (;;) {
-    if (have_edge_ && e - last_edge_ - 1 > kMaxSkip) e = last_edge_ + 1 + kMaxSkip;
-    step(e);
-    const uint64_t n = next_edge(e);
-    next_edge_ = n;
-    if (n == kNever) return;
-    // Clock ahead while nothing else in the simulation can act before edge n. What acts at
-    // time T reaches the block at edges after T (a completion: the first edge after it; a
-    // request: if_cycles from the first edge at or after T), so with if_cycles > 0 edge n may
-    // run when nothing acts before its time.
-    const uint64_t horizon = now_ps() + sc_core::sc_time_to_pending_activity().value();
-    if (!traced_ && n * clk_.period_ps < horizon + (cfg_.pcie.if_cycles > 0 ? 1 : 0)) {
-      e = n;
-      continue;
-    }
-    return arm();
-  }
+  if (have_edge_ && e - last_edge_ - 1 > kMaxSkip) e = last_edge_ + 1 + kMaxSkip;
+  step(e);
+  next_edge_ = next_edge(e);
+  if (next_edge_ != kNever) arm();
 }
 
 void RnicDmac::step(uint64_t e) {
@@ -165,7 +144,7 @@ void RnicDmac::step(uint64_t e) {
     if (o.tx_write)
       tx_.data.insert(tx_.data.end(), o.tx_data.begin(), o.tx_data.begin() + o.tx_cnt);
     if (o.tx_last) {
-      send(at, std::move(tx_));
+      pcie_.send(std::move(tx_));  // at the edge that takes its last beat: now
       tx_ = Tlp{};
     }
   }
@@ -294,7 +273,6 @@ uint64_t RnicDmac::next_edge(uint64_t e) const {
 namespace rnic {
 
 void RnicDmac::trace(TraceSink& t) const {
-  traced_ = true;
   const std::string n = name();
   t.add_value(n, "tags_in_use", 16, [this] { return uint64_t(tags_in_use()); });
   t.add_value(n, "reads_in_flight", 32, [this] { return uint64_t(reads_in_flight_); });
