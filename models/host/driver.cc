@@ -308,6 +308,82 @@ int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t 
   return rc;
 }
 
+int Driver::reg_sg_mr(Process& p, uint32_t pd,
+                      const std::vector<std::pair<uint64_t, uint64_t>>& regions, uint32_t access,
+                      MrInfo* out) {
+  if (regions.empty() || regions.size() > kMaxSgRegions) return EINVAL;
+  std::vector<std::pair<uint64_t, uint64_t>> sorted = regions;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const auto [va, len] = sorted[i];
+    if (len == 0 || va + len < va) return EINVAL;
+    if (i + 1 < sorted.size() && va + len > sorted[i + 1].first) return EINVAL;  // overlap
+  }
+  // The extents: each region's pages, physically contiguous runs merged.
+  std::vector<uint64_t> ext;  // address, length pairs
+  uint64_t total = 0;
+  for (const auto& [va, len] : regions) {
+    os_.mlock(p, va, len);
+    const Os::PblResult pbl = os_.get_pbl(p, va, len);
+    if (!pbl.ok) return EFAULT;
+    uint64_t off = va & (kPageSize - 1), left = len;
+    for (const uint64_t page : pbl.pages) {
+      const uint64_t n = std::min(left, kPageSize - off), pa = page + off;
+      if (!ext.empty() && ext[ext.size() - 2] + ext.back() == pa)
+        ext.back() += n;
+      else
+        ext.insert(ext.end(), {pa, n});
+      left -= n;
+      off = 0;
+      if (!left) break;
+    }
+    total += len;
+  }
+  ioctl_enter();
+  const uint32_t n = uint32_t(ext.size() / 2);
+  uint32_t first = 0;
+  int rc = alloc_range(pbl_free_, n, &first);
+  uint32_t idx = 0;
+  if (rc == 0) {
+    rc = ENOMEM;
+    for (uint32_t i = 1; i < stag_used_.size(); ++i)
+      if (!stag_used_[i]) {
+        idx = i;
+        rc = 0;
+        break;
+      }
+    if (rc) free_range(pbl_free_, first, n);
+  }
+  if (rc == 0) {
+    const uint64_t buf = alloc_dma(uint64_t(n) * 16);
+    mem_.write(buf, ext.data(), uint64_t(n) * 16);
+    Os::spend((uint64_t(n) * 16 + 63) / 64 * uint64_t(cost_.copy_line_ns));
+    rc = command(abi::LoadPbl{first, n, buf, true});
+    const uint8_t key = ++stag_key_[idx];
+    abi::WriteStag w;
+    w.index = idx;
+    w.key = key;
+    w.type = abi::kStagSgHandle;
+    w.access = to_card_access(access);
+    w.pd = pd;
+    w.base_to = 0;
+    w.length = total;
+    w.pbl_first = first;
+    w.pbl_count = n;
+    w.page_shift = 12;
+    w.first_page_offset = 0;
+    if (rc == 0) rc = command(w);
+    if (rc == 0) {
+      stag_used_[idx] = true;
+      *out = {abi::make_stag(idx, key), first, n};
+    } else {
+      free_range(pbl_free_, first, n);
+    }
+  }
+  ioctl_exit();
+  return rc;
+}
+
 int Driver::dereg_mr(const MrInfo& mr) {
   ioctl_enter();
   const uint32_t idx = abi::stag_index(mr.lkey);

@@ -88,6 +88,12 @@ class Driver {
     return command(Cmd::kOp, a.data(), a.size(), value);
   }
   int reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access, MrInfo* out);
+  // A scatter-gather handle: `regions` (virtual address, length) as one STag whose tagged
+  // offsets run from 0 over their concatenation, in the order given. Refused with EINVAL: no
+  // region, more than kMaxSgRegions, a 0-byte region, two that overlap.
+  static constexpr size_t kMaxSgRegions = 256;
+  int reg_sg_mr(Process& p, uint32_t pd, const std::vector<std::pair<uint64_t, uint64_t>>& regions,
+                uint32_t access, MrInfo* out);
   int dereg_mr(const MrInfo& mr);
 
   // Async events, in order (ibv_get_async_event blocks on async_event()).

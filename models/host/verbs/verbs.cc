@@ -256,6 +256,43 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   return mr;
 }
 
+ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access) {
+  if (!pd || !sges || num_sge < 1 || size_t(num_sge) > Driver::kMaxSgRegions ||
+      ((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE))) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  ibv_context* c = pd->context;
+  const bool card_writes = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  std::vector<std::pair<uint64_t, uint64_t>> regions;
+  uint64_t total = 0;
+  for (int i = 0; i < num_sge; ++i) {
+    regions.push_back({sges[i].addr, sges[i].length});
+    total += sges[i].length;
+  }
+  for (const auto& [va, len] : regions)
+    if (len)
+      if (int rc = c->proc->map_plain(va, len, card_writes)) {
+        errno = rc;
+        return nullptr;
+      }
+  Driver::MrInfo info;
+  if (int rc = c->drv->reg_sg_mr(*c->proc, pd->handle, regions, uint32_t(access), &info)) {
+    errno = rc;
+    return nullptr;
+  }
+  auto* mr = new ibv_mr{};
+  mr->context = c;
+  mr->pd = pd;
+  mr->addr = nullptr;  // tagged offsets from 0
+  mr->length = total;
+  mr->handle = rnic::abi::stag_index(info.lkey);
+  mr->lkey = mr->rkey = info.lkey;
+  mr->pbl_first = info.pbl_first;
+  mr->pbl_count = info.pbl_count;
+  return mr;
+}
+
 int ibv_dereg_mr(ibv_mr* mr) {
   const int rc = mr->context->drv->dereg_mr({mr->lkey, mr->pbl_first, mr->pbl_count});
   if (rc == 0) delete mr;

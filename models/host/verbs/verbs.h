@@ -307,6 +307,12 @@ int ibv_query_gid(ibv_context* context, uint8_t port_num, int index, ibv_gid* gi
 ibv_pd* ibv_alloc_pd(ibv_context* context);
 int ibv_dealloc_pd(ibv_pd* pd);
 ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access);
+// Extension: a scatter-gather handle. The sges' addresses and lengths (their lkeys are not
+// used), up to 256 regions, become one MR whose tagged offsets run from 0 (mr->addr is null)
+// over the regions' concatenation in the order given; RDMA Read and Write at any offset cross
+// from region to region. ibv_dereg_mr deregisters it. NULL with errno EINVAL for no region,
+// more than 256, a 0-byte region or two that overlap.
+ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access);
 int ibv_dereg_mr(ibv_mr* mr);
 ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
                       int comp_vector);
