@@ -263,49 +263,51 @@ int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t 
   os_.mlock(p, va, len);
   const Os::PblResult pbl = os_.get_pbl(p, va, len);
   if (!pbl.ok) return EFAULT;
+  abi::WriteStag w;
+  w.type = abi::kStagMemoryRegion;
+  w.access = to_card_access(access);
+  w.pd = pd;
+  w.base_to = va;
+  w.length = len;
+  w.page_shift = 12;
+  w.first_page_offset = uint32_t(va & (kPageSize - 1));
   ioctl_enter();
-  const uint32_t n = uint32_t(pbl.pages.size());
-  uint32_t first = 0;
-  int rc = alloc_range(pbl_free_, n, &first);
-  uint32_t idx = 0;
-  if (rc == 0) {
-    rc = ENOMEM;
-    for (uint32_t i = 1; i < stag_used_.size(); ++i)
-      if (!stag_used_[i]) {
-        idx = i;
-        rc = 0;
-        break;
-      }
-    if (rc) free_range(pbl_free_, first, n);
-  }
-  if (rc == 0) {
-    const uint64_t buf = alloc_dma(uint64_t(n) * 8);
-    mem_.write(buf, pbl.pages.data(), uint64_t(n) * 8);
-    Os::spend((uint64_t(n) * 8 + 63) / 64 * uint64_t(cost_.copy_line_ns));
-    rc = command(abi::LoadPbl{first, n, buf, false});
-    const uint8_t key = ++stag_key_[idx];
-    abi::WriteStag w;
-    w.index = idx;
-    w.key = key;
-    w.type = abi::kStagMemoryRegion;
-    w.access = to_card_access(access);
-    w.pd = pd;
-    w.base_to = va;
-    w.length = len;
-    w.pbl_first = first;
-    w.pbl_count = n;
-    w.page_shift = 12;
-    w.first_page_offset = uint32_t(va & (kPageSize - 1));
-    if (rc == 0) rc = command(w);
-    if (rc == 0) {
-      stag_used_[idx] = true;
-      *out = {abi::make_stag(idx, key), first, n};
-    } else {
-      free_range(pbl_free_, first, n);
-    }
-  }
+  const int rc = install_mr(pbl.pages.data(), uint32_t(pbl.pages.size()), false, w, out);
   ioctl_exit();
   return rc;
+}
+
+// Takes n PBLMT entries and a free STag, loads `list` into the entries (n page addresses, or n
+// (address, length) extents) and writes the STag as `w` describes (index, key and PBL range
+// filled in here). Inside an ioctl.
+int Driver::install_mr(const void* list, uint32_t n, bool extents, abi::WriteStag w, MrInfo* out) {
+  uint32_t first = 0;
+  int rc = alloc_range(pbl_free_, n, &first);
+  if (rc) return rc;
+  uint32_t idx = 0;
+  for (uint32_t i = 1; i < stag_used_.size() && !idx; ++i)
+    if (!stag_used_[i]) idx = i;
+  if (!idx) {
+    free_range(pbl_free_, first, n);
+    return ENOMEM;
+  }
+  const uint64_t bytes = uint64_t(n) * (extents ? 16 : 8);
+  const uint64_t buf = alloc_dma(bytes);
+  mem_.write(buf, list, bytes);
+  Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
+  rc = command(abi::LoadPbl{first, n, buf, extents});
+  w.index = idx;
+  w.key = ++stag_key_[idx];
+  w.pbl_first = first;
+  w.pbl_count = n;
+  if (rc == 0) rc = command(w);
+  if (rc) {
+    free_range(pbl_free_, first, n);
+    return rc;
+  }
+  stag_used_[idx] = true;
+  *out = {abi::make_stag(idx, w.key), first, n};
+  return 0;
 }
 
 int Driver::reg_sg_mr(Process& p, uint32_t pd,
@@ -339,47 +341,15 @@ int Driver::reg_sg_mr(Process& p, uint32_t pd,
     }
     total += len;
   }
+  abi::WriteStag w;
+  w.type = abi::kStagSgHandle;
+  w.access = to_card_access(access);
+  w.pd = pd;
+  w.base_to = 0;
+  w.length = total;
+  w.page_shift = 12;
   ioctl_enter();
-  const uint32_t n = uint32_t(ext.size() / 2);
-  uint32_t first = 0;
-  int rc = alloc_range(pbl_free_, n, &first);
-  uint32_t idx = 0;
-  if (rc == 0) {
-    rc = ENOMEM;
-    for (uint32_t i = 1; i < stag_used_.size(); ++i)
-      if (!stag_used_[i]) {
-        idx = i;
-        rc = 0;
-        break;
-      }
-    if (rc) free_range(pbl_free_, first, n);
-  }
-  if (rc == 0) {
-    const uint64_t buf = alloc_dma(uint64_t(n) * 16);
-    mem_.write(buf, ext.data(), uint64_t(n) * 16);
-    Os::spend((uint64_t(n) * 16 + 63) / 64 * uint64_t(cost_.copy_line_ns));
-    rc = command(abi::LoadPbl{first, n, buf, true});
-    const uint8_t key = ++stag_key_[idx];
-    abi::WriteStag w;
-    w.index = idx;
-    w.key = key;
-    w.type = abi::kStagSgHandle;
-    w.access = to_card_access(access);
-    w.pd = pd;
-    w.base_to = 0;
-    w.length = total;
-    w.pbl_first = first;
-    w.pbl_count = n;
-    w.page_shift = 12;
-    w.first_page_offset = 0;
-    if (rc == 0) rc = command(w);
-    if (rc == 0) {
-      stag_used_[idx] = true;
-      *out = {abi::make_stag(idx, key), first, n};
-    } else {
-      free_range(pbl_free_, first, n);
-    }
-  }
+  const int rc = install_mr(ext.data(), uint32_t(ext.size() / 2), true, w, out);
   ioctl_exit();
   return rc;
 }

@@ -106,6 +106,7 @@ class Driver {
   void unwatch(sc_core::sc_event* ev);
 
  private:
+  int install_mr(const void* list, uint32_t n, bool extents, abi::WriteStag w, MrInfo* out);
   int command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value);
   void ioctl_enter();
   void ioctl_exit();
