@@ -74,16 +74,23 @@ void RnicDmac::configure(const DmacParams& p) {
   reset_core();
 }
 
+// if_cycles after the request; with if_cycles 0 a request made at an edge the block has already
+// clocked (a read's callback runs at its edge) is taken at the next one.
+uint64_t RnicDmac::due_edge() const {
+  const uint64_t due = edge_index(now_ps(), uint64_t(cfg_.pcie.if_cycles));
+  return have_edge_ ? std::max(due, last_edge_ + 1) : due;
+}
+
 void RnicDmac::read(uint64_t addr, uint32_t len, ReadDone done) {
   const uint64_t now = now_ps();
-  const uint64_t due = edge_index(now, uint64_t(cfg_.pcie.if_cycles));
+  const uint64_t due = due_edge();
   rq_.push_back({due, addr, len, std::move(done), now});
   ++reads_in_flight_;
   wake_at(due);
 }
 
 void RnicDmac::write(uint64_t addr, std::vector<uint8_t> data) {
-  const uint64_t due = edge_index(now_ps(), uint64_t(cfg_.pcie.if_cycles));
+  const uint64_t due = due_edge();
   const uint32_t len = uint32_t(data.size());
   wq_.push_back({due, addr, len, std::move(data)});
   wake_at(due);

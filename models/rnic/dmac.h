@@ -93,6 +93,7 @@ class RnicDmac : public sc_core::sc_module {
   };
   void reset_core();
   void completion(pcie::Tlp&& t);
+  uint64_t due_edge() const;  // the edge a request made now reaches the block
   void wake_at(uint64_t edge);
   void arm();
   void run();
