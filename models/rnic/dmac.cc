@@ -22,9 +22,9 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
       pcie_(pcie),
       cfg_(p),
       clk_(ClockDomain::mhz(p.clk_mhz)),
-      core_(core ? core(name(), int(p.datapath_bytes), ClockDomain::mhz(p.clk_mhz).period_ps)
-                 : std::make_unique<DmacModel>(int(p.datapath_bytes))),
-      B_(int(p.datapath_bytes)),
+      core_(core ? core(name(), int(p.dma_bytes), ClockDomain::mhz(p.clk_mhz).period_ps)
+                 : std::make_unique<DmacModel>(int(p.dma_bytes))),
+      B_(int(p.dma_bytes)),
       slots_(kIds),
       read_bytes_(stats.group(name()).counter("read_bytes", "B", "bytes read from the host")),
       errors_(stats.group(name()).counter("read_errors", "requests", "DMA reads that failed")),
@@ -55,9 +55,9 @@ void RnicDmac::reset_core() {
     throw std::invalid_argument(fmt::format("{}: {} is built for at most {} tags (pcie.tags {})",
                                             name(), core_->impl(), core_->max_tags(),
                                             cfg_.pcie.tags));
-  if (int(cfg_.datapath_bytes) != core_->bytes())
+  if (int(cfg_.dma_bytes) != core_->bytes())
     throw std::invalid_argument(fmt::format("{}: {} is built for {} B beats, not {}", name(),
-                                            core_->impl(), core_->bytes(), cfg_.datapath_bytes));
+                                            core_->impl(), core_->bytes(), cfg_.dma_bytes));
   in_ = cfg_pins();
   in_.rst = true;
   core_->edge(in_);

@@ -48,55 +48,19 @@ class DmacRtlCore : public DmacCore {
 
   void edge(const DmacIn& in) override {
     V& v = *rtl_;
-    v.rst = in.rst;
-    v.skip = in.skip;
-    v.cfg_mrrs = uint16_t(in.cfg_mrrs);
-    v.cfg_mps = uint16_t(in.cfg_mps);
-    v.cfg_tags = uint16_t(in.cfg_tags);
-    v.cfg_timeout = in.cfg_timeout;
-    v.rq_valid = in.rq_valid;
-    v.rq_addr = in.rq_addr;
-    v.rq_len = in.rq_len;
-    v.rq_id = in.rq_id;
-    v.rd_ready = in.rd_ready;
-    v.wq_valid = in.wq_valid;
-    v.wq_addr = in.wq_addr;
-    v.wq_len = in.wq_len;
-    v.wd_valid = in.wd_valid;
-    cc_set_bytes(v.wd_data, in.wd_data.data(), BYTES);
-    v.tx_ready = in.tx_ready;
-    v.cp_valid = in.cp_valid;
-    v.cp_tag = in.cp_tag;
-    v.cp_status = in.cp_status;
-    v.cp_byte_count = uint16_t(in.cp_byte_count);
-    v.cp_len = uint16_t(in.cp_len);
-    cc_set_bytes(v.cp_data, in.cp_data.data(), BYTES);
-    v.cp_cnt = uint8_t(in.cp_cnt);
-    v.cp_last = in.cp_last;
+#define RNIC_DMAC_SET(f) v.f = in.f;
+#define RNIC_DMAC_SET_DATA(f) cc_set_bytes(v.f, in.f.data(), BYTES);
+#define RNIC_DMAC_GET(f) o_.f = v.f;
+#define RNIC_DMAC_GET_DATA(f) cc_get_bytes(v.f, o_.f.data(), BYTES);
+    RNIC_DMAC_IN_SCALARS(RNIC_DMAC_SET)
+    RNIC_DMAC_IN_DATA(RNIC_DMAC_SET_DATA)
     cc_tick(v);
-    o_.rq_ready = v.rq_ready;
-    o_.wq_ready = v.wq_ready;
-    o_.wd_ready = v.wd_ready;
-    o_.cp_ready = v.cp_ready;
-    o_.rd_valid = v.rd_valid;
-    o_.rd_id = v.rd_id;
-    o_.rd_status = v.rd_status;
-    o_.rw_valid = v.rw_valid;
-    o_.rw_id = v.rw_id;
-    o_.rw_off = v.rw_off;
-    o_.rw_cnt = v.rw_cnt;
-    cc_get_bytes(v.rw_data, o_.rw_data.data(), BYTES);
-    o_.tx_valid = v.tx_valid;
-    o_.tx_write = v.tx_write;
-    o_.tx_last = v.tx_last;
-    o_.tx_addr = v.tx_addr;
-    o_.tx_len = v.tx_len;
-    o_.tx_cnt = v.tx_cnt;
-    o_.tx_tag = v.tx_tag;
-    cc_get_bytes(v.tx_data, o_.tx_data.data(), BYTES);
-    o_.busy = v.busy;
-    o_.tmo_wait = v.tmo_wait;
-    o_.tags_used = v.tags_used;
+    RNIC_DMAC_OUT_SCALARS(RNIC_DMAC_GET)
+    RNIC_DMAC_OUT_DATA(RNIC_DMAC_GET_DATA)
+#undef RNIC_DMAC_SET
+#undef RNIC_DMAC_SET_DATA
+#undef RNIC_DMAC_GET
+#undef RNIC_DMAC_GET_DATA
   }
   const DmacOut& out() const override { return o_; }
   int bytes() const override { return BYTES; }

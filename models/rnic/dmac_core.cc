@@ -6,13 +6,9 @@
 namespace rnic {
 
 bool DmacOut::operator==(const DmacOut& o) const {
-  auto tie = [](const DmacOut& x) {
-    return std::tie(x.rq_ready, x.wq_ready, x.wd_ready, x.cp_ready, x.rd_valid, x.rd_id,
-                    x.rd_status, x.rw_valid, x.rw_id, x.rw_off, x.rw_cnt, x.rw_data, x.tx_valid,
-                    x.tx_write, x.tx_last, x.tx_addr, x.tx_len, x.tx_cnt, x.tx_tag, x.tx_data,
-                    x.busy, x.tmo_wait, x.tags_used);
-  };
-  return tie(*this) == tie(o);
+#define RNIC_DMAC_SAME(f) &&f == o.f
+  return true RNIC_DMAC_OUT_SCALARS(RNIC_DMAC_SAME) RNIC_DMAC_OUT_DATA(RNIC_DMAC_SAME);
+#undef RNIC_DMAC_SAME
 }
 
 DmacModel::DmacModel(int bytes, int max_tags)

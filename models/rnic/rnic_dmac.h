@@ -6,20 +6,10 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 namespace rnic {
 
 enum class DmacStatus : uint8_t { kOk = 0, kUnsupported = 1, kAbort = 2, kTimeout = 3 };
 const char* to_string(DmacStatus s);
-
-struct DmacSpan {
-  uint64_t addr;
-  uint32_t len;
-};
-
-// The pieces of a read (MRRS, 4 KiB) and the MWrs of a write (MPS, 4 KiB), as the block cuts
-// them; 0 bytes are no pieces.
-std::vector<DmacSpan> dmac_split(uint64_t addr, uint64_t len, uint64_t max_payload);
 
 }  // namespace rnic

@@ -121,7 +121,6 @@ class DmacPinModel : public sc_core::sc_module {
     sensitive << clk.pos();
     dont_initialize();
   }
-  const DmacModel& model() const { return model_; }
 
  private:
   using Data = pin_t<8 * BYTES>;
@@ -134,56 +133,20 @@ class DmacPinModel : public sc_core::sc_module {
 
   void on_clock() {
     DmacIn in;
-    in.rst = rst.read();
-    in.skip = skip.read();
-    in.cfg_mrrs = cfg_mrrs.read();
-    in.cfg_mps = cfg_mps.read();
-    in.cfg_tags = cfg_tags.read();
-    in.cfg_timeout = cfg_timeout.read();
-    in.rq_valid = rq_valid.read();
-    in.rq_addr = rq_addr.read();
-    in.rq_len = rq_len.read();
-    in.rq_id = uint8_t(rq_id.read());
-    in.rd_ready = rd_ready.read();
-    in.wq_valid = wq_valid.read();
-    in.wq_addr = wq_addr.read();
-    in.wq_len = wq_len.read();
-    in.wd_valid = wd_valid.read();
-    in.wd_data = beat(wd_data.read());
-    in.tx_ready = tx_ready.read();
-    in.cp_valid = cp_valid.read();
-    in.cp_tag = uint16_t(cp_tag.read());
-    in.cp_status = uint8_t(cp_status.read());
-    in.cp_byte_count = cp_byte_count.read();
-    in.cp_len = cp_len.read();
-    in.cp_data = beat(cp_data.read());
-    in.cp_cnt = cp_cnt.read();
-    in.cp_last = cp_last.read();
+#define RNIC_DMAC_READ(f) in.f = f.read();
+#define RNIC_DMAC_READ_DATA(f) in.f = beat(f.read());
+#define RNIC_DMAC_WRITE(f) f.write(o.f);
+#define RNIC_DMAC_WRITE_DATA(f) f.write(data(o.f));
+    RNIC_DMAC_IN_SCALARS(RNIC_DMAC_READ)
+    RNIC_DMAC_IN_DATA(RNIC_DMAC_READ_DATA)
     model_.edge(in);
     const DmacOut& o = model_.out();
-    rq_ready.write(o.rq_ready);
-    rw_valid.write(o.rw_valid);
-    rw_id.write(o.rw_id);
-    rw_off.write(o.rw_off);
-    rw_data.write(data(o.rw_data));
-    rw_cnt.write(o.rw_cnt);
-    rd_valid.write(o.rd_valid);
-    rd_id.write(o.rd_id);
-    rd_status.write(o.rd_status);
-    wq_ready.write(o.wq_ready);
-    wd_ready.write(o.wd_ready);
-    tx_valid.write(o.tx_valid);
-    tx_write.write(o.tx_write);
-    tx_addr.write(o.tx_addr);
-    tx_len.write(o.tx_len);
-    tx_tag.write(o.tx_tag);
-    tx_data.write(data(o.tx_data));
-    tx_cnt.write(o.tx_cnt);
-    tx_last.write(o.tx_last);
-    cp_ready.write(o.cp_ready);
-    busy.write(o.busy);
-    tmo_wait.write(o.tmo_wait);
-    tags_used.write(o.tags_used);
+    RNIC_DMAC_OUT_SCALARS(RNIC_DMAC_WRITE)
+    RNIC_DMAC_OUT_DATA(RNIC_DMAC_WRITE_DATA)
+#undef RNIC_DMAC_READ
+#undef RNIC_DMAC_READ_DATA
+#undef RNIC_DMAC_WRITE
+#undef RNIC_DMAC_WRITE_DATA
   }
 
   DmacModel model_;

@@ -69,7 +69,7 @@ struct CoreConfig {
 // that shape its requests (MRRS, MPS, tags, the I/F crossing, the completion timeout).
 struct DmacParams {
   int64_t clk_mhz = 250;
-  int64_t datapath_bytes = 32;  // core.dma_bytes
+  int64_t dma_bytes = 32;  // core.dma_bytes: B per beat
   PcieConfig pcie;
 };
 

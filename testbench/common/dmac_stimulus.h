@@ -226,29 +226,13 @@ class DmacBench {
     auto f = [&](const char* n, uint64_t x, uint64_t y) {
       if (x != y) s += fmt::format("{} {:#x} vs {:#x}; ", n, x, y);
     };
-    f("rq_ready", a.rq_ready, b.rq_ready);
-    f("wq_ready", a.wq_ready, b.wq_ready);
-    f("wd_ready", a.wd_ready, b.wd_ready);
-    f("cp_ready", a.cp_ready, b.cp_ready);
-    f("rd_valid", a.rd_valid, b.rd_valid);
-    f("rd_id", a.rd_id, b.rd_id);
-    f("rd_status", a.rd_status, b.rd_status);
-    f("rw_valid", a.rw_valid, b.rw_valid);
-    f("rw_id", a.rw_id, b.rw_id);
-    f("rw_off", a.rw_off, b.rw_off);
-    f("rw_cnt", a.rw_cnt, b.rw_cnt);
-    if (a.rw_data != b.rw_data) s += "rw_data; ";
-    f("tx_valid", a.tx_valid, b.tx_valid);
-    f("tx_write", a.tx_write, b.tx_write);
-    f("tx_last", a.tx_last, b.tx_last);
-    f("tx_addr", a.tx_addr, b.tx_addr);
-    f("tx_len", a.tx_len, b.tx_len);
-    f("tx_cnt", a.tx_cnt, b.tx_cnt);
-    f("tx_tag", a.tx_tag, b.tx_tag);
-    if (a.tx_data != b.tx_data) s += "tx_data; ";
-    f("busy", a.busy, b.busy);
-    f("tmo_wait", a.tmo_wait, b.tmo_wait);
-    f("tags_used", a.tags_used, b.tags_used);
+#define RNIC_DMAC_DIFF(n) f(#n, a.n, b.n);
+#define RNIC_DMAC_DIFF_DATA(n) \
+  if (a.n != b.n) s += #n "; ";
+    RNIC_DMAC_OUT_SCALARS(RNIC_DMAC_DIFF)
+    RNIC_DMAC_OUT_DATA(RNIC_DMAC_DIFF_DATA)
+#undef RNIC_DMAC_DIFF
+#undef RNIC_DMAC_DIFF_DATA
     return s;
   }
 

@@ -223,6 +223,22 @@ int ibv_dealloc_pd(ibv_pd* pd) {
   return rc;
 }
 
+namespace {
+// The ibv_mr of a region the driver registered.
+ibv_mr* new_mr(ibv_pd* pd, void* addr, size_t length, const Driver::MrInfo& info) {
+  auto* mr = new ibv_mr{};
+  mr->context = pd->context;
+  mr->pd = pd;
+  mr->addr = addr;
+  mr->length = length;
+  mr->handle = rnic::abi::stag_index(info.lkey);
+  mr->lkey = mr->rkey = info.lkey;
+  mr->pbl_first = info.pbl_first;
+  mr->pbl_count = info.pbl_count;
+  return mr;
+}
+}  // namespace
+
 ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   // Remote write needs local write (rdma-core / kernel rule).
   if ((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE)) {
@@ -244,16 +260,7 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
     errno = rc;
     return nullptr;
   }
-  auto* mr = new ibv_mr{};
-  mr->context = c;
-  mr->pd = pd;
-  mr->addr = addr;
-  mr->length = length;
-  mr->handle = rnic::abi::stag_index(info.lkey);
-  mr->lkey = mr->rkey = info.lkey;
-  mr->pbl_first = info.pbl_first;
-  mr->pbl_count = info.pbl_count;
-  return mr;
+  return new_mr(pd, addr, length, info);
 }
 
 ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access) {
@@ -281,16 +288,7 @@ ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access)
     errno = rc;
     return nullptr;
   }
-  auto* mr = new ibv_mr{};
-  mr->context = c;
-  mr->pd = pd;
-  mr->addr = nullptr;  // tagged offsets from 0
-  mr->length = total;
-  mr->handle = rnic::abi::stag_index(info.lkey);
-  mr->lkey = mr->rkey = info.lkey;
-  mr->pbl_first = info.pbl_first;
-  mr->pbl_count = info.pbl_count;
-  return mr;
+  return new_mr(pd, nullptr, total, info);  // tagged offsets from 0
 }
 
 int ibv_dereg_mr(ibv_mr* mr) {
