@@ -136,8 +136,8 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       hc(cfg, stats, false, std::string(name()) + ".os", dmac_factory(impl)),
       port("mac", cfg.eth_mac(), stats, crc32_factory(impl)),
       efe("efe", port, mac, cfg.core.clk_mhz, cfg.efe, stats),
-      core("core", cfg.core, cfg.mac, hc.dmac, hc.regs, efe, stats, rx_parse_factory(impl),
-           xlat_factory(impl)),
+      core("core", cfg.core, cfg.firmware, cfg.mac, hc.dmac, hc.regs, efe, stats,
+           rx_parse_factory(impl), xlat_factory(impl)),
       driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
              cfg.caps(), cfg.host, cfg.cost) {
   // The run record (sim/run_record.h): every card write that reached this host's memory.

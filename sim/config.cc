@@ -24,6 +24,8 @@ std::vector<ParamInfo> SystemConfig::params() {
   std::vector<ParamInfo> p;
   ParamList c{p, "core."};
   core.describe(c);
+  ParamList fw{p, "firmware."};
+  firmware.describe(fw);
   ParamList e{p, "pcie."};
   pcie.describe(e);
   ParamList h{p, "host."};
@@ -152,6 +154,7 @@ void rnic_100g(SystemConfig& c) {
 // E6600 system fitted to the published measurements (docs/calibration.md).
 void expether_1g(SystemConfig& c) {
   c.core.clk_mhz = 125;
+  c.firmware.clk_mhz = 125;
   c.core.datapath_bytes = 8;
   c.core.dma_bytes = 8;
   c.core.reg_read_cycles = 2;

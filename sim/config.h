@@ -16,6 +16,7 @@
 #include "models/host/host_params.h"
 #include "models/pcie/pcie_params.h"
 #include "models/rnic/abi/caps.h"
+#include "models/rnic/firmware/firmware_params.h"
 #include "models/rnic/rnic_params.h"
 
 namespace rnic {
@@ -40,6 +41,7 @@ struct SimConfig {
 
 struct SystemConfig {
   CoreConfig core;
+  FirmwareConfig firmware;
   PcieConfig pcie;
   HostConfig host;
   CostConfig cost;

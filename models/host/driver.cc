@@ -61,7 +61,11 @@ void Driver::irq_thread() {
     const uint32_t vec = irq_pending_.front();
     irq_pending_.pop_front();
     Os::spend(uint64_t(cost_.interrupt_entry_ns));
-    if (vec == 0) {
+    if (vec == reg::cmd_vector(caps_.cqs)) {
+      cmd_completed_ = rc_.mmio_read32(bar0_ + reg::kCmdConsumer);
+      rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntCommand, 4);
+      cmd_ev_.notify(sc_core::SC_ZERO_TIME);
+    } else if (vec == reg::kAsyncVector) {
       for (;;) {
         const uint32_t e = rc_.mmio_read32(bar0_ + reg::kEvent);
         if (!(e >> 31)) break;
@@ -85,19 +89,38 @@ void Driver::ioctl_exit() {
   Os::spend(uint64_t(cost_.syscall_exit_ns));
 }
 
+// Inside an ioctl: posts the command in the queue's next slot (one 64-byte MMIO write and the
+// producer count), lets other threads' ioctls run while the firmware works, and waits for its
+// completion word: read until it is there (host.cmd_wait poll), or read once after the command's
+// completion interrupt (interrupt).
 int Driver::command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value) {
-  std::vector<uint8_t> a(4 * reg::kCmdArgCount, 0);
-  std::memcpy(a.data(), args, std::min<size_t>(a.size(), n * 4));
-  rc_.mmio_write(bar0_ + reg::kCmdArgs, std::move(a));
-  rc_.mmio_write_le(bar0_ + reg::kCmd, op, 4);
+  const bool irq = host_.cmd_wait == "interrupt";
+  while (cmd_posted_ - cmd_completed_ >= reg::kCmdSlots) host_wait(cmd_ev_);  // queue full
+  const uint32_t index = cmd_posted_++;
+  std::vector<uint8_t> slot(reg::kCmdSlotBytes, 0);
+  const uint32_t w0 = op | (irq ? reg::kCmdFlagInterrupt : 0);
+  std::memcpy(slot.data(), &w0, 4);
+  std::memcpy(slot.data() + 4, args, std::min<size_t>(reg::kCmdArgCount, n) * 4);
+  const uint64_t done = bar0_ + reg::kCmdDone + 8 * (index % reg::kCmdSlots);
+  rc_.mmio_write(bar0_ + reg::kCmdQueue + uint64_t(index % reg::kCmdSlots) * reg::kCmdSlotBytes,
+                 std::move(slot));
+  rc_.mmio_write_le(bar0_ + reg::kCmdProducer, cmd_posted_, 4);
+  ioctl_lock_.unlock();
+  uint64_t word = 0;
   for (;;) {
-    const uint32_t st = rc_.mmio_read32(bar0_ + reg::kCmdStatus);
-    if (!(st >> 31)) {
-      if (value) *value = rc_.mmio_read32(bar0_ + reg::kCmdResult);
-      if (st & 0xFF) log::debug("{}: command {} failed: errno {}", name_, op, st & 0xFF);
-      return int(st & 0xFF);
-    }
+    while (irq && int32_t(cmd_completed_ - index) <= 0) host_wait(cmd_ev_);
+    const std::vector<uint8_t> d = rc_.mmio_read(done, 8);
+    if (d.size() == 8) std::memcpy(&word, d.data(), 8);
+    if (reg::cmd_done_seq(word) == uint16_t(index + 1)) break;
   }
+  // Completions come in order: every command before this one is done too.
+  if (int32_t(index + 1 - cmd_completed_) > 0) cmd_completed_ = index + 1;
+  cmd_ev_.notify(sc_core::SC_ZERO_TIME);
+  ioctl_lock_.lock();
+  const uint32_t rc = reg::cmd_done_result(word);
+  if (value) *value = reg::cmd_done_value(word);
+  if (rc) log::debug("{}: command {} failed: errno {}", name_, op, rc);
+  return int(rc);
 }
 
 int Driver::open() {
@@ -109,7 +132,8 @@ int Driver::open() {
   }
   rc_.mmio_write_le(bar0_ + reg::kMsiAddrLo, uint32_t(kMsiBase), 4);
   rc_.mmio_write_le(bar0_ + reg::kMsiAddrHi, 0, 4);
-  rc_.mmio_write_le(bar0_ + reg::kIntMask, reg::kIntAsyncEvent | reg::kIntCompletion, 4);
+  rc_.mmio_write_le(bar0_ + reg::kIntMask,
+                    reg::kIntAsyncEvent | reg::kIntCompletion | reg::kIntCommand, 4);
   rc_.mmio_write_le(bar0_ + reg::kControl, 1, 4);
   const bool ok = rc_.mmio_read32(bar0_ + reg::kId) == reg::kIdValue;
   ioctl_exit();
@@ -171,11 +195,12 @@ int Driver::create_cq(uint32_t entries, CqInfo* out) {
     for (uint32_t i = 0; i < cq_used_.size(); ++i) {
       if (cq_used_[i]) continue;
       const uint64_t ring = alloc_dma(uint64_t(entries) * 32);
+      cq_used_[i] = true;
       rc = command(abi::CreateCq{i, ring, entries});
-      if (rc == 0) {
-        cq_used_[i] = true;
+      if (rc == 0)
         *out = {i, ring, entries};
-      }
+      else
+        cq_used_[i] = false;
       break;
     }
   }
@@ -211,12 +236,13 @@ int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth
       info.sq_ring = sq_rings_[i].pa;
       info.rq_ring = rq_rings_[i].pa;
     }
+    qp_used_[i] = true;
     rc = command(
         abi::CreateQp{i, pd, scq, rcq, sq_depth, rq_depth, flags, info.sq_ring, info.rq_ring});
-    if (rc == 0) {
-      qp_used_[i] = true;
+    if (rc == 0)
       *out = info;
-    }
+    else
+      qp_used_[i] = false;
     break;
   }
   ioctl_exit();
@@ -272,15 +298,15 @@ int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t 
   w.page_shift = 12;
   w.first_page_offset = uint32_t(va & (kPageSize - 1));
   ioctl_enter();
-  const int rc = install_mr(pbl.pages.data(), uint32_t(pbl.pages.size()), false, w, out);
+  const int rc = install_mr(pbl.pages.data(), uint32_t(pbl.pages.size()), w, out);
   ioctl_exit();
   return rc;
 }
 
-// Takes n PBLMT entries and a free STag, loads `list` into the entries (n page addresses, or n
-// (address, length) extents) and writes the STag as `w` describes (index, key and PBL range
-// filled in here). Inside an ioctl.
-int Driver::install_mr(const void* list, uint32_t n, bool extents, abi::WriteStag w, MrInfo* out) {
+// Takes n PBLMT entries and a free STag and has the firmware load `list` into the entries (n
+// page addresses; for a scatter-gather handle n (address, length) extents) and write the STag as
+// `w` describes (index, key and PBL range filled in here): one REG_MR. Inside an ioctl.
+int Driver::install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* out) {
   uint32_t first = 0;
   int rc = alloc_range(pbl_free_, n, &first);
   if (rc) return rc;
@@ -291,21 +317,21 @@ int Driver::install_mr(const void* list, uint32_t n, bool extents, abi::WriteSta
     free_range(pbl_free_, first, n);
     return ENOMEM;
   }
-  const uint64_t bytes = uint64_t(n) * (extents ? 16 : 8);
+  const uint64_t bytes = uint64_t(n) * (w.type == abi::kStagSgHandle ? 16 : 8);
   const uint64_t buf = alloc_dma(bytes);
   mem_.write(buf, list, bytes);
   Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
-  rc = command(abi::LoadPbl{first, n, buf, extents});
   w.index = idx;
   w.key = ++stag_key_[idx];
   w.pbl_first = first;
   w.pbl_count = n;
-  if (rc == 0) rc = command(w);
+  stag_used_[idx] = true;
+  rc = command(abi::RegMr{w, buf});
   if (rc) {
+    stag_used_[idx] = false;
     free_range(pbl_free_, first, n);
     return rc;
   }
-  stag_used_[idx] = true;
   *out = {abi::make_stag(idx, w.key), first, n};
   return 0;
 }
@@ -349,7 +375,7 @@ int Driver::reg_sg_mr(Process& p, uint32_t pd,
   w.length = total;
   w.page_shift = 12;
   ioctl_enter();
-  const int rc = install_mr(ext.data(), uint32_t(ext.size() / 2), true, w, out);
+  const int rc = install_mr(ext.data(), uint32_t(ext.size() / 2), w, out);
   ioctl_exit();
   return rc;
 }

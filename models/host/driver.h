@@ -1,11 +1,13 @@
 // The RNIC driver model (kernel level, DESIGN.md §3.1): resource allocation (PDs, QPs, CQs,
-// STags, PBLMT space), the page walk to a PBL, programming the card through the BAR0 command
-// mailbox, QP state changes, interrupts and async events.
+// STags, PBLMT space), the page walk to a PBL, programming the card through the firmware's
+// command queue in BAR0 (docs/firmware.md), QP state changes, interrupts and async events.
 //
 // Costs: every call is an ioctl (syscall entry + cost.ioctl_dispatch_ns + its work + syscall
-// exit) spent on the calling thread. A mailbox command is one 64-byte MMIO write of the
-// arguments, one MMIO write of CMD, then MMIO reads of CMD_STATUS until it is not busy (the
-// card's core.cmd_cycles, and a DMA read for LOAD_PBL). Memory registration also pins and
+// exit) spent on the calling thread. A command is one 64-byte MMIO write of its queue slot and
+// one MMIO write of the producer count; then (host.cmd_wait poll) 8-byte MMIO reads of its
+// completion word until it is there, or (interrupt) the command's MSI-X (cost.interrupt_entry_ns
+// on the interrupt thread, an MMIO read of the consumer count) and one read of the word. While
+// a command runs other threads' ioctls may post theirs. Memory registration also pins and
 // walks the pages (Os::mlock, Os::get_pbl) and copies the page list into a kernel DMA buffer
 // (cost.copy_line_ns per 64 B line). Interrupts: an MSI-X costs cost.interrupt_entry_ns on the
 // driver's interrupt thread, which reads EVENT until it is empty.
@@ -80,8 +82,8 @@ class Driver {
   };
   int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const QpAttrs& a);
   int destroy_qp(uint32_t qpn);
-  // One mailbox command (models/rnic/abi/commands.h): its arguments, CMD, then CMD_STATUS polled
-  // until done. Returns its result (0 or an errno) and, when asked, CMD_RESULT.
+  // One firmware command (models/rnic/abi/commands.h), posted and waited for, inside an ioctl.
+  // Returns its result (0 or an errno) and, when asked, its result value.
   template <class Cmd>
   int command(const Cmd& c, uint32_t* value = nullptr) {
     const auto a = c.encode();
@@ -106,7 +108,7 @@ class Driver {
   void unwatch(sc_core::sc_event* ev);
 
  private:
-  int install_mr(const void* list, uint32_t n, bool extents, abi::WriteStag w, MrInfo* out);
+  int install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* out);
   int command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value);
   void ioctl_enter();
   void ioctl_exit();
@@ -136,9 +138,12 @@ class Driver {
   std::vector<Ring> sq_rings_, rq_rings_;
   std::vector<uint8_t> stag_key_;
   std::map<uint32_t, uint32_t> pbl_free_;  // first -> count
-  // Held from an ioctl's entry to its exit: one command in the mailbox at a time, and resource
-  // allocation consistent between the threads of processes that share the card.
+  // Held from an ioctl's entry to its exit, except while its command runs: resource allocation
+  // consistent between the threads of processes that share the card. A resource is taken
+  // before its command is posted and given back if the command fails.
   sc_core::sc_mutex ioctl_lock_;
+  uint32_t cmd_posted_ = 0, cmd_completed_ = 0;  // the command queue's producer; completions seen
+  sc_core::sc_event cmd_ev_;
   sc_core::sc_event irq_ev_, async_ev_;
   std::deque<uint32_t> irq_pending_;
   std::deque<AsyncEvent> async_;

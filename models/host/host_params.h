@@ -13,6 +13,9 @@ struct HostConfig {
   std::string hole_behaviour = "ur";  // "ur" | "timeout": DMA reads of a hole
   std::string wqe_mode = "mmio";      // "mmio": WQEs written into the card's windows;
                                       // "ring": host-memory rings fetched by DMA
+  std::string cmd_wait = "poll";      // "poll": the driver reads a command's completion word
+                                      // until it is there; "interrupt": it sleeps until the
+                                      // command's completion interrupt
   int64_t hole_base_mib = 3072;       // MiB, device-reserved window start (below 4 GiB)
   int64_t hole_mib = 1024;            // MiB, its size (0 = none)
   double malloc_scatter = 0.5;        // probability that the next page of a buffer is not
@@ -26,6 +29,9 @@ struct HostConfig {
         "DMA read of a hole: Unsupported Request, or no completion");
     p.s("wqe_mode", wqe_mode, {"mmio", "ring"},
         "WQEs written into the card by MMIO, or host-memory rings the card fetches by DMA");
+    p.s("cmd_wait", cmd_wait, {"poll", "interrupt"},
+        "the driver waits for a firmware command by polling its completion word, or sleeps "
+        "until its completion interrupt");
     p.i("hole_base_mib", hole_base_mib, "MiB", 0, 1 << 22, "device-reserved window start");
     p.i("hole_mib", hole_mib, "MiB", 0, 1 << 22, "device-reserved window size (0 = none)");
     p.r("malloc_scatter", malloc_scatter, "", 0, 1,

@@ -156,8 +156,8 @@ struct IrdFreeMsg {
 // The core's timing probe (latency tests and breakdowns): called at each point with the QP
 // (CQ for kCqe, 0 for commands and ACKs) and the simulated time of the point in ps.
 enum class CoreProbe {
-  kCommand,      // a CMD write reaches the command processor
-  kCommandDone,  // the command completes (CMD_STATUS no longer busy)
+  kCommand,      // the firmware takes a command (the producer write that posted it)
+  kCommandDone,  // the command completes (its completion word written)
   kDoorbell,     // an SQ or RQ doorbell reaches the core
   kWqeQueued,    // a WQE is in the on-chip SQ/RQ
   kSegIssue,     // the SQ engine issues a segment (or a Read Request) of a QP

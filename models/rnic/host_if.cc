@@ -1,16 +1,13 @@
 #include "models/rnic/host_if.h"
 
-#include <cerrno>
-#include <cstring>
-
 #include "models/common/log.h"
 #include "models/rnic/latency_mutation.h"
 
 namespace rnic {
 
 HostInterface::HostInterface(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac,
-                             RnicRegs& regs, XlatChannel& xlat, CompletionEngine& completion,
-                             const ProbeFn& probe, StatRegistry& stats, const std::string& g)
+                             RnicRegs& regs, CompletionEngine& completion, const ProbeFn& probe,
+                             StatRegistry& stats, const std::string& g)
     : sc_core::sc_module(n),
       in{{std::string(name()) + ".error", 4 * size_t(cfg.qps)},
          {std::string(name()) + ".cq_overflow", size_t(cfg.cqs)}},
@@ -18,12 +15,10 @@ HostInterface::HostInterface(sc_core::sc_module_name n, const CoreConfig& cfg, R
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
       dmac_(dmac),
       regs_(regs),
-      xlat_(xlat),
       completion_(completion),
       mark_(probe),
       qps_(size_t(cfg.qps), uint32_t(cfg.max_qp_wr), uint32_t(cfg.ird), uint32_t(cfg.ord)),
       copy_(size_t(cfg.qps)),
-      commands_(stats.group(g).counter("commands", "commands", "mailbox commands run")),
       events_raised_(stats.group(g).counter("async_events", "events", "async events")),
       wqe_fetches_(stats.group(g).counter("wqe_fetches", "reads",
                                           "DMA reads of WQEs from host-memory rings")),
@@ -59,106 +54,25 @@ void HostInterface::push_event(abi::AsyncEvent t, uint32_t num) {
     dmac_.msi(regs_.msi_addr(), kAsyncVector);
 }
 
-void HostInterface::command(uint32_t op, const uint32_t* args) {
-  if (cmd_busy_) {
-    log::warn("{}: command {} written while busy: ignored", name(), op);
-    return;
-  }
-  cmd_busy_ = true;
-  mark_(CoreProbe::kCommand, 0, now_ps());
-  regs_.set_cmd_status(true, 0);
-  std::vector<uint32_t> a(args, args + reg::kCmdArgCount);
-  eq_.at(edge(uint64_t(cfg_.cmd_cycles)), [this, op, a] { run_command(op, a); });
+bool HostInterface::create_qp(const abi::CreateQp& c) {
+  if (!qps_.create(c, [this](uint32_t n) { return completion_.table().valid(n); })) return false;
+  broadcast(c.qpn, {true, false});
+  return true;
 }
 
-void HostInterface::finish_command(uint32_t result, uint32_t value) {
-  ++commands_;
-  cmd_busy_ = false;
-  mark_(CoreProbe::kCommandDone, 0, now_ps());
-  regs_.set_cmd_status(false, result, value);
+bool HostInterface::modify_qp(const abi::ModifyQp& m) {
+  if ((m.set & abi::ModifyQp::kState) && m.state == abi::kQpError) close_if_connected(m.qpn);
+  QpTable::Change change;
+  if (!qps_.modify(m, &change)) return false;
+  broadcast(m.qpn, change);
+  return true;
 }
 
-void HostInterface::run_command(uint32_t op, std::vector<uint32_t> args) {
-  args.resize(reg::kCmdArgCount);
-  const uint32_t* a = args.data();
-  switch (op) {
-    case abi::kCmdCreateCq: {
-      const auto c = abi::CreateCq::decode(a);
-      return finish_command(completion_.table().create(c.cqn, c.ring, c.entries) ? 0 : EINVAL);
-    }
-    case abi::kCmdDestroyCq: {
-      const auto c = abi::DestroyCq::decode(a);
-      return finish_command(completion_.table().destroy(c.cqn) ? 0 : EINVAL);
-    }
-    case abi::kCmdCreateQp: {
-      const auto c = abi::CreateQp::decode(a);
-      if (!qps_.create(c, [this](uint32_t n) { return completion_.table().valid(n); }))
-        return finish_command(EINVAL);
-      broadcast(c.qpn, {true, false});
-      return finish_command(0);
-    }
-    case abi::kCmdModifyQp: {
-      const auto m = abi::ModifyQp::decode(a);
-      if ((m.set & abi::ModifyQp::kState) && m.state == abi::kQpError) close_if_connected(m.qpn);
-      QpTable::Change change;
-      if (!qps_.modify(m, &change)) return finish_command(EINVAL);
-      broadcast(m.qpn, change);
-      return finish_command(0);
-    }
-    case abi::kCmdDestroyQp: {
-      const auto c = abi::DestroyQp::decode(a);
-      close_if_connected(c.qpn);
-      if (!qps_.destroy(c.qpn)) return finish_command(EINVAL);
-      broadcast(c.qpn, {true, false});
-      return finish_command(0);
-    }
-    case abi::kCmdWriteStag: {
-      const auto w = abi::WriteStag::decode(a);
-      SmtEntry e;
-      e.state = SmtEntry::State::kValid;
-      e.key = w.key;
-      e.type = SmtEntry::Type(w.type);
-      e.access = w.access;
-      e.pd = w.pd;
-      e.base_to = w.base_to;
-      e.length = w.length;
-      e.pbl_first = w.pbl_first;
-      e.pbl_count = w.pbl_count;
-      e.page_shift = w.page_shift;
-      e.first_page_offset = w.first_page_offset;
-      e.phys_base = w.phys_base;
-      return finish_command(xlat_.write_smt(w.index, e) ? 0 : EINVAL);
-    }
-    case abi::kCmdInvalidateStag: {
-      const uint32_t stag = abi::InvalidateStag::decode(a).stag;
-      return finish_command(xlat_.invalidate(stag) ? 0 : EINVAL);
-    }
-    case abi::kCmdFreeStag: {
-      const auto f = abi::FreeStag::decode(a);
-      return finish_command(xlat_.free(f.index) ? 0 : EINVAL);
-    }
-    case abi::kCmdLoadPbl: {
-      const auto l = abi::LoadPbl::decode(a);
-      const uint32_t first = l.first, count = l.count;
-      const bool extents = l.extents;
-      if (count == 0 || uint64_t(first) + count > xlat_.pbl_entries())
-        return finish_command(EINVAL);
-      const uint32_t stride = extents ? 16 : 8;
-      dmac_.read(l.list, count * stride,
-                 [this, first, count, extents, stride](DmacStatus st, std::vector<uint8_t>&& d) {
-                   if (st != DmacStatus::kOk) return finish_command(EIO);
-                   std::vector<PblEntry> entries(count);
-                   for (uint32_t i = 0; i < count; ++i) {
-                     std::memcpy(&entries[i].addr, d.data() + i * stride, 8);
-                     if (extents) std::memcpy(&entries[i].len, d.data() + i * stride + 8, 8);
-                   }
-                   finish_command(xlat_.write_pbl(first, entries) ? 0 : EINVAL);
-                 });
-      return;
-    }
-    default:
-      return finish_command(EINVAL);
-  }
+bool HostInterface::destroy_qp(uint32_t qpn) {
+  close_if_connected(qpn);
+  if (!qps_.destroy(qpn)) return false;
+  broadcast(qpn, {true, false});
+  return true;
 }
 
 void HostInterface::set_qp_state(uint32_t qpn, abi::QpState st) {
@@ -315,8 +229,7 @@ void HostInterface::close_if_connected(uint32_t qpn) {
 }
 
 std::string HostInterface::dump_state() const {
-  return fmt::format("  {}: mailbox {}, events pending {}\n", name(), cmd_busy_ ? "busy" : "idle",
-                     events_.size());
+  return fmt::format("  {}: events pending {}\n", name(), events_.size());
 }
 
 }  // namespace rnic

@@ -1,20 +1,18 @@
-// The RNIC Core's host interface (DESIGN.md §3.3): the command processor behind the BAR0
-// mailbox, the SQ/RQ/CQ doorbells of BAR2, the async event FIFO, the QP context (state machine
-// and attributes), the copy of WQEs from the BAR2 windows (or their DMA fetch from host-memory
-// rings) into the on-chip queues.
+// The RNIC Core's host interface (DESIGN.md §3.3): the SQ/RQ/CQ doorbells of BAR2, the async
+// event FIFO, the QP context (state machine and attributes) with its write port for the
+// firmware controller (QpContextPort: create, modify, destroy), the copy of WQEs from the BAR2
+// windows (or their DMA fetch from host-memory rings) into the on-chip queues. The command
+// queue is the firmware's (models/rnic/firmware/firmware.h).
 //
 // State (its own): the QP contexts and their state machine (QpTable, qp_table.h: QpCtx plus
-// doorbell counts and ring bases), the WQE fetches and copy-ins under way, the mailbox's busy
-// state, the event FIFO.
+// doorbell counts and ring bases), the WQE fetches and copy-ins under way, the event FIFO.
 // Channels (engine_msgs.h): takes QpErrorMsg (every engine) and CQ overflows (completion
 // engine); gives QpUpdate to the SQ, RX and read-response engines (every change of a QP's
-// context, in that order), SQ WQEs to the SQ engine and RQ WQEs to the RX engine. Writes the
-// xlat tables through xlat's table-write port and the CQ table through the completion
-// engine's.
+// context, in that order), SQ WQEs to the SQ engine and RQ WQEs to the RX engine.
 //
 // Timing, in core_clk cycles (C = core.*; all actions on a rising edge):
-//   Command processor  a mailbox command completes C.cmd_cycles after the CMD write (LOAD_PBL:
-//                      after its DMA read of the list as well); CMD_STATUS reads busy until then.
+//   QP writes          a firmware write of a QP context reaches the engines (QpUpdate) on the
+//                      edge the firmware completes the command.
 //   Doorbells          SQ/RQ: each new WQE is copied from the window into the on-chip queue in
 //                      ceil(128 / datapath) cycles; the SQ engine sees an SQ WQE after that.
 //                      Host-ring mode (CREATE_QP flag kQpHostRings): kRingFetchCycles after the
@@ -24,8 +22,7 @@
 //                      queue ceil(128 / datapath) cycles apart, as in MMIO mode. A failed read
 //                      moves the QP to ERROR with abi::kEvQpFatal.
 //   Errors             an engine's QpErrorMsg moves the QP to ERROR on the edge it arrives.
-// Depths: the mailbox takes one command at a time (a CMD written while busy is ignored and
-// logged); the event FIFO is not bounded (one entry per event).
+// Depths: the event FIFO is not bounded (one entry per event).
 #pragma once
 
 #include <deque>
@@ -40,11 +37,10 @@
 #include "models/rnic/engine_msgs.h"
 #include "models/rnic/qp_table.h"
 #include "models/rnic/rnic_regs.h"
-#include "models/rnic/xlat_channel.h"
 
 namespace rnic {
 
-class HostInterface : public sc_core::sc_module, public RegListener {
+class HostInterface : public sc_core::sc_module, public RegListener, public QpContextPort {
  public:
   static constexpr uint64_t kRingFetchCycles = 1;  // doorbell -> WQE fetch read requested
   // MSI-X message data of the async events (a CQ's completion event is the completion
@@ -52,16 +48,19 @@ class HostInterface : public sc_core::sc_module, public RegListener {
   static constexpr uint32_t kAsyncVector = 0;
 
   HostInterface(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac, RnicRegs& regs,
-                XlatChannel& xlat, CompletionEngine& completion, const ProbeFn& probe,
-                StatRegistry& stats, const std::string& stat_group);
+                CompletionEngine& completion, const ProbeFn& probe, StatRegistry& stats,
+                const std::string& stat_group);
 
   // RegListener
   void sq_doorbell(uint32_t qp, uint64_t producer) override;
   void rq_doorbell(uint32_t qp, uint64_t producer) override;
   void cq_doorbell(uint32_t qp, uint64_t value) override;
-  void command(uint32_t op, const uint32_t* args) override;
   uint32_t qp_state(uint32_t qp) const override;
   uint32_t pop_event() override;
+  // QpContextPort
+  bool create_qp(const abi::CreateQp& c) override;
+  bool modify_qp(const abi::ModifyQp& m) override;
+  bool destroy_qp(uint32_t qpn) override;
 
   struct In {
     Channel<QpErrorMsg> error;
@@ -91,8 +90,6 @@ class HostInterface : public sc_core::sc_module, public RegListener {
     uint64_t copy_free_ps[2] = {0, 0};
   };
 
-  void run_command(uint32_t op, std::vector<uint32_t> a);
-  void finish_command(uint32_t result, uint32_t value = 0);
   void push_event(abi::AsyncEvent t, uint32_t num);
   void set_qp_state(uint32_t qpn, abi::QpState s);
   void broadcast(uint32_t qpn, QpTable::Change change);
@@ -114,16 +111,14 @@ class HostInterface : public sc_core::sc_module, public RegListener {
   ClockDomain clk_;
   RnicDmac& dmac_;
   RnicRegs& regs_;
-  XlatChannel& xlat_;
   CompletionEngine& completion_;
   ProbeTap mark_;
   EventQueue eq_{"eq"};
   QpTable qps_;
   std::vector<Copy> copy_;
-  bool cmd_busy_ = false;
   std::deque<uint32_t> events_;
 
-  Counter &commands_, &events_raised_, &wqe_fetches_, &wqe_fetch_errors_;
+  Counter &events_raised_, &wqe_fetches_, &wqe_fetch_errors_;
 };
 
 }  // namespace rnic

@@ -2,8 +2,8 @@
 // creation checked against the card's limits and the CQs in use, attribute changes, state
 // changes and what each means for the engines (QpUpdate: reset, the queues start over; flush,
 // the QP entered ERROR and its work completes flushed), destruction, and which doorbells are
-// taken. The host interface (host_if.h) runs the commands and doorbells through it and tells
-// the engines each change.
+// taken. The host interface (host_if.h) holds it, applies the firmware's writes (QpContextPort)
+// and the doorbells through it, and tells the engines each change.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +15,17 @@
 #include "models/rnic/engine_msgs.h"
 
 namespace rnic {
+
+// The QP contexts' write port, as the firmware controller reaches it: each answers at once
+// whether the write was taken (false: a QP number out of range or not in use, a CQ not in use,
+// a depth above the card's).
+class QpContextPort {
+ public:
+  virtual ~QpContextPort() = default;
+  virtual bool create_qp(const abi::CreateQp& c) = 0;
+  virtual bool modify_qp(const abi::ModifyQp& m) = 0;
+  virtual bool destroy_qp(uint32_t qpn) = 0;
+};
 
 class QpTable {
  public:

@@ -2,14 +2,16 @@
 
 namespace rnic {
 
-RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-                   RnicDmac& dmac, RnicRegs& regs, efe::Efe& efe, StatRegistry& stats,
-                   const RxParseFactory& rx_parse, const XlatFactory& xlat)
+RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const FirmwareConfig& fw,
+                   const MacConfig& mac, RnicDmac& dmac, RnicRegs& regs, efe::Efe& efe,
+                   StatRegistry& stats, const RxParseFactory& rx_parse, const XlatFactory& xlat)
     : sc_core::sc_module(n),
       xlat_(
           xlat("xlat", size_t(cfg.stags), size_t(cfg.pbl_entries), ClockDomain::mhz(cfg.clk_mhz))),
       completion_("completion", cfg, dmac, regs, stats, name()),
-      host_("host_if", cfg, dmac, regs, *xlat_, completion_, probe, stats, name()),
+      host_("host_if", cfg, dmac, regs, completion_, probe, stats, name()),
+      firmware_("firmware", fw, uint32_t(cfg.cqs), dmac, regs, {*xlat_, completion_.table(), host_},
+                probe, stats, std::string(name()) + ".firmware"),
       sq_("sq", cfg, mac, dmac, *xlat_, efe, completion_, probe, stats, name()),
       rx_("rx", cfg, dmac, *xlat_, efe, completion_, rx_parse, probe, stats, name()),
       responses_("read_response", cfg, sq_.max_payload(true)) {
@@ -62,7 +64,7 @@ void RnicCore::trace(TraceSink& t) const {
 }
 
 std::string RnicCore::dump_state() const {
-  return host_.dump_state() + sq_.dump_state() + rx_.dump_state();
+  return firmware_.dump_state() + host_.dump_state() + sq_.dump_state() + rx_.dump_state();
 }
 
 }  // namespace rnic

@@ -30,6 +30,7 @@
 #include "models/rnic/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac.h"
 #include "models/rnic/engine_msgs.h"
+#include "models/rnic/firmware/firmware.h"
 #include "models/rnic/host_if.h"
 #include "models/rnic/read_response_engine.h"
 #include "models/rnic/rnic_regs.h"
@@ -46,8 +47,8 @@ class RnicCore : public sc_core::sc_module {
   static constexpr uint32_t kAsyncVector = HostInterface::kAsyncVector;
   using Probe = CoreProbe;
 
-  RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac, RnicDmac& dmac,
-           RnicRegs& regs, efe::Efe& efe, StatRegistry& stats,
+  RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const FirmwareConfig& fw,
+           const MacConfig& mac, RnicDmac& dmac, RnicRegs& regs, efe::Efe& efe, StatRegistry& stats,
            const RxParseFactory& rx_parse = rx_parse_model_factory(),
            const XlatFactory& xlat = xlat_model_factory());
 
@@ -66,6 +67,7 @@ class RnicCore : public sc_core::sc_module {
   std::unique_ptr<XlatChannel> xlat_;
   CompletionEngine completion_;
   HostInterface host_;
+  Firmware firmware_;
   SqEngine sq_;
   RxEngine rx_;
   ReadResponseEngine responses_;

@@ -27,7 +27,6 @@ struct CoreConfig {
   int64_t sched_cycles = 2;         // cycles the SQ engine spends per segment it issues
   int64_t rx_parse_cycles = 2;      // cycles from a segment's arrival to its header checked
   int64_t cqe_cycles = 2;           // cycles to form a CQE before its DMA write
-  int64_t cmd_cycles = 200;         // cycles the command processor spends per mailbox command
   // Fault injection (tests): the card drops every inbound Read Request without answering it.
   int64_t fault_drop_read_requests = 0;
 
@@ -59,7 +58,6 @@ struct CoreConfig {
     p.i("sched_cycles", sched_cycles, "cycles", 1, 1000, "SQ engine cycles per segment");
     p.i("rx_parse_cycles", rx_parse_cycles, "cycles", 1, 1000, "segment arrival to header checked");
     p.i("cqe_cycles", cqe_cycles, "cycles", 1, 1000, "forming a CQE before its DMA write");
-    p.i("cmd_cycles", cmd_cycles, "cycles", 1, 1000000, "per mailbox command");
     p.i("fault_drop_read_requests", fault_drop_read_requests, "flag", 0, 1,
         "fault injection: inbound Read Requests are dropped unanswered (1)");
   }

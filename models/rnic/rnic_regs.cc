@@ -11,6 +11,20 @@ RnicRegs::RnicRegs(const CoreConfig& c) : cfg_(c), qp_(size_t(c.qps)) {}
 bool RnicRegs::find(int bar, uint64_t off, uint32_t len, Reg* r) const {
   if (len == 0 || len > 8) return false;
   if (bar == 0) {
+    if (off >= reg::kCmdDone && off < reg::kCmdDone + 8 * reg::kCmdSlots) {
+      const uint64_t base = off & ~7ull;
+      if (off + len > base + 8) return false;
+      *r = {base, 8, true, false, cmd_done_[(base - reg::kCmdDone) / 8]};
+      return true;
+    }
+    if (off >= reg::kCmdQueue && off < reg::kCmdQueue + sizeof(cmd_slots_)) {
+      const uint64_t base = off & ~3ull;
+      if (off + len > base + 4) return false;
+      uint32_t v;
+      std::memcpy(&v, cmd_slots_.data() + (base - reg::kCmdQueue), 4);
+      *r = {base, 4, false, true, v};
+      return true;
+    }
     const uint64_t base = off & ~3ull;
     if (off + len > base + 4) return false;
     uint64_t v;
@@ -64,23 +78,14 @@ bool RnicRegs::find(int bar, uint64_t off, uint32_t len, Reg* r) const {
         v = msi_addr_ >> 32;
         wr = true;
         break;
-      case reg::kCmd:
-        v = 0;
-        rd = false;
+      case reg::kCmdProducer:
+        v = cmd_producer_;
         wr = true;
         break;
-      case reg::kCmdStatus:
-        v = cmd_status_;
-        break;
-      case reg::kCmdResult:
-        v = cmd_result_;
+      case reg::kCmdConsumer:
+        v = cmd_consumer_;
         break;
       default:
-        if (base >= reg::kCmdArgs && base < reg::kCmdArgs + 4 * reg::kCmdArgCount) {
-          v = cmd_args_[(base - reg::kCmdArgs) / 4];
-          wr = true;
-          break;
-        }
         return false;
     }
     *r = {base, 4, rd, wr, v};
@@ -124,8 +129,8 @@ const uint8_t* RnicRegs::window_slot(uint32_t qp, bool rq, uint32_t slot) {
   return w.data() + ((rq ? reg::kWindowSlots : 0) + slot % reg::kWindowSlots) * kWqeBytes;
 }
 
-// The WQE windows and the command arguments take writes of any length inside them (the host
-// writes whole 64-byte lines there).
+// The WQE windows and the command queue take writes of any length inside them (the host writes
+// whole 64-byte lines there).
 bool RnicRegs::window_write(uint64_t off, const uint8_t* data, uint32_t len) {
   const uint64_t qp = off / reg::kQpPage, o = off % reg::kQpPage;
   const uint64_t span = reg::kWindowSlots * kWqeBytes;
@@ -143,9 +148,8 @@ bool RnicRegs::window_write(uint64_t off, const uint8_t* data, uint32_t len) {
 
 bool RnicRegs::reg_write(int bar, uint64_t off, const uint8_t* data, uint32_t len) {
   if (bar == 2 && off % reg::kQpPage >= reg::kSqWindow) return window_write(off, data, len);
-  if (bar == 0 && len > 8 && off >= reg::kCmdArgs && off % 4 == 0 &&
-      off + len <= reg::kCmdArgs + 4 * reg::kCmdArgCount) {
-    std::memcpy(reinterpret_cast<uint8_t*>(cmd_args_) + (off - reg::kCmdArgs), data, len);
+  if (bar == 0 && off >= reg::kCmdQueue && off + len <= reg::kCmdQueue + sizeof(cmd_slots_)) {
+    std::memcpy(cmd_slots_.data() + (off - reg::kCmdQueue), data, len);
     return true;
   }
   Reg r;
@@ -181,12 +185,10 @@ void RnicRegs::store(int bar, const Reg& r, uint64_t v) {
       case reg::kMsiAddrHi:
         msi_addr_ = (msi_addr_ & 0xFFFFFFFFull) | (v << 32);
         break;
-      case reg::kCmd:
-        if (listener_) listener_->command(uint32_t(v), cmd_args_);
+      case reg::kCmdProducer:
+        cmd_producer_ = uint32_t(v);
+        if (cmd_listener_) cmd_listener_->command_doorbell(cmd_producer_);
         break;
-      default:
-        if (r.base >= reg::kCmdArgs && r.base < reg::kCmdArgs + 4 * reg::kCmdArgCount)
-          cmd_args_[(r.base - reg::kCmdArgs) / 4] = uint32_t(v);
     }
     return;
   }

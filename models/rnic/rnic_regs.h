@@ -6,6 +6,7 @@
 // (counted by the PCIe I/F around this block).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -16,17 +17,23 @@
 
 namespace rnic {
 
-// What the register file starts in the core: doorbells, commands; and what it reads from it.
+// What the register file starts in the core: doorbells; and what it reads from it.
 class RegListener {
  public:
   virtual ~RegListener() = default;
   virtual void sq_doorbell(uint32_t qp, uint64_t producer) = 0;
   virtual void rq_doorbell(uint32_t qp, uint64_t producer) = 0;
   virtual void cq_doorbell(uint32_t qp, uint64_t value) = 0;
-  virtual void command(uint32_t op, const uint32_t* args) = 0;
   virtual uint32_t qp_state(uint32_t qp) const = 0;
   // The next async event (reg::kEvent format), or 0 when there is none.
   virtual uint32_t pop_event() = 0;
+};
+
+// Who takes the command queue's producer writes (the firmware controller).
+class CommandQueueListener {
+ public:
+  virtual ~CommandQueueListener() = default;
+  virtual void command_doorbell(uint32_t producer) = 0;
 };
 
 class RnicRegs : public pcie::RegisterTarget {
@@ -38,13 +45,19 @@ class RnicRegs : public pcie::RegisterTarget {
   uint64_t sq_doorbell(uint32_t qp) const { return qp_[qp].sq_db; }
   uint64_t rq_doorbell(uint32_t qp) const { return qp_[qp].rq_db; }
   void set_listener(RegListener* l) { listener_ = l; }
+  void set_command_listener(CommandQueueListener* l) { cmd_listener_ = l; }
   // A WQE slot of a QP's SQ or RQ window as the host last wrote it (kWqeBytes bytes).
   const uint8_t* window_slot(uint32_t qp, bool rq, uint32_t slot);
-  // The mailbox's state, set by the core.
-  void set_cmd_status(bool busy, uint32_t result, uint32_t value = 0) {
-    cmd_status_ = (busy ? 1u << 31 : 0) | (result & 0xFF);
-    cmd_result_ = value;
+  // The command queue, as the firmware sees it: a slot's 64 bytes as the host last wrote them,
+  // and a command's completion (its completion word written, the consumer count advanced).
+  const uint8_t* cmd_slot(uint32_t slot) const {
+    return cmd_slots_.data() + (slot % reg::kCmdSlots) * reg::kCmdSlotBytes;
   }
+  void complete_command(uint32_t slot, uint64_t word) {
+    cmd_done_[slot % reg::kCmdSlots] = word;
+    ++cmd_consumer_;
+  }
+  uint32_t cmd_producer() const { return cmd_producer_; }
   uint64_t msi_addr() const { return msi_addr_; }
   // Sets interrupt causes; returns whether any of them is enabled in INT_MASK.
   bool raise(uint32_t cause) {
@@ -72,12 +85,14 @@ class RnicRegs : public pcie::RegisterTarget {
 
   CoreConfig cfg_;
   uint32_t control_ = 0, int_cause_ = 0, int_mask_ = 0, scratch_ = 0;
-  uint32_t cmd_args_[reg::kCmdArgCount] = {};
-  uint32_t cmd_status_ = 0, cmd_result_ = 0;
+  std::array<uint8_t, reg::kCmdSlots * reg::kCmdSlotBytes> cmd_slots_{};
+  std::array<uint64_t, reg::kCmdSlots> cmd_done_{};
+  uint32_t cmd_producer_ = 0, cmd_consumer_ = 0;
   uint64_t msi_addr_ = 0;
   std::vector<QpRegs> qp_;
   std::unordered_map<uint32_t, std::vector<uint8_t>> windows_;  // per QP: SQ then RQ slots
   RegListener* listener_ = nullptr;
+  CommandQueueListener* cmd_listener_ = nullptr;
 };
 
 }  // namespace rnic

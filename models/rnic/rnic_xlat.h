@@ -84,7 +84,7 @@ class RnicXlat {
 };
 
 // rnic_xlat as the card holds it: the SMT and PBLMT live in the block (as the RTL's memories
-// will) and are written only through its table-write port (the command processor's WRITE_STAG,
+// will) and are written only through its table-write port (the firmware's REG_MR, WRITE_STAG,
 // INVALIDATE_STAG, FREE_STAG and LOAD_PBL, and the RX engine's Send with Invalidate); the
 // engines translate through it. A write counts for requests made after it.
 class XlatBlock {

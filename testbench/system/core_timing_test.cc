@@ -179,17 +179,16 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
     EXPECT_EQ(sent, ready) << "the EFE has room";
     const uint64_t frame_len = 14 + 20 + f.ddp.size();
     const uint64_t dp = uint64_t(cfg.core.datapath_bytes);
-    EXPECT_EQ(first_bit - sent, (efe::Efe::kTxCycles + (frame_len + dp - 1) / dp - 1 +
-                                 uint64_t(cfg.mac.tx_cycles)) *
-                                    c);
+    EXPECT_EQ(
+        first_bit - sent,
+        (efe::Efe::kTxCycles + (frame_len + dp - 1) / dp - 1 + uint64_t(cfg.mac.tx_cycles)) * c);
     const uint64_t byte_ps = cl.link(0).byte_ps();
     const uint64_t last_bit = first_bit + (8 + std::max<uint64_t>(frame_len, 60) + 4) * byte_ps +
                               uint64_t(cfg.link.prop_ns) * 1000;
     const ClockDomain clk = ClockDomain::mhz(cfg.core.clk_mhz);
     // FCS at the next edge + 1 cycle, rx_cycles, the EFE's kRxCycles; the RX engine starts on
     // that edge.
-    EXPECT_EQ(rx, clk.edge_after(last_bit,
-                                 1 + uint64_t(cfg.mac.rx_cycles) + efe::Efe::kRxCycles));
+    EXPECT_EQ(rx, clk.edge_after(last_bit, 1 + uint64_t(cfg.mac.rx_cycles) + efe::Efe::kRxCycles));
     EXPECT_EQ(checked - rx, uint64_t(cfg.core.rx_parse_cycles) * c);
     EXPECT_EQ(place - checked, (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
     EXPECT_GT(in_mem, place);
@@ -304,26 +303,35 @@ void run_one_wr(Cluster& cl, Endpoint ep[2], ibv_wr_opcode op, uint32_t key_flip
   });
 }
 
-// Command processor: every mailbox command completes core.cmd_cycles after its CMD write,
-// LOAD_PBL (one per registered MR) later, after its DMA read of the list.
-TEST_F(CoreTiming, CommandsCompleteCmdCyclesAfterTheirWrite) {
+// Firmware: every command completes firmware.dispatch_cycles + its handler's cycles after its
+// producer write (the driver waits for each, so none queues); REG_MR (one per registered MR)
+// later, after its DMA read of the list and one firmware.pbl_entry_cycles per page.
+TEST_F(CoreTiming, CommandsCompleteTheirHandlerCyclesAfterTheProducerWrite) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   Probes pr;
   pr.attach(cl.nodes[0]->core);
   Endpoint ep[2];
   run_pair(cl, ep, 0, [](Endpoint&, const PeerInfo&) {});
-  // Create CQ, LOAD_PBL, WRITE_STAG, create QP, 3 × modify QP.
-  ASSERT_EQ(pr.count(Probe::kCommand), 7u);
-  ASSERT_EQ(pr.count(Probe::kCommandDone), 7u);
-  int longer = 0;
-  for (size_t i = 0; i < 7; ++i) {
+  // Create CQ, REG_MR, create QP, 3 x modify QP.
+  ASSERT_EQ(pr.count(Probe::kCommand), 6u);
+  ASSERT_EQ(pr.count(Probe::kCommandDone), 6u);
+  const uint64_t f = ClockDomain::mhz(cfg.firmware.clk_mhz).period_ps;
+  const uint64_t d0 = uint64_t(cfg.firmware.dispatch_cycles);
+  const uint64_t handler[6] = {
+      d0 + uint64_t(cfg.firmware.cq_cycles), d0 + uint64_t(cfg.firmware.mr_cycles),
+      d0 + uint64_t(cfg.firmware.qp_cycles), d0 + uint64_t(cfg.firmware.qp_cycles),
+      d0 + uint64_t(cfg.firmware.qp_cycles), d0 + uint64_t(cfg.firmware.qp_cycles)};
+  for (size_t i = 0; i < 6; ++i) {
     const uint64_t d = pr.t(Probe::kCommandDone, i) - pr.t(Probe::kCommand, i);
-    if (d == uint64_t(cfg.core.cmd_cycles) * cycle()) continue;
-    EXPECT_GT(d, uint64_t(cfg.core.cmd_cycles) * cycle()) << "command " << i;
-    ++longer;
+    if (i == 1) {
+      // The endpoint's region: one page per 4 KiB, each one cycle, after the list's DMA read.
+      const uint64_t pages = (ep[0].cfg.buf_bytes + 4095) / 4096;
+      EXPECT_GT(d, (handler[i] + pages * uint64_t(cfg.firmware.pbl_entry_cycles)) * f) << "REG_MR";
+      continue;
+    }
+    EXPECT_EQ(d, handler[i] * f) << "command " << i;
   }
-  EXPECT_EQ(longer, 1) << "only LOAD_PBL waits for a DMA read";
 }
 
 // Doorbell: WQEs of one doorbell reach the on-chip SQ 8 cycles apart. SQ engine: a WQE's first

@@ -332,7 +332,7 @@ TEST_F(LocalErrors, FailedGatherReadCompletesLocQpOpErrAndSendsNothing) {
   EXPECT_GE(ur_reads, 1u);
 }
 
-// Host-ring WQE mode: a WQE fetch whose DMA read fails (here a QP created, through the mailbox,
+// Host-ring WQE mode: a WQE fetch whose DMA read fails (here a QP created, through a firmware command,
 // with its SQ ring in the device-reserved hole, which the root complex answers with UR) moves
 // the QP to ERROR with IBV_EVENT_QP_FATAL; nothing is sent and the other QP carries on.
 TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {

@@ -1,4 +1,4 @@
-// The card's own codes, as they appear in its registers, WQEs, CQEs and mailbox commands
+// The card's own codes, as they appear in its registers, WQEs, CQEs and firmware commands
 // (docs/registers.md). Where rdma-core has the same notion the card uses the same number, so a
 // register or ring dump reads familiarly; the verbs library still maps each code by name
 // (models/host/verbs/verbs.cc), never by cast, so the card's codes could change alone.

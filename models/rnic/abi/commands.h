@@ -1,7 +1,7 @@
-// The command mailbox's commands (docs/registers.md): one struct per command with named fields,
-// and its encoding into the CMD_ARG registers. The driver fills a struct and writes its
-// arguments (kArgs of them, each one MMIO write) and then CMD = kOp; the card's command
-// processor decodes the same struct from the registers. Nothing else knows an argument's index.
+// The command queue's commands (docs/firmware.md): one struct per command with named fields,
+// and its encoding into a queue slot's argument words (words 1-15; word 0 holds kOp). The
+// driver fills a struct and writes the slot; the card's firmware decodes the same struct from
+// it. Nothing else knows an argument's index.
 #pragma once
 
 #include <array>
@@ -12,7 +12,7 @@
 
 namespace rnic::abi {
 
-// Mailbox opcodes (the CMD register).
+// Command opcodes (word 0 of a queue slot, bits 7:0).
 enum Command : uint32_t {
   kCmdCreateCq = 1,
   kCmdDestroyCq = 2,
@@ -23,6 +23,7 @@ enum Command : uint32_t {
   kCmdInvalidateStag = 7,
   kCmdLoadPbl = 8,
   kCmdFreeStag = 9,
+  kCmdRegMr = 10,
 };
 
 namespace detail {
@@ -219,6 +220,28 @@ struct LoadPbl {
     return {first, count, detail::lo(list), detail::hi(list), extents ? 1u : 0u};
   }
   static LoadPbl decode(const uint32_t* a) { return {a[0], a[1], detail::u64(a, 2), a[4] != 0}; }
+};
+
+// REG_MR: LOAD_PBL and WRITE_STAG as one command. The firmware DMA-reads `stag.pbl_count`
+// entries from `list` into the PBLMT from `stag.pbl_first` (16-byte extents for a
+// scatter-gather handle, else 8-byte page addresses) and then writes the SMT entry.
+struct RegMr {
+  static constexpr Command kOp = kCmdRegMr;
+  static constexpr int kArgs = WriteStag::kArgs + 2;
+  WriteStag stag;
+  uint64_t list = 0;
+  bool extents() const { return stag.type == kStagSgHandle; }
+  std::array<uint32_t, kArgs> encode() const {
+    std::array<uint32_t, kArgs> a{};
+    const auto w = stag.encode();
+    for (int i = 0; i < WriteStag::kArgs; ++i) a[size_t(i)] = w[size_t(i)];
+    a[WriteStag::kArgs] = detail::lo(list);
+    a[WriteStag::kArgs + 1] = detail::hi(list);
+    return a;
+  }
+  static RegMr decode(const uint32_t* a) {
+    return {WriteStag::decode(a), detail::u64(a, WriteStag::kArgs)};
+  }
 };
 
 struct FreeStag {

@@ -1,5 +1,5 @@
 // The card's register map (docs/registers.md): BAR0 (kernel only: identification, control,
-// interrupts, events, MSI-X, the command mailbox) and BAR2 (one 4 KiB page per QP, mappable to a
+// interrupts, events, MSI-X, the command queue) and BAR2 (one 4 KiB page per QP, mappable to a
 // user process: doorbells, QP status, WQE windows). Registers are 32 bits (doorbells 64).
 #pragma once
 
@@ -24,13 +24,16 @@ constexpr uint64_t kEvent = 0x0040;      // RO, read pops: bit 31 valid, 30:24 a
                                          // 23:0 QP or CQ number
 constexpr uint64_t kMsiAddrLo = 0x0050;  // RW MSI-X message address, low 32 bits
 constexpr uint64_t kMsiAddrHi = 0x0054;  // RW MSI-X message address, high 32 bits
-constexpr uint64_t kCmdArgs = 0x1000;    // RW 16 x 32-bit command arguments
-constexpr uint32_t kCmdArgCount = 16;
-constexpr uint64_t kCmd = 0x1040;        // WO command opcode: writing starts the command
-constexpr uint64_t kCmdStatus = 0x1044;  // RO bit 31 busy, 7:0 result (0 or an errno)
-constexpr uint64_t kCmdResult = 0x1048;  // RO the command's result value
+// The command queue (docs/firmware.md): the driver writes commands into slots, then the
+// producer count; the firmware completes them in order and writes each one's completion word.
+constexpr uint64_t kCmdProducer = 0x1000;  // RW 32: commands posted (free-running count)
+constexpr uint64_t kCmdConsumer = 0x1004;  // RO 32: commands completed (free-running count)
+constexpr uint64_t kCmdQueue = 0x2000;     // WO kCmdSlots x 64 B: command n in slot n % kCmdSlots
+constexpr uint32_t kCmdSlots = 16;
+constexpr uint32_t kCmdSlotBytes = 64;
+constexpr uint64_t kCmdDone = 0x2400;  // RO kCmdSlots x 64 bit completion words (cmd_done_*)
 // Interrupt causes (INT_CAUSE / INT_MASK bits)
-constexpr uint32_t kIntAsyncEvent = 1 << 0, kIntCompletion = 1 << 1;
+constexpr uint32_t kIntAsyncEvent = 1 << 0, kIntCompletion = 1 << 1, kIntCommand = 1 << 2;
 constexpr uint32_t kIdValue = 0x524E4943;
 constexpr uint32_t kVersionValue = 0x00000100;
 // BAR2, per-QP page
@@ -44,6 +47,22 @@ constexpr uint64_t kSqWindow = 0x400;    // WO 8 WQE slots of 128 B (slot = inde
 constexpr uint64_t kRqWindow = 0x800;    // WO 8 WQE slots of 128 B
 constexpr uint32_t kWindowSlots = 8;
 constexpr uint64_t kCqArm = 1ull << 63, kCqSolicitedOnly = 1ull << 62;
+// MSI-X message data: 0 async events, 1 + CQ number an armed CQ's completion event, 1 + CAP_CQ a
+// command's completion (a command posted with kCmdFlagInterrupt).
+constexpr uint32_t kAsyncVector = 0;
+inline uint32_t cmd_vector(uint32_t cqs) { return 1 + cqs; }
+// A command slot's word 0: opcode and flags; words 1-15 its arguments.
+constexpr uint32_t kCmdArgCount = 15;
+constexpr uint32_t kCmdFlagInterrupt = 1u << 8;  // raise kIntCommand when it completes
+// A completion word: 15:0 the command's sequence number (its producer count, that is its
+// index + 1, low 16 bits), 23:16 result (0 or an errno), 31:24 opcode, 63:32 result value.
+inline uint16_t cmd_done_seq(uint64_t w) { return uint16_t(w); }
+inline uint32_t cmd_done_result(uint64_t w) { return uint32_t(w >> 16) & 0xFF; }
+inline uint32_t cmd_done_value(uint64_t w) { return uint32_t(w >> 32); }
+inline uint64_t cmd_done_word(uint32_t seq, uint32_t op, uint32_t result, uint32_t value) {
+  return (seq & 0xFFFFu) | uint64_t(result & 0xFF) << 16 | uint64_t(op & 0xFF) << 24 |
+         uint64_t(value) << 32;
+}
 }  // namespace reg
 
 }  // namespace rnic

@@ -1,0 +1,105 @@
+// The firmware controller (DESIGN.md §3.3): an embedded processor on the card that runs the
+// command queue's commands (docs/firmware.md). The driver writes commands into the queue's
+// slots in BAR0 and the producer count; the firmware takes each new command, runs its handler
+// and writes the card's tables only through their write ports: the SMT and PBLMT through
+// xlat's (XlatChannel), the CQ table through the completion engine's (CompletionLogic), the QP
+// contexts through the host interface's (QpContextPort). It then writes the command's
+// completion word, advances the consumer count and, when the command asks, raises kIntCommand
+// (MSI-X data reg::cmd_vector(core.cqs)).
+//
+// State (its own): the commands taken and not yet completed, in queue order; whether the
+// processor is busy.
+//
+// Timing, in firmware.clk_mhz cycles (F = firmware.*; all actions on a rising edge):
+//   A command is taken at the producer write. The processor runs one piece of work at a time:
+//     handler    F.dispatch_cycles + the command's handler cycles (F.cq_cycles, F.qp_cycles,
+//                F.mr_cycles); REG_MR and LOAD_PBL then DMA-read their list
+//     entries    after the list's data is in: count x F.pbl_entry_cycles (page addresses) or
+//                count x F.extent_entry_cycles (extents)
+//   A command completes (its table writes, completion word, consumer count, interrupt) on the
+//   edge its last piece ends, and never before the command ahead of it.
+//   One at a time (F.pipelined false): the next command's handler starts when the one ahead has
+//   completed. Pipelined: the processor takes the next command's handler while one waits for
+//   its DMA read; a command whose list has arrived goes ahead of a new handler.
+// Depths: kCmdSlots commands posted and not completed. A producer write that goes backwards or
+// posts more than that is ignored, logged and counted (firmware.bad_doorbells).
+#pragma once
+
+#include <array>
+#include <deque>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "models/common/event_queue.h"
+#include "models/common/stats.h"
+#include "models/rnic/abi/regs.h"
+#include "models/rnic/completion_engine.h"
+#include "models/rnic/dmac.h"
+#include "models/rnic/engine_msgs.h"
+#include "models/rnic/firmware/firmware_params.h"
+#include "models/rnic/qp_table.h"
+#include "models/rnic/rnic_regs.h"
+#include "models/rnic/xlat_channel.h"
+
+namespace rnic {
+
+class Firmware : public sc_core::sc_module, public CommandQueueListener {
+ public:
+  // The tables' write ports.
+  struct Ports {
+    XlatChannel& xlat;
+    CompletionLogic& cqs;
+    QpContextPort& qps;
+  };
+
+  Firmware(sc_core::sc_module_name n, const FirmwareConfig& cfg, uint32_t cq_count, RnicDmac& dmac,
+           RnicRegs& regs, Ports ports, const ProbeFn& probe, StatRegistry& stats,
+           const std::string& stat_group);
+
+  // MSI-X message data of a command's completion interrupt.
+  uint32_t vector() const { return vector_; }
+
+  // CommandQueueListener
+  void command_doorbell(uint32_t producer) override;
+
+  std::string dump_state() const;
+
+ private:
+  enum class Stage { kNew, kDma, kData, kReady };
+  struct Cmd {
+    uint32_t seq = 0;  // producer count that posted it (index + 1)
+    uint32_t op = 0, flags = 0;
+    std::array<uint32_t, reg::kCmdArgCount> a{};
+    Stage stage = Stage::kNew;
+    uint32_t result = 0, value = 0;
+    std::vector<uint8_t> data;  // REG_MR / LOAD_PBL: the list
+  };
+
+  void kick();
+  void handler_done(uint32_t seq);
+  void entries_done(uint32_t seq);
+  void retire();
+  uint32_t apply(const Cmd& c);
+  uint64_t handler_cycles(uint32_t op) const;
+  uint64_t entry_cycles(const Cmd& c) const;
+  Cmd* find(uint32_t seq);
+  uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
+
+  FirmwareConfig cfg_;
+  ClockDomain clk_;
+  uint32_t vector_;
+  RnicDmac& dmac_;
+  RnicRegs& regs_;
+  Ports ports_;
+  ProbeTap mark_;
+  EventQueue eq_{"eq"};
+  std::deque<Cmd> cmds_;  // taken, not completed, in queue order
+  uint32_t taken_ = 0;    // producer count taken
+  uint32_t done_ = 0;     // commands completed
+  bool busy_ = false;
+
+  Counter &commands_, &errors_, &bad_doorbells_, &busy_cycles_;
+};
+
+}  // namespace rnic
