@@ -16,6 +16,7 @@
 #include "sim/runner.h"
 #include "sim/scenario.h"
 #include "sim/traffic/efe_experiments.h"
+#include "sim/traffic/memory_experiments.h"
 #include "sim/traffic/perftest.h"
 
 namespace {
@@ -43,6 +44,7 @@ int sc_main(int argc, char** argv) {
   sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_THROW);
   rnic::traffic::register_perftests();
   rnic::traffic::register_efe_experiments();
+  rnic::traffic::register_memory_experiments();
   CLI::App app{
       "rnicsim: cycle-accurate simulator of an RDMA NIC (iWARP RNIC with an Ether Forwarding "
       "Engine)"};
