@@ -213,8 +213,8 @@ void Cluster::run(const std::vector<Program>& programs) {
           n.hc.mem, n.cfg.host, uint64_t(cfg.sim.seed) * 7919 + uint64_t(n.index), pid_++);
     host::Process* proc = n.proc.get();
     threads.emplace_back(fmt::format("{}_proc{}_{}", n.name(), proc->pid(), runs_++),
-                         [&n, proc, fn = pr.fn] {
-                           host::bind_current_process({&n.driver, proc});
+                         [&n, proc, fn = pr.fn, priv = pr.privileged] {
+                           host::bind_current_process({&n.driver, proc, priv});
                            fn();
                            host::unbind_current_process();
                          });

@@ -91,6 +91,7 @@ class Cluster {
   struct Program {
     int node;
     std::function<void()> fn;
+    bool privileged = false;  // a kernel consumer: may register physical regions
   };
   // Runs every program and simulates until each has returned and the system is quiet, with the
   // watchdog, Ctrl-C and progress of sim/run_control.h. Throws HungError, InterruptedError.

@@ -380,13 +380,41 @@ int Driver::reg_sg_mr(Process& p, uint32_t pd,
   return rc;
 }
 
+int Driver::reg_phys_mr(uint32_t pd, uint64_t pa, uint64_t len, uint32_t access, MrInfo* out) {
+  if (len == 0 || pa + len < pa || pa + len > mem_.size()) return EINVAL;
+  ioctl_enter();
+  uint32_t idx = 0;
+  for (uint32_t i = 1; i < stag_used_.size() && !idx; ++i)
+    if (!stag_used_[i]) idx = i;
+  int rc = ENOMEM;
+  if (idx) {
+    abi::WriteStag w;
+    w.index = idx;
+    w.key = ++stag_key_[idx];
+    w.type = abi::kStagPhysical;
+    w.access = to_card_access(access);
+    w.pd = pd;
+    w.base_to = pa;
+    w.length = len;
+    w.phys_base = pa;
+    stag_used_[idx] = true;
+    rc = command(w);
+    if (rc == 0)
+      *out = {abi::make_stag(idx, w.key), 0, 0};
+    else
+      stag_used_[idx] = false;
+  }
+  ioctl_exit();
+  return rc;
+}
+
 int Driver::dereg_mr(const MrInfo& mr) {
   ioctl_enter();
   const uint32_t idx = abi::stag_index(mr.lkey);
   const int rc = command(abi::FreeStag{idx});
   if (rc == 0) {
     stag_used_[idx] = false;
-    free_range(pbl_free_, mr.pbl_first, mr.pbl_count);
+    if (mr.pbl_count) free_range(pbl_free_, mr.pbl_first, mr.pbl_count);
   }
   ioctl_exit();
   return rc;

@@ -96,6 +96,10 @@ class Driver {
   static constexpr size_t kMaxSgRegions = 256;
   int reg_sg_mr(Process& p, uint32_t pd, const std::vector<std::pair<uint64_t, uint64_t>>& regions,
                 uint32_t access, MrInfo* out);
+  // A physical region (kernel callers only): [pa, pa + len) of host physical memory as one STag
+  // (type kStagPhysical) whose tagged offsets are the physical addresses. Refused with EINVAL:
+  // a length of 0, a range past the top of physical memory.
+  int reg_phys_mr(uint32_t pd, uint64_t pa, uint64_t len, uint32_t access, MrInfo* out);
   int dereg_mr(const MrInfo& mr);
 
   // Async events, in order (ibv_get_async_event blocks on async_event()).

@@ -27,6 +27,11 @@ struct CoreConfig {
   int64_t sched_cycles = 2;         // cycles the SQ engine spends per segment it issues
   int64_t rx_parse_cycles = 2;      // cycles from a segment's arrival to its header checked
   int64_t cqe_cycles = 2;           // cycles to form a CQE before its DMA write
+  // A Read Response whose DMA read fails (a hole that gives no completion, an Unsupported
+  // Request): "silent", the responder sends nothing for it, nor anything of its QP after it
+  // (the requester's Read Response timer ends the Read); "terminate", it answers the Read
+  // Request with a Terminate (RDMAP remote operation error, catastrophic to the stream).
+  std::string read_dma_error = "silent";
   // Fault injection (tests): the card drops every inbound Read Request without answering it.
   int64_t fault_drop_read_requests = 0;
 
@@ -58,6 +63,9 @@ struct CoreConfig {
     p.i("sched_cycles", sched_cycles, "cycles", 1, 1000, "SQ engine cycles per segment");
     p.i("rx_parse_cycles", rx_parse_cycles, "cycles", 1, 1000, "segment arrival to header checked");
     p.i("cqe_cycles", cqe_cycles, "cycles", 1, 1000, "forming a CQE before its DMA write");
+    p.s("read_dma_error", read_dma_error, {"silent", "terminate"},
+        "a Read Response whose DMA read fails: nothing sent (the requester's timer ends the "
+        "Read), or a Terminate");
     p.i("fault_drop_read_requests", fault_drop_read_requests, "flag", 0, 1,
         "fault injection: inbound Read Requests are dropped unanswered (1)");
   }

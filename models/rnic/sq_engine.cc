@@ -48,7 +48,10 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
           stats.group(g).counter("local_errors", "WRs", "WRs completed with a local error")),
       fetch_errors_(stats.group(g).counter(
           "fetch_errors", "segments",
-          "segments not sent: their payload's translation or DMA read failed")) {
+          "segments not sent: their payload's translation or DMA read failed")),
+      responses_unsent_(stats.group(g).counter(
+          "responses_unsent", "segments",
+          "Read Response segments dropped unsent: their DMA read failed (read_dma_error silent)")) {
   efe_.on_space = [this] { tx_emit(); };
   in.wqe.bind(eq_, [this](WqeMsg&& m) {
     if (!ctx_[m.qpn].valid) return;
@@ -408,6 +411,7 @@ void SqEngine::gather(TxSeg* s, std::vector<XlatChunk> chunks) {
           log::warn("{}: QP {} gather DMA read failed ({})", name(), s->qpn, to_string(st));
         qs_[s->qpn].halted = true;
         s->failed = true;
+        s->dma_failed = true;
         s->status = abi::kCqeLocQpOpError;
         s->why = {rdmap::Layer::kRdmap, 0, 0x00};  // local catastrophic
       } else {
@@ -448,7 +452,16 @@ void SqEngine::seg_failed(const TxSeg& s) {
     if (!s.first) send_terminate(qpn, {rdmap::Layer::kRdmap, 0, 0x00}, nullptr, {}, 0);
     told = !s.first;
     ev = s.status == abi::kCqeLocQpOpError ? abi::kEvQpFatal : kNoAsyncEvent;
+  } else if (s.kind == TxSeg::Kind::kResponse && s.dma_failed && cfg_.read_dma_error == "silent") {
+    // Nothing goes out for it, and the QP (halted) issues nothing more: its later responses
+    // wait behind this one until the requester's Read Response timer gives up on the Read.
+    ++responses_unsent_;
+    qs_[qpn].stuck = true;  // segments of the QP issued before the failure do not leave either
+    log::warn("{}: QP {} Read Response not sent: its DMA read failed", name(), qpn);
+    return;
   } else if (s.kind == TxSeg::Kind::kResponse) {
+    const rdmap::TermCause why =
+        s.dma_failed ? rdmap::TermCause{rdmap::Layer::kRdmap, 2, 0x07} : s.why;
     // The Terminate quotes the Read Request it cannot answer (its DDP and RDMAP headers).
     rdmap::Segment rq;
     rq.tagged = false;
@@ -459,7 +472,7 @@ void SqEngine::seg_failed(const TxSeg& s) {
     std::vector<uint8_t> bytes(rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
     rdmap::encode(rq, bytes.data());
     rdmap::encode(s.resp.rr, bytes.data() + rdmap::kUntaggedBytes);
-    send_terminate(qpn, s.why, &rq, bytes, 0);
+    send_terminate(qpn, why, &rq, bytes, 0);
   }
   ctx_[qpn].state = abi::kQpError;
   out.error->send({qpn, ev, told});
@@ -482,7 +495,7 @@ void SqEngine::tx_emit() {
     TxSeg& s = *tx_q_[i];
     if (!s.ready) break;
     const bool held = !held_.empty() && std::find(held_.begin(), held_.end(), s.dst) != held_.end();
-    if (!held && !s.terminate && (!ctx_[s.qpn].sends() || s.failed)) {
+    if (!held && !s.terminate && (!ctx_[s.qpn].sends() || s.failed || qs_[s.qpn].stuck)) {
       std::unique_ptr<TxSeg> gone = std::move(tx_q_[i]);
       tx_q_.erase(tx_q_.begin() + int64_t(i));
       count_peer(gone->dst, -1);

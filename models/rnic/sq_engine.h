@@ -36,8 +36,11 @@
 //                completes with IBV_WC_LOC_PROT_ERR (translation) or IBV_WC_LOC_QP_OP_ERR (DMA,
 //                with a QP fatal event) and the QP goes to ERROR; if segments of the message
 //                left before it, the peer gets a Terminate (RDMAP local catastrophic). A Read
-//                Response's failure answers its Read Request with a Terminate quoting it
-//                (docs/errors.md).
+//                Response whose translation fails answers its Read Request with a Terminate
+//                quoting it (docs/errors.md); one whose DMA read fails is, with
+//                C.read_dma_error "silent", dropped at its turn (core.responses_unsent): the QP
+//                stays in its state and sends nothing more, so its later responses wait behind
+//                it; with "terminate" it is answered with RDMAP / 2 / 0x07 quoting the request.
 // Depths: the transmit buffer C.tx_buffer_bytes payload bytes (segments wait in issue order);
 // per QP the SQ (C.max_qp_wr WQEs), ORD Read Requests, one offered Read Response segment; the
 // reset requests (one at a time: the RX engine stalls until each has gone).
@@ -113,6 +116,7 @@ class SqEngine : public sc_core::sc_module {
     // Its payload could not be fetched (translation or DMA read failed): it is never sent; its
     // WR completes with `status`, or its Read Request is answered with a Terminate for `why`.
     bool failed = false;
+    bool dma_failed = false;  // a DMA read of its payload failed (not its translation)
     uint8_t status = 0;
     rdmap::TermCause why{};
   };
@@ -124,6 +128,7 @@ class SqEngine : public sc_core::sc_module {
     bool offered = false;    // an offered Read Response segment waits
     bool more = false;       // more segments follow the last one offered
     bool halted = false;     // a segment's payload could not be fetched: nothing more is issued
+    bool stuck = false;      // a Read Response was dropped unsent: nothing more of the QP leaves
     bool resp_open = false;  // a Read Response is partly issued (its last segment is not)
     ReadResponseLogic::Segment offer;
   };
@@ -185,7 +190,8 @@ class SqEngine : public sc_core::sc_module {
   uint32_t queued_for(const MacAddr& m) const;
   std::map<MacAddr, std::deque<Unacked>> unacked_;  // per peer
 
-  Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_, &fetch_errors_;
+  Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_, &fetch_errors_,
+      &responses_unsent_;
 };
 
 }  // namespace rnic

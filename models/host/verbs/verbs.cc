@@ -291,6 +291,23 @@ ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access)
   return new_mr(pd, nullptr, total, info);  // tagged offsets from 0
 }
 
+ibv_mr* rnic_reg_phys_mr(ibv_pd* pd, uint64_t pa, size_t length, int access) {
+  if (!pd || ((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE))) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  if (!current().privileged) {
+    errno = EPERM;
+    return nullptr;
+  }
+  Driver::MrInfo info;
+  if (int rc = pd->context->drv->reg_phys_mr(pd->handle, pa, length, uint32_t(access), &info)) {
+    errno = rc;
+    return nullptr;
+  }
+  return new_mr(pd, reinterpret_cast<void*>(pa), length, info);
+}
+
 int ibv_dereg_mr(ibv_mr* mr) {
   const int rc = mr->context->drv->dereg_mr({mr->lkey, mr->pbl_first, mr->pbl_count});
   if (rc == 0) delete mr;

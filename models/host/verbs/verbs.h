@@ -313,6 +313,12 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access);
 // from region to region. ibv_dereg_mr deregisters it. NULL with errno EINVAL for no region,
 // more than 256, a 0-byte region or two that overlap.
 ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access);
+// Extension, privileged callers only (a kernel consumer; a thread bound with `privileged`): a
+// physical region. [pa, pa + length) of host physical memory, whatever it holds (memory of the
+// kernel or of any process, or a hole), becomes one MR whose tagged offsets are the physical
+// addresses (mr->addr is pa). NULL with errno EPERM for an unprivileged caller, EINVAL for a
+// length of 0 or a range past the top of physical memory.
+ibv_mr* rnic_reg_phys_mr(ibv_pd* pd, uint64_t pa, size_t length, int access);
 int ibv_dereg_mr(ibv_mr* mr);
 ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
                       int comp_vector);
@@ -381,6 +387,7 @@ void oob_clear();
 struct ProcessContext {
   Driver* drv = nullptr;
   Process* proc = nullptr;
+  bool privileged = false;  // may register physical regions (rnic_reg_phys_mr)
 };
 // Binds the calling SC_THREAD to a host and a process (the runner does this before a program).
 void bind_current_process(const ProcessContext& c);
