@@ -1,4 +1,5 @@
-// Experiments of the scatter-gather firmware and memory (docs/memory.md): sg_registration.
+// Experiments of the scatter-gather firmware and memory (docs/memory.md): sg_registration,
+// phys_scan.
 #include "sim/traffic/memory_experiments.h"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include "models/host/verbs/verbs.h"
 #include "sim/cluster.h"
 #include "sim/experiment.h"
+#include "sim/traffic/endpoint.h"
 
 namespace rnic::traffic {
 
@@ -77,6 +79,111 @@ int run_sg_registration(ExperimentContext& ctx) {
   return bad ? 1 : 0;
 }
 
+// node1's privileged thread registers the physical address space from 0 to the top of its
+// memory in windows of `window_mib`, one physical region at a time; node0 reads 64 B at each
+// window's start. A window is readable when the Read completes successfully. A Read that fails
+// (the requester's Read Response timer, or a Terminate) leaves both QPs in ERROR: the two sides
+// then close their endpoints and connect new ones. Adjacent windows of the same outcome merge.
+int run_phys_scan(ExperimentContext& ctx) {
+  Cluster cl(two_hosts(ctx.cfg), ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  const uint64_t window = uint64_t(ctx.get_int("window_mib")) << 20;
+  const uint64_t top = uint64_t(ctx.cfg.host.mem_mib) << 20;
+  EndpointConfig ec;
+  ec.buf_bytes = 4096;
+  ec.timeout = uint8_t(ctx.get_int("timeout"));
+  ec.retry_cnt = uint8_t(ctx.get_int("retry_cnt"));
+  struct Window {
+    uint64_t start, end;
+    bool readable;
+    ibv_wc_status status;
+  };
+  std::vector<Window> windows;
+  Oob oob;
+  Endpoint a, b;
+  const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+  int bad = 0;
+  auto connect = [&](Endpoint& e, int me) {
+    e.open(ec);
+    oob.put(1 - me, e.info());
+    e.connect(oob.get(me));
+  };
+  cl.run({{0,
+           [&] {
+             connect(a, 0);
+             for (uint64_t start = 0; start < top; start += window) {
+               const PeerInfo w = oob.get(0);
+               ibv_sge s{a.addr(), 64, a.mr->lkey};
+               ibv_send_wr r{};
+               r.wr_id = start;
+               r.sg_list = &s;
+               r.num_sge = 1;
+               r.opcode = IBV_WR_RDMA_READ;
+               r.send_flags = IBV_SEND_SIGNALED;
+               r.wr.rdma.remote_addr = w.addr;
+               r.wr.rdma.rkey = w.rkey;
+               ibv_send_wr* badwr = nullptr;
+               ibv_wc wc{};
+               if (ibv_post_send(a.qps[0], &r, &badwr) != 0) {
+                 ++bad;
+                 wc.status = IBV_WC_GENERAL_ERR;
+               } else {
+                 while (ibv_poll_cq(a.cq, 1, &wc) == 0) rnic_wait_cq(a.cq, RNIC_WAIT_FOREVER);
+               }
+               windows.push_back(
+                   {start, std::min(top, start + window), wc.status == IBV_WC_SUCCESS, wc.status});
+               PeerInfo done;
+               done.len = wc.status == IBV_WC_SUCCESS ? 1 : 0;
+               oob.put(1, done);
+               if (wc.status != IBV_WC_SUCCESS) {
+                 a.close();
+                 connect(a, 0);
+               }
+             }
+             a.close();
+           }},
+          {1,
+           [&] {
+             connect(b, 1);
+             for (uint64_t start = 0; start < top; start += window) {
+               const uint64_t len = std::min(top, start + window) - start;
+               ibv_mr* mr = rnic_reg_phys_mr(b.pd, start, len, access);
+               if (!mr) {
+                 ++bad;
+                 oob.put(0, {});
+                 oob.get(1);
+                 continue;
+               }
+               PeerInfo w;
+               w.addr = start;
+               w.rkey = mr->rkey;
+               oob.put(0, w);
+               const bool ok = oob.get(1).len == 1;
+               ibv_dereg_mr(mr);
+               if (!ok) {
+                 b.close();
+                 connect(b, 1);
+               }
+             }
+             b.close();
+           },
+           true}});
+  std::string table = fmt::format("{:>18} {:>18} {:>9}\n", "start", "end", "readable");
+  for (size_t i = 0; i < windows.size();) {
+    size_t j = i;
+    while (j + 1 < windows.size() && windows[j + 1].readable == windows[i].readable) ++j;
+    ctx.rows.push_back(
+        {{"start", windows[i].start}, {"end", windows[j].end}, {"readable", windows[i].readable}});
+    table += fmt::format("{:#18x} {:#18x} {:>9}\n", windows[i].start, windows[j].end,
+                         windows[i].readable ? "yes" : "no");
+    i = j + 1;
+  }
+  ctx.x = "start";
+  ctx.y = {"readable"};
+  ctx.summary = table + (bad ? "phys_scan: a registration or post FAILED" : "");
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 void register_memory_experiments() {
@@ -114,6 +221,27 @@ void register_memory_experiments() {
   };
   k.run = run_sg_registration;
   add_experiment_kind(std::move(k));
+
+  ExperimentKind ps;
+  ps.kind = "phys_scan";
+  ps.has_links = true;
+  ps.desc =
+      "the host's physical address space registered window by window as physical regions and "
+      "read remotely: which ranges are readable";
+  ps.keys = {
+      {"window_mib", ExpKey::kInt, "256", 1, 1 << 20, {}, "MiB", "window registered and read"},
+      {"timeout",
+       ExpKey::kInt,
+       "10",
+       0,
+       31,
+       {},
+       "",
+       "the reader's QP timeout (4.096 us x 2^timeout per try)"},
+      {"retry_cnt", ExpKey::kInt, "1", 0, 7, {}, "", "the reader's QP retry count"},
+  };
+  ps.run = run_phys_scan;
+  add_experiment_kind(std::move(ps));
 }
 
 }  // namespace rnic::traffic

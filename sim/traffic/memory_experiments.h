@@ -1,4 +1,5 @@
-// Experiments of the scatter-gather firmware and memory (docs/memory.md): sg_registration.
+// Experiments of the scatter-gather firmware and memory (docs/memory.md): sg_registration,
+// phys_scan.
 #pragma once
 
 namespace rnic::traffic {

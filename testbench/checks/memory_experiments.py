@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""The scatter-gather firmware issue's experiments (CI form). sg_registration as shipped: every
+"""The scatter-gather firmware issue's experiments (CI form). phys_scan as shipped: the preset's
+map, readable below 3 GiB and above 4 GiB to the top (16 GiB), the device-reserved window
+between not, as three merged rows. sg_registration as shipped: every
 point of 1-32 regions of 1, 2 and 4 KiB in both modes, every registration and deregistration
 succeeding (the run's exit code); one handle of N regions registers in less time than N MRs for
 N >= 2, and its time grows with N (pinning and walking each region's page); the time of one
@@ -33,4 +35,15 @@ for b in sizes:
     check(all(d > dsg[0] for d in dper[1:]), f"{b} B: N deregistrations vs one: {dper} vs {dsg}")
 q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
 check(q.returncode == 0 and os.listdir(os.path.join(o, "plots")), f"scripts/plot: {q.stdout}{q.stderr}")
+o = out_dir(base, "phys_scan")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "phys_scan.yaml"), "--out", o,
+        "--quiet")
+res = load(os.path.join(o, "results.json"))
+GiB = 1 << 30
+want = [{"start": 0, "end": 3 * GiB, "readable": True},
+        {"start": 3 * GiB, "end": 4 * GiB, "readable": False},
+        {"start": 4 * GiB, "end": 16 * GiB, "readable": True}]
+check(res["rows"] == want, f"phys_scan rows {res['rows']}")
+q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
+check(q.returncode == 0, f"scripts/plot phys_scan: {q.stdout}{q.stderr}")
 finish("memory_experiments")
