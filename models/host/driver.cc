@@ -408,6 +408,44 @@ int Driver::reg_phys_mr(uint32_t pd, uint64_t pa, uint64_t len, uint32_t access,
   return rc;
 }
 
+int Driver::alloc_fast_mr(uint32_t pd, uint32_t max_pages, FastMrInfo* out) {
+  ioctl_enter();
+  uint32_t first = 0;
+  int rc = alloc_range(pbl_free_, max_pages, &first);
+  uint32_t idx = 0;
+  for (uint32_t i = 1; rc == 0 && i < stag_used_.size() && !idx; ++i)
+    if (!stag_used_[i]) idx = i;
+  if (rc == 0 && !idx) {
+    free_range(pbl_free_, first, max_pages);
+    rc = ENOMEM;
+  }
+  if (rc == 0) {
+    stag_used_[idx] = true;
+    rc = command(abi::AllocFastMr{idx, pd, first, max_pages});
+    if (rc == 0) {
+      *out = {abi::make_stag(idx, 0), first, max_pages, alloc_dma(uint64_t(max_pages) * 8)};
+    } else {
+      stag_used_[idx] = false;
+      free_range(pbl_free_, first, max_pages);
+    }
+  }
+  ioctl_exit();
+  return rc;
+}
+
+int Driver::map_fast_mr(Process& p, const FastMrInfo& f, uint64_t va, uint64_t len,
+                        uint32_t* pages) {
+  if (len == 0) return EINVAL;
+  const uint64_t n = ((va & (kPageSize - 1)) + len + kPageSize - 1) / kPageSize;
+  if (n > f.max_pages) return EINVAL;
+  os_.mlock(p, va, len);
+  const Os::PblResult pbl = os_.get_pbl(p, va, len);
+  if (!pbl.ok) return EFAULT;
+  mem_.write(f.list_pa, pbl.pages.data(), pbl.pages.size() * 8);
+  *pages = uint32_t(pbl.pages.size());
+  return 0;
+}
+
 int Driver::dereg_mr(const MrInfo& mr) {
   ioctl_enter();
   const uint32_t idx = abi::stag_index(mr.lkey);

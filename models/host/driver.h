@@ -100,6 +100,15 @@ class Driver {
   // (type kStagPhysical) whose tagged offsets are the physical addresses. Refused with EINVAL:
   // a length of 0, a range past the top of physical memory.
   int reg_phys_mr(uint32_t pd, uint64_t pa, uint64_t len, uint32_t access, MrInfo* out);
+  // Fast registration: an STag of `pd` allocated not yet valid (ALLOC_FAST_MR) with max_pages
+  // PBLMT entries and a kernel page-list buffer the card reads; map_fast_mr pins and walks
+  // [va, va + len) and writes its page list there (EINVAL: more pages than max_pages).
+  struct FastMrInfo {
+    uint32_t stag = 0, pbl_first = 0, max_pages = 0;
+    uint64_t list_pa = 0;
+  };
+  int alloc_fast_mr(uint32_t pd, uint32_t max_pages, FastMrInfo* out);
+  int map_fast_mr(Process& p, const FastMrInfo& f, uint64_t va, uint64_t len, uint32_t* pages);
   int dereg_mr(const MrInfo& mr);
 
   // Async events, in order (ibv_get_async_event blocks on async_event()).

@@ -25,6 +25,18 @@ constexpr abi::AsyncEvent kNoAsyncEvent = abi::AsyncEvent(0xFF);
 
 // The QP context the host interface owns (state machine and attributes); each engine keeps a
 // copy of it, updated by QpUpdate.
+class EventQueue;
+
+// The firmware's local-operation port (fast registration, local invalidation): the SQ engine
+// hands it a WQE of one of its QPs (with the QP's PD); `done` runs in `to` with the WR's CQE
+// status once the operation is over.
+class LocalOpPort {
+ public:
+  virtual ~LocalOpPort() = default;
+  virtual void local_op(uint32_t qpn, uint32_t pd, const Wqe& w, EventQueue& to,
+                        std::function<void(uint8_t status)> done) = 0;
+};
+
 struct QpCtx {
   bool valid = false;
   abi::QpState state = abi::kQpReset;

@@ -19,6 +19,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const Firmw
   completion_.on_cqe = [this](uint32_t cqn, uint64_t t) {
     if (probe) probe(CoreProbe::kCqe, cqn, t);
   };
+  sq_.local_ops = &firmware_;
   host_.out.update = {&sq_.in.update, &rx_.in.update, &responses_.in.update};
   host_.out.sq_wqe = &sq_.in.wqe;
   host_.out.rq_wqe = &rx_.in.wqe;

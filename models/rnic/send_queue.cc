@@ -9,6 +9,10 @@ uint8_t cqe_opcode(uint8_t wqe_opcode) {
       return abi::kCqeRdmaWrite;
     case abi::kOpRdmaRead:
       return abi::kCqeRdmaRead;
+    case abi::kOpLocalInv:
+      return abi::kCqeLocalInv;
+    case abi::kOpFastRegMr:
+      return abi::kCqeFastRegMr;
     default:
       return abi::kCqeSend;
   }
@@ -31,6 +35,7 @@ bool SendQueueLogic::ready(uint32_t qpn, uint32_t ord) const {
   const State& s = q_[qpn];
   if (s.cursor >= s.sq.size()) return false;
   const SqEntry& e = s.sq[s.cursor];
+  if (e.local_pending) return false;
   return !(e.wqe.opcode == abi::kOpRdmaRead && e.checked && s.reads.size() >= ord);
 }
 

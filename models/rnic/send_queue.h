@@ -26,7 +26,9 @@ struct SqEntry {
   Wqe wqe;
   uint32_t index = 0;  // producer count of this WQE
   bool checked = false;
-  bool sent = false;  // every segment / request handed to the EFE
+  bool local_pending = false;  // a local operation (fast registration, local invalidate) at the
+                               // firmware: the WQEs behind it wait
+  bool sent = false;           // every segment / request handed to the EFE
   bool done = false;
   uint8_t status = abi::kCqeSuccess;
   uint32_t reads_left = 0;  // RDMA Read: requests not yet answered in full

@@ -220,6 +220,19 @@ SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
   if (!e) return Issue::kNone;
   const Wqe& w = e->wqe;
   const uint64_t issued = std::max(edge(0), tx_next_ps_);
+  if (w.opcode == abi::kOpLocalInv || w.opcode == abi::kOpFastRegMr) {
+    // A local operation: the firmware does it; the WQEs behind it wait for its status.
+    if (e->local_pending) return Issue::kNone;
+    e->local_pending = true;
+    const uint32_t index = e->index;
+    const uint64_t epoch = ctx_[qpn].epoch;
+    auto done = [this, qpn, index, epoch](uint8_t st) { local_done(qpn, index, epoch, st); };
+    if (!local_ops)
+      eq_.at(now_ps(), [done] { done(abi::kCqeLocQpOpError); });
+    else
+      local_ops->local_op(qpn, ctx_[qpn].pd, w, eq_, done);
+    return Issue::kIssued;
+  }
   if (!e->checked) {
     // The SGE checks occupy the engine: smt_cycles per SGE before this WQE's first segment.
     uint8_t st = abi::kCqeSuccess;
@@ -256,6 +269,24 @@ SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
   if (w.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= ctx_[qpn].ord) return Issue::kNone;
   issue_segment(qpn, *e, issued);
   return Issue::kIssued;
+}
+
+void SqEngine::local_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint8_t status) {
+  SqEntry* e = send_.current(qpn);
+  if (ctx_[qpn].epoch != epoch || !ctx_[qpn].sends() || !e || e->index != index) return;
+  e->local_pending = false;
+  e->checked = true;
+  e->status = status;
+  e->done = e->sent = true;
+  send_.advance(qpn);
+  try_complete(qpn);
+  if (status != abi::kCqeSuccess) {
+    ++local_errors_;
+    ctx_[qpn].state = abi::kQpError;
+    out.error->send({qpn, kNoAsyncEvent, false});
+    return;
+  }
+  activate(qpn);
 }
 
 void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_t issued,

@@ -74,6 +74,10 @@ class SqEngine : public sc_core::sc_module {
            XlatChannel& xlat, efe::Efe& efe, CompletionEngine& completion, const ProbeFn& probe,
            StatRegistry& stats, const std::string& stat_group);
 
+  // The firmware's local-operation port (fast registration, local invalidation); unset: such
+  // WRs complete IBV_WC_LOC_QP_OP_ERR.
+  LocalOpPort* local_ops = nullptr;
+
   struct In {
     Channel<WqeMsg> wqe;
     Channel<QpUpdate> update;
@@ -144,6 +148,7 @@ class SqEngine : public sc_core::sc_module {
   Issue issue_one(uint32_t qpn);
   Issue issue_sq(uint32_t qpn);
   bool issue_response(uint32_t qpn);
+  void local_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint8_t status);
   void checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_t issued, uint8_t status);
   void issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued);
   void gather(TxSeg* s, std::vector<XlatChunk> chunks);

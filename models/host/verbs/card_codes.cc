@@ -89,6 +89,10 @@ ibv_wc_opcode to_ibv(abi::CqeOpcode o) {
       return IBV_WC_RDMA_READ;
     case abi::kCqeRecv:
       return IBV_WC_RECV;
+    case abi::kCqeLocalInv:
+      return IBV_WC_LOCAL_INV;
+    case abi::kCqeFastRegMr:
+      return RNIC_WC_FAST_REG_MR;
   }
   return IBV_WC_SEND;
 }
@@ -110,6 +114,12 @@ bool to_card(ibv_wr_opcode op, abi::WqeOpcode* out) {
       return true;
     case IBV_WR_SEND_WITH_INV:
       *out = abi::kOpSendWithInv;
+      return true;
+    case IBV_WR_LOCAL_INV:
+      *out = abi::kOpLocalInv;
+      return true;
+    case RNIC_WR_FAST_REG_MR:
+      *out = abi::kOpFastRegMr;
       return true;
     default:
       return false;

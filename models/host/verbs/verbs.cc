@@ -308,6 +308,37 @@ ibv_mr* rnic_reg_phys_mr(ibv_pd* pd, uint64_t pa, size_t length, int access) {
   return new_mr(pd, reinterpret_cast<void*>(pa), length, info);
 }
 
+ibv_mr* rnic_alloc_fast_mr(ibv_pd* pd, uint32_t max_pages) {
+  Driver::FastMrInfo f;
+  if (!pd || max_pages == 0) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  if (int rc = pd->context->drv->alloc_fast_mr(pd->handle, max_pages, &f)) {
+    errno = rc;
+    return nullptr;
+  }
+  ibv_mr* mr = new_mr(pd, nullptr, 0, {f.stag, f.pbl_first, max_pages});
+  mr->fast_list = f.list_pa;
+  mr->fast_max_pages = max_pages;
+  return mr;
+}
+
+int rnic_map_fast_mr(ibv_mr* mr, void* addr, size_t length) {
+  if (!mr || !mr->fast_max_pages || length == 0) return EINVAL;
+  ibv_context* c = mr->context;
+  if (int rc = c->proc->map_plain(reinterpret_cast<uint64_t>(addr), length, true)) return rc;
+  uint32_t pages = 0;
+  if (int rc = c->drv->map_fast_mr(*c->proc,
+                                   {mr->lkey, mr->pbl_first, mr->fast_max_pages, mr->fast_list},
+                                   reinterpret_cast<uint64_t>(addr), length, &pages))
+    return rc;
+  mr->addr = addr;
+  mr->length = length;
+  mr->fast_pages = pages;
+  return 0;
+}
+
 int ibv_dereg_mr(ibv_mr* mr) {
   const int rc = mr->context->drv->dereg_mr({mr->lkey, mr->pbl_first, mr->pbl_count});
   if (rc == 0) delete mr;
@@ -573,12 +604,29 @@ int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     w.flags =
         rnic::host::to_card_send_flags(wr->send_flags | (q.sq_sig_all ? IBV_SEND_SIGNALED : 0));
     w.num_sge = uint8_t(wr->num_sge);
-    w.invalidate_rkey = wr->opcode == IBV_WR_SEND_WITH_INV ? wr->invalidate_rkey : 0;
+    w.invalidate_rkey = wr->opcode == IBV_WR_SEND_WITH_INV || wr->opcode == IBV_WR_LOCAL_INV
+                            ? wr->invalidate_rkey
+                            : 0;
     w.wr_id = wr->wr_id;
     w.remote_addr = wr->wr.rdma.remote_addr;
     w.rkey = wr->wr.rdma.rkey;
     for (int i = 0; i < wr->num_sge; ++i)
       w.sge[i] = {wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
+    if (wr->opcode == IBV_WR_LOCAL_INV) w.num_sge = 0;
+    if (wr->opcode == RNIC_WR_FAST_REG_MR) {
+      ibv_mr* mr = wr->wr.fast_reg.mr;
+      if (!mr || !mr->fast_max_pages || !mr->fast_pages) {
+        rc = EINVAL;
+        break;
+      }
+      const uint32_t stag = (mr->lkey & ~0xFFu) | wr->wr.fast_reg.key;
+      w.invalidate_rkey = stag;
+      w.remote_addr = reinterpret_cast<uint64_t>(mr->addr);
+      w.rkey = rnic::host::to_card_access(unsigned(wr->wr.fast_reg.access));
+      w.num_sge = 1;
+      w.sge[0] = {mr->fast_list, uint32_t(mr->length), mr->fast_pages};
+      mr->lkey = mr->rkey = stag;  // as ib_update_fast_reg_key
+    }
     wqes.push_back(w);
   }
   if (rc && bad_wr) *bad_wr = wr;

@@ -125,6 +125,10 @@ struct ibv_mr {
   uint32_t lkey;
   uint32_t rkey;
   uint32_t pbl_first, pbl_count;  // rnicsim: the driver's PBLMT range
+  // rnicsim, fast-registration MRs (rnic_alloc_fast_mr): the kernel page-list buffer the card
+  // reads, its capacity in pages, and the pages rnic_map_fast_mr put in it.
+  uint64_t fast_list;
+  uint32_t fast_max_pages, fast_pages;
 };
 
 // A completion channel: the CQs created with it queue an event each time their armed CQ
@@ -257,6 +261,13 @@ struct ibv_send_wr {
       uint64_t swap;
       uint32_t rkey;
     } atomic;
+    // rnicsim, RNIC_WR_FAST_REG_MR: the fast-registration MR (its pages as rnic_map_fast_mr
+    // last mapped them), the STag's new 8-bit key and the access rights it gets.
+    struct {
+      ibv_mr* mr;
+      uint8_t key;
+      int access;
+    } fast_reg;
   } wr;
 };
 
@@ -319,6 +330,16 @@ ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access)
 // addresses (mr->addr is pa). NULL with errno EPERM for an unprivileged caller, EINVAL for a
 // length of 0 or a range past the top of physical memory.
 ibv_mr* rnic_reg_phys_mr(ibv_pd* pd, uint64_t pa, size_t length, int access);
+// Extension, fast registration with pre-allocated STags (as the kernel's ib_alloc_mr /
+// ib_map_mr_sg / IB_WR_REG_MR): rnic_alloc_fast_mr takes an STag of the PD, not yet valid, with
+// room for max_pages pages; rnic_map_fast_mr pins [addr, addr + length) and writes its page list
+// where the card will read it (EINVAL: more pages than max_pages, a length of 0); a
+// RNIC_WR_FAST_REG_MR WR on a QP of the PD (wr.fast_reg) then makes the STag valid with its new
+// key, in SQ order, through the card's firmware, and sets mr->lkey and mr->rkey to it; its CQE
+// is RNIC_WC_FAST_REG_MR. IBV_WR_LOCAL_INV (invalidate_rkey) makes an STag of the QP's PD
+// invalid again; a peer's Send with Invalidate does too. ibv_dereg_mr ends it.
+ibv_mr* rnic_alloc_fast_mr(ibv_pd* pd, uint32_t max_pages);
+int rnic_map_fast_mr(ibv_mr* mr, void* addr, size_t length);
 int ibv_dereg_mr(ibv_mr* mr);
 ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
                       int comp_vector);

@@ -64,6 +64,7 @@ enum ibv_wr_opcode {
   IBV_WR_SEND_WITH_INV,
   IBV_WR_TSO,
   IBV_WR_DRIVER1,
+  RNIC_WR_FAST_REG_MR = IBV_WR_DRIVER1,  // rnicsim: a fast registration (ibv_send_wr wr.fast_reg)
 };
 
 enum ibv_send_flags {
@@ -110,6 +111,7 @@ enum ibv_wc_opcode {
   IBV_WC_BIND_MW,
   IBV_WC_LOCAL_INV,
   IBV_WC_TSO,
+  RNIC_WC_FAST_REG_MR = 8,  // rnicsim: a fast registration completed (the kernel's IB_WC_REG_MR)
   IBV_WC_RECV = 1 << 7,
   IBV_WC_RECV_RDMA_WITH_IMM,
 };

@@ -32,7 +32,9 @@ enum WqeOpcode : uint8_t {
   kOpRdmaWrite = 0,
   kOpSend = 2,
   kOpRdmaRead = 4,
+  kOpLocalInv = 7,  // invalidate_rkey's STag becomes invalid (the QP's PD only)
   kOpSendWithInv = 9,
+  kOpFastRegMr = 0x20,  // a fast registration (wqe.h: its fields)
 };
 
 // WQE send flags (WQE byte 1).
@@ -59,6 +61,8 @@ enum CqeOpcode : uint8_t {
   kCqeSend = 0,
   kCqeRdmaWrite = 1,
   kCqeRdmaRead = 2,
+  kCqeLocalInv = 6,
+  kCqeFastRegMr = 8,
   kCqeRecv = 128,
 };
 

@@ -24,6 +24,7 @@ enum Command : uint32_t {
   kCmdLoadPbl = 8,
   kCmdFreeStag = 9,
   kCmdRegMr = 10,
+  kCmdAllocFastMr = 11,
 };
 
 namespace detail {
@@ -242,6 +243,17 @@ struct RegMr {
   static RegMr decode(const uint32_t* a) {
     return {WriteStag::decode(a), detail::u64(a, WriteStag::kArgs)};
   }
+};
+
+// ALLOC_FAST_MR: SMT entry `index` becomes a fast-registration STag of `pd`, not yet valid,
+// whose page lists go into PBLMT entries [pbl_first, pbl_first + max_pages). A fast
+// registration WR (kOpFastRegMr) makes it valid; FREE_STAG ends it.
+struct AllocFastMr {
+  static constexpr Command kOp = kCmdAllocFastMr;
+  static constexpr int kArgs = 4;
+  uint32_t index = 0, pd = 0, pbl_first = 0, max_pages = 0;
+  std::array<uint32_t, kArgs> encode() const { return {index, pd, pbl_first, max_pages}; }
+  static AllocFastMr decode(const uint32_t* a) { return {a[0], a[1], a[2], a[3]}; }
 };
 
 struct FreeStag {

@@ -8,6 +8,10 @@
 //   16  u64  remote address (RDMA Write / Read)
 //   24  u32  rkey (RDMA Write / Read)      28 u32 reserved
 //   32  SGE[i] at 32 + 16 i: u64 address, u32 length, u32 lkey
+//   Fast registration (kOpFastRegMr): 4 the new STag (a fast-registration STag of the QP's PD,
+//   its new key), 16 the base tagged offset, 24 its access rights (abi::access), SGE 0 the
+//   page list (address: host physical, 8 B per page; length: the region's bytes; lkey: pages).
+//   Local invalidate (kOpLocalInv): 4 the STag.
 //
 // CQE, 32 bytes, in the host CQ ring:
 //   0   u64  wr_id

@@ -28,7 +28,9 @@ Firmware::Firmware(sc_core::sc_module_name n, const FirmwareConfig& cfg, uint32_
           "bad_doorbells", "writes",
           "command producer writes ignored (backwards, or more than the queue's slots)")),
       busy_cycles_(
-          stats.group(g).counter("busy_cycles", "cycles", "cycles the firmware's processor ran")) {
+          stats.group(g).counter("busy_cycles", "cycles", "cycles the firmware's processor ran")),
+      local_ops_(stats.group(g).counter("local_ops", "WRs",
+                                        "fast registrations and local invalidations done")) {
   regs_.set_command_listener(this);
 }
 
@@ -56,13 +58,30 @@ void Firmware::command_doorbell(uint32_t producer) {
 }
 
 Firmware::Cmd* Firmware::find(uint32_t seq) {
-  for (Cmd& c : cmds_)
-    if (c.seq == seq) return &c;
+  for (std::deque<Cmd>* q : {&cmds_, &ops_})
+    for (Cmd& c : *q)
+      if (c.seq == seq) return &c;
   return nullptr;
 }
 
-uint64_t Firmware::handler_cycles(uint32_t op) const {
-  switch (op) {
+void Firmware::local_op(uint32_t qpn, uint32_t pd, const Wqe& w, EventQueue& to,
+                        std::function<void(uint8_t)> done) {
+  Cmd c;
+  c.seq = op_seq_++;
+  c.local = true;
+  c.op = w.opcode;
+  c.a[0] = qpn;
+  c.pd = pd;
+  c.w = w;
+  c.to = &to;
+  c.reply = std::move(done);
+  ops_.push_back(std::move(c));
+  kick();
+}
+
+uint64_t Firmware::handler_cycles(const Cmd& c) const {
+  if (c.local) return uint64_t(cfg_.mr_cycles);
+  switch (c.op) {
     case abi::kCmdCreateCq:
     case abi::kCmdDestroyCq:
       return uint64_t(cfg_.cq_cycles);
@@ -75,46 +94,48 @@ uint64_t Firmware::handler_cycles(uint32_t op) const {
     case abi::kCmdLoadPbl:
     case abi::kCmdFreeStag:
     case abi::kCmdRegMr:
+    case abi::kCmdAllocFastMr:
       return uint64_t(cfg_.mr_cycles);
     default:
       return 0;  // refused at dispatch
   }
 }
 
-namespace {
-// The list a REG_MR or LOAD_PBL reads: first PBLMT entry, count, host address, extents.
-struct ListRead {
-  uint32_t first = 0, count = 0;
-  uint64_t addr = 0;
-  bool extents = false;
-};
-bool list_read(uint32_t op, const uint32_t* a, ListRead* l) {
-  if (op == abi::kCmdLoadPbl) {
-    const auto c = abi::LoadPbl::decode(a);
-    *l = {c.first, c.count, c.list, c.extents};
+bool Firmware::list_of(const Cmd& c, List* l) const {
+  if (c.local) {
+    if (c.w.opcode != abi::kOpFastRegMr) return false;
+    auto it = fast_.find(abi::stag_index(c.w.invalidate_rkey));
+    *l = {it == fast_.end() ? 0 : it->second.pbl_first, c.w.sge[0].lkey, c.w.sge[0].addr, false};
     return true;
   }
-  if (op == abi::kCmdRegMr) {
-    const auto c = abi::RegMr::decode(a);
-    *l = {c.stag.pbl_first, c.stag.pbl_count, c.list, c.extents()};
+  if (c.op == abi::kCmdLoadPbl) {
+    const auto m = abi::LoadPbl::decode(c.a.data());
+    *l = {m.first, m.count, m.list, m.extents};
+    return true;
+  }
+  if (c.op == abi::kCmdRegMr) {
+    const auto m = abi::RegMr::decode(c.a.data());
+    *l = {m.stag.pbl_first, m.stag.pbl_count, m.list, m.extents()};
     return true;
   }
   return false;
 }
-}  // namespace
 
 uint64_t Firmware::entry_cycles(const Cmd& c) const {
-  ListRead l;
-  list_read(c.op, c.a.data(), &l);
+  List l;
+  list_of(c, &l);
   return uint64_t(l.count) * uint64_t(l.extents ? cfg_.extent_entry_cycles : cfg_.pbl_entry_cycles);
 }
 
 // The processor takes its next piece of work: one at a time, the oldest command's; pipelined, a
 // command whose list has arrived first, else the oldest command not yet started.
 void Firmware::kick() {
-  if (busy_ || cmds_.empty()) return;
+  if (busy_) return;
   Cmd* next = nullptr;
-  if (!cfg_.pipelined) {
+  if (!ops_.empty() && (ops_.front().stage == Stage::kNew || ops_.front().stage == Stage::kData))
+    next = &ops_.front();
+  if (next || cmds_.empty()) {
+  } else if (!cfg_.pipelined) {
     if (cmds_.front().stage == Stage::kNew || cmds_.front().stage == Stage::kData)
       next = &cmds_.front();
   } else {
@@ -128,7 +149,7 @@ void Firmware::kick() {
   const uint32_t seq = next->seq;
   const bool handler = next->stage == Stage::kNew;
   const uint64_t cycles =
-      handler ? uint64_t(cfg_.dispatch_cycles) + handler_cycles(next->op) : entry_cycles(*next);
+      handler ? uint64_t(cfg_.dispatch_cycles) + handler_cycles(*next) : entry_cycles(*next);
   busy_cycles_ += cycles;
   eq_.at(edge(cycles), [this, seq, handler] {
     busy_ = false;
@@ -144,9 +165,20 @@ void Firmware::kick() {
 void Firmware::handler_done(uint32_t seq) {
   Cmd& c = *find(seq);
   c.stage = Stage::kReady;
-  ListRead l;
-  if (!list_read(c.op, c.a.data(), &l)) return;  // no list: its table writes come at completion
-  if (l.count == 0 || uint64_t(l.first) + l.count > ports_.xlat.pbl_entries()) {
+  List l;
+  if (!list_of(c, &l)) return;  // no list: its table writes come at completion
+  if (c.local) {
+    // A fast registration: an STag allocated for it in the QP's PD, 1 to max_pages pages.
+    auto it = fast_.find(abi::stag_index(c.w.invalidate_rkey));
+    if (it == fast_.end() || it->second.pd != c.pd) {
+      c.result = abi::kCqeLocProtError;
+      return;
+    }
+    if (l.count == 0 || l.count > it->second.max_pages) {
+      c.result = abi::kCqeLocLenError;
+      return;
+    }
+  } else if (l.count == 0 || uint64_t(l.first) + l.count > ports_.xlat.pbl_entries()) {
     c.result = EINVAL;
     return;
   }
@@ -155,7 +187,7 @@ void Firmware::handler_done(uint32_t seq) {
              [this, seq](DmacStatus st, std::vector<uint8_t>&& d) {
                Cmd& c = *find(seq);
                if (st != DmacStatus::kOk) {
-                 c.result = EIO;
+                 c.result = c.local ? uint32_t(abi::kCqeLocQpOpError) : uint32_t(EIO);
                  c.stage = Stage::kReady;
                  retire();
                } else {
@@ -168,8 +200,17 @@ void Firmware::handler_done(uint32_t seq) {
 
 void Firmware::entries_done(uint32_t seq) { find(seq)->stage = Stage::kReady; }
 
-// Completes the ready commands at the head of the queue, in order.
+// Completes the ready commands at the head of the queue, in order, and the ready local
+// operations at the head of theirs.
 void Firmware::retire() {
+  while (!ops_.empty() && ops_.front().stage == Stage::kReady) {
+    Cmd& c = ops_.front();
+    const uint8_t st = c.result ? uint8_t(c.result) : apply_local(c);
+    if (st) ++errors_;
+    ++local_ops_;
+    c.to->at(now_ps(), [reply = std::move(c.reply), st] { reply(st); });
+    ops_.pop_front();
+  }
   while (!cmds_.empty() && cmds_.front().stage == Stage::kReady) {
     Cmd& c = cmds_.front();
     const uint32_t result = c.result ? c.result : apply(c);
@@ -238,8 +279,24 @@ uint32_t Firmware::apply(const Cmd& c) {
     }
     case abi::kCmdInvalidateStag:
       return ok(ports_.xlat.invalidate(abi::InvalidateStag::decode(a).stag));
-    case abi::kCmdFreeStag:
-      return ok(ports_.xlat.free(abi::FreeStag::decode(a).index));
+    case abi::kCmdFreeStag: {
+      const uint32_t index = abi::FreeStag::decode(a).index;
+      if (!ports_.xlat.free(index)) return EINVAL;
+      fast_.erase(index);
+      return 0;
+    }
+    case abi::kCmdAllocFastMr: {
+      const auto m = abi::AllocFastMr::decode(a);
+      if (m.max_pages == 0 || uint64_t(m.pbl_first) + m.max_pages > ports_.xlat.pbl_entries())
+        return EINVAL;
+      SmtEntry e;
+      e.state = SmtEntry::State::kInvalid;
+      e.pd = m.pd;
+      e.pbl_first = m.pbl_first;
+      if (!ports_.xlat.write_smt(m.index, e)) return EINVAL;
+      fast_[m.index] = {m.pd, m.pbl_first, m.max_pages};
+      return 0;
+    }
     case abi::kCmdLoadPbl: {
       const auto l = abi::LoadPbl::decode(a);
       return ok(ports_.xlat.write_pbl(l.first, pbl_entries(c.data, l.count, l.extents)));
@@ -254,6 +311,34 @@ uint32_t Firmware::apply(const Cmd& c) {
     default:
       return EINVAL;
   }
+}
+
+// A local operation's table writes; its CQE status.
+uint8_t Firmware::apply_local(const Cmd& c) {
+  const Wqe& w = c.w;
+  if (w.opcode == abi::kOpLocalInv)
+    return ports_.xlat.invalidate(w.invalidate_rkey, &c.pd) ? uint8_t(abi::kCqeSuccess)
+                                                            : uint8_t(abi::kCqeLocProtError);
+  if (w.opcode != abi::kOpFastRegMr) return abi::kCqeLocQpOpError;
+  const uint32_t index = abi::stag_index(w.invalidate_rkey);
+  const FastMr& f = fast_.at(index);  // checked by the handler
+  const uint32_t pages = w.sge[0].lkey;
+  SmtEntry e;
+  e.state = SmtEntry::State::kValid;
+  e.key = abi::stag_key(w.invalidate_rkey);
+  e.type = SmtEntry::Type::kMemoryRegion;
+  e.access = uint8_t(w.rkey);
+  e.pd = f.pd;
+  e.base_to = w.remote_addr;
+  e.length = w.sge[0].length;
+  e.pbl_first = f.pbl_first;
+  e.pbl_count = pages;
+  e.page_shift = 12;
+  e.first_page_offset = uint32_t(w.remote_addr & 4095);
+  if (!ports_.xlat.write_pbl(f.pbl_first, pbl_entries(c.data, pages, false)) ||
+      !ports_.xlat.write_smt(index, e))
+    return abi::kCqeLocProtError;
+  return abi::kCqeSuccess;
 }
 
 std::string Firmware::dump_state() const {

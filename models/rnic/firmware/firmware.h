@@ -21,14 +21,20 @@
 //   One at a time (F.pipelined false): the next command's handler starts when the one ahead has
 //   completed. Pipelined: the processor takes the next command's handler while one waits for
 //   its DMA read; a command whose list has arrived goes ahead of a new handler.
+//   Local operations (LocalOpPort) cost what REG_MR does (a fast registration: dispatch +
+//   mr_cycles, its page list's DMA read, pbl_entry_cycles per page; a local invalidation:
+//   dispatch + mr_cycles); they run one at a time in the order given and take the processor
+//   ahead of the queue's commands; the status goes back on the edge the last piece ends.
 // Depths: kCmdSlots commands posted and not completed. A producer write that goes backwards or
 // posts more than that is ignored, logged and counted (firmware.bad_doorbells).
 #pragma once
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <string>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "models/common/event_queue.h"
@@ -44,7 +50,7 @@
 
 namespace rnic {
 
-class Firmware : public sc_core::sc_module, public CommandQueueListener {
+class Firmware : public sc_core::sc_module, public CommandQueueListener, public LocalOpPort {
  public:
   // The tables' write ports.
   struct Ports {
@@ -62,6 +68,10 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener {
 
   // CommandQueueListener
   void command_doorbell(uint32_t producer) override;
+  // LocalOpPort: the SQ engine's fast registrations and local invalidations, in the order
+  // given, one at a time, ahead of the queue's commands when the processor is free.
+  void local_op(uint32_t qpn, uint32_t pd, const Wqe& w, EventQueue& to,
+                std::function<void(uint8_t status)> done) override;
 
   std::string dump_state() const;
 
@@ -73,7 +83,17 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener {
     std::array<uint32_t, reg::kCmdArgCount> a{};
     Stage stage = Stage::kNew;
     uint32_t result = 0, value = 0;
-    std::vector<uint8_t> data;  // REG_MR / LOAD_PBL: the list
+    std::vector<uint8_t> data;  // REG_MR / LOAD_PBL / fast registration: the list
+    // A local operation (LocalOpPort): its WQE, its QP's PD and where its status goes.
+    bool local = false;
+    uint32_t pd = 0;
+    Wqe w;
+    EventQueue* to = nullptr;
+    std::function<void(uint8_t)> reply;
+  };
+  // A fast-registration STag (ALLOC_FAST_MR): its PD and PBLMT range.
+  struct FastMr {
+    uint32_t pd = 0, pbl_first = 0, max_pages = 0;
   };
 
   void kick();
@@ -81,7 +101,16 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener {
   void entries_done(uint32_t seq);
   void retire();
   uint32_t apply(const Cmd& c);
-  uint64_t handler_cycles(uint32_t op) const;
+  uint8_t apply_local(const Cmd& c);
+  // The list a command (REG_MR, LOAD_PBL) or a fast registration reads: its first PBLMT
+  // entry, entries, host address, extents or pages. False: the command reads none.
+  struct List {
+    uint32_t first = 0, count = 0;
+    uint64_t addr = 0;
+    bool extents = false;
+  };
+  bool list_of(const Cmd& c, List* l) const;
+  uint64_t handler_cycles(const Cmd& c) const;
   uint64_t entry_cycles(const Cmd& c) const;
   Cmd* find(uint32_t seq);
   uint64_t edge(uint64_t cycles) const { return clk_.edge_after(now_ps(), cycles); }
@@ -95,11 +124,14 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener {
   ProbeTap mark_;
   EventQueue eq_{"eq"};
   std::deque<Cmd> cmds_;  // taken, not completed, in queue order
-  uint32_t taken_ = 0;    // producer count taken
-  uint32_t done_ = 0;     // commands completed
+  std::deque<Cmd> ops_;   // local operations, in the order given
+  uint32_t op_seq_ = 0x80000000u;
+  std::unordered_map<uint32_t, FastMr> fast_;  // by SMT index
+  uint32_t taken_ = 0;                         // producer count taken
+  uint32_t done_ = 0;                          // commands completed
   bool busy_ = false;
 
-  Counter &commands_, &errors_, &bad_doorbells_, &busy_cycles_;
+  Counter &commands_, &errors_, &bad_doorbells_, &busy_cycles_, &local_ops_;
 };
 
 }  // namespace rnic
