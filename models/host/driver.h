@@ -61,6 +61,7 @@ class Driver {
   RootComplex& rc() { return rc_; }
   const abi::CardCaps& caps() const { return caps_; }
   const CostConfig& cost() const { return cost_; }
+  const HostConfig& host_config() const { return host_; }
   uint64_t bar0() const { return bar0_; }
   uint64_t bar2() const { return bar2_; }
   uint64_t qp_page(uint32_t qpn) const { return bar2_ + uint64_t(qpn) * 4096; }

@@ -13,6 +13,8 @@ struct HostConfig {
   std::string hole_behaviour = "ur";  // "ur" | "timeout": DMA reads of a hole
   std::string wqe_mode = "mmio";      // "mmio": WQEs written into the card's windows;
                                       // "ring": host-memory rings fetched by DMA
+  int64_t reg_cache_entries = 0;      // the verbs library's registration cache: idle
+                                      // registrations it keeps (0: off)
   std::string cmd_wait = "poll";      // "poll": the driver reads a command's completion word
                                       // until it is there; "interrupt": it sleeps until the
                                       // command's completion interrupt
@@ -29,6 +31,9 @@ struct HostConfig {
         "DMA read of a hole: Unsupported Request, or no completion");
     p.s("wqe_mode", wqe_mode, {"mmio", "ring"},
         "WQEs written into the card by MMIO, or host-memory rings the card fetches by DMA");
+    p.i("reg_cache_entries", reg_cache_entries, "MRs", 0, 1 << 20,
+        "registration (pin-down) cache of the verbs library: deregistered MRs it keeps for a "
+        "registration of the same range (0: off, deregistration is immediate)");
     p.s("cmd_wait", cmd_wait, {"poll", "interrupt"},
         "the driver waits for a firmware command by polling its completion word, or sleeps "
         "until its completion interrupt");
@@ -54,6 +59,7 @@ struct CostConfig {
   int64_t mmio_return_ns = 25;       // CplD at the root complex -> the load retires
   int64_t wqe_build_ns = 10;         // the verbs library forms one WQE
   int64_t cq_poll_ns = 10;           // the verbs library reads one CQE slot (cache line)
+  int64_t reg_cache_lookup_ns = 50;  // the verbs library looks a range up in its cache
 
   // Lists every field under "cost." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -68,6 +74,8 @@ struct CostConfig {
     p.i("mmio_issue_ns", mmio_issue_ns, "ns", 0, 1000000, "core to root complex, per MMIO access");
     p.i("wqe_build_ns", wqe_build_ns, "ns", 0, 1000000, "the verbs library forms a WQE");
     p.i("cq_poll_ns", cq_poll_ns, "ns", 0, 1000000, "the verbs library reads one CQE slot");
+    p.i("reg_cache_lookup_ns", reg_cache_lookup_ns, "ns", 0, 1000000,
+        "the verbs library looks a range up in its registration cache");
     p.i("mmio_return_ns", mmio_return_ns, "ns", 0, 1000000,
         "completion at the root complex to the load retiring");
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 namespace rnic::host {
+void (*Process::on_release)(uintptr_t, uint64_t) = nullptr;
 
 namespace {
 // Live processes, for munmap (built on first use: munmap may run before static initialisation
@@ -159,6 +160,8 @@ bool Process::read_virt(uint64_t va, void* out, uint64_t len) {
 // the programs linked into it come here; glibc's internal unmapping does not (main() keeps its
 // allocator from unmapping: sc_main_entry.h).
 extern "C" int munmap(void* addr, size_t len) {
+  if (rnic::host::Process::on_release)
+    rnic::host::Process::on_release(reinterpret_cast<uintptr_t>(addr), len);
   rnic::host::Process::unmapping(reinterpret_cast<uintptr_t>(addr), len);
   return int(syscall(SYS_munmap, addr, len));
 }
@@ -170,6 +173,8 @@ extern "C" int munmap(void* addr, size_t len) {
 // registered buffers' pages stay allocated (docs/verbs.md).
 extern "C" void __libc_free(void*);
 extern "C" void free(void* p) {
+  if (p && rnic::host::Process::on_release)
+    rnic::host::Process::on_release(reinterpret_cast<uintptr_t>(p), malloc_usable_size(p));
   if (p && rnic::host::PhysMem::any_backed() &&
       rnic::host::PhysMem::backs(reinterpret_cast<uintptr_t>(p), malloc_usable_size(p)))
     return;

@@ -20,6 +20,9 @@ class Process {
   // pages of its own memory there leave every simulated process's page table (their frames keep
   // a copy: PhysMem::unmapping), so a later registration of them fails as the kernel's would.
   static void unmapping(uintptr_t addr, uint64_t len);
+  // Called for the program's free of a chunk and munmap of a range (before either takes
+  // effect): the verbs library's registration cache forgets the registrations it overlaps.
+  static void (*on_release)(uintptr_t addr, uint64_t len);
   int pid() const { return pid_; }
   PageTable& page_table() { return pt_; }
   PhysMem& mem() { return mem_; }

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <deque>
+#include <list>
 #include <map>
 #include <memory>
 #include <string>
@@ -49,9 +50,27 @@ struct ibv_qp::Impl {
 
 namespace {
 
+// The registration (pin-down) cache of one context (host.reg_cache_entries > 0).
+struct RegCache {
+  struct Entry {
+    uint32_t pd = 0;
+    uint64_t va = 0, len = 0;
+    int access = 0;
+    Driver::MrInfo info;
+    int refs = 0;        // ibv_mr handles using it
+    bool stale = false;  // its memory was freed or unmapped: deregistered when idle
+    uint64_t idle_since = 0;
+  };
+  size_t capacity = 0;
+  std::list<Entry> entries;
+  rnic_reg_cache_stats stats{};
+  ~RegCache();  // leaves caches() first: its entries' frees call release_hook
+};
+
 struct Context {
   std::map<uint32_t, ibv_qp*> qps;
   std::map<uint32_t, ibv_cq*> cqs;
+  std::unique_ptr<RegCache> cache;
 };
 
 std::map<const sc_core::sc_object*, ProcessContext>& processes() {
@@ -61,6 +80,31 @@ std::map<const sc_core::sc_object*, ProcessContext>& processes() {
 std::map<const ibv_context*, Context>& contexts() {
   static std::map<const ibv_context*, Context> m;
   return m;
+}
+
+// Every registration cache, for the program's free and munmap (never destroyed: free runs
+// until the process ends).
+std::vector<RegCache*>& caches() {
+  static auto* v = new std::vector<RegCache*>;
+  return *v;
+}
+RegCache::~RegCache() {
+  auto& v = caches();
+  v.erase(std::remove(v.begin(), v.end(), this), v.end());
+}
+bool g_in_release = false;
+// The program frees or unmaps [addr, addr + len): cached registrations overlapping it are stale
+// (no more hits; deregistered once idle, at the cache's next use).
+void release_hook(uintptr_t addr, uint64_t len) {
+  if (g_in_release) return;
+  g_in_release = true;
+  for (RegCache* c : caches())
+    for (RegCache::Entry& e : c->entries)
+      if (!e.stale && e.va < addr + len && addr < e.va + e.len) {
+        e.stale = true;
+        ++c->stats.invalidations;
+      }
+  g_in_release = false;
 }
 
 const ProcessContext& current() {
@@ -73,6 +117,40 @@ const ProcessContext& current() {
 
 void spend(uint64_t ns) {
   if (ns) rnic::host::host_wait(sc_core::sc_time::from_value(ns * 1000));
+}
+
+uint64_t& idle_clock() {
+  static uint64_t t = 0;
+  return t;
+}
+
+// Deregisters the cache's stale idle registrations, then its oldest idle ones beyond its
+// capacity (evictions). Returns the first failure's errno, or 0.
+int reg_cache_trim(ibv_context* c, RegCache& cache) {
+  int rc = 0;
+  auto drop = [&](std::list<RegCache::Entry>::iterator it) {
+    if (int r = c->drv->dereg_mr(it->info)) rc = rc ? rc : r;
+    return cache.entries.erase(it);
+  };
+  size_t idle = 0;
+  for (auto it = cache.entries.begin(); it != cache.entries.end();) {
+    if (it->refs == 0 && it->stale) {
+      it = drop(it);
+      continue;
+    }
+    idle += it->refs == 0;
+    ++it;
+  }
+  while (idle > cache.capacity) {
+    auto oldest = cache.entries.end();
+    for (auto it = cache.entries.begin(); it != cache.entries.end(); ++it)
+      if (it->refs == 0 && (oldest == cache.entries.end() || it->idle_since < oldest->idle_since))
+        oldest = it;
+    drop(oldest);
+    ++cache.stats.evictions;
+    --idle;
+  }
+  return rc;
 }
 
 rnic::MacAddr mac_of_gid(const ibv_gid& g) {
@@ -134,6 +212,8 @@ ibv_context* ibv_open_device(ibv_device* device) {
   c->proc = current().proc;
   c->drv = device->drv;
   contexts()[c];
+  if (const int64_t n = c->drv->host_config().reg_cache_entries; n > 0)
+    rnic_reg_cache_set(c, size_t(n));
   // The driver's completion interrupts go to the channel of the CQ they name, whichever
   // context of this device created it.
   Driver* drv = c->drv;
@@ -247,6 +327,25 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   }
   Driver::MrInfo info;
   ibv_context* c = pd->context;
+  RegCache* cache = contexts()[c].cache.get();
+  if (cache && cache->capacity == 0) {
+    reg_cache_trim(c, *cache);
+    cache = nullptr;  // off
+  }
+  if (cache) {
+    reg_cache_trim(c, *cache);
+    spend(uint64_t(c->drv->cost().reg_cache_lookup_ns));
+    const uint64_t va = reinterpret_cast<uint64_t>(addr);
+    for (RegCache::Entry& e : cache->entries)
+      if (!e.stale && e.pd == pd->handle && e.va == va && e.len == length && e.access == access) {
+        ++e.refs;
+        ++cache->stats.hits;
+        ibv_mr* mr = new_mr(pd, addr, length, e.info);
+        mr->reg_cache_entry = &e;
+        return mr;
+      }
+    ++cache->stats.misses;
+  }
   // The program's own memory (heap, stack, statics) becomes the simulated process's pages
   // (their bytes stay the program's), as the kernel pins user pages; memory the card writes
   // must be writable.
@@ -260,7 +359,19 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
     errno = rc;
     return nullptr;
   }
-  return new_mr(pd, addr, length, info);
+  ibv_mr* mr = new_mr(pd, addr, length, info);
+  if (cache) {
+    RegCache::Entry e;
+    e.pd = pd->handle;
+    e.va = reinterpret_cast<uint64_t>(addr);
+    e.len = length;
+    e.access = access;
+    e.info = info;
+    e.refs = 1;
+    cache->entries.push_back(e);
+    mr->reg_cache_entry = &cache->entries.back();
+  }
+  return mr;
 }
 
 ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access) {
@@ -339,7 +450,35 @@ int rnic_map_fast_mr(ibv_mr* mr, void* addr, size_t length) {
   return 0;
 }
 
+int rnic_reg_cache_query(ibv_context* context, rnic_reg_cache_stats* out) {
+  auto it = contexts().find(context);
+  if (it == contexts().end() || !it->second.cache) return ENOENT;
+  *out = it->second.cache->stats;
+  out->cached = it->second.cache->entries.size();
+  return 0;
+}
+
+int rnic_reg_cache_set(ibv_context* context, size_t entries) {
+  Context& cs = contexts()[context];
+  if (!cs.cache) {
+    cs.cache = std::make_unique<RegCache>();
+    caches().push_back(cs.cache.get());
+    rnic::host::Process::on_release = release_hook;
+  }
+  cs.cache->capacity = entries;
+  return reg_cache_trim(context, *cs.cache);
+}
+
 int ibv_dereg_mr(ibv_mr* mr) {
+  if (mr->reg_cache_entry) {
+    // Cached: the registration stays (its STag valid on the wire) until evicted or stale.
+    auto* e = static_cast<RegCache::Entry*>(mr->reg_cache_entry);
+    ibv_context* c = mr->context;
+    --e->refs;
+    if (e->refs == 0) e->idle_since = idle_clock()++;
+    delete mr;
+    return reg_cache_trim(c, *contexts()[c].cache);
+  }
   const int rc = mr->context->drv->dereg_mr({mr->lkey, mr->pbl_first, mr->pbl_count});
   if (rc == 0) delete mr;
   return rc;

@@ -129,6 +129,7 @@ struct ibv_mr {
   // reads, its capacity in pages, and the pages rnic_map_fast_mr put in it.
   uint64_t fast_list;
   uint32_t fast_max_pages, fast_pages;
+  void* reg_cache_entry;  // rnicsim: the registration cache's entry it shares (or null)
 };
 
 // A completion channel: the CQs created with it queue an event each time their armed CQ
@@ -341,6 +342,19 @@ ibv_mr* rnic_reg_phys_mr(ibv_pd* pd, uint64_t pa, size_t length, int access);
 ibv_mr* rnic_alloc_fast_mr(ibv_pd* pd, uint32_t max_pages);
 int rnic_map_fast_mr(ibv_mr* mr, void* addr, size_t length);
 int ibv_dereg_mr(ibv_mr* mr);
+// Extension: the registration (pin-down) cache's counts for a context (host.reg_cache_entries
+// > 0; docs/memory.md). With the cache on, ibv_reg_mr of a range registered before with the same
+// PD and access is a hit (no system call, the same STag); ibv_dereg_mr keeps the registration
+// (its STag stays valid on the wire) until the cache evicts it or the program frees or unmaps
+// memory it covers.
+struct rnic_reg_cache_stats {
+  uint64_t hits, misses, evictions, invalidations;
+  uint64_t cached;  // registrations held, in use or idle
+};
+int rnic_reg_cache_query(ibv_context* context, rnic_reg_cache_stats* out);
+// Sets the context's cache to hold up to `entries` idle registrations (0: off; the idle ones
+// are deregistered now), as an MPI library's "leave pinned" switch. Returns 0.
+int rnic_reg_cache_set(ibv_context* context, size_t entries);
 ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
                       int comp_vector);
 int ibv_destroy_cq(ibv_cq* cq);
