@@ -1,5 +1,5 @@
 // Experiments of the scatter-gather firmware and memory (docs/memory.md): sg_registration,
-// phys_scan.
+// phys_scan, reg_cache.
 #include "sim/traffic/memory_experiments.h"
 
 #include <fmt/format.h>
@@ -184,6 +184,99 @@ int run_phys_scan(ExperimentContext& ctx) {
   return bad ? 1 : 0;
 }
 
+// A storage-like pattern: node0 keeps a pool of `buffers` buffers of `size` bytes and, `ops`
+// times, takes one of them (a fixed pseudo-random sequence), registers it, RDMA-writes it to
+// node1, waits for the completion and deregisters it; with the verbs library's registration
+// cache off, then on (`cache_entries` idle registrations).
+int run_reg_cache(ExperimentContext& ctx) {
+  Cluster cl(two_hosts(ctx.cfg), ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  const uint64_t size = uint64_t(ctx.get_int("size"));
+  const uint64_t nbuf = uint64_t(ctx.get_int("buffers"));
+  const uint64_t ops = uint64_t(ctx.get_int("ops"));
+  const size_t entries = size_t(ctx.get_int("cache_entries"));
+  EndpointConfig ec;
+  ec.buf_bytes = size_t(size);
+  Oob oob;
+  Endpoint a, b;
+  int bad = 0;
+  std::vector<std::vector<uint8_t>> pool(nbuf, std::vector<uint8_t>(size, 0x42));
+  std::string table = fmt::format("{:>6} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10}\n", "cache", "hits",
+                                  "misses", "evicted", "hit_rate", "us_per_op", "mb_per_s");
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            for (const std::string mode : ctx.get_strings("modes")) {
+              rnic_reg_cache_set(a.ctx, mode == "on" ? entries : 0);
+              rnic_reg_cache_stats s0{};
+              rnic_reg_cache_query(a.ctx, &s0);
+              uint64_t x = 12345;
+              const double t0 = rnic_now_ns();
+              for (uint64_t i = 0; i < ops; ++i) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                std::vector<uint8_t>& buf = pool[(x >> 33) % nbuf];
+                ibv_mr* mr = ibv_reg_mr(a.pd, buf.data(), size, IBV_ACCESS_LOCAL_WRITE);
+                if (!mr) {
+                  ++bad;
+                  break;
+                }
+                ibv_sge s{reinterpret_cast<uint64_t>(buf.data()), uint32_t(size), mr->lkey};
+                ibv_send_wr w{};
+                w.wr_id = i;
+                w.sg_list = &s;
+                w.num_sge = 1;
+                w.opcode = IBV_WR_RDMA_WRITE;
+                w.send_flags = IBV_SEND_SIGNALED;
+                w.wr.rdma.remote_addr = p.addr;
+                w.wr.rdma.rkey = p.rkey;
+                ibv_send_wr* badwr = nullptr;
+                ibv_wc wc{};
+                if (ibv_post_send(a.qps[0], &w, &badwr) != 0) {
+                  ++bad;
+                  break;
+                }
+                while (ibv_poll_cq(a.cq, 1, &wc) == 0) rnic_wait_cq(a.cq, RNIC_WAIT_FOREVER);
+                if (wc.status != IBV_WC_SUCCESS || ibv_dereg_mr(mr) != 0) ++bad;
+              }
+              const double ns = rnic_now_ns() - t0;
+              rnic_reg_cache_stats s1{};
+              rnic_reg_cache_query(a.ctx, &s1);
+              const uint64_t hits = s1.hits - s0.hits, misses = s1.misses - s0.misses;
+              const uint64_t evicted = s1.evictions - s0.evictions;
+              const double rate = mode == "on" ? double(hits) / double(ops) : 0.0;
+              const double mbps = double(ops * size) / (ns / 1e9) / 1e6;
+              ctx.rows.push_back({{"cache", mode},
+                                  {"buffers", nbuf},
+                                  {"size", size},
+                                  {"ops", ops},
+                                  {"hits", hits},
+                                  {"misses", mode == "on" ? misses : ops},
+                                  {"evictions", evicted},
+                                  {"hit_rate", rate},
+                                  {"us_per_op", ns / double(ops) / 1000.0},
+                                  {"mb_per_s", mbps}});
+              table += fmt::format("{:>6} {:>8} {:>8} {:>8} {:>10.3f} {:>10.3f} {:>10.1f}\n", mode,
+                                   hits, mode == "on" ? misses : ops, evicted, rate,
+                                   ns / double(ops) / 1000.0, mbps);
+            }
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(ec);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            PeerInfo p = b.info();
+            oob.put(0, p);
+            oob.get(1);
+          }});
+  ctx.x = "cache";
+  ctx.y = {"hit_rate", "mb_per_s", "us_per_op"};
+  ctx.summary = table + (bad ? "reg_cache: an operation FAILED" : "");
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 void register_memory_experiments() {
@@ -242,6 +335,29 @@ void register_memory_experiments() {
   };
   ps.run = run_phys_scan;
   add_experiment_kind(std::move(ps));
+
+  ExperimentKind rc;
+  rc.kind = "reg_cache";
+  rc.has_links = true;
+  rc.desc =
+      "a storage-like pattern (buffers of a pool registered, written, deregistered) with the "
+      "verbs library's registration cache off and on: hit rate and throughput";
+  rc.keys = {
+      {"buffers", ExpKey::kInt, "32", 1, 4096, {}, "buffers", "buffers in the pool"},
+      {"size", ExpKey::kInt, "4096", 1, double(1 << 24), {}, "B", "bytes of each buffer"},
+      {"ops", ExpKey::kInt, "1000", 1, 1e7, {}, "", "register, write, deregister rounds per mode"},
+      {"cache_entries",
+       ExpKey::kInt,
+       "64",
+       1,
+       1 << 20,
+       {},
+       "MRs",
+       "idle registrations the cache keeps (mode on)"},
+      {"modes", ExpKey::kStringList, "[off, on]", 0, 0, {"off", "on"}, "", "cache off, on"},
+  };
+  rc.run = run_reg_cache;
+  add_experiment_kind(std::move(rc));
 }
 
 }  // namespace rnic::traffic

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """The scatter-gather firmware issue's experiments (CI form). phys_scan as shipped: the preset's
 map, readable below 3 GiB and above 4 GiB to the top (16 GiB), the device-reserved window
-between not, as three merged rows. sg_registration as shipped: every
+between not, as three merged rows. reg_cache as shipped: with the cache on, every buffer of the
+pool misses once and hits after (968 of 1000), nothing is evicted (64 entries > 32 buffers) and
+each round is faster than with the cache off. sg_registration as shipped: every
 point of 1-32 regions of 1, 2 and 4 KiB in both modes, every registration and deregistration
 succeeding (the run's exit code); one handle of N regions registers in less time than N MRs for
 N >= 2, and its time grows with N (pinning and walking each region's page); the time of one
@@ -46,4 +48,17 @@ want = [{"start": 0, "end": 3 * GiB, "readable": True},
 check(res["rows"] == want, f"phys_scan rows {res['rows']}")
 q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
 check(q.returncode == 0, f"scripts/plot phys_scan: {q.stdout}{q.stderr}")
+o = out_dir(base, "reg_cache")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "reg_cache.yaml"), "--out", o,
+        "--quiet")
+res = load(os.path.join(o, "results.json"))
+rc = {r["cache"]: r for r in res["rows"]}
+check(sorted(rc) == ["off", "on"], f"reg_cache modes {sorted(rc)}")
+check(rc["on"]["misses"] == 32 and rc["on"]["hits"] == 968 and rc["on"]["evictions"] == 0,
+      f"reg_cache on: {rc['on']}")
+check(rc["off"]["hits"] == 0 and rc["off"]["misses"] == 1000, f"reg_cache off: {rc['off']}")
+check(rc["on"]["us_per_op"] < rc["off"]["us_per_op"],
+      f"a cache hit should make a round faster: {rc['on']['us_per_op']} vs {rc['off']['us_per_op']}")
+q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
+check(q.returncode == 0, f"scripts/plot reg_cache: {q.stdout}{q.stderr}")
 finish("memory_experiments")
