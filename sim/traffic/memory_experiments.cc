@@ -1,5 +1,5 @@
 // Experiments of the scatter-gather firmware and memory (docs/memory.md): sg_registration,
-// phys_scan, reg_cache.
+// phys_scan, reg_cache, sg_transfer.
 #include "sim/traffic/memory_experiments.h"
 
 #include <fmt/format.h>
@@ -277,6 +277,124 @@ int run_reg_cache(ExperimentContext& ctx) {
   return bad ? 1 : 0;
 }
 
+// node1 holds `regions` regions of `region_bytes` (8 KiB apart, each 64 B further into its
+// page); node0 reads them into, or writes them from, one contiguous buffer: as one RDMA
+// operation on one scatter-gather handle, or as one operation per region on one MR each (all
+// posted at once). Each point `iters` times: node1 registers (timed), hands the keys over,
+// node0 transfers (timed) and node1 deregisters. MB/s with the registration's time included
+// and excluded.
+int run_sg_transfer(ExperimentContext& ctx) {
+  Cluster cl(two_hosts(ctx.cfg), ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  const uint64_t n = uint64_t(ctx.get_int("regions"));
+  const uint64_t rb = uint64_t(ctx.get_int("region_bytes"));
+  const uint64_t iters = uint64_t(ctx.get_int("iters"));
+  const uint64_t total = n * rb;
+  constexpr uint64_t kSlot = 8192;
+  EndpointConfig ec;
+  ec.buf_bytes = size_t(total);
+  ec.send_depth = uint32_t(std::max<uint64_t>(n, 1));
+  ec.cqe = int(2 * n + 8);
+  std::vector<uint8_t> target(n * kSlot + kSlot);
+  const uint64_t base = (reinterpret_cast<uint64_t>(target.data()) + 4095) & ~uint64_t(4095);
+  auto region = [&](uint64_t i) { return base + i * kSlot + i * 64 % 4096; };
+  Oob oob;
+  Endpoint a, b;
+  int bad = 0;
+  const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  struct Point {
+    std::string mode, op;
+    double reg_ns = 0, xfer_ns = 0;
+  };
+  std::vector<Point> points;
+  for (const std::string& mode : ctx.get_strings("modes"))
+    for (const std::string& op : ctx.get_strings("ops")) points.push_back({mode, op});
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            for (Point& pt : points)
+              for (uint64_t it = 0; it < iters; ++it) {
+                const PeerInfo keys = oob.get(0);  // addr: count of rkeys in qpns
+                const double t0 = rnic_now_ns();
+                const uint64_t ops = pt.mode == "sg" ? 1 : n;
+                for (uint64_t i = 0; i < ops; ++i) {
+                  ibv_sge s{a.addr() + i * rb, uint32_t(pt.mode == "sg" ? total : rb), a.mr->lkey};
+                  ibv_send_wr w{};
+                  w.wr_id = i;
+                  w.sg_list = &s;
+                  w.num_sge = 1;
+                  w.opcode = pt.op == "read" ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
+                  w.send_flags = IBV_SEND_SIGNALED;
+                  w.wr.rdma.remote_addr = pt.mode == "sg" ? 0 : region(i);
+                  w.wr.rdma.rkey = keys.qpns[size_t(i)];
+                  ibv_send_wr* badwr = nullptr;
+                  if (ibv_post_send(a.qps[0], &w, &badwr) != 0) ++bad;
+                }
+                for (uint64_t i = 0; i < ops; ++i) {
+                  ibv_wc wc{};
+                  while (ibv_poll_cq(a.cq, 1, &wc) == 0) rnic_wait_cq(a.cq, RNIC_WAIT_FOREVER);
+                  if (wc.status != IBV_WC_SUCCESS) ++bad;
+                }
+                pt.xfer_ns += rnic_now_ns() - t0;
+                oob.put(1, {});
+              }
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(ec);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            for (Point& pt : points)
+              for (uint64_t it = 0; it < iters; ++it) {
+                const double t0 = rnic_now_ns();
+                std::vector<ibv_mr*> mrs;
+                PeerInfo keys;
+                if (pt.mode == "sg") {
+                  std::vector<ibv_sge> sges;
+                  for (uint64_t i = 0; i < n; ++i) sges.push_back({region(i), uint32_t(rb), 0});
+                  mrs.push_back(rnic_reg_sg_mr(b.pd, sges.data(), int(n), access));
+                } else {
+                  for (uint64_t i = 0; i < n; ++i)
+                    mrs.push_back(ibv_reg_mr(b.pd, reinterpret_cast<void*>(region(i)), rb, access));
+                }
+                pt.reg_ns += rnic_now_ns() - t0;
+                for (ibv_mr* m : mrs) {
+                  if (!m) {
+                    ++bad;
+                    keys.qpns.push_back(0);
+                  } else {
+                    keys.qpns.push_back(m->rkey);
+                  }
+                }
+                oob.put(0, keys);
+                oob.get(1);
+                for (ibv_mr* m : mrs)
+                  if (m && ibv_dereg_mr(m) != 0) ++bad;
+              }
+            oob.get(1);
+          }});
+  std::string table = fmt::format("{:>11} {:>6} {:>13} {:>8} {:>10}\n", "mode", "op",
+                                  "registration", "bytes", "mb_per_s");
+  for (const Point& pt : points)
+    for (const char* reg : {"excluded", "included"}) {
+      const double ns =
+          (pt.xfer_ns + (std::string(reg) == "included" ? pt.reg_ns : 0)) / double(iters);
+      const double mbps = double(total) / (ns / 1e9) / 1e6;
+      ctx.rows.push_back({{"mode", pt.mode},
+                          {"op", pt.op},
+                          {"registration", reg},
+                          {"bytes", total},
+                          {"mb_per_s", mbps}});
+      table +=
+          fmt::format("{:>11} {:>6} {:>13} {:>8} {:>10.1f}\n", pt.mode, pt.op, reg, total, mbps);
+    }
+  ctx.x = "mode";
+  ctx.y = {"mb_per_s"};
+  ctx.summary = table + (bad ? "sg_transfer: an operation FAILED" : "");
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 void register_memory_experiments() {
@@ -358,6 +476,29 @@ void register_memory_experiments() {
   };
   rc.run = run_reg_cache;
   add_experiment_kind(std::move(rc));
+
+  ExperimentKind st;
+  st.kind = "sg_transfer";
+  st.has_links = true;
+  st.desc =
+      "discrete regions read and written remotely as one operation on a scatter-gather handle vs "
+      "one operation per region on one MR each, registration included and excluded";
+  st.keys = {
+      {"regions", ExpKey::kInt, "32", 1, 256, {}, "regions", "regions"},
+      {"region_bytes", ExpKey::kInt, "4096", 1, 65536, {}, "B", "bytes of each region"},
+      {"iters", ExpKey::kInt, "20", 1, 100000, {}, "", "repetitions per point"},
+      {"modes",
+       ExpKey::kStringList,
+       "[sg, per_region]",
+       0,
+       0,
+       {"sg", "per_region"},
+       "",
+       "sg: one handle, one operation; per_region: one MR and one operation per region"},
+      {"ops", ExpKey::kStringList, "[read, write]", 0, 0, {"read", "write"}, "", "RDMA operation"},
+  };
+  st.run = run_sg_transfer;
+  add_experiment_kind(std::move(st));
 }
 
 }  // namespace rnic::traffic

@@ -3,7 +3,9 @@
 map, readable below 3 GiB and above 4 GiB to the top (16 GiB), the device-reserved window
 between not, as three merged rows. reg_cache as shipped: with the cache on, every buffer of the
 pool misses once and hits after (968 of 1000), nothing is evicted (64 entries > 32 buffers) and
-each round is faster than with the cache off. sg_registration as shipped: every
+each round is faster than with the cache off. sg_transfer as shipped: every point, near line
+rate with the registration excluded, and one handle faster than 32 MRs with it included.
+sg_registration as shipped: every
 point of 1-32 regions of 1, 2 and 4 KiB in both modes, every registration and deregistration
 succeeding (the run's exit code); one handle of N regions registers in less time than N MRs for
 N >= 2, and its time grows with N (pinning and walking each region's page); the time of one
@@ -61,4 +63,19 @@ check(rc["on"]["us_per_op"] < rc["off"]["us_per_op"],
       f"a cache hit should make a round faster: {rc['on']['us_per_op']} vs {rc['off']['us_per_op']}")
 q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
 check(q.returncode == 0, f"scripts/plot reg_cache: {q.stdout}{q.stderr}")
+o = out_dir(base, "sg_transfer")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "sg_transfer.yaml"), "--out",
+        o, "--quiet")
+res = load(os.path.join(o, "results.json"))
+tr = {(r["mode"], r["op"], r["registration"]): r for r in res["rows"]}
+check(len(tr) == 8 and all(r["bytes"] == 131072 for r in tr.values()), f"sg_transfer rows {tr}")
+for op in ("read", "write"):
+    for m in ("sg", "per_region"):
+        check(tr[(m, op, "excluded")]["mb_per_s"] > 1000, f"{m} {op}: {tr[(m, op, 'excluded')]}")
+        check(tr[(m, op, "included")]["mb_per_s"] < tr[(m, op, "excluded")]["mb_per_s"],
+              f"{m} {op}: registration costs nothing?")
+    check(tr[("sg", op, "included")]["mb_per_s"] > tr[("per_region", op, "included")]["mb_per_s"],
+          f"{op}: one handle should beat 32 MRs with registration included")
+q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
+check(q.returncode == 0, f"scripts/plot sg_transfer: {q.stdout}{q.stderr}")
 finish("memory_experiments")
