@@ -12,8 +12,9 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const Firmw
       host_("host_if", cfg, dmac, regs, completion_, probe, stats, name()),
       firmware_("firmware", fw, uint32_t(cfg.cqs), dmac, regs, {*xlat_, completion_.table(), host_},
                 probe, stats, std::string(name()) + ".firmware"),
-      sq_("sq", cfg, mac, dmac, *xlat_, efe, completion_, probe, stats, name()),
-      rx_("rx", cfg, dmac, *xlat_, efe, completion_, rx_parse, probe, stats, name()),
+      sq_("sq", cfg, mac, dmac, firmware_.engine_xlat(), efe, completion_, probe, stats, name()),
+      rx_("rx", cfg, dmac, firmware_.engine_xlat(), efe, completion_, rx_parse, probe, stats,
+          name()),
       responses_("read_response", cfg, sq_.max_payload(true)) {
   completion_.on_overflow = [this](uint32_t cqn) { host_.in.cq_overflow.send(cqn); };
   completion_.on_cqe = [this](uint32_t cqn, uint64_t t) {

@@ -30,8 +30,14 @@ Firmware::Firmware(sc_core::sc_module_name n, const FirmwareConfig& cfg, uint32_
       busy_cycles_(
           stats.group(g).counter("busy_cycles", "cycles", "cycles the firmware's processor ran")),
       local_ops_(stats.group(g).counter("local_ops", "WRs",
-                                        "fast registrations and local invalidations done")) {
+                                        "fast registrations and local invalidations done")),
+      extent_switches_(stats.group(g).counter(
+          "extent_switches", "switches",
+          "scatter-gather extent switches the firmware made (extent_switch firmware)")) {
   regs_.set_command_listener(this);
+  if (cfg.extent_switch == "firmware")
+    switch_ = std::make_unique<ExtentSwitchXlat>(
+        ports_.xlat, eq_, clk_, uint64_t(cfg.extent_switch_cycles), extent_switches_);
 }
 
 void Firmware::command_doorbell(uint32_t producer) {
@@ -283,6 +289,7 @@ uint32_t Firmware::apply(const Cmd& c) {
       const uint32_t index = abi::FreeStag::decode(a).index;
       if (!ports_.xlat.free(index)) return EINVAL;
       fast_.erase(index);
+      if (switch_) switch_->forget(index);
       return 0;
     }
     case abi::kCmdAllocFastMr: {
@@ -303,10 +310,15 @@ uint32_t Firmware::apply(const Cmd& c) {
     }
     case abi::kCmdRegMr: {
       const auto r = abi::RegMr::decode(a);
-      if (!ports_.xlat.write_pbl(r.stag.pbl_first,
-                                 pbl_entries(c.data, r.stag.pbl_count, r.extents())))
-        return EINVAL;
-      return ok(ports_.xlat.write_smt(r.stag.index, smt_entry(r.stag)));
+      const std::vector<PblEntry> e = pbl_entries(c.data, r.stag.pbl_count, r.extents());
+      if (!ports_.xlat.write_pbl(r.stag.pbl_first, e)) return EINVAL;
+      if (!ports_.xlat.write_smt(r.stag.index, smt_entry(r.stag))) return EINVAL;
+      if (switch_ && r.extents()) {
+        std::vector<uint64_t> lengths;
+        for (const PblEntry& p : e) lengths.push_back(p.len);
+        switch_->learn(r.stag.index, r.stag.base_to, lengths);
+      }
+      return 0;
     }
     default:
       return EINVAL;

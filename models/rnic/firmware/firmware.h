@@ -32,6 +32,7 @@
 #include <array>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <systemc>
 #include <unordered_map>
@@ -43,6 +44,7 @@
 #include "models/rnic/completion_engine.h"
 #include "models/rnic/dmac.h"
 #include "models/rnic/engine_msgs.h"
+#include "models/rnic/firmware/extent_switch.h"
 #include "models/rnic/firmware/firmware_params.h"
 #include "models/rnic/qp_table.h"
 #include "models/rnic/rnic_regs.h"
@@ -63,6 +65,9 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener, public 
            RnicRegs& regs, Ports ports, const ProbeFn& probe, StatRegistry& stats,
            const std::string& stat_group);
 
+  // The translation port the engines use: xlat's, or with firmware.extent_switch "firmware" the
+  // firmware's in front of it (extent_switch.h).
+  XlatChannel& engine_xlat() { return switch_ ? *switch_ : ports_.xlat; }
   // MSI-X message data of a command's completion interrupt.
   uint32_t vector() const { return vector_; }
 
@@ -131,7 +136,8 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener, public 
   uint32_t done_ = 0;                          // commands completed
   bool busy_ = false;
 
-  Counter &commands_, &errors_, &bad_doorbells_, &busy_cycles_, &local_ops_;
+  Counter &commands_, &errors_, &bad_doorbells_, &busy_cycles_, &local_ops_, &extent_switches_;
+  std::unique_ptr<ExtentSwitchXlat> switch_;
 };
 
 }  // namespace rnic

@@ -1,0 +1,82 @@
+// The firmware's extent switch (models/rnic/firmware/extent_switch.h, firmware.extent_switch
+// "firmware"): a translation over a scatter-gather handle answers
+// firmware.extent_switch_cycles firmware cycles later per extent boundary inside its range than
+// xlat alone, with the same chunks; a range with no boundary inside, a check request and an
+// STag the firmware did not register pass straight through.
+#include "models/rnic/firmware/extent_switch.h"
+
+#include <gtest/gtest.h>
+
+#include <systemc>
+
+#include "models/common/stats.h"
+
+namespace rnic {
+namespace {
+
+TEST(ExtentSwitch, EachBoundaryInsideTheRangeCostsTheFirmwareCycles) {
+  const ClockDomain core = ClockDomain::mhz(250), fw = ClockDomain::mhz(200);
+  XlatModelChannel xlat("xlat", 16, 64, core);
+  EventQueue own("own"), to("to");
+  StatRegistry stats;
+  Counter& switches = stats.group("fw").counter("extent_switches", "", "");
+  constexpr uint64_t kCycles = 20;
+  ExtentSwitchXlat sw(xlat, own, fw, kCycles, switches);
+  SmtEntry e;
+  e.state = SmtEntry::State::kValid;
+  e.key = 7;
+  e.type = SmtEntry::Type::kSgHandle;
+  e.access = abi::access::kRemoteWrite;
+  e.pd = 1;
+  e.length = 3000;
+  e.pbl_count = 3;
+  ASSERT_TRUE(xlat.write_pbl(0, {{0x10000, 1000}, {0x20000, 1000}, {0x30000, 1000}}));
+  ASSERT_TRUE(xlat.write_smt(1, e));
+  sw.learn(1, 0, {1000, 1000, 1000});
+  const uint32_t stag = abi::make_stag(1, 7);
+  struct Case {
+    XlatRequest r;
+    uint64_t boundaries;
+  };
+  const Case cases[] = {
+      {{stag, 500, 2000, abi::access::kRemoteWrite, 1}, 2},        // crosses 1000 and 2000
+      {{stag, 0, 1000, abi::access::kRemoteWrite, 1}, 0},          // ends on a boundary
+      {{stag, 999, 2, abi::access::kRemoteWrite, 1}, 1},           // one byte either side
+      {{stag, 500, 2000, abi::access::kRemoteWrite, 1, true}, 0},  // a check request
+  };
+  // Each case alone, from t = 0 of its own slot: xlat's answer, then through the firmware.
+  std::vector<uint64_t> plain, firm;
+  std::vector<std::vector<XlatChunk>> plain_chunks, firm_chunks;
+  uint64_t slot = 0;
+  for (const Case& c : cases) {
+    for (bool through : {false, true}) {
+      const uint64_t t0 = (slot++) * 1'000'000;
+      to.at(t0, [&, c, through, t0] {
+        XlatChannel& ch = through ? static_cast<XlatChannel&>(sw) : xlat;
+        ch.request(c.r, to, [&, through, t0](XlatResult&& x) {
+          EXPECT_EQ(x.status, XlatStatus::kOk);
+          (through ? firm : plain).push_back(now_ps() - t0);
+          (through ? firm_chunks : plain_chunks).push_back(x.chunks);
+        });
+      });
+    }
+  }
+  sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_US));
+  ASSERT_EQ(plain.size(), 4u);
+  ASSERT_EQ(firm.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(firm[i] - plain[i], cases[i].boundaries * kCycles * fw.period_ps) << "case " << i;
+    ASSERT_EQ(firm_chunks[i].size(), plain_chunks[i].size());
+    for (size_t k = 0; k < plain_chunks[i].size(); ++k) {
+      EXPECT_EQ(firm_chunks[i][k].pa, plain_chunks[i][k].pa);
+      EXPECT_EQ(firm_chunks[i][k].len, plain_chunks[i][k].len);
+    }
+  }
+  EXPECT_EQ(switches.value, 3u);
+  EXPECT_EQ(sw.switches(abi::make_stag(2, 7), 500, 2000), 0u) << "not a handle it registered";
+  sw.forget(1);
+  EXPECT_EQ(sw.switches(stag, 500, 2000), 0u);
+}
+
+}  // namespace
+}  // namespace rnic
