@@ -60,6 +60,12 @@ void Driver::irq_thread() {
     if (irq_pending_.empty()) continue;
     const uint32_t vec = irq_pending_.front();
     irq_pending_.pop_front();
+    const uint64_t t0 = sc_core::sc_time_stamp().value();
+    struct Busy {  // the handler runs from its entry to its last MMIO access
+      uint64_t t0;
+      uint64_t& acc;
+      ~Busy() { acc += sc_core::sc_time_stamp().value() - t0; }
+    } busy{t0, irq_cpu_ps_};
     Os::spend(uint64_t(cost_.interrupt_entry_ns));
     if (vec == reg::cmd_vector(caps_.cqs)) {
       cmd_completed_ = rc_.mmio_read32(bar0_ + reg::kCmdConsumer);

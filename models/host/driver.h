@@ -62,6 +62,8 @@ class Driver {
   const abi::CardCaps& caps() const { return caps_; }
   const CostConfig& cost() const { return cost_; }
   const HostConfig& host_config() const { return host_; }
+  // Host CPU time the interrupt handler has spent (entry, its MMIO reads and writes), ps.
+  uint64_t irq_cpu_ps() const { return irq_cpu_ps_; }
   uint64_t bar0() const { return bar0_; }
   uint64_t bar2() const { return bar2_; }
   uint64_t qp_page(uint32_t qpn) const { return bar2_ + uint64_t(qpn) * 4096; }
@@ -160,6 +162,7 @@ class Driver {
   sc_core::sc_event cmd_ev_;
   sc_core::sc_event irq_ev_, async_ev_;
   std::deque<uint32_t> irq_pending_;
+  uint64_t irq_cpu_ps_ = 0;
   std::deque<AsyncEvent> async_;
   struct Watch {
     uint64_t base, end;

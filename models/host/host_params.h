@@ -60,6 +60,8 @@ struct CostConfig {
   int64_t wqe_build_ns = 10;         // the verbs library forms one WQE
   int64_t cq_poll_ns = 10;           // the verbs library reads one CQE slot (cache line)
   int64_t reg_cache_lookup_ns = 50;  // the verbs library looks a range up in its cache
+  int64_t wakeup_ns = 1500;          // a sleeping thread woken by an interrupt: the scheduler
+                                     // and context switch until it runs
 
   // Lists every field under "cost." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -74,6 +76,8 @@ struct CostConfig {
     p.i("mmio_issue_ns", mmio_issue_ns, "ns", 0, 1000000, "core to root complex, per MMIO access");
     p.i("wqe_build_ns", wqe_build_ns, "ns", 0, 1000000, "the verbs library forms a WQE");
     p.i("cq_poll_ns", cq_poll_ns, "ns", 0, 1000000, "the verbs library reads one CQE slot");
+    p.i("wakeup_ns", wakeup_ns, "ns", 0, 1000000,
+        "a thread sleeping on a completion channel, from its interrupt's handler to running");
     p.i("reg_cache_lookup_ns", reg_cache_lookup_ns, "ns", 0, 1000000,
         "the verbs library looks a range up in its registration cache");
     p.i("mmio_return_ns", mmio_return_ns, "ns", 0, 1000000,

@@ -1,10 +1,13 @@
 // Every wait of host software (a program's thread, the driver) goes through host_wait: the
 // simulated processes share the simulator's one OS thread, so errno is theirs only if each
 // keeps its own across the switch to another (saved before the wait, restored after).
+// host_spend is a wait that is CPU time (host_cpu_ps counts it per thread).
 #pragma once
 
 #include <cerrno>
+#include <cstdint>
 #include <systemc>
+#include <unordered_map>
 #include <utility>
 
 namespace rnic::host {
@@ -14,6 +17,20 @@ void host_wait(A&&... a) {
   const int e = errno;
   sc_core::wait(std::forward<A>(a)...);
   errno = e;
+}
+
+// Host CPU time per host thread (SC process): what it spends computing (host_spend) or busy
+// polling (host_cpu_add), as opposed to sleeping on an event.
+inline uint64_t& host_cpu_ps() {
+  static std::unordered_map<const sc_core::sc_object*, uint64_t> m;
+  return m[sc_core::sc_get_current_process_handle().get_process_object()];
+}
+inline void host_cpu_add(uint64_t ps) { host_cpu_ps() += ps; }
+// The calling thread computes for `ps` of simulated time.
+inline void host_spend(uint64_t ps) {
+  if (!ps) return;
+  host_cpu_add(ps);
+  host_wait(sc_core::sc_time::from_value(ps));
 }
 
 }  // namespace rnic::host

@@ -14,7 +14,7 @@ Os::Os(PhysMem& mem, RootComplex& rc, const CostConfig& cost, StatRegistry& stat
                                              "page-table entries read by the kernel")),
       pages_pinned_(stats.group(group).counter("pages_pinned", "pages", "pages pinned by mlock")) {}
 
-void Os::spend(uint64_t ns) { rnic::host::host_wait(sc_core::sc_time::from_value(ns * 1000)); }
+void Os::spend(uint64_t ns) { rnic::host::host_spend(ns * 1000); }
 
 uint64_t Os::mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads) {
   ++syscalls_;

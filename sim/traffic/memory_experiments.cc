@@ -1,5 +1,5 @@
 // Experiments of the scatter-gather firmware and memory (docs/memory.md): sg_registration,
-// phys_scan, reg_cache, sg_transfer.
+// phys_scan, reg_cache, sg_transfer, callbacks.
 #include "sim/traffic/memory_experiments.h"
 
 #include <fmt/format.h>
@@ -395,6 +395,115 @@ int run_sg_transfer(ExperimentContext& ctx) {
   return bad ? 1 : 0;
 }
 
+// node0 writes `size` bytes to node1 `ops` times, one at a time, and handles each completion
+// (`handler_ns` of work): by busy polling its CQ, or by a completion callback run in a thread
+// that sleeps on the CQ's completion channel (rnic_dispatch_callbacks). Per completion: the
+// latency from the post to the end of its handling, and the host CPU time spent (the thread's
+// and the interrupt handler's).
+int run_callbacks(ExperimentContext& ctx) {
+  Cluster cl(two_hosts(ctx.cfg), ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  const std::vector<int64_t> sizes = ctx.get_ints("sizes");
+  uint64_t most = 64;
+  for (int64_t z : sizes) most = std::max(most, uint64_t(z));
+  const uint64_t ops = uint64_t(ctx.get_int("ops"));
+  const uint64_t handler_ns = uint64_t(ctx.get_int("handler_ns"));
+  EndpointConfig ec;
+  ec.buf_bytes = size_t(most);
+  ec.comp_channel = true;
+  Oob oob;
+  Endpoint a, b;
+  int bad = 0;
+  std::string table = fmt::format("{:>9} {:>6} {:>6} {:>11} {:>9}\n", "mode", "size", "ops",
+                                  "latency_us", "cpu_us");
+  struct Done {
+    double t = 0;
+    int n = 0;
+    uint64_t handler_ns = 0;
+    bool ok = true;
+  } done;
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            rnic_cq_set_callback(
+                a.cq,
+                [](const ibv_wc* wc, void* arg) {
+                  auto* d = static_cast<Done*>(arg);
+                  rnic_spend_ns(d->handler_ns);
+                  d->ok = d->ok && wc->status == IBV_WC_SUCCESS;
+                  d->t = rnic_now_ns();
+                  ++d->n;
+                },
+                &done);
+            done.handler_ns = handler_ns;
+            for (const int64_t sz : sizes)
+              for (const std::string mode : ctx.get_strings("modes")) {
+                const uint64_t size = uint64_t(sz);
+                double lat = 0;
+                const double cpu0 = rnic_cpu_ns(), irq0 = rnic_irq_cpu_ns();
+                for (uint64_t i = 0; i < ops; ++i) {
+                  if (mode == "callback") ibv_req_notify_cq(a.cq, 0);
+                  ibv_sge s{a.addr(), uint32_t(size), a.mr->lkey};
+                  ibv_send_wr w{};
+                  w.wr_id = i;
+                  w.sg_list = &s;
+                  w.num_sge = 1;
+                  w.opcode = IBV_WR_RDMA_WRITE;
+                  w.send_flags = IBV_SEND_SIGNALED;
+                  w.wr.rdma.remote_addr = p.addr;
+                  w.wr.rdma.rkey = p.rkey;
+                  ibv_send_wr* badwr = nullptr;
+                  const double t0 = rnic_now_ns();
+                  if (ibv_post_send(a.qps[0], &w, &badwr) != 0) {
+                    ++bad;
+                    break;
+                  }
+                  if (mode == "poll") {
+                    ibv_wc wc{};
+                    while (ibv_poll_cq(a.cq, 1, &wc) == 0) rnic_wait_cq(a.cq, RNIC_WAIT_FOREVER);
+                    rnic_spend_ns(handler_ns);
+                    if (wc.status != IBV_WC_SUCCESS) ++bad;
+                    lat += rnic_now_ns() - t0;
+                  } else {
+                    const int before = done.n;
+                    while (done.n == before)
+                      if (rnic_dispatch_callbacks(a.channel) < 0) {
+                        ++bad;
+                        break;
+                      }
+                    lat += done.t - t0;
+                  }
+                }
+                const double cpu = rnic_cpu_ns() - cpu0, irq = rnic_irq_cpu_ns() - irq0;
+                const double n = double(ops);
+                ctx.rows.push_back({{"mode", mode},
+                                    {"size", size},
+                                    {"ops", ops},
+                                    {"latency_us", lat / n / 1000.0},
+                                    {"cpu_us", (cpu + irq) / n / 1000.0},
+                                    {"thread_cpu_us", cpu / n / 1000.0},
+                                    {"irq_cpu_us", irq / n / 1000.0}});
+                table += fmt::format("{:>9} {:>6} {:>6} {:>11.3f} {:>9.3f}\n", mode, size, ops,
+                                     lat / n / 1000.0, (cpu + irq) / n / 1000.0);
+              }
+            if (!done.ok) ++bad;
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(ec);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            oob.put(0, b.info());
+            oob.get(1);
+          }});
+  ctx.x = "size";
+  ctx.y = {"latency_us", "cpu_us"};
+  ctx.summary = table + (bad ? "callbacks: an operation FAILED" : "");
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 void register_memory_experiments() {
@@ -499,6 +608,28 @@ void register_memory_experiments() {
   };
   st.run = run_sg_transfer;
   add_experiment_kind(std::move(st));
+
+  ExperimentKind cb;
+  cb.kind = "callbacks";
+  cb.has_links = true;
+  cb.desc =
+      "completions handled by busy polling vs by a callback in a thread woken by the "
+      "completion interrupt: latency and host CPU time per completion";
+  cb.keys = {
+      {"sizes", ExpKey::kIntList, "[64, 65536]", 1, double(1 << 24), {}, "B", "Write sizes"},
+      {"ops", ExpKey::kInt, "200", 1, 1e7, {}, "", "Writes per point, one at a time"},
+      {"handler_ns", ExpKey::kInt, "200", 0, 1e7, {}, "ns", "work per completion"},
+      {"modes",
+       ExpKey::kStringList,
+       "[poll, callback]",
+       0,
+       0,
+       {"poll", "callback"},
+       "",
+       "poll: busy polling the CQ; callback: rnic_dispatch_callbacks on its channel"},
+  };
+  cb.run = run_callbacks;
+  add_experiment_kind(std::move(cb));
 }
 
 }  // namespace rnic::traffic

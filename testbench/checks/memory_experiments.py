@@ -5,7 +5,9 @@ between not, as three merged rows. reg_cache as shipped: with the cache on, ever
 pool misses once and hits after (968 of 1000), nothing is evicted (64 entries > 32 buffers) and
 each round is faster than with the cache off. sg_transfer as shipped: every point, near line
 rate with the registration excluded, and one handle faster than 32 MRs with it included.
-sg_registration as shipped: every
+callbacks as shipped: a callback costs the same host CPU at 64 B and 64 KiB (woken once per
+completion) and less than polling at 64 KiB, while it adds latency (the interrupt and the
+wake-up). sg_registration as shipped: every
 point of 1-32 regions of 1, 2 and 4 KiB in both modes, every registration and deregistration
 succeeding (the run's exit code); one handle of N regions registers in less time than N MRs for
 N >= 2, and its time grows with N (pinning and walking each region's page); the time of one
@@ -78,4 +80,20 @@ for op in ("read", "write"):
           f"{op}: one handle should beat 32 MRs with registration included")
 q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
 check(q.returncode == 0, f"scripts/plot sg_transfer: {q.stdout}{q.stderr}")
+o = out_dir(base, "callbacks")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "callbacks.yaml"), "--out",
+        o, "--quiet")
+res = load(os.path.join(o, "results.json"))
+cb = {(r["mode"], r["size"]): r for r in res["rows"]}
+check(sorted(cb) == sorted((m, z) for m in ("poll", "callback") for z in (64, 65536)),
+      f"callbacks points {sorted(cb)}")
+check(abs(cb[("callback", 64)]["cpu_us"] - cb[("callback", 65536)]["cpu_us"]) < 0.01,
+      f"callback CPU should not depend on the wait: {cb}")
+check(cb[("callback", 65536)]["cpu_us"] * 10 < cb[("poll", 65536)]["cpu_us"],
+      f"64 KiB: polling should burn the wait: {cb}")
+for z in (64, 65536):
+    check(cb[("callback", z)]["latency_us"] > cb[("poll", z)]["latency_us"],
+          f"{z} B: a callback adds the interrupt and the wake-up: {cb}")
+q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
+check(q.returncode == 0, f"scripts/plot callbacks: {q.stdout}{q.stderr}")
 finish("memory_experiments")

@@ -25,6 +25,9 @@ using rnic::host::Process;
 using rnic::host::ProcessContext;
 
 struct ibv_cq::Impl {
+  rnic_wc_cb cb = nullptr;  // completion callbacks (rnic_cq_set_callback, rnic_wr_set_callback)
+  void* cb_arg = nullptr;
+  std::map<uint64_t, std::pair<rnic_wc_cb, void*>> wr_cbs;
   uint64_t ring_pa = 0;
   uint32_t entries = 0;
   uint64_t ci = 0;
@@ -115,9 +118,7 @@ const ProcessContext& current() {
   return it->second;
 }
 
-void spend(uint64_t ns) {
-  if (ns) rnic::host::host_wait(sc_core::sc_time::from_value(ns * 1000));
-}
+void spend(uint64_t ns) { rnic::host::host_spend(ns * 1000); }
 
 uint64_t& idle_clock() {
   static uint64_t t = 0;
@@ -536,7 +537,10 @@ int ibv_destroy_comp_channel(ibv_comp_channel* channel) {
 
 int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
   ibv_comp_channel::Impl& ch = *channel->impl;
-  while (ch.events.empty()) rnic::host::host_wait(ch.ev);
+  if (ch.events.empty()) {
+    while (ch.events.empty()) rnic::host::host_wait(ch.ev);
+    spend(uint64_t((*channel).context->drv->cost().wakeup_ns));  // the scheduler wakes it
+  }
   *cq = ch.events.front();
   ch.events.pop_front();
   *cq_context = (*cq)->cq_context;
@@ -958,6 +962,11 @@ int wait_polled(Ready ready, sc_core::sc_event& ev, uint64_t poll_ns, uint64_t t
   const uint64_t t0 = sc_core::sc_time_stamp().value();
   const bool forever = timeout_ns == RNIC_WAIT_FOREVER;
   const uint64_t limit = forever ? 0 : t0 + timeout_ns * 1000;
+  // A busy loop: the whole wait is the thread's CPU time.
+  struct Busy {
+    uint64_t t0;
+    ~Busy() { rnic::host::host_cpu_add(sc_core::sc_time_stamp().value() - t0); }
+  } busy{t0};
   while (!ready()) {
     const uint64_t now = sc_core::sc_time_stamp().value();
     if (forever) {
@@ -975,6 +984,53 @@ int wait_polled(Ready ready, sc_core::sc_event& ev, uint64_t poll_ns, uint64_t t
   return 1;
 }
 }  // namespace
+
+double rnic_cpu_ns() { return double(rnic::host::host_cpu_ps()) / 1000.0; }
+
+double rnic_irq_cpu_ns() { return double(current().drv->irq_cpu_ps()) / 1000.0; }
+
+int rnic_cq_set_callback(ibv_cq* cq, rnic_wc_cb fn, void* arg) {
+  if (!cq) return EINVAL;
+  cq->impl->cb = fn;
+  cq->impl->cb_arg = arg;
+  return 0;
+}
+
+int rnic_wr_set_callback(ibv_cq* cq, uint64_t wr_id, rnic_wc_cb fn, void* arg) {
+  if (!cq || !fn) return EINVAL;
+  cq->impl->wr_cbs[wr_id] = {fn, arg};
+  return 0;
+}
+
+int rnic_dispatch_callbacks(ibv_comp_channel* channel) {
+  if (!channel) {
+    errno = EINVAL;
+    return -1;
+  }
+  ibv_cq* cq = nullptr;
+  void* cq_ctx = nullptr;
+  if (ibv_get_cq_event(channel, &cq, &cq_ctx) != 0) return -1;
+  ibv_ack_cq_events(cq, 1);
+  int n = 0;
+  auto drain = [&] {
+    ibv_wc wc{};
+    while (ibv_poll_cq(cq, 1, &wc) == 1) {
+      ++n;
+      auto it = cq->impl->wr_cbs.find(wc.wr_id);
+      if (it != cq->impl->wr_cbs.end()) {
+        const auto [fn, arg] = it->second;
+        cq->impl->wr_cbs.erase(it);
+        fn(&wc, arg);
+      } else if (cq->impl->cb) {
+        cq->impl->cb(&wc, cq->impl->cb_arg);
+      }
+    }
+  };
+  drain();
+  ibv_req_notify_cq(cq, 0);
+  drain();
+  return n;
+}
 
 int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
   return wait_polled([cq] { return cqe_ready(cq); }, cq->impl->written,

@@ -387,6 +387,25 @@ int rnic_mem_write(void* dst, const void* src, size_t len);
 int rnic_mem_read(const void* src, void* dst, size_t len);
 // Spends simulated time on the calling process.
 void rnic_spend_ns(uint64_t ns);
+// The calling thread's host CPU time so far, ns: what it computed (verbs, system calls,
+// rnic_spend_ns) and busy-polled (rnic_wait_cq, rnic_wait_mem), not what it slept.
+double rnic_cpu_ns();
+// The host CPU time the driver's interrupt handler has spent so far on this thread's host, ns.
+double rnic_irq_cpu_ns();
+
+// Completion callbacks (Kernel PM2's style, docs/memory.md), on top of a completion channel: a
+// callback per CQ, or per WR (its wr_id, once), runs in the thread that called
+// rnic_dispatch_callbacks when that thread is woken by the CQ's completion event; what it
+// spends (rnic_spend_ns) is that thread's CPU time, as are the wake-up (cost.wakeup_ns) and the
+// CQ polls; the interrupt's entry is the driver's (rnic_irq_cpu_ns).
+typedef void (*rnic_wc_cb)(const ibv_wc* wc, void* arg);
+int rnic_cq_set_callback(ibv_cq* cq, rnic_wc_cb fn, void* arg);
+int rnic_wr_set_callback(ibv_cq* cq, uint64_t wr_id, rnic_wc_cb fn, void* arg);
+// Sleeps on `channel` until one of its CQs has an event, then polls that CQ empty, running each
+// completion's callback (the WR's, else the CQ's; none: the completion is dropped), re-arms
+// it and polls once more (a completion that landed before the re-arm). Returns the completions
+// dispatched, or -1 with errno on failure.
+int rnic_dispatch_callbacks(ibv_comp_channel* channel);
 // Simulated time now, in ns.
 double rnic_now_ns();
 // No time limit for rnic_wait_cq / rnic_wait_mem: a wait that never ends is the run's watchdog's
