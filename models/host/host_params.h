@@ -54,6 +54,8 @@ struct CostConfig {
   int64_t walk_step_ns = 25;         // one page-table entry read by the kernel walker
   int64_t copy_line_ns = 35;         // copy_to_user / copy_from_user per 64 B line
   int64_t mlock_page_ns = 32;        // pin one page (refcount, LRU isolation)
+  int64_t page_fault_ns = 600;       // a page's first touch: the fault, a frame, its PTE
+  int64_t zero_page_ns = 400;        // zeroing the new 4 KiB frame
   int64_t interrupt_entry_ns = 900;  // MSI-X to the handler's first instruction
   int64_t mmio_issue_ns = 45;        // core -> uncore -> root complex for an MMIO access
   int64_t mmio_return_ns = 25;       // CplD at the root complex -> the load retires
@@ -72,6 +74,9 @@ struct CostConfig {
     p.i("walk_step_ns", walk_step_ns, "ns", 0, 1000000, "one page-table entry read");
     p.i("copy_line_ns", copy_line_ns, "ns", 0, 1000000, "copy to/from user, per 64 B line");
     p.i("mlock_page_ns", mlock_page_ns, "ns", 0, 1000000, "pin one page");
+    p.i("page_fault_ns", page_fault_ns, "ns", 0, 1000000,
+        "first touch of a page: the fault, a frame, its page-table entry");
+    p.i("zero_page_ns", zero_page_ns, "ns", 0, 1000000, "zeroing a new 4 KiB frame");
     p.i("interrupt_entry_ns", interrupt_entry_ns, "ns", 0, 1000000, "MSI-X to handler");
     p.i("mmio_issue_ns", mmio_issue_ns, "ns", 0, 1000000, "core to root complex, per MMIO access");
     p.i("wqe_build_ns", wqe_build_ns, "ns", 0, 1000000, "the verbs library forms a WQE");

@@ -3,8 +3,9 @@
 // costs (cost.*) in simulated time on the calling SC_THREAD, and does its real work on the
 // model's state (page tables in simulated memory, MMIO through the root complex).
 //
-//   mlock(len)        syscall entry + walk (walk_step_ns per entry read) + mlock_page_ns per
-//                     page + syscall exit
+//   mlock(len)        syscall entry + walk (walk_step_ns per entry read) + per page not yet
+//                     touched page_fault_ns + zero_page_ns (faulted in first) + mlock_page_ns
+//                     per page + syscall exit
 //   get_pbl(len)      ioctl: syscall entry + ioctl dispatch + walk + copy-out of the 8 B page
 //                     addresses (copy_line_ns per 64 B line) + syscall exit
 //   read_reg(off)     ioctl: syscall entry + ioctl dispatch + MMIO read + copy-out of one line
@@ -44,6 +45,7 @@ class Os {
   Counter& syscalls_;
   Counter& walk_reads_;
   Counter& pages_pinned_;
+  Counter& faults_;
 };
 
 }  // namespace rnic::host

@@ -75,6 +75,13 @@ uint64_t Process::malloc(uint64_t bytes) {
   return va;
 }
 
+uint64_t Process::malloc_untouched(uint64_t bytes) {
+  const uint64_t va = malloc(bytes);
+  const uint64_t pages = std::max<uint64_t>(1, (bytes + kPageSize - 1) / kPageSize);
+  for (uint64_t i = 0; i < pages; ++i) untouched_.insert(va + i * kPageSize);
+  return va;
+}
+
 namespace {
 // Whether [va, va + len) is mapped in this process (the simulator's), and writable if asked:
 // from /proc/self/maps, read once per registration.
@@ -142,12 +149,16 @@ bool Process::for_each_chunk(uint64_t va, uint64_t len, Fn fn) {
 }
 
 bool Process::write_virt(uint64_t va, const void* data, uint64_t len) {
+  for (uint64_t pg = va & ~(kPageSize - 1); !untouched_.empty() && pg < va + len; pg += kPageSize)
+    touch(pg);
   auto* p = static_cast<const uint8_t*>(data);
   return for_each_chunk(va, len,
                         [&](uint64_t pa, uint64_t off, uint64_t n) { mem_.write(pa, p + off, n); });
 }
 
 bool Process::read_virt(uint64_t va, void* out, uint64_t len) {
+  for (uint64_t pg = va & ~(kPageSize - 1); !untouched_.empty() && pg < va + len; pg += kPageSize)
+    touch(pg);
   auto* p = static_cast<uint8_t*>(out);
   return for_each_chunk(va, len,
                         [&](uint64_t pa, uint64_t off, uint64_t n) { mem_.read(pa, p + off, n); });

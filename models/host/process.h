@@ -45,7 +45,21 @@ class Process {
   bool write_virt(uint64_t va, const void* data, uint64_t len);
   bool read_virt(uint64_t va, void* out, uint64_t len);
 
-  // Pinned pages (mlock) cannot be paged out.
+  // Page states: a page of malloc is resident; one of malloc_untouched is not yet touched (its
+  // frame is reserved, but the first touch faults and zeroes it); pinned pages (mlock) cannot
+  // be paged out.
+  uint64_t malloc_untouched(uint64_t bytes);
+  bool untouched(uint64_t va) const { return untouched_.count(va & ~(kPageSize - 1)) != 0; }
+  // The page becomes resident; returns whether it was not touched before (a fault).
+  bool touch(uint64_t va) { return untouched_.erase(va & ~(kPageSize - 1)) != 0; }
+  // munlock + madvise(MADV_DONTNEED): the range's pages are unpinned and dropped; the next
+  // touch of each faults in a zeroed page again.
+  void drop(uint64_t va, uint64_t len) {
+    for (uint64_t pg = va & ~(kPageSize - 1); pg < va + len; pg += kPageSize) {
+      pinned_.erase(pg);
+      untouched_.insert(pg);
+    }
+  }
   void pin(uint64_t page_va) { pinned_.insert(page_va); }
   bool pinned(uint64_t va) const { return pinned_.count(va & ~(kPageSize - 1)) != 0; }
 
@@ -64,6 +78,7 @@ class Process {
   uint64_t plain_pages_ = 0;  // pages of the program's own memory mapped here
   uint64_t last_frame_ = 0;
   std::unordered_set<uint64_t> pinned_;
+  std::unordered_set<uint64_t> untouched_;
 };
 
 }  // namespace rnic::host

@@ -52,6 +52,13 @@ for a, b in zip(big, big[1:]):
           f"PBL per-page cost {per_page_pbl:.2f} ns ({a['bytes']}->{b['bytes']}) vs {first_pbl:.2f}")
     check(abs(per_page_mlock - first_mlock) <= 0.10 * first_mlock,
           f"mlock per-page cost {per_page_mlock:.2f} ns ({a['bytes']}->{b['bytes']}) vs {first_mlock:.2f}")
+# A buffer never touched: mlock faults each page in and zeroes it first, so it costs the
+# resident buffer's mlock plus cost.page_fault_ns + cost.zero_page_ns (1200 + 1300 on the preset)
+# per page, at every size.
+for r in rows:
+    extra = r["mlock_untouched_ns"] - r["mlock_ns"]
+    check(abs(extra - r["pages"] * 2500) <= 0.01 * r["pages"] * 2500 + 100,
+          f"{r['bytes']}: untouched mlock {r['mlock_untouched_ns']} vs resident {r['mlock_ns']}")
 p = subprocess.run([os.path.join(root, "scripts", "plot"), o2], capture_output=True, text=True)
 check(p.returncode == 0 and os.listdir(os.path.join(o2, "plots")), f"scripts/plot: {p.stdout}{p.stderr}")
 finish("foundation_experiments")
