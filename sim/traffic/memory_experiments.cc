@@ -17,6 +17,30 @@ namespace rnic::traffic {
 
 namespace {
 
+// Posts one signaled RDMA Read or Write of [addr, addr + len) (lkey) to raddr (rkey) on qp;
+// returns ibv_post_send's result.
+int post_rdma(ibv_qp* qp, ibv_wr_opcode op, uint64_t id, uint64_t addr, uint32_t len, uint32_t lkey,
+              uint64_t raddr, uint32_t rkey) {
+  ibv_sge s{addr, len, lkey};
+  ibv_send_wr w{};
+  w.wr_id = id;
+  w.sg_list = &s;
+  w.num_sge = 1;
+  w.opcode = op;
+  w.send_flags = IBV_SEND_SIGNALED;
+  w.wr.rdma.remote_addr = raddr;
+  w.wr.rdma.rkey = rkey;
+  ibv_send_wr* bad = nullptr;
+  return ibv_post_send(qp, &w, &bad);
+}
+
+// The CQ's next completion, polled for as a busy loop would.
+ibv_wc next_wc(ibv_cq* cq) {
+  ibv_wc wc{};
+  while (ibv_poll_cq(cq, 1, &wc) == 0) rnic_wait_cq(cq, RNIC_WAIT_FOREVER);
+  return wc;
+}
+
 // N regions of B bytes each, registered as one scatter-gather handle (rnic_reg_sg_mr) and as
 // one MR per region (ibv_reg_mr), and deregistered, by one thread of node0's program. The
 // regions lie 8 KiB apart in one buffer, each starting 64 B further into its slot than the one
@@ -113,22 +137,13 @@ int run_phys_scan(ExperimentContext& ctx) {
              connect(a, 0);
              for (uint64_t start = 0; start < top; start += window) {
                const PeerInfo w = oob.get(0);
-               ibv_sge s{a.addr(), 64, a.mr->lkey};
-               ibv_send_wr r{};
-               r.wr_id = start;
-               r.sg_list = &s;
-               r.num_sge = 1;
-               r.opcode = IBV_WR_RDMA_READ;
-               r.send_flags = IBV_SEND_SIGNALED;
-               r.wr.rdma.remote_addr = w.addr;
-               r.wr.rdma.rkey = w.rkey;
-               ibv_send_wr* badwr = nullptr;
                ibv_wc wc{};
-               if (ibv_post_send(a.qps[0], &r, &badwr) != 0) {
+               if (post_rdma(a.qps[0], IBV_WR_RDMA_READ, start, a.addr(), 64, a.mr->lkey, w.addr,
+                             w.rkey) != 0) {
                  ++bad;
                  wc.status = IBV_WC_GENERAL_ERR;
                } else {
-                 while (ibv_poll_cq(a.cq, 1, &wc) == 0) rnic_wait_cq(a.cq, RNIC_WAIT_FOREVER);
+                 wc = next_wc(a.cq);
                }
                windows.push_back(
                    {start, std::min(top, start + window), wc.status == IBV_WC_SUCCESS, wc.status});
@@ -222,22 +237,13 @@ int run_reg_cache(ExperimentContext& ctx) {
                   ++bad;
                   break;
                 }
-                ibv_sge s{reinterpret_cast<uint64_t>(buf.data()), uint32_t(size), mr->lkey};
-                ibv_send_wr w{};
-                w.wr_id = i;
-                w.sg_list = &s;
-                w.num_sge = 1;
-                w.opcode = IBV_WR_RDMA_WRITE;
-                w.send_flags = IBV_SEND_SIGNALED;
-                w.wr.rdma.remote_addr = p.addr;
-                w.wr.rdma.rkey = p.rkey;
-                ibv_send_wr* badwr = nullptr;
-                ibv_wc wc{};
-                if (ibv_post_send(a.qps[0], &w, &badwr) != 0) {
+                if (post_rdma(a.qps[0], IBV_WR_RDMA_WRITE, i,
+                              reinterpret_cast<uint64_t>(buf.data()), uint32_t(size), mr->lkey,
+                              p.addr, p.rkey) != 0) {
                   ++bad;
                   break;
                 }
-                while (ibv_poll_cq(a.cq, 1, &wc) == 0) rnic_wait_cq(a.cq, RNIC_WAIT_FOREVER);
+                const ibv_wc wc = next_wc(a.cq);
                 if (wc.status != IBV_WC_SUCCESS || ibv_dereg_mr(mr) != 0) ++bad;
               }
               const double ns = rnic_now_ns() - t0;
@@ -319,23 +325,14 @@ int run_sg_transfer(ExperimentContext& ctx) {
                 const double t0 = rnic_now_ns();
                 const uint64_t ops = pt.mode == "sg" ? 1 : n;
                 for (uint64_t i = 0; i < ops; ++i) {
-                  ibv_sge s{a.addr() + i * rb, uint32_t(pt.mode == "sg" ? total : rb), a.mr->lkey};
-                  ibv_send_wr w{};
-                  w.wr_id = i;
-                  w.sg_list = &s;
-                  w.num_sge = 1;
-                  w.opcode = pt.op == "read" ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE;
-                  w.send_flags = IBV_SEND_SIGNALED;
-                  w.wr.rdma.remote_addr = pt.mode == "sg" ? 0 : region(i);
-                  w.wr.rdma.rkey = keys.qpns[size_t(i)];
-                  ibv_send_wr* badwr = nullptr;
-                  if (ibv_post_send(a.qps[0], &w, &badwr) != 0) ++bad;
+                  if (post_rdma(a.qps[0], pt.op == "read" ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE, i,
+                                a.addr() + i * rb, uint32_t(pt.mode == "sg" ? total : rb),
+                                a.mr->lkey, pt.mode == "sg" ? 0 : region(i),
+                                keys.qpns[size_t(i)]) != 0)
+                    ++bad;
                 }
-                for (uint64_t i = 0; i < ops; ++i) {
-                  ibv_wc wc{};
-                  while (ibv_poll_cq(a.cq, 1, &wc) == 0) rnic_wait_cq(a.cq, RNIC_WAIT_FOREVER);
-                  if (wc.status != IBV_WC_SUCCESS) ++bad;
-                }
+                for (uint64_t i = 0; i < ops; ++i)
+                  if (next_wc(a.cq).status != IBV_WC_SUCCESS) ++bad;
                 pt.xfer_ns += rnic_now_ns() - t0;
                 oob.put(1, {});
               }
@@ -445,24 +442,14 @@ int run_callbacks(ExperimentContext& ctx) {
                 const double cpu0 = rnic_cpu_ns(), irq0 = rnic_irq_cpu_ns();
                 for (uint64_t i = 0; i < ops; ++i) {
                   if (mode == "callback") ibv_req_notify_cq(a.cq, 0);
-                  ibv_sge s{a.addr(), uint32_t(size), a.mr->lkey};
-                  ibv_send_wr w{};
-                  w.wr_id = i;
-                  w.sg_list = &s;
-                  w.num_sge = 1;
-                  w.opcode = IBV_WR_RDMA_WRITE;
-                  w.send_flags = IBV_SEND_SIGNALED;
-                  w.wr.rdma.remote_addr = p.addr;
-                  w.wr.rdma.rkey = p.rkey;
-                  ibv_send_wr* badwr = nullptr;
                   const double t0 = rnic_now_ns();
-                  if (ibv_post_send(a.qps[0], &w, &badwr) != 0) {
+                  if (post_rdma(a.qps[0], IBV_WR_RDMA_WRITE, i, a.addr(), uint32_t(size),
+                                a.mr->lkey, p.addr, p.rkey) != 0) {
                     ++bad;
                     break;
                   }
                   if (mode == "poll") {
-                    ibv_wc wc{};
-                    while (ibv_poll_cq(a.cq, 1, &wc) == 0) rnic_wait_cq(a.cq, RNIC_WAIT_FOREVER);
+                    const ibv_wc wc = next_wc(a.cq);
                     rnic_spend_ns(handler_ns);
                     if (wc.status != IBV_WC_SUCCESS) ++bad;
                     lat += rnic_now_ns() - t0;
