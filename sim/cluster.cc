@@ -208,10 +208,13 @@ void Cluster::run(const std::vector<Program>& programs) {
   std::vector<std::pair<std::string, std::function<void()>>> threads;
   for (const Program& pr : programs) {
     Node& n = *nodes[size_t(pr.node)];
-    if (!n.proc)
-      n.proc = std::make_unique<host::Process>(
-          n.hc.mem, n.cfg.host, uint64_t(cfg.sim.seed) * 7919 + uint64_t(n.index), pid_++);
-    host::Process* proc = n.proc.get();
+    std::unique_ptr<host::Process>& slot = pr.process == 0 ? n.proc : n.other_procs[pr.process];
+    if (!slot)
+      slot = std::make_unique<host::Process>(
+          n.hc.mem, n.cfg.host,
+          uint64_t(cfg.sim.seed) * 7919 + uint64_t(n.index) + 104729 * uint64_t(pr.process),
+          pid_++);
+    host::Process* proc = slot.get();
     threads.emplace_back(fmt::format("{}_proc{}_{}", n.name(), proc->pid(), runs_++),
                          [&n, proc, fn = pr.fn, priv = pr.privileged] {
                            host::bind_current_process({&n.driver, proc, priv});

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,7 +76,8 @@ class Node : public sc_core::sc_module {
   RnicCore core;
   host::Driver driver;
   // The node's simulated process: created by its first program, the same in every later one.
-  std::unique_ptr<host::Process> proc;
+  std::unique_ptr<host::Process> proc;  // process 0 (Cluster::Program::process)
+  std::map<int, std::unique_ptr<host::Process>> other_procs;  // processes 1, 2, ...
 };
 
 class Cluster {
@@ -92,6 +94,7 @@ class Cluster {
     int node;
     std::function<void()> fn;
     bool privileged = false;  // a kernel consumer: may register physical regions
+    int process = 0;          // which process of the host runs it (each its own address space)
   };
   // Runs every program and simulates until each has returned and the system is quiet, with the
   // watchdog, Ctrl-C and progress of sim/run_control.h. Throws HungError, InterruptedError.
