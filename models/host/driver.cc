@@ -165,6 +165,12 @@ uint64_t Driver::alloc_dma(uint64_t bytes) {
   return mem_.alloc_contiguous(pages, mem_.next_frame());
 }
 
+uint32_t Driver::free_stag() const {
+  for (uint32_t i = 1; i < stag_used_.size(); ++i)
+    if (!stag_used_[i]) return i;
+  return 0;
+}
+
 int Driver::alloc_range(std::map<uint32_t, uint32_t>& free, uint32_t n, uint32_t* first) {
   for (auto it = free.begin(); it != free.end(); ++it) {
     if (it->second < n) continue;
@@ -316,9 +322,7 @@ int Driver::install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* o
   uint32_t first = 0;
   int rc = alloc_range(pbl_free_, n, &first);
   if (rc) return rc;
-  uint32_t idx = 0;
-  for (uint32_t i = 1; i < stag_used_.size() && !idx; ++i)
-    if (!stag_used_[i]) idx = i;
+  const uint32_t idx = free_stag();
   if (!idx) {
     free_range(pbl_free_, first, n);
     return ENOMEM;
@@ -389,9 +393,7 @@ int Driver::reg_sg_mr(Process& p, uint32_t pd,
 int Driver::reg_phys_mr(uint32_t pd, uint64_t pa, uint64_t len, uint32_t access, MrInfo* out) {
   if (len == 0 || pa + len < pa || pa + len > mem_.size()) return EINVAL;
   ioctl_enter();
-  uint32_t idx = 0;
-  for (uint32_t i = 1; i < stag_used_.size() && !idx; ++i)
-    if (!stag_used_[i]) idx = i;
+  const uint32_t idx = free_stag();
   int rc = ENOMEM;
   if (idx) {
     abi::WriteStag w;
@@ -418,9 +420,7 @@ int Driver::alloc_fast_mr(uint32_t pd, uint32_t max_pages, FastMrInfo* out) {
   ioctl_enter();
   uint32_t first = 0;
   int rc = alloc_range(pbl_free_, max_pages, &first);
-  uint32_t idx = 0;
-  for (uint32_t i = 1; rc == 0 && i < stag_used_.size() && !idx; ++i)
-    if (!stag_used_[i]) idx = i;
+  const uint32_t idx = rc == 0 ? free_stag() : 0;
   if (rc == 0 && !idx) {
     free_range(pbl_free_, first, max_pages);
     rc = ENOMEM;

@@ -130,6 +130,7 @@ class Driver {
   void ioctl_exit();
   uint64_t alloc_dma(uint64_t bytes);  // physically contiguous kernel memory
   int alloc_range(std::map<uint32_t, uint32_t>& free, uint32_t n, uint32_t* first);
+  uint32_t free_stag() const;  // the lowest SMT index not in use (0: none; 0 is reserved)
   void free_range(std::map<uint32_t, uint32_t>& free, uint32_t first, uint32_t n);
   void irq_thread();
 

@@ -76,7 +76,6 @@ void Firmware::local_op(uint32_t qpn, uint32_t pd, const Wqe& w, EventQueue& to,
   c.seq = op_seq_++;
   c.local = true;
   c.op = w.opcode;
-  c.a[0] = qpn;
   c.pd = pd;
   c.w = w;
   c.to = &to;
