@@ -34,6 +34,14 @@ int post_rdma(ibv_qp* qp, ibv_wr_opcode op, uint64_t id, uint64_t addr, uint32_t
   return ibv_post_send(qp, &w, &bad);
 }
 
+// Opens `e` on side `me` (0 or 1) of a two-host experiment and connects it to the other side's
+// endpoint, exchanging their PeerInfo through boxes 0 and 1 of `oob`.
+void open_connected(Endpoint& e, int me, const EndpointConfig& ec, Oob& oob) {
+  e.open(ec);
+  oob.put(1 - me, e.info());
+  e.connect(oob.get(me));
+}
+
 // The CQ's next completion, polled for as a busy loop would.
 ibv_wc next_wc(ibv_cq* cq) {
   ibv_wc wc{};
@@ -54,12 +62,12 @@ int run_sg_registration(ExperimentContext& ctx) {
   constexpr uint64_t kSlot = 8192;
   int64_t most = 0;
   for (int64_t n : counts) most = std::max(most, n);
-  std::vector<uint8_t> buf(size_t(most) * kSlot + kSlot);
-  const uint64_t base = (reinterpret_cast<uint64_t>(buf.data()) + 4095) & ~uint64_t(4095);
+  uint64_t base = 0;  // page aligned, in the process's own address space (rnic_malloc)
   int bad = 0;
   std::string table = fmt::format("{:>8} {:>13} {:>11} {:>12} {:>14}\n", "regions", "region_bytes",
                                   "mode", "register_ns", "deregister_ns");
   cl.run({[&] {
+    base = reinterpret_cast<uint64_t>(rnic_malloc(uint64_t(most) * kSlot + kSlot));
     ibv_device** list = ibv_get_device_list(nullptr);
     ibv_context* ctxv = ibv_open_device(list[0]);
     ibv_free_device_list(list);
@@ -127,14 +135,9 @@ int run_phys_scan(ExperimentContext& ctx) {
   Endpoint a, b;
   const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
   int bad = 0;
-  auto connect = [&](Endpoint& e, int me) {
-    e.open(ec);
-    oob.put(1 - me, e.info());
-    e.connect(oob.get(me));
-  };
   cl.run({{0,
            [&] {
-             connect(a, 0);
+             open_connected(a, 0, ec, oob);
              for (uint64_t start = 0; start < top; start += window) {
                const PeerInfo w = oob.get(0);
                ibv_wc wc{};
@@ -152,14 +155,14 @@ int run_phys_scan(ExperimentContext& ctx) {
                oob.put(1, done);
                if (wc.status != IBV_WC_SUCCESS) {
                  a.close();
-                 connect(a, 0);
+                 open_connected(a, 0, ec, oob);
                }
              }
              a.close();
            }},
           {1,
            [&] {
-             connect(b, 1);
+             open_connected(b, 1, ec, oob);
              for (uint64_t start = 0; start < top; start += window) {
                const uint64_t len = std::min(top, start + window) - start;
                ibv_mr* mr = rnic_reg_phys_mr(b.pd, start, len, access);
@@ -177,7 +180,7 @@ int run_phys_scan(ExperimentContext& ctx) {
                ibv_dereg_mr(mr);
                if (!ok) {
                  b.close();
-                 connect(b, 1);
+                 open_connected(b, 1, ec, oob);
                }
              }
              b.close();
@@ -215,14 +218,13 @@ int run_reg_cache(ExperimentContext& ctx) {
   Oob oob;
   Endpoint a, b;
   int bad = 0;
-  std::vector<std::vector<uint8_t>> pool(nbuf, std::vector<uint8_t>(size, 0x42));
+  std::vector<void*> pool;  // rnic_malloc'd in node0's process
   std::string table = fmt::format("{:>6} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10}\n", "cache", "hits",
                                   "misses", "evicted", "hit_rate", "us_per_op", "mb_per_s");
   cl.run({[&] {
-            a.open(ec);
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, ec, oob);
             const PeerInfo p = oob.get(0);
+            for (uint64_t i = 0; i < nbuf; ++i) pool.push_back(rnic_malloc(size));
             for (const std::string mode : ctx.get_strings("modes")) {
               rnic_reg_cache_set(a.ctx, mode == "on" ? entries : 0);
               rnic_reg_cache_stats s0{};
@@ -231,15 +233,14 @@ int run_reg_cache(ExperimentContext& ctx) {
               const double t0 = rnic_now_ns();
               for (uint64_t i = 0; i < ops; ++i) {
                 x = x * 6364136223846793005ull + 1442695040888963407ull;
-                std::vector<uint8_t>& buf = pool[(x >> 33) % nbuf];
-                ibv_mr* mr = ibv_reg_mr(a.pd, buf.data(), size, IBV_ACCESS_LOCAL_WRITE);
+                void* buf = pool[(x >> 33) % nbuf];
+                ibv_mr* mr = ibv_reg_mr(a.pd, buf, size, IBV_ACCESS_LOCAL_WRITE);
                 if (!mr) {
                   ++bad;
                   break;
                 }
-                if (post_rdma(a.qps[0], IBV_WR_RDMA_WRITE, i,
-                              reinterpret_cast<uint64_t>(buf.data()), uint32_t(size), mr->lkey,
-                              p.addr, p.rkey) != 0) {
+                if (post_rdma(a.qps[0], IBV_WR_RDMA_WRITE, i, reinterpret_cast<uint64_t>(buf),
+                              uint32_t(size), mr->lkey, p.addr, p.rkey) != 0) {
                   ++bad;
                   break;
                 }
@@ -270,9 +271,7 @@ int run_reg_cache(ExperimentContext& ctx) {
             oob.put(1, {});
           },
           [&] {
-            b.open(ec);
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, ec, oob);
             PeerInfo p = b.info();
             oob.put(0, p);
             oob.get(1);
@@ -301,8 +300,7 @@ int run_sg_transfer(ExperimentContext& ctx) {
   ec.buf_bytes = size_t(total);
   ec.send_depth = uint32_t(std::max<uint64_t>(n, 1));
   ec.cqe = int(2 * n + 8);
-  std::vector<uint8_t> target(n * kSlot + kSlot);
-  const uint64_t base = (reinterpret_cast<uint64_t>(target.data()) + 4095) & ~uint64_t(4095);
+  uint64_t base = 0;  // node1's regions: rnic_malloc'd in its process before it connects
   auto region = [&](uint64_t i) { return base + i * kSlot + i * 64 % 4096; };
   Oob oob;
   Endpoint a, b;
@@ -316,9 +314,7 @@ int run_sg_transfer(ExperimentContext& ctx) {
   for (const std::string& mode : ctx.get_strings("modes"))
     for (const std::string& op : ctx.get_strings("ops")) points.push_back({mode, op});
   cl.run({[&] {
-            a.open(ec);
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, ec, oob);
             for (Point& pt : points)
               for (uint64_t it = 0; it < iters; ++it) {
                 const PeerInfo keys = oob.get(0);  // addr: count of rkeys in qpns
@@ -339,9 +335,8 @@ int run_sg_transfer(ExperimentContext& ctx) {
             oob.put(1, {});
           },
           [&] {
-            b.open(ec);
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            base = reinterpret_cast<uint64_t>(rnic_malloc(n * kSlot + kSlot));
+            open_connected(b, 1, ec, oob);
             for (Point& pt : points)
               for (uint64_t it = 0; it < iters; ++it) {
                 const double t0 = rnic_now_ns();
@@ -420,9 +415,7 @@ int run_callbacks(ExperimentContext& ctx) {
     bool ok = true;
   } done;
   cl.run({[&] {
-            a.open(ec);
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, ec, oob);
             const PeerInfo p = oob.get(0);
             rnic_cq_set_callback(
                 a.cq,
@@ -479,9 +472,7 @@ int run_callbacks(ExperimentContext& ctx) {
             oob.put(1, {});
           },
           [&] {
-            b.open(ec);
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, ec, oob);
             oob.put(0, b.info());
             oob.get(1);
           }});
