@@ -139,7 +139,7 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       core("core", cfg.core, cfg.firmware, cfg.mac, hc.dmac, hc.regs, efe, stats,
            rx_parse_factory(impl), xlat_factory(impl)),
       driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
-             cfg.caps(), cfg.host, cfg.cost) {
+             cfg.caps(), cfg.host, cfg.cost, stats) {
   // The run record (sim/run_record.h): every card write that reached this host's memory.
   if (RunRecord::get().enabled()) {
     const uint32_t src = RunRecord::get().source(std::string(name()) + " host write", 0);

@@ -157,6 +157,21 @@ void Efe::validated(const eth::Mac& from, uint32_t seq, bool ar) {
   }
 }
 
+uint32_t Efe::refuse(const eth::Mac& from, uint32_t seq) {
+  Peer& p = peer(from);
+  while (!p.delivered.empty() && !seq_before(p.delivered.back().first, seq)) {
+    rx_buffered_ -= p.delivered.back().second;
+    p.delivered.pop_back();
+  }
+  p.rx.rewind(seq);
+  ++*p.rx_refused;
+  p.rnr_owed = true;
+  p.rnr_seq = seq;
+  owe_control(p);
+  pump();
+  return ++p.rx_gen;
+}
+
 void Efe::list(Peer& p) {
   if (p.listed) return;
   p.listed = true;
@@ -348,7 +363,8 @@ void Efe::handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f)
             h.dst_qpn,
             h.ar,
             h.rq,
-            std::vector<uint8_t>(f.begin() + int64_t(off), f.begin() + int64_t(off + h.length))};
+            std::vector<uint8_t>(f.begin() + int64_t(off), f.begin() + int64_t(off + h.length)),
+            p.rx_gen};
         if (on_segment) on_segment(std::move(s));
         if (p.held && !seq_before(p.rx.expected(), p.held_needs)) {
           p.held = false;

@@ -33,7 +33,8 @@
 //   yet validated) has room and the core can take it (can_take), gives the core its segment
 //   (on_segment); otherwise it is answered with an RNR. A duplicate asks for an ACK at once; a gap
 //   is dropped, with one NACK per gap. Frames not for this MAC, not EFE, or malformed are dropped
-//   and counted.
+//   and counted. The core may refuse a segment it was given and not yet validated (refuse():
+//   answered with an RNR as if it had not been taken, and the ones after it with it).
 // Acknowledgement: the core calls validated() for each segment, in order, once its checks are
 //   done. An ACK is owed at once for an AR segment or every efe.ack_every_frames validated
 //   frames, else efe.ack_delay_ns after the first validated frame not yet acknowledged. A DATA
@@ -80,6 +81,7 @@ class Efe : public sc_core::sc_module {
     bool ar = false;
     bool rq = false;  // dst_qpn is the QPN this card addressed at src (a reset; efe_header.h)
     std::vector<uint8_t> ddp;
+    uint32_t gen = 0;  // the channel's receive generation when it was given (refuse())
   };
 
   Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk_mhz,
@@ -91,6 +93,11 @@ class Efe : public sc_core::sc_module {
   uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
                 bool rq = false);
   void validated(const eth::Mac& peer, uint32_t seq, bool ar);
+  // The core cannot place segment `seq` from `peer` yet (on-demand paging: its page is being
+  // brought in). It and every segment from that peer given after it are taken back as if never
+  // received (the core drops those it still holds: their `gen` is older than the one returned),
+  // and an RNR names seq: the peer resends from there after its RNR delay, no retry spent.
+  uint32_t refuse(const eth::Mac& peer, uint32_t seq);
 
   std::function<void(RxSegment&&)> on_segment;
   std::function<void(const eth::Mac& peer, uint32_t ack)> on_ack;
@@ -131,6 +138,7 @@ class Efe : public sc_core::sc_module {
     uint64_t ack_due = UINT64_MAX;  // ... or at this time
     bool nack_owed = false, rnr_owed = false;
     uint32_t rnr_seq = 0;
+    uint32_t rx_gen = 0;      // refusals so far (RxSegment::gen)
     uint32_t ts_echo = 0;     // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
     uint64_t ts_rx_ps = 0;    // ... and when it arrived (the echo adds the time held since)
     bool ce_seen = false;     // a DATA frame marked CE arrived: the next ACK carries ECE

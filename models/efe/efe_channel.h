@@ -131,6 +131,12 @@ class EfeRx {
   Verdict on_data(uint32_t seq, bool sy = false);
   // The expected frame was not taken (RNR): frames behind it are dropped without a NACK.
   void hold() { nacked_gap_ = true; }
+  // Frames from seq on, delivered already, were taken back (Efe::refuse): seq is expected
+  // again, and the frames behind it are dropped without a NACK until it comes.
+  void rewind(uint32_t seq) {
+    expected_ = seq;
+    nacked_gap_ = true;
+  }
   uint32_t expected() const { return expected_; }
   // After a gap: whether a NACK for expected() is owed (once per gap), and that it went.
   bool nack_owed() const { return nack_owed_; }

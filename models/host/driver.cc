@@ -14,7 +14,7 @@ namespace rnic::host {
 
 Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t bar0,
                uint64_t bar2, MacAddr mac, const abi::CardCaps& caps, const HostConfig& host,
-               const CostConfig& cost)
+               const CostConfig& cost, StatRegistry& stats)
     : name_(std::move(name)),
       mem_(mem),
       rc_(rc),
@@ -28,7 +28,20 @@ Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t
       qp_used_(size_t(caps.qps)),
       cq_used_(size_t(caps.cqs)),
       stag_used_(size_t(caps.stags)),
-      stag_key_(size_t(caps.stags)) {
+      stag_key_(size_t(caps.stags)),
+      odp_faults_(stats.group(name_).counter("odp_faults", "faults",
+                                             "page-fault records of the card the driver resolved")),
+      odp_pages_mapped_(stats.group(name_).counter(
+          "odp_pages_mapped", "pages",
+          "pages of on-demand regions made present on the card (faults and prefetches)")),
+      odp_pages_unmapped_(stats.group(name_).counter(
+          "odp_pages_unmapped", "pages",
+          "pages of on-demand regions made absent on the card before they went out")),
+      odp_failed_(stats.group(name_).counter(
+          "odp_failed", "faults", "faults the driver could not resolve (the range not mapped)")),
+      odp_fault_ns_(stats.group(name_).histogram(
+          "odp_fault_ns", "ns", "a page fault: its interrupt to its ODP_MAP's completion",
+          Histogram::log2_edges(1000, 16))) {
   qp_used_[0] = true;    // QPN 0 is not handed out (as in rdma-core providers)
   stag_used_[0] = true;  // STag 0 is reserved (RFC 5040)
   pbl_free_[0] = uint32_t(caps.pbl_entries);
@@ -44,6 +57,9 @@ Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t
   std::string thread = name_ + "_irq";
   std::replace(thread.begin(), thread.end(), '.', '_');
   sc_core::sc_spawn([this] { irq_thread(); }, thread.c_str(), &o);
+  sc_core::sc_spawn([this] { odp_thread(); }, (thread.substr(0, thread.size() - 3) + "odp").c_str(),
+                    &o);
+  os_.add_notifier([this](Process& p, uint64_t va, uint64_t len) { odp_invalidate(p, va, len); });
 }
 
 void Driver::watch(uint64_t base, uint64_t len, sc_core::sc_event* ev) {
@@ -79,6 +95,28 @@ void Driver::irq_thread() {
       }
       rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntAsyncEvent, 4);
       async_ev_.notify(sc_core::SC_ZERO_TIME);
+    } else if (vec == reg::fault_vector(caps_.cqs)) {
+      // Page faults: the new records of the ring (each known by its sequence number) go to the
+      // ODP worker.
+      for (;;) {
+        uint8_t rec[reg::kFaultRecordBytes];
+        mem_.read(fault_ring_ + uint64_t(fault_taken_ % reg::kFaultSlots) * reg::kFaultRecordBytes,
+                  rec, sizeof(rec));
+        uint32_t seq;
+        std::memcpy(&seq, rec, 4);
+        if (seq != fault_taken_ + 1) break;
+        Os::spend(uint64_t(cost_.copy_line_ns));
+        ++fault_taken_;
+        OdpJob j;
+        std::memcpy(&j.stag, rec + 8, 4);
+        std::memcpy(&j.to, rec + 16, 8);
+        std::memcpy(&j.end, rec + 24, 8);
+        j.t0 = t0;
+        odp_jobs_.push_back(j);
+      }
+      rc_.mmio_write_le(bar0_ + reg::kFaultConsumer, fault_taken_, 4);
+      rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntPageFault, 4);
+      odp_ev_.notify(sc_core::SC_ZERO_TIME);
     } else {
       rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntCompletion, 4);
       if (on_cq_event) on_cq_event(vec - 1);
@@ -138,8 +176,12 @@ int Driver::open() {
   }
   rc_.mmio_write_le(bar0_ + reg::kMsiAddrLo, uint32_t(kMsiBase), 4);
   rc_.mmio_write_le(bar0_ + reg::kMsiAddrHi, 0, 4);
-  rc_.mmio_write_le(bar0_ + reg::kIntMask,
-                    reg::kIntAsyncEvent | reg::kIntCompletion | reg::kIntCommand, 4);
+  fault_ring_ = alloc_dma(uint64_t(reg::kFaultSlots) * reg::kFaultRecordBytes);
+  rc_.mmio_write_le(bar0_ + reg::kFaultRingLo, uint32_t(fault_ring_), 4);
+  rc_.mmio_write_le(bar0_ + reg::kFaultRingHi, uint32_t(fault_ring_ >> 32), 4);
+  rc_.mmio_write_le(
+      bar0_ + reg::kIntMask,
+      reg::kIntAsyncEvent | reg::kIntCompletion | reg::kIntCommand | reg::kIntPageFault, 4);
   rc_.mmio_write_le(bar0_ + reg::kControl, 1, 4);
   const bool ok = rc_.mmio_read32(bar0_ + reg::kId) == reg::kIdValue;
   ioctl_exit();
@@ -328,9 +370,12 @@ int Driver::install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* o
     return ENOMEM;
   }
   const uint64_t bytes = uint64_t(n) * (w.type == abi::kStagSgHandle ? 16 : 8);
-  const uint64_t buf = alloc_dma(bytes);
-  mem_.write(buf, list, bytes);
-  Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
+  uint64_t buf = 0;  // none: an on-demand region's pages start absent
+  if (list) {
+    buf = alloc_dma(bytes);
+    mem_.write(buf, list, bytes);
+    Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
+  }
   w.index = idx;
   w.key = ++stag_key_[idx];
   w.pbl_first = first;
@@ -459,9 +504,153 @@ int Driver::dereg_mr(const MrInfo& mr) {
   if (rc == 0) {
     stag_used_[idx] = false;
     if (mr.pbl_count) free_range(pbl_free_, mr.pbl_first, mr.pbl_count);
+    odp_.erase(idx);
   }
   ioctl_exit();
   return rc;
+}
+
+int Driver::reg_odp_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access,
+                       MrInfo* out) {
+  if (len == 0 || va + len < va) return EINVAL;
+  const uint64_t first_page = va & ~(kPageSize - 1);
+  const uint64_t pages = ((va + len + kPageSize - 1) & ~(kPageSize - 1)) - first_page;
+  abi::WriteStag w;
+  w.type = abi::kStagOnDemand;
+  w.access = to_card_access(access);
+  w.pd = pd;
+  w.base_to = va;
+  w.length = len;
+  w.page_shift = 12;
+  w.first_page_offset = uint32_t(va & (kPageSize - 1));
+  ioctl_enter();
+  const int rc = install_mr(nullptr, uint32_t(pages / kPageSize), w, out);
+  if (rc == 0)
+    odp_[abi::stag_index(out->lkey)] = {&p,
+                                        va,
+                                        len,
+                                        out->lkey,
+                                        out->pbl_first,
+                                        out->pbl_count,
+                                        pd,
+                                        std::vector<bool>(out->pbl_count)};
+  ioctl_exit();
+  return rc;
+}
+
+int Driver::advise_mr(uint32_t pd, uint32_t lkey, uint64_t va, uint64_t len, bool wait) {
+  ioctl_enter();
+  const auto it = odp_.find(abi::stag_index(lkey));
+  if (it == odp_.end() || it->second.stag != lkey || it->second.pd != pd || len == 0 ||
+      va < it->second.va || va + len > it->second.va + it->second.len) {
+    ioctl_exit();
+    return EINVAL;
+  }
+  const OdpJob j{lkey, va, va + len, 0};
+  int rc = 0;
+  if (wait) {
+    rc = odp_map(j);
+  } else {
+    odp_jobs_.push_back(j);
+    odp_ev_.notify(sc_core::SC_ZERO_TIME);
+  }
+  ioctl_exit();
+  return rc;
+}
+
+// The ODP worker: faults and asynchronous prefetches in order; once a fault is resolved, the
+// region on past it (host.odp_prefetch_kib from the faulting address, its pages not present
+// yet) in pieces of kOdpAheadPages, each after every fault that came meanwhile.
+void Driver::odp_thread() {
+  for (;;) {
+    while (odp_jobs_.empty() && odp_ahead_.empty()) host_wait(odp_ev_);
+    Os::spend(uint64_t(cost_.wakeup_ns));  // the worker woken by the interrupt's handler
+    while (!odp_jobs_.empty() || !odp_ahead_.empty()) {
+      std::deque<OdpJob>& q = odp_jobs_.empty() ? odp_ahead_ : odp_jobs_;
+      const OdpJob j = q.front();
+      q.pop_front();
+      ioctl_lock_.lock();
+      const int rc = odp_map(j);
+      ioctl_lock_.unlock();
+      const uint64_t ahead = uint64_t(host_.odp_prefetch_kib) * 1024;
+      if (rc || !j.t0 || j.to + ahead <= j.end) continue;
+      for (uint64_t at = j.end & ~(kPageSize - 1); at < j.to + ahead;
+           at += kOdpAheadPages * kPageSize)
+        odp_ahead_.push_back({j.stag, std::max(at, j.end),
+                              std::min(at + kOdpAheadPages * kPageSize, j.to + ahead), 0});
+    }
+  }
+}
+
+// With the ioctl lock held (command() lets it go while the firmware works): the pages of the
+// job's range faulted in and their addresses loaded into the region's PBLMT entries by one
+// ODP_MAP, which resumes what waits on them; or ODP_MAP kFailed when the range is not mapped.
+int Driver::odp_map(const OdpJob& j) {
+  const auto it = odp_.find(abi::stag_index(j.stag));
+  if (it == odp_.end() || it->second.stag != j.stag) return EINVAL;  // deregistered meanwhile
+  OdpMr& mr = it->second;
+  const uint64_t base = mr.va & ~(kPageSize - 1);
+  uint64_t lo = std::max(j.to, mr.va) & ~(kPageSize - 1);
+  uint64_t hi = (std::min(j.end, mr.va + mr.len) + kPageSize - 1) & ~(kPageSize - 1);
+  if (!j.t0) {  // a prefetch maps only what is not present yet
+    while (lo < hi && mr.present[(lo - base) / kPageSize]) lo += kPageSize;
+    while (hi > lo && mr.present[(hi - base) / kPageSize - 1]) hi -= kPageSize;
+    if (lo >= hi) return 0;
+  }
+  abi::OdpMap m;
+  m.stag = j.stag;
+  m.first = mr.pbl_first + uint32_t((std::min(lo, hi) - base) / kPageSize);
+  m.count = hi > lo ? uint32_t((hi - lo) / kPageSize) : 0;
+  const Os::PblResult r = hi > lo ? os_.fault_pages(*mr.proc, lo, hi - lo) : Os::PblResult{};
+  if (!r.ok || r.pages.size() != m.count) {
+    m.flags = abi::OdpMap::kFailed;
+    m.count = std::max<uint32_t>(m.count, 1);
+    ++odp_failed_;
+  } else {
+    const uint64_t bytes = uint64_t(m.count) * 8;
+    if (odp_list_bytes_ < bytes) {  // one list buffer, grown as needed (kernel DMA memory)
+      odp_list_ = alloc_dma(bytes);
+      odp_list_bytes_ = (bytes + kPageSize - 1) & ~(kPageSize - 1);
+    }
+    mem_.write(odp_list_, r.pages.data(), bytes);
+    Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
+    m.list = odp_list_;
+  }
+  const uint32_t first = m.first - mr.pbl_first;
+  const int rc = command(m);
+  if (rc == 0 && !m.flags) {
+    odp_pages_mapped_ += m.count;
+    // The region may have gone while the command ran (command() lets the lock go).
+    const auto now = odp_.find(abi::stag_index(j.stag));
+    if (now != odp_.end() && now->second.stag == j.stag)
+      for (uint32_t i = 0; i < m.count; ++i) now->second.present[first + i] = true;
+  }
+  if (j.t0) {
+    ++odp_faults_;
+    odp_fault_ns_.sample(double(sc_core::sc_time_stamp().value() - j.t0) / 1000.0);
+  }
+  return rc ? rc : (m.flags ? EFAULT : 0);
+}
+
+// The MMU notifier (Os::page_out): the pages of p's on-demand regions in [va, va + len) become
+// absent on the card (ODP_UNMAP, waited for) before the kernel takes them away.
+void Driver::odp_invalidate(Process& p, uint64_t va, uint64_t len) {
+  std::vector<abi::OdpUnmap> ranges;
+  for (auto& [idx, mr] : odp_) {
+    if (mr.proc != &p) continue;
+    const uint64_t base = mr.va & ~(kPageSize - 1);
+    const uint64_t lo = std::max(va, mr.va) & ~(kPageSize - 1);
+    const uint64_t hi = (std::min(va + len, mr.va + mr.len) + kPageSize - 1) & ~(kPageSize - 1);
+    if (hi <= lo) continue;
+    const uint32_t first = uint32_t((lo - base) / kPageSize), n = uint32_t((hi - lo) / kPageSize);
+    ranges.push_back({mr.pbl_first + first, n});
+    for (uint32_t i = 0; i < n; ++i) mr.present[first + i] = false;
+  }
+  if (ranges.empty()) return;
+  ioctl_lock_.lock();
+  for (const abi::OdpUnmap& u : ranges)
+    if (command(u) == 0) odp_pages_unmapped_ += u.count;
+  ioctl_lock_.unlock();
 }
 
 }  // namespace rnic::host

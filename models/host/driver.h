@@ -10,7 +10,10 @@
 // a command runs other threads' ioctls may post theirs. Memory registration also pins and
 // walks the pages (Os::mlock, Os::get_pbl) and copies the page list into a kernel DMA buffer
 // (cost.copy_line_ns per 64 B line). Interrupts: an MSI-X costs cost.interrupt_entry_ns on the
-// driver's interrupt thread, which reads EVENT until it is empty.
+// driver's interrupt thread, which reads EVENT until it is empty. On-demand paging: a page-fault
+// MSI-X costs interrupt_entry_ns and copy_line_ns per record read from the fault ring and one
+// MMIO write (FAULT_CONSUMER); the ODP worker thread it wakes pays wakeup_ns, then per fault
+// Os::fault_pages, copy_line_ns per 64 B of page list and one ODP_MAP command.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "models/common/bytes.h"
+#include "models/common/stats.h"
 #include "models/host/host_params.h"
 #include "models/host/os.h"
 #include "models/host/verbs/verbs_enums.h"
@@ -53,12 +57,14 @@ class Driver {
   };
 
   Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t bar0, uint64_t bar2,
-         MacAddr mac, const abi::CardCaps& caps, const HostConfig& host, const CostConfig& cost);
+         MacAddr mac, const abi::CardCaps& caps, const HostConfig& host, const CostConfig& cost,
+         StatRegistry& stats);
 
   const std::string& name() const { return name_; }
   const MacAddr& mac() const { return mac_; }
   PhysMem& mem() { return mem_; }
   RootComplex& rc() { return rc_; }
+  Os& os() { return os_; }
   const abi::CardCaps& caps() const { return caps_; }
   const CostConfig& cost() const { return cost_; }
   const HostConfig& host_config() const { return host_; }
@@ -113,6 +119,15 @@ class Driver {
   int alloc_fast_mr(uint32_t pd, uint32_t max_pages, FastMrInfo* out);
   int map_fast_mr(Process& p, const FastMrInfo& f, uint64_t va, uint64_t len, uint32_t* pages);
   int dereg_mr(const MrInfo& mr);
+  // On-demand paging (docs/memory.md): [va, va + len) of p as an MR without pinning (type
+  // kStagOnDemand), every page absent on the card. A page the card touches faults: the card
+  // writes a record into the fault ring and interrupts; the driver's ODP worker faults the
+  // range in (Os::fault_pages) and sends ODP_MAP. EINVAL: a length of 0.
+  int reg_odp_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access, MrInfo* out);
+  // Prefetch (ibv_advise_mr): the pages of [va, va + len) of the on-demand MR `lkey` in and on
+  // the card, on the calling thread (wait) or by the ODP worker (returns at once). EINVAL: not
+  // an on-demand MR of `pd`, or a range outside it; EFAULT (wait): the range is not mapped.
+  int advise_mr(uint32_t pd, uint32_t lkey, uint64_t va, uint64_t len, bool wait);
 
   // Async events, in order (ibv_get_async_event blocks on async_event()).
   std::deque<AsyncEvent>& async_queue() { return async_; }
@@ -125,6 +140,23 @@ class Driver {
 
  private:
   int install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* out);
+  // On-demand paging: the fault ring's records taken by the interrupt handler; the worker
+  // that resolves them (and asynchronous prefetches); making a range present (ODP_MAP) and
+  // absent (ODP_UNMAP, the MMU notifier's part).
+  struct OdpMr {
+    Process* proc = nullptr;
+    uint64_t va = 0, len = 0;
+    uint32_t stag = 0, pbl_first = 0, pages = 0, pd = 0;
+    std::vector<bool> present;  // per page: mapped on the card (ODP_MAP, not ODP_UNMAP since)
+  };
+  struct OdpJob {
+    uint32_t stag = 0;
+    uint64_t to = 0, end = 0;
+    uint64_t t0 = 0;  // when its interrupt reached the driver (0: a prefetch)
+  };
+  void odp_thread();
+  int odp_map(const OdpJob& j);
+  void odp_invalidate(Process& p, uint64_t va, uint64_t len);
   int command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value);
   void ioctl_enter();
   void ioctl_exit();
@@ -165,6 +197,16 @@ class Driver {
   std::deque<uint32_t> irq_pending_;
   uint64_t irq_cpu_ps_ = 0;
   std::deque<AsyncEvent> async_;
+  std::map<uint32_t, OdpMr> odp_;  // by SMT index
+  std::deque<OdpJob> odp_jobs_;    // faults and asynchronous prefetches, in order
+  std::deque<OdpJob> odp_ahead_;   // background mapping past faults: after every job above
+  static constexpr uint64_t kOdpAheadPages = 64;  // pages per background ODP_MAP
+  sc_core::sc_event odp_ev_;
+  uint64_t fault_ring_ = 0;                     // the fault ring's host address
+  uint32_t fault_taken_ = 0;                    // records taken (FAULT_CONSUMER)
+  uint64_t odp_list_ = 0, odp_list_bytes_ = 0;  // ODP_MAP's page-list buffer
+  Counter &odp_faults_, &odp_pages_mapped_, &odp_pages_unmapped_, &odp_failed_;
+  Histogram& odp_fault_ns_;
   struct Watch {
     uint64_t base, end;
     sc_core::sc_event* ev;

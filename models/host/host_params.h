@@ -18,6 +18,8 @@ struct HostConfig {
   std::string cmd_wait = "poll";      // "poll": the driver reads a command's completion word
                                       // until it is there; "interrupt": it sleeps until the
                                       // command's completion interrupt
+  int64_t odp_prefetch_kib = 4096;    // on-demand paging: after a fault the driver maps this
+                                      // far past the faulting address, in the background
   int64_t hole_base_mib = 3072;       // MiB, device-reserved window start (below 4 GiB)
   int64_t hole_mib = 1024;            // MiB, its size (0 = none)
   double malloc_scatter = 0.5;        // probability that the next page of a buffer is not
@@ -37,6 +39,9 @@ struct HostConfig {
     p.s("cmd_wait", cmd_wait, {"poll", "interrupt"},
         "the driver waits for a firmware command by polling its completion word, or sleeps "
         "until its completion interrupt");
+    p.i("odp_prefetch_kib", odp_prefetch_kib, "KiB", 0, 1 << 22,
+        "on-demand paging: once a fault's range is mapped, the driver's worker maps the region "
+        "on to this far past the faulting address, 64 pages at a time, behind any new fault");
     p.i("hole_base_mib", hole_base_mib, "MiB", 0, 1 << 22, "device-reserved window start");
     p.i("hole_mib", hole_mib, "MiB", 0, 1 << 22, "device-reserved window size (0 = none)");
     p.r("malloc_scatter", malloc_scatter, "", 0, 1,
@@ -62,6 +67,8 @@ struct CostConfig {
   int64_t wqe_build_ns = 10;         // the verbs library forms one WQE
   int64_t cq_poll_ns = 10;           // the verbs library reads one CQE slot (cache line)
   int64_t reg_cache_lookup_ns = 50;  // the verbs library looks a range up in its cache
+  int64_t page_out_ns = 1500;        // reclaim one page: unmap it, queue its write to swap
+  int64_t swap_in_ns = 20000;        // a paged-out page's fault: its 4 KiB read back from swap
   int64_t wakeup_ns = 1500;          // a sleeping thread woken by an interrupt: the scheduler
                                      // and context switch until it runs
 
@@ -77,6 +84,10 @@ struct CostConfig {
     p.i("page_fault_ns", page_fault_ns, "ns", 0, 1000000,
         "first touch of a page: the fault, a frame, its page-table entry");
     p.i("zero_page_ns", zero_page_ns, "ns", 0, 1000000, "zeroing a new 4 KiB frame");
+    p.i("page_out_ns", page_out_ns, "ns", 0, 1000000,
+        "paging one page out: unmapping it and queueing its write to swap (not waited for)");
+    p.i("swap_in_ns", swap_in_ns, "ns", 0, 100000000,
+        "a fault on a paged-out page: reading its 4 KiB back from swap, waited for");
     p.i("interrupt_entry_ns", interrupt_entry_ns, "ns", 0, 1000000, "MSI-X to handler");
     p.i("mmio_issue_ns", mmio_issue_ns, "ns", 0, 1000000, "core to root complex, per MMIO access");
     p.i("wqe_build_ns", wqe_build_ns, "ns", 0, 1000000, "the verbs library forms a WQE");

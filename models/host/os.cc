@@ -14,7 +14,24 @@ Os::Os(PhysMem& mem, RootComplex& rc, const CostConfig& cost, StatRegistry& stat
                                              "page-table entries read by the kernel")),
       pages_pinned_(stats.group(group).counter("pages_pinned", "pages", "pages pinned by mlock")),
       faults_(stats.group(group).counter("page_faults", "pages",
-                                         "pages faulted in (first touch: zeroed) by mlock")) {}
+                                         "pages faulted in (first touch: zeroed)")),
+      swap_ins_(
+          stats.group(group).counter("swap_ins", "pages", "paged-out pages read back from swap")),
+      pages_out_(stats.group(group).counter("pages_out", "pages", "pages paged out")) {}
+
+uint64_t Os::fault_cost_ns(Process::Fault f) {
+  switch (f) {
+    case Process::Fault::kZero:
+      ++faults_;
+      return uint64_t(cost_.page_fault_ns + cost_.zero_page_ns);
+    case Process::Fault::kSwapIn:
+      ++swap_ins_;
+      return uint64_t(cost_.page_fault_ns + cost_.swap_in_ns);
+    case Process::Fault::kNone:
+      break;
+  }
+  return 0;
+}
 
 void Os::spend(uint64_t ns) { rnic::host::host_spend(ns * 1000); }
 
@@ -22,9 +39,10 @@ uint64_t Os::mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads) 
   ++syscalls_;
   const CostConfig& c = cost_;
   uint64_t reads = 0, pages = 0;
-  uint64_t faults = 0;
+  std::vector<uint8_t> faults;  // per page: what faulting it in takes (Process::Fault)
   p.page_table().walk_range(va, len, &reads, [&](uint64_t page_va, uint64_t) {
-    faults += p.touch(page_va);  // a page not yet touched is faulted in and zeroed first
+    // A page not yet touched is faulted in and zeroed first; a paged-out one read back.
+    faults.push_back(uint8_t(p.fault_in(page_va)));
     p.pin(page_va);
     ++pages;
   });
@@ -33,15 +51,13 @@ uint64_t Os::mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads) 
   spend(uint64_t(c.syscall_entry_ns) + reads * uint64_t(c.walk_step_ns));
   // Faulting in and pinning, in slices of 4096 pages (each counted as it ends: a long mlock is
   // progress, not a hang, to the run's watchdog).
-  const uint64_t per_fault = uint64_t(c.page_fault_ns + c.zero_page_ns);
-  for (uint64_t done = 0, f = faults; done < pages;) {
+  for (uint64_t done = 0; done < pages;) {
     const uint64_t n = std::min<uint64_t>(4096, pages - done);
-    const uint64_t nf = std::min(n, f);
-    spend(nf * per_fault + n * uint64_t(c.mlock_page_ns));
+    uint64_t ns = n * uint64_t(c.mlock_page_ns);
+    for (uint64_t i = done; i < done + n; ++i) ns += fault_cost_ns(Process::Fault(faults[i]));
+    spend(ns);
     pages_pinned_ += n;
-    faults_ += nf;
     done += n;
-    f -= nf;
   }
   spend(uint64_t(c.syscall_exit_ns));
   return pages;
@@ -59,6 +75,39 @@ Os::PblResult Os::get_pbl(Process& p, uint64_t va, uint64_t len) {
         r.walk_reads * uint64_t(c.walk_step_ns) + lines * uint64_t(c.copy_line_ns) +
         uint64_t(c.syscall_exit_ns));
   return r;
+}
+
+Os::PblResult Os::fault_pages(Process& p, uint64_t va, uint64_t len) {
+  PblResult r;
+  std::vector<uint8_t> faults;
+  r.ok = p.page_table().walk_range(va, len, &r.walk_reads, [&](uint64_t page_va, uint64_t pa) {
+    faults.push_back(uint8_t(p.fault_in(page_va)));
+    r.pages.push_back(pa);
+  });
+  walk_reads_ += r.walk_reads;
+  spend(r.walk_reads * uint64_t(cost_.walk_step_ns));
+  for (size_t done = 0; done < faults.size();) {  // slices, as mlock's
+    const size_t n = std::min<size_t>(4096, faults.size() - done);
+    uint64_t ns = 0;
+    for (size_t i = done; i < done + n; ++i) ns += fault_cost_ns(Process::Fault(faults[i]));
+    spend(ns);
+    done += n;
+  }
+  return r;
+}
+
+uint64_t Os::page_out(Process& p, uint64_t va, uint64_t len) {
+  ++syscalls_;
+  spend(uint64_t(cost_.syscall_entry_ns));
+  for (const Notifier& n : notifiers_) n(p, va, len);
+  uint64_t reads = 0, pages = 0;
+  p.page_table().walk_range(va, len, &reads,
+                            [&](uint64_t page_va, uint64_t) { pages += p.page_out(page_va); });
+  walk_reads_ += reads;
+  pages_out_ += pages;
+  spend(reads * uint64_t(cost_.walk_step_ns) + pages * uint64_t(cost_.page_out_ns) +
+        uint64_t(cost_.syscall_exit_ns));
+  return pages;
 }
 
 std::vector<uint8_t> Os::read_reg(uint64_t bar0_base, uint64_t offset, uint32_t len) {

@@ -10,9 +10,16 @@
 //                     addresses (copy_line_ns per 64 B line) + syscall exit
 //   read_reg(off)     ioctl: syscall entry + ioctl dispatch + MMIO read + copy-out of one line
 //                     + syscall exit
+//   fault_pages(len)  (kernel, no system call: on-demand paging) walk + per page not yet touched
+//                     page_fault_ns + zero_page_ns, per page paged out page_fault_ns +
+//                     swap_in_ns
+//   page_out(len)     madvise(MADV_PAGEOUT): syscall entry + the MMU notifiers (the driver
+//                     makes on-demand regions' pages absent on the card first) + walk +
+//                     page_out_ns per page paged out (resident, not pinned) + syscall exit
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "models/host/process.h"
@@ -36,6 +43,14 @@ class Os {
   uint64_t mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads = nullptr);
   PblResult get_pbl(Process& p, uint64_t va, uint64_t len);
   std::vector<uint8_t> read_reg(uint64_t bar0_base, uint64_t offset, uint32_t len);
+  // The pages of [va, va + len) made resident (faulted in as each needs), and their frames;
+  // ok false at a page that is not mapped.
+  PblResult fault_pages(Process& p, uint64_t va, uint64_t len);
+  // Pages [va, va + len) of p out; returns how many went (pinned ones and ones not resident
+  // stay). MMU notifiers (add_notifier) run first, on the calling thread.
+  uint64_t page_out(Process& p, uint64_t va, uint64_t len);
+  using Notifier = std::function<void(Process& p, uint64_t va, uint64_t len)>;
+  void add_notifier(Notifier n) { notifiers_.push_back(std::move(n)); }
   void configure(const CostConfig& cost) { cost_ = cost; }
 
  private:
@@ -46,6 +61,11 @@ class Os {
   Counter& walk_reads_;
   Counter& pages_pinned_;
   Counter& faults_;
+  Counter& swap_ins_;
+  Counter& pages_out_;
+  std::vector<Notifier> notifiers_;
+  // Faulting in, each page as it needs: the CPU time it takes (its counters moved).
+  uint64_t fault_cost_ns(Process::Fault f);
 };
 
 }  // namespace rnic::host

@@ -149,7 +149,8 @@ bool Process::for_each_chunk(uint64_t va, uint64_t len, Fn fn) {
 }
 
 bool Process::write_virt(uint64_t va, const void* data, uint64_t len) {
-  for (uint64_t pg = va & ~(kPageSize - 1); !untouched_.empty() && pg < va + len; pg += kPageSize)
+  for (uint64_t pg = va & ~(kPageSize - 1);
+       (!untouched_.empty() || !paged_out_.empty()) && pg < va + len; pg += kPageSize)
     touch(pg);
   auto* p = static_cast<const uint8_t*>(data);
   return for_each_chunk(va, len,
@@ -157,7 +158,8 @@ bool Process::write_virt(uint64_t va, const void* data, uint64_t len) {
 }
 
 bool Process::read_virt(uint64_t va, void* out, uint64_t len) {
-  for (uint64_t pg = va & ~(kPageSize - 1); !untouched_.empty() && pg < va + len; pg += kPageSize)
+  for (uint64_t pg = va & ~(kPageSize - 1);
+       (!untouched_.empty() || !paged_out_.empty()) && pg < va + len; pg += kPageSize)
     touch(pg);
   auto* p = static_cast<uint8_t*>(out);
   return for_each_chunk(va, len,

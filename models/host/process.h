@@ -47,11 +47,32 @@ class Process {
 
   // Page states: a page of malloc is resident; one of malloc_untouched is not yet touched (its
   // frame is reserved, but the first touch faults and zeroes it); pinned pages (mlock) cannot
-  // be paged out.
+  // be paged out; a paged-out page is read back from swap at its next touch.
   uint64_t malloc_untouched(uint64_t bytes);
   bool untouched(uint64_t va) const { return untouched_.count(va & ~(kPageSize - 1)) != 0; }
   // The page becomes resident; returns whether it was not touched before (a fault).
-  bool touch(uint64_t va) { return untouched_.erase(va & ~(kPageSize - 1)) != 0; }
+  bool touch(uint64_t va) {
+    const uint64_t pg = va & ~(kPageSize - 1);
+    if (!paged_out_.empty()) paged_out_.erase(pg);
+    return untouched_.erase(pg) != 0;
+  }
+  // What making the page resident takes: nothing, a zeroed frame (not yet touched) or a read
+  // from swap (paged out); the page is resident after.
+  enum class Fault { kNone, kZero, kSwapIn };
+  Fault fault_in(uint64_t va) {
+    const uint64_t pg = va & ~(kPageSize - 1);
+    if (!paged_out_.empty() && paged_out_.erase(pg)) return Fault::kSwapIn;
+    return untouched_.erase(pg) ? Fault::kZero : Fault::kNone;
+  }
+  // Paged out (Os::page_out): a resident page that is not pinned goes to swap (its frame keeps
+  // its bytes: it comes back to the same frame, a model simplification). False: it was not
+  // resident or is pinned.
+  bool page_out(uint64_t va) {
+    const uint64_t pg = va & ~(kPageSize - 1);
+    if (pinned_.count(pg) || untouched_.count(pg)) return false;
+    return paged_out_.insert(pg).second;
+  }
+  bool paged_out(uint64_t va) const { return paged_out_.count(va & ~(kPageSize - 1)) != 0; }
   // munlock + madvise(MADV_DONTNEED): the range's pages are unpinned and dropped; the next
   // touch of each faults in a zeroed page again.
   void drop(uint64_t va, uint64_t len) {
@@ -79,6 +100,7 @@ class Process {
   uint64_t last_frame_ = 0;
   std::unordered_set<uint64_t> pinned_;
   std::unordered_set<uint64_t> untouched_;
+  std::unordered_set<uint64_t> paged_out_;
 };
 
 }  // namespace rnic::host

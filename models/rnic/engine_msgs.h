@@ -17,6 +17,7 @@
 #include "models/rnic/ddp_rdmap.h"
 #include "models/rnic/ord_table.h"
 #include "models/rnic/read_response.h"
+#include "models/rnic/rnic_xlat.h"
 
 namespace rnic {
 
@@ -35,6 +36,18 @@ class LocalOpPort {
   virtual ~LocalOpPort() = default;
   virtual void local_op(uint32_t qpn, uint32_t pd, const Wqe& w, EventQueue& to,
                         std::function<void(uint8_t status)> done) = 0;
+};
+
+// The firmware's page-fault port (on-demand paging, docs/firmware.md): an engine whose
+// translation of an on-demand region found an absent page reports it for QP qpn (write: the
+// card would write the range); `resume` runs in `to` once the firmware has loaded the driver's
+// page addresses (true), or the driver could not page the range in (false). The operation waits
+// meanwhile; it is not an error.
+class PageFaultPort {
+ public:
+  virtual ~PageFaultPort() = default;
+  virtual void page_fault(uint32_t qpn, const XlatFault& f, bool write, EventQueue& to,
+                          std::function<void(bool ok)> resume) = 0;
 };
 
 struct QpCtx {

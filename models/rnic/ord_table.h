@@ -55,6 +55,13 @@ class OrdTable {
     return index;
   }
   void clear(uint32_t qpn) { q_[qpn].clear(); }
+  // Takes back take()s (RxLogic::undo): the oldest request as it was, put back if it left.
+  void restore_oldest(uint32_t qpn, const ReadOut& r, bool left) {
+    if (left)
+      q_[qpn].push_front(r);
+    else if (!q_[qpn].empty())
+      q_[qpn].front().received = r.received;
+  }
 
  private:
   std::vector<std::deque<ReadOut>> q_;

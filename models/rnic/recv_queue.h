@@ -57,6 +57,15 @@ class RecvLogic {
     s.off = 0;
     return out;
   }
+  // Takes back a segment's decision (RxLogic::undo): the WQE it took goes back to the head,
+  // and the offset and MSNs are what they were.
+  void push_front(uint32_t qpn, const Entry& e) { q_[qpn].rq.push_front(e); }
+  void restore(uint32_t qpn, uint64_t off, uint32_t send_msn, uint32_t read_msn) {
+    State& s = q_[qpn];
+    s.off = off;
+    s.send_msn = send_msn;
+    s.read_msn = read_msn;
+  }
   // The QP is created, destroyed or reset: all of it starts over.
   void reset(uint32_t qpn) { q_[qpn] = State{}; }
 

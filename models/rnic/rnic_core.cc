@@ -21,6 +21,9 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const Firmw
     if (probe) probe(CoreProbe::kCqe, cqn, t);
   };
   sq_.local_ops = &firmware_;
+  sq_.faults = &firmware_;
+  rx_.faults = &firmware_;
+  efe.can_take = [this](const MacAddr&, uint32_t qpn) { return rx_.can_take(qpn); };
   host_.out.update = {&sq_.in.update, &rx_.in.update, &responses_.in.update};
   host_.out.sq_wqe = &sq_.in.wqe;
   host_.out.rq_wqe = &rx_.in.wqe;

@@ -85,6 +85,21 @@ bool RnicRegs::find(int bar, uint64_t off, uint32_t len, Reg* r) const {
       case reg::kCmdConsumer:
         v = cmd_consumer_;
         break;
+      case reg::kFaultRingLo:
+        v = uint32_t(fault_ring_);
+        wr = true;
+        break;
+      case reg::kFaultRingHi:
+        v = fault_ring_ >> 32;
+        wr = true;
+        break;
+      case reg::kFaultProducer:
+        v = fault_producer_;
+        break;
+      case reg::kFaultConsumer:
+        v = fault_consumer_;
+        wr = true;
+        break;
       default:
         return false;
     }
@@ -188,6 +203,19 @@ void RnicRegs::store(int bar, const Reg& r, uint64_t v) {
       case reg::kCmdProducer:
         cmd_producer_ = uint32_t(v);
         if (cmd_listener_) cmd_listener_->command_doorbell(cmd_producer_);
+        break;
+      case reg::kFaultRingLo:
+        fault_ring_ = (fault_ring_ & ~0xFFFFFFFFull) | uint32_t(v);
+        break;
+      case reg::kFaultRingHi:
+        fault_ring_ = (fault_ring_ & 0xFFFFFFFFull) | (v << 32);
+        break;
+      case reg::kFaultConsumer:
+        // Taken records only: a consumer past the producer, or going backwards, is ignored.
+        if (uint32_t(v) - fault_consumer_ <= fault_producer_ - fault_consumer_) {
+          fault_consumer_ = uint32_t(v);
+          if (cmd_listener_) cmd_listener_->fault_consumer(fault_consumer_);
+        }
         break;
     }
     return;

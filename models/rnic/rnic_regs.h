@@ -34,6 +34,8 @@ class CommandQueueListener {
  public:
   virtual ~CommandQueueListener() = default;
   virtual void command_doorbell(uint32_t producer) = 0;
+  // The driver has taken fault records up to `consumer` (FAULT_CONSUMER written).
+  virtual void fault_consumer(uint32_t consumer) { (void)consumer; }
 };
 
 class RnicRegs : public pcie::RegisterTarget {
@@ -59,6 +61,11 @@ class RnicRegs : public pcie::RegisterTarget {
   }
   uint32_t cmd_producer() const { return cmd_producer_; }
   uint64_t msi_addr() const { return msi_addr_; }
+  // The page-fault ring: its host address (0: none), records written and taken.
+  uint64_t fault_ring() const { return fault_ring_; }
+  uint32_t fault_producer() const { return fault_producer_; }
+  uint32_t fault_consumer() const { return fault_consumer_; }
+  void fault_written() { ++fault_producer_; }
   // Sets interrupt causes; returns whether any of them is enabled in INT_MASK.
   bool raise(uint32_t cause) {
     int_cause_ |= cause;
@@ -89,6 +96,8 @@ class RnicRegs : public pcie::RegisterTarget {
   std::array<uint64_t, reg::kCmdSlots> cmd_done_{};
   uint32_t cmd_producer_ = 0, cmd_consumer_ = 0;
   uint64_t msi_addr_ = 0;
+  uint64_t fault_ring_ = 0;
+  uint32_t fault_producer_ = 0, fault_consumer_ = 0;
   std::vector<QpRegs> qp_;
   std::unordered_map<uint32_t, std::vector<uint8_t>> windows_;  // per QP: SQ then RQ slots
   RegListener* listener_ = nullptr;

@@ -64,6 +64,13 @@ struct XlatResult {
   uint64_t cycles = 0;            // from request to the last beat: chunk, error, or a 0-byte result
 };
 
+// Where a translation found an absent page (kPageFault): the STag, the first absent byte and
+// one past the last byte the request needed.
+struct XlatFault {
+  uint32_t stag = 0;
+  uint64_t to = 0, end = 0;
+};
+
 struct XlatTiming {
   uint64_t smt_cycles = 2;
   uint64_t pbl_cycles = 2;

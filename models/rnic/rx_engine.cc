@@ -50,6 +50,11 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
       logic_(size_t(cfg.qps)),
       ctx_(size_t(cfg.qps)),
       read_progress_ps_(size_t(cfg.qps)),
+      parked_(size_t(cfg.qps)),
+      fault_failed_(size_t(cfg.qps)),
+      rx_refused_(stats.group(g).counter(
+          "rx_refused", "segments",
+          "segments refused for a page fault (RNR), with those after them from their peer")),
       rx_segments_(stats.group(g).counter("rx_segments", "segments", "DDP segments received")),
       rx_payload_bytes_(stats.group(g).counter("rx_payload_bytes", "B", "payload bytes placed")),
       rx_dropped_(stats.group(g).counter(
@@ -168,10 +173,37 @@ void RxEngine::resolve(Verdict* v, std::function<void()> act) {
 
 void RxEngine::drain() {
   while (!verdicts_.empty() && verdicts_.front().ready && !rx_stalled_) {
+    const bool refused = verdicts_.front().refused;
     const std::function<void()> act = std::move(verdicts_.front().act);
     verdicts_.pop_front();
-    act();
+    if (!refused) act();
   }
+}
+
+bool RxEngine::stale(const RxSegment& s) const {
+  if (rx_gen_.empty()) return false;
+  const auto it = rx_gen_.find(s.src);
+  return it != rx_gen_.end() && it->second != s.gen;
+}
+
+void RxEngine::refuse(uint32_t qpn, const Seg& s, RxDecision& d) {
+  rx_gen_[s->src] = efe_.refuse(s->src, s->seq);
+  ++rx_refused_;
+  // Newest first: the later segments from the peer, then this one.
+  for (auto it = verdicts_.rbegin(); it != verdicts_.rend(); ++it) {
+    if (it->refused || !it->seg || it->seg->src != s->src) continue;
+    it->refused = true;
+    ++rx_refused_;
+    if (it->d && it->qpn < ctx_.size() && still(it->qpn, it->epoch)) logic_.undo(it->qpn, *it->d);
+  }
+  logic_.undo(qpn, d);
+  parked_[qpn] = true;
+  const uint64_t epoch = ctx_[qpn].epoch;
+  const bool write = d.kind != RxDecision::Kind::kReadRequest;
+  faults->page_fault(qpn, d.fault, write, eq_, [this, qpn, epoch](bool ok) {
+    parked_[qpn] = false;
+    if (ctx_[qpn].epoch == epoch) fault_failed_[qpn] = !ok;
+  });
 }
 
 void RxEngine::drop(const Seg& s) {
@@ -230,6 +262,7 @@ uint32_t RxEngine::connected_to(const MacAddr& peer, uint32_t peer_qpn) const {
 }
 
 void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
+  if (stale(*sp)) return;  // refused with an earlier segment: it comes again
   ++rx_segments_;
   uint32_t qpn = sp->dst_qpn;
   mark_(CoreProbe::kRxChecked, qpn, now_ps());
@@ -249,6 +282,22 @@ void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
   const QpCtx& q = qpn < ctx_.size() ? ctx_[qpn] : kNoQp;
   const uint64_t epoch = q.epoch;
   Verdict* v = pending();
+  v->seg = sp;
+  v->qpn = qpn;
+  v->epoch = epoch;
+  v->d = d;
+  // An absent page of an on-demand region: refused at the verdict (when a driver resolves
+  // faults and the last one of this QP did not fail), else the translation's error.
+  auto faulted = [this, qpn](RxDecision& d, XlatStatus st, const XlatFault& f) {
+    if (st != XlatStatus::kPageFault || !faults || qpn >= ctx_.size()) return false;
+    if (fault_failed_[qpn]) {
+      fault_failed_[qpn] = false;
+      return false;
+    }
+    d.faulted = true;
+    d.fault = f;
+    return true;
+  };
   auto go = [this, v, qpn, epoch, sp, d, pr](std::vector<XlatChunk>&& chunks) {
     auto act = [=, chunks = std::move(chunks)] { verdict(qpn, epoch, sp, pr, *d, chunks); };
     if (kVerdictCycles == 0) return resolve(v, std::move(act));
@@ -259,15 +308,19 @@ void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
     case RxDecision::Kind::kPlace:
     case RxDecision::Kind::kReadRequest:
       if (d->target.len == 0) return go({});
-      xlat_.request(d->target, eq_, [this, qpn, d, go](XlatResult&& x) {
-        if (x.status != XlatStatus::kOk) logic_.xlat_failed(qpn, *d, x.status);
+      xlat_.request(d->target, eq_, [this, qpn, d, go, faulted](XlatResult&& x) {
+        const XlatFault f{d->target.stag, x.fault_to, d->target.to + d->target.len};
+        if (x.status != XlatStatus::kOk && !faulted(*d, x.status, f))
+          logic_.xlat_failed(qpn, *d, x.status);
         go(std::move(x.chunks));
       });
       return;
     case RxDecision::Kind::kSend:
       translate_sge_list(xlat_, eq_, d->wqe.wqe, d->mo, d->len, access::kLocalWrite, d->target.pd,
-                         [this, qpn, d, go](XlatStatus st, std::vector<XlatChunk>&& chunks) {
-                           if (st != XlatStatus::kOk) logic_.xlat_failed(qpn, *d, st);
+                         [this, qpn, d, go, faulted](XlatStatus st, std::vector<XlatChunk>&& chunks,
+                                                     const XlatFault& f) {
+                           if (st != XlatStatus::kOk && !faulted(*d, st, f))
+                             logic_.xlat_failed(qpn, *d, st);
                            go(std::move(chunks));
                          });
       return;
@@ -288,6 +341,7 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
     if (d.has_wqe) post_recv(qpn, d.wqe, abi::kCqeFlushed, 0);
     return drop(sp);
   }
+  if (d.faulted) return refuse(qpn, sp, d);
   const uint8_t* payload = sp->ddp.data() + pr.payload_off;
   const uint32_t len = pr.payload_len;
   switch (d.kind) {

@@ -34,6 +34,12 @@
 //              the same stall.
 //              A segment decided while an earlier one's verdict failed its QP is dropped at its
 //              own verdict (nothing placed).
+//   Page fault (on-demand regions, PageFaultPort) a segment whose translation meets an absent
+//              page is refused at its verdict: the EFE takes it and every later segment from
+//              that peer back and answers RNR (the peer resends after its RNR delay, no retry
+//              spent); their decisions are taken back; the QP waits on the fault (the EFE
+//              answers its segments RNR) until the firmware resumes it. Segments from that peer
+//              given before the refusal are dropped unseen when they reach the engine.
 //   Failure    the EFE's channel to a peer failed (its retry limit): on the edge it is taken,
 //              every QP connected to that peer goes to ERROR with a QP fatal event, its oldest
 //              outstanding WR completing IBV_WC_RETRY_EXC_ERR and the rest flushed.
@@ -43,6 +49,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <systemc>
@@ -86,6 +93,12 @@ class RxEngine : public sc_core::sc_module {
     Channel<ReadReqMsg>* read_req = nullptr;
   } out;
 
+  // The firmware's page-fault port (on-demand paging); unset: an absent page is an error.
+  PageFaultPort* faults = nullptr;
+  // Whether a segment for QP qpn can be taken now (the EFE's can_take): not while the QP waits
+  // on a page fault.
+  bool can_take(uint32_t qpn) const { return qpn >= parked_.size() || !parked_[qpn]; }
+
   std::string dump_state() const;
   // Waveform: the segments from the EFE waiting for the parser (`segments_queued`), whether one
   // is being parsed (`busy`) or the engine is stalled on a Terminate (`stalled`), and the
@@ -103,6 +116,12 @@ class RxEngine : public sc_core::sc_module {
   struct Verdict {
     bool ready = false;
     std::function<void()> act;
+    // The segment and its decision (taken back if an earlier one from its peer is refused).
+    std::shared_ptr<RxSegment> seg;
+    uint32_t qpn = 0;
+    uint64_t epoch = 0;
+    std::shared_ptr<RxDecision> d;
+    bool refused = false;
   };
   using Seg = std::shared_ptr<RxSegment>;
 
@@ -117,6 +136,10 @@ class RxEngine : public sc_core::sc_module {
   void fail(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h, const Seg& s,
             abi::AsyncEvent ev, const RxDecision& d);
   void drop(const Seg& s);
+  // The segment's translation met an absent page: it and the later ones from its peer are
+  // refused (the EFE answers RNR), their decisions taken back; the QP waits on the fault.
+  void refuse(uint32_t qpn, const Seg& s, RxDecision& d);
+  bool stale(const RxSegment& s) const;
   void reset(const Seg& s);
   void arm_read_timer(uint32_t qpn);
   void disarm_read_timer(uint32_t qpn);
@@ -164,8 +187,14 @@ class RxEngine : public sc_core::sc_module {
   Seg stalled_on_;
   uint64_t stall_token_ = 0;
 
-  Counter &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_resets_, &read_timeouts_,
-      &rx_reads_dropped_, &rx_terminates_, &rx_errors_;
+  // On-demand paging: per QP whether it waits on a fault, and whether the driver failed the
+  // last one (its next fault is an error); per peer the EFE's receive generation after the
+  // last refusal (older segments are dropped unseen).
+  std::vector<bool> parked_, fault_failed_;
+  std::map<MacAddr, uint32_t> rx_gen_;
+
+  Counter &rx_refused_, &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_resets_,
+      &read_timeouts_, &rx_reads_dropped_, &rx_terminates_, &rx_errors_;
   Counter& rx_fifo_max_;
 };
 

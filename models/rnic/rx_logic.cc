@@ -22,6 +22,34 @@ RxDecision RxLogic::fail(uint32_t qpn, rdmap::TermCause why, abi::AsyncEvent ev,
 
 RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
                            const RxParseResult& pr) {
+  if (qpn >= ird_used_.size()) return decide_segment(qpn, q, src, pr);
+  RxUndo u;
+  u.tagged_open = tagged_open_[qpn];
+  u.off = recv_.placed(qpn);
+  u.send_msn = recv_.send_msn(qpn);
+  u.read_msn = recv_.read_msn(qpn);
+  const uint32_t ird = ird_used_[qpn];
+  if (const ReadOut* r = ord_.oldest(qpn)) {
+    u.had_read = true;
+    u.oldest = *r;
+  }
+  RxDecision d = decide_segment(qpn, q, src, pr);
+  u.ird_taken = ird_used_[qpn] > ird;
+  d.undo = u;
+  return d;
+}
+
+void RxLogic::undo(uint32_t qpn, const RxDecision& d) {
+  const RxUndo& u = d.undo;
+  tagged_open_[qpn] = u.tagged_open;
+  if (d.has_wqe) recv_.push_front(qpn, d.wqe);
+  recv_.restore(qpn, u.off, u.send_msn, u.read_msn);
+  if (u.ird_taken && ird_used_[qpn] > 0) --ird_used_[qpn];
+  if (u.had_read) ord_.restore_oldest(qpn, u.oldest, d.answered >= 0);
+}
+
+RxDecision RxLogic::decide_segment(uint32_t qpn, const QpCtx& q, const MacAddr& src,
+                                   const RxParseResult& pr) {
   RxDecision d;
   if (pr.dropped) return d;
   const bool connected = qpn < ird_used_.size() && q.valid && q.state != abi::kQpReset &&

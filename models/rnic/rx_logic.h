@@ -21,6 +21,17 @@
 
 namespace rnic {
 
+// The receive state of a segment's QP before its decision, to take the decision back
+// (RxLogic::undo: a segment refused for a page fault, and those after it from its peer).
+struct RxUndo {
+  uint8_t tagged_open = 0;
+  uint64_t off = 0;
+  uint32_t send_msn = 0, read_msn = 0;
+  bool ird_taken = false;  // the decision took an IRD slot
+  bool had_read = false;   // an outbound Read was outstanding ...
+  ReadOut oldest;          // ... this one, as it was
+};
+
 struct RxDecision {
   enum class Kind {
     kDrop,         // too short, a Terminate for no connected QP, or for a QP in ERROR: dropped
@@ -52,6 +63,10 @@ struct RxDecision {
   bool has_wqe = false;
   RecvLogic::Entry wqe;
   uint64_t placed = 0;
+  RxUndo undo;
+  // Its translation found an absent page of an on-demand region (the RX engine refuses it).
+  bool faulted = false;
+  XlatFault fault;
 };
 
 class RxLogic {
@@ -65,6 +80,10 @@ class RxLogic {
   // destroyed, in RESET or INIT, or connected to another peer) is answered with a reset
   // (kReset), unless it is a Terminate itself.
   RxDecision decide(uint32_t qpn, const QpCtx& q, const MacAddr& src, const RxParseResult& pr);
+  // Takes a decision back: the receive state of its QP is what it was before it (a WQE it took
+  // back at the RQ's head, a Read Response's progress, a Read Request's MSN and IRD slot).
+  // Decisions are taken back newest first.
+  void undo(uint32_t qpn, const RxDecision& d);
   // The translation a decision asked for failed: the decision becomes a failure (the Terminate
   // and completion docs/errors.md gives for it).
   void xlat_failed(uint32_t qpn, RxDecision& d, XlatStatus st);
@@ -86,6 +105,8 @@ class RxLogic {
 
  private:
   RxDecision fail(uint32_t qpn, rdmap::TermCause why, abi::AsyncEvent ev, int recv_status = -1);
+  RxDecision decide_segment(uint32_t qpn, const QpCtx& q, const MacAddr& src,
+                            const RxParseResult& pr);
 
   RecvLogic recv_;
   OrdTable ord_;

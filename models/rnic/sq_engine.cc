@@ -165,8 +165,9 @@ void SqEngine::tx_step() {
 
 // After a QP's turn: back into the round robin while it has work.
 void SqEngine::requeue(uint32_t qpn) {
-  arbiter_.requeue(qpn, ctx_[qpn].sends() && !qs_[qpn].halted &&
-                            (send_.ready(qpn, ctx_[qpn].ord) || responses_pending(qpn)));
+  arbiter_.requeue(
+      qpn, ctx_[qpn].sends() && !qs_[qpn].halted &&
+               ((send_.ready(qpn, ctx_[qpn].ord) && !qs_[qpn].parked) || responses_pending(qpn)));
 }
 
 void SqEngine::slot_used() {
@@ -215,9 +216,13 @@ uint32_t SqEngine::queued_for(const MacAddr& m) const {
   return 0;
 }
 
+namespace {
+constexpr uint8_t kParkStatus = 0xFF;  // the checks met an absent page: not a CQE status
+}  // namespace
+
 SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
   SqEntry* e = send_.current(qpn);
-  if (!e) return Issue::kNone;
+  if (!e || qs_[qpn].parked) return Issue::kNone;
   const Wqe& w = e->wqe;
   const uint64_t issued = std::max(edge(0), tx_next_ps_);
   if (w.opcode == abi::kOpLocalInv || w.opcode == abi::kOpFastRegMr) {
@@ -260,7 +265,13 @@ SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
     translate_sge_list(
         xlat_, eq_, w, 0, uint32_t(w.total_length()),
         w.opcode == abi::kOpRdmaRead ? access::kLocalWrite : 0, ctx_[qpn].pd,
-        [finish](XlatStatus x, std::vector<XlatChunk>&&) {
+        [this, qpn, finish](XlatStatus x, std::vector<XlatChunk>&&, const XlatFault& f) {
+          QpSq& q = qs_[qpn];
+          if (x == XlatStatus::kPageFault && faults && !q.fault_failed) {
+            q.fault = f;
+            return finish(kParkStatus);
+          }
+          q.fault_failed = false;
           finish(x == XlatStatus::kOk ? abi::kCqeSuccess : abi::kCqeLocProtError);
         },
         /*check_only=*/true);
@@ -296,6 +307,20 @@ void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_
   if (ctx_[qpn].epoch != epoch || !ctx_[qpn].sends() || !e || e->index != index) {
     requeue(qpn);  // the QP changed meanwhile: its turn is over
     return slot_used();
+  }
+  if (status == kParkStatus) {
+    // The SQ waits for the page; the engine goes on with the other QPs.
+    QpSq& q = qs_[qpn];
+    q.parked = true;
+    faults->page_fault(qpn, q.fault, e->wqe.opcode == abi::kOpRdmaRead, eq_,
+                       [this, qpn, epoch](bool ok) {
+                         if (ctx_[qpn].epoch != epoch) return;
+                         qs_[qpn].parked = false;
+                         qs_[qpn].fault_failed = !ok;
+                         activate(qpn);
+                       });
+    requeue(qpn);
+    return tx_step();
   }
   e->checked = true;
   if (status != abi::kCqeSuccess) {
@@ -369,15 +394,7 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
   }
   mark_(CoreProbe::kSegIssue, qpn, issued);
   mark_(CoreProbe::kSegFetch, qpn, start);
-  const uint64_t wr_id = w.wr_id;
-  translate_sge_list(xlat_, eq_, w, g.off, len, 0, ctx_[qpn].pd,
-                     [this, s, qpn, wr_id](XlatStatus st, std::vector<XlatChunk>&& chunks) {
-                       if (st == XlatStatus::kOk) return gather(s, std::move(chunks));
-                       if (!qs_[qpn].halted)
-                         log::warn("{}: QP {} WR {} no longer translates ({})", name(), qpn, wr_id,
-                                   to_string(st));
-                       fail_seg(s, abi::kCqeLocProtError, {});
-                     });
+  fetch_wr(s, w, g.off, len, ctx_[qpn].epoch);
   if (last) {
     e.sent = true;
     send_.advance(qpn);
@@ -413,15 +430,53 @@ bool SqEngine::issue_response(uint32_t qpn) {
     gather(s, {});
     return true;
   }
-  xlat_.request({r.rr.src_stag, r.rr.src_to + r.off, len, access::kRemoteRead, ctx_[qpn].pd}, eq_,
-                [this, s, qpn, stag = r.rr.src_stag](XlatResult&& x) {
+  fetch_response(s, ctx_[qpn].epoch);
+  return true;
+}
+
+void SqEngine::fetch_wr(TxSeg* s, const Wqe& w, uint64_t off, uint32_t len, uint64_t epoch) {
+  const uint32_t qpn = s->qpn;
+  translate_sge_list(xlat_, eq_, w, off, len, 0, ctx_[qpn].pd,
+                     [this, s, w, off, len, epoch](XlatStatus st, std::vector<XlatChunk>&& chunks,
+                                                   const XlatFault& f) {
+                       const uint32_t qpn = s->qpn;
+                       if (st == XlatStatus::kOk) return gather(s, std::move(chunks));
+                       if (st == XlatStatus::kPageFault && faults && ctx_[qpn].epoch == epoch) {
+                         // Waits in the transmit buffer for the page, then translates again.
+                         return faults->page_fault(qpn, f, false, eq_,
+                                                   [this, s, w, off, len, epoch](bool ok) {
+                                                     if (ok && ctx_[s->qpn].epoch == epoch)
+                                                       return fetch_wr(s, w, off, len, epoch);
+                                                     fail_seg(s, abi::kCqeLocProtError, {});
+                                                   });
+                       }
+                       if (!qs_[qpn].halted)
+                         log::warn("{}: QP {} WR {} no longer translates ({})", name(), qpn,
+                                   w.wr_id, to_string(st));
+                       fail_seg(s, abi::kCqeLocProtError, {});
+                     });
+}
+
+void SqEngine::fetch_response(TxSeg* s, uint64_t epoch) {
+  const uint32_t qpn = s->qpn;
+  const ReadResponseLogic::Segment& r = s->resp;
+  xlat_.request({r.rr.src_stag, r.rr.src_to + r.off, r.len, access::kRemoteRead, ctx_[qpn].pd}, eq_,
+                [this, s, epoch](XlatResult&& x) {
+                  const uint32_t qpn = s->qpn;
+                  const ReadResponseLogic::Segment& r = s->resp;
                   if (x.status == XlatStatus::kOk) return gather(s, std::move(x.chunks));
+                  if (x.status == XlatStatus::kPageFault && faults && ctx_[qpn].epoch == epoch) {
+                    const XlatFault f{r.rr.src_stag, x.fault_to, r.rr.src_to + r.off + r.len};
+                    return faults->page_fault(qpn, f, false, eq_, [this, s, epoch](bool ok) {
+                      if (ok && ctx_[s->qpn].epoch == epoch) return fetch_response(s, epoch);
+                      fail_seg(s, 0, term_for_read_source(XlatStatus::kBounds));
+                    });
+                  }
                   if (!qs_[qpn].halted)
                     log::warn("{}: QP {} read response source STag {:#x} no longer translates ({})",
-                              name(), qpn, stag, to_string(x.status));
+                              name(), qpn, r.rr.src_stag, to_string(x.status));
                   fail_seg(s, 0, term_for_read_source(x.status));
                 });
-  return true;
 }
 
 // Reads the segment's payload by DMA (its chunks, now); it is ready kHeaderCycles after the

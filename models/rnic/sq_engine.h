@@ -31,6 +31,13 @@
 //                only: the others pass them); a Terminate (a reset too) goes ahead of every queued
 //                segment, kHeaderCycles after its request. Segments: at most mac.mtu - 20 (EFE) -
 //                14/18 (DDP header) payload bytes.
+//   Page faults  (on-demand regions, PageFaultPort) a WQE whose SGE checks find an absent page
+//                does not issue: its QP's SQ is parked (its responses go on), the engine free,
+//                until the firmware resumes it, then the WQE is checked again. A segment whose
+//                gather finds one (the page went out after the checks) waits in the transmit
+//                buffer, holding back the segments behind it, and translates again when
+//                resumed. If the driver cannot page the range in, the fault is an error as
+//                below.
 //   Failures     a segment whose payload cannot be fetched (its translation or a DMA read fails)
 //                is never sent, nor anything of its QP after it: at its turn to leave, its WR
 //                completes with IBV_WC_LOC_PROT_ERR (translation) or IBV_WC_LOC_QP_OP_ERR (DMA,
@@ -77,6 +84,8 @@ class SqEngine : public sc_core::sc_module {
   // The firmware's local-operation port (fast registration, local invalidation); unset: such
   // WRs complete IBV_WC_LOC_QP_OP_ERR.
   LocalOpPort* local_ops = nullptr;
+  // The firmware's page-fault port (on-demand paging); unset: an absent page is an error.
+  PageFaultPort* faults = nullptr;
 
   struct In {
     Channel<WqeMsg> wqe;
@@ -128,12 +137,15 @@ class SqEngine : public sc_core::sc_module {
     uint32_t qpn, index, seq;
   };
   struct QpSq {
-    uint32_t term_msn = 1;   // next MSN of the Terminate queue (2)
-    bool offered = false;    // an offered Read Response segment waits
-    bool more = false;       // more segments follow the last one offered
-    bool halted = false;     // a segment's payload could not be fetched: nothing more is issued
-    bool stuck = false;      // a Read Response was dropped unsent: nothing more of the QP leaves
-    bool resp_open = false;  // a Read Response is partly issued (its last segment is not)
+    uint32_t term_msn = 1;      // next MSN of the Terminate queue (2)
+    bool offered = false;       // an offered Read Response segment waits
+    bool more = false;          // more segments follow the last one offered
+    bool halted = false;        // a segment's payload could not be fetched: nothing more is issued
+    bool stuck = false;         // a Read Response was dropped unsent: nothing more of the QP leaves
+    bool resp_open = false;     // a Read Response is partly issued (its last segment is not)
+    bool parked = false;        // its SQ waits on a page fault of its current WQE's checks
+    bool fault_failed = false;  // the driver could not page in: the next fault is an error
+    XlatFault fault;            // the checks' fault
     ReadResponseLogic::Segment offer;
   };
   enum class Issue { kNone, kIssued, kChecking };
@@ -152,6 +164,10 @@ class SqEngine : public sc_core::sc_module {
   void checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_t issued, uint8_t status);
   void issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued);
   void gather(TxSeg* s, std::vector<XlatChunk> chunks);
+  // Translate and gather a WR data segment's payload [off, off + len) of its SGE list, or a
+  // Read Response segment's; an absent page parks the segment until the firmware resumes it.
+  void fetch_wr(TxSeg* s, const Wqe& w, uint64_t off, uint32_t len, uint64_t epoch);
+  void fetch_response(TxSeg* s, uint64_t epoch);
   void fail_seg(TxSeg* s, uint8_t status, const rdmap::TermCause& why);
   void seg_failed(const TxSeg& s);
   void seg_ready(TxSeg* s);

@@ -17,7 +17,7 @@ struct SgeWalk {
   int next = 0;      // the next SGE to look at
   uint64_t pos = 0;  // its first byte within the list
   std::vector<XlatChunk> chunks;
-  std::function<void(XlatStatus, std::vector<XlatChunk>&&)> done;
+  SgeListDone done;
 };
 
 void walk(std::shared_ptr<SgeWalk> s) {
@@ -30,14 +30,15 @@ void walk(std::shared_ptr<SgeWalk> s) {
     ++s->next;
     XlatRequest r{g.lkey, g.addr + (a - start), uint32_t(b - a), s->access, s->pd};
     r.check_only = s->check_only;
-    s->xlat->request(r, *s->to, [s](XlatResult&& x) {
-      if (x.status != XlatStatus::kOk) return s->done(x.status, std::move(s->chunks));
+    s->xlat->request(r, *s->to, [s, r](XlatResult&& x) {
+      if (x.status != XlatStatus::kOk)
+        return s->done(x.status, std::move(s->chunks), {r.stag, x.fault_to, r.to + r.len});
       s->chunks.insert(s->chunks.end(), x.chunks.begin(), x.chunks.end());
       walk(s);
     });
     return;
   }
-  s->done(XlatStatus::kOk, std::move(s->chunks));
+  s->done(XlatStatus::kOk, std::move(s->chunks), {});
 }
 }  // namespace
 
@@ -52,9 +53,7 @@ void XlatModelChannel::request(const XlatRequest& r, EventQueue& to, Reply reply
 }
 
 void translate_sge_list(XlatChannel& xlat, EventQueue& to, const Wqe& w, uint64_t off, uint32_t len,
-                        uint8_t access, uint32_t pd,
-                        std::function<void(XlatStatus, std::vector<XlatChunk>&&)> done,
-                        bool check_only) {
+                        uint8_t access, uint32_t pd, SgeListDone done, bool check_only) {
   auto s = std::make_shared<SgeWalk>();
   s->xlat = &xlat;
   s->to = &to;
@@ -65,7 +64,7 @@ void translate_sge_list(XlatChannel& xlat, EventQueue& to, const Wqe& w, uint64_
   s->pd = pd;
   s->check_only = check_only;
   s->done = std::move(done);
-  if (len == 0) return s->done(XlatStatus::kOk, {});
+  if (len == 0) return s->done(XlatStatus::kOk, {}, {});
   walk(std::move(s));
 }
 

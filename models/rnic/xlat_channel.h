@@ -75,12 +75,11 @@ inline XlatFactory xlat_model_factory() {
 
 // Translates bytes [off, off + len) of a WQE's SGE list through `xlat`, one request per SGE the
 // range touches, each after the previous one's result (so the cycles add up); `done` gets the
-// first failing SGE's status (and the chunks before it) or kOk and every chunk, in `to` when
-// the last result is in. With nothing to translate (len 0) `done` runs at once. check_only:
-// check requests (status only, no chunks).
+// first failing SGE's status (and the chunks before it; for kPageFault where, in that SGE) or
+// kOk and every chunk, in `to` when the last result is in. With nothing to translate (len 0)
+// `done` runs at once. check_only: check requests (status only, no chunks).
+using SgeListDone = std::function<void(XlatStatus, std::vector<XlatChunk>&&, const XlatFault&)>;
 void translate_sge_list(XlatChannel& xlat, EventQueue& to, const Wqe& w, uint64_t off, uint32_t len,
-                        uint8_t access, uint32_t pd,
-                        std::function<void(XlatStatus, std::vector<XlatChunk>&&)> done,
-                        bool check_only = false);
+                        uint8_t access, uint32_t pd, SgeListDone done, bool check_only = false);
 
 }  // namespace rnic

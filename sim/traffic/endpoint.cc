@@ -25,7 +25,7 @@ void Endpoint::open(const EndpointConfig& c) {
   if (c.comp_channel && !(channel = ibv_create_comp_channel(ctx)))
     fail("ibv_create_comp_channel", errno);
   if (!(cq = ibv_create_cq(ctx, c.cqe, nullptr, channel, 0))) fail("ibv_create_cq", errno);
-  buf = rnic_malloc(c.buf_bytes);
+  buf = c.lazy ? rnic_malloc_lazy(c.buf_bytes) : rnic_malloc(c.buf_bytes);
   if (!(mr = ibv_reg_mr(pd, buf, c.buf_bytes, c.access))) fail("ibv_reg_mr", errno);
   for (int i = 0; i < c.qps; ++i) {
     ibv_qp_init_attr a{};

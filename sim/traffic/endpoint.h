@@ -52,6 +52,7 @@ struct EndpointConfig {
   uint32_t sge = 1;
   int cqe = 4096;
   bool comp_channel = false;  // the CQ reports its events through a completion channel
+  bool lazy = false;          // the buffer's pages not yet touched (rnic_malloc_lazy)
   // QP attributes set by connect(): path_mtu 0 leaves it unset (the link's MTU alone caps the
   // segments: the largest, jumbo frames included); timeout and retry_cnt give the Read Response
   // timer (perftest's defaults, 4.096 us x 2^14 x 8 = 537 ms; timeout 0: none).

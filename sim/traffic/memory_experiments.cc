@@ -1,11 +1,12 @@
 // Experiments of the scatter-gather firmware and memory (docs/memory.md): sg_registration,
-// phys_scan, reg_cache, sg_transfer, callbacks.
+// phys_scan, reg_cache, sg_transfer, callbacks, odp.
 #include "sim/traffic/memory_experiments.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <vector>
 
 #include "models/host/verbs/verbs.h"
@@ -482,6 +483,200 @@ int run_callbacks(ExperimentContext& ctx) {
   return bad ? 1 : 0;
 }
 
+// On-demand paging. Part 1, node0 -> node1: a Write of each size into node1's memory, `iters`
+// times, one at a time, timed from its post to its completion, with node1's memory
+//   pinned       a regular MR (its pages faulted in and pinned at registration, not timed);
+//   first_touch  a fresh on-demand MR over memory never touched: every page faults (zeroed);
+//   resident     a fresh on-demand MR over memory the program wrote: the card faults, the
+//                kernel only walks;
+//   prefetched   a fresh on-demand MR made present by ibv_advise_mr (not timed) first;
+//   warm         one on-demand MR written once before (its pages present).
+// Part 2, head of line, node0 -> node1 and node2: QP A writes `hol_bytes` into a fresh
+// on-demand MR of node1 (first touch) or, as the baseline, a pinned one; at the same moment QP B
+// (to node1 too) and QP C (to node2) write 4 KiB into pinned memory. B and C's latencies.
+int run_odp(ExperimentContext& ctx) {
+  const Topology t = leaf_spine(ctx.cfg, 3, 3, 1);
+  Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  const std::vector<int64_t> sizes = ctx.get_ints("sizes");
+  const std::vector<std::string> modes = ctx.get_strings("modes");
+  const uint64_t iters = uint64_t(ctx.get_int("iters"));
+  const uint64_t hol_bytes = uint64_t(ctx.get_int("hol_bytes"));
+  uint64_t most = 4096;
+  for (int64_t z : sizes) most = std::max(most, uint64_t(z));
+  most = std::max(most, hol_bytes);
+  constexpr int kOdp = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ON_DEMAND;
+  constexpr int kPinned = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  EndpointConfig ec;
+  ec.buf_bytes = size_t(most);
+  EndpointConfig e2 = ec;
+  e2.qps = 2;
+  Oob oob, oob2;  // node0 <-> node1, node0 <-> node2
+  Endpoint a01, a02, b, c;
+  int bad = 0;
+  const std::string n1 = cl.nodes[1]->name();
+  auto count = [&](const char* g, const char* n) {
+    return ctx.stats.group(n1 + "." + g).counter(n, "", "").value;
+  };
+  std::string table = fmt::format("{:>12} {:>8} {:>11} {:>9} {:>8} {:>8}\n", "mode", "bytes",
+                                  "latency_us", "mb_per_s", "faults", "rnrs");
+  // One node1 region per request of node0's (box 1: the size and mode; box 0: the region).
+  struct Req {
+    uint64_t bytes;
+    std::string mode;
+  };
+  std::deque<Req> reqs;
+  sc_core::sc_event req_ev;
+  bool over = false;
+  auto ask = [&](uint64_t bytes, const std::string& mode) {
+    reqs.push_back({bytes, mode});
+    req_ev.notify(sc_core::SC_ZERO_TIME);
+    return oob.get(0);
+  };
+  auto write_once = [&](Endpoint& e, int qp, const PeerInfo& p, uint64_t bytes) {
+    if (post_rdma(e.qps[size_t(qp)], IBV_WR_RDMA_WRITE, 1, e.addr(), uint32_t(bytes), e.mr->lkey,
+                  p.addr, p.rkey) != 0)
+      return false;
+    return next_wc(e.cq).status == IBV_WC_SUCCESS;
+  };
+  cl.run({[&] {
+            a01.open(e2);
+            oob.put(1, a01.info());
+            a01.connect(oob.get(0));
+            a02.open(ec);
+            oob2.put(2, a02.info());
+            a02.connect(oob2.get(0));
+            for (const int64_t sz : sizes)
+              for (const std::string& mode : modes) {
+                const uint64_t bytes = uint64_t(sz);
+                PeerInfo warm{};
+                if (mode == "warm") {
+                  warm = ask(bytes, mode);
+                  if (!write_once(a01, 0, warm, bytes)) ++bad;
+                }
+                const uint64_t f1 = count("driver", "odp_faults");
+                const uint64_t r1 = count("efe", "tx_rnrs");
+                double ns = 0;
+                for (uint64_t i = 0; i < iters; ++i) {
+                  const PeerInfo p = mode == "warm" ? warm : ask(bytes, mode);
+                  const double t0 = rnic_now_ns();
+                  if (!write_once(a01, 0, p, bytes)) ++bad;
+                  ns += rnic_now_ns() - t0;
+                }
+                const double n = double(iters);
+                const double faults = double(count("driver", "odp_faults") - f1) / n;
+                const double rnrs = double(count("efe", "tx_rnrs") - r1) / n;
+                const double lat = ns / n / 1000.0;
+                const double mbps = double(bytes) / (ns / n / 1e9) / 1e6;
+                ctx.rows.push_back({{"part", "touch"},
+                                    {"mode", mode},
+                                    {"bytes", bytes},
+                                    {"iters", iters},
+                                    {"latency_us", lat},
+                                    {"mb_per_s", mbps},
+                                    {"faults_per_write", faults},
+                                    {"rnrs_per_write", rnrs}});
+                table += fmt::format("{:>12} {:>8} {:>11.3f} {:>9.1f} {:>8.2f} {:>8.2f}\n", mode,
+                                     bytes, lat, mbps, faults, rnrs);
+              }
+            // Head of line: A's Write and, at the same moment, B's and C's 4 KiB Writes; the
+            // three CQs polled in turn until each has its completion.
+            table += fmt::format("\n{:>12} {:>10} {:>11}\n", "hol case", "qp", "latency_us");
+            for (const std::string hol : {"baseline", "fault"}) {
+              double lat_b = 0, lat_c = 0;
+              for (uint64_t i = 0; i < iters; ++i) {
+                const PeerInfo pa = ask(hol_bytes, hol == "fault" ? "first_touch" : "pinned");
+                const PeerInfo pb = ask(4096, "pinned");
+                const PeerInfo pc = oob2.get(0);  // node2's region
+                const double t0 = rnic_now_ns();
+                if (post_rdma(a01.qps[0], IBV_WR_RDMA_WRITE, 1, a01.addr(), uint32_t(hol_bytes),
+                              a01.mr->lkey, pa.addr, pa.rkey) != 0 ||
+                    post_rdma(a01.qps[1], IBV_WR_RDMA_WRITE, 2, a01.addr(), 4096, a01.mr->lkey,
+                              pb.addr, pb.rkey) != 0 ||
+                    post_rdma(a02.qps[0], IBV_WR_RDMA_WRITE, 3, a02.addr(), 4096, a02.mr->lkey,
+                              pc.addr, pc.rkey) != 0) {
+                  ++bad;
+                  break;
+                }
+                int left = 3;
+                while (left > 0) {
+                  ibv_wc wc{};
+                  int got = ibv_poll_cq(a01.cq, 1, &wc);
+                  if (!got) got = ibv_poll_cq(a02.cq, 1, &wc);
+                  if (!got) {
+                    rnic_spend_ns(50);
+                    continue;
+                  }
+                  --left;
+                  if (wc.status != IBV_WC_SUCCESS) ++bad;
+                  if (wc.wr_id == 2) lat_b += rnic_now_ns() - t0;
+                  if (wc.wr_id == 3) lat_c += rnic_now_ns() - t0;
+                }
+              }
+              const double n = double(iters);
+              for (const auto& [qp, lat] :
+                   {std::pair<const char*, double>{"same_peer", lat_b}, {"other_peer", lat_c}}) {
+                ctx.rows.push_back({{"part", "hol"},
+                                    {"case", hol},
+                                    {"qp", qp},
+                                    {"bytes", 4096},
+                                    {"hol_bytes", hol_bytes},
+                                    {"iters", iters},
+                                    {"latency_us", lat / n / 1000.0}});
+                table += fmt::format("{:>12} {:>10} {:>11.3f}\n", hol, qp, lat / n / 1000.0);
+              }
+            }
+            over = true;
+            req_ev.notify(sc_core::SC_ZERO_TIME);
+            oob2.put(2, {});
+          },
+          [&] {
+            b.open(e2);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            for (;;) {
+              while (reqs.empty() && !over) sc_core::wait(req_ev);
+              if (reqs.empty()) break;
+              const Req r = reqs.front();
+              reqs.pop_front();
+              void* buf = nullptr;
+              ibv_mr* mr = nullptr;
+              if (r.mode == "pinned") {
+                buf = rnic_malloc_lazy(r.bytes);
+                mr = ibv_reg_mr(b.pd, buf, r.bytes, kPinned);
+              } else {
+                buf = r.mode == "resident" ? rnic_malloc(r.bytes) : rnic_malloc_lazy(r.bytes);
+                mr = ibv_reg_mr(b.pd, buf, r.bytes, kOdp);
+                ibv_sge s{reinterpret_cast<uint64_t>(buf), uint32_t(r.bytes), mr ? mr->lkey : 0};
+                if (mr && r.mode == "prefetched" &&
+                    ibv_advise_mr(b.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+                                  IBV_ADVISE_MR_FLAG_FLUSH, &s, 1) != 0)
+                  ++bad;
+              }
+              if (!mr) {
+                ++bad;
+                break;
+              }
+              PeerInfo p = b.info();
+              p.addr = reinterpret_cast<uint64_t>(buf);
+              p.rkey = mr->rkey;
+              oob.put(0, p);
+            }
+          },
+          [&] {
+            c.open(ec);
+            oob2.put(0, c.info());
+            c.connect(oob2.get(2));
+            // One pinned region for every C Write (the endpoint's own buffer).
+            for (uint64_t i = 0; i < 2 * iters; ++i) oob2.put(0, c.info());
+            oob2.get(2);
+          }});
+  ctx.x = "bytes";
+  ctx.y = {"latency_us", "mb_per_s"};
+  ctx.summary = table + (bad ? "odp: an operation FAILED" : "");
+  return bad ? 1 : 0;
+}
+
 }  // namespace
 
 void register_memory_experiments() {
@@ -608,6 +803,44 @@ void register_memory_experiments() {
   };
   cb.run = run_callbacks;
   add_experiment_kind(std::move(cb));
+
+  ExperimentKind od;
+  od.kind = "odp";
+  od.has_links = true;
+  od.desc =
+      "on-demand paging: Write latency and throughput into memory pinned, touched first by the "
+      "card, resident, prefetched and warm; faults and RNRs per Write; the head-of-line cost a "
+      "fault puts on another QP to the same peer, and none on a QP to another peer";
+  od.keys = {
+      {"sizes",
+       ExpKey::kIntList,
+       "[4096, 65536, 1048576]",
+       1,
+       double(1 << 26),
+       {},
+       "B",
+       "Write sizes"},
+      {"iters", ExpKey::kInt, "10", 1, 100000, {}, "", "Writes per point (each into a fresh MR)"},
+      {"modes",
+       ExpKey::kStringList,
+       "[pinned, first_touch, resident, prefetched, warm]",
+       0,
+       0,
+       {"pinned", "first_touch", "resident", "prefetched", "warm"},
+       "",
+       "node1's memory: a regular MR; an on-demand MR over memory never touched, over memory "
+       "written by the program, made present by ibv_advise_mr first, written once before"},
+      {"hol_bytes",
+       ExpKey::kInt,
+       "65536",
+       4096,
+       double(1 << 26),
+       {},
+       "B",
+       "the faulting Write of the head-of-line part"},
+  };
+  od.run = run_odp;
+  add_experiment_kind(std::move(od));
 }
 
 }  // namespace rnic::traffic

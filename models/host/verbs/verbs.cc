@@ -328,6 +328,17 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   }
   Driver::MrInfo info;
   ibv_context* c = pd->context;
+  if (access & IBV_ACCESS_ON_DEMAND) {
+    const bool card_writes = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+    const auto va = reinterpret_cast<uint64_t>(addr);
+    int rc = c->proc->map_plain(va, length, card_writes);
+    if (!rc) rc = c->drv->reg_odp_mr(*c->proc, pd->handle, va, length, uint32_t(access), &info);
+    if (rc) {
+      errno = rc;
+      return nullptr;
+    }
+    return new_mr(pd, addr, length, info);
+  }
   RegCache* cache = contexts()[c].cache.get();
   if (cache && cache->capacity == 0) {
     reg_cache_trim(c, *cache);
@@ -893,6 +904,30 @@ const char* ibv_wc_status_str(ibv_wc_status status) {
 }
 
 void* rnic_malloc(size_t bytes) { return reinterpret_cast<void*>(current().proc->malloc(bytes)); }
+
+void* rnic_malloc_lazy(size_t bytes) {
+  return reinterpret_cast<void*>(current().proc->malloc_untouched(bytes));
+}
+
+long rnic_page_out(void* addr, size_t length) {
+  if (length == 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  const ProcessContext& c = current();
+  return long(c.drv->os().page_out(*c.proc, reinterpret_cast<uint64_t>(addr), length));
+}
+
+int ibv_advise_mr(ibv_pd* pd, ibv_advise_mr_advice advice, uint32_t flags, ibv_sge* sg_list,
+                  uint32_t num_sge) {
+  if (!pd || !sg_list || num_sge == 0) return EINVAL;
+  if (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT) return EOPNOTSUPP;
+  for (uint32_t i = 0; i < num_sge; ++i)
+    if (int rc = pd->context->drv->advise_mr(pd->handle, sg_list[i].lkey, sg_list[i].addr,
+                                             sg_list[i].length, flags & IBV_ADVISE_MR_FLAG_FLUSH))
+      return rc;
+  return 0;
+}
 
 // rnic_malloc memory through the model's page tables; the program's own memory (not in the
 // model's address range) is plain memory: a copy.

@@ -318,7 +318,18 @@ int ibv_query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* port_a
 int ibv_query_gid(ibv_context* context, uint8_t port_num, int index, ibv_gid* gid);
 ibv_pd* ibv_alloc_pd(ibv_context* context);
 int ibv_dealloc_pd(ibv_pd* pd);
+// With IBV_ACCESS_ON_DEMAND an on-demand-paging MR (docs/memory.md): nothing is pinned, every
+// page starts absent on the card, and a page the card touches is faulted in by the driver while
+// the operation waits (a received segment is answered RNR meanwhile); the registration cache is
+// not used for it.
 ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access);
+// Prefetch of on-demand MRs (rdma-core's ibv_advise_mr): each SGE's range (inside the MR its
+// lkey names) faulted in and made present on the card. IBV_ADVISE_MR_FLAG_FLUSH: returns when it
+// is done; else the driver's ODP worker does it and the call returns at once. Returns 0, EINVAL
+// (an SGE outside an on-demand MR of the PD, no SGE), EOPNOTSUPP (PREFETCH_NO_FAULT), or EFAULT
+// (a range not mapped: flush only).
+int ibv_advise_mr(ibv_pd* pd, ibv_advise_mr_advice advice, uint32_t flags, ibv_sge* sg_list,
+                  uint32_t num_sge);
 // Extension: a scatter-gather handle. The sges' addresses and lengths (their lkeys are not
 // used), up to 256 regions, become one MR whose tagged offsets run from 0 (mr->addr is null)
 // over the regions' concatenation in the order given; RDMA Read and Write at any offset cross
@@ -381,6 +392,15 @@ const char* ibv_wc_status_str(ibv_wc_status status);
 // physical pages, a guard page after it). The pointer is a simulated address: pass it to verbs
 // and to rnic_mem_*; never dereference it.
 void* rnic_malloc(size_t bytes);
+// As rnic_malloc, its pages not yet touched: the first touch of each (rnic_mem_*, the mlock of a
+// registration, or the card through an on-demand MR) faults it in and zeroes it
+// (cost.page_fault_ns + cost.zero_page_ns).
+void* rnic_malloc_lazy(size_t bytes);
+// madvise(MADV_PAGEOUT) as the kernel's reclaim would: the calling process's resident pages of
+// [addr, addr + length) go out to swap (pinned ones stay); on-demand MRs' translations of them
+// are made absent on the card first. The next touch reads each back (cost.swap_in_ns). Returns
+// the pages paged out, or -1 with errno EINVAL (a length of 0).
+long rnic_page_out(void* addr, size_t length);
 // Copies between the calling process's simulated memory and the simulator's own (no simulated
 // cost: set-up and checks). Return 0, or EFAULT for an unmapped page.
 int rnic_mem_write(void* dst, const void* src, size_t len);

@@ -48,6 +48,12 @@ enum ibv_access_flags {
   IBV_ACCESS_ZERO_BASED = (1 << 5),
   IBV_ACCESS_ON_DEMAND = (1 << 6),
 };
+enum ibv_advise_mr_advice {
+  IBV_ADVISE_MR_ADVICE_PREFETCH,
+  IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+  IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+};
+enum { IBV_ADVISE_MR_FLAG_FLUSH = 1 << 0 };
 
 enum ibv_qp_type { IBV_QPT_RC = 2, IBV_QPT_UC, IBV_QPT_UD };
 

@@ -25,6 +25,8 @@ enum Command : uint32_t {
   kCmdFreeStag = 9,
   kCmdRegMr = 10,
   kCmdAllocFastMr = 11,
+  kCmdOdpMap = 12,
+  kCmdOdpUnmap = 13,
 };
 
 namespace detail {
@@ -225,7 +227,8 @@ struct LoadPbl {
 
 // REG_MR: LOAD_PBL and WRITE_STAG as one command. The firmware DMA-reads `stag.pbl_count`
 // entries from `list` into the PBLMT from `stag.pbl_first` (16-byte extents for a
-// scatter-gather handle, else 8-byte page addresses) and then writes the SMT entry.
+// scatter-gather handle, else 8-byte page addresses) and then writes the SMT entry. An
+// on-demand region (kStagOnDemand) with `list` 0 starts with every page absent (no DMA read).
 struct RegMr {
   static constexpr Command kOp = kCmdRegMr;
   static constexpr int kArgs = WriteStag::kArgs + 2;
@@ -262,6 +265,34 @@ struct FreeStag {
   uint32_t index = 0;
   std::array<uint32_t, kArgs> encode() const { return {index}; }
   static FreeStag decode(const uint32_t* a) { return {a[0]}; }
+};
+
+// ODP_MAP (on-demand paging): the driver has made pages of an on-demand region resident; the
+// firmware DMA-reads `count` page addresses from `list` into the PBLMT from `first`, then
+// resumes every operation waiting on a fault of one of those entries. With kFailed the driver
+// could not page them in: nothing is read or written and those operations fail instead (their
+// translation's error: out of bounds).
+struct OdpMap {
+  static constexpr Command kOp = kCmdOdpMap;
+  static constexpr int kArgs = 6;
+  static constexpr uint32_t kFailed = 1;
+  uint32_t stag = 0, first = 0, count = 0;
+  uint64_t list = 0;
+  uint32_t flags = 0;
+  std::array<uint32_t, kArgs> encode() const {
+    return {stag, first, count, detail::lo(list), detail::hi(list), flags};
+  }
+  static OdpMap decode(const uint32_t* a) { return {a[0], a[1], a[2], detail::u64(a, 3), a[5]}; }
+};
+
+// ODP_UNMAP: PBLMT entries [first, first + count) become absent (a page of an on-demand region
+// about to be paged out or unmapped); once it completes the card no longer reaches them.
+struct OdpUnmap {
+  static constexpr Command kOp = kCmdOdpUnmap;
+  static constexpr int kArgs = 2;
+  uint32_t first = 0, count = 0;
+  std::array<uint32_t, kArgs> encode() const { return {first, count}; }
+  static OdpUnmap decode(const uint32_t* a) { return {a[0], a[1]}; }
 };
 
 // STag = 24-bit SMT index << 8 | 8-bit key (RFC 5040 leaves the split to the RNIC).

@@ -24,16 +24,23 @@ constexpr uint64_t kEvent = 0x0040;      // RO, read pops: bit 31 valid, 30:24 a
                                          // 23:0 QP or CQ number
 constexpr uint64_t kMsiAddrLo = 0x0050;  // RW MSI-X message address, low 32 bits
 constexpr uint64_t kMsiAddrHi = 0x0054;  // RW MSI-X message address, high 32 bits
+// The page-fault ring (on-demand paging, docs/firmware.md): kFaultSlots records of
+// kFaultRecordBytes in host memory that the firmware writes and the driver reads.
+constexpr uint64_t kFaultRingLo = 0x0060;  // RW host physical address of the ring, low 32 bits
+constexpr uint64_t kFaultRingHi = 0x0064;  // RW ... high 32 bits (0: no ring, faults fail)
 // The command queue (docs/firmware.md): the driver writes commands into slots, then the
 // producer count; the firmware completes them in order and writes each one's completion word.
-constexpr uint64_t kCmdProducer = 0x1000;  // RW 32: commands posted (free-running count)
-constexpr uint64_t kCmdConsumer = 0x1004;  // RO 32: commands completed (free-running count)
-constexpr uint64_t kCmdQueue = 0x2000;     // WO kCmdSlots x 64 B: command n in slot n % kCmdSlots
+constexpr uint64_t kCmdProducer = 0x1000;    // RW 32: commands posted (free-running count)
+constexpr uint64_t kCmdConsumer = 0x1004;    // RO 32: commands completed (free-running count)
+constexpr uint64_t kFaultProducer = 0x1008;  // RO 32: fault records written (free-running count)
+constexpr uint64_t kFaultConsumer = 0x100C;  // RW 32: fault records the driver has taken
+constexpr uint64_t kCmdQueue = 0x2000;       // WO kCmdSlots x 64 B: command n in slot n % kCmdSlots
 constexpr uint32_t kCmdSlots = 16;
 constexpr uint32_t kCmdSlotBytes = 64;
 constexpr uint64_t kCmdDone = 0x2400;  // RO kCmdSlots x 64 bit completion words (cmd_done_*)
 // Interrupt causes (INT_CAUSE / INT_MASK bits)
-constexpr uint32_t kIntAsyncEvent = 1 << 0, kIntCompletion = 1 << 1, kIntCommand = 1 << 2;
+constexpr uint32_t kIntAsyncEvent = 1 << 0, kIntCompletion = 1 << 1, kIntCommand = 1 << 2,
+                   kIntPageFault = 1 << 3;
 constexpr uint32_t kIdValue = 0x524E4943;
 constexpr uint32_t kVersionValue = 0x00000100;
 // BAR2, per-QP page
@@ -51,6 +58,20 @@ constexpr uint64_t kCqArm = 1ull << 63, kCqSolicitedOnly = 1ull << 62;
 // command's completion (a command posted with kCmdFlagInterrupt).
 constexpr uint32_t kAsyncVector = 0;
 inline uint32_t cmd_vector(uint32_t cqs) { return 1 + cqs; }
+// ... and 2 + CAP_CQ a page-fault record written (kIntPageFault).
+inline uint32_t fault_vector(uint32_t cqs) { return 2 + cqs; }
+// A page-fault record (little-endian): the card could not translate `to` of `stag` because its
+// page is absent (an on-demand region); the operation that asked runs to `end` and waits.
+//   0  u32 seq    the record's number (fault producer count after it, so 1, 2, ...; the driver
+//                 knows a new record by it)
+//   4  u32 qpn    the QP whose operation waits
+//   8  u32 stag
+//  12  u32 flags  bit 0: the card writes the range (placing data), else reads it
+//  16  u64 to     the first absent byte (tagged offset)
+//  24  u64 end    one past the last byte the operation needs
+constexpr uint32_t kFaultSlots = 64;
+constexpr uint32_t kFaultRecordBytes = 32;
+constexpr uint32_t kFaultWrite = 1;
 // A command slot's word 0: opcode and flags; words 1-15 its arguments.
 constexpr uint32_t kCmdArgCount = 15;
 constexpr uint32_t kCmdFlagInterrupt = 1u << 8;  // raise kIntCommand when it completes

@@ -17,6 +17,7 @@ Firmware::Firmware(sc_core::sc_module_name n, const FirmwareConfig& cfg, uint32_
       cfg_(cfg),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
       vector_(reg::cmd_vector(cq_count)),
+      fault_vector_(reg::fault_vector(cq_count)),
       dmac_(dmac),
       regs_(regs),
       ports_(ports),
@@ -33,7 +34,13 @@ Firmware::Firmware(sc_core::sc_module_name n, const FirmwareConfig& cfg, uint32_
                                         "fast registrations and local invalidations done")),
       extent_switches_(stats.group(g).counter(
           "extent_switches", "switches",
-          "scatter-gather extent switches the firmware made (extent_switch firmware)")) {
+          "scatter-gather extent switches the firmware made (extent_switch firmware)")),
+      page_faults_(stats.group(g).counter(
+          "page_faults", "faults", "engines' page faults on on-demand regions (each parks one)")),
+      fault_records_(stats.group(g).counter("fault_records", "records",
+                                            "page-fault records written into the host's ring")),
+      fault_resumes_(stats.group(g).counter("fault_resumes", "operations",
+                                            "parked operations resumed by ODP_MAP or FREE_STAG")) {
   regs_.set_command_listener(this);
   if (cfg.extent_switch == "firmware")
     switch_ = std::make_unique<ExtentSwitchXlat>(
@@ -100,7 +107,11 @@ uint64_t Firmware::handler_cycles(const Cmd& c) const {
     case abi::kCmdFreeStag:
     case abi::kCmdRegMr:
     case abi::kCmdAllocFastMr:
+    case abi::kCmdOdpMap:
       return uint64_t(cfg_.mr_cycles);
+    case abi::kCmdOdpUnmap:
+      return uint64_t(cfg_.mr_cycles) +
+             uint64_t(abi::OdpUnmap::decode(c.a.data()).count) * uint64_t(cfg_.pbl_entry_cycles);
     default:
       return 0;  // refused at dispatch
   }
@@ -121,6 +132,11 @@ bool Firmware::list_of(const Cmd& c, List* l) const {
   if (c.op == abi::kCmdRegMr) {
     const auto m = abi::RegMr::decode(c.a.data());
     *l = {m.stag.pbl_first, m.stag.pbl_count, m.list, m.extents()};
+    return true;
+  }
+  if (c.op == abi::kCmdOdpMap) {
+    const auto m = abi::OdpMap::decode(c.a.data());
+    *l = {m.first, m.count, m.list, false};
     return true;
   }
   return false;
@@ -183,8 +199,16 @@ void Firmware::handler_done(uint32_t seq) {
       c.result = abi::kCqeLocLenError;
       return;
     }
+  } else if (c.op == abi::kCmdOdpMap &&
+             (abi::OdpMap::decode(c.a.data()).flags & abi::OdpMap::kFailed)) {
+    return;  // nothing to load: the driver could not page the range in
   } else if (l.count == 0 || uint64_t(l.first) + l.count > ports_.xlat.pbl_entries()) {
     c.result = EINVAL;
+    return;
+  } else if (c.op == abi::kCmdRegMr && l.addr == 0 &&
+             abi::RegMr::decode(c.a.data()).stag.type == abi::kStagOnDemand) {
+    c.data.assign(uint64_t(l.count) * 8, 0);  // every page absent: nothing to read
+    c.stage = Stage::kData;
     return;
   }
   c.stage = Stage::kDma;
@@ -288,6 +312,11 @@ uint32_t Firmware::apply(const Cmd& c) {
       const uint32_t index = abi::FreeStag::decode(a).index;
       if (!ports_.xlat.free(index)) return EINVAL;
       fast_.erase(index);
+      if (auto it = odp_.find(index); it != odp_.end()) {
+        // Operations parked on it try again and meet the freed STag.
+        resume(it->second.pbl_first, it->second.pbl_count, true);
+        odp_.erase(it);
+      }
       if (switch_) switch_->forget(index);
       return 0;
     }
@@ -312,6 +341,9 @@ uint32_t Firmware::apply(const Cmd& c) {
       const std::vector<PblEntry> e = pbl_entries(c.data, r.stag.pbl_count, r.extents());
       if (!ports_.xlat.write_pbl(r.stag.pbl_first, e)) return EINVAL;
       if (!ports_.xlat.write_smt(r.stag.index, smt_entry(r.stag))) return EINVAL;
+      if (r.stag.type == abi::kStagOnDemand)
+        odp_[r.stag.index] = {r.stag.base_to, r.stag.first_page_offset, r.stag.pbl_first,
+                              r.stag.pbl_count};
       if (switch_ && r.extents()) {
         std::vector<uint64_t> lengths;
         for (const PblEntry& p : e) lengths.push_back(p.len);
@@ -319,8 +351,89 @@ uint32_t Firmware::apply(const Cmd& c) {
       }
       return 0;
     }
+    case abi::kCmdOdpMap: {
+      const auto m = abi::OdpMap::decode(a);
+      const bool ok = !(m.flags & abi::OdpMap::kFailed);
+      if (ok && !ports_.xlat.write_pbl(m.first, pbl_entries(c.data, m.count, false))) return EINVAL;
+      resume(m.first, m.count, ok);
+      return 0;
+    }
+    case abi::kCmdOdpUnmap: {
+      const auto m = abi::OdpUnmap::decode(a);
+      return ok(m.count && ports_.xlat.write_pbl(m.first, std::vector<PblEntry>(m.count)));
+    }
     default:
       return EINVAL;
+  }
+}
+
+void Firmware::page_fault(uint32_t qpn, const XlatFault& f, bool write, EventQueue& to,
+                          std::function<void(bool)> resume_fn) {
+  ++page_faults_;
+  const auto it = odp_.find(abi::stag_index(f.stag));
+  if (it == odp_.end() || f.to < it->second.base_to) {
+    // Not an on-demand region (any more): the operation tries again and meets what it is.
+    to.at(now_ps(), [r = std::move(resume_fn)] { r(true); });
+    return;
+  }
+  const OdpMr& m = it->second;
+  const uint32_t entry = m.pbl_first + uint32_t((f.to - m.base_to + m.first_page_offset) >> 12);
+  bool reported = false;
+  for (const Waiter& w : waiting_) reported |= w.entry == entry;
+  waiting_.push_back({entry, &to, std::move(resume_fn)});
+  if (reported) return;
+  if (!regs_.fault_ring()) {  // no driver takes faults: the operation fails
+    resume(entry, 1, false);
+    return;
+  }
+  faults_.push_back(
+      {qpn, f.stag, write ? reg::kFaultWrite : 0, f.to, f.end, edge(uint64_t(cfg_.fault_cycles))});
+  if (faults_.size() == 1) eq_.at(faults_.front().due, [this] { write_faults(); });
+}
+
+// Writes the records that are due while the ring has room, then raises the interrupt.
+void Firmware::write_faults() {
+  const uint64_t now = now_ps();
+  bool wrote = false;
+  while (!faults_.empty() && faults_.front().due <= now &&
+         regs_.fault_producer() - regs_.fault_consumer() < reg::kFaultSlots) {
+    const FaultRecord& r = faults_.front();
+    const uint32_t seq = regs_.fault_producer() + 1;
+    std::vector<uint8_t> b(reg::kFaultRecordBytes);
+    std::memcpy(b.data(), &seq, 4);
+    std::memcpy(b.data() + 4, &r.qpn, 4);
+    std::memcpy(b.data() + 8, &r.stag, 4);
+    std::memcpy(b.data() + 12, &r.flags, 4);
+    std::memcpy(b.data() + 16, &r.to, 8);
+    std::memcpy(b.data() + 24, &r.end, 8);
+    dmac_.write(
+        regs_.fault_ring() + uint64_t((seq - 1) % reg::kFaultSlots) * reg::kFaultRecordBytes,
+        std::move(b));
+    regs_.fault_written();
+    ++fault_records_;
+    faults_.pop_front();
+    wrote = true;
+  }
+  if (wrote && regs_.raise(reg::kIntPageFault) && regs_.msi_addr())
+    dmac_.msi(regs_.msi_addr(), fault_vector_);
+  if (!faults_.empty() && faults_.front().due > now)
+    eq_.at(faults_.front().due, [this] { write_faults(); });
+}
+
+void Firmware::fault_consumer(uint32_t) {
+  if (!faults_.empty() && faults_.front().due <= now_ps()) write_faults();
+}
+
+void Firmware::resume(uint32_t first, uint32_t count, bool ok) {
+  for (size_t i = 0; i < waiting_.size();) {
+    Waiter& w = waiting_[i];
+    if (w.entry < first || w.entry - first >= count) {
+      ++i;
+      continue;
+    }
+    ++fault_resumes_;
+    w.to->at(now_ps(), [r = std::move(w.resume), ok] { r(ok); });
+    waiting_.erase(waiting_.begin() + long(i));
   }
 }
 

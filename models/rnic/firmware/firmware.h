@@ -25,8 +25,15 @@
 //   mr_cycles, its page list's DMA read, pbl_entry_cycles per page; a local invalidation:
 //   dispatch + mr_cycles); they run one at a time in the order given and take the processor
 //   ahead of the queue's commands; the status goes back on the edge the last piece ends.
-// Depths: kCmdSlots commands posted and not completed. A producer write that goes backwards or
-// posts more than that is ignored, logged and counted (firmware.bad_doorbells).
+//   Page faults (on-demand paging, PageFaultPort): a fault on a PBLMT entry no other waiting
+//   operation has reported yet is written into the host's fault ring (reg::kFaultSlots records)
+//   F.fault_cycles after it, with its interrupt (kIntPageFault, MSI-X data reg::fault_vector);
+//   this logic runs beside the processor. ODP_MAP (handler + its list's DMA read + entries)
+//   resumes, on the edge it completes, every operation waiting on an entry it wrote; ODP_UNMAP
+//   costs the handler + count x F.pbl_entry_cycles.
+// Depths: kCmdSlots commands posted and not completed; the fault ring's reg::kFaultSlots
+// records (more wait in the firmware until the driver takes some). A producer write that goes
+// backwards or posts more than that is ignored, logged and counted (firmware.bad_doorbells).
 #pragma once
 
 #include <array>
@@ -52,7 +59,10 @@
 
 namespace rnic {
 
-class Firmware : public sc_core::sc_module, public CommandQueueListener, public LocalOpPort {
+class Firmware : public sc_core::sc_module,
+                 public CommandQueueListener,
+                 public LocalOpPort,
+                 public PageFaultPort {
  public:
   // The tables' write ports.
   struct Ports {
@@ -77,6 +87,11 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener, public 
   // given, one at a time, ahead of the queue's commands when the processor is free.
   void local_op(uint32_t qpn, uint32_t pd, const Wqe& w, EventQueue& to,
                 std::function<void(uint8_t status)> done) override;
+  // PageFaultPort: the operation waits on the fault's PBLMT entry; the first fault on an entry
+  // not yet reported goes to the driver as a record in the fault ring.
+  void page_fault(uint32_t qpn, const XlatFault& f, bool write, EventQueue& to,
+                  std::function<void(bool ok)> resume) override;
+  void fault_consumer(uint32_t consumer) override;
 
   std::string dump_state() const;
 
@@ -100,6 +115,24 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener, public 
   struct FastMr {
     uint32_t pd = 0, pbl_first = 0, max_pages = 0;
   };
+  // An on-demand region (REG_MR of kStagOnDemand): where its pages' entries are.
+  struct OdpMr {
+    uint64_t base_to = 0;
+    uint32_t first_page_offset = 0, pbl_first = 0, pbl_count = 0;
+  };
+  // An operation waiting on a fault: the PBLMT entry of its absent page.
+  struct Waiter {
+    uint32_t entry = 0;
+    EventQueue* to = nullptr;
+    std::function<void(bool)> resume;
+  };
+  struct FaultRecord {
+    uint32_t qpn = 0, stag = 0, flags = 0;
+    uint64_t to = 0, end = 0;
+    uint64_t due = 0;  // when its record may be written (F.fault_cycles after the fault)
+  };
+  void write_faults();
+  void resume(uint32_t first, uint32_t count, bool ok);
 
   void kick();
   void handler_done(uint32_t seq);
@@ -122,7 +155,7 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener, public 
 
   FirmwareConfig cfg_;
   ClockDomain clk_;
-  uint32_t vector_;
+  uint32_t vector_, fault_vector_;
   RnicDmac& dmac_;
   RnicRegs& regs_;
   Ports ports_;
@@ -132,11 +165,16 @@ class Firmware : public sc_core::sc_module, public CommandQueueListener, public 
   std::deque<Cmd> ops_;   // local operations, in the order given
   uint32_t op_seq_ = 0x80000000u;
   std::unordered_map<uint32_t, FastMr> fast_;  // by SMT index
-  uint32_t taken_ = 0;                         // producer count taken
-  uint32_t done_ = 0;                          // commands completed
+  std::unordered_map<uint32_t, OdpMr> odp_;    // by SMT index
+  std::vector<Waiter> waiting_;                // operations parked on a fault
+  std::deque<FaultRecord> faults_;             // records not yet written (the ring is full)
+  bool fault_write_due_ = false;
+  uint32_t taken_ = 0;  // producer count taken
+  uint32_t done_ = 0;   // commands completed
   bool busy_ = false;
 
-  Counter &commands_, &errors_, &bad_doorbells_, &busy_cycles_, &local_ops_, &extent_switches_;
+  Counter &commands_, &errors_, &bad_doorbells_, &busy_cycles_, &local_ops_, &extent_switches_,
+      &page_faults_, &fault_records_, &fault_resumes_;
   std::unique_ptr<ExtentSwitchXlat> switch_;
 };
 

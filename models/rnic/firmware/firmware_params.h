@@ -19,6 +19,7 @@ struct FirmwareConfig {
   bool pipelined = false;              // run the next command while one waits for its DMA read
   std::string extent_switch = "xlat";  // who moves a scatter-gather handle to its next extent
   int64_t extent_switch_cycles = 20;   // firmware cycles per switch (extent_switch "firmware")
+  int64_t fault_cycles = 80;           // a page fault: its record written, the interrupt raised
 
   void describe(ParamList& p) {
     p.i("clk_mhz", clk_mhz, "MHz", 1, 2000, "the firmware controller's clock");
@@ -39,6 +40,8 @@ struct FirmwareConfig {
         "firmware's (extent_switch_cycles more per switch)");
     p.i("extent_switch_cycles", extent_switch_cycles, "cycles", 0, 1000000,
         "firmware cycles per extent switch (extent_switch firmware)");
+    p.i("fault_cycles", fault_cycles, "cycles", 1, 1000000,
+        "on-demand paging: from an engine's page fault to its record's DMA write and interrupt");
   }
 };
 

@@ -1,0 +1,382 @@
+// On-demand paging (ibv_reg_mr with IBV_ACCESS_ON_DEMAND, ibv_advise_mr, rnic_page_out;
+// docs/memory.md). An on-demand MR pins nothing and starts with every page absent on the card:
+//   - a remote Write into it faults at the responder: the segment is answered RNR (the sender
+//     backs off and resends, no retry spent), the driver faults the pages in (first touch:
+//     zeroed frames), the firmware loads them, and the Write lands; written again (warm), it
+//     faults no more;
+//   - a Write from it and a Read into it park the requester's SQ until the pages are there; a
+//     Read from it parks the responder (its Read Request answered RNR) the same way;
+//   - paging the memory out makes its pages absent on the card first; the next Write faults
+//     them back in from swap;
+//   - a prefetch (ibv_advise_mr) makes them present ahead: no fault, no RNR;
+//   - memory unmapped under the MR cannot be paged in: the Write is refused with the remote
+//     access error and nothing of the responder's memory changes;
+//   - bad prefetches (a range outside the MR, an MR that is not on demand) are EINVAL.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "sim/cluster.h"
+#include "sim/traffic/endpoint.h"
+#include "testbench/common/verbs_helpers.h"
+
+namespace rnic {
+namespace {
+
+using testbench::pattern;
+using testbench::wait_one;
+using traffic::Endpoint;
+using traffic::EndpointConfig;
+using traffic::Oob;
+using traffic::PeerInfo;
+
+constexpr size_t kBytes = 64 * 1024;
+constexpr int kRemote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+
+uint64_t counter(StatRegistry& s, const std::string& group, const std::string& name) {
+  return s.group(group).counter(name, "", "").value;
+}
+
+EndpointConfig odp_config(bool lazy) {
+  EndpointConfig c;
+  c.buf_bytes = kBytes;
+  c.access = kRemote | IBV_ACCESS_ON_DEMAND;
+  c.lazy = lazy;
+  return c;
+}
+
+EndpointConfig plain_config() {
+  EndpointConfig c;
+  c.buf_bytes = kBytes;
+  return c;
+}
+
+ibv_wc_status post_and_wait(Endpoint& a, int opcode, uint64_t local, uint32_t lkey,
+                            const PeerInfo& p, size_t len) {
+  ibv_sge s{local, uint32_t(len), lkey};
+  ibv_send_wr w = testbench::rdma_write_wr(1, &s, 1, p.addr, p.rkey, true);
+  w.opcode = ibv_wr_opcode(opcode);
+  ibv_send_wr* bad = nullptr;
+  EXPECT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
+  const ibv_wc_status st = wait_one(a.cq, 100'000'000).status;
+  if (st != IBV_WC_SUCCESS || opcode != IBV_WR_RDMA_WRITE) return st;
+  // A 0-byte Read behind a Write: its answer comes once the Write is placed.
+  ibv_send_wr r = testbench::rdma_write_wr(2, &s, 0, p.addr, p.rkey, true);
+  r.opcode = IBV_WR_RDMA_READ;
+  EXPECT_EQ(ibv_post_send(a.qps[0], &r, &bad), 0);
+  EXPECT_EQ(wait_one(a.cq, 100'000'000).status, IBV_WC_SUCCESS);
+  return st;
+}
+
+struct Counts {
+  uint64_t faults, refused, rnrs, timeouts, zeroed, swap_ins;
+};
+Counts counts(StatRegistry& s, Cluster& cl, int node) {
+  const std::string n = "node" + std::to_string(node);
+  const int other = 1 - node;
+  const std::string peer = cl.nodes[size_t(other)]->efe.peer_group(cl.nodes[size_t(node)]->mac);
+  return {counter(s, n + ".driver", "odp_faults"), counter(s, n + ".core", "rx_refused"),
+          counter(s, n + ".efe", "tx_rnrs"),       counter(s, peer, "timeouts"),
+          counter(s, n + ".os", "page_faults"),    counter(s, n + ".os", "swap_ins")};
+}
+
+// node0 writes 64 KiB into node1's on-demand buffer (never touched): the Write lands, node1
+// faulted (RNR sent, pages zeroed), node0 spent no retransmission timeout. A second Write
+// (warm) faults no more.
+TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  const std::vector<uint8_t> d1 = pattern(kBytes, 1), d2 = pattern(kBytes, 2);
+  ibv_wc_status first = IBV_WC_GENERAL_ERR, warm = IBV_WC_GENERAL_ERR;
+  std::vector<uint8_t> seen1, seen2;
+  Counts after_first{}, after_warm{};
+  cl.run({[&] {
+            a.open(plain_config());
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            rnic_mem_write(a.buf, d1.data(), kBytes);
+            first = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes);
+            oob.put(1, {});
+            oob.get(0);
+            after_first = counts(stats, cl, 1);
+            rnic_mem_write(a.buf, d2.data(), kBytes);
+            warm = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(odp_config(true));
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            oob.put(0, b.info());
+            oob.get(1);
+            seen1 = testbench::mem_read(b.buf, kBytes);
+            oob.put(0, {});
+            oob.get(1);
+            seen2 = testbench::mem_read(b.buf, kBytes);
+          }});
+  after_warm = counts(stats, cl, 1);
+  EXPECT_EQ(first, IBV_WC_SUCCESS);
+  EXPECT_EQ(warm, IBV_WC_SUCCESS);
+  EXPECT_EQ(seen1, d1);
+  EXPECT_EQ(seen2, d2);
+  EXPECT_GE(after_first.faults, 1u);
+  EXPECT_GT(after_first.refused, 0u);
+  EXPECT_GT(after_first.rnrs, 0u);
+  EXPECT_EQ(after_first.timeouts, 0u);  // RNRs cost no retry
+  EXPECT_EQ(after_first.zeroed, kBytes / 4096);
+  EXPECT_GE(counter(stats, "node1.driver", "odp_pages_mapped"), kBytes / 4096);
+  EXPECT_EQ(after_warm.faults, after_first.faults);
+  EXPECT_EQ(after_warm.refused, after_first.refused);
+  EXPECT_EQ(after_warm.timeouts, 0u);
+}
+
+// The requester's side: a Write from an on-demand buffer (the program filled it: resident, but
+// absent on the card) parks node0's SQ until its pages are loaded; a Read into another one
+// parks it for the sink's pages; a Read from node1's on-demand buffer parks node1's responder
+// (the Read Request answered RNR). Every byte arrives.
+TEST(Odp, SourceSinkAndReadResponderFault) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  const std::vector<uint8_t> d1 = pattern(kBytes, 3), d2 = pattern(kBytes, 4);
+  ibv_wc_status wr = IBV_WC_GENERAL_ERR, rd = IBV_WC_GENERAL_ERR;
+  std::vector<uint8_t> at_b, at_a;
+  cl.run({[&] {
+            a.open(odp_config(false));
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            rnic_mem_write(a.buf, d1.data(), kBytes);
+            wr = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes);
+            oob.put(1, {});
+            oob.get(0);  // node1 filled its second half
+            // Read node1's second half into a fresh on-demand sink.
+            void* sink = rnic_malloc_lazy(kBytes);
+            ibv_mr* smr = ibv_reg_mr(a.pd, sink, kBytes, kRemote | IBV_ACCESS_ON_DEMAND);
+            ASSERT_NE(smr, nullptr);
+            PeerInfo half = p;
+            half.addr += kBytes + kBytes / 2;
+            rd = post_and_wait(a, IBV_WR_RDMA_READ, reinterpret_cast<uint64_t>(sink), smr->lkey,
+                               half, kBytes / 2);
+            at_a = testbench::mem_read(sink, kBytes / 2);
+            oob.put(1, {});
+          },
+          [&] {
+            EndpointConfig c = odp_config(true);
+            c.buf_bytes = 2 * kBytes;
+            b.open(c);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            oob.put(0, b.info());
+            oob.get(1);
+            at_b = testbench::mem_read(b.buf, kBytes);
+            // The second half: written by the program (resident), absent on the card.
+            rnic_mem_write(static_cast<uint8_t*>(b.buf) + kBytes + kBytes / 2, d2.data(),
+                           kBytes / 2);
+            oob.put(0, {});
+            oob.get(1);
+          }});
+  EXPECT_EQ(wr, IBV_WC_SUCCESS);
+  EXPECT_EQ(rd, IBV_WC_SUCCESS);
+  EXPECT_EQ(at_b, d1);
+  EXPECT_EQ(at_a, std::vector<uint8_t>(d2.begin(), d2.begin() + kBytes / 2));
+  EXPECT_GE(counter(stats, "node0.driver", "odp_faults"), 2u);  // the source, the sink
+  EXPECT_GE(counter(stats, "node1.driver", "odp_faults"), 2u);  // the Write, the Read's source
+  EXPECT_GT(counter(stats, "node1.core", "rx_refused"), 0u);
+  EXPECT_EQ(counter(stats, "node0.driver", "odp_failed"), 0u);
+  EXPECT_EQ(counter(stats, "node1.driver", "odp_failed"), 0u);
+}
+
+// A Send into node1's receive buffer on an on-demand MR (never touched): its segments are
+// refused until the pages are in; the receive WQE takes the message once, whole, in order (the
+// decisions of refused segments are taken back); a second Send behind it lands in the next
+// receive.
+TEST(Odp, SendIntoAnOnDemandReceiveBuffer) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  const std::vector<uint8_t> d1 = pattern(kBytes / 2, 8), d2 = pattern(kBytes / 2, 9);
+  std::vector<ibv_wc> recvs;
+  std::vector<uint8_t> got;
+  ibv_wc_status s1 = IBV_WC_GENERAL_ERR, s2 = IBV_WC_GENERAL_ERR;
+  cl.run({[&] {
+            a.open(plain_config());
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            oob.get(0);  // receives posted
+            for (const auto* d : {&d1, &d2}) {
+              rnic_mem_write(a.buf, d->data(), d->size());
+              ibv_sge s{a.addr(), uint32_t(d->size()), a.mr->lkey};
+              ibv_send_wr w{};
+              w.wr_id = d == &d1 ? 1 : 2;
+              w.sg_list = &s;
+              w.num_sge = 1;
+              w.opcode = IBV_WR_SEND;
+              w.send_flags = IBV_SEND_SIGNALED;
+              ibv_send_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
+              (d == &d1 ? s1 : s2) = wait_one(a.cq, 100'000'000).status;
+            }
+          },
+          [&] {
+            b.open(odp_config(true));
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            for (uint64_t i = 0; i < 2; ++i) {
+              ibv_sge s{b.addr() + i * (kBytes / 2), uint32_t(kBytes / 2), b.mr->lkey};
+              ibv_recv_wr r{};
+              r.wr_id = 10 + i;
+              r.sg_list = &s;
+              r.num_sge = 1;
+              ibv_recv_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
+            }
+            oob.put(0, {});
+            recvs = testbench::wait_completions(b.cq, 2, 100'000'000);
+            got = testbench::mem_read(b.buf, kBytes);
+          }});
+  EXPECT_EQ(s1, IBV_WC_SUCCESS);
+  EXPECT_EQ(s2, IBV_WC_SUCCESS);
+  ASSERT_EQ(recvs.size(), 2u);
+  for (uint64_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(recvs[i].status, IBV_WC_SUCCESS);
+    EXPECT_EQ(recvs[i].wr_id, 10 + i);
+    EXPECT_EQ(recvs[i].byte_len, kBytes / 2);
+  }
+  std::vector<uint8_t> want = d1;
+  want.insert(want.end(), d2.begin(), d2.end());
+  EXPECT_EQ(got, want);
+  EXPECT_GT(counter(stats, "node1.core", "rx_refused"), 0u);
+}
+
+// Paging out: node1's warm on-demand pages go out (made absent on the card first); node0's next
+// Write faults them back in from swap and lands. A prefetch then makes them present ahead:
+// the Write after it faults nothing.
+TEST(Odp, PageOutInvalidatesAndPrefetchAvoidsFaults) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  const std::vector<uint8_t> d1 = pattern(kBytes, 5), d2 = pattern(kBytes, 6),
+                             d3 = pattern(kBytes, 7);
+  std::vector<ibv_wc_status> st;
+  std::vector<uint8_t> seen2, seen3;
+  long paged = -1;
+  uint64_t unmapped = 0, faults_before_prefetch = 0, refused_before_prefetch = 0;
+  int bad_range = 0, not_odp = 0;
+  cl.run({[&] {
+            a.open(plain_config());
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            for (const auto* d : {&d1, &d2, &d3}) {
+              rnic_mem_write(a.buf, d->data(), kBytes);
+              st.push_back(post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes));
+              oob.put(1, {});
+              oob.get(0);
+            }
+          },
+          [&] {
+            b.open(odp_config(false));
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            oob.put(0, b.info());
+            oob.get(1);  // d1 written: warm
+            paged = rnic_page_out(b.buf, kBytes);
+            unmapped = counter(stats, "node1.driver", "odp_pages_unmapped");
+            oob.put(0, {});
+            oob.get(1);  // d2 written: faulted back in from swap
+            seen2 = testbench::mem_read(b.buf, kBytes);
+            rnic_page_out(b.buf, kBytes);
+            ibv_sge s{b.addr(), uint32_t(kBytes), b.mr->lkey};
+            EXPECT_EQ(ibv_advise_mr(b.pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+                                    IBV_ADVISE_MR_FLAG_FLUSH, &s, 1),
+                      0);
+            faults_before_prefetch = counter(stats, "node1.driver", "odp_faults");
+            refused_before_prefetch = counter(stats, "node1.core", "rx_refused");
+            ibv_sge out{b.addr() + kBytes - 4096, 8192, b.mr->lkey};
+            bad_range = ibv_advise_mr(b.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &out, 1);
+            void* plain = rnic_malloc(4096);
+            ibv_mr* pm = ibv_reg_mr(b.pd, plain, 4096, kRemote);
+            ibv_sge ps{reinterpret_cast<uint64_t>(plain), 4096, pm->lkey};
+            not_odp = ibv_advise_mr(b.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &ps, 1);
+            oob.put(0, {});
+            oob.get(1);  // d3 written
+            seen3 = testbench::mem_read(b.buf, kBytes);
+            oob.put(0, {});
+          }});
+  ASSERT_EQ(st.size(), 3u);
+  for (ibv_wc_status s : st) EXPECT_EQ(s, IBV_WC_SUCCESS);
+  EXPECT_EQ(paged, long(kBytes / 4096));
+  EXPECT_EQ(unmapped, kBytes / 4096);
+  EXPECT_EQ(seen2, d2);
+  EXPECT_EQ(seen3, d3);
+  EXPECT_GE(counter(stats, "node1.os", "swap_ins"), kBytes / 4096);
+  EXPECT_EQ(counter(stats, "node1.driver", "odp_faults"), faults_before_prefetch);
+  EXPECT_EQ(counter(stats, "node1.core", "rx_refused"), refused_before_prefetch);
+  EXPECT_EQ(bad_range, EINVAL);
+  EXPECT_EQ(not_odp, EINVAL);
+}
+
+// Memory unmapped under an on-demand MR cannot be paged in: the driver fails the fault, and
+// node0's Write completes with the remote access error (a Terminate); node1's memory around it
+// is untouched.
+TEST(Odp, UnmappedMemoryFailsTheFaultWithATerminate) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  ibv_wc_status st = IBV_WC_SUCCESS;
+  std::vector<uint8_t> guard_after;
+  uint8_t* keep = nullptr;
+  cl.run({[&] {
+            a.open(plain_config());
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            st = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, 4096);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(plain_config());
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            // Three pages of the program's own memory: the middle one registered on demand,
+            // then unmapped; the outer ones are guards.
+            void* m =
+                mmap(nullptr, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            ASSERT_NE(m, MAP_FAILED);
+            keep = static_cast<uint8_t*>(m);
+            std::memset(keep, 0x5A, 3 * 4096);
+            ibv_mr* mr = ibv_reg_mr(b.pd, keep + 4096, 4096, kRemote | IBV_ACCESS_ON_DEMAND);
+            ASSERT_NE(mr, nullptr);
+            munmap(keep + 4096, 4096);
+            PeerInfo pi = b.info();
+            pi.addr = reinterpret_cast<uint64_t>(keep + 4096);
+            pi.rkey = mr->rkey;
+            oob.put(0, pi);
+            oob.get(1);
+            guard_after.assign(keep, keep + 4096);
+            guard_after.insert(guard_after.end(), keep + 8192, keep + 12288);
+          }});
+  EXPECT_EQ(st, IBV_WC_REM_ACCESS_ERR);
+  EXPECT_EQ(guard_after, std::vector<uint8_t>(8192, 0x5A));
+  EXPECT_GE(counter(stats, "node1.driver", "odp_failed"), 1u);
+  munmap(keep, 4096);
+  munmap(keep + 8192, 4096);
+}
+
+}  // namespace
+}  // namespace rnic
