@@ -11,7 +11,10 @@ wake-up). sg_registration as shipped: every
 point of 1-32 regions of 1, 2 and 4 KiB in both modes, every registration and deregistration
 succeeding (the run's exit code); one handle of N regions registers in less time than N MRs for
 N >= 2, and its time grows with N (pinning and walking each region's page); the time of one
-region is the same in both modes within the firmware's per-entry cost; scripts/plot draws it."""
+region is the same in both modes within the firmware's per-entry cost; scripts/plot draws it.
+odp as shipped: pinned, prefetched and warm memory fault nothing and cost the same; memory the
+card touches first faults (RNR at least once) and costs more, zeroing on top at 64 KiB; a QP to
+the faulting peer waits behind the fault, a QP to another peer does not."""
 import os
 import subprocess
 import sys
@@ -96,4 +99,37 @@ for z in (64, 65536):
           f"{z} B: a callback adds the interrupt and the wake-up: {cb}")
 q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
 check(q.returncode == 0, f"scripts/plot callbacks: {q.stdout}{q.stderr}")
+o = out_dir(base, "odp")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "odp.yaml"), "--out", o,
+        "--quiet")
+res = load(os.path.join(o, "results.json"))
+touch = {(r["mode"], r["bytes"]): r for r in res["rows"] if r["workload"] == "touch"}
+hol = {(r["case"], r["qp"]): r for r in res["rows"] if r["workload"] == "hol"}
+modes = ("pinned", "first_touch", "resident", "prefetched", "warm")
+check(sorted(touch) == sorted((m, z) for m in modes for z in (4096, 65536, 1048576)),
+      f"odp touch points {sorted(touch)}")
+check(sorted(hol) == sorted((c, q) for c in ("baseline", "fault")
+                            for q in ("same_peer", "other_peer")), f"odp hol points {sorted(hol)}")
+for z in (4096, 65536, 1048576):
+    pin = touch[("pinned", z)]
+    for m in ("pinned", "prefetched", "warm"):
+        check(touch[(m, z)]["faults_per_write"] == 0 and touch[(m, z)]["rnrs_per_write"] == 0,
+              f"odp {m} {z} B faulted: {touch[(m, z)]}")
+        check(abs(touch[(m, z)]["latency_us"] - pin["latency_us"]) < 0.01,
+              f"odp {m} {z} B should cost what pinned memory does: {touch[(m, z)]} vs {pin}")
+    for m in ("first_touch", "resident"):
+        check(touch[(m, z)]["faults_per_write"] >= 1 and touch[(m, z)]["rnrs_per_write"] >= 1,
+              f"odp {m} {z} B: no fault or RNR: {touch[(m, z)]}")
+        check(touch[(m, z)]["latency_us"] > pin["latency_us"],
+              f"odp {m} {z} B: a fault costs nothing? {touch[(m, z)]} vs {pin}")
+    check(touch[("first_touch", z)]["latency_us"] >= touch[("resident", z)]["latency_us"],
+          f"odp {z} B: zeroing new pages should not be cheaper than none: {touch}")
+check(touch[("first_touch", 65536)]["latency_us"] > touch[("resident", 65536)]["latency_us"],
+      "odp 64 KiB: first touch should cost the pages' zeroing on top")
+check(hol[("fault", "same_peer")]["latency_us"] > hol[("baseline", "same_peer")]["latency_us"] + 5,
+      f"odp: a QP to the faulting peer should wait behind the fault: {hol}")
+check(hol[("fault", "other_peer")]["latency_us"] <= hol[("baseline", "other_peer")]["latency_us"],
+      f"odp: a QP to another peer should not wait: {hol}")
+q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
+check(q.returncode == 0, f"scripts/plot odp: {q.stdout}{q.stderr}")
 finish("memory_experiments")
