@@ -198,6 +198,9 @@ enum class CoreProbe {
   kCqe,          // a CQE's DMA write is issued
   kWqeFetch,     // host-ring mode: a doorbell's DMA read of WQEs is requested
   kWqeFetched,   // host-ring mode: its data has arrived at the core
+  kPageFault,    // an engine hands the firmware a page fault (id: the QP)
+  kFaultRecord,  // the firmware writes a fault's record into the host's ring (id: the QP)
+  kFaultResume,  // ODP_MAP resumes an operation waiting on a fault
 };
 using ProbeFn = std::function<void(CoreProbe, uint32_t id, uint64_t t_ps)>;
 

@@ -137,6 +137,56 @@ TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) {
   EXPECT_EQ(after_warm.timeouts, 0u);
 }
 
+// The fault's timing on the card (rnic-10g: core and firmware clocks both 4 ns): the firmware
+// writes the record fault_cycles after the RX engine hands it the fault; the waiting segment
+// resumes on the edge the ODP_MAP command completes; the sender's resend, efe.rnr_delay_ns
+// after the RNR, is placed after that.
+TEST(Odp, FaultTimingOnTheCard) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  std::vector<uint64_t> fault, record, resume, done, place;
+  cl.nodes[1]->core.probe = [&](CoreProbe p, uint32_t, uint64_t t) {
+    if (p == CoreProbe::kPageFault) fault.push_back(t);
+    if (p == CoreProbe::kFaultRecord) record.push_back(t);
+    if (p == CoreProbe::kFaultResume) resume.push_back(t);
+    if (p == CoreProbe::kCommandDone) done.push_back(t);
+    if (p == CoreProbe::kRxPlace) place.push_back(t);
+  };
+  Oob oob;
+  Endpoint a, b;
+  ibv_wc_status st = IBV_WC_GENERAL_ERR;
+  cl.run({[&] {
+            a.open(plain_config());
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            st = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, oob.get(0), 1024);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(odp_config(true));
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            oob.put(0, b.info());
+            oob.get(1);
+          }});
+  EXPECT_EQ(st, IBV_WC_SUCCESS);
+  ASSERT_EQ(fault.size(), 1u);
+  ASSERT_EQ(record.size(), 1u);
+  ASSERT_EQ(resume.size(), 1u);
+  const uint64_t fw = ClockDomain::mhz(cfg.firmware.clk_mhz).period_ps;
+  EXPECT_EQ(record[0] - fault[0], uint64_t(cfg.firmware.fault_cycles) * fw);
+  // The resume is the completion of the last command before it (ODP_MAP).
+  uint64_t map_done = 0;
+  for (uint64_t t : done)
+    if (t <= resume[0]) map_done = t;
+  EXPECT_EQ(resume[0], map_done);
+  // Placed once, after the resume and at least the RNR delay after the fault.
+  ASSERT_EQ(place.size(), 1u);  // the Write (the 0-byte Read behind it places nothing)
+  EXPECT_GT(place[0], resume[0]);
+  EXPECT_GE(place[0] - fault[0], uint64_t(cfg.efe.rnr_delay_ns) * 1000);
+}
+
 // The requester's side: a Write from an on-demand buffer (the program filled it: resident, but
 // absent on the card) parks node0's SQ until its pages are loaded; a Read into another one
 // parks it for the sink's pages; a Read from node1's on-demand buffer parks node1's responder

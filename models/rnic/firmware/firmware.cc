@@ -370,6 +370,7 @@ uint32_t Firmware::apply(const Cmd& c) {
 void Firmware::page_fault(uint32_t qpn, const XlatFault& f, bool write, EventQueue& to,
                           std::function<void(bool)> resume_fn) {
   ++page_faults_;
+  mark_(CoreProbe::kPageFault, qpn, now_ps());
   const auto it = odp_.find(abi::stag_index(f.stag));
   if (it == odp_.end() || f.to < it->second.base_to) {
     // Not an on-demand region (any more): the operation tries again and meets what it is.
@@ -411,6 +412,7 @@ void Firmware::write_faults() {
         std::move(b));
     regs_.fault_written();
     ++fault_records_;
+    mark_(CoreProbe::kFaultRecord, r.qpn, now);
     faults_.pop_front();
     wrote = true;
   }
@@ -432,6 +434,7 @@ void Firmware::resume(uint32_t first, uint32_t count, bool ok) {
       continue;
     }
     ++fault_resumes_;
+    mark_(CoreProbe::kFaultResume, w.entry, now_ps());
     w.to->at(now_ps(), [r = std::move(w.resume), ok] { r(ok); });
     waiting_.erase(waiting_.begin() + long(i));
   }
