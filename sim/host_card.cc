@@ -15,6 +15,7 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
       dmac("card_dmac", card_if, c.dmac(), stats, dmac_core),
       regs(c.core),
       os(mem, rc, c.cost, stats, os_group) {
+  os.set_free_pages(uint64_t(c.host.free_mib) * 256);
   if (sample)
     background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
                      [&stats](uint64_t t) { stats.sample(t); });

@@ -510,6 +510,18 @@ int Driver::dereg_mr(const MrInfo& mr) {
   return rc;
 }
 
+// A kernel DMA buffer of at least `bytes` for an ODP_MAP's page list: a free one of the pool,
+// else a new one (given back to the pool once its command is done).
+uint64_t Driver::take_list(uint64_t bytes) {
+  for (size_t i = 0; i < odp_lists_.size(); ++i)
+    if (odp_lists_[i].second >= bytes) {
+      const uint64_t pa = odp_lists_[i].first;
+      odp_lists_.erase(odp_lists_.begin() + long(i));
+      return pa;
+    }
+  return alloc_dma(bytes);
+}
+
 int Driver::reg_odp_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access,
                        MrInfo* out) {
   if (len == 0 || va + len < va) return EINVAL;
@@ -586,43 +598,62 @@ void Driver::odp_thread() {
 // job's range faulted in and their addresses loaded into the region's PBLMT entries by one
 // ODP_MAP, which resumes what waits on them; or ODP_MAP kFailed when the range is not mapped.
 int Driver::odp_map(const OdpJob& j) {
-  const auto it = odp_.find(abi::stag_index(j.stag));
-  if (it == odp_.end() || it->second.stag != j.stag) return EINVAL;  // deregistered meanwhile
-  OdpMr& mr = it->second;
-  const uint64_t base = mr.va & ~(kPageSize - 1);
-  uint64_t lo = std::max(j.to, mr.va) & ~(kPageSize - 1);
-  uint64_t hi = (std::min(j.end, mr.va + mr.len) + kPageSize - 1) & ~(kPageSize - 1);
-  if (!j.t0) {  // a prefetch maps only what is not present yet
-    while (lo < hi && mr.present[(lo - base) / kPageSize]) lo += kPageSize;
-    while (hi > lo && mr.present[(hi - base) / kPageSize - 1]) hi -= kPageSize;
-    if (lo >= hi) return 0;
-  }
-  abi::OdpMap m;
-  m.stag = j.stag;
-  m.first = mr.pbl_first + uint32_t((std::min(lo, hi) - base) / kPageSize);
-  m.count = hi > lo ? uint32_t((hi - lo) / kPageSize) : 0;
-  const Os::PblResult r = hi > lo ? os_.fault_pages(*mr.proc, lo, hi - lo) : Os::PblResult{};
-  if (!r.ok || r.pages.size() != m.count) {
-    m.flags = abi::OdpMap::kFailed;
-    m.count = std::max<uint32_t>(m.count, 1);
-    ++odp_failed_;
-  } else {
-    const uint64_t bytes = uint64_t(m.count) * 8;
-    if (odp_list_bytes_ < bytes) {  // one list buffer, grown as needed (kernel DMA memory)
-      odp_list_ = alloc_dma(bytes);
-      odp_list_bytes_ = (bytes + kPageSize - 1) & ~(kPageSize - 1);
+  for (;;) {
+    const auto it = odp_.find(abi::stag_index(j.stag));
+    if (it == odp_.end() || it->second.stag != j.stag) return EINVAL;  // deregistered meanwhile
+    OdpMr& mr = it->second;
+    const uint64_t base = mr.va & ~(kPageSize - 1);
+    uint64_t lo = std::max(j.to, mr.va) & ~(kPageSize - 1);
+    uint64_t hi = (std::min(j.end, mr.va + mr.len) + kPageSize - 1) & ~(kPageSize - 1);
+    if (!j.t0) {  // a prefetch maps only what is not present yet
+      while (lo < hi && mr.present[(lo - base) / kPageSize]) lo += kPageSize;
+      while (hi > lo && mr.present[(hi - base) / kPageSize - 1]) hi -= kPageSize;
+      if (lo >= hi) return 0;
     }
-    mem_.write(odp_list_, r.pages.data(), bytes);
-    Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
-    m.list = odp_list_;
+    abi::OdpMap m;
+    m.stag = j.stag;
+    m.first = mr.pbl_first + uint32_t((std::min(lo, hi) - base) / kPageSize);
+    m.count = hi > lo ? uint32_t((hi - lo) / kPageSize) : 0;
+    // Faulting in runs without the lock (its reclaim may run the MMU notifier, which takes it);
+    // a notifier that ran meanwhile may have taken pages of the range away: then again.
+    Process& proc = *mr.proc;
+    const uint64_t seq = odp_invalidations_;
+    ioctl_lock_.unlock();
+    const Os::PblResult r = hi > lo ? os_.fault_pages(proc, lo, hi - lo) : Os::PblResult{};
+    ioctl_lock_.lock();
+    if (odp_invalidations_ != seq && r.ok) continue;
+    const auto again = odp_.find(abi::stag_index(j.stag));
+    if (again == odp_.end() || again->second.stag != j.stag) return EINVAL;
+    uint64_t list = 0;
+    if (!r.ok || r.pages.size() != m.count) {
+      m.flags = abi::OdpMap::kFailed;
+      m.count = std::max<uint32_t>(m.count, 1);
+      ++odp_failed_;
+    } else {
+      const uint64_t bytes = uint64_t(m.count) * 8;
+      list = take_list(bytes);
+      mem_.write(list, r.pages.data(), bytes);
+      Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
+      m.list = list;
+    }
+    return odp_load(j, m, list);
   }
-  const uint32_t first = m.first - mr.pbl_first;
+}
+
+// ODP_MAP sent and waited for (the lock held, let go while it runs); the region's pages it
+// loaded are present.
+int Driver::odp_load(const OdpJob& j, const abi::OdpMap& m, uint64_t list) {
+  const uint32_t first = m.first - odp_.at(abi::stag_index(j.stag)).pbl_first;
+  const uint64_t seq = odp_invalidations_;
   const int rc = command(m);
+  if (list)
+    odp_lists_.push_back({list, (uint64_t(m.count) * 8 + kPageSize - 1) & ~(kPageSize - 1)});
   if (rc == 0 && !m.flags) {
     odp_pages_mapped_ += m.count;
-    // The region may have gone while the command ran (command() lets the lock go).
+    // The region may have gone, or pages of it been unmapped, while the command ran (command()
+    // lets the lock go): only then are they not known present.
     const auto now = odp_.find(abi::stag_index(j.stag));
-    if (now != odp_.end() && now->second.stag == j.stag)
+    if (now != odp_.end() && now->second.stag == j.stag && odp_invalidations_ == seq)
       for (uint32_t i = 0; i < m.count; ++i) now->second.present[first + i] = true;
   }
   if (j.t0) {
@@ -647,6 +678,7 @@ void Driver::odp_invalidate(Process& p, uint64_t va, uint64_t len) {
     for (uint32_t i = 0; i < n; ++i) mr.present[first + i] = false;
   }
   if (ranges.empty()) return;
+  ++odp_invalidations_;
   ioctl_lock_.lock();
   for (const abi::OdpUnmap& u : ranges)
     if (command(u) == 0) odp_pages_unmapped_ += u.count;

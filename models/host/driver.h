@@ -156,6 +156,8 @@ class Driver {
   };
   void odp_thread();
   int odp_map(const OdpJob& j);
+  int odp_load(const OdpJob& j, const abi::OdpMap& m, uint64_t list);
+  uint64_t take_list(uint64_t bytes);
   void odp_invalidate(Process& p, uint64_t va, uint64_t len);
   int command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value);
   void ioctl_enter();
@@ -202,9 +204,10 @@ class Driver {
   std::deque<OdpJob> odp_ahead_;   // background mapping past faults: after every job above
   static constexpr uint64_t kOdpAheadPages = 64;  // pages per background ODP_MAP
   sc_core::sc_event odp_ev_;
-  uint64_t fault_ring_ = 0;                     // the fault ring's host address
-  uint32_t fault_taken_ = 0;                    // records taken (FAULT_CONSUMER)
-  uint64_t odp_list_ = 0, odp_list_bytes_ = 0;  // ODP_MAP's page-list buffer
+  uint64_t fault_ring_ = 0;                               // the fault ring's host address
+  uint32_t fault_taken_ = 0;                              // records taken (FAULT_CONSUMER)
+  std::vector<std::pair<uint64_t, uint64_t>> odp_lists_;  // free page-list buffers (pa, bytes)
+  uint64_t odp_invalidations_ = 0;  // ODP_UNMAPs sent (odp_map retries when it moved)
   Counter &odp_faults_, &odp_pages_mapped_, &odp_pages_unmapped_, &odp_failed_;
   Histogram& odp_fault_ns_;
   struct Watch {

@@ -18,6 +18,8 @@ struct HostConfig {
   std::string cmd_wait = "poll";      // "poll": the driver reads a command's completion word
                                       // until it is there; "interrupt": it sleeps until the
                                       // command's completion interrupt
+  int64_t free_mib = 0;               // memory free for pages faulted in (0: never short);
+                                      // beyond it each page faulted in reclaims another
   int64_t odp_prefetch_kib = 4096;    // on-demand paging: after a fault the driver maps this
                                       // far past the faulting address, in the background
   int64_t hole_base_mib = 3072;       // MiB, device-reserved window start (below 4 GiB)
@@ -39,6 +41,10 @@ struct HostConfig {
     p.s("cmd_wait", cmd_wait, {"poll", "interrupt"},
         "the driver waits for a firmware command by polling its completion word, or sleeps "
         "until its completion interrupt");
+    p.i("free_mib", free_mib, "MiB", 0, 1 << 22,
+        "free memory for pages faulted in (first touch, swap-in; 0: never short). Once it is "
+        "used up, each page faulted in first reclaims the oldest page faulted in that is not "
+        "pinned (cost.reclaim_ns + its page-out)");
     p.i("odp_prefetch_kib", odp_prefetch_kib, "KiB", 0, 1 << 22,
         "on-demand paging: once a fault's range is mapped, the driver's worker maps the region "
         "on to this far past the faulting address, 64 pages at a time, behind any new fault");
@@ -69,6 +75,7 @@ struct CostConfig {
   int64_t reg_cache_lookup_ns = 50;  // the verbs library looks a range up in its cache
   int64_t page_out_ns = 1500;        // reclaim one page: unmap it, queue its write to swap
   int64_t swap_in_ns = 20000;        // a paged-out page's fault: its 4 KiB read back from swap
+  int64_t reclaim_ns = 1000;         // direct reclaim: finding a victim page (LRU scan)
   int64_t wakeup_ns = 1500;          // a sleeping thread woken by an interrupt: the scheduler
                                      // and context switch until it runs
 
@@ -86,6 +93,9 @@ struct CostConfig {
     p.i("zero_page_ns", zero_page_ns, "ns", 0, 1000000, "zeroing a new 4 KiB frame");
     p.i("page_out_ns", page_out_ns, "ns", 0, 1000000,
         "paging one page out: unmapping it and queueing its write to swap (not waited for)");
+    p.i("reclaim_ns", reclaim_ns, "ns", 0, 1000000,
+        "direct reclaim when free memory is short: finding a victim page, per page (its "
+        "page-out costs page_out_ns on top)");
     p.i("swap_in_ns", swap_in_ns, "ns", 0, 100000000,
         "a fault on a paged-out page: reading its 4 KiB back from swap, waited for");
     p.i("interrupt_entry_ns", interrupt_entry_ns, "ns", 0, 1000000, "MSI-X to handler");

@@ -17,7 +17,33 @@ Os::Os(PhysMem& mem, RootComplex& rc, const CostConfig& cost, StatRegistry& stat
                                          "pages faulted in (first touch: zeroed)")),
       swap_ins_(
           stats.group(group).counter("swap_ins", "pages", "paged-out pages read back from swap")),
-      pages_out_(stats.group(group).counter("pages_out", "pages", "pages paged out")) {}
+      pages_out_(stats.group(group).counter("pages_out", "pages", "pages paged out")),
+      reclaimed_(stats.group(group).counter(
+          "reclaimed", "pages", "pages paged out to make room for a page faulted in")) {}
+
+uint64_t Os::take_free(Process& p, const std::vector<uint64_t>& pages) {
+  if (!limited_) return 0;
+  uint64_t ns = 0;
+  for (uint64_t va : pages) faulted_.emplace_back(&p, va);
+  const uint64_t from_free = std::min<uint64_t>(free_pages_, pages.size());
+  free_pages_ -= from_free;
+  uint64_t need = pages.size() - from_free;
+  // Victims: the oldest pages faulted in, still resident, not pinned, not of this range.
+  const size_t ours = pages.size();
+  while (need > 0 && faulted_.size() > ours) {
+    const auto [vp, va] = faulted_.front();
+    faulted_.pop_front();
+    if (vp->pinned(va) || vp->untouched(va) || vp->paged_out(va)) continue;
+    for (const Notifier& n : notifiers_) n(*vp, va, kPageSize);
+    if (vp->page_out(va)) {
+      ++reclaimed_;
+      ++pages_out_;
+      ns += uint64_t(cost_.reclaim_ns + cost_.page_out_ns);
+      --need;
+    }
+  }
+  return ns;  // what could not be reclaimed is taken beyond free memory
+}
 
 uint64_t Os::fault_cost_ns(Process::Fault f) {
   switch (f) {
@@ -40,15 +66,18 @@ uint64_t Os::mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads) 
   const CostConfig& c = cost_;
   uint64_t reads = 0, pages = 0;
   std::vector<uint8_t> faults;  // per page: what faulting it in takes (Process::Fault)
+  std::vector<uint64_t> in;     // the pages faulted in
   p.page_table().walk_range(va, len, &reads, [&](uint64_t page_va, uint64_t) {
     // A page not yet touched is faulted in and zeroed first; a paged-out one read back.
     faults.push_back(uint8_t(p.fault_in(page_va)));
+    if (faults.back() != uint8_t(Process::Fault::kNone)) in.push_back(page_va);
     p.pin(page_va);
     ++pages;
   });
+  const uint64_t reclaim_ns = take_free(p, in);
   walk_reads_ += reads;
   if (walk_reads) *walk_reads = reads;
-  spend(uint64_t(c.syscall_entry_ns) + reads * uint64_t(c.walk_step_ns));
+  spend(uint64_t(c.syscall_entry_ns) + reads * uint64_t(c.walk_step_ns) + reclaim_ns);
   // Faulting in and pinning, in slices of 4096 pages (each counted as it ends: a long mlock is
   // progress, not a hang, to the run's watchdog).
   for (uint64_t done = 0; done < pages;) {
@@ -80,12 +109,23 @@ Os::PblResult Os::get_pbl(Process& p, uint64_t va, uint64_t len) {
 Os::PblResult Os::fault_pages(Process& p, uint64_t va, uint64_t len) {
   PblResult r;
   std::vector<uint8_t> faults;
+  std::vector<uint64_t> in;  // the pages faulted in
   r.ok = p.page_table().walk_range(va, len, &r.walk_reads, [&](uint64_t page_va, uint64_t pa) {
     faults.push_back(uint8_t(p.fault_in(page_va)));
+    if (faults.back() != uint8_t(Process::Fault::kNone)) in.push_back(page_va);
     r.pages.push_back(pa);
   });
   walk_reads_ += r.walk_reads;
-  spend(r.walk_reads * uint64_t(cost_.walk_step_ns));
+  // The range's pages are held while reclaim runs (as the kernel's fault path holds them).
+  std::vector<uint64_t> held;
+  for (uint64_t pg = va & ~(kPageSize - 1); pg < va + len; pg += kPageSize)
+    if (!p.pinned(pg)) {
+      p.pin(pg);
+      held.push_back(pg);
+    }
+  const uint64_t reclaim_ns = take_free(p, in);
+  for (uint64_t pg : held) p.unpin(pg);
+  spend(r.walk_reads * uint64_t(cost_.walk_step_ns) + reclaim_ns);
   for (size_t done = 0; done < faults.size();) {  // slices, as mlock's
     const size_t n = std::min<size_t>(4096, faults.size() - done);
     uint64_t ns = 0;
@@ -105,6 +145,7 @@ uint64_t Os::page_out(Process& p, uint64_t va, uint64_t len) {
                             [&](uint64_t page_va, uint64_t) { pages += p.page_out(page_va); });
   walk_reads_ += reads;
   pages_out_ += pages;
+  if (limited_) free_pages_ += pages;
   spend(reads * uint64_t(cost_.walk_step_ns) + pages * uint64_t(cost_.page_out_ns) +
         uint64_t(cost_.syscall_exit_ns));
   return pages;

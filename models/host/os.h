@@ -13,12 +13,16 @@
 //   fault_pages(len)  (kernel, no system call: on-demand paging) walk + per page not yet touched
 //                     page_fault_ns + zero_page_ns, per page paged out page_fault_ns +
 //                     swap_in_ns
+//   reclaim           (host.free_mib > 0) a page faulted in when no free memory is left first
+//                     pages out the oldest page faulted in that is not pinned (and not part of
+//                     the range being faulted in): MMU notifiers + reclaim_ns + page_out_ns
 //   page_out(len)     madvise(MADV_PAGEOUT): syscall entry + the MMU notifiers (the driver
 //                     makes on-demand regions' pages absent on the card first) + walk +
 //                     page_out_ns per page paged out (resident, not pinned) + syscall exit
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -52,6 +56,11 @@ class Os {
   using Notifier = std::function<void(Process& p, uint64_t va, uint64_t len)>;
   void add_notifier(Notifier n) { notifiers_.push_back(std::move(n)); }
   void configure(const CostConfig& cost) { cost_ = cost; }
+  // Free memory for pages faulted in (host.free_mib; 0 pages: never short).
+  void set_free_pages(uint64_t pages) {
+    limited_ = pages > 0;
+    free_pages_ = pages;
+  }
 
  private:
   PhysMem& mem_;
@@ -63,7 +72,15 @@ class Os {
   Counter& faults_;
   Counter& swap_ins_;
   Counter& pages_out_;
+  Counter& reclaimed_;
   std::vector<Notifier> notifiers_;
+  // Free memory and the pages faulted in, oldest first (reclaim's victims).
+  bool limited_ = false;
+  uint64_t free_pages_ = 0;
+  std::deque<std::pair<Process*, uint64_t>> faulted_;
+  // Pages [first, first + n) of p were just faulted in (not in `keep`): they take free memory,
+  // or reclaim as many older pages; returns the CPU time that costs.
+  uint64_t take_free(Process& p, const std::vector<uint64_t>& pages);
   // Faulting in, each page as it needs: the CPU time it takes (its counters moved).
   uint64_t fault_cost_ns(Process::Fault f);
 };

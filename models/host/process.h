@@ -82,6 +82,7 @@ class Process {
     }
   }
   void pin(uint64_t page_va) { pinned_.insert(page_va); }
+  void unpin(uint64_t page_va) { pinned_.erase(page_va); }
   bool pinned(uint64_t va) const { return pinned_.count(va & ~(kPageSize - 1)) != 0; }
 
  private:

@@ -380,6 +380,63 @@ TEST(Odp, PageOutInvalidatesAndPrefetchAvoidsFaults) {
   EXPECT_EQ(not_odp, EINVAL);
 }
 
+// Memory pressure (host.free_mib 1: 256 pages free for pages faulted in): node0 writes 2 MiB
+// into node1's never-touched on-demand memory. Once the free pages are used, each page faulted
+// in first reclaims the oldest one (its translation made absent on the card first, then paged
+// out). The Write lands whole; writing its first 64 KiB again (reclaimed by then) brings those
+// pages back from swap.
+TEST(Odp, ReclaimUnderMemoryPressure) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  cfg.host.free_mib = 1;
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  constexpr size_t kBig = 2 << 20;
+  const std::vector<uint8_t> d1 = pattern(kBig, 10), d2 = pattern(kBytes, 11);
+  ibv_wc_status s1 = IBV_WC_GENERAL_ERR, s2 = IBV_WC_GENERAL_ERR;
+  std::vector<uint8_t> seen1;
+  uint64_t reclaimed = 0, swap_ins_before = 0;
+  cl.run({[&] {
+            EndpointConfig c = plain_config();
+            c.buf_bytes = kBig;
+            a.open(c);
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            rnic_mem_write(a.buf, d1.data(), kBig);
+            s1 = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBig);
+            oob.put(1, {});
+            oob.get(0);
+            rnic_mem_write(a.buf, d2.data(), kBytes);
+            s2 = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes);
+            oob.put(1, {});
+          },
+          [&] {
+            EndpointConfig c = odp_config(true);
+            c.buf_bytes = kBig;
+            b.open(c);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            oob.put(0, b.info());
+            oob.get(1);
+            reclaimed = counter(stats, "node1.os", "reclaimed");
+            swap_ins_before = counter(stats, "node1.os", "swap_ins");
+            oob.put(0, {});
+            oob.get(1);
+            seen1 = testbench::mem_read(b.buf, kBig);  // (the program's reads cost nothing)
+          }});
+  EXPECT_EQ(s1, IBV_WC_SUCCESS);
+  EXPECT_EQ(s2, IBV_WC_SUCCESS);
+  std::vector<uint8_t> want = d1;
+  std::copy(d2.begin(), d2.end(), want.begin());
+  EXPECT_EQ(seen1, want);
+  EXPECT_GE(reclaimed, kBig / 4096 - 256);
+  EXPECT_GE(counter(stats, "node1.driver", "odp_pages_unmapped"), reclaimed);
+  EXPECT_GT(counter(stats, "node1.os", "swap_ins"), swap_ins_before);
+  EXPECT_EQ(counter(stats, "node1.driver", "odp_failed"), 0u);
+}
+
 // Memory unmapped under an on-demand MR cannot be paged in: the driver fails the fault, and
 // node0's Write completes with the remote access error (a Terminate); node1's memory around it
 // is untouched.
