@@ -374,7 +374,8 @@ int Driver::install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* o
   if (list) {
     buf = alloc_dma(bytes);
     mem_.write(buf, list, bytes);
-    Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
+    const uint64_t lines = (bytes + 63) / 64;
+    Os::spend(lines * uint64_t(cost_.copy_line_ns) + os_.miss_ns(2 * bytes, 2 * lines));
   }
   w.index = idx;
   w.key = ++stag_key_[idx];
@@ -633,7 +634,8 @@ int Driver::odp_map(const OdpJob& j) {
       const uint64_t bytes = uint64_t(m.count) * 8;
       list = take_list(bytes);
       mem_.write(list, r.pages.data(), bytes);
-      Os::spend((bytes + 63) / 64 * uint64_t(cost_.copy_line_ns));
+      const uint64_t lines = (bytes + 63) / 64;
+      Os::spend(lines * uint64_t(cost_.copy_line_ns) + os_.miss_ns(2 * bytes, 2 * lines));
       m.list = list;
     }
     return odp_load(j, m, list);

@@ -18,6 +18,7 @@ struct HostConfig {
   std::string cmd_wait = "poll";      // "poll": the driver reads a command's completion word
                                       // until it is there; "interrupt": it sleeps until the
                                       // command's completion interrupt
+  int64_t llc_kib = 32768;            // the host CPU's last-level cache
   int64_t free_mib = 0;               // memory free for pages faulted in (0: never short);
                                       // beyond it each page faulted in reclaims another
   int64_t odp_prefetch_kib = 4096;    // on-demand paging: after a fault the driver maps this
@@ -41,6 +42,9 @@ struct HostConfig {
     p.s("cmd_wait", cmd_wait, {"poll", "interrupt"},
         "the driver waits for a firmware command by polling its completion word, or sleeps "
         "until its completion interrupt");
+    p.i("llc_kib", llc_kib, "KiB", 64, 1 << 22,
+        "the host CPU's last-level cache: a page walk, pinning or page-list copy whose working "
+        "set exceeds it pays cost.llc_miss_ns for the lines that miss");
     p.i("free_mib", free_mib, "MiB", 0, 1 << 22,
         "free memory for pages faulted in (first touch, swap-in; 0: never short). Once it is "
         "used up, each page faulted in first reclaims the oldest page faulted in that is not "
@@ -76,6 +80,7 @@ struct CostConfig {
   int64_t page_out_ns = 1500;        // reclaim one page: unmap it, queue its write to swap
   int64_t swap_in_ns = 20000;        // a paged-out page's fault: its 4 KiB read back from swap
   int64_t reclaim_ns = 1000;         // direct reclaim: finding a victim page (LRU scan)
+  int64_t llc_miss_ns = 6;           // a 64 B line streamed from memory, not the LLC
   int64_t wakeup_ns = 1500;          // a sleeping thread woken by an interrupt: the scheduler
                                      // and context switch until it runs
 
@@ -93,6 +98,9 @@ struct CostConfig {
     p.i("zero_page_ns", zero_page_ns, "ns", 0, 1000000, "zeroing a new 4 KiB frame");
     p.i("page_out_ns", page_out_ns, "ns", 0, 1000000,
         "paging one page out: unmapping it and queueing its write to swap (not waited for)");
+    p.i("llc_miss_ns", llc_miss_ns, "ns", 0, 100000,
+        "a 64 B line of a page walk, pinning or page-list copy streamed from memory because its "
+        "working set exceeds host.llc_kib (on top of walk_step_ns, mlock_page_ns, copy_line_ns)");
     p.i("reclaim_ns", reclaim_ns, "ns", 0, 1000000,
         "direct reclaim when free memory is short: finding a victim page, per page (its "
         "page-out costs page_out_ns on top)");

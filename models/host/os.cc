@@ -77,7 +77,9 @@ uint64_t Os::mlock(Process& p, uint64_t va, uint64_t len, uint64_t* walk_reads) 
   const uint64_t reclaim_ns = take_free(p, in);
   walk_reads_ += reads;
   if (walk_reads) *walk_reads = reads;
-  spend(uint64_t(c.syscall_entry_ns) + reads * uint64_t(c.walk_step_ns) + reclaim_ns);
+  // Past the LLC: the walk's PTE lines and each page's struct page (64 B) stream from memory.
+  const uint64_t llc_ns = miss_ns(pages * (8 + 64), (pages + 7) / 8 + pages);
+  spend(uint64_t(c.syscall_entry_ns) + reads * uint64_t(c.walk_step_ns) + reclaim_ns + llc_ns);
   // Faulting in and pinning, in slices of 4096 pages (each counted as it ends: a long mlock is
   // progress, not a hang, to the run's watchdog).
   for (uint64_t done = 0; done < pages;) {
@@ -100,8 +102,10 @@ Os::PblResult Os::get_pbl(Process& p, uint64_t va, uint64_t len) {
                                    [&](uint64_t, uint64_t pa) { r.pages.push_back(pa); });
   walk_reads_ += r.walk_reads;
   const uint64_t lines = (r.pages.size() * 8 + 63) / 64;
+  // Past the LLC: the PTE lines walked and the list's lines copied stream from memory.
+  const uint64_t llc_ns = miss_ns(r.pages.size() * 16, 2 * lines);
   spend(uint64_t(c.syscall_entry_ns) + uint64_t(c.ioctl_dispatch_ns) +
-        r.walk_reads * uint64_t(c.walk_step_ns) + lines * uint64_t(c.copy_line_ns) +
+        r.walk_reads * uint64_t(c.walk_step_ns) + lines * uint64_t(c.copy_line_ns) + llc_ns +
         uint64_t(c.syscall_exit_ns));
   return r;
 }
@@ -125,7 +129,9 @@ Os::PblResult Os::fault_pages(Process& p, uint64_t va, uint64_t len) {
     }
   const uint64_t reclaim_ns = take_free(p, in);
   for (uint64_t pg : held) p.unpin(pg);
-  spend(r.walk_reads * uint64_t(cost_.walk_step_ns) + reclaim_ns);
+  const uint64_t n = r.pages.size();
+  spend(r.walk_reads * uint64_t(cost_.walk_step_ns) + reclaim_ns +
+        miss_ns(n * (8 + 64), (n + 7) / 8 + n));
   for (size_t done = 0; done < faults.size();) {  // slices, as mlock's
     const size_t n = std::min<size_t>(4096, faults.size() - done);
     uint64_t ns = 0;

@@ -5,7 +5,9 @@
 //
 //   mlock(len)        syscall entry + walk (walk_step_ns per entry read) + per page not yet
 //                     touched page_fault_ns + zero_page_ns (faulted in first) + mlock_page_ns
-//                     per page + syscall exit
+//                     per page + syscall exit; past the LLC (working set: 8 B of PTE and 64 B
+//                     of struct page per page) miss_ns of its lines
+//   get_pbl(len)      past the LLC (working set: 8 B of PTE and 8 B of list per page) miss_ns
 //   get_pbl(len)      ioctl: syscall entry + ioctl dispatch + walk + copy-out of the 8 B page
 //                     addresses (copy_line_ns per 64 B line) + syscall exit
 //   read_reg(off)     ioctl: syscall entry + ioctl dispatch + MMIO read + copy-out of one line
@@ -56,6 +58,15 @@ class Os {
   using Notifier = std::function<void(Process& p, uint64_t va, uint64_t len)>;
   void add_notifier(Notifier n) { notifiers_.push_back(std::move(n)); }
   void configure(const CostConfig& cost) { cost_ = cost; }
+  // The last-level cache (host.llc_kib).
+  void set_llc_bytes(uint64_t b) { llc_bytes_ = b; }
+  // What `lines` 64 B lines of an operation whose working set is `ws` bytes cost beyond their
+  // in-cache cost: the share of them that cannot stay in the LLC, cost.llc_miss_ns each.
+  uint64_t miss_ns(uint64_t ws, uint64_t lines) const {
+    if (ws <= llc_bytes_) return 0;
+    return uint64_t(double(lines) * double(ws - llc_bytes_) / double(ws) *
+                    double(cost_.llc_miss_ns));
+  }
   // Free memory for pages faulted in (host.free_mib; 0 pages: never short).
   void set_free_pages(uint64_t pages) {
     limited_ = pages > 0;
@@ -75,6 +86,7 @@ class Os {
   Counter& reclaimed_;
   std::vector<Notifier> notifiers_;
   // Free memory and the pages faulted in, oldest first (reclaim's victims).
+  uint64_t llc_bytes_ = uint64_t(32) << 20;
   bool limited_ = false;
   uint64_t free_pages_ = 0;
   std::deque<std::pair<Process*, uint64_t>> faulted_;

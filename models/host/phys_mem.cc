@@ -128,6 +128,17 @@ bool PhysMem::frame_free(uint64_t pfn) const {
   return region(pfn * kPageSize, kPageSize) == Region::kMemory;
 }
 
+bool PhysMem::free_frame(uint64_t pa) {
+  const uint64_t pfn = pa / kPageSize;
+  if (pfn == 0 || pfn >= size_ / kPageSize || !((used_[pfn / 64] >> (pfn % 64)) & 1)) return false;
+  const auto it = pages_.find(pfn);
+  if (it != pages_.end() && !it->second.own) return false;  // the program's page
+  if (it != pages_.end()) pages_.erase(it);
+  used_[pfn / 64] &= ~(1ull << (pfn % 64));
+  --used_count_;
+  return true;
+}
+
 uint64_t PhysMem::alloc_frame(uint64_t hint) {
   const uint64_t frames = size_ / kPageSize;
   for (uint64_t k = 0; k < frames; ++k) {

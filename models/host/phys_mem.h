@@ -69,6 +69,9 @@ class PhysMem {
   // `pages` physically contiguous free frames (the first run at or after `hint`, wrapping),
   // taken together; the first one's address. Throws when no such run is left.
   uint64_t alloc_contiguous(uint64_t pages, uint64_t hint);
+  // The frame goes back to the allocator; its bytes are dropped (a frame backed by the
+  // program's memory is not freed: false).
+  bool free_frame(uint64_t pa);
   uint64_t frames_used() const { return used_count_; }
   uint64_t next_frame() const { return next_; }
 

@@ -82,6 +82,20 @@ uint64_t Process::malloc_untouched(uint64_t bytes) {
   return va;
 }
 
+void Process::free(uint64_t va, uint64_t bytes) {
+  const uint64_t pages = std::max<uint64_t>(1, (bytes + kPageSize - 1) / kPageSize);
+  for (uint64_t i = 0; i < pages; ++i) {
+    const uint64_t pg = (va & ~(kPageSize - 1)) + i * kPageSize;
+    uint64_t pa = 0, reads = 0;
+    if (!model_va(pg) || !pt_.translate(pg, &pa, &reads)) continue;
+    pt_.unmap(pg);
+    mem_.free_frame(pa);
+    pinned_.erase(pg);
+    untouched_.erase(pg);
+    paged_out_.erase(pg);
+  }
+}
+
 namespace {
 // Whether [va, va + len) is mapped in this process (the simulator's), and writable if asked:
 // from /proc/self/maps, read once per registration.

@@ -49,6 +49,9 @@ class Process {
   // frame is reserved, but the first touch faults and zeroes it); pinned pages (mlock) cannot
   // be paged out; a paged-out page is read back from swap at its next touch.
   uint64_t malloc_untouched(uint64_t bytes);
+  // A buffer of malloc / malloc_untouched given back: its pages leave the page table and their
+  // frames go back to physical memory (the address range is not reused).
+  void free(uint64_t va, uint64_t bytes);
   bool untouched(uint64_t va) const { return untouched_.count(va & ~(kPageSize - 1)) != 0; }
   // The page becomes resident; returns whether it was not touched before (a fault).
   bool touch(uint64_t va) {

@@ -81,10 +81,10 @@ ExperimentKind pbl_acquisition_experiment() {
     ctx.attach(sys);
     host::Process proc(sys.mem, ctx.cfg.host, uint64_t(ctx.cfg.sim.seed), 1);
     const uint64_t lo = uint64_t(ctx.get_int("min_bytes")), hi = uint64_t(ctx.get_int("max_bytes"));
-    // The fresh buffers: one range of the largest size in a second process (so the first's
-    // address layout, and its figures, are as before), dropped again after each measurement.
+    // The fresh buffers live in a second process (so the first's address layout, and its
+    // figures, are as before). Each buffer is freed after its measurement: the 1 GiB ones fit
+    // a 2 GiB host one at a time.
     host::Process other(sys.mem, ctx.cfg.host, uint64_t(ctx.cfg.sim.seed) + 1, 2);
-    const uint64_t fresh = other.malloc_untouched(hi);
     int bad = 0;
     run_host_thread(sys, "pbl", [&] {
       for (uint64_t b = lo; b <= hi; b *= 2) {
@@ -96,11 +96,13 @@ ExperimentKind pbl_acquisition_experiment() {
         const auto pbl = sys.os.get_pbl(proc, va, b);
         const double pbl_ns = ns_since(t0);
         if (!pbl.ok || pbl.pages.size() != pinned) ++bad;
+        proc.free(va, b);
         // A fresh buffer, never touched: mlock faults each page in (and zeroes it) first.
+        const uint64_t fresh = other.malloc_untouched(b);
         t0 = now_ps();
         if (sys.os.mlock(other, fresh, b) != pinned) ++bad;
         const double untouched_ns = ns_since(t0);
-        other.drop(fresh, b);
+        other.free(fresh, b);
         ctx.rows.push_back({{"bytes", b},
                             {"pages", pbl.pages.size()},
                             {"pbl_ns", pbl_ns},
