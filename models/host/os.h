@@ -57,6 +57,10 @@ class Os {
   uint64_t page_out(Process& p, uint64_t va, uint64_t len);
   using Notifier = std::function<void(Process& p, uint64_t va, uint64_t len)>;
   void add_notifier(Notifier n) { notifiers_.push_back(std::move(n)); }
+  // Runs the MMU notifiers for [va, va + len) of p (a munmap: Process::unmap_notifier).
+  void notify(Process& p, uint64_t va, uint64_t len) {
+    for (const Notifier& n : notifiers_) n(p, va, len);
+  }
   void configure(const CostConfig& cost) { cost_ = cost; }
   // The last-level cache (host.llc_kib).
   void set_llc_bytes(uint64_t b) { llc_bytes_ = b; }

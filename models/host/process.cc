@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <systemc>
 #include <tuple>
 #include <vector>
 
@@ -41,8 +42,21 @@ Process::~Process() {
 
 void Process::unmapping(uintptr_t addr, uint64_t len) {
   if (len == 0) return;
-  PhysMem::unmapping(addr, len);
   const uint64_t first = addr & ~uintptr_t(kPageSize - 1);
+  // MMU notifiers first (on-demand regions' translations made absent on the card), from a
+  // simulated thread only: they wait for the card.
+  const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
+  if (me.valid() && me.proc_kind() == sc_core::SC_THREAD_PROC_)
+    for (Process* p : std::vector<Process*>(processes())) {
+      if (!p->plain_pages_ || !p->unmap_notifier) continue;
+      bool mine = false;
+      for (uint64_t va = first; va < addr + len && !mine; va += kPageSize) {
+        uint64_t pa, reads;
+        mine = !p->model_va(va) && p->pt_.translate(va, &pa, &reads);
+      }
+      if (mine) p->unmap_notifier(first, addr + len - first);
+    }
+  PhysMem::unmapping(addr, len);
   for (Process* p : processes()) {
     if (!p->plain_pages_) continue;
     for (uint64_t va = first; va < addr + len; va += kPageSize)

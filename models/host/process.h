@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <unordered_set>
 
 #include "models/host/page_table.h"
@@ -23,6 +24,10 @@ class Process {
   // Called for the program's free of a chunk and munmap of a range (before either takes
   // effect): the verbs library's registration cache forgets the registrations it overlaps.
   static void (*on_release)(uintptr_t addr, uint64_t len);
+  // The kernel's MMU notifiers for this process (Os::notify), run by unmapping() for a range
+  // of its pages before they leave its page table, when the munmap comes from a simulated
+  // thread (they take simulated time); unset: none.
+  std::function<void(uint64_t va, uint64_t len)> unmap_notifier;
   int pid() const { return pid_; }
   PageTable& page_table() { return pt_; }
   PhysMem& mem() { return mem_; }

@@ -489,5 +489,57 @@ TEST(Odp, UnmappedMemoryFailsTheFaultWithATerminate) {
   munmap(keep + 8192, 4096);
 }
 
+// Unmapping memory whose pages the card has mapped: the program's munmap runs the MMU notifier
+// first (the page made absent on the card), so node0's next Write faults, cannot be paged in
+// and is refused; without the notifier it would land in the frame the page left.
+TEST(Odp, MunmapInvalidatesTheCardsTranslationsFirst) {
+  RunRecord::get().not_comparable("Odp.Munmap... registers the process's own memory (ASLR)");
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  ibv_wc_status first = IBV_WC_GENERAL_ERR, after = IBV_WC_SUCCESS;
+  uint64_t unmapped = 0;
+  uint8_t* keep = nullptr;
+  cl.run({[&] {
+            a.open(plain_config());
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            first = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, 4096);
+            oob.put(1, {});
+            oob.get(0);  // unmapped
+            after = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, 4096);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(plain_config());
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            void* m =
+                mmap(nullptr, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            ASSERT_NE(m, MAP_FAILED);
+            keep = static_cast<uint8_t*>(m);
+            ibv_mr* mr = ibv_reg_mr(b.pd, keep + 4096, 4096, kRemote | IBV_ACCESS_ON_DEMAND);
+            ASSERT_NE(mr, nullptr);
+            PeerInfo pi = b.info();
+            pi.addr = reinterpret_cast<uint64_t>(keep + 4096);
+            pi.rkey = mr->rkey;
+            oob.put(0, pi);
+            oob.get(1);  // written: the page is mapped on the card
+            const uint64_t before = counter(stats, "node1.driver", "odp_pages_unmapped");
+            munmap(keep + 4096, 4096);
+            unmapped = counter(stats, "node1.driver", "odp_pages_unmapped") - before;
+            oob.put(0, {});
+            oob.get(1);
+          }});
+  EXPECT_EQ(first, IBV_WC_SUCCESS);
+  EXPECT_EQ(unmapped, 1u);
+  EXPECT_EQ(after, IBV_WC_REM_ACCESS_ERR);
+  munmap(keep, 4096);
+  munmap(keep + 8192, 4096);
+}
+
 }  // namespace
 }  // namespace rnic

@@ -212,6 +212,10 @@ ibv_context* ibv_open_device(ibv_device* device) {
   c->num_comp_vectors = 1;
   c->proc = current().proc;
   c->drv = device->drv;
+  // The program's munmap of its own memory runs the kernel's MMU notifiers first.
+  c->proc->unmap_notifier = [os = &c->drv->os(), p = c->proc](uint64_t va, uint64_t len) {
+    os->notify(*p, va, len);
+  };
   contexts()[c];
   if (const int64_t n = c->drv->host_config().reg_cache_entries; n > 0)
     rnic_reg_cache_set(c, size_t(n));
