@@ -337,20 +337,28 @@ int Driver::destroy_qp(uint32_t qpn) {
   return rc;
 }
 
-int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access,
-                   MrInfo* out) {
-  if (len == 0) return EINVAL;
-  os_.mlock(p, va, len);
-  const Os::PblResult pbl = os_.get_pbl(p, va, len);
-  if (!pbl.ok) return EFAULT;
+// The SMT entry of a page-list region of [va, va + len) (4 KiB pages; tagged offsets are the
+// virtual addresses); install_mr fills in its index, key and PBL range.
+abi::WriteStag Driver::page_list_stag(abi::StagType type, uint32_t access, uint32_t pd, uint64_t va,
+                                      uint64_t len) {
   abi::WriteStag w;
-  w.type = abi::kStagMemoryRegion;
+  w.type = type;
   w.access = to_card_access(access);
   w.pd = pd;
   w.base_to = va;
   w.length = len;
   w.page_shift = 12;
   w.first_page_offset = uint32_t(va & (kPageSize - 1));
+  return w;
+}
+
+int Driver::reg_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint32_t access,
+                   MrInfo* out) {
+  if (len == 0) return EINVAL;
+  os_.mlock(p, va, len);
+  const Os::PblResult pbl = os_.get_pbl(p, va, len);
+  if (!pbl.ok) return EFAULT;
+  const abi::WriteStag w = page_list_stag(abi::kStagMemoryRegion, access, pd, va, len);
   ioctl_enter();
   const int rc = install_mr(pbl.pages.data(), uint32_t(pbl.pages.size()), w, out);
   ioctl_exit();
@@ -528,14 +536,7 @@ int Driver::reg_odp_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint3
   if (len == 0 || va + len < va) return EINVAL;
   const uint64_t first_page = va & ~(kPageSize - 1);
   const uint64_t pages = ((va + len + kPageSize - 1) & ~(kPageSize - 1)) - first_page;
-  abi::WriteStag w;
-  w.type = abi::kStagOnDemand;
-  w.access = to_card_access(access);
-  w.pd = pd;
-  w.base_to = va;
-  w.length = len;
-  w.page_shift = 12;
-  w.first_page_offset = uint32_t(va & (kPageSize - 1));
+  const abi::WriteStag w = page_list_stag(abi::kStagOnDemand, access, pd, va, len);
   ioctl_enter();
   const int rc = install_mr(nullptr, uint32_t(pages / kPageSize), w, out);
   if (rc == 0)

@@ -140,6 +140,8 @@ class Driver {
 
  private:
   int install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* out);
+  static abi::WriteStag page_list_stag(abi::StagType type, uint32_t access, uint32_t pd,
+                                       uint64_t va, uint64_t len);
   // On-demand paging: the fault ring's records taken by the interrupt handler; the worker
   // that resolves them (and asynchronous prefetches); making a range present (ODP_MAP) and
   // absent (ODP_UNMAP, the MMU notifier's part).
