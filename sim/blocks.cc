@@ -227,6 +227,7 @@ class RecordedXlat : public XlatChannel {
   }
   size_t pbl_entries() const override { return in_->pbl_entries(); }
   const XlatTiming& timing() const override { return in_->timing(); }
+  const SmtEntry* entry(uint32_t index) const override { return in_->entry(index); }
 
  private:
   bool note(uint64_t a, uint64_t b, bool ok) {

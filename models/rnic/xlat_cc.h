@@ -125,6 +125,7 @@ class XlatCcChannel : public XlatChannel, public sc_core::sc_module {
   }
   size_t pbl_entries() const override { return pbl_entries_; }
   const XlatTiming& timing() const override { return t_; }
+  const SmtEntry* entry(uint32_t index) const override { return smt_.find(index); }
 
  private:
   void tick() { cc_tick(*rtl_); }

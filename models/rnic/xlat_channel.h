@@ -39,6 +39,9 @@ class XlatChannel {
   virtual bool write_pbl(uint32_t first, const std::vector<PblEntry>& entries) = 0;
   virtual size_t pbl_entries() const = 0;
   virtual const XlatTiming& timing() const = 0;
+  // The SMT entry at `index` as last written (nullptr: outside the table): the write port's
+  // read side, for a writer that must see an entry's state first.
+  virtual const SmtEntry* entry(uint32_t index) const = 0;
 };
 
 // Makes the channel the core uses: (instance name, SMT entries, PBLMT entries, clock).
@@ -61,6 +64,7 @@ class XlatModelChannel : public XlatChannel, public sc_core::sc_module {
   }
   size_t pbl_entries() const override { return block_.pblmt().size(); }
   const XlatTiming& timing() const override { return block_.timing(); }
+  const SmtEntry* entry(uint32_t index) const override { return block_.smt().find(index); }
 
  private:
   XlatBlock block_;

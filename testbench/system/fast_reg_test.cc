@@ -225,5 +225,55 @@ TEST(FastReg, OtherPdsStagsAreRefused) {
   EXPECT_EQ(inv, IBV_WC_LOC_PROT_ERR);
 }
 
+// A fast registration of an STag that is still valid is refused (it must be invalidated first,
+// as Linux siw requires): IBV_WC_LOC_PROT_ERR, and the STag keeps its first registration (a
+// Write with its first key still lands, one with the refused key does not).
+TEST(FastReg, AValidStagIsNotRegisteredAgain) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  ibv_wc_status again = IBV_WC_SUCCESS, old_key = IBV_WC_GENERAL_ERR, new_key = IBV_WC_SUCCESS;
+  const std::vector<uint8_t> d = pattern(4096, 4);
+  traffic::EndpointConfig two;  // the refused WR errs QP 1; the Writes go over QP 0
+  two.qps = 2;
+  cl.run({[&] {
+            a.open(two);
+            oob.put(1, a.info());
+            a.connect(oob.get(0));
+            const PeerInfo p = oob.get(0);
+            old_key = write_to(a, p, p.rkey, d);
+            const PeerInfo q = oob.get(0);  // the key of the refused registration
+            new_key = write_to(a, q, q.rkey, d);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(two);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            ibv_mr* mr = rnic_alloc_fast_mr(b.pd, 2);
+            ASSERT_NE(mr, nullptr);
+            ASSERT_EQ(rnic_map_fast_mr(mr, b.buf, 4096), 0);
+            ibv_send_wr* bad = nullptr;
+            ibv_send_wr fr = fast_reg_wr(1, mr, 0x44);
+            ASSERT_EQ(ibv_post_send(b.qps[0], &fr, &bad), 0);
+            ASSERT_EQ(wait_one(b.cq).status, IBV_WC_SUCCESS);
+            const uint32_t first = mr->rkey;
+            ibv_send_wr fr2 = fast_reg_wr(2, mr, 0x55);
+            ASSERT_EQ(ibv_post_send(b.qps[1], &fr2, &bad), 0);
+            again = wait_one(b.cq).status;
+            PeerInfo p = b.info();
+            p.rkey = first;
+            oob.put(0, p);
+            p.rkey = (first & ~0xFFu) | 0x55;
+            oob.put(0, p);
+            oob.get(1);
+          }});
+  EXPECT_EQ(again, IBV_WC_LOC_PROT_ERR);
+  EXPECT_EQ(old_key, IBV_WC_SUCCESS);
+  EXPECT_EQ(new_key, IBV_WC_REM_ACCESS_ERR);
+}
+
 }  // namespace
 }  // namespace rnic

@@ -68,6 +68,7 @@ class ExtentSwitchXlat : public XlatChannel {
   }
   size_t pbl_entries() const override { return inner_.pbl_entries(); }
   const XlatTiming& timing() const override { return inner_.timing(); }
+  const SmtEntry* entry(uint32_t index) const override { return inner_.entry(index); }
 
  private:
   XlatChannel& inner_;

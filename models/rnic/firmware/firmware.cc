@@ -191,7 +191,10 @@ void Firmware::handler_done(uint32_t seq) {
   if (c.local) {
     // A fast registration: an STag allocated for it in the QP's PD, 1 to max_pages pages.
     auto it = fast_.find(abi::stag_index(c.w.invalidate_rkey));
-    if (it == fast_.end() || it->second.pd != c.pd) {
+    // ... and not valid now: it must be invalidated first (as Linux siw refuses it).
+    const SmtEntry* cur = ports_.xlat.entry(abi::stag_index(c.w.invalidate_rkey));
+    if (it == fast_.end() || it->second.pd != c.pd ||
+        (cur && cur->state == SmtEntry::State::kValid)) {
       c.result = abi::kCqeLocProtError;
       return;
     }
