@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The same scenario and seed give byte-identical stats.json and results.json, wall-clock fields
-aside, and byte-identical captures; another seed changes the physical layout (and so the results of a scattered buffer)."""
+aside (the demo, pbl_acquisition and the memory experiments), and byte-identical captures; another seed changes the physical layout (and so the results of a scattered buffer)."""
 import json
 import os
 import sys
@@ -16,7 +16,9 @@ def canonical(path):
         return json.dumps(strip_wall(json.load(f)), indent=1)
 
 
-for scen in ("demo.yaml", os.path.join("experiments", "pbl_acquisition.yaml")):
+MEMORY = ("sg_registration", "sg_transfer", "reg_cache", "callbacks", "odp")
+for scen in ("demo.yaml", os.path.join("experiments", "pbl_acquisition.yaml"),
+             *(os.path.join("experiments", m + ".yaml") for m in MEMORY)):
     outs = []
     for run in ("a", "b"):
         o = out_dir(base, f"det_{os.path.basename(scen)}_{run}")
