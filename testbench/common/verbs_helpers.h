@@ -1,18 +1,24 @@
 // What the verbs system tests share: test data, waiting for completions, a QP's state, an RDMA
-// Write WR. For use inside simulated processes of GoogleTest cases.
+// Write WR, a statistics counter's value. For use inside simulated processes of GoogleTest cases.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "models/host/verbs/verbs.h"
 
 namespace rnic::testbench {
+
+// The value of counter `name` of statistics group `group` (0 if the run never made it).
+inline uint64_t counter(StatRegistry& s, const std::string& group, const std::string& name) {
+  return s.group(group).counter(name, "", "").value;
+}
 
 // The value every system test fills around its targets (the scoreboard's guard bytes).
 constexpr uint8_t kGuard = 0xA5;

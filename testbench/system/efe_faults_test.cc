@@ -25,6 +25,7 @@
 namespace rnic {
 namespace {
 
+using testbench::counter;
 using testbench::kGuard;
 using testbench::pattern;
 using traffic::Endpoint;
@@ -56,9 +57,6 @@ constexpr uint32_t kSize = 16384;
 constexpr int kMsgs = EFE_FAULTS_LONG ? 256 : 32;
 
 uint64_t region(int q, int m, int msgs) { return kEdge + uint64_t(q * msgs + m) * (kSize + kGap); }
-uint64_t counter(StatRegistry& s, const std::string& g, const char* n) {
-  return s.group(g).counter(n, "", "").value;
-}
 
 std::vector<uint8_t> message(int q, int m) { return pattern(kSize, uint64_t(1 + q * 1000 + m)); }
 

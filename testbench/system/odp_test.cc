@@ -26,6 +26,7 @@
 namespace rnic {
 namespace {
 
+using testbench::counter;
 using testbench::pattern;
 using testbench::wait_one;
 using traffic::Endpoint;
@@ -35,10 +36,6 @@ using traffic::PeerInfo;
 
 constexpr size_t kBytes = 64 * 1024;
 constexpr int kRemote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-
-uint64_t counter(StatRegistry& s, const std::string& group, const std::string& name) {
-  return s.group(group).counter(name, "", "").value;
-}
 
 EndpointConfig odp_config(bool lazy) {
   EndpointConfig c;

@@ -17,6 +17,7 @@
 namespace rnic {
 namespace {
 
+using testbench::counter;
 using testbench::kGuard;
 using testbench::mem_fill;
 using testbench::pattern;
@@ -27,10 +28,6 @@ using traffic::Oob;
 using traffic::PeerInfo;
 
 constexpr int kRemote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-
-uint64_t counter(StatRegistry& s, const char* group, const char* name) {
-  return s.group(group).counter(name, "", "").value;
-}
 
 class PhysRegion : public ::testing::Test {
  protected:
