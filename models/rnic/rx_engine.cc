@@ -102,7 +102,10 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
   in.update.bind(eq_, [this](QpUpdate&& u) {
     ctx_[u.qpn] = u.ctx;
     if (u.reset || u.flush) disarm_read_timer(u.qpn);
-    if (u.reset) logic_.reset(u.qpn);
+    if (u.reset) {
+      logic_.reset(u.qpn);
+      parked_[u.qpn] = fault_failed_[u.qpn] = false;  // a fault of the QP before is not its own
+    }
     if (u.flush) flush_rq(u.qpn);
   });
   in.read_issued.bind(eq_, [this](ReadIssuedMsg&& m) {
