@@ -5,12 +5,15 @@
 // range: xlat hands each switch to the firmware, which finds the next extent's address. Other
 // requests, and check requests, pass straight through. With "xlat" (the default) the core uses
 // xlat's channel alone and a switch costs its extent_switch_cycles (1 core cycle).
-// The processor's time for the switches is counted (firmware.extent_switches) but not taken
-// from the command queue's commands.
+// With `occupy` set (the firmware sets it), the switches are work for the firmware's processor:
+// they wait while it runs a command's piece and hold it meanwhile, n x extent_switch_cycles
+// from the first free edge; unset (a stand-alone unit), they take that time from xlat's answer.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +37,8 @@ class ExtentSwitchXlat : public XlatChannel {
     handles_[index] = std::move(ends);
   }
   void forget(uint32_t index) { handles_.erase(index); }
+  // The processor (Firmware::occupy): `done` runs once it has spent `cycles` on the switches.
+  std::function<void(uint64_t cycles, std::function<void()> done)> occupy;
 
   // Extent boundaries strictly inside [to, to + len) of the STag's handle (0 if unknown).
   uint64_t switches(uint32_t stag, uint64_t to, uint64_t len) const {
@@ -52,11 +57,18 @@ class ExtentSwitchXlat : public XlatChannel {
     if (n == 0) return inner_.request(r, to, std::move(reply));
     switches_ += n;
     const uint64_t delay = n * cycles_ * clk_.period_ps;
-    inner_.request(r, own_, [&to, delay, reply = std::move(reply)](XlatResult&& x) mutable {
-      const bool ok = x.status == XlatStatus::kOk;
-      to.at(now_ps() + (ok ? delay : 0),
-            [x = std::move(x), reply = std::move(reply)]() mutable { reply(std::move(x)); });
-    });
+    inner_.request(
+        r, own_, [this, &to, n, delay, reply = std::move(reply)](XlatResult&& x) mutable {
+          const bool ok = x.status == XlatStatus::kOk;
+          auto answer =
+              std::make_shared<std::pair<XlatResult, Reply>>(std::move(x), std::move(reply));
+          auto give = [&to, answer] {
+            to.at(now_ps(), [answer] { answer->second(std::move(answer->first)); });
+          };
+          if (!ok) return give();
+          if (occupy) return occupy(n * cycles_, give);
+          to.at(now_ps() + delay, [answer] { answer->second(std::move(answer->first)); });
+        });
   }
   bool write_smt(uint32_t index, const SmtEntry& e) override { return inner_.write_smt(index, e); }
   bool invalidate(uint32_t stag, const uint32_t* pd = nullptr) override {

@@ -42,9 +42,13 @@ Firmware::Firmware(sc_core::sc_module_name n, const FirmwareConfig& cfg, uint32_
       fault_resumes_(stats.group(g).counter("fault_resumes", "operations",
                                             "parked operations resumed by ODP_MAP or FREE_STAG")) {
   regs_.set_command_listener(this);
-  if (cfg.extent_switch == "firmware")
+  if (cfg.extent_switch == "firmware") {
     switch_ = std::make_unique<ExtentSwitchXlat>(
         ports_.xlat, eq_, clk_, uint64_t(cfg.extent_switch_cycles), extent_switches_);
+    switch_->occupy = [this](uint64_t c, std::function<void()> done) {
+      occupy(c, std::move(done));
+    };
+  }
 }
 
 void Firmware::command_doorbell(uint32_t producer) {
@@ -152,6 +156,19 @@ uint64_t Firmware::entry_cycles(const Cmd& c) const {
 // command whose list has arrived first, else the oldest command not yet started.
 void Firmware::kick() {
   if (busy_) return;
+  if (!switch_q_.empty()) {  // the datapath's extent switches first
+    auto [cycles, done] = std::move(switch_q_.front());
+    switch_q_.pop_front();
+    busy_ = true;
+    busy_cycles_ += cycles;
+    eq_.at(edge(cycles), [this, done = std::move(done)] {
+      busy_ = false;
+      done();
+      retire();
+      kick();
+    });
+    return;
+  }
   Cmd* next = nullptr;
   if (!ops_.empty() && (ops_.front().stage == Stage::kNew || ops_.front().stage == Stage::kData))
     next = &ops_.front();
@@ -396,6 +413,11 @@ void Firmware::page_fault(uint32_t qpn, const XlatFault& f, bool write, EventQue
 }
 
 // Writes the records that are due while the ring has room, then raises the interrupt.
+void Firmware::occupy(uint64_t cycles, std::function<void()> done) {
+  switch_q_.emplace_back(cycles, std::move(done));
+  kick();
+}
+
 void Firmware::write_faults() {
   const uint64_t now = now_ps();
   bool wrote = false;

@@ -21,6 +21,9 @@
 //   One at a time (F.pipelined false): the next command's handler starts when the one ahead has
 //   completed. Pipelined: the processor takes the next command's handler while one waits for
 //   its DMA read; a command whose list has arrived goes ahead of a new handler.
+//   Extent switches (F.extent_switch "firmware"): F.extent_switch_cycles per extent boundary of
+//     a translation, run by the processor ahead of any command's next piece (waiting for the
+//     piece it is running).
 //   Local operations (LocalOpPort) cost what REG_MR does (a fast registration: dispatch +
 //   mr_cycles, its page list's DMA read, pbl_entry_cycles per page; a local invalidation:
 //   dispatch + mr_cycles); they run one at a time in the order given and take the processor
@@ -132,6 +135,9 @@ class Firmware : public sc_core::sc_module,
     uint64_t due = 0;  // when its record may be written (F.fault_cycles after the fault)
   };
   void write_faults();
+  // Extent switches (firmware.extent_switch "firmware"): `cycles` of the processor's time,
+  // ahead of any command's next piece; `done` on the edge they end.
+  void occupy(uint64_t cycles, std::function<void()> done);
   void resume(uint32_t first, uint32_t count, bool ok);
 
   void kick();
@@ -163,6 +169,7 @@ class Firmware : public sc_core::sc_module,
   EventQueue eq_{"eq"};
   std::deque<Cmd> cmds_;  // taken, not completed, in queue order
   std::deque<Cmd> ops_;   // local operations, in the order given
+  std::deque<std::pair<uint64_t, std::function<void()>>> switch_q_;  // extent switches waiting
   uint32_t op_seq_ = 0x80000000u;
   std::unordered_map<uint32_t, FastMr> fast_;  // by SMT index
   std::unordered_map<uint32_t, OdpMr> odp_;    // by SMT index

@@ -2,11 +2,13 @@
 // "firmware"): a translation over a scatter-gather handle answers
 // firmware.extent_switch_cycles firmware cycles later per extent boundary inside its range than
 // xlat alone, with the same chunks; a range with no boundary inside, a check request and an
-// STag the firmware did not register pass straight through.
+// STag the firmware did not register pass straight through. With the firmware's processor
+// hooked in, the switches are its work and the answer waits for it.
 #include "models/rnic/firmware/extent_switch.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <systemc>
 
 #include "models/common/stats.h"
@@ -76,6 +78,47 @@ TEST(ExtentSwitch, EachBoundaryInsideTheRangeCostsTheFirmwareCycles) {
   EXPECT_EQ(sw.switches(abi::make_stag(2, 7), 500, 2000), 0u) << "not a handle it registered";
   sw.forget(1);
   EXPECT_EQ(sw.switches(stag, 500, 2000), 0u);
+}
+
+// With the processor hooked in (Firmware::occupy), a translation's switches are work handed to
+// it: n x extent_switch_cycles, and the answer comes when the processor is done with them, here
+// after a piece of 5 us it was running already.
+TEST(ExtentSwitch, WithTheProcessorTheAnswerWaitsForIt) {
+  const ClockDomain core = ClockDomain::mhz(250), fw = ClockDomain::mhz(200);
+  XlatModelChannel xlat("xlat", 16, 64, core);
+  EventQueue own("own"), to("to");
+  StatRegistry stats;
+  Counter& switches = stats.group("fw").counter("extent_switches", "", "");
+  constexpr uint64_t kCycles = 20, kBusyPs = 5'000'000;
+  ExtentSwitchXlat sw(xlat, own, fw, kCycles, switches);
+  std::vector<uint64_t> asked;
+  sw.occupy = [&](uint64_t cycles, std::function<void()> done) {
+    asked.push_back(cycles);
+    own.at(std::max(now_ps(), kBusyPs) + cycles * fw.period_ps, std::move(done));
+  };
+  SmtEntry e;
+  e.state = SmtEntry::State::kValid;
+  e.key = 7;
+  e.type = SmtEntry::Type::kSgHandle;
+  e.access = abi::access::kRemoteWrite;
+  e.pd = 1;
+  e.length = 3000;
+  e.pbl_count = 3;
+  ASSERT_TRUE(xlat.write_pbl(0, {{0x10000, 1000}, {0x20000, 1000}, {0x30000, 1000}}));
+  ASSERT_TRUE(xlat.write_smt(1, e));
+  sw.learn(1, 0, {1000, 1000, 1000});
+  uint64_t answered = 0;
+  to.at(0, [&] {
+    sw.request({abi::make_stag(1, 7), 500, 2000, abi::access::kRemoteWrite, 1}, to,
+               [&](XlatResult&& x) {
+                 EXPECT_EQ(x.status, XlatStatus::kOk);
+                 EXPECT_EQ(x.chunks.size(), 3u);
+                 answered = now_ps();
+               });
+  });
+  sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_US));
+  ASSERT_EQ(asked, std::vector<uint64_t>{2 * kCycles});
+  EXPECT_EQ(answered, kBusyPs + 2 * kCycles * fw.period_ps);
 }
 
 }  // namespace
