@@ -16,14 +16,8 @@
 namespace rnic {
 namespace {
 
-TEST(ExtentSwitch, EachBoundaryInsideTheRangeCostsTheFirmwareCycles) {
-  const ClockDomain core = ClockDomain::mhz(250), fw = ClockDomain::mhz(200);
-  XlatModelChannel xlat("xlat", 16, 64, core);
-  EventQueue own("own"), to("to");
-  StatRegistry stats;
-  Counter& switches = stats.group("fw").counter("extent_switches", "", "");
-  constexpr uint64_t kCycles = 20;
-  ExtentSwitchXlat sw(xlat, own, fw, kCycles, switches);
+// SMT entry 1 (key 7, PD 1): a handle of three 1000-byte extents, known to the switch too.
+bool three_extents(XlatModelChannel& xlat, ExtentSwitchXlat& sw) {
   SmtEntry e;
   e.state = SmtEntry::State::kValid;
   e.key = 7;
@@ -32,9 +26,22 @@ TEST(ExtentSwitch, EachBoundaryInsideTheRangeCostsTheFirmwareCycles) {
   e.pd = 1;
   e.length = 3000;
   e.pbl_count = 3;
-  ASSERT_TRUE(xlat.write_pbl(0, {{0x10000, 1000}, {0x20000, 1000}, {0x30000, 1000}}));
-  ASSERT_TRUE(xlat.write_smt(1, e));
+  if (!xlat.write_pbl(0, {{0x10000, 1000}, {0x20000, 1000}, {0x30000, 1000}}) ||
+      !xlat.write_smt(1, e))
+    return false;
   sw.learn(1, 0, {1000, 1000, 1000});
+  return true;
+}
+
+TEST(ExtentSwitch, EachBoundaryInsideTheRangeCostsTheFirmwareCycles) {
+  const ClockDomain core = ClockDomain::mhz(250), fw = ClockDomain::mhz(200);
+  XlatModelChannel xlat("xlat", 16, 64, core);
+  EventQueue own("own"), to("to");
+  StatRegistry stats;
+  Counter& switches = stats.group("fw").counter("extent_switches", "", "");
+  constexpr uint64_t kCycles = 20;
+  ExtentSwitchXlat sw(xlat, own, fw, kCycles, switches);
+  ASSERT_TRUE(three_extents(xlat, sw));
   const uint32_t stag = abi::make_stag(1, 7);
   struct Case {
     XlatRequest r;
@@ -96,17 +103,7 @@ TEST(ExtentSwitch, WithTheProcessorTheAnswerWaitsForIt) {
     asked.push_back(cycles);
     own.at(std::max(now_ps(), kBusyPs) + cycles * fw.period_ps, std::move(done));
   };
-  SmtEntry e;
-  e.state = SmtEntry::State::kValid;
-  e.key = 7;
-  e.type = SmtEntry::Type::kSgHandle;
-  e.access = abi::access::kRemoteWrite;
-  e.pd = 1;
-  e.length = 3000;
-  e.pbl_count = 3;
-  ASSERT_TRUE(xlat.write_pbl(0, {{0x10000, 1000}, {0x20000, 1000}, {0x30000, 1000}}));
-  ASSERT_TRUE(xlat.write_smt(1, e));
-  sw.learn(1, 0, {1000, 1000, 1000});
+  ASSERT_TRUE(three_extents(xlat, sw));
   uint64_t answered = 0;
   to.at(0, [&] {
     sw.request({abi::make_stag(1, 7), 500, 2000, abi::access::kRemoteWrite, 1}, to,
