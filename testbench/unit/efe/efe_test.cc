@@ -278,6 +278,47 @@ TEST(EfeTiming, ASegmentTheCoreCannotTakeYetIsAnsweredRnr) {
   EXPECT_TRUE(p.find('a', "ack 2"));
 }
 
+// The core takes back segments it was given (Efe::refuse, on-demand paging): of three segments
+// held unvalidated, the first is validated and the second refused. B answers RNR naming SEQ 1 at
+// once (no NACK); A resends 1 and 2 after its RNR delay, spending no retry; B gives them to the
+// core again under the new receive generation, and A hears them all acknowledged.
+TEST(EfeTiming, ARefusedSegmentAndThoseAfterItComeAgainAfterAnRnr) {
+  EfeConfig c;
+  c.rnr_delay_ns = 10000;
+  c.ack_delay_ns = 1'000'000;  // no delayed ACK inside the test's window
+  Pair p(c);
+  p.hold_b = true;
+  std::vector<uint32_t> gens;
+  auto deliver = p.b->on_segment;
+  p.b->on_segment = [&](Efe::RxSegment&& s) {
+    gens.push_back(s.gen);
+    deliver(std::move(s));
+  };
+  for (uint32_t q = 0; q < 3; ++q) p.a->send(kMacB, 1, seg(500), q == 2);
+  sc_core::sc_start(sc_core::sc_time(20, sc_core::SC_US));
+  ASSERT_EQ(p.held.size(), 3u);
+  p.b->validated(kMacA, 0, false);
+  const uint64_t refused_at = now_ps();
+  EXPECT_EQ(p.b->refuse(kMacA, 1), 1u);
+  p.held.clear();
+  p.hold_b = false;
+  sc_core::sc_start();
+  const auto rnrs = p.frames(Type::kRnr, false);
+  ASSERT_FALSE(rnrs.empty());
+  EXPECT_EQ(rnrs.front().second.ack, 1u) << "the RNR names the refused SEQ";
+  EXPECT_LT(rnrs.front().first - refused_at, 2'000'000u) << "sent at once";
+  EXPECT_TRUE(p.frames(Type::kNack, false).empty()) << "no NACK for the frames taken back";
+  std::vector<uint64_t> seg1;
+  for (const Event& e : p.events)
+    if (e.who == 'b' && e.what == "seg 1") seg1.push_back(e.at);
+  ASSERT_EQ(seg1.size(), 2u) << "seg 1 given to the core twice";
+  EXPECT_GE(seg1[1] - rnrs.front().first, 10'000'000u) << "resent after the RNR delay";
+  EXPECT_EQ(gens, (std::vector<uint32_t>{0, 0, 0, 1, 1})) << "the resends carry the new generation";
+  EXPECT_EQ(p.counter("b.peer_020000000001", "rx_buffer_refused"), 1u);
+  EXPECT_EQ(p.counter("a", "channel_failures"), 0u) << "an RNR spends no retry";
+  EXPECT_TRUE(p.find('a', "ack 3"));
+}
+
 // Hostile frames straight from a's MAC (not a's EFE): a gap, a duplicate, a truncated header,
 // reserved bits, another MAC's frame. Only the in-order frame reaches the core; each of the
 // others moves its counter, and the gap draws one NACK naming the first missing SEQ.
