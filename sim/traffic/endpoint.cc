@@ -108,4 +108,10 @@ void Endpoint::close() {
   ctx = nullptr;
 }
 
+void open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer) {
+  e.open(c);
+  oob.put(peer < 0 ? 1 - me : peer, e.info());
+  e.connect(oob.get(me));
+}
+
 }  // namespace rnic::traffic

@@ -79,4 +79,8 @@ struct Endpoint {
   uint64_t addr() const { return reinterpret_cast<uint64_t>(buf); }
 };
 
+// Opens `e` with `c` as side `me` of a set-up and connects it to side `peer`'s endpoint (by
+// default 1 - me), exchanging their PeerInfo through boxes me and peer of `oob`.
+void open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer = -1);
+
 }  // namespace rnic::traffic

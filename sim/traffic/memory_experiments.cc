@@ -35,14 +35,6 @@ int post_rdma(ibv_qp* qp, ibv_wr_opcode op, uint64_t id, uint64_t addr, uint32_t
   return ibv_post_send(qp, &w, &bad);
 }
 
-// Opens `e` on side `me` (0 or 1) of a two-host experiment and connects it to the other side's
-// endpoint, exchanging their PeerInfo through boxes 0 and 1 of `oob`.
-void open_connected(Endpoint& e, int me, const EndpointConfig& ec, Oob& oob) {
-  e.open(ec);
-  oob.put(1 - me, e.info());
-  e.connect(oob.get(me));
-}
-
 // The CQ's next completion, polled for as a busy loop would.
 ibv_wc next_wc(ibv_cq* cq) {
   ibv_wc wc{};
@@ -540,12 +532,8 @@ int run_odp(ExperimentContext& ctx) {
     return next_wc(e.cq).status == IBV_WC_SUCCESS;
   };
   cl.run({[&] {
-            a01.open(e2);
-            oob.put(1, a01.info());
-            a01.connect(oob.get(0));
-            a02.open(ec);
-            oob2.put(2, a02.info());
-            a02.connect(oob2.get(0));
+            open_connected(a01, 0, e2, oob);
+            open_connected(a02, 0, ec, oob2, 2);
             for (const int64_t sz : sizes)
               for (const std::string& mode : modes) {
                 const uint64_t bytes = uint64_t(sz);
@@ -631,9 +619,7 @@ int run_odp(ExperimentContext& ctx) {
             oob2.put(2, {});
           },
           [&] {
-            b.open(e2);
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, e2, oob);
             for (;;) {
               while (reqs.empty() && !over) sc_core::wait(req_ev);
               if (reqs.empty()) break;
@@ -664,9 +650,7 @@ int run_odp(ExperimentContext& ctx) {
             }
           },
           [&] {
-            c.open(ec);
-            oob2.put(0, c.info());
-            c.connect(oob2.get(2));
+            open_connected(c, 2, ec, oob2, 0);
             // One pinned region for every C Write (the endpoint's own buffer).
             for (uint64_t i = 0; i < 2 * iters; ++i) oob2.put(0, c.info());
             oob2.get(2);

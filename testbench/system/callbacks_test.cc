@@ -16,6 +16,7 @@ namespace {
 
 using traffic::Endpoint;
 using traffic::Oob;
+using traffic::open_connected;
 using traffic::PeerInfo;
 
 struct Seen {
@@ -34,9 +35,7 @@ TEST(Callbacks, PerWrThenPerCqInTheWokenThread) {
   traffic::EndpointConfig ec;
   ec.comp_channel = true;
   cl.run({[&] {
-            a.open(ec);
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, ec, oob);
             const PeerInfo p = oob.get(0);
             rnic_cq_set_callback(
                 a.cq,
@@ -76,9 +75,7 @@ TEST(Callbacks, PerWrThenPerCqInTheWokenThread) {
             oob.put(1, {});
           },
           [&] {
-            b.open({});
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, {}, oob);
             oob.put(0, b.info());
             oob.get(1);
           }});

@@ -23,6 +23,7 @@ using testbench::pattern;
 using testbench::wait_one;
 using traffic::Endpoint;
 using traffic::Oob;
+using traffic::open_connected;
 using traffic::PeerInfo;
 
 constexpr int kRemote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
@@ -84,18 +85,14 @@ TEST(FastReg, RegisterInvalidateReregister) {
   ibv_wc recv{};
   uint32_t stag1 = 0, stag2 = 0;
   cl.run({[&] {
-            a.open({});
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, {}, oob);
             const PeerInfo p = oob.get(0);  // the fast-registered region
             EXPECT_EQ(write_to(a, p, p.rkey, d1), IBV_WC_SUCCESS);
             oob.put(1, {});
             oob.get(0);  // invalidated
             after_inv = write_to(a, p, p.rkey, d2);
             oob.put(1, {});
-            a2.open({});
-            oob.put(1, a2.info());
-            a2.connect(oob.get(0));
+            open_connected(a2, 0, {}, oob);
             const PeerInfo q = oob.get(0);  // registered again
             new_key = write_to(a2, q, q.rkey, d3);
             oob.put(1, {});
@@ -142,9 +139,7 @@ TEST(FastReg, RegisterInvalidateReregister) {
             EXPECT_EQ(l.opcode, IBV_WC_LOCAL_INV);
             oob.put(0, {});
             oob.get(1);  // node0's Write was refused: the QPs are in ERROR; connect again
-            b2.open({});
-            oob.put(0, b2.info());
-            b2.connect(oob.get(1));
+            open_connected(b2, 1, {}, oob);
             ibv_recv_wr rw{7, nullptr, nullptr, 0};
             ibv_recv_wr* bad_recv = nullptr;
             ASSERT_EQ(ibv_post_recv(b2.qps[0], &rw, &bad_recv), 0);
@@ -197,15 +192,11 @@ TEST(FastReg, OtherPdsStagsAreRefused) {
   traffic::EndpointConfig two;
   two.qps = 2;
   cl.run({[&] {
-            a.open(two);
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, two, oob);
             oob.get(0);
           },
           [&] {
-            b.open(two);
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, two, oob);
             ibv_pd* other = ibv_alloc_pd(b.ctx);
             ibv_mr* mr = rnic_alloc_fast_mr(other, 4);
             ASSERT_NE(mr, nullptr);
@@ -239,9 +230,7 @@ TEST(FastReg, AValidStagIsNotRegisteredAgain) {
   traffic::EndpointConfig two;  // the refused WR errs QP 1; the Writes go over QP 0
   two.qps = 2;
   cl.run({[&] {
-            a.open(two);
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, two, oob);
             const PeerInfo p = oob.get(0);
             old_key = write_to(a, p, p.rkey, d);
             const PeerInfo q = oob.get(0);  // the key of the refused registration
@@ -249,9 +238,7 @@ TEST(FastReg, AValidStagIsNotRegisteredAgain) {
             oob.put(1, {});
           },
           [&] {
-            b.open(two);
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, two, oob);
             ibv_mr* mr = rnic_alloc_fast_mr(b.pd, 2);
             ASSERT_NE(mr, nullptr);
             ASSERT_EQ(rnic_map_fast_mr(mr, b.buf, 4096), 0);

@@ -32,6 +32,7 @@ using testbench::wait_one;
 using traffic::Endpoint;
 using traffic::EndpointConfig;
 using traffic::Oob;
+using traffic::open_connected;
 using traffic::PeerInfo;
 
 constexpr size_t kBytes = 64 * 1024;
@@ -94,9 +95,7 @@ TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) {
   std::vector<uint8_t> seen1, seen2;
   Counts after_first{}, after_warm{};
   cl.run({[&] {
-            a.open(plain_config());
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, plain_config(), oob);
             const PeerInfo p = oob.get(0);
             rnic_mem_write(a.buf, d1.data(), kBytes);
             first = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes);
@@ -108,9 +107,7 @@ TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) {
             oob.put(1, {});
           },
           [&] {
-            b.open(odp_config(true));
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, odp_config(true), oob);
             oob.put(0, b.info());
             oob.get(1);
             seen1 = testbench::mem_read(b.buf, kBytes);
@@ -154,16 +151,12 @@ TEST(Odp, FaultTimingOnTheCard) {
   Endpoint a, b;
   ibv_wc_status st = IBV_WC_GENERAL_ERR;
   cl.run({[&] {
-            a.open(plain_config());
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, plain_config(), oob);
             st = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, oob.get(0), 1024);
             oob.put(1, {});
           },
           [&] {
-            b.open(odp_config(true));
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, odp_config(true), oob);
             oob.put(0, b.info());
             oob.get(1);
           }});
@@ -198,9 +191,7 @@ TEST(Odp, SourceSinkAndReadResponderFault) {
   ibv_wc_status wr = IBV_WC_GENERAL_ERR, rd = IBV_WC_GENERAL_ERR;
   std::vector<uint8_t> at_b, at_a;
   cl.run({[&] {
-            a.open(odp_config(false));
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, odp_config(false), oob);
             const PeerInfo p = oob.get(0);
             rnic_mem_write(a.buf, d1.data(), kBytes);
             wr = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes);
@@ -220,9 +211,7 @@ TEST(Odp, SourceSinkAndReadResponderFault) {
           [&] {
             EndpointConfig c = odp_config(true);
             c.buf_bytes = 2 * kBytes;
-            b.open(c);
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, c, oob);
             oob.put(0, b.info());
             oob.get(1);
             at_b = testbench::mem_read(b.buf, kBytes);
@@ -258,9 +247,7 @@ TEST(Odp, SendIntoAnOnDemandReceiveBuffer) {
   std::vector<uint8_t> got;
   ibv_wc_status s1 = IBV_WC_GENERAL_ERR, s2 = IBV_WC_GENERAL_ERR;
   cl.run({[&] {
-            a.open(plain_config());
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, plain_config(), oob);
             oob.get(0);  // receives posted
             for (const auto* d : {&d1, &d2}) {
               rnic_mem_write(a.buf, d->data(), d->size());
@@ -277,9 +264,7 @@ TEST(Odp, SendIntoAnOnDemandReceiveBuffer) {
             }
           },
           [&] {
-            b.open(odp_config(true));
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, odp_config(true), oob);
             for (uint64_t i = 0; i < 2; ++i) {
               ibv_sge s{b.addr() + i * (kBytes / 2), uint32_t(kBytes / 2), b.mr->lkey};
               ibv_recv_wr r{};
@@ -324,9 +309,7 @@ TEST(Odp, PageOutInvalidatesAndPrefetchAvoidsFaults) {
   uint64_t unmapped = 0, faults_before_prefetch = 0, refused_before_prefetch = 0;
   int bad_range = 0, not_odp = 0;
   cl.run({[&] {
-            a.open(plain_config());
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, plain_config(), oob);
             const PeerInfo p = oob.get(0);
             for (const auto* d : {&d1, &d2, &d3}) {
               rnic_mem_write(a.buf, d->data(), kBytes);
@@ -336,9 +319,7 @@ TEST(Odp, PageOutInvalidatesAndPrefetchAvoidsFaults) {
             }
           },
           [&] {
-            b.open(odp_config(false));
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, odp_config(false), oob);
             oob.put(0, b.info());
             oob.get(1);  // d1 written: warm
             paged = rnic_page_out(b.buf, kBytes);
@@ -397,9 +378,7 @@ TEST(Odp, ReclaimUnderMemoryPressure) {
   cl.run({[&] {
             EndpointConfig c = plain_config();
             c.buf_bytes = kBig;
-            a.open(c);
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, c, oob);
             const PeerInfo p = oob.get(0);
             rnic_mem_write(a.buf, d1.data(), kBig);
             s1 = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBig);
@@ -412,9 +391,7 @@ TEST(Odp, ReclaimUnderMemoryPressure) {
           [&] {
             EndpointConfig c = odp_config(true);
             c.buf_bytes = kBig;
-            b.open(c);
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, c, oob);
             oob.put(0, b.info());
             oob.get(1);
             reclaimed = counter(stats, "node1.os", "reclaimed");
@@ -450,17 +427,13 @@ TEST(Odp, UnmappedMemoryFailsTheFaultWithATerminate) {
   std::vector<uint8_t> guard_after;
   uint8_t* keep = nullptr;
   cl.run({[&] {
-            a.open(plain_config());
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, plain_config(), oob);
             const PeerInfo p = oob.get(0);
             st = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, 4096);
             oob.put(1, {});
           },
           [&] {
-            b.open(plain_config());
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, plain_config(), oob);
             // Three pages of the program's own memory: the middle one registered on demand,
             // then unmapped; the outer ones are guards.
             void* m =
@@ -500,9 +473,7 @@ TEST(Odp, MunmapInvalidatesTheCardsTranslationsFirst) {
   uint64_t unmapped = 0;
   uint8_t* keep = nullptr;
   cl.run({[&] {
-            a.open(plain_config());
-            oob.put(1, a.info());
-            a.connect(oob.get(0));
+            open_connected(a, 0, plain_config(), oob);
             const PeerInfo p = oob.get(0);
             first = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, 4096);
             oob.put(1, {});
@@ -511,9 +482,7 @@ TEST(Odp, MunmapInvalidatesTheCardsTranslationsFirst) {
             oob.put(1, {});
           },
           [&] {
-            b.open(plain_config());
-            oob.put(0, b.info());
-            b.connect(oob.get(1));
+            open_connected(b, 1, plain_config(), oob);
             void* m =
                 mmap(nullptr, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
             ASSERT_NE(m, MAP_FAILED);

@@ -25,6 +25,7 @@ using testbench::wait_one;
 using traffic::Endpoint;
 using traffic::EndpointConfig;
 using traffic::Oob;
+using traffic::open_connected;
 using traffic::PeerInfo;
 
 constexpr int kRemote = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
@@ -55,9 +56,7 @@ class PhysRegion : public ::testing::Test {
              }},
             {1,
              [&] {
-               b.open(ec);
-               oob.put(0, b.info());
-               b.connect(oob.get(1));
+               open_connected(b, 1, ec, oob);
                if (kernel) kernel();
                ibv_mr* mr = rnic_reg_phys_mr(b.pd, pa, len, kRemote);
                ASSERT_NE(mr, nullptr) << errno;
