@@ -87,3 +87,20 @@ def expert_error(severity):
     """Whether a frame's _ws.expert.severity field holds an error."""
     return any(s and int(s) >= EXPERT_ERROR for s in severity.split(","))
 
+
+def run_experiment(binary, base, name):
+    """Runs scenarios/experiments/<name>.yaml into an output folder of its own: (folder,
+    results.json)."""
+    o = out_dir(base, name)
+    rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", name + ".yaml"), "--out", o,
+            "--quiet")
+    return o, load(os.path.join(o, "results.json"))
+
+
+def plot(o, what):
+    """scripts/plot draws the run in folder o (at least one plot); the plots' file names."""
+    q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
+    d = os.path.join(o, "plots")
+    pngs = sorted(os.listdir(d)) if q.returncode == 0 and os.path.isdir(d) else []
+    check(bool(pngs), f"scripts/plot {what}: {q.stdout}{q.stderr}")
+    return pngs

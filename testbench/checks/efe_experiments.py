@@ -3,10 +3,9 @@
 of the lossless goodput, no completion error at any loss, no retransmission without loss and
 more as loss grows; scripts/plot draws its figure."""
 import os
-import subprocess
 import sys
 
-from common import ROOT, check, finish, load, out_dir, rnicsim
+from common import ROOT, check, finish, load, out_dir, plot, rnicsim
 
 binary, base = sys.argv[1], sys.argv[2]
 o = out_dir(base, "loss_goodput")
@@ -23,6 +22,5 @@ check(all(r["completion_errors"] == 0 for r in rows.values()), "completion error
 check(rows[0]["retransmissions"] == 0, "retransmissions without loss")
 retx = [rows[p]["retransmissions"] for p in sorted(rows)]
 check(all(b > a for a, b in zip(retx[1:], retx[2:])), f"retransmissions do not grow with loss: {retx}")
-q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
-check(q.returncode == 0 and os.listdir(os.path.join(o, "plots")), f"scripts/plot: {q.stdout}{q.stderr}")
+plot(o, "loss_goodput")
 finish("efe_experiments")

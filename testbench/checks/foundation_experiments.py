@@ -4,10 +4,9 @@ the PBL time is a fixed part plus a per-page part (per-page cost between success
 1 MiB up within 10%; mlock's too while its working set fits the 4 MiB L2, growing past it),
 walk_reads follow the page-table structure, and scripts/plot draws them."""
 import os
-import subprocess
 import sys
 
-from common import check, finish, load, out_dir, rnicsim
+from common import check, finish, load, out_dir, plot, rnicsim
 
 binary, base = sys.argv[1], sys.argv[2]
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -77,6 +76,5 @@ for r in rows:
     extra = r["mlock_untouched_ns"] - r["mlock_ns"]
     check(abs(extra - r["pages"] * 2500) <= 0.01 * r["pages"] * 2500 + 100,
           f"{r['bytes']}: untouched mlock {r['mlock_untouched_ns']} vs resident {r['mlock_ns']}")
-p = subprocess.run([os.path.join(root, "scripts", "plot"), o2], capture_output=True, text=True)
-check(p.returncode == 0 and os.listdir(os.path.join(o2, "plots")), f"scripts/plot: {p.stdout}{p.stderr}")
+plot(o2, "pbl_acquisition")
 finish("foundation_experiments")

@@ -15,17 +15,12 @@ region is the same in both modes within the firmware's per-entry cost; scripts/p
 odp as shipped: pinned, prefetched and warm memory fault nothing and cost the same; memory the
 card touches first faults (RNR at least once) and costs more, zeroing on top at 64 KiB; a QP to
 the faulting peer waits behind the fault, a QP to another peer does not."""
-import os
-import subprocess
 import sys
 
-from common import ROOT, check, finish, load, out_dir, rnicsim
+from common import check, finish, plot, run_experiment
 
 binary, base = sys.argv[1], sys.argv[2]
-o = out_dir(base, "sg_registration")
-rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "sg_registration.yaml"),
-        "--out", o, "--quiet")
-res = load(os.path.join(o, "results.json"))
+o, res = run_experiment(binary, base, "sg_registration")
 rows = {(r["regions"], r["region_bytes"], r["mode"]): r for r in res["rows"]}
 counts, sizes = [1, 2, 4, 8, 16, 32], [1024, 2048, 4096]
 check(sorted(rows) == sorted((n, b, m) for n in counts for b in sizes
@@ -42,23 +37,15 @@ for b in sizes:
     dper = [rows[(n, b, "per_region")]["deregister_ns"] for n in counts]
     check(len(set(dsg)) == 1, f"{b} B: one FREE_STAG should not depend on N: {dsg}")
     check(all(d > dsg[0] for d in dper[1:]), f"{b} B: N deregistrations vs one: {dper} vs {dsg}")
-q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
-check(q.returncode == 0 and os.listdir(os.path.join(o, "plots")), f"scripts/plot: {q.stdout}{q.stderr}")
-o = out_dir(base, "phys_scan")
-rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "phys_scan.yaml"), "--out", o,
-        "--quiet")
-res = load(os.path.join(o, "results.json"))
+plot(o, "sg_registration")
+o, res = run_experiment(binary, base, "phys_scan")
 GiB = 1 << 30
 want = [{"start": 0, "end": 3 * GiB, "readable": True},
         {"start": 3 * GiB, "end": 4 * GiB, "readable": False},
         {"start": 4 * GiB, "end": 16 * GiB, "readable": True}]
 check(res["rows"] == want, f"phys_scan rows {res['rows']}")
-q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
-check(q.returncode == 0, f"scripts/plot phys_scan: {q.stdout}{q.stderr}")
-o = out_dir(base, "reg_cache")
-rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "reg_cache.yaml"), "--out", o,
-        "--quiet")
-res = load(os.path.join(o, "results.json"))
+plot(o, "phys_scan")
+o, res = run_experiment(binary, base, "reg_cache")
 rc = {r["cache"]: r for r in res["rows"]}
 check(sorted(rc) == ["off", "on"], f"reg_cache modes {sorted(rc)}")
 check(rc["on"]["misses"] == 32 and rc["on"]["hits"] == 968 and rc["on"]["evictions"] == 0,
@@ -66,12 +53,8 @@ check(rc["on"]["misses"] == 32 and rc["on"]["hits"] == 968 and rc["on"]["evictio
 check(rc["off"]["hits"] == 0 and rc["off"]["misses"] == 1000, f"reg_cache off: {rc['off']}")
 check(rc["on"]["us_per_op"] < rc["off"]["us_per_op"],
       f"a cache hit should make a round faster: {rc['on']['us_per_op']} vs {rc['off']['us_per_op']}")
-q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
-check(q.returncode == 0, f"scripts/plot reg_cache: {q.stdout}{q.stderr}")
-o = out_dir(base, "sg_transfer")
-rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "sg_transfer.yaml"), "--out",
-        o, "--quiet")
-res = load(os.path.join(o, "results.json"))
+plot(o, "reg_cache")
+o, res = run_experiment(binary, base, "sg_transfer")
 tr = {(r["mode"], r["op"], r["registration"]): r for r in res["rows"]}
 check(len(tr) == 8 and all(r["bytes"] == 131072 for r in tr.values()), f"sg_transfer rows {tr}")
 for op in ("read", "write"):
@@ -81,12 +64,8 @@ for op in ("read", "write"):
               f"{m} {op}: registration costs nothing?")
     check(tr[("sg", op, "included")]["mb_per_s"] > tr[("per_region", op, "included")]["mb_per_s"],
           f"{op}: one handle should beat 32 MRs with registration included")
-q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
-check(q.returncode == 0, f"scripts/plot sg_transfer: {q.stdout}{q.stderr}")
-o = out_dir(base, "callbacks")
-rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "callbacks.yaml"), "--out",
-        o, "--quiet")
-res = load(os.path.join(o, "results.json"))
+plot(o, "sg_transfer")
+o, res = run_experiment(binary, base, "callbacks")
 cb = {(r["mode"], r["size"]): r for r in res["rows"]}
 check(sorted(cb) == sorted((m, z) for m in ("poll", "callback") for z in (64, 65536)),
       f"callbacks points {sorted(cb)}")
@@ -97,12 +76,8 @@ check(cb[("callback", 65536)]["cpu_us"] * 10 < cb[("poll", 65536)]["cpu_us"],
 for z in (64, 65536):
     check(cb[("callback", z)]["latency_us"] > cb[("poll", z)]["latency_us"],
           f"{z} B: a callback adds the interrupt and the wake-up: {cb}")
-q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
-check(q.returncode == 0, f"scripts/plot callbacks: {q.stdout}{q.stderr}")
-o = out_dir(base, "odp")
-rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "odp.yaml"), "--out", o,
-        "--quiet")
-res = load(os.path.join(o, "results.json"))
+plot(o, "callbacks")
+o, res = run_experiment(binary, base, "odp")
 touch = {(r["mode"], r["bytes"]): r for r in res["rows"] if r["workload"] == "touch"}
 hol = {(r["case"], r["qp"]): r for r in res["rows"] if r["workload"] == "hol"}
 modes = ("pinned", "first_touch", "resident", "prefetched", "warm")
@@ -130,6 +105,5 @@ check(hol[("fault", "same_peer")]["latency_us"] > hol[("baseline", "same_peer")]
       f"odp: a QP to the faulting peer should wait behind the fault: {hol}")
 check(hol[("fault", "other_peer")]["latency_us"] <= hol[("baseline", "other_peer")]["latency_us"],
       f"odp: a QP to another peer should not wait: {hol}")
-q = subprocess.run([os.path.join(ROOT, "scripts", "plot"), o], capture_output=True, text=True)
-check(q.returncode == 0, f"scripts/plot odp: {q.stdout}{q.stderr}")
+plot(o, "odp")
 finish("memory_experiments")
