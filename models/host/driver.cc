@@ -540,14 +540,8 @@ int Driver::reg_odp_mr(Process& p, uint32_t pd, uint64_t va, uint64_t len, uint3
   ioctl_enter();
   const int rc = install_mr(nullptr, uint32_t(pages / kPageSize), w, out);
   if (rc == 0)
-    odp_[abi::stag_index(out->lkey)] = {&p,
-                                        va,
-                                        len,
-                                        out->lkey,
-                                        out->pbl_first,
-                                        out->pbl_count,
-                                        pd,
-                                        std::vector<bool>(out->pbl_count)};
+    odp_[abi::stag_index(out->lkey)] = {
+        &p, va, len, out->lkey, out->pbl_first, pd, std::vector<bool>(out->pbl_count)};
   ioctl_exit();
   return rc;
 }

@@ -148,7 +148,7 @@ class Driver {
   struct OdpMr {
     Process* proc = nullptr;
     uint64_t va = 0, len = 0;
-    uint32_t stag = 0, pbl_first = 0, pages = 0, pd = 0;
+    uint32_t stag = 0, pbl_first = 0, pd = 0;
     std::vector<bool> present;  // per page: mapped on the card (ODP_MAP, not ODP_UNMAP since)
   };
   struct OdpJob {

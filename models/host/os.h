@@ -94,8 +94,8 @@ class Os {
   bool limited_ = false;
   uint64_t free_pages_ = 0;
   std::deque<std::pair<Process*, uint64_t>> faulted_;
-  // Pages [first, first + n) of p were just faulted in (not in `keep`): they take free memory,
-  // or reclaim as many older pages; returns the CPU time that costs.
+  // `pages` of p were just faulted in: they take free memory, or reclaim as many older pages
+  // (not pinned: the caller pins the range it faults in meanwhile); the CPU time that costs.
   uint64_t take_free(Process& p, const std::vector<uint64_t>& pages);
   // Faulting in, each page as it needs: the CPU time it takes (its counters moved).
   uint64_t fault_cost_ns(Process::Fault f);

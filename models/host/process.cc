@@ -179,7 +179,7 @@ bool Process::for_each_chunk(uint64_t va, uint64_t len, Fn fn) {
 bool Process::write_virt(uint64_t va, const void* data, uint64_t len) {
   for (uint64_t pg = va & ~(kPageSize - 1);
        (!untouched_.empty() || !paged_out_.empty()) && pg < va + len; pg += kPageSize)
-    touch(pg);
+    fault_in(pg);  // the program's own access: resident, at no simulated cost
   auto* p = static_cast<const uint8_t*>(data);
   return for_each_chunk(va, len,
                         [&](uint64_t pa, uint64_t off, uint64_t n) { mem_.write(pa, p + off, n); });
@@ -188,7 +188,7 @@ bool Process::write_virt(uint64_t va, const void* data, uint64_t len) {
 bool Process::read_virt(uint64_t va, void* out, uint64_t len) {
   for (uint64_t pg = va & ~(kPageSize - 1);
        (!untouched_.empty() || !paged_out_.empty()) && pg < va + len; pg += kPageSize)
-    touch(pg);
+    fault_in(pg);  // the program's own access: resident, at no simulated cost
   auto* p = static_cast<uint8_t*>(out);
   return for_each_chunk(va, len,
                         [&](uint64_t pa, uint64_t off, uint64_t n) { mem_.read(pa, p + off, n); });

@@ -58,12 +58,6 @@ class Process {
   // frames go back to physical memory (the address range is not reused).
   void free(uint64_t va, uint64_t bytes);
   bool untouched(uint64_t va) const { return untouched_.count(va & ~(kPageSize - 1)) != 0; }
-  // The page becomes resident; returns whether it was not touched before (a fault).
-  bool touch(uint64_t va) {
-    const uint64_t pg = va & ~(kPageSize - 1);
-    if (!paged_out_.empty()) paged_out_.erase(pg);
-    return untouched_.erase(pg) != 0;
-  }
   // What making the page resident takes: nothing, a zeroed frame (not yet touched) or a read
   // from swap (paged out); the page is resident after.
   enum class Fault { kNone, kZero, kSwapIn };

@@ -436,25 +436,25 @@ bool SqEngine::issue_response(uint32_t qpn) {
 
 void SqEngine::fetch_wr(TxSeg* s, const Wqe& w, uint64_t off, uint32_t len, uint64_t epoch) {
   const uint32_t qpn = s->qpn;
-  translate_sge_list(xlat_, eq_, w, off, len, 0, ctx_[qpn].pd,
-                     [this, s, w, off, len, epoch](XlatStatus st, std::vector<XlatChunk>&& chunks,
-                                                   const XlatFault& f) {
-                       const uint32_t qpn = s->qpn;
-                       if (st == XlatStatus::kOk) return gather(s, std::move(chunks));
-                       if (st == XlatStatus::kPageFault && faults && ctx_[qpn].epoch == epoch) {
-                         // Waits in the transmit buffer for the page, then translates again.
-                         return faults->page_fault(qpn, f, false, eq_,
-                                                   [this, s, w, off, len, epoch](bool ok) {
-                                                     if (ok && ctx_[s->qpn].epoch == epoch)
-                                                       return fetch_wr(s, w, off, len, epoch);
-                                                     fail_seg(s, abi::kCqeLocProtError, {});
-                                                   });
-                       }
-                       if (!qs_[qpn].halted)
-                         log::warn("{}: QP {} WR {} no longer translates ({})", name(), qpn,
-                                   w.wr_id, to_string(st));
-                       fail_seg(s, abi::kCqeLocProtError, {});
-                     });
+  translate_sge_list(
+      xlat_, eq_, w, off, len, 0, ctx_[qpn].pd,
+      [this, s, wr_id = w.wr_id, off, len, epoch](XlatStatus st, std::vector<XlatChunk>&& chunks,
+                                                  const XlatFault& f) {
+        const uint32_t qpn = s->qpn;
+        if (st == XlatStatus::kOk) return gather(s, std::move(chunks));
+        if (st == XlatStatus::kPageFault && faults && ctx_[qpn].epoch == epoch) {
+          // Waits in the transmit buffer for the page, then translates again (its WQE is still
+          // in the SQ: the WR is not complete before its segments are).
+          return faults->page_fault(qpn, f, false, eq_, [this, s, off, len, epoch](bool ok) {
+            const SqEntry* e = send_.find(s->qpn, s->wr_index);
+            if (ok && e && ctx_[s->qpn].epoch == epoch) return fetch_wr(s, e->wqe, off, len, epoch);
+            fail_seg(s, abi::kCqeLocProtError, {});
+          });
+        }
+        if (!qs_[qpn].halted)
+          log::warn("{}: QP {} WR {} no longer translates ({})", name(), qpn, wr_id, to_string(st));
+        fail_seg(s, abi::kCqeLocProtError, {});
+      });
 }
 
 void SqEngine::fetch_response(TxSeg* s, uint64_t epoch) {

@@ -56,19 +56,16 @@ class ExtentSwitchXlat : public XlatChannel {
     const uint64_t n = r.check_only ? 0 : switches(r.stag, r.to, r.len);
     if (n == 0) return inner_.request(r, to, std::move(reply));
     switches_ += n;
-    const uint64_t delay = n * cycles_ * clk_.period_ps;
-    inner_.request(
-        r, own_, [this, &to, n, delay, reply = std::move(reply)](XlatResult&& x) mutable {
-          const bool ok = x.status == XlatStatus::kOk;
-          auto answer =
-              std::make_shared<std::pair<XlatResult, Reply>>(std::move(x), std::move(reply));
-          auto give = [&to, answer] {
-            to.at(now_ps(), [answer] { answer->second(std::move(answer->first)); });
-          };
-          if (!ok) return give();
-          if (occupy) return occupy(n * cycles_, give);
-          to.at(now_ps() + delay, [answer] { answer->second(std::move(answer->first)); });
-        });
+    inner_.request(r, own_, [this, &to, n, reply = std::move(reply)](XlatResult&& x) mutable {
+      // The answer goes to the requester `after` ps from when give() runs.
+      auto answer = std::make_shared<std::pair<XlatResult, Reply>>(std::move(x), std::move(reply));
+      auto give = [&to, answer](uint64_t after = 0) {
+        to.at(now_ps() + after, [answer] { answer->second(std::move(answer->first)); });
+      };
+      if (answer->first.status != XlatStatus::kOk) return give();
+      if (occupy) return occupy(n * cycles_, [give] { give(); });
+      give(n * cycles_ * clk_.period_ps);
+    });
   }
   bool write_smt(uint32_t index, const SmtEntry& e) override { return inner_.write_smt(index, e); }
   bool invalidate(uint32_t stag, const uint32_t* pd = nullptr) override {
