@@ -358,6 +358,67 @@ TEST(Odp, PageOutInvalidatesAndPrefetchAvoidsFaults) {
   EXPECT_EQ(not_odp, EINVAL);
 }
 
+// A page of a Write's source goes out while the Write is under way (its WQE checks passed):
+// the segment whose gather meets the absent page waits in the transmit buffer, the driver reads
+// the page back from swap, and the segment goes on. Every byte arrives.
+TEST(Odp, SourcePagedOutDuringAWriteIsFetchedAgain) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  Oob oob;
+  Endpoint a, b;
+  constexpr size_t kBig = 1 << 20;
+  const std::vector<uint8_t> d = pattern(kBig, 12);
+  ibv_wc_status st = IBV_WC_GENERAL_ERR;
+  long paged = -1;
+  uint64_t faults_before = 0;
+  std::vector<uint8_t> seen;
+  bool sent = false;
+  sc_core::sc_event posted;
+  EndpointConfig src = odp_config(false);
+  src.buf_bytes = kBig;
+  EndpointConfig dst = plain_config();
+  dst.buf_bytes = kBig;
+  cl.run(std::vector<Cluster::Program>{
+      {0,
+       [&] {
+         open_connected(a, 0, src, oob);
+         const PeerInfo p = oob.get(0);
+         rnic_mem_write(a.buf, d.data(), kBig);
+         ibv_sge s{a.addr(), 4096, a.mr->lkey};  // warm: every page present on the card
+         ASSERT_EQ(
+             ibv_advise_mr(a.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, IBV_ADVISE_MR_FLAG_FLUSH, &s, 1),
+             0);
+         s.length = uint32_t(kBig);
+         ASSERT_EQ(
+             ibv_advise_mr(a.pd, IBV_ADVISE_MR_ADVICE_PREFETCH, IBV_ADVISE_MR_FLAG_FLUSH, &s, 1),
+             0);
+         faults_before = counter(stats, "node0.driver", "odp_faults");
+         sent = true;
+         posted.notify(sc_core::SC_ZERO_TIME);
+         st = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBig);
+         oob.put(1, {});
+       }},
+      {0,
+       [&] {
+         while (!sent) sc_core::wait(posted);
+         rnic_spend_ns(200'000);  // the Write is well under way (it takes about 880 us)
+         paged = rnic_page_out(static_cast<uint8_t*>(a.buf) + kBig / 2, kBig / 2);
+       }},
+      {1, [&] {
+         open_connected(b, 1, dst, oob);
+         oob.put(0, b.info());
+         oob.get(1);
+         seen = testbench::mem_read(b.buf, kBig);
+       }}});
+  EXPECT_EQ(st, IBV_WC_SUCCESS);
+  EXPECT_EQ(paged, long(kBig / 2 / 4096));
+  EXPECT_EQ(seen, d);
+  EXPECT_GT(counter(stats, "node0.driver", "odp_faults"), faults_before);
+  EXPECT_GT(counter(stats, "node0.os", "swap_ins"), 0u);
+  EXPECT_EQ(counter(stats, "node0.driver", "odp_failed"), 0u);
+}
+
 // Memory pressure (host.free_mib 1: 256 pages free for pages faulted in): node0 writes 2 MiB
 // into node1's never-touched on-demand memory. Once the free pages are used, each page faulted
 // in first reclaims the oldest one (its translation made absent on the card first, then paged
