@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "Vcrc32_w1.h"
 #include "Vcrc32_w16.h"
@@ -78,7 +79,18 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl,
     names += (names.empty() ? "" : ", ") + b.name;
     if (b.has_rtl) with_rtl += (with_rtl.empty() ? "" : ", ") + b.name;
   }
+  std::set<std::string> named;
   for (const auto& r : rtl) {
+    if (!r.empty() && r[0] == '-')
+      throw InputError(where, "rtl",
+                       fmt::format("'{}' is an option, not a block: --rtl takes a list of blocks "
+                                   "({}) or all",
+                                   r, with_rtl));
+    if (!named.insert(r).second)
+      throw InputError(where, "rtl", fmt::format("'{}' is named twice", r));
+    if (rtl.size() > 1 && r == "all")
+      throw InputError(where, "rtl",
+                       "'all' names every block with RTL: give it alone, or a list of blocks");
     std::vector<const BlockInfo*> chosen;
     if (r == "all") {
       for (const auto& b : blocks())

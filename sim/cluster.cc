@@ -9,7 +9,10 @@
 
 namespace rnic {
 
-MacAddr default_mac(int n) { return {0x02, 0, 0, 0, 0, uint8_t(n + 1)}; }
+MacAddr default_mac(int n) {
+  const uint32_t v = uint32_t(n) + 1;  // 24 bits: 16,777,215 hosts before the first repeats
+  return {0x02, 0, 0, uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+}
 
 Topology two_hosts(const SystemConfig& cfg) {
   Topology t;
@@ -57,7 +60,7 @@ std::vector<std::vector<std::pair<int, int>>> graph(const Topology& t) {
 }
 
 // Hops from every node to host `dst`, through switches only (-1: unreachable).
-std::vector<int> hops_to(const Topology& t, int dst) {
+std::vector<int> hops_from(const Topology& t, int dst) {
   const auto g = graph(t);
   const int h = int(t.hosts.size());
   std::vector<int> d(g.size(), -1);
@@ -77,7 +80,8 @@ std::vector<int> hops_to(const Topology& t, int dst) {
 
 }  // namespace
 
-bool Topology::reachable(int a, int b) const { return hops_to(*this, b)[size_t(a)] > 0; }
+bool Topology::reachable(int a, int b) const { return hops_from(*this, b)[size_t(a)] > 0; }
+std::vector<int> Topology::hops_to(int dst) const { return hops_from(*this, dst); }
 
 std::vector<std::vector<std::vector<int>>> Topology::routes() const {
   const auto g = graph(*this);
@@ -91,7 +95,7 @@ std::vector<std::vector<std::vector<int>>> Topology::routes() const {
   std::vector<std::vector<std::vector<int>>> r(switches.size(),
                                                std::vector<std::vector<int>>(hosts.size()));
   for (int dst = 0; dst < h; ++dst) {
-    const std::vector<int> d = hops_to(*this, dst);
+    const std::vector<int> d = hops_from(*this, dst);
     for (size_t sw = 0; sw < switches.size(); ++sw) {
       const int u = h + int(sw);
       if (d[size_t(u)] <= 0) continue;
@@ -217,6 +221,13 @@ void Cluster::run(const std::vector<Program>& programs) {
     host::Process* proc = slot.get();
     threads.emplace_back(fmt::format("{}_proc{}_{}", n.name(), proc->pid(), runs_++),
                          [&n, proc, fn = pr.fn, priv = pr.privileged] {
+                           // A host program's thread (the spin guard tells it how to wait).
+                           const void* self = sc_core::sc_get_current_process_b();
+                           run_control::set_user_thread(self, true);
+                           struct Unmark {
+                             const void* p;
+                             ~Unmark() { run_control::set_user_thread(p, false); }
+                           } unmark{self};
                            host::bind_current_process({&n.driver, proc, priv});
                            fn();
                            host::unbind_current_process();
@@ -227,6 +238,10 @@ void Cluster::run(const std::vector<Program>& programs) {
 
 std::string Cluster::dump_state() const {
   std::string s;
+  // Links that lost frames first: a link down for good, or too lossy, is often the cause.
+  for (size_t i = 0; i < links.size(); ++i)
+    if (const std::string f = links[i]->faults_at(sc_core::sc_time_stamp().value()); !f.empty())
+      s += fmt::format("link {}: {}\n", link_names[i], f);
   for (const auto& n : nodes) {
     s += n->hc.dump_state();
     s += n->core.dump_state();

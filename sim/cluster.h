@@ -49,11 +49,14 @@ struct Topology {
   std::vector<LinkSpec> links;
   // Whether frames can go from host a to host b (through switches; hosts do not forward).
   bool reachable(int a, int b) const;
+  // Per host and switch (hosts first), the hops to host `dst` through switches (-1: none).
+  std::vector<int> hops_to(int dst) const;
   // Per switch, per destination host: the switch's ports (in link order) on a shortest path.
   std::vector<std::vector<std::vector<int>>> routes() const;
 };
 
-// The default MAC of host n: 02:00:00:00:00:<n+1> (locally administered).
+// The default MAC of host n: 02:00:00 then n+1 in three bytes (locally administered; host 0
+// is 02:00:00:00:00:01, host 255 is 02:00:00:00:01:00).
 MacAddr default_mac(int n);
 // node0 and node1 joined by eth0, both with cfg.
 Topology two_hosts(const SystemConfig& cfg);

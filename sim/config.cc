@@ -47,8 +47,8 @@ std::vector<ParamInfo> SystemConfig::params() {
   s.i("watchdog_us", sim.watchdog_us, "us", 1, 1e9,
       "no-progress time before the watchdog stops a run");
   s.r("spin_guard_s", sim.spin_guard_s, "s", 0, 1e6,
-      "wall time with simulated time standing still (a host program spinning) before the run "
-      "stops with exit 3 (0: never)");
+      "the simulation's CPU time with simulated time standing still (a host program "
+      "spinning) before the run stops with exit 3 (0: never)");
   return p;
 }
 
@@ -130,8 +130,37 @@ void SystemConfig::check(const std::string& where) {
         where, "core.datapath_bytes",
         fmt::format("core_clk {} MHz x {} B carries {:.1f} Gb/s, below the {} Gb/s line rate",
                     core.clk_mhz, core.datapath_bytes, core_gbps, mac.rate_gbps));
+  check_pairs(where);
+}
+
+void SystemConfig::check_pairs(const std::string& where) const {
   if (host.hole_mib > 0 && host.hole_base_mib + host.hole_mib > host.mem_mib)
     throw InputError(where, "host.hole_base_mib", "the hole ends past the end of memory");
+  // Pairs whose order the models rely on.
+  if (host.free_mib > host.mem_mib)
+    throw InputError(where, "host.free_mib",
+                     fmt::format("{} MiB free is more than host.mem_mib's {} MiB of memory",
+                                 host.free_mib, host.mem_mib));
+  if (efe.cc_low_ns > efe.cc_high_ns)
+    throw InputError(where, "efe.cc_low_ns",
+                     fmt::format("{} ns is above efe.cc_high_ns {} ns: the rate grows below the "
+                                 "low mark and falls above the high one",
+                                 efe.cc_low_ns, efe.cc_high_ns));
+  if (efe.cc_min_fraction > efe.cc_start_fraction)
+    throw InputError(where, "efe.cc_min_fraction",
+                     fmt::format("{} is above efe.cc_start_fraction {}: a channel would start "
+                                 "below the lowest rate it may fall to",
+                                 efe.cc_min_fraction, efe.cc_start_fraction));
+  if (sw.pause_xon_bytes > sw.pause_xoff_bytes)
+    throw InputError(where, "switch.pause_xon_bytes",
+                     fmt::format("{} B is above switch.pause_xoff_bytes {} B: a port is resumed "
+                                 "below the level that paused it",
+                                 sw.pause_xon_bytes, sw.pause_xoff_bytes));
+  if (sw.ecn_bytes > sw.port_buffer_bytes)
+    throw InputError(where, "switch.ecn_bytes",
+                     fmt::format("{} B is above switch.port_buffer_bytes {} B: a queue never "
+                                 "grows that long, so nothing would be marked",
+                                 sw.ecn_bytes, sw.port_buffer_bytes));
 }
 
 namespace {

@@ -78,6 +78,9 @@ struct SystemConfig {
   // Cross-parameter checks (for example MPS <= MRRS is not required, but the datapath width
   // must carry the line rate); throws InputError.
   void check(const std::string& where);
+  // The keys that must agree in pairs (memory and its hole and free share, congestion-control
+  // marks and fractions, PAUSE and ECN thresholds against the buffer); check() makes these too.
+  void check_pairs(const std::string& where) const;
 };
 
 struct Preset {

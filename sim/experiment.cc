@@ -46,6 +46,18 @@ const ExperimentKind* find_workload(const std::string& test) {
 void add_workload_kind(ExperimentKind k) { wkinds().push_back(std::move(k)); }
 void set_workload_runner(std::function<int(ExperimentContext&)> run) { wrunner() = std::move(run); }
 const std::function<int(ExperimentContext&)>& workload_runner() { return wrunner(); }
+namespace {
+std::function<void(const Scenario&, const Topology&)>& wchecker() {
+  static std::function<void(const Scenario&, const Topology&)> f;
+  return f;
+}
+}  // namespace
+void set_workload_checker(std::function<void(const Scenario&, const Topology&)> check) {
+  wchecker() = std::move(check);
+}
+const std::function<void(const Scenario&, const Topology&)>& workload_checker() {
+  return wchecker();
+}
 
 void add_experiment_kind(ExperimentKind k) {
   for (const auto& e : kinds())

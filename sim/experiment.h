@@ -71,6 +71,11 @@ const ExperimentKind* find_workload(const std::string& test);
 void add_workload_kind(ExperimentKind k);
 void set_workload_runner(std::function<int(ExperimentContext&)> run);
 const std::function<int(ExperimentContext&)>& workload_runner();
+struct Topology;
+// The checks of a scenario's workloads that need the topology built (host memory, this
+// machine's memory): run before any run and by validate; throw InputError.
+void set_workload_checker(std::function<void(const Scenario&, const Topology&)> check);
+const std::function<void(const Scenario&, const Topology&)>& workload_checker();
 // A workload's key as given, or its test's default.
 int64_t workload_int(const WorkloadSpec& w, const std::string& key);
 std::vector<int64_t> workload_ints(const WorkloadSpec& w, const std::string& key);

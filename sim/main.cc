@@ -112,7 +112,7 @@ int sc_main(int argc, char** argv) {
     }
     if (validate->parsed()) {
       rnic::Scenario s = rnic::load_scenario(scenario, opt);
-      rnic::check_scenario(s);
+      rnic::check_scenario(s, true);
       fmt::print("{}: valid (preset {}{})\n", scenario, s.preset,
                  s.has_experiment ? ", experiment " + s.experiment.kind
                                   : fmt::format(", {} workloads", s.workloads.size()));

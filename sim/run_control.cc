@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <mutex>
+#include <set>
 #include <systemc>
 
+#include "models/host/host_wait.h"
 #include "sim/background.h"
 #include "sim/output_errors.h"
 #include "sim/spin_guard.h"
@@ -46,6 +49,25 @@ void progress() {
 }  // namespace
 
 bool interrupted() { return g_interrupted != 0; }
+
+namespace {
+std::mutex g_user_m;
+std::set<const void*>& user_threads() {
+  static std::set<const void*> s;
+  return s;
+}
+}  // namespace
+void set_user_thread(const void* process, bool user) {
+  std::lock_guard<std::mutex> l(g_user_m);
+  if (user)
+    user_threads().insert(process);
+  else
+    user_threads().erase(process);
+}
+bool is_user_thread(const void* process) {
+  std::lock_guard<std::mutex> l(g_user_m);
+  return user_threads().count(process) != 0;
+}
 
 void install_sigint_handler() {
   std::signal(SIGINT, on_sigint);
@@ -91,8 +113,10 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
     if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
     progress();
     const uint64_t now = sc_core::sc_time_stamp().value();
+    // Asked every slice: done() also reports a failure that paused the run (run_threads).
+    const bool finished = done();
     if (!sc_core::sc_pending_activity()) {
-      if (done()) return;
+      if (finished) return;
       throw HungError(fmt::format(
           "the workload is still waiting at {:.3f} ns and nothing is left to happen\n{}",
           double(now) / 1000.0, dump()));
@@ -101,7 +125,7 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
     if (a != last) {
       last = a;
       last_change_ps = now;
-    } else if (!done() && now - last_change_ps >= watchdog_ps) {
+    } else if (!finished && now - last_change_ps >= watchdog_ps) {
       throw HungError(
           fmt::format("no progress for {} us of simulated time (sim.watchdog_us) at {:.3f} ns\n{}",
                       cfg.sim.watchdog_us, double(now) / 1000.0, dump()));
@@ -112,6 +136,7 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
 void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background& background,
                  const std::vector<std::pair<std::string, std::function<void()>>>& threads,
                  const std::function<std::string()>& dump) {
+  host::blocked_calls().clear();  // a thread of an earlier run may have left its entry
   std::vector<bool> done(threads.size());
   std::vector<sc_core::sc_process_handle> handles;
   std::string failure;  // the first host program's exception: the run stops with it
@@ -125,6 +150,7 @@ void run_threads(const SystemConfig& cfg, const StatRegistry& stats, Background&
             throw;  // the kernel killing the thread
           } catch (const std::exception& e) {
             if (failure.empty()) failure = fmt::format("{}: {}", threads[i].first, e.what());
+            sc_core::sc_pause();  // the run stops here, not at the end of the slice
           }
           done[i] = true;
         },

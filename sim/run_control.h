@@ -36,9 +36,15 @@ struct InterruptedError : std::runtime_error {
 // A host program failed with an exception (what ran out, or what went wrong) (exit code 1).
 struct RunFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
+  std::string detail;  // more than the one line (a watchdog's dump of every block), for stats.json
 };
 
 namespace run_control {
+
+// The threads that run host programs (Cluster::run: verbs programs and workloads), for the
+// spin guard's message (a spin elsewhere is rnicsim's own); safe from another OS thread.
+void set_user_thread(const void* process, bool user);
+bool is_user_thread(const void* process);
 
 void install_sigint_handler();
 // Whether Ctrl-C or SIGTERM has come (the spin guard honours it while a program spins).

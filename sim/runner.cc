@@ -3,17 +3,20 @@
 #include <fmt/format.h>
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <systemc>
 
 #include "models/common/log.h"
 #include "sim/cluster.h"
 #include "sim/experiment.h"
 #include "sim/output_errors.h"
+#include "sim/program_loader.h"
 #include "sim/run_control.h"
 #include "sim/run_trace.h"
 
@@ -71,7 +74,7 @@ nlohmann::ordered_json implementations_json(const Implementations& impl) {
   return j;
 }
 
-void check_scenario(const Scenario& s) {
+void check_scenario(const Scenario& s, bool validating) {
   const bool workloads = !s.workloads.empty();
   if (!s.has_experiment && !workloads)
     throw InputError(s.file, "workloads",
@@ -81,7 +84,21 @@ void check_scenario(const Scenario& s) {
     throw InputError(
         s.file, "pcap",
         fmt::format("experiment '{}' builds no Ethernet link to capture", s.experiment.kind));
-  if (workloads) build_topology(s);
+  if (workloads) {
+    const Topology topo = build_topology(s);
+    if (workload_checker()) workload_checker()(s, topo);
+  }
+  // Each program file loads (in a child process: its static constructors cannot harm this one).
+  // One whose loading ends its process is refused by validate; run runs it and reports it as
+  // that program's failure, with the outputs.
+  std::set<std::string> checked;
+  for (const WorkloadSpec& w : s.workloads) {
+    if (w.program.empty() || !checked.insert(w.program).second) continue;
+    bool ends_at_load = false;
+    const std::string why = check_program(w.program, &ends_at_load);
+    if (!why.empty() && (!ends_at_load || validating))
+      throw InputError(w.where, "workloads.program", why);
+  }
 }
 
 void check_out_dir(const std::string& out_dir) {
@@ -132,8 +149,26 @@ void clear_outputs(const std::string& out_dir) {
   }
 }
 
+// A firmware so slow that set-up (every registration, CQ and QP is a command) takes long in
+// simulated time, and longer in wall time while the driver polls: said before it starts.
+void note_slow_firmware(const SystemConfig& c) {
+  const FirmwareConfig& f = c.firmware;
+  const int64_t handler = std::max({f.cq_cycles, f.qp_cycles, f.mr_cycles});
+  const double ms = double(f.dispatch_cycles + handler) / double(f.clk_mhz) / 1000.0;
+  if (ms < 1.0) return;
+  fmt::print(stderr,
+             "rnicsim: note: a firmware command takes up to {:.1f} ms of simulated time here "
+             "(firmware.dispatch_cycles {} + {} handler cycles at firmware.clk_mhz {}); set-up "
+             "runs several per endpoint, so it is long{}\n",
+             ms, f.dispatch_cycles, handler, f.clk_mhz,
+             c.host.cmd_wait == "poll"
+                 ? ", and the driver polls meanwhile (host.cmd_wait interrupt sleeps instead)"
+                 : "");
+}
+
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   check_scenario(s);
+  note_slow_firmware(s.config);
   check_out_dir(out_dir);
   clear_outputs(out_dir);
   const bool workloads = !s.workloads.empty();
@@ -152,7 +187,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   const auto t0 = std::chrono::steady_clock::now();
   for (const auto& p : s.config.params()) log::debug("config {} = {}", p.key, s.config.get(p.key));
   int rc = 0;
-  std::string stopped;
+  std::string stopped, stopped_detail;
   run_control::set_quiet(quiet);
   run_control::install_sigint_handler();
   output_errors::clear();
@@ -167,6 +202,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   } catch (const RunFailed& e) {
     rc = 1;
     stopped = fmt::format("rnicsim: {}", e.what());
+    stopped_detail = e.detail;
   } catch (const InputError&) {
     throw;  // refused before anything ran (exit 2)
   } catch (const std::bad_alloc&) {
@@ -206,6 +242,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   }
   st["wall_s"] = wall;
   if (!stopped.empty()) st["stopped"] = {{"exit", rc}, {"why", stopped}};
+  if (!stopped_detail.empty()) st["stopped"]["state"] = stopped_detail;
   const std::string st_err = write_json(std::filesystem::path(out_dir) / "stats.json", st);
 
   nlohmann::ordered_json res;

@@ -9,9 +9,10 @@
 namespace rnic {
 
 // Every check a run makes before it simulates (validate runs them too): something to run, a
-// capture only where there are links, the topology's assembly, an output folder that can be
-// written.
-void check_scenario(const Scenario& s);
+// capture only where there are links, the topology's assembly, each program file loading as a
+// program (sim/program_loader.h). `validating`: a program whose loading ends its process is
+// refused too (a run runs it and reports it as the program's failure).
+void check_scenario(const Scenario& s, bool validating = false);
 void check_out_dir(const std::string& out_dir);
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet);
 // `rnicsim presets`: every parameter with its value in each preset.

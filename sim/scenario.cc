@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "sim/cluster.h"
 #include "sim/experiment.h"
@@ -74,6 +77,11 @@ bool valid_name(const std::string& n) {
   return true;
 }
 
+std::string mac_str(const MacAddr& m) {
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4],
+                     m[5]);
+}
+
 bool parse_mac(const std::string& t, MacAddr* m) {
   unsigned v[6];
   char end;
@@ -87,6 +95,8 @@ bool parse_mac(const std::string& t, MacAddr* m) {
 void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
   require_map(file, "topology", t);
   only_keys(file, "topology", t, {"hosts", "switches", "links"});
+  // Names (and MACs) seen so far, with where: every check below is linear in the topology.
+  std::unordered_map<std::string, std::string> names;
   if (const YAML::Node w = t["switches"]) {
     if (!w.IsSequence())
       throw InputError(at(file, w), "topology.switches", "expected a list of switches");
@@ -100,10 +110,9 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
       if (!valid_name(st.name))
         throw InputError(at(file, e["name"]), "topology.switches.name",
                          fmt::format("'{}' is not a name", st.name));
-      for (const auto& o : s->switches)
-        if (o.name == st.name)
-          throw InputError(at(file, e["name"]), "topology.switches.name",
-                           fmt::format("'{}' names two switches", st.name));
+      if (!names.emplace(st.name, st.where).second)
+        throw InputError(at(file, e["name"]), "topology.switches.name",
+                         fmt::format("'{}' names two switches", st.name));
       if (const YAML::Node set = e["set"]) {
         require_map(file, "topology.switches.set", set);
         std::vector<std::pair<std::string, YAML::Node>> kv;
@@ -120,6 +129,13 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
       s->switches.push_back(std::move(st));
     }
   }
+  std::unordered_set<std::string> hosts_seen;
+  struct MacOf {
+    MacAddr mac;
+    size_t order;
+    std::string where, host;
+  };
+  std::vector<MacOf> macs;
   if (const YAML::Node h = t["hosts"]) {
     if (!h.IsSequence())
       throw InputError(at(file, h), "topology.hosts", "expected a list of hosts");
@@ -136,16 +152,22 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
                          fmt::format("'{}' is not a name: a lower-case letter, then letters, "
                                      "digits or _ (at most 32)",
                                      ht.name));
-      for (const auto& o : s->hosts)
-        if (o.name == ht.name)
-          throw InputError(at(file, e["name"]), "topology.hosts.name",
-                           fmt::format("'{}' names two hosts", ht.name));
+      if (const auto [it, fresh] = names.emplace(ht.name, ht.where); !fresh)
+        throw InputError(at(file, e["name"]), "topology.hosts.name",
+                         fmt::format(hosts_seen.count(ht.name) ? "'{}' names two hosts"
+                                                               : "'{}' names a host and a switch",
+                                     ht.name));
+      hosts_seen.insert(ht.name);
       ht.mac = default_mac(int(s->hosts.size()));
       if (e["mac"] && !parse_mac(scalar(file, "topology.hosts.mac", e["mac"]), &ht.mac))
         throw InputError(at(file, e["mac"]), "topology.hosts.mac",
                          "expected six hex bytes as 02:00:00:00:00:05");
       if (ht.mac[0] & 1)
         throw InputError(at(file, e["mac"]), "topology.hosts.mac", "a multicast address");
+      if (ht.mac == MacAddr{})
+        throw InputError(at(file, e["mac"]), "topology.hosts.mac",
+                         "00:00:00:00:00:00 is no station's address");
+      macs.push_back({ht.mac, macs.size(), at(file, e["mac"] ? e["mac"] : e), ht.name});
       if (const YAML::Node set = e["set"]) {
         require_map(file, "topology.hosts.set", set);
         std::vector<std::pair<std::string, YAML::Node>> kv;
@@ -165,9 +187,19 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
       s->hosts.push_back(std::move(ht));
     }
   }
+  // Two hosts with one MAC: the EFE and the switches could not tell them apart.
+  std::sort(macs.begin(), macs.end(), [](const MacOf& a, const MacOf& b) {
+    return a.mac != b.mac ? a.mac < b.mac : a.order < b.order;
+  });
+  for (size_t i = 1; i < macs.size(); ++i)
+    if (macs[i].mac == macs[i - 1].mac)
+      throw InputError(macs[i].where, "topology.hosts.mac",
+                       fmt::format("{} is host '{}''s MAC too ({}): each host needs its own",
+                                   mac_str(macs[i].mac), macs[i - 1].host, macs[i - 1].where));
   if (const YAML::Node l = t["links"]) {
     if (!l.IsSequence())
       throw InputError(at(file, l), "topology.links", "expected a list of links");
+    std::unordered_map<std::string, std::string> link_names;
     for (const auto& e : l) {
       require_map(file, "topology.links", e);
       only_keys(file, "topology.links", e, {"name", "between", "rate_gbps", "length_m", "prop_ns"});
@@ -178,6 +210,10 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
       if (!valid_name(lt.name))
         throw InputError(lt.where, "topology.links.name",
                          fmt::format("'{}' is not a name", lt.name));
+      if (const auto [it, fresh] = link_names.emplace(lt.name, lt.where); !fresh)
+        throw InputError(lt.where, "topology.links.name",
+                         fmt::format("'{}' names two links (the other: {}){}", lt.name, it->second,
+                                     e["name"] ? "" : "; name this one"));
       const YAML::Node b = e["between"];
       if (!b || !b.IsSequence() || b.size() != 2)
         throw InputError(b ? at(file, b) : lt.where, "topology.links.between",
@@ -197,9 +233,21 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
         const std::string key =
             e["length_m"] ? "topology.links.length_m" : "topology.links.prop_ns";
         SystemConfig probe;
-        probe.set("link.prop_ns", scalar(file, key, n), at(file, n));
+        try {
+          probe.set("link.prop_ns", scalar(file, key, n), at(file, n));
+        } catch (const InputError& err) {
+          throw InputError(err.where, key, err.reason);  // the key as the user wrote it
+        }
         // A signal crosses a metre of fibre or twinax in about 5 ns.
         lt.prop_ns = e["length_m"] ? probe.link.prop_ns * 5 : probe.link.prop_ns;
+        try {
+          probe.set("link.prop_ns", std::to_string(lt.prop_ns), at(file, n));
+        } catch (const InputError&) {
+          throw InputError(at(file, n), key,
+                           fmt::format("{} m is {} ns of propagation (5 ns/m), beyond "
+                                       "link.prop_ns's range",
+                                       probe.link.prop_ns, lt.prop_ns));
+        }
       }
       s->links.push_back(std::move(lt));
     }
@@ -337,29 +385,36 @@ void check_topology(const Scenario& s, const std::string& where) {
     throw InputError(s.hosts[0].where, "topology.hosts", "workloads need at least two hosts");
   if (!s.switches.empty() && s.hosts.empty())
     throw InputError(s.switches[0].where, "topology.hosts", "switches need hosts to join");
-  for (const SwitchTopo& w : s.switches)
-    for (const HostTopo& h : s.hosts)
-      if (h.name == w.name)
-        throw InputError(w.where, "topology.switches.name",
-                         fmt::format("'{}' names a host and a switch", w.name));
-  std::map<std::string, int> ports;
+  // Linear in the topology: names looked up in maps (a topology may hold 100,000 hosts).
+  std::unordered_map<std::string, int> host_index, switch_index;
+  for (size_t i = 0; i < s.hosts.size(); ++i) host_index.emplace(s.hosts[i].name, int(i));
+  for (size_t i = 0; i < s.switches.size(); ++i) {
+    const SwitchTopo& w = s.switches[i];
+    if (host_index.count(w.name))
+      throw InputError(w.where, "topology.switches.name",
+                       fmt::format("'{}' names a host and a switch", w.name));
+    switch_index.emplace(w.name, int(i));
+  }
+  std::unordered_map<std::string, std::string> port_taken;  // host -> the link that has it
   for (size_t i = 0; i < s.links.size(); ++i) {
     const LinkTopo& l = s.links[i];
-    for (const std::string& h : {l.a, l.b}) {
-      bool host = false, sw = false;
-      for (const auto& x : s.hosts) host |= x.name == h;
-      for (const auto& x : s.switches) sw |= x.name == h;
-      if (!host && !sw)
+    for (const std::string& h : {l.a, l.b})
+      if (!host_index.count(h) && !switch_index.count(h))
         throw InputError(l.where, "topology.links.between",
                          fmt::format("no host or switch '{}'", h));
-      if (host && ports[h]++)
-        throw InputError(l.where, "topology.links.between",
-                         fmt::format("host '{}' has one Ethernet port, and another link takes it "
-                                     "(join several hosts through a switch)",
-                                     h));
-    }
     if (l.a == l.b)
-      throw InputError(l.where, "topology.links.between", "a link joins two different ends");
+      throw InputError(l.where, "topology.links.between",
+                       fmt::format("the link joins '{}' to itself: a link joins two different "
+                                   "ends",
+                                   l.a));
+    for (const std::string& h : {l.a, l.b}) {
+      if (!host_index.count(h)) continue;
+      if (const auto [it, fresh] = port_taken.emplace(h, l.where); !fresh)
+        throw InputError(l.where, "topology.links.between",
+                         fmt::format("host '{}' has one Ethernet port, and the link of {} takes "
+                                     "it already (join several hosts through a switch)",
+                                     h, it->second));
+    }
   }
   const Topology topo = build_topology(s);
   for (size_t i = 0; i < topo.links.size(); ++i) {
@@ -374,16 +429,27 @@ void check_topology(const Scenario& s, const std::string& where) {
                                      topo.hosts[size_t(end)].name, gbps, l.params.rate_gbps));
     }
   }
+  std::unordered_map<std::string, int> topo_index;
+  for (size_t i = 0; i < topo.hosts.size(); ++i) topo_index.emplace(topo.hosts[i].name, int(i));
   for (const WorkloadSpec& w : s.workloads) {
     auto host = [&](const std::string& n) {
-      for (size_t i = 0; i < topo.hosts.size(); ++i)
-        if (topo.hosts[i].name == n) return int(i);
-      return -1;
+      const auto it = topo_index.find(n);
+      return it == topo_index.end() ? -1 : it->second;
     };
     if (!w.program.empty()) {
       for (const std::string& h : w.hosts)
         if (host(h) < 0)
           throw InputError(w.where, "workloads.hosts", fmt::format("no host '{}'", h));
+      // The hosts of one program talk to each other: each must reach the first.
+      if (w.hosts.size() > 1) {
+        const std::vector<int> hops = topo.hops_to(host(w.hosts[0]));
+        for (const std::string& h : w.hosts)
+          if (h != w.hosts[0] && hops[size_t(host(h))] <= 0)
+            throw InputError(w.where, "workloads.hosts",
+                             fmt::format("no link joins '{}' and '{}', directly or through "
+                                         "switches: the program's hosts cannot reach each other",
+                                         w.hosts[0], h));
+      }
       continue;
     }
     const std::string from = w.from.empty() ? topo.hosts[0].name : w.from;
@@ -449,6 +515,7 @@ void check_capabilities(Scenario& s, const std::string& where) {
 
 void parse_faults(const std::string& file, const YAML::Node& f, Scenario* s) {
   if (!f.IsSequence()) throw InputError(at(file, f), "faults", "expected a list of link faults");
+  std::unordered_map<std::string, std::string> seen;  // link -> its entry
   for (const auto& e : f) {
     require_map(file, "faults", e);
     only_keys(file, "faults", e, {"link", "loss", "ber", "down_us"});
@@ -456,6 +523,11 @@ void parse_faults(const std::string& file, const YAML::Node& f, Scenario* s) {
     fs.where = at(file, e);
     if (!e["link"]) throw InputError(fs.where, "faults.link", "which link: the name of one");
     fs.link = scalar(file, "faults.link", e["link"]);
+    if (const auto [it, fresh] = seen.emplace(fs.link, fs.where); !fresh)
+      throw InputError(fs.where, "faults.link",
+                       fmt::format("link '{}' has a fault entry already ({}): give its loss, ber "
+                                   "and down_us in one entry",
+                                   fs.link, it->second));
     if (!e["loss"] && !e["ber"] && !e["down_us"])
       throw InputError(fs.where, "faults", "give loss, ber or down_us");
     SystemConfig probe;  // checks the numbers as link.loss and link.ber are checked
@@ -520,28 +592,56 @@ Topology build_topology(const Scenario& s) {
   for (const HostTopo& h : s.hosts) {
     HostSpec hs{h.name, h.mac, s.config};
     for (const auto& [k, v] : h.sets) hs.cfg.set(k, v, h.where);
+    if (!h.sets.empty()) hs.cfg.check_pairs(h.where);  // its rate: the link checks below
     t.hosts.push_back(std::move(hs));
   }
   for (const SwitchTopo& w : s.switches) {
     SwitchSpec ss{w.name, s.config.sw};
     SystemConfig c = s.config;
     for (const auto& [k, v] : w.sets) c.set(k, v, w.where);
+    if (!w.sets.empty()) c.check_pairs(w.where);
     ss.cfg = c.sw;
     t.switches.push_back(std::move(ss));
   }
+  std::unordered_map<std::string, int> host_index, switch_index;
+  for (size_t i = 0; i < s.hosts.size(); ++i) host_index.emplace(s.hosts[i].name, int(i));
+  for (size_t i = 0; i < s.switches.size(); ++i) switch_index.emplace(s.switches[i].name, int(i));
+  // A host's own mac.rate_gbps is its port's line rate: the rate of the link it is on.
+  auto own_rate = [&](int host) -> int64_t {
+    for (const auto& [k, v] : s.hosts[size_t(host)].sets)
+      if (k == "mac.rate_gbps") return t.hosts[size_t(host)].cfg.mac.rate_gbps;
+    return 0;
+  };
   for (const LinkTopo& l : s.links) {
     LinkSpec ls;
     ls.name = l.name;
-    for (size_t i = 0; i < s.hosts.size(); ++i) {
-      if (s.hosts[i].name == l.a) ls.a = int(i);
-      if (s.hosts[i].name == l.b) ls.b = int(i);
-    }
-    for (size_t i = 0; i < s.switches.size(); ++i) {
-      if (s.switches[i].name == l.a) ls.sw_a = int(i);
-      if (s.switches[i].name == l.b) ls.sw_b = int(i);
-    }
+    auto find = [](const std::unordered_map<std::string, int>& m, const std::string& n) {
+      const auto it = m.find(n);
+      return it == m.end() ? -1 : it->second;
+    };
+    if (find(host_index, l.a) >= 0) ls.a = find(host_index, l.a);
+    if (find(host_index, l.b) >= 0) ls.b = find(host_index, l.b);
+    ls.sw_a = find(switch_index, l.a);
+    ls.sw_b = find(switch_index, l.b);
     ls.params = s.config.eth_link();
-    if (l.rate_gbps) ls.params.rate_gbps = l.rate_gbps;
+    // Without rate_gbps a link runs at its hosts' mac.rate_gbps (their own where they set
+    // one); the two ends of a link run at one rate.
+    int64_t rate = l.rate_gbps;
+    std::string rate_from = "the link's rate_gbps";
+    for (int end : {ls.sw_a < 0 ? ls.a : -1, ls.sw_b < 0 ? ls.b : -1}) {
+      if (end < 0) continue;
+      const int64_t r = t.hosts[size_t(end)].cfg.mac.rate_gbps;
+      if (l.rate_gbps && !own_rate(end)) continue;  // the link's rate, as given
+      const std::string who = fmt::format("host '{}''s mac.rate_gbps", s.hosts[size_t(end)].name);
+      if (rate && rate != r)
+        throw InputError(l.where, "topology.links.rate_gbps",
+                         fmt::format("{} is {} Gb/s and {} {}: the two ends of a link run at one "
+                                     "rate",
+                                     rate_from, rate, who, r));
+      rate = r;
+      rate_from = who;
+    }
+    if (rate) ls.params.rate_gbps = rate;
     if (l.prop_ns >= 0) ls.params.prop_ns = l.prop_ns;
     t.links.push_back(ls);
   }
@@ -593,13 +693,50 @@ void check_tree(const std::string& file, const YAML::Node& n, int depth, uint64_
 }
 }  // namespace
 
+// About how deep `text` nests, and on which line it is deepest (1-based): brackets and braces
+// of flow style, indentation (two spaces a level) of block style. For the message of a file
+// the parser gives up on.
+std::pair<int, int> nesting_of(const std::string& text) {
+  int depth = 0, deepest = 0, line = 1, at = 1, indent = 0;
+  bool line_start = true;
+  for (char c : text) {
+    if (c == '\n') {
+      ++line;
+      indent = 0;
+      line_start = true;
+      continue;
+    }
+    if (line_start && c == ' ') {
+      ++indent;
+      continue;
+    }
+    if (line_start && c != '#' && indent / 2 > deepest) {
+      deepest = indent / 2;
+      at = line;
+    }
+    line_start = false;
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
+    if (depth > deepest) {
+      deepest = depth;
+      at = line;
+    }
+  }
+  return {deepest, at};
+}
+
 Scenario load_scenario(const std::string& file, const RunOptions& opt) {
   std::ifstream in(file);
   if (!in) throw InputError(file, "(file)", "cannot open the scenario file");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   YAML::Node root;
   try {
-    root = YAML::Load(in);
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
+    // yaml-cpp gives up on deep nesting with a message that does not say so.
+    if (const auto [depth, line] = nesting_of(text); depth > kMaxDepth)
+      throw InputError(fmt::format("{}:{}", file, line), "(file)",
+                       fmt::format("nested more than {} levels (about {} here)", kMaxDepth, depth));
     throw InputError(fmt::format("{}:{}", file, e.mark.line + 1), "(syntax)",
                      "malformed YAML: " + e.msg);
   }

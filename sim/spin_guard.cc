@@ -12,7 +12,15 @@
 namespace rnic {
 
 SpinGuard::SpinGuard(double limit_s) : limit_s_(limit_s) {
+  // The simulation's own CPU time, not wall time: a loaded machine does not make it fire.
+  if (pthread_getcpuclockid(pthread_self(), &sim_cpu_) != 0) sim_cpu_ = CLOCK_MONOTONIC;
   if (limit_s_ > 0) thread_ = std::thread([this] { watch(); });
+}
+
+double SpinGuard::sim_cpu_s() const {
+  timespec ts{};
+  clock_gettime(sim_cpu_, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 SpinGuard::~SpinGuard() {
@@ -33,12 +41,14 @@ void SpinGuard::watch() {
   const auto period = std::chrono::milliseconds(100);
   uint64_t last = sc_core::sc_time_stamp().value();
   auto since = clock::now();
+  double cpu_since = sim_cpu_s();
   std::unique_lock<std::mutex> l(m_);
   while (!cv_.wait_for(l, period, [this] { return stop_; })) {
     const uint64_t now = sc_core::sc_time_stamp().value();
     if (now != last) {
       last = now;
       since = clock::now();
+      cpu_since = sim_cpu_s();
       continue;
     }
     const double stuck = std::chrono::duration<double>(clock::now() - since).count();
@@ -48,17 +58,26 @@ void SpinGuard::watch() {
       std::fflush(stderr);
       _exit(130);
     }
-    if (stuck < limit_s_) continue;
+    const double cpu = sim_cpu_s() - cpu_since;
+    if (cpu < limit_s_) continue;
     sc_core::sc_process_b* p = sc_core::sc_get_current_process_b();
-    const std::string who =
-        p ? fmt::format("host thread '{}'", p->basename()) : std::string("the simulation kernel");
-    const std::string msg = fmt::format(
-        "rnicsim: {} ran {:.0f} s of wall time at {:.3f} us of simulated time without spending "
-        "any (sim.spin_guard_s): a loop that polls memory or a register spins, as simulated time "
-        "only moves when a program waits. Wait with ibv_poll_cq and rnic_wait_cq, a completion "
-        "channel (ibv_get_cq_event), or rnic_wait_mem for a byte of memory; charge CPU work with "
-        "rnic_spend_ns (docs/verbs.md)\n",
-        who, stuck, double(now) / 1e6);
+    // A program of the user's is told how to wait; anything else spinning is rnicsim's own.
+    const std::string msg =
+        p && run_control::is_user_thread(p)
+            ? fmt::format(
+                  "rnicsim: host thread '{}' ran {:.0f} s of CPU time at {:.3f} us of simulated "
+                  "time without spending any (sim.spin_guard_s): a loop that polls memory or a "
+                  "register spins, as simulated time only moves when a program waits. Wait with "
+                  "ibv_poll_cq and rnic_wait_cq, a completion channel (ibv_get_cq_event), or "
+                  "rnic_wait_mem for a byte of memory; charge CPU work with rnic_spend_ns "
+                  "(docs/verbs.md)\n",
+                  p->basename(), cpu, double(now) / 1e6)
+            : fmt::format(
+                  "rnicsim: {} ran {:.0f} s of CPU time at {:.3f} us of simulated time without "
+                  "moving it (sim.spin_guard_s): rnicsim's own code, not a program of yours, is "
+                  "looping in one instant; please report it with the scenario and command\n",
+                  p ? fmt::format("'{}'", p->name()) : std::string("the simulation kernel"), cpu,
+                  double(now) / 1e6);
     std::fputs(msg.c_str(), stderr);
     std::fflush(stderr);
     _exit(3);

@@ -120,8 +120,10 @@ void StatRegistry::sample(uint64_t now_ps) {
 }
 
 uint64_t StatGroup::activity() const {
+  if (!progress_) return 0;
   uint64_t a = 0;
-  for (const auto& c : counters_) a += c.value;
+  for (const auto& c : counters_)
+    if (c.progress) a += c.value;
   for (const auto& h : histograms_) a += h.count();
   return a;
 }

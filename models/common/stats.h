@@ -20,6 +20,9 @@ namespace rnic {
 struct Counter {
   std::string name, unit, desc;
   uint64_t value = 0;
+  // Whether a change is progress for the watchdog (StatRegistry::activity): false for what
+  // repeats without anything getting done (resends, their timers, the wire carrying them).
+  bool progress = true;
   Counter& operator+=(uint64_t v) {
     value += v;
     return *this;
@@ -29,6 +32,12 @@ struct Counter {
     return *this;
   }
 };
+
+// c, marked as no progress (Counter::progress).
+inline Counter& no_progress(Counter& c) {
+  c.progress = false;
+  return c;
+}
 
 class Histogram {
  public:
@@ -65,13 +74,17 @@ class StatGroup {
   TimeSeries& series(const std::string& name, const std::string& unit, const std::string& desc,
                      std::function<double()> source);
   const std::string& name() const { return name_; }
+  // Whether this group's counters and histograms count as progress (the wire: MAC ports,
+  // links, switch ports, which carry resends as they carry new frames, do not).
+  void set_progress(bool p) { progress_ = p; }
   nlohmann::ordered_json json() const;
   void sample(uint64_t now_ps);
   void reset();               // counters and histograms to zero (between the points of a sweep)
-  uint64_t activity() const;  // sum of counters and histogram samples
+  uint64_t activity() const;  // sum of its progress counters and histogram samples
 
  private:
   std::string name_;
+  bool progress_ = true;
   std::deque<Counter> counters_;
   std::deque<Histogram> histograms_;
   std::deque<TimeSeries> series_;
@@ -88,7 +101,8 @@ class StatRegistry {
   void sample(uint64_t now_ps);
   bool truncated() const { return samples_ >= kMaxSamples; }
   void reset();
-  // Moves whenever any block does anything: the watchdog's measure of progress.
+  // Moves whenever any block does anything that is progress (not a resend, its timer, or the
+  // wire carrying it): the watchdog's measure.
   uint64_t activity() const;
 
  private:

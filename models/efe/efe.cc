@@ -48,21 +48,26 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
       ch_cfg_(cfg.channel()),
       clk_(ClockDomain::mhz(clk_mhz)),
       stats_(stats),
-      tx_data_(stats.group(name()).counter("tx_data", "frames", "DATA frames sent (resends too)")),
-      tx_acks_(stats.group(name()).counter("tx_acks", "frames", "standalone ACK frames sent")),
-      tx_nacks_(stats.group(name()).counter("tx_nacks", "frames", "NACK frames sent")),
+      // Resends, their timers and what answers them are no progress for the watchdog: a
+      // channel resending into a link that is down for good (retry_limit 0) is a hung run.
+      tx_data_(no_progress(
+          stats.group(name()).counter("tx_data", "frames", "DATA frames sent (resends too)"))),
+      tx_acks_(no_progress(
+          stats.group(name()).counter("tx_acks", "frames", "standalone ACK frames sent"))),
+      tx_nacks_(no_progress(stats.group(name()).counter("tx_nacks", "frames", "NACK frames sent"))),
       tx_rnrs_(stats.group(name()).counter("tx_rnrs", "frames", "RNR frames sent")),
       rx_data_(stats.group(name()).counter("rx_data", "frames",
                                            "DATA frames received in order and given to the core")),
-      rx_acks_(stats.group(name()).counter("rx_acks", "frames", "ACK frames received")),
+      rx_acks_(
+          no_progress(stats.group(name()).counter("rx_acks", "frames", "ACK frames received"))),
       rx_dropped_(stats.group(name()).counter(
           "rx_dropped", "frames", "frames not for this MAC, not EFE, or with a malformed header")),
-      rx_out_of_seq_(stats.group(name()).counter("rx_out_of_seq", "frames",
-                                                 "DATA frames after a gap (dropped)")),
-      rx_duplicates_(stats.group(name()).counter("rx_duplicates", "frames",
-                                                 "DATA frames received again (dropped)")),
-      retransmissions_(
-          stats.group(name()).counter("retransmissions", "frames", "DATA frames resent")),
+      rx_out_of_seq_(no_progress(stats.group(name()).counter("rx_out_of_seq", "frames",
+                                                             "DATA frames after a gap (dropped)"))),
+      rx_duplicates_(no_progress(stats.group(name()).counter(
+          "rx_duplicates", "frames", "DATA frames received again (dropped)"))),
+      retransmissions_(no_progress(
+          stats.group(name()).counter("retransmissions", "frames", "DATA frames resent"))),
       failures_(stats.group(name()).counter(
           "channel_failures", "", "channels failed: retry limit reached without progress")) {
   port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
@@ -77,17 +82,22 @@ Efe::Peer& Efe::peer(const eth::Mac& m) {
   if (it != peers_.end()) return *it->second;
   auto p = std::make_unique<Peer>(ch_cfg_, m);
   StatGroup& g = stats_.group(peer_group(m));
-  p->tx_frames = &g.counter("tx_frames", "frames", "DATA frames sent to the peer (resends too)");
-  p->tx_bytes = &g.counter("tx_bytes", "B", "DATA payload bytes sent to the peer (resends too)");
-  p->rx_frames = &g.counter("rx_frames", "frames", "DATA frames received from the peer");
-  p->rx_bytes = &g.counter("rx_bytes", "B", "DATA payload bytes received from the peer");
-  p->retransmissions = &g.counter("retransmissions", "frames", "DATA frames resent");
-  p->timeouts = &g.counter("timeouts", "", "retransmit timer expiries");
-  p->nacks_rx = &g.counter("nacks_rx", "frames", "NACKs received (a go-back each)");
-  p->nacks_tx = &g.counter("nacks_tx", "frames", "NACKs sent (one per gap)");
+  p->tx_frames =
+      &no_progress(g.counter("tx_frames", "frames", "DATA frames sent to the peer (resends too)"));
+  p->tx_bytes =
+      &no_progress(g.counter("tx_bytes", "B", "DATA payload bytes sent to the peer (resends too)"));
+  p->rx_frames =
+      &no_progress(g.counter("rx_frames", "frames", "DATA frames received from the peer"));
+  p->rx_bytes =
+      &no_progress(g.counter("rx_bytes", "B", "DATA payload bytes received from the peer"));
+  p->retransmissions = &no_progress(g.counter("retransmissions", "frames", "DATA frames resent"));
+  p->timeouts = &no_progress(g.counter("timeouts", "", "retransmit timer expiries"));
+  p->nacks_rx = &no_progress(g.counter("nacks_rx", "frames", "NACKs received (a go-back each)"));
+  p->nacks_tx = &no_progress(g.counter("nacks_tx", "frames", "NACKs sent (one per gap)"));
   p->rnrs_rx = &g.counter("rnrs_rx", "frames", "RNRs received (a back-off each)");
   p->rnrs_tx = &g.counter("rnrs_tx", "frames", "RNRs sent");
-  p->duplicates = &g.counter("duplicates", "frames", "DATA frames received again (dropped)");
+  p->duplicates =
+      &no_progress(g.counter("duplicates", "frames", "DATA frames received again (dropped)"));
   p->out_of_order =
       &g.counter("out_of_order", "frames", "DATA frames received after a gap (dropped)");
   p->rx_refused = &g.counter("rx_buffer_refused", "frames",

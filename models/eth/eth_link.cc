@@ -1,5 +1,7 @@
 #include "models/eth/eth_link.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "models/common/log.h"
@@ -21,12 +23,25 @@ EthLink::EthLink(sc_core::sc_module_name n, const LinkParams& p, LinkEnd& a, Lin
           "corrupted", "frames", "frames given a bit error (link.ber): the receiver's FCS fails")) {
   a.attach(this, 0, byte_ps_);
   b.attach(this, 1, byte_ps_);
+  stats.group(name()).set_progress(false);  // the wire: resends as well as new frames
 }
 
 bool EthLink::down(uint64_t from_ps, uint64_t to_ps) const {
   for (const auto& [a, b] : cfg_.down_ps)
     if (from_ps < b && to_ps > a) return true;
   return false;
+}
+
+std::string EthLink::faults_at(uint64_t now_ps) const {
+  if (!lost_down_.value && !lost_random_.value && !corrupted_.value) return "";
+  std::string s;
+  for (const auto& [a, b] : cfg_.down_ps)
+    if (now_ps >= a && now_ps < b)
+      s = fmt::format("down now, from {:.3f} us until {:.3f} us; ", double(a) / 1e6,
+                      double(b) / 1e6);
+  return s + fmt::format("lost {} frames while down, {} at random (loss {}), corrupted {} (ber {})",
+                         lost_down_.value, lost_random_.value, cfg_.loss, corrupted_.value,
+                         cfg_.ber);
 }
 
 void EthLink::carry(int end, LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,

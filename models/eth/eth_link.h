@@ -61,6 +61,9 @@ class EthLink : public sc_core::sc_module {
   void set_loss(double loss) { cfg_.loss = loss; }
   // Schedules one more down interval [from_ps, to_ps) (tests place one relative to traffic).
   void add_down(uint64_t from_ps, uint64_t to_ps) { cfg_.down_ps.push_back({from_ps, to_ps}); }
+  // What this link's faults do at now_ps, for a report of a run that cannot go on: down (and
+  // until when), the frames it lost or corrupted; "" when it has lost nothing.
+  std::string faults_at(uint64_t now_ps) const;
 
  private:
   bool down(uint64_t from_ps, uint64_t to_ps) const;

@@ -29,7 +29,9 @@ EthMac::EthMac(sc_core::sc_module_name n, const EthMacParams& cfg, StatRegistry&
       rx_fcs_errors_(
           stats.group(name()).counter("rx_fcs_errors", "frames", "frames dropped: FCS mismatch")),
       rx_pause_(stats.group(name()).counter("rx_pause", "frames",
-                                            "PAUSE frames received (802.3x; 0 quanta: resume)")) {}
+                                            "PAUSE frames received (802.3x; 0 quanta: resume)")) {
+  stats.group(name()).set_progress(false);  // the wire: resends as well as new frames
+}
 
 void EthMac::attach(EthLink* link, int end, uint64_t byte_ps) {
   link_ = link;

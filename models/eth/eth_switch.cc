@@ -28,6 +28,7 @@ EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& c
     p->sw = this;
     p->index = i;
     StatGroup& g = stats.group(fmt::format("{}.p{}", name(), i));
+    g.set_progress(false);  // the wire: resends as well as new frames
     p->rx_frames = &g.counter("rx_frames", "frames", "frames received");
     p->tx_frames = &g.counter("tx_frames", "frames", "frames sent");
     p->fcs_drops = &g.counter("fcs_drops", "frames", "frames received with a bad FCS, dropped");

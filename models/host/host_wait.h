@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <systemc>
 #include <unordered_map>
 #include <utility>
@@ -31,6 +33,34 @@ inline void host_spend(uint64_t ps) {
   if (!ps) return;
   host_cpu_add(ps);
   host_wait(sc_core::sc_time::from_value(ps));
+}
+
+// What each host thread is blocked in (a call that waits for another party, with what it waits
+// for), for the report of a run that ends with it still waiting.
+inline std::unordered_map<const sc_core::sc_object*, std::string>& blocked_calls() {
+  static std::unordered_map<const sc_core::sc_object*, std::string> m;
+  return m;
+}
+class BlockedIn {
+ public:
+  explicit BlockedIn(std::string what)
+      : self_(sc_core::sc_get_current_process_handle().get_process_object()) {
+    blocked_calls()[self_] = std::move(what);
+  }
+  // A thread killed while blocked (the run stopping) keeps its entry for the report.
+  ~BlockedIn() {
+    if (!std::uncaught_exceptions()) blocked_calls().erase(self_);
+  }
+  BlockedIn(const BlockedIn&) = delete;
+  BlockedIn& operator=(const BlockedIn&) = delete;
+
+ private:
+  const sc_core::sc_object* self_;
+};
+// "" when `thread` is not blocked in such a call.
+inline std::string blocked_in(const sc_core::sc_object* thread) {
+  auto it = blocked_calls().find(thread);
+  return it == blocked_calls().end() ? "" : it->second;
 }
 
 }  // namespace rnic::host

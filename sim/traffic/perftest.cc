@@ -19,7 +19,9 @@
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
+#include <unordered_map>
 
+#include "models/host/host_wait.h"
 #include "sim/cluster.h"
 #include "sim/experiment.h"
 #include "sim/link_capture.h"
@@ -387,6 +389,75 @@ std::function<void()> guarded(Job& j, std::function<void()> fn) {
   };
 }
 
+// The memory checks of a scenario's workloads, before anything runs (validate makes them too).
+//
+// Host memory: each job's client and server hold a buffer of 2 x the largest size x QPs, whose
+// pages are scattered as host.malloc_scatter and host.malloc_max_gap say (a page after a gap of
+// max_gap / 2 pages on average with probability malloc_scatter), so it spans about buffer x
+// (1 + scatter x max_gap / 2) of physical memory; with the driver's page lists it must fit
+// below the host's memory, hole aside, less 256 MiB for the OS, page tables and rings
+// (docs/verbs.md).
+//
+// This machine's memory: the simulated pages a run writes live in real memory, and the buffers
+// bound them (each endpoint's 2 x the largest size x QPs, written as data arrives); the
+// simulator itself takes kSimulatorBaseBytes more.
+void check_workload_memory(const Scenario& s, const Topology& topo) {
+  constexpr double kReservedMib = 256;
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < topo.hosts.size(); ++i) index.emplace(topo.hosts[i].name, i);
+  std::vector<double> need_mib(topo.hosts.size());
+  uint64_t real_need = kSimulatorBaseBytes;
+  for (const WorkloadSpec& w : s.workloads) {
+    if (!w.program.empty()) continue;
+    const Test& t = test_of(w.test);
+    std::vector<uint64_t> sizes;
+    if (workload_int(w, "all"))
+      sizes.push_back(8u << 20);
+    else if (w.nodes.count("sizes"))
+      for (int64_t sz : workload_ints(w, "sizes")) sizes.push_back(uint64_t(sz));
+    else
+      sizes.push_back(uint64_t(workload_int(w, "size")));
+    const uint64_t max_size = std::max<uint64_t>(*std::max_element(sizes.begin(), sizes.end()), 64);
+    const uint64_t qps = t.latency ? 1 : uint64_t(workload_int(w, "qps"));
+    const double buf = 2.0 * double(max_size) * double(qps) / double(1 << 20);
+    for (size_t n : {w.from.empty() ? size_t(0) : index.at(w.from),
+                     w.to.empty() ? size_t(1) : index.at(w.to)}) {
+      const HostConfig& h = topo.hosts[n].cfg.host;
+      need_mib[n] += buf * (1 + h.malloc_scatter * double(h.malloc_max_gap) / 2);
+    }
+    real_need += 2 * (2 * max_size * qps);
+  }
+  for (size_t n = 0; n < topo.hosts.size(); ++n) {
+    if (need_mib[n] == 0) continue;
+    const HostConfig& h = topo.hosts[n].cfg.host;
+    const double have = double(h.mem_mib - h.hole_mib) - kReservedMib;
+    if (have <= 0)
+      throw InputError(
+          s.workloads.front().where, "host.mem_mib",
+          fmt::format("host {} has {} MiB of memory{}, and the OS, page tables and rings take "
+                      "{:.0f} MiB before any buffer: raise host.mem_mib",
+                      topo.hosts[n].name, h.mem_mib,
+                      h.hole_mib ? fmt::format(" with a {} MiB hole", h.hole_mib) : "",
+                      kReservedMib));
+    if (need_mib[n] > have)
+      throw InputError(
+          s.workloads.front().where, "host.mem_mib",
+          fmt::format("host {}'s buffers span about {:.0f} MiB of physical memory (scattered as "
+                      "host.malloc_scatter {} and host.malloc_max_gap {} say), more than the "
+                      "{:.0f} MiB its {} MiB leave: raise host.mem_mib or lower the size or QPs",
+                      topo.hosts[n].name, need_mib[n], h.malloc_scatter, h.malloc_max_gap, have,
+                      h.mem_mib));
+  }
+  const MachineMemory mm = machine_memory();
+  if (real_need > mm.bytes)
+    throw InputError(
+        s.workloads.front().where, "size",
+        fmt::format("the run needs about {} MiB of this machine's memory (each endpoint's buffer "
+                    "of 2 x size x QPs, and {} MiB for the simulator's own growth), more than "
+                    "the {} MiB available ({}): lower the size (-s) or the QPs (-q)",
+                    real_need >> 20, kSimulatorBaseBytes >> 20, mm.bytes >> 20, mm.bound));
+}
+
 int run_workloads(ExperimentContext& ctx) {
   const Topology topo = build_topology(ctx.scenario);
   Cluster cl(topo, ctx.cfg, ctx.stats, ctx.scenario.impl);
@@ -427,46 +498,9 @@ int run_workloads(ExperimentContext& ctx) {
     jobs.push_back(std::move(j));
   }
 
-  // Host memory, checked before anything runs: each job's client and server hold a buffer of
-  // 2 x the largest size x QPs, whose pages are scattered as host.malloc_scatter and
-  // host.malloc_max_gap say (a page after a gap of max_gap / 2 pages on average with
-  // probability malloc_scatter), so it spans about buffer x (1 + scatter x max_gap / 2) of
-  // physical memory; with the driver's page lists it must fit below the host's memory, hole
-  // aside (docs/verbs.md).
-  std::vector<double> need_mib(cl.nodes.size());
-  for (const auto& j : jobs) {
-    const double buf = 2.0 * double(j->p.max_size) * double(j->p.qps) / double(1 << 20);
-    for (int n : {j->client_node, j->server_node}) {
-      const HostConfig& h = cl.nodes[size_t(n)]->cfg.host;
-      need_mib[size_t(n)] += buf * (1 + h.malloc_scatter * double(h.malloc_max_gap) / 2);
-    }
-  }
-  for (size_t n = 0; n < cl.nodes.size(); ++n) {
-    const HostConfig& h = cl.nodes[n]->cfg.host;
-    const double have = double(h.mem_mib - h.hole_mib) - 256;  // the OS, page tables, rings
-    if (need_mib[n] > have)
-      throw InputError(
-          ctx.scenario.workloads.front().where, "host.mem_mib",
-          fmt::format("host {}'s buffers span about {:.0f} MiB of physical memory (scattered as "
-                      "host.malloc_scatter {} and host.malloc_max_gap {} say), more than the "
-                      "{:.0f} MiB its {} MiB leave: raise host.mem_mib or lower the size or QPs",
-                      cl.nodes[n]->name(), need_mib[n], h.malloc_scatter, h.malloc_max_gap, have,
-                      h.mem_mib));
-  }
-
-  // This machine's memory, checked before anything runs: the simulated pages a run writes live
-  // in real memory, and the buffers bound them (each endpoint's 2 x the largest size x QPs,
-  // written as data arrives); the simulator itself takes kSimulatorBaseBytes more.
-  uint64_t real_need = kSimulatorBaseBytes;
-  for (const auto& j : jobs) real_need += 2 * (2 * j->p.max_size * j->p.qps);
-  const MachineMemory mm = machine_memory();
-  if (real_need > mm.bytes)
-    throw InputError(
-        ctx.scenario.workloads.front().where, "size",
-        fmt::format("the run needs about {} MiB of this machine's memory (each endpoint's buffer "
-                    "of 2 x size x QPs, and {} MiB for the simulator's own growth), more than "
-                    "the {} MiB available ({}): lower the size (-s) or the QPs (-q)",
-                    real_need >> 20, kSimulatorBaseBytes >> 20, mm.bytes >> 20, mm.bound));
+  // Again now that the system is built: this machine's memory less what it took
+  // (kSimulatorBaseBytes is counted from here).
+  check_workload_memory(ctx.scenario, topo);
 
   // Each job is two programs, its client on `from` and its server on `to`, that set up their
   // endpoints (connecting through the job's own out-of-band channel) and then run every size
@@ -540,45 +574,100 @@ int run_workloads(ExperimentContext& ctx) {
            }
          })});
   }
-  // Programs of the user's: a private copy of the shared object per host, run with that host's
-  // arguments; their exit codes are the workload's result.
+  // Programs of the user's: a private copy of the shared object per host, loaded and run on the
+  // host's thread with that host's arguments; how each ended is the workload's result. One that
+  // ends abnormally (a fault signal, an exception) stops the run at once: rnicsim does not go on
+  // trusting a process a program has faulted in (sim/traffic/program.h).
   struct ProgramRun {
     const WorkloadSpec* spec;
-    std::vector<int> exit;
-    std::vector<std::string> error;
+    std::vector<ProgramEnd> end;
+    std::vector<const sc_core::sc_object*> thread;  // each host's thread, once started
   };
   std::vector<ProgramRun> user;
   for (const WorkloadSpec& w : ctx.scenario.workloads)
     if (!w.program.empty())
-      user.push_back(
-          {&w, std::vector<int>(w.hosts.size(), -1), std::vector<std::string>(w.hosts.size())});
+      user.push_back({&w, std::vector<ProgramEnd>(w.hosts.size()),
+                      std::vector<const sc_core::sc_object*>(w.hosts.size())});
   for (ProgramRun& u : user)
     for (size_t i = 0; i < u.spec->hosts.size(); ++i) {
-      LoadedProgram img;
-      try {
-        img = load_program(u.spec->program);
-      } catch (const std::runtime_error& e) {
-        throw InputError(u.spec->where, "workloads.program", e.what());
-      }
       const std::vector<std::string> args = u.spec->args.empty()
                                                 ? std::vector<std::string>{}
                                                 : u.spec->args[u.spec->args.size() == 1 ? 0 : i];
-      programs.push_back({cl.find(u.spec->hosts[i]), [&u, i, img, args] {
-                            try {
-                              u.exit[i] = run_program(img, u.spec->program, args);
-                            } catch (const std::exception& e) {
-                              u.error[i] = e.what();
-                            }
+      programs.push_back({cl.find(u.spec->hosts[i]), [&u, i, args] {
+                            u.thread[i] =
+                                sc_core::sc_get_current_process_handle().get_process_object();
+                            u.end[i] = run_program(u.spec->program, args);
+                            if (u.end[i].abnormal()) throw RunFailed(u.end[i].describe());
                           }});
     }
+  // One line for a program that did not end well: workload, program, host and what happened.
+  auto program_line = [](const ProgramRun& u, size_t i, const std::string& what) {
+    return fmt::format("workload {} (program {}) on {}: {}", u.spec->name, u.spec->program,
+                       u.spec->hosts[i], what);
+  };
+  auto program_results = [&] {
+    for (const ProgramRun& u : user) {
+      nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+      for (size_t i = 0; i < u.spec->hosts.size(); ++i) {
+        const ProgramEnd& e = u.end[i];
+        nlohmann::ordered_json h = {{"host", u.spec->hosts[i]}};
+        h["exit"] = e.kind == ProgramEnd::kReturned || e.kind == ProgramEnd::kExited ? e.code : -1;
+        if (e.kind == ProgramEnd::kExited) h["exit_call"] = true;
+        if (e.kind == ProgramEnd::kSignal) h["signal"] = e.code;
+        if (e.kind == ProgramEnd::kException) h["exception"] = e.what;
+        if (e.kind == ProgramEnd::kNotRun) {
+          h["unfinished"] = true;
+          const std::string b = host::blocked_in(u.thread[i]);
+          if (!b.empty()) h["blocked_in"] = b;
+        }
+        if (e.at_load) h["at_load"] = true;
+        if (e.kind != ProgramEnd::kNotRun) h["status"] = e.describe();
+        if (e.failed()) h["failed"] = true;
+        hosts.push_back(h);
+      }
+      ctx.workloads.push_back(
+          {{"name", u.spec->name}, {"program", u.spec->program}, {"hosts", hosts}});
+    }
+  };
 
   run_control::set_point(0, 1);
   try {
     cl.run(programs);
-  } catch (const HungError&) {
+  } catch (const RunFailed& f) {
+    // A program that faulted or threw: that is what to report, with every program's state.
+    for (const ProgramRun& u : user)
+      for (size_t i = 0; i < u.spec->hosts.size(); ++i)
+        if (u.end[i].abnormal()) {
+          program_results();
+          throw RunFailed(program_line(u, i, u.end[i].describe()));
+        }
+    throw;
+  } catch (const HungError& h) {
     // A program that failed leaves its peer waiting for it: the failure is the cause to report.
     bool failed = false;
     for (auto& j : jobs) failed |= !j->error.empty();
+    std::string cause;
+    for (const ProgramRun& u : user)
+      for (size_t i = 0; i < u.spec->hosts.size() && cause.empty(); ++i)
+        if (u.end[i].kind != ProgramEnd::kNotRun && u.end[i].failed())
+          cause = program_line(u, i, u.end[i].describe());
+    // Else a program still waiting when nothing can happen any more (or nothing moves) is the
+    // cause: named with where it waits; the blocks' state goes into stats.json.
+    for (const ProgramRun& u : user)
+      for (size_t i = 0; i < u.spec->hosts.size() && cause.empty(); ++i)
+        if (u.end[i].kind == ProgramEnd::kNotRun) {
+          const std::string b = host::blocked_in(u.thread[i]);
+          cause = program_line(
+              u, i,
+              fmt::format("still waiting at {:.3f} us{} and nothing is left that could end it",
+                          double(now_ps()) / 1e6, b.empty() ? "" : " in " + b));
+        }
+    if (!cause.empty()) {
+      program_results();
+      RunFailed f(cause);
+      f.detail = h.what();
+      throw f;
+    }
     if (!failed) throw;
   }
 
@@ -621,20 +710,13 @@ int run_workloads(ExperimentContext& ctx) {
       ctx.rows.push_back(row);
     }
   }
-  for (const ProgramRun& u : user) {
-    nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < u.spec->hosts.size(); ++i) {
-      hosts.push_back({{"host", u.spec->hosts[i]}, {"exit", u.exit[i]}});
-      if (!u.error[i].empty() || u.exit[i] != 0) {
-        fmt::print(stderr, "rnicsim: workload {} (program {}) on {}: {}\n", u.spec->name,
-                   u.spec->program, u.spec->hosts[i],
-                   u.error[i].empty() ? fmt::format("exit {}", u.exit[i]) : u.error[i]);
+  program_results();
+  for (const ProgramRun& u : user)
+    for (size_t i = 0; i < u.spec->hosts.size(); ++i)
+      if (u.end[i].failed()) {
+        fmt::print(stderr, "rnicsim: {}\n", program_line(u, i, u.end[i].describe()));
         rc = 1;
       }
-    }
-    ctx.workloads.push_back(
-        {{"name", u.spec->name}, {"program", u.spec->program}, {"hosts", hosts}});
-  }
   if (jobs.empty()) return rc;
   ctx.x = "bytes";
   ctx.y = y_axes(*jobs.front()->t);
@@ -706,6 +788,7 @@ void register_perftests() {
     add_workload_kind(std::move(k));
   }
   set_workload_runner(run_workloads);
+  set_workload_checker(check_workload_memory);
 }
 
 }  // namespace rnic::traffic

@@ -1,8 +1,10 @@
-// Verbs programs in files of their own (docs/verbs.md, "Programs"): a shared object with an
-// `rnic_main` entry (RNIC_PROGRAM in verbs.h), loaded once per simulated process so that each
-// has its own copy of the program's globals: each load opens a private copy of the file. The
-// program's verbs and rnic_* calls, and its free and munmap, resolve to the simulator's own
-// (rnicsim exports them).
+// Running a verbs program (sim/program_loader.h loads it) on a simulated thread.
+//
+// A program runs in the simulator's own process, so what it does to that process is caught
+// where it can be (docs/robustness.md, "Programs that misbehave"): while a program's thread
+// runs, a fault signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT from abort()) or a call of
+// exit/_exit/_Exit ends that program, not rnicsim; its static constructors run inside the same
+// guard (the file is loaded on the program's thread). An exception out of rnic_main ends it too.
 #pragma once
 
 #include <string>
@@ -10,17 +12,21 @@
 
 namespace rnic::traffic {
 
-struct LoadedProgram {
-  void* handle = nullptr;
-  int (*main)(int, char**) = nullptr;
+// How a program's run ended.
+struct ProgramEnd {
+  enum Kind { kNotRun, kReturned, kExited, kSignal, kException } kind = kNotRun;
+  int code = 0;          // kReturned, kExited: its exit code; kSignal: the signal number
+  std::string what;      // kException: its text
+  bool at_load = false;  // it ended while loading (its static constructors), before rnic_main
+  bool failed() const { return kind == kNotRun || at_load || code != 0 || abnormal(); }
+  bool abnormal() const { return kind == kSignal || kind == kException; }
+  // "exit 7", "exit(7)", "killed by SIGSEGV (signal 11)", "threw: ...", with " while loading
+  // (a static constructor)" when it did so at load.
+  std::string describe() const;
 };
 
-// Loads a private copy of the shared object at `path` (throws std::runtime_error naming the
-// file and the loader's reason).
-LoadedProgram load_program(const std::string& path);
-
-// Runs it as `path args...` on the calling simulated process; returns its exit code.
-int run_program(const LoadedProgram& p, const std::string& path,
-                const std::vector<std::string>& args);
+// Loads `path` and runs it as `path args...` on the calling simulated thread, inside the guard
+// above. A load error is a kException. SystemC's unwind of a killed thread passes through.
+ProgramEnd run_program(const std::string& path, const std::vector<std::string>& args);
 
 }  // namespace rnic::traffic

@@ -1,6 +1,6 @@
 // A host program that loops without spending simulated time holds the simulator's only thread:
-// the wall-clock guard (sim.spin_guard_s) stops the run with exit 3 and one line naming the host
-// thread and how to wait instead (docs/verbs.md, "Time").
+// the guard (sim.spin_guard_s of the simulation's CPU time) stops the run with exit 3 and one line
+// naming the host thread and how to wait instead (docs/verbs.md, "Time").
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -27,7 +27,7 @@ void spin_forever(double guard_s) {
 
 TEST(SpinGuardDeathTest, AProgramPollingMemoryWithoutWaitingStopsTheRun) {
   EXPECT_EXIT(spin_forever(1.0), ::testing::ExitedWithCode(3),
-              "host thread '[^']+' ran 1 s of wall time.*without spending any.*rnic_wait_mem");
+              "host thread '[^']+' ran 1 s of CPU time.*without spending any.*rnic_wait_mem");
 }
 
 // The guard only watches: a run that advances simulated time is untouched by it.

@@ -52,6 +52,16 @@ struct ibv_qp::Impl {
 };
 
 namespace {
+// Objects a program destroyed stay allocated for the life of rnicsim, marked (their impl or
+// context null): a call through a dangling pointer gets EINVAL instead of reaching freed
+// memory (docs/robustness.md, "Programs that misbehave"). Only the small public struct stays.
+bool live(const ibv_qp* qp) { return qp && qp->impl; }
+bool live(const ibv_cq* cq) { return cq && cq->impl; }
+bool live(const ibv_pd* pd) { return pd && pd->context; }
+bool live(const ibv_mr* mr) { return mr && mr->context; }
+}  // namespace
+
+namespace {
 
 // The registration (pin-down) cache of one context (host.reg_cache_entries > 0).
 struct RegCache {
@@ -303,8 +313,9 @@ ibv_pd* ibv_alloc_pd(ibv_context* context) {
 }
 
 int ibv_dealloc_pd(ibv_pd* pd) {
+  if (!live(pd)) return EINVAL;
   const int rc = pd->context->drv->dealloc_pd(pd->handle);
-  if (rc == 0) delete pd;
+  if (rc == 0) pd->context = nullptr;  // quarantined (live())
   return rc;
 }
 
@@ -325,6 +336,10 @@ ibv_mr* new_mr(ibv_pd* pd, void* addr, size_t length, const Driver::MrInfo& info
 }  // namespace
 
 ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
+  if (!live(pd)) {
+    errno = EINVAL;
+    return nullptr;
+  }
   // Remote write needs local write (rdma-core / kernel rule).
   if ((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE)) {
     errno = EINVAL;
@@ -391,6 +406,10 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
 }
 
 ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access) {
+  if (!live(pd)) {
+    errno = EINVAL;
+    return nullptr;
+  }
   if (!pd || !sges || num_sge < 1 || size_t(num_sge) > Driver::kMaxSgRegions ||
       ((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE))) {
     errno = EINVAL;
@@ -419,6 +438,10 @@ ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access)
 }
 
 ibv_mr* rnic_reg_phys_mr(ibv_pd* pd, uint64_t pa, size_t length, int access) {
+  if (!live(pd)) {
+    errno = EINVAL;
+    return nullptr;
+  }
   if (!pd || ((access & IBV_ACCESS_REMOTE_WRITE) && !(access & IBV_ACCESS_LOCAL_WRITE))) {
     errno = EINVAL;
     return nullptr;
@@ -436,6 +459,10 @@ ibv_mr* rnic_reg_phys_mr(ibv_pd* pd, uint64_t pa, size_t length, int access) {
 }
 
 ibv_mr* rnic_alloc_fast_mr(ibv_pd* pd, uint32_t max_pages) {
+  if (!live(pd)) {
+    errno = EINVAL;
+    return nullptr;
+  }
   Driver::FastMrInfo f;
   if (!pd || max_pages == 0) {
     errno = EINVAL;
@@ -452,6 +479,7 @@ ibv_mr* rnic_alloc_fast_mr(ibv_pd* pd, uint32_t max_pages) {
 }
 
 int rnic_map_fast_mr(ibv_mr* mr, void* addr, size_t length) {
+  if (!live(mr)) return EINVAL;
   if (!mr || !mr->fast_max_pages || length == 0) return EINVAL;
   ibv_context* c = mr->context;
   if (int rc = c->proc->map_plain(reinterpret_cast<uint64_t>(addr), length, true)) return rc;
@@ -486,17 +514,18 @@ int rnic_reg_cache_set(ibv_context* context, size_t entries) {
 }
 
 int ibv_dereg_mr(ibv_mr* mr) {
+  if (!live(mr)) return EINVAL;
   if (mr->reg_cache_entry) {
     // Cached: the registration stays (its STag valid on the wire) until evicted or stale.
     auto* e = static_cast<RegCache::Entry*>(mr->reg_cache_entry);
     ibv_context* c = mr->context;
     --e->refs;
     if (e->refs == 0) e->idle_since = idle_clock()++;
-    delete mr;
+    mr->context = nullptr;  // quarantined (live())
     return reg_cache_trim(c, *contexts()[c].cache);
   }
   const int rc = mr->context->drv->dereg_mr({mr->lkey, mr->pbl_first, mr->pbl_count});
-  if (rc == 0) delete mr;
+  if (rc == 0) mr->context = nullptr;
   return rc;
 }
 
@@ -527,6 +556,7 @@ ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_
 }
 
 int ibv_destroy_cq(ibv_cq* cq) {
+  if (!live(cq)) return EINVAL;
   if (!cq->impl->qps.empty()) return EBUSY;
   if (cq->impl->events_unacked) return EBUSY;  // rdma-core waits for the acks instead
   const int rc = cq->context->drv->destroy_cq(cq->handle);
@@ -535,7 +565,7 @@ int ibv_destroy_cq(ibv_cq* cq) {
   contexts()[cq->context].cqs.erase(cq->handle);
   if (cq->channel) --cq->channel->refcnt;
   delete cq->impl;
-  delete cq;
+  cq->impl = nullptr;  // quarantined (live())
   return 0;
 }
 
@@ -553,6 +583,7 @@ int ibv_destroy_comp_channel(ibv_comp_channel* channel) {
 int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
   ibv_comp_channel::Impl& ch = *channel->impl;
   if (ch.events.empty()) {
+    const rnic::host::BlockedIn blocked("ibv_get_cq_event");
     while (ch.events.empty()) rnic::host::host_wait(ch.ev);
     spend(uint64_t((*channel).context->drv->cost().wakeup_ns));  // the scheduler wakes it
   }
@@ -564,10 +595,12 @@ int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) 
 }
 
 void ibv_ack_cq_events(ibv_cq* cq, unsigned int nevents) {
+  if (!live(cq)) return;
   cq->impl->events_unacked -= std::min(cq->impl->events_unacked, nevents);
 }
 
 int ibv_req_notify_cq(ibv_cq* cq, int solicited_only) {
+  if (!live(cq)) return EINVAL;
   if (cq->impl->qps.empty()) {
     cq->impl->arm_pending = true;
     cq->impl->arm_solicited = solicited_only != 0;
@@ -578,6 +611,10 @@ int ibv_req_notify_cq(ibv_cq* cq, int solicited_only) {
 }
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
+  if (!live(pd) || !a || !live(a->send_cq) || !live(a->recv_cq)) {
+    errno = EINVAL;
+    return nullptr;
+  }
   ibv_context* c = pd->context;
   const rnic::abi::CardCaps& cfg = c->drv->caps();
   if (!a || a->qp_type != IBV_QPT_RC || !a->send_cq || !a->recv_cq || a->srq ||
@@ -628,6 +665,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
 }
 
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
+  if (!live(qp) || !attr) return EINVAL;
   const ibv_qp_state cur = qp->state;
   const ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : cur;
   std::string why;
@@ -676,6 +714,7 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
 }
 
 int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int /*attr_mask*/, ibv_qp_init_attr* init_attr) {
+  if (!live(qp) || !attr) return EINVAL;
   const std::vector<uint8_t> d =
       qp->context->drv->rc().mmio_read(qp->impl->page + rnic::reg::kQpStatus, 4);
   if (d.size() != 4) return EIO;
@@ -697,6 +736,7 @@ int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int /*attr_mask*/, ibv_qp_init_a
 }
 
 int ibv_destroy_qp(ibv_qp* qp) {
+  if (!live(qp)) return EINVAL;
   const int rc = qp->context->drv->destroy_qp(qp->qp_num);
   if (rc) return rc;
   for (ibv_cq* cq : {qp->send_cq, qp->recv_cq}) {
@@ -705,7 +745,7 @@ int ibv_destroy_qp(ibv_qp* qp) {
   }
   contexts()[qp->context].qps.erase(qp->qp_num);
   delete qp->impl;
-  delete qp;
+  qp->impl = nullptr;  // quarantined (live())
   return 0;
 }
 
@@ -740,6 +780,10 @@ void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_
 }  // namespace
 
 int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+  if (!live(qp)) {
+    if (bad_wr) *bad_wr = wr;
+    return EINVAL;
+  }
   ibv_qp::Impl& q = *qp->impl;
   std::vector<rnic::Wqe> wqes;
   int rc = 0;
@@ -796,6 +840,10 @@ int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
 }
 
 int ibv_post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
+  if (!live(qp)) {
+    if (bad_wr) *bad_wr = wr;
+    return EINVAL;
+  }
   ibv_qp::Impl& q = *qp->impl;
   std::vector<rnic::Wqe> wqes;
   int rc = 0;
@@ -823,6 +871,7 @@ int ibv_post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
 }
 
 int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
+  if (!live(cq)) return -EINVAL;
   ibv_cq::Impl& c = *cq->impl;
   Driver* drv = cq->context->drv;
   Context& ctx = contexts()[cq->context];
@@ -924,6 +973,7 @@ long rnic_page_out(void* addr, size_t length) {
 
 int ibv_advise_mr(ibv_pd* pd, ibv_advise_mr_advice advice, uint32_t flags, ibv_sge* sg_list,
                   uint32_t num_sge) {
+  if (!live(pd)) return EINVAL;
   if (!pd || !sg_list || num_sge == 0) return EINVAL;
   if (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT) return EOPNOTSUPP;
   for (uint32_t i = 0; i < num_sge; ++i)
@@ -982,9 +1032,9 @@ size_t rnic_oob_get(const char* key, void* data, size_t len) {
   OobBoard& b = oob();
   if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
   auto it = b.keys.find(key);
-  while (it == b.keys.end()) {
-    rnic::host::host_wait(*b.put);
-    it = b.keys.find(key);
+  if (it == b.keys.end()) {
+    const rnic::host::BlockedIn blocked(std::string("rnic_oob_get(\"") + key + "\")");
+    while ((it = b.keys.find(key)) == b.keys.end()) rnic::host::host_wait(*b.put);
   }
   std::memcpy(data, it->second.data(), std::min(len, it->second.size()));
   return it->second.size();
@@ -1029,6 +1079,7 @@ double rnic_cpu_ns() { return double(rnic::host::host_cpu_ps()) / 1000.0; }
 double rnic_irq_cpu_ns() { return double(current().drv->irq_cpu_ps()) / 1000.0; }
 
 int rnic_cq_set_callback(ibv_cq* cq, rnic_wc_cb fn, void* arg) {
+  if (!live(cq)) return EINVAL;
   if (!cq) return EINVAL;
   cq->impl->cb = fn;
   cq->impl->cb_arg = arg;
@@ -1036,6 +1087,7 @@ int rnic_cq_set_callback(ibv_cq* cq, rnic_wc_cb fn, void* arg) {
 }
 
 int rnic_wr_set_callback(ibv_cq* cq, uint64_t wr_id, rnic_wc_cb fn, void* arg) {
+  if (!live(cq)) return EINVAL;
   if (!cq || !fn) return EINVAL;
   cq->impl->wr_cbs[wr_id] = {fn, arg};
   return 0;
@@ -1072,6 +1124,7 @@ int rnic_dispatch_callbacks(ibv_comp_channel* channel) {
 }
 
 int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
+  if (!live(cq)) return EINVAL;
   return wait_polled([cq] { return cqe_ready(cq); }, cq->impl->written,
                      uint64_t(cq->context->drv->cost().cq_poll_ns), timeout_ns);
 }

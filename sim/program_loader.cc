@@ -1,0 +1,124 @@
+#include "sim/program_loader.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <link.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+namespace rnic {
+
+namespace {
+std::string signal_name(int sig) {
+  const char* n = sigabbrev_np(sig);
+  return n ? fmt::format("SIG{}", n) : fmt::format("signal {}", sig);
+}
+}  // namespace
+
+LoadedProgram load_program(const std::string& path) {
+  namespace fs = std::filesystem;
+  // dlopen shares one copy per file: a copy of its own per process gives each its globals.
+  std::string tmp = (fs::temp_directory_path() / "rnicsim-program-XXXXXX.so").string();
+  const int fd = mkstemps(tmp.data(), 3);
+  if (fd < 0) throw std::runtime_error(fmt::format("program {}: cannot make a copy", path));
+  close(fd);
+  std::error_code ec;
+  fs::copy_file(path, tmp, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw std::runtime_error(fmt::format("program {}: {}", path, ec.message()));
+  }
+  LoadedProgram p;
+  p.handle = dlopen(tmp.c_str(), RTLD_NOW | RTLD_LOCAL);
+  fs::remove(tmp);  // the loaded image stays mapped
+  if (!p.handle) {
+    // The loader names the private copy: the user's file is the one to name.
+    std::string why = dlerror();
+    for (size_t at; (at = why.find(tmp)) != std::string::npos;) why.replace(at, tmp.size(), path);
+    if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+    throw std::runtime_error(fmt::format("program {}: {}", path, why));
+  }
+  void* sym = dlsym(p.handle, "rnic_main");
+  if (!sym)
+    throw std::runtime_error(
+        fmt::format("program {}: no rnic_main (define it with RNIC_PROGRAM {{ ... }})", path));
+  // A data object of that name is no entry point (calling it would jump into data).
+  Dl_info info{};
+  ElfW(Sym)* es = nullptr;
+  if (dladdr1(sym, &info, reinterpret_cast<void**>(&es), RTLD_DL_SYMENT) && es &&
+      ELF64_ST_TYPE(es->st_info) != STT_FUNC && ELF64_ST_TYPE(es->st_info) != STT_GNU_IFUNC)
+    throw std::runtime_error(fmt::format(
+        "program {}: rnic_main is not a function (define it with RNIC_PROGRAM {{ ... }})", path));
+  p.main = reinterpret_cast<int (*)(int, char**)>(sym);
+  return p;
+}
+
+std::string check_program(const std::string& path, bool* ends_at_load) {
+  *ends_at_load = false;
+  int fds[2];
+  if (pipe(fds) != 0) return fmt::format("program {}: cannot check it: {}", path, strerror(errno));
+  fflush(nullptr);  // nothing buffered is written twice
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return fmt::format("program {}: cannot check it: {}", path, strerror(errno));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    // What the program prints while it loads is not the checker's to show.
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+    }
+    // "ok", or the reason: a static constructor's exit(0) says neither.
+    std::string msg = "ok";
+    try {
+      load_program(path);
+    } catch (const std::exception& e) {
+      msg = e.what();
+    }
+    if (::write(fds[1], msg.data(), msg.size()) < 0) {
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string msg;
+  char buf[512];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    msg.append(buf, size_t(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && msg == "ok") return "";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !msg.empty()) return msg;
+  *ends_at_load = true;
+  return WIFSIGNALED(status)
+             ? fmt::format(
+                   "program {}: loading it ends its process with {} (its static "
+                   "constructors)",
+                   path, signal_name(WTERMSIG(status)))
+             : fmt::format(
+                   "program {}: loading it ends its process with exit {} (its static "
+                   "constructors)",
+                   path, WEXITSTATUS(status));
+}
+
+}  // namespace rnic
