@@ -236,12 +236,17 @@ void Cluster::run(const std::vector<Program>& programs) {
   run_control::run_threads(cfg, stats, background, threads, [this] { return dump_state(); });
 }
 
-std::string Cluster::dump_state() const {
+std::string Cluster::lossy_links() const {
   std::string s;
-  // Links that lost frames first: a link down for good, or too lossy, is often the cause.
   for (size_t i = 0; i < links.size(); ++i)
     if (const std::string f = links[i]->faults_at(sc_core::sc_time_stamp().value()); !f.empty())
       s += fmt::format("link {}: {}\n", link_names[i], f);
+  return s;
+}
+
+std::string Cluster::dump_state() const {
+  // Links that lost frames first: a link down for good, or too lossy, is often the cause.
+  std::string s = lossy_links();
   for (const auto& n : nodes) {
     s += n->hc.dump_state();
     s += n->core.dump_state();

@@ -105,6 +105,9 @@ class Cluster {
   // programs[n] on node n (an empty function: none).
   void run(const std::vector<std::function<void()>>& programs);
   std::string dump_state() const;
+  // One line per link that lost or corrupted frames so far ("link eth0: ..."; "" if none): the
+  // cause to name beside a channel failure or a hung run.
+  std::string lossy_links() const;
   void trace(TraceSink& t) const;
   eth::EthLink& link(size_t i) { return *links[i]; }
   int find(const std::string& host) const;  // -1 when no host has that name

@@ -156,6 +156,12 @@ void SystemConfig::check_pairs(const std::string& where) const {
                      fmt::format("{} B is above switch.pause_xoff_bytes {} B: a port is resumed "
                                  "below the level that paused it",
                                  sw.pause_xon_bytes, sw.pause_xoff_bytes));
+  // The switch queues a frame as its Ethernet header and payload (eth_switch.cc).
+  if (sw.port_buffer_bytes < mac.mtu + 14)
+    throw InputError(where, "switch.port_buffer_bytes",
+                     fmt::format("{} B cannot hold one frame of mac.mtu {} B ({} B with its "
+                                 "Ethernet header): every full-size frame would be dropped",
+                                 sw.port_buffer_bytes, mac.mtu, mac.mtu + 14));
   if (sw.ecn_bytes > sw.port_buffer_bytes)
     throw InputError(where, "switch.ecn_bytes",
                      fmt::format("{} B is above switch.port_buffer_bytes {} B: a queue never "

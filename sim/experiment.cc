@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
+#include "sim/cluster.h"
 #include "sim/host_card.h"
+#include "sim/link_capture.h"
 #include "sim/numbers.h"
 #include "sim/run_trace.h"
 
@@ -156,6 +159,13 @@ void ExperimentContext::attach(HostCard& sys) {
 
 void ExperimentContext::attach(Cluster& sys) {
   if (trace) trace->attach(sys);
+  if (!scenario.outputs.pcap) return;
+  for (size_t i = 0; i < sys.links.size(); ++i) {
+    const std::string path =
+        (std::filesystem::path(out_dir) / (sys.link_names[i] + ".pcap")).string();
+    capture_writers.push_back(capture_link(sys.link(i), path, scenario.outputs.pcap_fcs));
+    captures.push_back(path);
+  }
 }
 
 int64_t ExperimentContext::get_int(const std::string& key) const {

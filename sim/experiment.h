@@ -4,11 +4,13 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "models/common/stats.h"
+#include "sim/pcap_writer.h"
 #include "sim/scenario.h"
 
 namespace rnic {
@@ -44,8 +46,10 @@ struct ExperimentContext {
   RunTrace* trace = nullptr;          // set when the run writes a waveform
   std::string out_dir;                // where captures go
   std::vector<std::string> captures;  // the capture files the run wrote
+  std::vector<std::unique_ptr<PcapWriter>> capture_writers;  // open until the run ends
 
-  // Every experiment calls this once its system is built: waveform signals and window.
+  // Every experiment calls this once its system is built: waveform signals and window; with
+  // outputs.pcap, a capture of each of a Cluster's links (OUT/<link>.pcap).
   void attach(HostCard& sys);
   void attach(Cluster& sys);
 

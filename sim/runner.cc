@@ -221,6 +221,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     stopped = fmt::format("rnicsim: the run failed: {}", e.what());
   }
   run_control::clear_progress_line();
+  ctx.capture_writers.clear();  // the captures closed, whole, before the outputs are listed
   if (trace) trace->close();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 

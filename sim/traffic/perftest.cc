@@ -461,15 +461,7 @@ void check_workload_memory(const Scenario& s, const Topology& topo) {
 int run_workloads(ExperimentContext& ctx) {
   const Topology topo = build_topology(ctx.scenario);
   Cluster cl(topo, ctx.cfg, ctx.stats, ctx.scenario.impl);
-  ctx.attach(cl);
-  std::vector<std::unique_ptr<PcapWriter>> caps;
-  if (ctx.scenario.outputs.pcap)
-    for (size_t i = 0; i < cl.links.size(); ++i) {
-      const std::string path =
-          (std::filesystem::path(ctx.out_dir) / (cl.link_names[i] + ".pcap")).string();
-      caps.push_back(capture_link(cl.link(i), path, ctx.scenario.outputs.pcap_fcs));
-      ctx.captures.push_back(path);
-    }
+  ctx.attach(cl);  // waveform and captures
 
   std::vector<std::unique_ptr<Job>> jobs;
   for (const WorkloadSpec& w : ctx.scenario.workloads) {
@@ -671,11 +663,17 @@ int run_workloads(ExperimentContext& ctx) {
     if (!failed) throw;
   }
 
+  // A failed channel (retry limit) names the links that lost frames: its cause.
+  std::string lossy = cl.lossy_links();
+  while (!lossy.empty() && lossy.back() == '\n') lossy.pop_back();
+  for (size_t at; (at = lossy.find('\n')) != std::string::npos;) lossy.replace(at, 1, "; ");
   int rc = 0;
   for (auto& jp : jobs) {
     Job& j = *jp;
     if (!j.error.empty()) {
-      fmt::print(stderr, "rnicsim: workload {} ({}): {}\n", j.spec->name, j.t->name, j.error);
+      const bool channel = j.error.find("retry counter exceeded") != std::string::npos;
+      fmt::print(stderr, "rnicsim: workload {} ({}): {}{}\n", j.spec->name, j.t->name, j.error,
+                 channel && !lossy.empty() ? " (" + lossy + ")" : "");
       rc = 1;
     }
     for (size_t si = 0; si < j.sizes.size(); ++si) {
@@ -728,6 +726,10 @@ int run_workloads(ExperimentContext& ctx) {
                              {"start_us", j->spec->start_us},
                              {"x", "bytes"},
                              {"y", y_axes(*j->t)}});
+    if (!j->error.empty()) {
+      ctx.workloads.back()["failed"] = true;
+      ctx.workloads.back()["error"] = j->error;
+    }
     const std::string table = j->t->latency ? lat_table(j->rows) : bw_table(j->rows);
     if (jobs.size() == 1) {
       ctx.summary = table;

@@ -57,17 +57,18 @@ def failure_recorded(res):
     """Whether results.json says the run failed: a stop, or a program that did not end well."""
     if res.get("stopped", {}).get("exit") == 1:
         return True
-    return any(h.get("failed") for w in res.get("workloads", []) for h in w.get("hosts", []))
+    return any(w.get("failed") or any(h.get("failed") for h in w.get("hosts", []))
+               for w in res.get("workloads", []))
 
 
-def outputs_record_failure(name, o):
+def outputs_written(name, o, failed):
     for f in ("results.json", "stats.json"):
-        check(os.path.exists(os.path.join(o, f)), f"{name}: no {f} after a failed run")
-    if os.path.exists(os.path.join(o, "results.json")):
+        check(os.path.exists(os.path.join(o, f)), f"{name}: no {f} after the run")
+    if failed and os.path.exists(os.path.join(o, "results.json")):
         check(failure_recorded(load(os.path.join(o, "results.json"))),
               f"{name}: results.json does not record the failure")
     caps = glob.glob(os.path.join(o, "*.pcap"))
-    check(caps, f"{name}: no capture after a failed run with --pcap")
+    check(caps, f"{name}: no capture after a run with --pcap")
     for c in caps:
         with open(c, "rb") as f:
             head = f.read(24)
@@ -100,8 +101,8 @@ for path in files:
         if code in (1, 2):
             lines = [l for l in err.splitlines() if l.startswith("rnicsim:")]
             check(len(lines) == 1, f"{name}: {verb}: {len(lines)} rnicsim lines on stderr, expected one: {err!r}")
-        if verb == "run" and code == 1:
-            outputs_record_failure(name, o)
+        if verb == "run" and code in (0, 1):
+            outputs_written(name, o, code == 1)
         if verb == "run" and code == 2:
             left = os.listdir(o) if os.path.exists(o) else []
             check(not left, f"{name}: a refused run left {left} in --out")
