@@ -169,6 +169,7 @@ void note_slow_firmware(const SystemConfig& c) {
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   check_scenario(s);
   note_slow_firmware(s.config);
+  const bool out_existed = std::filesystem::exists(out_dir);
   check_out_dir(out_dir);
   clear_outputs(out_dir);
   const bool workloads = !s.workloads.empty();
@@ -204,7 +205,13 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     stopped = fmt::format("rnicsim: {}", e.what());
     stopped_detail = e.detail;
   } catch (const InputError&) {
-    throw;  // refused before anything ran (exit 2)
+    // Refused once the system was built (before anything ran; exit 2): a folder made for this
+    // run is not left behind empty.
+    std::error_code ec;
+    ctx.capture_writers.clear();
+    for (const std::string& c : ctx.captures) std::filesystem::remove(c, ec);
+    if (!out_existed) std::filesystem::remove(out_dir, ec);  // only if empty
+    throw;
   } catch (const std::bad_alloc&) {
     rc = 1;
     stopped = kOutOfMemory;
