@@ -43,14 +43,17 @@ def outputs(o):
     return strip_wall(load(os.path.join(o, "results.json"))), caps
 
 
+# A shipped scenario may fail on purpose (program_fault: exit 1): its exit code must not move.
+FAILS = {"program_fault": 1}
 for name, args in runs:
     o = out_dir(base, f"observers_{name}_none")
-    want_out = rnicsim(binary, *args, "--out", o, "--quiet").stdout  # a program's own prints
+    code = FAILS.get(name, 0)
+    want_out = rnicsim(binary, *args, "--out", o, "--quiet", expect=code).stdout  # its prints
     want = outputs(o)
     check(want[0].get("rows") or want[0].get("workloads"), f"{name}: no rows nor workloads")
     for obs, extra in OBSERVERS.items():
         o2 = out_dir(base, f"observers_{name}_{obs}")
-        got_out = rnicsim(binary, *args, *extra, "--out", o2, "--quiet").stdout
+        got_out = rnicsim(binary, *args, *extra, "--out", o2, "--quiet", expect=code).stdout
         got = outputs(o2)
         check(got[0] == want[0], f"{name}: results.json differs with {' '.join(extra)}")
         check(got_out == want_out, f"{name}: the programs printed otherwise with {' '.join(extra)}:"
