@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <link.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -37,6 +38,9 @@ constexpr int kExitJump = 1000;  // siglongjmp's value for an exit call (signals
 // and the exit interposers from asking SystemC anything while no program runs (the exit of
 // rnicsim itself, a crash of its own).
 std::atomic<int> g_guarded{0};
+// The OS thread that runs the simulation (and so every program): a call from another one (the
+// spin guard's _exit) is never a program's.
+pthread_t g_sim_thread{};
 std::unordered_map<const sc_core::sc_process_b*, Frame*>& frames() {
   static std::unordered_map<const sc_core::sc_process_b*, Frame*> m;
   return m;
@@ -44,6 +48,7 @@ std::unordered_map<const sc_core::sc_process_b*, Frame*>& frames() {
 
 Frame* current_frame() {
   if (g_guarded.load(std::memory_order_relaxed) == 0) return nullptr;
+  if (!pthread_equal(pthread_self(), g_sim_thread)) return nullptr;
   const sc_core::sc_process_b* p = sc_core::sc_get_current_process_b();
   if (!p) return nullptr;
   auto it = frames().find(p);
@@ -63,6 +68,7 @@ void on_fault(int sig, siginfo_t*, void*) {
 }
 
 void install_handlers() {
+  g_sim_thread = pthread_self();
   static bool done = false;
   if (done) return;
   done = true;

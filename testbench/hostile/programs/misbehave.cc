@@ -12,6 +12,7 @@
 //   destroyed_all destroys a QP, then posts, modifies, queries and destroys it again, and the
 //                 same with its CQ (poll, arm, destroy) and PD (deallocate): each of the nine
 //                 calls must return an error (returns 0 when all did)
+//   spin          loops for ever without a call (the spin guard ends the run)
 //   ok            returns 0
 #include <unistd.h>
 
@@ -99,6 +100,11 @@ RNIC_PROGRAM {
   }
   if (!std::strcmp(mode, "destroyed_qp")) return destroyed(false);
   if (!std::strcmp(mode, "destroyed_all")) return destroyed(true);
+  if (!std::strcmp(mode, "spin")) {
+    while (g_zero == 0) {
+    }
+    return 103;
+  }
   if (!std::strcmp(mode, "ok")) return 0;
   return 102;
 }
