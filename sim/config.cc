@@ -47,7 +47,7 @@ std::vector<ParamInfo> SystemConfig::params() {
   s.i("watchdog_us", sim.watchdog_us, "us", 1, 1e9,
       "no-progress time before the watchdog stops a run");
   s.r("spin_guard_s", sim.spin_guard_s, "s", 0, 1e6,
-      "the simulation's CPU time with simulated time standing still (a host program "
+      "the simulation's user-mode CPU time with simulated time standing still (a host program "
       "spinning) before the run stops with exit 3 (0: never)");
   return p;
 }
