@@ -2,6 +2,7 @@
 //   rnicsim run SCENARIO [run options]
 //   rnicsim perf TEST [-s SIZE | -a] [-n ITERS] [-q QPS] [-t DEPTH] [run options]
 //   rnicsim validate SCENARIO [run options]
+//   rnicsim sweep SCENARIO --vary KEY=V1,V2 [--vary ...] [--seeds N] [-j N] [--slurm] [run options]
 //   rnicsim presets
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "sim/host_card.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "sim/sweep.h"
 #include "sim/traffic/efe_experiments.h"
 #include "sim/traffic/memory_experiments.h"
 #include "sim/traffic/perftest.h"
@@ -65,6 +67,22 @@ int sc_main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "check a scenario file without running it");
   validate->add_option("scenario", scenario, "scenario YAML")->required();
   add_run_options(validate, opt, out, quiet);
+
+  rnic::SweepOptions sw;
+  auto* sweep = app.add_subcommand(
+      "sweep", "run a scenario at every combination of varied keys, each point a process");
+  sweep->add_option("scenario", sw.scenario, "scenario YAML")->required();
+  sweep->add_option("--vary", sw.vary,
+                    "KEY=V1,V2,...: a parameter (pcie.mps) or a path in the scenario "
+                    "(workloads.0.size) and its values (repeatable: every combination runs)");
+  sweep->add_option("--seeds", sw.seeds, "also vary sim.seed over 1..N");
+  sweep->add_option("-j,--jobs", sw.jobs, "points run at a time on this machine")
+      ->capture_default_str();
+  sweep->add_flag("--slurm", sw.slurm,
+                  "write a Slurm job array (OUT/sweep.sbatch, merge.sbatch, submit.sh) instead");
+  sweep->add_option("--point", sw.point, "run only this point (a Slurm array task)");
+  sweep->add_flag("--merge", sw.merge, "only merge the points' results into OUT/results.json");
+  add_run_options(sweep, opt, out, quiet);
 
   auto* presets =
       app.add_subcommand("presets", "list the presets and every parameter's value in each");
@@ -117,6 +135,12 @@ int sc_main(int argc, char** argv) {
                  s.has_experiment ? ", experiment " + s.experiment.kind
                                   : fmt::format(", {} workloads", s.workloads.size()));
       return 0;
+    }
+    if (sweep->parsed()) {
+      sw.out = out;
+      sw.quiet = quiet;
+      sw.run = opt;
+      return rnic::run_sweep(sw);
     }
     if (run->parsed()) {
       rnic::Scenario s = rnic::load_scenario(scenario, opt);

@@ -336,6 +336,13 @@ void parse_workloads(const std::string& file, const YAML::Node& w, Scenario* s) 
         throw InputError(at(file, e["start_us"]), "workloads.start_us",
                          fmt::format("'{}' is not a time in us (0 .. 1e9)", v));
     }
+    // One way to give the sizes (perf refuses -s with -a alike).
+    if (e["size"] && e["sizes"])
+      throw InputError(at(file, e["sizes"]), "workloads.sizes",
+                       "give size or sizes, not both (sizes would win)");
+    if (e["all"] && (e["size"] || e["sizes"]))
+      throw InputError(at(file, e["all"]), "workloads.all",
+                       "all runs every size: give it without size or sizes");
     for (const auto& key : k->keys) {
       if (!e[key.key]) continue;
       try {
