@@ -4,6 +4,7 @@
 // refused). Each returns the reason a text is not one, or "" when it is.
 #pragma once
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -12,8 +13,26 @@
 
 namespace rnic {
 
+// Whether s is a number followed by a unit ("0.3us", "10 Gb/s", "5%"): said as such, not as a
+// malformed number.
+inline bool has_unit_suffix(const std::string& s) {
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end == '\0') return false;
+  while (*end == ' ') ++end;
+  if (*end == '\0') return false;
+  for (const char* c = end; *c; ++c)
+    if (!std::isalpha(static_cast<unsigned char>(*c)) && *c != '/' && *c != '%') return false;
+  return true;
+}
+
+inline std::string unit_reason(const std::string& s) {
+  return "'" + s + "' carries a unit: give a plain number in the key's unit";
+}
+
 inline std::string parse_int(const std::string& s, int64_t* out) {
   if (s.empty()) return "'' is not an integer";
+  if (has_unit_suffix(s)) return unit_reason(s);
   size_t i = s[0] == '-' || s[0] == '+' ? 1 : 0;
   const bool hex = s.size() > i + 1 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X');
   if (!hex && s.size() > i + 1 && s[i] == '0')
@@ -29,6 +48,7 @@ inline std::string parse_int(const std::string& s, int64_t* out) {
 
 inline std::string parse_real(const std::string& s, double* out) {
   if (s.empty()) return "'' is not a number";
+  if (has_unit_suffix(s)) return unit_reason(s);
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);

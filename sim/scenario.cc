@@ -368,8 +368,14 @@ void apply_options(Scenario& s, const RunOptions& opt) {
   }
   for (const auto& b : opt.rtl) s.rtl.push_back(b);
   if (opt.pcap) s.outputs.pcap = true;
-  if (!opt.trace.empty()) s.outputs.trace = opt.trace;
-  if (!opt.trace_window.empty()) s.outputs.trace_window = opt.trace_window;
+  if (!opt.trace.empty()) {
+    s.outputs.trace = opt.trace;
+    s.outputs.trace_where = "--trace " + opt.trace;
+  }
+  if (!opt.trace_window.empty()) {
+    s.outputs.trace_window = opt.trace_window;
+    s.outputs.window_where = "--trace-window " + opt.trace_window;
+  }
   if (!opt.trace_scope.empty()) s.outputs.trace_scope = opt.trace_scope;
   if (!opt.timeline.empty()) s.outputs.timeline = opt.timeline;
 }
@@ -505,17 +511,21 @@ void check_capabilities(Scenario& s, const std::string& where) {
           where, "pcap",
           fmt::format("experiment '{}' builds no Ethernet link to capture", s.experiment.kind));
   }
+  // An option's error names the option, not the scenario file.
+  const std::string trace_at = s.outputs.trace_where.empty() ? where : s.outputs.trace_where;
+  const std::string window_at = s.outputs.window_where.empty() ? where : s.outputs.window_where;
   if (!s.outputs.trace.empty() && s.outputs.trace != "fst" && s.outputs.trace != "vcd")
-    throw InputError(where, "trace", fmt::format("'{}' is not fst or vcd", s.outputs.trace));
+    throw InputError(trace_at, "trace", fmt::format("'{}' is not fst or vcd", s.outputs.trace));
   if (s.outputs.trace == "vcd")
-    throw InputError(where, "trace",
+    throw InputError(trace_at, "trace",
                      "vcd is not built (the RTL blocks are Verilated for FST); use fst");
   if (s.outputs.trace.empty() &&
       (!s.outputs.trace_window.empty() || !s.outputs.trace_scope.empty()))
-    throw InputError(where, s.outputs.trace_window.empty() ? "trace_scope" : "trace_window",
+    throw InputError(s.outputs.trace_window.empty() ? where : window_at,
+                     s.outputs.trace_window.empty() ? "trace_scope" : "trace_window",
                      "has no effect without --trace fst");
   uint64_t t0, t1;
-  parse_trace_window(s.outputs.trace_window, where, &t0, &t1);
+  parse_trace_window(s.outputs.trace_window, window_at, &t0, &t1);
   if (!s.outputs.timeline.empty())
     throw InputError(where, "timeline", "the timeline is not built yet");
 }
@@ -542,6 +552,11 @@ void parse_faults(const std::string& file, const YAML::Node& f, Scenario* s) {
       probe.set("link.loss", scalar(file, "faults.loss", e["loss"]), at(file, e["loss"]));
       fs.has_loss = true;
       fs.loss = probe.link.loss;
+      if (fs.loss >= 1)  // as meant, or 1 % written as 1: said either way
+        fmt::print(stderr,
+                   "rnicsim: note: {}: link '{}' loses every frame (faults.loss 1; a loss is a "
+                   "fraction: 1 % is 0.01)\n",
+                   at(file, e["loss"]), fs.link);
     }
     if (e["ber"]) {
       probe.set("link.ber", scalar(file, "faults.ber", e["ber"]), at(file, e["ber"]));

@@ -33,6 +33,9 @@ struct OutputSpec {
   std::string trace_window;  // "T0:T1" in ns
   std::string trace_scope;   // glob over hierarchical names
   std::string timeline;      // file
+  // Where trace and trace_window came from when the command line gave them ("--trace vcd"),
+  // for messages; "" when the scenario file did.
+  std::string trace_where, window_where;
 };
 
 struct ExperimentSpec {
