@@ -6,7 +6,8 @@
 // `ready` before the next request.
 //
 // Implementations: RxParseModelChannel (below: DdpRxParse, ddp_rx_parse.h, with its timing);
-// the RTL twin is the RTL co-simulation issue's (the block registry refuses it by name).
+// the RTL twin is rtl/rnic/ddp_rx_parse.sv behind the same channel (sim/blocks.h,
+// docs/rtl.md).
 #pragma once
 
 #include <cstdint>

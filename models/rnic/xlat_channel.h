@@ -9,8 +9,8 @@
 // checks and the RX engine's Read Request source check).
 //
 // Implementations: XlatModelChannel (below: XlatBlock, rnic_xlat.h, answering after the cycles
-// its translation takes); the RTL twin is the RTL co-simulation issue's (the block registry
-// refuses it by name).
+// its translation takes); the RTL twin is rtl/rnic/rnic_xlat.sv behind the same channel
+// (sim/blocks.h, docs/rtl.md).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The scatter-gather firmware issue's experiments (CI form). phys_scan as shipped: the preset's
+"""The memory experiments (CI form: scatter-gather handles, physical regions, the registration
+cache, callbacks, on-demand paging). phys_scan as shipped: the preset's
 map, readable below 3 GiB and above 4 GiB to the top (16 GiB), the device-reserved window
 between not, as three merged rows. reg_cache as shipped: with the cache on, every buffer of the
 pool misses once and hits after (968 of 1000), nothing is evicted (64 entries > 32 buffers) and

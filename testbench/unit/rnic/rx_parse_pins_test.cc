@@ -3,8 +3,8 @@
 // every header fault, too short to parse) through the pins equals the burst API's, field for
 // field; with back-to-back beats and ready outputs it is out at exactly the burst's cycle and
 // each segment starts exactly when the burst model's RX engine would take the next; under
-// valid/ready stalls the results and the payload bytes are the same. The RTL issue runs the same
-// bench on the Verilated block.
+// valid/ready stalls the results and the payload bytes are the same. ddp_rx_parse_lockstep_test
+// runs the Verilated block against the model.
 #include <gtest/gtest.h>
 
 #include <random>

@@ -1,8 +1,8 @@
 // rnic_xlat's swap boundary (models/rnic/xlat_ports.h): the table entries survive packing onto
 // the write ports, and the pin face gives, beat for beat and cycle for cycle, what the burst API
 // gives for the same tables and requests: random regions of every SMT entry type, requests good
-// and bad, under valid/ready patterns, with a ready/valid checker on both streams. The RTL issue
-// runs the same bench on the Verilated block.
+// and bad, under valid/ready patterns, with a ready/valid checker on both streams.
+// rnic_xlat_lockstep_test runs the Verilated block against the model.
 #include <gtest/gtest.h>
 
 #include <random>
