@@ -104,28 +104,27 @@ std::string signal_name(int sig) {
 
 }  // namespace rnic::traffic
 
+namespace rnic::traffic {
+namespace {
+// On a program's thread: that program ends with `status`; anywhere else: libc's `name`.
+[[noreturn]] void end_program_or(const char* name, int status) {
+  if (Frame* f = current_frame()) exit_program(f, status);
+  real<void (*)(int)>(name)(status);
+  __builtin_unreachable();
+}
+}  // namespace
+}  // namespace rnic::traffic
+
 // The exit calls a program makes resolve here (rnicsim exports its symbols and comes first in
 // the lookup order): on a program's thread they end that program; anywhere else they are libc's.
 extern "C" [[noreturn]] void exit(int status) noexcept {
-  if (rnic::traffic::Frame* f = rnic::traffic::current_frame())
-    rnic::traffic::exit_program(f, status);
-  static const auto libc = rnic::traffic::real<void (*)(int)>("exit");
-  libc(status);
-  __builtin_unreachable();
+  rnic::traffic::end_program_or("exit", status);
 }
 extern "C" [[noreturn]] void _exit(int status) noexcept {
-  if (rnic::traffic::Frame* f = rnic::traffic::current_frame())
-    rnic::traffic::exit_program(f, status);
-  static const auto libc = rnic::traffic::real<void (*)(int)>("_exit");
-  libc(status);
-  __builtin_unreachable();
+  rnic::traffic::end_program_or("_exit", status);
 }
 extern "C" [[noreturn]] void _Exit(int status) noexcept {
-  if (rnic::traffic::Frame* f = rnic::traffic::current_frame())
-    rnic::traffic::exit_program(f, status);
-  static const auto libc = rnic::traffic::real<void (*)(int)>("_Exit");
-  libc(status);
-  __builtin_unreachable();
+  rnic::traffic::end_program_or("_Exit", status);
 }
 
 namespace rnic::traffic {

@@ -251,6 +251,16 @@ int ibv_close_device(ibv_context* context) {
   return 0;
 }
 
+namespace {
+// The EUI-64 of a MAC (its U/L bit flipped, ff:fe in the middle), in network byte order.
+uint64_t eui64(const rnic::MacAddr& m) {
+  const uint8_t b[8] = {uint8_t(m[0] ^ 0x02), m[1], m[2], 0xff, 0xfe, m[3], m[4], m[5]};
+  uint64_t g;
+  std::memcpy(&g, b, 8);
+  return g;
+}
+}  // namespace
+
 int ibv_query_device(ibv_context* context, ibv_device_attr* a) {
   const rnic::abi::CardCaps& cfg = context->drv->caps();
   *a = ibv_device_attr{};
@@ -270,6 +280,7 @@ int ibv_query_device(ibv_context* context, ibv_device_attr* a) {
   a->max_qp_init_rd_atom = int(cfg.ord);
   a->max_res_rd_atom = int(cfg.ird * (cfg.qps - 1));
   a->phys_port_cnt = 1;
+  a->node_guid = a->sys_image_guid = eui64(context->drv->mac());
   return 0;
 }
 
@@ -284,6 +295,94 @@ int ibv_query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* a) {
   a->max_msg_sz = 1u << 31;
   a->link_layer = IBV_LINK_LAYER_ETHERNET;
   return 0;
+}
+
+
+uint64_t ibv_get_device_guid(ibv_device* device) { return device ? eui64(device->drv->mac()) : 0; }
+
+int ibv_fork_init(void) { return 0; }
+
+const char* ibv_node_type_str(ibv_node_type t) {
+  switch (t) {
+    case IBV_NODE_CA:
+      return "InfiniBand channel adapter";
+    case IBV_NODE_SWITCH:
+      return "InfiniBand switch";
+    case IBV_NODE_ROUTER:
+      return "InfiniBand router";
+    case IBV_NODE_RNIC:
+      return "iWARP NIC";
+    case IBV_NODE_USNIC:
+      return "usNIC";
+    case IBV_NODE_USNIC_UDP:
+      return "usNIC UDP";
+    default:
+      return "unknown";
+  }
+}
+
+const char* ibv_port_state_str(ibv_port_state s) {
+  switch (s) {
+    case IBV_PORT_NOP:
+      return "no state change (NOP)";
+    case IBV_PORT_DOWN:
+      return "down";
+    case IBV_PORT_INIT:
+      return "init";
+    case IBV_PORT_ARMED:
+      return "armed";
+    case IBV_PORT_ACTIVE:
+      return "active";
+    case IBV_PORT_ACTIVE_DEFER:
+      return "active defer";
+    default:
+      return "unknown";
+  }
+}
+
+const char* ibv_event_type_str(ibv_event_type e) {
+  switch (e) {
+    case IBV_EVENT_CQ_ERR:
+      return "CQ error";
+    case IBV_EVENT_QP_FATAL:
+      return "local work queue catastrophic error";
+    case IBV_EVENT_QP_REQ_ERR:
+      return "invalid request local work queue error";
+    case IBV_EVENT_QP_ACCESS_ERR:
+      return "local access violation work queue error";
+    case IBV_EVENT_COMM_EST:
+      return "communication established";
+    case IBV_EVENT_SQ_DRAINED:
+      return "send queue drained";
+    case IBV_EVENT_PATH_MIG:
+      return "path migrated";
+    case IBV_EVENT_PATH_MIG_ERR:
+      return "path migration request error";
+    case IBV_EVENT_DEVICE_FATAL:
+      return "local catastrophic error";
+    case IBV_EVENT_PORT_ACTIVE:
+      return "port active";
+    case IBV_EVENT_PORT_ERR:
+      return "port error";
+    case IBV_EVENT_LID_CHANGE:
+      return "LID change";
+    case IBV_EVENT_PKEY_CHANGE:
+      return "P_Key change";
+    case IBV_EVENT_SM_CHANGE:
+      return "SM change";
+    case IBV_EVENT_SRQ_ERR:
+      return "SRQ catastrophic error";
+    case IBV_EVENT_SRQ_LIMIT_REACHED:
+      return "SRQ limit reached";
+    case IBV_EVENT_QP_LAST_WQE_REACHED:
+      return "last WQE reached";
+    case IBV_EVENT_CLIENT_REREGISTER:
+      return "client reregistration";
+    case IBV_EVENT_GID_CHANGE:
+      return "GID table change";
+    default:
+      return "unknown";  // rdma-core's table stops at the GID change too
+  }
 }
 
 int ibv_query_gid(ibv_context* context, uint8_t port_num, int index, ibv_gid* gid) {
@@ -309,11 +408,12 @@ ibv_pd* ibv_alloc_pd(ibv_context* context) {
     errno = rc;
     return nullptr;
   }
-  return new ibv_pd{context, pd};
+  return new ibv_pd{context, pd, 0};
 }
 
 int ibv_dealloc_pd(ibv_pd* pd) {
   if (!live(pd)) return EINVAL;
+  if (pd->users) return EBUSY;  // the kernel's answer while an MR or QP uses it
   const int rc = pd->context->drv->dealloc_pd(pd->handle);
   if (rc == 0) pd->context = nullptr;  // quarantined (live())
   return rc;
@@ -323,6 +423,7 @@ namespace {
 // The ibv_mr of a region the driver registered.
 ibv_mr* new_mr(ibv_pd* pd, void* addr, size_t length, const Driver::MrInfo& info) {
   auto* mr = new ibv_mr{};
+  ++pd->users;
   mr->context = pd->context;
   mr->pd = pd;
   mr->addr = addr;
@@ -521,11 +622,15 @@ int ibv_dereg_mr(ibv_mr* mr) {
     ibv_context* c = mr->context;
     --e->refs;
     if (e->refs == 0) e->idle_since = idle_clock()++;
+    --mr->pd->users;
     mr->context = nullptr;  // quarantined (live())
     return reg_cache_trim(c, *contexts()[c].cache);
   }
   const int rc = mr->context->drv->dereg_mr({mr->lkey, mr->pbl_first, mr->pbl_count});
-  if (rc == 0) mr->context = nullptr;
+  if (rc == 0) {
+    --mr->pd->users;
+    mr->context = nullptr;
+  }
   return rc;
 }
 
@@ -654,6 +759,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   q.rq_ring = info.rq_ring;
   q.attr.cap = a->cap;
   contexts()[c].qps[qpn] = qp;
+  ++pd->users;
   for (ibv_cq* cq : {a->send_cq, a->recv_cq}) {
     cq->impl->qps.push_back(qp);
     if (cq->impl->arm_pending) {
@@ -744,6 +850,7 @@ int ibv_destroy_qp(ibv_qp* qp) {
     v.erase(std::remove(v.begin(), v.end(), qp), v.end());
   }
   contexts()[qp->context].qps.erase(qp->qp_num);
+  --qp->pd->users;
   delete qp->impl;
   qp->impl = nullptr;  // quarantined (live())
   return 0;

@@ -114,6 +114,7 @@ struct ibv_port_attr {
 struct ibv_pd {
   ibv_context* context;
   uint32_t handle;
+  uint32_t users;  // rnicsim: its MRs and QPs (while any lives, ibv_dealloc_pd returns EBUSY)
 };
 
 struct ibv_mr {
@@ -311,6 +312,15 @@ struct ibv_async_event {
 ibv_device** ibv_get_device_list(int* num_devices);
 void ibv_free_device_list(ibv_device** list);
 const char* ibv_get_device_name(ibv_device* device);
+// The card's GUID in network byte order: the EUI-64 of its MAC (as siw derives it), the GID's
+// interface half.
+uint64_t ibv_get_device_guid(ibv_device* device);
+// rdma-core's fork protection: nothing to protect here (a simulated process does not fork);
+// returns 0.
+int ibv_fork_init(void);
+const char* ibv_node_type_str(ibv_node_type node_type);
+const char* ibv_port_state_str(ibv_port_state port_state);
+const char* ibv_event_type_str(ibv_event_type event);
 ibv_context* ibv_open_device(ibv_device* device);
 int ibv_close_device(ibv_context* context);
 int ibv_query_device(ibv_context* context, ibv_device_attr* device_attr);

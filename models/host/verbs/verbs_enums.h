@@ -174,7 +174,9 @@ enum ibv_node_type {
   IBV_NODE_CA = 1,
   IBV_NODE_SWITCH,
   IBV_NODE_ROUTER,
-  IBV_NODE_RNIC
+  IBV_NODE_RNIC,
+  IBV_NODE_USNIC,
+  IBV_NODE_USNIC_UDP,
 };
 enum ibv_transport_type { IBV_TRANSPORT_UNKNOWN = -1, IBV_TRANSPORT_IB = 0, IBV_TRANSPORT_IWARP };
 enum ibv_link_layer {
