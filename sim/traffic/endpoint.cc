@@ -35,6 +35,7 @@ void Endpoint::open(const EndpointConfig& c) {
     a.cap.max_send_wr = c.send_depth;
     a.cap.max_recv_wr = c.recv_depth;
     a.cap.max_send_sge = c.sge;
+    a.cap.max_inline_data = c.max_inline;
     a.cap.max_recv_sge = c.sge;
     ibv_qp* qp = ibv_create_qp(pd, &a);
     if (!qp) fail("ibv_create_qp", errno);

@@ -50,6 +50,7 @@ struct EndpointConfig {
   int qps = 1;
   uint32_t send_depth = 128, recv_depth = 128;
   uint32_t sge = 1;
+  uint32_t max_inline = 0;  // ibv_qp_cap.max_inline_data (IBV_SEND_INLINE up to it)
   int cqe = 4096;
   bool comp_channel = false;  // the CQ reports its events through a completion channel
   bool lazy = false;          // the buffer's pages not yet touched (rnic_malloc_lazy)

@@ -1,7 +1,7 @@
 // The verbs library's answers that rdma-core's examples and tools read: what the device is
 // (iWARP NIC, its GUID the EUI-64 of its MAC as the GID's interface half), rdma-core's strings
-// for node types, port states and events, ibv_fork_init, and the kernel's EBUSY for a PD that
-// an MR or a QP still uses (docs/verbs.md).
+// for node types, port states and events, ibv_fork_init, the kernel's EBUSY for a PD that an
+// MR or a QP still uses, and inline sends (docs/verbs.md).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -9,6 +9,8 @@
 
 #include "models/host/verbs/verbs.h"
 #include "sim/cluster.h"
+#include "sim/traffic/endpoint.h"
+#include "testbench/common/verbs_helpers.h"
 
 namespace rnic {
 namespace {
@@ -83,6 +85,88 @@ TEST(VerbsApi, APdInUseIsNotDeallocated) {
     ibv_destroy_cq(cq);
     ibv_close_device(ctx);
   }});
+}
+
+// IBV_SEND_INLINE: the bytes are taken at the post (the buffer is reused at once and needs no
+// lkey: the program's own stack here), Send and RDMA Write alike; more than max_inline_data, or
+// a QP created without it, is EINVAL; max_inline_data above the card's 256 B fails the QP.
+TEST(VerbsApi, InlineSendsTakeTheirBytesAtThePost) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  traffic::Oob oob;
+  traffic::Endpoint a, b, plain;
+  traffic::EndpointConfig ec;
+  ec.buf_bytes = 4096;
+  ec.max_inline = 236;  // perftest's default for Sends
+  std::vector<uint8_t> got;
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            const traffic::PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            oob.get(0);  // the receive is posted
+            char msg[200];
+            std::memset(msg, 'A', sizeof msg);
+            ibv_sge sge{reinterpret_cast<uint64_t>(msg), sizeof msg, 0};
+            ibv_send_wr wr{};
+            wr.opcode = IBV_WR_SEND;
+            wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+            wr.sg_list = &sge;
+            wr.num_sge = 1;
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+            std::memset(msg, 'B', sizeof msg);  // reused at once
+            EXPECT_EQ(testbench::wait_one(a.cq).status, IBV_WC_SUCCESS);
+            // An RDMA Write inline, 100 B at offset 1000 of the peer's buffer.
+            std::memset(msg, 'C', sizeof msg);
+            sge.length = 100;
+            ibv_send_wr w = testbench::rdma_write_wr(2, &sge, 1, peer.addr + 1000, peer.rkey, true);
+            w.send_flags |= IBV_SEND_INLINE;
+            ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
+            EXPECT_EQ(testbench::wait_one(a.cq).status, IBV_WC_SUCCESS);
+            char big[300] = {};
+            ibv_sge too{reinterpret_cast<uint64_t>(big), sizeof big, 0};
+            wr.sg_list = &too;
+            EXPECT_EQ(ibv_post_send(a.qps[0], &wr, &bad), EINVAL) << "more than max_inline_data";
+            oob.put(1, {});
+            // A QP without max_inline_data takes no inline send; one above the card's 256 B is
+            // refused.
+            plain.open({});
+            ibv_sge one{reinterpret_cast<uint64_t>(msg), 8, 0};
+            wr.sg_list = &one;
+            EXPECT_EQ(ibv_post_send(plain.qps[0], &wr, &bad), EINVAL);
+            ibv_qp_init_attr ia{};
+            ia.send_cq = ia.recv_cq = plain.cq;
+            ia.cap.max_send_wr = ia.cap.max_recv_wr = 2;
+            ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+            ia.cap.max_inline_data = 257;
+            ia.qp_type = IBV_QPT_RC;
+            EXPECT_EQ(ibv_create_qp(plain.pd, &ia), nullptr);
+            EXPECT_EQ(errno, EINVAL);
+          },
+          [&] {
+            b.open(ec);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            testbench::mem_fill(b.buf, 4096);
+            ibv_sge sge{b.addr(), 4096, b.mr->lkey};
+            ibv_recv_wr r{};
+            r.sg_list = &sge;
+            r.num_sge = 1;
+            ibv_recv_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
+            oob.put(0, {});
+            const ibv_wc wc = testbench::wait_one(b.cq);
+            EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+            EXPECT_EQ(wc.byte_len, 200u);
+            oob.get(1);  // the Write is done
+            got = testbench::mem_read(b.buf, 4096);
+          }});
+  std::vector<uint8_t> want(4096, testbench::kGuard);
+  std::fill(want.begin(), want.begin() + 200, 'A');
+  std::fill(want.begin() + 1000, want.begin() + 1100, 'C');
+  EXPECT_EQ(got, want);
 }
 
 }  // namespace

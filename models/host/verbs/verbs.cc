@@ -49,9 +49,18 @@ struct ibv_qp::Impl {
   uint64_t page = 0;
   uint64_t sq_ring = 0, rq_ring = 0;  // host-ring mode: the WQE rings' physical bases
   ibv_qp_attr attr{};
+  // Inline sends: one slot of max_inline bytes per SQ entry in a buffer of the QP's own,
+  // registered in its PD (inline_mr); a WR's bytes are copied into its WQE's slot at post.
+  uint32_t max_inline = 0;
+  uint64_t inline_buf = 0;
+  ibv_mr* inline_mr = nullptr;
 };
 
 namespace {
+// The largest inline send (IBV_SEND_INLINE, ibv_qp_cap.max_inline_data): perftest's default
+// inline sizes (236 and 220 B) fit.
+constexpr uint32_t kMaxInline = 256;
+
 // Objects a program destroyed stay allocated for the life of rnicsim, marked (their impl or
 // context null): a call through a dangling pointer gets EINVAL instead of reaching freed
 // memory (docs/robustness.md, "Programs that misbehave"). Only the small public struct stays.
@@ -296,7 +305,6 @@ int ibv_query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* a) {
   a->link_layer = IBV_LINK_LAYER_ETHERNET;
   return 0;
 }
-
 
 uint64_t ibv_get_device_guid(ibv_device* device) { return device ? eui64(device->drv->mac()) : 0; }
 
@@ -726,7 +734,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
       a->cap.max_send_wr < 1 || a->cap.max_recv_wr < 1 ||
       a->cap.max_send_wr > uint32_t(cfg.max_qp_wr) ||
       a->cap.max_recv_wr > uint32_t(cfg.max_qp_wr) || a->cap.max_send_sge > rnic::kMaxSge ||
-      a->cap.max_recv_sge > rnic::kMaxSge || a->cap.max_inline_data > 0) {
+      a->cap.max_recv_sge > rnic::kMaxSge || a->cap.max_inline_data > kMaxInline) {
     errno = EINVAL;
     return nullptr;
   }
@@ -766,6 +774,21 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
       cq->impl->arm_pending = false;
       cq_doorbell(cq, qp, true, cq->impl->arm_solicited);
     }
+  }
+  if (a->cap.max_inline_data) {
+    q.max_inline = a->cap.max_inline_data;
+    const uint64_t bytes = uint64_t(q.sq_depth) * q.max_inline;
+    q.inline_buf = reinterpret_cast<uint64_t>(rnic_malloc(bytes));
+    q.inline_mr =
+        ibv_reg_mr(pd, reinterpret_cast<void*>(q.inline_buf), bytes, IBV_ACCESS_LOCAL_WRITE);
+    if (!q.inline_mr) {
+      const int e = errno;
+      current().proc->free(q.inline_buf, bytes);
+      ibv_destroy_qp(qp);
+      errno = e;
+      return nullptr;
+    }
+    --pd->users;  // the QP's own MR: the QP already counts
   }
   return qp;
 }
@@ -845,6 +868,11 @@ int ibv_destroy_qp(ibv_qp* qp) {
   if (!live(qp)) return EINVAL;
   const int rc = qp->context->drv->destroy_qp(qp->qp_num);
   if (rc) return rc;
+  if (ibv_mr* m = qp->impl->inline_mr) {
+    ++qp->pd->users;  // the QP's own MR: not the program's
+    ibv_dereg_mr(m);
+    current().proc->free(qp->impl->inline_buf, uint64_t(qp->impl->sq_depth) * qp->impl->max_inline);
+  }
   for (ibv_cq* cq : {qp->send_cq, qp->recv_cq}) {
     auto& v = cq->impl->qps;
     v.erase(std::remove(v.begin(), v.end(), qp), v.end());
@@ -901,7 +929,9 @@ int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       rc = EINVAL;
     else if (rnic::abi::WqeOpcode op; !rnic::host::to_card(wr->opcode, &op))
       rc = EINVAL;
-    else if (wr->send_flags & IBV_SEND_INLINE)
+    else if ((wr->send_flags & IBV_SEND_INLINE) &&
+             (!q.max_inline || (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_RDMA_WRITE &&
+                                wr->opcode != IBV_WR_SEND_WITH_INV)))
       rc = EINVAL;
     else if (q.sq_pi + wqes.size() - q.sq_freed >= q.sq_depth)
       rc = ENOMEM;
@@ -922,6 +952,32 @@ int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     for (int i = 0; i < wr->num_sge; ++i)
       w.sge[i] = {wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
     if (wr->opcode == IBV_WR_LOCAL_INV) w.num_sge = 0;
+    if (wr->send_flags & IBV_SEND_INLINE) {
+      // The bytes now, into the WQE's slot (the program may reuse its buffer at once; no lkey):
+      // the card then reads them from the slot.
+      uint64_t len = 0;
+      for (int i = 0; i < wr->num_sge; ++i) len += wr->sg_list[i].length;
+      if (len > q.max_inline) {
+        rc = EINVAL;
+        break;
+      }
+      const uint64_t slot = q.inline_buf + ((q.sq_pi + wqes.size()) % q.sq_depth) * q.max_inline;
+      std::vector<uint8_t> bytes(len);
+      size_t at = 0;
+      for (int i = 0; i < wr->num_sge; ++i) {
+        if (rnic_mem_read(reinterpret_cast<const void*>(wr->sg_list[i].addr), bytes.data() + at,
+                          wr->sg_list[i].length)) {
+          rc = EFAULT;
+          break;
+        }
+        at += wr->sg_list[i].length;
+      }
+      if (rc) break;
+      rnic_mem_write(reinterpret_cast<void*>(slot), bytes.data(), len);
+      spend(uint64_t(qp->context->drv->cost().copy_line_ns) * ((len + 63) / 64));
+      w.num_sge = len ? 1 : 0;
+      w.sge[0] = {slot, uint32_t(len), q.inline_mr->lkey};
+    }
     if (wr->opcode == RNIC_WR_FAST_REG_MR) {
       ibv_mr* mr = wr->wr.fast_reg.mr;
       if (!mr || !mr->fast_max_pages || !mr->fast_pages) {
