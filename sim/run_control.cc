@@ -22,6 +22,7 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 bool g_quiet = false;
 uint64_t g_point = 0, g_points = 0;
+double g_work = 0, g_work_total = 0;
 bool g_line_shown = false;
 const auto g_start = std::chrono::steady_clock::now();
 auto g_last_print = g_start;
@@ -32,11 +33,16 @@ void progress() {
   if (g_quiet || !isatty(STDERR_FILENO)) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - g_last_print < std::chrono::milliseconds(500)) return;
-  g_last_print = now;
   const double wall = std::chrono::duration<double>(now - g_start).count();
+  if (wall < 2.0) return;  // a short run shows nothing
+  g_last_print = now;
   const double sim_s = sc_core::sc_time_stamp().to_seconds();
   std::string point;
-  if (g_points) {
+  if (g_work_total > 0 && g_work > 0) {
+    // The rate so far, over the work left: it holds across a size sweep's points.
+    const double f = std::min(1.0, g_work / g_work_total);
+    point = fmt::format("  {:.0f}% of the work  ETA {:.0f} s", 100 * f, wall * (1 - f) / f);
+  } else if (g_points) {
     const double f = double(g_point) / double(g_points);
     point = fmt::format("  point {}/{}", g_point, g_points);
     if (f > 0) point += fmt::format("  ETA {:.0f} s", wall * (1 - f) / f);
@@ -78,6 +84,11 @@ void set_point(uint64_t done, uint64_t total) {
   g_point = done;
   g_points = total;
 }
+void set_work_total(double total) {
+  g_work_total = total;
+  g_work = 0;
+}
+void add_work(double done) { g_work += done; }
 void clear_progress_line() {
   if (g_line_shown) fmt::print(stderr, "\r{:80}\r", "");
   g_line_shown = false;

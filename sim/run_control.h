@@ -2,7 +2,8 @@
 // and between slices:
 //   - Ctrl-C or SIGTERM: stops with InterruptedError (the runner still writes what was gathered;
 //     exit 130);
-//   - progress on a terminal (simulated time, wall time, slowdown, sweep point): never in CI;
+//   - progress on a terminal after two seconds (simulated time, wall time, slowdown, the share of
+//     the work done and an ETA, or a sweep point): never in CI;
 //   - the watchdog: work outstanding and no statistic moving for sim.watchdog_us of simulated
 //     time stops the run with HungError and a dump of every block's state (exit 3);
 //   - an output that could not be written (a capture on a full device): stops with RunFailed
@@ -52,6 +53,10 @@ bool interrupted();
 void set_quiet(bool quiet);
 // A sweep's position, shown with the progress line ("point 12/3240").
 void set_point(uint64_t done, uint64_t total);
+// The run's work in units of its own (perftest: messages weighted by their size): the progress
+// line shows the share done and an ETA learned from the rate the work has gone at so far.
+void set_work_total(double total);
+void add_work(double done);
 // Simulates until nothing is pending. done(): the workload has finished. dump(): every block's
 // state for a watchdog report.
 // background: its tasks run at their times between slices (background.h).

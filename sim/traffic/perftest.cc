@@ -111,6 +111,10 @@ struct Params {
 // A bandwidth client then posts one last signalled WR per QP and sets `total` (the send_bw server
 // receives that many); a latency client makes the current iteration the last (`last`), which the
 // server learns before that iteration reaches it.
+// A message's share of a run's work for the progress line: its bytes and about a 2 KiB
+// message's worth of fixed cost (the time a message takes grows from that floor).
+double work_of(uint64_t size) { return double(size) + 2048.0; }
+
 struct Limit {
   uint64_t duration_ps = 0;
   uint64_t start_ps = 0;
@@ -168,6 +172,7 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
       while (q < p.qps && ep.qps[q]->qp_num != wc[j].qp_num) ++q;
       for (uint64_t i = completed[q]; i <= wc[j].wr_id; ++i) tcompleted[order[q][i]] = t;
       done += wc[j].wr_id + 1 - completed[q];
+      run_control::add_work(double(wc[j].wr_id + 1 - completed[q]) * work_of(size));
       completed[q] = wc[j].wr_id + 1;
     }
   }
@@ -242,6 +247,7 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
     if (client && lim.last == UINT64_MAX && lim.over()) lim.last = i + 1;
   };
   auto stop = [&](uint64_t i) {
+    if (client) run_control::add_work(work_of(size));
     lim.iterations = i + 1;
     return i + 1 >= lim.last;
   };
@@ -623,6 +629,11 @@ int run_workloads(ExperimentContext& ctx) {
   };
 
   run_control::set_point(0, 1);
+  double work = 0;
+  for (const auto& j : jobs)
+    for (uint64_t size : j->sizes)
+      work += double(j->p.iters) * double(j->t->latency ? 1 : j->p.qps) * work_of(size);
+  run_control::set_work_total(work);
   try {
     cl.run(programs);
   } catch (const RunFailed& f) {
