@@ -19,6 +19,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 #include "models/rnic/abi/commands.h"
@@ -67,15 +71,27 @@ class Smt {
   std::vector<SmtEntry> e_;
 };
 
+// The PBL table, zero-filled by calloc: the pages of a large table (2^20 entries, 16 MiB by
+// default) take host memory only once an entry on them is written, so a host costs what its
+// registrations use (docs/performance.md, "Growth with the host count").
 class Pblmt {
  public:
-  explicit Pblmt(size_t entries) : e_(entries) {}
-  size_t size() const { return e_.size(); }
-  PblEntry& at(uint32_t i) { return e_[i]; }
-  const PblEntry& at(uint32_t i) const { return e_[i]; }
+  explicit Pblmt(size_t entries)
+      : e_(static_cast<PblEntry*>(std::calloc(entries ? entries : 1, sizeof(PblEntry)))),
+        n_(entries) {
+    static_assert(std::is_trivially_copyable_v<PblEntry>, "calloc's zeros are its default");
+    if (!e_) throw std::bad_alloc();
+  }
+  size_t size() const { return n_; }
+  PblEntry& at(uint32_t i) { return e_.get()[i]; }
+  const PblEntry& at(uint32_t i) const { return e_.get()[i]; }
 
  private:
-  std::vector<PblEntry> e_;
+  struct Free {
+    void operator()(PblEntry* p) const { std::free(p); }
+  };
+  std::unique_ptr<PblEntry, Free> e_;
+  size_t n_;
 };
 
 }  // namespace rnic
