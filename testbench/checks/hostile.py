@@ -22,6 +22,7 @@ LIMIT_S = 120  # a case still running then has hung
 PCAP_MAGIC = (b"\xd4\xc3\xb2\xa1", b"\xa1\xb2\xc3\xd4", b"\x4d\x3c\xb2\xa1", b"\xa1\xb2\x3c\x4d")
 
 subst = {
+    "@BUILD@": build,
     "@HOSTILE@": os.path.join(build, "testbench", "hostile"),
     "@EXAMPLES@": os.path.join(build, "examples"),
     "@WORK@": work,
@@ -37,9 +38,10 @@ def fill(text):
 
 
 def parse(path):
-    """(the case's text with its placeholders filled, {verb: (exit, words)}, extra args)."""
+    """(the case's text with its placeholders filled, {verb: (exit, words)}, extra args, and the
+    row conditions [(key, op, value)] every results row of a run must meet)."""
     text = fill(open(path).read())
-    expect, args = {}, []
+    expect, args, rows = {}, [], []
     for line in text.splitlines():
         m = re.match(r"#\s*(run|validate):\s*(\d+)\s*(.*)$", line)
         if m:
@@ -47,10 +49,13 @@ def parse(path):
         m = re.match(r"#\s*args:\s*(.*)$", line)
         if m:
             args = m.group(1).split()
+        m = re.match(r"#\s*row:\s*(\w+)\s*([<>])\s*([\d.]+)$", line)
+        if m:
+            rows.append((m.group(1), m.group(2), float(m.group(3))))
     # An input error is refused alike by both verbs unless the case says otherwise.
     if "run" in expect and expect["run"][0] == 2 and "validate" not in expect:
         expect["validate"] = expect["run"]
-    return text, expect, args
+    return text, expect, args, rows
 
 
 def failure_recorded(res):
@@ -79,7 +84,7 @@ files = sorted(glob.glob(os.path.join(cases_dir, "*.yaml")))
 check(len(files) > 0, "no hostile cases found")
 for path in files:
     name = os.path.basename(path)
-    text, expect, args = parse(path)
+    text, expect, args, conditions = parse(path)
     check(expect, f"{name}: says neither '# run:' nor '# validate:'")
     scen = write_file(work, name, text)
     for verb, (code, words) in expect.items():
@@ -104,6 +109,14 @@ for path in files:
             check(len(lines) == 1, f"{name}: {verb}: {len(lines)} rnicsim lines on stderr, expected one: {err!r}")
         if verb == "run" and code in (0, 1):
             outputs_written(name, o, code == 1)
+        if verb == "run" and conditions:
+            got = load(os.path.join(o, "results.json")).get("rows", [])
+            check(got, f"{name}: no rows")
+            for key, op, value in conditions:
+                for r in got:
+                    v = r.get(key)
+                    check(v is not None and (v > value if op == ">" else v < value),
+                          f"{name}: row {key} = {v}, expected {op} {value}")
         if verb == "run" and code == 2:
             left = os.listdir(o) if os.path.exists(o) else []
             check(not left, f"{name}: a refused run left {left} in --out")

@@ -8,6 +8,7 @@
 
 #include "models/host/verbs/verbs.h"
 #include "sim/cluster.h"
+#include "sim/host_card.h"
 
 namespace rnic {
 namespace {
@@ -28,6 +29,24 @@ void spin_forever(double guard_s) {
 TEST(SpinGuardDeathTest, AProgramPollingMemoryWithoutWaitingStopsTheRun) {
   EXPECT_EXIT(spin_forever(1.0), ::testing::ExitedWithCode(3),
               "host thread '[^']+' ran 1 s of CPU time.*without spending any.*rnic_wait_mem");
+}
+
+// A spin outside a host program's thread (a built-in experiment's, here a thread of the one-host
+// system the experiments use) is named as rnicsim's own, not blamed on a program's loop.
+void spin_in_an_experiment() {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  cfg.sim.spin_guard_s = 1.0;
+  StatRegistry stats;
+  HostCard sys(cfg, stats);
+  run_host_thread(sys, "experiment", [] {
+    volatile uint64_t n = 0;
+    for (;;) n = n + 1;
+  });
+}
+
+TEST(SpinGuardDeathTest, ASpinOutsideAProgramIsRnicsimsOwn) {
+  EXPECT_EXIT(spin_in_an_experiment(), ::testing::ExitedWithCode(3),
+              "'[^']*experiment' ran 1 s of CPU time.*rnicsim's own code, not a program of yours");
 }
 
 // The guard only watches: a run that advances simulated time is untouched by it.
