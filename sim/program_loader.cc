@@ -18,12 +18,10 @@
 
 namespace rnic {
 
-namespace {
 std::string signal_name(int sig) {
   const char* n = sigabbrev_np(sig);
   return n ? fmt::format("SIG{}", n) : fmt::format("signal {}", sig);
 }
-}  // namespace
 
 LoadedProgram load_program(const std::string& path) {
   namespace fs = std::filesystem;

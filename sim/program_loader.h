@@ -23,4 +23,7 @@ LoadedProgram load_program(const std::string& path);
 // program's failure).
 std::string check_program(const std::string& path, bool* ends_at_load);
 
+// "SIGSEGV", or "signal N" for a number with no name.
+std::string signal_name(int sig);
+
 }  // namespace rnic

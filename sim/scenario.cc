@@ -77,6 +77,15 @@ bool valid_name(const std::string& n) {
   return true;
 }
 
+// Each element's index by its name (topology lists: hosts, switches): lookups stay linear in
+// the topology's size.
+template <class T>
+std::unordered_map<std::string, int> index_by_name(const std::vector<T>& v) {
+  std::unordered_map<std::string, int> m;
+  for (size_t i = 0; i < v.size(); ++i) m.emplace(v[i].name, int(i));
+  return m;
+}
+
 std::string mac_str(const MacAddr& m) {
   return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4],
                      m[5]);
@@ -399,15 +408,11 @@ void check_topology(const Scenario& s, const std::string& where) {
   if (!s.switches.empty() && s.hosts.empty())
     throw InputError(s.switches[0].where, "topology.hosts", "switches need hosts to join");
   // Linear in the topology: names looked up in maps (a topology may hold 100,000 hosts).
-  std::unordered_map<std::string, int> host_index, switch_index;
-  for (size_t i = 0; i < s.hosts.size(); ++i) host_index.emplace(s.hosts[i].name, int(i));
-  for (size_t i = 0; i < s.switches.size(); ++i) {
-    const SwitchTopo& w = s.switches[i];
+  const auto host_index = index_by_name(s.hosts), switch_index = index_by_name(s.switches);
+  for (const SwitchTopo& w : s.switches)
     if (host_index.count(w.name))
       throw InputError(w.where, "topology.switches.name",
                        fmt::format("'{}' names a host and a switch", w.name));
-    switch_index.emplace(w.name, int(i));
-  }
   std::unordered_map<std::string, std::string> port_taken;  // host -> the link that has it
   for (size_t i = 0; i < s.links.size(); ++i) {
     const LinkTopo& l = s.links[i];
@@ -442,8 +447,7 @@ void check_topology(const Scenario& s, const std::string& where) {
                                      topo.hosts[size_t(end)].name, gbps, l.params.rate_gbps));
     }
   }
-  std::unordered_map<std::string, int> topo_index;
-  for (size_t i = 0; i < topo.hosts.size(); ++i) topo_index.emplace(topo.hosts[i].name, int(i));
+  const auto topo_index = index_by_name(topo.hosts);
   for (const WorkloadSpec& w : s.workloads) {
     auto host = [&](const std::string& n) {
       const auto it = topo_index.find(n);
@@ -625,9 +629,7 @@ Topology build_topology(const Scenario& s) {
     ss.cfg = c.sw;
     t.switches.push_back(std::move(ss));
   }
-  std::unordered_map<std::string, int> host_index, switch_index;
-  for (size_t i = 0; i < s.hosts.size(); ++i) host_index.emplace(s.hosts[i].name, int(i));
-  for (size_t i = 0; i < s.switches.size(); ++i) switch_index.emplace(s.switches[i].name, int(i));
+  const auto host_index = index_by_name(s.hosts), switch_index = index_by_name(s.switches);
   // A host's own mac.rate_gbps is its port's line rate: the rate of the link it is on.
   auto own_rate = [&](int host) -> int64_t {
     for (const auto& [k, v] : s.hosts[size_t(host)].sets)

@@ -95,11 +95,6 @@ Fn real(const char* name) {
   siglongjmp(f->jb, kExitJump);
 }
 
-std::string signal_name(int sig) {
-  const char* n = sigabbrev_np(sig);
-  return n ? fmt::format("SIG{}", n) : fmt::format("signal {}", sig);
-}
-
 }  // namespace
 
 }  // namespace rnic::traffic
@@ -140,7 +135,7 @@ std::string ProgramEnd::describe() const {
       s = fmt::format("exit({})", code);
       break;
     case kSignal:
-      s = fmt::format("killed by {} (signal {})", signal_name(code), code);
+      s = fmt::format("killed by {} (signal {})", rnic::signal_name(code), code);
       break;
     case kException:
       s = fmt::format("threw: {}", what);
