@@ -2,8 +2,10 @@
 """A verbs program written outside the tree against the installed package (docs/verbs.md,
 "Programs"): `cmake --install` into a fresh prefix; in a new folder, a program (rc_pingpong's
 source, copied there) built twice, with the documented pkg-config command and with
-find_package(rnicsim) + rnicsim_add_program; each run from a scenario in that folder on two
-hosts by the installed rnicsim."""
+find_package(rnicsim) + rnicsim_add_program, and a program in C (write_c's source) built with
+`cc` and pkg-config, once linking nothing and once with -libverbs as rdma-core's programs link
+(rnicsim's own verbs answer it); each run from a scenario in that folder on two hosts by the
+installed rnicsim."""
 import os
 import shutil
 import subprocess
@@ -30,6 +32,9 @@ run(["cmake", "--install", build, "--prefix", prefix])
 shutil.copy(os.path.join(root, "examples", "rc_pingpong.cc"), os.path.join(proj, "pingpong.cc"))
 env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, "lib", "pkgconfig"))
 run("c++ $(pkg-config --cflags --libs rnicsim) pingpong.cc -o pingpong.so", cwd=proj, env=env)
+shutil.copy(os.path.join(root, "examples", "write_c.c"), os.path.join(proj, "write_c.c"))
+run("cc $(pkg-config --cflags --libs rnicsim) write_c.c -o write_c.so", cwd=proj, env=env)
+run("cc $(pkg-config --cflags --libs rnicsim) write_c.c -o write_c_ibverbs.so -libverbs", cwd=proj, env=env)
 with open(os.path.join(proj, "CMakeLists.txt"), "w") as f:
     f.write("cmake_minimum_required(VERSION 3.25)\nproject(pingpong CXX)\nfind_package(rnicsim REQUIRED)\n"
             "rnicsim_add_program(pingpong_cmake pingpong.cc)\n")
@@ -41,4 +46,10 @@ for so in ("pingpong.so", os.path.join("build", "pingpong_cmake.so")):
                 "    args: [[server, '10'], [client, '10']]\n")
     p = run([os.path.join(prefix, "bin", "rnicsim"), "run", "scenario.yaml", "--out", "out"], cwd=proj)
     check("rc_pingpong: 10 round trips of 64 bytes" in p.stdout, f"{so}: {p.stdout!r}")
+for so in ("write_c.so", "write_c_ibverbs.so"):
+    with open(os.path.join(proj, "scenario.yaml"), "w") as f:
+        f.write(f"workloads:\n  - program: {so}\n    hosts: [node1, node0]\n"
+                "    args: [[server, '8'], [client, '8']]\n")
+    p = run([os.path.join(prefix, "bin", "rnicsim"), "run", "scenario.yaml", "--out", "out"], cwd=proj)
+    check("8 blocks of 4096 bytes arrived intact" in p.stdout, f"{so}: {p.stdout!r}")
 finish("install_program")

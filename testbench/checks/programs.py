@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Verbs programs in files of their own, run from scenarios (docs/verbs.md, "Programs"): the
-shipped rc_pingpong and kv_put_get on two hosts; a program on three processes (two on one host) each with its
+shipped rc_pingpong and kv_put_get on two hosts; write_c, in C against rdma-core's header; a program on three processes (two on one host) each with its
 own globals and errno; a program's exit code as the workload's result (exit 1 naming it); a
 program file that is missing, or has no rnic_main, refused before the run (exit 2)."""
 import os
@@ -40,6 +40,17 @@ check("server table holds the 32 values put" in p.stdout and "32 puts and gets" 
       f"kv_put_get output: {p.stdout!r}")
 check(load(os.path.join(o, "stats.json"))["sim_time_ns"] < 1e6,
       "kv_put_get: the run went on after its programs ended")
+
+# The C example, against rdma-core's <infiniband/verbs.h>: the device as rdma-core's inline
+# ibv_query_device_ex / ibv_query_port reach it, 64 RDMA Writes checked byte by byte, an inline
+# Send of the count.
+o = os.path.join(work, "write_c")
+p = subprocess.run([binary, "run", "scenarios/examples/write_c.yaml", "--out", o], cwd=root,
+                   capture_output=True, text=True)
+check(p.returncode == 0, f"write_c: exit {p.returncode}: {p.stderr}")
+check("rnic0, iWARP NIC over Ethernet, port active" in p.stdout and "ODP yes" in p.stdout,
+      f"write_c's device line: {p.stdout!r}")
+check("64 blocks of 4096 bytes arrived intact" in p.stdout, f"write_c output: {p.stdout!r}")
 
 # Three processes, two of them on node0: each its own globals and errno.
 o = os.path.join(work, "globals")

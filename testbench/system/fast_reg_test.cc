@@ -32,11 +32,8 @@ constexpr size_t kOff = 4096 + 100, kLen = 8000;  // the registered part of node
 ibv_send_wr fast_reg_wr(uint64_t id, ibv_mr* mr, uint8_t key) {
   ibv_send_wr w{};
   w.wr_id = id;
-  w.opcode = RNIC_WR_FAST_REG_MR;
+  rnic_wr_fast_reg(&w, mr, key, kRemote);
   w.send_flags = IBV_SEND_SIGNALED;
-  w.wr.fast_reg.mr = mr;
-  w.wr.fast_reg.key = key;
-  w.wr.fast_reg.access = kRemote;
   return w;
 }
 

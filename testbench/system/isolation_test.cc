@@ -5,6 +5,7 @@
 // the guard bytes around it, changes; the same Write with B's own rkey lands.
 #include <gtest/gtest.h>
 
+#include "models/host/verbs/verbs_internal.h"
 #include "sim/cluster.h"
 #include "sim/traffic/endpoint.h"
 #include "testbench/common/verbs_helpers.h"
@@ -70,8 +71,9 @@ TEST(Isolation, AnotherProcesssRkeyIsRefusedOnThisProcesssQp) {
              oob.get(2);
              a_mem = testbench::mem_read(a.buf, 2 * kLen);
            }}});
-  EXPECT_NE(a.ctx->proc, b.ctx->proc) << "two processes";
-  EXPECT_NE(a.ctx->proc->pid(), b.ctx->proc->pid());
+  EXPECT_NE(&rnic::host::context_process(a.ctx), &rnic::host::context_process(b.ctx))
+      << "two processes";
+  EXPECT_NE(rnic::host::context_process(a.ctx).pid(), rnic::host::context_process(b.ctx).pid());
   EXPECT_EQ(own, IBV_WC_SUCCESS);
   std::vector<uint8_t> want(2 * kLen, kGuard);
   std::fill(want.begin() + 100, want.begin() + 164, 0x77);

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+#include "models/host/verbs/verbs_internal.h"
 #include "sim/cluster.h"
 #include "sim/traffic/endpoint.h"
 #include "testbench/common/verbs_helpers.h"
@@ -306,7 +307,7 @@ TEST_F(LocalErrors, MessageLongerThanMaxMsgSzCompletesLocLenErr) {
 TEST_F(LocalErrors, FailedGatherReadCompletesLocQpOpErrAndSendsNothing) {
   peer_state = IBV_QPS_ERR;  // the failed QP closes its stream
   run([&](Endpoint& ep, const PeerInfo& p) {
-    rnic::host::Driver& drv = *ep.ctx->drv;
+    rnic::host::Driver& drv = rnic::host::context_driver(ep.ctx);
     const HostConfig host = preset_config("rnic-10g", "test").host;  // run()'s memory map
     abi::WriteStag w;
     w.index = drv.caps().stags - 1;
@@ -342,7 +343,7 @@ TEST_F(LocalErrors, FailedWqeFetchMovesTheQpToErrorWithQpFatal) {
   peer_written_off = 0x40;
   uint32_t bad_qpn = 0;
   run([&](Endpoint& ep, const PeerInfo& p) {
-    rnic::host::Driver& drv = *ep.ctx->drv;
+    rnic::host::Driver& drv = rnic::host::context_driver(ep.ctx);
     const HostConfig host = preset_config("rnic-10g", "test").host;  // run()'s memory map
     bad_qpn = drv.caps().qps - 1;
     const uint64_t hole = (uint64_t(host.hole_base_mib) + uint64_t(host.hole_mib) / 2) << 20;

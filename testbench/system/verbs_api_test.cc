@@ -1,9 +1,13 @@
 // The verbs library's answers that rdma-core's examples and tools read: what the device is
 // (iWARP NIC, its GUID the EUI-64 of its MAC as the GID's interface half), rdma-core's strings
 // for node types, port states and events, ibv_fork_init, the kernel's EBUSY for a PD that an
-// MR or a QP still uses, and inline sends (docs/verbs.md).
+// MR or a QP still uses, inline sends, and rdma-core's provider interface: its inline verbs
+// reach the card through the context's operations, a verb the card lacks gets EOPNOTSUPP
+// (docs/verbs.md).
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -83,6 +87,75 @@ TEST(VerbsApi, APdInUseIsNotDeallocated) {
     EXPECT_EQ(ibv_dealloc_pd(pd), 0) << "nothing uses it any more";
     EXPECT_EQ(ibv_dealloc_pd(pd), EINVAL) << "deallocated already";
     ibv_destroy_cq(cq);
+    ibv_close_device(ctx);
+  }});
+}
+
+// rdma-core's inline verbs go through the context: rdma-core's verbs_context is in front of it
+// (abi_compat says so) with the card's operations; ibv_query_device_ex reports on-demand
+// paging; an older program's smaller ibv_port_attr gets its prefix only; what the card does not
+// do is EOPNOTSUPP, as the return value or as errno with NULL.
+TEST(VerbsApi, RdmaCoresInlineVerbsReachTheCardThroughTheContext) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  cl.run({[&] {
+    int n = 0;
+    ibv_device** list = ibv_get_device_list(&n);
+    ibv_context* ctx = ibv_open_device(list[0]);
+    ibv_free_device_list(list);
+    ASSERT_NE(ctx, nullptr);
+    verbs_context* v = verbs_get_ctx(ctx);
+    ASSERT_NE(v, nullptr) << "abi_compat marks the extended context";
+    EXPECT_EQ(v->sz, sizeof *v);
+    EXPECT_NE(ctx->ops.post_send, nullptr);
+    EXPECT_NE(ctx->ops.post_recv, nullptr);
+    EXPECT_NE(ctx->ops.poll_cq, nullptr);
+    EXPECT_NE(ctx->ops.req_notify_cq, nullptr);
+
+    ibv_device_attr_ex dx{};
+    ASSERT_EQ(ibv_query_device_ex(ctx, nullptr, &dx), 0);
+    EXPECT_TRUE(dx.odp_caps.general_caps & IBV_ODP_SUPPORT);
+    EXPECT_TRUE(dx.odp_caps.per_transport_caps.rc_odp_caps & IBV_ODP_SUPPORT_WRITE);
+    EXPECT_EQ(dx.orig_attr.max_sge, kMaxSge);
+    EXPECT_EQ(dx.phys_port_cnt_ex, 1u);
+    ibv_query_device_ex_input in{};
+    in.comp_mask = 1;
+    EXPECT_EQ(ibv_query_device_ex(ctx, &in, &dx), EINVAL) << "an input it does not know";
+
+    ibv_port_attr pa;
+    std::memset(&pa, 0xAB, sizeof pa);
+    ASSERT_EQ(v->query_port(ctx, 1, &pa, offsetof(ibv_port_attr, flags)), 0);
+    EXPECT_EQ(pa.state, IBV_PORT_ACTIVE);
+    EXPECT_EQ(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
+    EXPECT_EQ(pa.flags, 0xAB) << "past the caller's length: untouched";
+    EXPECT_EQ(ibv_query_port(ctx, 2, &pa), EINVAL) << "one port";
+
+    ibv_pd* pd = ibv_alloc_pd(ctx);
+    ibv_cq_init_attr_ex cq_attr{};
+    cq_attr.cqe = 4;
+    errno = 0;
+    EXPECT_EQ(ibv_create_cq_ex(ctx, &cq_attr), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    errno = 0;
+    EXPECT_EQ(ibv_alloc_mw(pd, IBV_MW_TYPE_1), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    ibv_alloc_dm_attr dm{};
+    dm.length = 64;
+    errno = 0;
+    EXPECT_EQ(ibv_alloc_dm(ctx, &dm), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    ibv_values_ex values{};
+    EXPECT_EQ(ibv_query_rt_values_ex(ctx, &values), EOPNOTSUPP);
+    // ibv_reg_mr_iova with the iova equal to the address is ibv_reg_mr; another is refused.
+    void* buf = rnic_malloc(4096);
+    ibv_mr* mr = ibv_reg_mr_iova(pd, buf, 4096, reinterpret_cast<uint64_t>(buf),
+                                 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_RELAXED_ORDERING);
+    ASSERT_NE(mr, nullptr);
+    EXPECT_EQ(ibv_reg_mr_iova(pd, buf, 4096, 0, IBV_ACCESS_LOCAL_WRITE), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    EXPECT_EQ(ibv_dereg_mr(mr), 0);
+    ibv_dealloc_pd(pd);
     ibv_close_device(ctx);
   }});
 }

@@ -7,6 +7,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <systemc>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "models/host/process.h"
 #include "models/host/verbs/card_codes.h"
 #include "models/host/verbs/qp_state.h"
+#include "models/host/verbs/verbs_internal.h"
 #include "models/rnic/abi/regs.h"
 #include "models/rnic/abi/wqe.h"
 
@@ -24,7 +26,8 @@ using rnic::host::Driver;
 using rnic::host::Process;
 using rnic::host::ProcessContext;
 
-struct ibv_cq::Impl {
+namespace {
+struct CqImpl {
   rnic_wc_cb cb = nullptr;  // completion callbacks (rnic_cq_set_callback, rnic_wr_set_callback)
   void* cb_arg = nullptr;
   std::map<uint64_t, std::pair<rnic_wc_cb, void*>> wr_cbs;
@@ -37,12 +40,12 @@ struct ibv_cq::Impl {
   sc_core::sc_event written;
 };
 
-struct ibv_comp_channel::Impl {
+struct ChannelImpl {
   std::deque<ibv_cq*> events;
   sc_core::sc_event ev;
 };
 
-struct ibv_qp::Impl {
+struct QpImpl {
   uint32_t sq_depth = 0, rq_depth = 0, max_send_sge = 0, max_recv_sge = 0;
   uint64_t sq_pi = 0, sq_freed = 0, rq_pi = 0, rq_freed = 0;
   bool sq_sig_all = false;
@@ -56,6 +59,59 @@ struct ibv_qp::Impl {
   ibv_mr* inline_mr = nullptr;
 };
 
+// rdma-core's objects, each inside rnicsim's own (as a provider wraps them): the public struct
+// first (the context: rdma-core's verbs_context, its ibv_context last), then what the library
+// keeps. A program sees only the public part.
+struct Device {
+  ibv_device dev;
+  Driver* drv;
+};
+struct Ctx {
+  verbs_context v;  // v.context is the program's ibv_context
+  Driver* drv;
+  Process* proc;
+};
+struct Pd {
+  ibv_pd pd;
+  uint32_t users;  // its MRs and QPs (while any lives, ibv_dealloc_pd returns EBUSY)
+};
+struct Mr {
+  ibv_mr mr;
+  uint32_t pbl_first, pbl_count;  // the driver's PBLMT range
+  // Fast-registration MRs (rnic_alloc_fast_mr): the kernel page-list buffer the card reads, its
+  // capacity in pages, and the pages rnic_map_fast_mr put in it.
+  uint64_t fast_list;
+  uint32_t fast_max_pages, fast_pages;
+  void* reg_cache_entry;  // the registration cache's entry it shares (or null)
+};
+struct Cq {
+  ibv_cq cq;
+  CqImpl* impl;  // ring, consumer index, the QPs using it
+};
+struct Channel {
+  ibv_comp_channel ch;
+  ChannelImpl* impl;
+};
+struct Qp {
+  ibv_qp qp;
+  QpImpl* impl;  // queue counters, attributes
+};
+
+Ctx* ctx_of(const ibv_context* c) {
+  return reinterpret_cast<Ctx*>(reinterpret_cast<uintptr_t>(c) - offsetof(Ctx, v.context));
+}
+Driver* drv_of(const ibv_context* c) { return ctx_of(c)->drv; }
+Process* proc_of(const ibv_context* c) { return ctx_of(c)->proc; }
+Driver* dev_drv(const ibv_device* d) { return reinterpret_cast<const Device*>(d)->drv; }
+uint32_t& pd_users(ibv_pd* pd) { return reinterpret_cast<Pd*>(pd)->users; }
+Mr* mrx(ibv_mr* mr) { return reinterpret_cast<Mr*>(mr); }
+CqImpl*& cqi(ibv_cq* cq) { return reinterpret_cast<Cq*>(cq)->impl; }
+CqImpl* cqi(const ibv_cq* cq) { return reinterpret_cast<const Cq*>(cq)->impl; }
+QpImpl*& qpi(ibv_qp* qp) { return reinterpret_cast<Qp*>(qp)->impl; }
+QpImpl* qpi(const ibv_qp* qp) { return reinterpret_cast<const Qp*>(qp)->impl; }
+ChannelImpl* chi(ibv_comp_channel* ch) { return reinterpret_cast<Channel*>(ch)->impl; }
+}  // namespace
+
 namespace {
 // The largest inline send (IBV_SEND_INLINE, ibv_qp_cap.max_inline_data): perftest's default
 // inline sizes (236 and 220 B) fit.
@@ -64,8 +120,8 @@ constexpr uint32_t kMaxInline = 256;
 // Objects a program destroyed stay allocated for the life of rnicsim, marked (their impl or
 // context null): a call through a dangling pointer gets EINVAL instead of reaching freed
 // memory (docs/robustness.md, "Programs that misbehave"). Only the small public struct stays.
-bool live(const ibv_qp* qp) { return qp && qp->impl; }
-bool live(const ibv_cq* cq) { return cq && cq->impl; }
+bool live(const ibv_qp* qp) { return qp && qpi(qp); }
+bool live(const ibv_cq* cq) { return cq && cqi(cq); }
 bool live(const ibv_pd* pd) { return pd && pd->context; }
 bool live(const ibv_mr* mr) { return mr && mr->context; }
 }  // namespace
@@ -149,7 +205,7 @@ uint64_t& idle_clock() {
 int reg_cache_trim(ibv_context* c, RegCache& cache) {
   int rc = 0;
   auto drop = [&](std::list<RegCache::Entry>::iterator it) {
-    if (int r = c->drv->dereg_mr(it->info)) rc = rc ? rc : r;
+    if (int r = drv_of(c)->dereg_mr(it->info)) rc = rc ? rc : r;
     return cache.entries.erase(it);
   };
   size_t idle = 0;
@@ -179,15 +235,15 @@ rnic::MacAddr mac_of_gid(const ibv_gid& g) {
 }
 
 void cq_doorbell(ibv_cq* cq, ibv_qp* via, bool arm, bool solicited) {
-  uint64_t v = uint32_t(cq->impl->ci) | uint64_t(cq->handle) << 32;
+  uint64_t v = uint32_t(cqi(cq)->ci) | uint64_t(cq->handle) << 32;
   if (arm) v |= rnic::reg::kCqArm | (solicited ? rnic::reg::kCqSolicitedOnly : 0);
-  via->context->drv->rc().mmio_write_le(via->impl->page + rnic::reg::kCqDoorbell, v, 8);
+  drv_of(via->context)->rc().mmio_write_le(qpi(via)->page + rnic::reg::kCqDoorbell, v, 8);
 }
 
 bool cqe_ready(ibv_cq* cq) {
-  ibv_cq::Impl& c = *cq->impl;
+  CqImpl& c = *cqi(cq);
   uint8_t owner = 0;
-  cq->context->drv->mem().read(c.ring_pa + (c.ci % c.entries) * rnic::kCqeBytes + 31, &owner, 1);
+  drv_of(cq->context)->mem().read(c.ring_pa + (c.ci % c.entries) * rnic::kCqeBytes + 31, &owner, 1);
   return (owner & 1) == (((c.ci / c.entries) & 1) ? 0 : 1);
 }
 
@@ -202,17 +258,23 @@ void unbind_current_process() {
 }
 }  // namespace rnic::host
 
+namespace {
+void fill_ops(verbs_context& v);
+}  // namespace
+
 ibv_device** ibv_get_device_list(int* num_devices) {
-  static std::map<Driver*, ibv_device> devices;
+  static std::map<Driver*, Device> devices;
   Driver* d = current().drv;
-  ibv_device& dev = devices[d];
-  std::snprintf(dev.name, sizeof dev.name, "rnic0");
-  std::snprintf(dev.dev_name, sizeof dev.dev_name, "uverbs0");
-  dev.node_type = IBV_NODE_RNIC;
-  dev.transport_type = IBV_TRANSPORT_IWARP;
+  Device& dev = devices[d];
+  std::snprintf(dev.dev.name, sizeof dev.dev.name, "rnic0");
+  std::snprintf(dev.dev.dev_name, sizeof dev.dev.dev_name, "uverbs0");
+  std::snprintf(dev.dev.dev_path, sizeof dev.dev.dev_path, "/sys/class/infiniband_verbs/uverbs0");
+  std::snprintf(dev.dev.ibdev_path, sizeof dev.dev.ibdev_path, "/sys/class/infiniband/rnic0");
+  dev.dev.node_type = IBV_NODE_RNIC;
+  dev.dev.transport_type = IBV_TRANSPORT_IWARP;
   dev.drv = d;
   auto** list = new ibv_device*[2];
-  list[0] = &dev;
+  list[0] = &dev.dev;
   list[1] = nullptr;
   if (num_devices) *num_devices = 1;
   return list;
@@ -222,31 +284,36 @@ void ibv_free_device_list(ibv_device** list) { delete[] list; }
 const char* ibv_get_device_name(ibv_device* device) { return device->name; }
 
 ibv_context* ibv_open_device(ibv_device* device) {
-  if (!device || device->drv->open() != 0) {
+  if (!device || dev_drv(device)->open() != 0) {
     errno = ENODEV;
     return nullptr;
   }
-  auto* c = new ibv_context{};
+  auto* x = new Ctx{};
+  x->drv = dev_drv(device);
+  x->proc = current().proc;
+  fill_ops(x->v);
+  ibv_context* c = &x->v.context;
   c->device = device;
+  c->cmd_fd = c->async_fd = -1;  // no file descriptors in a simulated process
   c->num_comp_vectors = 1;
-  c->proc = current().proc;
-  c->drv = device->drv;
+  c->abi_compat = __VERBS_ABI_IS_EXTENDED;
+  pthread_mutex_init(&c->mutex, nullptr);
   // The program's munmap of its own memory runs the kernel's MMU notifiers first.
-  c->proc->unmap_notifier = [os = &c->drv->os(), p = c->proc](uint64_t va, uint64_t len) {
+  proc_of(c)->unmap_notifier = [os = &drv_of(c)->os(), p = proc_of(c)](uint64_t va, uint64_t len) {
     os->notify(*p, va, len);
   };
   contexts()[c];
-  if (const int64_t n = c->drv->host_config().reg_cache_entries; n > 0)
+  if (const int64_t n = drv_of(c)->host_config().reg_cache_entries; n > 0)
     rnic_reg_cache_set(c, size_t(n));
   // The driver's completion interrupts go to the channel of the CQ they name, whichever
   // context of this device created it.
-  Driver* drv = c->drv;
+  Driver* drv = drv_of(c);
   drv->on_cq_event = [drv](uint32_t cqn) {
     for (auto& [ctx, cs] : contexts()) {
-      if (ctx->drv != drv) continue;
+      if (drv_of(ctx) != drv) continue;
       auto it = cs.cqs.find(cqn);
       if (it == cs.cqs.end() || !it->second->channel) continue;
-      ibv_comp_channel::Impl& ch = *it->second->channel->impl;
+      ChannelImpl& ch = *chi(it->second->channel);
       ch.events.push_back(it->second);
       ch.ev.notify(sc_core::SC_ZERO_TIME);
     }
@@ -256,7 +323,8 @@ ibv_context* ibv_open_device(ibv_device* device) {
 
 int ibv_close_device(ibv_context* context) {
   contexts().erase(context);
-  delete context;
+  pthread_mutex_destroy(&context->mutex);
+  delete ctx_of(context);
   return 0;
 }
 
@@ -271,7 +339,7 @@ uint64_t eui64(const rnic::MacAddr& m) {
 }  // namespace
 
 int ibv_query_device(ibv_context* context, ibv_device_attr* a) {
-  const rnic::abi::CardCaps& cfg = context->drv->caps();
+  const rnic::abi::CardCaps& cfg = drv_of(context)->caps();
   *a = ibv_device_attr{};
   std::snprintf(a->fw_ver, sizeof a->fw_ver, "rnicsim 0.1.0");
   a->max_mr_size = 1ull << 40;
@@ -289,24 +357,60 @@ int ibv_query_device(ibv_context* context, ibv_device_attr* a) {
   a->max_qp_init_rd_atom = int(cfg.ord);
   a->max_res_rd_atom = int(cfg.ird * (cfg.qps - 1));
   a->phys_port_cnt = 1;
-  a->node_guid = a->sys_image_guid = eui64(context->drv->mac());
+  a->device_cap_flags = IBV_DEVICE_MEM_MGT_EXTENSIONS;  // fast registration
+  a->max_pkeys = 1;
+  a->node_guid = a->sys_image_guid = eui64(drv_of(context)->mac());
   return 0;
 }
 
-int ibv_query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* a) {
+namespace {
+// rdma-core's query_port operation: port_attr_len bytes of the answer (an older program's
+// smaller struct gets its prefix).
+int query_port(ibv_context* context, uint8_t port_num, ibv_port_attr* out, size_t len) {
   if (port_num != 1) return EINVAL;
-  const int64_t mtu = context->drv->caps().port_mtu;
-  *a = ibv_port_attr{};
-  a->state = IBV_PORT_ACTIVE;
-  a->max_mtu = mtu >= 4096 ? IBV_MTU_4096 : mtu >= 2048 ? IBV_MTU_2048 : IBV_MTU_1024;
-  a->active_mtu = a->max_mtu;
-  a->gid_tbl_len = 1;
-  a->max_msg_sz = 1u << 31;
-  a->link_layer = IBV_LINK_LAYER_ETHERNET;
+  const int64_t mtu = drv_of(context)->caps().port_mtu;
+  ibv_port_attr a{};
+  a.state = IBV_PORT_ACTIVE;
+  a.max_mtu = mtu >= 4096 ? IBV_MTU_4096 : mtu >= 2048 ? IBV_MTU_2048 : IBV_MTU_1024;
+  a.active_mtu = a.max_mtu;
+  a.gid_tbl_len = 1;
+  a.max_msg_sz = 1u << 31;
+  a.pkey_tbl_len = 1;
+  a.phys_state = 5;  // LinkUp
+  a.link_layer = IBV_LINK_LAYER_ETHERNET;
+  std::memcpy(out, &a, std::min(len, sizeof a));
   return 0;
 }
 
-uint64_t ibv_get_device_guid(ibv_device* device) { return device ? eui64(device->drv->mac()) : 0; }
+// query_device_ex: the device's attributes and, of the extended ones, on-demand paging (the
+// card faults pages in for every RC operation, docs/memory.md); the rest zero.
+int query_device_ex(ibv_context* context, const ibv_query_device_ex_input* input,
+                    ibv_device_attr_ex* out, size_t len) {
+  if (input && input->comp_mask) return EINVAL;
+  if (len < sizeof(ibv_device_attr)) return EINVAL;
+  ibv_device_attr_ex a{};
+  ibv_query_device(context, &a.orig_attr);
+  a.odp_caps.general_caps = IBV_ODP_SUPPORT;
+  a.odp_caps.per_transport_caps.rc_odp_caps =
+      IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV | IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
+  a.phys_port_cnt_ex = 1;
+  std::memcpy(out, &a, std::min(len, sizeof a));
+  return 0;
+}
+}  // namespace
+
+// rdma-core's exported query_port, which its inline ibv_query_port calls only when a provider
+// has no query_port operation: the attributes up to link_layer (the compat struct).
+int(ibv_query_port)(ibv_context* context, uint8_t port_num, _compat_ibv_port_attr* port_attr) {
+  return query_port(context, port_num, reinterpret_cast<ibv_port_attr*>(port_attr),
+                    offsetof(ibv_port_attr, flags));
+}
+
+// The card's GUID in network byte order: the EUI-64 of its MAC (as siw derives it), the GID's
+// interface half.
+__be64 ibv_get_device_guid(ibv_device* device) {
+  return device ? eui64(dev_drv(device)->mac()) : 0;
+}
 
 int ibv_fork_init(void) { return 0; }
 
@@ -395,7 +499,7 @@ const char* ibv_event_type_str(ibv_event_type e) {
 
 int ibv_query_gid(ibv_context* context, uint8_t port_num, int index, ibv_gid* gid) {
   if (port_num != 1 || index != 0) return EINVAL;
-  const rnic::MacAddr& m = context->drv->mac();
+  const rnic::MacAddr& m = drv_of(context)->mac();
   std::memset(gid, 0, sizeof *gid);
   gid->raw[0] = 0xfe;
   gid->raw[1] = 0x80;
@@ -412,17 +516,20 @@ int ibv_query_gid(ibv_context* context, uint8_t port_num, int index, ibv_gid* gi
 
 ibv_pd* ibv_alloc_pd(ibv_context* context) {
   uint32_t pd = 0;
-  if (int rc = context->drv->alloc_pd(&pd)) {
+  if (int rc = drv_of(context)->alloc_pd(&pd)) {
     errno = rc;
     return nullptr;
   }
-  return new ibv_pd{context, pd, 0};
+  auto* x = new Pd{};
+  x->pd.context = context;
+  x->pd.handle = pd;
+  return &x->pd;
 }
 
 int ibv_dealloc_pd(ibv_pd* pd) {
   if (!live(pd)) return EINVAL;
-  if (pd->users) return EBUSY;  // the kernel's answer while an MR or QP uses it
-  const int rc = pd->context->drv->dealloc_pd(pd->handle);
+  if (pd_users(pd)) return EBUSY;  // the kernel's answer while an MR or QP uses it
+  const int rc = drv_of(pd->context)->dealloc_pd(pd->handle);
   if (rc == 0) pd->context = nullptr;  // quarantined (live())
   return rc;
 }
@@ -430,21 +537,21 @@ int ibv_dealloc_pd(ibv_pd* pd) {
 namespace {
 // The ibv_mr of a region the driver registered.
 ibv_mr* new_mr(ibv_pd* pd, void* addr, size_t length, const Driver::MrInfo& info) {
-  auto* mr = new ibv_mr{};
-  ++pd->users;
+  ibv_mr* mr = &(new Mr{})->mr;
+  ++pd_users(pd);
   mr->context = pd->context;
   mr->pd = pd;
   mr->addr = addr;
   mr->length = length;
   mr->handle = rnic::abi::stag_index(info.lkey);
   mr->lkey = mr->rkey = info.lkey;
-  mr->pbl_first = info.pbl_first;
-  mr->pbl_count = info.pbl_count;
+  mrx(mr)->pbl_first = info.pbl_first;
+  mrx(mr)->pbl_count = info.pbl_count;
   return mr;
 }
 }  // namespace
 
-ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
+ibv_mr*(ibv_reg_mr)(ibv_pd* pd, void* addr, size_t length, int access) {
   if (!live(pd)) {
     errno = EINVAL;
     return nullptr;
@@ -459,8 +566,9 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   if (access & IBV_ACCESS_ON_DEMAND) {
     const bool card_writes = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
     const auto va = reinterpret_cast<uint64_t>(addr);
-    int rc = c->proc->map_plain(va, length, card_writes);
-    if (!rc) rc = c->drv->reg_odp_mr(*c->proc, pd->handle, va, length, uint32_t(access), &info);
+    int rc = proc_of(c)->map_plain(va, length, card_writes);
+    if (!rc)
+      rc = drv_of(c)->reg_odp_mr(*proc_of(c), pd->handle, va, length, uint32_t(access), &info);
     if (rc) {
       errno = rc;
       return nullptr;
@@ -474,14 +582,14 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   }
   if (cache) {
     reg_cache_trim(c, *cache);
-    spend(uint64_t(c->drv->cost().reg_cache_lookup_ns));
+    spend(uint64_t(drv_of(c)->cost().reg_cache_lookup_ns));
     const uint64_t va = reinterpret_cast<uint64_t>(addr);
     for (RegCache::Entry& e : cache->entries)
       if (!e.stale && e.pd == pd->handle && e.va == va && e.len == length && e.access == access) {
         ++e.refs;
         ++cache->stats.hits;
         ibv_mr* mr = new_mr(pd, addr, length, e.info);
-        mr->reg_cache_entry = &e;
+        mrx(mr)->reg_cache_entry = &e;
         return mr;
       }
     ++cache->stats.misses;
@@ -490,12 +598,12 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
   // (their bytes stay the program's), as the kernel pins user pages; memory the card writes
   // must be writable.
   const bool card_writes = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-  if (int rc = c->proc->map_plain(reinterpret_cast<uint64_t>(addr), length, card_writes)) {
+  if (int rc = proc_of(c)->map_plain(reinterpret_cast<uint64_t>(addr), length, card_writes)) {
     errno = rc;
     return nullptr;
   }
-  if (int rc = c->drv->reg_mr(*c->proc, pd->handle, reinterpret_cast<uint64_t>(addr), length,
-                              uint32_t(access), &info)) {
+  if (int rc = drv_of(c)->reg_mr(*proc_of(c), pd->handle, reinterpret_cast<uint64_t>(addr), length,
+                                 uint32_t(access), &info)) {
     errno = rc;
     return nullptr;
   }
@@ -509,9 +617,27 @@ ibv_mr* ibv_reg_mr(ibv_pd* pd, void* addr, size_t length, int access) {
     e.info = info;
     e.refs = 1;
     cache->entries.push_back(e);
-    mr->reg_cache_entry = &cache->entries.back();
+    mrx(mr)->reg_cache_entry = &cache->entries.back();
   }
   return mr;
+}
+
+// The card's tagged offsets of an ibv_reg_mr region are its virtual addresses: an iova other
+// than addr is refused (EOPNOTSUPP, logged); the optional-range access bits (relaxed ordering)
+// are hints the card has no use for.
+ibv_mr* ibv_reg_mr_iova2(ibv_pd* pd, void* addr, size_t length, uint64_t iova,
+                         unsigned int access) {
+  if (iova != reinterpret_cast<uint64_t>(addr)) {
+    rnic::log::warn(
+        "ibv_reg_mr_iova: an iova other than the address: not supported by "
+        "rnicsim's card (EOPNOTSUPP)");
+    errno = EOPNOTSUPP;
+    return nullptr;
+  }
+  return (ibv_reg_mr)(pd, addr, length, int(access & ~unsigned(IBV_ACCESS_OPTIONAL_RANGE)));
+}
+ibv_mr*(ibv_reg_mr_iova)(ibv_pd* pd, void* addr, size_t length, uint64_t iova, int access) {
+  return ibv_reg_mr_iova2(pd, addr, length, iova, unsigned(access));
 }
 
 ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access) {
@@ -534,12 +660,12 @@ ibv_mr* rnic_reg_sg_mr(ibv_pd* pd, const ibv_sge* sges, int num_sge, int access)
   }
   for (const auto& [va, len] : regions)
     if (len)
-      if (int rc = c->proc->map_plain(va, len, card_writes)) {
+      if (int rc = proc_of(c)->map_plain(va, len, card_writes)) {
         errno = rc;
         return nullptr;
       }
   Driver::MrInfo info;
-  if (int rc = c->drv->reg_sg_mr(*c->proc, pd->handle, regions, uint32_t(access), &info)) {
+  if (int rc = drv_of(c)->reg_sg_mr(*proc_of(c), pd->handle, regions, uint32_t(access), &info)) {
     errno = rc;
     return nullptr;
   }
@@ -560,7 +686,7 @@ ibv_mr* rnic_reg_phys_mr(ibv_pd* pd, uint64_t pa, size_t length, int access) {
     return nullptr;
   }
   Driver::MrInfo info;
-  if (int rc = pd->context->drv->reg_phys_mr(pd->handle, pa, length, uint32_t(access), &info)) {
+  if (int rc = drv_of(pd->context)->reg_phys_mr(pd->handle, pa, length, uint32_t(access), &info)) {
     errno = rc;
     return nullptr;
   }
@@ -577,29 +703,29 @@ ibv_mr* rnic_alloc_fast_mr(ibv_pd* pd, uint32_t max_pages) {
     errno = EINVAL;
     return nullptr;
   }
-  if (int rc = pd->context->drv->alloc_fast_mr(pd->handle, max_pages, &f)) {
+  if (int rc = drv_of(pd->context)->alloc_fast_mr(pd->handle, max_pages, &f)) {
     errno = rc;
     return nullptr;
   }
   ibv_mr* mr = new_mr(pd, nullptr, 0, {f.stag, f.pbl_first, max_pages});
-  mr->fast_list = f.list_pa;
-  mr->fast_max_pages = max_pages;
+  mrx(mr)->fast_list = f.list_pa;
+  mrx(mr)->fast_max_pages = max_pages;
   return mr;
 }
 
 int rnic_map_fast_mr(ibv_mr* mr, void* addr, size_t length) {
   if (!live(mr)) return EINVAL;
-  if (!mr || !mr->fast_max_pages || length == 0) return EINVAL;
+  if (!mr || !mrx(mr)->fast_max_pages || length == 0) return EINVAL;
   ibv_context* c = mr->context;
-  if (int rc = c->proc->map_plain(reinterpret_cast<uint64_t>(addr), length, true)) return rc;
+  if (int rc = proc_of(c)->map_plain(reinterpret_cast<uint64_t>(addr), length, true)) return rc;
   uint32_t pages = 0;
-  if (int rc = c->drv->map_fast_mr(*c->proc,
-                                   {mr->lkey, mr->pbl_first, mr->fast_max_pages, mr->fast_list},
-                                   reinterpret_cast<uint64_t>(addr), length, &pages))
+  if (int rc = drv_of(c)->map_fast_mr(
+          *proc_of(c), {mr->lkey, mrx(mr)->pbl_first, mrx(mr)->fast_max_pages, mrx(mr)->fast_list},
+          reinterpret_cast<uint64_t>(addr), length, &pages))
     return rc;
   mr->addr = addr;
   mr->length = length;
-  mr->fast_pages = pages;
+  mrx(mr)->fast_pages = pages;
   return 0;
 }
 
@@ -624,19 +750,19 @@ int rnic_reg_cache_set(ibv_context* context, size_t entries) {
 
 int ibv_dereg_mr(ibv_mr* mr) {
   if (!live(mr)) return EINVAL;
-  if (mr->reg_cache_entry) {
+  if (mrx(mr)->reg_cache_entry) {
     // Cached: the registration stays (its STag valid on the wire) until evicted or stale.
-    auto* e = static_cast<RegCache::Entry*>(mr->reg_cache_entry);
+    auto* e = static_cast<RegCache::Entry*>(mrx(mr)->reg_cache_entry);
     ibv_context* c = mr->context;
     --e->refs;
     if (e->refs == 0) e->idle_since = idle_clock()++;
-    --mr->pd->users;
+    --pd_users(mr->pd);
     mr->context = nullptr;  // quarantined (live())
     return reg_cache_trim(c, *contexts()[c].cache);
   }
-  const int rc = mr->context->drv->dereg_mr({mr->lkey, mr->pbl_first, mr->pbl_count});
+  const int rc = drv_of(mr->context)->dereg_mr({mr->lkey, mrx(mr)->pbl_first, mrx(mr)->pbl_count});
   if (rc == 0) {
-    --mr->pd->users;
+    --pd_users(mr->pd);
     mr->context = nullptr;
   }
   return rc;
@@ -644,84 +770,90 @@ int ibv_dereg_mr(ibv_mr* mr) {
 
 ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_channel* channel,
                       int /*comp_vector*/) {
-  if (cqe < 1 || uint32_t(cqe) > context->drv->caps().max_cqe) {
+  if (cqe < 1 || uint32_t(cqe) > drv_of(context)->caps().max_cqe) {
     errno = EINVAL;
     return nullptr;
   }
   Driver::CqInfo info;
-  if (int rc = context->drv->create_cq(uint32_t(cqe), &info)) {
+  if (int rc = drv_of(context)->create_cq(uint32_t(cqe), &info)) {
     errno = rc;
     return nullptr;
   }
-  auto* cq = new ibv_cq{};
+  ibv_cq* cq = &(new Cq{})->cq;
   cq->context = context;
   cq->channel = channel;
   if (channel) ++channel->refcnt;
   cq->cq_context = cq_context;
   cq->handle = info.cqn;
   cq->cqe = int(info.entries);
-  cq->impl = new ibv_cq::Impl;
-  cq->impl->ring_pa = info.ring_pa;
-  cq->impl->entries = info.entries;
-  context->drv->watch(info.ring_pa, uint64_t(info.entries) * rnic::kCqeBytes, &cq->impl->written);
+  cqi(cq) = new CqImpl;
+  cqi(cq)->ring_pa = info.ring_pa;
+  cqi(cq)->entries = info.entries;
+  drv_of(context)->watch(info.ring_pa, uint64_t(info.entries) * rnic::kCqeBytes, &cqi(cq)->written);
   contexts()[context].cqs[cq->handle] = cq;
   return cq;
 }
 
 int ibv_destroy_cq(ibv_cq* cq) {
   if (!live(cq)) return EINVAL;
-  if (!cq->impl->qps.empty()) return EBUSY;
-  if (cq->impl->events_unacked) return EBUSY;  // rdma-core waits for the acks instead
-  const int rc = cq->context->drv->destroy_cq(cq->handle);
+  if (!cqi(cq)->qps.empty()) return EBUSY;
+  if (cqi(cq)->events_unacked) return EBUSY;  // rdma-core waits for the acks instead
+  const int rc = drv_of(cq->context)->destroy_cq(cq->handle);
   if (rc) return rc;
-  cq->context->drv->unwatch(&cq->impl->written);
+  drv_of(cq->context)->unwatch(&cqi(cq)->written);
   contexts()[cq->context].cqs.erase(cq->handle);
   if (cq->channel) --cq->channel->refcnt;
-  delete cq->impl;
-  cq->impl = nullptr;  // quarantined (live())
+  delete cqi(cq);
+  cqi(cq) = nullptr;  // quarantined (live())
   return 0;
 }
 
 ibv_comp_channel* ibv_create_comp_channel(ibv_context* context) {
-  return new ibv_comp_channel{context, -1, 0, new ibv_comp_channel::Impl};
+  auto* x = new Channel{};
+  x->ch.context = context;
+  x->ch.fd = -1;  // no file descriptors in a simulated process
+  x->impl = new ChannelImpl;
+  return &x->ch;
 }
 
 int ibv_destroy_comp_channel(ibv_comp_channel* channel) {
   if (channel->refcnt > 0) return EBUSY;
-  delete channel->impl;
-  delete channel;
+  delete chi(channel);
+  delete reinterpret_cast<Channel*>(channel);
   return 0;
 }
 
 int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
-  ibv_comp_channel::Impl& ch = *channel->impl;
+  ChannelImpl& ch = *chi(channel);
   if (ch.events.empty()) {
     const rnic::host::BlockedIn blocked("ibv_get_cq_event");
     while (ch.events.empty()) rnic::host::host_wait(ch.ev);
-    spend(uint64_t((*channel).context->drv->cost().wakeup_ns));  // the scheduler wakes it
+    spend(uint64_t(drv_of(channel->context)->cost().wakeup_ns));  // the scheduler wakes it
   }
   *cq = ch.events.front();
   ch.events.pop_front();
   *cq_context = (*cq)->cq_context;
-  ++(*cq)->impl->events_unacked;
+  ++cqi(*cq)->events_unacked;
   return 0;
 }
 
 void ibv_ack_cq_events(ibv_cq* cq, unsigned int nevents) {
   if (!live(cq)) return;
-  cq->impl->events_unacked -= std::min(cq->impl->events_unacked, nevents);
+  cqi(cq)->events_unacked -= std::min(cqi(cq)->events_unacked, nevents);
 }
 
-int ibv_req_notify_cq(ibv_cq* cq, int solicited_only) {
+namespace {
+int req_notify_cq(ibv_cq* cq, int solicited_only) {
   if (!live(cq)) return EINVAL;
-  if (cq->impl->qps.empty()) {
-    cq->impl->arm_pending = true;
-    cq->impl->arm_solicited = solicited_only != 0;
+  if (cqi(cq)->qps.empty()) {
+    cqi(cq)->arm_pending = true;
+    cqi(cq)->arm_solicited = solicited_only != 0;
     return 0;
   }
-  cq_doorbell(cq, cq->impl->qps.front(), true, solicited_only != 0);
+  cq_doorbell(cq, cqi(cq)->qps.front(), true, solicited_only != 0);
   return 0;
 }
+}  // namespace
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   if (!live(pd) || !a || !live(a->send_cq) || !live(a->recv_cq)) {
@@ -729,7 +861,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
     return nullptr;
   }
   ibv_context* c = pd->context;
-  const rnic::abi::CardCaps& cfg = c->drv->caps();
+  const rnic::abi::CardCaps& cfg = drv_of(c)->caps();
   if (!a || a->qp_type != IBV_QPT_RC || !a->send_cq || !a->recv_cq || a->srq ||
       a->cap.max_send_wr < 1 || a->cap.max_recv_wr < 1 ||
       a->cap.max_send_wr > uint32_t(cfg.max_qp_wr) ||
@@ -739,12 +871,12 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
     return nullptr;
   }
   rnic::host::Driver::QpInfo info;
-  if (int rc = c->drv->create_qp(pd->handle, a->send_cq->handle, a->recv_cq->handle,
-                                 a->cap.max_send_wr, a->cap.max_recv_wr, &info)) {
+  if (int rc = drv_of(c)->create_qp(pd->handle, a->send_cq->handle, a->recv_cq->handle,
+                                    a->cap.max_send_wr, a->cap.max_recv_wr, &info)) {
     errno = rc;
     return nullptr;
   }
-  auto* qp = new ibv_qp{};
+  ibv_qp* qp = &(new Qp{})->qp;
   qp->context = c;
   qp->qp_context = a->qp_context;
   qp->pd = pd;
@@ -755,24 +887,24 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   qp->qp_num = qpn;
   qp->state = IBV_QPS_RESET;
   qp->qp_type = IBV_QPT_RC;
-  qp->impl = new ibv_qp::Impl;
-  ibv_qp::Impl& q = *qp->impl;
+  qpi(qp) = new QpImpl;
+  QpImpl& q = *qpi(qp);
   q.sq_depth = a->cap.max_send_wr;
   q.rq_depth = a->cap.max_recv_wr;
   q.max_send_sge = a->cap.max_send_sge;
   q.max_recv_sge = a->cap.max_recv_sge;
   q.sq_sig_all = a->sq_sig_all != 0;
-  q.page = c->drv->qp_page(qpn);
+  q.page = drv_of(c)->qp_page(qpn);
   q.sq_ring = info.sq_ring;
   q.rq_ring = info.rq_ring;
   q.attr.cap = a->cap;
   contexts()[c].qps[qpn] = qp;
-  ++pd->users;
+  ++pd_users(pd);
   for (ibv_cq* cq : {a->send_cq, a->recv_cq}) {
-    cq->impl->qps.push_back(qp);
-    if (cq->impl->arm_pending) {
-      cq->impl->arm_pending = false;
-      cq_doorbell(cq, qp, true, cq->impl->arm_solicited);
+    cqi(cq)->qps.push_back(qp);
+    if (cqi(cq)->arm_pending) {
+      cqi(cq)->arm_pending = false;
+      cq_doorbell(cq, qp, true, cqi(cq)->arm_solicited);
     }
   }
   if (a->cap.max_inline_data) {
@@ -788,7 +920,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
       errno = e;
       return nullptr;
     }
-    --pd->users;  // the QP's own MR: the QP already counts
+    --pd_users(pd);  // the QP's own MR: the QP already counts
   }
   return qp;
 }
@@ -802,12 +934,12 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
     rnic::log::warn("ibv_modify_qp: QP {}: {} (docs/verbs.md)", qp->qp_num, why);
     return rc;
   }
-  const rnic::abi::CardCaps& caps = qp->context->drv->caps();
+  const rnic::abi::CardCaps& caps = drv_of(qp->context)->caps();
   if (int rc = rnic::qp_attr_check(*attr, mask, {int(caps.ord), int(caps.ird)}, &why)) {
     rnic::log::warn("ibv_modify_qp: QP {}: {}", qp->qp_num, why);
     return rc;
   }
-  ibv_qp::Impl& q = *qp->impl;
+  QpImpl& q = *qpi(qp);
   if (mask & IBV_QP_AV) q.attr.ah_attr = attr->ah_attr;
   if (mask & IBV_QP_DEST_QPN) q.attr.dest_qp_num = attr->dest_qp_num;
   if (mask & IBV_QP_ACCESS_FLAGS) q.attr.qp_access_flags = attr->qp_access_flags;
@@ -829,7 +961,7 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   a.access = q.attr.qp_access_flags;
   a.mtu = q.attr.path_mtu ? rnic::path_mtu_bytes(q.attr.path_mtu) : 0;
   a.read_timeout_ns = rnic::read_timeout_ns(q.attr.timeout, q.attr.retry_cnt);
-  const int rc = qp->context->drv->modify_qp(qp->qp_num, uint32_t(mask), next, a);
+  const int rc = drv_of(qp->context)->modify_qp(qp->qp_num, uint32_t(mask), next, a);
   if (rc) return rc;
   qp->state = next;
   if (next == IBV_QPS_RESET) {
@@ -845,42 +977,42 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
 int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int /*attr_mask*/, ibv_qp_init_attr* init_attr) {
   if (!live(qp) || !attr) return EINVAL;
   const std::vector<uint8_t> d =
-      qp->context->drv->rc().mmio_read(qp->impl->page + rnic::reg::kQpStatus, 4);
+      drv_of(qp->context)->rc().mmio_read(qpi(qp)->page + rnic::reg::kQpStatus, 4);
   if (d.size() != 4) return EIO;
   uint32_t v;
   std::memcpy(&v, d.data(), 4);
   qp->state = rnic::host::to_ibv(rnic::abi::QpState((v >> 24) & 0xF));
-  *attr = qp->impl->attr;
+  *attr = qpi(qp)->attr;
   attr->qp_state = attr->cur_qp_state = qp->state;
   if (init_attr) {
     *init_attr = ibv_qp_init_attr{};
     init_attr->qp_context = qp->qp_context;
     init_attr->send_cq = qp->send_cq;
     init_attr->recv_cq = qp->recv_cq;
-    init_attr->cap = qp->impl->attr.cap;
+    init_attr->cap = qpi(qp)->attr.cap;
     init_attr->qp_type = qp->qp_type;
-    init_attr->sq_sig_all = qp->impl->sq_sig_all;
+    init_attr->sq_sig_all = qpi(qp)->sq_sig_all;
   }
   return 0;
 }
 
 int ibv_destroy_qp(ibv_qp* qp) {
   if (!live(qp)) return EINVAL;
-  const int rc = qp->context->drv->destroy_qp(qp->qp_num);
+  const int rc = drv_of(qp->context)->destroy_qp(qp->qp_num);
   if (rc) return rc;
-  if (ibv_mr* m = qp->impl->inline_mr) {
-    ++qp->pd->users;  // the QP's own MR: not the program's
+  if (ibv_mr* m = qpi(qp)->inline_mr) {
+    ++pd_users(qp->pd);  // the QP's own MR: not the program's
     ibv_dereg_mr(m);
-    current().proc->free(qp->impl->inline_buf, uint64_t(qp->impl->sq_depth) * qp->impl->max_inline);
+    current().proc->free(qpi(qp)->inline_buf, uint64_t(qpi(qp)->sq_depth) * qpi(qp)->max_inline);
   }
   for (ibv_cq* cq : {qp->send_cq, qp->recv_cq}) {
-    auto& v = cq->impl->qps;
+    auto& v = cqi(cq)->qps;
     v.erase(std::remove(v.begin(), v.end(), qp), v.end());
   }
   contexts()[qp->context].qps.erase(qp->qp_num);
-  --qp->pd->users;
-  delete qp->impl;
-  qp->impl = nullptr;  // quarantined (live())
+  --pd_users(qp->pd);
+  delete qpi(qp);
+  qpi(qp) = nullptr;  // quarantined (live())
   return 0;
 }
 
@@ -889,8 +1021,8 @@ namespace {
 // card's window (8 slots: a doorbell at least every 8 WQEs), or, in host-ring mode, into the
 // ring in host memory (plain stores) with one doorbell for the lot.
 void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_t first) {
-  Driver* drv = qp->context->drv;
-  ibv_qp::Impl& q = *qp->impl;
+  Driver* drv = drv_of(qp->context);
+  QpImpl& q = *qpi(qp);
   const uint64_t win = q.page + (rq ? rnic::reg::kRqWindow : rnic::reg::kSqWindow);
   const uint64_t db = q.page + (rq ? rnic::reg::kRqDoorbell : rnic::reg::kSqDoorbell);
   const uint64_t ring = rq ? q.rq_ring : q.sq_ring;
@@ -914,12 +1046,13 @@ void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_
 }
 }  // namespace
 
-int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
+namespace {
+int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   if (!live(qp)) {
     if (bad_wr) *bad_wr = wr;
     return EINVAL;
   }
-  ibv_qp::Impl& q = *qp->impl;
+  QpImpl& q = *qpi(qp);
   std::vector<rnic::Wqe> wqes;
   int rc = 0;
   for (; wr; wr = wr->next) {
@@ -974,22 +1107,22 @@ int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       }
       if (rc) break;
       rnic_mem_write(reinterpret_cast<void*>(slot), bytes.data(), len);
-      spend(uint64_t(qp->context->drv->cost().copy_line_ns) * ((len + 63) / 64));
+      spend(uint64_t(drv_of(qp->context)->cost().copy_line_ns) * ((len + 63) / 64));
       w.num_sge = len ? 1 : 0;
       w.sge[0] = {slot, uint32_t(len), q.inline_mr->lkey};
     }
     if (wr->opcode == RNIC_WR_FAST_REG_MR) {
-      ibv_mr* mr = wr->wr.fast_reg.mr;
-      if (!mr || !mr->fast_max_pages || !mr->fast_pages) {
+      ibv_mr* mr = wr->bind_mw.bind_info.mr;
+      if (!mr || !mrx(mr)->fast_max_pages || !mrx(mr)->fast_pages) {
         rc = EINVAL;
         break;
       }
-      const uint32_t stag = (mr->lkey & ~0xFFu) | wr->wr.fast_reg.key;
+      const uint32_t stag = (mr->lkey & ~0xFFu) | (wr->bind_mw.rkey & 0xFFu);
       w.invalidate_rkey = stag;
       w.remote_addr = reinterpret_cast<uint64_t>(mr->addr);
-      w.rkey = rnic::host::to_card_access(unsigned(wr->wr.fast_reg.access));
+      w.rkey = rnic::host::to_card_access(wr->bind_mw.bind_info.mw_access_flags);
       w.num_sge = 1;
-      w.sge[0] = {mr->fast_list, uint32_t(mr->length), mr->fast_pages};
+      w.sge[0] = {mrx(mr)->fast_list, uint32_t(mr->length), mrx(mr)->fast_pages};
       mr->lkey = mr->rkey = stag;  // as ib_update_fast_reg_key
     }
     wqes.push_back(w);
@@ -1002,12 +1135,12 @@ int ibv_post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   return rc;
 }
 
-int ibv_post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
+int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
   if (!live(qp)) {
     if (bad_wr) *bad_wr = wr;
     return EINVAL;
   }
-  ibv_qp::Impl& q = *qp->impl;
+  QpImpl& q = *qpi(qp);
   std::vector<rnic::Wqe> wqes;
   int rc = 0;
   for (; wr; wr = wr->next) {
@@ -1033,10 +1166,10 @@ int ibv_post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
   return rc;
 }
 
-int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
+int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   if (!live(cq)) return -EINVAL;
-  ibv_cq::Impl& c = *cq->impl;
-  Driver* drv = cq->context->drv;
+  CqImpl& c = *cqi(cq);
+  Driver* drv = drv_of(cq->context);
   Context& ctx = contexts()[cq->context];
   int n = 0;
   ibv_qp* via = nullptr;
@@ -1057,7 +1190,7 @@ int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
     w.wc_flags = rnic::host::to_ibv_wc_flags(e.wc_flags);
     auto it = ctx.qps.find(e.qp_num);
     if (it != ctx.qps.end()) {
-      ibv_qp::Impl& q = *it->second->impl;
+      QpImpl& q = *qpi(it->second);
       const bool recv = e.opcode == rnic::abi::kCqeRecv;
       uint64_t& freed = recv ? q.rq_freed : q.sq_freed;
       const uint64_t pi = recv ? q.rq_pi : q.sq_pi;
@@ -1072,9 +1205,10 @@ int ibv_poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   if (n > 0 && (via || !c.qps.empty())) cq_doorbell(cq, via ? via : c.qps.front(), false, false);
   return n;
 }
+}  // namespace
 
 int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
-  Driver* drv = context->drv;
+  Driver* drv = drv_of(context);
   while (drv->async_queue().empty()) rnic::host::host_wait(drv->async_event());
   const Driver::AsyncEvent e = drv->async_queue().front();
   drv->async_queue().pop_front();
@@ -1134,17 +1268,20 @@ long rnic_page_out(void* addr, size_t length) {
   return long(c.drv->os().page_out(*c.proc, reinterpret_cast<uint64_t>(addr), length));
 }
 
-int ibv_advise_mr(ibv_pd* pd, ibv_advise_mr_advice advice, uint32_t flags, ibv_sge* sg_list,
-                  uint32_t num_sge) {
+namespace {
+int advise_mr(ibv_pd* pd, ibv_advise_mr_advice advice, uint32_t flags, ibv_sge* sg_list,
+              uint32_t num_sge) {
   if (!live(pd)) return EINVAL;
   if (!pd || !sg_list || num_sge == 0) return EINVAL;
   if (advice == IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT) return EOPNOTSUPP;
   for (uint32_t i = 0; i < num_sge; ++i)
-    if (int rc = pd->context->drv->advise_mr(pd->handle, sg_list[i].lkey, sg_list[i].addr,
-                                             sg_list[i].length, flags & IBV_ADVISE_MR_FLAG_FLUSH))
+    if (int rc = drv_of(pd->context)
+                     ->advise_mr(pd->handle, sg_list[i].lkey, sg_list[i].addr, sg_list[i].length,
+                                 flags & IBV_ADVISE_MR_FLAG_FLUSH))
       return rc;
   return 0;
 }
+}  // namespace
 
 // rnic_malloc memory through the model's page tables; the program's own memory (not in the
 // model's address range) is plain memory: a copy.
@@ -1244,15 +1381,15 @@ double rnic_irq_cpu_ns() { return double(current().drv->irq_cpu_ps()) / 1000.0; 
 int rnic_cq_set_callback(ibv_cq* cq, rnic_wc_cb fn, void* arg) {
   if (!live(cq)) return EINVAL;
   if (!cq) return EINVAL;
-  cq->impl->cb = fn;
-  cq->impl->cb_arg = arg;
+  cqi(cq)->cb = fn;
+  cqi(cq)->cb_arg = arg;
   return 0;
 }
 
 int rnic_wr_set_callback(ibv_cq* cq, uint64_t wr_id, rnic_wc_cb fn, void* arg) {
   if (!live(cq)) return EINVAL;
   if (!cq || !fn) return EINVAL;
-  cq->impl->wr_cbs[wr_id] = {fn, arg};
+  cqi(cq)->wr_cbs[wr_id] = {fn, arg};
   return 0;
 }
 
@@ -1270,13 +1407,13 @@ int rnic_dispatch_callbacks(ibv_comp_channel* channel) {
     ibv_wc wc{};
     while (ibv_poll_cq(cq, 1, &wc) == 1) {
       ++n;
-      auto it = cq->impl->wr_cbs.find(wc.wr_id);
-      if (it != cq->impl->wr_cbs.end()) {
+      auto it = cqi(cq)->wr_cbs.find(wc.wr_id);
+      if (it != cqi(cq)->wr_cbs.end()) {
         const auto [fn, arg] = it->second;
-        cq->impl->wr_cbs.erase(it);
+        cqi(cq)->wr_cbs.erase(it);
         fn(&wc, arg);
-      } else if (cq->impl->cb) {
-        cq->impl->cb(&wc, cq->impl->cb_arg);
+      } else if (cqi(cq)->cb) {
+        cqi(cq)->cb(&wc, cqi(cq)->cb_arg);
       }
     }
   };
@@ -1288,8 +1425,8 @@ int rnic_dispatch_callbacks(ibv_comp_channel* channel) {
 
 int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
   if (!live(cq)) return EINVAL;
-  return wait_polled([cq] { return cqe_ready(cq); }, cq->impl->written,
-                     uint64_t(cq->context->drv->cost().cq_poll_ns), timeout_ns);
+  return wait_polled([cq] { return cqe_ready(cq); }, cqi(cq)->written,
+                     uint64_t(drv_of(cq->context)->cost().cq_poll_ns), timeout_ns);
 }
 
 int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns) {
@@ -1308,4 +1445,98 @@ int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns) {
       ev, uint64_t(drv->cost().cq_poll_ns), timeout_ns);
   drv->unwatch(&ev);
   return r;
+}
+
+namespace {
+// A verb the card does not do: rdma-core's answer for a provider without it (EOPNOTSUPP, as
+// the errno of a NULL return or as the return value), and one line naming it the first time a
+// run's programs call it.
+template <class R>
+R refuse(const char* verb, R ret) {
+  static std::set<std::string> said;
+  if (said.insert(verb).second)
+    rnic::log::warn("{}: not supported by rnicsim's card (EOPNOTSUPP; docs/verbs.md)", verb);
+  errno = EOPNOTSUPP;
+  return ret;
+}
+
+// The operations rdma-core's inline verbs call (a provider's ops table): what the card does, and
+// a refusal naming the verb for the rest.
+void fill_ops(verbs_context& v) {
+  ibv_context_ops& o = v.context.ops;
+  o.post_send = post_send;
+  o.post_recv = post_recv;
+  o.poll_cq = poll_cq;
+  o.req_notify_cq = req_notify_cq;
+  o.alloc_mw = [](ibv_pd*, ibv_mw_type) { return refuse<ibv_mw*>("ibv_alloc_mw", nullptr); };
+  o.dealloc_mw = [](ibv_mw*) { return refuse("ibv_dealloc_mw", EOPNOTSUPP); };
+  o.bind_mw = [](ibv_qp*, ibv_mw*, ibv_mw_bind*) { return refuse("ibv_bind_mw", EOPNOTSUPP); };
+  o.post_srq_recv = [](ibv_srq*, ibv_recv_wr*, ibv_recv_wr**) {
+    return refuse("ibv_post_srq_recv", EOPNOTSUPP);
+  };
+  v.sz = sizeof v;
+  v.query_port = query_port;
+  v.advise_mr = advise_mr;
+  v.query_device_ex = query_device_ex;
+  v.create_cq_ex = [](ibv_context*, ibv_cq_init_attr_ex*) {
+    return refuse<ibv_cq_ex*>("ibv_create_cq_ex", nullptr);
+  };
+  v.create_qp_ex = [](ibv_context*, ibv_qp_init_attr_ex*) {
+    return refuse<ibv_qp*>("ibv_create_qp_ex", nullptr);
+  };
+  v.create_srq_ex = [](ibv_context*, ibv_srq_init_attr_ex*) {
+    return refuse<ibv_srq*>("ibv_create_srq_ex", nullptr);
+  };
+  v.get_srq_num = [](ibv_srq*, uint32_t*) { return refuse("ibv_get_srq_num", EOPNOTSUPP); };
+  v.open_qp = [](ibv_context*, ibv_qp_open_attr*) {
+    return refuse<ibv_qp*>("ibv_open_qp", nullptr);
+  };
+  v.open_xrcd = [](ibv_context*, ibv_xrcd_init_attr*) {
+    return refuse<ibv_xrcd*>("ibv_open_xrcd", nullptr);
+  };
+  v.close_xrcd = [](ibv_xrcd*) { return refuse("ibv_close_xrcd", EOPNOTSUPP); };
+  v.query_rt_values = [](ibv_context*, ibv_values_ex*) {
+    return refuse("ibv_query_rt_values_ex", EOPNOTSUPP);
+  };
+  v.alloc_dm = [](ibv_context*, ibv_alloc_dm_attr*) {
+    return refuse<ibv_dm*>("ibv_alloc_dm", nullptr);
+  };
+  v.free_dm = [](ibv_dm*) { return refuse("ibv_free_dm", EOPNOTSUPP); };
+  v.reg_dm_mr = [](ibv_pd*, ibv_dm*, uint64_t, size_t, unsigned int) {
+    return refuse<ibv_mr*>("ibv_reg_dm_mr", nullptr);
+  };
+  v.alloc_null_mr = [](ibv_pd*) { return refuse<ibv_mr*>("ibv_alloc_null_mr", nullptr); };
+  v.alloc_td = [](ibv_context*, ibv_td_init_attr*) {
+    return refuse<ibv_td*>("ibv_alloc_td", nullptr);
+  };
+  v.dealloc_td = [](ibv_td*) { return refuse("ibv_dealloc_td", EOPNOTSUPP); };
+  v.alloc_parent_domain = [](ibv_context*, ibv_parent_domain_init_attr*) {
+    return refuse<ibv_pd*>("ibv_alloc_parent_domain", nullptr);
+  };
+  v.modify_cq = [](ibv_cq*, ibv_modify_cq_attr*) { return refuse("ibv_modify_cq", EOPNOTSUPP); };
+  v.modify_qp_rate_limit = [](ibv_qp*, ibv_qp_rate_limit_attr*) {
+    return refuse("ibv_modify_qp_rate_limit", EOPNOTSUPP);
+  };
+  v.create_wq = [](ibv_context*, ibv_wq_init_attr*) {
+    return refuse<ibv_wq*>("ibv_create_wq", nullptr);
+  };
+  v.create_rwq_ind_table = [](ibv_context*, ibv_rwq_ind_table_init_attr*) {
+    return refuse<ibv_rwq_ind_table*>("ibv_create_rwq_ind_table", nullptr);
+  };
+  v.ibv_create_flow = [](ibv_qp*, ibv_flow_attr*) {
+    return refuse<ibv_flow*>("ibv_create_flow", nullptr);
+  };
+  v.create_counters = [](ibv_context*, ibv_counters_init_attr*) {
+    return refuse<ibv_counters*>("ibv_create_counters", nullptr);
+  };
+  v.create_flow_action_esp = [](ibv_context*, ibv_flow_action_esp_attr*) {
+    return refuse<ibv_flow_action*>("ibv_create_flow_action_esp", nullptr);
+  };
+}
+}  // namespace
+
+rnic::host::Driver& rnic::host::context_driver(const ibv_context* c) { return *drv_of(c); }
+rnic::host::Process& rnic::host::context_process(const ibv_context* c) { return *proc_of(c); }
+uint32_t rnic::host::mr_pbl_count(const ibv_mr* mr) {
+  return reinterpret_cast<const Mr*>(mr)->pbl_count;
 }
