@@ -93,7 +93,7 @@ void check_scenario(const Scenario& s, bool validating) {
   // that program's failure, with the outputs.
   std::set<std::string> checked;
   for (const WorkloadSpec& w : s.workloads) {
-    if (w.program.empty() || !checked.insert(w.program).second) continue;
+    if (w.program.empty() || w.exec || !checked.insert(w.program).second) continue;
     bool ends_at_load = false;
     const std::string why = check_program(w.program, &ends_at_load);
     if (!why.empty() && (!ends_at_load || validating))

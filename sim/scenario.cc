@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "sim/cluster.h"
+#include "sim/exec/exec_process.h"
 #include "sim/experiment.h"
 #include "sim/numbers.h"
 #include "sim/run_trace.h"
@@ -264,14 +265,37 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
 }
 
 // A `program:` workload: the shared object (which must exist), its hosts (at least one) and
-// their arguments (a list of strings for all, or one list per host).
+// their arguments (a list of strings for all, or one list per host). An `exec:` workload: the
+// executable and its first arguments (a list, or one string), the executable looked up as a
+// shell would (exec::resolve_executable), then the same hosts and arguments.
 void parse_program(const std::string& file, const YAML::Node& e, WorkloadSpec* ws, Scenario* s) {
-  only_keys(file, "workloads", e, {"name", "program", "hosts", "args"});
-  ws->program = scalar(file, "workloads.program", e["program"]);
-  if (!std::filesystem::is_regular_file(ws->program))
-    throw InputError(
-        at(file, e["program"]), "workloads.program",
-        fmt::format("'{}' is not a file (a path from the working directory)", ws->program));
+  if (e["exec"]) {
+    only_keys(file, "workloads", e, {"name", "exec", "hosts", "args"});
+    const YAML::Node& x = e["exec"];
+    std::vector<std::string> argv;
+    if (x.IsSequence())
+      for (const auto& a : x) argv.push_back(scalar(file, "workloads.exec", a));
+    else
+      argv.push_back(scalar(file, "workloads.exec", x));
+    if (argv.empty())
+      throw InputError(at(file, x), "workloads.exec", "expected the program and its arguments");
+    std::string why;
+    ws->program = exec::resolve_executable(argv[0], &why);
+    if (ws->program.empty()) throw InputError(at(file, x), "workloads.exec", why);
+    if (exec::preload_library().empty())
+      throw InputError(at(file, x), "workloads.exec",
+                       "librnicsim_exec.so (the preload library) is not beside rnicsim nor in "
+                       "../lib/rnicsim: build it (./scripts/build)");
+    ws->exec = true;
+    ws->exec_args.assign(argv.begin() + 1, argv.end());
+  } else {
+    only_keys(file, "workloads", e, {"name", "program", "hosts", "args"});
+    ws->program = scalar(file, "workloads.program", e["program"]);
+    if (!std::filesystem::is_regular_file(ws->program))
+      throw InputError(
+          at(file, e["program"]), "workloads.program",
+          fmt::format("'{}' is not a file (a path from the working directory)", ws->program));
+  }
   if (!e["hosts"] || !e["hosts"].IsSequence() || e["hosts"].size() == 0)
     throw InputError(ws->where, "workloads.hosts", "expected a list of the hosts to run it on");
   for (const auto& h : e["hosts"]) ws->hosts.push_back(scalar(file, "workloads.hosts", h));
@@ -309,7 +333,7 @@ void parse_workloads(const std::string& file, const YAML::Node& w, Scenario* s) 
     require_map(file, "workloads", e);
     WorkloadSpec ws;
     ws.where = at(file, e);
-    if (e["program"]) {
+    if (e["program"] || e["exec"]) {
       parse_program(file, e, &ws, s);
       continue;
     }

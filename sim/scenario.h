@@ -81,13 +81,15 @@ struct FaultSpec {
 };
 
 // A workload of `workloads:`: one perftest-style job (its test's keys as perf's options), or a
-// verbs program of the user's (`program:`, a shared object: docs/verbs.md) run on each of
-// `hosts` with that host's arguments.
+// verbs program of the user's (`program:`, a shared object, or `exec:`, an executable with its
+// arguments: docs/verbs.md) run on each of `hosts` with that host's arguments.
 struct WorkloadSpec {
   std::string name;
   std::string test;  // write_bw, write_lat, read_bw, read_lat, send_bw, send_lat; "" for a program
-  std::string program;                         // the shared object's path
-  std::vector<std::string> hosts;              // where it runs, one process each
+  std::string program;  // the shared object's path; `exec:`: the executable's, resolved
+  bool exec = false;    // `exec:`: an executable run as a simulated process (sim/exec/)
+  std::vector<std::string> exec_args;  // `exec:`'s arguments after the program, before `args`
+  std::vector<std::string> hosts;      // where it runs, one process each
   std::vector<std::vector<std::string>> args;  // per host (one list: the same for all)
   std::string from, to;
   double start_us = 0;

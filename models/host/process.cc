@@ -48,7 +48,7 @@ void Process::unmapping(uintptr_t addr, uint64_t len) {
   const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
   if (me.valid() && me.proc_kind() == sc_core::SC_THREAD_PROC_)
     for (Process* p : std::vector<Process*>(processes())) {
-      if (!p->plain_pages_ || !p->unmap_notifier) continue;
+      if (!p->plain_pages_ || p->external_ || !p->unmap_notifier) continue;
       bool mine = false;
       for (uint64_t va = first; va < addr + len && !mine; va += kPageSize) {
         uint64_t pa, reads;
@@ -58,7 +58,7 @@ void Process::unmapping(uintptr_t addr, uint64_t len) {
     }
   PhysMem::unmapping(addr, len);
   for (Process* p : processes()) {
-    if (!p->plain_pages_) continue;
+    if (!p->plain_pages_ || p->external_) continue;  // another OS process's addresses
     for (uint64_t va = first; va < addr + len; va += kPageSize)
       if (!p->model_va(va) && p->pt_.unmap(va)) --p->plain_pages_;
   }
@@ -158,6 +158,26 @@ int Process::map_plain(uint64_t va, uint64_t len, bool write) {
     first_page = false;
     pt_.map(p, frame);
     mem_.back(frame, reinterpret_cast<uint8_t*>(p));
+    ++plain_pages_;
+  }
+  return 0;
+}
+
+int Process::map_external(uint64_t va, uint64_t len, uint8_t* host) {
+  if (va % kPageSize || len % kPageSize || len == 0 || va + len < va) return EFAULT;
+  if (va + len > kSimVaBase && va < next_va_ + kPageSize) return EFAULT;
+  external_ = true;
+  bool first_page = true;
+  for (uint64_t p = va; p < va + len; p += kPageSize) {
+    uint64_t pa, reads;
+    if (pt_.translate(p, &pa, &reads)) {  // shared again (the process remapped it): new bytes
+      mem_.back(pa & ~(kPageSize - 1), host + (p - va));
+      continue;
+    }
+    const uint64_t frame = next_frame_for(first_page);
+    first_page = false;
+    pt_.map(p, frame);
+    mem_.back(frame, host + (p - va));
     ++plain_pages_;
   }
   return 0;

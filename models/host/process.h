@@ -42,6 +42,12 @@ class Process {
   // is not the program's memory, or cannot be written and `write` is asked for (as the kernel
   // refuses to pin it), or falls in the model's own address range.
   int map_plain(uint64_t va, uint64_t len, bool write);
+  // Memory of a process outside rnicsim's own (an executable run as a simulated process: its
+  // registered pages shared with rnicsim, sim/exec/): [va, va + len), page aligned, as the
+  // simulated process's pages, page p's bytes at host + (p - va). Pages already mapped keep
+  // their frames, their bytes now at host. Returns 0, or EFAULT for a range that is not page
+  // aligned or overlaps the model's own.
+  int map_external(uint64_t va, uint64_t len, uint8_t* host);
   static constexpr uint64_t kSimVaBase = 0x0000400000000000ull;  // 64 TiB: unused by Linux
   // Whether va is in the model's own address range (malloc's), not the program's memory.
   bool model_va(uint64_t va) const { return va >= kSimVaBase && va < next_va_; }
@@ -100,6 +106,7 @@ class Process {
   uint64_t next_frame_for(bool first);
   uint64_t next_va_ = kSimVaBase;
   uint64_t plain_pages_ = 0;  // pages of the program's own memory mapped here
+  bool external_ = false;     // its pages are another OS process's (map_external)
   uint64_t last_frame_ = 0;
   std::unordered_set<uint64_t> pinned_;
   std::unordered_set<uint64_t> untouched_;

@@ -23,6 +23,7 @@
 
 #include "models/host/host_wait.h"
 #include "sim/cluster.h"
+#include "sim/exec/exec_process.h"
 #include "sim/experiment.h"
 #include "sim/link_capture.h"
 #include "sim/machine_memory.h"
@@ -591,6 +592,29 @@ int run_workloads(ExperimentContext& ctx) {
       const std::vector<std::string> args = u.spec->args.empty()
                                                 ? std::vector<std::string>{}
                                                 : u.spec->args[u.spec->args.size() == 1 ? 0 : i];
+      if (u.spec->exec) {
+        // An executable: an OS process of its own, with a simulated process of its own on
+        // the host (its addresses are its own), its outputs in OUT/<host>/.
+        exec::ExecRun r;
+        r.argv = {u.spec->program};
+        r.argv.insert(r.argv.end(), u.spec->exec_args.begin(), u.spec->exec_args.end());
+        r.argv.insert(r.argv.end(), args.begin(), args.end());
+        const std::filesystem::path dir =
+            std::filesystem::path(ctx.out_dir.empty() ? "." : ctx.out_dir) / u.spec->hosts[i];
+        std::filesystem::create_directories(dir);
+        r.out_file = (dir / (u.spec->name + ".out")).string();
+        r.err_file = (dir / (u.spec->name + ".err")).string();
+        r.cpu_limit_s = ctx.cfg.sim.spin_guard_s;
+        Cluster::Program p{cl.find(u.spec->hosts[i]), [&u, i, r] {
+                             u.thread[i] =
+                                 sc_core::sc_get_current_process_handle().get_process_object();
+                             u.end[i] = exec::run_exec(r);
+                             if (u.end[i].abnormal()) throw RunFailed(u.end[i].describe());
+                           }};
+        p.process = int(1000 + programs.size());
+        programs.push_back(p);
+        continue;
+      }
       programs.push_back({cl.find(u.spec->hosts[i]), [&u, i, args] {
                             u.thread[i] =
                                 sc_core::sc_get_current_process_handle().get_process_object();
@@ -613,6 +637,8 @@ int run_workloads(ExperimentContext& ctx) {
         if (e.kind == ProgramEnd::kExited) h["exit_call"] = true;
         if (e.kind == ProgramEnd::kSignal) h["signal"] = e.code;
         if (e.kind == ProgramEnd::kException) h["exception"] = e.what;
+        if (e.kind == ProgramEnd::kSignal && !e.what.empty()) h["stopped"] = e.what;
+        if (!e.last_stderr.empty()) h["stderr_last"] = e.last_stderr;
         if (e.kind == ProgramEnd::kNotRun) {
           h["unfinished"] = true;
           const std::string b = host::blocked_in(u.thread[i]);
@@ -623,8 +649,14 @@ int run_workloads(ExperimentContext& ctx) {
         if (e.failed()) h["failed"] = true;
         hosts.push_back(h);
       }
-      ctx.workloads.push_back(
-          {{"name", u.spec->name}, {"program", u.spec->program}, {"hosts", hosts}});
+      nlohmann::ordered_json w = {{"name", u.spec->name}, {"program", u.spec->program}};
+      if (u.spec->exec) {
+        nlohmann::ordered_json argv = nlohmann::ordered_json::array({u.spec->program});
+        for (const std::string& a : u.spec->exec_args) argv.push_back(a);
+        w["exec"] = argv;
+      }
+      w["hosts"] = hosts;
+      ctx.workloads.push_back(w);
     }
   };
 

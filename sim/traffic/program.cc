@@ -136,6 +136,7 @@ std::string ProgramEnd::describe() const {
       break;
     case kSignal:
       s = fmt::format("killed by {} (signal {})", rnic::signal_name(code), code);
+      if (!what.empty()) s += ": " + what;
       break;
     case kException:
       s = fmt::format("threw: {}", what);

@@ -15,9 +15,10 @@ namespace rnic::traffic {
 // How a program's run ended.
 struct ProgramEnd {
   enum Kind { kNotRun, kReturned, kExited, kSignal, kException } kind = kNotRun;
-  int code = 0;          // kReturned, kExited: its exit code; kSignal: the signal number
-  std::string what;      // kException: its text
-  bool at_load = false;  // it ended while loading (its static constructors), before rnic_main
+  int code = 0;             // kReturned, kExited: its exit code; kSignal: the signal number
+  std::string what;         // kException: its text; kSignal: why rnicsim sent it, if it did
+  std::string last_stderr;  // an executable's: the last line it wrote to its stderr
+  bool at_load = false;     // it ended while loading (its static constructors), before rnic_main
   bool failed() const { return kind == kNotRun || at_load || code != 0 || abnormal(); }
   bool abnormal() const { return kind == kSignal || kind == kException; }
   // "exit 7", "exit(7)", "killed by SIGSEGV (signal 11)", "threw: ...", with " while loading

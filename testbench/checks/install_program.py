@@ -5,7 +5,7 @@ source, copied there) built twice, with the documented pkg-config command and wi
 find_package(rnicsim) + rnicsim_add_program, and a program in C (write_c's source) built with
 `cc` and pkg-config, once linking nothing and once with -libverbs as rdma-core's programs link
 (rnicsim's own verbs answer it); each run from a scenario in that folder on two hosts by the
-installed rnicsim."""
+installed rnicsim; and ibv_devices as an `exec:` workload (the installed preload library)."""
 import os
 import shutil
 import subprocess
@@ -52,4 +52,10 @@ for so in ("write_c.so", "write_c_ibverbs.so"):
                 "    args: [[server, '8'], [client, '8']]\n")
     p = run([os.path.join(prefix, "bin", "rnicsim"), "run", "scenario.yaml", "--out", "out"], cwd=proj)
     check("8 blocks of 4096 bytes arrived intact" in p.stdout, f"{so}: {p.stdout!r}")
+# An executable as a simulated process, the preload library found where install put it.
+with open(os.path.join(proj, "devices.yaml"), "w") as f:
+    f.write("workloads:\n  - {name: devices, exec: [ibv_devices], hosts: [node0]}\n")
+run([os.path.join(prefix, "bin", "rnicsim"), "run", "devices.yaml", "--out", "out_exec"], cwd=proj)
+with open(os.path.join(proj, "out_exec", "node0", "devices.out")) as f:
+    check("rnic0" in f.read(), "the installed rnicsim runs ibv_devices")
 finish("install_program")

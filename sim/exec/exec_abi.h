@@ -1,0 +1,145 @@
+// The calls between an executable run as a simulated process (sim/exec/exec_process.h) and the
+// simulator that serves them: the preload library in the process (sim/exec/exec_preload.cc)
+// sends a request, the process's simulated thread (sim/exec/exec_server.h) performs it on the
+// simulated host in simulated time and answers. One request at a time, each answered before the
+// process goes on: the process runs only while the simulator waits for its next call (lockstep;
+// docs/verbs.md, "Your own programs").
+//
+// Transport: a SOCK_SEQPACKET socket pair, one message per request and per answer; memory the
+// process registers travels as memfd descriptors (SCM_RIGHTS) beside a registration. A message
+// is a Header and the operation's fields, packed by Msg (host byte order: both ends are one
+// machine). Objects are named by the simulator's ids (never dereferenced by the process); an id
+// the simulator did not hand to this process is refused with EINVAL.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace rnic::exec {
+
+// The environment variable that names the process's end of the socket pair (a descriptor
+// number); without it the preload library stays out of the way.
+constexpr const char* kFdEnv = "RNICSIM_EXEC_FD";
+// The descriptor number the process gets it as (high: clear of what programs open).
+constexpr int kFd = 1000;
+// The largest message.
+constexpr size_t kMaxMsg = 1 << 20;
+
+enum class Op : uint32_t {
+  kGetDevice = 1,  // -> name, dev_name, node_type, transport, guid
+  kOpenDevice,     // -> ctx
+  kCloseDevice,    // ctx
+  kQueryDevice,    // ctx -> ibv_device_attr
+  kQueryDeviceEx,  // ctx, comp_mask -> ibv_device_attr_ex
+  kQueryPort,      // ctx, port -> ibv_port_attr
+  kQueryGid,       // ctx, port, index -> ibv_gid
+  kAllocPd,        // ctx -> pd, handle
+  kDeallocPd,      // pd
+  kRegMr,    // pd, addr, length, access, n runs (va, len) + their memfds -> mr, handle, lkey, rkey
+  kDeregMr,  // mr
+  kCreateChannel,   // ctx -> channel
+  kDestroyChannel,  // channel
+  kCreateCq,        // ctx, cqe, channel (0: none), comp_vector -> cq, handle, cqe
+  kDestroyCq,       // cq
+  kReqNotifyCq,     // cq, solicited_only
+  kGetCqEvent,      // channel -> cq
+  kAckCqEvents,     // cq, n
+  kPollCq,          // cq, n -> count, ibv_wc[count]
+  kCreateQp,        // pd, send cq, recv cq, cap, type, sq_sig_all -> qp, qp_num, cap
+  kModifyQp,        // qp, ibv_qp_attr, mask
+  kQueryQp,         // qp, mask -> ibv_qp_attr, cap, sq_sig_all
+  kDestroyQp,       // qp
+  kPostSend,        // qp, n, WRs (SendWr, its SGEs, its inline bytes) -> rc, index of the bad one
+  kPostRecv,        // qp, n, WRs (RecvWr, its SGEs) -> rc, index of the bad one
+  kGetAsyncEvent,   // ctx -> type, element (cq or qp id, or port)
+  kOobPut,          // key, bytes (rnicsim's out-of-band board, rnic_oob_put)
+  kOobGet,          // key, max -> bytes (waits for the key), its full length as ret
+};
+
+struct Header {
+  uint32_t op = 0;
+  int32_t ret = 0;  // answers: the verb's return value
+  int32_t err = 0;  // answers: errno
+  uint32_t pad = 0;
+};
+
+// A send WR's fixed part; its SGEs follow, then (IBV_SEND_INLINE) the bytes they name.
+struct SendWr {
+  uint64_t wr_id;
+  uint32_t opcode, send_flags;
+  uint32_t imm_or_inv;
+  uint32_t num_sge;
+  uint64_t remote_addr;
+  uint32_t rkey;
+  uint32_t inline_bytes;  // bytes of inline data after the SGEs
+};
+struct Sge {
+  uint64_t addr;
+  uint32_t length, lkey;
+};
+struct RecvWr {
+  uint64_t wr_id;
+  uint32_t num_sge;
+  uint32_t pad;
+};
+
+// A message under construction or being read: fields in order, trivially copyable ones by
+// value, strings and byte runs with their length. Reading past the end sets bad().
+class Msg {
+ public:
+  Msg() = default;
+  explicit Msg(std::vector<uint8_t> b) : b_(std::move(b)) {}
+  template <class T>
+  Msg& put(const T& v) {
+    const auto* p = reinterpret_cast<const uint8_t*>(&v);
+    b_.insert(b_.end(), p, p + sizeof v);
+    return *this;
+  }
+  Msg& put_bytes(const void* p, size_t n) {
+    put(uint64_t(n));
+    const auto* q = static_cast<const uint8_t*>(p);
+    b_.insert(b_.end(), q, q + n);
+    return *this;
+  }
+  Msg& put_str(const std::string& s) { return put_bytes(s.data(), s.size()); }
+  template <class T>
+  T get() {
+    T v{};
+    if (at_ + sizeof v > b_.size()) {
+      bad_ = true;
+      return v;
+    }
+    std::memcpy(&v, b_.data() + at_, sizeof v);
+    at_ += sizeof v;
+    return v;
+  }
+  // The next byte run: its start and length (nullptr when the message is short).
+  const uint8_t* get_bytes(size_t* n) {
+    const uint64_t len = get<uint64_t>();
+    if (bad_ || at_ + len > b_.size()) {
+      bad_ = true;
+      *n = 0;
+      return nullptr;
+    }
+    const uint8_t* p = b_.data() + at_;
+    at_ += len;
+    *n = size_t(len);
+    return p;
+  }
+  std::string get_str() {
+    size_t n = 0;
+    const uint8_t* p = get_bytes(&n);
+    return p ? std::string(reinterpret_cast<const char*>(p), n) : std::string();
+  }
+  bool bad() const { return bad_; }
+  std::vector<uint8_t>& bytes() { return b_; }
+
+ private:
+  std::vector<uint8_t> b_;
+  size_t at_ = 0;
+  bool bad_ = false;
+};
+
+}  // namespace rnic::exec

@@ -1,0 +1,872 @@
+// The preload library of an executable run as a simulated process (LD_PRELOAD; sim/exec/
+// exec_process.h starts it): it interposes over rdma-core's libibverbs, which the program still
+// loads, so every verb the program calls is sent to the simulator (sim/exec/exec_abi.h) and
+// answered by the simulated card of its host, in simulated time. Exported verbs are defined
+// here (the dynamic linker finds them before libibverbs' own); rdma-core's inline verbs reach
+// the same calls through the context's operations, filled here as a provider fills them.
+//
+// Memory: a registration makes the pages it covers shared with the simulator (each run of
+// pages moves, contents kept, onto a memfd mapped at the same address; the simulator maps the
+// same memfd), so the card reads and writes the process's own memory, not a copy. The move runs
+// on a stack of the library's own, so a buffer on the program's stack moves safely too.
+//
+// Without RNICSIM_EXEC_FD in its environment the library does nothing: the program's verbs go to
+// libibverbs as usual.
+#include <dlfcn.h>
+#include <infiniband/verbs.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/exec/exec_abi.h"
+
+using rnic::exec::Header;
+using rnic::exec::Msg;
+using rnic::exec::Op;
+
+namespace {
+
+int g_fd = -1;
+
+struct Init {
+  Init() {
+    if (const char* e = std::getenv(rnic::exec::kFdEnv)) g_fd = std::atoi(e);
+  }
+} g_init;
+
+[[noreturn]] void lost() {
+  static const char m[] = "rnicsim: the simulator closed the connection; ending the process\n";
+  (void)!write(2, m, sizeof m - 1);
+  _exit(111);
+}
+
+// One call: the request (with descriptors beside it), then its answer. Sets errno from the
+// answer; returns it with the header's ret in *ret. Calls from several threads are served one
+// at a time.
+Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
+  static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;
+  struct Lock {
+    Lock() { pthread_mutex_lock(&one); }
+    ~Lock() { pthread_mutex_unlock(&one); }
+  } lock;
+  Header h;
+  h.op = uint32_t(op);
+  std::vector<uint8_t> out(sizeof h);
+  std::memcpy(out.data(), &h, sizeof h);
+  out.insert(out.end(), req.bytes().begin(), req.bytes().end());
+  iovec iov{out.data(), out.size()};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  std::vector<char> cbuf;
+  if (!fds.empty()) {
+    cbuf.assign(CMSG_SPACE(sizeof(int) * fds.size()), 0);
+    mh.msg_control = cbuf.data();
+    mh.msg_controllen = cbuf.size();
+    cmsghdr* c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+    std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+  }
+  while (sendmsg(g_fd, &mh, MSG_NOSIGNAL) < 0)
+    if (errno != EINTR) lost();
+  std::vector<uint8_t> in(rnic::exec::kMaxMsg);
+  ssize_t n;
+  while ((n = recv(g_fd, in.data(), in.size(), 0)) < 0)
+    if (errno != EINTR) lost();
+  if (n < ssize_t(sizeof(Header))) lost();
+  Header a;
+  std::memcpy(&a, in.data(), sizeof a);
+  in.erase(in.begin(), in.begin() + sizeof a);
+  in.resize(size_t(n) - sizeof a);
+  *ret = a.ret;
+  errno = a.err;
+  return Msg(std::move(in));
+}
+
+// One line naming a verb the card does not do, the first time; EOPNOTSUPP.
+int refuse(const char* verb) {
+  static std::map<std::string, bool> said;
+  if (!said[verb]) {
+    said[verb] = true;
+    std::fprintf(stderr, "rnicsim: %s: not supported by rnicsim's card (EOPNOTSUPP)\n", verb);
+  }
+  errno = EOPNOTSUPP;
+  return EOPNOTSUPP;
+}
+
+// The process's view of the simulator's objects: rdma-core's struct first, the simulator's id.
+struct Device {
+  ibv_device dev;
+  uint64_t guid;
+};
+struct Ctx {
+  verbs_context v;
+  uint64_t id;
+};
+struct Pd {
+  ibv_pd pd;
+  uint64_t id;
+};
+struct Mr {
+  ibv_mr mr;
+  uint64_t id;
+};
+struct Channel {
+  ibv_comp_channel ch;
+  uint64_t id;
+};
+struct Cq {
+  ibv_cq cq;
+  uint64_t id;
+};
+struct Qp {
+  ibv_qp qp;
+  uint64_t id;
+};
+
+uint64_t id_of(ibv_context* c) {
+  return reinterpret_cast<Ctx*>(reinterpret_cast<uintptr_t>(c) - offsetof(Ctx, v.context))->id;
+}
+uint64_t id_of(ibv_pd* p) { return p ? reinterpret_cast<Pd*>(p)->id : 0; }
+uint64_t id_of(ibv_mr* m) { return m ? reinterpret_cast<Mr*>(m)->id : 0; }
+uint64_t id_of(ibv_comp_channel* c) { return c ? reinterpret_cast<Channel*>(c)->id : 0; }
+uint64_t id_of(ibv_cq* c) { return c ? reinterpret_cast<Cq*>(c)->id : 0; }
+uint64_t id_of(ibv_qp* q) { return q ? reinterpret_cast<Qp*>(q)->id : 0; }
+
+std::map<uint64_t, ibv_cq*>& cqs() {
+  static std::map<uint64_t, ibv_cq*> m;
+  return m;
+}
+std::map<uint64_t, ibv_qp*>& qps() {
+  static std::map<uint64_t, ibv_qp*> m;
+  return m;
+}
+
+// --- Sharing registered memory with the simulator ---
+
+struct Vma {
+  uintptr_t start, end;
+  int prot;
+  bool shared;  // one of ours (a memfd this library made)
+};
+std::vector<Vma> read_maps() {
+  std::vector<Vma> v;
+  FILE* f = std::fopen("/proc/self/maps", "r");
+  if (!f) return v;
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    char perms[8] = {};
+    if (std::sscanf(line, "%lx-%lx %7s", &a, &b, perms) != 3) continue;
+    v.push_back({a, b,
+                 (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+                     (perms[2] == 'x' ? PROT_EXEC : 0),
+                 std::strstr(line, "/memfd:rnicsim-mr") != nullptr});
+  }
+  std::fclose(f);
+  return v;
+}
+
+// The move of one run onto a memfd, done on the library's own stack (the run may hold the
+// program's stack, which must not change between the copy and the remap).
+struct Move {
+  uintptr_t start;
+  size_t len;
+  int prot;
+  int fd;
+  int err;
+} g_move;
+ucontext_t g_caller, g_mover;
+
+void do_move() {
+  Move& m = g_move;
+  m.err = 0;
+  m.fd = memfd_create("rnicsim-mr", MFD_CLOEXEC);
+  if (m.fd < 0 || ftruncate(m.fd, off_t(m.len)) != 0) {
+    m.err = errno;
+    return;
+  }
+  void* tmp = mmap(nullptr, m.len, PROT_READ | PROT_WRITE, MAP_SHARED, m.fd, 0);
+  if (tmp == MAP_FAILED) {
+    m.err = errno;
+    return;
+  }
+  std::memcpy(tmp, reinterpret_cast<void*>(m.start), m.len);
+  if (mmap(reinterpret_cast<void*>(m.start), m.len, m.prot, MAP_SHARED | MAP_FIXED, m.fd, 0) ==
+      MAP_FAILED)
+    m.err = errno;
+  munmap(tmp, m.len);
+}
+
+int move_run(uintptr_t start, size_t len, int prot, int* fd) {
+  static void* stack = nullptr;
+  constexpr size_t kStack = 256 << 10;
+  if (!stack) {
+    stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) {
+      stack = nullptr;
+      return ENOMEM;
+    }
+  }
+  g_move = {start, len, prot, -1, 0};
+  getcontext(&g_mover);
+  g_mover.uc_stack.ss_sp = stack;
+  g_mover.uc_stack.ss_size = kStack;
+  g_mover.uc_link = &g_caller;
+  makecontext(&g_mover, do_move, 0);
+  swapcontext(&g_caller, &g_mover);
+  *fd = g_move.fd;
+  if (g_move.err && g_move.fd >= 0) close(g_move.fd);
+  return g_move.err;
+}
+
+// Shares the pages of [addr, addr + len) not shared yet (a mapping of the process's that is not
+// one of this library's memfds: never shared, or unmapped and mapped again since): each run
+// within one mapping moves onto a memfd. Appends (start, length) and the descriptor of each run
+// moved. EFAULT for a page that is not mapped or not readable.
+int share(uintptr_t addr, size_t len, std::vector<std::pair<uint64_t, uint64_t>>* runs,
+          std::vector<int>* fds) {
+  const uintptr_t pg = uintptr_t(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = addr & ~(pg - 1);
+  const uintptr_t end = (addr + (len ? len : 1) + pg - 1) & ~(pg - 1);
+  const std::vector<Vma> maps = read_maps();
+  uintptr_t at = first;
+  while (at < end) {
+    const Vma* m = nullptr;
+    for (const Vma& v : maps)
+      if (v.start <= at && at < v.end) m = &v;
+    if (!m || !(m->prot & PROT_READ)) return EFAULT;
+    const uintptr_t stop = m->end < end ? m->end : end;
+    if (!m->shared) {
+      int fd = -1;
+      if (int e = move_run(at, stop - at, m->prot, &fd)) return e;
+      runs->push_back({at, stop - at});
+      fds->push_back(fd);
+    }
+    at = stop;
+  }
+  return 0;
+}
+
+// --- Operations rdma-core's inline verbs call ---
+
+int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
+  Msg m;
+  std::vector<ibv_send_wr*> list;
+  for (ibv_send_wr* w = wr; w; w = w->next) list.push_back(w);
+  m.put(id_of(qp)).put(uint32_t(list.size()));
+  for (ibv_send_wr* w : list) {
+    rnic::exec::SendWr s{};
+    s.wr_id = w->wr_id;
+    s.opcode = uint32_t(w->opcode);
+    s.send_flags = w->send_flags;
+    s.imm_or_inv = w->invalidate_rkey;
+    s.num_sge = uint32_t(w->num_sge < 0 ? 0 : w->num_sge);
+    s.remote_addr = w->wr.rdma.remote_addr;
+    s.rkey = w->wr.rdma.rkey;
+    uint64_t inl = 0;
+    if (w->send_flags & IBV_SEND_INLINE)
+      for (uint32_t i = 0; i < s.num_sge; ++i) inl += w->sg_list[i].length;
+    if (inl > 4096) {
+      if (bad) *bad = w;
+      return EINVAL;
+    }
+    s.inline_bytes = uint32_t(inl);
+    m.put(s);
+    for (uint32_t i = 0; i < s.num_sge; ++i)
+      m.put(rnic::exec::Sge{w->sg_list[i].addr, w->sg_list[i].length, w->sg_list[i].lkey});
+    if (inl) {
+      std::vector<uint8_t> bytes;
+      for (uint32_t i = 0; i < s.num_sge; ++i) {
+        const auto* p = reinterpret_cast<const uint8_t*>(w->sg_list[i].addr);
+        bytes.insert(bytes.end(), p, p + w->sg_list[i].length);
+      }
+      m.put_bytes(bytes.data(), bytes.size());
+    }
+  }
+  int rc = 0;
+  Msg a = call(Op::kPostSend, std::move(m), &rc);
+  const uint32_t at = a.get<uint32_t>();
+  if (rc && bad) *bad = at < list.size() ? list[at] : wr;
+  return rc;
+}
+
+int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+  Msg m;
+  std::vector<ibv_recv_wr*> list;
+  for (ibv_recv_wr* w = wr; w; w = w->next) list.push_back(w);
+  m.put(id_of(qp)).put(uint32_t(list.size()));
+  for (ibv_recv_wr* w : list) {
+    const uint32_t n = uint32_t(w->num_sge < 0 ? 0 : w->num_sge);
+    m.put(rnic::exec::RecvWr{w->wr_id, n, 0});
+    for (uint32_t i = 0; i < n; ++i)
+      m.put(rnic::exec::Sge{w->sg_list[i].addr, w->sg_list[i].length, w->sg_list[i].lkey});
+  }
+  int rc = 0;
+  Msg a = call(Op::kPostRecv, std::move(m), &rc);
+  const uint32_t at = a.get<uint32_t>();
+  if (rc && bad) *bad = at < list.size() ? list[at] : wr;
+  return rc;
+}
+
+int poll_cq(ibv_cq* cq, int n, ibv_wc* wc) {
+  if (n <= 0) return 0;
+  if (n > 1024) n = 1024;
+  int rc = 0;
+  Msg a = call(Op::kPollCq, Msg().put(id_of(cq)).put(int32_t(n)), &rc);
+  for (int i = 0; i < rc && i < n; ++i) wc[i] = a.get<ibv_wc>();
+  return rc;
+}
+
+int req_notify_cq(ibv_cq* cq, int solicited) {
+  int rc = 0;
+  call(Op::kReqNotifyCq, Msg().put(id_of(cq)).put(int32_t(solicited)), &rc);
+  return rc;
+}
+
+int query_port_op(ibv_context* c, uint8_t port, ibv_port_attr* attr, size_t len) {
+  int rc = 0;
+  Msg a = call(Op::kQueryPort, Msg().put(id_of(c)).put(port), &rc);
+  if (rc) return rc;
+  const ibv_port_attr p = a.get<ibv_port_attr>();
+  std::memcpy(attr, &p, len < sizeof p ? len : sizeof p);
+  return 0;
+}
+
+int query_device_ex_op(ibv_context* c, const ibv_query_device_ex_input* in,
+                       ibv_device_attr_ex* attr, size_t len) {
+  int rc = 0;
+  Msg a = call(Op::kQueryDeviceEx, Msg().put(id_of(c)).put(uint32_t(in ? in->comp_mask : 0)), &rc);
+  if (rc) return rc;
+  const ibv_device_attr_ex d = a.get<ibv_device_attr_ex>();
+  std::memcpy(attr, &d, len < sizeof d ? len : sizeof d);
+  return 0;
+}
+
+void fill_ops(verbs_context& v) {
+  ibv_context_ops& o = v.context.ops;
+  o.post_send = post_send;
+  o.post_recv = post_recv;
+  o.poll_cq = poll_cq;
+  o.req_notify_cq = req_notify_cq;
+  o.alloc_mw = [](ibv_pd*, ibv_mw_type) -> ibv_mw* {
+    refuse("ibv_alloc_mw");
+    return nullptr;
+  };
+  o.dealloc_mw = [](ibv_mw*) { return refuse("ibv_dealloc_mw"); };
+  o.bind_mw = [](ibv_qp*, ibv_mw*, ibv_mw_bind*) { return refuse("ibv_bind_mw"); };
+  o.post_srq_recv = [](ibv_srq*, ibv_recv_wr*, ibv_recv_wr**) {
+    return refuse("ibv_post_srq_recv");
+  };
+  v.sz = sizeof v;
+  v.query_port = query_port_op;
+  v.query_device_ex = query_device_ex_op;
+  v.advise_mr = [](ibv_pd*, ibv_advise_mr_advice, uint32_t, ibv_sge*, uint32_t) {
+    return refuse("ibv_advise_mr");
+  };
+  v.create_cq_ex = [](ibv_context*, ibv_cq_init_attr_ex*) -> ibv_cq_ex* {
+    refuse("ibv_create_cq_ex");
+    return nullptr;
+  };
+  v.create_qp_ex = [](ibv_context*, ibv_qp_init_attr_ex*) -> ibv_qp* {
+    refuse("ibv_create_qp_ex");
+    return nullptr;
+  };
+  v.create_srq_ex = [](ibv_context*, ibv_srq_init_attr_ex*) -> ibv_srq* {
+    refuse("ibv_create_srq_ex");
+    return nullptr;
+  };
+  v.alloc_dm = [](ibv_context*, ibv_alloc_dm_attr*) -> ibv_dm* {
+    refuse("ibv_alloc_dm");
+    return nullptr;
+  };
+  v.alloc_td = [](ibv_context*, ibv_td_init_attr*) -> ibv_td* {
+    refuse("ibv_alloc_td");
+    return nullptr;
+  };
+  v.alloc_parent_domain = [](ibv_context*, ibv_parent_domain_init_attr*) -> ibv_pd* {
+    refuse("ibv_alloc_parent_domain");
+    return nullptr;
+  };
+  v.query_rt_values = [](ibv_context*, ibv_values_ex*) { return refuse("ibv_query_rt_values_ex"); };
+  v.modify_cq = [](ibv_cq*, ibv_modify_cq_attr*) { return refuse("ibv_modify_cq"); };
+  v.open_xrcd = [](ibv_context*, ibv_xrcd_init_attr*) -> ibv_xrcd* {
+    refuse("ibv_open_xrcd");
+    return nullptr;
+  };
+  v.create_wq = [](ibv_context*, ibv_wq_init_attr*) -> ibv_wq* {
+    refuse("ibv_create_wq");
+    return nullptr;
+  };
+  v.ibv_create_flow = [](ibv_qp*, ibv_flow_attr*) -> ibv_flow* {
+    refuse("ibv_create_flow");
+    return nullptr;
+  };
+  v.create_counters = [](ibv_context*, ibv_counters_init_attr*) -> ibv_counters* {
+    refuse("ibv_create_counters");
+    return nullptr;
+  };
+}
+
+bool on() { return g_fd >= 0; }
+
+// The next definition of `name` after this library (libibverbs'), for a process run without
+// the simulator.
+template <class F>
+F next(const char* name) {
+  return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
+
+}  // namespace
+
+// --- rdma-core's exported verbs ---
+extern "C" {
+
+#define PASS(name, ...)                                          \
+  do {                                                           \
+    if (!on()) return next<decltype(&name)>(#name)(__VA_ARGS__); \
+  } while (0)
+
+ibv_device** ibv_get_device_list(int* num) {
+  PASS(ibv_get_device_list, num);
+  static Device d;
+  int rc = 0;
+  Msg a = call(Op::kGetDevice, Msg(), &rc);
+  if (rc) return nullptr;
+  const std::string name = a.get_str(), dev_name = a.get_str();
+  d.dev.node_type = ibv_node_type(a.get<int32_t>());
+  d.dev.transport_type = ibv_transport_type(a.get<int32_t>());
+  d.guid = a.get<uint64_t>();
+  std::snprintf(d.dev.name, sizeof d.dev.name, "%s", name.c_str());
+  std::snprintf(d.dev.dev_name, sizeof d.dev.dev_name, "%s", dev_name.c_str());
+  std::snprintf(d.dev.dev_path, sizeof d.dev.dev_path, "/sys/class/infiniband_verbs/%s",
+                dev_name.c_str());
+  std::snprintf(d.dev.ibdev_path, sizeof d.dev.ibdev_path, "/sys/class/infiniband/%s",
+                name.c_str());
+  auto** list = static_cast<ibv_device**>(std::calloc(2, sizeof(ibv_device*)));
+  list[0] = &d.dev;
+  if (num) *num = 1;
+  return list;
+}
+
+void ibv_free_device_list(ibv_device** list) {
+  if (!on()) return next<decltype(&ibv_free_device_list)>("ibv_free_device_list")(list);
+  std::free(list);
+}
+
+const char* ibv_get_device_name(ibv_device* dev) {
+  PASS(ibv_get_device_name, dev);
+  return dev->name;
+}
+
+__be64 ibv_get_device_guid(ibv_device* dev) {
+  PASS(ibv_get_device_guid, dev);
+  return reinterpret_cast<Device*>(dev)->guid;
+}
+
+ibv_context* ibv_open_device(ibv_device* dev) {
+  PASS(ibv_open_device, dev);
+  int rc = 0;
+  Msg a = call(Op::kOpenDevice, Msg(), &rc);
+  if (rc) return nullptr;
+  auto* x = new Ctx{};
+  x->id = a.get<uint64_t>();
+  fill_ops(x->v);
+  ibv_context* c = &x->v.context;
+  c->device = dev;
+  c->cmd_fd = c->async_fd = -1;
+  c->num_comp_vectors = 1;
+  c->abi_compat = __VERBS_ABI_IS_EXTENDED;
+  pthread_mutex_init(&c->mutex, nullptr);
+  return c;
+}
+
+int ibv_close_device(ibv_context* c) {
+  PASS(ibv_close_device, c);
+  int rc = 0;
+  call(Op::kCloseDevice, Msg().put(id_of(c)), &rc);
+  return rc;
+}
+
+int ibv_query_device(ibv_context* c, ibv_device_attr* attr) {
+  PASS(ibv_query_device, c, attr);
+  int rc = 0;
+  Msg a = call(Op::kQueryDevice, Msg().put(id_of(c)), &rc);
+  if (!rc) *attr = a.get<ibv_device_attr>();
+  return rc;
+}
+
+int(ibv_query_port)(ibv_context* c, uint8_t port, _compat_ibv_port_attr* attr) {
+  if (!on())
+    return reinterpret_cast<int (*)(ibv_context*, uint8_t, _compat_ibv_port_attr*)>(
+        dlsym(RTLD_NEXT, "ibv_query_port"))(c, port, attr);
+  return query_port_op(c, port, reinterpret_cast<ibv_port_attr*>(attr),
+                       offsetof(ibv_port_attr, flags));
+}
+
+int ibv_query_gid(ibv_context* c, uint8_t port, int index, ibv_gid* gid) {
+  PASS(ibv_query_gid, c, port, index, gid);
+  int rc = 0;
+  Msg a = call(Op::kQueryGid, Msg().put(id_of(c)).put(port).put(int32_t(index)), &rc);
+  if (!rc) *gid = a.get<ibv_gid>();
+  return rc ? -1 : 0;
+}
+
+// libibverbs' private ibv_query_gid_type (ibv_devinfo calls it); its enum ibv_gid_type_sysfs is
+// an int whose 0 is "IB/RoCE v1", what an iWARP GID reports.
+int ibv_query_gid_type(ibv_context* c, uint8_t port, unsigned int index, int* type) {
+  if (!on())
+    return next<int (*)(ibv_context*, uint8_t, unsigned int, int*)>("ibv_query_gid_type")(
+        c, port, index, type);
+  ibv_gid g;
+  if (ibv_query_gid(c, port, int(index), &g)) return -1;
+  *type = 0;
+  return 0;
+}
+
+int _ibv_query_gid_ex(ibv_context* c, uint32_t port, uint32_t index, ibv_gid_entry* entry,
+                      uint32_t flags, size_t entry_size) {
+  PASS(_ibv_query_gid_ex, c, port, index, entry, flags, entry_size);
+  ibv_gid_entry e{};
+  if (ibv_query_gid(c, uint8_t(port), int(index), &e.gid)) return errno ? errno : EINVAL;
+  e.gid_index = index;
+  e.port_num = port;
+  e.gid_type = IBV_GID_TYPE_IB;
+  std::memcpy(entry, &e, entry_size < sizeof e ? entry_size : sizeof e);
+  return 0;
+}
+
+int ibv_read_sysfs_file(const char* dir, const char* file, char* buf, size_t size) {
+  PASS(ibv_read_sysfs_file, dir, file, buf, size);
+  errno = ENOENT;  // the simulated card has no sysfs of its own
+  return -1;
+}
+
+ibv_pd* ibv_alloc_pd(ibv_context* c) {
+  PASS(ibv_alloc_pd, c);
+  int rc = 0;
+  Msg a = call(Op::kAllocPd, Msg().put(id_of(c)), &rc);
+  if (rc) return nullptr;
+  auto* x = new Pd{};
+  x->id = a.get<uint64_t>();
+  x->pd.context = c;
+  x->pd.handle = a.get<uint32_t>();
+  return &x->pd;
+}
+
+int ibv_dealloc_pd(ibv_pd* pd) {
+  PASS(ibv_dealloc_pd, pd);
+  int rc = 0;
+  call(Op::kDeallocPd, Msg().put(id_of(pd)), &rc);
+  return rc;
+}
+
+ibv_mr*(ibv_reg_mr)(ibv_pd* pd, void* addr, size_t length, int access) {
+  if (!on())
+    return next<ibv_mr* (*)(ibv_pd*, void*, size_t, int)>("ibv_reg_mr")(pd, addr, length, access);
+  std::vector<std::pair<uint64_t, uint64_t>> runs;
+  std::vector<int> fds;
+  if (int e = share(reinterpret_cast<uintptr_t>(addr), length, &runs, &fds)) {
+    for (int fd : fds) close(fd);
+    errno = e;
+    return nullptr;
+  }
+  Msg m;
+  m.put(id_of(pd)).put(uint64_t(reinterpret_cast<uintptr_t>(addr))).put(uint64_t(length));
+  m.put(int32_t(access)).put(uint32_t(runs.size()));
+  for (const auto& r : runs) m.put(r.first).put(r.second);
+  int rc = 0;
+  Msg a = call(Op::kRegMr, std::move(m), &rc, fds);
+  for (int fd : fds) close(fd);
+  if (rc) return nullptr;
+  auto* x = new Mr{};
+  x->id = a.get<uint64_t>();
+  x->mr.context = pd->context;
+  x->mr.pd = pd;
+  x->mr.addr = addr;
+  x->mr.length = length;
+  x->mr.handle = a.get<uint32_t>();
+  x->mr.lkey = a.get<uint32_t>();
+  x->mr.rkey = a.get<uint32_t>();
+  return &x->mr;
+}
+
+ibv_mr* ibv_reg_mr_iova2(ibv_pd* pd, void* addr, size_t length, uint64_t iova,
+                         unsigned int access) {
+  PASS(ibv_reg_mr_iova2, pd, addr, length, iova, access);
+  if (iova != reinterpret_cast<uintptr_t>(addr)) {
+    refuse("ibv_reg_mr_iova with an iova other than the address");
+    return nullptr;
+  }
+  return (ibv_reg_mr)(pd, addr, length, int(access & ~unsigned(IBV_ACCESS_OPTIONAL_RANGE)));
+}
+
+ibv_mr*(ibv_reg_mr_iova)(ibv_pd* pd, void* addr, size_t length, uint64_t iova, int access) {
+  if (!on())
+    return next<ibv_mr* (*)(ibv_pd*, void*, size_t, uint64_t, int)>("ibv_reg_mr_iova")(
+        pd, addr, length, iova, access);
+  return ibv_reg_mr_iova2(pd, addr, length, iova, unsigned(access));
+}
+
+int ibv_dereg_mr(ibv_mr* mr) {
+  PASS(ibv_dereg_mr, mr);
+  int rc = 0;
+  call(Op::kDeregMr, Msg().put(id_of(mr)), &rc);
+  return rc;
+}
+
+ibv_comp_channel* ibv_create_comp_channel(ibv_context* c) {
+  PASS(ibv_create_comp_channel, c);
+  int rc = 0;
+  Msg a = call(Op::kCreateChannel, Msg().put(id_of(c)), &rc);
+  if (rc) return nullptr;
+  auto* x = new Channel{};
+  x->id = a.get<uint64_t>();
+  x->ch.context = c;
+  x->ch.fd = -1;
+  return &x->ch;
+}
+
+int ibv_destroy_comp_channel(ibv_comp_channel* ch) {
+  PASS(ibv_destroy_comp_channel, ch);
+  int rc = 0;
+  call(Op::kDestroyChannel, Msg().put(id_of(ch)), &rc);
+  return rc;
+}
+
+ibv_cq* ibv_create_cq(ibv_context* c, int cqe, void* cq_context, ibv_comp_channel* ch,
+                      int comp_vector) {
+  PASS(ibv_create_cq, c, cqe, cq_context, ch, comp_vector);
+  int rc = 0;
+  Msg a = call(Op::kCreateCq,
+               Msg().put(id_of(c)).put(int32_t(cqe)).put(id_of(ch)).put(int32_t(comp_vector)), &rc);
+  if (rc) return nullptr;
+  auto* x = new Cq{};
+  x->id = a.get<uint64_t>();
+  x->cq.context = c;
+  x->cq.channel = ch;
+  x->cq.cq_context = cq_context;
+  x->cq.handle = a.get<uint32_t>();
+  x->cq.cqe = a.get<int32_t>();
+  cqs()[x->id] = &x->cq;
+  return &x->cq;
+}
+
+int ibv_destroy_cq(ibv_cq* cq) {
+  PASS(ibv_destroy_cq, cq);
+  int rc = 0;
+  call(Op::kDestroyCq, Msg().put(id_of(cq)), &rc);
+  if (!rc) cqs().erase(id_of(cq));
+  return rc;
+}
+
+int ibv_get_cq_event(ibv_comp_channel* ch, ibv_cq** cq, void** cq_context) {
+  PASS(ibv_get_cq_event, ch, cq, cq_context);
+  int rc = 0;
+  Msg a = call(Op::kGetCqEvent, Msg().put(id_of(ch)), &rc);
+  if (rc) return -1;
+  auto it = cqs().find(a.get<uint64_t>());
+  if (it == cqs().end()) {
+    errno = EINVAL;
+    return -1;
+  }
+  *cq = it->second;
+  *cq_context = it->second->cq_context;
+  return 0;
+}
+
+void ibv_ack_cq_events(ibv_cq* cq, unsigned int n) {
+  if (!on()) return next<decltype(&ibv_ack_cq_events)>("ibv_ack_cq_events")(cq, n);
+  int rc = 0;
+  call(Op::kAckCqEvents, Msg().put(id_of(cq)).put(uint32_t(n)), &rc);
+}
+
+ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* ia) {
+  PASS(ibv_create_qp, pd, ia);
+  if (ia->srq) {
+    refuse("ibv_create_qp with an SRQ");
+    return nullptr;
+  }
+  int rc = 0;
+  Msg a = call(Op::kCreateQp,
+               Msg()
+                   .put(id_of(pd))
+                   .put(id_of(ia->send_cq))
+                   .put(id_of(ia->recv_cq))
+                   .put(ia->cap)
+                   .put(int32_t(ia->qp_type))
+                   .put(int32_t(ia->sq_sig_all)),
+               &rc);
+  if (rc) return nullptr;
+  auto* x = new Qp{};
+  x->id = a.get<uint64_t>();
+  ibv_qp& q = x->qp;
+  q.context = pd->context;
+  q.qp_context = ia->qp_context;
+  q.pd = pd;
+  q.send_cq = ia->send_cq;
+  q.recv_cq = ia->recv_cq;
+  q.qp_num = q.handle = a.get<uint32_t>();
+  ia->cap = a.get<ibv_qp_cap>();
+  q.state = IBV_QPS_RESET;
+  q.qp_type = ia->qp_type;
+  qps()[x->id] = &q;
+  return &q;
+}
+
+int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
+  PASS(ibv_modify_qp, qp, attr, mask);
+  int rc = 0;
+  call(Op::kModifyQp, Msg().put(id_of(qp)).put(*attr).put(int32_t(mask)), &rc);
+  if (!rc && (mask & IBV_QP_STATE)) qp->state = attr->qp_state;
+  return rc;
+}
+
+int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init) {
+  PASS(ibv_query_qp, qp, attr, mask, init);
+  int rc = 0;
+  Msg a = call(Op::kQueryQp, Msg().put(id_of(qp)).put(int32_t(mask)), &rc);
+  if (rc) return rc;
+  *attr = a.get<ibv_qp_attr>();
+  qp->state = attr->qp_state;
+  if (init) {
+    *init = ibv_qp_init_attr{};
+    init->qp_context = qp->qp_context;
+    init->send_cq = qp->send_cq;
+    init->recv_cq = qp->recv_cq;
+    init->cap = a.get<ibv_qp_cap>();
+    init->qp_type = qp->qp_type;
+    init->sq_sig_all = a.get<int32_t>();
+  }
+  return 0;
+}
+
+int ibv_destroy_qp(ibv_qp* qp) {
+  PASS(ibv_destroy_qp, qp);
+  int rc = 0;
+  call(Op::kDestroyQp, Msg().put(id_of(qp)), &rc);
+  if (!rc) qps().erase(id_of(qp));
+  return rc;
+}
+
+int ibv_get_async_event(ibv_context* c, ibv_async_event* ev) {
+  PASS(ibv_get_async_event, c, ev);
+  int rc = 0;
+  Msg a = call(Op::kGetAsyncEvent, Msg().put(id_of(c)), &rc);
+  if (rc) return -1;
+  *ev = ibv_async_event{};
+  ev->event_type = ibv_event_type(a.get<int32_t>());
+  const uint64_t id = a.get<uint64_t>();
+  if (ev->event_type == IBV_EVENT_CQ_ERR) {
+    auto it = cqs().find(id);
+    ev->element.cq = it == cqs().end() ? nullptr : it->second;
+  } else if (ev->event_type == IBV_EVENT_PORT_ACTIVE || ev->event_type == IBV_EVENT_PORT_ERR) {
+    ev->element.port_num = int(id);
+  } else {
+    auto it = qps().find(id);
+    ev->element.qp = it == qps().end() ? nullptr : it->second;
+  }
+  return 0;
+}
+
+void ibv_ack_async_event(ibv_async_event* ev) {
+  if (!on()) return next<decltype(&ibv_ack_async_event)>("ibv_ack_async_event")(ev);
+}
+
+int ibv_fork_init(void) {
+  PASS(ibv_fork_init);
+  return 0;  // the process's registered memory is shared, not pinned: nothing to protect
+}
+
+// Verbs the card does not do, which libibverbs would hand to a provider the simulated card is
+// not: EOPNOTSUPP (as the return value or with NULL) and one line naming it.
+ibv_qp_ex* ibv_qp_to_qp_ex(ibv_qp* qp) {
+  PASS(ibv_qp_to_qp_ex, qp);
+  refuse("ibv_qp_to_qp_ex");
+  return nullptr;
+}
+ibv_srq* ibv_create_srq(ibv_pd* pd, ibv_srq_init_attr* a) {
+  PASS(ibv_create_srq, pd, a);
+  refuse("ibv_create_srq");
+  return nullptr;
+}
+int ibv_modify_srq(ibv_srq* srq, ibv_srq_attr* a, int mask) {
+  PASS(ibv_modify_srq, srq, a, mask);
+  return refuse("ibv_modify_srq");
+}
+int ibv_query_srq(ibv_srq* srq, ibv_srq_attr* a) {
+  PASS(ibv_query_srq, srq, a);
+  return refuse("ibv_query_srq");
+}
+int ibv_destroy_srq(ibv_srq* srq) {
+  PASS(ibv_destroy_srq, srq);
+  return refuse("ibv_destroy_srq");
+}
+ibv_ah* ibv_create_ah(ibv_pd* pd, ibv_ah_attr* a) {
+  PASS(ibv_create_ah, pd, a);
+  refuse("ibv_create_ah");
+  return nullptr;
+}
+ibv_ah* ibv_create_ah_from_wc(ibv_pd* pd, ibv_wc* wc, ibv_grh* grh, uint8_t port) {
+  PASS(ibv_create_ah_from_wc, pd, wc, grh, port);
+  refuse("ibv_create_ah_from_wc");
+  return nullptr;
+}
+int ibv_destroy_ah(ibv_ah* ah) {
+  PASS(ibv_destroy_ah, ah);
+  return refuse("ibv_destroy_ah");
+}
+int ibv_resize_cq(ibv_cq* cq, int cqe) {
+  PASS(ibv_resize_cq, cq, cqe);
+  return refuse("ibv_resize_cq");
+}
+int ibv_rereg_mr(ibv_mr* mr, int flags, ibv_pd* pd, void* addr, size_t length, int access) {
+  PASS(ibv_rereg_mr, mr, flags, pd, addr, length, access);
+  return refuse("ibv_rereg_mr");
+}
+int ibv_attach_mcast(ibv_qp* qp, const ibv_gid* gid, uint16_t lid) {
+  PASS(ibv_attach_mcast, qp, gid, lid);
+  return refuse("ibv_attach_mcast");
+}
+int ibv_detach_mcast(ibv_qp* qp, const ibv_gid* gid, uint16_t lid) {
+  PASS(ibv_detach_mcast, qp, gid, lid);
+  return refuse("ibv_detach_mcast");
+}
+int ibv_query_pkey(ibv_context* c, uint8_t port, int index, __be16* pkey) {
+  PASS(ibv_query_pkey, c, port, index, pkey);
+  if (index != 0) return refuse("ibv_query_pkey past index 0");
+  *pkey = 0xFFFF;  // the default partition, as iWARP devices report it
+  return 0;
+}
+
+// rnicsim's out-of-band board (models/host/verbs/verbs.h), for executables of the project's own
+// tests that have no socket exchange.
+void rnic_oob_put(const char* key, const void* data, size_t len) {
+  if (!on()) return;
+  int rc = 0;
+  call(Op::kOobPut, Msg().put_str(key).put_bytes(data, len), &rc);
+}
+size_t rnic_oob_get(const char* key, void* data, size_t len) {
+  if (!on()) return 0;
+  int rc = 0;
+  Msg a = call(Op::kOobGet, Msg().put_str(key).put(uint64_t(len)), &rc);
+  size_t n = 0;
+  const uint8_t* p = a.get_bytes(&n);
+  if (p) std::memcpy(data, p, n < len ? n : len);
+  return size_t(rc);
+}
+
+}  // extern "C"

@@ -1,0 +1,640 @@
+#include "sim/exec/exec_process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "models/host/process.h"
+#include "models/host/verbs/verbs.h"
+#include "models/host/verbs/verbs_internal.h"
+#include "sim/exec/exec_abi.h"
+
+namespace rnic::exec {
+
+namespace fs = std::filesystem;
+
+std::string resolve_executable(const std::string& name, std::string* why) {
+  auto ok = [](const std::string& p) {
+    struct stat st {};
+    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+  };
+  if (name.empty()) {
+    *why = "no program named";
+    return "";
+  }
+  if (name.find('/') != std::string::npos) {
+    if (ok(name)) return name;
+    *why = fs::exists(name) ? fmt::format("'{}' is not an executable file", name)
+                            : fmt::format("'{}' does not exist", name);
+    return "";
+  }
+  std::string dirs = kPath;
+  for (size_t at = 0; at <= dirs.size();) {
+    const size_t colon = std::min(dirs.find(':', at), dirs.size());
+    const std::string p = dirs.substr(at, colon - at) + "/" + name;
+    if (ok(p)) return p;
+    at = colon + 1;
+  }
+  *why = fmt::format("'{}' is not an executable on {}", name, kPath);
+  return "";
+}
+
+std::string preload_library() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  for (const fs::path& p :
+       {exe.parent_path() / "librnicsim_exec.so",
+        exe.parent_path().parent_path() / "lib" / "rnicsim" / "librnicsim_exec.so"})
+    if (fs::is_regular_file(p)) return p.string();
+  return "";
+}
+
+namespace {
+
+// The process's CPU time so far (user + system), in seconds; -1 once it is gone.
+double cpu_seconds(pid_t pid) {
+  std::ifstream f(fmt::format("/proc/{}/stat", pid));
+  std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const size_t rp = s.rfind(')');
+  if (rp == std::string::npos) return -1;
+  // Fields after the command: state is field 3; utime and stime are 14 and 15.
+  std::istringstream in(s.substr(rp + 2));
+  std::string tok;
+  double ut = 0, st = 0;
+  for (int field = 3; field <= 15 && (in >> tok); ++field) {
+    if (field == 14) ut = std::stod(tok);
+    if (field == 15) st = std::stod(tok);
+  }
+  return (ut + st) / double(sysconf(_SC_CLK_TCK));
+}
+
+std::string last_line(const std::string& file) {
+  std::ifstream f(file);
+  std::string line, last;
+  while (std::getline(f, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
+// The simulator's side of one process: its objects, by the ids it was given, and the memory
+// it shared.
+class Server {
+ public:
+  Server(int fd, pid_t pid, double cpu_limit_s) : fd_(fd), pid_(pid), cpu_limit_s_(cpu_limit_s) {}
+  ~Server() {
+    for (const auto& [p, len] : maps_) munmap(p, len);
+  }
+  // Serves calls until the process closes its end. False (with *why) if it was stopped for
+  // running too long without a call.
+  bool serve(std::string* why);
+
+ private:
+  bool receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::string* why);
+  void answer(Header h, Msg& body);
+  void handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg* out);
+  template <class T>
+  T* find(std::set<uint64_t>& ids, uint64_t id) {
+    return ids.count(id) ? reinterpret_cast<T*>(id) : nullptr;
+  }
+  static uint64_t id(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+  int fd_;
+  pid_t pid_;
+  double cpu_limit_s_;
+  std::set<uint64_t> ctxs_, pds_, mrs_, chans_, cqs_, qps_;
+  std::vector<std::pair<void*, size_t>> maps_;  // the process's shared memory, mapped here
+};
+
+bool Server::receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::string* why) {
+  // Wait for the next call, watching the process's CPU time meanwhile.
+  const double cpu0 = cpu_seconds(pid_);
+  for (;;) {
+    pollfd p{fd_, POLLIN, 0};
+    const int r = poll(&p, 1, 200);
+    if (r > 0) break;
+    if (r < 0 && errno != EINTR) return false;
+    if (cpu_limit_s_ > 0 && cpu0 >= 0) {
+      const double cpu = cpu_seconds(pid_);
+      if (cpu >= 0 && cpu - cpu0 > cpu_limit_s_) {
+        *why = fmt::format(
+            "it ran {:.1f} s on the CPU without a call the simulator serves (sim.spin_guard_s "
+            "is {}); rnicsim stopped it",
+            cpu - cpu0, cpu_limit_s_);
+        return false;
+      }
+    }
+  }
+  msg->resize(kMaxMsg);
+  iovec iov{msg->data(), msg->size()};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  std::vector<char> cbuf(CMSG_SPACE(sizeof(int) * 64));
+  mh.msg_control = cbuf.data();
+  mh.msg_controllen = cbuf.size();
+  ssize_t n;
+  while ((n = recvmsg(fd_, &mh, MSG_CMSG_CLOEXEC)) < 0)
+    if (errno != EINTR) return false;
+  if (n == 0) return false;  // the process closed its end: it ended
+  msg->resize(size_t(n));
+  for (cmsghdr* c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      const size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      const int* f = reinterpret_cast<const int*>(CMSG_DATA(c));
+      fds->insert(fds->end(), f, f + k);
+    }
+  return true;
+}
+
+void Server::answer(Header h, Msg& body) {
+  std::vector<uint8_t> out(sizeof h);
+  std::memcpy(out.data(), &h, sizeof h);
+  out.insert(out.end(), body.bytes().begin(), body.bytes().end());
+  (void)!send(fd_, out.data(), out.size(), MSG_NOSIGNAL);
+}
+
+bool Server::serve(std::string* why) {
+  for (;;) {
+    std::vector<uint8_t> raw;
+    std::vector<int> fds;
+    if (!receive(&raw, &fds, why)) return why->empty();
+    Header h{};
+    Msg out;
+    if (raw.size() < sizeof h) {
+      h.ret = -1;
+      h.err = EINVAL;
+    } else {
+      std::memcpy(&h, raw.data(), sizeof h);
+      Msg in(std::vector<uint8_t>(raw.begin() + sizeof h, raw.end()));
+      const Op op = Op(h.op);
+      h.ret = 0;
+      h.err = 0;
+      handle(op, in, fds, &h, &out);
+      if (in.bad()) {  // a short request: refused, whatever it did
+        h.ret = h.ret ? h.ret : -1;
+        h.err = EINVAL;
+      }
+    }
+    for (int f : fds) close(f);
+    answer(h, out);
+  }
+}
+
+void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg* out) {
+  // rc: a verb that returns an errno; fail(e): one that returns NULL or -1 with errno.
+  auto rc = [h](int r) {
+    h->ret = r;
+    h->err = r;
+  };
+  auto fail = [h](int e) {
+    h->ret = -1;
+    h->err = e;
+  };
+  switch (op) {
+    case Op::kGetDevice: {
+      int n = 0;
+      ibv_device** list = ibv_get_device_list(&n);
+      if (!list || n < 1) return fail(ENODEV);
+      out->put_str(list[0]->name).put_str(list[0]->dev_name);
+      out->put(int32_t(list[0]->node_type)).put(int32_t(list[0]->transport_type));
+      out->put(uint64_t(ibv_get_device_guid(list[0])));
+      ibv_free_device_list(list);
+      return;
+    }
+    case Op::kOpenDevice: {
+      int n = 0;
+      ibv_device** list = ibv_get_device_list(&n);
+      ibv_context* c = list && n > 0 ? ibv_open_device(list[0]) : nullptr;
+      ibv_free_device_list(list);
+      if (!c) return fail(errno ? errno : ENODEV);
+      ctxs_.insert(id(c));
+      out->put(id(c));
+      return;
+    }
+    case Op::kCloseDevice: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      if (!c) return rc(EINVAL);
+      ctxs_.erase(id(c));
+      return rc(ibv_close_device(c));
+    }
+    case Op::kQueryDevice: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      if (!c) return rc(EINVAL);
+      ibv_device_attr a{};
+      rc(ibv_query_device(c, &a));
+      out->put(a);
+      return;
+    }
+    case Op::kQueryDeviceEx: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      ibv_query_device_ex_input x{};
+      x.comp_mask = in.get<uint32_t>();
+      if (!c) return rc(EINVAL);
+      ibv_device_attr_ex a{};
+      rc(ibv_query_device_ex(c, &x, &a));
+      out->put(a);
+      return;
+    }
+    case Op::kQueryPort: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      const uint8_t port = in.get<uint8_t>();
+      if (!c) return rc(EINVAL);
+      ibv_port_attr a{};
+      rc(ibv_query_port(c, port, &a));
+      out->put(a);
+      return;
+    }
+    case Op::kQueryGid: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      const uint8_t port = in.get<uint8_t>();
+      const int32_t index = in.get<int32_t>();
+      if (!c) return rc(EINVAL);
+      ibv_gid g{};
+      rc(ibv_query_gid(c, port, index, &g));
+      out->put(g);
+      return;
+    }
+    case Op::kAllocPd: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      ibv_pd* pd = c ? ibv_alloc_pd(c) : nullptr;
+      if (!pd) return fail(c ? errno : EINVAL);
+      pds_.insert(id(pd));
+      out->put(id(pd)).put(pd->handle);
+      return;
+    }
+    case Op::kDeallocPd: {
+      ibv_pd* pd = find<ibv_pd>(pds_, in.get<uint64_t>());
+      if (!pd) return rc(EINVAL);
+      const int r = ibv_dealloc_pd(pd);
+      if (r == 0) pds_.erase(id(pd));
+      return rc(r);
+    }
+    case Op::kRegMr: {
+      ibv_pd* pd = find<ibv_pd>(pds_, in.get<uint64_t>());
+      const uint64_t addr = in.get<uint64_t>(), len = in.get<uint64_t>();
+      const int32_t access = in.get<int32_t>();
+      const uint32_t nruns = in.get<uint32_t>();
+      if (!pd || in.bad() || nruns != fds.size()) return fail(EINVAL);
+      host::Process& proc = host::context_process(pd->context);
+      // The runs the process shared for it: mapped here and made the simulated process's pages.
+      for (uint32_t i = 0; i < nruns; ++i) {
+        const uint64_t va = in.get<uint64_t>(), rl = in.get<uint64_t>();
+        if (in.bad()) return fail(EINVAL);
+        void* p = mmap(nullptr, rl, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
+        if (p == MAP_FAILED) {
+          // A read-only run (the process's own protection): the card may only read it.
+          p = mmap(nullptr, rl, PROT_READ, MAP_SHARED, fds[i], 0);
+          if (p == MAP_FAILED) return fail(EFAULT);
+        }
+        maps_.push_back({p, rl});
+        if (int e = proc.map_external(va, rl, static_cast<uint8_t*>(p))) return fail(e);
+      }
+      ibv_mr* mr = ibv_reg_mr(pd, reinterpret_cast<void*>(addr), len, access);
+      if (!mr) return fail(errno);
+      mrs_.insert(id(mr));
+      out->put(id(mr)).put(mr->handle).put(mr->lkey).put(mr->rkey);
+      return;
+    }
+    case Op::kDeregMr: {
+      ibv_mr* mr = find<ibv_mr>(mrs_, in.get<uint64_t>());
+      if (!mr) return rc(EINVAL);
+      const int r = ibv_dereg_mr(mr);
+      if (r == 0) mrs_.erase(id(mr));
+      return rc(r);
+    }
+    case Op::kCreateChannel: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      ibv_comp_channel* ch = c ? ibv_create_comp_channel(c) : nullptr;
+      if (!ch) return fail(c ? errno : EINVAL);
+      chans_.insert(id(ch));
+      out->put(id(ch));
+      return;
+    }
+    case Op::kDestroyChannel: {
+      ibv_comp_channel* ch = find<ibv_comp_channel>(chans_, in.get<uint64_t>());
+      if (!ch) return rc(EINVAL);
+      const int r = ibv_destroy_comp_channel(ch);
+      if (r == 0) chans_.erase(id(ch));
+      return rc(r);
+    }
+    case Op::kCreateCq: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      const int32_t cqe = in.get<int32_t>();
+      const uint64_t chid = in.get<uint64_t>();
+      const int32_t vec = in.get<int32_t>();
+      ibv_comp_channel* ch = chid ? find<ibv_comp_channel>(chans_, chid) : nullptr;
+      if (!c || (chid && !ch)) return fail(EINVAL);
+      ibv_cq* cq = ibv_create_cq(c, cqe, nullptr, ch, vec);
+      if (!cq) return fail(errno);
+      cqs_.insert(id(cq));
+      out->put(id(cq)).put(cq->handle).put(int32_t(cq->cqe));
+      return;
+    }
+    case Op::kDestroyCq: {
+      ibv_cq* cq = find<ibv_cq>(cqs_, in.get<uint64_t>());
+      if (!cq) return rc(EINVAL);
+      const int r = ibv_destroy_cq(cq);
+      if (r == 0) cqs_.erase(id(cq));
+      return rc(r);
+    }
+    case Op::kReqNotifyCq: {
+      ibv_cq* cq = find<ibv_cq>(cqs_, in.get<uint64_t>());
+      const int32_t sol = in.get<int32_t>();
+      return rc(cq ? ibv_req_notify_cq(cq, sol) : EINVAL);
+    }
+    case Op::kGetCqEvent: {
+      ibv_comp_channel* ch = find<ibv_comp_channel>(chans_, in.get<uint64_t>());
+      if (!ch) return fail(EINVAL);
+      ibv_cq* cq = nullptr;
+      void* ctx = nullptr;
+      if (ibv_get_cq_event(ch, &cq, &ctx)) return fail(errno);
+      out->put(id(cq));
+      return;
+    }
+    case Op::kAckCqEvents: {
+      ibv_cq* cq = find<ibv_cq>(cqs_, in.get<uint64_t>());
+      const uint32_t n = in.get<uint32_t>();
+      if (cq) ibv_ack_cq_events(cq, n);
+      return;
+    }
+    case Op::kPollCq: {
+      ibv_cq* cq = find<ibv_cq>(cqs_, in.get<uint64_t>());
+      const int32_t n = in.get<int32_t>();
+      if (!cq || n < 1 || n > 1024) return fail(EINVAL);
+      std::vector<ibv_wc> wc(static_cast<size_t>(n));
+      const int got = ibv_poll_cq(cq, n, wc.data());
+      h->ret = got;
+      for (int i = 0; i < got; ++i) out->put(wc[size_t(i)]);
+      return;
+    }
+    case Op::kCreateQp: {
+      ibv_pd* pd = find<ibv_pd>(pds_, in.get<uint64_t>());
+      ibv_cq* scq = find<ibv_cq>(cqs_, in.get<uint64_t>());
+      ibv_cq* rcq = find<ibv_cq>(cqs_, in.get<uint64_t>());
+      ibv_qp_init_attr a{};
+      a.cap = in.get<ibv_qp_cap>();
+      a.qp_type = ibv_qp_type(in.get<int32_t>());
+      a.sq_sig_all = in.get<int32_t>();
+      if (!pd || !scq || !rcq) return fail(EINVAL);
+      a.send_cq = scq;
+      a.recv_cq = rcq;
+      ibv_qp* qp = ibv_create_qp(pd, &a);
+      if (!qp) return fail(errno);
+      qps_.insert(id(qp));
+      out->put(id(qp)).put(qp->qp_num).put(a.cap);
+      return;
+    }
+    case Op::kModifyQp: {
+      ibv_qp* qp = find<ibv_qp>(qps_, in.get<uint64_t>());
+      ibv_qp_attr a = in.get<ibv_qp_attr>();
+      const int32_t mask = in.get<int32_t>();
+      return rc(qp && !in.bad() ? ibv_modify_qp(qp, &a, mask) : EINVAL);
+    }
+    case Op::kQueryQp: {
+      ibv_qp* qp = find<ibv_qp>(qps_, in.get<uint64_t>());
+      const int32_t mask = in.get<int32_t>();
+      if (!qp) return rc(EINVAL);
+      ibv_qp_attr a{};
+      ibv_qp_init_attr ia{};
+      rc(ibv_query_qp(qp, &a, mask, &ia));
+      out->put(a).put(ia.cap).put(int32_t(ia.sq_sig_all));
+      return;
+    }
+    case Op::kDestroyQp: {
+      ibv_qp* qp = find<ibv_qp>(qps_, in.get<uint64_t>());
+      if (!qp) return rc(EINVAL);
+      const int r = ibv_destroy_qp(qp);
+      if (r == 0) qps_.erase(id(qp));
+      return rc(r);
+    }
+    case Op::kPostSend: {
+      ibv_qp* qp = find<ibv_qp>(qps_, in.get<uint64_t>());
+      const uint32_t n = in.get<uint32_t>();
+      if (!qp || n > 4096) {
+        out->put(uint32_t(0));
+        return rc(EINVAL);
+      }
+      std::vector<ibv_send_wr> wrs(n);
+      std::vector<std::vector<ibv_sge>> sges(n);
+      std::vector<std::vector<uint8_t>> inl(n);
+      for (uint32_t i = 0; i < n && !in.bad(); ++i) {
+        const auto s = in.get<SendWr>();
+        if (s.num_sge > 64) {
+          out->put(i);
+          return rc(EINVAL);
+        }
+        for (uint32_t k = 0; k < s.num_sge; ++k) {
+          const auto g = in.get<Sge>();
+          sges[i].push_back({g.addr, g.length, g.lkey});
+        }
+        ibv_send_wr& w = wrs[i];
+        w.wr_id = s.wr_id;
+        w.opcode = ibv_wr_opcode(s.opcode);
+        w.send_flags = s.send_flags;
+        w.invalidate_rkey = s.imm_or_inv;
+        w.wr.rdma.remote_addr = s.remote_addr;
+        w.wr.rdma.rkey = s.rkey;
+        if (s.inline_bytes) {
+          // The bytes came with the call: the WR takes them from here (rnicsim's memory).
+          size_t len = 0;
+          const uint8_t* p = in.get_bytes(&len);
+          if (!p || len != s.inline_bytes) {
+            out->put(i);
+            return rc(EINVAL);
+          }
+          inl[i].assign(p, p + len);
+          sges[i] = {{reinterpret_cast<uint64_t>(inl[i].data()), uint32_t(len), 0}};
+        }
+        w.sg_list = sges[i].data();
+        w.num_sge = int(sges[i].size());
+        w.next = i + 1 < n ? &wrs[i + 1] : nullptr;
+      }
+      if (in.bad() || n == 0) {
+        out->put(uint32_t(0));
+        return rc(n == 0 ? 0 : EINVAL);
+      }
+      ibv_send_wr* bad = nullptr;
+      const int r = ibv_post_send(qp, wrs.data(), &bad);
+      out->put(uint32_t(bad ? bad - wrs.data() : 0));
+      return rc(r);
+    }
+    case Op::kPostRecv: {
+      ibv_qp* qp = find<ibv_qp>(qps_, in.get<uint64_t>());
+      const uint32_t n = in.get<uint32_t>();
+      if (!qp || n > 4096) {
+        out->put(uint32_t(0));
+        return rc(EINVAL);
+      }
+      std::vector<ibv_recv_wr> wrs(n);
+      std::vector<std::vector<ibv_sge>> sges(n);
+      for (uint32_t i = 0; i < n && !in.bad(); ++i) {
+        const auto r = in.get<RecvWr>();
+        if (r.num_sge > 64) {
+          out->put(i);
+          return rc(EINVAL);
+        }
+        for (uint32_t k = 0; k < r.num_sge; ++k) {
+          const auto g = in.get<Sge>();
+          sges[i].push_back({g.addr, g.length, g.lkey});
+        }
+        wrs[i].wr_id = r.wr_id;
+        wrs[i].sg_list = sges[i].data();
+        wrs[i].num_sge = int(sges[i].size());
+        wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
+      }
+      if (in.bad() || n == 0) {
+        out->put(uint32_t(0));
+        return rc(n == 0 ? 0 : EINVAL);
+      }
+      ibv_recv_wr* bad = nullptr;
+      const int r = ibv_post_recv(qp, wrs.data(), &bad);
+      out->put(uint32_t(bad ? bad - wrs.data() : 0));
+      return rc(r);
+    }
+    case Op::kGetAsyncEvent: {
+      ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      if (!c) return fail(EINVAL);
+      ibv_async_event e{};
+      if (ibv_get_async_event(c, &e)) return fail(errno);
+      out->put(int32_t(e.event_type));
+      if (e.event_type == IBV_EVENT_CQ_ERR)
+        out->put(id(e.element.cq));
+      else if (e.event_type == IBV_EVENT_PORT_ACTIVE || e.event_type == IBV_EVENT_PORT_ERR)
+        out->put(uint64_t(e.element.port_num));
+      else
+        out->put(id(e.element.qp));
+      ibv_ack_async_event(&e);
+      return;
+    }
+    case Op::kOobPut: {
+      const std::string key = in.get_str();
+      size_t n = 0;
+      const uint8_t* p = in.get_bytes(&n);
+      if (in.bad()) return fail(EINVAL);
+      rnic_oob_put(key.c_str(), p, n);
+      return;
+    }
+    case Op::kOobGet: {
+      const std::string key = in.get_str();
+      const uint64_t max = in.get<uint64_t>();
+      if (in.bad() || max > kMaxMsg / 2) return fail(EINVAL);
+      std::vector<uint8_t> b(max);
+      h->ret = int32_t(rnic_oob_get(key.c_str(), b.data(), b.size()));
+      b.resize(std::min<size_t>(b.size(), size_t(h->ret)));
+      out->put_bytes(b.data(), b.size());
+      return;
+    }
+  }
+  fail(ENOSYS);  // an operation this simulator does not know
+}
+
+}  // namespace
+
+traffic::ProgramEnd run_exec(const ExecRun& r) {
+  traffic::ProgramEnd end;
+  end.kind = traffic::ProgramEnd::kException;
+  const std::string preload = preload_library();
+  if (preload.empty()) {
+    end.what =
+        "librnicsim_exec.so (the preload library) is not beside rnicsim nor in ../lib/rnicsim";
+    return end;
+  }
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    end.what = fmt::format("socketpair: {}", std::strerror(errno));
+    return end;
+  }
+  int report[2];  // the child's exec failure, if any (closed by a successful exec)
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    end.what = fmt::format("pipe: {}", std::strerror(errno));
+    return end;
+  }
+  // Everything the child needs, built before the fork (after it only system calls).
+  std::vector<std::string> env = {fmt::format("PATH={}", kPath),
+                                  "HOME=/tmp",
+                                  "LANG=C",
+                                  "LC_ALL=C",
+                                  fmt::format("LD_PRELOAD={}", preload),
+                                  fmt::format("{}={}", kFdEnv, kFd)};
+  std::vector<char*> envp, argv;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = r.argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    end.what = fmt::format("fork: {}", std::strerror(errno));
+    return end;
+  }
+  if (pid == 0) {
+    auto die = [&](int e) {
+      (void)!write(report[1], &e, sizeof e);
+      syscall(SYS_exit_group, 127);
+    };
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) syscall(SYS_exit_group, 127);
+    personality(ADDR_NO_RANDOMIZE);
+    const int in = open("/dev/null", O_RDONLY);
+    const int out = open(r.out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(r.err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) die(errno);
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(sv[1], kFd) < 0) die(errno);
+    execve(argv[0], argv.data(), envp.data());
+    die(errno);
+  }
+  close(sv[1]);
+  close(report[1]);
+  int exec_err = 0;
+  const bool exec_failed = read(report[0], &exec_err, sizeof exec_err) == sizeof exec_err;
+  close(report[0]);
+  std::string why;
+  bool stopped = false;
+  if (!exec_failed) {
+    Server s(sv[0], pid, r.cpu_limit_s);
+    stopped = !s.serve(&why);
+  }
+  close(sv[0]);
+  // Reap it, and anything it left in its group.
+  if (stopped) kill(-pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  kill(-pid, SIGKILL);
+  if (exec_failed) {
+    end.what = fmt::format("cannot run {}: {}", r.argv[0], std::strerror(exec_err));
+    return end;
+  }
+  end.last_stderr = last_line(r.err_file);
+  if (WIFEXITED(status)) {
+    end.kind = traffic::ProgramEnd::kReturned;
+    end.code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    end.kind = traffic::ProgramEnd::kSignal;
+    end.code = WTERMSIG(status);
+    end.what = why;
+  }
+  return end;
+}
+
+}  // namespace rnic::exec

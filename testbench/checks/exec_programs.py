@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""Executables run as simulated processes (`exec:`; docs/verbs.md, "Your own programs"): Debian's
+ibv_devices and ibv_devinfo -v, as they ship, list the simulated card; an executable of the
+project's own with a main (testbench/system/programs/exec_verbs.c, linked with -libverbs) moves
+data between two hosts through the card, which reads and writes the processes' own memory (heap
+and stack); two runs give the same results.json and stats.json; a process that exits non-zero,
+faults, spins on the CPU or passes a forged object gets its answer, with its status and last
+stderr line in results.json and no process left behind; a missing or non-executable program is
+refused before the run (exit 2)."""
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+from common import check, finish, load, out_dir, rnicsim, strip_wall, write_file
+
+binary, work = sys.argv[1], out_dir(sys.argv[2], "exec_programs")
+build = os.path.dirname(binary)
+prog = os.path.join(build, "testbench", "system", "exec_verbs")
+
+
+def leftovers():
+    """Processes of this check still alive (the test program's path in their command line)."""
+    p = subprocess.run(["pgrep", "-f", prog], capture_output=True, text=True)
+    return p.stdout.split()
+
+
+def run(name, text, *extra, expect=0, out=None):
+    s = write_file(work, name + ".yaml", text)
+    o = os.path.join(work, out or name)
+    p = rnicsim(binary, "run", s, "--out", o, "--quiet", *extra, expect=expect)
+    check(not leftovers(), f"{name}: processes left behind: {leftovers()}")
+    return p, o
+
+
+def host_entry(o, host):
+    for w in load(os.path.join(o, "results.json"))["workloads"]:
+        for h in w["hosts"]:
+            if h["host"] == host:
+                return h
+    return {}
+
+
+def text(path):
+    with open(path) as f:
+        return f.read()
+
+
+# Debian's ibverbs-utils, unmodified: the device list and the device's attributes.
+if shutil.which("ibv_devinfo"):
+    p, o = run("devices", "workloads:\n  - {name: devices, exec: [ibv_devices], hosts: [node0]}\n"
+               "  - {name: devinfo, exec: [ibv_devinfo, -v], hosts: [node1]}\n")
+    out = text(os.path.join(o, "node0", "devices.out"))
+    check("rnic0" in out and "000000fffe000001" in out, f"ibv_devices: {out!r}")
+    info = text(os.path.join(o, "node1", "devinfo.out"))
+    for want in ("hca_id:\trnic0", "transport:\t\t\tiWARP (1)", "node_guid:\t\t\t0000:00ff:fe00:0002",
+                 "ODP_SUPPORT", "state:\t\t\tPORT_ACTIVE (4)", "link_layer:\t\tEthernet"):
+        check(want in info, f"ibv_devinfo -v lacks {want!r}: {info[:2000]!r}")
+else:
+    check(False, "ibv_devinfo is not installed (./scripts/setup installs ibverbs-utils)")
+
+# Data through the card, into and out of the processes' own memory; twice, the same.
+xfer = (f"workloads:\n  - name: xfer\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+        "    args: [[server, '16'], [client, '16']]\n")
+p, o = run("xfer", xfer)
+check("count 16, 16 blocks of 4096 bytes arrived intact" in text(os.path.join(o, "node1", "xfer.out")),
+      "the server's check")
+check("wrote 16 blocks" in text(os.path.join(o, "node0", "xfer.out")), "the client's line")
+check([h["exit"] for h in load(os.path.join(o, "results.json"))["workloads"][0]["hosts"]] == [0, 0],
+      "both exit 0")
+p2, o2 = run("xfer", xfer, out="xfer_again")
+for f in ("results.json", "stats.json"):
+    check(strip_wall(load(os.path.join(o, f))) == strip_wall(load(os.path.join(o2, f))),
+          f"two runs differ in {f}")
+
+# What goes wrong: each its answer, named, with the process's status and last stderr line.
+one = "workloads:\n  - {{name: {n}, exec: [{prog}, {mode}], hosts: [node0]}}\n"
+p, o = run("exits", one.format(n="exits", prog=prog, mode="exit, '3'"), expect=1)
+h = host_entry(o, "node0")
+check(h.get("exit") == 3 and h.get("stderr_last") == "exec_verbs: leaving with 3", f"exit 3: {h}")
+check("workload exits" in p.stderr and "on node0" in p.stderr and "exit 3" in p.stderr,
+      f"exit 3's message: {p.stderr!r}")
+
+p, o = run("crash", one.format(n="crash", prog=prog, mode="crash"), expect=1)
+h = host_entry(o, "node0")
+check(h.get("signal") == 11 and h.get("stderr_last") == "exec_verbs: about to fault", f"crash: {h}")
+check("killed by SIGSEGV" in p.stderr and "node0" in p.stderr, f"crash's message: {p.stderr!r}")
+
+p, o = run("spin", one.format(n="spin", prog=prog, mode="spin"), "--set", "sim.spin_guard_s=1",
+           expect=1)
+h = host_entry(o, "node0")
+check(h.get("signal") == 9 and "without a call the simulator serves" in h.get("stopped", ""),
+      f"spin: {h}")
+check("without a call the simulator serves" in p.stderr, f"spin's message: {p.stderr!r}")
+
+p, o = run("forged", one.format(n="forged", prog=prog, mode="forged"))
+check("forged PD: dealloc 22, reg_mr refused" in text(os.path.join(o, "node0", "forged.out")),
+      "a forged PD is refused")
+
+# Refused before the run.
+p = rnicsim(binary, "run", write_file(work, "missing.yaml",
+                                      "workloads:\n  - {exec: [no_such_program_here], hosts: [node0]}\n"),
+            "--out", os.path.join(work, "missing"), expect=2)
+check("workloads.exec" in p.stderr and "no_such_program_here" in p.stderr, f"missing: {p.stderr!r}")
+plain = write_file(work, "not_exec.txt", "text\n")
+os.chmod(plain, stat.S_IRUSR | stat.S_IWUSR)
+p = rnicsim(binary, "run", write_file(work, "not_exec.yaml",
+                                      f"workloads:\n  - {{exec: [{plain}], hosts: [node0]}}\n"),
+            "--out", os.path.join(work, "not_exec"), expect=2)
+check("is not an executable file" in p.stderr, f"not executable: {p.stderr!r}")
+finish("exec_programs")

@@ -1,0 +1,209 @@
+/* An executable with a main, linked with -libverbs as rdma-core's programs are, for the
+ * `exec_programs` check: run by rnicsim as a simulated process (`exec:`), its verbs served by
+ * the simulated card through the preload library. Modes:
+ *   server N | client N  the client RDMA-Writes N blocks of 4 KiB from a malloc'ed buffer (not
+ *                        page aligned) into the server's, then Sends the count from a buffer on
+ *                        its stack; the server receives it into its stack and checks every
+ *                        byte with plain loads. QP details go through rnicsim's out-of-band
+ *                        board (rnic_oob_*, which the preload library provides).
+ *   exit N               writes a line to stderr and exits N
+ *   crash                registers memory, then dereferences a null pointer
+ *   spin                 loops on the CPU without a call
+ *   forged               passes a PD it made itself to ibv_dealloc_pd and ibv_reg_mr
+ * Exit 0 when the mode's checks hold. */
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+__attribute__((weak)) void rnic_oob_put(const char* key, const void* data, size_t len);
+__attribute__((weak)) size_t rnic_oob_get(const char* key, void* data, size_t len);
+
+enum { kBlock = 4096 };
+
+struct dest {
+  union ibv_gid gid;
+  uint32_t qpn;
+  uint64_t addr;
+  uint32_t rkey;
+};
+
+static int fail(const char* what) {
+  fprintf(stderr, "exec_verbs: %s failed\n", what);
+  return 1;
+}
+
+static int wait_one(struct ibv_cq* cq, struct ibv_wc* wc) {
+  for (;;) {
+    int n = ibv_poll_cq(cq, 1, wc);
+    if (n < 0) return -1;
+    if (n == 1) return wc->status;
+  }
+}
+
+static struct ibv_context* open_ctx(void) {
+  int n = 0;
+  struct ibv_device** list = ibv_get_device_list(&n);
+  if (!list || n < 1) return NULL;
+  struct ibv_context* ctx = ibv_open_device(list[0]);
+  ibv_free_device_list(list);
+  return ctx;
+}
+
+static int transfer(int server, int blocks) {
+  struct ibv_context* ctx = open_ctx();
+  if (!ctx) return fail("ibv_open_device");
+  struct ibv_pd* pd = ibv_alloc_pd(ctx);
+  const size_t bytes = (size_t)blocks * kBlock;
+  char* raw = malloc(bytes + 100);
+  char* buf = raw + 100; /* not page aligned: the pages around it move too */
+  uint32_t count = 0;    /* on the stack: the count's receive buffer, or the Send's source */
+  if (!pd || !raw) return fail("ibv_alloc_pd / malloc");
+  memset(buf, server ? 0 : 'w', bytes);
+  for (int b = 0; b < blocks && !server; ++b) buf[(size_t)b * kBlock] = (char)b;
+  struct ibv_mr* mr = ibv_reg_mr(pd, buf, bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+  struct ibv_mr* cmr = ibv_reg_mr(pd, &count, sizeof count, IBV_ACCESS_LOCAL_WRITE);
+  struct ibv_cq* cq = ibv_create_cq(ctx, blocks + 4, NULL, NULL, 0);
+  if (!mr || !cmr || !cq) return fail("ibv_reg_mr / ibv_create_cq");
+  struct ibv_qp_init_attr ia;
+  memset(&ia, 0, sizeof ia);
+  ia.send_cq = ia.recv_cq = cq;
+  ia.cap.max_send_wr = (uint32_t)blocks + 1;
+  ia.cap.max_recv_wr = 1;
+  ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+  ia.qp_type = IBV_QPT_RC;
+  struct ibv_qp* qp = ibv_create_qp(pd, &ia);
+  if (!qp) return fail("ibv_create_qp");
+
+  struct dest me, peer;
+  memset(&me, 0, sizeof me);
+  if (ibv_query_gid(ctx, 1, 0, &me.gid)) return fail("ibv_query_gid");
+  me.qpn = qp->qp_num;
+  me.addr = (uintptr_t)buf;
+  me.rkey = mr->rkey;
+  rnic_oob_put(server ? "exec.server" : "exec.client", &me, sizeof me);
+  rnic_oob_get(server ? "exec.client" : "exec.server", &peer, sizeof peer);
+
+  struct ibv_qp_attr a;
+  memset(&a, 0, sizeof a);
+  a.qp_state = IBV_QPS_INIT;
+  a.port_num = 1;
+  a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+  if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+    return fail("INIT");
+  memset(&a, 0, sizeof a);
+  a.qp_state = IBV_QPS_RTR;
+  a.path_mtu = IBV_MTU_1024;
+  a.dest_qp_num = peer.qpn;
+  a.ah_attr.is_global = 1;
+  a.ah_attr.grh.dgid = peer.gid;
+  a.ah_attr.port_num = 1;
+  if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN))
+    return fail("RTR");
+  memset(&a, 0, sizeof a);
+  a.qp_state = IBV_QPS_RTS;
+  if (ibv_modify_qp(qp, &a, IBV_QP_STATE)) return fail("RTS");
+  struct ibv_qp_init_attr qi;
+  if (ibv_query_qp(qp, &a, IBV_QP_STATE, &qi) || a.qp_state != IBV_QPS_RTS || qi.send_cq != cq)
+    return fail("ibv_query_qp");
+
+  struct ibv_wc wc;
+  struct ibv_sge sge = {(uintptr_t)&count, sizeof count, cmr->lkey};
+  if (server) {
+    struct ibv_recv_wr rwr, *bad_r = NULL;
+    memset(&rwr, 0, sizeof rwr);
+    rwr.sg_list = &sge;
+    rwr.num_sge = 1;
+    if (ibv_post_recv(qp, &rwr, &bad_r)) return fail("ibv_post_recv");
+    const char ready = 1;
+    rnic_oob_put("exec.ready", &ready, 1);
+    if (wait_one(cq, &wc) != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) return fail("receive");
+    for (int b = 0; b < blocks; ++b)
+      for (size_t i = 0; i < kBlock; ++i) {
+        const char want = i == 0 ? (char)b : 'w';
+        if (buf[(size_t)b * kBlock + i] != want) {
+          fprintf(stderr, "exec_verbs: block %d byte %zu is %d, not %d\n", b, i,
+                  buf[(size_t)b * kBlock + i], want);
+          return 1;
+        }
+      }
+    printf("exec_verbs: count %u, %d blocks of %d bytes arrived intact\n", count, blocks, kBlock);
+  } else {
+    char ready = 0;
+    rnic_oob_get("exec.ready", &ready, 1);
+    struct ibv_send_wr* bad = NULL;
+    for (int b = 0; b < blocks; ++b) {
+      struct ibv_sge s = {(uintptr_t)(buf + (size_t)b * kBlock), kBlock, mr->lkey};
+      struct ibv_send_wr w;
+      memset(&w, 0, sizeof w);
+      w.wr_id = (uint64_t)b;
+      w.sg_list = &s;
+      w.num_sge = 1;
+      w.opcode = IBV_WR_RDMA_WRITE;
+      w.send_flags = b + 1 == blocks ? IBV_SEND_SIGNALED : 0;
+      w.wr.rdma.remote_addr = peer.addr + (uint64_t)b * kBlock;
+      w.wr.rdma.rkey = peer.rkey;
+      if (ibv_post_send(qp, &w, &bad)) return fail("ibv_post_send (write)");
+    }
+    if (wait_one(cq, &wc) != IBV_WC_SUCCESS) return fail("write completion");
+    count = (uint32_t)blocks;
+    struct ibv_send_wr w;
+    memset(&w, 0, sizeof w);
+    w.sg_list = &sge;
+    w.num_sge = 1;
+    w.opcode = IBV_WR_SEND;
+    w.send_flags = IBV_SEND_SIGNALED;
+    if (ibv_post_send(qp, &w, &bad)) return fail("ibv_post_send (send)");
+    if (wait_one(cq, &wc) != IBV_WC_SUCCESS) return fail("send completion");
+    printf("exec_verbs: wrote %d blocks and sent the count\n", blocks);
+  }
+  if (ibv_destroy_qp(qp) || ibv_dereg_mr(mr) || ibv_dereg_mr(cmr) || ibv_destroy_cq(cq) ||
+      ibv_dealloc_pd(pd) || ibv_close_device(ctx))
+    return fail("teardown");
+  free(raw);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) return fail("arguments");
+  if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client"))
+    return transfer(!strcmp(argv[1], "server"), argc > 2 ? atoi(argv[2]) : 4);
+  if (!strcmp(argv[1], "exit")) {
+    fprintf(stderr, "exec_verbs: leaving with %s\n", argc > 2 ? argv[2] : "1");
+    return argc > 2 ? atoi(argv[2]) : 1;
+  }
+  if (!strcmp(argv[1], "crash")) {
+    struct ibv_context* ctx = open_ctx();
+    struct ibv_pd* pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+    char* b = malloc(8192);
+    if (!pd || !b || !ibv_reg_mr(pd, b, 8192, IBV_ACCESS_LOCAL_WRITE)) return fail("set-up");
+    fprintf(stderr, "exec_verbs: about to fault\n");
+    volatile int* p = NULL;
+    return *p;
+  }
+  if (!strcmp(argv[1], "spin")) {
+    struct ibv_context* ctx = open_ctx();
+    if (!ctx) return fail("ibv_open_device");
+    volatile unsigned long x = 0;
+    for (;;) ++x;
+  }
+  if (!strcmp(argv[1], "forged")) {
+    struct ibv_context* ctx = open_ctx();
+    if (!ctx) return fail("ibv_open_device");
+    struct {
+      struct ibv_pd pd;
+      uint64_t id;
+    } fake;
+    memset(&fake, 0, sizeof fake);
+    fake.pd.context = ctx;
+    fake.id = 0x1234567890ull;
+    char b[64];
+    const int rc = ibv_dealloc_pd(&fake.pd);
+    struct ibv_mr* mr = ibv_reg_mr(&fake.pd, b, sizeof b, IBV_ACCESS_LOCAL_WRITE);
+    printf("exec_verbs: forged PD: dealloc %d, reg_mr %s\n", rc, mr ? "succeeded" : "refused");
+    return rc == EINVAL && !mr ? 0 : 1;
+  }
+  return fail("mode");
+}
