@@ -4,7 +4,7 @@
 // INIT, RTR (the peer's GID, path MTU, PSN) and RTS (timeout, retries), post and poll. The
 // connection details go through rnicsim's out-of-band board (what rc_pingpong's TCP socket
 // does). Built as a shared object; run by scenarios/examples/rc_pingpong.yaml:
-//   args: server N | client N   (N round trips)
+//   args: server N [SIZE] | client N [SIZE]   (N round trips of SIZE bytes, 64 by default)
 // Returns 0 when every reply carried the round trip's number back.
 #include <cstdio>
 #include <cstdlib>
@@ -39,10 +39,11 @@ int wait_one(ibv_cq* cq, ibv_wc* wc) {
 }  // namespace
 
 RNIC_PROGRAM {
-  if (argc != 3) return fail("arguments (server N | client N)");
+  if (argc != 3 && argc != 4) return fail("arguments (server N [SIZE] | client N [SIZE])");
   const bool server = std::strcmp(argv[1], "server") == 0;
   const int iters = std::atoi(argv[2]);
-  constexpr size_t kSize = 64;
+  const size_t size = argc == 4 ? size_t(std::atol(argv[3])) : 64;
+  if (size < 16 || size > 4096) return fail("SIZE (16 to 4096)");
 
   int n = 0;
   ibv_device** list = ibv_get_device_list(&n);
@@ -56,7 +57,7 @@ RNIC_PROGRAM {
   std::unique_ptr<char, decltype(&std::free)> mem(
       static_cast<char*>(std::aligned_alloc(4096, 4096)), &std::free);
   char* const buf = mem.get();
-  ibv_mr* mr = ibv_reg_mr(pd, buf, kSize, IBV_ACCESS_LOCAL_WRITE);
+  ibv_mr* mr = ibv_reg_mr(pd, buf, size, IBV_ACCESS_LOCAL_WRITE);
   ibv_cq* cq = ibv_create_cq(ctx, 16, nullptr, nullptr, 0);
   if (!pd || !mr || !cq) return fail("ibv_alloc_pd / ibv_reg_mr / ibv_create_cq");
   ibv_qp_init_attr ia{};
@@ -118,7 +119,7 @@ RNIC_PROGRAM {
   char other = 0;
   rnic_oob_get(server ? "pingpong.client.ready" : "pingpong.server.ready", &other, 1);
 
-  ibv_sge sge{reinterpret_cast<uint64_t>(buf), uint32_t(kSize), mr->lkey};
+  ibv_sge sge{reinterpret_cast<uint64_t>(buf), uint32_t(size), mr->lkey};
   ibv_recv_wr rwr{};
   rwr.sg_list = &sge;
   rwr.num_sge = 1;
@@ -134,13 +135,13 @@ RNIC_PROGRAM {
   for (int i = 0; i < iters; ++i) {
     if (ibv_post_recv(qp, &rwr, &bad_r)) return fail("ibv_post_recv");
     if (!server) {
-      std::snprintf(buf, kSize, "ping %d", i);  // a plain store the card sends
+      std::snprintf(buf, size, "ping %d", i);  // a plain store the card sends
       if (ibv_post_send(qp, &swr, &bad_s)) return fail("ibv_post_send");
       if (wait_one(cq, &wc) != IBV_WC_SUCCESS) return fail("send completion");
     }
     if (wait_one(cq, &wc) != IBV_WC_SUCCESS) return fail("receive completion");
-    char want[kSize];
-    std::snprintf(want, kSize, "ping %d", i);
+    char want[64];
+    std::snprintf(want, sizeof want, "ping %d", i);
     if (std::strcmp(buf, want) != 0) {  // a plain load of what the card placed
       std::fprintf(stderr, "rc_pingpong: round trip %d carried '%s'\n", i, buf);
       return 1;
@@ -152,7 +153,7 @@ RNIC_PROGRAM {
   }
   const double us = (rnic_now_ns() - t0) / 1000.0;
   if (!server)
-    std::printf("rc_pingpong: %d round trips of %zu bytes in %.2f us: %.2f us each\n", iters, kSize,
+    std::printf("rc_pingpong: %d round trips of %zu bytes in %.2f us: %.2f us each\n", iters, size,
                 us, us / iters);
   ibv_destroy_qp(qp);
   ibv_dereg_mr(mr);

@@ -49,6 +49,10 @@ std::vector<ParamInfo> SystemConfig::params() {
   s.r("spin_guard_s", sim.spin_guard_s, "s", 0, 1e6,
       "the simulation's user-mode CPU time with simulated time standing still (a host program "
       "spinning) before the run stops with exit 3 (0: never)");
+  s.i("exec_quantum_ns", sim.exec_quantum_ns, "ns", 0, 1e9,
+      "an executable run as a simulated process that polls an empty CQ again and again: one "
+      "poll waits up to this long for a completion, as its loop would see it (0: every poll "
+      "returns at once)");
   return p;
 }
 

@@ -33,10 +33,12 @@ struct InputError : std::runtime_error {
 
 struct SimConfig {
   int64_t seed = 1;
-  int64_t stats_interval_ns = 0;  // ns between time-series samples; 0 = none
-  int64_t watchdog_us = 100000;   // us of simulated time with work outstanding and no progress
-                                  // (above every timeout a block may legitimately wait out)
-  double spin_guard_s = 10;       // s of wall time with simulated time standing still (0: off)
+  int64_t stats_interval_ns = 0;    // ns between time-series samples; 0 = none
+  int64_t watchdog_us = 100000;     // us of simulated time with work outstanding and no progress
+                                    // (above every timeout a block may legitimately wait out)
+  double spin_guard_s = 10;         // s of wall time with simulated time standing still (0: off)
+  int64_t exec_quantum_ns = 10000;  // an executable's busy poll of an empty CQ waits this long
+                                    // at most in one call (sim/exec/exec_process.h)
 };
 
 struct SystemConfig {

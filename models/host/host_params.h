@@ -28,6 +28,10 @@ struct HostConfig {
   double malloc_scatter = 0.5;        // probability that the next page of a buffer is not
                                       // physically adjacent to the previous one
   int64_t malloc_max_gap = 64;        // pages, largest jump between two scattered pages
+  // The management network between hosts (sim/exec/mgmt_net.h): executables' TCP sockets.
+  int64_t mgmt_latency_ns = 15000;         // one way, program to program (kernels included)
+  double mgmt_gbps = 1;                    // its rate
+  int64_t mgmt_connect_wait_us = 1000000;  // a connect waits this long for a listener
 
   // Lists every field under "host." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -58,6 +62,13 @@ struct HostConfig {
         "probability that a buffer's next page is not physically adjacent");
     p.i("malloc_max_gap", malloc_max_gap, "pages", 1, 1 << 20,
         "largest jump between scattered pages");
+    p.i("mgmt_latency_ns", mgmt_latency_ns, "ns", 0, 1000000000,
+        "management network (executables' TCP sockets between hosts): one-way latency, program "
+        "to program");
+    p.r("mgmt_gbps", mgmt_gbps, "Gb/s", 0.001, 1000, "management network: rate");
+    p.i("mgmt_connect_wait_us", mgmt_connect_wait_us, "us", 0, 1000000000,
+        "management network: how long a connect waits for a listener to appear before "
+        "ECONNREFUSED");
   }
 };
 
@@ -83,6 +94,7 @@ struct CostConfig {
   int64_t llc_miss_ns = 6;           // a 64 B line streamed from memory, not the LLC
   int64_t wakeup_ns = 1500;          // a sleeping thread woken by an interrupt: the scheduler
                                      // and context switch until it runs
+  int64_t clock_read_ns = 20;        // a program reads the clock (the vDSO's clock_gettime)
 
   // Lists every field under "cost." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -110,6 +122,9 @@ struct CostConfig {
     p.i("mmio_issue_ns", mmio_issue_ns, "ns", 0, 1000000, "core to root complex, per MMIO access");
     p.i("wqe_build_ns", wqe_build_ns, "ns", 0, 1000000, "the verbs library forms a WQE");
     p.i("cq_poll_ns", cq_poll_ns, "ns", 0, 1000000, "the verbs library reads one CQE slot");
+    p.i("clock_read_ns", clock_read_ns, "ns", 0, 1000000,
+        "an executable reads the clock (gettimeofday, clock_gettime, time): each read advances "
+        "its clock by this much");
     p.i("wakeup_ns", wakeup_ns, "ns", 0, 1000000,
         "a thread sleeping on a completion channel, from its interrupt's handler to running");
     p.i("reg_cache_lookup_ns", reg_cache_lookup_ns, "ns", 0, 1000000,

@@ -56,6 +56,19 @@ enum class Op : uint32_t {
   kGetAsyncEvent,   // ctx -> type, element (cq or qp id, or port)
   kOobPut,          // key, bytes (rnicsim's out-of-band board, rnic_oob_put)
   kOobGet,          // key, max -> bytes (waits for the key), its full length as ret
+  // The process's environment (sim/exec/exec_process.h): its first call, then the management
+  // network's sockets (sim/exec/mgmt_net.h) and sleeps.
+  kHello,        // -> virtual pid, clock read cost (ns), the host's address
+  kResolve,      // host name or dotted address -> address (ENOENT: none)
+  kSockCreate,   // -> socket
+  kSockBind,     // socket, address, port
+  kSockListen,   // socket
+  kSockAccept,   // socket, nonblock -> new socket, peer address, peer port
+  kSockConnect,  // socket, address, port
+  kSockSend,     // socket, bytes -> count
+  kSockRecv,     // socket, max, nonblock -> bytes
+  kSockClose,    // socket
+  kSleep,        // ns
 };
 
 struct Header {
@@ -63,6 +76,11 @@ struct Header {
   int32_t ret = 0;  // answers: the verb's return value
   int32_t err = 0;  // answers: errno
   uint32_t pad = 0;
+  // Requests: the simulated time the process spent on its own since its last call (its clock
+  // reads, each cost.clock_read_ns), which the simulator spends before serving the call.
+  uint64_t spent_ns = 0;
+  // Answers: simulated time when the call returned, ns: the process's clock until its next call.
+  uint64_t now_ns = 0;
 };
 
 // A send WR's fixed part; its SGEs follow, then (IBV_SEND_INLINE) the bytes they name.

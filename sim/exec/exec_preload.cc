@@ -12,11 +12,17 @@
 //
 // Without RNICSIM_EXEC_FD in its environment the library does nothing: the program's verbs go to
 // libibverbs as usual.
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -26,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,11 +46,20 @@ namespace {
 
 int g_fd = -1;
 
-struct Init {
-  Init() {
-    if (const char* e = std::getenv(rnic::exec::kFdEnv)) g_fd = std::atoi(e);
-  }
-} g_init;
+// The process's clock: simulated time at the last answer, plus what its clock reads since added
+// (each cost.clock_read_ns), which the next call hands to the simulator to spend.
+uint64_t g_now_ns = 0;
+uint64_t g_local_ns = 0;
+int64_t g_clock_read_ns = 20;
+int g_vpid = 0;
+uint32_t g_ip = 0;
+constexpr uint64_t kEpochS = 1767225600;          // 2026-01-01 00:00:00 UTC: simulated time 0
+constexpr uint64_t kBootNs = 100'000'000'000ull;  // CLOCK_MONOTONIC at simulated time 0
+
+uint64_t clock_now() {
+  g_local_ns += uint64_t(g_clock_read_ns);
+  return g_now_ns + g_local_ns;
+}
 
 [[noreturn]] void lost() {
   static const char m[] = "rnicsim: the simulator closed the connection; ending the process\n";
@@ -62,6 +78,7 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   } lock;
   Header h;
   h.op = uint32_t(op);
+  h.spent_ns = g_local_ns;
   std::vector<uint8_t> out(sizeof h);
   std::memcpy(out.data(), &h, sizeof h);
   out.insert(out.end(), req.bytes().begin(), req.bytes().end());
@@ -89,12 +106,28 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   if (n < ssize_t(sizeof(Header))) lost();
   Header a;
   std::memcpy(&a, in.data(), sizeof a);
+  g_now_ns = a.now_ns;
+  g_local_ns = 0;
   in.erase(in.begin(), in.begin() + sizeof a);
   in.resize(size_t(n) - sizeof a);
   *ret = a.ret;
   errno = a.err;
   return Msg(std::move(in));
 }
+
+// The first call, before main: the process's pid, clock cost and address.
+struct Init {
+  Init() {
+    const char* e = std::getenv(rnic::exec::kFdEnv);
+    if (!e) return;
+    g_fd = std::atoi(e);
+    int rc = 0;
+    Msg a = call(Op::kHello, Msg(), &rc);
+    g_vpid = a.get<int32_t>();
+    g_clock_read_ns = a.get<int64_t>();
+    g_ip = a.get<uint32_t>();
+  }
+} g_init;
 
 // One line naming a verb the card does not do, the first time; EOPNOTSUPP.
 int refuse(const char* verb) {
@@ -867,6 +900,293 @@ size_t rnic_oob_get(const char* key, void* data, size_t len) {
   const uint8_t* p = a.get_bytes(&n);
   if (p) std::memcpy(data, p, n < len ? n : len);
   return size_t(rc);
+}
+
+// --- The process's environment: clock, pid, sleeps, sockets to simulated hosts ---
+
+int gettimeofday(struct timeval* tv, void* tz) {
+  if (!on()) return next<int (*)(struct timeval*, void*)>("gettimeofday")(tv, tz);
+  const uint64_t t = clock_now();
+  if (tv) {
+    tv->tv_sec = time_t(kEpochS + t / 1000000000);
+    tv->tv_usec = suseconds_t(t % 1000000000 / 1000);
+  }
+  return 0;
+}
+
+int clock_gettime(clockid_t id, struct timespec* ts) {
+  if (!on()) return next<decltype(&clock_gettime)>("clock_gettime")(id, ts);
+  uint64_t t;
+  switch (id) {
+    case CLOCK_REALTIME:
+    case CLOCK_REALTIME_COARSE:
+    case CLOCK_TAI:
+      t = clock_now() + kEpochS * 1000000000ull;
+      break;
+    case CLOCK_MONOTONIC:
+    case CLOCK_MONOTONIC_RAW:
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME:
+      t = clock_now() + kBootNs;
+      break;
+    case CLOCK_PROCESS_CPUTIME_ID:
+    case CLOCK_THREAD_CPUTIME_ID:
+      t = clock_now();
+      break;
+    default:
+      errno = EINVAL;
+      return -1;
+  }
+  ts->tv_sec = time_t(t / 1000000000);
+  ts->tv_nsec = long(t % 1000000000);
+  return 0;
+}
+
+time_t time(time_t* out) {
+  if (!on()) return next<decltype(&time)>("time")(out);
+  const time_t t = time_t(kEpochS + clock_now() / 1000000000);
+  if (out) *out = t;
+  return t;
+}
+
+pid_t getpid(void) {
+  if (!on()) return next<decltype(&getpid)>("getpid")();
+  return g_vpid;
+}
+
+namespace {
+void sim_sleep(uint64_t ns) {
+  int rc = 0;
+  call(Op::kSleep, Msg().put(ns), &rc);
+}
+}  // namespace
+
+int nanosleep(const struct timespec* req, struct timespec* rem) {
+  if (!on()) return next<decltype(&nanosleep)>("nanosleep")(req, rem);
+  if (!req || req->tv_nsec < 0 || req->tv_nsec >= 1000000000 || req->tv_sec < 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  sim_sleep(uint64_t(req->tv_sec) * 1000000000ull + uint64_t(req->tv_nsec));
+  if (rem) *rem = {0, 0};
+  return 0;
+}
+
+int usleep(useconds_t us) {
+  if (!on()) return next<decltype(&usleep)>("usleep")(us);
+  sim_sleep(uint64_t(us) * 1000);
+  return 0;
+}
+
+unsigned int sleep(unsigned int s) {
+  if (!on()) return next<decltype(&sleep)>("sleep")(s);
+  sim_sleep(uint64_t(s) * 1000000000ull);
+  return 0;
+}
+
+namespace {
+// The process's sockets on the management network: its descriptor (a /dev/null placeholder,
+// so descriptor numbers and close behave) -> the simulator's socket.
+std::map<int, int64_t>& vsocks() {
+  static std::map<int, int64_t> m;
+  return m;
+}
+int64_t vsock(int fd) {
+  auto it = vsocks().find(fd);
+  return it == vsocks().end() ? -1 : it->second;
+}
+int placeholder(int flags) {
+  return next<int (*)(const char*, int, ...)>("open")(
+      "/dev/null", O_RDWR | ((flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0));
+}
+// An IPv4 address (host order) and port of a sockaddr; false for another family.
+bool addr_of(const sockaddr* a, socklen_t len, uint32_t* ip, uint16_t* port) {
+  if (!a || len < socklen_t(sizeof(sockaddr_in)) || a->sa_family != AF_INET) return false;
+  const auto* in = reinterpret_cast<const sockaddr_in*>(a);
+  *ip = ntohl(in->sin_addr.s_addr);
+  *port = ntohs(in->sin_port);
+  return true;
+}
+void fill_addr(sockaddr* a, socklen_t* len, uint32_t ip, uint16_t port) {
+  if (!a || !len) return;
+  sockaddr_in in{};
+  in.sin_family = AF_INET;
+  in.sin_addr.s_addr = htonl(ip);
+  in.sin_port = htons(port);
+  std::memcpy(a, &in, *len < sizeof in ? *len : sizeof in);
+  *len = sizeof in;
+}
+std::set<addrinfo*>& our_addrinfo() {
+  static std::set<addrinfo*> s;
+  return s;
+}
+}  // namespace
+
+int socket(int domain, int type, int protocol) {
+  if (!on() || (domain != AF_INET && domain != AF_INET6) || (type & 0xF) != SOCK_STREAM)
+    return next<decltype(&socket)>("socket")(domain, type, protocol);
+  int rc = 0;
+  Msg a = call(Op::kSockCreate, Msg(), &rc);
+  if (rc) return -1;
+  const int fd = placeholder(type);
+  if (fd < 0) return -1;
+  vsocks()[fd] = a.get<int64_t>();
+  return fd;
+}
+
+int bind(int fd, const sockaddr* addr, socklen_t len) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&bind)>("bind")(fd, addr, len);
+  uint32_t ip = 0;
+  uint16_t port = 0;
+  if (addr && addr->sa_family == AF_INET6 && len >= socklen_t(sizeof(sockaddr_in6))) {
+    port = ntohs(reinterpret_cast<const sockaddr_in6*>(addr)->sin6_port);  // any address
+  } else if (!addr_of(addr, len, &ip, &port)) {
+    errno = EAFNOSUPPORT;
+    return -1;
+  }
+  int rc = 0;
+  call(Op::kSockBind, Msg().put(k).put(ip).put(port), &rc);
+  return rc ? -1 : 0;
+}
+
+int listen(int fd, int backlog) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&listen)>("listen")(fd, backlog);
+  int rc = 0;
+  call(Op::kSockListen, Msg().put(k), &rc);
+  return rc ? -1 : 0;
+}
+
+int accept4(int fd, sockaddr* addr, socklen_t* len, int flags) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&accept4)>("accept4")(fd, addr, len, flags);
+  int rc = 0;
+  Msg a = call(Op::kSockAccept, Msg().put(k).put(int32_t((flags & SOCK_NONBLOCK) != 0)), &rc);
+  if (rc) return -1;
+  const int64_t n = a.get<int64_t>();
+  const uint32_t ip = a.get<uint32_t>();
+  const uint16_t port = a.get<uint16_t>();
+  const int nfd = placeholder(flags);
+  if (nfd < 0) return -1;
+  vsocks()[nfd] = n;
+  fill_addr(addr, len, ip, port);
+  return nfd;
+}
+
+int accept(int fd, sockaddr* addr, socklen_t* len) {
+  if (vsock(fd) < 0) return next<decltype(&accept)>("accept")(fd, addr, len);
+  return accept4(fd, addr, len, 0);
+}
+
+int connect(int fd, const sockaddr* addr, socklen_t len) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&connect)>("connect")(fd, addr, len);
+  uint32_t ip = 0;
+  uint16_t port = 0;
+  if (!addr_of(addr, len, &ip, &port)) {
+    errno = EAFNOSUPPORT;
+    return -1;
+  }
+  int rc = 0;
+  call(Op::kSockConnect, Msg().put(k).put(ip).put(port), &rc);
+  return rc ? -1 : 0;
+}
+
+ssize_t send(int fd, const void* buf, size_t n, int flags) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&send)>("send")(fd, buf, n, flags);
+  if (n > rnic::exec::kMaxMsg / 2) n = rnic::exec::kMaxMsg / 2;
+  int rc = 0;
+  call(Op::kSockSend, Msg().put(k).put_bytes(buf, n), &rc);
+  return rc < 0 ? -1 : rc;
+}
+
+ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&recv)>("recv")(fd, buf, n, flags);
+  int rc = 0;
+  Msg a = call(Op::kSockRecv,
+               Msg().put(k).put(uint64_t(n)).put(int32_t((flags & MSG_DONTWAIT) != 0)), &rc);
+  if (rc < 0) return -1;
+  size_t got = 0;
+  const uint8_t* p = a.get_bytes(&got);
+  if (p && got) std::memcpy(buf, p, got < n ? got : n);
+  return ssize_t(got);
+}
+
+ssize_t write(int fd, const void* buf, size_t n) {
+  if (vsock(fd) < 0) return next<decltype(&write)>("write")(fd, buf, n);
+  return send(fd, buf, n, 0);
+}
+
+ssize_t read(int fd, void* buf, size_t n) {
+  if (vsock(fd) < 0) return next<decltype(&read)>("read")(fd, buf, n);
+  return recv(fd, buf, n, 0);
+}
+
+int close(int fd) {
+  const int64_t k = vsock(fd);
+  if (k >= 0) {
+    int rc = 0;
+    call(Op::kSockClose, Msg().put(k), &rc);
+    vsocks().erase(fd);
+  }
+  return next<decltype(&close)>("close")(fd);
+}
+
+int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {
+  if (vsock(fd) < 0) return next<decltype(&setsockopt)>("setsockopt")(fd, level, name, val, len);
+  return 0;  // options (SO_REUSEADDR, TCP_NODELAY, ...) do not change the modelled stream
+}
+
+int getaddrinfo(const char* node, const char* service, const addrinfo* hints, addrinfo** res) {
+  if (!on()) return next<decltype(&getaddrinfo)>("getaddrinfo")(node, service, hints, res);
+  const int family = hints ? hints->ai_family : AF_UNSPEC;
+  if (family != AF_UNSPEC && family != AF_INET) return EAI_FAMILY;
+  if (hints && hints->ai_socktype && hints->ai_socktype != SOCK_STREAM) return EAI_SOCKTYPE;
+  uint32_t ip = 0;  // passive: any address
+  if (node) {
+    int rc = 0;
+    Msg a = call(Op::kResolve, Msg().put_str(node), &rc);
+    if (rc) return EAI_NONAME;
+    ip = a.get<uint32_t>();
+  } else if (!hints || !(hints->ai_flags & AI_PASSIVE)) {
+    ip = 0x7F000001u;
+  }
+  uint16_t port = 0;
+  if (service) {
+    char* end = nullptr;
+    const long v = std::strtol(service, &end, 10);
+    if (!end || *end || v < 0 || v > 65535) return EAI_SERVICE;
+    port = uint16_t(v);
+  }
+  struct Block {
+    addrinfo ai;
+    sockaddr_in sa;
+  };
+  auto* b = static_cast<Block*>(std::calloc(1, sizeof(Block)));
+  if (!b) return EAI_MEMORY;
+  b->sa.sin_family = AF_INET;
+  b->sa.sin_addr.s_addr = htonl(ip);
+  b->sa.sin_port = htons(port);
+  b->ai.ai_flags = hints ? hints->ai_flags : 0;
+  b->ai.ai_family = AF_INET;
+  b->ai.ai_socktype = SOCK_STREAM;
+  b->ai.ai_protocol = IPPROTO_TCP;
+  b->ai.ai_addrlen = sizeof b->sa;
+  b->ai.ai_addr = reinterpret_cast<sockaddr*>(&b->sa);
+  our_addrinfo().insert(&b->ai);
+  *res = &b->ai;
+  return 0;
+}
+
+void freeaddrinfo(addrinfo* ai) {
+  if (our_addrinfo().erase(ai)) {
+    std::free(ai);  // the block starts with it
+    return;
+  }
+  next<decltype(&freeaddrinfo)>("freeaddrinfo")(ai);
 }
 
 }  // extern "C"

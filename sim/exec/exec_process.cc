@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +23,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/host/host_wait.h"
 #include "models/host/process.h"
 #include "models/host/verbs/verbs.h"
 #include "models/host/verbs/verbs_internal.h"
@@ -98,8 +101,11 @@ std::string last_line(const std::string& file) {
 // it shared.
 class Server {
  public:
-  Server(int fd, pid_t pid, double cpu_limit_s) : fd_(fd), pid_(pid), cpu_limit_s_(cpu_limit_s) {}
+  Server(int fd, pid_t pid, const ExecRun& r) : fd_(fd), pid_(pid), r_(r) {}
   ~Server() {
+    // The process is gone: its kernel would close its sockets (peers read the end of stream).
+    if (r_.net)
+      for (int64_t k : socks_) r_.net->close(k);
     for (const auto& [p, len] : maps_) munmap(p, len);
   }
   // Serves calls until the process closes its end. False (with *why) if it was stopped for
@@ -118,7 +124,10 @@ class Server {
 
   int fd_;
   pid_t pid_;
-  double cpu_limit_s_;
+  const ExecRun& r_;
+  std::set<int64_t> socks_;    // its sockets on the management network
+  ibv_cq* last_cq_ = nullptr;  // the CQ of the last call if it was a poll, and the empty polls
+  int empty_polls_ = 0;        // of it in a row
   std::set<uint64_t> ctxs_, pds_, mrs_, chans_, cqs_, qps_;
   std::vector<std::pair<void*, size_t>> maps_;  // the process's shared memory, mapped here
 };
@@ -131,13 +140,13 @@ bool Server::receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::stri
     const int r = poll(&p, 1, 200);
     if (r > 0) break;
     if (r < 0 && errno != EINTR) return false;
-    if (cpu_limit_s_ > 0 && cpu0 >= 0) {
+    if (r_.cpu_limit_s > 0 && cpu0 >= 0) {
       const double cpu = cpu_seconds(pid_);
-      if (cpu >= 0 && cpu - cpu0 > cpu_limit_s_) {
+      if (cpu >= 0 && cpu - cpu0 > r_.cpu_limit_s) {
         *why = fmt::format(
             "it ran {:.1f} s on the CPU without a call the simulator serves (sim.spin_guard_s "
             "is {}); rnicsim stopped it",
-            cpu - cpu0, cpu_limit_s_);
+            cpu - cpu0, r_.cpu_limit_s);
         return false;
       }
     }
@@ -187,6 +196,9 @@ bool Server::serve(std::string* why) {
       const Op op = Op(h.op);
       h.ret = 0;
       h.err = 0;
+      // What the process's clock reads added since its last call, spent before this one.
+      if (h.spent_ns) rnic_spend_ns(std::min<uint64_t>(h.spent_ns, 1000000000000ull));
+      if (op != Op::kPollCq) last_cq_ = nullptr;
       handle(op, in, fds, &h, &out);
       if (in.bad()) {  // a short request: refused, whatever it did
         h.ret = h.ret ? h.ret : -1;
@@ -194,6 +206,7 @@ bool Server::serve(std::string* why) {
       }
     }
     for (int f : fds) close(f);
+    h.now_ns = sc_core::sc_time_stamp().value() / 1000;
     answer(h, out);
   }
 }
@@ -380,7 +393,13 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       const int32_t n = in.get<int32_t>();
       if (!cq || n < 1 || n > 1024) return fail(EINVAL);
       std::vector<ibv_wc> wc(static_cast<size_t>(n));
-      const int got = ibv_poll_cq(cq, n, wc.data());
+      int got = ibv_poll_cq(cq, n, wc.data());
+      // A loop polling this CQ: wait for its next completion (up to a quantum), as it would.
+      empty_polls_ = got == 0 && last_cq_ == cq ? empty_polls_ + 1 : 0;
+      last_cq_ = cq;
+      if (got == 0 && empty_polls_ >= kEmptyPollsBeforeWait && r_.quantum_ns > 0 &&
+          rnic_wait_cq(cq, uint64_t(r_.quantum_ns)) == 1)
+        got = ibv_poll_cq(cq, n, wc.data());
       h->ret = got;
       for (int i = 0; i < got; ++i) out->put(wc[size_t(i)]);
       return;
@@ -542,6 +561,92 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       out->put_bytes(b.data(), b.size());
       return;
     }
+    case Op::kHello:
+      out->put(int32_t(r_.vpid)).put(int64_t(r_.clock_read_ns)).put(r_.ip);
+      return;
+    case Op::kResolve: {
+      const std::string name = in.get_str();
+      const int i = r_.host_index ? r_.host_index(name) : -1;
+      if (i >= 0) {
+        out->put(MgmtNet::host_ip(i));
+        return;
+      }
+      unsigned a, b, c, d;
+      char tail;
+      if (std::sscanf(name.c_str(), "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a < 256 &&
+          b < 256 && c < 256 && d < 256) {
+        out->put(uint32_t(a << 24 | b << 16 | c << 8 | d));
+        return;
+      }
+      if (name == "localhost") {
+        out->put(r_.ip);
+        return;
+      }
+      return fail(ENOENT);
+    }
+    case Op::kSockCreate: {
+      if (!r_.net) return fail(EAFNOSUPPORT);
+      const int64_t k = r_.net->socket(r_.ip);
+      socks_.insert(k);
+      out->put(k);
+      return;
+    }
+    case Op::kSockBind:
+    case Op::kSockListen:
+    case Op::kSockAccept:
+    case Op::kSockConnect:
+    case Op::kSockSend:
+    case Op::kSockRecv:
+    case Op::kSockClose: {
+      const int64_t k = in.get<int64_t>();
+      if (!r_.net || !socks_.count(k)) return fail(EBADF);
+      MgmtNet& net = *r_.net;
+      int64_t v = 0;
+      if (op == Op::kSockBind) {
+        const uint32_t ip = in.get<uint32_t>();
+        const uint16_t port = in.get<uint16_t>();
+        v = net.bind(k, ip == 0x7F000001u ? r_.ip : ip, port);
+      } else if (op == Op::kSockListen) {
+        v = net.listen(k);
+      } else if (op == Op::kSockAccept) {
+        const bool nonblock = in.get<int32_t>() != 0;
+        uint32_t ip = 0;
+        uint16_t port = 0;
+        v = net.accept(k, &ip, &port, nonblock);
+        if (v >= 0) {
+          socks_.insert(v);
+          out->put(v).put(ip).put(port);
+          v = 0;
+        }
+      } else if (op == Op::kSockConnect) {
+        const uint32_t ip = in.get<uint32_t>();
+        const uint16_t port = in.get<uint16_t>();
+        v = net.connect(k, ip == 0x7F000001u ? r_.ip : ip, port);
+      } else if (op == Op::kSockSend) {
+        size_t n = 0;
+        const uint8_t* p = in.get_bytes(&n);
+        v = p ? net.send(k, p, n) : -EINVAL;
+      } else if (op == Op::kSockRecv) {
+        const uint64_t max = in.get<uint64_t>();
+        const bool nonblock = in.get<int32_t>() != 0;
+        std::vector<uint8_t> b(std::min<uint64_t>(max, kMaxMsg / 2));
+        v = net.recv(k, b.data(), b.size(), nonblock);
+        b.resize(v > 0 ? size_t(v) : 0);
+        out->put_bytes(b.data(), b.size());
+      } else {
+        v = net.close(k);
+        socks_.erase(k);
+      }
+      if (v < 0) return fail(int(-v));
+      h->ret = int32_t(v);
+      return;
+    }
+    case Op::kSleep: {
+      const uint64_t ns = in.get<uint64_t>();
+      const host::BlockedIn blocked("sleep");
+      host::host_wait(sc_core::sc_time::from_value(std::min<uint64_t>(ns, 1ull << 50) * 1000));
+      return;
+    }
   }
   fail(ENOSYS);  // an operation this simulator does not know
 }
@@ -611,7 +716,7 @@ traffic::ProgramEnd run_exec(const ExecRun& r) {
   std::string why;
   bool stopped = false;
   if (!exec_failed) {
-    Server s(sv[0], pid, r.cpu_limit_s);
+    Server s(sv[0], pid, r);
     stopped = !s.serve(&why);
   }
   close(sv[0]);

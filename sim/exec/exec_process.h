@@ -10,11 +10,28 @@
 // Started with address-space randomisation off, a fixed environment (PATH, HOME, LANG and the
 // preload library), stdin from /dev/null, stdout and stderr to files, in a process group of its
 // own that dies with rnicsim; reaped (the group killed first) however its run ends.
+//
+// Its environment is simulated where a run's outcome could depend on it: the clock
+// (gettimeofday, clock_gettime, time) reads simulated time, kept in the process between calls
+// and advanced cost.clock_read_ns by each read (the simulator spends what the reads added before
+// serving the next call), from 2026-01-01 00:00:00 UTC at time 0; getpid is a pid of its own;
+// sleeps (nanosleep, usleep, sleep) are simulated; TCP sockets to the scenario's hosts, by name
+// or address, go over the management network (sim/exec/mgmt_net.h).
+//
+// Busy polling: a process polls its CQ in a loop, each ibv_poll_cq a call. After
+// kEmptyPollsBeforeWait empty polls of one CQ in a row, with no other call between, the next
+// empty poll waits in simulated time for that CQ's next completion, up to sim.exec_quantum_ns,
+// as the loop would see it (at the first cost.cq_poll_ns step after it lands), and returns it:
+// the same completion at the same simulated time for far fewer calls. What the loop does
+// between polls without a call (another CQ's polls are calls and break the run) is seen up to
+// one quantum late.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "sim/exec/mgmt_net.h"
 #include "sim/traffic/program.h"
 
 namespace rnic::exec {
@@ -30,12 +47,22 @@ std::string resolve_executable(const std::string& name, std::string* why);
 // ../lib/rnicsim/ (an installed one). "" if neither has it.
 std::string preload_library();
 
+constexpr int kEmptyPollsBeforeWait = 4;
+
 struct ExecRun {
   std::vector<std::string> argv;  // argv[0]: the resolved executable
   std::string out_file, err_file;
   // The CPU time the process may spend between two calls (sim.spin_guard_s; 0: no limit): past
   // it the process is killed and the run ends.
   double cpu_limit_s = 10;
+  // Its environment: the pid it sees (getpid), what a clock read costs it (cost.clock_read_ns),
+  // its host's address on the management network and the network, and the hosts by name.
+  int64_t quantum_ns = 10000;  // sim.exec_quantum_ns
+  int vpid = 1000;
+  int64_t clock_read_ns = 20;
+  uint32_t ip = 0;
+  MgmtNet* net = nullptr;
+  std::function<int(const std::string&)> host_index;  // -1: no such host
 };
 
 // Starts the process and serves its calls on the calling simulated thread (bound to a host and

@@ -583,6 +583,7 @@ int run_workloads(ExperimentContext& ctx) {
     std::vector<const sc_core::sc_object*> thread;  // each host's thread, once started
   };
   std::vector<ProgramRun> user;
+  std::unique_ptr<exec::MgmtNet> mgmt;  // executables' sockets, made with the first one
   for (const WorkloadSpec& w : ctx.scenario.workloads)
     if (!w.program.empty())
       user.push_back({&w, std::vector<ProgramEnd>(w.hosts.size()),
@@ -605,6 +606,16 @@ int run_workloads(ExperimentContext& ctx) {
         r.out_file = (dir / (u.spec->name + ".out")).string();
         r.err_file = (dir / (u.spec->name + ".err")).string();
         r.cpu_limit_s = ctx.cfg.sim.spin_guard_s;
+        if (!mgmt)
+          mgmt = std::make_unique<exec::MgmtNet>(
+              exec::MgmtParams{double(ctx.cfg.host.mgmt_latency_ns), ctx.cfg.host.mgmt_gbps,
+                               double(ctx.cfg.host.mgmt_connect_wait_us)});
+        r.net = mgmt.get();
+        r.ip = exec::MgmtNet::host_ip(cl.find(u.spec->hosts[i]));
+        r.vpid = int(4000 + programs.size());
+        r.clock_read_ns = ctx.cfg.cost.clock_read_ns;
+        r.quantum_ns = ctx.cfg.sim.exec_quantum_ns;
+        r.host_index = [&cl](const std::string& name) { return cl.find(name); };
         Cluster::Program p{cl.find(u.spec->hosts[i]), [&u, i, r] {
                              u.thread[i] =
                                  sc_core::sc_get_current_process_handle().get_process_object();

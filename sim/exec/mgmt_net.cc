@@ -1,0 +1,181 @@
+#include "sim/exec/mgmt_net.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "models/host/host_wait.h"
+
+namespace rnic::exec {
+
+namespace {
+uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
+}  // namespace
+
+MgmtNet::Sock* MgmtNet::get(int64_t s) {
+  if (s < 0 || size_t(s) >= socks_.size() || socks_[size_t(s)].closed) return nullptr;
+  return &socks_[size_t(s)];
+}
+
+int64_t MgmtNet::socket(uint32_t host_ip) {
+  Sock k;
+  k.ip = host_ip;
+  k.ev = std::make_unique<sc_core::sc_event>();
+  socks_.push_back(std::move(k));
+  return int64_t(socks_.size() - 1);
+}
+
+int64_t MgmtNet::bind(int64_t s, uint32_t ip, uint16_t port) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (k->bound || k->connected) return -EINVAL;
+  if (ip != 0 && ip != k->ip) return -EADDRNOTAVAIL;  // not this host's address
+  if (port == 0) port = next_port_++;
+  for (const Sock& o : socks_)
+    if (&o != k && !o.closed && o.bound && o.ip == k->ip && o.port == port && !o.connected)
+      return -EADDRINUSE;
+  k->port = port;
+  k->bound = true;
+  return 0;
+}
+
+int64_t MgmtNet::listen(int64_t s) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (!k->bound) bind(s, 0, 0);
+  k->listening = true;
+  listeners_[{k->ip, k->port}] = s;
+  listen_ev_.notify(sc_core::SC_ZERO_TIME);
+  return 0;
+}
+
+bool MgmtNet::readable(int64_t s) {
+  Sock* k = get(s);
+  if (!k) return true;  // an error is "ready"
+  const uint64_t t = now_ps();
+  if (k->listening) return !k->backlog.empty() && k->backlog.front().first <= t;
+  return (!k->rx.empty() && k->rx.front().at_ps <= t) || (k->rx.empty() && k->eof_at_ps <= t);
+}
+
+int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool nonblock) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (!k->listening) return -EINVAL;
+  const host::BlockedIn blocked("accept on port " + std::to_string(k->port));
+  for (;;) {
+    k = get(s);
+    if (!k) return -EBADF;
+    if (!k->backlog.empty()) {
+      const uint64_t ready = k->backlog.front().first;
+      if (ready <= now_ps()) break;
+      if (nonblock) return -EAGAIN;
+      host::host_wait(ps(ready - now_ps()));
+      continue;
+    }
+    if (nonblock) return -EAGAIN;
+    host::host_wait(*k->ev);
+  }
+  const int64_t n = k->backlog.front().second;
+  k->backlog.pop_front();
+  const Sock& peer = socks_[size_t(socks_[size_t(n)].peer)];
+  *peer_ip = peer.ip;
+  *peer_port = peer.port;
+  return n;
+}
+
+int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (k->connected || k->listening) return -EISCONN;
+  if (!k->bound) bind(s, 0, 0);
+  // A listener there, or one coming up within the wait.
+  const uint64_t limit = now_ps() + uint64_t(p_.connect_wait_us * 1e6);
+  auto find = [&] { return listeners_.find({ip, port}); };
+  {
+    const host::BlockedIn blocked("connect to port " + std::to_string(port) + " (no listener yet)");
+    while (find() == listeners_.end() || !get(find()->second)) {
+      if (now_ps() >= limit) return -ECONNREFUSED;
+      host::host_wait(ps(limit - now_ps()), listen_ev_);
+    }
+  }
+  const int64_t l = find()->second;
+  // The listener's new socket, ready for accept once the SYN arrives.
+  const int64_t n = socket(ip);
+  Sock& srv = socks_[size_t(n)];
+  srv.port = port;
+  srv.bound = srv.connected = true;
+  srv.peer = s;
+  k = get(s);
+  k->connected = true;
+  k->peer = n;
+  Sock& lis = socks_[size_t(l)];
+  lis.backlog.push_back({now_ps() + latency_ps(), n});
+  lis.ev->notify(ps(latency_ps()));
+  host::host_wait(ps(2 * latency_ps()));  // SYN, SYN-ACK
+  return 0;
+}
+
+int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (!k->connected) return -ENOTCONN;
+  Sock* p = k->peer >= 0 ? &socks_[size_t(k->peer)] : nullptr;
+  if (!p || p->closed) return -EPIPE;
+  if (len == 0) return 0;
+  // Serialised at the sender's rate behind what it sent before, then the latency.
+  const uint64_t start = std::max(now_ps(), k->tx_free_ps);
+  const uint64_t wire = uint64_t(double(len) * 8.0 / p_.gbps * 1000.0);
+  k->tx_free_ps = start + wire;
+  const uint64_t at = start + wire + latency_ps();
+  p->rx.push_back({at, std::vector<uint8_t>(data, data + len)});
+  p->ev->notify(ps(at - now_ps()));
+  return int64_t(len);
+}
+
+int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (!k->connected) return -ENOTCONN;
+  const host::BlockedIn blocked("recv on a socket to port " + std::to_string(k->port));
+  for (;;) {
+    k = get(s);
+    if (!k) return -EBADF;
+    const uint64_t t = now_ps();
+    if (!k->rx.empty() && k->rx.front().at_ps <= t) break;
+    if (k->rx.empty() && k->eof_at_ps <= t) return 0;
+    if (nonblock) return -EAGAIN;
+    const uint64_t next = !k->rx.empty() ? k->rx.front().at_ps : k->eof_at_ps;
+    if (next != UINT64_MAX)
+      host::host_wait(ps(next - t), *k->ev);
+    else
+      host::host_wait(*k->ev);
+  }
+  size_t n = 0;
+  while (n < len && !k->rx.empty() && k->rx.front().at_ps <= now_ps()) {
+    Chunk& c = k->rx.front();
+    const size_t m = std::min(len - n, c.bytes.size() - c.taken);
+    std::memcpy(out + n, c.bytes.data() + c.taken, m);
+    c.taken += m;
+    n += m;
+    if (c.taken == c.bytes.size()) k->rx.pop_front();
+  }
+  return int64_t(n);
+}
+
+int64_t MgmtNet::close(int64_t s) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (k->listening) listeners_.erase({k->ip, k->port});
+  if (k->connected && k->peer >= 0) {
+    Sock& p = socks_[size_t(k->peer)];
+    // The end of stream arrives behind the last bytes sent.
+    const uint64_t at = std::max(now_ps(), k->tx_free_ps) + latency_ps();
+    p.eof_at_ps = std::min(p.eof_at_ps, at);
+    p.ev->notify(ps(at - now_ps()));
+  }
+  k->closed = true;
+  return 0;
+}
+
+}  // namespace rnic::exec
