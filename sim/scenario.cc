@@ -270,7 +270,13 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
 // shell would (exec::resolve_executable), then the same hosts and arguments.
 void parse_program(const std::string& file, const YAML::Node& e, WorkloadSpec* ws, Scenario* s) {
   if (e["exec"]) {
-    only_keys(file, "workloads", e, {"name", "exec", "hosts", "args"});
+    only_keys(file, "workloads", e, {"name", "exec", "hosts", "args", "start_us"});
+    if (e["start_us"]) {
+      const std::string v = scalar(file, "workloads.start_us", e["start_us"]);
+      if (!parse_real(v, &ws->start_us).empty() || ws->start_us < 0 || ws->start_us > 1e9)
+        throw InputError(at(file, e["start_us"]), "workloads.start_us",
+                         fmt::format("'{}' is not a time in us (0 .. 1e9)", v));
+    }
     const YAML::Node& x = e["exec"];
     std::vector<std::string> argv;
     if (x.IsSequence())

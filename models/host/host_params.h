@@ -32,6 +32,7 @@ struct HostConfig {
   int64_t mgmt_latency_ns = 15000;         // one way, program to program (kernels included)
   double mgmt_gbps = 1;                    // its rate
   int64_t mgmt_connect_wait_us = 1000000;  // a connect waits this long for a listener
+  int64_t cpu_mhz = 3000;  // the host CPU's clock: an executable's cycle counter counts at it
 
   // Lists every field under "host." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -66,6 +67,9 @@ struct HostConfig {
         "management network (executables' TCP sockets between hosts): one-way latency, program "
         "to program");
     p.r("mgmt_gbps", mgmt_gbps, "Gb/s", 0.001, 1000, "management network: rate");
+    p.i("cpu_mhz", cpu_mhz, "MHz", 1, 100000,
+        "the host CPU's clock: an executable's cycle counter (rdtsc) counts simulated time at it, "
+        "and its /proc/cpuinfo says so");
     p.i("mgmt_connect_wait_us", mgmt_connect_wait_us, "us", 0, 1000000000,
         "management network: how long a connect waits for a listener to appear before "
         "ECONNREFUSED");

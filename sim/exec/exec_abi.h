@@ -58,7 +58,7 @@ enum class Op : uint32_t {
   kOobGet,          // key, max -> bytes (waits for the key), its full length as ret
   // The process's environment (sim/exec/exec_process.h): its first call, then the management
   // network's sockets (sim/exec/mgmt_net.h) and sleeps.
-  kHello,        // -> virtual pid, clock read cost (ns), the host's address
+  kHello,        // -> virtual pid, clock read cost (ns), the host's address, CPU clock (MHz)
   kResolve,      // host name or dotted address -> address (ENOENT: none)
   kSockCreate,   // -> socket
   kSockBind,     // socket, address, port

@@ -19,8 +19,11 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 #include <ucontext.h>
@@ -53,6 +56,7 @@ uint64_t g_local_ns = 0;
 int64_t g_clock_read_ns = 20;
 int g_vpid = 0;
 uint32_t g_ip = 0;
+int64_t g_cpu_mhz = 3000;
 constexpr uint64_t kEpochS = 1767225600;          // 2026-01-01 00:00:00 UTC: simulated time 0
 constexpr uint64_t kBootNs = 100'000'000'000ull;  // CLOCK_MONOTONIC at simulated time 0
 
@@ -111,8 +115,61 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   in.erase(in.begin(), in.begin() + sizeof a);
   in.resize(size_t(n) - sizeof a);
   *ret = a.ret;
+  static const bool trace = std::getenv("RNICSIM_EXEC_TRACE") != nullptr;
+  if (trace) {
+    char line[128];
+    const int n =
+        std::snprintf(line, sizeof line, "rnicsim-exec: op %u -> %d (errno %d) at %llu ns\n", h.op,
+                      a.ret, a.err, static_cast<unsigned long long>(a.now_ns));
+    (void)!syscall(SYS_write, 2, line, size_t(n));
+  }
   errno = a.err;
   return Msg(std::move(in));
+}
+
+// The cycle counter: rdtsc and rdtscp trap (PR_TSC_SIGSEGV) and read the process's clock at
+// host.cpu_mhz. A SIGSEGV that is not one of them goes to the program's own handler, if it set
+// one with sigaction, else ends the process as it would have.
+struct sigaction g_program_segv;
+bool g_program_segv_set = false;
+
+void on_segv(int sig, siginfo_t* si, void* uctx) {
+  auto* uc = static_cast<ucontext_t*>(uctx);
+  auto* ip = reinterpret_cast<const uint8_t*>(uc->uc_mcontext.gregs[REG_RIP]);
+  const bool rdtsc = ip[0] == 0x0F && ip[1] == 0x31;
+  const bool rdtscp = ip[0] == 0x0F && ip[1] == 0x01 && ip[2] == 0xF9;
+  if (si->si_code == SI_KERNEL && (rdtsc || rdtscp)) {
+    const unsigned __int128 t = (unsigned __int128)clock_now() * uint64_t(g_cpu_mhz) / 1000;
+    const uint64_t tsc = uint64_t(t);
+    uc->uc_mcontext.gregs[REG_RAX] = greg_t(tsc & 0xFFFFFFFFu);
+    uc->uc_mcontext.gregs[REG_RDX] = greg_t(tsc >> 32);
+    if (rdtscp) uc->uc_mcontext.gregs[REG_RCX] = 0;  // TSC_AUX: CPU 0
+    uc->uc_mcontext.gregs[REG_RIP] += rdtsc ? 2 : 3;
+    return;
+  }
+  if (g_program_segv_set && (g_program_segv.sa_flags & SA_SIGINFO) && g_program_segv.sa_sigaction) {
+    g_program_segv.sa_sigaction(sig, si, uctx);
+    return;
+  }
+  if (g_program_segv_set && g_program_segv.sa_handler != SIG_DFL &&
+      g_program_segv.sa_handler != SIG_IGN) {
+    g_program_segv.sa_handler(sig);
+    return;
+  }
+  // Not ours and no handler of the program's: as without the trap (the fault repeats).
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  syscall(SYS_rt_sigaction, SIGSEGV, &dfl, nullptr, 8);
+}
+
+void trap_tsc() {
+  struct sigaction sa {};
+  sa.sa_sigaction = on_segv;
+  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  using Sigaction = int (*)(int, const struct sigaction*, struct sigaction*);
+  reinterpret_cast<Sigaction>(dlsym(RTLD_NEXT, "sigaction"))(SIGSEGV, &sa, nullptr);
+  prctl(PR_SET_TSC, PR_TSC_SIGSEGV, 0, 0, 0);
 }
 
 // The first call, before main: the process's pid, clock cost and address.
@@ -126,6 +183,8 @@ struct Init {
     g_vpid = a.get<int32_t>();
     g_clock_read_ns = a.get<int64_t>();
     g_ip = a.get<uint32_t>();
+    g_cpu_mhz = a.get<int64_t>();
+    trap_tsc();
   }
 } g_init;
 
@@ -1187,6 +1246,46 @@ void freeaddrinfo(addrinfo* ai) {
     return;
   }
   next<decltype(&freeaddrinfo)>("freeaddrinfo")(ai);
+}
+
+// The program's SIGSEGV handler is kept aside: the cycle counter's trap stays first.
+int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
+  using Sigaction = int (*)(int, const struct sigaction*, struct sigaction*);
+  static const auto real = reinterpret_cast<Sigaction>(dlsym(RTLD_NEXT, "sigaction"));
+  if (!on() || sig != SIGSEGV) return real(sig, act, old);
+  if (old) {
+    if (g_program_segv_set) {
+      *old = g_program_segv;
+    } else {
+      *old = {};
+      old->sa_handler = SIG_DFL;
+    }
+  }
+  if (act) {
+    g_program_segv = *act;
+    g_program_segv_set = true;
+  }
+  return 0;
+}
+
+// /proc/cpuinfo as the process reads it: one CPU at host.cpu_mhz (its cycle counter's rate).
+FILE* fopen(const char* path, const char* mode) {
+  using Fopen = FILE* (*)(const char*, const char*);
+  static const auto real = reinterpret_cast<Fopen>(dlsym(RTLD_NEXT, "fopen"));
+  if (!on() || !path || std::strcmp(path, "/proc/cpuinfo") != 0) return real(path, mode);
+  char text[512];
+  const int n = std::snprintf(text, sizeof text,
+                              "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: rnicsim "
+                              "host CPU\ncpu MHz\t\t: %lld.000\nflags\t\t: fpu tsc constant_tsc "
+                              "nonstop_tsc\n\n",
+                              static_cast<long long>(g_cpu_mhz));
+  const int fd = memfd_create("cpuinfo", MFD_CLOEXEC);
+  if (fd < 0) return nullptr;
+  if (syscall(SYS_write, fd, text, size_t(n)) != n || lseek(fd, 0, SEEK_SET) != 0) {
+    syscall(SYS_close, fd);
+    return nullptr;
+  }
+  return fdopen(fd, "r");
 }
 
 }  // extern "C"

@@ -197,8 +197,14 @@ bool Server::serve(std::string* why) {
       h.ret = 0;
       h.err = 0;
       // What the process's clock reads added since its last call, spent before this one.
-      if (h.spent_ns) rnic_spend_ns(std::min<uint64_t>(h.spent_ns, 1000000000000ull));
+      for (uint64_t ns = std::min<uint64_t>(h.spent_ns, 1ull << 50); ns > 0;) {
+        const uint64_t step = std::min(ns, std::max<uint64_t>(r_.sleep_slice_ns, 1000));
+        rnic_spend_ns(step);
+        if (r_.clock_us) *r_.clock_us += step / 1000;
+        ns -= step;
+      }
       if (op != Op::kPollCq) last_cq_ = nullptr;
+      if (r_.calls) ++*r_.calls;
       handle(op, in, fds, &h, &out);
       if (in.bad()) {  // a short request: refused, whatever it did
         h.ret = h.ret ? h.ret : -1;
@@ -562,7 +568,7 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       return;
     }
     case Op::kHello:
-      out->put(int32_t(r_.vpid)).put(int64_t(r_.clock_read_ns)).put(r_.ip);
+      out->put(int32_t(r_.vpid)).put(int64_t(r_.clock_read_ns)).put(r_.ip).put(r_.cpu_mhz);
       return;
     case Op::kResolve: {
       const std::string name = in.get_str();
@@ -642,9 +648,15 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       return;
     }
     case Op::kSleep: {
-      const uint64_t ns = in.get<uint64_t>();
+      uint64_t ns = std::min<uint64_t>(in.get<uint64_t>(), 1ull << 50);
       const host::BlockedIn blocked("sleep");
-      host::host_wait(sc_core::sc_time::from_value(std::min<uint64_t>(ns, 1ull << 50) * 1000));
+      const uint64_t slice = std::max<uint64_t>(r_.sleep_slice_ns, 1000);
+      while (ns > 0) {
+        const uint64_t step = std::min(ns, slice);
+        host::host_wait(sc_core::sc_time::from_value(step * 1000));
+        if (r_.slept_us) *r_.slept_us += step / 1000;
+        ns -= step;
+      }
       return;
     }
   }
@@ -679,6 +691,8 @@ traffic::ProgramEnd run_exec(const ExecRun& r) {
                                   "LC_ALL=C",
                                   fmt::format("LD_PRELOAD={}", preload),
                                   fmt::format("{}={}", kFdEnv, kFd)};
+  // Debugging: each call and its answer on the process's stderr.
+  if (std::getenv("RNICSIM_EXEC_TRACE")) env.push_back("RNICSIM_EXEC_TRACE=1");
   std::vector<char*> envp, argv;
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "models/common/stats.h"
 #include "sim/exec/mgmt_net.h"
 #include "sim/traffic/program.h"
 
@@ -60,9 +61,17 @@ struct ExecRun {
   int64_t quantum_ns = 10000;  // sim.exec_quantum_ns
   int vpid = 1000;
   int64_t clock_read_ns = 20;
+  int64_t cpu_mhz = 3000;  // host.cpu_mhz: its cycle counter's rate
   uint32_t ip = 0;
   MgmtNet* net = nullptr;
   std::function<int(const std::string&)> host_index;  // -1: no such host
+  // Statistics (the run's "exec" group): calls served, and simulated time slept or spent on
+  // clock reads, counted every sleep_slice_ns of it (a process sleeping or timing itself is not
+  // a hung run: the watchdog sees it move).
+  Counter* calls = nullptr;
+  Counter* slept_us = nullptr;
+  Counter* clock_us = nullptr;  // simulated time spent on clock reads between calls
+  uint64_t sleep_slice_ns = 25000000;
 };
 
 // Starts the process and serves its calls on the calling simulated thread (bound to a host and

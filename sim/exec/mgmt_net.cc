@@ -121,8 +121,12 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   if (!k) return -EBADF;
   if (!k->connected) return -ENOTCONN;
   Sock* p = k->peer >= 0 ? &socks_[size_t(k->peer)] : nullptr;
-  if (!p || p->closed) return -EPIPE;
+  if (!p || now_ps() >= k->rst_at_ps) return -EPIPE;
   if (len == 0) return 0;
+  if (p->closed) {  // dropped; the peer's reset is on its way
+    k->rst_at_ps = std::min(k->rst_at_ps, now_ps() + 2 * latency_ps());
+    return int64_t(len);
+  }
   // Serialised at the sender's rate behind what it sent before, then the latency.
   const uint64_t start = std::max(now_ps(), k->tx_free_ps);
   const uint64_t wire = uint64_t(double(len) * 8.0 / p_.gbps * 1000.0);

@@ -5,7 +5,9 @@
 // t + latency + bytes x 8 / bandwidth, in order, after the ones before them. connect takes one
 // round trip (2 x latency); a connect to an address where nothing listens yet waits for a
 // listener up to host.mgmt_connect_wait_us of simulated time (so the order in which processes
-// start cannot decide a run), then fails with ECONNREFUSED. Each host has one IPv4 address,
+// start cannot decide a run), then fails with ECONNREFUSED. Bytes sent to a peer that has
+// closed are accepted and dropped, and its reset comes back a round trip later: sends from then
+// fail with EPIPE, as TCP's do. Each host has one IPv4 address,
 // 10.0.0.0 + its index + 1 (node0 is 10.0.0.1).
 //
 // Every call is made from a simulated thread and blocks in simulated time; each returns 0 or
@@ -60,6 +62,7 @@ class MgmtNet {
     std::deque<Chunk> rx;
     uint64_t eof_at_ps = UINT64_MAX;  // the peer closed: end of stream from then
     uint64_t tx_free_ps = 0;          // when this end's last byte has left (bandwidth)
+    uint64_t rst_at_ps = UINT64_MAX;  // bytes sent to a closed peer: its reset arrives then
     std::deque<std::pair<uint64_t, int64_t>> backlog;  // (ready at, new socket)
     std::unique_ptr<sc_core::sc_event> ev;
   };

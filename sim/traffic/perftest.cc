@@ -615,10 +615,21 @@ int run_workloads(ExperimentContext& ctx) {
         r.vpid = int(4000 + programs.size());
         r.clock_read_ns = ctx.cfg.cost.clock_read_ns;
         r.quantum_ns = ctx.cfg.sim.exec_quantum_ns;
+        r.cpu_mhz = ctx.cfg.host.cpu_mhz;
+        StatGroup& g = ctx.stats.group("exec");
+        r.calls = &g.counter("calls", "calls", "calls of executables served by the simulator");
+        r.slept_us = &g.counter("slept_us", "us", "simulated time executables slept");
+        r.clock_us = &g.counter(
+            "clock_us", "us", "simulated time executables spent reading their clock between calls");
+        r.sleep_slice_ns = uint64_t(ctx.cfg.sim.watchdog_us) * 1000 / 4;
         r.host_index = [&cl](const std::string& name) { return cl.find(name); };
         Cluster::Program p{cl.find(u.spec->hosts[i]), [&u, i, r] {
                              u.thread[i] =
                                  sc_core::sc_get_current_process_handle().get_process_object();
+                             // Started at its start time (start_us), not before.
+                             const uint64_t at = uint64_t(u.spec->start_us * 1e6);
+                             if (now_ps() < at)
+                               sc_core::wait(sc_core::sc_time::from_value(at - now_ps()));
                              u.end[i] = exec::run_exec(r);
                              if (u.end[i].abnormal()) throw RunFailed(u.end[i].describe());
                            }};
