@@ -71,6 +71,13 @@ uint64_t clock_now() {
   _exit(111);
 }
 
+// libc's recv (the process's own recv is interposed below, for its sockets).
+using RecvFn = ssize_t (*)(int, void*, size_t, int);
+RecvFn next_recv() {
+  static const auto f = reinterpret_cast<RecvFn>(dlsym(RTLD_NEXT, "recv"));
+  return f;
+}
+
 // One call: the request (with descriptors beside it), then its answer. Sets errno from the
 // answer; returns it with the header's ret in *ret. Calls from several threads are served one
 // at a time.
@@ -103,13 +110,14 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   }
   while (sendmsg(g_fd, &mh, MSG_NOSIGNAL) < 0)
     if (errno != EINTR) lost();
-  std::vector<uint8_t> in(rnic::exec::kMaxMsg);
+  static uint8_t* const buf = new uint8_t[rnic::exec::kMaxMsg];  // not zeroed; under the lock
   ssize_t n;
-  while ((n = recv(g_fd, in.data(), in.size(), 0)) < 0)
+  while ((n = next_recv()(g_fd, buf, rnic::exec::kMaxMsg, 0)) < 0)
     if (errno != EINTR) lost();
   if (n < ssize_t(sizeof(Header))) lost();
   Header a;
-  std::memcpy(&a, in.data(), sizeof a);
+  std::memcpy(&a, buf, sizeof a);
+  std::vector<uint8_t> in(buf, buf + n);
   g_now_ns = a.now_ns;
   g_local_ns = 0;
   in.erase(in.begin(), in.begin() + sizeof a);
@@ -1286,6 +1294,18 @@ FILE* fopen(const char* path, const char* mode) {
     return nullptr;
   }
   return fdopen(fd, "r");
+}
+
+// A simulated process does not fork: its child would share its one connection to the simulator
+// (and run outside simulated time). The process ends, saying so, with exit status 125.
+pid_t fork(void) {
+  if (!on()) return next<decltype(&fork)>("fork")();
+  static const char m[] =
+      "rnicsim: fork: a simulated process cannot fork (its child would share its connection to "
+      "the simulator); ending the process\n";
+  (void)!syscall(SYS_write, 2, m, sizeof m - 1);
+  syscall(SYS_exit_group, 125);
+  return -1;
 }
 
 }  // extern "C"

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Simulator speed report (label bench): runs the PCIe DMA sweep at one size and the PBL
 experiment, and writes OUT/bench/report.json with wall time, simulated time and event rates;
-and the cost of each block's RTL in the running card against the models (write_bw 64 KiB).
+the cost of each block's RTL in the running card against the models (write_bw 64 KiB); and
+an executable's call round trip and ib_write_bw's wall time against perf write_bw's.
 Asserts only that the runs succeed and the report is complete: speed is measured, not tested."""
 import json
 import os
@@ -57,6 +58,50 @@ report["rtl"] = {"command": "rnicsim " + " ".join(RTL_RUN) + " [--rtl BLOCK|all]
                  "wall_s": {n: round(best[n], 3) for n, _ in impls},
                  "x_model": {n: round(best[n] / best["model"], 2) for n, _ in impls if n != "model"}}
 report["rtl"]["within_budget"] = report["rtl"]["x_model"]["all"] <= 5.0
+# Executables as simulated processes (docs/verbs.md, "Your own programs"): the wall-clock cost of
+# one call's round trip between a process and the simulator (20,000 ibv_query_port calls less
+# none, best of three), and ib_write_bw's wall time against perf write_bw's over the same
+# simulated test (the target, at most 1.5x, is reported, not asserted).
+prog = os.path.join(os.path.dirname(binary), "testbench", "system", "exec_verbs")
+
+
+def exec_wall(args, extra=""):
+    text = f"workloads:\n  - {{name: x, exec: [{', '.join(args)}], hosts: [node0]{extra}}}\n"
+    path = os.path.join(bench, "exec.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    t0 = time.monotonic()
+    rnicsim(binary, "run", path, "--out", out_dir(bench, "exec"), "--quiet")
+    return time.monotonic() - t0
+
+
+calls = 20000
+per_call = min((exec_wall([prog, "calls", str(calls)]) - exec_wall([prog, "calls", "0"])) / calls
+               for _ in range(3))
+WBW = ["-s", "65536", "-n", "1000"]
+o = out_dir(bench, "exec_ib_write_bw")
+wbw_yaml = os.path.join(bench, "ib_write_bw.yaml")
+with open(wbw_yaml, "w") as f:
+    f.write("workloads:\n  - name: write_bw\n    exec: [ib_write_bw, " + ", ".join(f"'{a}'" for a in WBW)
+            + "]\n    hosts: [node1, node0]\n    args: [[], [node1]]\n")
+t0 = time.monotonic()
+rnicsim(binary, "run", wbw_yaml, "--out", o, "--quiet")
+t_pt = time.monotonic() - t0
+t0 = time.monotonic()
+rnicsim(binary, "perf", "write_bw", *WBW, "--out", out_dir(bench, "own_write_bw"), "--quiet")
+t_own = time.monotonic() - t0
+report["exec"] = {"round_trip_us": round(per_call * 1e6, 2),
+                  "round_trip_command": f"exec_verbs calls {calls} less calls 0, one host",
+                  "ib_write_bw_wall_s": round(t_pt, 3),
+                  "perf_write_bw_wall_s": round(t_own, 3),
+                  "x_perf": round(t_pt / t_own, 2),
+                  "target_x": 1.5,
+                  "command": "ib_write_bw " + " ".join(WBW) + " (exec:, two hosts) against "
+                             "rnicsim perf write_bw " + " ".join(WBW),
+                  "note": "ib_write_bw's wall time includes its start-up, its CPU-clock "
+                          "calibration and its 1 s sleep (simulated); the simulated test is the same"}
+check(per_call > 0, "exec round trip: no time measured")
+
 with open(os.path.join(bench, "report.json"), "w") as f:
     json.dump(report, f, indent=2)
 print(json.dumps(report, indent=2))

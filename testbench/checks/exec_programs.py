@@ -10,7 +10,7 @@ ib_write_bw --odp moves the page-fault counters in stats.json; an executable of 
 project's own with a main (testbench/system/programs/exec_verbs.c, linked with -libverbs) moves
 data between two hosts through the card, which reads and writes the processes' own memory (heap
 and stack); two runs give the same results.json and stats.json; a process that exits non-zero,
-faults, spins on the CPU or passes a forged object gets its answer, with its status and last
+faults, spins on the CPU, forks or passes a forged object gets its answer, with its status and last
 stderr line in results.json and no process left behind; a missing or non-executable program is
 refused before the run (exit 2)."""
 import os
@@ -160,6 +160,11 @@ h = host_entry(o, "node0")
 check(h.get("signal") == 9 and "without a call the simulator serves" in h.get("stopped", ""),
       f"spin: {h}")
 check("without a call the simulator serves" in p.stderr, f"spin's message: {p.stderr!r}")
+
+p, o = run("fork", one.format(n="fork", prog=prog, mode="fork"), expect=1)
+h = host_entry(o, "node0")
+check(h.get("exit") == 125 and "cannot fork" in h.get("stderr_last", ""), f"fork: {h}")
+check("fork returned" not in text(os.path.join(o, "node0", "fork.out")), "the fork went ahead")
 
 p, o = run("forged", one.format(n="forged", prog=prog, mode="forged"))
 check("forged PD: dealloc 22, reg_mr refused" in text(os.path.join(o, "node0", "forged.out")),

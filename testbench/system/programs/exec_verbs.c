@@ -10,6 +10,8 @@
  *   crash                registers memory, then dereferences a null pointer
  *   spin                 loops on the CPU without a call
  *   forged               passes a PD it made itself to ibv_dealloc_pd and ibv_reg_mr
+ *   calls N              N calls of ibv_query_port (the bench's round trips)
+ *   fork                 forks after opening the device
  * Exit 0 when the mode's checks hold. */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 __attribute__((weak)) void rnic_oob_put(const char* key, const void* data, size_t len);
 __attribute__((weak)) size_t rnic_oob_get(const char* key, void* data, size_t len);
@@ -188,6 +191,21 @@ int main(int argc, char** argv) {
     if (!ctx) return fail("ibv_open_device");
     volatile unsigned long x = 0;
     for (;;) ++x;
+  }
+  if (!strcmp(argv[1], "fork")) {
+    if (!open_ctx()) return fail("ibv_open_device");
+    const pid_t p = fork();
+    printf("exec_verbs: fork returned %d\n", (int)p);
+    return 0;
+  }
+  if (!strcmp(argv[1], "calls")) {
+    struct ibv_context* ctx = open_ctx();
+    if (!ctx) return fail("ibv_open_device");
+    const long n = argc > 2 ? atol(argv[2]) : 0;
+    struct ibv_port_attr pa;
+    for (long i = 0; i < n; ++i)
+      if (ibv_query_port(ctx, 1, &pa)) return fail("ibv_query_port");
+    return ibv_close_device(ctx) ? fail("ibv_close_device") : 0;
   }
   if (!strcmp(argv[1], "forged")) {
     struct ibv_context* ctx = open_ctx();
