@@ -37,19 +37,17 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
           last_busy = busy;
           return u;
         });
-    auto spawn = [&](sc_core::sc_event& ev, auto fn, const char* what) {
-      sc_core::sc_spawn_options o;
-      o.spawn_method();
-      o.set_sensitivity(&ev);
-      o.dont_initialize();
-      sc_core::sc_spawn([this, s, fn] { (this->*fn)(s); }, fmt::format("{}_{}", what, s).c_str(),
-                        &o);
-    };
-    spawn(sd.tx_ev, &PcieLink::tx, "tx");
-    spawn(sd.arrive_ev, &PcieLink::arrive, "arrive");
-    spawn(sd.ack_timer_ev, &PcieLink::ack_timer, "ack_timer");
-    spawn(sd.fc_timer_ev, &PcieLink::fc_timer, "fc_timer");
   }
+  sc_core::sc_spawn_options o;
+  o.spawn_method();
+  for (Side& sd : side_) {
+    o.set_sensitivity(&sd.arrive_ev);
+    o.set_sensitivity(&sd.tx_ev);
+    o.set_sensitivity(&sd.ack_timer_ev);
+    o.set_sensitivity(&sd.fc_timer_ev);
+  }
+  o.dont_initialize();
+  sc_core::sc_spawn([this] { on_event(); }, "events", &o);
   configure(cfg);
 }
 
@@ -214,6 +212,17 @@ void PcieLink::arrive(int s) {
     }
   }
   if (!sd.in_flight.empty()) sd.arrive_ev.notify(ps(sd.in_flight.front().arrive_ps - now));
+}
+
+void PcieLink::on_event() {
+  for (int s = 0; s < 2; ++s)
+    if (side_[s].arrive_ev.triggered()) arrive(s);
+  for (int s = 0; s < 2; ++s)
+    if (side_[s].tx_ev.triggered()) tx(s);
+  for (int s = 0; s < 2; ++s)
+    if (side_[s].ack_timer_ev.triggered()) ack_timer(s);
+  for (int s = 0; s < 2; ++s)
+    if (side_[s].fc_timer_ev.triggered()) fc_timer(s);
 }
 
 void PcieLink::queue_ack(int s) {

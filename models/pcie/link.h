@@ -102,6 +102,12 @@ class PcieLink : public sc_core::sc_module {
     SideStats st{};
   };
 
+  // One method runs the link's timed actions: woken by any of its events, it runs those
+  // triggered in this delta in a fixed order (arrivals, transmitters, ACK timers, UpdateFC
+  // timers; side 0 before side 1). Separate methods would run equal-time actions in the order of
+  // the kernel's timed-event heap, which other hosts' events move.
+  void on_event();
+
   void tx(int s);
   // Wakes the transmitter unless it is sending: then its end-of-packet notification is already
   // pending, and a delta notification would only cancel it and leave a dead entry in the

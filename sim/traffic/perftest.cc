@@ -102,6 +102,16 @@ void post_recv(ibv_qp* qp, uint64_t wr_id, uint64_t addr, uint32_t lkey, uint32_
   if (int rc = ibv_post_recv(qp, &wr, &bad)) fail(fmt::format("ibv_post_recv: errno {}", rc));
 }
 
+// send_lat's receives, as ib_send_lat keeps them: min(kRxDepth, iters) posted before the
+// size's first message (each the whole buffer, so one left over from a size cut short by its
+// duration fits the next), one reposted per message received while that many more are still
+// to come. *outstanding counts the endpoint's posted receives across sizes.
+uint64_t lat_rx_depth(uint64_t iters) { return std::min<uint64_t>(kRxDepth, iters); }
+void post_lat_receives(Endpoint& ep, uint64_t iters, uint64_t max_size, uint64_t* outstanding) {
+  for (; *outstanding < lat_rx_depth(iters); ++*outstanding)
+    post_recv(ep.qps[0], 0, ep.addr(), ep.mr->lkey, uint32_t(max_size));
+}
+
 struct Params {
   uint64_t iters, qps, tx_depth, cq_mod;
   uint64_t max_size;
@@ -237,7 +247,7 @@ uint8_t tag(uint64_t i) { return uint8_t(i % 254 + 1); }
 
 // One side of a latency test. client: measures.
 std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p, Op op,
-                            uint64_t size, bool client, Limit& lim) {
+                            uint64_t size, bool client, Limit& lim, uint64_t* rx_outstanding) {
   if (client) lim.start_ps = now_ps();
   std::vector<double> samples;
   ibv_wc wc[4];
@@ -295,7 +305,11 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
           check(wc[j]);
           if (wc[j].opcode & IBV_WC_RECV) {
             got = true;
-            post_recv(qp, i + 1, ep.addr(), ep.mr->lkey, uint32_t(size));
+            --*rx_outstanding;
+            if (i + 1 + lat_rx_depth(p.iters) <= p.iters) {
+              post_recv(qp, i + 1, ep.addr(), ep.mr->lkey, uint32_t(p.max_size));
+              ++*rx_outstanding;
+            }
           } else {
             --sends_out;
           }
@@ -371,6 +385,7 @@ struct Job {
   Oob oob;
   Endpoint client, server;
   PeerInfo to_server, to_client;
+  uint64_t client_rx = 0, server_rx = 0;  // send_lat: receives each has posted
   struct Point {
     uint64_t start_ps = 0, end_ps = 0;  // the client's first post; both sides done
     std::chrono::steady_clock::time_point wall0, wall1;
@@ -520,58 +535,58 @@ int run_workloads(ExperimentContext& ctx) {
     for (Limit& l : j.limits)
       l.duration_ps = uint64_t(workload_int(*j.spec, "duration_us")) * 1000000;
     const uint64_t start_ps = uint64_t(j.spec->start_us * 1e6);
-    programs.push_back(
-        {j.client_node, guarded(j, [&j, ec, start_ps] {
-           j.client.open(ec);
-           j.oob.put(1, j.client.info());
-           j.to_server = j.oob.get(0);
-           j.client.connect(j.to_server);
-           if (now_ps() < start_ps)
-             sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
-           for (size_t si = 0; si < j.sizes.size(); ++si) {
-             Point& pt = j.points[si];
-             const uint64_t size = j.sizes[si];
-             if (j.t->op == Op::kSend && !j.t->latency) j.oob.get(0);  // receives up
-             if (j.t->op == Op::kSend && j.t->latency) {
-               post_recv(j.client.qps[0], 0, j.client.addr(), j.client.mr->lkey, uint32_t(size));
-               j.oob.put(1, {});  // the server may send
-               j.oob.get(0);      // the server's receive is posted
-             }
-             pt.start_ps = now_ps();
-             pt.wall0 = std::chrono::steady_clock::now();
-             Limit& lim = j.limits[si];
-             if (j.t->latency)
-               pt.samples = run_lat(j.client, j.to_server, j.p, j.t->op, size, true, lim);
-             else
-               pt.bw = run_bw_client(j.client, j.to_server, j.p, j.t->op, size, lim);
-             pt.end_ps = std::max(pt.end_ps, now_ps());
-             pt.wall1 = std::chrono::steady_clock::now();
-             pt.done = true;
-           }
-         })});
-    programs.push_back(
-        {j.server_node, guarded(j, [&j, ec] {
-           j.server.open(ec);
-           j.oob.put(0, j.server.info());
-           j.to_client = j.oob.get(1);
-           j.server.connect(j.to_client);
-           for (size_t si = 0; si < j.sizes.size(); ++si) {
-             const uint64_t size = j.sizes[si];
-             if (j.t->op == Op::kRead) break;  // nothing to do: the card answers
-             if (!j.t->latency && j.t->op == Op::kWrite) break;
-             if (j.t->op == Op::kSend && !j.t->latency) {
-               run_send_bw_server(j.server, j.p, size, j.oob, j.limits[si]);
-             } else {
-               if (j.t->op == Op::kSend) {
-                 j.oob.get(1);
-                 post_recv(j.server.qps[0], 0, j.server.addr(), j.server.mr->lkey, uint32_t(size));
-                 j.oob.put(0, {});
-               }
-               run_lat(j.server, j.to_client, j.p, j.t->op, size, false, j.limits[si]);
-             }
-             j.points[si].end_ps = std::max(j.points[si].end_ps, now_ps());
-           }
-         })});
+    programs.push_back({j.client_node, guarded(j, [&j, ec, start_ps] {
+                          j.client.open(ec);
+                          j.oob.put(1, j.client.info());
+                          j.to_server = j.oob.get(0);
+                          j.client.connect(j.to_server);
+                          if (now_ps() < start_ps)
+                            sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
+                          for (size_t si = 0; si < j.sizes.size(); ++si) {
+                            Point& pt = j.points[si];
+                            const uint64_t size = j.sizes[si];
+                            if (j.t->op == Op::kSend && !j.t->latency) j.oob.get(0);  // receives up
+                            if (j.t->op == Op::kSend && j.t->latency) {
+                              post_lat_receives(j.client, j.p.iters, j.p.max_size, &j.client_rx);
+                              j.oob.put(1, {});  // the server may send
+                              j.oob.get(0);      // the server's receive is posted
+                            }
+                            pt.start_ps = now_ps();
+                            pt.wall0 = std::chrono::steady_clock::now();
+                            Limit& lim = j.limits[si];
+                            if (j.t->latency)
+                              pt.samples = run_lat(j.client, j.to_server, j.p, j.t->op, size, true,
+                                                   lim, &j.client_rx);
+                            else
+                              pt.bw = run_bw_client(j.client, j.to_server, j.p, j.t->op, size, lim);
+                            pt.end_ps = std::max(pt.end_ps, now_ps());
+                            pt.wall1 = std::chrono::steady_clock::now();
+                            pt.done = true;
+                          }
+                        })});
+    programs.push_back({j.server_node, guarded(j, [&j, ec] {
+                          j.server.open(ec);
+                          j.oob.put(0, j.server.info());
+                          j.to_client = j.oob.get(1);
+                          j.server.connect(j.to_client);
+                          for (size_t si = 0; si < j.sizes.size(); ++si) {
+                            const uint64_t size = j.sizes[si];
+                            if (j.t->op == Op::kRead) break;  // nothing to do: the card answers
+                            if (!j.t->latency && j.t->op == Op::kWrite) break;
+                            if (j.t->op == Op::kSend && !j.t->latency) {
+                              run_send_bw_server(j.server, j.p, size, j.oob, j.limits[si]);
+                            } else {
+                              if (j.t->op == Op::kSend) {
+                                j.oob.get(1);
+                                post_lat_receives(j.server, j.p.iters, j.p.max_size, &j.server_rx);
+                                j.oob.put(0, {});
+                              }
+                              run_lat(j.server, j.to_client, j.p, j.t->op, size, false,
+                                      j.limits[si], &j.server_rx);
+                            }
+                            j.points[si].end_ps = std::max(j.points[si].end_ps, now_ps());
+                          }
+                        })});
   }
   // Programs of the user's: a private copy of the shared object per host, loaded and run on the
   // host's thread with that host's arguments; how each ended is the workload's result. One that
