@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "models/host/verbs/unsupported_ops.h"
 #include "sim/exec/exec_abi.h"
 
 using rnic::exec::Header;
@@ -456,68 +457,28 @@ int query_device_ex_op(ibv_context* c, const ibv_query_device_ex_input* in,
   return 0;
 }
 
+// refuse() as the shared table of unsupported operations calls it.
+struct Refuse {
+  template <class R>
+  static R say(const char* verb, R ret) {
+    refuse(verb);
+    return ret;
+  }
+};
+
 void fill_ops(verbs_context& v) {
+  rnic::host::fill_unsupported_ops<Refuse>(v);
   ibv_context_ops& o = v.context.ops;
   o.post_send = post_send;
   o.post_recv = post_recv;
   o.poll_cq = poll_cq;
   o.req_notify_cq = req_notify_cq;
-  o.alloc_mw = [](ibv_pd*, ibv_mw_type) -> ibv_mw* {
-    refuse("ibv_alloc_mw");
-    return nullptr;
-  };
-  o.dealloc_mw = [](ibv_mw*) { return refuse("ibv_dealloc_mw"); };
-  o.bind_mw = [](ibv_qp*, ibv_mw*, ibv_mw_bind*) { return refuse("ibv_bind_mw"); };
-  o.post_srq_recv = [](ibv_srq*, ibv_recv_wr*, ibv_recv_wr**) {
-    return refuse("ibv_post_srq_recv");
-  };
   v.sz = sizeof v;
   v.query_port = query_port_op;
   v.query_device_ex = query_device_ex_op;
+  // Prefetch of on-demand MRs is not served to executables yet.
   v.advise_mr = [](ibv_pd*, ibv_advise_mr_advice, uint32_t, ibv_sge*, uint32_t) {
     return refuse("ibv_advise_mr");
-  };
-  v.create_cq_ex = [](ibv_context*, ibv_cq_init_attr_ex*) -> ibv_cq_ex* {
-    refuse("ibv_create_cq_ex");
-    return nullptr;
-  };
-  v.create_qp_ex = [](ibv_context*, ibv_qp_init_attr_ex*) -> ibv_qp* {
-    refuse("ibv_create_qp_ex");
-    return nullptr;
-  };
-  v.create_srq_ex = [](ibv_context*, ibv_srq_init_attr_ex*) -> ibv_srq* {
-    refuse("ibv_create_srq_ex");
-    return nullptr;
-  };
-  v.alloc_dm = [](ibv_context*, ibv_alloc_dm_attr*) -> ibv_dm* {
-    refuse("ibv_alloc_dm");
-    return nullptr;
-  };
-  v.alloc_td = [](ibv_context*, ibv_td_init_attr*) -> ibv_td* {
-    refuse("ibv_alloc_td");
-    return nullptr;
-  };
-  v.alloc_parent_domain = [](ibv_context*, ibv_parent_domain_init_attr*) -> ibv_pd* {
-    refuse("ibv_alloc_parent_domain");
-    return nullptr;
-  };
-  v.query_rt_values = [](ibv_context*, ibv_values_ex*) { return refuse("ibv_query_rt_values_ex"); };
-  v.modify_cq = [](ibv_cq*, ibv_modify_cq_attr*) { return refuse("ibv_modify_cq"); };
-  v.open_xrcd = [](ibv_context*, ibv_xrcd_init_attr*) -> ibv_xrcd* {
-    refuse("ibv_open_xrcd");
-    return nullptr;
-  };
-  v.create_wq = [](ibv_context*, ibv_wq_init_attr*) -> ibv_wq* {
-    refuse("ibv_create_wq");
-    return nullptr;
-  };
-  v.ibv_create_flow = [](ibv_qp*, ibv_flow_attr*) -> ibv_flow* {
-    refuse("ibv_create_flow");
-    return nullptr;
-  };
-  v.create_counters = [](ibv_context*, ibv_counters_init_attr*) -> ibv_counters* {
-    refuse("ibv_create_counters");
-    return nullptr;
   };
 }
 

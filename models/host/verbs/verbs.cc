@@ -18,6 +18,7 @@
 #include "models/host/process.h"
 #include "models/host/verbs/card_codes.h"
 #include "models/host/verbs/qp_state.h"
+#include "models/host/verbs/unsupported_ops.h"
 #include "models/host/verbs/verbs_internal.h"
 #include "models/rnic/abi/regs.h"
 #include "models/rnic/abi/wqe.h"
@@ -1451,87 +1452,30 @@ namespace {
 // A verb the card does not do: rdma-core's answer for a provider without it (EOPNOTSUPP, as
 // the errno of a NULL return or as the return value), and one line naming it the first time a
 // run's programs call it.
-template <class R>
-R refuse(const char* verb, R ret) {
-  static std::set<std::string> said;
-  if (said.insert(verb).second)
-    rnic::log::warn("{}: not supported by rnicsim's card (EOPNOTSUPP; docs/verbs.md)", verb);
-  errno = EOPNOTSUPP;
-  return ret;
-}
+struct Refuse {
+  template <class R>
+  static R say(const char* verb, R ret) {
+    static std::set<std::string> said;
+    if (said.insert(verb).second)
+      rnic::log::warn("{}: not supported by rnicsim's card (EOPNOTSUPP; docs/verbs.md)", verb);
+    errno = EOPNOTSUPP;
+    return ret;
+  }
+};
 
 // The operations rdma-core's inline verbs call (a provider's ops table): what the card does, and
 // a refusal naming the verb for the rest.
 void fill_ops(verbs_context& v) {
+  rnic::host::fill_unsupported_ops<Refuse>(v);
   ibv_context_ops& o = v.context.ops;
   o.post_send = post_send;
   o.post_recv = post_recv;
   o.poll_cq = poll_cq;
   o.req_notify_cq = req_notify_cq;
-  o.alloc_mw = [](ibv_pd*, ibv_mw_type) { return refuse<ibv_mw*>("ibv_alloc_mw", nullptr); };
-  o.dealloc_mw = [](ibv_mw*) { return refuse("ibv_dealloc_mw", EOPNOTSUPP); };
-  o.bind_mw = [](ibv_qp*, ibv_mw*, ibv_mw_bind*) { return refuse("ibv_bind_mw", EOPNOTSUPP); };
-  o.post_srq_recv = [](ibv_srq*, ibv_recv_wr*, ibv_recv_wr**) {
-    return refuse("ibv_post_srq_recv", EOPNOTSUPP);
-  };
   v.sz = sizeof v;
   v.query_port = query_port;
   v.advise_mr = advise_mr;
   v.query_device_ex = query_device_ex;
-  v.create_cq_ex = [](ibv_context*, ibv_cq_init_attr_ex*) {
-    return refuse<ibv_cq_ex*>("ibv_create_cq_ex", nullptr);
-  };
-  v.create_qp_ex = [](ibv_context*, ibv_qp_init_attr_ex*) {
-    return refuse<ibv_qp*>("ibv_create_qp_ex", nullptr);
-  };
-  v.create_srq_ex = [](ibv_context*, ibv_srq_init_attr_ex*) {
-    return refuse<ibv_srq*>("ibv_create_srq_ex", nullptr);
-  };
-  v.get_srq_num = [](ibv_srq*, uint32_t*) { return refuse("ibv_get_srq_num", EOPNOTSUPP); };
-  v.open_qp = [](ibv_context*, ibv_qp_open_attr*) {
-    return refuse<ibv_qp*>("ibv_open_qp", nullptr);
-  };
-  v.open_xrcd = [](ibv_context*, ibv_xrcd_init_attr*) {
-    return refuse<ibv_xrcd*>("ibv_open_xrcd", nullptr);
-  };
-  v.close_xrcd = [](ibv_xrcd*) { return refuse("ibv_close_xrcd", EOPNOTSUPP); };
-  v.query_rt_values = [](ibv_context*, ibv_values_ex*) {
-    return refuse("ibv_query_rt_values_ex", EOPNOTSUPP);
-  };
-  v.alloc_dm = [](ibv_context*, ibv_alloc_dm_attr*) {
-    return refuse<ibv_dm*>("ibv_alloc_dm", nullptr);
-  };
-  v.free_dm = [](ibv_dm*) { return refuse("ibv_free_dm", EOPNOTSUPP); };
-  v.reg_dm_mr = [](ibv_pd*, ibv_dm*, uint64_t, size_t, unsigned int) {
-    return refuse<ibv_mr*>("ibv_reg_dm_mr", nullptr);
-  };
-  v.alloc_null_mr = [](ibv_pd*) { return refuse<ibv_mr*>("ibv_alloc_null_mr", nullptr); };
-  v.alloc_td = [](ibv_context*, ibv_td_init_attr*) {
-    return refuse<ibv_td*>("ibv_alloc_td", nullptr);
-  };
-  v.dealloc_td = [](ibv_td*) { return refuse("ibv_dealloc_td", EOPNOTSUPP); };
-  v.alloc_parent_domain = [](ibv_context*, ibv_parent_domain_init_attr*) {
-    return refuse<ibv_pd*>("ibv_alloc_parent_domain", nullptr);
-  };
-  v.modify_cq = [](ibv_cq*, ibv_modify_cq_attr*) { return refuse("ibv_modify_cq", EOPNOTSUPP); };
-  v.modify_qp_rate_limit = [](ibv_qp*, ibv_qp_rate_limit_attr*) {
-    return refuse("ibv_modify_qp_rate_limit", EOPNOTSUPP);
-  };
-  v.create_wq = [](ibv_context*, ibv_wq_init_attr*) {
-    return refuse<ibv_wq*>("ibv_create_wq", nullptr);
-  };
-  v.create_rwq_ind_table = [](ibv_context*, ibv_rwq_ind_table_init_attr*) {
-    return refuse<ibv_rwq_ind_table*>("ibv_create_rwq_ind_table", nullptr);
-  };
-  v.ibv_create_flow = [](ibv_qp*, ibv_flow_attr*) {
-    return refuse<ibv_flow*>("ibv_create_flow", nullptr);
-  };
-  v.create_counters = [](ibv_context*, ibv_counters_init_attr*) {
-    return refuse<ibv_counters*>("ibv_create_counters", nullptr);
-  };
-  v.create_flow_action_esp = [](ibv_context*, ibv_flow_action_esp_attr*) {
-    return refuse<ibv_flow_action*>("ibv_create_flow_action_esp", nullptr);
-  };
 }
 }  // namespace
 
