@@ -810,7 +810,43 @@ int run_workloads(ExperimentContext& ctx) {
       ctx.workloads.back()["failed"] = true;
       ctx.workloads.back()["error"] = j->error;
     }
-    const std::string table = j->t->latency ? lat_table(j->rows) : bw_table(j->rows);
+    std::string table = j->t->latency ? lat_table(j->rows) : bw_table(j->rows);
+    // A latency measured while other workloads ran on its hosts includes their queueing: said
+    // under its table and in results.json ("competing": their names).
+    if (j->t->latency) {
+      auto span = [](const Job& x) {
+        uint64_t a = UINT64_MAX, b = 0;
+        for (const auto& pt : x.points)
+          if (pt.done) {
+            a = std::min(a, pt.start_ps);
+            b = std::max(b, pt.end_ps);
+          }
+        return std::pair<uint64_t, uint64_t>{a, b};
+      };
+      const auto [a0, a1] = span(*j);
+      std::vector<std::string> others;
+      for (const auto& o : jobs) {
+        if (o.get() == j.get()) continue;
+        const bool shares = o->client_node == j->client_node || o->client_node == j->server_node ||
+                            o->server_node == j->client_node || o->server_node == j->server_node;
+        const auto [b0, b1] = span(*o);
+        if (shares && b0 < a1 && a0 < b1) others.push_back(o->spec->name);
+      }
+      if (!others.empty()) {
+        nlohmann::ordered_json names = nlohmann::ordered_json::array();
+        std::string list;
+        for (const auto& n : others) {
+          names.push_back(n);
+          list += (list.empty() ? "" : ", ") + n;
+        }
+        ctx.workloads.back()["competing"] = names;
+        if (!table.empty() && table.back() != '\n') table += '\n';
+        table += fmt::format(
+            " measured under competing traffic: {} ran on its hosts at the same time (their "
+            "frames and DMA queue with its own)",
+            list);
+      }
+    }
     if (jobs.size() == 1) {
       ctx.summary = table;
     } else {

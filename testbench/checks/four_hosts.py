@@ -3,7 +3,8 @@
 a send_lat on the other): each workload's rows, and each link's capture, equal those of the same
 workload alone on a two-host system (wall-clock fields aside). Also: results.json lists both
 workloads with their hosts, the summary prints a table for each, and a link's capture holds only
-its own pair's frames."""
+its own pair's frames; a latency workload that ran beside another on its hosts says so (under its
+table, and "competing" in results.json), one on hosts of its own does not."""
 import json
 import os
 import sys
@@ -65,4 +66,15 @@ for name, solo, workload, link in (("w_ab", o_ab, "w_ab", "ab"), ("s_cd", o_cd, 
     check(len(a) > 10000 and a == b, f"{name}: {link}.pcap differs from the two-host run's")
 r = rows_of(o4, "w_ab")
 check(r and r[0]["bw_avg_mib_s"] > 1000, f"w_ab: {r}")
+
+# A latency workload says when it was measured under competing traffic: not s_cd here (its hosts
+# are its own), but one beside a write_bw on the same pair.
+check(all("competing" not in w for w in res["workloads"]), f"four hosts: {res['workloads']}")
+check("competing traffic" not in p4.stdout, "four hosts: s_cd said it competed")
+SHARED = "{name: s_ab, test: send_lat, from: a, to: b, size: 64, iters: 200}"
+p_sh, o_sh = scenario("shared", ["a", "b"], [("ab", "a", "b")], [WRITE, SHARED])
+sh = {w["name"]: w for w in load(os.path.join(o_sh, "results.json"))["workloads"]}
+check(sh.get("s_ab", {}).get("competing") == ["w_ab"], f"shared pair: {sh}")
+check("measured under competing traffic: w_ab ran on its hosts" in p_sh.stdout,
+      f"shared pair's summary: {p_sh.stdout[-600:]!r}")
 finish("four_hosts")
