@@ -139,13 +139,17 @@ bool Server::receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::stri
   // Wait for the next call, watching the process's CPU time meanwhile.
   // (Its CPU time is read only once it has run 200 ms of wall time without a call: reading it
   // costs more than a call.)
-  double cpu0 = -2;
+  bool cpu_read = false;
+  double cpu0 = -1;
   for (;;) {
     pollfd p{fd_, POLLIN, 0};
     const int r = poll(&p, 1, 200);
     if (r > 0) break;
     if (r < 0 && errno != EINTR) return false;
-    if (cpu0 == -2) cpu0 = cpu_seconds(pid_);
+    if (!cpu_read) {
+      cpu_read = true;
+      cpu0 = cpu_seconds(pid_);
+    }
     if (r_.cpu_limit_s > 0 && cpu0 >= 0) {
       const double cpu = cpu_seconds(pid_);
       if (cpu >= 0 && cpu - cpu0 > r_.cpu_limit_s) {

@@ -50,14 +50,6 @@ int64_t MgmtNet::listen(int64_t s) {
   return 0;
 }
 
-bool MgmtNet::readable(int64_t s) {
-  Sock* k = get(s);
-  if (!k) return true;  // an error is "ready"
-  const uint64_t t = now_ps();
-  if (k->listening) return !k->backlog.empty() && k->backlog.front().first <= t;
-  return (!k->rx.empty() && k->rx.front().at_ps <= t) || (k->rx.empty() && k->eof_at_ps <= t);
-}
-
 int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool nonblock) {
   Sock* k = get(s);
   if (!k) return -EBADF;

@@ -45,8 +45,6 @@ class MgmtNet {
   // Waits until bytes are readable (or the peer closed: 0).
   int64_t recv(int64_t s, uint8_t* out, size_t len, bool nonblock);
   int64_t close(int64_t s);
-  // Whether a recv would not block (bytes or end of stream), or an accept.
-  bool readable(int64_t s);
 
  private:
   struct Chunk {

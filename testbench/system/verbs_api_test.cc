@@ -19,6 +19,15 @@
 namespace rnic {
 namespace {
 
+// The calling process's card, opened (the device list freed again).
+ibv_context* open_first_device() {
+  int n = 0;
+  ibv_device** list = ibv_get_device_list(&n);
+  ibv_context* ctx = n > 0 ? ibv_open_device(list[0]) : nullptr;
+  ibv_free_device_list(list);
+  return ctx;
+}
+
 TEST(VerbsApi, TheDeviceSaysWhatItIs) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
   StatRegistry stats;
@@ -63,10 +72,7 @@ TEST(VerbsApi, APdInUseIsNotDeallocated) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   cl.run({[&] {
-    int n = 0;
-    ibv_device** list = ibv_get_device_list(&n);
-    ibv_context* ctx = ibv_open_device(list[0]);
-    ibv_free_device_list(list);
+    ibv_context* ctx = open_first_device();
     ibv_pd* pd = ibv_alloc_pd(ctx);
     ASSERT_NE(pd, nullptr);
     void* buf = rnic_malloc(4096);
@@ -100,10 +106,7 @@ TEST(VerbsApi, RdmaCoresInlineVerbsReachTheCardThroughTheContext) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   cl.run({[&] {
-    int n = 0;
-    ibv_device** list = ibv_get_device_list(&n);
-    ibv_context* ctx = ibv_open_device(list[0]);
-    ibv_free_device_list(list);
+    ibv_context* ctx = open_first_device();
     ASSERT_NE(ctx, nullptr);
     verbs_context* v = verbs_get_ctx(ctx);
     ASSERT_NE(v, nullptr) << "abi_compat marks the extended context";
