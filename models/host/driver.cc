@@ -271,13 +271,22 @@ int Driver::destroy_cq(uint32_t cqn) {
 }
 
 int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
-                      QpInfo* out) {
+                      QpInfo* out, uint32_t srq) {
+  return create_queue(pd, scq, rcq, sq_depth, rq_depth,
+                      srq == kNoSrq ? 0 : abi::CreateQp::kQpUsesSrq, srq == kNoSrq ? 0 : srq, out);
+}
+
+int Driver::create_srq(uint32_t pd, uint32_t depth, QpInfo* out) {
+  return create_queue(pd, 0, 0, 0, depth, abi::CreateQp::kQpSrq, 0, out);
+}
+
+int Driver::create_queue(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth,
+                         uint32_t rq_depth, uint32_t flags, uint32_t srq, QpInfo* out) {
   ioctl_enter();
   int rc = ENOMEM;
   const bool rings = host_.wqe_mode == "ring";
   for (uint32_t i = 1; i < qp_used_.size(); ++i) {
     if (qp_used_[i]) continue;
-    uint32_t flags = 0;
     QpInfo info;
     info.qpn = i;
     if (rings && sq_depth <= uint32_t(caps_.max_qp_wr) && rq_depth <= uint32_t(caps_.max_qp_wr)) {
@@ -286,13 +295,13 @@ int Driver::create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth
       for (auto [ring, depth] : {std::pair{&sq_rings_[i], sq_depth}, {&rq_rings_[i], rq_depth}}) {
         if (ring->slots < depth) *ring = {alloc_dma(uint64_t(depth) * kWqeBytes), depth};
       }
-      flags = abi::CreateQp::kQpHostRings;
-      info.sq_ring = sq_rings_[i].pa;
-      info.rq_ring = rq_rings_[i].pa;
+      flags |= abi::CreateQp::kQpHostRings;
+      info.sq_ring = sq_depth ? sq_rings_[i].pa : 0;
+      info.rq_ring = rq_depth ? rq_rings_[i].pa : 0;
     }
     qp_used_[i] = true;
     rc = command(
-        abi::CreateQp{i, pd, scq, rcq, sq_depth, rq_depth, flags, info.sq_ring, info.rq_ring});
+        abi::CreateQp{i, pd, scq, rcq, sq_depth, rq_depth, flags, info.sq_ring, info.rq_ring, srq});
     if (rc == 0)
       *out = info;
     else

@@ -80,8 +80,14 @@ class Driver {
   int dealloc_pd(uint32_t pd);
   int create_cq(uint32_t entries, CqInfo* out);
   int destroy_cq(uint32_t cqn);
+  // With srq (a number create_srq gave) the QP takes its receive WQEs from that SRQ, and
+  // rq_depth must be 0.
+  static constexpr uint32_t kNoSrq = ~0u;
   int create_qp(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
-                QpInfo* out);
+                QpInfo* out, uint32_t srq = kNoSrq);
+  // A shared receive queue of `depth` WQEs: it takes a QP number (and page) of its own; its
+  // WQEs are posted through its page's RQ doorbell and window (or RQ ring) as a QP's are.
+  int create_srq(uint32_t pd, uint32_t depth, QpInfo* out);
   // attr fields as ibv_modify_qp's, already checked by the caller; mtu: path_mtu in bytes;
   // read_timeout_ns: the Read Response timer timeout and retry_cnt give (0: none).
   struct QpAttrs {
@@ -90,7 +96,7 @@ class Driver {
     uint64_t read_timeout_ns = 0;
   };
   int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const QpAttrs& a);
-  int destroy_qp(uint32_t qpn);
+  int destroy_qp(uint32_t qpn);  // a QP or an SRQ
   // One firmware command (models/rnic/abi/commands.h), posted and waited for, inside an ioctl.
   // Returns its result (0 or an errno) and, when asked, its result value.
   template <class Cmd>
@@ -139,6 +145,9 @@ class Driver {
   void unwatch(sc_core::sc_event* ev);
 
  private:
+  // CREATE_QP of a QP or an SRQ (flags: abi::CreateQp's) on the first free QP number.
+  int create_queue(uint32_t pd, uint32_t scq, uint32_t rcq, uint32_t sq_depth, uint32_t rq_depth,
+                   uint32_t flags, uint32_t srq, QpInfo* out);
   int install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* out);
   static abi::WriteStag page_list_stag(abi::StagType type, uint32_t access, uint32_t pd,
                                        uint64_t va, uint64_t len);

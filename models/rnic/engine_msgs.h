@@ -51,6 +51,7 @@ class PageFaultPort {
 };
 
 struct QpCtx {
+  static constexpr uint32_t kNoSrq = ~0u;
   bool valid = false;
   abi::QpState state = abi::kQpReset;
   uint32_t pd = 0, scq = 0, rcq = 0;
@@ -61,6 +62,8 @@ struct QpCtx {
   uint32_t mtu = 0;              // largest segment payload (0: the link's)
   uint64_t read_timeout_ps = 0;  // requester's Read Response timer (0: none)
   uint64_t epoch = 0;            // changes when the QP is created or reset
+  bool is_srq = false;           // a shared receive queue (CREATE_QP kQpSrq), not a QP
+  uint32_t srq = kNoSrq;         // the SRQ whose receive WQEs the QP takes (kNoSrq: its own RQ)
   bool receives() const { return valid && (state == abi::kQpRtr || state == abi::kQpRts); }
   bool sends() const { return valid && state == abi::kQpRts; }
 };

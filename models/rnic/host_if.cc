@@ -176,8 +176,9 @@ void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
       q.fetches[rq].clear();
       if (ctx.state != abi::kQpError) {
         close_if_connected(qpn);
+        const bool srq = ctx.is_srq;
         set_qp_state(qpn, abi::kQpError);
-        push_event(abi::kEvQpFatal, qpn);
+        push_event(srq ? abi::kEvSrqError : abi::kEvQpFatal, qpn);
       }
       return;
     }

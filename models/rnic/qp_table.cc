@@ -7,18 +7,31 @@
 namespace rnic {
 
 bool QpTable::create(const abi::CreateQp& c, const std::function<bool(uint32_t)>& cq_ok) {
-  if (c.qpn >= q_.size() || q_[c.qpn].ctx.valid || !cq_ok(c.send_cqn) || !cq_ok(c.recv_cqn) ||
-      c.sq_depth == 0 || c.rq_depth == 0 || c.sq_depth > max_wr_ || c.rq_depth > max_wr_)
+  using C = abi::CreateQp;
+  const bool is_srq = (c.flags & C::kQpSrq) != 0, uses_srq = (c.flags & C::kQpUsesSrq) != 0;
+  if (c.qpn >= q_.size() || q_[c.qpn].ctx.valid || c.rq_depth > max_wr_ || (is_srq && uses_srq))
+    return false;
+  if (is_srq) {
+    if (c.rq_depth == 0 || c.sq_depth != 0) return false;
+  } else if (!cq_ok(c.send_cqn) || !cq_ok(c.recv_cqn) || c.sq_depth == 0 || c.sq_depth > max_wr_ ||
+             (uses_srq ? c.rq_depth != 0 : c.rq_depth == 0)) {
+    return false;
+  }
+  if (uses_srq &&
+      (!valid(c.srq) || !q_[c.srq].ctx.is_srq || q_[c.srq].ctx.pd != c.pd || c.srq == c.qpn))
     return false;
   Qp& q = q_[c.qpn];
   q = Qp{};
   q.ctx.valid = true;
   q.ctx.pd = c.pd;
-  q.ctx.scq = c.send_cqn;
-  q.ctx.rcq = c.recv_cqn;
+  // An SRQ completes nothing itself: no CQ doorbell names its CQs.
+  q.ctx.scq = is_srq ? kNoCq : c.send_cqn;
+  q.ctx.rcq = is_srq ? kNoCq : c.recv_cqn;
   q.ctx.ird = ird_;
   q.ctx.ord = ord_;
   q.ctx.epoch = ++epoch_;
+  q.ctx.is_srq = is_srq;
+  q.ctx.srq = uses_srq ? c.srq : QpCtx::kNoSrq;
   q.sq_depth = c.sq_depth;
   q.rq_depth = c.rq_depth;
   q.host_rings = (c.flags & abi::CreateQp::kQpHostRings) != 0;
@@ -28,7 +41,7 @@ bool QpTable::create(const abi::CreateQp& c, const std::function<bool(uint32_t)>
 }
 
 bool QpTable::modify(const abi::ModifyQp& m, Change* change) {
-  if (!valid(m.qpn)) return false;
+  if (!valid(m.qpn) || q_[m.qpn].ctx.is_srq) return false;
   QpCtx& q = q_[m.qpn].ctx;
   using M = abi::ModifyQp;
   if (m.set & M::kPeerMac) q.peer_mac = m.peer_mac;
@@ -44,6 +57,10 @@ bool QpTable::modify(const abi::ModifyQp& m, Change* change) {
 
 bool QpTable::destroy(uint32_t qpn) {
   if (!valid(qpn)) return false;
+  if (q_[qpn].ctx.is_srq) {
+    for (const Qp& q : q_)
+      if (q.ctx.valid && q.ctx.srq == qpn) return false;  // a QP still takes its WQEs
+  }
   q_[qpn] = Qp{};
   return true;
 }
@@ -62,6 +79,7 @@ QpTable::Change QpTable::set_state(uint32_t qpn, abi::QpState s) {
     q.ctx.ird = keep.ctx.ird;
     q.ctx.ord = keep.ctx.ord;
     q.ctx.epoch = ++epoch_;
+    q.ctx.srq = keep.ctx.srq;
     q.sq_depth = keep.sq_depth;
     q.rq_depth = keep.rq_depth;
     q.host_rings = keep.host_rings;
@@ -76,6 +94,7 @@ bool QpTable::doorbell(uint32_t qpn, bool rq, uint64_t producer, uint64_t* first
   Qp& q = q_[qpn];
   uint64_t& db = q.db[rq];
   const uint64_t window = q.host_rings ? q.depth(rq) : reg::kWindowSlots;
+  if (!rq && q.ctx.is_srq) return false;  // an SRQ has no send queue
   if (producer <= db || producer - db > window) return false;
   *first = db;
   db = producer;

@@ -39,6 +39,7 @@ class QpTable {
     uint64_t ring_pa[2] = {0, 0};
     uint32_t depth(bool rq) const { return rq ? rq_depth : sq_depth; }
   };
+  static constexpr uint32_t kNoCq = ~0u;  // an SRQ's CQs
   struct Change {
     bool reset = false, flush = false;
   };
@@ -49,18 +50,22 @@ class QpTable {
 
   // False, changing nothing, when the QP number is out of range or in use, a CQ is not in use
   // (cq_ok), or a queue depth is 0 or above max_wr. A new QP is in RESET with IRD and ORD at
-  // the card's most.
+  // the card's most. An SRQ (kQpSrq) has an RQ only; a QP that uses one (kQpUsesSrq) names a
+  // valid SRQ of its PD and has no RQ of its own.
   bool create(const abi::CreateQp& c, const std::function<bool(uint32_t cqn)>& cq_ok);
   // The attributes `m.set` names (IRD and ORD clamped to [1, the card's most]) and then its
   // state; false for a QP not in use.
+  // False for an SRQ: it has no state to change.
   bool modify(const abi::ModifyQp& m, Change* change);
-  bool destroy(uint32_t qpn);  // false for a QP not in use
+  // False for a QP not in use, or an SRQ that a QP still uses.
+  bool destroy(uint32_t qpn);
   // Moves the QP to s. RESET keeps its PD, CQs, queue depths, IRD/ORD and rings and starts
   // the rest over (a new epoch); ERROR from another state flushes.
   Change set_state(uint32_t qpn, abi::QpState s);
   // A doorbell with the producer count `producer`: true with the first new WQE's count, and the
   // doorbell count moved on; false (ignored) when it is not newer or more than the queue can
   // hold were posted (the BAR2 window's slots, or the ring's depth).
+  // An SRQ's SQ doorbell is ignored.
   bool doorbell(uint32_t qpn, bool rq, uint64_t producer, uint64_t* first);
 
   bool valid(uint32_t qpn) const { return qpn < q_.size() && q_[qpn].ctx.valid; }

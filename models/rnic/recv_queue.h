@@ -5,6 +5,12 @@
 // move it on; the WQEs the host interface copies on chip are posted into it; a flush takes its
 // WQEs, a reset of the QP starts it over. Queue depth: the QP's RQ depth (core.max_qp_wr at
 // most; the library keeps within it).
+//
+// A shared receive queue (SRQ) is a queue here like a QP's RQ, under its own number. A QP bound
+// to one (bind) has no WQEs posted to it: when a Send's first segment finds the QP without a
+// WQE, claim moves the SRQ's oldest into the QP's own queue, where it stays until the message
+// takes it or the QP is flushed (so Sends arriving on several QPs at once never share a WQE).
+// Completions of SRQ WQEs carry the SRQ's producer count as their index.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +29,23 @@ class RecvLogic {
     uint32_t index = 0;  // producer count of this WQE
   };
 
+  static constexpr uint32_t kNoSrq = ~0u;
+
   explicit RecvLogic(size_t qps) : q_(qps) {}
+
+  // From now until its next reset, QP qpn takes its WQEs from SRQ srq (kNoSrq: its own).
+  void bind(uint32_t qpn, uint32_t srq) { q_[qpn].srq = srq < q_.size() ? srq : kNoSrq; }
+  uint32_t srq(uint32_t qpn) const { return q_[qpn].srq; }
+  // A QP bound to an SRQ, holding no WQE and with no message in progress, takes the SRQ's
+  // oldest WQE (if any) as its own.
+  void claim(uint32_t qpn) {
+    State& s = q_[qpn];
+    if (s.srq == kNoSrq || !s.rq.empty() || s.off != 0) return;
+    std::deque<Entry>& shared = q_[s.srq].rq;
+    if (shared.empty()) return;
+    s.rq.push_back(shared.front());
+    shared.pop_front();
+  }
 
   void post(uint32_t qpn, const Wqe& w, uint32_t index) { q_[qpn].rq.push_back({w, index}); }
   bool empty(uint32_t qpn) const { return q_[qpn].rq.empty(); }
@@ -66,7 +88,7 @@ class RecvLogic {
     s.send_msn = send_msn;
     s.read_msn = read_msn;
   }
-  // The QP is created, destroyed or reset: all of it starts over.
+  // The QP is created, destroyed or reset: all of it starts over (its SRQ binding too).
   void reset(uint32_t qpn) { q_[qpn] = State{}; }
 
  private:
@@ -74,6 +96,7 @@ class RecvLogic {
     std::deque<Entry> rq;
     uint64_t off = 0;
     uint32_t send_msn = 1, read_msn = 1;
+    uint32_t srq = kNoSrq;
   };
   std::vector<State> q_;
 };

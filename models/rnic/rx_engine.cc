@@ -103,7 +103,7 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
     ctx_[u.qpn] = u.ctx;
     if (u.reset || u.flush) disarm_read_timer(u.qpn);
     if (u.reset) {
-      logic_.reset(u.qpn);
+      logic_.reset(u.qpn, u.ctx.srq);
       parked_[u.qpn] = fault_failed_[u.qpn] = false;  // a fault of the QP before is not its own
     }
     if (u.flush) flush_rq(u.qpn);
@@ -234,8 +234,12 @@ void RxEngine::post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status
   completion_.in.send({ctx_[qpn].rcq, c});
 }
 
+// A QP's WQEs complete flushed; a failed SRQ's are dropped (it has no CQ: the SRQ error event
+// told the driver).
 void RxEngine::flush_rq(uint32_t qpn) {
-  for (const RecvLogic::Entry& r : logic_.flush(qpn)) post_recv(qpn, r, abi::kCqeFlushed, 0);
+  std::vector<RecvLogic::Entry> wqes = logic_.flush(qpn);
+  if (ctx_[qpn].is_srq) return;
+  for (const RecvLogic::Entry& r : wqes) post_recv(qpn, r, abi::kCqeFlushed, 0);
 }
 
 // The QP goes to ERROR: at once for this engine (later verdicts for it drop their segments),

@@ -13,6 +13,7 @@ RxDecision RxLogic::fail(uint32_t qpn, rdmap::TermCause why, abi::AsyncEvent ev,
   d.why = why;
   d.event = ev;
   d.recv_status = recv_status;
+  recv_.claim(qpn);
   if (recv_status >= 0 && !recv_.empty(qpn)) {
     d.has_wqe = true;
     d.wqe = recv_.take(qpn, &d.placed, false);
@@ -123,6 +124,7 @@ RxDecision RxLogic::decide_segment(uint32_t qpn, const QpCtx& q, const MacAddr& 
   }
 
   // Send, Send with Invalidate, Send with SE (and Invalidate)
+  recv_.claim(qpn);
   if (h.msn != recv_.send_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
   if (recv_.empty(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x02}, abi::kEvQpFatal);
   if (h.mo != recv_.placed(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x04}, abi::kEvQpFatal);
@@ -186,8 +188,9 @@ std::vector<RecvLogic::Entry> RxLogic::flush(uint32_t qpn) {
   return recv_.flush(qpn);
 }
 
-void RxLogic::reset(uint32_t qpn) {
+void RxLogic::reset(uint32_t qpn, uint32_t srq) {
   recv_.reset(qpn);
+  recv_.bind(qpn, srq);
   ord_.clear(qpn);
   ird_used_[qpn] = 0;
   tagged_open_[qpn] = 0;

@@ -93,7 +93,9 @@ class RxLogic {
   // The host interface's and the other engines' news.
   void post(uint32_t qpn, const Wqe& w, uint32_t index) { recv_.post(qpn, w, index); }
   std::vector<RecvLogic::Entry> flush(uint32_t qpn);  // entered ERROR: the RQ's WQEs
-  void reset(uint32_t qpn);                           // created, destroyed or reset
+  // Created, destroyed or reset; from now on it takes its receive WQEs from SRQ srq
+  // (QpCtx::kNoSrq: its own RQ).
+  void reset(uint32_t qpn, uint32_t srq);
   void read_issued(uint32_t qpn, const ReadOut& r) { ord_.issued(qpn, r); }
   void ird_free(uint32_t qpn) {
     if (ird_used_[qpn] > 0) --ird_used_[qpn];

@@ -47,7 +47,7 @@ enum class Op : uint32_t {
   kGetCqEvent,      // channel -> cq
   kAckCqEvents,     // cq, n
   kPollCq,          // cq, n -> count, ibv_wc[count]
-  kCreateQp,        // pd, send cq, recv cq, cap, type, sq_sig_all -> qp, qp_num, cap
+  kCreateQp,        // pd, send cq, recv cq, srq (0: none), cap, type, sq_sig_all -> qp, qp_num, cap
   kModifyQp,        // qp, ibv_qp_attr, mask
   kQueryQp,         // qp, mask -> ibv_qp_attr, cap, sq_sig_all
   kDestroyQp,       // qp
@@ -69,6 +69,12 @@ enum class Op : uint32_t {
   kSockRecv,     // socket, max, nonblock -> bytes
   kSockClose,    // socket
   kSleep,        // ns
+  // Shared receive queues (appended: the numbers above stay).
+  kCreateSrq,    // pd, ibv_srq_attr -> srq, handle, ibv_srq_attr
+  kModifySrq,    // srq, ibv_srq_attr, mask
+  kQuerySrq,     // srq -> ibv_srq_attr
+  kDestroySrq,   // srq
+  kPostSrqRecv,  // srq, n, WRs (RecvWr, its SGEs) -> rc, index of the bad one
 };
 
 struct Header {

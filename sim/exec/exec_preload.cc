@@ -237,6 +237,10 @@ struct Qp {
   ibv_qp qp;
   uint64_t id;
 };
+struct Srq {
+  ibv_srq srq;
+  uint64_t id;
+};
 
 uint64_t id_of(ibv_context* c) {
   return reinterpret_cast<Ctx*>(reinterpret_cast<uintptr_t>(c) - offsetof(Ctx, v.context))->id;
@@ -246,6 +250,7 @@ uint64_t id_of(ibv_mr* m) { return m ? reinterpret_cast<Mr*>(m)->id : 0; }
 uint64_t id_of(ibv_comp_channel* c) { return c ? reinterpret_cast<Channel*>(c)->id : 0; }
 uint64_t id_of(ibv_cq* c) { return c ? reinterpret_cast<Cq*>(c)->id : 0; }
 uint64_t id_of(ibv_qp* q) { return q ? reinterpret_cast<Qp*>(q)->id : 0; }
+uint64_t id_of(ibv_srq* q) { return q ? reinterpret_cast<Srq*>(q)->id : 0; }
 
 std::map<uint64_t, ibv_cq*>& cqs() {
   static std::map<uint64_t, ibv_cq*> m;
@@ -253,6 +258,10 @@ std::map<uint64_t, ibv_cq*>& cqs() {
 }
 std::map<uint64_t, ibv_qp*>& qps() {
   static std::map<uint64_t, ibv_qp*> m;
+  return m;
+}
+std::map<uint64_t, ibv_srq*>& srqs() {
+  static std::map<uint64_t, ibv_srq*> m;
   return m;
 }
 
@@ -405,11 +414,12 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
   return rc;
 }
 
-int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+// A list of receive WRs to the queue `id` (a QP's or an SRQ's): op kPostRecv or kPostSrqRecv.
+int post_recv_list(Op op, uint64_t id, ibv_recv_wr* wr, ibv_recv_wr** bad) {
   Msg m;
   std::vector<ibv_recv_wr*> list;
   for (ibv_recv_wr* w = wr; w; w = w->next) list.push_back(w);
-  m.put(id_of(qp)).put(uint32_t(list.size()));
+  m.put(id).put(uint32_t(list.size()));
   for (ibv_recv_wr* w : list) {
     const uint32_t n = uint32_t(w->num_sge < 0 ? 0 : w->num_sge);
     m.put(rnic::exec::RecvWr{w->wr_id, n, 0});
@@ -417,10 +427,16 @@ int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
       m.put(rnic::exec::Sge{w->sg_list[i].addr, w->sg_list[i].length, w->sg_list[i].lkey});
   }
   int rc = 0;
-  Msg a = call(Op::kPostRecv, std::move(m), &rc);
+  Msg a = call(op, std::move(m), &rc);
   const uint32_t at = a.get<uint32_t>();
   if (rc && bad) *bad = at < list.size() ? list[at] : wr;
   return rc;
+}
+int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+  return post_recv_list(Op::kPostRecv, id_of(qp), wr, bad);
+}
+int post_srq_recv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad) {
+  return post_recv_list(Op::kPostSrqRecv, id_of(srq), wr, bad);
 }
 
 int poll_cq(ibv_cq* cq, int n, ibv_wc* wc) {
@@ -471,6 +487,7 @@ void fill_ops(verbs_context& v) {
   ibv_context_ops& o = v.context.ops;
   o.post_send = post_send;
   o.post_recv = post_recv;
+  o.post_srq_recv = post_srq_recv;
   o.poll_cq = poll_cq;
   o.req_notify_cq = req_notify_cq;
   v.sz = sizeof v;
@@ -757,16 +774,13 @@ void ibv_ack_cq_events(ibv_cq* cq, unsigned int n) {
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* ia) {
   PASS(ibv_create_qp, pd, ia);
-  if (ia->srq) {
-    refuse("ibv_create_qp with an SRQ");
-    return nullptr;
-  }
   int rc = 0;
   Msg a = call(Op::kCreateQp,
                Msg()
                    .put(id_of(pd))
                    .put(id_of(ia->send_cq))
                    .put(id_of(ia->recv_cq))
+                   .put(id_of(ia->srq))
                    .put(ia->cap)
                    .put(int32_t(ia->qp_type))
                    .put(int32_t(ia->sq_sig_all)),
@@ -780,6 +794,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* ia) {
   q.pd = pd;
   q.send_cq = ia->send_cq;
   q.recv_cq = ia->recv_cq;
+  q.srq = ia->srq;
   q.qp_num = q.handle = a.get<uint32_t>();
   ia->cap = a.get<ibv_qp_cap>();
   q.state = IBV_QPS_RESET;
@@ -808,6 +823,7 @@ int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, ibv_qp_init_attr* init
     init->qp_context = qp->qp_context;
     init->send_cq = qp->send_cq;
     init->recv_cq = qp->recv_cq;
+    init->srq = qp->srq;
     init->cap = a.get<ibv_qp_cap>();
     init->qp_type = qp->qp_type;
     init->sq_sig_all = a.get<int32_t>();
@@ -820,6 +836,42 @@ int ibv_destroy_qp(ibv_qp* qp) {
   int rc = 0;
   call(Op::kDestroyQp, Msg().put(id_of(qp)), &rc);
   if (!rc) qps().erase(id_of(qp));
+  return rc;
+}
+
+ibv_srq* ibv_create_srq(ibv_pd* pd, ibv_srq_init_attr* a) {
+  PASS(ibv_create_srq, pd, a);
+  int rc = 0;
+  Msg r = call(Op::kCreateSrq, Msg().put(id_of(pd)).put(a->attr), &rc);
+  if (rc) return nullptr;
+  auto* x = new Srq{};
+  x->id = r.get<uint64_t>();
+  x->srq.context = pd->context;
+  x->srq.srq_context = a->srq_context;
+  x->srq.pd = pd;
+  x->srq.handle = r.get<uint32_t>();
+  a->attr = r.get<ibv_srq_attr>();
+  srqs()[x->id] = &x->srq;
+  return &x->srq;
+}
+int ibv_modify_srq(ibv_srq* srq, ibv_srq_attr* attr, int mask) {
+  PASS(ibv_modify_srq, srq, attr, mask);
+  int rc = 0;
+  call(Op::kModifySrq, Msg().put(id_of(srq)).put(*attr).put(int32_t(mask)), &rc);
+  return rc;
+}
+int ibv_query_srq(ibv_srq* srq, ibv_srq_attr* attr) {
+  PASS(ibv_query_srq, srq, attr);
+  int rc = 0;
+  Msg a = call(Op::kQuerySrq, Msg().put(id_of(srq)), &rc);
+  if (!rc) *attr = a.get<ibv_srq_attr>();
+  return rc;
+}
+int ibv_destroy_srq(ibv_srq* srq) {
+  PASS(ibv_destroy_srq, srq);
+  int rc = 0;
+  call(Op::kDestroySrq, Msg().put(id_of(srq)), &rc);
+  if (!rc) srqs().erase(id_of(srq));
   return rc;
 }
 
@@ -836,6 +888,9 @@ int ibv_get_async_event(ibv_context* c, ibv_async_event* ev) {
     ev->element.cq = it == cqs().end() ? nullptr : it->second;
   } else if (ev->event_type == IBV_EVENT_PORT_ACTIVE || ev->event_type == IBV_EVENT_PORT_ERR) {
     ev->element.port_num = int(id);
+  } else if (ev->event_type == IBV_EVENT_SRQ_ERR) {
+    auto it = srqs().find(id);
+    ev->element.srq = it == srqs().end() ? nullptr : it->second;
   } else {
     auto it = qps().find(id);
     ev->element.qp = it == qps().end() ? nullptr : it->second;
@@ -858,23 +913,6 @@ ibv_qp_ex* ibv_qp_to_qp_ex(ibv_qp* qp) {
   PASS(ibv_qp_to_qp_ex, qp);
   refuse("ibv_qp_to_qp_ex");
   return nullptr;
-}
-ibv_srq* ibv_create_srq(ibv_pd* pd, ibv_srq_init_attr* a) {
-  PASS(ibv_create_srq, pd, a);
-  refuse("ibv_create_srq");
-  return nullptr;
-}
-int ibv_modify_srq(ibv_srq* srq, ibv_srq_attr* a, int mask) {
-  PASS(ibv_modify_srq, srq, a, mask);
-  return refuse("ibv_modify_srq");
-}
-int ibv_query_srq(ibv_srq* srq, ibv_srq_attr* a) {
-  PASS(ibv_query_srq, srq, a);
-  return refuse("ibv_query_srq");
-}
-int ibv_destroy_srq(ibv_srq* srq) {
-  PASS(ibv_destroy_srq, srq);
-  return refuse("ibv_destroy_srq");
 }
 ibv_ah* ibv_create_ah(ibv_pd* pd, ibv_ah_attr* a) {
   PASS(ibv_create_ah, pd, a);

@@ -130,7 +130,7 @@ class Server {
   std::set<int64_t> socks_;    // its sockets on the management network
   ibv_cq* last_cq_ = nullptr;  // the CQ of the last call if it was a poll, and the empty polls
   int empty_polls_ = 0;        // of it in a row
-  std::set<uint64_t> ctxs_, pds_, mrs_, chans_, cqs_, qps_;
+  std::set<uint64_t> ctxs_, pds_, mrs_, chans_, cqs_, qps_, srqs_;
   std::vector<std::pair<void*, size_t>> maps_;  // the process's shared memory, mapped here
   std::unique_ptr<uint8_t[]> buf_;              // a message as it arrives
 };
@@ -424,13 +424,16 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       ibv_pd* pd = find<ibv_pd>(pds_, in.get<uint64_t>());
       ibv_cq* scq = find<ibv_cq>(cqs_, in.get<uint64_t>());
       ibv_cq* rcq = find<ibv_cq>(cqs_, in.get<uint64_t>());
+      const uint64_t srq_id = in.get<uint64_t>();
+      ibv_srq* srq = srq_id ? find<ibv_srq>(srqs_, srq_id) : nullptr;
       ibv_qp_init_attr a{};
       a.cap = in.get<ibv_qp_cap>();
       a.qp_type = ibv_qp_type(in.get<int32_t>());
       a.sq_sig_all = in.get<int32_t>();
-      if (!pd || !scq || !rcq) return fail(EINVAL);
+      if (!pd || !scq || !rcq || (srq_id && !srq)) return fail(EINVAL);
       a.send_cq = scq;
       a.recv_cq = rcq;
+      a.srq = srq;
       ibv_qp* qp = ibv_create_qp(pd, &a);
       if (!qp) return fail(errno);
       qps_.insert(id(qp));
@@ -511,10 +514,13 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       out->put(uint32_t(bad ? bad - wrs.data() : 0));
       return rc(r);
     }
-    case Op::kPostRecv: {
-      ibv_qp* qp = find<ibv_qp>(qps_, in.get<uint64_t>());
+    case Op::kPostRecv:
+    case Op::kPostSrqRecv: {
+      const uint64_t target = in.get<uint64_t>();
+      ibv_qp* qp = op == Op::kPostRecv ? find<ibv_qp>(qps_, target) : nullptr;
+      ibv_srq* srq = op == Op::kPostSrqRecv ? find<ibv_srq>(srqs_, target) : nullptr;
       const uint32_t n = in.get<uint32_t>();
-      if (!qp || n > 4096) {
+      if ((!qp && !srq) || n > 4096) {
         out->put(uint32_t(0));
         return rc(EINVAL);
       }
@@ -540,8 +546,41 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         return rc(n == 0 ? 0 : EINVAL);
       }
       ibv_recv_wr* bad = nullptr;
-      const int r = ibv_post_recv(qp, wrs.data(), &bad);
+      const int r =
+          qp ? ibv_post_recv(qp, wrs.data(), &bad) : ibv_post_srq_recv(srq, wrs.data(), &bad);
       out->put(uint32_t(bad ? bad - wrs.data() : 0));
+      return rc(r);
+    }
+    case Op::kCreateSrq: {
+      ibv_pd* pd = find<ibv_pd>(pds_, in.get<uint64_t>());
+      ibv_srq_init_attr a{};
+      a.attr = in.get<ibv_srq_attr>();
+      if (!pd || in.bad()) return fail(EINVAL);
+      ibv_srq* srq = ibv_create_srq(pd, &a);
+      if (!srq) return fail(errno);
+      srqs_.insert(id(srq));
+      out->put(id(srq)).put(srq->handle).put(a.attr);
+      return;
+    }
+    case Op::kModifySrq: {
+      ibv_srq* srq = find<ibv_srq>(srqs_, in.get<uint64_t>());
+      ibv_srq_attr a = in.get<ibv_srq_attr>();
+      const int32_t mask = in.get<int32_t>();
+      return rc(srq && !in.bad() ? ibv_modify_srq(srq, &a, mask) : EINVAL);
+    }
+    case Op::kQuerySrq: {
+      ibv_srq* srq = find<ibv_srq>(srqs_, in.get<uint64_t>());
+      if (!srq) return rc(EINVAL);
+      ibv_srq_attr a{};
+      rc(ibv_query_srq(srq, &a));
+      out->put(a);
+      return;
+    }
+    case Op::kDestroySrq: {
+      ibv_srq* srq = find<ibv_srq>(srqs_, in.get<uint64_t>());
+      if (!srq) return rc(EINVAL);
+      const int r = ibv_destroy_srq(srq);
+      if (r == 0) srqs_.erase(id(srq));
       return rc(r);
     }
     case Op::kGetAsyncEvent: {
@@ -554,6 +593,8 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         out->put(id(e.element.cq));
       else if (e.event_type == IBV_EVENT_PORT_ACTIVE || e.event_type == IBV_EVENT_PORT_ERR)
         out->put(uint64_t(e.element.port_num));
+      else if (e.event_type == IBV_EVENT_SRQ_ERR)
+        out->put(id(e.element.srq));
       else
         out->put(id(e.element.qp));
       ibv_ack_async_event(&e);

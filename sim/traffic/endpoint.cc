@@ -27,8 +27,15 @@ void Endpoint::open(const EndpointConfig& c) {
   if (!(cq = ibv_create_cq(ctx, c.cqe, nullptr, channel, 0))) fail("ibv_create_cq", errno);
   buf = c.lazy ? rnic_malloc_lazy(c.buf_bytes) : rnic_malloc(c.buf_bytes);
   if (!(mr = ibv_reg_mr(pd, buf, c.buf_bytes, c.access))) fail("ibv_reg_mr", errno);
+  if (c.srq_depth) {
+    ibv_srq_init_attr sa{};
+    sa.attr.max_wr = c.srq_depth;
+    sa.attr.max_sge = c.sge;
+    if (!(srq = ibv_create_srq(pd, &sa))) fail("ibv_create_srq", errno);
+  }
   for (int i = 0; i < c.qps; ++i) {
     ibv_qp_init_attr a{};
+    a.srq = srq;
     a.send_cq = cq;
     a.recv_cq = cq;
     a.qp_type = IBV_QPT_RC;
@@ -97,6 +104,8 @@ void Endpoint::connect(const PeerInfo& peer) {
 void Endpoint::close() {
   for (ibv_qp* qp : qps) ibv_destroy_qp(qp);
   qps.clear();
+  if (srq) ibv_destroy_srq(srq);
+  srq = nullptr;
   if (mr) ibv_dereg_mr(mr);
   if (cq) ibv_destroy_cq(cq);
   if (channel) ibv_destroy_comp_channel(channel);

@@ -51,6 +51,7 @@ struct EndpointConfig {
   uint32_t send_depth = 128, recv_depth = 128;
   uint32_t sge = 1;
   uint32_t max_inline = 0;  // ibv_qp_cap.max_inline_data (IBV_SEND_INLINE up to it)
+  uint32_t srq_depth = 0;   // > 0: the QPs take their receives from one SRQ of this depth
   int cqe = 4096;
   bool comp_channel = false;  // the CQ reports its events through a completion channel
   bool lazy = false;          // the buffer's pages not yet touched (rnic_malloc_lazy)
@@ -66,6 +67,7 @@ struct Endpoint {
   ibv_pd* pd = nullptr;
   ibv_comp_channel* channel = nullptr;
   ibv_cq* cq = nullptr;
+  ibv_srq* srq = nullptr;  // cfg.srq_depth > 0
   std::vector<ibv_qp*> qps;
   void* buf = nullptr;
   ibv_mr* mr = nullptr;

@@ -218,7 +218,7 @@ int run_reg_cache(ExperimentContext& ctx) {
             open_connected(a, 0, ec, oob);
             const PeerInfo p = oob.get(0);
             for (uint64_t i = 0; i < nbuf; ++i) pool.push_back(rnic_malloc(size));
-            for (const std::string mode : ctx.get_strings("modes")) {
+            for (const std::string& mode : ctx.get_strings("modes")) {
               rnic_reg_cache_set(a.ctx, mode == "on" ? entries : 0);
               rnic_reg_cache_stats s0{};
               rnic_reg_cache_query(a.ctx, &s0);
@@ -422,7 +422,7 @@ int run_callbacks(ExperimentContext& ctx) {
                 &done);
             done.handler_ns = handler_ns;
             for (const int64_t sz : sizes)
-              for (const std::string mode : ctx.get_strings("modes")) {
+              for (const std::string& mode : ctx.get_strings("modes")) {
                 const uint64_t size = uint64_t(sz);
                 double lat = 0;
                 const double cpu0 = rnic_cpu_ns(), irq0 = rnic_irq_cpu_ns();

@@ -6,7 +6,9 @@ completes 1000 round trips of 4096 bytes and reports a usec/iter within 5% of th
 examples/rc_pingpong's on the same card and size, the same in two runs; Debian's ib_write_bw and
 ib_send_lat (scenarios/examples/perftest.yaml: their cycle counter simulated) report a BW average
 within 2% of `rnicsim perf write_bw -s 65536 -n 1000` and a t_typical within 5% of `rnicsim perf
-send_lat -s 2 -n 1000`, and ib_write_bw --odp moves the page-fault counters in stats.json; an executable of the
+send_lat -s 2 -n 1000`, and ib_write_bw --odp moves the page-fault counters in stats.json; Debian's
+ibv_srq_pingpong (scenarios/examples/ibv_srq_pingpong.yaml: 16 QPs a side on one shared receive
+queue) completes with every buffer checked; an executable of the
 project's own with a main (testbench/system/programs/exec_verbs.c, linked with -libverbs) moves
 data between two hosts through the card, which reads and writes the processes' own memory (heap
 and stack); two runs give the same results.json and stats.json; a process that exits non-zero,
@@ -94,6 +96,18 @@ for f in ("results.json", "stats.json"):
 for h in ("node0", "node1"):
     check(text(os.path.join(outs[0], h, "pingpong.out")) == text(os.path.join(outs[1], h, "pingpong.out")),
           f"two ibv_rc_pingpong runs print differently on {h}")
+
+# Debian's ibv_srq_pingpong: 16 QPs a side sharing one SRQ, every received buffer checked (-c).
+o = os.path.join(work, "srq_pingpong")
+rnicsim(binary, "run", os.path.join(root, "scenarios", "examples", "ibv_srq_pingpong.yaml"), "--out", o,
+        "--quiet")
+check(not subprocess.run(["pgrep", "-x", "ibv_srq_pingpong"]).returncode == 0,
+      "ibv_srq_pingpong processes left behind")
+for h in ("node0", "node1"):
+    out = text(os.path.join(o, h, "pingpong.out"))
+    check(out.count("remote address:") == 16 and "100 iters in" in out,
+          f"ibv_srq_pingpong on {h}: {out[-400:]!r}")
+    check(host_entry(o, h).get("exit") == 0, f"ibv_srq_pingpong on {h}: {host_entry(o, h)}")
 
 # Debian's perftest against rnicsim's own perf, same card and sizes.
 def table_row(path, first):

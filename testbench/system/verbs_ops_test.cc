@@ -611,6 +611,96 @@ TEST_P(VerbsOps, QueuesWrapAround) {
   }
 }
 
+// Two QPs take their receives from one shared receive queue: each message lands in the next SRQ
+// WQE free when it starts, even while the other QP's long message is still arriving into the one
+// before; completions name the QP that took the WQE; a QP that uses the SRQ takes no receives of
+// its own; the SRQ frees its slots as completions come, in any order; it and its PD cannot go
+// while a QP uses it.
+TEST_P(VerbsOps, SharedReceiveQueueServesSeveralQps) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.link(0), test_name());
+  EndpointConfig ca, cb;
+  ca.qps = cb.qps = 2;
+  cb.srq_depth = 4;
+  constexpr uint32_t kSlot = 65536;
+  // Per message: the QP (index) it is sent on and its length. The first is long (many
+  // segments); the second, on the other QP, is posted right behind it.
+  const std::vector<std::pair<int, uint32_t>> msgs = {{0, 60000}, {1, 100}, {1, 3000}, {0, 7}};
+  std::vector<std::vector<uint8_t>> data;
+  for (size_t m = 0; m < msgs.size(); ++m) data.push_back(pattern(msgs[m].second, int(m) + 1));
+  Endpoint a, b;
+  cl.run({[&] {
+            connect(a, 0, ca);
+            oob.get(0);  // the receives are posted
+            std::vector<ibv_sge> sge(msgs.size());
+            for (size_t m = 0; m < msgs.size(); ++m) {
+              testbench::mem_write(a.buf, m * kSlot, data[m]);
+              sge[m] = {a.addr() + m * kSlot, msgs[m].second, a.mr->lkey};
+              ibv_send_wr wr{};
+              wr.wr_id = m;
+              wr.sg_list = &sge[m];
+              wr.num_sge = 1;
+              wr.opcode = IBV_WR_SEND;
+              wr.send_flags = IBV_SEND_SIGNALED;
+              ibv_send_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_send(a.qps[size_t(msgs[m].first)], &wr, &bad), 0);
+            }
+            for (size_t m = 0; m < msgs.size(); ++m)
+              EXPECT_EQ(wait_one(a.cq).status, IBV_WC_SUCCESS);
+          },
+          [&] {
+            cb.buf_bytes = 8 * kSlot;
+            connect(b, 1, cb);
+            ibv_srq* const srq = b.srq;
+            ASSERT_NE(srq, nullptr);
+            auto post = [&](uint64_t id) {
+              ibv_sge sge{b.addr() + (id % 8) * kSlot, kSlot, b.mr->lkey};
+              ibv_recv_wr wr{id, nullptr, &sge, 1};
+              ibv_recv_wr* bad = nullptr;
+              return ibv_post_srq_recv(srq, &wr, &bad);
+            };
+            for (uint64_t id = 0; id < 4; ++id) ASSERT_EQ(post(id), 0);
+            EXPECT_EQ(post(4), ENOMEM);  // all 4 slots in use
+            ibv_sge sge{b.addr(), 64, b.mr->lkey};
+            ibv_recv_wr own{99, nullptr, &sge, 1};
+            ibv_recv_wr* bad = nullptr;
+            EXPECT_EQ(ibv_post_recv(b.qps[0], &own, &bad), EINVAL);
+            EXPECT_EQ(bad, &own);
+            EXPECT_EQ(ibv_destroy_srq(b.srq), EBUSY);
+            ibv_srq_attr sa{};
+            ASSERT_EQ(ibv_query_srq(b.srq, &sa), 0);
+            EXPECT_EQ(sa.max_wr, 4u);
+            oob.put(0, {});
+            std::vector<bool> seen(msgs.size());
+            for (size_t n = 0; n < msgs.size(); ++n) {
+              const ibv_wc wc = wait_one(b.cq);
+              ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+              EXPECT_EQ(wc.opcode, IBV_WC_RECV);
+              // The WQE a message took is the n-th to start; its bytes are that message's.
+              ASSERT_LT(wc.wr_id, msgs.size());
+              const size_t m = size_t(wc.wr_id);
+              seen[m] = true;
+              EXPECT_EQ(wc.qp_num, b.qps[size_t(msgs[m].first)]->qp_num) << "WQE " << m;
+              EXPECT_EQ(wc.byte_len, msgs[m].second);
+              EXPECT_EQ(read(b.addr() + m * kSlot, msgs[m].second), data[m]) << "WQE " << m;
+              if (n == 0) {
+                // The short message behind the long one started later but ended first.
+                EXPECT_EQ(wc.wr_id, 1u);
+              }
+            }
+            EXPECT_EQ(seen, std::vector<bool>(msgs.size(), true));
+            for (uint64_t id = 4; id < 8; ++id) EXPECT_EQ(post(id), 0);  // freed again
+            EXPECT_EQ(ibv_dealloc_pd(b.pd), EBUSY);
+            for (ibv_qp* qp : b.qps) ASSERT_EQ(ibv_destroy_qp(qp), 0);
+            b.qps.clear();
+            b.srq = nullptr;
+            EXPECT_EQ(ibv_destroy_srq(srq), 0);
+            EXPECT_EQ(post(8), EINVAL);  // destroyed: quarantined
+          }});
+  EXPECT_EQ(stats.group("node1.core").counter("rx_payload_bytes", "", "").value,
+            60000u + 100 + 3000 + 7);
+}
+
 INSTANTIATE_TEST_SUITE_P(WqeModes, VerbsOps, ::testing::Values("mmio", "ring"),
                          [](const auto& info) { return std::string(info.param); });
 

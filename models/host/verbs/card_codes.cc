@@ -51,6 +51,8 @@ ibv_event_type to_ibv(abi::AsyncEvent e) {
       return IBV_EVENT_QP_REQ_ERR;
     case abi::kEvQpAccessError:
       return IBV_EVENT_QP_ACCESS_ERR;
+    case abi::kEvSrqError:
+      return IBV_EVENT_SRQ_ERR;
   }
   return IBV_EVENT_DEVICE_FATAL;
 }

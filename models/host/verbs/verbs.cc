@@ -46,6 +46,24 @@ struct ChannelImpl {
   sc_core::sc_event ev;
 };
 
+// A shared receive queue: one of the card's QP numbers with only an RQ (Driver::create_srq).
+// Its WQEs complete on the QPs that take them, in any order across QPs: a slot is free again
+// once every WQE before it completed (done holds those completed out of turn).
+struct SrqImpl {
+  uint32_t depth = 0, max_sge = 0, srq_limit = 0;
+  uint64_t pi = 0, freed = 0;
+  std::set<uint64_t> done;
+  uint64_t page = 0, ring = 0;
+  uint32_t users = 0;  // QPs taking its WQEs (while any lives, ibv_destroy_srq returns EBUSY)
+  void completed(uint64_t idx) {
+    done.insert(idx);
+    while (!done.empty() && *done.begin() <= freed) {
+      if (*done.begin() == freed) ++freed;
+      done.erase(done.begin());
+    }
+  }
+};
+
 struct QpImpl {
   uint32_t sq_depth = 0, rq_depth = 0, max_send_sge = 0, max_recv_sge = 0;
   uint64_t sq_pi = 0, sq_freed = 0, rq_pi = 0, rq_freed = 0;
@@ -58,6 +76,7 @@ struct QpImpl {
   uint32_t max_inline = 0;
   uint64_t inline_buf = 0;
   ibv_mr* inline_mr = nullptr;
+  ibv_srq* srq = nullptr;  // its receive WQEs come from this SRQ (it has no RQ of its own)
 };
 
 // rdma-core's objects, each inside rnicsim's own (as a provider wraps them): the public struct
@@ -97,6 +116,10 @@ struct Qp {
   ibv_qp qp;
   QpImpl* impl;  // queue counters, attributes
 };
+struct Srq {
+  ibv_srq srq;
+  SrqImpl* impl;
+};
 
 Ctx* ctx_of(const ibv_context* c) {
   return reinterpret_cast<Ctx*>(reinterpret_cast<uintptr_t>(c) - offsetof(Ctx, v.context));
@@ -111,6 +134,8 @@ CqImpl* cqi(const ibv_cq* cq) { return reinterpret_cast<const Cq*>(cq)->impl; }
 QpImpl*& qpi(ibv_qp* qp) { return reinterpret_cast<Qp*>(qp)->impl; }
 QpImpl* qpi(const ibv_qp* qp) { return reinterpret_cast<const Qp*>(qp)->impl; }
 ChannelImpl* chi(ibv_comp_channel* ch) { return reinterpret_cast<Channel*>(ch)->impl; }
+SrqImpl*& srqi(ibv_srq* srq) { return reinterpret_cast<Srq*>(srq)->impl; }
+SrqImpl* srqi(const ibv_srq* srq) { return reinterpret_cast<const Srq*>(srq)->impl; }
 }  // namespace
 
 namespace {
@@ -125,6 +150,21 @@ bool live(const ibv_qp* qp) { return qp && qpi(qp); }
 bool live(const ibv_cq* cq) { return cq && cqi(cq); }
 bool live(const ibv_pd* pd) { return pd && pd->context; }
 bool live(const ibv_mr* mr) { return mr && mr->context; }
+bool live(const ibv_srq* srq) { return srq && srqi(srq); }
+
+// A verb the card does not do: rdma-core's answer for a provider without it (EOPNOTSUPP, as
+// the errno of a NULL return or as the return value), and one line naming it the first time a
+// run's programs call it.
+struct Refuse {
+  template <class R>
+  static R say(const char* verb, R ret) {
+    static std::set<std::string> said;
+    if (said.insert(verb).second)
+      rnic::log::warn("{}: not supported by rnicsim's card (EOPNOTSUPP; docs/verbs.md)", verb);
+    errno = EOPNOTSUPP;
+    return ret;
+  }
+};
 }  // namespace
 
 namespace {
@@ -148,6 +188,7 @@ struct RegCache {
 
 struct Context {
   std::map<uint32_t, ibv_qp*> qps;
+  std::map<uint32_t, ibv_srq*> srqs;
   std::map<uint32_t, ibv_cq*> cqs;
   std::unique_ptr<RegCache> cache;
 };
@@ -348,6 +389,9 @@ int ibv_query_device(ibv_context* context, ibv_device_attr* a) {
   a->vendor_id = 0x1033;  // NEC, ExpEther's vendor
   a->max_qp = int(cfg.qps) - 1;
   a->max_qp_wr = int(cfg.max_qp_wr);
+  a->max_srq = int(cfg.qps) - 1;  // an SRQ takes a QP number
+  a->max_srq_wr = int(cfg.max_qp_wr);
+  a->max_srq_sge = rnic::kMaxSge;
   a->max_sge = rnic::kMaxSge;
   a->max_sge_rd = rnic::kMaxSge;
   a->max_cq = int(cfg.cqs);
@@ -857,15 +901,18 @@ int req_notify_cq(ibv_cq* cq, int solicited_only) {
 }  // namespace
 
 ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
-  if (!live(pd) || !a || !live(a->send_cq) || !live(a->recv_cq)) {
+  if (!live(pd) || !a || !live(a->send_cq) || !live(a->recv_cq) || (a->srq && !live(a->srq))) {
     errno = EINVAL;
     return nullptr;
   }
   ibv_context* c = pd->context;
   const rnic::abi::CardCaps& cfg = drv_of(c)->caps();
-  if (!a || a->qp_type != IBV_QPT_RC || !a->send_cq || !a->recv_cq || a->srq ||
-      a->cap.max_send_wr < 1 || a->cap.max_recv_wr < 1 ||
-      a->cap.max_send_wr > uint32_t(cfg.max_qp_wr) ||
+  if (a->srq) {  // the receive queue's capabilities are the SRQ's
+    a->cap.max_recv_wr = 0;
+    a->cap.max_recv_sge = 0;
+  }
+  if (a->qp_type != IBV_QPT_RC || (a->srq && a->srq->pd != pd) || a->cap.max_send_wr < 1 ||
+      (!a->srq && a->cap.max_recv_wr < 1) || a->cap.max_send_wr > uint32_t(cfg.max_qp_wr) ||
       a->cap.max_recv_wr > uint32_t(cfg.max_qp_wr) || a->cap.max_send_sge > rnic::kMaxSge ||
       a->cap.max_recv_sge > rnic::kMaxSge || a->cap.max_inline_data > kMaxInline) {
     errno = EINVAL;
@@ -873,7 +920,8 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   }
   rnic::host::Driver::QpInfo info;
   if (int rc = drv_of(c)->create_qp(pd->handle, a->send_cq->handle, a->recv_cq->handle,
-                                    a->cap.max_send_wr, a->cap.max_recv_wr, &info)) {
+                                    a->cap.max_send_wr, a->cap.max_recv_wr, &info,
+                                    a->srq ? a->srq->handle : Driver::kNoSrq)) {
     errno = rc;
     return nullptr;
   }
@@ -883,6 +931,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   qp->pd = pd;
   qp->send_cq = a->send_cq;
   qp->recv_cq = a->recv_cq;
+  qp->srq = a->srq;
   const uint32_t qpn = info.qpn;
   qp->handle = qpn;
   qp->qp_num = qpn;
@@ -899,6 +948,8 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   q.sq_ring = info.sq_ring;
   q.rq_ring = info.rq_ring;
   q.attr.cap = a->cap;
+  q.srq = a->srq;
+  if (q.srq) ++srqi(q.srq)->users;
   contexts()[c].qps[qpn] = qp;
   ++pd_users(pd);
   for (ibv_cq* cq : {a->send_cq, a->recv_cq}) {
@@ -990,6 +1041,7 @@ int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int /*attr_mask*/, ibv_qp_init_a
     init_attr->qp_context = qp->qp_context;
     init_attr->send_cq = qp->send_cq;
     init_attr->recv_cq = qp->recv_cq;
+    init_attr->srq = qp->srq;
     init_attr->cap = qpi(qp)->attr.cap;
     init_attr->qp_type = qp->qp_type;
     init_attr->sq_sig_all = qpi(qp)->sq_sig_all;
@@ -1012,29 +1064,96 @@ int ibv_destroy_qp(ibv_qp* qp) {
   }
   contexts()[qp->context].qps.erase(qp->qp_num);
   --pd_users(qp->pd);
+  if (qpi(qp)->srq) --srqi(qpi(qp)->srq)->users;
   delete qpi(qp);
   qpi(qp) = nullptr;  // quarantined (live())
   return 0;
 }
 
+ibv_srq* ibv_create_srq(ibv_pd* pd, ibv_srq_init_attr* a) {
+  if (!live(pd) || !a) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  const rnic::abi::CardCaps& cfg = drv_of(pd->context)->caps();
+  if (a->attr.max_wr < 1 || a->attr.max_wr > uint32_t(cfg.max_qp_wr) ||
+      a->attr.max_sge > rnic::kMaxSge) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  Driver::QpInfo info;
+  if (int rc = drv_of(pd->context)->create_srq(pd->handle, a->attr.max_wr, &info)) {
+    errno = rc;
+    return nullptr;
+  }
+  ibv_srq* srq = &(new Srq{})->srq;
+  srq->context = pd->context;
+  srq->srq_context = a->srq_context;
+  srq->pd = pd;
+  srq->handle = info.qpn;
+  srqi(srq) = new SrqImpl;
+  SrqImpl& q = *srqi(srq);
+  q.depth = a->attr.max_wr;
+  q.max_sge = a->attr.max_sge;
+  q.page = drv_of(pd->context)->qp_page(info.qpn);
+  q.ring = info.rq_ring;
+  ++pd_users(pd);
+  contexts()[pd->context].srqs[info.qpn] = srq;
+  return srq;
+}
+
+int ibv_modify_srq(ibv_srq* srq, ibv_srq_attr* attr, int mask) {
+  if (!live(srq) || !attr) return EINVAL;
+  if (mask & IBV_SRQ_MAX_WR) return EINVAL;  // no resizing (as siw)
+  if (mask & IBV_SRQ_LIMIT) return Refuse::say("ibv_modify_srq with IBV_SRQ_LIMIT", EOPNOTSUPP);
+  return 0;
+}
+
+int ibv_query_srq(ibv_srq* srq, ibv_srq_attr* attr) {
+  if (!live(srq) || !attr) return EINVAL;
+  attr->max_wr = srqi(srq)->depth;
+  attr->max_sge = srqi(srq)->max_sge;
+  attr->srq_limit = 0;
+  return 0;
+}
+
+int ibv_destroy_srq(ibv_srq* srq) {
+  if (!live(srq)) return EINVAL;
+  if (srqi(srq)->users) return EBUSY;  // a QP still takes its WQEs
+  if (int rc = drv_of(srq->context)->destroy_qp(srq->handle)) return rc;
+  --pd_users(srq->pd);
+  contexts()[srq->context].srqs.erase(srq->handle);
+  delete srqi(srq);
+  srqi(srq) = nullptr;  // quarantined (live())
+  return 0;
+}
+
 namespace {
+// A queue the library writes WQEs into: its page on the card, its ring (host-ring mode, else 0)
+// and depth, and whether it is an RQ.
+struct WqeQueue {
+  uint64_t page = 0, ring = 0, depth = 0;
+  bool rq = false;
+};
+WqeQueue queue_of(ibv_qp* qp, bool rq) {
+  const QpImpl& q = *qpi(qp);
+  return {q.page, rq ? q.rq_ring : q.sq_ring, rq ? q.rq_depth : q.sq_depth, rq};
+}
+
 // Writes the WQEs of a queue from producer count `first` on, then the doorbell: into the
 // card's window (8 slots: a doorbell at least every 8 WQEs), or, in host-ring mode, into the
 // ring in host memory (plain stores) with one doorbell for the lot.
-void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_t first) {
-  Driver* drv = drv_of(qp->context);
-  QpImpl& q = *qpi(qp);
-  const uint64_t win = q.page + (rq ? rnic::reg::kRqWindow : rnic::reg::kSqWindow);
-  const uint64_t db = q.page + (rq ? rnic::reg::kRqDoorbell : rnic::reg::kSqDoorbell);
-  const uint64_t ring = rq ? q.rq_ring : q.sq_ring;
-  const uint64_t depth = rq ? q.rq_depth : q.sq_depth;
+void write_wqes(Driver* drv, const WqeQueue& q, const std::vector<rnic::Wqe>& wqes,
+                uint64_t first) {
+  const uint64_t win = q.page + (q.rq ? rnic::reg::kRqWindow : rnic::reg::kSqWindow);
+  const uint64_t db = q.page + (q.rq ? rnic::reg::kRqDoorbell : rnic::reg::kSqDoorbell);
   uint8_t buf[rnic::kWqeBytes];
   for (size_t i = 0; i < wqes.size(); ++i) {
     const uint64_t idx = first + i;
     spend(uint64_t(drv->cost().wqe_build_ns));
     rnic::encode(wqes[i], buf);
-    if (ring) {
-      drv->mem().write(ring + (idx % depth) * rnic::kWqeBytes, buf, rnic::kWqeBytes);
+    if (q.ring) {
+      drv->mem().write(q.ring + (idx % q.depth) * rnic::kWqeBytes, buf, rnic::kWqeBytes);
       continue;
     }
     const uint64_t slot = win + (idx % rnic::reg::kWindowSlots) * rnic::kWqeBytes;
@@ -1043,7 +1162,29 @@ void write_wqes(ibv_qp* qp, bool rq, const std::vector<rnic::Wqe>& wqes, uint64_
     if ((idx + 1) % rnic::reg::kWindowSlots == 0 || i + 1 == wqes.size())
       drv->rc().mmio_write_le(db, idx + 1, 8);
   }
-  if (ring && !wqes.empty()) drv->rc().mmio_write_le(db, first + wqes.size(), 8);
+  if (q.ring && !wqes.empty()) drv->rc().mmio_write_le(db, first + wqes.size(), 8);
+}
+
+// The receive WQEs of a list of WRs, each checked against the queue's SGE limit and free slots
+// (posted - freed of depth); the first refused stops the list (its errno, the WR in *bad_wr).
+int recv_wqes(ibv_recv_wr* wr, uint32_t max_sge, uint64_t in_use, uint64_t depth,
+              std::vector<rnic::Wqe>* wqes, ibv_recv_wr** bad_wr) {
+  int rc = 0;
+  for (; wr; wr = wr->next) {
+    if (wr->num_sge < 0 || uint32_t(wr->num_sge) > max_sge)
+      rc = EINVAL;
+    else if (in_use + wqes->size() >= depth)
+      rc = ENOMEM;
+    if (rc) break;
+    rnic::Wqe w;
+    w.num_sge = uint8_t(wr->num_sge);
+    w.wr_id = wr->wr_id;
+    for (int i = 0; i < wr->num_sge; ++i)
+      w.sge[i] = {wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
+    wqes->push_back(w);
+  }
+  if (rc && bad_wr) *bad_wr = wr;
+  return rc;
 }
 }  // namespace
 
@@ -1130,41 +1271,48 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   }
   if (rc && bad_wr) *bad_wr = wr;
   if (!wqes.empty()) {
-    write_wqes(qp, false, wqes, q.sq_pi);
+    write_wqes(drv_of(qp->context), queue_of(qp, false), wqes, q.sq_pi);
     q.sq_pi += wqes.size();
   }
   return rc;
 }
 
 int post_recv(ibv_qp* qp, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
-  if (!live(qp)) {
+  // A QP in RESET, or one whose receives come from an SRQ, takes none (as siw).
+  if (!live(qp) || qp->state == IBV_QPS_RESET || qpi(qp)->srq) {
     if (bad_wr) *bad_wr = wr;
     return EINVAL;
   }
   QpImpl& q = *qpi(qp);
   std::vector<rnic::Wqe> wqes;
-  int rc = 0;
-  for (; wr; wr = wr->next) {
-    if (qp->state == IBV_QPS_RESET)
-      rc = EINVAL;
-    else if (wr->num_sge < 0 || uint32_t(wr->num_sge) > q.max_recv_sge)
-      rc = EINVAL;
-    else if (q.rq_pi + wqes.size() - q.rq_freed >= q.rq_depth)
-      rc = ENOMEM;
-    if (rc) break;
-    rnic::Wqe w;
-    w.num_sge = uint8_t(wr->num_sge);
-    w.wr_id = wr->wr_id;
-    for (int i = 0; i < wr->num_sge; ++i)
-      w.sge[i] = {wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
-    wqes.push_back(w);
-  }
-  if (rc && bad_wr) *bad_wr = wr;
+  const int rc = recv_wqes(wr, q.max_recv_sge, q.rq_pi - q.rq_freed, q.rq_depth, &wqes, bad_wr);
   if (!wqes.empty()) {
-    write_wqes(qp, true, wqes, q.rq_pi);
+    write_wqes(drv_of(qp->context), queue_of(qp, true), wqes, q.rq_pi);
     q.rq_pi += wqes.size();
   }
   return rc;
+}
+
+int post_srq_recv(ibv_srq* srq, ibv_recv_wr* wr, ibv_recv_wr** bad_wr) {
+  if (!live(srq)) {
+    if (bad_wr) *bad_wr = wr;
+    return EINVAL;
+  }
+  SrqImpl& q = *srqi(srq);
+  std::vector<rnic::Wqe> wqes;
+  const int rc = recv_wqes(wr, q.max_sge, q.pi - q.freed, q.depth, &wqes, bad_wr);
+  if (!wqes.empty()) {
+    write_wqes(drv_of(srq->context), {q.page, q.ring, q.depth, true}, wqes, q.pi);
+    q.pi += wqes.size();
+  }
+  return rc;
+}
+
+// The CQE carries the WQE index modulo 2^32; widen it next to the queue's producer count.
+uint64_t widen(uint32_t index, uint64_t pi) {
+  uint64_t idx = (pi & ~0xFFFFFFFFull) | index;
+  if (idx >= pi) idx -= 1ull << 32;
+  return idx;
 }
 
 int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
@@ -1193,12 +1341,14 @@ int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
     if (it != ctx.qps.end()) {
       QpImpl& q = *qpi(it->second);
       const bool recv = e.opcode == rnic::abi::kCqeRecv;
-      uint64_t& freed = recv ? q.rq_freed : q.sq_freed;
-      const uint64_t pi = recv ? q.rq_pi : q.sq_pi;
-      // The CQE carries the WQE index modulo 2^32; widen it next to the producer count.
-      uint64_t idx = (pi & ~0xFFFFFFFFull) | e.wqe_index;
-      if (idx >= pi) idx -= 1ull << 32;
-      if (idx + 1 > freed) freed = idx + 1;
+      if (recv && q.srq) {
+        SrqImpl& sq = *srqi(q.srq);
+        sq.completed(widen(e.wqe_index, sq.pi));
+      } else {
+        uint64_t& freed = recv ? q.rq_freed : q.sq_freed;
+        const uint64_t idx = widen(e.wqe_index, recv ? q.rq_pi : q.sq_pi);
+        if (idx + 1 > freed) freed = idx + 1;
+      }
       via = it->second;
     }
     ++c.ci;
@@ -1219,6 +1369,9 @@ int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
   if (e.type == IBV_EVENT_CQ_ERR) {
     auto it = ctx.cqs.find(e.num);
     event->element.cq = it == ctx.cqs.end() ? nullptr : it->second;
+  } else if (e.type == IBV_EVENT_SRQ_ERR) {
+    auto it = ctx.srqs.find(e.num);
+    event->element.srq = it == ctx.srqs.end() ? nullptr : it->second;
   } else {
     auto it = ctx.qps.find(e.num);
     event->element.qp = it == ctx.qps.end() ? nullptr : it->second;
@@ -1449,19 +1602,6 @@ int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns) {
 }
 
 namespace {
-// A verb the card does not do: rdma-core's answer for a provider without it (EOPNOTSUPP, as
-// the errno of a NULL return or as the return value), and one line naming it the first time a
-// run's programs call it.
-struct Refuse {
-  template <class R>
-  static R say(const char* verb, R ret) {
-    static std::set<std::string> said;
-    if (said.insert(verb).second)
-      rnic::log::warn("{}: not supported by rnicsim's card (EOPNOTSUPP; docs/verbs.md)", verb);
-    errno = EOPNOTSUPP;
-    return ret;
-  }
-};
 
 // The operations rdma-core's inline verbs call (a provider's ops table): what the card does, and
 // a refusal naming the verb for the rest.
@@ -1470,6 +1610,7 @@ void fill_ops(verbs_context& v) {
   ibv_context_ops& o = v.context.ops;
   o.post_send = post_send;
   o.post_recv = post_recv;
+  o.post_srq_recv = post_srq_recv;
   o.poll_cq = poll_cq;
   o.req_notify_cq = req_notify_cq;
   v.sz = sizeof v;

@@ -25,6 +25,7 @@ enum AsyncEvent : uint8_t {
   kEvQpFatal = 1,        // a QP failed (protocol error, local failure)
   kEvQpReqError = 2,     // a QP received an invalid request
   kEvQpAccessError = 3,  // a QP received a request that violates its protection
+  kEvSrqError = 4,       // a shared receive queue failed (its WQE fetch; 23:0: its number)
 };
 
 // WQE opcode (WQE byte 0).

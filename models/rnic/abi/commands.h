@@ -57,14 +57,20 @@ struct DestroyCq {
 };
 
 // CREATE_QP: with kQpHostRings its WQEs live in host-memory rings the card fetches by DMA.
+// With kQpSrq the context is a shared receive queue: only its RQ (sq_depth 0, no CQs, never
+// connected), whose WQEs the QPs created with kQpUsesSrq and `srq` naming it take in turn (their
+// own rq_depth is 0).
 struct CreateQp {
   static constexpr Command kOp = kCmdCreateQp;
-  static constexpr int kArgs = 11;
+  static constexpr int kArgs = 12;
   static constexpr uint32_t kQpHostRings = 1 << 0;  // flags
+  static constexpr uint32_t kQpSrq = 1 << 1;
+  static constexpr uint32_t kQpUsesSrq = 1 << 2;
   uint32_t qpn = 0, pd = 0, send_cqn = 0, recv_cqn = 0;
   uint32_t sq_depth = 0, rq_depth = 0;  // WQEs, each at most the card's max_qp_wr
   uint32_t flags = 0;
   uint64_t sq_ring = 0, rq_ring = 0;  // host physical (kQpHostRings only)
+  uint32_t srq = 0;                   // the SRQ's number (kQpUsesSrq only)
   std::array<uint32_t, kArgs> encode() const {
     return {qpn,
             pd,
@@ -76,10 +82,11 @@ struct CreateQp {
             detail::lo(sq_ring),
             detail::hi(sq_ring),
             detail::lo(rq_ring),
-            detail::hi(rq_ring)};
+            detail::hi(rq_ring),
+            srq};
   }
   static CreateQp decode(const uint32_t* a) {
-    return {a[0], a[1], a[2], a[3], a[4], a[5], a[6], detail::u64(a, 7), detail::u64(a, 9)};
+    return {a[0], a[1], a[2], a[3], a[4], a[5], a[6], detail::u64(a, 7), detail::u64(a, 9), a[11]};
   }
 };
 

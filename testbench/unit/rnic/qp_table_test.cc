@@ -1,7 +1,7 @@
 // The host interface's QP contexts and state machine (QpTable, qp_table.h) driven directly,
 // with no SystemC: what CREATE_QP refuses, MODIFY_QP's attributes and clamps, what each state
 // change tells the engines (reset, flush), RESET keeping the QP's resources, doorbells taken or
-// ignored.
+// ignored; an SRQ's rules (an RQ only, no state, not destroyed while a QP uses it).
 #include "models/rnic/qp_table.h"
 
 #include <gtest/gtest.h>
@@ -113,6 +113,62 @@ TEST(QpTable, DoorbellsMustBeNewerAndFitTheWindowOrRing) {
   ASSERT_TRUE(t.create(r, cqs_1_2));
   EXPECT_TRUE(t.doorbell(2, false, 16, &first));  // a ring holds its depth
   EXPECT_FALSE(t.doorbell(2, true, 33, &first));
+}
+
+TEST(QpTable, SrqHasAnRqOnlyAndOutlivesItsQps) {
+  QpTable t(8, 64, 8, 4);
+  using C = abi::CreateQp;
+  abi::CreateQp srq;
+  srq.qpn = 5;
+  srq.pd = 4;
+  srq.rq_depth = 64;
+  srq.flags = C::kQpSrq;
+  srq.sq_depth = 1;
+  EXPECT_FALSE(t.create(srq, cqs_1_2));  // an SRQ has no SQ
+  srq.sq_depth = 0;
+  srq.rq_depth = 0;
+  EXPECT_FALSE(t.create(srq, cqs_1_2));  // nor no RQ
+  srq.rq_depth = 64;
+  ASSERT_TRUE(t.create(srq, cqs_1_2));  // and needs no CQ
+  EXPECT_TRUE(t.at(5).ctx.is_srq);
+  EXPECT_EQ(t.at(5).ctx.rcq, QpTable::kNoCq);
+
+  abi::CreateQp qp = create(1);
+  qp.flags = C::kQpUsesSrq;
+  qp.srq = 5;
+  EXPECT_FALSE(t.create(qp, cqs_1_2));  // an RQ of its own too
+  qp.rq_depth = 0;
+  qp.srq = 2;
+  EXPECT_FALSE(t.create(qp, cqs_1_2));  // no SRQ 2
+  qp.srq = 5;
+  qp.pd = 7;
+  EXPECT_FALSE(t.create(qp, cqs_1_2));  // another PD's SRQ
+  qp.pd = 4;
+  ASSERT_TRUE(t.create(qp, cqs_1_2));
+  EXPECT_EQ(t.at(1).ctx.srq, 5u);
+  abi::CreateQp on_qp = create(2);
+  on_qp.flags = C::kQpUsesSrq;
+  on_qp.rq_depth = 0;
+  on_qp.srq = 1;
+  EXPECT_FALSE(t.create(on_qp, cqs_1_2));  // a QP is not an SRQ
+
+  abi::ModifyQp m;
+  m.qpn = 5;
+  m.set = abi::ModifyQp::kState;
+  m.state = abi::kQpRtr;
+  QpTable::Change ch;
+  EXPECT_FALSE(t.modify(m, &ch));  // an SRQ is never connected
+  uint64_t first = 0;
+  EXPECT_FALSE(t.doorbell(5, false, 1, &first));  // nor sends
+  EXPECT_TRUE(t.doorbell(5, true, 8, &first));
+
+  m.qpn = 1;
+  m.state = abi::kQpReset;
+  ASSERT_TRUE(t.modify(m, &ch));
+  EXPECT_EQ(t.at(1).ctx.srq, 5u);  // RESET keeps the binding
+  EXPECT_FALSE(t.destroy(5));      // QP 1 still takes its WQEs
+  ASSERT_TRUE(t.destroy(1));
+  EXPECT_TRUE(t.destroy(5));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The RX engine's receive state (RecvLogic, recv_queue.h), driven directly with no SystemC:
 // WQEs in posting order, bytes placed into the oldest, the Send MSN advancing only when a
-// message ends, the Read Request MSN, a flush (WQEs out, MSNs kept) and a reset.
+// message ends, the Read Request MSN, a flush (WQEs out, MSNs kept) and a reset; QPs bound to a
+// shared receive queue claiming its WQEs one message at a time.
 #include "models/rnic/recv_queue.h"
 
 #include <gtest/gtest.h>
@@ -58,6 +59,42 @@ TEST(RecvLogic, FlushKeepsMsnsResetDoesNot) {
   r.reset(1);
   EXPECT_EQ(r.send_msn(1), 1u);
   EXPECT_EQ(r.read_msn(1), 1u);
+}
+
+// QPs 1 and 2 take from SRQ 3: each claims the SRQ's oldest WQE when a message starts on it, a
+// message in progress keeps its WQE while the other QP claims the next, and a flush of one QP
+// gives back only what it claimed.
+TEST(RecvLogic, SrqWqesGoToTheQpWhoseMessageStartsFirst) {
+  RecvLogic r(4);
+  r.bind(1, 3);
+  r.bind(2, 3);
+  for (uint32_t i = 0; i < 4; ++i) r.post(3, wqe(100 + i), i);
+  EXPECT_TRUE(r.empty(1));  // nothing claimed yet
+  r.claim(1);
+  ASSERT_FALSE(r.empty(1));
+  EXPECT_EQ(r.front(1).wqe.wr_id, 100u);
+  EXPECT_EQ(r.depth(3), 3u);
+  r.place(1, 1000);  // QP 1's message in progress ...
+  r.claim(1);        // ... keeps its WQE: nothing more is claimed
+  EXPECT_EQ(r.depth(1), 1u);
+  r.claim(2);  // QP 2's message takes the next one
+  EXPECT_EQ(r.front(2).wqe.wr_id, 101u);
+  EXPECT_EQ(r.front(2).index, 1u);
+  uint64_t bytes = 0;
+  EXPECT_EQ(r.take(2, &bytes, true).wqe.wr_id, 101u);  // QP 2 finishes first
+  EXPECT_EQ(r.take(1, &bytes, true).wqe.wr_id, 100u);
+  EXPECT_EQ(bytes, 1000u);
+  r.claim(2);
+  ASSERT_EQ(r.flush(2).size(), 1u);  // QP 2's claimed WQE (102) flushes with it ...
+  EXPECT_EQ(r.depth(3), 1u);         // ... the SRQ keeps the rest
+  r.claim(1);
+  EXPECT_EQ(r.front(1).wqe.wr_id, 103u);
+  r.reset(1);  // a reset unbinds
+  EXPECT_EQ(r.srq(1), RecvLogic::kNoSrq);
+  r.post(3, wqe(104), 4);
+  r.claim(1);
+  EXPECT_TRUE(r.empty(1));
+  EXPECT_EQ(r.depth(3), 1u);
 }
 
 }  // namespace

@@ -296,7 +296,7 @@ TEST(RxLogic, FlushAndResetStartTheReceiveStateOver) {
   EXPECT_EQ(x.ord().size(kQp), 0u);
   EXPECT_EQ(x.ird_used(kQp), 0u);
   EXPECT_EQ(x.recv().read_msn(kQp), 2u);  // a flush keeps the MSNs
-  x.reset(kQp);
+  x.reset(kQp, QpCtx::kNoSrq);
   EXPECT_EQ(x.recv().read_msn(kQp), 1u);
 }
 
