@@ -14,7 +14,8 @@ data between two hosts through the card, which reads and writes the processes' o
 and stack); two runs give the same results.json and stats.json; a process that exits non-zero,
 faults, spins on the CPU, forks or passes a forged object gets its answer, with its status and last
 stderr line in results.json and no process left behind; a missing or non-executable program is
-refused before the run (exit 2)."""
+refused before the run (exit 2); every acceptance binary (ibverbs-utils, perftest, rping) loads
+and prints its usage as a simulated process."""
 import os
 import shutil
 import stat
@@ -67,6 +68,23 @@ if shutil.which("ibv_devinfo"):
         check(want in info, f"ibv_devinfo -v lacks {want!r}: {info[:2000]!r}")
 else:
     check(False, "ibv_devinfo is not installed (./scripts/setup installs ibverbs-utils)")
+
+# Every acceptance binary loads under the preload library (its libibverbs, librdmacm and
+# providers resolved) and runs as a simulated process: its usage text, a plain exit.
+helps = [("ibv_devinfo", "--help"), ("ibv_rc_pingpong", "-h"), ("ibv_srq_pingpong", "-h"),
+         ("ib_write_bw", "--help"), ("ib_send_bw", "--help"), ("ib_write_lat", "--help"),
+         ("ib_send_lat", "--help"), ("rping", "-h")]
+missing = [b for b, _ in helps if not shutil.which(b)]
+check(not missing, f"not installed (./scripts/setup installs them): {missing}")
+if not missing:
+    yaml = "workloads:\n" + "".join(f"  - {{name: {b}, exec: [{b}, '{f}'], hosts: [node0]}}\n"
+                                     for b, f in helps)
+    p, o = run("helps", yaml, expect=1)
+    for (b, _), w in zip(helps, load(os.path.join(o, "results.json"))["workloads"]):
+        h = w["hosts"][0]
+        said = text(os.path.join(o, "node0", b + ".out")) + text(os.path.join(o, "node0", b + ".err"))
+        check("exit" in h and "signal" not in h and "stopped" not in h, f"{b}: {h}")
+        check("usage" in said.lower() or f"{b} -s" in said, f"{b}'s usage: {said[:300]!r}")
 
 # Debian's ibv_rc_pingpong against the in-process example, same card and size; twice, the same.
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
