@@ -75,7 +75,13 @@ enum class Op : uint32_t {
   kQuerySrq,     // srq -> ibv_srq_attr
   kDestroySrq,   // srq
   kPostSrqRecv,  // srq, n, WRs (RecvWr, its SGEs) -> rc, index of the bad one
+  // The process spins on registered memory (docs/verbs.md, "Spinning on memory"): it waits
+  // until the bytes change, or kSpinWaitNs of simulated time.
+  kSpin,  // address, n (1..8, within a page), the n bytes as the process read them
 };
+
+// The longest one kSpin waits in simulated time (the process then looks again, and spins on).
+constexpr uint64_t kSpinWaitNs = 1'000'000;
 
 struct Header {
   uint32_t op = 0;

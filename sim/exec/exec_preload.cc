@@ -10,6 +10,16 @@
 // same memfd), so the card reads and writes the process's own memory, not a copy. The move runs
 // on a stack of the library's own, so a buffer on the program's stack moves safely too.
 //
+// Spinning: a loop that polls registered memory without a call (perftest's write_lat) is
+// caught exactly, by the program's own accesses: after a tick of the process's CPU time
+// (kTickUs) with no call, the shared pages become inaccessible; three faults in a row by the
+// same instruction at the same address (each access stepped over, the page closed again after
+// it) are a spin, and the library asks the simulator to wait until those bytes change
+// (Op::kSpin). Any other fault opens the pages again: the process was computing, not waiting,
+// and goes on at full speed. Once a spin was seen, the pages also close as each call returns. The
+// decision depends only on what the program does, never on when the tick came, so runs stay
+// deterministic (docs/verbs.md, "Spinning on memory").
+//
 // Without RNICSIM_EXEC_FD in its environment the library does nothing: the program's verbs go to
 // libibverbs as usual.
 #include <arpa/inet.h>
@@ -82,11 +92,28 @@ RecvFn next_recv() {
 // One call: the request (with descriptors beside it), then its answer. Sets errno from the
 // answer; returns it with the header's ret in *ret. Calls from several threads are served one
 // at a time.
+void watch(bool on);
+volatile sig_atomic_t g_watching = 0;  // the shared pages are closed (a spin is looked for)
+volatile sig_atomic_t g_in_call = 0;
+// A spin was seen: from then on the pages close as each call returns (the spin that follows a
+// call is caught within kSpinFaults faults, not a tick later).
+volatile sig_atomic_t g_spun = 0;
+volatile uint64_t g_calls = 0;
+
 Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;
   struct Lock {
-    Lock() { pthread_mutex_lock(&one); }
-    ~Lock() { pthread_mutex_unlock(&one); }
+    Lock() {
+      pthread_mutex_lock(&one);
+      g_in_call = 1;
+      ++g_calls;
+      if (g_watching) watch(false);
+    }
+    ~Lock() {
+      if (g_spun) watch(true);
+      g_in_call = 0;
+      pthread_mutex_unlock(&one);
+    }
   } lock;
   Header h;
   h.op = uint32_t(op);
@@ -136,6 +163,113 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   return Msg(std::move(in));
 }
 
+// --- Spinning on registered memory ---
+
+// The runs of pages shared with the simulator (share() adds them), with their protection.
+struct Run {
+  uintptr_t start;
+  size_t len;
+  int prot;
+};
+constexpr size_t kMaxRuns = 1024;  // runs past it are not watched (a spin on them is not seen)
+Run g_runs[kMaxRuns];
+volatile size_t g_nruns = 0;
+constexpr long kTickUs = 1000;  // of the process's CPU time (ITIMER_PROF)
+constexpr int kSpinFaults = 3;  // faults in a row at one instruction and address: a spin
+uintptr_t g_pg = 4096;
+uint64_t g_tick_calls = ~0ull;  // g_calls at the last tick
+uintptr_t g_key_ip = 0, g_key_addr = 0;
+int g_key_n = 0;
+uintptr_t g_step_page = 0;  // the page opened to step over one access (0: none)
+
+const Run* run_of(uintptr_t a) {
+  for (size_t i = 0; i < g_nruns; ++i)
+    if (g_runs[i].start <= a && a < g_runs[i].start + g_runs[i].len) return &g_runs[i];
+  return nullptr;
+}
+
+// Closes (on) or opens every shared run. Async-signal-safe.
+void watch(bool on) {
+  for (size_t i = 0; i < g_nruns; ++i)
+    mprotect(reinterpret_cast<void*>(g_runs[i].start), g_runs[i].len,
+             on ? PROT_NONE : g_runs[i].prot);
+  g_watching = on;
+  g_key_n = 0;
+  g_step_page = 0;
+}
+
+// A tick of the process's CPU time: with no call since the last one, look for a spin.
+void on_tick(int, siginfo_t*, void*) {
+  if (g_in_call || g_watching) return;
+  if (g_calls == g_tick_calls && g_nruns > 0) watch(true);
+  g_tick_calls = g_calls;
+}
+
+// An access to a closed shared page at instruction ip and address a.
+void on_watched_fault(ucontext_t* uc, uintptr_t ip, uintptr_t a) {
+  if (g_key_n > 0 && (ip != g_key_ip || a != g_key_addr)) {
+    watch(false);  // computing, not waiting: full speed again
+    return;
+  }
+  g_key_ip = ip;
+  g_key_addr = a;
+  if (++g_key_n >= kSpinFaults) {
+    // A spin: wait in simulated time until the bytes it reads change. The access runs again on
+    // return and sees them. (A spin loop holds no lock of libc's: calling from here is safe.)
+    watch(false);
+    g_spun = 1;
+    const size_t n = std::min<size_t>(8, g_pg - (a & (g_pg - 1)));
+    Msg m;
+    m.put(uint64_t(a)).put(uint32_t(n));
+    for (size_t i = 0; i < n; ++i) m.put(uint8_t(reinterpret_cast<const volatile uint8_t*>(a)[i]));
+    const int saved = errno;
+    int rc = 0;
+    call(Op::kSpin, std::move(m), &rc);
+    errno = saved;
+    return;
+  }
+  // Step over this one access (the trap flag), then close the page again (on_step).
+  const Run* r = run_of(a);
+  g_step_page = a & ~(g_pg - 1);
+  mprotect(reinterpret_cast<void*>(g_step_page), g_pg, r ? r->prot : PROT_READ | PROT_WRITE);
+  uc->uc_mcontext.gregs[REG_EFL] |= 0x100;
+}
+
+void on_step(int sig, siginfo_t*, void* uctx) {
+  auto* uc = static_cast<ucontext_t*>(uctx);
+  if (!(uc->uc_mcontext.gregs[REG_EFL] & 0x100) && !g_step_page) {
+    // Not a step of ours: as the program would have had it.
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return;
+  }
+  uc->uc_mcontext.gregs[REG_EFL] &= ~greg_t(0x100);
+  if (g_step_page && g_watching) mprotect(reinterpret_cast<void*>(g_step_page), g_pg, PROT_NONE);
+  g_step_page = 0;
+}
+
+// The tick, the step trap and a stack of their own (the program's stack may be a closed page).
+void start_spin_watch() {
+  g_pg = uintptr_t(sysconf(_SC_PAGESIZE));
+  static char alt[64 << 10];
+  stack_t ss{};
+  ss.ss_sp = alt;
+  ss.ss_size = sizeof alt;
+  sigaltstack(&ss, nullptr);
+  using Sigaction = int (*)(int, const struct sigaction*, struct sigaction*);
+  const auto real = reinterpret_cast<Sigaction>(dlsym(RTLD_NEXT, "sigaction"));
+  struct sigaction sa {};
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+  sa.sa_sigaction = on_tick;
+  real(SIGPROF, &sa, nullptr);
+  sa.sa_sigaction = on_step;
+  real(SIGTRAP, &sa, nullptr);
+  itimerval t{};
+  t.it_interval.tv_usec = t.it_value.tv_usec = kTickUs;
+  setitimer(ITIMER_PROF, &t, nullptr);
+}
+
 // The cycle counter: rdtsc and rdtscp trap (PR_TSC_SIGSEGV) and read the process's clock at
 // host.cpu_mhz. A SIGSEGV that is not one of them goes to the program's own handler, if it set
 // one with sigaction, else ends the process as it would have.
@@ -144,6 +278,11 @@ bool g_program_segv_set = false;
 
 void on_segv(int sig, siginfo_t* si, void* uctx) {
   auto* uc = static_cast<ucontext_t*>(uctx);
+  const auto fault_at = reinterpret_cast<uintptr_t>(si->si_addr);
+  if (si->si_code == SEGV_ACCERR && g_watching && run_of(fault_at)) {
+    on_watched_fault(uc, uintptr_t(uc->uc_mcontext.gregs[REG_RIP]), fault_at);
+    return;
+  }
   auto* ip = reinterpret_cast<const uint8_t*>(uc->uc_mcontext.gregs[REG_RIP]);
   const bool rdtsc = ip[0] == 0x0F && ip[1] == 0x31;
   const bool rdtscp = ip[0] == 0x0F && ip[1] == 0x01 && ip[2] == 0xF9;
@@ -174,7 +313,7 @@ void on_segv(int sig, siginfo_t* si, void* uctx) {
 void trap_tsc() {
   struct sigaction sa {};
   sa.sa_sigaction = on_segv;
-  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
   using Sigaction = int (*)(int, const struct sigaction*, struct sigaction*);
   reinterpret_cast<Sigaction>(dlsym(RTLD_NEXT, "sigaction"))(SIGSEGV, &sa, nullptr);
@@ -193,6 +332,7 @@ struct Init {
     g_clock_read_ns = a.get<int64_t>();
     g_ip = a.get<uint32_t>();
     g_cpu_mhz = a.get<int64_t>();
+    start_spin_watch();
     trap_tsc();
   }
 } g_init;
@@ -365,6 +505,10 @@ int share(uintptr_t addr, size_t len, std::vector<std::pair<uint64_t, uint64_t>>
       if (int e = move_run(at, stop - at, m->prot, &fd)) return e;
       runs->push_back({at, stop - at});
       fds->push_back(fd);
+      if (g_nruns < kMaxRuns) {
+        g_runs[g_nruns] = {at, stop - at, m->prot};
+        g_nruns = g_nruns + 1;
+      }
     }
     at = stop;
   }

@@ -698,6 +698,18 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       h->ret = int32_t(v);
       return;
     }
+    case Op::kSpin: {
+      const uint64_t addr = in.get<uint64_t>();
+      const uint32_t n = in.get<uint32_t>();
+      uint8_t seen[8] = {};
+      for (uint32_t i = 0; i < n && i < 8; ++i) seen[i] = in.get<uint8_t>();
+      if (in.bad() || n == 0 || n > 8 || (addr & 4095) + n > 4096) return rc(EINVAL);
+      if (r_.spins) ++*r_.spins;
+      const host::BlockedIn blocked("a spin on memory");
+      return rc(host::wait_mem_change(reinterpret_cast<const void*>(addr), seen, n, kSpinWaitNs)
+                    ? 0
+                    : ETIMEDOUT);
+    }
     case Op::kSleep: {
       uint64_t ns = std::min<uint64_t>(in.get<uint64_t>(), 1ull << 50);
       const host::BlockedIn blocked("sleep");

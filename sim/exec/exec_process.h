@@ -70,7 +70,9 @@ struct ExecRun {
   // a hung run: the watchdog sees it move).
   Counter* calls = nullptr;
   Counter* slept_us = nullptr;
-  Counter* clock_us = nullptr;  // simulated time spent on clock reads between calls
+  Counter* clock_us = nullptr;       // simulated time spent on clock reads between calls
+  Counter* spins = nullptr;          // spins on memory the process was seen in (kSpin)
+  Counter* start_wait_us = nullptr;  // simulated time waited for start_us (set by the caller)
   uint64_t sleep_slice_ns = 25000000;
 };
 

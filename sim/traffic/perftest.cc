@@ -636,18 +636,27 @@ int run_workloads(ExperimentContext& ctx) {
         r.slept_us = &g.counter("slept_us", "us", "simulated time executables slept");
         r.clock_us = &g.counter(
             "clock_us", "us", "simulated time executables spent reading their clock between calls");
+        r.start_wait_us = &g.counter("start_wait_us", "us",
+                                     "simulated time executables waited for their start_us");
+        r.spins = &g.counter("spins", "spins",
+                             "spins on registered memory executables were seen in (each a wait "
+                             "until the bytes change)");
         r.sleep_slice_ns = uint64_t(ctx.cfg.sim.watchdog_us) * 1000 / 4;
         r.host_index = [&cl](const std::string& name) { return cl.find(name); };
-        Cluster::Program p{cl.find(u.spec->hosts[i]), [&u, i, r] {
-                             u.thread[i] =
-                                 sc_core::sc_get_current_process_handle().get_process_object();
-                             // Started at its start time (start_us), not before.
-                             const uint64_t at = uint64_t(u.spec->start_us * 1e6);
-                             if (now_ps() < at)
-                               sc_core::wait(sc_core::sc_time::from_value(at - now_ps()));
-                             u.end[i] = exec::run_exec(r);
-                             if (u.end[i].abnormal()) throw RunFailed(u.end[i].describe());
-                           }};
+        Cluster::Program p{
+            cl.find(u.spec->hosts[i]), [&u, i, r] {
+              u.thread[i] = sc_core::sc_get_current_process_handle().get_process_object();
+              // Started at its start time (start_us), not before; the wait
+              // counted as it passes (the watchdog sees it move).
+              const uint64_t at = uint64_t(u.spec->start_us * 1e6);
+              while (now_ps() < at) {
+                const uint64_t step = std::min(at - now_ps(), r.sleep_slice_ns * 1000);
+                sc_core::wait(sc_core::sc_time::from_value(step));
+                *r.start_wait_us += step / 1000000;
+              }
+              u.end[i] = exec::run_exec(r);
+              if (u.end[i].abnormal()) throw RunFailed(u.end[i].describe());
+            }};
         p.process = int(1000 + programs.size());
         programs.push_back(p);
         continue;

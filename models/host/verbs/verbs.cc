@@ -1583,22 +1583,39 @@ int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
                      uint64_t(drv_of(cq->context)->cost().cq_poll_ns), timeout_ns);
 }
 
-int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns) {
+namespace {
+// Busy-polls `len` bytes at addr (within one page) until ready(bytes): cost.cq_poll_ns per look.
+template <class Ready>
+int wait_mem(const void* addr, size_t len, Ready ready, uint64_t timeout_ns) {
   const ProcessContext& c = current();
   uint64_t pa = 0, reads = 0;
   if (!c.proc->page_table().translate(reinterpret_cast<uint64_t>(addr), &pa, &reads)) return 0;
   sc_core::sc_event ev;
-  c.drv->watch(pa, 1, &ev);
+  c.drv->watch(pa, len, &ev);
   Driver* drv = c.drv;
   const int r = wait_polled(
-      [drv, pa, value] {
-        uint8_t b = 0;
-        drv->mem().read(pa, &b, 1);
-        return b == value;
+      [drv, pa, len, &ready] {
+        uint8_t b[8] = {};
+        drv->mem().read(pa, b, len);
+        return ready(b);
       },
       ev, uint64_t(drv->cost().cq_poll_ns), timeout_ns);
   drv->unwatch(&ev);
   return r;
+}
+}  // namespace
+
+int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns) {
+  return wait_mem(
+      addr, 1, [value](const uint8_t* b) { return b[0] == value; }, timeout_ns);
+}
+
+int rnic::host::wait_mem_change(const void* addr, const uint8_t* old, size_t len,
+                                uint64_t timeout_ns) {
+  if (len == 0 || len > 8) return 0;
+  return wait_mem(
+      addr, len, [old, len](const uint8_t* b) { return std::memcmp(b, old, len) != 0; },
+      timeout_ns);
 }
 
 namespace {

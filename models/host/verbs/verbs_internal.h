@@ -2,6 +2,7 @@
 // simulator's and the tests' eyes only: a program sees rdma-core's public fields.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "models/host/verbs/verbs.h"
@@ -14,4 +15,7 @@ Driver& context_driver(const ibv_context* context);
 Process& context_process(const ibv_context* context);
 // The PBL entries an MR's registration took (one per page of each extent).
 uint32_t mr_pbl_count(const ibv_mr* mr);
+// The calling program's busy wait until the len (1..8, within one page) bytes at addr differ
+// from old, as rnic_wait_mem (cost.cq_poll_ns per look): 1 once they do, 0 after timeout_ns.
+int wait_mem_change(const void* addr, const uint8_t* old, size_t len, uint64_t timeout_ns);
 }  // namespace rnic::host
