@@ -78,6 +78,36 @@ enum class Op : uint32_t {
   // The process spins on registered memory (docs/verbs.md, "Spinning on memory"): it waits
   // until the bytes change, or kSpinWaitNs of simulated time.
   kSpin,  // address, n (1..8, within a page), the n bytes as the process read them
+  // librdmacm (sim/exec/cm_net.h): ids on event channels, the connection manager's calls.
+  kCmCreateChannel,   // -> channel
+  kCmDestroyChannel,  // channel
+  kCmCreateId,        // channel -> id
+  kCmDestroyId,       // id
+  kCmBind,            // id, address, port -> address, port
+  kCmListen,          // id
+  kCmResolveAddr,     // id, address, port -> source address, port
+  kCmResolveRoute,    // id
+  kCmAttachQp,        // id, qp (made by kCreateQp): the QP goes to INIT, the id's from now
+  kCmDetachQp,        // id (before the QP is destroyed)
+  kCmConnect,         // id, CmConn
+  kCmAccept,          // id, CmConn
+  kCmReject,          // id, private data
+  kCmDisconnect,      // id
+  kCmGetEvent,        // channel -> CmEventMsg, private data, the id's addresses
+};
+
+// rdma_conn_param as it travels (private data beside it).
+struct CmConn {
+  uint8_t responder_resources, initiator_depth;
+  uint16_t pad;
+  uint32_t qp_num;
+};
+struct CmEventMsg {
+  int64_t id, listen_id;
+  int32_t type, status;
+  CmConn conn;
+  uint32_t src_ip, dst_ip;
+  uint16_t src_port, dst_port;
 };
 
 // The longest one kSpin waits in simulated time (the process then looks again, and spins on).

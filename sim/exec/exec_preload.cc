@@ -29,7 +29,9 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <rdma/rdma_cma.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -1449,6 +1451,361 @@ pid_t fork(void) {
   (void)!syscall(SYS_write, 2, m, sizeof m - 1);
   syscall(SYS_exit_group, 125);
   return -1;
+}
+
+// --- librdmacm (rdma_cm), served by the simulator's connection manager (sim/exec/cm_net.h) ---
+
+namespace {
+using rnic::exec::CmConn;
+using rnic::exec::CmEventMsg;
+
+struct CmChannel {
+  rdma_event_channel ch;
+  int64_t sid;
+};
+struct CmId {
+  rdma_cm_id id;
+  int64_t sid;
+};
+struct CmEventBox {
+  rdma_cm_event ev;
+  uint8_t pdata[256];
+};
+std::map<int64_t, CmId*>& cm_ids() {
+  static std::map<int64_t, CmId*> m;
+  return m;
+}
+int64_t sid_of(rdma_cm_id* id) { return id ? reinterpret_cast<CmId*>(id)->sid : -1; }
+int64_t chan_sid_of(rdma_event_channel* ch) {
+  return ch ? reinterpret_cast<CmChannel*>(ch)->sid : -1;
+}
+
+// The context the ids are on: the host's card, opened once.
+ibv_context* cm_verbs() {
+  static ibv_context* c = nullptr;
+  if (!c) {
+    int n = 0;
+    ibv_device** l = ibv_get_device_list(&n);
+    if (l && n > 0) c = ibv_open_device(l[0]);
+    if (l) ibv_free_device_list(l);
+  }
+  return c;
+}
+
+void set_sin(sockaddr_in* a, uint32_t ip, uint16_t port) {
+  *a = sockaddr_in{};
+  a->sin_family = AF_INET;
+  a->sin_addr.s_addr = htonl(ip);
+  a->sin_port = htons(port);
+}
+
+CmId* new_cm_id(int64_t sid, rdma_event_channel* ch, void* context, rdma_port_space ps) {
+  auto* x = new CmId{};
+  x->sid = sid;
+  x->id.verbs = cm_verbs();
+  x->id.channel = ch;
+  x->id.context = context;
+  x->id.ps = ps;
+  x->id.port_num = 1;
+  x->id.qp_type = IBV_QPT_RC;
+  cm_ids()[sid] = x;
+  return x;
+}
+
+// An errno answer as librdmacm gives it: -1 with errno set.
+int cm_result(int rc) {
+  if (rc == 0) return 0;
+  errno = rc;
+  return -1;
+}
+
+Msg conn_msg(int64_t sid, const rdma_conn_param* p, uint32_t qpn) {
+  CmConn c{};
+  c.responder_resources = p ? p->responder_resources : 0;
+  c.initiator_depth = p ? p->initiator_depth : 0;
+  c.qp_num = qpn;
+  Msg m;
+  m.put(sid).put(c);
+  if (p && p->private_data && p->private_data_len)
+    m.put_bytes(p->private_data, p->private_data_len);
+  else
+    m.put_bytes(nullptr, 0);
+  return m;
+}
+}  // namespace
+
+rdma_event_channel* rdma_create_event_channel(void) {
+  PASS(rdma_create_event_channel);
+  int rc = 0;
+  Msg a = call(Op::kCmCreateChannel, Msg(), &rc);
+  if (rc) return nullptr;
+  auto* x = new CmChannel{};
+  x->sid = a.get<int64_t>();
+  x->ch.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);  // a descriptor of its own; never readable
+  return &x->ch;
+}
+
+void rdma_destroy_event_channel(rdma_event_channel* ch) {
+  if (!on()) return next<decltype(&rdma_destroy_event_channel)>("rdma_destroy_event_channel")(ch);
+  int rc = 0;
+  call(Op::kCmDestroyChannel, Msg().put(chan_sid_of(ch)), &rc);
+  syscall(SYS_close, ch->fd);
+  delete reinterpret_cast<CmChannel*>(ch);
+}
+
+int rdma_create_id(rdma_event_channel* ch, rdma_cm_id** id, void* context, rdma_port_space ps) {
+  PASS(rdma_create_id, ch, id, context, ps);
+  if (!ch || !id || ps != RDMA_PS_TCP) return cm_result(ch && id ? EOPNOTSUPP : EINVAL);
+  int rc = 0;
+  Msg a = call(Op::kCmCreateId, Msg().put(chan_sid_of(ch)), &rc);
+  if (rc) return cm_result(rc);
+  *id = &new_cm_id(a.get<int64_t>(), ch, context, ps)->id;
+  return 0;
+}
+
+int rdma_destroy_id(rdma_cm_id* id) {
+  PASS(rdma_destroy_id, id);
+  int rc = 0;
+  call(Op::kCmDestroyId, Msg().put(sid_of(id)), &rc);
+  if (rc) return cm_result(rc);
+  cm_ids().erase(sid_of(id));
+  delete reinterpret_cast<CmId*>(id);
+  return 0;
+}
+
+int rdma_bind_addr(rdma_cm_id* id, sockaddr* addr) {
+  PASS(rdma_bind_addr, id, addr);
+  uint32_t ip = 0;
+  uint16_t port = 0;
+  if (!addr_of(addr, sizeof(sockaddr_in), &ip, &port)) return cm_result(EAFNOSUPPORT);
+  int rc = 0;
+  Msg a = call(Op::kCmBind, Msg().put(sid_of(id)).put(ip).put(port), &rc);
+  if (rc) return cm_result(rc);
+  ip = a.get<uint32_t>();
+  port = a.get<uint16_t>();
+  set_sin(&id->route.addr.src_sin, ip, port);
+  return 0;
+}
+
+int rdma_listen(rdma_cm_id* id, int backlog) {
+  PASS(rdma_listen, id, backlog);
+  int rc = 0;
+  call(Op::kCmListen, Msg().put(sid_of(id)), &rc);
+  return cm_result(rc);
+}
+
+int rdma_resolve_addr(rdma_cm_id* id, sockaddr* src, sockaddr* dst, int timeout_ms) {
+  PASS(rdma_resolve_addr, id, src, dst, timeout_ms);
+  uint32_t ip = 0;
+  uint16_t port = 0;
+  if (!addr_of(dst, sizeof(sockaddr_in), &ip, &port)) return cm_result(EAFNOSUPPORT);
+  int rc = 0;
+  Msg a = call(Op::kCmResolveAddr, Msg().put(sid_of(id)).put(ip).put(port), &rc);
+  if (rc) return cm_result(rc);
+  const uint32_t sip = a.get<uint32_t>();
+  const uint16_t sport = a.get<uint16_t>();
+  set_sin(&id->route.addr.src_sin, sip, sport);
+  set_sin(&id->route.addr.dst_sin, ip, port);
+  return 0;
+}
+
+int rdma_resolve_route(rdma_cm_id* id, int timeout_ms) {
+  PASS(rdma_resolve_route, id, timeout_ms);
+  int rc = 0;
+  call(Op::kCmResolveRoute, Msg().put(sid_of(id)), &rc);
+  return cm_result(rc);
+}
+
+int rdma_create_qp(rdma_cm_id* id, ibv_pd* pd, ibv_qp_init_attr* attr) {
+  PASS(rdma_create_qp, id, pd, attr);
+  if (!id || !pd || !attr || id->qp) return cm_result(EINVAL);
+  if (!attr->send_cq || !attr->recv_cq) {
+    // As librdmacm: CQs of the QP's depths when the program gives none.
+    ibv_cq* cq = ibv_create_cq(pd->context, int(attr->cap.max_send_wr + attr->cap.max_recv_wr),
+                               nullptr, nullptr, 0);
+    if (!cq) return -1;
+    if (!attr->send_cq) attr->send_cq = id->send_cq = cq;
+    if (!attr->recv_cq) attr->recv_cq = id->recv_cq = cq;
+  }
+  ibv_qp* qp = ibv_create_qp(pd, attr);
+  if (!qp) return -1;
+  int rc = 0;
+  call(Op::kCmAttachQp, Msg().put(sid_of(id)).put(id_of(qp)), &rc);
+  if (rc) {
+    ibv_destroy_qp(qp);
+    return cm_result(rc);
+  }
+  id->qp = qp;
+  id->pd = pd;
+  return 0;
+}
+
+int rdma_create_qp_ex(rdma_cm_id* id, ibv_qp_init_attr_ex* attr) {
+  PASS(rdma_create_qp_ex, id, attr);
+  if (!attr || !(attr->comp_mask & IBV_QP_INIT_ATTR_PD) ||
+      (attr->comp_mask & ~uint32_t(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)))
+    return cm_result(EOPNOTSUPP);
+  ibv_qp_init_attr a{};
+  a.qp_context = attr->qp_context;
+  a.send_cq = attr->send_cq;
+  a.recv_cq = attr->recv_cq;
+  a.srq = attr->srq;
+  a.cap = attr->cap;
+  a.qp_type = attr->qp_type;
+  a.sq_sig_all = attr->sq_sig_all;
+  const int r = rdma_create_qp(id, attr->pd, &a);
+  if (r == 0) attr->cap = a.cap;
+  return r;
+}
+
+void rdma_destroy_qp(rdma_cm_id* id) {
+  if (!on()) return next<decltype(&rdma_destroy_qp)>("rdma_destroy_qp")(id);
+  if (!id || !id->qp) return;
+  int rc = 0;
+  call(Op::kCmDetachQp, Msg().put(sid_of(id)), &rc);
+  ibv_destroy_qp(id->qp);
+  id->qp = nullptr;
+}
+
+int rdma_connect(rdma_cm_id* id, rdma_conn_param* p) {
+  PASS(rdma_connect, id, p);
+  if (!id || !id->qp) return cm_result(EINVAL);  // a QP of the id's own (rdma_create_qp)
+  int rc = 0;
+  call(Op::kCmConnect, conn_msg(sid_of(id), p, id->qp->qp_num), &rc);
+  return cm_result(rc);
+}
+
+int rdma_accept(rdma_cm_id* id, rdma_conn_param* p) {
+  PASS(rdma_accept, id, p);
+  if (!id || !id->qp) return cm_result(EINVAL);
+  int rc = 0;
+  call(Op::kCmAccept, conn_msg(sid_of(id), p, id->qp->qp_num), &rc);
+  return cm_result(rc);
+}
+
+int rdma_reject(rdma_cm_id* id, const void* pdata, uint8_t len) {
+  PASS(rdma_reject, id, pdata, len);
+  int rc = 0;
+  call(Op::kCmReject, Msg().put(sid_of(id)).put_bytes(pdata, pdata ? len : 0), &rc);
+  return cm_result(rc);
+}
+
+int rdma_disconnect(rdma_cm_id* id) {
+  PASS(rdma_disconnect, id);
+  int rc = 0;
+  call(Op::kCmDisconnect, Msg().put(sid_of(id)), &rc);
+  return cm_result(rc);
+}
+
+int rdma_get_cm_event(rdma_event_channel* ch, rdma_cm_event** event) {
+  PASS(rdma_get_cm_event, ch, event);
+  if (!ch || !event) return cm_result(EINVAL);
+  int rc = 0;
+  Msg a = call(Op::kCmGetEvent, Msg().put(chan_sid_of(ch)), &rc);
+  if (rc) return cm_result(rc);
+  const auto m = a.get<CmEventMsg>();
+  size_t plen = 0;
+  const uint8_t* pd = a.get_bytes(&plen);
+  auto* box = new CmEventBox{};
+  rdma_cm_event& e = box->ev;
+  e.event = rdma_cm_event_type(m.type);
+  e.status = m.status;
+  auto find = [](int64_t sid) -> rdma_cm_id* {
+    auto it = cm_ids().find(sid);
+    return it == cm_ids().end() ? nullptr : &it->second->id;
+  };
+  e.listen_id = find(m.listen_id);
+  e.id = find(m.id);
+  if (!e.id && m.type == RDMA_CM_EVENT_CONNECT_REQUEST) {
+    // A new id for the connection, on the listener's channel with its context (as librdmacm).
+    rdma_cm_id* l = e.listen_id;
+    e.id = &new_cm_id(m.id, l ? l->channel : ch, l ? l->context : nullptr, RDMA_PS_TCP)->id;
+  }
+  if (e.id) {
+    set_sin(&e.id->route.addr.src_sin, m.src_ip, m.src_port);
+    set_sin(&e.id->route.addr.dst_sin, m.dst_ip, m.dst_port);
+    e.id->event = &e;
+  }
+  const size_t n = pd ? std::min(plen, sizeof box->pdata) : 0;
+  if (n) std::memcpy(box->pdata, pd, n);
+  e.param.conn.private_data = n ? box->pdata : nullptr;
+  e.param.conn.private_data_len = uint8_t(n);
+  e.param.conn.responder_resources = m.conn.responder_resources;
+  e.param.conn.initiator_depth = m.conn.initiator_depth;
+  e.param.conn.qp_num = m.conn.qp_num;
+  *event = &e;
+  return 0;
+}
+
+int rdma_ack_cm_event(rdma_cm_event* event) {
+  PASS(rdma_ack_cm_event, event);
+  if (!event) return cm_result(EINVAL);
+  if (event->id && event->id->event == event) event->id->event = nullptr;
+  delete reinterpret_cast<CmEventBox*>(event);
+  return 0;
+}
+
+// Options (type of service, ACK timeout, ...) have no meaning on the card: accepted.
+int rdma_set_option(rdma_cm_id* id, int level, int optname, void* optval, size_t optlen) {
+  PASS(rdma_set_option, id, level, optname, optval, optlen);
+  return 0;
+}
+
+int rdma_getaddrinfo(const char* node, const char* service, const rdma_addrinfo* hints,
+                     rdma_addrinfo** res) {
+  PASS(rdma_getaddrinfo, node, service, hints, res);
+  const bool passive = hints && (hints->ai_flags & RAI_PASSIVE);
+  uint32_t ip = 0;
+  if (node) {
+    int rc = 0;
+    Msg a = call(Op::kResolve, Msg().put_str(node), &rc);
+    if (rc) return EAI_NONAME;
+    ip = a.get<uint32_t>();
+  }
+  uint16_t port = 0;
+  if (service) {
+    char* end = nullptr;
+    const long v = std::strtol(service, &end, 10);
+    if (!end || *end || v < 0 || v > 65535) return EAI_SERVICE;
+    port = uint16_t(v);
+  }
+  struct Block {
+    rdma_addrinfo ai;
+    sockaddr_in src, dst;
+  };
+  auto* b = static_cast<Block*>(std::calloc(1, sizeof(Block)));
+  if (!b) return EAI_MEMORY;
+  b->ai.ai_flags = hints ? hints->ai_flags : 0;
+  b->ai.ai_family = AF_INET;
+  b->ai.ai_qp_type = IBV_QPT_RC;
+  b->ai.ai_port_space = RDMA_PS_TCP;
+  if (passive) {
+    set_sin(&b->src, ip, port);
+    b->ai.ai_src_addr = reinterpret_cast<sockaddr*>(&b->src);
+    b->ai.ai_src_len = sizeof b->src;
+  } else {
+    set_sin(&b->dst, ip, port);
+    b->ai.ai_dst_addr = reinterpret_cast<sockaddr*>(&b->dst);
+    b->ai.ai_dst_len = sizeof b->dst;
+  }
+  *res = &b->ai;
+  return 0;
+}
+
+void rdma_freeaddrinfo(rdma_addrinfo* res) {
+  if (!on()) return next<decltype(&rdma_freeaddrinfo)>("rdma_freeaddrinfo")(res);
+  std::free(res);  // one block (rdma_getaddrinfo)
+}
+
+// A QP the program made itself and moves by the connection manager's attributes (rping -q):
+// not served; the QP on the id (rdma_create_qp) is.
+int rdma_init_qp_attr(rdma_cm_id* id, ibv_qp_attr* attr, int* mask) {
+  PASS(rdma_init_qp_attr, id, attr, mask);
+  return cm_result(refuse("rdma_init_qp_attr"));
+}
+int rdma_establish(rdma_cm_id* id) {
+  PASS(rdma_establish, id);
+  return cm_result(refuse("rdma_establish"));
 }
 
 }  // extern "C"

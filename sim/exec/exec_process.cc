@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <pthread.h>
+#include <rdma/rdma_cma.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -25,6 +26,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/host/driver.h"
 #include "models/host/host_wait.h"
 #include "models/host/process.h"
 #include "models/host/verbs/verbs.h"
@@ -108,6 +110,10 @@ class Server {
     // The process is gone: its kernel would close its sockets (peers read the end of stream).
     if (r_.net)
       for (int64_t k : socks_) r_.net->close(k);
+    if (r_.cm) {  // and its connections (peers see them disconnect)
+      for (int64_t i : cm_ids_) r_.cm->destroy_id(i);
+      for (int64_t c : cm_chans_) r_.cm->destroy_channel(c);
+    }
     for (const auto& [p, len] : maps_) munmap(p, len);
   }
   // Serves calls until the process closes its end. False (with *why) if it was stopped for
@@ -131,6 +137,14 @@ class Server {
   ibv_cq* last_cq_ = nullptr;  // the CQ of the last call if it was a poll, and the empty polls
   int empty_polls_ = 0;        // of it in a row
   std::set<uint64_t> ctxs_, pds_, mrs_, chans_, cqs_, qps_, srqs_;
+  // librdmacm: its event channels and ids on the connection manager, each id's QP, and the
+  // Read depths its own connect asked for (its ORD once established).
+  std::set<int64_t> cm_chans_, cm_ids_;
+  std::map<int64_t, ibv_qp*> cm_qp_;
+  std::map<int64_t, CmConn> cm_asked_;
+  void cm_handle(Op op, Msg& in, Header* h, Msg* out);
+  int cm_connect_qp(ibv_qp* qp, ibv_qp_state to, const MacAddr& peer, uint32_t peer_qpn,
+                    const CmConn& mine);
   std::vector<std::pair<void*, size_t>> maps_;  // the process's shared memory, mapped here
   std::unique_ptr<uint8_t[]> buf_;              // a message as it arrives
 };
@@ -224,6 +238,196 @@ bool Server::serve(std::string* why) {
     for (int f : fds) close(f);
     h.now_ns = sc_core::sc_time_stamp().value() / 1000;
     answer(h, out);
+  }
+}
+
+namespace {
+ibv_gid gid_of(const MacAddr& m) {  // the card's GID 0, as ibv_query_gid gives it
+  ibv_gid g{};
+  g.raw[0] = 0xfe;
+  g.raw[1] = 0x80;
+  g.raw[8] = m[0] ^ 0x02;
+  g.raw[9] = m[1];
+  g.raw[10] = m[2];
+  g.raw[11] = 0xff;
+  g.raw[12] = 0xfe;
+  g.raw[13] = m[3];
+  g.raw[14] = m[4];
+  g.raw[15] = m[5];
+  return g;
+}
+}  // namespace
+
+// The QP of a connection to RTR (towards the peer's card; its QP number, when known) or on to
+// RTS, with the Read depths the program asked for (at least 1, at most the card's), as the
+// kernel's connection manager moves it.
+int Server::cm_connect_qp(ibv_qp* qp, ibv_qp_state to, const MacAddr& peer, uint32_t peer_qpn,
+                          const CmConn& mine) {
+  const rnic::abi::CardCaps& caps = host::context_driver(qp->context).caps();
+  auto depth = [](uint32_t v, int64_t most) { return uint8_t(std::clamp<int64_t>(v, 1, most)); };
+  ibv_qp_attr a{};
+  a.qp_state = to;
+  a.dest_qp_num = peer_qpn;
+  int mask = IBV_QP_STATE | IBV_QP_DEST_QPN;
+  if (to == IBV_QPS_RTR) {
+    a.ah_attr.is_global = 1;
+    a.ah_attr.port_num = 1;
+    a.ah_attr.grh.dgid = gid_of(peer);
+    a.max_dest_rd_atomic = depth(mine.responder_resources, caps.ird);
+    mask |= IBV_QP_AV | IBV_QP_MAX_DEST_RD_ATOMIC;
+  } else {
+    a.max_rd_atomic = depth(mine.initiator_depth, caps.ord);
+    a.timeout = 14;  // the Read Response timer perftest and librdmacm leave by default
+    a.retry_cnt = 7;
+    mask |= IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT;
+  }
+  return host::cm_modify_qp(qp, &a, mask);
+}
+
+void Server::cm_handle(Op op, Msg& in, Header* h, Msg* out) {
+  auto rc = [h](int r) {
+    h->ret = r;
+    h->err = r;
+  };
+  CmNet* cm = r_.cm;
+  if (!cm) return rc(ENODEV);
+  if (op == Op::kCmCreateChannel) {
+    const int64_t c = cm->create_channel();
+    cm_chans_.insert(c);
+    out->put(c);
+    return;
+  }
+  const int64_t x = in.get<int64_t>();  // a channel or an id
+  const bool chan_op =
+      op == Op::kCmDestroyChannel || op == Op::kCmCreateId || op == Op::kCmGetEvent;
+  if (in.bad() || (chan_op ? !cm_chans_.count(x) : !cm_ids_.count(x))) return rc(EINVAL);
+  auto conn = [&in](CmParam* p) {
+    const auto c = in.get<CmConn>();
+    size_t n = 0;
+    const uint8_t* d = in.get_bytes(&n);
+    p->responder_resources = c.responder_resources;
+    p->initiator_depth = c.initiator_depth;
+    p->qpn = c.qp_num;
+    if (d) p->private_data.assign(d, d + n);
+    return c;
+  };
+  switch (op) {
+    case Op::kCmDestroyChannel:
+      cm->destroy_channel(x);
+      cm_chans_.erase(x);
+      return rc(0);
+    case Op::kCmCreateId: {
+      const int64_t i = cm->create_id(x, r_.ip, r_.mac);
+      if (i < 0) return rc(EINVAL);
+      cm_ids_.insert(i);
+      out->put(i);
+      return rc(0);
+    }
+    case Op::kCmDestroyId:
+      cm_qp_.erase(x);
+      cm_ids_.erase(x);
+      return rc(cm->destroy_id(x));
+    case Op::kCmBind: {
+      const uint32_t ip = in.get<uint32_t>();
+      const uint16_t port = in.get<uint16_t>();
+      if (int e = cm->bind(x, ip, port)) return rc(e);
+      out->put(cm->src(x).ip).put(cm->src(x).port);
+      return rc(0);
+    }
+    case Op::kCmListen:
+      return rc(cm->listen(x));
+    case Op::kCmResolveAddr: {
+      const uint32_t ip = in.get<uint32_t>();
+      const uint16_t port = in.get<uint16_t>();
+      MacAddr mac{};
+      const bool found = r_.mac_of_ip && r_.mac_of_ip(ip, &mac);
+      if (int e = cm->resolve_addr(x, ip, port, found, mac)) return rc(e);
+      out->put(cm->src(x).ip).put(cm->src(x).port);
+      return rc(0);
+    }
+    case Op::kCmResolveRoute:
+      return rc(cm->resolve_route(x));
+    case Op::kCmAttachQp: {
+      ibv_qp* qp = find<ibv_qp>(qps_, in.get<uint64_t>());
+      if (!qp || cm_qp_.count(x)) return rc(EINVAL);
+      ibv_qp_attr a{};
+      a.qp_state = IBV_QPS_INIT;
+      a.port_num = 1;
+      a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+      if (int e = ibv_modify_qp(
+              qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+        return rc(e);
+      cm_qp_[x] = qp;
+      return rc(0);
+    }
+    case Op::kCmDetachQp:
+      cm_qp_.erase(x);
+      return rc(0);
+    case Op::kCmConnect: {
+      CmParam p;
+      const CmConn c = conn(&p);
+      auto q = cm_qp_.find(x);
+      if (in.bad() || q == cm_qp_.end()) return rc(EINVAL);
+      // Ready to receive from the peer's card at once (its first data may come before its
+      // reply is seen here); sending waits for the reply's QP number.
+      if (int e = cm_connect_qp(q->second, IBV_QPS_RTR, cm->peer_mac(x), 0, c)) return rc(e);
+      cm_asked_[x] = c;
+      return rc(cm->connect(x, p));
+    }
+    case Op::kCmAccept: {
+      CmParam p;
+      const CmConn c = conn(&p);
+      auto q = cm_qp_.find(x);
+      if (in.bad() || q == cm_qp_.end()) return rc(EINVAL);
+      if (int e = cm_connect_qp(q->second, IBV_QPS_RTR, cm->peer_mac(x), cm->request_qpn(x), c))
+        return rc(e);
+      if (int e = cm_connect_qp(q->second, IBV_QPS_RTS, cm->peer_mac(x), cm->request_qpn(x), c))
+        return rc(e);
+      return rc(cm->accept(x, p));
+    }
+    case Op::kCmReject: {
+      size_t n = 0;
+      const uint8_t* d = in.get_bytes(&n);
+      return rc(cm->reject(x, d ? std::vector<uint8_t>(d, d + n) : std::vector<uint8_t>()));
+    }
+    case Op::kCmDisconnect: {
+      auto q = cm_qp_.find(x);
+      if (q != cm_qp_.end() && q->second->state != IBV_QPS_ERR) {
+        ibv_qp_attr a{};
+        a.qp_state = IBV_QPS_ERR;
+        ibv_modify_qp(q->second, &a, IBV_QP_STATE);
+      }
+      return rc(cm->disconnect(x));
+    }
+    case Op::kCmGetEvent: {
+      CmEvent e;
+      if (int err = cm->get_event(x, &e)) return rc(err);
+      if (e.type == RDMA_CM_EVENT_CONNECT_REQUEST) cm_ids_.insert(e.id);
+      auto q = cm_qp_.find(e.id);
+      // The initiator's connection is established: its QP to RTS towards the acceptor's.
+      if (e.type == RDMA_CM_EVENT_ESTABLISHED && q != cm_qp_.end() &&
+          q->second->state == IBV_QPS_RTR) {
+        if (int err = cm_connect_qp(q->second, IBV_QPS_RTS, cm->peer_mac(e.id), e.param.qpn,
+                                    cm_asked_[e.id]))
+          return rc(err);
+      }
+      CmEventMsg m{};
+      m.id = e.id;
+      m.listen_id = e.listen_id;
+      m.type = e.type;
+      m.status = e.status;
+      m.conn.responder_resources = e.param.responder_resources;
+      m.conn.initiator_depth = e.param.initiator_depth;
+      m.conn.qp_num = e.param.qpn;
+      m.src_ip = cm->src(e.id).ip;
+      m.src_port = cm->src(e.id).port;
+      m.dst_ip = cm->dst(e.id).ip;
+      m.dst_port = cm->dst(e.id).port;
+      out->put(m).put_bytes(e.param.private_data.data(), e.param.private_data.size());
+      return rc(0);
+    }
+    default:
+      return rc(EINVAL);
   }
 }
 
@@ -710,6 +914,22 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
                     ? 0
                     : ETIMEDOUT);
     }
+    case Op::kCmCreateChannel:
+    case Op::kCmDestroyChannel:
+    case Op::kCmCreateId:
+    case Op::kCmDestroyId:
+    case Op::kCmBind:
+    case Op::kCmListen:
+    case Op::kCmResolveAddr:
+    case Op::kCmResolveRoute:
+    case Op::kCmAttachQp:
+    case Op::kCmDetachQp:
+    case Op::kCmConnect:
+    case Op::kCmAccept:
+    case Op::kCmReject:
+    case Op::kCmDisconnect:
+    case Op::kCmGetEvent:
+      return cm_handle(op, in, h, out);
     case Op::kSleep: {
       uint64_t ns = std::min<uint64_t>(in.get<uint64_t>(), 1ull << 50);
       const host::BlockedIn blocked("sleep");

@@ -31,7 +31,9 @@
 #include <string>
 #include <vector>
 
+#include "models/common/bytes.h"
 #include "models/common/stats.h"
+#include "sim/exec/cm_net.h"
 #include "sim/exec/mgmt_net.h"
 #include "sim/traffic/program.h"
 
@@ -64,7 +66,10 @@ struct ExecRun {
   int64_t cpu_mhz = 3000;  // host.cpu_mhz: its cycle counter's rate
   uint32_t ip = 0;
   MgmtNet* net = nullptr;
-  std::function<int(const std::string&)> host_index;  // -1: no such host
+  CmNet* cm = nullptr;  // librdmacm's connection manager (one per run, like net)
+  MacAddr mac{};        // its host's card
+  std::function<bool(uint32_t ip, MacAddr* mac)> mac_of_ip;  // a host's card, by its address
+  std::function<int(const std::string&)> host_index;         // -1: no such host
   // Statistics (the run's "exec" group): calls served, and simulated time slept or spent on
   // clock reads, counted every sleep_slice_ns of it (a process sleeping or timing itself is not
   // a hung run: the watchdog sees it move).

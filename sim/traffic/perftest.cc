@@ -599,6 +599,7 @@ int run_workloads(ExperimentContext& ctx) {
   };
   std::vector<ProgramRun> user;
   std::unique_ptr<exec::MgmtNet> mgmt;  // executables' sockets, made with the first one
+  std::unique_ptr<exec::CmNet> cm;      // and their librdmacm connections
   for (const WorkloadSpec& w : ctx.scenario.workloads)
     if (!w.program.empty())
       user.push_back({&w, std::vector<ProgramEnd>(w.hosts.size()),
@@ -626,6 +627,18 @@ int run_workloads(ExperimentContext& ctx) {
               exec::MgmtParams{double(ctx.cfg.host.mgmt_latency_ns), ctx.cfg.host.mgmt_gbps,
                                double(ctx.cfg.host.mgmt_connect_wait_us)});
         r.net = mgmt.get();
+        if (!cm)
+          cm = std::make_unique<exec::CmNet>(
+              exec::MgmtParams{double(ctx.cfg.host.mgmt_latency_ns), ctx.cfg.host.mgmt_gbps,
+                               double(ctx.cfg.host.mgmt_connect_wait_us)});
+        r.cm = cm.get();
+        r.mac = cl.nodes[size_t(cl.find(u.spec->hosts[i]))]->driver.mac();
+        r.mac_of_ip = [&cl](uint32_t ip, MacAddr* mac) {
+          const int64_t k = int64_t(ip) - int64_t(exec::MgmtNet::host_ip(0));
+          if (k < 0 || k >= int64_t(cl.nodes.size())) return false;
+          *mac = cl.nodes[size_t(k)]->driver.mac();
+          return true;
+        };
         r.ip = exec::MgmtNet::host_ip(cl.find(u.spec->hosts[i]));
         r.vpid = int(4000 + programs.size());
         r.clock_read_ns = ctx.cfg.cost.clock_read_ns;

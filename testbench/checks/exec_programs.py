@@ -7,7 +7,9 @@ examples/rc_pingpong's on the same card and size, the same in two runs; Debian's
 ib_send_lat (scenarios/examples/perftest.yaml: their cycle counter simulated) report a BW average
 within 2% of `rnicsim perf write_bw -s 65536 -n 1000` and a t_typical within 5% of `rnicsim perf
 send_lat -s 2 -n 1000`, ib_write_lat (it spins on its buffer between calls) a t_typical within 5%
-of `rnicsim perf write_lat -s 2 -n 1000` with each of its 2000 spins seen, and ib_write_bw --odp moves the page-fault counters in stats.json; Debian's
+of `rnicsim perf write_lat -s 2 -n 1000` with each of its 2000 spins seen; ib_send_bw -R and
+ib_write_bw -R (scenarios/examples/perftest_rdma_cm.yaml: connected through librdmacm) report a
+BW average within 2% of `rnicsim perf send_bw`/`write_bw`, the same in two runs; ib_write_bw --odp moves the page-fault counters in stats.json; Debian's
 ibv_srq_pingpong (scenarios/examples/ibv_srq_pingpong.yaml: 16 QPs a side on one shared receive
 queue) completes with every buffer checked; an executable of the
 project's own with a main (testbench/system/programs/exec_verbs.c, linked with -libverbs) moves
@@ -161,6 +163,30 @@ check(abs(ib_wlat - own_wlat) <= 0.05 * own_wlat,
 print(f"exec_programs: ib_write_bw {ib_bw} MB/s, perf write_bw {own_bw} MiB/s; "
       f"ib_send_lat {ib_lat} us, perf send_lat {own_lat} us; "
       f"ib_write_lat {ib_wlat} us, perf write_lat {own_wlat} us")
+# perftest through librdmacm (-R): ib_send_bw (iWARP's receive credits need it) and ib_write_bw
+# against rnicsim's perf on the same card; the -R path leaves path_mtu to the link, as perf does.
+o = os.path.join(work, "perftest_rdma_cm")
+rnicsim(binary, "run", os.path.join(root, "scenarios", "examples", "perftest_rdma_cm.yaml"), "--out", o,
+        "--quiet")
+check(not subprocess.run(["pgrep", "-x", "ib_send_bw"]).returncode == 0, "ib_send_bw left behind")
+sbw = table_row(os.path.join(o, "node0", "send_bw.out"), "65536")
+rwbw = table_row(os.path.join(o, "node0", "write_bw.out"), "65536")
+rnicsim(binary, "perf", "send_bw", "-s", "65536", "-n", "1000", "--out", os.path.join(work, "own_sbw"),
+        "--quiet")
+own_sbw = load(os.path.join(work, "own_sbw", "results.json"))["rows"][0]["bw_avg_mib_s"]
+ib_sbw = float(sbw[3]) if len(sbw) > 3 else 0
+ib_rwbw = float(rwbw[3]) if len(rwbw) > 3 else 0
+check(abs(ib_sbw - own_sbw) <= 0.02 * own_sbw, f"ib_send_bw -R {ib_sbw} MB/s against perf send_bw {own_sbw}")
+check(abs(ib_rwbw - own_bw) <= 0.02 * own_bw, f"ib_write_bw -R {ib_rwbw} MB/s against perf write_bw {own_bw}")
+print(f"exec_programs: ib_send_bw -R {ib_sbw} MB/s, perf send_bw {own_sbw} MiB/s; "
+      f"ib_write_bw -R {ib_rwbw} MB/s")
+cm_yaml = ("workloads:\n  - name: cm\n    exec: [ib_send_bw, -R, -s, '4096', -n, '100']\n"
+           "    hosts: [node1, node0]\n    args: [[], [node1]]\n")
+cm_runs = [run("cm", cm_yaml)[1], run("cm", cm_yaml, out="cm_again")[1]]
+for f in ("results.json", "stats.json"):
+    check(strip_wall(load(os.path.join(cm_runs[0], f))) == strip_wall(load(os.path.join(cm_runs[1], f))),
+          f"two ib_send_bw -R runs differ in {f}")
+
 # ib_write_lat's spins are caught by its own accesses, never by when a tick came: two runs, the same.
 wl = ("workloads:\n  - name: wlat\n    exec: [ib_write_lat, -s, '2', -n, '100']\n"
       "    hosts: [node1, node0]\n    args: [[], [node1]]\n")

@@ -977,6 +977,11 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   return qp;
 }
 
+namespace {
+// The attributes mask names, applied (after the checks, or with none: the connection manager's).
+int apply_qp_attr(ibv_qp* qp, ibv_qp_attr* attr, int mask);
+}  // namespace
+
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   if (!live(qp) || !attr) return EINVAL;
   const ibv_qp_state cur = qp->state;
@@ -991,6 +996,17 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
     rnic::log::warn("ibv_modify_qp: QP {}: {}", qp->qp_num, why);
     return rc;
   }
+  return apply_qp_attr(qp, attr, mask);
+}
+
+int rnic::host::cm_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
+  if (!live(qp) || !attr) return EINVAL;
+  return apply_qp_attr(qp, attr, mask);
+}
+
+namespace {
+int apply_qp_attr(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
+  const ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : qp->state;
   QpImpl& q = *qpi(qp);
   if (mask & IBV_QP_AV) q.attr.ah_attr = attr->ah_attr;
   if (mask & IBV_QP_DEST_QPN) q.attr.dest_qp_num = attr->dest_qp_num;
@@ -1025,6 +1041,7 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   }
   return 0;
 }
+}  // namespace
 
 int ibv_query_qp(ibv_qp* qp, ibv_qp_attr* attr, int /*attr_mask*/, ibv_qp_init_attr* init_attr) {
   if (!live(qp) || !attr) return EINVAL;
