@@ -1,9 +1,9 @@
 // The calls between an executable run as a simulated process (sim/exec/exec_process.h) and the
 // simulator that serves them: the preload library in the process (sim/exec/exec_preload.cc)
-// sends a request, the process's simulated thread (sim/exec/exec_server.h) performs it on the
-// simulated host in simulated time and answers. One request at a time, each answered before the
-// process goes on: the process runs only while the simulator waits for its next call (lockstep;
-// docs/verbs.md, "Your own programs").
+// sends a request, the process's simulated thread (sim/exec/exec_process.h) performs it on the
+// simulated host in simulated time and answers. Each thread's requests one at a time, each
+// answered before the thread goes on; simulated time moves only while every thread of the
+// process waits (in a call or asleep): lockstep (docs/verbs.md, "Your own programs").
 //
 // Transport: a SOCK_SEQPACKET socket pair, one message per request and per answer; memory the
 // process registers travels as memfd descriptors (SCM_RIGHTS) beside a registration. A message
@@ -24,6 +24,9 @@ namespace rnic::exec {
 constexpr const char* kFdEnv = "RNICSIM_EXEC_FD";
 // The descriptor number the process gets it as (high: clear of what programs open).
 constexpr int kFd = 1000;
+// The descriptor a thread other than the main one hands its own connection through, at its first
+// call: a message of its thread id (int32) with the descriptor beside it (SCM_RIGHTS).
+constexpr int kCtlFd = 1001;
 // The largest message.
 constexpr size_t kMaxMsg = 1 << 20;
 
@@ -94,6 +97,7 @@ enum class Op : uint32_t {
   kCmReject,          // id, private data
   kCmDisconnect,      // id
   kCmGetEvent,        // channel -> CmEventMsg, private data, the id's addresses
+  kThreadCreate,      // the process is about to start a thread (pthread_create)
 };
 
 // rdma_conn_param as it travels (private data beside it).

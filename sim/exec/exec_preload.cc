@@ -64,8 +64,9 @@ int g_fd = -1;
 
 // The process's clock: simulated time at the last answer, plus what its clock reads since added
 // (each cost.clock_read_ns), which the next call hands to the simulator to spend.
-uint64_t g_now_ns = 0;
-uint64_t g_local_ns = 0;
+// Per thread (each thread's calls are its own; the simulator serves threads side by side).
+thread_local uint64_t g_now_ns = 0;
+thread_local uint64_t g_local_ns = 0;
 int64_t g_clock_read_ns = 20;
 int g_vpid = 0;
 uint32_t g_ip = 0;
@@ -91,9 +92,42 @@ RecvFn next_recv() {
   return f;
 }
 
+// A thread's connection to the simulator: the main thread's is kFd; another thread makes its own
+// at its first call and hands the simulator its end through kCtlFd (with its thread id), so
+// threads call side by side, each served by a simulated thread of its own.
+thread_local int t_fd = -1;
+volatile sig_atomic_t g_threads = 0;  // another thread has called: spins are not looked for
+
+int thread_fd() {
+  if (t_fd >= 0) return t_fd;
+  if (syscall(SYS_gettid) == syscall(SYS_getpid)) return t_fd = g_fd;  // getpid is virtual here
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) lost();
+  static pthread_mutex_t ctl = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&ctl);
+  const int32_t tid = int32_t(syscall(SYS_gettid));
+  iovec iov{const_cast<int32_t*>(&tid), sizeof tid};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  char cbuf[CMSG_SPACE(sizeof(int))] = {};
+  mh.msg_control = cbuf;
+  mh.msg_controllen = sizeof cbuf;
+  cmsghdr* c = CMSG_FIRSTHDR(&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
+  g_threads = 1;
+  while (sendmsg(rnic::exec::kCtlFd, &mh, MSG_NOSIGNAL) < 0)
+    if (errno != EINTR) lost();
+  pthread_mutex_unlock(&ctl);
+  syscall(SYS_close, sv[1]);
+  return t_fd = sv[0];
+}
+
 // One call: the request (with descriptors beside it), then its answer. Sets errno from the
-// answer; returns it with the header's ret in *ret. Calls from several threads are served one
-// at a time.
+// answer; returns it with the header's ret in *ret.
 void watch(bool on);
 volatile sig_atomic_t g_watching = 0;  // the shared pages are closed (a spin is looked for)
 volatile sig_atomic_t g_in_call = 0;
@@ -103,20 +137,18 @@ volatile sig_atomic_t g_spun = 0;
 volatile uint64_t g_calls = 0;
 
 Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
-  static pthread_mutex_t one = PTHREAD_MUTEX_INITIALIZER;
-  struct Lock {
-    Lock() {
-      pthread_mutex_lock(&one);
+  const int fd = thread_fd();
+  struct Watch {  // the spin watch: one thread's (a second thread turns it off)
+    Watch() {
       g_in_call = 1;
       ++g_calls;
       if (g_watching) watch(false);
     }
-    ~Lock() {
-      if (g_spun) watch(true);
+    ~Watch() {
+      if (g_spun && !g_threads) watch(true);
       g_in_call = 0;
-      pthread_mutex_unlock(&one);
     }
-  } lock;
+  } w;
   Header h;
   h.op = uint32_t(op);
   h.spent_ns = g_local_ns;
@@ -138,11 +170,12 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
     c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
     std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
   }
-  while (sendmsg(g_fd, &mh, MSG_NOSIGNAL) < 0)
+  while (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
     if (errno != EINTR) lost();
-  static uint8_t* const buf = new uint8_t[rnic::exec::kMaxMsg];  // not zeroed; under the lock
+  static thread_local uint8_t* buf = nullptr;  // not zeroed: recv fills what it returns
+  if (!buf) buf = new uint8_t[rnic::exec::kMaxMsg];
   ssize_t n;
-  while ((n = next_recv()(g_fd, buf, rnic::exec::kMaxMsg, 0)) < 0)
+  while ((n = next_recv()(fd, buf, rnic::exec::kMaxMsg, 0)) < 0)
     if (errno != EINTR) lost();
   if (n < ssize_t(sizeof(Header))) lost();
   Header a;
@@ -202,7 +235,7 @@ void watch(bool on) {
 
 // A tick of the process's CPU time: with no call since the last one, look for a spin.
 void on_tick(int, siginfo_t*, void*) {
-  if (g_in_call || g_watching) return;
+  if (g_in_call || g_watching || g_threads) return;
   if (g_calls == g_tick_calls && g_nruns > 0) watch(true);
   g_tick_calls = g_calls;
 }
@@ -1439,6 +1472,18 @@ FILE* fopen(const char* path, const char* mode) {
     return nullptr;
   }
   return fdopen(fd, "r");
+}
+
+// A thread is about to start: from now on the simulator serves the process's threads side by
+// side and moves simulated time only while all of them wait (sim/exec/exec_process.cc).
+int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+  using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  static const auto real = reinterpret_cast<Create>(dlsym(RTLD_NEXT, "pthread_create"));
+  if (on()) {
+    int rc = 0;
+    call(Op::kThreadCreate, Msg(), &rc);
+  }
+  return real(t, attr, fn, arg);
 }
 
 // A simulated process does not fork: its child would share its one connection to the simulator

@@ -18,8 +18,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -102,37 +104,75 @@ std::string last_line(const std::string& file) {
 }
 
 // The simulator's side of one process: its objects, by the ids it was given, and the memory
-// it shared.
+// it shared. Its threads: the main one's calls are served on the process's simulated thread
+// while it is the only one; once another thread calls, each thread's calls are served by a
+// simulated thread of its own (a worker), and the process's simulated thread supervises: it
+// lets simulated time move only while every thread of the process waits, in a call or asleep
+// in its kernel (a futex, a semaphore), and hands the calls that arrived meanwhile to their
+// workers in the order the threads first called. A thread asleep can only be woken by another
+// of the process's threads, which are all waiting too, so what a run does does not depend on
+// how the machine schedules the process's threads.
 class Server {
  public:
-  Server(int fd, pid_t pid, const ExecRun& r) : fd_(fd), pid_(pid), r_(r) {}
+  Server(int fd, int ctl, pid_t pid, const ExecRun& r) : fd_(fd), ctl_(ctl), pid_(pid), r_(r) {}
   ~Server() {
-    // The process is gone: its kernel would close its sockets (peers read the end of stream).
-    if (r_.net)
-      for (int64_t k : socks_) r_.net->close(k);
-    if (r_.cm) {  // and its connections (peers see them disconnect)
-      for (int64_t i : cm_ids_) r_.cm->destroy_id(i);
-      for (int64_t c : cm_chans_) r_.cm->destroy_channel(c);
-    }
     for (const auto& [p, len] : maps_) munmap(p, len);
   }
   // Serves calls until the process closes its end. False (with *why) if it was stopped for
   // running too long without a call.
   bool serve(std::string* why);
+  bool had_threads() const { return multi_; }
+  // The process is gone: its kernel would close its sockets (peers read the end of stream) and
+  // its connections (peers see them disconnect); workers still in a call end with it.
+  void finish() {
+    if (r_.net)
+      for (int64_t k : socks_) r_.net->close(k);
+    socks_.clear();
+    if (r_.cm) {
+      for (int64_t i : cm_ids_) r_.cm->destroy_id(i);
+      for (int64_t c : cm_chans_) r_.cm->destroy_channel(c);
+    }
+    cm_ids_.clear();
+    cm_chans_.clear();
+    ended_ = true;
+    for (Thread& t : threads_) t.go->notify();
+  }
 
  private:
-  bool receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::string* why);
-  void answer(Header h, Msg& body);
+  struct Thread {
+    pid_t tid = 0;
+    int fd = -1;
+    enum State { kRunning, kReady, kInCall, kDone } st = kRunning;
+    std::vector<uint8_t> raw;  // kReady: its request
+    std::vector<int> fds;
+    std::unique_ptr<sc_core::sc_event> go;
+  };
+  // What one wait for the process brought.
+  enum class Got { kCall, kThread, kEnded, kStopped };
+  Got receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::string* why);
+  bool read_msg(int fd, std::vector<uint8_t>* msg, std::vector<int>* fds);
+  void serve_call(int fd, std::vector<uint8_t>& raw, std::vector<int>& fds);
+  void answer(int fd, Header h, Msg& body);
   void handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg* out);
+  // Several threads.
+  bool add_thread();  // a registration on ctl_: its thread and connection, and its worker
+  void start_worker(size_t i);
+  bool gather(std::string* why);  // false: the process ended (why empty) or was stopped
+  bool quiescent();
+  bool cpu_guard(double* cpu0, std::string* why);
   template <class T>
   T* find(std::set<uint64_t>& ids, uint64_t id) {
     return ids.count(id) ? reinterpret_cast<T*>(id) : nullptr;
   }
   static uint64_t id(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
-  int fd_;
+  int fd_, ctl_;
   pid_t pid_;
   const ExecRun& r_;
+  std::deque<Thread> threads_;  // several threads: in the order they first called
+  bool multi_ = false, ended_ = false;
+  sc_core::sc_event answered_;  // a worker answered (its thread runs again)
+  host::ProcessContext ctx_;
   std::set<int64_t> socks_;    // its sockets on the management network
   ibv_cq* last_cq_ = nullptr;  // the CQ of the last call if it was a poll, and the empty polls
   int empty_polls_ = 0;        // of it in a row
@@ -149,32 +189,26 @@ class Server {
   std::unique_ptr<uint8_t[]> buf_;              // a message as it arrives
 };
 
-bool Server::receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::string* why) {
-  // Wait for the next call, watching the process's CPU time meanwhile.
-  // (Its CPU time is read only once it has run 200 ms of wall time without a call: reading it
-  // costs more than a call.)
-  bool cpu_read = false;
-  double cpu0 = -1;
-  for (;;) {
-    pollfd p{fd_, POLLIN, 0};
-    const int r = poll(&p, 1, 200);
-    if (r > 0) break;
-    if (r < 0 && errno != EINTR) return false;
-    if (!cpu_read) {
-      cpu_read = true;
-      cpu0 = cpu_seconds(pid_);
-    }
-    if (r_.cpu_limit_s > 0 && cpu0 >= 0) {
-      const double cpu = cpu_seconds(pid_);
-      if (cpu >= 0 && cpu - cpu0 > r_.cpu_limit_s) {
-        *why = fmt::format(
-            "it ran {:.1f} s on the CPU without a call the simulator serves (sim.spin_guard_s "
-            "is {}); rnicsim stopped it",
-            cpu - cpu0, r_.cpu_limit_s);
-        return false;
-      }
-    }
+// Past the first 200 ms of wall time without a call, the process's CPU time is watched: more
+// than sim.spin_guard_s of it without a call stops it.
+bool Server::cpu_guard(double* cpu0, std::string* why) {
+  if (*cpu0 < 0) {
+    *cpu0 = cpu_seconds(pid_);
+    return true;
   }
+  if (r_.cpu_limit_s <= 0) return true;
+  const double cpu = cpu_seconds(pid_);
+  if (cpu >= 0 && cpu - *cpu0 > r_.cpu_limit_s) {
+    *why = fmt::format(
+        "it ran {:.1f} s on the CPU without a call the simulator serves (sim.spin_guard_s "
+        "is {}); rnicsim stopped it",
+        cpu - *cpu0, r_.cpu_limit_s);
+    return false;
+  }
+  return true;
+}
+
+bool Server::read_msg(int fd, std::vector<uint8_t>* msg, std::vector<int>* fds) {
   if (!buf_) buf_.reset(new uint8_t[kMaxMsg]);  // not zeroed: recvmsg fills what it returns
   iovec iov{buf_.get(), kMaxMsg};
   msghdr mh{};
@@ -184,7 +218,7 @@ bool Server::receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::stri
   mh.msg_control = cbuf.data();
   mh.msg_controllen = cbuf.size();
   ssize_t n;
-  while ((n = recvmsg(fd_, &mh, MSG_CMSG_CLOEXEC)) < 0)
+  while ((n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC)) < 0)
     if (errno != EINTR) return false;
   if (n == 0) return false;  // the process closed its end: it ended
   msg->assign(buf_.get(), buf_.get() + n);
@@ -197,47 +231,246 @@ bool Server::receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::stri
   return true;
 }
 
-void Server::answer(Header h, Msg& body) {
+// The main thread's next call (or a second thread's first), watching the process's CPU time.
+Server::Got Server::receive(std::vector<uint8_t>* msg, std::vector<int>* fds, std::string* why) {
+  double cpu0 = -1;
+  for (;;) {
+    pollfd p[2] = {{fd_, POLLIN, 0}, {ctl_, POLLIN, 0}};
+    const int r = poll(p, 2, 200);
+    if (r > 0) {
+      if (p[1].revents & POLLIN) return Got::kThread;
+      return read_msg(fd_, msg, fds) ? Got::kCall : Got::kEnded;
+    }
+    if (r < 0 && errno != EINTR) return Got::kEnded;
+    if (!cpu_guard(&cpu0, why)) return Got::kStopped;
+  }
+}
+
+void Server::answer(int fd, Header h, Msg& body) {
   std::vector<uint8_t> out(sizeof h);
   std::memcpy(out.data(), &h, sizeof h);
   out.insert(out.end(), body.bytes().begin(), body.bytes().end());
-  (void)!send(fd_, out.data(), out.size(), MSG_NOSIGNAL);
+  (void)!send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+}
+
+void Server::serve_call(int fd, std::vector<uint8_t>& raw, std::vector<int>& fds) {
+  Header h{};
+  Msg out;
+  if (raw.size() < sizeof h) {
+    h.ret = -1;
+    h.err = EINVAL;
+  } else {
+    std::memcpy(&h, raw.data(), sizeof h);
+    Msg in(std::vector<uint8_t>(raw.begin() + sizeof h, raw.end()));
+    const Op op = Op(h.op);
+    h.ret = 0;
+    h.err = 0;
+    // What the process's clock reads added since its last call, spent before this one.
+    for (uint64_t ns = std::min<uint64_t>(h.spent_ns, 1ull << 50); ns > 0;) {
+      const uint64_t step = std::min(ns, std::max<uint64_t>(r_.sleep_slice_ns, 1000));
+      rnic_spend_ns(step);
+      if (r_.clock_us) *r_.clock_us += step / 1000;
+      ns -= step;
+    }
+    if (op != Op::kPollCq) last_cq_ = nullptr;
+    if (r_.calls) ++*r_.calls;
+    handle(op, in, fds, &h, &out);
+    if (in.bad()) {  // a short request: refused, whatever it did
+      h.ret = h.ret ? h.ret : -1;
+      h.err = EINVAL;
+    }
+  }
+  for (int f : fds) close(f);
+  fds.clear();
+  if (ended_) return;  // the process is gone
+  h.now_ns = sc_core::sc_time_stamp().value() / 1000;
+  answer(fd, h, out);
 }
 
 bool Server::serve(std::string* why) {
-  for (;;) {
+  ctx_ = host::current_process();
+  while (!multi_) {
     std::vector<uint8_t> raw;
     std::vector<int> fds;
-    if (!receive(&raw, &fds, why)) return why->empty();
-    Header h{};
-    Msg out;
-    if (raw.size() < sizeof h) {
-      h.ret = -1;
-      h.err = EINVAL;
-    } else {
-      std::memcpy(&h, raw.data(), sizeof h);
-      Msg in(std::vector<uint8_t>(raw.begin() + sizeof h, raw.end()));
-      const Op op = Op(h.op);
-      h.ret = 0;
-      h.err = 0;
-      // What the process's clock reads added since its last call, spent before this one.
-      for (uint64_t ns = std::min<uint64_t>(h.spent_ns, 1ull << 50); ns > 0;) {
-        const uint64_t step = std::min(ns, std::max<uint64_t>(r_.sleep_slice_ns, 1000));
-        rnic_spend_ns(step);
-        if (r_.clock_us) *r_.clock_us += step / 1000;
-        ns -= step;
+    switch (receive(&raw, &fds, why)) {
+      case Got::kCall: {
+        const bool creates =
+            raw.size() >= sizeof(Header) &&
+            Op(reinterpret_cast<const Header*>(raw.data())->op) == Op::kThreadCreate;
+        serve_call(fd_, raw, fds);
+        if (!creates) break;
+        // A second thread: from now on every thread has a worker, the main one first.
+        multi_ = true;
+        Thread m;
+        m.tid = pid_;
+        m.fd = fd_;
+        m.go = std::make_unique<sc_core::sc_event>();
+        threads_.push_back(std::move(m));
+        start_worker(0);
+        break;
       }
-      if (op != Op::kPollCq) last_cq_ = nullptr;
-      if (r_.calls) ++*r_.calls;
-      handle(op, in, fds, &h, &out);
-      if (in.bad()) {  // a short request: refused, whatever it did
-        h.ret = h.ret ? h.ret : -1;
-        h.err = EINVAL;
+      case Got::kThread:  // a thread the process started without pthread_create
+        *why = "it started a thread without pthread_create (clone): rnicsim stopped it";
+        return false;
+      case Got::kEnded:
+        return true;
+      case Got::kStopped:
+        return false;
+    }
+  }
+  for (;;) {
+    if (!gather(why)) return why->empty();
+    // The calls that came while the simulation stood still, in the order the threads were
+    // created (their thread ids): never in the order the machine ran them.
+    std::vector<Thread*> ready;
+    for (Thread& t : threads_)
+      if (t.st == Thread::kReady) ready.push_back(&t);
+    std::sort(ready.begin(), ready.end(),
+              [](const Thread* a, const Thread* b) { return a->tid < b->tid; });
+    for (Thread* t : ready) {
+      t->st = Thread::kInCall;
+      t->go->notify();
+    }
+    sc_core::wait(answered_);
+  }
+}
+
+bool Server::add_thread() {
+  int32_t tid = 0;
+  iovec iov{&tid, sizeof tid};
+  msghdr mh{};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  char cbuf[CMSG_SPACE(sizeof(int))];
+  mh.msg_control = cbuf;
+  mh.msg_controllen = sizeof cbuf;
+  ssize_t n;
+  while ((n = recvmsg(ctl_, &mh, MSG_CMSG_CLOEXEC)) < 0)
+    if (errno != EINTR) return false;
+  cmsghdr* c = CMSG_FIRSTHDR(&mh);
+  if (n != sizeof tid || !c || c->cmsg_type != SCM_RIGHTS) return n > 0;
+  Thread t;
+  t.tid = tid;
+  std::memcpy(&t.fd, CMSG_DATA(c), sizeof(int));
+  t.go = std::make_unique<sc_core::sc_event>();
+  threads_.push_back(std::move(t));
+  start_worker(threads_.size() - 1);
+  return true;
+}
+
+// A thread's worker: a simulated thread of the process that serves that thread's calls as the
+// supervisor hands them over.
+void Server::start_worker(size_t i) {
+  sc_core::sc_spawn_options o;
+  sc_core::sc_spawn(
+      [this, i] {
+        host::bind_current_process(ctx_);
+        for (;;) {
+          Thread& t = threads_[i];
+          while (t.st != Thread::kInCall && !ended_) sc_core::wait(*t.go);
+          if (ended_) return;
+          serve_call(t.fd, t.raw, t.fds);
+          if (ended_) return;
+          t.st = Thread::kRunning;
+          answered_.notify(sc_core::SC_ZERO_TIME);
+        }
+      },
+      sc_core::sc_gen_unique_name("exec_thread"), &o);
+}
+
+namespace {
+// A task's scheduling state letter (/proc/PID/task/TID/stat): R running, S asleep, ...;
+// 0 when it is gone.
+char task_state(pid_t pid, pid_t tid) {
+  char path[64], buf[512];
+  std::snprintf(path, sizeof path, "/proc/%d/task/%d/stat", int(pid), int(tid));
+  const int f = open(path, O_RDONLY | O_CLOEXEC);
+  if (f < 0) return 0;
+  const ssize_t n = read(f, buf, sizeof buf - 1);
+  close(f);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');
+  return p && p[1] == ' ' ? p[2] : 0;
+}
+std::vector<pid_t> tasks(pid_t pid) {
+  std::vector<pid_t> v;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fmt::format("/proc/{}/task", pid), ec))
+    v.push_back(pid_t(std::atoi(e.path().filename().c_str())));
+  return v;
+}
+}  // namespace
+
+// Every thread of the process waits: in a call (its request here), or asleep in its kernel.
+bool Server::quiescent() {
+  // A main thread that has ended: the process is exiting (its other threads die), and its end
+  // of the connection closes soon.
+  const char main_st = task_state(pid_, pid_);
+  if (main_st == 0 || main_st == 'Z' || main_st == 'X') return false;
+  for (pid_t tid : tasks(pid_)) {
+    auto it = std::find_if(threads_.begin(), threads_.end(),
+                           [tid](const Thread& t) { return t.tid == tid; });
+    if (it != threads_.end() && it->st != Thread::kRunning) continue;
+    const char st = task_state(pid_, tid);
+    if (st != 'S' && st != 0 && st != 'Z' && st != 'X') return false;
+  }
+  return true;
+}
+
+// Waits (the simulation stopped) until every thread of the process waits, taking the calls
+// and threads that arrive meanwhile.
+bool Server::gather(std::string* why) {
+  double cpu0 = -1;
+  auto last_check = std::chrono::steady_clock::now();
+  for (;;) {
+    std::vector<pollfd> p{{ctl_, POLLIN, 0}};
+    std::vector<size_t> who{SIZE_MAX};
+    for (size_t i = 0; i < threads_.size(); ++i)
+      if (threads_[i].st == Thread::kRunning) {
+        p.push_back({threads_[i].fd, POLLIN, 0});
+        who.push_back(i);
+      }
+    // Without a wait first: a process whose threads all wait is seen at once. With nothing to
+    // take and a thread running, this thread sleeps a little (the process shares its CPU).
+    int r = poll(p.data(), p.size(), 0);
+    if (r == 0 && !quiescent()) {
+      const timespec nap{0, 20000};
+      r = ppoll(p.data(), p.size(), &nap, nullptr);
+    } else if (r == 0) {
+      // Every thread waits; a call sent while the states were read is taken first.
+      for (pollfd& q : p) q.revents = 0;
+      if (poll(p.data(), p.size(), 0) == 0) return true;
+      continue;
+    }
+    if (r < 0 && errno != EINTR) return false;
+    bool got = false;
+    for (size_t k = 0; r > 0 && k < p.size(); ++k) {
+      if (!(p[k].revents & (POLLIN | POLLHUP))) continue;
+      got = true;
+      if (who[k] == SIZE_MAX) {
+        if (!add_thread()) return false;
+        continue;
+      }
+      Thread& t = threads_[who[k]];
+      t.raw.clear();
+      t.fds.clear();
+      if (read_msg(t.fd, &t.raw, &t.fds)) {
+        t.st = Thread::kReady;
+      } else {
+        t.st = Thread::kDone;
+        if (who[k] == 0) return false;  // the main thread's end closed: the process ended
       }
     }
-    for (int f : fds) close(f);
-    h.now_ns = sc_core::sc_time_stamp().value() / 1000;
-    answer(h, out);
+    if (got) {
+      cpu0 = -1;
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_check > std::chrono::milliseconds(200)) {
+      last_check = now;
+      if (!cpu_guard(&cpu0, why)) return false;
+    }
   }
 }
 
@@ -930,6 +1163,8 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     case Op::kCmDisconnect:
     case Op::kCmGetEvent:
       return cm_handle(op, in, h, out);
+    case Op::kThreadCreate:
+      return;  // the server turns to several threads once it has answered
     case Op::kSleep: {
       uint64_t ns = std::min<uint64_t>(in.get<uint64_t>(), 1ull << 50);
       const host::BlockedIn blocked("sleep");
@@ -957,8 +1192,9 @@ traffic::ProgramEnd run_exec(const ExecRun& r) {
         "librnicsim_exec.so (the preload library) is not beside rnicsim nor in ../lib/rnicsim";
     return end;
   }
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+  int sv[2], ctl[2];  // the main thread's connection; other threads' registrations
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
+      socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) != 0) {
     end.what = fmt::format("socketpair: {}", std::strerror(errno));
     return end;
   }
@@ -1015,11 +1251,14 @@ traffic::ProgramEnd run_exec(const ExecRun& r) {
     const int out = open(r.out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = open(r.err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (in < 0 || out < 0 || err < 0) die(errno);
-    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(sv[1], kFd) < 0) die(errno);
+    if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(sv[1], kFd) < 0 ||
+        dup2(ctl[1], kCtlFd) < 0)
+      die(errno);
     execve(argv[0], argv.data(), envp.data());
     die(errno);
   }
   close(sv[1]);
+  close(ctl[1]);
   close(report[1]);
   int exec_err = 0;
   const bool exec_failed = read(report[0], &exec_err, sizeof exec_err) == sizeof exec_err;
@@ -1027,10 +1266,15 @@ traffic::ProgramEnd run_exec(const ExecRun& r) {
   std::string why;
   bool stopped = false;
   if (!exec_failed) {
-    Server s(sv[0], pid, r);
-    stopped = !s.serve(&why);
+    // Workers of a process with several threads may still wait in a call when it ends: the
+    // server outlives the run for them (it is small; finish() has let its resources go).
+    auto* s = new Server(sv[0], ctl[0], pid, r);
+    stopped = !s->serve(&why);
+    s->finish();
+    if (!s->had_threads()) delete s;
   }
   close(sv[0]);
+  close(ctl[0]);
   // Reap it, and anything it left in its group.
   if (stopped) kill(-pid, SIGKILL);
   int status = 0;

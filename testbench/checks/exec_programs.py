@@ -9,7 +9,9 @@ within 2% of `rnicsim perf write_bw -s 65536 -n 1000` and a t_typical within 5% 
 send_lat -s 2 -n 1000`, ib_write_lat (it spins on its buffer between calls) a t_typical within 5%
 of `rnicsim perf write_lat -s 2 -n 1000` with each of its 2000 spins seen; ib_send_bw -R and
 ib_write_bw -R (scenarios/examples/perftest_rdma_cm.yaml: connected through librdmacm) report a
-BW average within 2% of `rnicsim perf send_bw`/`write_bw`, the same in two runs; ib_write_bw --odp moves the page-fault counters in stats.json; Debian's
+BW average within 2% of `rnicsim perf send_bw`/`write_bw`, the same in two runs; Debian's rping
+(scenarios/examples/rping.yaml: librdmacm from three threads a side) completes 100 ping-pongs,
+the same in two runs; ib_write_bw --odp moves the page-fault counters in stats.json; Debian's
 ibv_srq_pingpong (scenarios/examples/ibv_srq_pingpong.yaml: 16 QPs a side on one shared receive
 queue) completes with every buffer checked; an executable of the
 project's own with a main (testbench/system/programs/exec_verbs.c, linked with -libverbs) moves
@@ -186,6 +188,20 @@ cm_runs = [run("cm", cm_yaml)[1], run("cm", cm_yaml, out="cm_again")[1]]
 for f in ("results.json", "stats.json"):
     check(strip_wall(load(os.path.join(cm_runs[0], f))) == strip_wall(load(os.path.join(cm_runs[1], f))),
           f"two ib_send_bw -R runs differ in {f}")
+
+# Debian's rping: librdmacm with three threads a side (main, the CM events', the completions');
+# 100 ping-pongs, every one's data printed on both sides, both exit 0, and the same twice.
+rp = [os.path.join(work, "rping"), os.path.join(work, "rping_again")]
+for o in rp:
+    rnicsim(binary, "run", os.path.join(root, "scenarios", "examples", "rping.yaml"), "--out", o, "--quiet")
+check(not subprocess.run(["pgrep", "-x", "rping"]).returncode == 0, "rping processes left behind")
+for h in ("node0", "node1"):
+    check(text(os.path.join(rp[0], h, "rping.out")).count("ping data: rdma-ping-") == 100,
+          f"rping on {h}: {text(os.path.join(rp[0], h, 'rping.out'))[-300:]!r}")
+    check(host_entry(rp[0], h).get("exit") == 0, f"rping on {h}: {host_entry(rp[0], h)}")
+for f in ("results.json", "stats.json"):
+    check(strip_wall(load(os.path.join(rp[0], f))) == strip_wall(load(os.path.join(rp[1], f))),
+          f"two rping runs differ in {f}")
 
 # ib_write_lat's spins are caught by its own accesses, never by when a tick came: two runs, the same.
 wl = ("workloads:\n  - name: wlat\n    exec: [ib_write_lat, -s, '2', -n, '100']\n"

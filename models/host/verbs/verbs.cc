@@ -295,6 +295,7 @@ namespace rnic::host {
 void bind_current_process(const ProcessContext& c) {
   processes()[sc_core::sc_get_current_process_handle().get_process_object()] = c;
 }
+ProcessContext current_process() { return current(); }
 void unbind_current_process() {
   processes().erase(sc_core::sc_get_current_process_handle().get_process_object());
 }

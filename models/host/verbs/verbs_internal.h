@@ -13,6 +13,8 @@ class Process;
 // The driver of the card a context was opened on, and the process that opened it.
 Driver& context_driver(const ibv_context* context);
 Process& context_process(const ibv_context* context);
+// The host and process the calling simulated thread is bound to (bind_current_process).
+ProcessContext current_process();
 // The PBL entries an MR's registration took (one per page of each extent).
 uint32_t mr_pbl_count(const ibv_mr* mr);
 // ibv_modify_qp without its state-transition and attribute checks: the connection manager's
