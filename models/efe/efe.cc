@@ -69,7 +69,9 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
       retransmissions_(no_progress(
           stats.group(name()).counter("retransmissions", "frames", "DATA frames resent"))),
       failures_(stats.group(name()).counter(
-          "channel_failures", "", "channels failed: retry limit reached without progress")) {
+          "channel_failures", "", "channels failed: retry limit reached without progress")),
+      looped_(stats.group(name()).counter(
+          "looped", "frames", "frames to this card's own MAC, looped back by the MAC")) {
   port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
   port_.set_space_callback([this] {
     if (in_mac_ > 0) --in_mac_;
@@ -258,7 +260,7 @@ void Efe::pump() {
         build_frame({p->mac, mac_, eth::kEtherTypeEfe}, h, f->payload.data(), f->payload.size());
     const size_t wire = std::max(frame.size(), eth::kMinFrameBytes) + eth::kPreambleBytes +
                         eth::kFcsBytes + eth::kIfgBytes;
-    if (port_.send(std::move(frame))) ++in_mac_;
+    if (transmit(std::move(frame), p->mac)) ++in_mac_;
     ++tx_data_;
     ++*p->tx_frames;
     *p->tx_bytes += f->payload.size();
@@ -306,8 +308,26 @@ bool Efe::send_control(Peer& p) {
   } else {
     return false;
   }
-  if (port_.send(build_frame({p.mac, mac_, eth::kEtherTypeEfe}, h, nullptr, 0))) ++in_mac_;
+  if (transmit(build_frame({p.mac, mac_, eth::kEtherTypeEfe}, h, nullptr, 0), p.mac)) ++in_mac_;
   if (p.rnr_owed || p.nack_owed || p.ack_owed) owe_control(p);
+  return true;
+}
+
+// A frame for this card's own MAC (two of its QPs connected to each other) never reaches the
+// wire: the MAC loops it back, taking the time it would take on the wire at line rate, one frame
+// after another, and it counts against the MAC's FIFO meanwhile as a frame on its way out does.
+bool Efe::transmit(std::vector<uint8_t> frame, const eth::Mac& dst) {
+  if (dst != mac_) return port_.send(std::move(frame));
+  const size_t wire = std::max(frame.size(), eth::kMinFrameBytes) + eth::kPreambleBytes +
+                      eth::kFcsBytes + eth::kIfgBytes;
+  loop_free_ps_ = std::max(loop_free_ps_, now_ps()) + uint64_t(wire) * port_.byte_ps();
+  ++looped_;
+  auto f = std::make_shared<eth::EthMac::Frame>(std::move(frame));
+  eq_.at(loop_free_ps_, [this, f] {
+    if (in_mac_ > 0) --in_mac_;
+    receive(std::move(*f));
+    pump();
+  });
   return true;
 }
 

@@ -182,6 +182,7 @@ class Efe : public sc_core::sc_module {
   void list(Peer& p);
   void pump();
   bool send_control(Peer& p);
+  bool transmit(std::vector<uint8_t> frame, const eth::Mac& dst);  // to the MAC, or looped back
   bool data_due(Peer& p, uint64_t now) { return p.pipeline || p.tx.next(now); }
   void fail(Peer& p);
   double line_bps() const { return 8e12 / double(port_.byte_ps()); }
@@ -201,15 +202,16 @@ class Efe : public sc_core::sc_module {
   StatRegistry& stats_;
   EventQueue eq_{"eq"};
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;
-  std::deque<Peer*> ready_;  // peers that may have a DATA frame due, in turn
-  std::deque<Peer*> ctl_q_;  // peers owing a control frame, in order
-  int in_mac_ = 0;           // frames handed to the MAC whose first bit has not gone
+  std::deque<Peer*> ready_;    // peers that may have a DATA frame due, in turn
+  std::deque<Peer*> ctl_q_;    // peers owing a control frame, in order
+  uint64_t loop_free_ps_ = 0;  // the MAC's loopback is busy until then
+  int in_mac_ = 0;             // frames handed to the MAC whose first bit has not gone
   uint64_t rx_buffered_ = 0;
   // The timer: the event queue's alarm, for every peer's retransmit timer and ACK delay.
   uint64_t timer_at_ = UINT64_MAX;
   size_t armed_ = 0;  // peers with a deadline
   Counter &tx_data_, &tx_acks_, &tx_nacks_, &tx_rnrs_, &rx_data_, &rx_acks_, &rx_dropped_,
-      &rx_out_of_seq_, &rx_duplicates_, &retransmissions_, &failures_;
+      &rx_out_of_seq_, &rx_duplicates_, &retransmissions_, &failures_, &looped_;
 };
 
 }  // namespace rnic::efe

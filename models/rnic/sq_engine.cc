@@ -156,7 +156,7 @@ void SqEngine::tx_step() {
   for (size_t tries = arbiter_.size(); tries > 0 && !arbiter_.empty() && !checking_; --tries) {
     if (tx_buffered_ >= uint64_t(cfg_.tx_buffer_bytes)) return;  // tx_emit resumes
     const uint32_t qpn = arbiter_.next();
-    const Issue r = ctx_[qpn].sends() && !qs_[qpn].halted ? issue_one(qpn) : Issue::kNone;
+    const Issue r = ctx_[qpn].receives() && !qs_[qpn].halted ? issue_one(qpn) : Issue::kNone;
     if (r == Issue::kChecking) return;  // checks_done goes on
     requeue(qpn);
     if (r == Issue::kIssued) return slot_used();
@@ -166,8 +166,9 @@ void SqEngine::tx_step() {
 // After a QP's turn: back into the round robin while it has work.
 void SqEngine::requeue(uint32_t qpn) {
   arbiter_.requeue(
-      qpn, ctx_[qpn].sends() && !qs_[qpn].halted &&
-               ((send_.ready(qpn, ctx_[qpn].ord) && !qs_[qpn].parked) || responses_pending(qpn)));
+      qpn, ctx_[qpn].receives() && !qs_[qpn].halted &&
+               ((ctx_[qpn].sends() && send_.ready(qpn, ctx_[qpn].ord) && !qs_[qpn].parked) ||
+                responses_pending(qpn)));
 }
 
 void SqEngine::slot_used() {
@@ -183,7 +184,11 @@ SqEngine::Issue SqEngine::issue_one(uint32_t qpn) {
   const bool write_next = cur && cur->wqe.opcode == abi::kOpRdmaWrite;
   const bool write_open = write_next && send_.progress(qpn).off > 0;
   auto responses = [&] { return !write_open && issue_response(qpn); };
-  auto sq = [&] { return qs_[qpn].resp_open && write_next ? Issue::kNone : issue_sq(qpn); };
+  // A responder in RTR answers Read Requests (as an InfiniBand responder does); its own WQEs
+  // wait for RTS.
+  auto sq = [&] {
+    return !ctx_[qpn].sends() || (qs_[qpn].resp_open && write_next) ? Issue::kNone : issue_sq(qpn);
+  };
   if (arbiter_.responses_first(qpn)) return responses() ? Issue::kIssued : sq();
   const Issue r = sq();
   if (r != Issue::kNone) return r;
@@ -581,13 +586,15 @@ void SqEngine::tx_emit() {
     TxSeg& s = *tx_q_[i];
     if (!s.ready) break;
     const bool held = !held_.empty() && std::find(held_.begin(), held_.end(), s.dst) != held_.end();
-    if (!held && !s.terminate && (!ctx_[s.qpn].sends() || s.failed || qs_[s.qpn].stuck)) {
+    const bool live =
+        s.kind == TxSeg::Kind::kResponse ? ctx_[s.qpn].receives() : ctx_[s.qpn].sends();
+    if (!held && !s.terminate && (!live || s.failed || qs_[s.qpn].stuck)) {
       std::unique_ptr<TxSeg> gone = std::move(tx_q_[i]);
       tx_q_.erase(tx_q_.begin() + int64_t(i));
       count_peer(gone->dst, -1);
       tx_buffered_ -= gone->payload;
       freed = true;
-      if (gone->failed && ctx_[gone->qpn].sends()) {
+      if (gone->failed && ctx_[gone->qpn].receives()) {
         seg_failed(*gone);  // may queue a Terminate ahead of everything: start over
         held_.clear();
         blocked = 0;

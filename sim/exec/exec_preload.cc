@@ -51,6 +51,7 @@
 #include <string>
 #include <vector>
 
+#include "models/host/verbs/extended_ops.h"
 #include "models/host/verbs/unsupported_ops.h"
 #include "sim/exec/exec_abi.h"
 
@@ -405,12 +406,19 @@ struct Channel {
   uint64_t id;
 };
 struct Cq {
-  ibv_cq cq;
+  union {  // an extended CQ's first fields are ibv_cq's
+    ibv_cq_ex ex;
+    ibv_cq cq;
+  };
   uint64_t id;
 };
 struct Qp {
-  ibv_qp qp;
+  union {  // an extended QP begins with its ibv_qp
+    ibv_qp_ex ex;
+    ibv_qp qp;
+  };
   uint64_t id;
+  bool ex_ops;  // made with send_ops_flags (ibv_qp_to_qp_ex)
 };
 struct Srq {
   ibv_srq srq;
@@ -661,8 +669,52 @@ struct Refuse {
   }
 };
 
+// rdma-core's extended CQ and QP (extended_ops.h): the card's CQ and QP with the extended
+// polling and post-send on top, as the verbs library gives them to in-process programs.
+ibv_cq_ex* create_cq_ex(ibv_context* c, ibv_cq_init_attr_ex* a) {
+  if (!a || (a->comp_mask & ~uint32_t(IBV_CQ_INIT_ATTR_MASK_FLAGS)) ||
+      ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+       (a->flags & ~uint32_t(IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) ||
+      (a->wc_flags & ~rnic::host::kCqExWcFlags)) {
+    refuse("ibv_create_cq_ex with a field the card does not report");
+    return nullptr;
+  }
+  ibv_cq* cq = ibv_create_cq(c, int(a->cqe), a->cq_context, a->channel, int(a->comp_vector));
+  if (!cq) return nullptr;
+  ibv_cq_ex* ex = &reinterpret_cast<Cq*>(cq)->ex;
+  rnic::host::fill_cq_ex<poll_cq>(ex);
+  return ex;
+}
+ibv_qp* create_qp_ex(ibv_context*, ibv_qp_init_attr_ex* a) {
+  constexpr uint32_t kMask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  if (!a || !(a->comp_mask & IBV_QP_INIT_ATTR_PD) || (a->comp_mask & ~kMask) ||
+      ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+       (a->send_ops_flags & ~rnic::host::kQpExSendOps))) {
+    refuse("ibv_create_qp_ex with what the card does not do");
+    return nullptr;
+  }
+  ibv_qp_init_attr b{};
+  b.qp_context = a->qp_context;
+  b.send_cq = a->send_cq;
+  b.recv_cq = a->recv_cq;
+  b.srq = a->srq;
+  b.cap = a->cap;
+  b.qp_type = a->qp_type;
+  b.sq_sig_all = a->sq_sig_all;
+  ibv_qp* qp = ibv_create_qp(a->pd, &b);
+  if (!qp) return nullptr;
+  a->cap = b.cap;
+  if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+    reinterpret_cast<Qp*>(qp)->ex_ops = true;
+    rnic::host::fill_qp_ex<post_send>(&reinterpret_cast<Qp*>(qp)->ex);
+  }
+  return qp;
+}
+
 void fill_ops(verbs_context& v) {
   rnic::host::fill_unsupported_ops<Refuse>(v);
+  v.create_cq_ex = create_cq_ex;
+  v.create_qp_ex = create_qp_ex;
   ibv_context_ops& o = v.context.ops;
   o.post_send = post_send;
   o.post_recv = post_recv;
@@ -926,7 +978,10 @@ int ibv_destroy_cq(ibv_cq* cq) {
   PASS(ibv_destroy_cq, cq);
   int rc = 0;
   call(Op::kDestroyCq, Msg().put(id_of(cq)), &rc);
-  if (!rc) cqs().erase(id_of(cq));
+  if (!rc) {
+    cqs().erase(id_of(cq));
+    rnic::host::forget_cq_ex(&reinterpret_cast<Cq*>(cq)->ex);
+  }
   return rc;
 }
 
@@ -1014,7 +1069,10 @@ int ibv_destroy_qp(ibv_qp* qp) {
   PASS(ibv_destroy_qp, qp);
   int rc = 0;
   call(Op::kDestroyQp, Msg().put(id_of(qp)), &rc);
-  if (!rc) qps().erase(id_of(qp));
+  if (!rc) {
+    qps().erase(id_of(qp));
+    rnic::host::forget_qp_ex(&reinterpret_cast<Qp*>(qp)->ex);
+  }
   return rc;
 }
 
@@ -1090,8 +1148,12 @@ int ibv_fork_init(void) {
 // not: EOPNOTSUPP (as the return value or with NULL) and one line naming it.
 ibv_qp_ex* ibv_qp_to_qp_ex(ibv_qp* qp) {
   PASS(ibv_qp_to_qp_ex, qp);
-  refuse("ibv_qp_to_qp_ex");
-  return nullptr;
+  auto* x = reinterpret_cast<Qp*>(qp);
+  if (!qp || !x->ex_ops) {
+    errno = EOPNOTSUPP;
+    return nullptr;
+  }
+  return &x->ex;
 }
 ibv_ah* ibv_create_ah(ibv_pd* pd, ibv_ah_attr* a) {
   PASS(ibv_create_ah, pd, a);

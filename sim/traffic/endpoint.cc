@@ -63,42 +63,45 @@ PeerInfo Endpoint::info() const {
 }
 
 void Endpoint::connect(const PeerInfo& peer) {
+  for (size_t i = 0; i < qps.size(); ++i) connect_qp(qps[i], peer, i, cfg);
+}
+
+void connect_qp(ibv_qp* qp, const PeerInfo& peer, size_t i, const EndpointConfig& cfg,
+                ibv_qp_state upto) {
   // IRD: as many inbound Reads as the card takes; ORD: as many as the peer takes, at most
   // (without that exchange a peer with a smaller IRD fails the QP on the Read beyond it).
   ibv_device_attr da{};
-  if (int rc = ibv_query_device(ctx, &da)) fail("ibv_query_device", rc);
+  if (int rc = ibv_query_device(qp->context, &da)) fail("ibv_query_device", rc);
   const int ird = da.max_qp_rd_atom;
   const int ord =
       peer.ird ? std::min(da.max_qp_init_rd_atom, int(peer.ird)) : da.max_qp_init_rd_atom;
-  for (size_t i = 0; i < qps.size(); ++i) {
-    ibv_qp_attr a{};
-    a.qp_state = IBV_QPS_INIT;
-    a.port_num = 1;
-    a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-    if (int rc = ibv_modify_qp(qps[i], &a, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-      fail("ibv_modify_qp INIT", rc);
-    a = ibv_qp_attr{};
-    a.qp_state = IBV_QPS_RTR;
-    a.ah_attr.grh.dgid = peer.gid;
-    a.ah_attr.is_global = 1;
-    a.ah_attr.port_num = 1;
-    a.dest_qp_num = peer.qpns.at(i);
-    a.max_dest_rd_atomic = uint8_t(ird);
-    a.path_mtu = cfg.path_mtu;
-    if (int rc =
-            ibv_modify_qp(qps[i], &a,
-                          IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN | IBV_QP_MAX_DEST_RD_ATOMIC |
-                              (cfg.path_mtu ? IBV_QP_PATH_MTU : 0)))
-      fail("ibv_modify_qp RTR", rc);
-    a = ibv_qp_attr{};
-    a.qp_state = IBV_QPS_RTS;
-    a.max_rd_atomic = uint8_t(ord);
-    a.timeout = cfg.timeout;
-    a.retry_cnt = cfg.retry_cnt;
-    if (int rc = ibv_modify_qp(
-            qps[i], &a, IBV_QP_STATE | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT))
-      fail("ibv_modify_qp RTS", rc);
-  }
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_INIT;
+  a.port_num = 1;
+  a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  if (int rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+    fail("ibv_modify_qp INIT", rc);
+  a = ibv_qp_attr{};
+  a.qp_state = IBV_QPS_RTR;
+  a.ah_attr.grh.dgid = peer.gid;
+  a.ah_attr.is_global = 1;
+  a.ah_attr.port_num = 1;
+  a.dest_qp_num = peer.qpns.at(i);
+  a.max_dest_rd_atomic = uint8_t(ird);
+  a.path_mtu = cfg.path_mtu;
+  if (int rc = ibv_modify_qp(qp, &a,
+                             IBV_QP_STATE | IBV_QP_AV | IBV_QP_DEST_QPN |
+                                 IBV_QP_MAX_DEST_RD_ATOMIC | (cfg.path_mtu ? IBV_QP_PATH_MTU : 0)))
+    fail("ibv_modify_qp RTR", rc);
+  if (upto == IBV_QPS_RTR) return;
+  a = ibv_qp_attr{};
+  a.qp_state = IBV_QPS_RTS;
+  a.max_rd_atomic = uint8_t(ord);
+  a.timeout = cfg.timeout;
+  a.retry_cnt = cfg.retry_cnt;
+  if (int rc = ibv_modify_qp(
+          qp, &a, IBV_QP_STATE | IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT))
+    fail("ibv_modify_qp RTS", rc);
 }
 
 void Endpoint::close() {

@@ -82,6 +82,11 @@ struct Endpoint {
   uint64_t addr() const { return reinterpret_cast<uint64_t>(buf); }
 };
 
+// RESET -> INIT -> RTR -> RTS for one QP towards the peer's i-th QP (Endpoint::connect's step),
+// or up to RTR only (a responder that never sends, as perftest's bandwidth servers leave it).
+void connect_qp(ibv_qp* qp, const PeerInfo& peer, size_t i, const EndpointConfig& cfg,
+                ibv_qp_state upto = IBV_QPS_RTS);
+
 // Opens `e` with `c` as side `me` of a set-up and connects it to side `peer`'s endpoint (by
 // default 1 - me), exchanging their PeerInfo through boxes me and peer of `oob`.
 void open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer = -1);

@@ -124,7 +124,7 @@ for h in ("node0", "node1"):
 o = os.path.join(work, "srq_pingpong")
 rnicsim(binary, "run", os.path.join(root, "scenarios", "examples", "ibv_srq_pingpong.yaml"), "--out", o,
         "--quiet")
-check(not subprocess.run(["pgrep", "-x", "ibv_srq_pingpong"]).returncode == 0,
+check(not subprocess.run(["pgrep", "-f", "/usr/bin/ibv_srq_pingpong"]).returncode == 0,
       "ibv_srq_pingpong processes left behind")
 for h in ("node0", "node1"):
     out = text(os.path.join(o, h, "pingpong.out"))
@@ -228,6 +228,13 @@ check("count 16, 16 blocks of 4096 bytes arrived intact" in text(os.path.join(o,
 check("wrote 16 blocks" in text(os.path.join(o, "node0", "xfer.out")), "the client's line")
 check([h["exit"] for h in load(os.path.join(o, "results.json"))["workloads"][0]["hosts"]] == [0, 0],
       "both exit 0")
+# The same through rdma-core's extended verbs (ibv_create_cq_ex, ibv_create_qp_ex, ibv_wr_*).
+xfer_ex = xfer.replace("[client, '16']", "[client-ex, '16']")
+p, o3 = run("xfer_ex", xfer_ex)
+check("count 16, 16 blocks of 4096 bytes arrived intact" in text(os.path.join(o3, "node1", "xfer.out")),
+      "the server's check (extended verbs)")
+check("wrote 16 blocks and sent the count (extended verbs)" in text(os.path.join(o3, "node0", "xfer.out")),
+      "the extended client's line")
 p2, o2 = run("xfer", xfer, out="xfer_again")
 for f in ("results.json", "stats.json"):
     check(strip_wall(load(os.path.join(o, f))) == strip_wall(load(os.path.join(o2, f))),

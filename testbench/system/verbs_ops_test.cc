@@ -256,6 +256,46 @@ TEST_P(VerbsOps, RdmaReadFetchesRemoteBytes) {
           }});
 }
 
+// A responder left in RTR (perftest's bandwidth servers never go to RTS) answers RDMA Reads, as an
+// InfiniBand responder does; it sends nothing of its own.
+TEST_P(VerbsOps, AResponderInRtrAnswersReads) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.link(0), test_name());
+  constexpr size_t kLen = 50000;
+  const std::vector<uint8_t> data = pattern(kLen, 9);
+  Endpoint a, b;
+  cl.run({[&] {
+            connect(a, 0);
+            const PeerInfo server = oob.get(0);
+            std::vector<ibv_send_wr> wr(4);
+            std::vector<ibv_sge> sge(4);
+            for (size_t i = 0; i < 4; ++i) {
+              sge[i] = {a.addr() + i * kLen, uint32_t(kLen), a.mr->lkey};
+              wr[i].wr_id = i;
+              wr[i].sg_list = &sge[i];
+              wr[i].num_sge = 1;
+              wr[i].opcode = IBV_WR_RDMA_READ;
+              wr[i].send_flags = IBV_SEND_SIGNALED;
+              wr[i].wr.rdma = {server.addr, server.rkey};
+              wr[i].next = i + 1 < 4 ? &wr[i + 1] : nullptr;
+            }
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], wr.data(), &bad), 0);
+            for (const ibv_wc& wc : testbench::wait_completions(a.cq, 4))
+              EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << ibv_wc_status_str(wc.status);
+            for (size_t i = 0; i < 4; ++i) EXPECT_EQ(read(a.addr() + i * kLen, kLen), data) << i;
+          },
+          [&] {
+            EndpointConfig c;
+            b.open(c);
+            ASSERT_EQ(rnic_mem_write(b.buf, data.data(), kLen), 0);
+            oob.put(0, b.info());
+            traffic::connect_qp(b.qps[0], oob.get(1), 0, c, IBV_QPS_RTR);
+            oob.put(0, b.info());
+            EXPECT_EQ(testbench::qp_state(b.qps[0]), IBV_QPS_RTR);
+          }});
+}
+
 // Send, Send with Solicited Event, Send with Invalidate and with SE and Invalidate, and 0-byte
 // Send and Write, posted as one list with only the last WR signalled: one completion on the
 // requester; on the responder a receive completion each, in order, with the invalidated STags
@@ -699,6 +739,168 @@ TEST_P(VerbsOps, SharedReceiveQueueServesSeveralQps) {
           }});
   EXPECT_EQ(stats.group("node1.core").counter("rx_payload_bytes", "", "").value,
             60000u + 100 + 3000 + 7);
+}
+
+// rdma-core's extended verbs: an extended QP (ibv_create_qp_ex with send_ops_flags,
+// ibv_qp_to_qp_ex) posts an RDMA Write, an inline Send and an RDMA Read in one
+// ibv_wr_start..ibv_wr_complete; an extended CQ (ibv_create_cq_ex) gives their completions
+// through ibv_start_poll / ibv_next_poll / ibv_end_poll and the readers; what the card does not
+// do is refused (a timestamp field, an atomic: nothing posted).
+TEST_P(VerbsOps, ExtendedQpAndCqPostAndPoll) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.link(0), test_name());
+  constexpr uint32_t kLen = 3000;
+  const std::vector<uint8_t> data = pattern(kLen, 5);
+  const char greeting[] = "inline hello";
+  Endpoint b;
+  cl.run({[&] {
+            ibv_device** list = ibv_get_device_list(nullptr);
+            ibv_context* ctx = ibv_open_device(list[0]);
+            ibv_free_device_list(list);
+            ibv_pd* pd = ibv_alloc_pd(ctx);
+            ibv_cq_init_attr_ex ca{};
+            ca.cqe = 64;
+            ca.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+            EXPECT_EQ(ibv_create_cq_ex(ctx, &ca), nullptr);
+            EXPECT_EQ(errno, EOPNOTSUPP);
+            ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM;
+            ibv_cq_ex* cq = ibv_create_cq_ex(ctx, &ca);
+            ASSERT_NE(cq, nullptr);
+            ibv_qp_init_attr_ex qa{};
+            qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+            qa.pd = pd;
+            qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cq);
+            qa.qp_type = IBV_QPT_RC;
+            qa.cap = {16, 16, 1, 1, 64};
+            qa.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+            EXPECT_EQ(ibv_create_qp_ex(ctx, &qa), nullptr);
+            qa.send_ops_flags =
+                IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
+            ibv_qp* qp = ibv_create_qp_ex(ctx, &qa);
+            ASSERT_NE(qp, nullptr);
+            ibv_qp_ex* qx = ibv_qp_to_qp_ex(qp);
+            ASSERT_NE(qx, nullptr);
+            void* buf = rnic_malloc(2 * kLen);
+            ibv_mr* mr = ibv_reg_mr(pd, buf, 2 * kLen, IBV_ACCESS_LOCAL_WRITE);
+            testbench::mem_write(buf, 0, data);
+            // Connected to b's QP as Endpoint::connect does it.
+            const PeerInfo peer = oob.get(0);
+            PeerInfo me;
+            ibv_query_gid(ctx, 1, 0, &me.gid);
+            me.qpns = {qp->qp_num};
+            oob.put(1, me);
+            traffic::connect_qp(qp, peer, 0, EndpointConfig{});
+            oob.get(0);  // b's receive is posted
+            ibv_wr_start(qx);
+            qx->wr_id = 1;
+            qx->wr_flags = IBV_SEND_SIGNALED;
+            ibv_wr_rdma_write(qx, peer.rkey, peer.addr);
+            ibv_wr_set_sge(qx, mr->lkey, reinterpret_cast<uint64_t>(buf), kLen);
+            qx->wr_id = 2;
+            ibv_wr_send(qx);
+            ibv_wr_set_inline_data(qx, const_cast<char*>(greeting), sizeof greeting);
+            qx->wr_id = 3;
+            ibv_wr_rdma_read(qx, peer.rkey, peer.addr);
+            ibv_wr_set_sge(qx, mr->lkey, reinterpret_cast<uint64_t>(buf) + kLen, kLen);
+            ASSERT_EQ(ibv_wr_complete(qx), 0);
+            std::vector<std::pair<uint64_t, ibv_wc_opcode>> got;
+            for (int tries = 0; got.size() < 3 && tries < 100; ++tries) {
+              ibv_poll_cq_attr pa{};
+              if (ibv_start_poll(cq, &pa) == ENOENT) {
+                rnic_wait_cq(ibv_cq_ex_to_cq(cq), 1000000);
+                continue;
+              }
+              do {
+                EXPECT_EQ(cq->status, IBV_WC_SUCCESS);
+                EXPECT_EQ(ibv_wc_read_qp_num(cq), qp->qp_num);
+                got.push_back({cq->wr_id, ibv_wc_read_opcode(cq)});
+                if (cq->wr_id == 3) {
+                  EXPECT_EQ(ibv_wc_read_byte_len(cq), kLen);
+                }
+              } while (ibv_next_poll(cq) == 0);
+              ibv_end_poll(cq);
+            }
+            EXPECT_EQ(got, (std::vector<std::pair<uint64_t, ibv_wc_opcode>>{
+                               {1, IBV_WC_RDMA_WRITE}, {2, IBV_WC_SEND}, {3, IBV_WC_RDMA_READ}}));
+            EXPECT_EQ(read(reinterpret_cast<uint64_t>(buf) + kLen, kLen), data) << "read back";
+            // An operation the card does not do: refused, nothing of the batch posted.
+            ibv_wr_start(qx);
+            qx->wr_id = 4;
+            ibv_wr_send(qx);
+            ibv_wr_set_sge(qx, mr->lkey, reinterpret_cast<uint64_t>(buf), 8);
+            ibv_wr_atomic_fetch_add(qx, peer.rkey, peer.addr, 1);
+            EXPECT_EQ(ibv_wr_complete(qx), EOPNOTSUPP);
+            ibv_poll_cq_attr pa{};
+            EXPECT_EQ(ibv_start_poll(cq, &pa), ENOENT);
+            oob.put(1, {});
+          },
+          [&] {
+            EndpointConfig c;
+            c.buf_bytes = 65536;
+            b.open(c);
+            mem_fill(b.buf, c.buf_bytes);
+            oob.put(0, b.info());
+            b.connect(oob.get(1));
+            ibv_sge sge{b.addr() + 8192, 64, b.mr->lkey};
+            ibv_recv_wr r{9, nullptr, &sge, 1};
+            ibv_recv_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad), 0);
+            oob.put(0, {});
+            const ibv_wc wc = wait_one(b.cq);
+            EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+            EXPECT_EQ(wc.byte_len, sizeof greeting);
+            EXPECT_EQ(read(b.addr() + 8192, sizeof greeting),
+                      std::vector<uint8_t>(greeting, greeting + sizeof greeting));
+            EXPECT_EQ(read(b.addr(), kLen), data) << "the Write";
+            oob.get(1);
+          }});
+}
+
+// Two QPs of one card connected to each other: an RDMA Write from one into the buffer and a
+// Send to the other arrive exactly, their frames looped back by the MAC (efe.looped) and none on
+// the wire.
+TEST_P(VerbsOps, TwoQpsOfOneCardTalkThroughTheLoopback) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.link(0), test_name());
+  constexpr uint32_t kLen = 20000;
+  const std::vector<uint8_t> data = pattern(kLen, 3);
+  Endpoint e;
+  cl.run({[&] {
+    EndpointConfig c;
+    c.qps = 2;
+    e.open(c);
+    mem_fill(e.buf, c.buf_bytes);
+    PeerInfo self = e.info();
+    std::swap(self.qpns[0], self.qpns[1]);  // QP 0 to QP 1 and back
+    e.connect(self);
+    testbench::mem_write(e.buf, 0, data);
+    ibv_sge rs{e.addr() + 200000, 64, e.mr->lkey};
+    ibv_recv_wr r{7, nullptr, &rs, 1};
+    ibv_recv_wr* bad_r = nullptr;
+    ASSERT_EQ(ibv_post_recv(e.qps[1], &r, &bad_r), 0);
+    ibv_sge ws{e.addr(), kLen, e.mr->lkey};
+    ibv_send_wr w = testbench::rdma_write_wr(1, &ws, 1, e.addr() + 100000, e.mr->rkey, true);
+    ibv_sge ss{e.addr(), 64, e.mr->lkey};
+    ibv_send_wr snd{};
+    snd.wr_id = 2;
+    snd.sg_list = &ss;
+    snd.num_sge = 1;
+    snd.opcode = IBV_WR_SEND;
+    snd.send_flags = IBV_SEND_SIGNALED;
+    w.next = &snd;
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(e.qps[0], &w, &bad), 0);
+    std::vector<ibv_wc> wcs = testbench::wait_completions(e.cq, 3);
+    ASSERT_EQ(wcs.size(), 3u);
+    for (const ibv_wc& wc : wcs) EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << wc.wr_id;
+    EXPECT_EQ(read(e.addr() + 100000, kLen), data) << "the Write";
+    EXPECT_EQ(read(e.addr() + 200000, 64), std::vector<uint8_t>(data.begin(), data.begin() + 64))
+        << "the Send";
+  }});
+  EXPECT_GT(stats.group("node0.efe").counter("looped", "", "").value, 0u);
+  EXPECT_EQ(stats.group("node0.efe").counter("tx_data", "", "").value,
+            stats.group("node0.efe").counter("rx_data", "", "").value);
+  EXPECT_TRUE(wire.frames.empty()) << "nothing on the wire";
 }
 
 INSTANTIATE_TEST_SUITE_P(WqeModes, VerbsOps, ::testing::Values("mmio", "ring"),

@@ -17,6 +17,7 @@
 #include "models/host/host_wait.h"
 #include "models/host/process.h"
 #include "models/host/verbs/card_codes.h"
+#include "models/host/verbs/extended_ops.h"
 #include "models/host/verbs/qp_state.h"
 #include "models/host/verbs/unsupported_ops.h"
 #include "models/host/verbs/verbs_internal.h"
@@ -77,6 +78,7 @@ struct QpImpl {
   uint64_t inline_buf = 0;
   ibv_mr* inline_mr = nullptr;
   ibv_srq* srq = nullptr;  // its receive WQEs come from this SRQ (it has no RQ of its own)
+  bool ex = false;         // made with send_ops_flags: ibv_qp_to_qp_ex gives its ibv_qp_ex
 };
 
 // rdma-core's objects, each inside rnicsim's own (as a provider wraps them): the public struct
@@ -105,7 +107,10 @@ struct Mr {
   void* reg_cache_entry;  // the registration cache's entry it shares (or null)
 };
 struct Cq {
-  ibv_cq cq;
+  union {  // an extended CQ's first fields are ibv_cq's (ibv_cq_ex_to_cq)
+    ibv_cq_ex ex;
+    ibv_cq cq;
+  };
   CqImpl* impl;  // ring, consumer index, the QPs using it
 };
 struct Channel {
@@ -113,7 +118,10 @@ struct Channel {
   ChannelImpl* impl;
 };
 struct Qp {
-  ibv_qp qp;
+  union {  // an extended QP begins with its ibv_qp (ibv_qp_to_qp_ex)
+    ibv_qp_ex ex;
+    ibv_qp qp;
+  };
   QpImpl* impl;  // queue counters, attributes
 };
 struct Srq {
@@ -849,6 +857,7 @@ int ibv_destroy_cq(ibv_cq* cq) {
   drv_of(cq->context)->unwatch(&cqi(cq)->written);
   contexts()[cq->context].cqs.erase(cq->handle);
   if (cq->channel) --cq->channel->refcnt;
+  rnic::host::forget_cq_ex(&reinterpret_cast<Cq*>(cq)->ex);
   delete cqi(cq);
   cqi(cq) = nullptr;  // quarantined (live())
   return 0;
@@ -1083,6 +1092,7 @@ int ibv_destroy_qp(ibv_qp* qp) {
   contexts()[qp->context].qps.erase(qp->qp_num);
   --pd_users(qp->pd);
   if (qpi(qp)->srq) --srqi(qpi(qp)->srq)->users;
+  rnic::host::forget_qp_ex(&reinterpret_cast<Qp*>(qp)->ex);
   delete qpi(qp);
   qpi(qp) = nullptr;  // quarantined (live())
   return 0;
@@ -1636,7 +1646,62 @@ int rnic::host::wait_mem_change(const void* addr, const uint8_t* old, size_t len
       timeout_ns);
 }
 
+ibv_qp_ex* ibv_qp_to_qp_ex(ibv_qp* qp) {
+  if (!live(qp) || !qpi(qp)->ex) {
+    errno = EOPNOTSUPP;
+    return nullptr;
+  }
+  return &reinterpret_cast<Qp*>(qp)->ex;
+}
+
 namespace {
+
+// rdma-core's extended CQ: a CQ of the card's with the extended polling (extended_ops.h), the
+// completion fields it reports (kCqExWcFlags) and no creation flags but single-threaded use.
+ibv_cq_ex* create_cq_ex(ibv_context* context, ibv_cq_init_attr_ex* a) {
+  if (!a || (a->comp_mask & ~uint32_t(IBV_CQ_INIT_ATTR_MASK_FLAGS)) ||
+      ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+       (a->flags & ~uint32_t(IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) ||
+      (a->wc_flags & ~rnic::host::kCqExWcFlags)) {
+    Refuse::say("ibv_create_cq_ex with a field the card does not report", 0);
+    errno = EOPNOTSUPP;
+    return nullptr;
+  }
+  ibv_cq* cq = ibv_create_cq(context, int(a->cqe), a->cq_context, a->channel, int(a->comp_vector));
+  if (!cq) return nullptr;
+  ibv_cq_ex* ex = &reinterpret_cast<Cq*>(cq)->ex;
+  rnic::host::fill_cq_ex<poll_cq>(ex);
+  return ex;
+}
+
+// rdma-core's extended QP: an RC QP of a PD, with the extended post-send (extended_ops.h) for the
+// operations the card does (kQpExSendOps).
+ibv_qp* create_qp_ex(ibv_context*, ibv_qp_init_attr_ex* a) {
+  constexpr uint32_t kMask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  if (!a || !(a->comp_mask & IBV_QP_INIT_ATTR_PD) || (a->comp_mask & ~kMask) ||
+      ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+       (a->send_ops_flags & ~rnic::host::kQpExSendOps))) {
+    Refuse::say("ibv_create_qp_ex with what the card does not do", 0);
+    errno = EOPNOTSUPP;
+    return nullptr;
+  }
+  ibv_qp_init_attr b{};
+  b.qp_context = a->qp_context;
+  b.send_cq = a->send_cq;
+  b.recv_cq = a->recv_cq;
+  b.srq = a->srq;
+  b.cap = a->cap;
+  b.qp_type = a->qp_type;
+  b.sq_sig_all = a->sq_sig_all;
+  ibv_qp* qp = ibv_create_qp(a->pd, &b);
+  if (!qp) return nullptr;
+  a->cap = b.cap;
+  if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+    qpi(qp)->ex = true;
+    rnic::host::fill_qp_ex<post_send>(&reinterpret_cast<Qp*>(qp)->ex);
+  }
+  return qp;
+}
 
 // The operations rdma-core's inline verbs call (a provider's ops table): what the card does, and
 // a refusal naming the verb for the rest.
@@ -1652,6 +1717,8 @@ void fill_ops(verbs_context& v) {
   v.query_port = query_port;
   v.advise_mr = advise_mr;
   v.query_device_ex = query_device_ex;
+  v.create_cq_ex = create_cq_ex;
+  v.create_qp_ex = create_qp_ex;
 }
 }  // namespace
 

@@ -6,6 +6,9 @@
  *                        its stack; the server receives it into its stack and checks every
  *                        byte with plain loads. QP details go through rnicsim's out-of-band
  *                        board (rnic_oob_*, which the preload library provides).
+ *   client-ex N          the client, with rdma-core's extended verbs: its CQ from
+ *                        ibv_create_cq_ex (polled with ibv_start_poll / ibv_next_poll), its QP
+ *                        from ibv_create_qp_ex, the writes and the Send posted with ibv_wr_*.
  *   exit N               writes a line to stderr and exits N
  *   crash                registers memory, then dereferences a null pointer
  *   spin                 loops on the CPU without a call
@@ -38,7 +41,21 @@ static int fail(const char* what) {
   return 1;
 }
 
+static struct ibv_cq_ex* g_cqx; /* client-ex: the extended CQ */
+
 static int wait_one(struct ibv_cq* cq, struct ibv_wc* wc) {
+  if (g_cqx) {
+    struct ibv_poll_cq_attr pa = {0};
+    while (ibv_start_poll(g_cqx, &pa) == ENOENT) {
+    }
+    memset(wc, 0, sizeof *wc);
+    wc->status = g_cqx->status;
+    wc->wr_id = g_cqx->wr_id;
+    wc->opcode = ibv_wc_read_opcode(g_cqx);
+    wc->qp_num = ibv_wc_read_qp_num(g_cqx);
+    ibv_end_poll(g_cqx);
+    return wc->status;
+  }
   for (;;) {
     int n = ibv_poll_cq(cq, 1, wc);
     if (n < 0) return -1;
@@ -55,7 +72,7 @@ static struct ibv_context* open_ctx(void) {
   return ctx;
 }
 
-static int transfer(int server, int blocks) {
+static int transfer(int server, int blocks, int ex) {
   struct ibv_context* ctx = open_ctx();
   if (!ctx) return fail("ibv_open_device");
   struct ibv_pd* pd = ibv_alloc_pd(ctx);
@@ -68,17 +85,32 @@ static int transfer(int server, int blocks) {
   for (int b = 0; b < blocks && !server; ++b) buf[(size_t)b * kBlock] = (char)b;
   struct ibv_mr* mr = ibv_reg_mr(pd, buf, bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
   struct ibv_mr* cmr = ibv_reg_mr(pd, &count, sizeof count, IBV_ACCESS_LOCAL_WRITE);
-  struct ibv_cq* cq = ibv_create_cq(ctx, blocks + 4, NULL, NULL, 0);
+  struct ibv_cq* cq = NULL;
+  if (ex) {
+    struct ibv_cq_init_attr_ex ca;
+    memset(&ca, 0, sizeof ca);
+    ca.cqe = (uint32_t)blocks + 4;
+    ca.wc_flags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM;
+    g_cqx = ibv_create_cq_ex(ctx, &ca);
+    cq = g_cqx ? ibv_cq_ex_to_cq(g_cqx) : NULL;
+  } else {
+    cq = ibv_create_cq(ctx, blocks + 4, NULL, NULL, 0);
+  }
   if (!mr || !cmr || !cq) return fail("ibv_reg_mr / ibv_create_cq");
-  struct ibv_qp_init_attr ia;
+  struct ibv_qp_init_attr_ex ia;
   memset(&ia, 0, sizeof ia);
   ia.send_cq = ia.recv_cq = cq;
   ia.cap.max_send_wr = (uint32_t)blocks + 1;
   ia.cap.max_recv_wr = 1;
   ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
   ia.qp_type = IBV_QPT_RC;
-  struct ibv_qp* qp = ibv_create_qp(pd, &ia);
+  ia.comp_mask = IBV_QP_INIT_ATTR_PD | (ex ? IBV_QP_INIT_ATTR_SEND_OPS_FLAGS : 0);
+  ia.pd = pd;
+  ia.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND;
+  struct ibv_qp* qp = ibv_create_qp_ex(ctx, &ia);
   if (!qp) return fail("ibv_create_qp");
+  struct ibv_qp_ex* qx = ex ? ibv_qp_to_qp_ex(qp) : NULL;
+  if (ex && !qx) return fail("ibv_qp_to_qp_ex");
 
   struct dest me, peer;
   memset(&me, 0, sizeof me);
@@ -137,7 +169,15 @@ static int transfer(int server, int blocks) {
     char ready = 0;
     rnic_oob_get("exec.ready", &ready, 1);
     struct ibv_send_wr* bad = NULL;
-    for (int b = 0; b < blocks; ++b) {
+    if (qx) ibv_wr_start(qx);
+    for (int b = 0; b < blocks && qx; ++b) {
+      qx->wr_id = (uint64_t)b;
+      qx->wr_flags = b + 1 == blocks ? IBV_SEND_SIGNALED : 0;
+      ibv_wr_rdma_write(qx, peer.rkey, peer.addr + (uint64_t)b * kBlock);
+      ibv_wr_set_sge(qx, mr->lkey, (uintptr_t)(buf + (size_t)b * kBlock), kBlock);
+    }
+    if (qx && ibv_wr_complete(qx)) return fail("ibv_wr_complete (writes)");
+    for (int b = 0; b < blocks && !qx; ++b) {
       struct ibv_sge s = {(uintptr_t)(buf + (size_t)b * kBlock), kBlock, mr->lkey};
       struct ibv_send_wr w;
       memset(&w, 0, sizeof w);
@@ -158,9 +198,19 @@ static int transfer(int server, int blocks) {
     w.num_sge = 1;
     w.opcode = IBV_WR_SEND;
     w.send_flags = IBV_SEND_SIGNALED;
-    if (ibv_post_send(qp, &w, &bad)) return fail("ibv_post_send (send)");
+    if (qx) {
+      ibv_wr_start(qx);
+      qx->wr_id = 0;
+      qx->wr_flags = IBV_SEND_SIGNALED;
+      ibv_wr_send(qx);
+      ibv_wr_set_sge(qx, cmr->lkey, (uintptr_t)&count, sizeof count);
+      if (ibv_wr_complete(qx)) return fail("ibv_wr_complete (send)");
+    } else if (ibv_post_send(qp, &w, &bad)) {
+      return fail("ibv_post_send (send)");
+    }
     if (wait_one(cq, &wc) != IBV_WC_SUCCESS) return fail("send completion");
-    printf("exec_verbs: wrote %d blocks and sent the count\n", blocks);
+    printf("exec_verbs: wrote %d blocks and sent the count%s\n", blocks,
+           qx ? " (extended verbs)" : "");
   }
   if (ibv_destroy_qp(qp) || ibv_dereg_mr(mr) || ibv_dereg_mr(cmr) || ibv_destroy_cq(cq) ||
       ibv_dealloc_pd(pd) || ibv_close_device(ctx))
@@ -171,8 +221,9 @@ static int transfer(int server, int blocks) {
 
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
-  if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client"))
-    return transfer(!strcmp(argv[1], "server"), argc > 2 ? atoi(argv[2]) : 4);
+  if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex"))
+    return transfer(!strcmp(argv[1], "server"), argc > 2 ? atoi(argv[2]) : 4,
+                    !strcmp(argv[1], "client-ex"));
   if (!strcmp(argv[1], "exit")) {
     fprintf(stderr, "exec_verbs: leaving with %s\n", argc > 2 ? argv[2] : "1");
     return argc > 2 ? atoi(argv[2]) : 1;

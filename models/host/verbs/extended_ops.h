@@ -1,0 +1,181 @@
+// rdma-core's extended CQ (ibv_cq_ex: ibv_start_poll / ibv_next_poll / ibv_end_poll and the
+// ibv_wc_read_* readers) and extended post-send (ibv_qp_ex: ibv_wr_start, ibv_wr_send, ...,
+// ibv_wr_complete) over a provider's plain poll and post operations, as a provider fills them.
+// One header for the verbs library (models/host/verbs/verbs.cc) and the executables' preload
+// library (sim/exec/exec_preload.cc), each of which gives its own poll and post.
+//
+// The extended CQ takes one completion per start_poll / next_poll; the readers read it. The
+// extended QP builds a list of ibv_send_wr between wr_start and wr_complete, which posts it in
+// one call (the first refused WR and those after it are not posted, and wr_complete returns its
+// error); an operation the card does not do (atomics, immediate data, UD, TSO, memory windows)
+// makes wr_complete return EOPNOTSUPP and posts nothing. Inline data is copied when it is set.
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <vector>
+
+namespace rnic::host {
+
+// The completion fields the card's CQs report (ibv_cq_init_attr_ex.wc_flags): the standard ones
+// but immediate data; no timestamps, VLANs, flow tags or tag matching.
+constexpr uint64_t kCqExWcFlags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM |
+                                  IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
+                                  IBV_WC_EX_WITH_DLID_PATH_BITS;
+// The operations of the extended post-send (ibv_qp_init_attr_ex.send_ops_flags).
+constexpr uint64_t kQpExSendOps = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ |
+                                  IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
+                                  IBV_QP_EX_WITH_LOCAL_INV;
+
+namespace detail {
+inline std::map<const ibv_cq_ex*, ibv_wc>& cq_ex_current() {
+  static std::map<const ibv_cq_ex*, ibv_wc> m;
+  return m;
+}
+struct WrBatch {
+  std::deque<ibv_send_wr> wrs;  // a deque: the WRs stay where they are as more come
+  std::deque<std::vector<ibv_sge>> sges;
+  std::deque<std::vector<uint8_t>> inl;
+  int err = 0;
+};
+inline std::map<const ibv_qp_ex*, WrBatch>& qp_ex_batches() {
+  static std::map<const ibv_qp_ex*, WrBatch> m;
+  return m;
+}
+inline WrBatch& batch(ibv_qp_ex* q) { return qp_ex_batches()[q]; }
+inline void add(ibv_qp_ex* q, ibv_wr_opcode op) {
+  WrBatch& b = batch(q);
+  ibv_send_wr w{};
+  w.wr_id = q->wr_id;
+  w.send_flags = q->wr_flags;
+  w.opcode = op;
+  b.wrs.push_back(w);
+  b.sges.emplace_back();
+  b.inl.emplace_back();
+}
+inline ibv_send_wr* last(ibv_qp_ex* q) {
+  WrBatch& b = batch(q);
+  if (b.wrs.empty()) {
+    b.err = EINVAL;  // an attribute before any operation
+    return nullptr;
+  }
+  return &b.wrs.back();
+}
+inline void refuse(ibv_qp_ex* q) { batch(q).err = EOPNOTSUPP; }
+// The CQ's next completion becomes its current one: 0, or ENOENT when there is none.
+template <int (*Poll)(ibv_cq*, int, ibv_wc*)>
+int take(ibv_cq_ex* c) {
+  ibv_wc& w = cq_ex_current()[c];
+  const int n = Poll(ibv_cq_ex_to_cq(c), 1, &w);
+  if (n == 0) return ENOENT;
+  if (n < 0) return -n;
+  c->status = w.status;
+  c->wr_id = w.wr_id;
+  return 0;
+}
+}  // namespace detail
+
+// A CQ's extended operations, polling with Poll (a provider's poll_cq).
+template <int (*Poll)(ibv_cq*, int, ibv_wc*)>
+void fill_cq_ex(ibv_cq_ex* cq) {
+  using detail::cq_ex_current;
+  cq->start_poll = [](ibv_cq_ex* c, ibv_poll_cq_attr* attr) -> int {
+    if (attr && attr->comp_mask) return EINVAL;
+    return detail::take<Poll>(c);
+  };
+  cq->next_poll = [](ibv_cq_ex* c) -> int { return detail::take<Poll>(c); };
+  cq->end_poll = [](ibv_cq_ex*) {};
+  cq->read_opcode = [](ibv_cq_ex* c) { return cq_ex_current()[c].opcode; };
+  cq->read_vendor_err = [](ibv_cq_ex* c) { return cq_ex_current()[c].vendor_err; };
+  cq->read_byte_len = [](ibv_cq_ex* c) { return cq_ex_current()[c].byte_len; };
+  cq->read_qp_num = [](ibv_cq_ex* c) { return cq_ex_current()[c].qp_num; };
+  cq->read_src_qp = [](ibv_cq_ex* c) { return cq_ex_current()[c].src_qp; };
+  cq->read_wc_flags = [](ibv_cq_ex* c) { return unsigned(cq_ex_current()[c].wc_flags); };
+  cq->read_slid = [](ibv_cq_ex* c) { return uint32_t(cq_ex_current()[c].slid); };
+  cq->read_sl = [](ibv_cq_ex* c) { return cq_ex_current()[c].sl; };
+  cq->read_dlid_path_bits = [](ibv_cq_ex* c) { return cq_ex_current()[c].dlid_path_bits; };
+}
+inline void forget_cq_ex(const ibv_cq_ex* cq) { detail::cq_ex_current().erase(cq); }
+
+// A QP's extended post-send, posting with Post (a provider's post_send).
+template <int (*Post)(ibv_qp*, ibv_send_wr*, ibv_send_wr**)>
+void fill_qp_ex(ibv_qp_ex* q) {
+  using detail::add;
+  using detail::batch;
+  using detail::last;
+  using detail::refuse;
+  q->wr_start = [](ibv_qp_ex* x) { detail::qp_ex_batches()[x] = detail::WrBatch{}; };
+  q->wr_abort = [](ibv_qp_ex* x) { detail::qp_ex_batches().erase(x); };
+  q->wr_complete = [](ibv_qp_ex* x) -> int {
+    detail::WrBatch b = std::move(batch(x));
+    detail::qp_ex_batches().erase(x);
+    if (b.err) return b.err;
+    if (b.wrs.empty()) return 0;
+    for (size_t i = 0; i < b.wrs.size(); ++i) {
+      b.wrs[i].sg_list = b.sges[i].empty() ? nullptr : b.sges[i].data();
+      b.wrs[i].num_sge = int(b.sges[i].size());
+      b.wrs[i].next = i + 1 < b.wrs.size() ? &b.wrs[i + 1] : nullptr;
+    }
+    ibv_send_wr* bad = nullptr;
+    return Post(&x->qp_base, &b.wrs[0], &bad);
+  };
+  q->wr_send = [](ibv_qp_ex* x) { add(x, IBV_WR_SEND); };
+  q->wr_send_inv = [](ibv_qp_ex* x, uint32_t rkey) {
+    add(x, IBV_WR_SEND_WITH_INV);
+    last(x)->invalidate_rkey = rkey;
+  };
+  q->wr_rdma_write = [](ibv_qp_ex* x, uint32_t rkey, uint64_t addr) {
+    add(x, IBV_WR_RDMA_WRITE);
+    last(x)->wr.rdma = {addr, rkey};
+  };
+  q->wr_rdma_read = [](ibv_qp_ex* x, uint32_t rkey, uint64_t addr) {
+    add(x, IBV_WR_RDMA_READ);
+    last(x)->wr.rdma = {addr, rkey};
+  };
+  q->wr_local_inv = [](ibv_qp_ex* x, uint32_t rkey) {
+    add(x, IBV_WR_LOCAL_INV);
+    last(x)->invalidate_rkey = rkey;
+  };
+  q->wr_set_sge = [](ibv_qp_ex* x, uint32_t lkey, uint64_t addr, uint32_t len) {
+    if (!last(x)) return;
+    batch(x).sges.back() = {{addr, len, lkey}};
+  };
+  q->wr_set_sge_list = [](ibv_qp_ex* x, size_t n, const ibv_sge* l) {
+    if (!last(x)) return;
+    batch(x).sges.back().assign(l, l + n);
+  };
+  q->wr_set_inline_data = [](ibv_qp_ex* x, void* addr, size_t len) {
+    ibv_data_buf d{addr, len};
+    x->wr_set_inline_data_list(x, 1, &d);
+  };
+  q->wr_set_inline_data_list = [](ibv_qp_ex* x, size_t n, const ibv_data_buf* l) {
+    ibv_send_wr* w = last(x);
+    if (!w) return;
+    std::vector<uint8_t>& bytes = batch(x).inl.back();
+    bytes.clear();
+    for (size_t i = 0; i < n; ++i) {
+      const auto* p = static_cast<const uint8_t*>(l[i].addr);
+      bytes.insert(bytes.end(), p, p + l[i].length);
+    }
+    w->send_flags |= IBV_SEND_INLINE;
+    batch(x).sges.back() = {{reinterpret_cast<uint64_t>(bytes.data()), uint32_t(bytes.size()), 0}};
+  };
+  // What the card does not do: wr_complete says so.
+  q->wr_atomic_cmp_swp = [](ibv_qp_ex* x, uint32_t, uint64_t, uint64_t, uint64_t) { refuse(x); };
+  q->wr_atomic_fetch_add = [](ibv_qp_ex* x, uint32_t, uint64_t, uint64_t) { refuse(x); };
+  q->wr_bind_mw = [](ibv_qp_ex* x, ibv_mw*, uint32_t, const ibv_mw_bind_info*) { refuse(x); };
+  q->wr_rdma_write_imm = [](ibv_qp_ex* x, uint32_t, uint64_t, __be32) { refuse(x); };
+  q->wr_send_imm = [](ibv_qp_ex* x, __be32) { refuse(x); };
+  q->wr_send_tso = [](ibv_qp_ex* x, void*, uint16_t, uint16_t) { refuse(x); };
+  q->wr_set_ud_addr = [](ibv_qp_ex* x, ibv_ah*, uint32_t, uint32_t) { refuse(x); };
+  q->wr_set_xrc_srqn = [](ibv_qp_ex* x, uint32_t) { refuse(x); };
+  q->wr_atomic_write = [](ibv_qp_ex* x, uint32_t, uint64_t, const void*) { refuse(x); };
+}
+inline void forget_qp_ex(const ibv_qp_ex* q) { detail::qp_ex_batches().erase(q); }
+
+}  // namespace rnic::host
