@@ -98,6 +98,7 @@ enum class Op : uint32_t {
   kCmDisconnect,      // id
   kCmGetEvent,        // channel -> CmEventMsg, private data, the id's addresses
   kThreadCreate,      // the process is about to start a thread (pthread_create)
+  kSockPoll,          // n, n x (socket, events), timeout ns (-1: none) -> ready, n revents
 };
 
 // rdma_conn_param as it travels (private data beside it).

@@ -28,12 +28,14 @@
 #include <infiniband/verbs.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <rdma/rdma_cma.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -75,9 +77,25 @@ int64_t g_cpu_mhz = 3000;
 constexpr uint64_t kEpochS = 1767225600;          // 2026-01-01 00:00:00 UTC: simulated time 0
 constexpr uint64_t kBootNs = 100'000'000'000ull;  // CLOCK_MONOTONIC at simulated time 0
 
+// The real-time timer (alarm, setitimer ITIMER_REAL) in simulated time: due at g_alarm_ns (0:
+// none), then every g_alarm_every_ns (0: once). SIGALRM is raised when the process's clock is
+// found at or past it: a call's answer, a clock read, or a sleep that reaches it (which ends
+// there, as a signal ends a sleep).
+uint64_t g_alarm_ns = 0, g_alarm_every_ns = 0;
+void alarm_due(uint64_t now) {
+  if (!g_alarm_ns || now < g_alarm_ns) return;
+  if (g_alarm_every_ns)
+    while (g_alarm_ns <= now) g_alarm_ns += g_alarm_every_ns;
+  else
+    g_alarm_ns = 0;
+  raise(SIGALRM);
+}
+
 uint64_t clock_now() {
   g_local_ns += uint64_t(g_clock_read_ns);
-  return g_now_ns + g_local_ns;
+  const uint64_t now = g_now_ns + g_local_ns;
+  alarm_due(now);
+  return now;
 }
 
 [[noreturn]] void lost() {
@@ -195,6 +213,7 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
                       a.ret, a.err, static_cast<unsigned long long>(a.now_ns));
     (void)!syscall(SYS_write, 2, line, size_t(n));
   }
+  alarm_due(g_now_ns);
   errno = a.err;
   return Msg(std::move(in));
 }
@@ -1262,9 +1281,17 @@ pid_t getpid(void) {
 }
 
 namespace {
-void sim_sleep(uint64_t ns) {
+// Sleeps ns of simulated time, or until the real-time timer's SIGALRM: the time left (0: all).
+uint64_t sim_sleep(uint64_t ns) {
+  const uint64_t now = g_now_ns + g_local_ns;
+  uint64_t left = 0;
+  if (g_alarm_ns && g_alarm_ns < now + ns) {
+    left = now + ns - std::max(g_alarm_ns, now);
+    ns -= left;
+  }
   int rc = 0;
-  call(Op::kSleep, Msg().put(ns), &rc);
+  call(Op::kSleep, Msg().put(ns), &rc);  // the answer raises SIGALRM when it is due
+  return left;
 }
 }  // namespace
 
@@ -1274,21 +1301,65 @@ int nanosleep(const struct timespec* req, struct timespec* rem) {
     errno = EINVAL;
     return -1;
   }
-  sim_sleep(uint64_t(req->tv_sec) * 1000000000ull + uint64_t(req->tv_nsec));
-  if (rem) *rem = {0, 0};
+  const uint64_t left = sim_sleep(uint64_t(req->tv_sec) * 1000000000ull + uint64_t(req->tv_nsec));
+  if (rem) *rem = {time_t(left / 1000000000ull), long(left % 1000000000ull)};
+  if (left) {
+    errno = EINTR;
+    return -1;
+  }
   return 0;
 }
 
 int usleep(useconds_t us) {
   if (!on()) return next<decltype(&usleep)>("usleep")(us);
-  sim_sleep(uint64_t(us) * 1000);
+  if (sim_sleep(uint64_t(us) * 1000)) {
+    errno = EINTR;
+    return -1;
+  }
   return 0;
 }
 
 unsigned int sleep(unsigned int s) {
   if (!on()) return next<decltype(&sleep)>("sleep")(s);
-  sim_sleep(uint64_t(s) * 1000000000ull);
+  return unsigned((sim_sleep(uint64_t(s) * 1000000000ull) + 999999999ull) / 1000000000ull);
+}
+
+int setitimer(int which, const struct itimerval* nv, struct itimerval* old) {
+  using Fn = int (*)(int, const struct itimerval*, struct itimerval*);
+  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "setitimer"));
+  if (!on() || which != ITIMER_REAL) return real(which, nv, old);
+  const uint64_t now = g_now_ns + g_local_ns;
+  auto to_tv = [](uint64_t ns) {
+    return timeval{time_t(ns / 1000000000ull), long(ns % 1000000000ull / 1000)};
+  };
+  auto to_ns = [](const timeval& t) {
+    return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_usec) * 1000;
+  };
+  if (old) {
+    old->it_value = to_tv(g_alarm_ns > now ? g_alarm_ns - now : 0);
+    old->it_interval = to_tv(g_alarm_every_ns);
+  }
+  if (nv) {
+    const uint64_t v = to_ns(nv->it_value);
+    g_alarm_ns = v ? now + v : 0;
+    g_alarm_every_ns = v ? to_ns(nv->it_interval) : 0;
+  }
   return 0;
+}
+
+int getitimer(int which, struct itimerval* cur) {
+  using Fn = int (*)(int, struct itimerval*);
+  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "getitimer"));
+  if (!on() || which != ITIMER_REAL) return real(which, cur);
+  return setitimer(ITIMER_REAL, nullptr, cur);
+}
+
+unsigned int alarm(unsigned int s) {
+  if (!on()) return next<decltype(&alarm)>("alarm")(s);
+  itimerval nv{}, old{};
+  nv.it_value.tv_sec = time_t(s);
+  setitimer(ITIMER_REAL, &nv, &old);
+  return unsigned(old.it_value.tv_sec + (old.it_value.tv_usec ? 1 : 0));
 }
 
 namespace {
@@ -1440,6 +1511,81 @@ int close(int fd) {
     vsocks().erase(fd);
   }
   return next<decltype(&close)>("close")(fd);
+}
+
+// poll on the process's sockets on the management network waits in simulated time; with other
+// descriptors in the set too, it looks at those (a real poll with no wait) every kPollQuantumNs
+// of simulated time.
+constexpr uint64_t kPollQuantumNs = 10000;
+int poll(struct pollfd* fds, nfds_t n, int timeout) {
+  using Fn = int (*)(struct pollfd*, nfds_t, int);
+  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "poll"));
+  if (!on()) return real(fds, n, timeout);
+  std::vector<size_t> mine, theirs;
+  for (nfds_t i = 0; i < n; ++i) {
+    if (fds[i].fd < 0) continue;
+    (vsock(fds[i].fd) >= 0 ? mine : theirs).push_back(i);
+  }
+  if (mine.empty()) return real(fds, n, timeout);
+  const uint64_t start = g_now_ns + g_local_ns;
+  const uint64_t deadline = timeout < 0 ? UINT64_MAX : start + uint64_t(timeout) * 1000000ull;
+  std::vector<pollfd> other(theirs.size());
+  for (;;) {
+    const uint64_t now = g_now_ns + g_local_ns;
+    uint64_t wait = deadline == UINT64_MAX ? UINT64_MAX : deadline - std::min(deadline, now);
+    if (!theirs.empty()) wait = std::min(wait, kPollQuantumNs);
+    Msg m;
+    m.put(uint32_t(mine.size()));
+    for (size_t i : mine) m.put(vsock(fds[i].fd)).put(int16_t(fds[i].events));
+    m.put(int64_t(wait == UINT64_MAX ? -1 : int64_t(wait)));
+    int rc = 0;
+    Msg a = call(Op::kSockPoll, std::move(m), &rc);
+    if (rc < 0) return -1;
+    int ready = 0;
+    for (size_t i : mine) {
+      fds[i].revents = a.get<int16_t>();
+      if (fds[i].revents) ++ready;
+    }
+    if (!theirs.empty()) {
+      for (size_t k = 0; k < theirs.size(); ++k) other[k] = fds[theirs[k]];
+      const int r = real(other.data(), other.size(), 0);
+      for (size_t k = 0; k < theirs.size(); ++k) fds[theirs[k]].revents = other[k].revents;
+      if (r > 0) ready += r;
+    }
+    if (ready || g_now_ns + g_local_ns >= deadline) return ready;
+  }
+}
+
+int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
+  using Fn = int (*)(int, fd_set*, fd_set*, fd_set*, struct timeval*);
+  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "select"));
+  if (!on()) return real(nfds, rd, wr, ex, tv);
+  bool ours = false;
+  for (int fd = 0; fd < nfds && !ours; ++fd)
+    ours = vsock(fd) >= 0 && ((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)));
+  if (!ours) return real(nfds, rd, wr, ex, tv);
+  std::vector<pollfd> p;
+  for (int fd = 0; fd < nfds; ++fd) {
+    short ev = 0;
+    if (rd && FD_ISSET(fd, rd)) ev |= POLLIN;
+    if (wr && FD_ISSET(fd, wr)) ev |= POLLOUT;
+    if (ex && FD_ISSET(fd, ex)) ev |= POLLPRI;
+    if (ev) p.push_back({fd, ev, 0});
+  }
+  const int timeout = tv ? int(tv->tv_sec * 1000 + tv->tv_usec / 1000) : -1;
+  const int r = poll(p.data(), p.size(), timeout);
+  if (r < 0) return r;
+  if (rd) FD_ZERO(rd);
+  if (wr) FD_ZERO(wr);
+  if (ex) FD_ZERO(ex);
+  int count = 0;
+  for (const pollfd& q : p) {
+    if (rd && (q.revents & (POLLIN | POLLHUP | POLLERR))) FD_SET(q.fd, rd), ++count;
+    if (wr && (q.revents & (POLLOUT | POLLERR))) FD_SET(q.fd, wr), ++count;
+    if (ex && (q.revents & POLLPRI)) FD_SET(q.fd, ex), ++count;
+  }
+  if (tv && r == 0) *tv = timeval{0, 0};
+  return count;
 }
 
 int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {

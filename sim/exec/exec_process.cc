@@ -1163,6 +1163,21 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     case Op::kCmDisconnect:
     case Op::kCmGetEvent:
       return cm_handle(op, in, h, out);
+    case Op::kSockPoll: {
+      const uint32_t n = in.get<uint32_t>();
+      if (!r_.net || n > 4096) return fail(EINVAL);
+      std::vector<MgmtNet::PollItem> items(n);
+      for (MgmtNet::PollItem& it : items) {
+        it.sock = in.get<int64_t>();
+        it.events = in.get<int16_t>();
+        if (!socks_.count(it.sock)) it.sock = -1;  // not this process's: POLLNVAL
+      }
+      const int64_t timeout = in.get<int64_t>();
+      if (in.bad()) return fail(EINVAL);
+      h->ret = int32_t(r_.net->poll(items, timeout < 0 ? UINT64_MAX : uint64_t(timeout)));
+      for (const MgmtNet::PollItem& it : items) out->put(int16_t(it.revents));
+      return;
+    }
     case Op::kThreadCreate:
       return;  // the server turns to several threads once it has answered
     case Op::kSleep: {

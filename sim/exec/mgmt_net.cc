@@ -1,5 +1,7 @@
 #include "sim/exec/mgmt_net.h"
 
+#include <poll.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -172,6 +174,57 @@ int64_t MgmtNet::close(int64_t s) {
   }
   k->closed = true;
   return 0;
+}
+
+int64_t MgmtNet::poll(std::vector<PollItem>& items, uint64_t timeout_ns) {
+  const uint64_t limit = timeout_ns == UINT64_MAX ? UINT64_MAX : now_ps() + timeout_ns * 1000;
+  const host::BlockedIn blocked("poll on sockets");
+  for (;;) {
+    const uint64_t t = now_ps();
+    uint64_t next = limit;
+    int64_t ready = 0;
+    sc_core::sc_event_or_list evs;
+    bool any_ev = false;
+    for (PollItem& it : items) {
+      it.revents = 0;
+      const Sock* k = get(it.sock);
+      if (!k) {
+        it.revents = POLLNVAL;
+      } else if (k->listening) {
+        if (!k->backlog.empty()) {
+          if (k->backlog.front().first <= t)
+            it.revents |= short(it.events & POLLIN);
+          else
+            next = std::min(next, k->backlog.front().first);
+        }
+      } else if (!k->connected || t >= k->rst_at_ps) {
+        it.revents = POLLHUP | (k->connected ? POLLERR : 0);
+      } else {
+        const bool bytes = !k->rx.empty() && k->rx.front().at_ps <= t;
+        const bool eof = k->rx.empty() && k->eof_at_ps <= t;
+        if (bytes || eof) it.revents |= short(it.events & POLLIN);
+        if (eof) it.revents |= POLLHUP;
+        if (!k->rx.empty() && !bytes) next = std::min(next, k->rx.front().at_ps);
+        if (k->rx.empty() && !eof && k->eof_at_ps != UINT64_MAX)
+          next = std::min(next, k->eof_at_ps);
+        if (k->rst_at_ps != UINT64_MAX) next = std::min(next, k->rst_at_ps);
+        it.revents |= short(it.events & POLLOUT);
+      }
+      if (it.revents) ++ready;
+      if (k) {
+        evs |= *k->ev;
+        any_ev = true;
+      }
+    }
+    if (ready || t >= limit) return ready;
+    if (!any_ev) {
+      host::host_wait(sc_core::sc_time::from_value(limit - t));
+    } else if (next == UINT64_MAX) {
+      host::host_wait(evs);
+    } else {
+      host::host_wait(sc_core::sc_time::from_value(next - t), evs);
+    }
+  }
 }
 
 }  // namespace rnic::exec

@@ -45,6 +45,15 @@ class MgmtNet {
   // Waits until bytes are readable (or the peer closed: 0).
   int64_t recv(int64_t s, uint8_t* out, size_t len, bool nonblock);
   int64_t close(int64_t s);
+  // poll(2) on sockets: waits until one is ready as asked (POLLIN: bytes, the end of stream, or
+  // a connection to accept; POLLOUT: connected and not reset) or timeout_ns passes (UINT64_MAX:
+  // no limit). Sets each one's revents (POLLNVAL: no such socket; POLLHUP: not connected, or
+  // reset); returns how many are ready.
+  struct PollItem {
+    int64_t sock = -1;
+    short events = 0, revents = 0;
+  };
+  int64_t poll(std::vector<PollItem>& items, uint64_t timeout_ns);
 
  private:
   struct Chunk {

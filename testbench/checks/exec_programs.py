@@ -19,7 +19,8 @@ data between two hosts through the card, which reads and writes the processes' o
 and stack); two runs give the same results.json and stats.json; a process that exits non-zero,
 faults, spins on the CPU, forks or passes a forged object gets its answer, with its status and last
 stderr line in results.json and no process left behind; a missing or non-executable program is
-refused before the run (exit 2); every acceptance binary (ibverbs-utils, perftest, rping) loads
+refused before the run (exit 2); alarm and setitimer run in simulated time (a timer ends a loop
+of clock reads and cuts a sleep short), and so do poll and select on sockets; every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
 import os
 import shutil
@@ -239,6 +240,19 @@ p2, o2 = run("xfer", xfer, out="xfer_again")
 for f in ("results.json", "stats.json"):
     check(strip_wall(load(os.path.join(o, f))) == strip_wall(load(os.path.join(o2, f))),
           f"two runs differ in {f}")
+
+# The real-time timer in simulated time: 2 ms of 20 ns clock reads, then a 1 s sleep cut at 5 ms.
+p, o = run("alarm", "workloads:\n  - {{name: alarm, exec: [{}, alarm], hosts: [node0]}}\n".format(prog))
+check("the timer ended the loop after 2000 us (100000 reads); usleep returned -1 (Interrupted "
+      "system call) after 5000 us, alarm rang" in text(os.path.join(o, "node0", "alarm.out")),
+      f"alarm: {text(os.path.join(o, 'node0', 'alarm.out'))!r}")
+
+# poll and select on management-network sockets wait in simulated time (a timeout too).
+p, o = run("poll", f"workloads:\n  - name: poll\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+           "    args: [[poll-server], [poll-client, node1]]\n")
+check("listener ready after 15 us; poll 0 after 1000 us (1 ms timeout), poll 1 after 2029 us more, "
+      "select 1 after 2000 us more: 'xy'" in text(os.path.join(o, "node1", "poll.out")),
+      f"poll: {text(os.path.join(o, 'node1', 'poll.out'))!r}")
 
 # What goes wrong: each its answer, named, with the process's status and last stderr line.
 one = "workloads:\n  - {{name: {n}, exec: [{prog}, {mode}], hosts: [node0]}}\n"

@@ -15,13 +15,25 @@
  *   forged               passes a PD it made itself to ibv_dealloc_pd and ibv_reg_mr
  *   calls N              N calls of ibv_query_port (the bench's round trips)
  *   fork                 forks after opening the device
+ *   alarm                a 2 ms real-time timer (setitimer) ends a loop of clock reads, a 5 ms
+ *                        one cuts a 1 s usleep short (EINTR), both in simulated time
+ *   poll-server HOST | poll-client HOST  TCP over the management network with poll and select:
+ *                        the server polls its listener, then its connection (a 1 ms timeout
+ *                        first, the client sends after 3 ms), and selects for the next bytes
  * Exit 0 when the mode's checks hold. */
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 __attribute__((weak)) void rnic_oob_put(const char* key, const void* data, size_t len);
@@ -219,6 +231,94 @@ static int transfer(int server, int blocks, int ex) {
   return 0;
 }
 
+static volatile sig_atomic_t g_rang;
+static void on_alarm(int sig) {
+  (void)sig;
+  g_rang = 1;
+}
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+static int alarms(void) {
+  signal(SIGALRM, on_alarm);
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_usec = 2000;
+  const uint64_t t0 = now_ns();
+  if (setitimer(ITIMER_REAL, &it, NULL)) return fail("setitimer");
+  uint64_t reads = 0;
+  while (!g_rang) {
+    now_ns();
+    ++reads;
+  }
+  const uint64_t loop = now_ns() - t0;
+  g_rang = 0;
+  it.it_value.tv_usec = 5000;
+  const uint64_t t1 = now_ns();
+  setitimer(ITIMER_REAL, &it, NULL);
+  const int r = usleep(1000000);
+  const int e = errno;
+  const uint64_t slept = now_ns() - t1;
+  printf(
+      "exec_verbs: the timer ended the loop after %llu us (%llu reads); usleep returned %d "
+      "(%s) after %llu us, alarm %s\n",
+      (unsigned long long)(loop / 1000), (unsigned long long)reads, r, r ? strerror(e) : "no error",
+      (unsigned long long)(slept / 1000), g_rang ? "rang" : "silent");
+  return 0;
+}
+
+static int polls(int server, const char* host) {
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = server ? AI_PASSIVE : 0;
+  if (getaddrinfo(server ? NULL : host, "19999", &hints, &res)) return fail("getaddrinfo");
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s < 0) return fail("socket");
+  char b[8] = {0};
+  if (!server) {
+    if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
+    usleep(3000);
+    if (write(s, "x", 1) != 1) return fail("write");
+    usleep(2000);
+    if (write(s, "y", 1) != 1) return fail("write");
+    if (read(s, b, 1) != 0) return fail("end of stream");
+    close(s);
+    printf("exec_verbs: poll client done\n");
+    return 0;
+  }
+  if (bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 1)) return fail("bind / listen");
+  const uint64_t t0 = now_ns();
+  struct pollfd p = {s, POLLIN, 0};
+  if (poll(&p, 1, -1) != 1 || !(p.revents & POLLIN)) return fail("poll (listener)");
+  const int c = accept(s, NULL, NULL);
+  if (c < 0) return fail("accept");
+  const uint64_t t1 = now_ns();
+  struct pollfd q = {c, POLLIN, 0};
+  const int none = poll(&q, 1, 1);
+  const uint64_t t2 = now_ns();
+  const int one = poll(&q, 1, -1);
+  const uint64_t t3 = now_ns();
+  if (read(c, b, 1) != 1) return fail("read");
+  fd_set rd;
+  FD_ZERO(&rd);
+  FD_SET(c, &rd);
+  const int sel = select(c + 1, &rd, NULL, NULL, NULL);
+  const uint64_t t4 = now_ns();
+  if (read(c, b + 1, 1) != 1) return fail("read");
+  close(c);
+  close(s);
+  printf(
+      "exec_verbs: listener ready after %llu us; poll %d after %llu us (1 ms timeout), poll %d "
+      "after %llu us more, select %d after %llu us more: '%s'\n",
+      (unsigned long long)((t1 - t0) / 1000), none, (unsigned long long)((t2 - t1) / 1000), one,
+      (unsigned long long)((t3 - t2) / 1000), sel, (unsigned long long)((t4 - t3) / 1000), b);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
   if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex"))
@@ -243,6 +343,9 @@ int main(int argc, char** argv) {
     volatile unsigned long x = 0;
     for (;;) ++x;
   }
+  if (!strcmp(argv[1], "alarm")) return alarms();
+  if (!strcmp(argv[1], "poll-server") || !strcmp(argv[1], "poll-client"))
+    return polls(!strcmp(argv[1], "poll-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
