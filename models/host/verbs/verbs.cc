@@ -1491,8 +1491,13 @@ void rnic_spend_ns(uint64_t ns) { spend(ns); }
 
 namespace {
 struct OobBoard {
-  std::map<std::string, std::vector<uint8_t>> keys;
-  sc_core::sc_event* put = nullptr;  // made on first use (needs the simulation context)
+  struct Value {
+    std::vector<uint8_t> bytes;
+    uint64_t at_ps = 0;  // when getters see it
+  };
+  std::map<std::string, Value> keys;
+  sc_core::sc_event* put = nullptr;              // made on first use (needs the simulation context)
+  std::map<const Driver*, uint64_t> tx_free_ps;  // each host's link to the board is busy until
 };
 OobBoard& oob() {
   static OobBoard b;
@@ -1502,10 +1507,18 @@ OobBoard& oob() {
 
 void rnic::host::oob_clear() { oob().keys.clear(); }
 
+// The board is the management network's: a value put at t is seen at t + host.mgmt_latency_ns
+// + its bytes at host.mgmt_gbps, behind what the same host put before (as a TCP exchange of the
+// same bytes between executables, sim/exec/mgmt_net.h).
 void rnic_oob_put(const char* key, const void* data, size_t len) {
   OobBoard& b = oob();
+  const Driver* drv = current().drv;
+  const rnic::HostConfig& h = drv->host_config();
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  uint64_t& free = b.tx_free_ps[drv];
+  free = std::max(free, now) + uint64_t(double(len) * 8.0 / h.mgmt_gbps * 1000.0);
   const auto* p = static_cast<const uint8_t*>(data);
-  b.keys[key] = std::vector<uint8_t>(p, p + len);
+  b.keys[key] = {std::vector<uint8_t>(p, p + len), free + uint64_t(h.mgmt_latency_ns) * 1000};
   if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
   b.put->notify(sc_core::SC_ZERO_TIME);
 }
@@ -1514,12 +1527,21 @@ size_t rnic_oob_get(const char* key, void* data, size_t len) {
   OobBoard& b = oob();
   if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
   auto it = b.keys.find(key);
-  if (it == b.keys.end()) {
+  const uint64_t now0 = sc_core::sc_time_stamp().value();
+  if (it == b.keys.end() || it->second.at_ps > now0) {
     const rnic::host::BlockedIn blocked(std::string("rnic_oob_get(\"") + key + "\")");
-    while ((it = b.keys.find(key)) == b.keys.end()) rnic::host::host_wait(*b.put);
+    for (;;) {
+      it = b.keys.find(key);
+      const uint64_t now = sc_core::sc_time_stamp().value();
+      if (it != b.keys.end() && it->second.at_ps <= now) break;
+      if (it != b.keys.end())
+        rnic::host::host_wait(sc_core::sc_time::from_value(it->second.at_ps - now), *b.put);
+      else
+        rnic::host::host_wait(*b.put);
+    }
   }
-  std::memcpy(data, it->second.data(), std::min(len, it->second.size()));
-  return it->second.size();
+  std::memcpy(data, it->second.bytes.data(), std::min(len, it->second.bytes.size()));
+  return it->second.bytes.size();
 }
 
 double rnic_now_ns() { return double(sc_core::sc_time_stamp().value()) / 1000.0; }

@@ -134,9 +134,10 @@ int rnic_wait_mem(const void* addr, uint8_t value, uint64_t timeout_ns);
 
 // Out-of-band exchange between programs, what rdma_cm or a TCP socket does in real life (the
 // peer's GID, QPNs, buffer addresses and keys, its IRD): a key-value board shared by every host
-// of the run, free in simulated time. rnic_oob_put stores `len` bytes under `key` (replacing
-// them); rnic_oob_get waits until `key` is there and copies at most `len` bytes of it, returning
-// how many it holds.
+// of the run, on the management network's latency model (host.mgmt_latency_ns and
+// host.mgmt_gbps, as executables' sockets). rnic_oob_put stores `len` bytes under `key`
+// (replacing them), seen one latency and its bytes' time later; rnic_oob_get waits until `key`
+// is there and copies at most `len` bytes of it, returning how many it holds.
 void rnic_oob_put(const char* key, const void* data, size_t len);
 size_t rnic_oob_get(const char* key, void* data, size_t len);
 
