@@ -691,10 +691,7 @@ struct Refuse {
 // rdma-core's extended CQ and QP (extended_ops.h): the card's CQ and QP with the extended
 // polling and post-send on top, as the verbs library gives them to in-process programs.
 ibv_cq_ex* create_cq_ex(ibv_context* c, ibv_cq_init_attr_ex* a) {
-  if (!a || (a->comp_mask & ~uint32_t(IBV_CQ_INIT_ATTR_MASK_FLAGS)) ||
-      ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-       (a->flags & ~uint32_t(IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) ||
-      (a->wc_flags & ~rnic::host::kCqExWcFlags)) {
+  if (!rnic::host::cq_ex_attr_ok(a)) {
     refuse("ibv_create_cq_ex with a field the card does not report");
     return nullptr;
   }
@@ -705,21 +702,11 @@ ibv_cq_ex* create_cq_ex(ibv_context* c, ibv_cq_init_attr_ex* a) {
   return ex;
 }
 ibv_qp* create_qp_ex(ibv_context*, ibv_qp_init_attr_ex* a) {
-  constexpr uint32_t kMask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-  if (!a || !(a->comp_mask & IBV_QP_INIT_ATTR_PD) || (a->comp_mask & ~kMask) ||
-      ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-       (a->send_ops_flags & ~rnic::host::kQpExSendOps))) {
+  if (!rnic::host::qp_ex_attr_ok(a)) {
     refuse("ibv_create_qp_ex with what the card does not do");
     return nullptr;
   }
-  ibv_qp_init_attr b{};
-  b.qp_context = a->qp_context;
-  b.send_cq = a->send_cq;
-  b.recv_cq = a->recv_cq;
-  b.srq = a->srq;
-  b.cap = a->cap;
-  b.qp_type = a->qp_type;
-  b.sq_sig_all = a->sq_sig_all;
+  ibv_qp_init_attr b = rnic::host::qp_init_attr_of(*a);
   ibv_qp* qp = ibv_create_qp(a->pd, &b);
   if (!qp) return nullptr;
   a->cap = b.cap;
@@ -1772,6 +1759,13 @@ int cm_result(int rc) {
   return -1;
 }
 
+// A call about one id and nothing else, answered as librdmacm answers.
+int cm_id_call(Op op, rdma_cm_id* id) {
+  int rc = 0;
+  call(op, Msg().put(sid_of(id)), &rc);
+  return cm_result(rc);
+}
+
 Msg conn_msg(int64_t sid, const rdma_conn_param* p, uint32_t qpn) {
   CmConn c{};
   c.responder_resources = p ? p->responder_resources : 0;
@@ -1842,9 +1836,7 @@ int rdma_bind_addr(rdma_cm_id* id, sockaddr* addr) {
 
 int rdma_listen(rdma_cm_id* id, int backlog) {
   PASS(rdma_listen, id, backlog);
-  int rc = 0;
-  call(Op::kCmListen, Msg().put(sid_of(id)), &rc);
-  return cm_result(rc);
+  return cm_id_call(Op::kCmListen, id);
 }
 
 int rdma_resolve_addr(rdma_cm_id* id, sockaddr* src, sockaddr* dst, int timeout_ms) {
@@ -1864,9 +1856,7 @@ int rdma_resolve_addr(rdma_cm_id* id, sockaddr* src, sockaddr* dst, int timeout_
 
 int rdma_resolve_route(rdma_cm_id* id, int timeout_ms) {
   PASS(rdma_resolve_route, id, timeout_ms);
-  int rc = 0;
-  call(Op::kCmResolveRoute, Msg().put(sid_of(id)), &rc);
-  return cm_result(rc);
+  return cm_id_call(Op::kCmResolveRoute, id);
 }
 
 int rdma_create_qp(rdma_cm_id* id, ibv_pd* pd, ibv_qp_init_attr* attr) {
@@ -1945,9 +1935,7 @@ int rdma_reject(rdma_cm_id* id, const void* pdata, uint8_t len) {
 
 int rdma_disconnect(rdma_cm_id* id) {
   PASS(rdma_disconnect, id);
-  int rc = 0;
-  call(Op::kCmDisconnect, Msg().put(sid_of(id)), &rc);
-  return cm_result(rc);
+  return cm_id_call(Op::kCmDisconnect, id);
 }
 
 int rdma_get_cm_event(rdma_event_channel* ch, rdma_cm_event** event) {

@@ -32,6 +32,34 @@ constexpr uint64_t kQpExSendOps = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDM
                                   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
                                   IBV_QP_EX_WITH_LOCAL_INV;
 
+// Whether an extended CQ's attributes ask only for what the card reports (the standard fields
+// but immediate data; creation flags: single-threaded use only).
+inline bool cq_ex_attr_ok(const ibv_cq_init_attr_ex* a) {
+  return a && !(a->comp_mask & ~uint32_t(IBV_CQ_INIT_ATTR_MASK_FLAGS)) &&
+         (!(a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+          !(a->flags & ~uint32_t(IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) &&
+         !(a->wc_flags & ~kCqExWcFlags);
+}
+// Whether an extended QP's attributes name a PD and ask only for operations the card does.
+inline bool qp_ex_attr_ok(const ibv_qp_init_attr_ex* a) {
+  constexpr uint32_t kMask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+  return a && (a->comp_mask & IBV_QP_INIT_ATTR_PD) && !(a->comp_mask & ~kMask) &&
+         (!(a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ||
+          !(a->send_ops_flags & ~kQpExSendOps));
+}
+// The plain QP attributes of an extended QP's.
+inline ibv_qp_init_attr qp_init_attr_of(const ibv_qp_init_attr_ex& a) {
+  ibv_qp_init_attr b{};
+  b.qp_context = a.qp_context;
+  b.send_cq = a.send_cq;
+  b.recv_cq = a.recv_cq;
+  b.srq = a.srq;
+  b.cap = a.cap;
+  b.qp_type = a.qp_type;
+  b.sq_sig_all = a.sq_sig_all;
+  return b;
+}
+
 namespace detail {
 inline std::map<const ibv_cq_ex*, ibv_wc>& cq_ex_current() {
   static std::map<const ibv_cq_ex*, ibv_wc> m;

@@ -1681,10 +1681,7 @@ namespace {
 // rdma-core's extended CQ: a CQ of the card's with the extended polling (extended_ops.h), the
 // completion fields it reports (kCqExWcFlags) and no creation flags but single-threaded use.
 ibv_cq_ex* create_cq_ex(ibv_context* context, ibv_cq_init_attr_ex* a) {
-  if (!a || (a->comp_mask & ~uint32_t(IBV_CQ_INIT_ATTR_MASK_FLAGS)) ||
-      ((a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-       (a->flags & ~uint32_t(IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) ||
-      (a->wc_flags & ~rnic::host::kCqExWcFlags)) {
+  if (!rnic::host::cq_ex_attr_ok(a)) {
     Refuse::say("ibv_create_cq_ex with a field the card does not report", 0);
     errno = EOPNOTSUPP;
     return nullptr;
@@ -1699,22 +1696,12 @@ ibv_cq_ex* create_cq_ex(ibv_context* context, ibv_cq_init_attr_ex* a) {
 // rdma-core's extended QP: an RC QP of a PD, with the extended post-send (extended_ops.h) for the
 // operations the card does (kQpExSendOps).
 ibv_qp* create_qp_ex(ibv_context*, ibv_qp_init_attr_ex* a) {
-  constexpr uint32_t kMask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-  if (!a || !(a->comp_mask & IBV_QP_INIT_ATTR_PD) || (a->comp_mask & ~kMask) ||
-      ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-       (a->send_ops_flags & ~rnic::host::kQpExSendOps))) {
+  if (!rnic::host::qp_ex_attr_ok(a)) {
     Refuse::say("ibv_create_qp_ex with what the card does not do", 0);
     errno = EOPNOTSUPP;
     return nullptr;
   }
-  ibv_qp_init_attr b{};
-  b.qp_context = a->qp_context;
-  b.send_cq = a->send_cq;
-  b.recv_cq = a->recv_cq;
-  b.srq = a->srq;
-  b.cap = a->cap;
-  b.qp_type = a->qp_type;
-  b.sq_sig_all = a->sq_sig_all;
+  ibv_qp_init_attr b = rnic::host::qp_init_attr_of(*a);
   ibv_qp* qp = ibv_create_qp(a->pd, &b);
   if (!qp) return nullptr;
   a->cap = b.cap;
