@@ -274,6 +274,13 @@ check(h.get("signal") == 9 and "without a call the simulator serves" in h.get("s
       f"spin: {h}")
 check("without a call the simulator serves" in p.stderr, f"spin's message: {p.stderr!r}")
 
+# The same with the spin on a second thread (the process's threads are watched together).
+p, o = run("thread_spin", one.format(n="thread_spin", prog=prog, mode="thread-spin"), "--set",
+           "sim.spin_guard_s=1", expect=1)
+h = host_entry(o, "node0")
+check(h.get("signal") == 9 and "without a call the simulator serves" in h.get("stopped", "")
+      and h.get("stderr_last") == "exec_verbs: a thread spins", f"thread spin: {h}")
+
 p, o = run("fork", one.format(n="fork", prog=prog, mode="fork"), expect=1)
 h = host_entry(o, "node0")
 check(h.get("exit") == 125 and "cannot fork" in h.get("stderr_last", ""), f"fork: {h}")

@@ -15,6 +15,7 @@
  *   forged               passes a PD it made itself to ibv_dealloc_pd and ibv_reg_mr
  *   calls N              N calls of ibv_query_port (the bench's round trips)
  *   fork                 forks after opening the device
+ *   thread-spin          starts a thread that spins on the CPU without a call; main joins it
  *   alarm                a 2 ms real-time timer (setitimer) ends a loop of clock reads, a 5 ms
  *                        one cuts a 1 s usleep short (EINTR), both in simulated time
  *   poll-server HOST | poll-client HOST  TCP over the management network with poll and select:
@@ -25,6 +26,7 @@
 #include <infiniband/verbs.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -319,6 +321,12 @@ static int polls(int server, const char* host) {
   return 0;
 }
 
+static void* spinner(void* arg) {
+  volatile uint64_t* n = (volatile uint64_t*)arg;
+  for (;;) ++*n;
+  return NULL;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
   if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex"))
@@ -344,6 +352,14 @@ int main(int argc, char** argv) {
     for (;;) ++x;
   }
   if (!strcmp(argv[1], "alarm")) return alarms();
+  if (!strcmp(argv[1], "thread-spin")) {
+    static uint64_t n;
+    pthread_t t;
+    fprintf(stderr, "exec_verbs: a thread spins\n");
+    if (pthread_create(&t, NULL, spinner, &n)) return fail("pthread_create");
+    pthread_join(t, NULL);
+    return 0;
+  }
   if (!strcmp(argv[1], "poll-server") || !strcmp(argv[1], "poll-client"))
     return polls(!strcmp(argv[1], "poll-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "fork")) {
