@@ -43,6 +43,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -65,10 +66,11 @@ namespace {
 
 int g_fd = -1;
 
-// The process's clock: simulated time at the last answer, plus what its clock reads since added
-// (each cost.clock_read_ns), which the next call hands to the simulator to spend.
-// Per thread (each thread's calls are its own; the simulator serves threads side by side).
-thread_local uint64_t g_now_ns = 0;
+// The process's clock: simulated time at the last answer (to any of its threads: answers come in
+// time order), plus what this thread's clock reads since its own last call added (each
+// cost.clock_read_ns), which its next call hands to the simulator to spend. A thread that has
+// not called yet reads the process's time, not time 0.
+std::atomic<uint64_t> g_now_ns{0};
 thread_local uint64_t g_local_ns = 0;
 int64_t g_clock_read_ns = 20;
 int g_vpid = 0;
