@@ -1582,27 +1582,37 @@ int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {
   return 0;  // options (SO_REUSEADDR, TCP_NODELAY, ...) do not change the modelled stream
 }
 
+namespace {
+// A node (a host's name or a dotted address; none: `none`) and a service (a port number) as the
+// management network knows them: 0, or getaddrinfo's error.
+int resolve(const char* node, const char* service, uint32_t none, uint32_t* ip, uint16_t* port) {
+  *ip = none;
+  if (node) {
+    int rc = 0;
+    Msg a = call(Op::kResolve, Msg().put_str(node), &rc);
+    if (rc) return EAI_NONAME;
+    *ip = a.get<uint32_t>();
+  }
+  *port = 0;
+  if (service) {
+    char* end = nullptr;
+    const long v = std::strtol(service, &end, 10);
+    if (!end || *end || v < 0 || v > 65535) return EAI_SERVICE;
+    *port = uint16_t(v);
+  }
+  return 0;
+}
+}  // namespace
+
 int getaddrinfo(const char* node, const char* service, const addrinfo* hints, addrinfo** res) {
   if (!on()) return next<decltype(&getaddrinfo)>("getaddrinfo")(node, service, hints, res);
   const int family = hints ? hints->ai_family : AF_UNSPEC;
   if (family != AF_UNSPEC && family != AF_INET) return EAI_FAMILY;
   if (hints && hints->ai_socktype && hints->ai_socktype != SOCK_STREAM) return EAI_SOCKTYPE;
   uint32_t ip = 0;  // passive: any address
-  if (node) {
-    int rc = 0;
-    Msg a = call(Op::kResolve, Msg().put_str(node), &rc);
-    if (rc) return EAI_NONAME;
-    ip = a.get<uint32_t>();
-  } else if (!hints || !(hints->ai_flags & AI_PASSIVE)) {
-    ip = 0x7F000001u;
-  }
   uint16_t port = 0;
-  if (service) {
-    char* end = nullptr;
-    const long v = std::strtol(service, &end, 10);
-    if (!end || *end || v < 0 || v > 65535) return EAI_SERVICE;
-    port = uint16_t(v);
-  }
+  const bool passive = hints && (hints->ai_flags & AI_PASSIVE);
+  if (int e = resolve(node, service, passive ? 0 : 0x7F000001u, &ip, &port)) return e;
   struct Block {
     addrinfo ai;
     sockaddr_in sa;
@@ -1999,19 +2009,8 @@ int rdma_getaddrinfo(const char* node, const char* service, const rdma_addrinfo*
   PASS(rdma_getaddrinfo, node, service, hints, res);
   const bool passive = hints && (hints->ai_flags & RAI_PASSIVE);
   uint32_t ip = 0;
-  if (node) {
-    int rc = 0;
-    Msg a = call(Op::kResolve, Msg().put_str(node), &rc);
-    if (rc) return EAI_NONAME;
-    ip = a.get<uint32_t>();
-  }
   uint16_t port = 0;
-  if (service) {
-    char* end = nullptr;
-    const long v = std::strtol(service, &end, 10);
-    if (!end || *end || v < 0 || v > 65535) return EAI_SERVICE;
-    port = uint16_t(v);
-  }
+  if (int e = resolve(node, service, 0, &ip, &port)) return e;
   struct Block {
     rdma_addrinfo ai;
     sockaddr_in src, dst;
