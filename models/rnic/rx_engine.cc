@@ -95,10 +95,6 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
     logic_.post(m.qpn, m.wqe, m.index);
     if (ctx_[m.qpn].state == abi::kQpError) flush_rq(m.qpn);
   });
-  SC_HAS_PROCESS(RxEngine);
-  SC_METHOD(read_timer_fire);
-  sensitive << read_timer_ev_;
-  dont_initialize();
   in.update.bind(eq_, [this](QpUpdate&& u) {
     ctx_[u.qpn] = u.ctx;
     if (u.reset || u.flush) disarm_read_timer(u.qpn);
@@ -426,15 +422,17 @@ void RxEngine::arm_read_timer(uint32_t qpn) {
 
 void RxEngine::disarm_read_timer(uint32_t qpn) {
   if (read_timed_.erase(qpn) && read_timed_.empty()) {
-    read_timer_ev_.cancel();
+    eq_.cancel_alarm();
     read_timer_at_ = UINT64_MAX;
   }
 }
 
+// The timer is the engine queue's alarm: it runs after the actions due at the same time, so a
+// Read Response and the deadline it meets are ordered the same way in every run, whatever else
+// the simulation holds at that time.
 void RxEngine::notify_read_timer(uint64_t t) {
   read_timer_at_ = t;
-  read_timer_ev_.cancel();
-  read_timer_ev_.notify(sc_core::sc_time::from_value(t > now_ps() ? t - now_ps() : 0));
+  eq_.set_alarm(t, [this] { read_timer_fire(); });
 }
 
 void RxEngine::schedule_read_timer() {
@@ -442,7 +440,7 @@ void RxEngine::schedule_read_timer() {
   for (uint32_t q : read_timed_)
     next = std::min(next, read_progress_ps_[q] + ctx_[q].read_timeout_ps);
   read_timer_at_ = UINT64_MAX;
-  read_timer_ev_.cancel();
+  eq_.cancel_alarm();
   if (next != UINT64_MAX) notify_read_timer(next);
 }
 

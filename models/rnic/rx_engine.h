@@ -176,7 +176,6 @@ class RxEngine : public sc_core::sc_module {
   // request of an idle QP issued); the QPs timed now; the event at their earliest deadline.
   std::vector<uint64_t> read_progress_ps_;
   std::set<uint32_t> read_timed_;
-  sc_core::sc_event read_timer_ev_;
   uint64_t read_timer_at_ = UINT64_MAX;  // when it fires (UINT64_MAX: not pending)
 
   std::deque<RxItem> rx_q_;
