@@ -3,8 +3,9 @@
 // oldest one, and the MSNs the next untagged segments must carry (RFC 5041: queue 0, Sends; queue
 // 1, Read Requests). No SystemC: the RX engine's decisions (rx_logic.h) check against it and
 // move it on; the WQEs the host interface copies on chip are posted into it; a flush takes its
-// WQEs, a reset of the QP starts it over. Queue depth: the QP's RQ depth (core.max_qp_wr at
-// most; the library keeps within it).
+// WQEs, a reset of the QP starts it over. Queue depth: the QP's RQ depth, or an SRQ's depth
+// (core.max_qp_wr at most; the library keeps within it); a QP bound to an SRQ holds one WQE at
+// most (the one its message in progress claimed).
 //
 // A shared receive queue (SRQ) is a queue here like a QP's RQ, under its own number. A QP bound
 // to one (bind) has no WQEs posted to it: when a Send's first segment finds the QP without a

@@ -3,8 +3,8 @@
 // (every efe.ack_every_frames, else efe.ack_delay_ns after the first frame owed), the
 // retransmit timer (a resend exactly efe.rto_ns after the frame went), the retry limit (the
 // channel fails (limit + 1) timeouts after the frame went), RNR back-off that spends no retries,
-// and the order the core relies on: an ACK value that arrives before a DATA frame the peer sent
-// ahead of it waits for that frame.
+// the order the core relies on (an ACK value that arrives before a DATA frame the peer sent
+// ahead of it waits for that frame), and the loopback of frames to the EFE's own MAC.
 #include "models/efe/efe.h"
 
 #include <gtest/gtest.h>
@@ -101,6 +101,36 @@ TEST(EfeTiming, AnAckGoesEveryKValidatedFrames) {
   EXPECT_EQ(acks[1].second.ack, 8u);
   ASSERT_TRUE(p.find('a', "ack 8"));
   EXPECT_TRUE(p.a->can_send(kMacB, size_t(c.retx_buffer_bytes))) << "the buffer is empty";
+}
+
+// Frames to the EFE's own MAC (two QPs of one card) are looped back by the MAC, none on the
+// wire: each arrives at the receive side its wire time after the last (line rate, one at a time),
+// the first kTxCycles + its wire time + kRxCycles after it was handed over; the channel acks
+// itself as any peer.
+TEST(EfeTiming, ALoopedFrameTakesItsWireTime) {
+  Pair p(EfeConfig{});
+  const uint64_t wire_bytes =
+      std::max<size_t>(eth::kHeaderBytes + kHeaderBytes + 100, 60) + 8 + 4 + 12;
+  const uint64_t wire_ps = wire_bytes * p.ma->byte_ps();
+  for (int i = 0; i < 3; ++i) p.a->send(kMacA, 1, seg(100), false);
+  sc_core::sc_start();
+  EXPECT_TRUE(p.wire.empty()) << "nothing on the wire";
+  const Event* s0 = p.find('a', "seg 0");
+  const Event* s1 = p.find('a', "seg 1");
+  const Event* s2 = p.find('a', "seg 2");
+  ASSERT_TRUE(s0 && s1 && s2);
+  // Handed over at 0, on the MAC's loopback from the edge kTxCycles later; the k-th frame is
+  // back (k + 1) wire times after that, and handled kRxCycles after the next core edge.
+  const uint64_t cycle = 4000, out = Efe::kTxCycles * cycle;
+  auto handled = [&](uint64_t k) {
+    const uint64_t back = out + (k + 1) * wire_ps;
+    return (back + cycle - 1) / cycle * cycle + Efe::kRxCycles * cycle;
+  };
+  EXPECT_EQ(s0->at, handled(0));
+  EXPECT_EQ(s1->at, handled(1));
+  EXPECT_EQ(s2->at, handled(2));
+  EXPECT_EQ(p.counter("a", "looped"), p.counter("a", "tx_data") + p.counter("a", "tx_acks"));
+  EXPECT_TRUE(p.find('a', "ack 3")) << "acknowledged by itself";
 }
 
 TEST(EfeTiming, AnAckGoesAckDelayAfterTheFirstFrameOwed) {
