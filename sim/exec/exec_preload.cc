@@ -439,7 +439,6 @@ struct Qp {
     ibv_qp qp;
   };
   uint64_t id;
-  bool ex_ops;  // made with send_ops_flags (ibv_qp_to_qp_ex)
 };
 struct Srq {
   ibv_srq srq;
@@ -690,39 +689,11 @@ struct Refuse {
   }
 };
 
-// rdma-core's extended CQ and QP (extended_ops.h): the card's CQ and QP with the extended
-// polling and post-send on top, as the verbs library gives them to in-process programs.
-ibv_cq_ex* create_cq_ex(ibv_context* c, ibv_cq_init_attr_ex* a) {
-  if (!rnic::host::cq_ex_attr_ok(a)) {
-    refuse("ibv_create_cq_ex with a field the card does not report");
-    return nullptr;
-  }
-  ibv_cq* cq = ibv_create_cq(c, int(a->cqe), a->cq_context, a->channel, int(a->comp_vector));
-  if (!cq) return nullptr;
-  ibv_cq_ex* ex = &reinterpret_cast<Cq*>(cq)->ex;
-  rnic::host::fill_cq_ex<poll_cq>(ex);
-  return ex;
-}
-ibv_qp* create_qp_ex(ibv_context*, ibv_qp_init_attr_ex* a) {
-  if (!rnic::host::qp_ex_attr_ok(a)) {
-    refuse("ibv_create_qp_ex with what the card does not do");
-    return nullptr;
-  }
-  ibv_qp_init_attr b = rnic::host::qp_init_attr_of(*a);
-  ibv_qp* qp = ibv_create_qp(a->pd, &b);
-  if (!qp) return nullptr;
-  a->cap = b.cap;
-  if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-    reinterpret_cast<Qp*>(qp)->ex_ops = true;
-    rnic::host::fill_qp_ex<post_send>(&reinterpret_cast<Qp*>(qp)->ex);
-  }
-  return qp;
-}
-
 void fill_ops(verbs_context& v) {
   rnic::host::fill_unsupported_ops<Refuse>(v);
-  v.create_cq_ex = create_cq_ex;
-  v.create_qp_ex = create_qp_ex;
+  // rdma-core's extended CQ and QP, as the verbs library gives them to in-process programs.
+  v.create_cq_ex = rnic::host::create_cq_ex<Cq, poll_cq, Refuse>;
+  v.create_qp_ex = rnic::host::create_qp_ex<Qp, post_send, Refuse>;
   ibv_context_ops& o = v.context.ops;
   o.post_send = post_send;
   o.post_recv = post_recv;
@@ -1152,17 +1123,15 @@ int ibv_fork_init(void) {
   return 0;  // the process's registered memory is shared, not pinned: nothing to protect
 }
 
-// Verbs the card does not do, which libibverbs would hand to a provider the simulated card is
-// not: EOPNOTSUPP (as the return value or with NULL) and one line naming it.
 ibv_qp_ex* ibv_qp_to_qp_ex(ibv_qp* qp) {
   PASS(ibv_qp_to_qp_ex, qp);
-  auto* x = reinterpret_cast<Qp*>(qp);
-  if (!qp || !x->ex_ops) {
-    errno = EOPNOTSUPP;
-    return nullptr;
-  }
-  return &x->ex;
+  ibv_qp_ex* ex = qp ? rnic::host::qp_ex_of(&reinterpret_cast<Qp*>(qp)->ex) : nullptr;
+  if (!ex) errno = EOPNOTSUPP;
+  return ex;
 }
+
+// Verbs the card does not do, which libibverbs would hand to a provider the simulated card is
+// not: EOPNOTSUPP (as the return value or with NULL) and one line naming it.
 ibv_ah* ibv_create_ah(ibv_pd* pd, ibv_ah_attr* a) {
   PASS(ibv_create_ah, pd, a);
   refuse("ibv_create_ah");

@@ -206,4 +206,35 @@ void fill_qp_ex(ibv_qp_ex* q) {
 }
 inline void forget_qp_ex(const ibv_qp_ex* q) { detail::qp_ex_batches().erase(q); }
 
+// A provider's create_cq_ex and create_qp_ex operations over its ibv_create_cq and
+// ibv_create_qp, whose objects (CqT, QpT) hold the extended struct as their member `ex`: the
+// attributes checked (a refusal through Refuse::say), the object made, its extended operations
+// filled. A QP made without send_ops_flags has none (qp_ex_of).
+template <class CqT, int (*Poll)(ibv_cq*, int, ibv_wc*), class Refuse>
+ibv_cq_ex* create_cq_ex(ibv_context* c, ibv_cq_init_attr_ex* a) {
+  if (!cq_ex_attr_ok(a))
+    return Refuse::template say<ibv_cq_ex*>(
+        "ibv_create_cq_ex with a field the card does not report", nullptr);
+  ibv_cq* cq = ibv_create_cq(c, int(a->cqe), a->cq_context, a->channel, int(a->comp_vector));
+  if (!cq) return nullptr;
+  ibv_cq_ex* ex = &reinterpret_cast<CqT*>(cq)->ex;
+  fill_cq_ex<Poll>(ex);
+  return ex;
+}
+template <class QpT, int (*Post)(ibv_qp*, ibv_send_wr*, ibv_send_wr**), class Refuse>
+ibv_qp* create_qp_ex(ibv_context*, ibv_qp_init_attr_ex* a) {
+  if (!qp_ex_attr_ok(a))
+    return Refuse::template say<ibv_qp*>("ibv_create_qp_ex with what the card does not do",
+                                         nullptr);
+  ibv_qp_init_attr b = qp_init_attr_of(*a);
+  ibv_qp* qp = ibv_create_qp(a->pd, &b);
+  if (!qp) return nullptr;
+  a->cap = b.cap;
+  if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+    fill_qp_ex<Post>(&reinterpret_cast<QpT*>(qp)->ex);
+  return qp;
+}
+// ibv_qp_to_qp_ex's answer: the QP's extended struct if it has the extended post-send.
+inline ibv_qp_ex* qp_ex_of(ibv_qp_ex* ex) { return ex && ex->wr_start ? ex : nullptr; }
+
 }  // namespace rnic::host

@@ -78,7 +78,6 @@ struct QpImpl {
   uint64_t inline_buf = 0;
   ibv_mr* inline_mr = nullptr;
   ibv_srq* srq = nullptr;  // its receive WQEs come from this SRQ (it has no RQ of its own)
-  bool ex = false;         // made with send_ops_flags: ibv_qp_to_qp_ex gives its ibv_qp_ex
 };
 
 // rdma-core's objects, each inside rnicsim's own (as a provider wraps them): the public struct
@@ -1669,48 +1668,12 @@ int rnic::host::wait_mem_change(const void* addr, const uint8_t* old, size_t len
 }
 
 ibv_qp_ex* ibv_qp_to_qp_ex(ibv_qp* qp) {
-  if (!live(qp) || !qpi(qp)->ex) {
-    errno = EOPNOTSUPP;
-    return nullptr;
-  }
-  return &reinterpret_cast<Qp*>(qp)->ex;
-}
-
-namespace {
-
-// rdma-core's extended CQ: a CQ of the card's with the extended polling (extended_ops.h), the
-// completion fields it reports (kCqExWcFlags) and no creation flags but single-threaded use.
-ibv_cq_ex* create_cq_ex(ibv_context* context, ibv_cq_init_attr_ex* a) {
-  if (!rnic::host::cq_ex_attr_ok(a)) {
-    Refuse::say("ibv_create_cq_ex with a field the card does not report", 0);
-    errno = EOPNOTSUPP;
-    return nullptr;
-  }
-  ibv_cq* cq = ibv_create_cq(context, int(a->cqe), a->cq_context, a->channel, int(a->comp_vector));
-  if (!cq) return nullptr;
-  ibv_cq_ex* ex = &reinterpret_cast<Cq*>(cq)->ex;
-  rnic::host::fill_cq_ex<poll_cq>(ex);
+  ibv_qp_ex* ex = live(qp) ? rnic::host::qp_ex_of(&reinterpret_cast<Qp*>(qp)->ex) : nullptr;
+  if (!ex) errno = EOPNOTSUPP;
   return ex;
 }
 
-// rdma-core's extended QP: an RC QP of a PD, with the extended post-send (extended_ops.h) for the
-// operations the card does (kQpExSendOps).
-ibv_qp* create_qp_ex(ibv_context*, ibv_qp_init_attr_ex* a) {
-  if (!rnic::host::qp_ex_attr_ok(a)) {
-    Refuse::say("ibv_create_qp_ex with what the card does not do", 0);
-    errno = EOPNOTSUPP;
-    return nullptr;
-  }
-  ibv_qp_init_attr b = rnic::host::qp_init_attr_of(*a);
-  ibv_qp* qp = ibv_create_qp(a->pd, &b);
-  if (!qp) return nullptr;
-  a->cap = b.cap;
-  if (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
-    qpi(qp)->ex = true;
-    rnic::host::fill_qp_ex<post_send>(&reinterpret_cast<Qp*>(qp)->ex);
-  }
-  return qp;
-}
+namespace {
 
 // The operations rdma-core's inline verbs call (a provider's ops table): what the card does, and
 // a refusal naming the verb for the rest.
@@ -1726,8 +1689,8 @@ void fill_ops(verbs_context& v) {
   v.query_port = query_port;
   v.advise_mr = advise_mr;
   v.query_device_ex = query_device_ex;
-  v.create_cq_ex = create_cq_ex;
-  v.create_qp_ex = create_qp_ex;
+  v.create_cq_ex = rnic::host::create_cq_ex<Cq, poll_cq, Refuse>;
+  v.create_qp_ex = rnic::host::create_qp_ex<Qp, post_send, Refuse>;
 }
 }  // namespace
 
