@@ -187,6 +187,10 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     eth::LinkEnd& b = end(l.b, l.sw_b);
     links.push_back(std::make_unique<eth::EthLink>(l.name.c_str(), p, a, b, s));
     link_names.push_back(l.name);
+    auto name = [&](int host, int sw) {
+      return sw < 0 ? topo.hosts[size_t(host)].name : topo.switches[size_t(sw)].name;
+    };
+    link_ends.push_back({name(l.a, l.sw_a), name(l.b, l.sw_b)});
   }
   const auto routes = topo.routes();
   for (size_t sw = 0; sw < switches.size(); ++sw)

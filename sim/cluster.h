@@ -8,6 +8,7 @@
 // Verbs programs run as simulated processes, one per host across runs (run()).
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -119,6 +120,7 @@ class Cluster {
   std::vector<std::unique_ptr<eth::EthSwitch>> switches;
   std::vector<std::unique_ptr<eth::EthLink>> links;
   std::vector<std::string> link_names;
+  std::vector<std::array<std::string, 2>> link_ends;  // per link, the host or switch at a and b
 
  private:
   int pid_ = 100;

@@ -9,6 +9,7 @@
 #include "sim/host_card.h"
 #include "sim/link_capture.h"
 #include "sim/numbers.h"
+#include "sim/request_trace.h"
 #include "sim/run_trace.h"
 
 namespace rnic {
@@ -159,6 +160,15 @@ void ExperimentContext::attach(HostCard& sys) {
 
 void ExperimentContext::attach(Cluster& sys) {
   if (trace) trace->attach(sys);
+  if (requests) requests->attach(sys);
+  topology = {{"hosts", nlohmann::ordered_json::array()},
+              {"switches", nlohmann::ordered_json::array()},
+              {"links", nlohmann::ordered_json::array()}};
+  for (const auto& n : sys.nodes) topology["hosts"].push_back(n->name());
+  for (const auto& s : sys.switches) topology["switches"].push_back(s->name());
+  for (size_t i = 0; i < sys.links.size(); ++i)
+    topology["links"].push_back(
+        {{"name", sys.link_names[i]}, {"a", sys.link_ends[i][0]}, {"b", sys.link_ends[i][1]}});
   if (!scenario.outputs.pcap) return;
   for (size_t i = 0; i < sys.links.size(); ++i) {
     const std::string path =

@@ -25,6 +25,7 @@ struct ExpKey {
 };
 
 class RunTrace;
+class RequestTrace;
 struct HostCard;
 class Cluster;
 
@@ -44,12 +45,16 @@ struct ExperimentContext {
   // with their "workload".
   nlohmann::ordered_json workloads = nlohmann::ordered_json::array();
   RunTrace* trace = nullptr;          // set when the run writes a waveform
+  RequestTrace* requests = nullptr;   // set with a timeline or a breakdown
+  nlohmann::ordered_json breakdown;   // OUT/breakdown.json when set (latency workloads)
+  nlohmann::ordered_json topology;    // stats.json's: hosts, switches, links (attach(Cluster&))
   std::string out_dir;                // where captures go
   std::vector<std::string> captures;  // the capture files the run wrote
   std::vector<std::unique_ptr<PcapWriter>> capture_writers;  // open until the run ends
 
   // Every experiment calls this once its system is built: waveform signals and window; with
-  // outputs.pcap, a capture of each of a Cluster's links (OUT/<link>.pcap).
+  // outputs.pcap, a capture of each of a Cluster's links (OUT/<link>.pcap); the request trace's
+  // probes.
   void attach(HostCard& sys);
   void attach(Cluster& sys);
 

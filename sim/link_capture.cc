@@ -6,7 +6,7 @@ std::unique_ptr<PcapWriter> capture_link(eth::EthLink& link, const std::string& 
                                          bool keep_fcs) {
   auto w = std::make_unique<PcapWriter>(path, keep_fcs);
   PcapWriter* p = w.get();
-  link.set_wire_tap([p](uint64_t t_ps, const eth::EthLink::Frame& f, const uint8_t* fcs) {
+  link.add_wire_tap([p](uint64_t t_ps, const eth::EthLink::Frame& f, const uint8_t* fcs, int) {
     p->write(t_ps, f.data(), f.size(), fcs);
   });
   return w;

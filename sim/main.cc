@@ -14,6 +14,7 @@
 #include "models/common/sc_main_entry.h"
 #include "sim/experiment.h"
 #include "sim/host_card.h"
+#include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
 #include "sim/sweep.h"
@@ -32,7 +33,11 @@ void add_run_options(CLI::App* c, rnic::RunOptions& o, std::string& out, bool& q
   c->add_option("--trace-window", o.trace_window, "trace only T0:T1 (ns)");
   c->add_option("--trace-scope", o.trace_scope, "trace only instances matching PATTERN");
   c->add_flag("--pcap", o.pcap, "write each Ethernet link's frames to OUT/<link>.pcap");
-  c->add_option("--timeline", o.timeline, "write a timeline of events to FILE");
+  c->add_option("--timeline", o.timeline,
+                "write every work request's stages to FILE (Chrome trace JSON: ui.perfetto.dev)");
+  c->add_option("--timeline-window", o.timeline_window, "timeline only T0:T1 (ns)");
+  c->add_flag("--breakdown", o.breakdown,
+              "take latency workloads apart stage by stage (OUT/breakdown.json)");
   c->add_option("--seed", o.seed, "random seed (as --set sim.seed)");
   c->add_flag("--quiet", quiet, "no summary on stdout");
 }
@@ -88,6 +93,10 @@ int sc_main(int argc, char** argv) {
       app.add_subcommand("presets", "list the presets and every parameter's value in each");
   auto* schema =
       app.add_subcommand("schema", "print the scenario keys as Markdown (docs/scenarios.md)");
+  std::string report_dir;
+  auto* report =
+      app.add_subcommand("report", "write DIR/report.html: one page of a finished run's outputs");
+  report->add_option("dir", report_dir, "a run's --out folder")->required();
 
   std::string test;
   int64_t size = 0, iters = 0, qps = 0, depth = 0, duration_us = 0;
@@ -128,6 +137,7 @@ int sc_main(int argc, char** argv) {
       rnic::print_schema();
       return 0;
     }
+    if (report->parsed()) return rnic::write_report(report_dir);
     if (validate->parsed()) {
       rnic::Scenario s = rnic::load_scenario(scenario, opt);
       rnic::check_scenario(s, true);

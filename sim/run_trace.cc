@@ -12,26 +12,24 @@
 namespace rnic {
 
 void parse_trace_window(const std::string& text, const std::string& where, uint64_t* t0_ps,
-                        uint64_t* t1_ps) {
+                        uint64_t* t1_ps, const char* key) {
   *t0_ps = 0;
   *t1_ps = UINT64_MAX;
   if (text.empty()) return;
   const auto colon = text.find(':');
   if (colon == std::string::npos)
-    throw InputError(where, "trace_window", fmt::format("'{}' is not T0:T1 (ns)", text));
+    throw InputError(where, key, fmt::format("'{}' is not T0:T1 (ns)", text));
   auto num = [&](const std::string& s, uint64_t* out) {
     if (s.empty()) return;
     double v = 0;
     if (!parse_real(s, &v).empty() || v < 0 || v * 1000.0 >= 1.8e19)
-      throw InputError(where, "trace_window",
-                       fmt::format("'{}' is not a time in ns (0 .. 1.8e16)", s));
+      throw InputError(where, key, fmt::format("'{}' is not a time in ns (0 .. 1.8e16)", s));
     *out = uint64_t(v * 1000.0);
   };
   num(text.substr(0, colon), t0_ps);
   num(text.substr(colon + 1), t1_ps);
   if (*t1_ps <= *t0_ps)
-    throw InputError(where, "trace_window",
-                     fmt::format("'{}': the window ends before it starts", text));
+    throw InputError(where, key, fmt::format("'{}': the window ends before it starts", text));
 }
 
 RunTrace::RunTrace(const OutputSpec& o, const std::string& out_dir)

@@ -40,8 +40,9 @@ class RunTrace {
   bool opened_ = false;
 };
 
-// Parses "T0:T1" in ns (either may be empty: from the start, to the end); throws InputError.
+// Parses "T0:T1" in ns (either may be empty: from the start, to the end); throws InputError
+// naming `key`.
 void parse_trace_window(const std::string& text, const std::string& where, uint64_t* t0_ps,
-                        uint64_t* t1_ps);
+                        uint64_t* t1_ps, const char* key = "trace_window");
 
 }  // namespace rnic

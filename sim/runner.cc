@@ -17,6 +17,7 @@
 #include "sim/experiment.h"
 #include "sim/output_errors.h"
 #include "sim/program_loader.h"
+#include "sim/request_trace.h"
 #include "sim/run_control.h"
 #include "sim/run_trace.h"
 
@@ -185,6 +186,11 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     trace = std::make_unique<RunTrace>(s.outputs, out_dir);
     ctx.trace = trace.get();
   }
+  std::unique_ptr<RequestTrace> requests;
+  if (!s.outputs.timeline.empty() || s.outputs.breakdown) {
+    requests = std::make_unique<RequestTrace>();
+    ctx.requests = requests.get();
+  }
   const auto t0 = std::chrono::steady_clock::now();
   for (const auto& p : s.config.params()) log::debug("config {} = {}", p.key, s.config.get(p.key));
   int rc = 0;
@@ -230,6 +236,13 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   run_control::clear_progress_line();
   ctx.capture_writers.clear();  // the captures closed, whole, before the outputs are listed
   if (trace) trace->close();
+  std::string timeline_err;
+  if (requests && !s.outputs.timeline.empty()) {
+    uint64_t t0 = 0, t1 = 0;
+    parse_trace_window(s.outputs.timeline_window, "timeline_window", &t0, &t1, "timeline_window");
+    timeline_err = requests->write_timeline(s.outputs.timeline, t0, t1);
+    if (!timeline_err.empty()) timeline_err = "rnicsim: timeline: " + timeline_err;
+  }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   nlohmann::ordered_json st;
@@ -238,7 +251,9 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
                    {"seed", s.config.sim.seed},
                    {"experiment", s.experiment.name},
                    {"implementations", implementations_json(s.impl)}};
+  if (!s.outputs.timeline.empty()) st["rnicsim"]["timeline"] = s.outputs.timeline;
   st["sim_time_ns"] = sc_core::sc_time_stamp().to_seconds() * 1e9;
+  if (!ctx.topology.is_null()) st["topology"] = ctx.topology;
   st["config"] = config_json(s.config);
   st["stats"] = stats.json();
   if (stats.truncated()) {
@@ -261,10 +276,14 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   if (!ctx.workloads.empty()) res["workloads"] = ctx.workloads;
   if (!stopped.empty()) res["stopped"] = {{"exit", rc}, {"why", stopped}};
   const std::string res_err = write_json(std::filesystem::path(out_dir) / "results.json", res);
+  const std::string bd_err =
+      ctx.breakdown.is_null()
+          ? ""
+          : write_json(std::filesystem::path(out_dir) / "breakdown.json", ctx.breakdown);
 
   if (!stopped.empty()) fmt::print(stderr, "{}\n", stopped);
   // Outputs that could not be written: said, and the run fails (it is not what was asked).
-  for (const std::string& e : {st_err, res_err}) {
+  for (const std::string& e : {st_err, res_err, timeline_err, bd_err}) {
     if (e.empty()) continue;
     fmt::print(stderr, "{}\n", e);
     if (rc == 0) rc = 1;
@@ -280,9 +299,13 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     if (!ctx.summary.empty()) fmt::print("{}\n", ctx.summary);
     fmt::print("blocks: {}\n", s.impl.summary());
     fmt::print("wrote {}/stats.json and {}/results.json\n", out_dir, out_dir);
+    if (!ctx.breakdown.is_null()) fmt::print("wrote {}/breakdown.json\n", out_dir);
     for (const auto& f : ctx.captures)
       fmt::print("wrote {} (Wireshark: -X lua_script:scripts/wireshark/rnicsim.lua)\n", f);
     if (!ctx.rows.empty()) fmt::print("figures: scripts/plot {}\n", out_dir);
+    if (requests && !s.outputs.timeline.empty())
+      fmt::print("wrote {} ({} work requests; open it in ui.perfetto.dev)\n", s.outputs.timeline,
+                 requests->wrs().size());
     if (trace && trace->opened())
       fmt::print("wrote {} ({} model signals)\n", trace->path(), trace->signals());
     else if (trace)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -417,6 +418,8 @@ void apply_options(Scenario& s, const RunOptions& opt) {
   }
   if (!opt.trace_scope.empty()) s.outputs.trace_scope = opt.trace_scope;
   if (!opt.timeline.empty()) s.outputs.timeline = opt.timeline;
+  if (!opt.timeline_window.empty()) s.outputs.timeline_window = opt.timeline_window;
+  if (opt.breakdown) s.outputs.breakdown = true;
 }
 
 // Capabilities that runs of this version can honour.
@@ -545,6 +548,21 @@ void check_capabilities(Scenario& s, const std::string& where) {
           where, "pcap",
           fmt::format("experiment '{}' builds no Ethernet link to capture", s.experiment.kind));
   }
+  if (!s.outputs.timeline.empty() && s.has_experiment) {
+    const ExperimentKind* k = find_experiment(s.experiment.kind);
+    if (k && !k->has_links)
+      throw InputError(where, "timeline",
+                       fmt::format("experiment '{}' builds no hosts joined by links: its work "
+                                   "requests have no stages to show",
+                                   s.experiment.kind));
+  }
+  if (s.outputs.breakdown &&
+      std::none_of(s.workloads.begin(), s.workloads.end(), [](const WorkloadSpec& w) {
+        return w.test == "write_lat" || w.test == "send_lat" || w.test == "read_lat";
+      }))
+    throw InputError(where, "breakdown",
+                     "takes latency workloads apart (write_lat, send_lat, read_lat): this run has "
+                     "none");
   // An option's error names the option, not the scenario file.
   const std::string trace_at = s.outputs.trace_where.empty() ? where : s.outputs.trace_where;
   const std::string window_at = s.outputs.window_where.empty() ? where : s.outputs.window_where;
@@ -560,8 +578,9 @@ void check_capabilities(Scenario& s, const std::string& where) {
                      "has no effect without --trace fst");
   uint64_t t0, t1;
   parse_trace_window(s.outputs.trace_window, window_at, &t0, &t1);
-  if (!s.outputs.timeline.empty())
-    throw InputError(where, "timeline", "the timeline is not built yet");
+  if (s.outputs.timeline.empty() && !s.outputs.timeline_window.empty())
+    throw InputError(where, "timeline_window", "has no effect without --timeline FILE");
+  parse_trace_window(s.outputs.timeline_window, where, &t0, &t1, "timeline_window");
 }
 
 void parse_faults(const std::string& file, const YAML::Node& f, Scenario* s) {
@@ -833,7 +852,7 @@ Scenario load_scenario(const std::string& file, const RunOptions& opt) {
     require_map(file, "outputs", o);
     only_keys(file, "outputs", o,
               {"pcap", "pcap_fcs", "trace", "trace_window", "trace_scope", "timeline",
-               "stats_interval_ns"});
+               "timeline_window", "breakdown", "stats_interval_ns"});
     if (o["pcap"]) s.outputs.pcap = to_bool(file, "outputs.pcap", o["pcap"]);
     if (o["pcap_fcs"]) s.outputs.pcap_fcs = to_bool(file, "outputs.pcap_fcs", o["pcap_fcs"]);
     if (o["trace"]) s.outputs.trace = scalar(file, "outputs.trace", o["trace"]);
@@ -842,6 +861,9 @@ Scenario load_scenario(const std::string& file, const RunOptions& opt) {
     if (o["trace_scope"])
       s.outputs.trace_scope = scalar(file, "outputs.trace_scope", o["trace_scope"]);
     if (o["timeline"]) s.outputs.timeline = scalar(file, "outputs.timeline", o["timeline"]);
+    if (o["timeline_window"])
+      s.outputs.timeline_window = scalar(file, "outputs.timeline_window", o["timeline_window"]);
+    if (o["breakdown"]) s.outputs.breakdown = to_bool(file, "outputs.breakdown", o["breakdown"]);
     if (o["stats_interval_ns"])
       s.config.set("sim.stats_interval_ns",
                    scalar(file, "outputs.stats_interval_ns", o["stats_interval_ns"]),

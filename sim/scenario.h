@@ -10,7 +10,8 @@
 //   workloads: [...]             verbs traffic: perftest jobs between hosts, several at once
 //   faults: [{link, loss, ber, down_us}]  per link: frame loss, bit errors, down intervals
 //   rtl: [BLOCK, ...]            blocks to run as Verilated RTL
-//   outputs: {pcap, pcap_fcs, trace, trace_window, trace_scope, timeline, stats_interval_ns}
+//   outputs: {pcap, pcap_fcs, trace, trace_window, trace_scope, timeline, timeline_window,
+//             breakdown, stats_interval_ns}
 //   experiment: {kind, name, ...kind's own keys}
 #pragma once
 
@@ -29,10 +30,12 @@ namespace rnic {
 struct OutputSpec {
   bool pcap = false;
   bool pcap_fcs = false;
-  std::string trace;         // "", "fst", "vcd"
-  std::string trace_window;  // "T0:T1" in ns
-  std::string trace_scope;   // glob over hierarchical names
-  std::string timeline;      // file
+  std::string trace;            // "", "fst", "vcd"
+  std::string trace_window;     // "T0:T1" in ns
+  std::string trace_scope;      // glob over hierarchical names
+  std::string timeline;         // file (--timeline)
+  std::string timeline_window;  // "T0:T1" in ns
+  bool breakdown = false;       // latency workloads taken apart stage by stage
   // Where trace and trace_window came from when the command line gave them ("--trace vcd"),
   // for messages; "" when the scenario file did.
   std::string trace_where, window_where;
@@ -119,8 +122,9 @@ struct RunOptions {
   std::string preset;             // overrides the scenario's
   std::vector<std::string> sets;  // key=value
   std::vector<std::string> rtl;
-  std::string trace, trace_window, trace_scope, timeline;
+  std::string trace, trace_window, trace_scope, timeline, timeline_window;
   bool pcap = false;
+  bool breakdown = false;
   std::string seed;  // as given (read as --set sim.seed is); empty: not given
 };
 

@@ -42,14 +42,15 @@ class EthLink : public sc_core::sc_module {
   EthLink(sc_core::sc_module_name n, const LinkParams& p, LinkEnd& a, LinkEnd& b,
           StatRegistry& stats);
 
-  // Every frame as it goes on the wire (time of its first bit, the frame, its FCS): captures.
-  void set_wire_tap(std::function<void(uint64_t, const Frame&, const uint8_t*)> tap) {
-    tap_ = std::move(tap);
-  }
+  // Every frame as it goes on the wire (time of its first bit, the frame, its FCS, the end that
+  // sent it): captures and the request timeline; each tap added sees every frame, in the order
+  // they were added.
+  using WireTap = std::function<void(uint64_t, const Frame&, const uint8_t*, int)>;
+  void add_wire_tap(WireTap tap) { taps_.push_back(std::move(tap)); }
 
   // From the MAC at `end`: the frame's first bit is on the wire now.
-  void on_wire(const Frame& f, const uint8_t* fcs) const {
-    if (tap_) tap_(now_ps(), f, fcs);
+  void on_wire(const Frame& f, const uint8_t* fcs, int end) const {
+    for (const WireTap& t : taps_) t(now_ps(), f, fcs, end);
   }
   // From the MAC at `end`: a frame whose first bit goes on the wire at start_ps and lasts
   // on_wire_ps; it reaches the other end prop later.
@@ -57,6 +58,7 @@ class EthLink : public sc_core::sc_module {
              uint64_t on_wire_ps);
 
   uint64_t byte_ps() const { return byte_ps_; }
+  uint64_t prop_ps() const { return uint64_t(cfg_.prop_ns) * 1000; }
   // The fraction of frames lost from now on (an experiment's sweep sets it between points).
   void set_loss(double loss) { cfg_.loss = loss; }
   // Schedules one more down interval [from_ps, to_ps) (tests place one relative to traffic).
@@ -73,7 +75,7 @@ class EthLink : public sc_core::sc_module {
   std::mt19937_64 rng_;
   Counter &lost_down_, &lost_random_, &corrupted_;
   LinkEnd* end_[2];
-  std::function<void(uint64_t, const Frame&, const uint8_t*)> tap_;
+  std::vector<WireTap> taps_;
 };
 
 }  // namespace rnic::eth

@@ -92,7 +92,7 @@ void EthMac::transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corr
   // First bit on the wire: the FIFO slot frees, the link's tap sees the frame.
   eq_.at(start, [this, frame, fcs_a] {
     --fifo_;
-    link_->on_wire(*frame, fcs_a.data());
+    link_->on_wire(*frame, fcs_a.data(), end_);
     if (space_) space_();
   });
   link_->carry(end_, frame, fcs_a, start, on_wire);

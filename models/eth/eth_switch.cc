@@ -161,7 +161,7 @@ void EthSwitch::start_next(Port& p) {
     const uint64_t on_wire = (kPreambleBytes + frame->size() + kFcsBytes) * p.byte_ps;
     p.line_free_ps = start + on_wire + kIfgBytes * p.byte_ps;
     ++*p.tx_frames;
-    p.link->on_wire(*frame, fcs.data());
+    p.link->on_wire(*frame, fcs.data(), p.end);
     p.link->carry(p.end, std::move(frame), fcs, start, on_wire);
     start_next(p);
   });

@@ -140,6 +140,13 @@ class Driver {
   sc_core::sc_event& async_event() { return async_ev_; }
   // Completion events of CQ n (an armed CQ's MSI-X).
   std::function<void(uint32_t cqn)> on_cq_event;
+  // The verbs library's timing probe (the request timeline, latency breakdowns), called at the
+  // simulated time of each point: a post_send's entry (kPost: tag the SQ index its first WQE
+  // takes) and return (kPosted: tag the SQ's producer index after it), a CQE taken by poll_cq
+  // (kPolled: tag its WQE index, aux 1 for a receive's) and a busy wait on memory seeing its
+  // value (kMemSeen: tag the byte's host address).
+  enum class Probe { kPost, kPosted, kPolled, kMemSeen };
+  std::function<void(Probe, uint32_t qpn, uint64_t tag, uint64_t aux)> probe;
   // Card writes into host memory (the verbs library watches its CQ rings).
   void watch(uint64_t base, uint64_t len, sc_core::sc_event* ev);
   void unwatch(sc_core::sc_event* ev);

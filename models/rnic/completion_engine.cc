@@ -83,7 +83,7 @@ void CompletionEngine::post(uint32_t cqn, Cqe c) {
   next_ps_ = t;
   eq_.at(t, [this, cqn, addr, c] {
     if (!logic_.valid(cqn)) return;  // destroyed meanwhile
-    if (on_cqe) on_cqe(cqn, now_ps());
+    if (on_cqe) on_cqe(cqn, c, addr);
     std::vector<uint8_t> d(kCqeBytes);
     encode(c, d.data());
     dmac_.write(addr, std::move(d));

@@ -84,8 +84,9 @@ class CompletionEngine : public sc_core::sc_module {
   };
   Channel<Request> in;
 
-  std::function<void(uint32_t cqn)> on_overflow;            // the CQ's QPs must fail
-  std::function<void(uint32_t cqn, uint64_t t_ps)> on_cqe;  // probe: a CQE's write issued
+  std::function<void(uint32_t cqn)> on_overflow;  // the CQ's QPs must fail
+  // Probe: a CQE's write is issued now, to host address addr.
+  std::function<void(uint32_t cqn, const Cqe& c, uint64_t addr)> on_cqe;
 
  private:
   void post(uint32_t cqn, Cqe c);

@@ -181,8 +181,9 @@ struct IrdFreeMsg {
   uint32_t qpn = 0;
 };
 
-// The core's timing probe (latency tests and breakdowns): called at each point with the QP
-// (CQ for kCqe, 0 for commands and ACKs) and the simulated time of the point in ps.
+// The core's timing probe (latency tests, breakdowns, the request timeline): called at each
+// point with the QP (CQ for kCqe, 0 for commands and ACKs), the simulated time of the point in
+// ps, and what identifies the point's request (ProbeEvent).
 enum class CoreProbe {
   kCommand,      // the firmware takes a command (the producer write that posted it)
   kCommandDone,  // the command completes (its completion word written)
@@ -205,14 +206,40 @@ enum class CoreProbe {
   kFaultRecord,  // the firmware writes a fault's record into the host's ring (id: the QP)
   kFaultResume,  // ODP_MAP resumes an operation waiting on a fault
 };
-using ProbeFn = std::function<void(CoreProbe, uint32_t id, uint64_t t_ps)>;
+
+struct ProbeEvent {
+  static constexpr uint64_t kRq = 1ull << 63;        // tag of a doorbell or WQE: the RQ's
+  static constexpr uint64_t kResponse = 1ull << 63;  // kSegIssue's wr: a Read Response segment
+  CoreProbe point{};
+  uint32_t id = 0;
+  uint64_t t_ps = 0;
+  // kDoorbell: the producer index it announces (| kRq); kWqeQueued, kWqeFetch, kWqeFetched: the
+  // (first) WQE's index (| kRq); kSeg*: the core's number of the segment; kRxStart, kRxChecked,
+  // kRxPlace: the frame's EFE SEQ | the low 32 bits of its source MAC << 32; kCqe: the CQE's
+  // WQE index | its QP << 32.
+  uint64_t tag = 0;
+  // kSegIssue: the index of the WQE the segment belongs to; for a Read Response segment
+  // kResponse | the Read Request's MSN. kSegSent: the EFE SEQ the segment's frame carries.
+  // kCqe: 1 for a receive's CQE.
+  uint64_t aux = 0;
+  // kRxPlace: the host address of the placement's last byte; kCqe: the CQE's host address.
+  uint64_t addr = 0;
+
+  // The tag of the RX points: the frame's SEQ and the low 32 bits of its source MAC.
+  static uint64_t rx_tag(const MacAddr& src, uint32_t seq) {
+    return uint64_t(seq) | uint64_t(src[2]) << 56 | uint64_t(src[3]) << 48 |
+           uint64_t(src[4]) << 40 | uint64_t(src[5]) << 32;
+  }
+};
+using ProbeFn = std::function<void(const ProbeEvent&)>;
 
 // An engine's view of the probe the core exposes (the core's `probe` member, may be unset).
 class ProbeTap {
  public:
   explicit ProbeTap(const ProbeFn& fn) : fn_(fn) {}
-  void operator()(CoreProbe p, uint32_t id, uint64_t t_ps) const {
-    if (fn_) fn_(p, id, t_ps);
+  void operator()(CoreProbe p, uint32_t id, uint64_t t_ps, uint64_t tag = 0, uint64_t aux = 0,
+                  uint64_t addr = 0) const {
+    if (fn_) fn_(ProbeEvent{p, id, t_ps, tag, aux, addr});
   }
 
  private:

@@ -97,7 +97,8 @@ void HostInterface::rq_doorbell(uint32_t qpn, uint64_t producer) {
 
 void HostInterface::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
   if (!qps_.valid(qpn)) return;
-  mark_(CoreProbe::kDoorbell, qpn, now_ps());
+  const uint64_t rq_bit = rq ? ProbeEvent::kRq : 0;
+  mark_(CoreProbe::kDoorbell, qpn, now_ps(), producer | rq_bit);
   uint64_t first = 0;
   if (!qps_.doorbell(qpn, rq, producer, &first)) {
     log::warn("{}: QP {} {} doorbell {} after {}: ignored", name(), qpn, rq ? "RQ" : "SQ", producer,
@@ -114,7 +115,7 @@ void HostInterface::fetch_wqes(uint32_t qpn, bool rq, uint64_t producer) {
 
 void HostInterface::queue_wqe(uint32_t qpn, bool rq, const Wqe& w, uint64_t index) {
   if (!qps_.valid(qpn)) return;
-  mark_(CoreProbe::kWqeQueued, qpn, now_ps());
+  mark_(CoreProbe::kWqeQueued, qpn, now_ps(), index | (rq ? ProbeEvent::kRq : 0));
   (rq ? out.rq_wqe : out.sq_wqe)->send({qpn, w, uint32_t(index)});
 }
 
@@ -135,7 +136,7 @@ void HostInterface::fetch_ring(uint32_t qpn, bool rq, uint64_t db, uint64_t prod
   const uint64_t epoch = q.ctx.epoch;
   const uint64_t base = q.ring_pa[rq];
   eq_.at(edge(kRingFetchCycles), [this, qpn, rq, epoch, base, db, slot, head, count] {
-    mark_(CoreProbe::kWqeFetch, qpn, now_ps());
+    mark_(CoreProbe::kWqeFetch, qpn, now_ps(), db | (rq ? ProbeEvent::kRq : 0));
     auto read = [&](uint64_t pa, uint32_t n, uint64_t off) {
       ++wqe_fetches_;
       dmac_.read(pa, n * kWqeBytes,
@@ -168,7 +169,7 @@ void HostInterface::deliver_fetches(uint32_t qpn, bool rq) {
   while (!q.fetches[rq].empty() && q.fetches[rq].front().pending == 0) {
     Fetch f = std::move(q.fetches[rq].front());
     q.fetches[rq].pop_front();
-    mark_(CoreProbe::kWqeFetched, qpn, now_ps());
+    mark_(CoreProbe::kWqeFetched, qpn, now_ps(), f.first | (rq ? ProbeEvent::kRq : 0));
     if (f.failed) {
       ++wqe_fetch_errors_;
       log::warn("{}: QP {} {} WQE fetch of {} WQEs from {} failed: QP to ERROR", name(), qpn,

@@ -17,8 +17,10 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const Firmw
           name()),
       responses_("read_response", cfg, sq_.max_payload(true)) {
   completion_.on_overflow = [this](uint32_t cqn) { host_.in.cq_overflow.send(cqn); };
-  completion_.on_cqe = [this](uint32_t cqn, uint64_t t) {
-    if (probe) probe(CoreProbe::kCqe, cqn, t);
+  completion_.on_cqe = [this](uint32_t cqn, const Cqe& c, uint64_t addr) {
+    if (probe)
+      probe(ProbeEvent{CoreProbe::kCqe, cqn, now_ps(), c.wqe_index | uint64_t(c.qp_num) << 32,
+                       c.opcode == abi::kCqeRecv ? 1u : 0u, addr});
   };
   sq_.local_ops = &firmware_;
   sq_.faults = &firmware_;

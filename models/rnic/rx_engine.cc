@@ -146,7 +146,8 @@ void RxEngine::step() {
       channel_failed(it.peer);
       continue;
     }
-    mark_(CoreProbe::kRxStart, it.seg.dst_qpn, now_ps());
+    mark_(CoreProbe::kRxStart, it.seg.dst_qpn, now_ps(),
+          ProbeEvent::rx_tag(it.seg.src, it.seg.seq));
     // ddp_rx_parse through its channel: the segment is decided when its header result arrives;
     // the next segment starts when the block's input has taken this one.
     rx_busy_ = true;
@@ -211,8 +212,10 @@ void RxEngine::drop(const Seg& s) {
   validated(s);
 }
 
-void RxEngine::place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data) {
-  mark_(CoreProbe::kRxPlace, qpn, now_ps());
+void RxEngine::place(uint32_t qpn, const Seg& sp, const std::vector<XlatChunk>& chunks,
+                     const uint8_t* data) {
+  const uint64_t last = chunks.empty() ? 0 : chunks.back().pa + chunks.back().len - 1;
+  mark_(CoreProbe::kRxPlace, qpn, now_ps(), ProbeEvent::rx_tag(sp->src, sp->seq), 0, last);
   for (const XlatChunk& c : chunks) {
     dmac_.write(c.pa, std::vector<uint8_t>(data, data + c.len));
     data += c.len;
@@ -268,7 +271,7 @@ void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
   if (stale(*sp)) return;  // refused with an earlier segment: it comes again
   ++rx_segments_;
   uint32_t qpn = sp->dst_qpn;
-  mark_(CoreProbe::kRxChecked, qpn, now_ps());
+  mark_(CoreProbe::kRxChecked, qpn, now_ps(), ProbeEvent::rx_tag(sp->src, sp->seq));
   static const QpCtx kNoQp;
   std::shared_ptr<RxDecision> d;
   if (sp->rq) {
@@ -352,7 +355,7 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
       return fail(qpn, d.why, pr.h, sp, d.event, d);
     case Kind::kPlace:
       if (len > 0) {
-        place(qpn, chunks, payload);
+        place(qpn, sp, chunks, payload);
         rx_payload_bytes_ += len;
       }
       if (d.response) {
@@ -377,7 +380,7 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
       return;
     case Kind::kSend:
       if (len > 0) {
-        place(qpn, chunks, payload);
+        place(qpn, sp, chunks, payload);
         rx_payload_bytes_ += len;
       }
       if (d.last) {

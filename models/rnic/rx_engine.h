@@ -154,7 +154,8 @@ class RxEngine : public sc_core::sc_module {
     return ctx_[qpn].receives() && ctx_[qpn].epoch == epoch;
   }
   void validated(const Seg& s) { efe_.validated(s->src, s->seq, s->ar); }
-  void place(uint32_t qpn, const std::vector<XlatChunk>& chunks, const uint8_t* data);
+  void place(uint32_t qpn, const Seg& sp, const std::vector<XlatChunk>& chunks,
+             const uint8_t* data);
   void post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes);
   void flush_rq(uint32_t qpn);
   void terminate_received(uint32_t qpn, const uint8_t* p, size_t n);

@@ -197,6 +197,7 @@ SqEngine::Issue SqEngine::issue_one(uint32_t qpn) {
 
 SqEngine::TxSeg* SqEngine::new_seg(uint32_t qpn) {
   auto s = std::make_unique<TxSeg>();
+  s->number = ++segs_made_;
   s->qpn = qpn;
   s->dst = ctx_[qpn].peer_mac;
   s->dst_qpn = ctx_[qpn].peer_qpn;
@@ -369,8 +370,8 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
     const ReadOut r{e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn};
     send_.read_issued(qpn, r);
     out.read_issued->send({qpn, r});
-    mark_(CoreProbe::kSegIssue, qpn, issued);
-    mark_(CoreProbe::kSegFetch, qpn, start);
+    mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
+    mark_(CoreProbe::kSegFetch, qpn, start, s->number);
     eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
     if (g.wqe_done) {
       e.sent = true;
@@ -397,8 +398,8 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
       unacked_[peer].push_back({qpn, index, seq});
     };
   }
-  mark_(CoreProbe::kSegIssue, qpn, issued);
-  mark_(CoreProbe::kSegFetch, qpn, start);
+  mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
+  mark_(CoreProbe::kSegFetch, qpn, start, s->number);
   fetch_wr(s, w, g.off, len, ctx_[qpn].epoch);
   if (last) {
     e.sent = true;
@@ -429,8 +430,8 @@ bool SqEngine::issue_response(uint32_t qpn) {
   s->resp = r;
   tx_buffered_ += len;
   const uint64_t start = now_ps();
-  mark_(CoreProbe::kSegIssue, qpn, start);
-  mark_(CoreProbe::kSegFetch, qpn, start);
+  mark_(CoreProbe::kSegIssue, qpn, start, s->number, ProbeEvent::kResponse | r.msn);
+  mark_(CoreProbe::kSegFetch, qpn, start, s->number);
   if (len == 0) {
     gather(s, {});
     return true;
@@ -493,7 +494,7 @@ void SqEngine::gather(TxSeg* s, std::vector<XlatChunk> chunks) {
   }
   const size_t hdr = s->ddp.size() - s->payload;
   s->reads_left = uint32_t(chunks.size());
-  mark_(CoreProbe::kSegDma, s->qpn, now_ps());
+  mark_(CoreProbe::kSegDma, s->qpn, now_ps(), s->number);
   size_t at = hdr;
   for (const XlatChunk& c : chunks) {
     dmac_.read(c.pa, c.len, [this, s, at](DmacStatus st, std::vector<uint8_t>&& d) {
@@ -509,7 +510,7 @@ void SqEngine::gather(TxSeg* s, std::vector<XlatChunk> chunks) {
         std::memcpy(s->ddp.data() + at, d.data(), d.size());
       }
       if (--s->reads_left == 0) {
-        mark_(CoreProbe::kSegData, s->qpn, now_ps());
+        mark_(CoreProbe::kSegData, s->qpn, now_ps(), s->number);
         eq_.at(edge(kHeaderCycles), [this, s] { seg_ready(s); });
       }
     });
@@ -570,7 +571,7 @@ void SqEngine::seg_failed(const TxSeg& s) {
 }
 
 void SqEngine::seg_ready(TxSeg* s) {
-  mark_(CoreProbe::kSegReady, s->qpn, now_ps());
+  mark_(CoreProbe::kSegReady, s->qpn, now_ps(), s->number);
   s->ready = true;
   tx_emit();
 }
@@ -614,8 +615,8 @@ void SqEngine::tx_emit() {
       ++i;
       continue;
     }
-    mark_(CoreProbe::kSegSent, s.qpn, now_ps());
     const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar, s.rq);
+    mark_(CoreProbe::kSegSent, s.qpn, now_ps(), s.number, seq);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;
     tx_buffered_ -= s.payload;

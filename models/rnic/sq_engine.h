@@ -111,6 +111,7 @@ class SqEngine : public sc_core::sc_module {
 
  private:
   struct TxSeg {
+    uint64_t number = 0;  // the core's count of segments made (the probe's tag)
     uint32_t qpn = 0;
     MacAddr dst{};
     uint32_t dst_qpn = 0;
@@ -173,6 +174,7 @@ class SqEngine : public sc_core::sc_module {
   void seg_ready(TxSeg* s);
   void tx_emit();
   TxSeg* new_seg(uint32_t qpn);
+  uint64_t segs_made_ = 0;
   // A Terminate to the QP's peer ahead of every queued segment, quoting `bad` (a DDP segment,
   // or nothing); with a token, the RX engine hears when it has gone.
   void send_reset(const ResetMsg& m);

@@ -31,6 +31,7 @@
 #include "sim/scenario.h"
 #include "sim/traffic/bw_peak.h"
 #include "sim/traffic/endpoint.h"
+#include "sim/traffic/lat_breakdown.h"
 #include "sim/traffic/program.h"
 
 namespace rnic::traffic {
@@ -246,8 +247,10 @@ LatResult summarize(std::vector<double> s) {
 uint8_t tag(uint64_t i) { return uint8_t(i % 254 + 1); }
 
 // One side of a latency test. client: measures.
+// bounds (the client's): each sample's start and end in ps, for --breakdown.
 std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p, Op op,
-                            uint64_t size, bool client, Limit& lim, uint64_t* rx_outstanding) {
+                            uint64_t size, bool client, Limit& lim, uint64_t* rx_outstanding,
+                            std::vector<std::pair<uint64_t, uint64_t>>* bounds = nullptr) {
   if (client) lim.start_ps = now_ps();
   std::vector<double> samples;
   ibv_wc wc[4];
@@ -266,12 +269,14 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
     for (uint64_t i = 0; i < p.iters; ++i) {
       decide(i);
       const double t0 = now_us();
+      const uint64_t t0_ps = now_ps();
       if (int rc =
               post(qp, op, i, ep.addr(), ep.mr->lkey, uint32_t(size), peer.addr, peer.rkey, true))
         fail(fmt::format("ibv_post_send: errno {}", rc));
       poll(ep.cq, wc, 1);
       check(wc[0]);
       samples.push_back(now_us() - t0);
+      if (bounds) bounds->push_back({t0_ps, now_ps()});
       if (stop(i)) break;
     }
     return samples;
@@ -283,6 +288,7 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
   for (uint64_t i = 0; i < p.iters; ++i) {
     decide(i);
     const double t0 = now_us();
+    const uint64_t t0_ps = now_ps();
     auto send = [&] {
       if (op == Op::kWrite) {
         const uint8_t t = tag(i);
@@ -321,6 +327,7 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
       send();
       receive();
       samples.push_back((now_us() - t0) / 2);
+      if (bounds) bounds->push_back({t0_ps, now_ps()});
     } else {
       receive();
       send();
@@ -391,6 +398,7 @@ struct Job {
     std::chrono::steady_clock::time_point wall0, wall1;
     BwResult bw;
     std::vector<double> samples;
+    std::vector<std::pair<uint64_t, uint64_t>> bounds;  // each sample's start and end (ps)
     bool done = false;
   };
   std::vector<Point> points;  // one per size
@@ -556,7 +564,7 @@ int run_workloads(ExperimentContext& ctx) {
                             Limit& lim = j.limits[si];
                             if (j.t->latency)
                               pt.samples = run_lat(j.client, j.to_server, j.p, j.t->op, size, true,
-                                                   lim, &j.client_rx);
+                                                   lim, &j.client_rx, &pt.bounds);
                             else
                               pt.bw = run_bw_client(j.client, j.to_server, j.p, j.t->op, size, lim);
                             pt.end_ps = std::max(pt.end_ps, now_ps());
@@ -868,6 +876,26 @@ int run_workloads(ExperimentContext& ctx) {
             "frames and DMA queue with its own)",
             list);
       }
+    }
+    if (j->t->latency && ctx.requests && ctx.scenario.outputs.breakdown && !j->client.qps.empty() &&
+        !j->server.qps.empty()) {
+      BreakdownJob b;
+      b.workload = j->spec->name;
+      b.test = j->t->name;
+      b.client = cl.nodes[size_t(j->client_node)]->name();
+      b.server = cl.nodes[size_t(j->server_node)]->name();
+      b.client_node = j->client_node;
+      b.server_node = j->server_node;
+      b.client_qp = j->client.qps[0]->qp_num;
+      b.server_qp = j->server.qps[0]->qp_num;
+      b.ping_pong = j->t->op != Op::kRead;
+      for (size_t si = 0; si < j->rows.size(); ++si) {
+        const auto& r = j->rows[si];
+        b.points.push_back(
+            {r["bytes"].get<uint64_t>(), r["t_avg_us"].get<double>(), j->points[si].bounds});
+      }
+      if (ctx.breakdown.is_null()) ctx.breakdown = {{"workloads", nlohmann::ordered_json::array()}};
+      ctx.breakdown["workloads"].push_back(lat_breakdown(*ctx.requests, b, &table));
     }
     if (jobs.size() == 1) {
       ctx.summary = table;

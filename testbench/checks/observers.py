@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Observing never changes a run: each shipped scenario and perf test runs without observers and
 with each of them (a waveform with a window reaching past the run's end, a time series sampled
-every microsecond, a capture; the timeline is not built yet), and results.json (wall-clock fields aside) and every
-capture's bytes, timestamps included, must be the same. The short form (label `system`, in CI)
+every microsecond, a capture, the request timeline), and results.json (wall-clock fields aside) and
+every capture's bytes, timestamps included, must be the same. The short form (label `system`, in CI)
 runs the demo scenario and three perf tests; `--full` (label `observers-long`, not in CI) every
 shipped scenario and all six perf tests.
 
@@ -21,6 +21,7 @@ os.chdir(ROOT)
 OBSERVERS = {
     "trace": ["--trace", "fst", "--trace-window", "0:1000000000"],
     "stats": ["--set", "sim.stats_interval_ns=1000"],
+    "timeline": ["--timeline", "{out}/timeline.json"],
 }
 
 runs = [("demo", ["run", os.path.join(ROOT, "scenarios", "demo.yaml")])]
@@ -53,6 +54,7 @@ for name, args in runs:
     check(want[0].get("rows") or want[0].get("workloads"), f"{name}: no rows nor workloads")
     for obs, extra in OBSERVERS.items():
         o2 = out_dir(base, f"observers_{name}_{obs}")
+        extra = [a.format(out=o2) for a in extra]
         got_out = rnicsim(binary, *args, *extra, "--out", o2, "--quiet", expect=code).stdout
         got = outputs(o2)
         check(got[0] == want[0], f"{name}: results.json differs with {' '.join(extra)}")

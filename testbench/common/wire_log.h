@@ -35,7 +35,7 @@ class WireLog {
   WireLog(eth::EthLink& link, const std::string& name) {
     if (const char* dir = std::getenv("RNICSIM_CAPTURE_DIR"))
       pcap_ = std::make_unique<PcapWriter>(std::string(dir) + "/" + name + ".pcap", false);
-    link.set_wire_tap([this](uint64_t t, const eth::EthLink::Frame& f, const uint8_t*) {
+    link.add_wire_tap([this](uint64_t t, const eth::EthLink::Frame& f, const uint8_t*, int) {
       if (pcap_) pcap_->write(t, f.data(), f.size());
       WireFrame w;
       w.t_ps = t;

@@ -32,7 +32,7 @@ using traffic::PeerInfo;
 struct Probes {
   std::map<Probe, std::vector<std::pair<uint32_t, uint64_t>>> at;
   void attach(RnicCore& core) {
-    core.probe = [this](Probe p, uint32_t id, uint64_t t) { at[p].push_back({id, t}); };
+    core.probe = [this](const ProbeEvent& e) { at[e.point].push_back({e.id, e.t_ps}); };
   }
   // Time of the n-th occurrence of p for `id` (every id when id < 0).
   uint64_t t(Probe p, size_t n, int64_t id = -1) const {

@@ -63,7 +63,9 @@ struct RawQueue {
 struct Probes {
   std::vector<uint64_t> taken, done;
   void attach(RnicCore& core) {
-    core.probe = [this](Probe p, uint32_t, uint64_t t) {
+    core.probe = [this](const ProbeEvent& e) {
+      const Probe p = e.point;
+      const uint64_t t = e.t_ps;
       if (p == Probe::kCommand) taken.push_back(t);
       if (p == Probe::kCommandDone) done.push_back(t);
     };
@@ -261,7 +263,9 @@ TEST_F(Firmware, TwoThreadsRegistrationsOverlap) {
   Cluster cl(cfg, stats);
   Probes pr;
   sc_core::sc_event first_taken;
-  cl.nodes[0]->core.probe = [&](Probe p, uint32_t, uint64_t t) {
+  cl.nodes[0]->core.probe = [&](const ProbeEvent& e) {
+    const Probe p = e.point;
+    const uint64_t t = e.t_ps;
     if (p == Probe::kCommand) pr.taken.push_back(t);
     if (p == Probe::kCommandDone) pr.done.push_back(t);
     if (p == Probe::kCommand) first_taken.notify(sc_core::SC_ZERO_TIME);

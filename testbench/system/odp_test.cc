@@ -140,7 +140,9 @@ TEST(Odp, FaultTimingOnTheCard) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   std::vector<uint64_t> fault, record, resume, done, place;
-  cl.nodes[1]->core.probe = [&](CoreProbe p, uint32_t, uint64_t t) {
+  cl.nodes[1]->core.probe = [&](const ProbeEvent& e) {
+    const CoreProbe p = e.point;
+    const uint64_t t = e.t_ps;
     if (p == CoreProbe::kPageFault) fault.push_back(t);
     if (p == CoreProbe::kFaultRecord) record.push_back(t);
     if (p == CoreProbe::kFaultResume) resume.push_back(t);

@@ -1222,6 +1222,8 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     return EINVAL;
   }
   QpImpl& q = *qpi(qp);
+  Driver* drv = drv_of(qp->context);
+  if (drv->probe) drv->probe(Driver::Probe::kPost, qp->qp_num, q.sq_pi, 0);
   std::vector<rnic::Wqe> wqes;
   int rc = 0;
   for (; wr; wr = wr->next) {
@@ -1298,9 +1300,10 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
   }
   if (rc && bad_wr) *bad_wr = wr;
   if (!wqes.empty()) {
-    write_wqes(drv_of(qp->context), queue_of(qp, false), wqes, q.sq_pi);
+    write_wqes(drv, queue_of(qp, false), wqes, q.sq_pi);
     q.sq_pi += wqes.size();
   }
+  if (drv->probe) drv->probe(Driver::Probe::kPosted, qp->qp_num, q.sq_pi, 0);
   return rc;
 }
 
@@ -1364,6 +1367,9 @@ int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
     w.invalidated_rkey = e.invalidated_rkey;
     w.qp_num = e.qp_num;
     w.wc_flags = rnic::host::to_ibv_wc_flags(e.wc_flags);
+    if (drv->probe)
+      drv->probe(Driver::Probe::kPolled, e.qp_num, e.wqe_index,
+                 e.opcode == rnic::abi::kCqeRecv ? 1 : 0);
     auto it = ctx.qps.find(e.qp_num);
     if (it != ctx.qps.end()) {
       QpImpl& q = *qpi(it->second);
@@ -1650,6 +1656,7 @@ int wait_mem(const void* addr, size_t len, Ready ready, uint64_t timeout_ns) {
       },
       ev, uint64_t(drv->cost().cq_poll_ns), timeout_ns);
   drv->unwatch(&ev);
+  if (r && drv->probe) drv->probe(Driver::Probe::kMemSeen, 0, pa, 0);
   return r;
 }
 }  // namespace

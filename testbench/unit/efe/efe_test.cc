@@ -47,7 +47,7 @@ struct Pair {
     link = std::make_unique<EthLink>("link", lp, *ma, *mb, stats);
     a = std::make_unique<Efe>("a", *ma, kMacA, 250, cfg, stats);
     b = std::make_unique<Efe>("b", *mb, kMacB, 250, cfg, stats);
-    link->set_wire_tap([this](uint64_t t, const EthMac::Frame& f, const uint8_t*) {
+    link->add_wire_tap([this](uint64_t t, const EthMac::Frame& f, const uint8_t*, int) {
       Header h;
       if (decode(f.data() + eth::kHeaderBytes, f.size() - eth::kHeaderBytes, &h) == ParseError::kOk)
         wire.push_back({t, h});

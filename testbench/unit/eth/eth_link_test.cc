@@ -28,8 +28,8 @@ struct Bench {
     b = std::make_unique<EthMac>("b", cfg, stats);
     link = std::make_unique<EthLink>("eth", lp, *a, *b, stats);
     b->set_receiver([this](EthLink::Frame&& f) { got.push_back({now_ps(), std::move(f)}); });
-    link->set_wire_tap(
-        [this](uint64_t t, const EthLink::Frame&, const uint8_t*) { starts.push_back(t); });
+    link->add_wire_tap(
+        [this](uint64_t t, const EthLink::Frame&, const uint8_t*, int) { starts.push_back(t); });
   }
   uint64_t counter(const char* g, const char* n) { return stats.group(g).counter(n, "", "").value; }
 };
@@ -161,7 +161,7 @@ TEST(EthLinkFaults, BitErrorsFailTheReceiversFcs) {
 TEST(EthLinkPause, APauseHoldsTheReceiversTransmitterForItsQuanta) {
   Bench b;
   std::vector<uint64_t> b_starts;
-  b.link->set_wire_tap([&](uint64_t t, const EthLink::Frame& f, const uint8_t*) {
+  b.link->add_wire_tap([&](uint64_t t, const EthLink::Frame& f, const uint8_t*, int) {
     if (f[6] == 0xBB) b_starts.push_back(t);  // frames from b (source MAC byte 0)
   });
   b.a->send(pause_frame({0xAA, 0, 0, 0, 0, 1}, 100));
@@ -179,7 +179,7 @@ TEST(EthLinkPause, APauseHoldsTheReceiversTransmitterForItsQuanta) {
 TEST(EthLinkPause, APauseOfZeroResumesAtOnce) {
   Bench b;
   std::vector<uint64_t> b_starts;
-  b.link->set_wire_tap([&](uint64_t t, const EthLink::Frame& f, const uint8_t*) {
+  b.link->add_wire_tap([&](uint64_t t, const EthLink::Frame& f, const uint8_t*, int) {
     if (f[6] == 0xBB) b_starts.push_back(t);
   });
   b.a->send(pause_frame({0xAA, 0, 0, 0, 0, 1}, 0xFFFF));  // 3.36 ms

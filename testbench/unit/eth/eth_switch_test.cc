@@ -35,10 +35,10 @@ struct Bench {
     sw->set_route(kA, {0});
     sw->set_route(kB, {1});
     sw->set_route(kC, {2});
-    la->set_wire_tap(
-        [this](uint64_t t, const EthMac::Frame&, const uint8_t*) { a_starts.push_back(t); });
-    lb->set_wire_tap(
-        [this](uint64_t t, const EthMac::Frame&, const uint8_t*) { out_starts.push_back(t); });
+    la->add_wire_tap(
+        [this](uint64_t t, const EthMac::Frame&, const uint8_t*, int) { a_starts.push_back(t); });
+    lb->add_wire_tap(
+        [this](uint64_t t, const EthMac::Frame&, const uint8_t*, int) { out_starts.push_back(t); });
     b->set_receiver([this](EthMac::Frame&& f) { got.push_back(std::move(f)); });
   }
   uint64_t counter(const char* g, const char* n) { return stats.group(g).counter(n, "", "").value; }
