@@ -13,14 +13,14 @@ EthLink::EthLink(sc_core::sc_module_name n, const LinkParams& p, LinkEnd& a, Lin
     : sc_core::sc_module(n),
       cfg_(p),
       byte_ps_(uint64_t(8000 / p.rate_gbps)),
-      end_{&a, &b},
       rng_(p.seed),
       lost_down_(stats.group(name()).counter("lost_down", "frames",
                                              "frames lost while the link was down")),
       lost_random_(stats.group(name()).counter("lost_random", "frames",
                                                "frames lost at random (link.loss)")),
       corrupted_(stats.group(name()).counter(
-          "corrupted", "frames", "frames given a bit error (link.ber): the receiver's FCS fails")) {
+          "corrupted", "frames", "frames given a bit error (link.ber): the receiver's FCS fails")),
+      end_{&a, &b} {
   a.attach(this, 0, byte_ps_);
   b.attach(this, 1, byte_ps_);
   stats.group(name()).set_progress(false);  // the wire: resends as well as new frames

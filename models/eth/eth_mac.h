@@ -72,6 +72,8 @@ class EthMac : public sc_core::sc_module, public LinkEnd {
   uint64_t byte_ps() const { return byte_ps_; }
   void trace(TraceSink& t) const;
 
+  uint64_t tx_frames() const { return tx_frames_.value; }
+
  private:
   // The frame's FCS is back: it goes on the wire at `ready` or when the line is free.
   void transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corrupt_bit);

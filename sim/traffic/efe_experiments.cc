@@ -278,8 +278,11 @@ int run_incast(ExperimentContext& ctx) {
 // scale: `hosts` hosts on a two-level leaf/spine (hosts_per_leaf per leaf switch, every leaf
 // joined to every spine; one leaf needs no spine); each host writes `size` messages to `peers`
 // others (spread over the leaves) for duration_us from a common start, keeping `depth` in
-// flight per QP. The row: hosts, sim_ms, wall_s (the simulation, set-up included), peak_rss_mib
-// (the process's peak resident memory), and the goodput all hosts completed.
+// flight per QP, and with load_mbps > 0 posting no faster than that rate (a fixed load per host,
+// so that growth is not hidden by saturated uplinks). The row: hosts, sim_ms, wall_s (the
+// simulation, set-up included), setup_s (connecting every QP), peak_rss_mib (the process's peak
+// resident memory), the goodput all hosts completed, the hosts' frames (their MACs' tx_frames)
+// and the wall time per frame after set-up.
 int run_scale(ExperimentContext& ctx) {
   const auto wall0 = std::chrono::steady_clock::now();
   const int n = int(ctx.get_int("hosts"));
@@ -289,6 +292,9 @@ int run_scale(ExperimentContext& ctx) {
   const uint64_t size = uint64_t(ctx.get_int("size"));
   const uint64_t depth = uint64_t(ctx.get_int("depth"));
   const uint64_t duration = uint64_t(ctx.get_int("duration_us")) * 1000000;
+  const uint64_t load_mbps = uint64_t(ctx.get_int("load_mbps"));
+  // Between two posts of one host at load_mbps (0: no pacing).
+  const uint64_t gap_ps = load_mbps ? size * 8 * 1000000 / load_mbps : 0;
   const int leaves = (n + per_leaf - 1) / per_leaf;
   const Topology t = leaf_spine(ctx.cfg, n, per_leaf, spines);
   Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
@@ -307,99 +313,116 @@ int run_scale(ExperimentContext& ctx) {
   std::vector<std::vector<PeerInfo>> dest(hn, std::vector<PeerInfo>(pn));
   std::vector<uint64_t> done_bytes(hn);
   Oob oob;
+  // An exchange's key: its kind, and the hosts and peer index it is between.
+  auto key = [](int64_t kind, int64_t a, int64_t b, int64_t k) {
+    return ((kind * 65536 + a) * 65536 + b) * 64 + k;
+  };
   uint64_t start = 0;
+  auto setup_wall = std::chrono::steady_clock::now();
   std::vector<Cluster::Program> progs;
   for (int i = 0; i < n; ++i)
-    progs.push_back({i, [&, i] {
-                       // Connect: this host's QPs out, then the QPs of the hosts writing to it.
-                       for (int k = 0; k < peers; ++k) {
-                         out[size_t(i)][size_t(k)].open(ec);
-                         oob.put(1000000 + target(i, k) * 1000 + i * 10 + k,
-                                 out[size_t(i)][size_t(k)].info());
-                       }
-                       for (int j = 0; j < n; ++j)
-                         for (int k = 0; k < peers; ++k)
-                           if (target(j, k) == i) {
-                             Endpoint& e = in[size_t(j)][size_t(k)];
-                             e.open(ec);
-                             const PeerInfo p = oob.get(1000000 + i * 1000 + j * 10 + k);
-                             oob.put(2000000 + j * 10 + k, e.info());
-                             e.connect(p);
-                           }
-                       for (int k = 0; k < peers; ++k) {
-                         dest[size_t(i)][size_t(k)] = oob.get(2000000 + i * 10 + k);
-                         out[size_t(i)][size_t(k)].connect(dest[size_t(i)][size_t(k)]);
-                       }
-                       // A common start: host 0 picks it once every host has connected.
-                       oob.put(3000000, {});
-                       if (i == 0) {
-                         for (int j = 0; j < n; ++j) oob.get(3000000);
-                         start = uint64_t(rnic_now_ns()) * 1000 + 1000000;
-                         for (int j = 0; j < n; ++j) oob.put(4000000 + j, {});
-                       }
-                       oob.get(4000000 + i);
-                       rnic_spend_ns((start - uint64_t(rnic_now_ns()) * 1000) / 1000);
-                       std::vector<uint64_t> posted(pn), completed(pn);
-                       std::vector<ibv_sge> sge(pn);
-                       for (int k = 0; k < peers; ++k) {
-                         Endpoint& e = out[size_t(i)][size_t(k)];
-                         sge[size_t(k)] = {e.addr(), uint32_t(size), e.mr->lkey};
-                       }
-                       while (true) {
-                         const bool running = uint64_t(rnic_now_ns()) * 1000 < start + duration;
-                         bool outstanding = false;
-                         for (int k = 0; k < peers; ++k) {
-                           Endpoint& e = out[size_t(i)][size_t(k)];
-                           while (running && posted[size_t(k)] - completed[size_t(k)] < depth) {
-                             ibv_send_wr wr{};
-                             wr.wr_id = posted[size_t(k)]++;
-                             wr.sg_list = &sge[size_t(k)];
-                             wr.num_sge = 1;
-                             wr.opcode = IBV_WR_RDMA_WRITE;
-                             wr.send_flags = IBV_SEND_SIGNALED;
-                             wr.wr.rdma.remote_addr = dest[size_t(i)][size_t(k)].addr;
-                             wr.wr.rdma.rkey = dest[size_t(i)][size_t(k)].rkey;
-                             ibv_send_wr* bad = nullptr;
-                             if (ibv_post_send(e.qps[0], &wr, &bad))
-                               throw std::runtime_error("ibv_post_send");
-                           }
-                           ibv_wc wc[16];
-                           const int got = ibv_poll_cq(e.cq, 16, wc);
-                           for (int j = 0; j < got; ++j) {
-                             if (wc[j].status != IBV_WC_SUCCESS)
-                               throw std::runtime_error(fmt::format(
-                                   "scale: host {}: {}", i, ibv_wc_status_str(wc[j].status)));
-                             if (uint64_t(rnic_now_ns()) * 1000 < start + duration)
-                               done_bytes[size_t(i)] += size;  // completed in the traffic time
-                           }
-                           completed[size_t(k)] += uint64_t(std::max(got, 0));
-                           outstanding |= posted[size_t(k)] != completed[size_t(k)];
-                         }
-                         if (!running && !outstanding) break;
-                         rnic_spend_ns(500);  // the host polls its CQs every 0.5 us
-                       }
-                     }});
+    progs.push_back(
+        {i, [&, i] {
+           // Connect: this host's QPs out, then the QPs of the hosts writing to it.
+           for (int k = 0; k < peers; ++k) {
+             out[size_t(i)][size_t(k)].open(ec);
+             oob.put(key(1, target(i, k), i, k), out[size_t(i)][size_t(k)].info());
+           }
+           for (int j = 0; j < n; ++j)
+             for (int k = 0; k < peers; ++k)
+               if (target(j, k) == i) {
+                 Endpoint& e = in[size_t(j)][size_t(k)];
+                 e.open(ec);
+                 const PeerInfo p = oob.get(key(1, i, j, k));
+                 oob.put(key(2, 0, j, k), e.info());
+                 e.connect(p);
+               }
+           for (int k = 0; k < peers; ++k) {
+             dest[size_t(i)][size_t(k)] = oob.get(key(2, 0, i, k));
+             out[size_t(i)][size_t(k)].connect(dest[size_t(i)][size_t(k)]);
+           }
+           // A common start: host 0 picks it once every host has connected.
+           oob.put(key(3, 0, 0, 0), {});
+           if (i == 0) {
+             for (int j = 0; j < n; ++j) oob.get(key(3, 0, 0, 0));
+             start = uint64_t(rnic_now_ns()) * 1000 + 1000000;
+             setup_wall = std::chrono::steady_clock::now();
+             for (int j = 0; j < n; ++j) oob.put(key(4, 0, j, 0), {});
+           }
+           oob.get(key(4, 0, i, 0));
+           rnic_spend_ns((start - uint64_t(rnic_now_ns()) * 1000) / 1000);
+           std::vector<uint64_t> posted(pn), completed(pn);
+           uint64_t sent = 0;  // posts of this host, for the pacing
+           std::vector<ibv_sge> sge(pn);
+           for (int k = 0; k < peers; ++k) {
+             Endpoint& e = out[size_t(i)][size_t(k)];
+             sge[size_t(k)] = {e.addr(), uint32_t(size), e.mr->lkey};
+           }
+           while (true) {
+             const bool running = uint64_t(rnic_now_ns()) * 1000 < start + duration;
+             bool outstanding = false;
+             for (int k = 0; k < peers; ++k) {
+               Endpoint& e = out[size_t(i)][size_t(k)];
+               while (running && posted[size_t(k)] - completed[size_t(k)] < depth &&
+                      (!gap_ps || uint64_t(rnic_now_ns()) * 1000 >= start + sent * gap_ps)) {
+                 ++sent;
+                 ibv_send_wr wr{};
+                 wr.wr_id = posted[size_t(k)]++;
+                 wr.sg_list = &sge[size_t(k)];
+                 wr.num_sge = 1;
+                 wr.opcode = IBV_WR_RDMA_WRITE;
+                 wr.send_flags = IBV_SEND_SIGNALED;
+                 wr.wr.rdma.remote_addr = dest[size_t(i)][size_t(k)].addr;
+                 wr.wr.rdma.rkey = dest[size_t(i)][size_t(k)].rkey;
+                 ibv_send_wr* bad = nullptr;
+                 if (ibv_post_send(e.qps[0], &wr, &bad)) throw std::runtime_error("ibv_post_send");
+               }
+               ibv_wc wc[16];
+               const int got = ibv_poll_cq(e.cq, 16, wc);
+               for (int j = 0; j < got; ++j) {
+                 if (wc[j].status != IBV_WC_SUCCESS)
+                   throw std::runtime_error(
+                       fmt::format("scale: host {}: {}", i, ibv_wc_status_str(wc[j].status)));
+                 if (uint64_t(rnic_now_ns()) * 1000 < start + duration)
+                   done_bytes[size_t(i)] += size;  // completed in the traffic time
+               }
+               completed[size_t(k)] += uint64_t(std::max(got, 0));
+               outstanding |= posted[size_t(k)] != completed[size_t(k)];
+             }
+             if (!running && !outstanding) break;
+             rnic_spend_ns(500);  // the host polls its CQs every 0.5 us
+           }
+         }});
   cl.run(progs);
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const auto wall1 = std::chrono::steady_clock::now();
+  const double wall = std::chrono::duration<double>(wall1 - wall0).count();
+  const double setup = std::chrono::duration<double>(setup_wall - wall0).count();
+  uint64_t frames = 0;
+  for (const auto& node : cl.nodes) frames += node->port.tx_frames();
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   uint64_t total = 0;
   for (uint64_t b : done_bytes) total += b;
   const double sim_ms = double(duration) / 1e9;
   ctx.x = "hosts";
-  ctx.y = {"wall_s", "peak_rss_mib", "goodput_gbps"};
+  ctx.y = {"wall_s", "peak_rss_mib", "goodput_gbps", "wall_per_frame_us"};
   const double rss = double(ru.ru_maxrss) / 1024;
   const double gbps = double(total) * 8 / (double(duration) / 1000);
   ctx.rows.push_back({{"hosts", n},
                       {"sim_ms", sim_ms},
                       {"wall_s", wall},
+                      {"setup_s", setup},
                       {"peak_rss_mib", rss},
-                      {"goodput_gbps", gbps}});
+                      {"goodput_gbps", gbps},
+                      {"frames", frames},
+                      {"wall_per_frame_us", frames ? (wall - setup) * 1e6 / double(frames) : 0.0}});
   ctx.summary = fmt::format(
-      "{} hosts ({} leaves, {} spines), {} peers each: {:.3f} ms simulated in {:.2f} s wall, peak "
-      "RSS {:.0f} MiB, {:.2f} Gb/s completed in all\n",
-      n, leaves, leaves > 1 ? spines : 0, peers, sim_ms, wall, rss, gbps);
+      "{} hosts ({} leaves, {} spines), {} peers each: {:.3f} ms simulated in {:.2f} s wall "
+      "({:.2f} "
+      "s set-up), peak RSS {:.0f} MiB, {:.2f} Gb/s completed in all, {} frames, {:.1f} us wall "
+      "per frame after set-up\n",
+      n, leaves, leaves > 1 ? spines : 0, peers, sim_ms, wall, setup, rss, gbps, frames,
+      frames ? (wall - setup) * 1e6 / double(frames) : 0.0);
   return 0;
 }
 
@@ -464,13 +487,21 @@ void register_efe_experiments() {
       "hosts on a leaf/spine network, each writing to a few others: the simulator's wall time "
       "and memory as the system grows";
   sc.keys = {
-      {"hosts", ExpKey::kInt, "64", 2, 256, {}, "hosts", "hosts"},
+      {"hosts", ExpKey::kInt, "64", 2, 4096, {}, "hosts", "hosts"},
       {"hosts_per_leaf", ExpKey::kInt, "8", 1, 64, {}, "hosts", "hosts per leaf switch"},
       {"spines", ExpKey::kInt, "2", 1, 16, {}, "switches", "spine switches (several leaves)"},
       {"peers", ExpKey::kInt, "4", 1, 16, {}, "hosts", "hosts each host writes to"},
       {"size", ExpKey::kInt, "65536", 1, double(1u << 24), {}, "B", "Write size"},
       {"depth", ExpKey::kInt, "2", 1, 64, {}, "WRs", "Writes in flight per QP"},
       {"duration_us", ExpKey::kInt, "1000", 1, 1e7, {}, "us", "simulated time of traffic"},
+      {"load_mbps",
+       ExpKey::kInt,
+       "0",
+       0,
+       1e6,
+       {},
+       "Mb/s",
+       "each host posts no faster than this (0: as fast as depth allows)"},
   };
   sc.run = run_scale;
   add_experiment_kind(std::move(sc));

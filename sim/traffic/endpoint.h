@@ -25,23 +25,29 @@ struct PeerInfo {
   uint32_t ird = 0;
 };
 
-// A blocking, zero-cost exchange between simulated processes (keyed by the receiver).
+// A blocking, zero-cost exchange between simulated processes (keyed by the receiver). Each key
+// has an event of its own, so a put wakes only the process waiting on its key.
 class Oob {
  public:
-  void put(int to, PeerInfo info) {
-    box_[to].push_back(std::move(info));
-    ev_.notify(sc_core::SC_ZERO_TIME);
+  void put(int64_t to, PeerInfo info) {
+    Box& b = box_[to];
+    b.q.push_back(std::move(info));
+    b.ev.notify(sc_core::SC_ZERO_TIME);
   }
-  PeerInfo get(int me) {
-    while (box_[me].empty()) sc_core::wait(ev_);
-    PeerInfo i = std::move(box_[me].front());
-    box_[me].pop_front();
+  PeerInfo get(int64_t me) {
+    Box& b = box_[me];
+    while (b.q.empty()) sc_core::wait(b.ev);
+    PeerInfo i = std::move(b.q.front());
+    b.q.pop_front();
     return i;
   }
 
  private:
-  std::map<int, std::deque<PeerInfo>> box_;
-  sc_core::sc_event ev_;
+  struct Box {
+    std::deque<PeerInfo> q;
+    sc_core::sc_event ev;
+  };
+  std::map<int64_t, Box> box_;  // nodes never move: a waiter keeps its Box&
 };
 
 struct EndpointConfig {
