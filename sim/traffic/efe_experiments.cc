@@ -293,6 +293,7 @@ int run_scale(ExperimentContext& ctx) {
   const uint64_t depth = uint64_t(ctx.get_int("depth"));
   const uint64_t duration = uint64_t(ctx.get_int("duration_us")) * 1000000;
   const uint64_t load_mbps = uint64_t(ctx.get_int("load_mbps"));
+  const uint64_t poll_ns = uint64_t(ctx.get_int("poll_ns"));
   // Between two posts of one host at load_mbps (0: no pacing).
   const uint64_t gap_ps = load_mbps ? size * 8 * 1000000 / load_mbps : 0;
   const int leaves = (n + per_leaf - 1) / per_leaf;
@@ -353,6 +354,8 @@ int run_scale(ExperimentContext& ctx) {
            rnic_spend_ns((start - uint64_t(rnic_now_ns()) * 1000) / 1000);
            std::vector<uint64_t> posted(pn), completed(pn);
            uint64_t sent = 0;  // posts of this host, for the pacing
+           std::vector<ibv_cq*> cqs;
+           for (int k = 0; k < peers; ++k) cqs.push_back(out[size_t(i)][size_t(k)].cq);
            std::vector<ibv_sge> sge(pn);
            for (int k = 0; k < peers; ++k) {
              Endpoint& e = out[size_t(i)][size_t(k)];
@@ -390,7 +393,19 @@ int run_scale(ExperimentContext& ctx) {
                outstanding |= posted[size_t(k)] != completed[size_t(k)];
              }
              if (!running && !outstanding) break;
-             rnic_spend_ns(500);  // the host polls its CQs every 0.5 us
+             if (poll_ns) {
+               rnic_spend_ns(poll_ns);  // the host polls its CQs every poll_ns
+               continue;
+             }
+             // Asleep until a completion, or until the pacing lets it post again.
+             uint64_t timeout = RNIC_WAIT_FOREVER;
+             const uint64_t now = uint64_t(rnic_now_ns()) * 1000;
+             bool room = false;
+             for (int k = 0; k < peers; ++k)
+               room |= posted[size_t(k)] - completed[size_t(k)] < depth;
+             if (running && room && gap_ps)
+               timeout = (std::max<uint64_t>(start + sent * gap_ps, now + 1000) - now) / 1000;
+             rnic_wait_cqs(cqs.data(), peers, timeout);
            }
          }});
   cl.run(progs);
@@ -502,6 +517,15 @@ void register_efe_experiments() {
        {},
        "Mb/s",
        "each host posts no faster than this (0: as fast as depth allows)"},
+      {"poll_ns",
+       ExpKey::kInt,
+       "500",
+       0,
+       1e6,
+       {},
+       "ns",
+       "a host polls its CQs this often; 0: it sleeps until a completion or its next post "
+       "(rnic_wait_cqs)"},
   };
   sc.run = run_scale;
   add_experiment_kind(std::move(sc));

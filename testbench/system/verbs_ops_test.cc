@@ -256,6 +256,38 @@ TEST_P(VerbsOps, RdmaReadFetchesRemoteBytes) {
           }});
 }
 
+// rnic_wait_cqs sleeps over several CQs: it times out when none has a CQE, and wakes on the one
+// that gets a completion (its index + 1), as rnic_wait_cq does for one.
+TEST_P(VerbsOps, WaitCqsWakesOnTheCqThatCompletes) {
+  Cluster cl(cfg, stats);
+  Endpoint a, b;
+  cl.run({[&] {
+            connect(a, 0);
+            const PeerInfo server = oob.get(0);
+            ibv_cq* idle = ibv_create_cq(a.ctx, 4, nullptr, nullptr, 0);
+            ASSERT_NE(idle, nullptr);
+            ibv_cq* cqs[2] = {idle, a.cq};
+            const double t0 = rnic_now_ns();
+            EXPECT_EQ(rnic_wait_cqs(cqs, 2, 2000), 0);
+            EXPECT_GE(rnic_now_ns() - t0, 2000.0);
+            ibv_sge sge{a.addr(), 64, a.mr->lkey};
+            ibv_send_wr wr = testbench::rdma_write_wr(9, &sge, 1, server.addr, server.rkey, true);
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+            EXPECT_EQ(rnic_wait_cqs(cqs, 2, RNIC_WAIT_FOREVER), 2);
+            ibv_wc wc{};
+            EXPECT_EQ(ibv_poll_cq(idle, 1, &wc), 0);
+            ASSERT_EQ(ibv_poll_cq(a.cq, 1, &wc), 1);
+            EXPECT_EQ(wc.wr_id, 9u);
+            EXPECT_EQ(rnic_wait_cqs(cqs, 0, 1000), 0) << "no CQ to wait on";
+            EXPECT_EQ(ibv_destroy_cq(idle), 0);
+          },
+          [&] {
+            connect(b, 1);
+            oob.put(0, b.info());
+          }});
+}
+
 // A responder left in RTR (perftest's bandwidth servers never go to RTS) answers RDMA Reads, as an
 // InfiniBand responder does; it sends nothing of its own.
 TEST_P(VerbsOps, AResponderInRtrAnswersReads) {

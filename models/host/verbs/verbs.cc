@@ -1554,8 +1554,8 @@ double rnic_now_ns() { return double(sc_core::sc_time_stamp().value()) / 1000.0;
 namespace {
 // Waits for ready() as a loop testing it every poll_ns would: woken by ev, aligned to the loop's
 // steps from the call.
-template <class Ready>
-int wait_polled(Ready ready, sc_core::sc_event& ev, uint64_t poll_ns, uint64_t timeout_ns) {
+template <class Ready, class Event>
+int wait_polled(Ready ready, const Event& ev, uint64_t poll_ns, uint64_t timeout_ns) {
   const uint64_t step = poll_ns * 1000;
   const uint64_t t0 = sc_core::sc_time_stamp().value();
   const bool forever = timeout_ns == RNIC_WAIT_FOREVER;
@@ -1636,6 +1636,24 @@ int rnic_wait_cq(ibv_cq* cq, uint64_t timeout_ns) {
   if (!live(cq)) return EINVAL;
   return wait_polled([cq] { return cqe_ready(cq); }, cqi(cq)->written,
                      uint64_t(drv_of(cq->context)->cost().cq_poll_ns), timeout_ns);
+}
+
+int rnic_wait_cqs(ibv_cq** cqs, int n, uint64_t timeout_ns) {
+  if (n < 1 || !cqs) return 0;
+  sc_core::sc_event_or_list any;
+  for (int i = 0; i < n; ++i) {
+    if (!live(cqs[i])) return 0;
+    any |= cqi(cqs[i])->written;
+  }
+  int which = 0;
+  const auto ready = [&] {
+    for (int i = 0; i < n && !which; ++i)
+      if (cqe_ready(cqs[i])) which = i + 1;
+    return which != 0;
+  };
+  if (!wait_polled(ready, any, uint64_t(drv_of(cqs[0]->context)->cost().cq_poll_ns), timeout_ns))
+    return 0;
+  return which;
 }
 
 namespace {

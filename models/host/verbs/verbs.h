@@ -127,6 +127,9 @@ double rnic_now_ns(void);
 // what a busy ibv_poll_cq loop would: the CQE is seen at the first cost.cq_poll_ns step after
 // it lands, counted from the call.
 int rnic_wait_cq(struct ibv_cq* cq, uint64_t timeout_ns);
+// The same over n CQs (of one host): blocks until one of them has a CQE; returns its index + 1,
+// or 0 after timeout_ns (or for n < 1, or a CQ destroyed).
+int rnic_wait_cqs(struct ibv_cq** cqs, int n, uint64_t timeout_ns);
 
 // Blocks until the byte at addr (in the calling process's memory) equals value, as a busy loop
 // reading it every cost.cq_poll_ns would see it; returns 0 after timeout_ns, else 1.
