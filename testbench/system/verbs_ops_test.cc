@@ -260,6 +260,7 @@ TEST_P(VerbsOps, RdmaReadFetchesRemoteBytes) {
 // that gets a completion (its index + 1), as rnic_wait_cq does for one.
 TEST_P(VerbsOps, WaitCqsWakesOnTheCqThatCompletes) {
   Cluster cl(cfg, stats);
+  const WireLog wire(cl.link(0), test_name());  // its capture, as every case here writes one
   Endpoint a, b;
   cl.run({[&] {
             connect(a, 0);
