@@ -242,13 +242,18 @@ void PcieLink::ack_timer(int s) {
 void PcieLink::release(int s, FcClass c, uint32_t data_credits) {
   if (c == FcClass::kCompletion) return;  // infinite completion credits
   Side& sd = side_[s];
+  // A release at the time the UpdateFC timer is due comes after it, whichever of the two the
+  // kernel runs first (the upper layer's release is another process): the timer's UpdateFC
+  // returns what was owed before, this credit starts the next timer.
+  const uint64_t now = now_ps();
+  if (sd.fc_timer_due_ps == now) fc_timer_due(s);
   sd.owed_hdr[int(c)] += 1;
   sd.owed_data[int(c)] += data_credits;
   if (++sd.owed_count >= cfg_.updatefc_factor) {
     flush_fc(s);
-  } else if (!sd.fc_timer_armed) {
-    sd.fc_timer_armed = true;
-    sd.fc_timer_ev.notify(ps(uint64_t(cfg_.updatefc_timer_ns) * 1000));
+  } else if (sd.fc_timer_due_ps == kNoTimer) {
+    sd.fc_timer_due_ps = now + uint64_t(cfg_.updatefc_timer_ns) * 1000;
+    sd.fc_timer_ev.notify(ps(sd.fc_timer_due_ps - now));
   }
 }
 
@@ -269,7 +274,16 @@ void PcieLink::flush_fc(int s) {
 }
 
 void PcieLink::fc_timer(int s) {
-  side_[s].fc_timer_armed = false;
+  Side& sd = side_[s];
+  const uint64_t now = now_ps();
+  if (sd.fc_timer_due_ps == now) return fc_timer_due(s);
+  // Done already by a release at this time, which armed the next timer: the kernel kept this
+  // earlier notification and dropped that one.
+  if (sd.fc_timer_due_ps != kNoTimer) sd.fc_timer_ev.notify(ps(sd.fc_timer_due_ps - now));
+}
+
+void PcieLink::fc_timer_due(int s) {
+  side_[s].fc_timer_due_ps = kNoTimer;
   if (side_[s].owed_count > 0) flush_fc(s);
 }
 

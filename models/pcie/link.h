@@ -96,7 +96,8 @@ class PcieLink : public sc_core::sc_module {
     int ack_owed = 0;
     int64_t owed_hdr[2] = {0, 0}, owed_data[2] = {0, 0};
     int owed_count = 0;
-    bool ack_timer_armed = false, fc_timer_armed = false;
+    bool ack_timer_armed = false;
+    uint64_t fc_timer_due_ps = kNoTimer;  // the UpdateFC timer's time (kNoTimer: not armed)
     std::function<void(Tlp&&)> deliver;
     sc_core::sc_event tx_ev, arrive_ev, ack_timer_ev, fc_timer_ev;
     SideStats st{};
@@ -116,6 +117,8 @@ class PcieLink : public sc_core::sc_module {
   void arrive(int s);
   void ack_timer(int s);
   void fc_timer(int s);
+  void fc_timer_due(int s);
+  static constexpr uint64_t kNoTimer = UINT64_MAX;
   void queue_ack(int s);
   void flush_fc(int s);
   bool pick(Side& sd, Packet* out);
