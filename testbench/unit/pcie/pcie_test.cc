@@ -52,6 +52,29 @@ struct Bench {
   }
 };
 
+// A credit release at the very time the UpdateFC timer is due comes after the timer, whichever
+// runs first: the timer's UpdateFC returns the credit owed before, the release starts the next
+// timer (two UpdateFCs). Here the release is made before the kernel has run the timer's event
+// (sc_start stops before the events of the time it reaches); the other order gives the same.
+TEST(PcieCredits, AReleaseWhenTheUpdateFcTimerIsDueGoesInTheNextUpdateFc) {
+  PcieConfig c;
+  c.updatefc_factor = 100;  // only the timer sends UpdateFCs
+  c.updatefc_timer_ns = 1000;
+  StatRegistry stats;
+  PcieLink link("link", c, stats);
+  link.set_receiver(PcieLink::kRc, [](Tlp&&) {});
+  link.set_receiver(PcieLink::kCard, [](Tlp&&) {});
+  link.release(PcieLink::kCard, FcClass::kPosted, 1);  // at 0: the timer is due at 1 us
+  sc_core::sc_start(1000, sc_core::SC_NS);
+  ASSERT_EQ(sc_core::sc_time_stamp().value(), 1000000u);
+  EXPECT_EQ(link.count_updatefcs(PcieLink::kCard), 0u) << "the timer has not run yet";
+  link.release(PcieLink::kCard, FcClass::kPosted, 1);
+  sc_core::sc_start(500, sc_core::SC_NS);
+  EXPECT_EQ(link.count_updatefcs(PcieLink::kCard), 1u) << "the first credit, at 1 us";
+  sc_core::sc_start(1000, sc_core::SC_NS);
+  EXPECT_EQ(link.count_updatefcs(PcieLink::kCard), 2u) << "the second, a timer later";
+}
+
 // rnic-10g: Gen3 x8, MPS 256, MRRS 512, RCB 64, ACK every 4 TLPs, UpdateFC every 8 released.
 // 8 KiB write at a 4 KiB-aligned address:
 //   card -> RC: 8192 / 256 = 32 MWr, no DLLP (nothing flows the other way);
