@@ -23,7 +23,6 @@ struct Span {
   std::string track;
   const char* name;
   uint32_t wr;
-  int lane = 0;
   int tid = 0;
 };
 
@@ -105,7 +104,6 @@ std::string RequestTrace::write_timeline(const std::string& path, uint64_t t0_ps
     while (l < ends.size() && ends[l] > s.t0) ++l;
     if (l == ends.size()) ends.push_back(0);
     ends[l] = std::max(ends[l], s.t1);
-    s.lane = int(l);
     const std::string name = l ? fmt::format("{} #{}", s.track, l + 1) : s.track;
     auto [it, fresh] = tid_of.try_emplace({s.pid, name}, 0);
     if (fresh) it->second = ++tids[s.pid];

@@ -10,18 +10,21 @@ namespace {
 struct Column {
   std::vector<std::string> names;
   std::vector<uint64_t> ps;
-  bool add(const std::vector<RequestTrace::Stage>& st) {
+  // Whether an iteration's stages are this column's (the first one sets them).
+  bool fits(const std::vector<RequestTrace::Stage>& st) const {
     if (st.empty()) return false;
+    if (names.empty()) return true;
+    if (st.size() != names.size()) return false;
+    for (size_t i = 0; i < st.size(); ++i)
+      if (names[i] != st[i].name) return false;
+    return true;
+  }
+  void add(const std::vector<RequestTrace::Stage>& st) {
     if (names.empty()) {
       for (const auto& s : st) names.push_back(s.name);
       ps.assign(st.size(), 0);
     }
-    if (st.size() != names.size()) return false;
-    for (size_t i = 0; i < st.size(); ++i) {
-      if (names[i] != st[i].name) return false;
-      ps[i] += st[i].ps;
-    }
-    return true;
+    for (size_t i = 0; i < st.size(); ++i) ps[i] += st[i].ps;
   }
   uint64_t total() const {
     uint64_t t = 0;
@@ -67,13 +70,12 @@ nlohmann::ordered_json lat_breakdown(const RequestTrace& rt, const BreakdownJob&
         ++missing;
         continue;
       }
-      Column c[2] = {col[0], col[1]};  // kept only if both directions fit
-      if (!c[0].add(sa) || (job.ping_pong && !c[1].add(sb))) {
+      if (!col[0].fits(sa) || (job.ping_pong && !col[1].fits(sb))) {
         ++missing;
         continue;
       }
-      col[0] = std::move(c[0]);
-      col[1] = std::move(c[1]);
+      col[0].add(sa);
+      if (job.ping_pong) col[1].add(sb);
       before += wa.post - s0;
       after += s1 - end;
       if (job.ping_pong) turnaround += back_post - rt.end_of(a[i]);
