@@ -1,5 +1,7 @@
-// Timed actions at absolute picosecond times, run in time order (ties in the order they were
-// scheduled) by one SystemC method. Blocks use it for their fixed pipeline latencies instead of
+// Timed actions at absolute picosecond times, run in time order by one SystemC method; ties by
+// the action's rank (at_ranked; at() is rank 0), then in the order they were scheduled. A rank
+// states a tie rule where the order of scheduling would be SystemC's process order (a switch's
+// arrivals from several ports). Blocks use it for their fixed pipeline latencies instead of
 // one process per pending action; an empty queue costs nothing.
 #pragma once
 
@@ -22,10 +24,11 @@ class EventQueue : public sc_core::sc_module {
     sensitive << ev_ << alarm_ev_;
     dont_initialize();
   }
-  void at(uint64_t t_ps, std::function<void()> fn) {
+  void at(uint64_t t_ps, std::function<void()> fn) { at_ranked(t_ps, 0, std::move(fn)); }
+  void at_ranked(uint64_t t_ps, uint64_t rank, std::function<void()> fn) {
     const uint64_t now = now_ps();
     if (t_ps < now) t_ps = now;
-    q_.push({t_ps, seq_++, std::move(fn)});
+    q_.push({t_ps, rank, seq_++, std::move(fn)});
     if (q_.top().t == t_ps && t_ps <= alarm_t_)
       ev_.notify(sc_core::sc_time::from_value(t_ps - now));
   }
@@ -54,9 +57,12 @@ class EventQueue : public sc_core::sc_module {
 
  private:
   struct Item {
-    uint64_t t, seq;
+    uint64_t t, rank, seq;
     std::function<void()> fn;
-    bool operator>(const Item& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+    bool operator>(const Item& o) const {
+      if (t != o.t) return t > o.t;
+      return rank != o.rank ? rank > o.rank : seq > o.seq;
+    }
   };
   // at() leaves actions due after the alarm to the alarm's run; an alarm moved later or
   // cancelled must not take their wake-up with it.

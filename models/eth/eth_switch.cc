@@ -86,7 +86,10 @@ void EthSwitch::Port::arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_
     ++*fcs_drops;
     return;
   }
-  s.eq_.at(at, [&s, out, from = index, frame, fcs] { s.enqueue(out, from, frame, fcs); });
+  // Frames that reach output queues at the same time join them in input-port order, after the
+  // frames leaving then (rank 0): the order never depends on which sender SystemC ran first.
+  s.eq_.at_ranked(at, 1 + uint64_t(index),
+                  [&s, out, from = index, frame, fcs] { s.enqueue(out, from, frame, fcs); });
 }
 
 void EthSwitch::send_pause(Port& p, uint16_t quanta) {

@@ -11,8 +11,10 @@
 // Output queue: per port switch.port_buffer_bytes of frames; one that does not fit is dropped
 //   (tail drop) and counted. With switch.ecn_bytes > 0, an EFE DATA frame that joins a queue
 //   holding at least that many bytes gets CE set in its EFE header (its FCS recomputed, a bad one
-//   kept bad). A frame leaves the queue as its first bit goes on the wire: back to back, preamble
-//   + frame + FCS + inter-frame gap at the link's rate, shown to the link's wire tap.
+//   kept bad). Ties: frames that reach a port's queue at the same time join it in input-port
+//   order, after any frame that leaves a queue at that time. A frame leaves the queue as its
+//   first bit goes on the wire: back to back, preamble + frame + FCS + inter-frame gap at the
+//   link's rate, shown to the link's wire tap.
 // PAUSE (switch.pause): the frames each input port brought in are counted while they wait in any
 //   output queue; above switch.pause_xoff_bytes that port is sent a PAUSE (the longest pause, at
 //   the head of its output queue), again if its frames still grow by half that (the PAUSE was

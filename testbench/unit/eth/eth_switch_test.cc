@@ -1,6 +1,6 @@
 // The switch (eth_switch.h) between three MAC ports (rnic-10g: 10 Gb/s, 5 ns links): its
 // latency pinned for store and forward and for cut through, its output queue's bound and tail
-// drop, and CE marking that keeps the FCS good.
+// drop, CE marking that keeps the FCS good, and the order of frames that arrive at once.
 #include "models/eth/eth_switch.h"
 
 #include <gtest/gtest.h>
@@ -145,6 +145,26 @@ TEST(EthSwitch, FramesJoiningALongQueueAreMarkedCe) {
   EXPECT_EQ(marked, t.counter("sw.p1", "ce_marked"));
   EXPECT_GT(marked, 0u);
   EXPECT_FALSE(t.got[0][kHeaderBytes + 1] & 0x40) << "the first frame met an empty queue";
+}
+
+// Frames that reach an output queue at the same time join it in input-port order, whichever
+// sender's event ran first: c's frame (port 2) is handed to the switch before a's (port 0), both
+// with their last bit at 2 us, and a's leaves first.
+TEST(EthSwitch, SameTimeArrivalsQueueInInputPortOrder) {
+  Bench t(SwitchConfig{});
+  const Crc32 crc;
+  auto hand = [&](int port, const Mac& src, uint8_t tag) {
+    auto f = std::make_shared<const EthMac::Frame>(frame(src, tag));
+    const uint32_t v = crc.compute(f->data(), f->size());
+    t.sw->port(port).arrive(f, {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)},
+                            800000, 2000000);
+  };
+  hand(2, kC, 7);
+  hand(0, kA, 3);
+  sc_core::sc_start();
+  ASSERT_EQ(t.got.size(), 2u);
+  EXPECT_EQ(t.got[0], frame(kA, 3)) << "port 0's frame first";
+  EXPECT_EQ(t.got[1], frame(kC, 7));
 }
 
 }  // namespace
