@@ -72,6 +72,7 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
           "channel_failures", "", "channels failed: retry limit reached without progress")),
       looped_(stats.group(name()).counter(
           "looped", "frames", "frames to this card's own MAC, looped back by the MAC")) {
+  step_id_ = StepEnd::get().add([this] { send_next(); });
   port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
   port_.set_space_callback([this] {
     if (in_mac_ > 0) --in_mac_;
@@ -196,7 +197,7 @@ void Efe::owe_control(Peer& p) {
   ctl_q_.push_back(&p);
 }
 
-void Efe::pump() {
+void Efe::send_next() {
   bool freed = false;
   const uint64_t now = now_ps();
   while (port_.can_send() && in_mac_ < kMacFrames) {

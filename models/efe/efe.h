@@ -8,9 +8,11 @@
 //   channel logic is EfeTx, efe_channel.h), and goes to the MAC as a DATA frame: Ethernet header,
 //   EFE header (SEQ; ACK = the next SEQ from that peer the core has not validated; TS = now in
 //   ns), the segment. Peers with frames due take turns, one frame each; control frames (ACK,
-//   NACK, RNR) go ahead of DATA. A resend is the frame as first sent (its ACK field too) with RTX
-//   set and a new TS. At most kMacFrames frames wait in the MAC's FIFO (so a frame's TS is at most
-//   that many frame times before its first bit: the RTT measures the network, not this queue).
+//   NACK, RNR) go ahead of DATA. The choice is made at the end of the time step (StepEnd), once
+//   every input of that time (validations, the pipeline, the MAC's room) has arrived. A resend is
+//   the frame as first sent (its ACK field too) with RTX set and a new TS. At most kMacFrames
+//   frames wait in the MAC's FIFO (so a frame's TS is at most that many frame times before its
+//   first bit: the RTT measures the network, not this queue).
 // Congestion control (efe.cc): each channel has a rate, line rate at first; below line rate its
 //   DATA frames are paced (a frame of W wire bytes holds the next back W x 8 / rate). Each ACK's
 //   TS echo gives an RTT sample (the receiver adds the time it held the echo); the queueing delay
@@ -60,6 +62,7 @@
 
 #include "models/common/event_queue.h"
 #include "models/common/stats.h"
+#include "models/common/step_end.h"
 #include "models/common/trace_sink.h"
 #include "models/efe/efe_channel.h"
 #include "models/efe/efe_header.h"
@@ -180,7 +183,10 @@ class Efe : public sc_core::sc_module {
   void tx_acked(Peer& p, uint32_t ack);
   void owe_control(Peer& p);
   void list(Peer& p);
-  void pump();
+  // What goes to the MAC next, chosen once every input of the time step has arrived
+  // (StepEnd): pump() asks for it, send_next() chooses.
+  void pump() { StepEnd::get().request(step_id_); }
+  void send_next();
   bool send_control(Peer& p);
   bool transmit(std::vector<uint8_t> frame, const eth::Mac& dst);  // to the MAC, or looped back
   bool data_due(Peer& p, uint64_t now) { return p.pipeline || p.tx.next(now); }
@@ -201,6 +207,7 @@ class Efe : public sc_core::sc_module {
   ClockDomain clk_;
   StatRegistry& stats_;
   EventQueue eq_{"eq"};
+  size_t step_id_;
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;
   std::deque<Peer*> ready_;    // peers that may have a DATA frame due, in turn
   std::deque<Peer*> ctl_q_;    // peers owing a control frame, in order

@@ -4,7 +4,8 @@
 // retransmit timer (a resend exactly efe.rto_ns after the frame went), the retry limit (the
 // channel fails (limit + 1) timeouts after the frame went), RNR back-off that spends no retries,
 // the order the core relies on (an ACK value that arrives before a DATA frame the peer sent
-// ahead of it waits for that frame), and the loopback of frames to the EFE's own MAC.
+// ahead of it waits for that frame), the loopback of frames to the EFE's own MAC, and the choice
+// of the next frame once every input of a time step has arrived.
 #include "models/efe/efe.h"
 
 #include <gtest/gtest.h>
@@ -416,6 +417,33 @@ TEST(EfeTiming, AnAckWaitsForTheDataFrameThePeerSentBeforeIt) {
   EXPECT_EQ(at_a[1], "ack 1");
   EXPECT_GE(p.counter("b", "retransmissions"), 1u);
   EXPECT_GE(p.counter("b.peer_020000000001", "duplicates"), 1u) << "A resent; B answered";
+}
+
+// What goes to the MAC is chosen once every input of the time step has arrived (StepEnd), not
+// in the order SystemC runs the senders: B's DATA frame leaves its pipeline at t, and the core
+// validates A's segment at t one delta later. The DATA frame carries that validation's ACK, and
+// no ACK frame goes (chosen at the first delta, the DATA frame would leave with the old ACK and
+// a standalone ACK behind it).
+TEST(EfeTiming, AValidationAtTheTimeADataFrameLeavesRidesOnIt) {
+  EfeConfig c;
+  c.ack_every_frames = 1;
+  Pair p(c);
+  p.hold_b = true;
+  p.a->send(kMacB, 1, seg(100), false);
+  sc_core::sc_spawn([&] {
+    sc_core::wait(5, sc_core::SC_US);  // A's segment is held by B's core by then
+    ASSERT_EQ(p.held.size(), 1u);
+    p.b->send(kMacA, 2, seg(100), false);  // leaves the pipeline at the next edge
+    sc_core::wait(4, sc_core::SC_NS);
+    sc_core::wait(sc_core::SC_ZERO_TIME);
+    p.b->validated(p.held[0].src, p.held[0].seq, p.held[0].ar);
+  });
+  sc_core::sc_start();
+  const auto data = p.frames(Type::kData, false);
+  ASSERT_EQ(data.size(), 1u);
+  EXPECT_EQ(data[0].second.ack, 1u) << "B's DATA frame acknowledges A's segment";
+  EXPECT_EQ(p.counter("b", "tx_acks"), 0u) << "no ACK frame besides";
+  EXPECT_TRUE(p.find('a', "ack 1"));
 }
 
 }  // namespace

@@ -1,0 +1,74 @@
+// Decisions taken at the end of a time step: a block that must see every input of the current
+// time before it acts (what it sends next, when several inputs at one time would change the
+// choice) asks for a call here instead of acting at once. The call comes once nothing else is
+// left to run at the current time (no process runnable, no delta notification), so its inputs
+// at that time have all arrived, in whatever order SystemC ran their senders. Callers of one
+// time step are called in the order they registered (construction order: deterministic), each
+// once however often it asked; a call that makes more activity at the current time waits for it
+// to settle too.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <systemc>
+#include <vector>
+
+namespace rnic {
+
+class StepEnd {
+ public:
+  // The one coordinator of this simulation, made at first use (during elaboration).
+  static StepEnd& get() {
+    static StepEnd* s = new StepEnd;  // lives as long as the simulation context
+    return *s;
+  }
+  // A caller's handle: its place in the order of calls.
+  size_t add(std::function<void()> fn) {
+    clients_.push_back({std::move(fn), false});
+    return clients_.size() - 1;
+  }
+  // Calls `id` at the end of the current time step.
+  void request(size_t id) {
+    Client& c = clients_[id];
+    if (c.wanted) return;
+    c.wanted = true;
+    ++wanted_;
+    if (!armed_) {
+      armed_ = true;
+      ev_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+ private:
+  struct Client {
+    std::function<void()> fn;
+    bool wanted;
+  };
+  StepEnd() : ev_("rnic_step_end_ev") {
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.set_sensitivity(&ev_);
+    o.dont_initialize();
+    sc_core::sc_spawn([this] { run(); }, "rnic_step_end", &o);
+  }
+  void run() {
+    if (sc_core::sc_pending_activity_at_current_time()) {
+      ev_.notify(sc_core::SC_ZERO_TIME);  // not the end yet
+      return;
+    }
+    armed_ = false;
+    for (size_t i = 0; i < clients_.size() && wanted_ > 0; ++i) {
+      Client& c = clients_[i];
+      if (!c.wanted) continue;
+      c.wanted = false;
+      --wanted_;
+      c.fn();
+    }
+  }
+  sc_core::sc_event ev_;
+  std::vector<Client> clients_;
+  size_t wanted_ = 0;
+  bool armed_ = false;
+};
+
+}  // namespace rnic
