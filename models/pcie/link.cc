@@ -185,6 +185,15 @@ void PcieLink::tx(int s) {
   }
 }
 
+uint64_t PcieLink::earliest_tlp_arrival_ps(int to) const {
+  const Side& from = side_[1 - to];
+  for (const Packet& p : from.in_flight)
+    if (p.kind == Kind::kTlp) return p.arrive_ps;
+  // A packet not yet sent starts no earlier than the wire is free, and takes its wire time (more
+  // than 0) and the latency.
+  return std::max(now_ps(), from.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000;
+}
+
 void PcieLink::arrive(int s) {
   Side& sd = side_[s];
   Side& peer = side_[1 - s];

@@ -13,11 +13,16 @@
 //   - a read's callback runs if_cycles after the edge that takes its done;
 //   - an MSI-X is a 4-byte write and keeps its place behind earlier writes.
 // The block is clocked only at edges where it has work (busy, an input it can take, its oldest
-// piece's timeout), each at its own simulated time; when it wakes it is told how many cycles
-// passed. (Clocking ahead of simulated time where nothing else could act first saved about 10%
-// of a run's wall time, but moved the order in which same-time events of other blocks met the
-// DMA's: a traced run, which could not clock ahead, then differed from the untraced one.)
-// Queue depths: the block's (dmac_core.h); requests it cannot take yet wait here in order.
+// piece's timeout); when it wakes it is told how many cycles passed. A wake clocks its edge and,
+// with the C++ model, the next one too when the block is busy and that edge cannot differ:
+// no input can reach it by then (a request is due if_cycles >= 2 edges on; the PCIe link has no
+// completion arriving before it) and nothing leaves at it (no TLP's last beat, no read done).
+// That halves the wakes of a busy block. The RTL, a recorded run (its record is in the order
+// edges happen) and a traced block keep one wake per edge; the rtl_* checks compare the two.
+// (Clocking ahead of simulated time where nothing else could act first saved about 10% of a run's
+// wall time, but moved the order in which same-time events of other blocks met the DMA's: a traced
+// run, which could not clock ahead, then differed from the untraced one.) Queue depths: the block's
+// (dmac_core.h); requests it cannot take yet wait here in order.
 #pragma once
 
 #include <cstdint>
@@ -109,9 +114,16 @@ class RnicDmac : public sc_core::sc_module {
   ClockDomain clk_;
   EventQueue eq_{"eq"};
   std::unique_ptr<DmacCore> core_;
+  // The C++ model made here: no RTL, and no recorder around it (the run record is kept in
+  // the order edges happen).
+  const bool own_model_;
   int B_;
   DmacIn in_;
   bool have_edge_ = false;  // an edge since the last reset
+  // Whether run() may clock two edges in one wake (own_model_, if_cycles >= 2, not traced: the
+  // RTL, a recorded run and a waveform keep one wake per edge).
+  mutable bool two_edges_ = false;  // trace() turns it off
+  mutable bool traced_ = false;
   uint64_t last_edge_ = 0;
   static constexpr uint64_t kNapEdges = 2500;
   uint64_t next_edge_ = UINT64_MAX;  // the next edge to clock
