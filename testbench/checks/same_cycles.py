@@ -45,6 +45,7 @@ def digest(o):
     for p in sorted(glob.glob(os.path.join(o, "*.pcap"))):
         with open(p, "rb") as f:
             got["captures"][os.path.basename(p)] = hashlib.sha256(f.read()).hexdigest()
+        os.remove(p)  # the many-host runs' captures are large; the digest is what is compared
     return got
 
 
