@@ -2,10 +2,12 @@
 """Simulator speed report (label bench): runs the PCIe DMA sweep at one size and the PBL
 experiment, and writes OUT/bench/report.json with wall time, simulated time and event rates;
 the cost of each block's RTL in the running card against the models (write_bw 64 KiB); and
-an executable's call round trip and ib_write_bw's wall time against perf write_bw's.
+an executable's call round trip and ib_write_bw's wall time against perf write_bw's; and
+write_bw's wall time against ns-3's TCP bulk flow over the same simulated time.
 Asserts only that the runs succeed and the report is complete: speed is measured, not tested."""
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -101,6 +103,38 @@ report["exec"] = {"round_trip_us": round(per_call * 1e6, 2),
                   "note": "ib_write_bw's wall time includes its start-up, its CPU-clock "
                           "calibration and its 1 s sleep (simulated); the simulated test is the same"}
 check(per_call > 0, "exec round trip: no time measured")
+
+# Against ns-3 (docs/performance.md, "Against ns-3"): rnicsim's write_bw at 64 KiB, and ns-3's
+# TCP bulk flow over the same simulated time at the preset's rate (testbench/bench/ns3_bulk.cc),
+# one after the other in this run. The goals (rnicsim at most 0.10 of ns-3's wall time at
+# 10 Gb/s, 0.05 at 100 Gb/s) are reported, not asserted.
+ns3 = os.path.join(os.path.dirname(binary), "testbench", "bench", "ns3_bulk")
+NS3_RUN = ["perf", "write_bw", "-s", "65536", "-n", "2000"]
+if not os.path.exists(ns3):
+    report["ns3"] = {"missing": "ns3_bulk was not built (Debian's libns3-dev: scripts/setup)"}
+else:
+    report["ns3"] = {"command": "rnicsim " + " ".join(NS3_RUN) + " [--preset P] against "
+                                "ns3_bulk RATE SIM_NS (the row's simulated time)",
+                     "note": "rnicsim's wall is its row's (connection set-up excluded); ns-3's "
+                             "is the whole process's",
+                     "presets": {}}
+    for preset, gbps, goal in (("rnic-10g", 10, 0.10), ("rnic-100g", 100, 0.05)):
+        o = out_dir(bench, f"ns3_rnicsim_{preset}")
+        rnicsim(binary, *NS3_RUN, "--preset", preset, "--out", o, "--quiet")
+        row = load(os.path.join(o, "results.json"))["rows"][0]
+        t0 = time.monotonic()
+        got = subprocess.run([ns3, str(gbps), str(int(row["sim_time_ns"]))], capture_output=True,
+                             text=True)
+        ns3_wall = time.monotonic() - t0
+        check(got.returncode == 0, f"ns3_bulk {gbps}: exit {got.returncode}: {got.stderr[-300:]}")
+        peer = json.loads(got.stdout) if got.returncode == 0 else {}
+        report["ns3"]["presets"][preset] = {
+            "sim_time_ns": row["sim_time_ns"], "rnicsim_wall_s": round(row["wall_s"], 3),
+            "ns3_wall_s": round(ns3_wall, 3),
+            "ratio": round(row["wall_s"] / ns3_wall, 3) if ns3_wall > 0 else None,
+            "goal_ratio": goal, "rnicsim_bw_mib_s": round(row["bw_avg_mib_s"], 2),
+            "ns3_goodput_gbps": peer.get("goodput_gbps")}
+        check(peer.get("rx_bytes", 0) > 0, f"ns3_bulk {gbps}: nothing received")
 
 with open(os.path.join(bench, "report.json"), "w") as f:
     json.dump(report, f, indent=2)
