@@ -4,15 +4,15 @@
 // BulkSend flow, no tracing. Prints the simulated time, the bytes received and the goodput.
 //
 // usage: ns3_bulk RATE_GBPS SIM_NS
+#include <ns3/applications-module.h>
+#include <ns3/core-module.h>
+#include <ns3/internet-module.h>
+#include <ns3/network-module.h>
+#include <ns3/point-to-point-module.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
-#include "ns3/point-to-point-module.h"
 
 using namespace ns3;
 
