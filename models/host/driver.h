@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "models/common/bytes.h"
+#include "models/common/ordered_mutex.h"
 #include "models/common/stats.h"
 #include "models/host/host_params.h"
 #include "models/host/os.h"
@@ -209,8 +210,9 @@ class Driver {
   std::map<uint32_t, uint32_t> pbl_free_;  // first -> count
   // Held from an ioctl's entry to its exit, except while its command runs: resource allocation
   // consistent between the threads of processes that share the card. A resource is taken
-  // before its command is posted and given back if the command fails.
-  sc_core::sc_mutex ioctl_lock_;
+  // before its command is posted and given back if the command fails. Threads that ask at one
+  // time get it in a stated order (OrderedMutex), not SystemC's.
+  OrderedMutex ioctl_lock_;
   uint32_t cmd_posted_ = 0, cmd_completed_ = 0;  // the command queue's producer; completions seen
   sc_core::sc_event cmd_ev_;
   sc_core::sc_event irq_ev_, async_ev_;
