@@ -6,8 +6,9 @@ std::unique_ptr<PcapWriter> capture_link(eth::EthLink& link, const std::string& 
                                          bool keep_fcs) {
   auto w = std::make_unique<PcapWriter>(path, keep_fcs);
   PcapWriter* p = w.get();
-  link.add_wire_tap([p](uint64_t t_ps, const eth::EthLink::Frame& f, const uint8_t* fcs, int) {
-    p->write(t_ps, f.data(), f.size(), fcs);
+  // Frames of one time from the two ends: end 0's first, whichever sender ran first.
+  link.add_wire_tap([p](uint64_t t_ps, const eth::EthLink::Frame& f, const uint8_t* fcs, int end) {
+    p->write(t_ps, f.data(), f.size(), fcs, end);
   });
   return w;
 }

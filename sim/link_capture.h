@@ -1,6 +1,6 @@
 // `--pcap`: each Ethernet link's frames, both directions, into OUT/<link>.pcap (WIRE.md: the
 // time a frame's first bit left its sender, in ns; the frame without preamble; the FCS only
-// with outputs.pcap_fcs, in wire byte order).
+// with outputs.pcap_fcs, in wire byte order). Frames of one time: the link's end 0's first.
 #pragma once
 
 #include <memory>

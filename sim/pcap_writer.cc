@@ -2,6 +2,7 @@
 
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -23,26 +24,35 @@ PcapWriter::PcapWriter(const std::string& path, bool keep_fcs) : path_(path), ke
 }
 
 PcapWriter::~PcapWriter() {
+  release();
   if (dumper_) pcap_dump_close(dumper_);
   if (pcap_) pcap_close(pcap_);
 }
 
-void PcapWriter::write(uint64_t time_ps, const uint8_t* frame, size_t len, const uint8_t* fcs) {
-  const uint64_t ns = time_ps / 1000;
+void PcapWriter::write(uint64_t time_ps, const uint8_t* frame, size_t len, const uint8_t* fcs,
+                       int order) {
+  if (!held_.empty() && time_ps != held_ps_) release();
+  held_ps_ = time_ps;
+  Held h{order, std::vector<uint8_t>(frame, frame + len)};
+  if (keep_fcs_ && fcs) h.bytes.insert(h.bytes.end(), fcs, fcs + 4);
+  held_.push_back(std::move(h));
+}
+
+void PcapWriter::release() {
+  std::stable_sort(held_.begin(), held_.end(),
+                   [](const Held& a, const Held& b) { return a.order < b.order; });
+  for (const Held& h : held_) dump(h);
+  held_.clear();
+}
+
+void PcapWriter::dump(const Held& held) {
+  if (failed_) return;
+  const uint64_t ns = held_ps_ / 1000;
   pcap_pkthdr h{};
   h.ts.tv_sec = time_t(ns / 1000000000ull);
   h.ts.tv_usec = suseconds_t(ns % 1000000000ull);  // nanoseconds with PCAP_TSTAMP_PRECISION_NANO
-  const u_char* data = frame;
-  size_t n = len;
-  if (keep_fcs_ && fcs) {
-    buf_.assign(frame, frame + len);
-    buf_.insert(buf_.end(), fcs, fcs + 4);
-    data = buf_.data();
-    n = buf_.size();
-  }
-  h.caplen = h.len = bpf_u_int32(n);
-  if (failed_) return;
-  pcap_dump(reinterpret_cast<u_char*>(dumper_), &h, data);
+  h.caplen = h.len = bpf_u_int32(held.bytes.size());
+  pcap_dump(reinterpret_cast<u_char*>(dumper_), &h, held.bytes.data());
   ++frames_;
   check();
 }

@@ -1,5 +1,5 @@
 // Link captures read back with libpcap: nanosecond timestamps at each frame's first bit, the
-// frames as sent, the FCS kept (wire order) only when asked.
+// frames as sent, the FCS kept (wire order) only when asked, same-time frames by sending end.
 #include "sim/link_capture.h"
 
 #include <gtest/gtest.h>
@@ -80,6 +80,20 @@ TEST(LinkCapture, KeepsTheFcsInWireOrderWhenAsked) {
   ASSERT_EQ(pk.size(), 1u);
   ASSERT_EQ(pk[0].bytes.size(), 64u);
   EXPECT_TRUE(eth::fcs_ok(pk[0].bytes.data(), pk[0].bytes.size()));
+}
+
+// Frames that leave both ends at one time are written end 0's first, whichever MAC ran first:
+// b (end 1) is handed its frame before a (end 0), both leave at 32 ns.
+TEST(LinkCapture, SameTimeFramesFromBothEndsGoEndZeroFirst) {
+  Captured c(false);
+  std::vector<uint8_t> fa(100, 0xAA), fb(100, 0xBB);
+  c.b.send(fb);
+  c.a.send(fa);
+  auto pk = c.run();
+  ASSERT_EQ(pk.size(), 2u);
+  EXPECT_EQ(pk[0].ns, pk[1].ns);
+  EXPECT_EQ(pk[0].bytes, fa) << "end 0's frame first";
+  EXPECT_EQ(pk[1].bytes, fb);
 }
 
 }  // namespace
