@@ -77,8 +77,8 @@ std::string PcieLink::describe() const {
     const Side& sd = side_[i];
     s += fmt::format(
         "  {}.{}: {} TLPs and {} DLLPs queued, {} in flight, credits ph {} pd {} nph {}\n", name(),
-        kSide[i], sd.tlps.size(), sd.dllps.size(), sd.in_flight.size(), sd.granted.ph,
-        sd.granted.pd, sd.granted.nph);
+        kSide[i], sd.tlps.size(), sd.dllps.size(), sd.live_in_flight, sd.granted.ph, sd.granted.pd,
+        sd.granted.nph);
   }
   return s;
 }
@@ -96,8 +96,7 @@ void PcieLink::configure(const PcieConfig& cfg) {
 
 bool PcieLink::idle() const {
   for (const Side& sd : side_)
-    if (!sd.tlps.empty() || !sd.dllps.empty() || !sd.in_flight.empty() || sd.ack_owed ||
-        sd.owed_count)
+    if (!sd.tlps.empty() || !sd.dllps.empty() || sd.live_in_flight || sd.ack_owed || sd.owed_count)
       return false;
   return true;
 }
@@ -176,7 +175,7 @@ void PcieLink::tx(int s) {
   sd.busy_until_ps = now + dur;
   sd.busy_ps += dur;
   p.arrive_ps = now + dur + uint64_t(cfg_.link_latency_ns) * 1000;
-  if (sd.in_flight.empty()) sd.arrive_ev.notify(ps(p.arrive_ps - now));
+  if (p.kind != Kind::kAck && sd.live_in_flight++ == 0) sd.arrive_ev.notify(ps(p.arrive_ps - now));
   sd.in_flight.push_back(std::move(p));
   // Wake at the end of the packet only if something waits; kick() asks for it otherwise.
   if (!sd.tlps.empty() || !sd.dllps.empty()) {
@@ -201,6 +200,7 @@ void PcieLink::arrive(int s) {
   while (!sd.in_flight.empty() && sd.in_flight.front().arrive_ps <= now) {
     Packet p = std::move(sd.in_flight.front());
     sd.in_flight.pop_front();
+    if (p.kind != Kind::kAck) --sd.live_in_flight;
     if (p.kind == Kind::kTlp) {
       if (++peer.ack_owed >= cfg_.ack_factor) {
         queue_ack(1 - s);
@@ -220,7 +220,13 @@ void PcieLink::arrive(int s) {
       kick(peer);
     }
   }
-  if (!sd.in_flight.empty()) sd.arrive_ev.notify(ps(sd.in_flight.front().arrive_ps - now));
+  arm_arrival(sd, now);
+}
+
+void PcieLink::arm_arrival(Side& sd, uint64_t now) {
+  if (!sd.live_in_flight) return;
+  for (const Packet& p : sd.in_flight)
+    if (p.kind != Kind::kAck) return sd.arrive_ev.notify(ps(p.arrive_ps - now));
 }
 
 void PcieLink::on_event() {

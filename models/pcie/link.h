@@ -11,8 +11,10 @@
 // Receiver side: every `ack_factor` TLPs received, or `ack_timer_ns` after the first un-ACKed
 // one, it sends an ACK DLLP. When its upper layer releases a received TLP, the credits go back
 // to the peer in UpdateFC DLLPs, one per `updatefc_factor` released TLPs of a class (or after
-// `updatefc_timer_ns`). Completion credits are infinite on both sides (as for endpoints and
-// root ports), so completions send no UpdateFC. The replay buffer is not a limit in this model.
+// `updatefc_timer_ns`). An ACK DLLP does nothing where it arrives (the replay buffer is not
+// modelled), so its arrival wakes nothing. Completion credits are infinite on both sides (as for
+// endpoints and root ports), so completions send no UpdateFC. The replay buffer is not a limit
+// in this model.
 //
 // Queue depths: the transmit queue is unbounded (the upper layers bound themselves by tags and
 // credits); the receive buffers are the advertised credits.
@@ -87,8 +89,11 @@ class PcieLink : public sc_core::sc_module {
   struct Side {
     std::deque<Tlp> tlps;
     std::deque<Packet> dllps;
-    std::deque<Packet> in_flight;  // sent by this side, not yet at the peer
-    Credits granted;               // what the peer lets this side send
+    // Sent by this side, not yet at the peer. An ACK does nothing where it arrives (the replay
+    // buffer is not modelled): none wakes the link; they leave the queue with the next arrival.
+    std::deque<Packet> in_flight;
+    int live_in_flight = 0;  // its TLPs and UpdateFCs
+    Credits granted;         // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;
     bool wake_at_end = false;   // the transmitter's wake-up at busy_until_ps is pending
@@ -118,6 +123,8 @@ class PcieLink : public sc_core::sc_module {
   // kernel's timed queue.
   void kick(Side& sd);
   void arrive(int s);
+  // Wakes side s's arrivals for its first TLP or UpdateFC in flight (none: no wake).
+  void arm_arrival(Side& sd, uint64_t now);
   void ack_timer(int s);
   void fc_timer(int s);
   void fc_timer_due(int s);
