@@ -165,6 +165,18 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     : cfg(c), stats(s) {
   host::oob_clear();
   background.every(uint64_t(c.sim.stats_interval_ns) * 1000, [&s](uint64_t t) { s.sample(t); });
+  if (c.sim.decoy_ns > 0) {
+    // sim.decoy_ns: wakes while anything else is pending (so the run still ends with its work).
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.set_sensitivity(&decoy_ev);
+    const sc_core::sc_time period(double(c.sim.decoy_ns), sc_core::SC_NS);
+    sc_core::sc_spawn(
+        [this, period] {
+          if (sc_core::sc_pending_activity()) decoy_ev.notify(period);
+        },
+        "decoy", &o);
+  }
   for (size_t i = 0; i < topo.hosts.size(); ++i)
     nodes.push_back(
         std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i), topo.hosts[i], s, impl));

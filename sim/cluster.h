@@ -116,6 +116,7 @@ class Cluster {
   SystemConfig cfg;
   StatRegistry& stats;
   Background background;
+  sc_core::sc_event decoy_ev;  // sim.decoy_ns's wake-up
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::unique_ptr<eth::EthSwitch>> switches;
   std::vector<std::unique_ptr<eth::EthLink>> links;

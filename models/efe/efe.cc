@@ -266,10 +266,6 @@ void Efe::send_next() {
     ++*p->tx_frames;
     *p->tx_bytes += f->payload.size();
     p->tx.sent(now);
-    if (cfg_.decoy_timer) {
-      decoy_.cancel();
-      decoy_.notify(1, sc_core::SC_US);
-    }
     p->last_tx_ps = now;
     p->last_wire = wire;
     if (cfg_.cc && p->rate_bps > 0 && p->rate_bps < line_bps())

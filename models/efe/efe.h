@@ -208,7 +208,6 @@ class Efe : public sc_core::sc_module {
   StatRegistry& stats_;
   EventQueue eq_{"eq"};
   size_t step_id_;
-  sc_core::sc_event decoy_{"decoy"};  // efe.decoy_timer: nothing waits on it
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;
   std::deque<Peer*> ready_;    // peers that may have a DATA frame due, in turn
   std::deque<Peer*> ctl_q_;    // peers owing a control frame, in order

@@ -29,7 +29,6 @@ struct EfeConfig {
   double cc_ecn_beta = 0.5;       // an ACK with ECE cuts the rate by this fraction
   double cc_min_fraction = 0.01;  // the rate never falls below this fraction of the line rate
   double cc_start_fraction = 1;   // a new channel's rate, of the line rate (< 1: slow start)
-  bool decoy_timer = false;       // a check: a timer that changes SystemC's heap, nothing else
 
   // Lists every field under "efe." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -67,10 +66,6 @@ struct EfeConfig {
     p.r("cc_start_fraction", cc_start_fraction, "", 0.0001, 1,
         "a new channel's rate, as a fraction of the line rate; below 1 the rate doubles per RTT "
         "sample until the first sign of congestion (slow start)");
-    p.b("decoy_timer", decoy_timer,
-        "a determinism check: a second timer, re-armed 1 us ahead at every DATA frame sent, "
-        "whose expiry does nothing. It reshapes SystemC's queue of timed events (and so its "
-        "order of same-time events); results must not change");
   }
   efe::EfeChannelConfig channel() const {
     efe::EfeChannelConfig c;
