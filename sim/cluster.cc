@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/common/step_end.h"
 #include "models/host/verbs/verbs.h"
 #include "sim/default_rtl.h"
 #include "sim/run_control.h"
@@ -166,16 +167,24 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   host::oob_clear();
   background.every(uint64_t(c.sim.stats_interval_ns) * 1000, [&s](uint64_t t) { s.sample(t); });
   if (c.sim.decoy_ns > 0) {
-    // sim.decoy_ns: wakes while anything else is pending (so the run still ends with its work).
+    // sim.decoy_ns: wakes every period, or at the next event when that comes first, while
+    // anything else is pending, and never after the last event: a run (and so the next point of
+    // an experiment) ends when its own work does. With activity at the current time it looks
+    // again at the end of the time step (StepEnd), when the next event's time is known.
+    const sc_core::sc_time period(double(c.sim.decoy_ns), sc_core::SC_NS);
+    auto rearm = [this, period] {
+      if (!sc_core::sc_pending_activity()) return;
+      const sc_core::sc_time d = sc_core::sc_time_to_pending_activity();
+      if (d == sc_core::SC_ZERO_TIME)
+        StepEnd::get().request(decoy_step);
+      else
+        decoy_ev.notify(std::min(period, d));
+    };
+    decoy_step = StepEnd::get().add(rearm);
     sc_core::sc_spawn_options o;
     o.spawn_method();
     o.set_sensitivity(&decoy_ev);
-    const sc_core::sc_time period(double(c.sim.decoy_ns), sc_core::SC_NS);
-    sc_core::sc_spawn(
-        [this, period] {
-          if (sc_core::sc_pending_activity()) decoy_ev.notify(period);
-        },
-        "decoy", &o);
+    sc_core::sc_spawn(rearm, "decoy", &o);
   }
   for (size_t i = 0; i < topo.hosts.size(); ++i)
     nodes.push_back(

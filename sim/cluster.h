@@ -117,6 +117,7 @@ class Cluster {
   StatRegistry& stats;
   Background background;
   sc_core::sc_event decoy_ev;  // sim.decoy_ns's wake-up
+  size_t decoy_step = 0;       // ... and its look at the end of a time step
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::unique_ptr<eth::EthSwitch>> switches;
   std::vector<std::unique_ptr<eth::EthLink>> links;
