@@ -54,9 +54,10 @@ std::vector<ParamInfo> SystemConfig::params() {
       "poll waits up to this long for a completion, as its loop would see it (0: every poll "
       "returns at once)");
   s.i("decoy_ns", sim.decoy_ns, "ns", 0, 1e9,
-      "a determinism check: a process that wakes this often while anything else is pending and "
-      "does nothing. It reshapes SystemC's queue of timed events, and so the order in which "
-      "processes of one time run; results and captures must not change (0: none)");
+      "a determinism check: a process that wakes this often (or at the next event, when that "
+      "comes first) while anything else is pending, and does nothing. It reshapes SystemC's "
+      "queue of timed events, and so the order in which processes of one time run; results and "
+      "captures must not change (0: none)");
   return p;
 }
 

@@ -39,7 +39,7 @@ struct SimConfig {
   double spin_guard_s = 10;         // s of wall time with simulated time standing still (0: off)
   int64_t exec_quantum_ns = 10000;  // an executable's busy poll of an empty CQ waits this long
                                     // at most in one call (sim/exec/exec_process.h)
-  int64_t decoy_ns = 0;  // a check: a process that wakes this often and does nothing (0: none)
+  int64_t decoy_ns = 0;  // a check: a process that wakes this often, doing nothing (0: none)
 };
 
 struct SystemConfig {
