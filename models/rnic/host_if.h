@@ -31,6 +31,7 @@
 
 #include "models/common/channel.h"
 #include "models/common/event_queue.h"
+#include "models/common/lazy_deque.h"
 #include "models/common/stats.h"
 #include "models/rnic/completion_engine.h"
 #include "models/rnic/dmac.h"
@@ -86,7 +87,7 @@ class HostInterface : public sc_core::sc_module, public RegListener, public QpCo
   // Per QP and queue (0 SQ, 1 RQ): the host-ring fetches in doorbell order (a fetch's WQEs
   // enter the queue only after every earlier fetch's) and when the queue's WQE copy-in is free.
   struct Copy {
-    std::deque<Fetch> fetches[2];
+    LazyDeque<Fetch> fetches[2];
     uint64_t copy_free_ps[2] = {0, 0};
   };
 

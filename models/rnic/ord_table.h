@@ -10,6 +10,8 @@
 #include <deque>
 #include <vector>
 
+#include "models/common/lazy_deque.h"
+
 namespace rnic {
 
 struct ReadOut {
@@ -64,7 +66,7 @@ class OrdTable {
   }
 
  private:
-  std::vector<std::deque<ReadOut>> q_;
+  std::vector<LazyDeque<ReadOut>> q_;
 };
 
 }  // namespace rnic

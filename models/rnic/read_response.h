@@ -11,6 +11,7 @@
 #include <deque>
 #include <vector>
 
+#include "models/common/lazy_deque.h"
 #include "models/rnic/ddp_rdmap.h"
 
 namespace rnic {
@@ -58,7 +59,7 @@ class ReadResponseLogic {
     uint64_t off = 0;
     uint32_t msn = 0;
   };
-  std::vector<std::deque<Entry>> q_;
+  std::vector<LazyDeque<Entry>> q_;
 };
 
 }  // namespace rnic

@@ -19,6 +19,7 @@
 #include <deque>
 #include <vector>
 
+#include "models/common/lazy_deque.h"
 #include "models/rnic/abi/wqe.h"
 
 namespace rnic {
@@ -42,7 +43,7 @@ class RecvLogic {
   void claim(uint32_t qpn) {
     State& s = q_[qpn];
     if (s.srq == kNoSrq || !s.rq.empty() || s.off != 0) return;
-    std::deque<Entry>& shared = q_[s.srq].rq;
+    LazyDeque<Entry>& shared = q_[s.srq].rq;
     if (shared.empty()) return;
     s.rq.push_back(shared.front());
     shared.pop_front();
@@ -94,7 +95,7 @@ class RecvLogic {
 
  private:
   struct State {
-    std::deque<Entry> rq;
+    LazyDeque<Entry> rq;
     uint64_t off = 0;
     uint32_t send_msn = 1, read_msn = 1;
     uint32_t srq = kNoSrq;

@@ -14,6 +14,7 @@
 #include <deque>
 #include <vector>
 
+#include "models/common/lazy_deque.h"
 #include "models/rnic/abi/codes.h"
 #include "models/rnic/abi/wqe.h"
 #include "models/rnic/ddp_rdmap.h"
@@ -80,10 +81,10 @@ class SendQueueLogic {
 
  private:
   struct State {
-    std::deque<SqEntry> sq;  // posted, not yet completed, in order
-    size_t cursor = 0;       // the entry being segmented (index into sq)
+    LazyDeque<SqEntry> sq;  // posted, not yet completed, in order
+    size_t cursor = 0;      // the entry being segmented (index into sq)
     SqProgress progress;
-    std::deque<ReadOut> reads;
+    LazyDeque<ReadOut> reads;
   };
   std::vector<State> q_;
 };
