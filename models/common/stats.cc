@@ -101,10 +101,9 @@ nlohmann::ordered_json StatGroup::json() const {
 }
 
 StatGroup& StatRegistry::group(const std::string& name) {
-  for (auto& g : groups_)
-    if (g.name() == name) return g;
-  groups_.emplace_back(name);
-  return groups_.back();
+  StatGroup*& g = by_name_[name];
+  if (!g) g = &groups_.emplace_back(name);
+  return *g;
 }
 
 nlohmann::ordered_json StatRegistry::json() const {

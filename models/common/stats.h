@@ -13,6 +13,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rnic {
@@ -106,7 +107,8 @@ class StatRegistry {
   uint64_t activity() const;
 
  private:
-  std::deque<StatGroup> groups_;
+  std::deque<StatGroup> groups_;  // in the order made (stats.json's order)
+  std::unordered_map<std::string, StatGroup*> by_name_;  // a run of many hosts has 10^5 groups
   uint64_t samples_ = 0;
 };
 
