@@ -60,15 +60,28 @@ struct PblEntry {
   uint64_t len = 0;  // extents; 0 for a page of a page list
 };
 
+// The STag table, zero-filled by calloc as the PBL table below: 65,536 entries (4 MiB) take host
+// memory only where written. An entry never written reads as all zeros: free (its other fields,
+// page_shift 0 among them, mean nothing until a registration writes the whole entry).
 class Smt {
  public:
-  explicit Smt(size_t entries) : e_(entries) {}
-  size_t size() const { return e_.size(); }
-  SmtEntry& at(uint32_t index) { return e_[index]; }
-  const SmtEntry* find(uint32_t index) const { return index < e_.size() ? &e_[index] : nullptr; }
+  explicit Smt(size_t entries)
+      : e_(static_cast<SmtEntry*>(std::calloc(entries ? entries : 1, sizeof(SmtEntry)))),
+        n_(entries) {
+    static_assert(std::is_trivially_copyable_v<SmtEntry>, "calloc's zeros make a free entry");
+    static_assert(uint8_t(SmtEntry::State::kFree) == 0, "calloc's zeros make a free entry");
+    if (!e_) throw std::bad_alloc();
+  }
+  size_t size() const { return n_; }
+  SmtEntry& at(uint32_t index) { return e_.get()[index]; }
+  const SmtEntry* find(uint32_t index) const { return index < n_ ? &e_.get()[index] : nullptr; }
 
  private:
-  std::vector<SmtEntry> e_;
+  struct Free {
+    void operator()(SmtEntry* p) const { std::free(p); }
+  };
+  std::unique_ptr<SmtEntry, Free> e_;
+  size_t n_;
 };
 
 // The PBL table, zero-filled by calloc: the pages of a large table (2^20 entries, 16 MiB by
