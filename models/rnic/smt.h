@@ -60,51 +60,41 @@ struct PblEntry {
   uint64_t len = 0;  // extents; 0 for a page of a page list
 };
 
-// The STag table, zero-filled by calloc as the PBL table below: 65,536 entries (4 MiB) take host
-// memory only where written. An entry never written reads as all zeros: free (its other fields,
-// page_shift 0 among them, mean nothing until a registration writes the whole entry).
-class Smt {
+// A table zero-filled by calloc: its pages take host memory only once an entry on them is
+// written, so a host costs what its registrations use (docs/performance.md, "Growth with the
+// host count"). All zeros must be the entry's unwritten state.
+template <class E>
+class ZeroTable {
  public:
-  explicit Smt(size_t entries)
-      : e_(static_cast<SmtEntry*>(std::calloc(entries ? entries : 1, sizeof(SmtEntry)))),
-        n_(entries) {
-    static_assert(std::is_trivially_copyable_v<SmtEntry>, "calloc's zeros make a free entry");
+  explicit ZeroTable(size_t entries)
+      : e_(static_cast<E*>(std::calloc(entries ? entries : 1, sizeof(E)))), n_(entries) {
+    static_assert(std::is_trivially_copyable_v<E>, "calloc's zeros are an unwritten entry");
+    if (!e_) throw std::bad_alloc();
+  }
+  size_t size() const { return n_; }
+  E& at(uint32_t i) { return e_.get()[i]; }
+  const E& at(uint32_t i) const { return e_.get()[i]; }
+
+ private:
+  struct Free {
+    void operator()(E* p) const { std::free(p); }
+  };
+  std::unique_ptr<E, Free> e_;
+  size_t n_;
+};
+
+// The STag table (65,536 entries, 4 MiB by default). An entry never written reads as all zeros:
+// free (its other fields, page_shift 0 among them, mean nothing until a registration writes the
+// whole entry).
+class Smt : public ZeroTable<SmtEntry> {
+ public:
+  explicit Smt(size_t entries) : ZeroTable(entries) {
     static_assert(uint8_t(SmtEntry::State::kFree) == 0, "calloc's zeros make a free entry");
-    if (!e_) throw std::bad_alloc();
   }
-  size_t size() const { return n_; }
-  SmtEntry& at(uint32_t index) { return e_.get()[index]; }
-  const SmtEntry* find(uint32_t index) const { return index < n_ ? &e_.get()[index] : nullptr; }
-
- private:
-  struct Free {
-    void operator()(SmtEntry* p) const { std::free(p); }
-  };
-  std::unique_ptr<SmtEntry, Free> e_;
-  size_t n_;
+  const SmtEntry* find(uint32_t index) const { return index < size() ? &at(index) : nullptr; }
 };
 
-// The PBL table, zero-filled by calloc: the pages of a large table (2^20 entries, 16 MiB by
-// default) take host memory only once an entry on them is written, so a host costs what its
-// registrations use (docs/performance.md, "Growth with the host count").
-class Pblmt {
- public:
-  explicit Pblmt(size_t entries)
-      : e_(static_cast<PblEntry*>(std::calloc(entries ? entries : 1, sizeof(PblEntry)))),
-        n_(entries) {
-    static_assert(std::is_trivially_copyable_v<PblEntry>, "calloc's zeros are its default");
-    if (!e_) throw std::bad_alloc();
-  }
-  size_t size() const { return n_; }
-  PblEntry& at(uint32_t i) { return e_.get()[i]; }
-  const PblEntry& at(uint32_t i) const { return e_.get()[i]; }
-
- private:
-  struct Free {
-    void operator()(PblEntry* p) const { std::free(p); }
-  };
-  std::unique_ptr<PblEntry, Free> e_;
-  size_t n_;
-};
+// The PBL table (2^20 entries, 16 MiB by default).
+using Pblmt = ZeroTable<PblEntry>;
 
 }  // namespace rnic
