@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -68,7 +69,9 @@ void PhysMem::unmapping(uintptr_t addr, uint64_t len) {
 
 PhysMem::PhysMem(uint64_t size, std::vector<Hole> holes, bool hole_reads_time_out)
     : size_(size), holes_(std::move(holes)), hole_timeout_(hole_reads_time_out) {
-  used_.assign((size_ / kPageSize + 63) / 64, 0);
+  const uint64_t frames = size_ / kPageSize;
+  used_.assign((frames + 63) / 64, 0);
+  user_end_ = frames - std::min((kKernelReserveMib << 20) / kPageSize, frames / 4);
 }
 
 PhysMem::PhysMem(const HostConfig& c)
@@ -139,18 +142,36 @@ bool PhysMem::free_frame(uint64_t pa) {
   return true;
 }
 
-uint64_t PhysMem::alloc_frame(uint64_t hint) {
-  const uint64_t frames = size_ / kPageSize;
-  for (uint64_t k = 0; k < frames; ++k) {
-    const uint64_t pfn = (hint + k) % frames;
-    if (!frame_free(pfn)) continue;
-    used_[pfn / 64] |= 1ull << (pfn % 64);
-    ++used_count_;
-    next_ = pfn + 1;
-    return pfn * kPageSize;
+uint64_t PhysMem::next_free(uint64_t pfn, uint64_t end) const {
+  pfn = std::max<uint64_t>(pfn, 1);
+  while (pfn < end) {
+    // The next clear bit of the bitmap, a word at a time.
+    uint64_t word = ~used_[pfn / 64] & (~0ull << (pfn % 64));
+    while (!word && (pfn = (pfn / 64 + 1) * 64) < end) word = ~used_[pfn / 64];
+    if (pfn >= end) break;
+    pfn = pfn / 64 * 64 + uint64_t(__builtin_ctzll(word));
+    if (pfn >= end) break;
+    const Hole* in = nullptr;
+    for (const Hole& h : holes_)
+      if (pfn * kPageSize < h.base + h.size && (pfn + 1) * kPageSize > h.base) in = &h;
+    if (!in) return pfn;
+    pfn = (in->base + in->size + kPageSize - 1) / kPageSize;
   }
-  throw std::runtime_error(fmt::format(
-      "host physical memory exhausted: all {} MiB are in use (raise host.mem_mib)", size_ >> 20));
+  return end;
+}
+
+uint64_t PhysMem::alloc_frame(uint64_t hint) {
+  uint64_t pfn = hint < user_end_ ? next_free(hint, user_end_) : user_end_;
+  const uint64_t wrap_end = std::min(hint, user_end_);
+  if (pfn >= user_end_ && (pfn = next_free(1, wrap_end)) >= wrap_end)
+    throw std::runtime_error(fmt::format(
+        "host physical memory exhausted: all {} MiB below the kernel's reserve are in use "
+        "(raise host.mem_mib)",
+        (user_end_ * kPageSize) >> 20));
+  used_[pfn / 64] |= 1ull << (pfn % 64);
+  ++used_count_;
+  next_ = pfn + 1;
+  return pfn * kPageSize;
 }
 
 uint64_t PhysMem::alloc_contiguous(uint64_t pages, uint64_t hint) {

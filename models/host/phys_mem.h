@@ -1,7 +1,12 @@
 // Sparse host physical memory (DESIGN.md §3.1). 4 KiB pages materialise on first write; a page
 // never written reads as zeros. Holes (device-reserved windows) are not memory: DMA reads there
 // get an Unsupported Request or no completion at all (configured), DMA writes are dropped.
-// A frame allocator hands out physical pages for page tables and buffers, skipping holes.
+// A frame allocator hands out physical pages for page tables and buffers, skipping holes. The
+// top kKernelReserveMib of memory (a quarter of a smaller memory) is the kernel's: frames for
+// processes' pages and page tables never come from it, so the kernel's physically contiguous
+// allocations (rings, page lists) find room however scattered the processes' pages are. A
+// process's frames that reach the reserve wrap to the lowest free frame and fill the gaps its
+// scattered pages left (docs/memory.md, "Physical memory").
 //
 // A frame may instead be backed by a page of the program's own memory (a plain buffer it
 // registered: docs/verbs.md): its bytes are that page's, so the card's DMA and the program's
@@ -24,6 +29,9 @@
 namespace rnic::host {
 
 constexpr uint64_t kPageSize = 4096;
+// The kernel's reserve at the top of physical memory (at most a quarter of it): the OS, page
+// lists and rings.
+constexpr uint64_t kKernelReserveMib = 256;
 
 enum class Region { kMemory, kHole, kOutside };
 
@@ -63,9 +71,12 @@ class PhysMem {
   static bool any_backed();
   static bool backs(uintptr_t addr, uint64_t len);
 
-  // Frame allocation: next free frame at or after `hint` (a physical page number), skipping
-  // holes and used frames. Returns the frame's address.
+  // Frame allocation for a process: the next free frame at or after `hint` (a physical page
+  // number) below the kernel's reserve, skipping holes and used frames, wrapping to the lowest
+  // free frame. Returns the frame's address; throws when none is left.
   uint64_t alloc_frame(uint64_t hint);
+  // The first frame of the kernel's reserve (frames below it are for processes).
+  uint64_t reserve_start() const { return user_end_; }
   // `pages` physically contiguous free frames (the first run at or after `hint`, wrapping),
   // taken together; the first one's address. Throws when no such run is left.
   uint64_t alloc_contiguous(uint64_t pages, uint64_t hint);
@@ -78,6 +89,8 @@ class PhysMem {
  private:
   uint8_t* page(uint64_t pfn);
   bool frame_free(uint64_t pfn) const;
+  // The first free frame in [pfn, end), or `end`.
+  uint64_t next_free(uint64_t pfn, uint64_t end) const;
 
   uint64_t size_;
   std::vector<Hole> holes_;
@@ -92,6 +105,7 @@ class PhysMem {
   std::vector<uint64_t> used_;  // bitmap over frames
   uint64_t used_count_ = 0;
   uint64_t next_ = 1;  // frame 0 stays unused (a zero PTE means "not present")
+  uint64_t user_end_;  // processes' frames are below it
 };
 
 }  // namespace rnic::host

@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "models/host/host_wait.h"
+#include "models/host/phys_mem.h"
 #include "sim/cluster.h"
 #include "sim/exec/exec_process.h"
 #include "sim/experiment.h"
@@ -421,18 +422,16 @@ std::function<void()> guarded(Job& j, std::function<void()> fn) {
 
 // The memory checks of a scenario's workloads, before anything runs (validate makes them too).
 //
-// Host memory: each job's client and server hold a buffer of 2 x the largest size x QPs, whose
-// pages are scattered as host.malloc_scatter and host.malloc_max_gap say (a page after a gap of
-// max_gap / 2 pages on average with probability malloc_scatter), so it spans about buffer x
-// (1 + scatter x max_gap / 2) of physical memory; with the driver's page lists it must fit
-// below the host's memory, hole aside, less 256 MiB for the OS, page tables and rings
-// (docs/verbs.md).
+// Host memory: each job's client and server hold a buffer of 2 x the largest size x QPs, and
+// the driver a page list of 8 B per page of it. Scattered pages leave gaps that later pages
+// fill (docs/memory.md, "Physical memory"), so the buffers and lists must fit in the host's
+// memory, hole aside, less the kernel's reserve for the OS, page tables and rings.
 //
 // This machine's memory: the simulated pages a run writes live in real memory, and the buffers
 // bound them (each endpoint's 2 x the largest size x QPs, written as data arrives); the
 // simulator itself takes kSimulatorBaseBytes more.
 void check_workload_memory(const Scenario& s, const Topology& topo) {
-  constexpr double kReservedMib = 256;
+  constexpr double kReservedMib = double(host::kKernelReserveMib);
   std::unordered_map<std::string, size_t> index;
   for (size_t i = 0; i < topo.hosts.size(); ++i) index.emplace(topo.hosts[i].name, i);
   std::vector<double> need_mib(topo.hosts.size());
@@ -450,11 +449,9 @@ void check_workload_memory(const Scenario& s, const Topology& topo) {
     const uint64_t max_size = std::max<uint64_t>(*std::max_element(sizes.begin(), sizes.end()), 64);
     const uint64_t qps = t.latency ? 1 : uint64_t(workload_int(w, "qps"));
     const double buf = 2.0 * double(max_size) * double(qps) / double(1 << 20);
-    for (size_t n : {w.from.empty() ? size_t(0) : index.at(w.from),
-                     w.to.empty() ? size_t(1) : index.at(w.to)}) {
-      const HostConfig& h = topo.hosts[n].cfg.host;
-      need_mib[n] += buf * (1 + h.malloc_scatter * double(h.malloc_max_gap) / 2);
-    }
+    for (size_t n :
+         {w.from.empty() ? size_t(0) : index.at(w.from), w.to.empty() ? size_t(1) : index.at(w.to)})
+      need_mib[n] += buf * (1 + 8.0 / double(host::kPageSize));
     real_need += 2 * (2 * max_size * qps);
   }
   for (size_t n = 0; n < topo.hosts.size(); ++n) {
@@ -472,11 +469,10 @@ void check_workload_memory(const Scenario& s, const Topology& topo) {
     if (need_mib[n] > have)
       throw InputError(
           s.workloads.front().where, "host.mem_mib",
-          fmt::format("host {}'s buffers span about {:.0f} MiB of physical memory (scattered as "
-                      "host.malloc_scatter {} and host.malloc_max_gap {} say), more than the "
-                      "{:.0f} MiB its {} MiB leave: raise host.mem_mib or lower the size or QPs",
-                      topo.hosts[n].name, need_mib[n], h.malloc_scatter, h.malloc_max_gap, have,
-                      h.mem_mib));
+          fmt::format("host {}'s buffers and their page lists take {:.0f} MiB of physical "
+                      "memory, more than the {:.0f} MiB its {} MiB leave: raise host.mem_mib or "
+                      "lower the size or QPs",
+                      topo.hosts[n].name, need_mib[n], have, h.mem_mib));
   }
   const MachineMemory mm = machine_memory();
   if (real_need > mm.bytes)

@@ -179,9 +179,9 @@ for o in (afile, os.path.join(afile, "sub")):
     p = rnicsim(binary, "perf", "write_bw", "-n", "5", "--out", o, expect=2)
     check("key 'out'" in p.stderr and "is a file, not a folder" in p.stderr, f"--out {o}: {p.stderr!r}")
 # A message size whose buffers cannot fit the host's memory is refused before the run, naming
-# the option that changes it.
-p = rnicsim(binary, "perf", "write_bw", "-s", "536870912", "-n", "1", "--out", os.path.join(work, "o"),
-            expect=2)
+# the option that changes it: 2 x 512 MiB on a 1 GiB host.
+p = rnicsim(binary, "perf", "write_bw", "-s", "536870912", "-n", "1", "--set", "host.mem_mib=1024",
+            "--set", "host.hole_mib=0", "--out", os.path.join(work, "o"), expect=2)
 check("key 'host.mem_mib'" in p.stderr and "raise host.mem_mib" in p.stderr, f"perf -s 512 MiB: {p.stderr!r}")
 # A host program that runs out of memory mid-run: one plain line on stderr naming what ran out
 # and the option, exit 1, no SystemC report, and both outputs written with the failure in them.

@@ -104,6 +104,44 @@ TEST(Process, MallocScattersPagesAsConfigured) {
   }
 }
 
+// Scattered pages leave gaps that later buffers fill: 12 GiB of buffers allocate on a 16 GiB
+// host (1 GiB hole, the kernel's reserve aside), their pages still scattered, none in the
+// hole or the reserve; what no longer fits is refused.
+TEST(Process, BuffersFillTheGapsUpToTheHostsFreeMemory) {
+  HostConfig c;  // 16 GiB, a 1 GiB hole, malloc_scatter 0.5, gaps up to 64 pages
+  PhysMem m(c);
+  Process p(m, c, 1, 1);
+  constexpr uint64_t kGib = 1ull << 30, kPages = kGib / kPageSize;
+  std::vector<bool> taken(m.size() / kPageSize);
+  uint64_t twice = 0;
+  for (int i = 0; i < 12; ++i) {
+    const uint64_t va = p.malloc(kGib);
+    uint64_t reads = 0, adjacent = 0, prev = 0, bad = 0;
+    p.page_table().walk_range(va, kGib, &reads, [&](uint64_t v, uint64_t f) {
+      if (v != va && f == prev + kPageSize) ++adjacent;
+      if (m.region(f, kPageSize) != Region::kMemory || f / kPageSize >= m.reserve_start()) ++bad;
+      if (taken[f / kPageSize]) ++twice;
+      taken[f / kPageSize] = true;
+      prev = f;
+    });
+    EXPECT_EQ(bad, 0u) << "buffer " << i;
+    // About half the pages follow their predecessor (fewer once the gaps fill).
+    EXPECT_LT(adjacent, kPages * 6 / 10) << "buffer " << i;
+    EXPECT_GT(adjacent, kPages / 10) << "buffer " << i;
+  }
+  EXPECT_EQ(twice, 0u) << "frames given to two pages";
+  EXPECT_EQ(m.reserve_start(), (16ull << 30) / kPageSize - (kKernelReserveMib << 20) / kPageSize);
+  // 16 GiB - 1 GiB hole - 256 MiB reserve - 12 GiB leaves less than 3 GiB.
+  try {
+    p.malloc(3 * kGib);
+    ADD_FAILURE() << "3 GiB more were allocated";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("host physical memory exhausted"), std::string::npos);
+  }
+  // The reserve is still there for the kernel's contiguous allocations.
+  EXPECT_GE(m.alloc_contiguous(512, m.next_frame()) / kPageSize, m.reserve_start());
+}
+
 // The OS charges exactly its cost model: entry, dispatch, one walk step per entry read, one
 // line per 8 page addresses, exit.
 TEST(Os, GetPblAndMlockSpendTheirCosts) {
