@@ -220,11 +220,13 @@ void expether_1g(SystemConfig& c) {
   c.cost.mmio_issue_ns = 45;
   c.cost.mmio_return_ns = 25;
   c.cost.llc_miss_ns = 21;  // a 64 B line at about 3 GB/s
+  c.cost.l1_miss_ns = 6;    // the Core 2's L2 load-to-use latency, 14 cycles at 2.4 GHz
   // The host of the ExpEther measurements: 2 GiB of memory (below the PCI window, which holds
-  // no memory then), a 4 MiB L2.
+  // no memory then), a 32 KiB L1 data cache and a 4 MiB L2.
   c.host.mem_mib = 2048;
   c.host.hole_mib = 0;
   c.host.llc_kib = 4096;
+  c.host.l1d_kib = 32;
   c.mac.rate_gbps = 1;
 }
 

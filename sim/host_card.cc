@@ -17,6 +17,7 @@ HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
       os(mem, rc, c.cost, stats, os_group) {
   os.set_free_pages(uint64_t(c.host.free_mib) * 256);
   os.set_llc_bytes(uint64_t(c.host.llc_kib) * 1024);
+  os.set_l1_bytes(uint64_t(c.host.l1d_kib) * 1024);
   if (sample)
     background.every(uint64_t(c.sim.stats_interval_ns) * 1000,
                      [&stats](uint64_t t) { stats.sample(t); });

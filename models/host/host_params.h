@@ -19,6 +19,7 @@ struct HostConfig {
                                       // until it is there; "interrupt": it sleeps until the
                                       // command's completion interrupt
   int64_t llc_kib = 32768;            // the host CPU's last-level cache
+  int64_t l1d_kib = 32;               // its level-1 data cache (cost.l1_miss_ns)
   int64_t free_mib = 0;               // memory free for pages faulted in (0: never short);
                                       // beyond it each page faulted in reclaims another
   int64_t odp_prefetch_kib = 4096;    // on-demand paging: after a fault the driver maps this
@@ -50,6 +51,9 @@ struct HostConfig {
     p.i("llc_kib", llc_kib, "KiB", 64, 1 << 22,
         "the host CPU's last-level cache: a page walk, pinning or page-list copy whose working "
         "set exceeds it pays cost.llc_miss_ns for the lines that miss");
+    p.i("l1d_kib", l1d_kib, "KiB", 1, 1 << 20,
+        "the host CPU's level-1 data cache: a PBL acquisition whose working set exceeds it pays "
+        "cost.l1_miss_ns for the lines that miss it");
     p.i("free_mib", free_mib, "MiB", 0, 1 << 22,
         "free memory for pages faulted in (first touch, swap-in; 0: never short). Once it is "
         "used up, each page faulted in first reclaims the oldest page faulted in that is not "
@@ -96,6 +100,8 @@ struct CostConfig {
   int64_t swap_in_ns = 20000;        // a paged-out page's fault: its 4 KiB read back from swap
   int64_t reclaim_ns = 1000;         // direct reclaim: finding a victim page (LRU scan)
   int64_t llc_miss_ns = 6;           // a 64 B line streamed from memory, not the LLC
+  int64_t l1_miss_ns = 0;            // a line the walker finds in the LLC, not the L1 (0: in
+                                     // the in-cache costs)
   int64_t wakeup_ns = 1500;          // a sleeping thread woken by an interrupt: the scheduler
                                      // and context switch until it runs
   int64_t clock_read_ns = 20;        // a program reads the clock (the vDSO's clock_gettime)
@@ -117,6 +123,9 @@ struct CostConfig {
     p.i("llc_miss_ns", llc_miss_ns, "ns", 0, 100000,
         "a 64 B line of a page walk, pinning or page-list copy streamed from memory because its "
         "working set exceeds host.llc_kib (on top of walk_step_ns, mlock_page_ns, copy_line_ns)");
+    p.i("l1_miss_ns", l1_miss_ns, "ns", 0, 100000,
+        "a 64 B line a PBL acquisition finds in the LLC but not the L1 because its working set "
+        "exceeds host.l1d_kib (0: such misses are in walk_step_ns and copy_line_ns)");
     p.i("reclaim_ns", reclaim_ns, "ns", 0, 1000000,
         "direct reclaim when free memory is short: finding a victim page, per page (its "
         "page-out costs page_out_ns on top)");

@@ -7,9 +7,10 @@
 //                     touched page_fault_ns + zero_page_ns (faulted in first) + mlock_page_ns
 //                     per page + syscall exit; past the LLC (working set: 8 B of PTE and 64 B
 //                     of struct page per page) miss_ns of its lines
-//   get_pbl(len)      past the LLC (working set: 8 B of PTE and 8 B of list per page) miss_ns
 //   get_pbl(len)      ioctl: syscall entry + ioctl dispatch + walk + copy-out of the 8 B page
-//                     addresses (copy_line_ns per 64 B line) + syscall exit
+//                     addresses (copy_line_ns per 64 B line) + syscall exit; past the L1 and
+//                     the LLC (working set: 8 B of PTE, 8 B of list and the 64 B struct page
+//                     the walker references, per page) cache_ns of its lines
 //   read_reg(off)     ioctl: syscall entry + ioctl dispatch + MMIO read + copy-out of one line
 //                     + syscall exit
 //   fault_pages(len)  (kernel, no system call: on-demand paging) walk + per page not yet touched
@@ -62,14 +63,23 @@ class Os {
     for (const Notifier& n : notifiers_) n(p, va, len);
   }
   void configure(const CostConfig& cost) { cost_ = cost; }
-  // The last-level cache (host.llc_kib).
+  // The last-level cache (host.llc_kib) and the level-1 data cache (host.l1d_kib).
   void set_llc_bytes(uint64_t b) { llc_bytes_ = b; }
+  void set_l1_bytes(uint64_t b) { l1_bytes_ = b; }
   // What `lines` 64 B lines of an operation whose working set is `ws` bytes cost beyond their
   // in-cache cost: the share of them that cannot stay in the LLC, cost.llc_miss_ns each.
   uint64_t miss_ns(uint64_t ws, uint64_t lines) const {
     if (ws <= llc_bytes_) return 0;
     return uint64_t(double(lines) * double(ws - llc_bytes_) / double(ws) *
                     double(cost_.llc_miss_ns));
+  }
+  // The same over both levels: the share of the lines that cannot stay in the L1 costs
+  // cost.l1_miss_ns each, and miss_ns on top for those that cannot stay in the LLC either.
+  uint64_t cache_ns(uint64_t ws, uint64_t lines) const {
+    const uint64_t l1 = ws <= l1_bytes_ ? 0
+                                        : uint64_t(double(lines) * double(ws - l1_bytes_) /
+                                                   double(ws) * double(cost_.l1_miss_ns));
+    return l1 + miss_ns(ws, lines);
   }
   // Free memory for pages faulted in (host.free_mib; 0 pages: never short).
   void set_free_pages(uint64_t pages) {
@@ -91,6 +101,7 @@ class Os {
   std::vector<Notifier> notifiers_;
   // Free memory and the pages faulted in, oldest first (reclaim's victims).
   uint64_t llc_bytes_ = uint64_t(32) << 20;
+  uint64_t l1_bytes_ = uint64_t(32) << 10;
   bool limited_ = false;
   uint64_t free_pages_ = 0;
   std::deque<std::pair<Process*, uint64_t>> faulted_;
