@@ -409,10 +409,11 @@ int Driver::install_mr(const void* list, uint32_t n, abi::WriteStag w, MrInfo* o
   return 0;
 }
 
-int Driver::reg_sg_mr(Process& p, uint32_t pd,
-                      const std::vector<std::pair<uint64_t, uint64_t>>& regions, uint32_t access,
-                      MrInfo* out) {
-  if (regions.empty() || regions.size() > kMaxSgRegions) return EINVAL;
+namespace {
+// A scatter-gather list's shape: 1 to kMaxSgRegions regions, none empty or wrapping, no two
+// overlapping (in any order). 0 or EINVAL.
+int check_sg_list(const std::vector<std::pair<uint64_t, uint64_t>>& regions) {
+  if (regions.empty() || regions.size() > Driver::kMaxSgRegions) return EINVAL;
   std::vector<std::pair<uint64_t, uint64_t>> sorted = regions;
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < sorted.size(); ++i) {
@@ -420,6 +421,14 @@ int Driver::reg_sg_mr(Process& p, uint32_t pd,
     if (len == 0 || va + len < va) return EINVAL;
     if (i + 1 < sorted.size() && va + len > sorted[i + 1].first) return EINVAL;  // overlap
   }
+  return 0;
+}
+}  // namespace
+
+int Driver::reg_sg_mr(Process& p, uint32_t pd,
+                      const std::vector<std::pair<uint64_t, uint64_t>>& regions, uint32_t access,
+                      MrInfo* out) {
+  if (const int rc = check_sg_list(regions)) return rc;
   // The extents: each region's pages, physically contiguous runs merged.
   std::vector<uint64_t> ext;  // address, length pairs
   uint64_t total = 0;
@@ -450,6 +459,71 @@ int Driver::reg_sg_mr(Process& p, uint32_t pd,
   ioctl_enter();
   const int rc = install_mr(ext.data(), uint32_t(ext.size() / 2), w, out);
   ioctl_exit();
+  return rc;
+}
+
+uint64_t Driver::kmalloc(uint64_t bytes) { return kernel_va(alloc_dma(bytes)); }
+
+// The physical address of [kva, kva + len) in the direct map, or ~0 when it is not this
+// host's memory.
+uint64_t Driver::kernel_pa(uint64_t kva, uint64_t len) const {
+  if (kva < kDirectMap || len > mem_.size() || kva - kDirectMap > mem_.size() - len) return ~0ull;
+  const uint64_t pa = kva - kDirectMap;
+  return mem_.region(pa, len) == Region::kMemory ? pa : ~0ull;
+}
+
+int Driver::kernel_reg_mem(uint32_t pd, uint64_t kva, uint64_t len, uint32_t access, MrInfo* out) {
+  if (len == 0 || kva + len < kva) return EINVAL;
+  const uint64_t pa = kernel_pa(kva, len);
+  if (pa == ~0ull) return EFAULT;
+  Os::spend(uint64_t(cost_.kernel_reg_call_ns + cost_.kernel_region_ns));
+  std::vector<uint64_t> pages;
+  for (uint64_t pg = pa & ~(kPageSize - 1); pg < pa + len; pg += kPageSize) pages.push_back(pg);
+  const abi::WriteStag w = page_list_stag(abi::kStagMemoryRegion, access, pd, kva, len);
+  ioctl_lock_.lock();
+  const int rc = install_mr(pages.data(), uint32_t(pages.size()), w, out);
+  ioctl_lock_.unlock();
+  return rc;
+}
+
+int Driver::kernel_lock_sg(uint32_t pd, const std::vector<std::pair<uint64_t, uint64_t>>& regions,
+                           uint32_t access, MrInfo* out) {
+  if (const int rc = check_sg_list(regions)) return rc;
+  std::vector<uint64_t> ext;  // address, length pairs; physically contiguous regions merged
+  uint64_t total = 0;
+  for (const auto& [kva, len] : regions) {
+    const uint64_t pa = kernel_pa(kva, len);
+    if (pa == ~0ull) return EFAULT;
+    if (!ext.empty() && ext[ext.size() - 2] + ext.back() == pa)
+      ext.back() += len;
+    else
+      ext.insert(ext.end(), {pa, len});
+    total += len;
+  }
+  Os::spend(uint64_t(cost_.kernel_reg_call_ns) +
+            uint64_t(regions.size()) * uint64_t(cost_.kernel_region_ns));
+  abi::WriteStag w;
+  w.type = abi::kStagSgHandle;
+  w.access = to_card_access(access);
+  w.pd = pd;
+  w.base_to = 0;
+  w.length = total;
+  w.page_shift = 12;
+  ioctl_lock_.lock();
+  const int rc = install_mr(ext.data(), uint32_t(ext.size() / 2), w, out);
+  ioctl_lock_.unlock();
+  return rc;
+}
+
+int Driver::kernel_dereg(const MrInfo& mr) {
+  ioctl_lock_.lock();
+  const uint32_t idx = abi::stag_index(mr.lkey);
+  const int rc = command(abi::FreeStag{idx});
+  if (rc == 0) {
+    stag_used_[idx] = false;
+    if (mr.pbl_count) free_range(pbl_free_, mr.pbl_first, mr.pbl_count);
+  }
+  ioctl_lock_.unlock();
   return rc;
 }
 

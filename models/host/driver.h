@@ -126,6 +126,27 @@ class Driver {
   int alloc_fast_mr(uint32_t pd, uint32_t max_pages, FastMrInfo* out);
   int map_fast_mr(Process& p, const FastMrInfo& f, uint64_t va, uint64_t len, uint32_t* pages);
   int dereg_mr(const MrInfo& mr);
+
+  // Kernel consumers (docs/memory.md, "Kernel consumers"): code running in the simulated kernel
+  // (an SRP-style initiator or target) calls these directly: no system call, no copy from user
+  // space. Its memory is kernel memory, addressed through the kernel's direct map
+  // (kernel_va(pa)): resident, its physical addresses known, nothing to pin or walk. Each call
+  // spends cost.kernel_reg_call_ns (the kernel verbs layer's own work per registration call) and
+  // one firmware command; each region costs cost.kernel_region_ns (its address translated, its
+  // extent written).
+  static constexpr uint64_t kDirectMap = 0xffff888000000000ull;
+  static uint64_t kernel_va(uint64_t pa) { return kDirectMap + pa; }
+  // Physically contiguous kernel memory of at least `bytes`: its kernel address.
+  uint64_t kmalloc(uint64_t bytes);
+  // One buffer as one MR (a page list; its tagged offsets are its kernel addresses).
+  int kernel_reg_mem(uint32_t pd, uint64_t kva, uint64_t len, uint32_t access, MrInfo* out);
+  // The scatter-gather pair: `regions` (kernel address, length) locked into one handle with one
+  // firmware command (tagged offsets from 0 over their concatenation, as reg_sg_mr), and the
+  // handle unlocked. Refused as reg_sg_mr refuses, and EFAULT for an address outside the
+  // direct map of this host's memory.
+  int kernel_lock_sg(uint32_t pd, const std::vector<std::pair<uint64_t, uint64_t>>& regions,
+                     uint32_t access, MrInfo* out);
+  int kernel_dereg(const MrInfo& mr);
   // On-demand paging (docs/memory.md): [va, va + len) of p as an MR without pinning (type
   // kStagOnDemand), every page absent on the card. A page the card touches faults: the card
   // writes a record into the fault ring and interrupts; the driver's ODP worker faults the
@@ -182,6 +203,7 @@ class Driver {
   void ioctl_enter();
   void ioctl_exit();
   uint64_t alloc_dma(uint64_t bytes);  // physically contiguous kernel memory
+  uint64_t kernel_pa(uint64_t kva, uint64_t len) const;
   int alloc_range(std::map<uint32_t, uint32_t>& free, uint32_t n, uint32_t* first);
   uint32_t free_stag() const;  // the lowest SMT index not in use (0: none; 0 is reserved)
   void free_range(std::map<uint32_t, uint32_t>& free, uint32_t first, uint32_t n);

@@ -84,27 +84,31 @@ struct HostConfig {
 struct CostConfig {
   int64_t syscall_entry_ns = 120;
   int64_t syscall_exit_ns = 100;
-  int64_t ioctl_dispatch_ns = 400;   // driver ioctl: fd lookup, argument copy-in, command decode
-  int64_t walk_step_ns = 25;         // one page-table entry read by the kernel walker
-  int64_t copy_line_ns = 35;         // copy_to_user / copy_from_user per 64 B line
-  int64_t mlock_page_ns = 32;        // pin one page (refcount, LRU isolation)
-  int64_t page_fault_ns = 600;       // a page's first touch: the fault, a frame, its PTE
-  int64_t zero_page_ns = 400;        // zeroing the new 4 KiB frame
-  int64_t interrupt_entry_ns = 900;  // MSI-X to the handler's first instruction
-  int64_t mmio_issue_ns = 45;        // core -> uncore -> root complex for an MMIO access
-  int64_t mmio_return_ns = 25;       // CplD at the root complex -> the load retires
-  int64_t wqe_build_ns = 10;         // the verbs library forms one WQE
-  int64_t cq_poll_ns = 10;           // the verbs library reads one CQE slot (cache line)
-  int64_t reg_cache_lookup_ns = 50;  // the verbs library looks a range up in its cache
-  int64_t page_out_ns = 1500;        // reclaim one page: unmap it, queue its write to swap
-  int64_t swap_in_ns = 20000;        // a paged-out page's fault: its 4 KiB read back from swap
-  int64_t reclaim_ns = 1000;         // direct reclaim: finding a victim page (LRU scan)
-  int64_t llc_miss_ns = 6;           // a 64 B line streamed from memory, not the LLC
-  int64_t l1_miss_ns = 0;            // a line the walker finds in the LLC, not the L1 (0: in
-                                     // the in-cache costs)
-  int64_t wakeup_ns = 1500;          // a sleeping thread woken by an interrupt: the scheduler
-                                     // and context switch until it runs
-  int64_t clock_read_ns = 20;        // a program reads the clock (the vDSO's clock_gettime)
+  int64_t ioctl_dispatch_ns = 400;    // driver ioctl: fd lookup, argument copy-in, command decode
+  int64_t walk_step_ns = 25;          // one page-table entry read by the kernel walker
+  int64_t copy_line_ns = 35;          // copy_to_user / copy_from_user per 64 B line
+  int64_t mlock_page_ns = 32;         // pin one page (refcount, LRU isolation)
+  int64_t page_fault_ns = 600;        // a page's first touch: the fault, a frame, its PTE
+  int64_t zero_page_ns = 400;         // zeroing the new 4 KiB frame
+  int64_t interrupt_entry_ns = 900;   // MSI-X to the handler's first instruction
+  int64_t mmio_issue_ns = 45;         // core -> uncore -> root complex for an MMIO access
+  int64_t mmio_return_ns = 25;        // CplD at the root complex -> the load retires
+  int64_t wqe_build_ns = 10;          // the verbs library forms one WQE
+  int64_t cq_poll_ns = 10;            // the verbs library reads one CQE slot (cache line)
+  int64_t reg_cache_lookup_ns = 50;   // the verbs library looks a range up in its cache
+  int64_t page_out_ns = 1500;         // reclaim one page: unmap it, queue its write to swap
+  int64_t swap_in_ns = 20000;         // a paged-out page's fault: its 4 KiB read back from swap
+  int64_t reclaim_ns = 1000;          // direct reclaim: finding a victim page (LRU scan)
+  int64_t llc_miss_ns = 6;            // a 64 B line streamed from memory, not the LLC
+  int64_t l1_miss_ns = 0;             // a line the walker finds in the LLC, not the L1 (0: in
+                                      // the in-cache costs)
+  int64_t kernel_reg_call_ns = 6460;  // a kernel consumer's registration call: the kernel
+                                      // verbs layer's work beyond the firmware command
+  int64_t kernel_region_ns = 20;      // a kernel region's address translated, its extent
+                                      // written
+  int64_t wakeup_ns = 1500;           // a sleeping thread woken by an interrupt: the scheduler
+                                      // and context switch until it runs
+  int64_t clock_read_ns = 20;         // a program reads the clock (the vDSO's clock_gettime)
 
   // Lists every field under "cost." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -126,6 +130,12 @@ struct CostConfig {
     p.i("l1_miss_ns", l1_miss_ns, "ns", 0, 100000,
         "a 64 B line a PBL acquisition finds in the LLC but not the L1 because its working set "
         "exceeds host.l1d_kib (0: such misses are in walk_step_ns and copy_line_ns)");
+    p.i("kernel_reg_call_ns", kernel_reg_call_ns, "ns", 0, 100000000,
+        "a kernel consumer's registration call (one buffer, or a scatter list locked as one "
+        "handle): the kernel verbs layer's own work, beyond its one firmware command");
+    p.i("kernel_region_ns", kernel_region_ns, "ns", 0, 1000000,
+        "a kernel consumer's registration: per region, its direct-map address translated and "
+        "its extent or page entry written");
     p.i("reclaim_ns", reclaim_ns, "ns", 0, 1000000,
         "direct reclaim when free memory is short: finding a victim page, per page (its "
         "page-out costs page_out_ns on top)");

@@ -59,6 +59,49 @@ int run_sg_registration(ExperimentContext& ctx) {
   int bad = 0;
   std::string table = fmt::format("{:>8} {:>13} {:>11} {:>12} {:>14}\n", "regions", "region_bytes",
                                   "mode", "register_ns", "deregister_ns");
+  // Kernel rows: node0's kernel holds `most` buffers of 4 KiB of kernel memory (kmalloc: each
+  // page aligned, physically its own) and registers the first n, b bytes of each, through the
+  // driver's kernel interface: one kernel_lock_sg of all of them, or one kernel_reg_mem each.
+  host::Driver& drv = cl.nodes[0]->driver;
+  std::vector<uint64_t> kbufs;
+  uint32_t kpd = 0;
+  const uint32_t kaccess =
+      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  auto kernel_point = [&](int64_t n, int64_t b, const std::string& mode) {
+    if (kbufs.empty()) {
+      for (int64_t i = 0; i < most; ++i) kbufs.push_back(drv.kmalloc(4096));
+      if (drv.alloc_pd(&kpd)) ++bad;
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> regions;
+    for (int64_t i = 0; i < n; ++i) regions.push_back({kbufs[size_t(i)], uint64_t(b)});
+    const double t0 = rnic_now_ns();
+    std::vector<host::Driver::MrInfo> mrs;
+    host::Driver::MrInfo mr;
+    if (mode == "kernel_sg") {
+      if (drv.kernel_lock_sg(kpd, regions, kaccess, &mr) == 0)
+        mrs.push_back(mr);
+      else
+        ++bad;
+    } else {
+      for (const auto& [kva, len] : regions) {
+        if (drv.kernel_reg_mem(kpd, kva, len, kaccess, &mr) == 0)
+          mrs.push_back(mr);
+        else
+          ++bad;
+      }
+    }
+    const double t1 = rnic_now_ns();
+    for (const host::Driver::MrInfo& m : mrs)
+      if (drv.kernel_dereg(m) != 0) ++bad;
+    const double t2 = rnic_now_ns();
+    const int64_t reg_ns = std::llround(t1 - t0), dereg_ns = std::llround(t2 - t1);
+    ctx.rows.push_back({{"regions", n},
+                        {"region_bytes", b},
+                        {"mode", mode},
+                        {"register_ns", reg_ns},
+                        {"deregister_ns", dereg_ns}});
+    table += fmt::format("{:>8} {:>13} {:>11} {:>12} {:>14}\n", n, b, mode, reg_ns, dereg_ns);
+  };
   cl.run({[&] {
     base = reinterpret_cast<uint64_t>(rnic_malloc(uint64_t(most) * kSlot + kSlot));
     ibv_device** list = ibv_get_device_list(nullptr);
@@ -72,6 +115,10 @@ int run_sg_registration(ExperimentContext& ctx) {
         for (int64_t i = 0; i < n; ++i)
           sges[size_t(i)] = {base + uint64_t(i) * kSlot + uint64_t(i) * 64 % 4096, uint32_t(b), 0};
         for (const std::string& mode : modes) {
+          if (mode == "kernel_sg" || mode == "kernel_per_region") {
+            kernel_point(n, b, mode);
+            continue;
+          }
           const double t0 = rnic_now_ns();
           std::vector<ibv_mr*> mrs;
           if (mode == "sg") {
@@ -706,9 +753,11 @@ void register_memory_experiments() {
        "[sg, per_region]",
        0,
        0,
-       {"sg", "per_region"},
+       {"sg", "per_region", "kernel_sg", "kernel_per_region"},
        "",
-       "sg: one rnic_reg_sg_mr of all the regions; per_region: one ibv_reg_mr each"},
+       "sg: one rnic_reg_sg_mr of all the regions; per_region: one ibv_reg_mr each (a "
+       "process's memory); kernel_sg: one kernel_lock_sg of regions of kernel memory; "
+       "kernel_per_region: one kernel_reg_mem each"},
   };
   k.run = run_sg_registration;
   add_experiment_kind(std::move(k));
