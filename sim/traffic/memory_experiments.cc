@@ -59,8 +59,9 @@ int run_sg_registration(ExperimentContext& ctx) {
   int bad = 0;
   std::string table = fmt::format("{:>8} {:>13} {:>11} {:>12} {:>14}\n", "regions", "region_bytes",
                                   "mode", "register_ns", "deregister_ns");
-  // Kernel rows: node0's kernel holds `most` buffers of 4 KiB of kernel memory (kmalloc: each
-  // page aligned, physically its own) and registers the first n, b bytes of each, through the
+  // Kernel rows: node0's kernel holds `most` buffers of 8 KiB of kernel memory (kmalloc: page
+  // aligned, none physically adjacent to the next) and registers the first b bytes of the first
+  // n, through the
   // driver's kernel interface: one kernel_lock_sg of all of them, or one kernel_reg_mem each.
   host::Driver& drv = cl.nodes[0]->driver;
   std::vector<uint64_t> kbufs;
@@ -69,7 +70,7 @@ int run_sg_registration(ExperimentContext& ctx) {
       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
   auto kernel_point = [&](int64_t n, int64_t b, const std::string& mode) {
     if (kbufs.empty()) {
-      for (int64_t i = 0; i < most; ++i) kbufs.push_back(drv.kmalloc(4096));
+      for (int64_t i = 0; i < most; ++i) kbufs.push_back(drv.kmalloc(kSlot));
       if (drv.alloc_pd(&kpd)) ++bad;
     }
     std::vector<std::pair<uint64_t, uint64_t>> regions;
@@ -342,6 +343,11 @@ int run_sg_transfer(ExperimentContext& ctx) {
   ec.cqe = int(2 * n + 8);
   uint64_t base = 0;  // node1's regions: rnic_malloc'd in its process before it connects
   auto region = [&](uint64_t i) { return base + i * kSlot + i * 64 % 4096; };
+  // The kernel modes' regions: node1's kernel memory, one kmalloc'd 8 KiB buffer each (the
+  // region at its start), registered by node1's kernel in the PD of node1's QP.
+  host::Driver& drv = cl.nodes[1]->driver;
+  std::vector<uint64_t> kbufs;
+  std::vector<host::Driver::MrInfo> kmrs;
   Oob oob;
   Endpoint a, b;
   int bad = 0;
@@ -353,17 +359,56 @@ int run_sg_transfer(ExperimentContext& ctx) {
   std::vector<Point> points;
   for (const std::string& mode : ctx.get_strings("modes"))
     for (const std::string& op : ctx.get_strings("ops")) points.push_back({mode, op});
+  // One repetition of a kernel mode on node1: register (timed), hand node0 the keys, wait for
+  // its transfer, deregister.
+  auto kernel_iteration = [&](const std::string& mode, double& reg_ns) {
+    if (kbufs.empty())
+      for (uint64_t i = 0; i < n; ++i) kbufs.push_back(drv.kmalloc(kSlot));
+    const double t0 = rnic_now_ns();
+    PeerInfo keys;
+    host::Driver::MrInfo mr;
+    if (mode == "kernel_sg") {
+      std::vector<std::pair<uint64_t, uint64_t>> list;
+      for (uint64_t i = 0; i < n; ++i) list.push_back({kbufs[size_t(i)], rb});
+      if (drv.kernel_lock_sg(b.pd->handle, list, uint32_t(access), &mr) == 0) {
+        kmrs.push_back(mr);
+        keys.qpns.push_back(mr.lkey);
+      } else {
+        ++bad;
+        keys.qpns.push_back(0);
+      }
+    } else {
+      for (uint64_t i = 0; i < n; ++i) {
+        if (drv.kernel_reg_mem(b.pd->handle, kbufs[size_t(i)], rb, uint32_t(access), &mr) == 0) {
+          kmrs.push_back(mr);
+          keys.qpns.push_back(mr.lkey);
+        } else {
+          ++bad;
+          keys.qpns.push_back(0);
+        }
+      }
+    }
+    reg_ns += rnic_now_ns() - t0;
+    oob.put(0, keys);
+    oob.get(1);
+    for (const host::Driver::MrInfo& m : kmrs)
+      if (drv.kernel_dereg(m) != 0) ++bad;
+    kmrs.clear();
+  };
   cl.run({[&] {
             open_connected(a, 0, ec, oob);
             for (Point& pt : points)
               for (uint64_t it = 0; it < iters; ++it) {
                 const PeerInfo keys = oob.get(0);  // addr: count of rkeys in qpns
                 const double t0 = rnic_now_ns();
-                const uint64_t ops = pt.mode == "sg" ? 1 : n;
+                const bool one = pt.mode == "sg" || pt.mode == "kernel_sg";
+                const uint64_t ops = one ? 1 : n;
                 for (uint64_t i = 0; i < ops; ++i) {
+                  const uint64_t to = one                              ? 0
+                                      : pt.mode == "kernel_per_region" ? kbufs[size_t(i)]
+                                                                       : region(i);
                   if (post_rdma(a.qps[0], pt.op == "read" ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE, i,
-                                a.addr() + i * rb, uint32_t(pt.mode == "sg" ? total : rb),
-                                a.mr->lkey, pt.mode == "sg" ? 0 : region(i),
+                                a.addr() + i * rb, uint32_t(one ? total : rb), a.mr->lkey, to,
                                 keys.qpns[size_t(i)]) != 0)
                     ++bad;
                 }
@@ -379,6 +424,10 @@ int run_sg_transfer(ExperimentContext& ctx) {
             open_connected(b, 1, ec, oob);
             for (Point& pt : points)
               for (uint64_t it = 0; it < iters; ++it) {
+                if (pt.mode.rfind("kernel_", 0) == 0) {
+                  kernel_iteration(pt.mode, pt.reg_ns);
+                  continue;
+                }
                 const double t0 = rnic_now_ns();
                 std::vector<ibv_mr*> mrs;
                 PeerInfo keys;
@@ -406,7 +455,7 @@ int run_sg_transfer(ExperimentContext& ctx) {
               }
             oob.get(1);
           }});
-  std::string table = fmt::format("{:>11} {:>6} {:>13} {:>8} {:>10}\n", "mode", "op",
+  std::string table = fmt::format("{:>17} {:>6} {:>13} {:>8} {:>10}\n", "mode", "op",
                                   "registration", "bytes", "mb_per_s");
   for (const Point& pt : points)
     for (const char* reg : {"excluded", "included"}) {
@@ -419,7 +468,7 @@ int run_sg_transfer(ExperimentContext& ctx) {
                           {"bytes", total},
                           {"mb_per_s", mbps}});
       table +=
-          fmt::format("{:>11} {:>6} {:>13} {:>8} {:>10.1f}\n", pt.mode, pt.op, reg, total, mbps);
+          fmt::format("{:>17} {:>6} {:>13} {:>8} {:>10.1f}\n", pt.mode, pt.op, reg, total, mbps);
     }
   ctx.x = "mode";
   ctx.y = {"mb_per_s"};
@@ -821,9 +870,11 @@ void register_memory_experiments() {
        "[sg, per_region]",
        0,
        0,
-       {"sg", "per_region"},
+       {"sg", "per_region", "kernel_sg", "kernel_per_region"},
        "",
-       "sg: one handle, one operation; per_region: one MR and one operation per region"},
+       "sg: one handle, one operation; per_region: one MR and one operation per region (a "
+       "process's memory); kernel_sg, kernel_per_region: the same over kernel memory registered "
+       "by the kernel (kernel_lock_sg, kernel_reg_mem)"},
       {"ops", ExpKey::kStringList, "[read, write]", 0, 0, {"read", "write"}, "", "RDMA operation"},
   };
   st.run = run_sg_transfer;
