@@ -423,6 +423,18 @@ int check_sg_list(const std::vector<std::pair<uint64_t, uint64_t>>& regions) {
   }
   return 0;
 }
+
+// A scatter-gather handle's STag: `total` bytes at tagged offsets from 0.
+abi::WriteStag sg_handle_stag(uint32_t access, uint32_t pd, uint64_t total) {
+  abi::WriteStag w;
+  w.type = abi::kStagSgHandle;
+  w.access = to_card_access(access);
+  w.pd = pd;
+  w.base_to = 0;
+  w.length = total;
+  w.page_shift = 12;
+  return w;
+}
 }  // namespace
 
 int Driver::reg_sg_mr(Process& p, uint32_t pd,
@@ -449,13 +461,7 @@ int Driver::reg_sg_mr(Process& p, uint32_t pd,
     }
     total += len;
   }
-  abi::WriteStag w;
-  w.type = abi::kStagSgHandle;
-  w.access = to_card_access(access);
-  w.pd = pd;
-  w.base_to = 0;
-  w.length = total;
-  w.page_shift = 12;
+  const abi::WriteStag w = sg_handle_stag(access, pd, total);
   ioctl_enter();
   const int rc = install_mr(ext.data(), uint32_t(ext.size() / 2), w, out);
   ioctl_exit();
@@ -502,13 +508,7 @@ int Driver::kernel_lock_sg(uint32_t pd, const std::vector<std::pair<uint64_t, ui
   }
   Os::spend(uint64_t(cost_.kernel_reg_call_ns) +
             uint64_t(regions.size()) * uint64_t(cost_.kernel_region_ns));
-  abi::WriteStag w;
-  w.type = abi::kStagSgHandle;
-  w.access = to_card_access(access);
-  w.pd = pd;
-  w.base_to = 0;
-  w.length = total;
-  w.page_shift = 12;
+  const abi::WriteStag w = sg_handle_stag(access, pd, total);
   ioctl_lock_.lock();
   const int rc = install_mr(ext.data(), uint32_t(ext.size() / 2), w, out);
   ioctl_lock_.unlock();

@@ -57,8 +57,19 @@ int run_sg_registration(ExperimentContext& ctx) {
   for (int64_t n : counts) most = std::max(most, n);
   uint64_t base = 0;  // page aligned, in the process's own address space (rnic_malloc)
   int bad = 0;
-  std::string table = fmt::format("{:>8} {:>13} {:>11} {:>12} {:>14}\n", "regions", "region_bytes",
+  std::string table = fmt::format("{:>8} {:>13} {:>17} {:>12} {:>14}\n", "regions", "region_bytes",
                                   "mode", "register_ns", "deregister_ns");
+  // One point's row: registered from t0 to t1, deregistered from t1 to t2 (ns).
+  auto record = [&](int64_t n, int64_t b, const std::string& mode, double t0, double t1,
+                    double t2) {
+    const int64_t reg_ns = std::llround(t1 - t0), dereg_ns = std::llround(t2 - t1);
+    ctx.rows.push_back({{"regions", n},
+                        {"region_bytes", b},
+                        {"mode", mode},
+                        {"register_ns", reg_ns},
+                        {"deregister_ns", dereg_ns}});
+    table += fmt::format("{:>8} {:>13} {:>17} {:>12} {:>14}\n", n, b, mode, reg_ns, dereg_ns);
+  };
   // Kernel rows: node0's kernel holds `most` buffers of 8 KiB of kernel memory (kmalloc: page
   // aligned, none physically adjacent to the next) and registers the first b bytes of the first
   // n, through the
@@ -95,13 +106,7 @@ int run_sg_registration(ExperimentContext& ctx) {
     for (const host::Driver::MrInfo& m : mrs)
       if (drv.kernel_dereg(m) != 0) ++bad;
     const double t2 = rnic_now_ns();
-    const int64_t reg_ns = std::llround(t1 - t0), dereg_ns = std::llround(t2 - t1);
-    ctx.rows.push_back({{"regions", n},
-                        {"region_bytes", b},
-                        {"mode", mode},
-                        {"register_ns", reg_ns},
-                        {"deregister_ns", dereg_ns}});
-    table += fmt::format("{:>8} {:>13} {:>11} {:>12} {:>14}\n", n, b, mode, reg_ns, dereg_ns);
+    record(n, b, mode, t0, t1, t2);
   };
   cl.run({[&] {
     base = reinterpret_cast<uint64_t>(rnic_malloc(uint64_t(most) * kSlot + kSlot));
@@ -133,13 +138,7 @@ int run_sg_registration(ExperimentContext& ctx) {
             if (!m || ibv_dereg_mr(m) != 0) ++bad;
           }
           const double t2 = rnic_now_ns();
-          const int64_t reg_ns = std::llround(t1 - t0), dereg_ns = std::llround(t2 - t1);
-          ctx.rows.push_back({{"regions", n},
-                              {"region_bytes", b},
-                              {"mode", mode},
-                              {"register_ns", reg_ns},
-                              {"deregister_ns", dereg_ns}});
-          table += fmt::format("{:>8} {:>13} {:>11} {:>12} {:>14}\n", n, b, mode, reg_ns, dereg_ns);
+          record(n, b, mode, t0, t1, t2);
         }
       }
     }
