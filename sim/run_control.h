@@ -5,7 +5,9 @@
 //   - progress on a terminal after two seconds (simulated time, wall time, slowdown, the share of
 //     the work done and an ETA, or a sweep point): never in CI;
 //   - the watchdog: work outstanding and no statistic moving for sim.watchdog_us of simulated
-//     time stops the run with HungError and a dump of every block's state (exit 3);
+//     time stops the run with HungError and a dump of every block's state (exit 3); it looks
+//     every eighth of sim.watchdog_us (at a slice's end), so it fires between 1 and 1 1/8
+//     periods and a slice after the last progress;
 //   - an output that could not be written (a capture on a full device): stops with RunFailed
 //     naming the file and the reason (exit 1);
 // and, from a thread of its own, the spin guard (spin_guard.h): simulated time standing still
