@@ -10,6 +10,7 @@
 #include <string>
 #include <systemc>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace rnic::host {
@@ -34,6 +35,31 @@ inline void host_spend(uint64_t ps) {
   host_cpu_add(ps);
   host_wait(sc_core::sc_time::from_value(ps));
 }
+
+// Threads of the simulated kernel (kernel consumers, docs/memory.md "Kernel consumers"): their
+// calls into the driver are function calls, not system calls (no entry, dispatch or exit), and
+// a completion handler they dispatch runs from the completion interrupt, with no scheduler
+// wake-up. A host thread is the kernel's while a KernelThread of its lives.
+inline std::unordered_set<const sc_core::sc_object*>& kernel_threads() {
+  static std::unordered_set<const sc_core::sc_object*> s;
+  return s;
+}
+inline bool in_kernel_thread() {
+  return !kernel_threads().empty() &&
+         kernel_threads().count(sc_core::sc_get_current_process_handle().get_process_object());
+}
+class KernelThread {
+ public:
+  KernelThread() : self_(sc_core::sc_get_current_process_handle().get_process_object()) {
+    kernel_threads().insert(self_);
+  }
+  ~KernelThread() { kernel_threads().erase(self_); }
+  KernelThread(const KernelThread&) = delete;
+  KernelThread& operator=(const KernelThread&) = delete;
+
+ private:
+  const sc_core::sc_object* self_;
+};
 
 // What each host thread is blocked in (a call that waits for another party, with what it waits
 // for), for the report of a run that ends with it still waiting.

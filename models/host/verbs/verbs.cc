@@ -882,7 +882,10 @@ int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) 
   if (ch.events.empty()) {
     const rnic::host::BlockedIn blocked("ibv_get_cq_event");
     while (ch.events.empty()) rnic::host::host_wait(ch.ev);
-    spend(uint64_t(drv_of(channel->context)->cost().wakeup_ns));  // the scheduler wakes it
+    // The scheduler wakes a process's thread; a kernel consumer's handler runs from the
+    // interrupt.
+    if (!rnic::host::in_kernel_thread())
+      spend(uint64_t(drv_of(channel->context)->cost().wakeup_ns));
   }
   *cq = ch.events.front();
   ch.events.pop_front();
