@@ -878,6 +878,7 @@ void register_memory_experiments() {
   };
   st.run = run_sg_transfer;
   add_experiment_kind(std::move(st));
+  register_storage_experiment();
 
   ExperimentKind cb;
   cb.kind = "callbacks";

@@ -16,6 +16,7 @@ region is the same in both modes within the firmware's per-entry cost; the kerne
 memory locked as one handle, or registered one buffer per call at about 8 us a call) are flat
 in N for the handle (32 regions within 1.5x of one) and grow with N per buffer; scripts/plot
 draws it.
+storage as shipped: data checked, stages adding up, registration per strategy as the paper's.
 odp as shipped: pinned, prefetched and warm memory fault nothing and cost the same; memory the
 card touches first faults (RNR at least once) and costs more, zeroing on top at 64 KiB; a QP to
 the faulting peer waits behind the fault, a QP to another peer does not."""
@@ -82,6 +83,28 @@ for op in ("read", "write"):
     ratio = tr[("kernel_sg", op, "included")]["mb_per_s"] / tr[("kernel_per_region", op, "included")]["mb_per_s"]
     check(ratio >= 2.5, f"{op}: a kernel handle is only {ratio:.2f}x faster than 32 kernel registrations")
 plot(o, "sg_transfer")
+# The storage path: every command's data checked and its stages adding up (the run's exit code:
+# run_experiment fails otherwise); the stage means add up to the mean latency; registration
+# per command costs n calls per buffer, one call per handle, none preregistered.
+o, res = run_experiment(binary, base, "storage")
+st = {(r["op"], r["strategy"], r["bytes"]): r for r in res["rows"]}
+check(len(st) == 18 and all(r["commands"] == 20 for r in st.values()), f"storage rows {sorted(st)}")
+STAGES = ("register_us", "command_us", "target_us", "response_us", "deregister_us")
+for k, r in st.items():
+    check(abs(sum(r[s] for s in STAGES) - r["latency_us"]) <= 1e-6 * r["latency_us"],
+          f"{k}: stages {[r[s] for s in STAGES]} do not add up to {r['latency_us']}")
+    check(r["command_us"] > 0 and r["target_us"] > 0 and r["response_us"] > 0, f"{k}: a stage of 0: {r}")
+for op in ("read", "write"):
+    pre = [st[(op, "preregistered", b)] for b in (4096, 32768, 131072)]
+    check(all(r["register_us"] == 0 and r["deregister_us"] == 0 for r in pre), f"{op}: preregistered registers: {pre}")
+    sg = [st[(op, "sg_handle", b)]["register_us"] for b in (4096, 32768, 131072)]
+    per = [st[(op, "per_buffer", b)]["register_us"] for b in (4096, 32768, 131072)]
+    check(sg[2] <= 1.5 * sg[0], f"{op}: a handle's registration should be flat in the buffers: {sg}")
+    check(abs(per[2] - 32 * per[0]) <= 0.05 * per[2], f"{op}: 32 buffers should take 32 calls: {per}")
+    big = {s: st[(op, s, 131072)]["mb_per_s"] for s in ("per_buffer", "sg_handle", "preregistered")}
+    check(big["preregistered"] >= big["sg_handle"] >= 2.5 * big["per_buffer"],
+          f"{op} 128 KiB MB/s: {big}")
+plot(o, "storage")
 o, res = run_experiment(binary, base, "callbacks")
 cb = {(r["mode"], r["size"]): r for r in res["rows"]}
 check(sorted(cb) == sorted((m, z) for m in ("poll", "callback") for z in (64, 65536)),
