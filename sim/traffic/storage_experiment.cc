@@ -38,8 +38,8 @@ struct Command {
 static_assert(sizeof(Command) <= kMsgBytes, "a command fits its message");
 
 // Each command's probes (ns): the initiator starts it, has registered its buffers, the target
-// has the command, the target has moved the data, the initiator's handler has the response,
-// the initiator has deregistered.
+// has the command, the target has moved the data, the initiator's completion handling of the
+// response has returned, the initiator has deregistered.
 struct Probes {
   double start, registered, received, moved, answered, done;
 };
@@ -106,6 +106,10 @@ int run_storage(ExperimentContext& ctx) {
       for (int64_t s : sizes) points.push_back({op, st, uint64_t(s), {}});
   const uint32_t access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
   Probes cur{};
+  struct Done {
+    uint64_t responses = 0;
+    int failed = 0;
+  } done;
   cl.run({[&] {
             const host::KernelThread kernel;
             open_connected(a, 0, ec, oob);
@@ -118,6 +122,17 @@ int run_storage(ExperimentContext& ctx) {
             ibv_sge rs{a.addr() + kMsgBytes, uint32_t(kMsgBytes), a.mr->lkey};
             ibv_recv_wr r{1, nullptr, &rs, 1};
             ibv_recv_wr* bad_r = nullptr;
+            // The initiator's completion callback (a kernel thread's: run from the completion
+            // interrupt): a response ends its command.
+            rnic_cq_set_callback(
+                a.cq,
+                [](const ibv_wc* wc, void* arg) {
+                  Done& d = *static_cast<Done*>(arg);
+                  if (wc->status != IBV_WC_SUCCESS) ++d.failed;
+                  if (wc->wr_id == 1) ++d.responses;
+                },
+                &done);
+            if (ibv_req_notify_cq(a.cq, 0)) ++bad;
             for (Point& pt : points) {
               const uint64_t n = pt.size / kBlock;
               if (pt.strategy == "preregistered" && !have_pre) {
@@ -164,13 +179,11 @@ int run_storage(ExperimentContext& ctx) {
                 ibv_send_wr w = send_wr(2, &ss, IBV_WR_SEND);
                 ibv_send_wr* bad_w = nullptr;
                 if (ibv_post_send(a.qps[0], &w, &bad_w)) ++bad;
-                // The send's completion, then the response's (the handler takes it).
-                for (int got = 0; got < 2;) {
-                  const ibv_wc wc = next_completion(a.cq, a.channel);
-                  if (wc.status != IBV_WC_SUCCESS) ++bad;
-                  ++got;
-                  if (wc.wr_id == 1) cur.answered = rnic_now_ns();
-                }
+                // The command completes in the CQ's callback, when the response arrives.
+                const uint64_t want = done.responses + 1;
+                while (done.responses < want)
+                  if (rnic_dispatch_callbacks(a.channel) < 0) ++bad;
+                cur.answered = rnic_now_ns();  // the handler is done with the response
                 for (const host::Driver::MrInfo& m : mrs)
                   if (idrv.kernel_dereg(m)) ++bad;
                 cur.done = rnic_now_ns();
@@ -292,6 +305,7 @@ int run_storage(ExperimentContext& ctx) {
   ctx.summary = table + (bad ? "storage: an operation FAILED\n" : "") +
                 (wrong ? fmt::format("storage: {} blocks hold the wrong data\n", wrong) : "") +
                 (mismatched ? "storage: a command's stages do not add up to its latency\n" : "");
+  bad += done.failed;
   return bad || mismatched || wrong ? 1 : 0;
 }
 
