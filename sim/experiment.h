@@ -1,6 +1,7 @@
 // Experiments: built-in measurements a scenario's `experiment:` section selects by `kind`, each
 // with its own keys (type, default, range, unit, description) checked at load time, and each
-// writing rows to results.json = {"experiment", "preset", "axes": {"x", "y": [...]}, "rows"}.
+// writing rows to results.json = {"experiment", "preset", "axes": {"x", "y": [...], "stack"?:
+// [...]}, "rows"}.
 #pragma once
 
 #include <functional>
@@ -40,6 +41,8 @@ struct ExperimentContext {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string x;
   std::vector<std::string> y;
+  // Fields that add up to one of y per row (a latency's stages): drawn as stacked bars.
+  std::vector<std::string> stack;
   std::string summary;  // printed after the run
   // With workloads: one entry per workload (name, test, from, to, x, y); its rows are in `rows`
   // with their "workload".

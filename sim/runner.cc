@@ -272,6 +272,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   res["experiment"] = s.experiment.name;
   res["preset"] = s.preset;
   res["axes"] = {{"x", ctx.x}, {"y", ctx.y}};
+  if (!ctx.stack.empty()) res["axes"]["stack"] = ctx.stack;
   res["rows"] = ctx.rows;
   if (!ctx.workloads.empty()) res["workloads"] = ctx.workloads;
   if (!stopped.empty()) res["stopped"] = {{"exit", rc}, {"why", stopped}};

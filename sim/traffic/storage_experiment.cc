@@ -5,8 +5,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstring>
-#include <memory>
+#include <iterator>
 #include <vector>
 
 #include "models/host/host_wait.h"
@@ -302,6 +301,7 @@ int run_storage(ExperimentContext& ctx) {
   }
   ctx.x = "bytes";
   ctx.y = {"mb_per_s", "latency_us"};
+  ctx.stack.assign(std::begin(kStages), std::end(kStages));
   ctx.summary = table + (bad ? "storage: an operation FAILED\n" : "") +
                 (wrong ? fmt::format("storage: {} blocks hold the wrong data\n", wrong) : "") +
                 (mismatched ? "storage: a command's stages do not add up to its latency\n" : "");

@@ -104,7 +104,8 @@ for op in ("read", "write"):
     big = {s: st[(op, s, 131072)]["mb_per_s"] for s in ("per_buffer", "sg_handle", "preregistered")}
     check(big["preregistered"] >= big["sg_handle"] >= 2.5 * big["per_buffer"],
           f"{op} 128 KiB MB/s: {big}")
-plot(o, "storage")
+pngs = plot(o, "storage")
+check({"stages_read.png", "stages_write.png"} <= set(pngs), f"storage: no stage plots in {pngs}")
 o, res = run_experiment(binary, base, "callbacks")
 cb = {(r["mode"], r["size"]): r for r in res["rows"]}
 check(sorted(cb) == sorted((m, z) for m in ("poll", "callback") for z in (64, 65536)),
