@@ -27,12 +27,14 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
       own_model_(!core),
       B_(int(p.dma_bytes)),
       slots_(kIds),
-      read_bytes_(stats.group(name()).counter("read_bytes", "B", "bytes read from the host")),
+      read_bytes_(stats.group(name()).counter(
+          "read_bytes", "B", "bytes read from the host (counted as each read is done)")),
       errors_(stats.group(name()).counter("read_errors", "requests", "DMA reads that failed")),
       cpl_timeouts_(stats.group(name()).counter("cpl_timeouts", "requests",
                                                 "DMA reads failed by a completion timeout")),
       read_ns_(stats.group(name()).histogram("read_latency", "ns", "DMA read, request to data",
                                              Histogram::log2_edges(64, 20))) {
+  if (own_model_) model_ = static_cast<const DmacModel*>(core_.get());
   pcie_.set_completion_sink([this](Tlp&& t) { completion(std::move(t)); });
   SC_HAS_PROCESS(RnicDmac);
   SC_METHOD(run);
@@ -59,7 +61,7 @@ void RnicDmac::reset_core() {
   if (int(cfg_.dma_bytes) != core_->bytes())
     throw std::invalid_argument(fmt::format("{}: {} is built for {} B beats, not {}", name(),
                                             core_->impl(), core_->bytes(), cfg_.dma_bytes));
-  two_edges_ = own_model_ && cfg_.pcie.if_cycles >= 2 && !traced_;
+  batch_edges_ = own_model_ && cfg_.pcie.if_cycles >= 2 && !traced_;
   in_ = cfg_pins();
   in_.rst = true;
   core_->edge(in_);
@@ -88,14 +90,14 @@ void RnicDmac::read(uint64_t addr, uint32_t len, ReadDone done) {
   const uint64_t due = due_edge();
   rq_.push_back({due, addr, len, std::move(done), now});
   ++reads_in_flight_;
-  wake_at(due);
+  wake_at(due, due + 1);
 }
 
 void RnicDmac::write(uint64_t addr, std::vector<uint8_t> data) {
   const uint64_t due = due_edge();
   const uint32_t len = uint32_t(data.size());
   wq_.push_back({due, addr, len, std::move(data)});
-  wake_at(due);
+  wake_at(due, due + 1);
 }
 
 void RnicDmac::msi(uint64_t addr, uint32_t data) {
@@ -106,25 +108,32 @@ void RnicDmac::msi(uint64_t addr, uint32_t data) {
 
 void RnicDmac::completion(Tlp&& t) {
   const uint64_t first = now_ps() / clk_.period_ps + 1;  // the first edge after its arrival
+  const bool data = t.type == TlpType::kCplD && t.status == pcie::CplStatus::kSc;
+  const uint64_t len = data ? std::min<size_t>(t.len, t.data.size()) : 0;
+  const uint64_t beats = len ? (len + uint64_t(B_) - 1) / uint64_t(B_) : 1;
   cp_.push_back({first, std::move(t)});
-  wake_at(first);
+  wake_at(first, first + beats);
 }
 
-void RnicDmac::wake_at(uint64_t e) {
+// An input for edge e, which can make an output leave at edge `out` at the earliest (the C++
+// model is woken by then; the RTL at e).
+void RnicDmac::wake_at(uint64_t e, uint64_t out) {
   if (have_edge_ && e <= last_edge_)
     throw std::logic_error(
         fmt::format("{}: input for edge {} after edge {} was clocked", name(), e, last_edge_));
-  if (e >= next_edge_) return;
-  next_edge_ = e;
+  next_edge_ = std::min(next_edge_, e);
+  const uint64_t w = batch_edges_ ? out : e;
+  if (w >= due_wake_) return;
+  due_wake_ = w;
   arm();
 }
 
-// The wake for next_edge_, at most kNapEdges ahead: SystemC keeps a replaced notification in its
+// The wake for due_wake_, at most kNapEdges ahead: SystemC keeps a replaced notification in its
 // timed queue until its time comes, and a far one (the completion timeout's) replaced at every
 // request would pile up there and slow every timed event of the run.
 void RnicDmac::arm() {
   const uint64_t now_edge = now_ps() / clk_.period_ps;
-  const uint64_t at = std::min(next_edge_, now_edge + kNapEdges);
+  const uint64_t at = std::min(due_wake_, now_edge + kNapEdges);
   if (at >= wake_edge_) return;
   wake_edge_ = at;
   wake_ev_.notify(sc_core::sc_time::from_value(at * clk_.period_ps - now_ps()));
@@ -132,11 +141,22 @@ void RnicDmac::arm() {
 
 void RnicDmac::run() {
   wake_edge_ = kNever;
-  uint64_t e = now_ps() / clk_.period_ps;
-  if (e < next_edge_) return arm();  // a nap on the way to a far edge
-  if (have_edge_ && e - last_edge_ - 1 > kMaxSkip) e = last_edge_ + 1 + kMaxSkip;
-  step(e);
-  next_edge_ = next_edge(e);
+  const uint64_t now = now_ps() / clk_.period_ps;
+  if (now < due_wake_) return arm();  // a nap on the way to a far edge
+  // Every edge up to now that has work. Their inputs are all known: a request made from now on
+  // is due if_cycles (at least 1) edges on, and a completion arriving now enters at the next
+  // edge. Those before now take no output (due_wake_ came by the first edge that could, and an
+  // input that could make one earlier woke the block at its edge); now's go out at their time.
+  while (next_edge_ <= now) {
+    uint64_t e = next_edge_;
+    if (have_edge_ && e - last_edge_ - 1 > kMaxSkip) e = last_edge_ + 1 + kMaxSkip;
+    const DmacOut& o = core_->out();
+    if (e < now && ((o.tx_valid && o.tx_last) || o.rd_valid))
+      throw std::logic_error(
+          fmt::format("{}: edge {} takes an output, clocked late at edge {}", name(), e, now));
+    step(e);
+    next_edge_ = next_edge(e);
+  }
   // The next edge too, in this wake, when it is busy and nothing can tell the difference:
   //   - no input can reach the block before it: a request made from now on is due if_cycles
   //     (at least 2) edges after this one, and no completion can arrive before its time
@@ -145,12 +165,38 @@ void RnicDmac::run() {
   //     and no read's done (its callback is timed from that edge).
   // What changes early is inside the block (its beats, the read buffers, read_bytes).
   const DmacOut& o = core_->out();
-  if (two_edges_ && next_edge_ == e + 1 && !(o.tx_valid && o.tx_last) && !o.rd_valid &&
-      pcie_.earliest_completion_ps() >= (e + 1) * clk_.period_ps) {
-    step(e + 1);
-    next_edge_ = next_edge(e + 1);
+  if (batch_edges_ && next_edge_ == now + 1 && !(o.tx_valid && o.tx_last) && !o.rd_valid &&
+      pcie_.earliest_completion_ps() >= (now + 1) * clk_.period_ps) {
+    step(now + 1);
+    next_edge_ = next_edge(now + 1);
   }
-  if (next_edge_ != kNever) arm();
+  // The C++ model is woken again at the first edge that can take an output (its edges before
+  // then are clocked on the way), the RTL at its next edge with work.
+  due_wake_ = next_edge_ == kNever || !batch_edges_ ? next_edge_
+                                                    : std::max(next_edge_, first_output_edge());
+  if (due_wake_ != kNever) arm();
+}
+
+// The first edge after the last clocked one that may take a TLP's last beat or a read's done,
+// from what the block and its input queues hold (an input that arrives later wakes the block
+// at its edge).
+uint64_t RnicDmac::first_output_edge() const {
+  const uint64_t l = last_edge_;
+  const uint64_t q = model_->quiet_edges();
+  uint64_t w = q == kNever ? kNever : l + 1 + q;
+  // A completion: a read can finish at its last beat, one a cycle from its first edge.
+  if (!cp_.empty()) {
+    const Tlp& t = cp_.front().tlp;
+    const bool data = t.type == TlpType::kCplD && t.status == pcie::CplStatus::kSc;
+    const uint32_t len = data ? uint32_t(std::min<size_t>(t.len, t.data.size())) : 0;
+    const uint32_t beats = len ? (len + uint32_t(B_) - 1) / uint32_t(B_) : 1;
+    w = std::min(w, std::max(l + 1, cp_.front().first) + (beats - cp_k_));
+  }
+  // A request or a write not in the block yet: its TLP (or a 0-byte read's done) leaves two
+  // edges after it enters at the earliest.
+  if (!rq_.empty()) w = std::min(w, std::max(l + 1, rq_.front().due) + 1);
+  if (!wq_.empty()) w = std::min(w, std::max(l + 1, wq_.front().due) + 1);
+  return w;
 }
 
 void RnicDmac::step(uint64_t e) {
@@ -181,6 +227,7 @@ void RnicDmac::step(uint64_t e) {
         log::warn("{}: completion timeout on a DMA read", name());
       }
     }
+    read_bytes_ += s.got;
     free_ids_.push_back(o.rd_id);
     eq_.at(
         (e + uint64_t(cfg_.pcie.if_cycles)) * clk_.period_ps,
@@ -247,7 +294,7 @@ void RnicDmac::step(uint64_t e) {
   if (o.rw_valid) {
     Slot& s = slots_[o.rw_id];
     std::copy_n(o.rw_data.begin(), o.rw_cnt, s.data.begin() + o.rw_off);
-    read_bytes_ += o.rw_cnt;
+    s.got += o.rw_cnt;
   }
   // Inputs taken at this edge.
   if (in_.rq_valid && rq_ready) {
@@ -296,7 +343,7 @@ namespace rnic {
 
 void RnicDmac::trace(TraceSink& t) const {
   traced_ = true;
-  two_edges_ = false;  // the waveform shows every edge at its own time
+  batch_edges_ = false;  // the waveform shows every edge at its own time
   const std::string n = name();
   t.add_value(n, "tags_in_use", 16, [this] { return uint64_t(tags_in_use()); });
   t.add_value(n, "reads_in_flight", 32, [this] { return uint64_t(reads_in_flight_); });

@@ -285,6 +285,18 @@ void DmacModel::edge(const DmacIn& in) {
   drive();
 }
 
+uint64_t DmacModel::quiet_edges() const {
+  if (out_.rd_valid || (out_.tx_valid && out_.tx_last)) return 0;
+  uint64_t q = UINT64_MAX;
+  if (mwr_on_)
+    q = (mwr_tlp_len_ + uint32_t(B_) - 1) / uint32_t(B_) - mwr_k_;  // its last beat, back to back
+  else if (!wq_.empty() || !issue_q_.empty())
+    q = 1;  // a TLP (or a 0-byte read's done) can start at the next edge and leave at the one after
+  // The oldest piece's timeout: its read's done (or a freed tag's MRd) leaves after it.
+  if (out_.tmo_wait) q = std::min<uint64_t>(q, out_.tmo_wait);
+  return q;
+}
+
 void DmacModel::drive() {
   out_.rd_valid = !done_q_.empty();
   out_.rd_id = out_.rd_valid ? done_q_.front().first : 0;

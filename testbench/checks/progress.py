@@ -2,7 +2,7 @@
 """The progress line (README, "Running"): on a terminal, a run longer than two seconds shows
 simulated time, wall time, slowdown, the share of the work done and an ETA learned from the
 work's rate so far; silent with --quiet and when stderr is not a terminal. Drives perf write_bw
-(about 3.5 s) on a pseudo-terminal."""
+(about 5 s) on a pseudo-terminal."""
 import os
 import pty
 import re
@@ -14,7 +14,7 @@ import time
 from common import check, finish, out_dir
 
 binary, work = sys.argv[1], out_dir(sys.argv[2], "progress")
-ARGS = ["perf", "write_bw", "-s", "65536", "-n", "3000", "--out", os.path.join(work, "o")]
+ARGS = ["perf", "write_bw", "-s", "65536", "-n", "6000", "--out", os.path.join(work, "o")]
 
 
 def on_terminal(extra, args=ARGS):
