@@ -209,8 +209,10 @@ void RnicDmac::step(uint64_t e) {
     tx_.len = o.tx_len;
     tx_.tag = o.tx_tag;
     tx_.requester = 1;
-    if (o.tx_write)
+    if (o.tx_write) {
+      if (tx_.data.empty()) tx_.data.reserve(o.tx_len);  // one allocation per MWr
       tx_.data.insert(tx_.data.end(), o.tx_data.begin(), o.tx_data.begin() + o.tx_cnt);
+    }
     if (o.tx_last) {
       pcie_.send(std::move(tx_));  // at the edge that takes its last beat: now
       tx_ = Tlp{};
