@@ -47,113 +47,113 @@
 #include "models/rnic/dmac_core.h"
 #include "models/rnic/rnic_params.h"
 
-    namespace rnic {
+namespace rnic {
 
-  // Makes the block's implementation for the DMA service `name` at a datapath width (B per beat)
-  // and clock period.
-  using DmacCoreFactory = std::function<std::unique_ptr<DmacCore>(const std::string& name,
-                                                                  int bytes, uint64_t period_ps)>;
+// Makes the block's implementation for the DMA service `name` at a datapath width (B per beat)
+// and clock period.
+using DmacCoreFactory = std::function<std::unique_ptr<DmacCore>(const std::string& name, int bytes,
+                                                                uint64_t period_ps)>;
 
-  class RnicDmac : public sc_core::sc_module {
-   public:
-    using ReadDone = std::function<void(DmacStatus, std::vector<uint8_t>&&)>;
+class RnicDmac : public sc_core::sc_module {
+ public:
+  using ReadDone = std::function<void(DmacStatus, std::vector<uint8_t>&&)>;
 
-    // core: the implementation (the model when empty).
-    RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p,
-             StatRegistry& stats, const DmacCoreFactory& core = {});
-    // Applies changed PCIe parameters between the points of a sweep (nothing outstanding): the
-    // block is reset with them.
-    void configure(const DmacParams& p);
+  // core: the implementation (the model when empty).
+  RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p, StatRegistry& stats,
+           const DmacCoreFactory& core = {});
+  // Applies changed PCIe parameters between the points of a sweep (nothing outstanding): the
+  // block is reset with them.
+  void configure(const DmacParams& p);
 
-    void read(uint64_t addr, uint32_t len, ReadDone done);
-    void write(uint64_t addr, std::vector<uint8_t> data);
-    // MSI-X: a posted write of `data` to `addr`.
-    void msi(uint64_t addr, uint32_t data);
+  void read(uint64_t addr, uint32_t len, ReadDone done);
+  void write(uint64_t addr, std::vector<uint8_t> data);
+  // MSI-X: a posted write of `data` to `addr`.
+  void msi(uint64_t addr, uint32_t data);
 
-    // As of the block's last clocked edge.
-    int tags_in_use() const { return int(core_->out().tags_used); }
-    // Reads made and not yet handed back (waiting to enter the block, or in it).
-    size_t reads_in_flight() const { return reads_in_flight_; }
-    const char* impl() const { return core_->impl(); }
-    // Waveform: tags in use and DMA reads in flight, and the block's pins (<name>.pins: the
-    // inputs of its last clocked edge and its outputs after it; a gated block holds both).
-    void trace(TraceSink& t) const;
+  // As of the block's last clocked edge.
+  int tags_in_use() const { return int(core_->out().tags_used); }
+  // Reads made and not yet handed back (waiting to enter the block, or in it).
+  size_t reads_in_flight() const { return reads_in_flight_; }
+  const char* impl() const { return core_->impl(); }
+  // Waveform: tags in use and DMA reads in flight, and the block's pins (<name>.pins: the
+  // inputs of its last clocked edge and its outputs after it; a gated block holds both).
+  void trace(TraceSink& t) const;
 
-   private:
-    struct Req {
-      uint64_t due;  // edge
-      uint64_t addr;
-      uint32_t len;
-      ReadDone done;
-      uint64_t start_ps;
-    };
-    struct Wr {
-      uint64_t due;
-      uint64_t addr;
-      uint32_t len;
-      std::vector<uint8_t> data;  // moved to the wd stream when first presented
-      bool streamed = false;
-    };
-    struct Slot {
-      ReadDone done;
-      uint64_t start_ps = 0;
-      std::vector<uint8_t> data;
-      uint64_t got = 0;  // bytes its completions brought (read_bytes, counted when it is done)
-    };
-    struct Cpl {
-      uint64_t first;  // edge
-      pcie::Tlp tlp;
-    };
-    void reset_core();
-    void completion(pcie::Tlp&& t);
-    uint64_t due_edge() const;  // the edge a request made now reaches the block
-    void wake_at(uint64_t edge, uint64_t out);
-    void arm();
-    void run();
-    void step(uint64_t e);
-    uint64_t next_edge(uint64_t e) const;
-    uint64_t first_output_edge() const;
-    uint64_t edge_index(uint64_t t_ps, uint64_t cycles) const {
-      return clk_.edge_after(t_ps, cycles) / clk_.period_ps;
-    }
-    DmacIn cfg_pins() const;
-
-    pcie::PcieIf& pcie_;
-    DmacParams cfg_;
-    ClockDomain clk_;
-    EventQueue eq_{"eq"};
-    std::unique_ptr<DmacCore> core_;
-    // The C++ model made here: no RTL, and no recorder around it (the run record is kept in
-    // the order edges happen).
-    const bool own_model_;
-    int B_;
-    DmacIn in_;
-    bool have_edge_ = false;  // an edge since the last reset
-    // Whether run() may clock edges before or after its wake's (own_model_, if_cycles >= 2, not
-    // traced: the RTL, a recorded run and a waveform keep one wake per edge with work).
-    mutable bool batch_edges_ = false;  // trace() turns it off
-    mutable bool traced_ = false;
-    uint64_t last_edge_ = 0;
-    static constexpr uint64_t kNapEdges = 2500;
-    uint64_t next_edge_ = UINT64_MAX;   // the next edge to clock
-    uint64_t due_wake_ = UINT64_MAX;    // the edge run() must come by (<= the first output's)
-    uint64_t wake_edge_ = UINT64_MAX;   // the edge wake_ev_ is notified for (<= due_wake_)
-    const DmacModel* model_ = nullptr;  // own_model_'s core, for its quiet edges
-    sc_core::sc_event wake_ev_;
-    std::deque<Req> rq_;
-    std::deque<Wr> wq_;
-    std::deque<std::vector<uint8_t>> wd_;  // write data to stream, in write order
-    size_t wd_pos_ = 0;                    // bytes of wd_.front() already sent
-    std::deque<Cpl> cp_;
-    uint32_t cp_k_ = 0;  // beats of cp_.front() already sent
-    std::vector<Slot> slots_;
-    std::deque<uint8_t> free_ids_;
-    size_t reads_in_flight_ = 0;
-    pcie::Tlp tx_;  // the TLP whose beats are being taken
-    Counter& read_bytes_;
-    Counter& errors_;
-    Counter& cpl_timeouts_;
-    Histogram& read_ns_;
+ private:
+  struct Req {
+    uint64_t due;  // edge
+    uint64_t addr;
+    uint32_t len;
+    ReadDone done;
+    uint64_t start_ps;
   };
+  struct Wr {
+    uint64_t due;
+    uint64_t addr;
+    uint32_t len;
+    std::vector<uint8_t> data;  // moved to the wd stream when first presented
+    bool streamed = false;
+  };
+  struct Slot {
+    ReadDone done;
+    uint64_t start_ps = 0;
+    std::vector<uint8_t> data;
+    uint64_t got = 0;  // bytes its completions brought (read_bytes, counted when it is done)
+  };
+  struct Cpl {
+    uint64_t first;  // edge
+    pcie::Tlp tlp;
+  };
+  void reset_core();
+  void completion(pcie::Tlp&& t);
+  uint64_t due_edge() const;  // the edge a request made now reaches the block
+  void wake_at(uint64_t edge, uint64_t out);
+  void arm();
+  void run();
+  void step(uint64_t e);
+  uint64_t next_edge(uint64_t e) const;
+  uint64_t first_output_edge() const;
+  uint64_t edge_index(uint64_t t_ps, uint64_t cycles) const {
+    return clk_.edge_after(t_ps, cycles) / clk_.period_ps;
+  }
+  DmacIn cfg_pins() const;
+
+  pcie::PcieIf& pcie_;
+  DmacParams cfg_;
+  ClockDomain clk_;
+  EventQueue eq_{"eq"};
+  std::unique_ptr<DmacCore> core_;
+  // The C++ model made here: no RTL, and no recorder around it (the run record is kept in
+  // the order edges happen).
+  const bool own_model_;
+  int B_;
+  DmacIn in_;
+  bool have_edge_ = false;  // an edge since the last reset
+  // Whether run() may clock edges before or after its wake's (own_model_, if_cycles >= 2, not
+  // traced: the RTL, a recorded run and a waveform keep one wake per edge with work).
+  mutable bool batch_edges_ = false;  // trace() turns it off
+  mutable bool traced_ = false;
+  uint64_t last_edge_ = 0;
+  static constexpr uint64_t kNapEdges = 2500;
+  uint64_t next_edge_ = UINT64_MAX;   // the next edge to clock
+  uint64_t due_wake_ = UINT64_MAX;    // the edge run() must come by (<= the first output's)
+  uint64_t wake_edge_ = UINT64_MAX;   // the edge wake_ev_ is notified for (<= due_wake_)
+  const DmacModel* model_ = nullptr;  // own_model_'s core, for its quiet edges
+  sc_core::sc_event wake_ev_;
+  std::deque<Req> rq_;
+  std::deque<Wr> wq_;
+  std::deque<std::vector<uint8_t>> wd_;  // write data to stream, in write order
+  size_t wd_pos_ = 0;                    // bytes of wd_.front() already sent
+  std::deque<Cpl> cp_;
+  uint32_t cp_k_ = 0;  // beats of cp_.front() already sent
+  std::vector<Slot> slots_;
+  std::deque<uint8_t> free_ids_;
+  size_t reads_in_flight_ = 0;
+  pcie::Tlp tx_;  // the TLP whose beats are being taken
+  Counter& read_bytes_;
+  Counter& errors_;
+  Counter& cpl_timeouts_;
+  Histogram& read_ns_;
+};
 
 }  // namespace rnic
