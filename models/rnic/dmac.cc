@@ -14,6 +14,18 @@ namespace {
 constexpr uint64_t kNever = UINT64_MAX;
 constexpr uint64_t kMaxSkip = 0xFFFFFFFFu;
 constexpr int kIds = 256;  // rq_id / rd_id / rw_id: 8 bits
+
+// A completion's data bytes (none unless a successful CplD) and the beats it takes into the block.
+bool carries_data(const Tlp& t) {
+  return t.type == TlpType::kCplD && t.status == pcie::CplStatus::kSc;
+}
+uint32_t cpl_bytes(const Tlp& t) {
+  return carries_data(t) ? uint32_t(std::min<size_t>(t.len, t.data.size())) : 0;
+}
+uint32_t cpl_beats(const Tlp& t, int bytes) {
+  const uint32_t len = cpl_bytes(t);
+  return len ? (len + uint32_t(bytes) - 1) / uint32_t(bytes) : 1;
+}
 }  // namespace
 
 RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p,
@@ -108,9 +120,7 @@ void RnicDmac::msi(uint64_t addr, uint32_t data) {
 
 void RnicDmac::completion(Tlp&& t) {
   const uint64_t first = now_ps() / clk_.period_ps + 1;  // the first edge after its arrival
-  const bool data = t.type == TlpType::kCplD && t.status == pcie::CplStatus::kSc;
-  const uint64_t len = data ? std::min<size_t>(t.len, t.data.size()) : 0;
-  const uint64_t beats = len ? (len + uint64_t(B_) - 1) / uint64_t(B_) : 1;
+  const uint64_t beats = cpl_beats(t, B_);
   cp_.push_back({first, std::move(t)});
   wake_at(first, first + beats);
 }
@@ -185,13 +195,8 @@ uint64_t RnicDmac::first_output_edge() const {
   const uint64_t q = model_->quiet_edges();
   uint64_t w = q == kNever ? kNever : l + 1 + q;
   // A completion: a read can finish at its last beat, one a cycle from its first edge.
-  if (!cp_.empty()) {
-    const Tlp& t = cp_.front().tlp;
-    const bool data = t.type == TlpType::kCplD && t.status == pcie::CplStatus::kSc;
-    const uint32_t len = data ? uint32_t(std::min<size_t>(t.len, t.data.size())) : 0;
-    const uint32_t beats = len ? (len + uint32_t(B_) - 1) / uint32_t(B_) : 1;
-    w = std::min(w, std::max(l + 1, cp_.front().first) + (beats - cp_k_));
-  }
+  if (!cp_.empty())
+    w = std::min(w, std::max(l + 1, cp_.front().first) + (cpl_beats(cp_.front().tlp, B_) - cp_k_));
   // A request or a write not in the block yet: its TLP (or a 0-byte read's done) leaves two
   // edges after it enters at the earliest.
   if (!rq_.empty()) w = std::min(w, std::max(l + 1, rq_.front().due) + 1);
@@ -274,17 +279,16 @@ void RnicDmac::step(uint64_t e) {
   in_.cp_valid = !cp_.empty() && cp_.front().first <= e;
   if (in_.cp_valid) {
     const Tlp& t = cp_.front().tlp;
-    const bool data = t.type == TlpType::kCplD && t.status == pcie::CplStatus::kSc;
+    const bool data = carries_data(t);
     in_.cp_tag = t.tag;
     in_.cp_status = data                               ? 0
                     : t.status == pcie::CplStatus::kUr ? uint8_t(DmacStatus::kUnsupported)
                                                        : uint8_t(DmacStatus::kAbort);
     in_.cp_byte_count = t.byte_count;
     in_.cp_len = data ? t.len : 0;
-    const uint32_t len = data ? uint32_t(std::min<size_t>(t.len, t.data.size())) : 0;
-    const uint32_t beats = len ? (len + uint32_t(B_) - 1) / uint32_t(B_) : 1;
+    const uint32_t len = cpl_bytes(t);
     const uint32_t off = cp_k_ * uint32_t(B_);
-    in_.cp_last = cp_k_ + 1 == beats;
+    in_.cp_last = cp_k_ + 1 == cpl_beats(t, B_);
     in_.cp_cnt = len ? std::min<uint32_t>(uint32_t(B_), len - off) : 0;
     if (in_.cp_cnt) std::copy_n(t.data.begin() + off, in_.cp_cnt, in_.cp_data.begin());
     std::fill(in_.cp_data.begin() + in_.cp_cnt, in_.cp_data.begin() + B_, 0);
