@@ -320,9 +320,10 @@ int run_storage(ExperimentContext& ctx) {
   table += "\n";
   int mismatched = 0;
   for (const Point& pt : points) {
-    double stage[5] = {}, lat = 0, first = 0, last = 0;
+    // Commands start in order: the span begins with the first one's start.
+    double stage[5] = {}, lat = 0, last = 0;
+    const double first = pt.p.empty() ? 0 : pt.p.front().start;
     for (const Probes& q : pt.p) {
-      first = &q == &pt.p.front() ? q.start : std::min(first, q.start);
       last = std::max(last, q.done);
       const double parts[5] = {q.registered - q.start, q.received - q.registered,
                                q.moved - q.received, q.answered - q.moved, q.done - q.answered};
