@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "models/common/event_queue.h"
 
 namespace rnic::pcie {
@@ -29,6 +32,7 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
     g.series(
         "utilisation", "fraction", "transmitter busy time over the sample interval",
         [this, s, last_ps = uint64_t(0), last_busy = uint64_t(0)]() mutable {
+          catch_up(s);
           const uint64_t now = now_ps();
           const Side& sd = side_[s];
           const uint64_t busy = sd.busy_ps - (sd.busy_until_ps > now ? sd.busy_until_ps - now : 0);
@@ -40,12 +44,7 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
   }
   sc_core::sc_spawn_options o;
   o.spawn_method();
-  for (Side& sd : side_) {
-    o.set_sensitivity(&sd.arrive_ev);
-    o.set_sensitivity(&sd.tx_ev);
-    o.set_sensitivity(&sd.ack_timer_ev);
-    o.set_sensitivity(&sd.fc_timer_ev);
-  }
+  for (Side& sd : side_) o.set_sensitivity(&sd.wake_ev);
   o.dont_initialize();
   sc_core::sc_spawn([this] { on_event(); }, "events", &o);
   configure(cfg);
@@ -53,12 +52,25 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
 
 void PcieLink::trace(TraceSink& t) const {
   static const char* const kSide[2] = {"rc_tx", "card_tx"};
+  if (!traced_) {
+    traced_ = true;
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.set_sensitivity(&trace_ev_);
+    o.dont_initialize();
+    PcieLink* self = const_cast<PcieLink*>(this);
+    std::string n = std::string(name()) + "_trace_steps";  // spawned outside the module
+    std::replace(n.begin(), n.end(), '.', '_');
+    sc_core::sc_spawn([self] { self->on_trace(); }, n.c_str(), &o);
+  }
   for (int s = 0; s < 2; ++s) {
     const Side& sd = side_[s];
     const std::string scope = std::string(name()) + "." + kSide[s];
-    // 0 idle, 1 TLP, 2 ACK, 3 UpdateFC
-    t.add_value(scope, "packet", 2,
-                [&sd] { return now_ps() < sd.busy_until_ps ? 1 + uint64_t(sd.sending) : 0; });
+    // 0 idle, 1 TLP, 2 ACK, 3 UpdateFC (read first: it brings the side up to date)
+    t.add_value(scope, "packet", 2, [this, s, &sd] {
+      catch_up(s);
+      return now_ps() < sd.busy_until_ps ? 1 + uint64_t(sd.sending) : 0;
+    });
     // 0 MWr, 1 MRd, 2 CplD, 3 Cpl (valid while packet = 1)
     t.add_value(scope, "tlp_type", 2, [&sd] { return uint64_t(sd.sending_type); });
     t.add_value(scope, "wire_bytes", 16,
@@ -72,13 +84,15 @@ void PcieLink::trace(TraceSink& t) const {
 
 std::string PcieLink::describe() const {
   static const char* const kSide[2] = {"rc_tx", "card_tx"};
+  catch_up(0);
+  catch_up(1);
   std::string s;
   for (int i = 0; i < 2; ++i) {
     const Side& sd = side_[i];
     s += fmt::format(
         "  {}.{}: {} TLPs and {} DLLPs queued, {} in flight, credits ph {} pd {} nph {}\n", name(),
-        kSide[i], sd.tlps.size(), sd.dllps.size(), sd.live_in_flight, sd.granted.ph, sd.granted.pd,
-        sd.granted.nph);
+        kSide[i], sd.tlps.size(), sd.dllps.size(), sd.in_flight.size(), sd.granted.ph,
+        sd.granted.pd, sd.granted.nph);
   }
   return s;
 }
@@ -95,24 +109,98 @@ void PcieLink::configure(const PcieConfig& cfg) {
 }
 
 bool PcieLink::idle() const {
+  catch_up(0);
+  catch_up(1);
   for (const Side& sd : side_)
-    if (!sd.tlps.empty() || !sd.dllps.empty() || sd.live_in_flight || sd.ack_owed || sd.owed_count)
+    if (!sd.tlps.empty() || !sd.dllps.empty() || !sd.in_flight.empty() || sd.ack_owed ||
+        sd.owed_count)
       return false;
   return true;
 }
 
-void PcieLink::send(int s, Tlp tlp) {
-  side_[s].tlps.push_back(std::move(tlp));
-  kick(side_[s]);
+uint64_t PcieLink::delta_now() { return sc_core::sc_delta_count_at_current_time(); }
+
+void PcieLink::catch_up(int s) const {
+  const_cast<PcieLink*>(this)->run_actions(s, now_ps(), delta_now());
 }
 
-void PcieLink::kick(Side& sd) {
-  const uint64_t now = now_ps();
-  if (now >= sd.busy_until_ps) {
-    sd.tx_ev.notify(sc_core::SC_ZERO_TIME);
-  } else if (!sd.wake_at_end) {
-    sd.wake_at_end = true;
-    sd.tx_ev.notify(ps(sd.busy_until_ps - now));
+void PcieLink::run_due(int s, uint64_t now, uint64_t delta) {
+  Side& sd = side_[s];
+  for (;;) {
+    // The earliest of the pick and the two timers, by (time, delta, pick before ACK before
+    // UpdateFC); the timers act in the first delta of their time.
+    uint64_t t = kNoTimer, d = 0;
+    int what = -1;
+    if (sd.pick_due) {
+      t = sd.pick_ps;
+      d = sd.pick_delta;
+      what = 0;
+    }
+    if (sd.ack_due_ps < t || (sd.ack_due_ps == t && d > 0)) {
+      t = sd.ack_due_ps;
+      d = 0;
+      what = 1;
+    }
+    if (sd.fc_timer_due_ps < t || (sd.fc_timer_due_ps == t && d > 0)) {
+      t = sd.fc_timer_due_ps;
+      d = 0;
+      what = 2;
+    }
+    if (what < 0 || t > now || (t == now && d >= delta)) return;
+    if (what == 0)
+      pick_now(s);
+    else if (what == 1)
+      ack_timer(s, t);
+    else
+      fc_timer_due(s, t);
+  }
+}
+
+void PcieLink::send(int s, Tlp tlp) {
+  const uint64_t now = now_ps(), delta = delta_now();
+  run_actions(s, now, delta);
+  Side& sd = side_[s];
+  const sc_core::sc_object* from = sc_core::sc_get_current_process_b();
+  if (sd.tail_ps != now || sd.tail_delta != delta) {
+    sd.tail_ps = now;
+    sd.tail_delta = delta;
+    sd.tail_from.clear();
+  }
+  // Behind the tail's TLPs from senders whose names do not come after this one's.
+  size_t k = sd.tail_from.size();
+  if (k && from != sd.tail_from.back()) {
+    const char* name = from ? from->name() : "";
+    while (k > 0 && sd.tail_from[k - 1] != from &&
+           std::strcmp(sd.tail_from[k - 1] ? sd.tail_from[k - 1]->name() : "", name) > 0)
+      --k;
+  }
+  if (k == sd.tail_from.size()) {
+    sd.tail_from.push_back(from);
+    sd.tlps.push_back(std::move(tlp));
+  } else {
+    const size_t behind = sd.tail_from.size() - k;
+    sd.tail_from.insert(sd.tail_from.begin() + int64_t(k), from);
+    sd.tlps.insert(sd.tlps.end() - int64_t(behind), std::move(tlp));
+  }
+  kick(sd, now, delta);
+  arm(s, now);
+}
+
+void PcieLink::kick(Side& sd, uint64_t at, uint64_t delta) {
+  if (sd.pick_due) return;  // it picks at the end of the packet it sends
+  sd.pick_due = true;
+  sd.pick_ps = std::max(at, sd.busy_until_ps);
+  sd.pick_delta = delta + 1;
+}
+
+bool PcieLink::credited(const Side& sd, const Tlp& t) {
+  switch (t.fc_class()) {
+    case FcClass::kPosted:
+      return sd.granted.ph >= 1 && sd.granted.pd >= t.data_credits();
+    case FcClass::kNonPosted:
+      return sd.granted.nph >= 1;
+    default:
+      return true;  // completions: infinite credits
   }
 }
 
@@ -124,10 +212,7 @@ bool PcieLink::pick(Side& sd, Packet* out) {
   }
   for (auto it = sd.tlps.begin(); it != sd.tlps.end(); ++it) {
     const FcClass c = it->fc_class();
-    bool ok = true;
-    if (c == FcClass::kPosted) ok = sd.granted.ph >= 1 && sd.granted.pd >= it->data_credits();
-    if (c == FcClass::kNonPosted) ok = sd.granted.nph >= 1;
-    if (ok) {
+    if (credited(sd, *it)) {
       if (c == FcClass::kPosted) {
         sd.granted.ph -= 1;
         sd.granted.pd -= it->data_credits();
@@ -145,18 +230,14 @@ bool PcieLink::pick(Side& sd, Packet* out) {
   return false;
 }
 
-void PcieLink::tx(int s) {
+void PcieLink::pick_now(int s) {
   Side& sd = side_[s];
-  const uint64_t now = now_ps();
-  if (now < sd.busy_until_ps) {
-    // A newer (earlier) notification replaced the end-of-packet one: ask for it again.
-    sd.wake_at_end = true;
-    sd.tx_ev.notify(ps(sd.busy_until_ps - now));
+  const uint64_t at = sd.pick_ps;
+  Packet p;
+  if (!pick(sd, &p)) {
+    sd.pick_due = false;  // idle until a packet, a DLLP or a credit comes
     return;
   }
-  sd.wake_at_end = false;
-  Packet p;
-  if (!pick(sd, &p)) return;
   uint32_t bytes = kDllpWireBytes;
   if (p.kind == Kind::kTlp) {
     bytes = tlp_wire_bytes(p.tlp.payload_wire_bytes(), p.tlp.header_bytes(), int(cfg_.gen));
@@ -172,19 +253,19 @@ void PcieLink::tx(int s) {
   sd.sending = p.kind;
   sd.sending_type = p.tlp.type;
   sd.sending_bytes = bytes;
-  sd.busy_until_ps = now + dur;
+  sd.busy_until_ps = at + dur;
   sd.busy_ps += dur;
-  p.arrive_ps = now + dur + uint64_t(cfg_.link_latency_ns) * 1000;
-  if (p.kind != Kind::kAck && sd.live_in_flight++ == 0) sd.arrive_ev.notify(ps(p.arrive_ps - now));
-  sd.in_flight.push_back(std::move(p));
-  // Wake at the end of the packet only if something waits; kick() asks for it otherwise.
-  if (!sd.tlps.empty() || !sd.dllps.empty()) {
-    sd.wake_at_end = true;
-    sd.tx_ev.notify(ps(dur));
+  if (p.kind != Kind::kAck) {
+    p.arrive_ps = at + dur + uint64_t(cfg_.link_latency_ns) * 1000;
+    sd.in_flight.push_back(std::move(p));
   }
+  // The next pick, at the end of this packet (it finds nothing if nothing waits then).
+  sd.pick_ps = sd.busy_until_ps;
+  sd.pick_delta = 0;
 }
 
 uint64_t PcieLink::earliest_tlp_arrival_ps(int to) const {
+  catch_up(1 - to);
   const Side& from = side_[1 - to];
   for (const Packet& p : from.in_flight)
     if (p.kind == Kind::kTlp) return p.arrive_ps;
@@ -193,86 +274,140 @@ uint64_t PcieLink::earliest_tlp_arrival_ps(int to) const {
   return std::max(now_ps(), from.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000;
 }
 
-void PcieLink::arrive(int s) {
+void PcieLink::arrive(int s, uint64_t now, uint64_t delta) {
   Side& sd = side_[s];
   Side& peer = side_[1 - s];
-  const uint64_t now = now_ps();
   while (!sd.in_flight.empty() && sd.in_flight.front().arrive_ps <= now) {
     Packet p = std::move(sd.in_flight.front());
     sd.in_flight.pop_front();
-    if (p.kind != Kind::kAck) --sd.live_in_flight;
     if (p.kind == Kind::kTlp) {
       if (++peer.ack_owed >= cfg_.ack_factor) {
-        queue_ack(1 - s);
-      } else if (!peer.ack_timer_armed) {
-        peer.ack_timer_armed = true;
-        peer.ack_timer_ev.notify(ps(uint64_t(cfg_.ack_timer_ns) * 1000));
+        queue_ack(1 - s, now, delta);
+      } else if (peer.ack_due_ps == kNoTimer) {
+        peer.ack_due_ps = now + uint64_t(cfg_.ack_timer_ns) * 1000;
       }
       if (peer.deliver) peer.deliver(std::move(p.tlp));
-    } else if (p.kind == Kind::kUpdateFc) {
-      // Side s returns buffer space to the peer's transmitter.
+    } else {
+      // An UpdateFC: side s returns buffer space to the peer's transmitter.
       if (p.fc == FcClass::kPosted) {
         peer.granted.ph += p.hdr;
         peer.granted.pd += p.data;
       } else {
         peer.granted.nph += p.hdr;
       }
-      kick(peer);
+      kick(peer, now, delta);
     }
   }
-  arm_arrival(sd, now);
 }
 
-void PcieLink::arm_arrival(Side& sd, uint64_t now) {
-  if (!sd.live_in_flight) return;
-  for (const Packet& p : sd.in_flight)
-    if (p.kind != Kind::kAck) return sd.arrive_ev.notify(ps(p.arrive_ps - now));
+uint64_t PcieLink::next_live_arrival(const Side& sd) const {
+  if (!sd.pick_due) return kNoTimer;
+  const uint64_t lat = uint64_t(cfg_.link_latency_ns) * 1000;
+  uint64_t rem = sd.clock.rem();
+  uint64_t t = sd.pick_ps;
+  for (const Packet& p : sd.dllps) {
+    t += sd.clock.peek_ps_for(kDllpWireBytes, rem);
+    if (p.kind != Kind::kAck) return t + lat;
+  }
+  for (const Tlp& tlp : sd.tlps) {
+    if (credited(sd, tlp))
+      return t + lat +
+             sd.clock.peek_ps_for(
+                 tlp_wire_bytes(tlp.payload_wire_bytes(), tlp.header_bytes(), int(cfg_.gen)), rem);
+    if (tlp.fc_class() != FcClass::kNonPosted) break;  // as pick() passes a blocked TLP
+  }
+  return kNoTimer;
+}
+
+void PcieLink::arm(int s, uint64_t now) {
+  Side& sd = side_[s];
+  if (sd.wake_ps < now) sd.wake_ps = kNoTimer;
+  uint64_t w;
+  if (!sd.in_flight.empty()) {
+    // Everything this side does before its first TLP or UpdateFC in flight arrives is seen by
+    // no one but itself until then (what it sends later arrives later): it is worked out then.
+    w = sd.in_flight.front().arrive_ps;
+  } else {
+    w = next_live_arrival(sd);
+    // Only ACKs, or TLPs waiting for credits: the pick itself (an UpdateFC wakes it again).
+    if (w == kNoTimer && sd.pick_due && (!sd.dllps.empty() || !sd.tlps.empty())) w = sd.pick_ps;
+    // The UpdateFC timer's DLLP may go before the packet foreseen.
+    w = std::min(w, sd.fc_timer_due_ps);
+    // The ACK timer only delays what follows; it needs its own wake-up when nothing else comes.
+    if (w == kNoTimer) w = sd.ack_due_ps;
+  }
+  if (traced_) arm_trace(now);
+  if (w == kNoTimer || w >= sd.wake_ps) return;
+  sd.wake_ps = w;
+  sd.wake_ev.notify(ps(std::max(w, now) - now));
+}
+
+// Only a time step: what happens at it is read at its end, when the file is written (a reader
+// in the middle of a time step could see a pick done that a process later in it would not).
+void PcieLink::on_trace() {
+  trace_wake_ps_ = kNoTimer;
+  arm_trace(now_ps());
+}
+
+void PcieLink::arm_trace(uint64_t now) {
+  if (trace_wake_ps_ <= now) trace_wake_ps_ = kNoTimer;
+  uint64_t w = kNoTimer;
+  for (const Side& sd : side_)
+    for (uint64_t t : {sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps})
+      if (t > now) w = std::min(w, t);
+  if (w == kNoTimer || w >= trace_wake_ps_) return;
+  trace_wake_ps_ = w;
+  trace_ev_.notify(ps(w - now));
 }
 
 void PcieLink::on_event() {
-  for (int s = 0; s < 2; ++s)
-    if (side_[s].arrive_ev.triggered()) arrive(s);
-  for (int s = 0; s < 2; ++s)
-    if (side_[s].tx_ev.triggered()) tx(s);
-  for (int s = 0; s < 2; ++s)
-    if (side_[s].ack_timer_ev.triggered()) ack_timer(s);
-  for (int s = 0; s < 2; ++s)
-    if (side_[s].fc_timer_ev.triggered()) fc_timer(s);
+  const uint64_t now = now_ps(), delta = delta_now();
+  for (Side& sd : side_)
+    if (sd.wake_ev.triggered()) sd.wake_ps = kNoTimer;
+  // What came before this delta, then this delta's arrivals. This delta's picks and timers come
+  // after everything else of the delta, whatever order the kernel runs its processes in.
+  for (int s = 0; s < 2; ++s) run_actions(s, now, delta);
+  for (int s = 0; s < 2; ++s) arrive(s, now, delta);
+  for (int s = 0; s < 2; ++s) arm(s, now);
 }
 
-void PcieLink::queue_ack(int s) {
+void PcieLink::queue_ack(int s, uint64_t at, uint64_t delta) {
   Side& sd = side_[s];
   sd.ack_owed = 0;
   Packet p;
   p.kind = Kind::kAck;
   sd.dllps.push_back(std::move(p));
-  kick(sd);
+  kick(sd, at, delta);
 }
 
-void PcieLink::ack_timer(int s) {
-  side_[s].ack_timer_armed = false;
-  if (side_[s].ack_owed > 0) queue_ack(s);
+void PcieLink::ack_timer(int s, uint64_t at) {
+  side_[s].ack_due_ps = kNoTimer;
+  if (side_[s].ack_owed > 0) queue_ack(s, at, 0);
 }
 
 void PcieLink::release(int s, FcClass c, uint32_t data_credits) {
   if (c == FcClass::kCompletion) return;  // infinite completion credits
+  const uint64_t now = now_ps(), delta = delta_now();
+  run_actions(s, now, delta);
   Side& sd = side_[s];
   // A release at the time the UpdateFC timer is due comes after it, whichever of the two the
   // kernel runs first (the upper layer's release is another process): the timer's UpdateFC
   // returns what was owed before, this credit starts the next timer.
-  const uint64_t now = now_ps();
-  if (sd.fc_timer_due_ps == now) fc_timer_due(s);
+  if (sd.fc_timer_due_ps == now) {
+    sd.fc_timer_due_ps = kNoTimer;
+    if (sd.owed_count > 0) flush_fc(s, now, delta);
+  }
   sd.owed_hdr[int(c)] += 1;
   sd.owed_data[int(c)] += data_credits;
   if (++sd.owed_count >= cfg_.updatefc_factor) {
-    flush_fc(s);
+    flush_fc(s, now, delta);
   } else if (sd.fc_timer_due_ps == kNoTimer) {
     sd.fc_timer_due_ps = now + uint64_t(cfg_.updatefc_timer_ns) * 1000;
-    sd.fc_timer_ev.notify(ps(sd.fc_timer_due_ps - now));
   }
+  arm(s, now);
 }
 
-void PcieLink::flush_fc(int s) {
+void PcieLink::flush_fc(int s, uint64_t at, uint64_t delta) {
   Side& sd = side_[s];
   for (int c = 0; c < 2; ++c) {
     if (sd.owed_hdr[c] == 0) continue;
@@ -285,21 +420,12 @@ void PcieLink::flush_fc(int s) {
     sd.dllps.push_back(std::move(p));
   }
   sd.owed_count = 0;
-  kick(sd);
+  kick(sd, at, delta);
 }
 
-void PcieLink::fc_timer(int s) {
-  Side& sd = side_[s];
-  const uint64_t now = now_ps();
-  if (sd.fc_timer_due_ps == now) return fc_timer_due(s);
-  // Done already by a release at this time, which armed the next timer: the kernel kept this
-  // earlier notification and dropped that one.
-  if (sd.fc_timer_due_ps != kNoTimer) sd.fc_timer_ev.notify(ps(sd.fc_timer_due_ps - now));
-}
-
-void PcieLink::fc_timer_due(int s) {
+void PcieLink::fc_timer_due(int s, uint64_t at) {
   side_[s].fc_timer_due_ps = kNoTimer;
-  if (side_[s].owed_count > 0) flush_fc(s);
+  if (side_[s].owed_count > 0) flush_fc(s, at, 0);
 }
 
 }  // namespace rnic::pcie

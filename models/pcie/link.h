@@ -16,14 +16,25 @@
 // endpoints and root ports), so completions send no UpdateFC. The replay buffer is not a limit
 // in this model.
 //
+// What a side does between the arrivals of its TLPs and UpdateFCs at the peer (its picks, its
+// ACK and UpdateFC timers) is seen by no one else, so it is computed when needed rather than
+// woken for: at the next arrival, or when an upper layer sends, releases or asks (run_actions).
+// The `same_cycles` runs gave the same results and captures as with a link that woke for each.
+//
+// TLPs sent by one side in the same delta (by different processes at the same time) queue in
+// the order of their senders' names, each sender's own in the order it sent them, whatever order
+// the kernel ran the senders in (a pick never sees part of a delta's TLPs: run_actions).
+//
 // Queue depths: the transmit queue is unbounded (the upper layers bound themselves by tags and
 // credits); the receive buffers are the advertised credits.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <string>
 #include <systemc>
+#include <vector>
 
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
@@ -71,13 +82,14 @@ class PcieLink : public sc_core::sc_module {
     Counter* updatefcs;
     Counter* credit_stalls;
   };
-  uint64_t count_tlps(int s) const { return side_[s].st.tlps->value; }
-  uint64_t count_acks(int s) const { return side_[s].st.acks->value; }
-  uint64_t count_updatefcs(int s) const { return side_[s].st.updatefcs->value; }
+  uint64_t count_tlps(int s) const { return (catch_up(s), side_[s].st.tlps->value); }
+  uint64_t count_acks(int s) const { return (catch_up(s), side_[s].st.acks->value); }
+  uint64_t count_updatefcs(int s) const { return (catch_up(s), side_[s].st.updatefcs->value); }
   const LinkRate& rate() const { return side_[0].clock.rate(); }
   int gen() const { return int(cfg_.gen); }
 
  private:
+  static constexpr uint64_t kNoTimer = UINT64_MAX;
   enum class Kind : uint8_t { kTlp, kAck, kUpdateFc };
   struct Packet {
     Kind kind = Kind::kTlp;
@@ -88,15 +100,20 @@ class PcieLink : public sc_core::sc_module {
   };
   struct Side {
     std::deque<Tlp> tlps;
+    // The TLPs at the queue's tail that were sent in the current delta, and their senders.
+    uint64_t tail_ps = kNoTimer, tail_delta = 0;
+    std::vector<const sc_core::sc_object*> tail_from;
     std::deque<Packet> dllps;
-    // Sent by this side, not yet at the peer. An ACK does nothing where it arrives (the replay
-    // buffer is not modelled): none wakes the link; they leave the queue with the next arrival.
+    // TLPs and UpdateFCs sent by this side, not yet at the peer. An ACK does nothing where it
+    // arrives (the replay buffer is not modelled): it takes its time on the wire, and no more.
     std::deque<Packet> in_flight;
-    int live_in_flight = 0;  // its TLPs and UpdateFCs
-    Credits granted;         // what the peer lets this side send
+    Credits granted;  // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;
-    bool wake_at_end = false;   // the transmitter's wake-up at busy_until_ps is pending
+    // The transmitter's next pick: at pick_ps, in the delta pick_delta of that time (0 for the
+    // end of a packet, the one after a wake-up for an idle transmitter); none while idle.
+    bool pick_due = false;
+    uint64_t pick_ps = 0, pick_delta = 0;
     uint64_t busy_ps = 0;       // total time spent sending, for the utilisation series
     Kind sending = Kind::kTlp;  // the packet on the wire while busy (for the waveform)
     TlpType sending_type = TlpType::kMWr;
@@ -104,36 +121,60 @@ class PcieLink : public sc_core::sc_module {
     int ack_owed = 0;
     int64_t owed_hdr[2] = {0, 0}, owed_data[2] = {0, 0};
     int owed_count = 0;
-    bool ack_timer_armed = false;
-    uint64_t fc_timer_due_ps = kNoTimer;  // the UpdateFC timer's time (kNoTimer: not armed)
+    uint64_t ack_due_ps = kNoTimer;       // the ACK timer's time (kNoTimer: not armed)
+    uint64_t fc_timer_due_ps = kNoTimer;  // the UpdateFC timer's time
+    uint64_t wake_ps = kNoTimer;          // what wake_ev is notified for
     std::function<void(Tlp&&)> deliver;
-    sc_core::sc_event tx_ev, arrive_ev, ack_timer_ev, fc_timer_ev;
+    sc_core::sc_event wake_ev;
     SideStats st{};
   };
 
-  // One method runs the link's timed actions: woken by any of its events, it runs those
-  // triggered in this delta in a fixed order (arrivals, transmitters, ACK timers, UpdateFC
-  // timers; side 0 before side 1). Separate methods would run equal-time actions in the order of
-  // the kernel's timed-event heap, which other hosts' events move.
+  // The link's actions in time order, computed rather than each woken: a transmitter's picks,
+  // the ACK and UpdateFC timers. They run when something looks at or changes a side (catch_up)
+  // or at the side's wake-up, which comes by the arrival of its first TLP or UpdateFC in flight,
+  // or of the first one it would send from what it holds (and by its UpdateFC timer), since
+  // until then no one but the side sees what it does. A pick at the end of a packet and the
+  // timers belong to the first delta of their time, an idle transmitter's pick to the delta
+  // after what woke it (a packet, a DLLP, a credit); an action runs once its delta is over, so
+  // it sees everything that delta brought (arrivals, and what any process sent or released in
+  // it, whatever order the kernel ran them in). Actions of one delta go picks, ACK timers,
+  // UpdateFC timers.
+  void catch_up(int s) const;
+  // The arrival of the first TLP or UpdateFC side s would send from what it holds now (none:
+  // kNoTimer).
+  uint64_t next_live_arrival(const Side& sd) const;
+  // Runs side s's actions before `delta` of time `now` (and all of earlier times).
+  void run_actions(int s, uint64_t now, uint64_t delta) {
+    const Side& sd = side_[s];
+    if (std::min({sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps}) <= now)
+      run_due(s, now, delta);
+  }
+  void run_due(int s, uint64_t now, uint64_t delta);
   void on_event();
-
-  void tx(int s);
-  // Wakes the transmitter unless it is sending: then its end-of-packet notification is already
-  // pending, and a delta notification would only cancel it and leave a dead entry in the
-  // kernel's timed queue.
-  void kick(Side& sd);
-  void arrive(int s);
-  // Wakes side s's arrivals for its first TLP or UpdateFC in flight (none: no wake).
-  void arm_arrival(Side& sd, uint64_t now);
-  void ack_timer(int s);
-  void fc_timer(int s);
-  void fc_timer_due(int s);
-  static constexpr uint64_t kNoTimer = UINT64_MAX;
-  void queue_ack(int s);
-  void flush_fc(int s);
+  // The transmitter of side s picks its next packet at its pick time (none: it idles).
+  void pick_now(int s);
+  // Wakes an idle transmitter at `at`, in the delta after `delta` of that time.
+  void kick(Side& sd, uint64_t at, uint64_t delta);
+  void arrive(int s, uint64_t now, uint64_t delta);
+  // Notifies side s's wake-up (see catch_up).
+  void arm(int s, uint64_t now);
+  void ack_timer(int s, uint64_t at);
+  void fc_timer_due(int s, uint64_t at);
+  void queue_ack(int s, uint64_t at, uint64_t delta);
+  void flush_fc(int s, uint64_t at, uint64_t delta);
   bool pick(Side& sd, Packet* out);
+  // Whether the peer's credits let side sd send t now.
+  static bool credited(const Side& sd, const Tlp& t);
   static uint64_t now_ps();
+  static uint64_t delta_now();  // deltas of the current time before this one
 
+  // A waveform: a process of its own wakes at every pick and timer, so each gets a time step of
+  // the file (it only brings the sides up to date, as any reader may).
+  mutable bool traced_ = false;
+  uint64_t trace_wake_ps_ = kNoTimer;
+  sc_core::sc_event trace_ev_;
+  void on_trace();
+  void arm_trace(uint64_t now);
   PcieConfig cfg_;
   Side side_[2];
 };

@@ -81,11 +81,20 @@ class ByteClock {
     r_ = r;
     rem_ = 0;
   }
-  uint64_t ps_for(uint64_t bytes) {
-    const unsigned __int128 t = (unsigned __int128)bytes * r_.num + rem_;
-    rem_ = uint64_t(t % r_.den);
+  uint64_t ps_for(uint64_t bytes) { return peek_ps_for(bytes, rem_); }
+  // What ps_for(bytes) gives after calls that left `rem` (rem() now), without changing the
+  // clock: rem becomes what that call would leave, for the one after it.
+  uint64_t peek_ps_for(uint64_t bytes, uint64_t& rem) const {
+    uint64_t t64;
+    if (!__builtin_mul_overflow(bytes, r_.num, &t64) && !__builtin_add_overflow(t64, rem, &t64)) {
+      rem = t64 % r_.den;  // 64-bit arithmetic where it is exact: a packet's bytes
+      return t64 / r_.den;
+    }
+    const unsigned __int128 t = (unsigned __int128)bytes * r_.num + rem;
+    rem = uint64_t(t % r_.den);
     return uint64_t(t / r_.den);
   }
+  uint64_t rem() const { return rem_; }
   const LinkRate& rate() const { return r_; }
 
  private:
