@@ -26,6 +26,10 @@ uint32_t cpl_beats(const Tlp& t, int bytes) {
   const uint32_t len = cpl_bytes(t);
   return len ? (len + uint32_t(bytes) - 1) / uint32_t(bytes) : 1;
 }
+// Whether a completion's last beat can end a piece (a read request's TLP), and so finish a read
+// or free a tag for the next MRd: a failed one, or the piece's last (its byte count its
+// length). Any other only puts bytes in a read's buffer, which nothing outside sees.
+bool can_end_piece(const Tlp& t) { return !carries_data(t) || t.byte_count == t.len; }
 }  // namespace
 
 RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p,
@@ -50,7 +54,7 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
   pcie_.set_completion_sink([this](Tlp&& t) { completion(std::move(t)); });
   SC_HAS_PROCESS(RnicDmac);
   SC_METHOD(run);
-  sensitive << wake_ev_;
+  sensitive << wake_ev_ << nap_ev_;
   dont_initialize();
   reset_core();
 }
@@ -121,8 +125,9 @@ void RnicDmac::msi(uint64_t addr, uint32_t data) {
 void RnicDmac::completion(Tlp&& t) {
   const uint64_t first = now_ps() / clk_.period_ps + 1;  // the first edge after its arrival
   const uint64_t beats = cpl_beats(t, B_);
+  const bool ends = can_end_piece(t);
   cp_.push_back({first, std::move(t)});
-  wake_at(first, first + beats);
+  wake_at(first, ends ? first + beats : kNever);
 }
 
 // An input for edge e, which can make an output leave at edge `out` at the earliest (the C++
@@ -138,19 +143,32 @@ void RnicDmac::wake_at(uint64_t e, uint64_t out) {
   arm();
 }
 
-// The wake for due_wake_, at most kNapEdges ahead: SystemC keeps a replaced notification in its
-// timed queue until its time comes, and a far one (the completion timeout's) replaced at every
-// request would pile up there and slow every timed event of the run.
+// The wake for due_wake_. SystemC keeps a replaced notification in its timed queue until its
+// time comes, so a far one (the completion timeout's) replaced at every input would pile up
+// there and slow every timed event of the run: a due_wake_ more than kNapEdges ahead gets a nap
+// of kNapEdges on an event of its own, which is never replaced (the block looks again when it
+// ends, or earlier if an input asks for a near wake).
 void RnicDmac::arm() {
-  const uint64_t now_edge = now_ps() / clk_.period_ps;
-  const uint64_t at = std::min(due_wake_, now_edge + kNapEdges);
-  if (at >= wake_edge_) return;
-  wake_edge_ = at;
-  wake_ev_.notify(sc_core::sc_time::from_value(at * clk_.period_ps - now_ps()));
+  const uint64_t now = now_ps(), now_edge = now / clk_.period_ps;
+  if (due_wake_ == kNever) {  // nothing to do until an input comes
+    // A nap left would run the simulation on to its end.
+    if (nap_edge_ != kNever) nap_ev_.cancel();
+    nap_edge_ = kNever;
+    return;
+  }
+  if (due_wake_ <= now_edge + kNapEdges) {
+    if (due_wake_ >= wake_edge_) return;
+    wake_edge_ = due_wake_;
+    wake_ev_.notify(sc_core::sc_time::from_value(due_wake_ * clk_.period_ps - now));
+  } else if (nap_edge_ == kNever) {
+    nap_edge_ = now_edge + kNapEdges;
+    nap_ev_.notify(sc_core::sc_time::from_value(nap_edge_ * clk_.period_ps - now));
+  }
 }
 
 void RnicDmac::run() {
-  wake_edge_ = kNever;
+  if (wake_ev_.triggered()) wake_edge_ = kNever;
+  if (nap_ev_.triggered()) nap_edge_ = kNever;
   const uint64_t now = now_ps() / clk_.period_ps;
   if (now < due_wake_) return arm();  // a nap on the way to a far edge
   // Every edge up to now that has work. Their inputs are all known: a request made from now on
@@ -184,7 +202,7 @@ void RnicDmac::run() {
   // then are clocked on the way), the RTL at its next edge with work.
   due_wake_ = next_edge_ == kNever || !batch_edges_ ? next_edge_
                                                     : std::max(next_edge_, first_output_edge());
-  if (due_wake_ != kNever) arm();
+  arm();
 }
 
 // The first edge after the last clocked one that may take a TLP's last beat or a read's done,
@@ -194,9 +212,14 @@ uint64_t RnicDmac::first_output_edge() const {
   const uint64_t l = last_edge_;
   const uint64_t q = model_->quiet_edges();
   uint64_t w = q == kNever ? kNever : l + 1 + q;
-  // A completion: a read can finish at its last beat, one a cycle from its first edge.
-  if (!cp_.empty())
-    w = std::min(w, std::max(l + 1, cp_.front().first) + (cpl_beats(cp_.front().tlp, B_) - cp_k_));
+  // The first completion that can end a piece: a read can finish at its last beat. The block
+  // takes a beat a cycle, from each completion's first edge.
+  uint64_t next = l + 1;
+  for (size_t i = 0; i < cp_.size() && next < w; ++i) {
+    const Cpl& c = cp_[i];
+    next = std::max(next, c.first) + (cpl_beats(c.tlp, B_) - (i == 0 ? cp_k_ : 0));
+    if (can_end_piece(c.tlp)) w = std::min(w, next);
+  }
   // A request or a write not in the block yet: its TLP (or a 0-byte read's done) leaves two
   // edges after it enters at the earliest.
   if (!rq_.empty()) w = std::min(w, std::max(l + 1, rq_.front().due) + 1);

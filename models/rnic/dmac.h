@@ -15,7 +15,8 @@
 // The block is clocked only at edges where it has work (busy, an input it can take, its oldest
 // piece's timeout); when it wakes it is told how many cycles passed. With the C++ model, the
 // wrapper wakes only by the first edge at which something can leave the block (a TLP's last beat
-// on tx, a read's done on rd: DmacModel::quiet_edges, the completions queued here, the requests
+// on tx, a read's done on rd: DmacModel::quiet_edges, the completions queued here that can end
+// a piece (a failed one, or a piece's last: the others only fill a read's buffer), the requests
 // not yet taken) and clocks the edges with work before it on the way, in order, with the inputs
 // they would have had: a request made from now on is due if_cycles (>= 2) edges after now and a
 // completion arriving now enters at the next edge, so every input of an edge up to now is known.
@@ -138,8 +139,9 @@ class RnicDmac : public sc_core::sc_module {
   uint64_t next_edge_ = UINT64_MAX;   // the next edge to clock
   uint64_t due_wake_ = UINT64_MAX;    // the edge run() must come by (<= the first output's)
   uint64_t wake_edge_ = UINT64_MAX;   // the edge wake_ev_ is notified for (<= due_wake_)
+  uint64_t nap_edge_ = UINT64_MAX;    // the edge nap_ev_ is notified for (a far due_wake_)
   const DmacModel* model_ = nullptr;  // own_model_'s core, for its quiet edges
-  sc_core::sc_event wake_ev_;
+  sc_core::sc_event wake_ev_, nap_ev_;
   std::deque<Req> rq_;
   std::deque<Wr> wq_;
   std::deque<std::vector<uint8_t>> wd_;  // write data to stream, in write order
