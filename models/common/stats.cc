@@ -106,7 +106,22 @@ StatGroup& StatRegistry::group(const std::string& name) {
   return *g;
 }
 
+void StatRegistry::on_settle(const void* owner, std::function<void()> f) {
+  settle_.emplace_back(owner, std::move(f));
+}
+
+void StatRegistry::drop_settle(const void* owner) {
+  settle_.erase(std::remove_if(settle_.begin(), settle_.end(),
+                               [owner](const auto& e) { return e.first == owner; }),
+                settle_.end());
+}
+
+void StatRegistry::settle() const {
+  for (const auto& e : settle_) e.second();
+}
+
 nlohmann::ordered_json StatRegistry::json() const {
+  settle();
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& g : groups_) j[g.name()] = g.json();
   return j;
@@ -114,6 +129,7 @@ nlohmann::ordered_json StatRegistry::json() const {
 
 void StatRegistry::sample(uint64_t now_ps) {
   if (samples_ >= kMaxSamples) return;
+  settle();
   ++samples_;
   for (auto& g : groups_) g.sample(now_ps);
 }
@@ -134,6 +150,7 @@ uint64_t StatRegistry::activity() const {
 }
 
 void StatRegistry::reset() {
+  settle();
   for (auto& g : groups_) g.reset();
   samples_ = 0;
 }

@@ -105,11 +105,19 @@ class StatRegistry {
   // Moves whenever any block does anything that is progress (not a resend, its timer, or the
   // wire carrying it): the watchdog's measure.
   uint64_t activity() const;
+  // A model that works out what it did only when asked (the PCIe link) brings its counters up
+  // to date here before they are read: json, sample and reset call every one, in the order
+  // registered. The owner drops its own before it goes.
+  void on_settle(const void* owner, std::function<void()> f);
+  void drop_settle(const void* owner);
 
  private:
+  void settle() const;
+
   std::deque<StatGroup> groups_;  // in the order made (stats.json's order)
   std::unordered_map<std::string, StatGroup*> by_name_;  // a run of many hosts has 10^5 groups
   uint64_t samples_ = 0;
+  std::vector<std::pair<const void*, std::function<void()>>> settle_;
 };
 
 }  // namespace rnic

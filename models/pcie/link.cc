@@ -16,7 +16,11 @@ uint64_t PcieLink::now_ps() { return sc_core::sc_time_stamp().value(); }
 static sc_time ps(uint64_t v) { return sc_time::from_value(v); }
 
 PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats)
-    : sc_core::sc_module(n), cfg_(cfg) {
+    : sc_core::sc_module(n), cfg_(cfg), stats_(stats) {
+  stats.on_settle(this, [this] {
+    catch_up(0);
+    catch_up(1);
+  });
   static const char* const kSide[2] = {"rc_tx", "card_tx"};
   for (int s = 0; s < 2; ++s) {
     Side& sd = side_[s];
@@ -48,6 +52,13 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
   o.dont_initialize();
   sc_core::sc_spawn([this] { on_event(); }, "events", &o);
   configure(cfg);
+}
+
+PcieLink::~PcieLink() {
+  // The statistics outlive the link: what it has yet to count, it counts now.
+  catch_up(0);
+  catch_up(1);
+  stats_.drop_settle(this);
 }
 
 void PcieLink::trace(TraceSink& t) const {
@@ -121,7 +132,11 @@ bool PcieLink::idle() const {
 uint64_t PcieLink::delta_now() { return sc_core::sc_delta_count_at_current_time(); }
 
 void PcieLink::catch_up(int s) const {
-  const_cast<PcieLink*>(this)->run_actions(s, now_ps(), delta_now());
+  // Outside the kernel, with nothing left to run at the current time, every delta of it is
+  // over (a run that ended); otherwise only those before the current one.
+  const bool over = sc_core::sc_get_status() != sc_core::SC_RUNNING &&
+                    !sc_core::sc_pending_activity_at_current_time();
+  const_cast<PcieLink*>(this)->run_actions(s, now_ps(), over ? UINT64_MAX : delta_now());
 }
 
 void PcieLink::run_due(int s, uint64_t now, uint64_t delta) {
@@ -329,8 +344,12 @@ void PcieLink::arm(int s, uint64_t now) {
     w = sd.in_flight.front().arrive_ps;
   } else {
     w = next_live_arrival(sd);
-    // Only ACKs, or TLPs waiting for credits: the pick itself (an UpdateFC wakes it again).
-    if (w == kNoTimer && sd.pick_due && (!sd.dllps.empty() || !sd.tlps.empty())) w = sd.pick_ps;
+    // TLPs waiting for credits, or ACKs alone: the pick itself (a credit wakes it again). An
+    // ACK's pick at the current time is seen by no one: it is made when the side next acts or
+    // is read (the statistics settle it), not in a delta cycle of its own.
+    if (w == kNoTimer && sd.pick_due &&
+        (!sd.tlps.empty() || (!sd.dllps.empty() && sd.pick_ps > now)))
+      w = sd.pick_ps;
     // The UpdateFC timer's DLLP may go before the packet foreseen.
     w = std::min(w, sd.fc_timer_due_ps);
     // The ACK timer only delays what follows; it needs its own wake-up when nothing else comes.

@@ -53,6 +53,7 @@ class PcieLink : public sc_core::sc_module {
   static constexpr int kCard = 1;
 
   PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats);
+  ~PcieLink() override;
 
   // Upper-layer interface of side s (kRc or kCard).
   void send(int s, Tlp tlp);
@@ -176,6 +177,7 @@ class PcieLink : public sc_core::sc_module {
   void on_trace();
   void arm_trace(uint64_t now);
   PcieConfig cfg_;
+  StatRegistry& stats_;
   Side side_[2];
 };
 
