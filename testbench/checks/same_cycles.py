@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The same cycles, whatever makes them faster (docs/performance.md, "The same cycles"): each run
-below gives the results (wall-clock and machine fields aside) and captures, byte for byte, that
-same_cycles.json holds. The figures were taken from the tree before the speed work; a change
+below gives the results and the statistics (wall-clock and machine fields aside) and captures,
+byte for byte, that same_cycles.json holds. The figures were taken from the tree before the speed work; a change
 that moves one on purpose re-takes them in the same commit and says why
 (`same_cycles.py RNICSIM OUT --update` rewrites the file).
 
@@ -39,8 +39,11 @@ MACHINE = ("setup_s", "peak_rss_mib")
 
 def digest(o):
     res = strip_wall(load(os.path.join(o, "results.json")), MACHINE)
+    st = load(os.path.join(o, "stats.json"))
+    stats = strip_wall(st["stats"], MACHINE)
     got = {"results": hashlib.sha256(json.dumps(res, sort_keys=True).encode()).hexdigest(),
-           "sim_time_ns": load(os.path.join(o, "stats.json"))["sim_time_ns"],
+           "stats": hashlib.sha256(json.dumps(stats, sort_keys=True).encode()).hexdigest(),
+           "sim_time_ns": st["sim_time_ns"],
            "captures": {}}
     for p in sorted(glob.glob(os.path.join(o, "*.pcap"))):
         with open(p, "rb") as f:
@@ -72,6 +75,7 @@ for name, args in RUNS.items():
             check(now[name]["sim_time_ns"] == want["sim_time_ns"],
                   f"{name}: sim_time_ns {now[name]['sim_time_ns']}, was {want['sim_time_ns']}")
             check(now[name]["results"] == want["results"], f"{name}: results.json differs")
+            check(now[name]["stats"] == want.get("stats"), f"{name}: stats.json's statistics differ")
             check(now[name]["captures"] == want["captures"], f"{name}: a capture differs")
 if update:
     with open(REF, "w") as f:
