@@ -12,7 +12,7 @@ bool DmacOut::operator==(const DmacOut& o) const {
 }
 
 DmacModel::DmacModel(int bytes, int max_tags)
-    : B_(bytes), tag_(size_t(max_tags)), wbuf_(wbuf_beats(bytes)) {
+    : B_(bytes), tag_(size_t(max_tags)), free_tags_(size_t(max_tags)), wbuf_(wbuf_beats(bytes)) {
   if (bytes < 1 || bytes > kDmacMaxBytes) throw std::invalid_argument("rnic_dmac: datapath width");
 }
 

@@ -39,11 +39,11 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <set>
 #include <vector>
 
+#include "models/common/ring.h"
 #include "models/rnic/rnic_dmac.h"
 
 namespace rnic {
@@ -185,15 +185,15 @@ class DmacModel : public DmacCore {
   Entry e_[kReads];
   size_t n_live_ = 0;
   std::vector<Tag> tag_;
-  std::deque<uint16_t> free_tags_;
+  Ring<uint16_t> free_tags_;
   int tags_out_ = 0;
   std::set<std::pair<uint64_t, uint16_t>> by_issue_;  // (issue time, tag) of tags in use
-  std::deque<int> issue_q_;                           // entries with pieces to issue
+  Ring<int> issue_q_{kReads};                         // entries with pieces to issue
   bool cur_started_ = false;
   uint64_t cur_addr_ = 0;
   uint32_t cur_left_ = 0;
-  std::deque<std::pair<uint8_t, uint8_t>> done_q_;  // (id, status)
-  std::deque<Write> wq_;
+  Ring<std::pair<uint8_t, uint8_t>> done_q_{kReads};  // (id, status)
+  Ring<Write> wq_{kWriteQueue};
   uint64_t wbase_next_ = 0;
   std::vector<DmacBeat> wbuf_;
   uint64_t data_wr_ = 0, data_rel_ = 0;
