@@ -75,6 +75,35 @@ TEST(PcieCredits, AReleaseWhenTheUpdateFcTimerIsDueGoesInTheNextUpdateFc) {
   EXPECT_EQ(link.count_updatefcs(PcieLink::kCard), 2u) << "the second, a timer later";
 }
 
+// TLPs one side is given in the same delta by two processes queue in the order of the senders'
+// names, whatever order the kernel runs them in (docs/decisions.md, "Determinism between hosts").
+// "z_sender" is made first, so the kernel runs it first.
+TEST(PcieLinkOrder, SameDeltaTlpsQueueInTheOrderOfTheSendersNames) {
+  PcieConfig c;
+  StatRegistry stats;
+  PcieLink link("link", c, stats);
+  std::vector<uint64_t> got, sent;
+  link.set_receiver(PcieLink::kRc, [&got](Tlp&& t) { got.push_back(t.addr); });
+  link.set_receiver(PcieLink::kCard, [](Tlp&&) {});
+  auto sender = [&link, &sent](uint64_t addr) {
+    return [&link, &sent, addr] {
+      sc_core::wait(1, sc_core::SC_NS);
+      Tlp t;
+      t.type = TlpType::kMWr;
+      t.addr = addr;
+      t.len = 4;
+      t.data.resize(4);
+      sent.push_back(addr);
+      link.send(PcieLink::kCard, std::move(t));
+    };
+  };
+  sc_core::sc_spawn(sender(0x2000), "z_sender");
+  sc_core::sc_spawn(sender(0x1000), "a_sender");
+  sc_core::sc_start(1, sc_core::SC_US);
+  ASSERT_EQ(sent, (std::vector<uint64_t>{0x2000, 0x1000})) << "the kernel ran z_sender first";
+  EXPECT_EQ(got, (std::vector<uint64_t>{0x1000, 0x2000})) << "a_sender's TLP goes first";
+}
+
 // rnic-10g: Gen3 x8, MPS 256, MRRS 512, RCB 64, ACK every 4 TLPs, UpdateFC every 8 released.
 // 8 KiB write at a 4 KiB-aligned address:
 //   card -> RC: 8192 / 256 = 32 MWr, no DLLP (nothing flows the other way);
