@@ -36,8 +36,7 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
     g.series(
         "utilisation", "fraction", "transmitter busy time over the sample interval",
         [this, s, last_ps = uint64_t(0), last_busy = uint64_t(0)]() mutable {
-          catch_up(s);
-          const uint64_t now = now_ps();
+          const uint64_t now = now_ps();  // up to date: sampling settles the link first
           const Side& sd = side_[s];
           const uint64_t busy = sd.busy_ps - (sd.busy_until_ps > now ? sd.busy_until_ps - now : 0);
           const double u = now > last_ps ? double(busy - last_busy) / double(now - last_ps) : 0.0;
@@ -167,7 +166,7 @@ void PcieLink::run_due(int s, uint64_t now, uint64_t delta) {
     else if (what == 1)
       ack_timer(s, t);
     else
-      fc_timer_due(s, t);
+      fc_timer_due(s, t, 0);
   }
 }
 
@@ -206,6 +205,10 @@ void PcieLink::kick(Side& sd, uint64_t at, uint64_t delta) {
   sd.pick_due = true;
   sd.pick_ps = std::max(at, sd.busy_until_ps);
   sd.pick_delta = delta + 1;
+}
+
+uint32_t PcieLink::wire_bytes(const Tlp& t) const {
+  return tlp_wire_bytes(t.payload_wire_bytes(), t.header_bytes(), int(cfg_.gen));
 }
 
 bool PcieLink::credited(const Side& sd, const Tlp& t) {
@@ -255,7 +258,7 @@ void PcieLink::pick_now(int s) {
   }
   uint32_t bytes = kDllpWireBytes;
   if (p.kind == Kind::kTlp) {
-    bytes = tlp_wire_bytes(p.tlp.payload_wire_bytes(), p.tlp.header_bytes(), int(cfg_.gen));
+    bytes = wire_bytes(p.tlp);
     ++*sd.st.tlps;
     *sd.st.tlp_wire_bytes += bytes;
     *sd.st.payload_bytes += p.tlp.payload_wire_bytes();
@@ -325,10 +328,7 @@ uint64_t PcieLink::next_live_arrival(const Side& sd) const {
     if (p.kind != Kind::kAck) return t + lat;
   }
   for (const Tlp& tlp : sd.tlps) {
-    if (credited(sd, tlp))
-      return t + lat +
-             sd.clock.peek_ps_for(
-                 tlp_wire_bytes(tlp.payload_wire_bytes(), tlp.header_bytes(), int(cfg_.gen)), rem);
+    if (credited(sd, tlp)) return t + lat + sd.clock.peek_ps_for(wire_bytes(tlp), rem);
     if (tlp.fc_class() != FcClass::kNonPosted) break;  // as pick() passes a blocked TLP
   }
   return kNoTimer;
@@ -412,10 +412,7 @@ void PcieLink::release(int s, FcClass c, uint32_t data_credits) {
   // A release at the time the UpdateFC timer is due comes after it, whichever of the two the
   // kernel runs first (the upper layer's release is another process): the timer's UpdateFC
   // returns what was owed before, this credit starts the next timer.
-  if (sd.fc_timer_due_ps == now) {
-    sd.fc_timer_due_ps = kNoTimer;
-    if (sd.owed_count > 0) flush_fc(s, now, delta);
-  }
+  if (sd.fc_timer_due_ps == now) fc_timer_due(s, now, delta);
   sd.owed_hdr[int(c)] += 1;
   sd.owed_data[int(c)] += data_credits;
   if (++sd.owed_count >= cfg_.updatefc_factor) {
@@ -442,9 +439,9 @@ void PcieLink::flush_fc(int s, uint64_t at, uint64_t delta) {
   kick(sd, at, delta);
 }
 
-void PcieLink::fc_timer_due(int s, uint64_t at) {
+void PcieLink::fc_timer_due(int s, uint64_t at, uint64_t delta) {
   side_[s].fc_timer_due_ps = kNoTimer;
-  if (side_[s].owed_count > 0) flush_fc(s, at, 0);
+  if (side_[s].owed_count > 0) flush_fc(s, at, delta);
 }
 
 }  // namespace rnic::pcie

@@ -160,17 +160,19 @@ class PcieLink : public sc_core::sc_module {
   // Notifies side s's wake-up (see catch_up).
   void arm(int s, uint64_t now);
   void ack_timer(int s, uint64_t at);
-  void fc_timer_due(int s, uint64_t at);
+  // The UpdateFC timer runs out at `at` (in delta `delta` of that time): what is owed goes.
+  void fc_timer_due(int s, uint64_t at, uint64_t delta);
   void queue_ack(int s, uint64_t at, uint64_t delta);
   void flush_fc(int s, uint64_t at, uint64_t delta);
   bool pick(Side& sd, Packet* out);
+  uint32_t wire_bytes(const Tlp& t) const;  // framing included
   // Whether the peer's credits let side sd send t now.
   static bool credited(const Side& sd, const Tlp& t);
   static uint64_t now_ps();
   static uint64_t delta_now();  // deltas of the current time before this one
 
   // A waveform: a process of its own wakes at every pick and timer, so each gets a time step of
-  // the file (it only brings the sides up to date, as any reader may).
+  // the file; it reads nothing (the signals bring the sides up to date when the file is written).
   mutable bool traced_ = false;
   uint64_t trace_wake_ps_ = kNoTimer;
   sc_core::sc_event trace_ev_;

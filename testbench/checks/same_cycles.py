@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """The same cycles, whatever makes them faster (docs/performance.md, "The same cycles"): each run
 below gives the results and the statistics (wall-clock and machine fields aside) and captures,
-byte for byte, that same_cycles.json holds. The figures were taken from the tree before the speed work; a change
-that moves one on purpose re-takes them in the same commit and says why
+byte for byte, that same_cycles.json holds. The figures were taken from the tree before the
+speed work; a change that moves one on purpose re-takes them in the same commit and says why
 (`same_cycles.py RNICSIM OUT --update` rewrites the file).
 
 usage: same_cycles.py RNICSIM OUT_BASE [--update]"""
