@@ -50,7 +50,7 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
                                                 "DMA reads failed by a completion timeout")),
       read_ns_(stats.group(name()).histogram("read_latency", "ns", "DMA read, request to data",
                                              Histogram::log2_edges(64, 20))) {
-  if (own_model_) model_ = static_cast<const DmacModel*>(core_.get());
+  if (own_model_) model_ = static_cast<DmacModel*>(core_.get());
   pcie_.set_completion_sink([this](Tlp&& t) { completion(std::move(t)); });
   SC_HAS_PROCESS(RnicDmac);
   SC_METHOD(run);
@@ -182,8 +182,8 @@ void RnicDmac::run() {
     if (e < now && ((o.tx_valid && o.tx_last) || o.rd_valid))
       throw std::logic_error(
           fmt::format("{}: edge {} takes an output, clocked late at edge {}", name(), e, now));
-    step(e);
-    next_edge_ = next_edge(e);
+    if (!beats(e, now)) step(e);
+    next_edge_ = next_edge(last_edge_);
   }
   // The next edge too, in this wake, when it is busy and nothing can tell the difference:
   //   - no input can reach the block before it: a request made from now on is due if_cycles
@@ -225,6 +225,59 @@ uint64_t RnicDmac::first_output_edge() const {
   if (!rq_.empty()) w = std::min(w, std::max(l + 1, rq_.front().due) + 1);
   if (!wq_.empty()) w = std::min(w, std::max(l + 1, wq_.front().due) + 1);
   return w;
+}
+
+// Edges from e (the one after the last clocked) up to now at which only beats move
+// (DmacModel::beat_edges), clocked at once when there are any.
+bool RnicDmac::beats(uint64_t e, uint64_t now) {
+  if (!batch_edges_ || !have_edge_ || e != last_edge_ + 1) return false;
+  // The driver's inputs: none of its requests, writes or completions' first beats in the run.
+  uint64_t lim = now - e + 1;
+  auto before = [&](uint64_t due) { lim = std::min(lim, due > e ? due - e : 0); };
+  if (!rq_.empty()) before(rq_.front().due);
+  if (!wq_.empty()) before(wq_.front().due);
+  DmacBeatRun r;
+  if (!cp_.empty()) {
+    if (cp_k_ > 0) {
+      const Tlp& t = cp_.front().tlp;
+      r.cp = t.data.data() + size_t(cp_k_) * size_t(B_);
+      r.cp_beats = cpl_beats(t, B_) - cp_k_;
+    } else {
+      before(cp_.front().first);
+    }
+  }
+  if (lim == 0) return false;
+  if (!wd_.empty()) {
+    r.wd = wd_.front().data() + wd_pos_;
+    r.wd_bytes = uint32_t(wd_.front().size() - wd_pos_);
+    r.wd_more = wd_.size() > 1;
+  }
+  r.max_edges = lim;
+  const uint64_t n = model_->beat_edges(r);
+  if (n == 0) return false;
+  const DmacOut& o = core_->out();
+  if (o.tx_valid && tx_.data.empty()) {  // the MWr in progress: its first beat is taken now
+    tx_.type = TlpType::kMWr;
+    tx_.addr = o.tx_addr;
+    tx_.len = o.tx_len;
+    tx_.tag = o.tx_tag;
+    tx_.requester = 1;
+    tx_.data.reserve(o.tx_len);
+  }
+  model_->beat_run(r, n, tx_.data);
+  if (r.rw_cnt) {
+    Slot& s = slots_[r.rw_id];
+    std::copy_n(r.cp, r.rw_cnt, s.data.begin() + r.rw_off);
+    s.got += r.rw_cnt;
+  }
+  cp_k_ += uint32_t(n) * (r.cp_beats > 0);
+  wd_pos_ += size_t(r.wd_beats) * size_t(B_);
+  if (!wd_.empty() && wd_pos_ >= wd_.front().size()) {
+    wd_.pop_front();
+    wd_pos_ = 0;
+  }
+  last_edge_ = e + n - 1;
+  return true;
 }
 
 void RnicDmac::step(uint64_t e) {

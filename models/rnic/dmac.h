@@ -24,13 +24,15 @@
 // edge when the block is busy and that edge cannot differ: no input can reach it by then (the
 // PCIe link has no completion arriving before it) and nothing leaves at it. So the edges of an
 // MWr's beats or a completion's are clocked in one wake, not one wake each; what the rest of
-// the card sees happens at its own edge. The RTL, a recorded run (its record is in the order
-// edges happen) and a traced block keep one wake per edge with work; the rtl_* checks compare
-// the two, and same_cycles the runs of both ways. (Clocking ahead of simulated time where
-// nothing else could act first saved about 10% of a run's wall time, but moved the order in
-// which same-time events of other blocks met the DMA's: a traced run, which could not clock
-// ahead, then differed from the untraced one.) Queue depths: the block's (dmac_core.h); requests
-// it cannot take yet wait here in order.
+// the card sees happens at its own edge. Within a wake, a run of edges at which only beats move
+// (an MWr's, a completion's, the write data's: DmacModel::beat_edges) is clocked at once, its
+// bytes copied in one piece (BeatRunsMatchTheirEdges compares it with every edge clocked). The RTL,
+// a recorded run (its record is in the order edges happen) and a traced block keep one wake per
+// edge with work; the rtl_* checks compare the two, and same_cycles the runs of both ways.
+// (Clocking ahead of simulated time where nothing else could act first saved about 10% of a run's
+// wall time, but moved the order in which same-time events of other blocks met the DMA's: a traced
+// run, which could not clock ahead, then differed from the untraced one.) Queue depths: the block's
+// (dmac_core.h); requests it cannot take yet wait here in order.
 #pragma once
 
 #include <cstdint>
@@ -112,6 +114,7 @@ class RnicDmac : public sc_core::sc_module {
   void arm();
   void run();
   void step(uint64_t e);
+  bool beats(uint64_t e, uint64_t now);
   uint64_t next_edge(uint64_t e) const;
   uint64_t first_output_edge() const;
   uint64_t edge_index(uint64_t t_ps, uint64_t cycles) const {
@@ -136,11 +139,11 @@ class RnicDmac : public sc_core::sc_module {
   mutable bool traced_ = false;
   uint64_t last_edge_ = 0;
   static constexpr uint64_t kNapEdges = 2500;
-  uint64_t next_edge_ = UINT64_MAX;   // the next edge to clock
-  uint64_t due_wake_ = UINT64_MAX;    // the edge run() must come by (<= the first output's)
-  uint64_t wake_edge_ = UINT64_MAX;   // the edge wake_ev_ is notified for (<= due_wake_)
-  uint64_t nap_edge_ = UINT64_MAX;    // the edge nap_ev_ is notified for (a far due_wake_)
-  const DmacModel* model_ = nullptr;  // own_model_'s core, for its quiet edges
+  uint64_t next_edge_ = UINT64_MAX;  // the next edge to clock
+  uint64_t due_wake_ = UINT64_MAX;   // the edge run() must come by (<= the first output's)
+  uint64_t wake_edge_ = UINT64_MAX;  // the edge wake_ev_ is notified for (<= due_wake_)
+  uint64_t nap_edge_ = UINT64_MAX;   // the edge nap_ev_ is notified for (a far due_wake_)
+  DmacModel* model_ = nullptr;       // own_model_'s core, for its quiet and beat edges
   sc_core::sc_event wake_ev_, nap_ev_;
   std::deque<Req> rq_;
   std::deque<Wr> wq_;

@@ -297,6 +297,97 @@ uint64_t DmacModel::quiet_edges() const {
   return q;
 }
 
+uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
+  if (out_.rd_valid || (out_.tx_valid && out_.tx_last) || zero_head()) return 0;
+  const uint32_t B = uint32_t(B_);
+  uint64_t n = r.max_edges, active = 0;
+  if (mwr_on_) {  // its beats but the last
+    const uint64_t left = (mwr_tlp_len_ + B - 1) / B - mwr_k_ - 1;
+    n = std::min(n, left);
+    active = left;
+  } else {  // TX stays idle: no MRd can take a tag, and the head write's next MWr lacks data
+    if (mrd_ready()) return 0;
+    if (!wq_.empty()) {
+      const Write& w = wq_.front();
+      const uint64_t need = w.base + (wr_pos_ + mwr_len(w) - 1) / B;  // its last beat
+      if (data_wr_ > need) return 0;
+      n = std::min(n, need - data_wr_ + 1);
+    }
+  }
+  if (in_cpl_ != (r.cp_beats > 0)) return 0;  // a completion's first beat takes its header
+  if (in_cpl_) {                              // its beats but the last
+    if (r.cp_beats < 2) return 0;
+    n = std::min<uint64_t>(n, r.cp_beats - 1);
+    active = std::max<uint64_t>(active, r.cp_beats - 1);
+  }
+  const uint64_t room = wbuf_.size() - (data_wr_ - data_rel_);
+  const uint64_t wd = std::min<uint64_t>((r.wd_bytes + B - 1) / B, room);
+  if (r.wd_more || wd < (r.wd_bytes + B - 1) / B) n = std::min(n, wd);
+  active = std::max(active, wd);
+  if (!by_issue_.empty()) {  // no piece times out
+    const uint64_t at = by_issue_.begin()->first + timeout_;
+    if (at <= now_ + 1) return 0;
+    n = std::min(n, at - now_ - 1);
+  }
+  return std::min(n, active);
+}
+
+// n bytes of the write whose first beat is `base`, from its byte `off`, through the data buffer.
+void DmacModel::copy_wbuf(uint64_t base, uint64_t off, uint64_t n, std::vector<uint8_t>& to) const {
+  const uint32_t B = uint32_t(B_);
+  uint64_t beat = base + off / B;
+  uint32_t lane = uint32_t(off % B);
+  while (n) {
+    const uint32_t k = uint32_t(std::min<uint64_t>(n, B - lane));
+    const DmacBeat& b = wbuf_[beat % wbuf_.size()];
+    to.insert(to.end(), b.begin() + lane, b.begin() + lane + k);
+    n -= k;
+    lane = 0;
+    ++beat;
+  }
+}
+
+void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
+  const uint32_t B = uint32_t(B_);
+  now_ += n;
+  if (mwr_on_) {  // the beat presented before the run, then each run edge's but the last
+    tx.insert(tx.end(), out_.tx_data.begin(), out_.tx_data.begin() + out_.tx_cnt);
+    if (n > 1) copy_wbuf(mwr_base_, mwr_off_ + uint64_t(mwr_k_) * B, (n - 1) * B, tx);
+    mwr_k_ += uint32_t(n - 1);
+  }
+  out_.rw_valid = false;
+  r.rw_cnt = 0;
+  if (in_cpl_) {
+    if (cpl_match_ && cpl_status_ == 0) {
+      const Entry& e = e_[tag_[cpl_tag_].entry];
+      const uint64_t off0 = cpl_off_ + uint64_t(cpl_k_) * B, last = off0 + (n - 1) * B;
+      r.rw_id = e.id;
+      r.rw_off = uint32_t(off0);
+      r.rw_cnt = off0 < e.len ? uint32_t(std::min<uint64_t>(e.len - off0, n * B)) : 0;
+      if (last < e.len) {  // the last edge's beat on rw
+        out_.rw_valid = true;
+        out_.rw_id = e.id;
+        out_.rw_off = uint32_t(last);
+        out_.rw_cnt = uint32_t(std::min<uint64_t>(B, e.len - last));
+        out_.rw_data.fill(0);
+        std::copy_n(r.cp + (n - 1) * B, B, out_.rw_data.begin());
+      }
+    }
+    cpl_k_ += uint32_t(n);
+  }
+  const uint64_t room = wbuf_.size() - (data_wr_ - data_rel_);
+  r.wd_beats = uint32_t(std::min<uint64_t>({n, room, (r.wd_bytes + B - 1) / B}));
+  for (uint32_t j = 0; j < r.wd_beats; ++j) {
+    DmacBeat& b = wbuf_[data_wr_ % wbuf_.size()];
+    const uint32_t k = std::min(B, r.wd_bytes - j * B);
+    std::copy_n(r.wd + uint64_t(j) * B, k, b.begin());
+    std::fill(b.begin() + k, b.end(), 0);
+    ++data_wr_;
+  }
+  if (mwr_on_) next_mwr_beat();  // the last edge's beat, not its TLP's last
+  drive();
+}
+
 void DmacModel::drive() {
   out_.rd_valid = !done_q_.empty();
   out_.rd_id = out_.rd_valid ? done_q_.front().first : 0;

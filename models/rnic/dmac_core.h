@@ -126,6 +126,25 @@ class DmacCore {
   virtual const char* impl() const = 0;
 };
 
+// A run of edges in which only beats move (DmacModel::beat_edges): what its driver brings to
+// them. In: the driver's bound (no request, write or new completion reaches the block in these
+// edges, and they are at most its current one), the completion in progress (the bytes of its
+// beats from the next one on, cp_beats of them with its last, presented back to back), the write
+// data (from the next beat on: wd_bytes in one buffer, its last beat partial, and whether more
+// follows it). Out: what the edges did that the driver carries on its side.
+struct DmacBeatRun {
+  uint64_t max_edges = 0;
+  const uint8_t* cp = nullptr;
+  uint32_t cp_beats = 0;
+  const uint8_t* wd = nullptr;
+  uint32_t wd_bytes = 0;
+  bool wd_more = false;
+  uint32_t wd_beats = 0;  // beats of wd taken
+  // Bytes of the completion put in read rw_id (cp's first rw_cnt bytes, at rw_off).
+  uint8_t rw_id = 0;
+  uint32_t rw_off = 0, rw_cnt = 0;
+};
+
 class DmacModel : public DmacCore {
  public:
   static constexpr int kReads = 64, kWriteQueue = 16;
@@ -146,6 +165,16 @@ class DmacModel : public DmacCore {
   // rd when no input comes (0: the next one may). A driver may clock those edges whenever it
   // likes before the first one it cannot, as long as their inputs are known by then.
   uint64_t quiet_edges() const;
+  // Beat edges: edges after the last one, back to back, at which no TLP starts or ends on tx, no
+  // piece ends, times out or is issued, no read finishes and no request, write or completion
+  // header is taken; only the beats of the MWr in progress, of the completion in progress and of
+  // the write data move. beat_edges says how many of the next edges are such edges with r's
+  // inputs (0: the next one is not), beat_run clocks n of them at once: the state and outputs
+  // after it are those of n edges, with the MWr's bytes those edges take from tx (its beat
+  // presented before the first, and each beat but the last's) appended to tx, and r's outputs
+  // set.
+  uint64_t beat_edges(const DmacBeatRun& r) const;
+  void beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx);
 
  private:
   struct Entry {
@@ -177,6 +206,7 @@ class DmacModel : public DmacCore {
   void start_mwr();
   void start_mrd();
   void next_mwr_beat();
+  void copy_wbuf(uint64_t base, uint64_t off, uint64_t n, std::vector<uint8_t>& to) const;
   void drive();
 
   int B_;

@@ -6,6 +6,9 @@
 // every edge.
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <random>
+
 #include "models/rnic/dmac_core.h"
 #include "testbench/common/dmac_stimulus.h"
 #include "testbench/common/lockstep.h"
@@ -268,6 +271,234 @@ TEST(RnicDmac, IdleSkipMatchesEveryEdge) {
   for (const auto& e : b.errors) ADD_FAILURE() << e << " (seed " << seed << ")";
   EXPECT_GT(b.timeouts, 0u);
   EXPECT_LT(b.clocked() * 10, b.edges() * 9) << "too few idle edges to mean anything";
+}
+
+// A driver as the card's DMA service is (models/rnic/dmac.h), without SystemC: requests,
+// writes and completions queue with the edge they reach the block, completions' beats are
+// presented back to back, write data beat by beat, every output taken. With `runs`, it clocks
+// beat edges at once (DmacModel::beat_run) where it can, in runs of at most a random length.
+struct BeatDriver {
+  struct Cpl {
+    uint64_t first;
+    uint16_t tag;
+    uint8_t status;
+    uint32_t bc, len;
+    std::vector<uint8_t> data;
+  };
+  struct Sent {  // a TLP as the link would get it, or a read's done
+    uint64_t edge;
+    bool write, done;
+    uint64_t addr;
+    uint32_t len;
+    uint16_t tag;
+    std::vector<uint8_t> data;
+    bool operator==(const Sent& o) const {
+      return edge == o.edge && write == o.write && done == o.done && addr == o.addr &&
+             len == o.len && tag == o.tag && data == o.data;
+    }
+  };
+  DmacModel m;
+  int B;
+  bool runs;
+  std::mt19937_64 rng;
+  DmacIn in;
+  std::deque<std::pair<uint64_t, std::pair<uint64_t, uint32_t>>> rq;  // due, (addr, len)
+  std::deque<std::pair<uint64_t, std::vector<uint8_t>>> wq;           // due, data (addr = 0x1000)
+  std::deque<std::vector<uint8_t>> wd;
+  size_t wd_pos = 0;
+  std::deque<Cpl> cp;
+  uint32_t cp_k = 0;
+  std::vector<std::vector<uint8_t>> slot{256};
+  std::deque<uint8_t> ids;
+  Sent tx;
+  std::vector<Sent> sent;
+  uint64_t run_edges = 0;
+
+  static uint8_t mem(uint64_t a) { return uint8_t(a * 131 + 7); }
+  BeatDriver(int bytes, bool r, uint64_t seed) : m(bytes), B(bytes), runs(r), rng(seed) {
+    in.cfg_mrrs = 512;
+    in.cfg_mps = 256;
+    in.cfg_tags = 8;
+    in.cfg_timeout = 3000;
+    in.rst = true;
+    m.edge(in);
+    in.rst = false;
+    m.edge(in);
+    in.tx_ready = in.rd_ready = true;
+    for (int i = 0; i < 256; ++i) ids.push_back(uint8_t(i));
+  }
+  // In the order of arrival (behind the completion being taken).
+  void queue(Cpl&& c) {
+    auto it = cp.end();
+    while (it != cp.begin() + (cp_k > 0) && std::prev(it)->first > c.first) --it;
+    cp.insert(it, std::move(c));
+  }
+  // The host's answer to an MRd taken at edge e: completions at a 64-byte RCB, after a delay
+  // of the TLP's own (so both drivers see the same), some failed, some never sent.
+  void answer(uint64_t e, uint64_t addr, uint32_t len, uint16_t tag) {
+    const uint64_t h = addr * 0x9E3779B97F4A7C15ull;
+    if ((h >> 40) % 40 == 0) return;  // dropped: the piece times out
+    uint64_t first = e + 1 + (h >> 20) % 50;
+    if ((h >> 30) % 30 == 0)
+      return queue({first, tag, uint8_t(DmacStatus::kUnsupported), len, 0, {}});
+    for (uint32_t off = 0; off < len;) {
+      uint32_t n = std::min<uint32_t>(len - off, 256);
+      if (off + n < len)
+        n = std::max<uint32_t>(64, uint32_t((addr + off + n) / 64 * 64 - addr - off));
+      Cpl c{first, tag, 0, len - off, n, {}};
+      for (uint32_t i = 0; i < n; ++i) c.data.push_back(mem(addr + off + i));
+      queue(std::move(c));
+      off += n;
+      first += (h >> 10) % 3;
+    }
+  }
+  void step(uint64_t e) {
+    const DmacOut& o = m.out();
+    if (o.tx_valid) {
+      tx.write = o.tx_write;
+      tx.addr = o.tx_addr;
+      tx.len = o.tx_len;
+      tx.tag = o.tx_tag;
+      if (o.tx_write)
+        tx.data.insert(tx.data.end(), o.tx_data.begin(), o.tx_data.begin() + o.tx_cnt);
+      if (o.tx_last) {
+        tx.edge = e;
+        if (!tx.write) answer(e, tx.addr, tx.len, tx.tag);
+        sent.push_back(std::move(tx));
+        tx = Sent{};
+      }
+    }
+    if (o.rd_valid) {
+      sent.push_back({e, false, true, o.rd_id, 0, o.rd_status, std::move(slot[o.rd_id])});
+      ids.push_back(o.rd_id);
+    }
+    const bool rq_ready = o.rq_ready, wq_ready = o.wq_ready, wd_ready = o.wd_ready;
+    in.rq_valid = !rq.empty() && rq.front().first <= e && !ids.empty();
+    if (in.rq_valid) {
+      in.rq_addr = rq.front().second.first;
+      in.rq_len = rq.front().second.second;
+      in.rq_id = ids.front();
+    }
+    in.wq_valid = !wq.empty() && wq.front().first <= e;
+    if (in.wq_valid) {
+      in.wq_addr = 0x1000 + (e % 7) * 0x300;
+      in.wq_len = uint32_t(wq.front().second.size());
+    }
+    in.wd_valid = !wd.empty();
+    if (in.wd_valid) {
+      const size_t n = std::min<size_t>(size_t(B), wd.front().size() - wd_pos);
+      std::fill(in.wd_data.begin(), in.wd_data.end(), 0);
+      std::copy_n(wd.front().begin() + int64_t(wd_pos), n, in.wd_data.begin());
+    }
+    in.cp_valid = !cp.empty() && cp.front().first <= e;
+    if (in.cp_valid) {
+      const Cpl& c = cp.front();
+      const uint32_t beats = c.len ? (c.len + uint32_t(B) - 1) / uint32_t(B) : 1;
+      in.cp_tag = c.tag;
+      in.cp_status = c.status;
+      in.cp_byte_count = c.bc;
+      in.cp_len = c.len;
+      in.cp_last = cp_k + 1 == beats;
+      in.cp_cnt = c.len ? std::min<uint32_t>(uint32_t(B), c.len - cp_k * uint32_t(B)) : 0;
+      std::fill(in.cp_data.begin(), in.cp_data.end(), 0);
+      std::copy_n(c.data.begin() + cp_k * uint32_t(B), in.cp_cnt, in.cp_data.begin());
+    }
+    m.edge(in);
+    if (o.rw_valid) std::copy_n(o.rw_data.begin(), o.rw_cnt, slot[o.rw_id].begin() + o.rw_off);
+    if (in.rq_valid && rq_ready) {
+      slot[ids.front()].assign(rq.front().second.second, 0);
+      ids.pop_front();
+      rq.pop_front();
+    }
+    if (in.wq_valid && wq_ready) {
+      wd.push_back(std::move(wq.front().second));
+      wq.pop_front();
+    }
+    if (in.wd_valid && wd_ready && (wd_pos += size_t(B)) >= wd.front().size()) {
+      wd.pop_front();
+      wd_pos = 0;
+    }
+    if (in.cp_valid && (++cp_k, in.cp_last)) {
+      cp.pop_front();
+      cp_k = 0;
+    }
+  }
+  // Edges clocked from e: a run of beat edges, or one edge.
+  uint64_t clock(uint64_t e) {
+    if (runs) {
+      DmacBeatRun r;
+      uint64_t lim = 1 + rng() % 40;
+      auto before = [&](uint64_t due) { lim = std::min(lim, due > e ? due - e : 0); };
+      if (!rq.empty()) before(rq.front().first);
+      if (!wq.empty()) before(wq.front().first);
+      if (!cp.empty() && cp_k == 0) before(cp.front().first);
+      if (!cp.empty() && cp_k > 0) {
+        const Cpl& c = cp.front();
+        r.cp = c.data.data() + cp_k * uint32_t(B);
+        r.cp_beats = (c.len + uint32_t(B) - 1) / uint32_t(B) - cp_k;
+      }
+      if (!wd.empty()) {
+        r.wd = wd.front().data() + wd_pos;
+        r.wd_bytes = uint32_t(wd.front().size() - wd_pos);
+        r.wd_more = wd.size() > 1;
+      }
+      r.max_edges = lim;
+      const uint64_t n = lim ? m.beat_edges(r) : 0;
+      if (n) {
+        m.beat_run(r, n, tx.data);
+        if (r.rw_cnt) std::copy_n(r.cp, r.rw_cnt, slot[r.rw_id].begin() + r.rw_off);
+        cp_k += uint32_t(n) * (r.cp_beats > 0);
+        if (r.wd_beats && (wd_pos += size_t(r.wd_beats) * size_t(B)) >= wd.front().size()) {
+          wd.pop_front();
+          wd_pos = 0;
+        }
+        run_edges += n;
+        return n;
+      }
+    }
+    step(e);
+    return 1;
+  }
+};
+
+// Beat runs change nothing: the model's outputs after each run, the TLPs (their edges and
+// bytes) and the reads' data and edges are those of the same driver clocking every edge.
+TEST(RnicDmac, BeatRunsMatchTheirEdges) {
+  for (const int bytes : {8, 32, 64}) {
+    const uint64_t seed = tb::seed_or(14) + uint64_t(bytes);
+    BeatDriver ref(bytes, false, seed), fast(bytes, true, seed);
+    for (BeatDriver* d : {&ref, &fast}) {
+      std::mt19937_64 g(seed);
+      uint64_t at = 2;
+      for (int i = 0; i < 300; ++i) {
+        at += g() % 80;
+        const uint32_t len = g() % 25 == 0 ? 0 : uint32_t(1 + g() % 3000);
+        if (g() % 2)
+          d->rq.push_back({at, {0x10000 + g() % 0x40000, len}});
+        else
+          d->wq.push_back({at, std::vector<uint8_t>(len, uint8_t(i))});
+      }
+    }
+    uint64_t e = 2, beats = 0;
+    for (const auto& r : ref.rq) beats += (r.second.second + uint32_t(bytes) - 1) / uint32_t(bytes);
+    for (const auto& w : ref.wq) beats += (w.second.size() + size_t(bytes) - 1) / size_t(bytes);
+    const uint64_t end = std::max(ref.wq.back().first, ref.rq.back().first) + 20000;
+    while (e < end) {
+      const uint64_t n = fast.clock(e);
+      for (uint64_t k = 0; k < n; ++k) ref.clock(e + k);
+      e += n;
+      ASSERT_TRUE(fast.m.out() == ref.m.out())
+          << "outputs differ after edge " << e - 1 << " (" << bytes << " B, seed " << seed << ")";
+      ASSERT_EQ(fast.tx.data, ref.tx.data) << "MWr bytes differ after edge " << e - 1;
+    }
+    EXPECT_TRUE(fast.sent == ref.sent) << bytes << " B, seed " << seed;
+    EXPECT_EQ(fast.slot, ref.slot);
+    EXPECT_GT(ref.sent.size(), 900u);
+    EXPECT_GT(fast.run_edges * 12, beats) << "too few beat runs to mean anything";
+    size_t fails = 0;
+    for (const auto& s : ref.sent) fails += s.done && s.tag != 0;
+    EXPECT_GT(fails, 0u) << "no read failed or timed out";
+  }
 }
 
 // The bench's checks can fail: a core that places one beat 1 byte off is caught.
