@@ -242,6 +242,7 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
       const Tlp& t = cp_.front().tlp;
       r.cp = t.data.data() + size_t(cp_k_) * size_t(B_);
       r.cp_beats = cpl_beats(t, B_) - cp_k_;
+      r.cp_bytes = cpl_bytes(t) - cp_k_ * uint32_t(B_);
     } else {
       before(cp_.front().first);
     }
@@ -270,7 +271,10 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
     std::copy_n(r.cp, r.rw_cnt, s.data.begin() + r.rw_off);
     s.got += r.rw_cnt;
   }
-  cp_k_ += uint32_t(n) * (r.cp_beats > 0);
+  if (r.cp_beats > 0 && (cp_k_ += uint32_t(n)) == cpl_beats(cp_.front().tlp, B_)) {
+    cp_.pop_front();
+    cp_k_ = 0;
+  }
   wd_pos_ += size_t(r.wd_beats) * size_t(B_);
   if (!wd_.empty() && wd_pos_ >= wd_.front().size()) {
     wd_.pop_front();

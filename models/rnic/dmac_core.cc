@@ -301,8 +301,8 @@ uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
   if (out_.rd_valid || (out_.tx_valid && out_.tx_last) || zero_head()) return 0;
   const uint32_t B = uint32_t(B_);
   uint64_t n = r.max_edges, active = 0;
-  if (mwr_on_) {  // its beats but the last
-    const uint64_t left = (mwr_tlp_len_ + B - 1) / B - mwr_k_ - 1;
+  if (mwr_on_) {  // its beats, the last one ending the run (its TLP is taken at the next edge)
+    const uint64_t left = (mwr_tlp_len_ + B - 1) / B - mwr_k_;
     n = std::min(n, left);
     active = left;
   } else {  // TX stays idle: no MRd can take a tag, and the head write's next MWr lacks data
@@ -315,10 +315,12 @@ uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
     }
   }
   if (in_cpl_ != (r.cp_beats > 0)) return 0;  // a completion's first beat takes its header
-  if (in_cpl_) {                              // its beats but the last
-    if (r.cp_beats < 2) return 0;
-    n = std::min<uint64_t>(n, r.cp_beats - 1);
-    active = std::max<uint64_t>(active, r.cp_beats - 1);
+  if (in_cpl_) {  // its beats, the last one too (ending the run) when it cannot end a piece
+    const bool ends = cpl_match_ && (cpl_status_ != 0 || cpl_bc_ == cpl_len_);
+    const uint64_t left = r.cp_beats - ends;
+    if (left == 0) return 0;
+    n = std::min(n, left);
+    active = std::max(active, left);
   }
   const uint64_t room = wbuf_.size() - (data_wr_ - data_rel_);
   const uint64_t wd = std::min<uint64_t>((r.wd_bytes + B - 1) / B, room);
@@ -358,22 +360,26 @@ void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
   out_.rw_valid = false;
   r.rw_cnt = 0;
   if (in_cpl_) {
+    // The completion's bytes these beats carry, the last edge's last.
+    const uint64_t bytes = std::min<uint64_t>(n * B, r.cp_bytes);
+    const uint32_t cnt = uint32_t(bytes - (n - 1) * B);
     if (cpl_match_ && cpl_status_ == 0) {
       const Entry& e = e_[tag_[cpl_tag_].entry];
       const uint64_t off0 = cpl_off_ + uint64_t(cpl_k_) * B, last = off0 + (n - 1) * B;
       r.rw_id = e.id;
       r.rw_off = uint32_t(off0);
-      r.rw_cnt = off0 < e.len ? uint32_t(std::min<uint64_t>(e.len - off0, n * B)) : 0;
-      if (last < e.len) {  // the last edge's beat on rw
+      r.rw_cnt = off0 < e.len ? uint32_t(std::min<uint64_t>(e.len - off0, bytes)) : 0;
+      if (cnt && last < e.len) {  // the last edge's beat on rw
         out_.rw_valid = true;
         out_.rw_id = e.id;
         out_.rw_off = uint32_t(last);
-        out_.rw_cnt = uint32_t(std::min<uint64_t>(B, e.len - last));
+        out_.rw_cnt = uint32_t(std::min<uint64_t>(cnt, e.len - last));
         out_.rw_data.fill(0);
-        std::copy_n(r.cp + (n - 1) * B, B, out_.rw_data.begin());
+        std::copy_n(r.cp + (n - 1) * B, cnt, out_.rw_data.begin());
       }
     }
     cpl_k_ += uint32_t(n);
+    in_cpl_ = n < r.cp_beats;
   }
   const uint64_t room = wbuf_.size() - (data_wr_ - data_rel_);
   r.wd_beats = uint32_t(std::min<uint64_t>({n, room, (r.wd_bytes + B - 1) / B}));

@@ -99,19 +99,21 @@ struct DmacOut {
 // DmacIn's and DmacOut's pins, named as in the port list (rnic_dmac_ports.h): one list for every
 // adapter between the structs and a pin set (the SystemC pin face, the C++-mode RTL core) and
 // for comparing outputs. Scalars, then the data beats (BYTES bytes each).
-#define RNIC_DMAC_IN_SCALARS(X)                                                                  \
-  X(rst)                                                                                         \
-  X(skip)                                                                                        \
-  X(cfg_mrrs) X(cfg_mps) X(cfg_tags) X(cfg_timeout) X(rq_valid) X(rq_addr) X(rq_len) X(rq_id)    \
-      X(rd_ready) X(wq_valid) X(wq_addr) X(wq_len) X(wd_valid) X(tx_ready) X(cp_valid) X(cp_tag) \
-          X(cp_status) X(cp_byte_count) X(cp_len) X(cp_cnt) X(cp_last)
+#define RNIC_DMAC_IN_SCALARS(X)                                                                   \
+  X(rst)                                                                                          \
+  X(skip)                                                                                         \
+  X(cfg_mrrs)                                                                                     \
+  X(cfg_mps) X(cfg_tags) X(cfg_timeout) X(rq_valid) X(rq_addr) X(rq_len) X(rq_id) X(rd_ready)     \
+      X(wq_valid) X(wq_addr) X(wq_len) X(wd_valid) X(tx_ready) X(cp_valid) X(cp_tag) X(cp_status) \
+          X(cp_byte_count) X(cp_len) X(cp_cnt) X(cp_last)
 #define RNIC_DMAC_IN_DATA(X) X(wd_data) X(cp_data)
-#define RNIC_DMAC_OUT_SCALARS(X)                                                            \
-  X(rq_ready)                                                                               \
-  X(wq_ready)                                                                               \
-  X(wd_ready) X(cp_ready) X(rd_valid) X(rd_id) X(rd_status) X(rw_valid) X(rw_id) X(rw_off)  \
-      X(rw_cnt) X(tx_valid) X(tx_write) X(tx_last) X(tx_addr) X(tx_len) X(tx_cnt) X(tx_tag) \
-          X(busy) X(tmo_wait) X(tags_used)
+#define RNIC_DMAC_OUT_SCALARS(X)                                                          \
+  X(rq_ready)                                                                             \
+  X(wq_ready)                                                                             \
+  X(wd_ready)                                                                             \
+  X(cp_ready) X(rd_valid) X(rd_id) X(rd_status) X(rw_valid) X(rw_id) X(rw_off) X(rw_cnt)  \
+      X(tx_valid) X(tx_write) X(tx_last) X(tx_addr) X(tx_len) X(tx_cnt) X(tx_tag) X(busy) \
+          X(tmo_wait) X(tags_used)
 #define RNIC_DMAC_OUT_DATA(X) X(rw_data) X(tx_data)
 
 // One implementation of the block: the model below or a Verilated RTL build.
@@ -128,14 +130,14 @@ class DmacCore {
 
 // A run of edges in which only beats move (DmacModel::beat_edges): what its driver brings to
 // them. In: the driver's bound (no request, write or new completion reaches the block in these
-// edges, and they are at most its current one), the completion in progress (the bytes of its
+// edges, and they are at most its current one), the completion in progress (the cp_bytes of its
 // beats from the next one on, cp_beats of them with its last, presented back to back), the write
 // data (from the next beat on: wd_bytes in one buffer, its last beat partial, and whether more
 // follows it). Out: what the edges did that the driver carries on its side.
 struct DmacBeatRun {
   uint64_t max_edges = 0;
   const uint8_t* cp = nullptr;
-  uint32_t cp_beats = 0;
+  uint32_t cp_beats = 0, cp_bytes = 0;
   const uint8_t* wd = nullptr;
   uint32_t wd_bytes = 0;
   bool wd_more = false;
@@ -165,12 +167,13 @@ class DmacModel : public DmacCore {
   // rd when no input comes (0: the next one may). A driver may clock those edges whenever it
   // likes before the first one it cannot, as long as their inputs are known by then.
   uint64_t quiet_edges() const;
-  // Beat edges: edges after the last one, back to back, at which no TLP starts or ends on tx, no
-  // piece ends, times out or is issued, no read finishes and no request, write or completion
-  // header is taken; only the beats of the MWr in progress, of the completion in progress and of
-  // the write data move. beat_edges says how many of the next edges are such edges with r's
-  // inputs (0: the next one is not), beat_run clocks n of them at once: the state and outputs
-  // after it are those of n edges, with the MWr's bytes those edges take from tx (its beat
+  // Beat edges: edges after the last one, back to back, at which no TLP starts or is taken whole
+  // from tx, no piece ends, times out or is issued, no read finishes and no request, write or
+  // completion header is taken; only the beats of the MWr in progress (its last one ending the
+  // run), of the completion in progress (its last one too, ending the run, when it cannot end a
+  // piece) and of the write data move. beat_edges says how many of the next edges are such edges
+  // with r's inputs (0: the next one is not), beat_run clocks n of them at once: the state and
+  // outputs after it are those of n edges, with the MWr's bytes those edges take from tx (its beat
   // presented before the first, and each beat but the last's) appended to tx, and r's outputs
   // set.
   uint64_t beat_edges(const DmacBeatRun& r) const;

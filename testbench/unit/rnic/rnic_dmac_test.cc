@@ -436,6 +436,7 @@ struct BeatDriver {
         const Cpl& c = cp.front();
         r.cp = c.data.data() + cp_k * uint32_t(B);
         r.cp_beats = (c.len + uint32_t(B) - 1) / uint32_t(B) - cp_k;
+        r.cp_bytes = c.len - cp_k * uint32_t(B);
       }
       if (!wd.empty()) {
         r.wd = wd.front().data() + wd_pos;
@@ -447,7 +448,11 @@ struct BeatDriver {
       if (n) {
         m.beat_run(r, n, tx.data);
         if (r.rw_cnt) std::copy_n(r.cp, r.rw_cnt, slot[r.rw_id].begin() + r.rw_off);
-        cp_k += uint32_t(n) * (r.cp_beats > 0);
+        if (r.cp_beats > 0 &&
+            (cp_k += uint32_t(n)) == (cp.front().len + uint32_t(B) - 1) / uint32_t(B)) {
+          cp.pop_front();
+          cp_k = 0;
+        }
         if (r.wd_beats && (wd_pos += size_t(r.wd_beats) * size_t(B)) >= wd.front().size()) {
           wd.pop_front();
           wd_pos = 0;
