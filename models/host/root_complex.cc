@@ -40,8 +40,11 @@ void RootComplex::receive(Tlp&& t) {
   const uint64_t now = now_ps();
   switch (t.type) {
     case TlpType::kMWr: {
+      // The TLPs wait here, in order (one latency for all): the action holds no TLP of its own.
       const uint64_t at = now + uint64_t(pcie_.rc_write_latency_ns) * 1000;
-      eq_.at(at, [this, t = std::move(t)] {
+      waiting_writes_.push_back(std::move(t));
+      eq_.at(at, [this] {
+        const Tlp t = take(waiting_writes_);
         if (t.addr >= kMsiBase && t.addr < kMsiBase + kMsiSize) {
           ++msis_;
           uint32_t v = 0;
@@ -63,8 +66,9 @@ void RootComplex::receive(Tlp&& t) {
       break;
     }
     case TlpType::kMRd:
+      waiting_reads_.push_back(std::move(t));
       eq_.at(now + uint64_t(pcie_.rc_read_latency_ns) * 1000,
-             [this, t = std::move(t)] { serve_read(t); });
+             [this] { serve_read(take(waiting_reads_)); });
       break;
     case TlpType::kCplD:
     case TlpType::kCpl: {
@@ -80,6 +84,12 @@ void RootComplex::receive(Tlp&& t) {
       break;
     }
   }
+}
+
+Tlp RootComplex::take(std::deque<Tlp>& q) {
+  Tlp t = std::move(q.front());
+  q.pop_front();
+  return t;
 }
 
 void RootComplex::serve_read(Tlp req) {

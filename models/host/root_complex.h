@@ -13,7 +13,10 @@
 //     stalls for all of it. MMIO write: mmio_issue_ns, then posted.
 #pragma once
 
+#include <deque>
 #include <functional>
+#include <stdexcept>
+#include <string>
 #include <systemc>
 #include <unordered_map>
 #include <vector>
@@ -44,7 +47,10 @@ class RootComplex : public sc_core::sc_module {
   std::function<void(uint64_t addr, uint32_t data)> on_msi;
   // Every card write that reached memory (CPU-side watchers: a CQ ring being polled).
   std::function<void(uint64_t addr, uint32_t len)> on_write;
+  // Between the points of a sweep: no card TLP waits for its action.
   void configure(const PcieConfig& pcie, const CostConfig& cost) {
+    if (!waiting_writes_.empty() || !waiting_reads_.empty())
+      throw std::logic_error(std::string(name()) + ": configured with card TLPs in progress");
     pcie_ = pcie;
     cost_ = cost;
   }
@@ -59,12 +65,16 @@ class RootComplex : public sc_core::sc_module {
  private:
   void receive(pcie::Tlp&& t);
   void serve_read(pcie::Tlp t);
+  static pcie::Tlp take(std::deque<pcie::Tlp>& q);
 
   PhysMem& mem_;
   pcie::PcieLink& link_;
   PcieConfig pcie_;
   CostConfig cost_;
   EventQueue eq_{"eq"};
+  // Card MWrs and MRds between their arrival and their action (each kind has one latency, so
+  // the actions come in arrival order).
+  std::deque<pcie::Tlp> waiting_writes_, waiting_reads_;
   struct Pending {
     sc_core::sc_event done;
     std::vector<uint8_t> data;

@@ -126,7 +126,7 @@ void DmacModel::start_mrd() {
   free_tags_.pop_front();
   ++tags_out_;
   tag_[t] = Tag{true, now_, ei, uint32_t(cur_addr_ - e.addr), l};
-  by_issue_.insert({now_, t});
+  by_issue_.push_back({now_, t});
   ++e.out;
   out_.tx_valid = true;
   out_.tx_write = false;
@@ -155,8 +155,13 @@ void DmacModel::finish(int ei) {
 
 void DmacModel::piece_event(int t, uint8_t status) {
   Tag& tg = tag_[size_t(t)];
-  by_issue_.erase({tg.issued, uint16_t(t)});
   tg.out = false;
+  // Its entry in by_issue_ goes when it reaches the front (or the list is compacted).
+  while (!by_issue_.empty() && !live(by_issue_.front())) by_issue_.pop_front();
+  if (by_issue_.size() > 2 * tag_.size() + 64)
+    by_issue_.erase(std::remove_if(by_issue_.begin(), by_issue_.end(),
+                                   [this](const auto& p) { return !live(p); }),
+                    by_issue_.end());
   --tags_out_;
   free_tags_.push_back(uint16_t(t));
   Entry& e = e_[tg.entry];
@@ -240,7 +245,7 @@ void DmacModel::edge(const DmacIn& in) {
   if (!cp_last_ev) {
     const int excl = cp_take ? (in_cpl_pre ? cpl_tag_ : in.cp_tag) : (in_cpl_pre ? cpl_tag_ : -1);
     for (auto it = by_issue_.begin(); it != by_issue_.end() && it->first + timeout_ <= now_; ++it)
-      if (it->second != excl) {
+      if (it->second != excl && live(*it)) {
         ev_tag = it->second;  // the oldest
         break;
       }

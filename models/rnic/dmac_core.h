@@ -39,8 +39,8 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <memory>
-#include <set>
 #include <vector>
 
 #include "models/common/ring.h"
@@ -99,21 +99,23 @@ struct DmacOut {
 // DmacIn's and DmacOut's pins, named as in the port list (rnic_dmac_ports.h): one list for every
 // adapter between the structs and a pin set (the SystemC pin face, the C++-mode RTL core) and
 // for comparing outputs. Scalars, then the data beats (BYTES bytes each).
-#define RNIC_DMAC_IN_SCALARS(X)                                                                   \
-  X(rst)                                                                                          \
-  X(skip)                                                                                         \
-  X(cfg_mrrs)                                                                                     \
-  X(cfg_mps) X(cfg_tags) X(cfg_timeout) X(rq_valid) X(rq_addr) X(rq_len) X(rq_id) X(rd_ready)     \
-      X(wq_valid) X(wq_addr) X(wq_len) X(wd_valid) X(tx_ready) X(cp_valid) X(cp_tag) X(cp_status) \
+#define RNIC_DMAC_IN_SCALARS(X)                                                                \
+  X(rst)                                                                                       \
+  X(skip)                                                                                      \
+  X(cfg_mrrs)                                                                                  \
+  X(cfg_mps)                                                                                   \
+  X(cfg_tags) X(cfg_timeout) X(rq_valid) X(rq_addr) X(rq_len) X(rq_id) X(rd_ready) X(wq_valid) \
+      X(wq_addr) X(wq_len) X(wd_valid) X(tx_ready) X(cp_valid) X(cp_tag) X(cp_status)          \
           X(cp_byte_count) X(cp_len) X(cp_cnt) X(cp_last)
 #define RNIC_DMAC_IN_DATA(X) X(wd_data) X(cp_data)
 #define RNIC_DMAC_OUT_SCALARS(X)                                                          \
   X(rq_ready)                                                                             \
   X(wq_ready)                                                                             \
   X(wd_ready)                                                                             \
-  X(cp_ready) X(rd_valid) X(rd_id) X(rd_status) X(rw_valid) X(rw_id) X(rw_off) X(rw_cnt)  \
-      X(tx_valid) X(tx_write) X(tx_last) X(tx_addr) X(tx_len) X(tx_cnt) X(tx_tag) X(busy) \
-          X(tmo_wait) X(tags_used)
+  X(cp_ready)                                                                             \
+  X(rd_valid) X(rd_id) X(rd_status) X(rw_valid) X(rw_id) X(rw_off) X(rw_cnt) X(tx_valid)  \
+      X(tx_write) X(tx_last) X(tx_addr) X(tx_len) X(tx_cnt) X(tx_tag) X(busy) X(tmo_wait) \
+          X(tags_used)
 #define RNIC_DMAC_OUT_DATA(X) X(rw_data) X(tx_data)
 
 // One implementation of the block: the model below or a Verilated RTL build.
@@ -220,8 +222,14 @@ class DmacModel : public DmacCore {
   std::vector<Tag> tag_;
   Ring<uint16_t> free_tags_;
   int tags_out_ = 0;
-  std::set<std::pair<uint64_t, uint16_t>> by_issue_;  // (issue time, tag) of tags in use
-  Ring<int> issue_q_{kReads};                         // entries with pieces to issue
+  // (issue time, tag) of the tags issued, in issue order (one a cycle at most: the times are
+  // distinct); an entry whose tag was freed since stays until it reaches the front, which is
+  // always a tag in use.
+  std::deque<std::pair<uint64_t, uint16_t>> by_issue_;
+  bool live(const std::pair<uint64_t, uint16_t>& p) const {
+    return tag_[p.second].out && tag_[p.second].issued == p.first;
+  }
+  Ring<int> issue_q_{kReads};  // entries with pieces to issue
   bool cur_started_ = false;
   uint64_t cur_addr_ = 0;
   uint32_t cur_left_ = 0;
