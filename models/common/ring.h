@@ -1,10 +1,12 @@
 // A FIFO of at most a fixed number of elements, in one array: a block's hardware queue (the
 // DMAC's free tags, issue and done queues) is bounded by its depth, and a ring of that depth
 // costs a mask where std::deque walks its node map. Pushing onto a full ring is a logic error.
+// GrowRing below is the same without a bound.
 #pragma once
 
 #include <cstddef>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace rnic {
@@ -29,6 +31,36 @@ class Ring {
   }
 
  private:
+  std::vector<T> buf_;
+  size_t mask_ = 0, head_ = 0, tail_ = 0;
+};
+
+// A FIFO in one array that doubles when full: a model's unbounded queue (the packets on a link)
+// without std::deque's allocation of a node each few elements. Elements are indexed from the
+// front.
+template <class T>
+class GrowRing {
+ public:
+  bool empty() const { return head_ == tail_; }
+  size_t size() const { return tail_ - head_; }
+  T& front() { return buf_[head_ & mask_]; }
+  const T& front() const { return buf_[head_ & mask_]; }
+  const T& operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
+  void pop_front() { buf_[head_++ & mask_] = T{}; }
+  void push_back(T&& v) {
+    if (size() == buf_.size()) grow();
+    buf_[tail_++ & mask_] = std::move(v);
+  }
+
+ private:
+  void grow() {
+    std::vector<T> b(buf_.empty() ? 8 : 2 * buf_.size());
+    for (size_t i = 0; i < size(); ++i) b[i] = std::move(buf_[(head_ + i) & mask_]);
+    tail_ = size();
+    head_ = 0;
+    buf_.swap(b);
+    mask_ = buf_.size() - 1;
+  }
   std::vector<T> buf_;
   size_t mask_ = 0, head_ = 0, tail_ = 0;
 };

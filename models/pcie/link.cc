@@ -285,8 +285,8 @@ void PcieLink::pick_now(int s) {
 uint64_t PcieLink::earliest_tlp_arrival_ps(int to) const {
   catch_up(1 - to);
   const Side& from = side_[1 - to];
-  for (const Packet& p : from.in_flight)
-    if (p.kind == Kind::kTlp) return p.arrive_ps;
+  for (size_t i = 0; i < from.in_flight.size(); ++i)
+    if (from.in_flight[i].kind == Kind::kTlp) return from.in_flight[i].arrive_ps;
   // A packet not yet sent starts no earlier than the wire is free, and takes its wire time (more
   // than 0) and the latency.
   return std::max(now_ps(), from.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000;
@@ -323,9 +323,9 @@ uint64_t PcieLink::next_live_arrival(const Side& sd) const {
   const uint64_t lat = uint64_t(cfg_.link_latency_ns) * 1000;
   uint64_t rem = sd.clock.rem();
   uint64_t t = sd.pick_ps;
-  for (const Packet& p : sd.dllps) {
+  for (size_t i = 0; i < sd.dllps.size(); ++i) {
     t += sd.clock.peek_ps_for(kDllpWireBytes, rem);
-    if (p.kind != Kind::kAck) return t + lat;
+    if (sd.dllps[i].kind != Kind::kAck) return t + lat;
   }
   for (const Tlp& tlp : sd.tlps) {
     if (credited(sd, tlp)) return t + lat + sd.clock.peek_ps_for(wire_bytes(tlp), rem);

@@ -36,6 +36,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/ring.h"
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
 #include "models/pcie/pcie_params.h"
@@ -104,10 +105,10 @@ class PcieLink : public sc_core::sc_module {
     // The TLPs at the queue's tail that were sent in the current delta, and their senders.
     uint64_t tail_ps = kNoTimer, tail_delta = 0;
     std::vector<const sc_core::sc_object*> tail_from;
-    std::deque<Packet> dllps;
+    GrowRing<Packet> dllps;
     // TLPs and UpdateFCs sent by this side, not yet at the peer. An ACK does nothing where it
     // arrives (the replay buffer is not modelled): it takes its time on the wire, and no more.
-    std::deque<Packet> in_flight;
+    GrowRing<Packet> in_flight;
     Credits granted;  // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;

@@ -1,10 +1,12 @@
 // Ring (models/common/ring.h): first in, first out across the wrap of its array; its capacity
-// is the depth asked for rounded up to a power of two; a push onto a full ring throws.
+// is the depth asked for rounded up to a power of two; a push onto a full ring throws. GrowRing
+// keeps its order as it grows.
 #include "models/common/ring.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <vector>
 
 namespace rnic {
 namespace {
@@ -34,6 +36,28 @@ TEST(Ring, HoldsItsDepthRoundedUpToAPowerOfTwoAndRefusesMore) {
   EXPECT_TRUE(r.empty());
   r.push_back(42);
   EXPECT_EQ(r.front(), 42);
+}
+
+// GrowRing keeps its order when it grows with its contents wrapped round its array, and indexes
+// from the front.
+TEST(GrowRing, KeepsItsOrderAcrossWrapsAndGrowth) {
+  GrowRing<std::vector<int>> r;
+  int next_in = 0, next_out = 0;
+  for (int round = 0; round < 40;
+       ++round) {  // one more in than out each round: grows while wrapped
+    for (int i = 0; i < 3; ++i) r.push_back(std::vector<int>{next_in++});
+    for (size_t i = 0; i < r.size(); ++i) ASSERT_EQ(r[i].at(0), next_out + int(i));
+    for (int i = 0; i < 2; ++i) {
+      EXPECT_EQ(r.front().at(0), next_out++);
+      r.pop_front();
+    }
+  }
+  EXPECT_EQ(r.size(), 40u);
+  while (!r.empty()) {
+    EXPECT_EQ(r.front().at(0), next_out++);
+    r.pop_front();
+  }
+  EXPECT_EQ(next_out, next_in);
 }
 
 }  // namespace
