@@ -44,7 +44,7 @@ void RootComplex::receive(Tlp&& t) {
       const uint64_t at = now + uint64_t(pcie_.rc_write_latency_ns) * 1000;
       waiting_writes_.push_back(std::move(t));
       eq_.at(at, [this] {
-        const Tlp t = take(waiting_writes_);
+        Tlp t = take(waiting_writes_);
         if (t.addr >= kMsiBase && t.addr < kMsiBase + kMsiSize) {
           ++msis_;
           uint32_t v = 0;
@@ -62,6 +62,7 @@ void RootComplex::receive(Tlp&& t) {
         }
         last_write_ps_ = now_ps();
         link_.release(pcie::PcieLink::kRc, pcie::FcClass::kPosted, t.data_credits());
+        pcie::give_payload(std::move(t.data));
       });
       break;
     }
@@ -125,6 +126,7 @@ void RootComplex::serve_read(Tlp req) {
     c.len = uint32_t(stop - a);
     c.byte_count = uint32_t(end - a);
     c.lower_addr = uint8_t(a & 0x7F);
+    c.data = pcie::take_payload(c.len);
     c.data.resize(c.len);
     mem_.read(a, c.data.data(), c.len);
     read_bytes_ += c.len;

@@ -263,7 +263,7 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
     tx_.len = o.tx_len;
     tx_.tag = o.tx_tag;
     tx_.requester = 1;
-    tx_.data.reserve(o.tx_len);
+    tx_.data = pcie::take_payload(o.tx_len);
   }
   model_->beat_run(r, n, tx_.data);
   if (r.rw_cnt) {
@@ -272,6 +272,7 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
     s.got += r.rw_cnt;
   }
   if (r.cp_beats > 0 && (cp_k_ += uint32_t(n)) == cpl_beats(cp_.front().tlp, B_)) {
+    pcie::give_payload(std::move(cp_.front().tlp.data));
     cp_.pop_front();
     cp_k_ = 0;
   }
@@ -295,7 +296,7 @@ void RnicDmac::step(uint64_t e) {
     tx_.tag = o.tx_tag;
     tx_.requester = 1;
     if (o.tx_write) {
-      if (tx_.data.empty()) tx_.data.reserve(o.tx_len);  // one allocation per MWr
+      if (tx_.data.empty()) tx_.data = pcie::take_payload(o.tx_len);
       tx_.data.insert(tx_.data.end(), o.tx_data.begin(), o.tx_data.begin() + o.tx_cnt);
     }
     if (o.tx_last) {
@@ -402,6 +403,7 @@ void RnicDmac::step(uint64_t e) {
   if (in_.cp_valid && cp_ready) {
     ++cp_k_;
     if (in_.cp_last) {
+      pcie::give_payload(std::move(cp_.front().tlp.data));
       cp_.pop_front();
       cp_k_ = 0;
     }
