@@ -231,6 +231,8 @@ uint64_t RnicDmac::first_output_edge() const {
 // (DmacModel::beat_edges), clocked at once when there are any.
 bool RnicDmac::beats(uint64_t e, uint64_t now) {
   if (!batch_edges_ || !have_edge_ || e != last_edge_ + 1) return false;
+  const DmacOut& o = core_->out();
+  if (o.rd_valid || (o.tx_valid && o.tx_last)) return false;  // an output is taken at e
   // The driver's inputs: none of its requests, writes or completions' first beats in the run.
   uint64_t lim = now - e + 1;
   auto before = [&](uint64_t due) { lim = std::min(lim, due > e ? due - e : 0); };
@@ -256,7 +258,6 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
   r.max_edges = lim;
   const uint64_t n = model_->beat_edges(r);
   if (n == 0) return false;
-  const DmacOut& o = core_->out();
   if (o.tx_valid && tx_.data.empty()) {  // the MWr in progress: its first beat is taken now
     tx_.type = TlpType::kMWr;
     tx_.addr = o.tx_addr;

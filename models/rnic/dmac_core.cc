@@ -390,9 +390,10 @@ void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
   r.wd_beats = uint32_t(std::min<uint64_t>({n, room, (r.wd_bytes + B - 1) / B}));
   for (uint32_t j = 0; j < r.wd_beats; ++j) {
     DmacBeat& b = wbuf_[data_wr_ % wbuf_.size()];
+    // Bytes past B are zero in every beat of the buffer (each write pads them).
     const uint32_t k = std::min(B, r.wd_bytes - j * B);
     std::copy_n(r.wd + uint64_t(j) * B, k, b.begin());
-    std::fill(b.begin() + k, b.end(), 0);
+    if (k < B) std::fill(b.begin() + k, b.begin() + B, 0);
     ++data_wr_;
   }
   if (mwr_on_) next_mwr_beat();  // the last edge's beat, not its TLP's last
