@@ -17,10 +17,7 @@ static sc_time ps(uint64_t v) { return sc_time::from_value(v); }
 
 PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats)
     : sc_core::sc_module(n), cfg_(cfg), stats_(stats) {
-  stats.on_settle(this, [this] {
-    catch_up(0);
-    catch_up(1);
-  });
+  stats.on_settle(this, [this] { catch_up_all(); });
   static const char* const kSide[2] = {"rc_tx", "card_tx"};
   for (int s = 0; s < 2; ++s) {
     Side& sd = side_[s];
@@ -55,8 +52,7 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
 
 PcieLink::~PcieLink() {
   // The statistics outlive the link: what it has yet to count, it counts now.
-  catch_up(0);
-  catch_up(1);
+  catch_up_all();
   stats_.drop_settle(this);
 }
 
@@ -94,8 +90,7 @@ void PcieLink::trace(TraceSink& t) const {
 
 std::string PcieLink::describe() const {
   static const char* const kSide[2] = {"rc_tx", "card_tx"};
-  catch_up(0);
-  catch_up(1);
+  catch_up_all();
   std::string s;
   for (int i = 0; i < 2; ++i) {
     const Side& sd = side_[i];
@@ -119,8 +114,7 @@ void PcieLink::configure(const PcieConfig& cfg) {
 }
 
 bool PcieLink::idle() const {
-  catch_up(0);
-  catch_up(1);
+  catch_up_all();
   for (const Side& sd : side_)
     if (!sd.tlps.empty() || !sd.dllps.empty() || !sd.in_flight.empty() || sd.ack_owed ||
         sd.owed_count)
@@ -136,6 +130,11 @@ void PcieLink::catch_up(int s) const {
   const bool over = sc_core::sc_get_status() != sc_core::SC_RUNNING &&
                     !sc_core::sc_pending_activity_at_current_time();
   const_cast<PcieLink*>(this)->run_actions(s, now_ps(), over ? UINT64_MAX : delta_now());
+}
+
+void PcieLink::catch_up_all() const {
+  catch_up(0);
+  catch_up(1);
 }
 
 void PcieLink::run_due(int s, uint64_t now, uint64_t delta) {

@@ -142,6 +142,7 @@ class PcieLink : public sc_core::sc_module {
   // it, whatever order the kernel ran them in). Actions of one delta go picks, ACK timers,
   // UpdateFC timers.
   void catch_up(int s) const;
+  void catch_up_all() const;
   // The arrival of the first TLP or UpdateFC side s would send from what it holds now (none:
   // kNoTimer).
   uint64_t next_live_arrival(const Side& sd) const;

@@ -258,32 +258,45 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
   r.max_edges = lim;
   const uint64_t n = model_->beat_edges(r);
   if (n == 0) return false;
-  if (o.tx_valid && tx_.data.empty()) {  // the MWr in progress: its first beat is taken now
-    tx_.type = TlpType::kMWr;
-    tx_.addr = o.tx_addr;
-    tx_.len = o.tx_len;
-    tx_.tag = o.tx_tag;
-    tx_.requester = 1;
-    tx_.data = pcie::take_payload(o.tx_len);
-  }
+  if (o.tx_valid && tx_.data.empty()) tx_header(o);  // the MWr in progress: its first beat
   model_->beat_run(r, n, tx_.data);
   if (r.rw_cnt) {
     Slot& s = slots_[r.rw_id];
     std::copy_n(r.cp, r.rw_cnt, s.data.begin() + r.rw_off);
     s.got += r.rw_cnt;
   }
-  if (r.cp_beats > 0 && (cp_k_ += uint32_t(n)) == cpl_beats(cp_.front().tlp, B_)) {
-    pcie::give_payload(std::move(cp_.front().tlp.data));
-    cp_.pop_front();
-    cp_k_ = 0;
-  }
-  wd_pos_ += size_t(r.wd_beats) * size_t(B_);
-  if (!wd_.empty() && wd_pos_ >= wd_.front().size()) {
-    wd_.pop_front();
-    wd_pos_ = 0;
-  }
+  if (r.cp_beats > 0) took_cpl_beats(uint32_t(n), n == r.cp_beats);
+  if (r.wd_beats > 0) took_wd_beats(r.wd_beats);
   last_edge_ = e + n - 1;
   return true;
+}
+
+// The TLP whose beats tx presents: its header from the pins; an MWr's payload buffer from its
+// first beat on.
+void RnicDmac::tx_header(const DmacOut& o) {
+  tx_.type = o.tx_write ? TlpType::kMWr : TlpType::kMRd;
+  tx_.addr = o.tx_addr;
+  tx_.len = o.tx_len;
+  tx_.tag = o.tx_tag;
+  tx_.requester = 1;
+  if (o.tx_write && tx_.data.empty()) tx_.data = pcie::take_payload(o.tx_len);
+}
+
+// n beats of the completion at the queue's head taken by the block; after its last, it goes.
+void RnicDmac::took_cpl_beats(uint32_t n, bool last) {
+  cp_k_ += n;
+  if (!last) return;
+  pcie::give_payload(std::move(cp_.front().tlp.data));
+  cp_.pop_front();
+  cp_k_ = 0;
+}
+
+// n beats of write data taken (a write's last beat ends its buffer, partial or not).
+void RnicDmac::took_wd_beats(uint32_t n) {
+  wd_pos_ += size_t(n) * size_t(B_);
+  if (wd_pos_ < wd_.front().size()) return;
+  wd_.pop_front();
+  wd_pos_ = 0;
 }
 
 void RnicDmac::step(uint64_t e) {
@@ -291,15 +304,9 @@ void RnicDmac::step(uint64_t e) {
   const uint64_t at = e * clk_.period_ps;
   // Outputs presented before the edge, taken at it (tx_ready and rd_ready are always high).
   if (o.tx_valid) {
-    tx_.type = o.tx_write ? TlpType::kMWr : TlpType::kMRd;
-    tx_.addr = o.tx_addr;
-    tx_.len = o.tx_len;
-    tx_.tag = o.tx_tag;
-    tx_.requester = 1;
-    if (o.tx_write) {
-      if (tx_.data.empty()) tx_.data = pcie::take_payload(o.tx_len);
+    tx_header(o);
+    if (o.tx_write)
       tx_.data.insert(tx_.data.end(), o.tx_data.begin(), o.tx_data.begin() + o.tx_cnt);
-    }
     if (o.tx_last) {
       pcie_.send(std::move(tx_));  // at the edge that takes its last beat: now
       tx_ = Tlp{};
@@ -394,21 +401,8 @@ void RnicDmac::step(uint64_t e) {
     rq_.pop_front();
   }
   if (in_.wq_valid && wq_ready) wq_.pop_front();
-  if (in_.wd_valid && wd_ready) {
-    wd_pos_ += size_t(B_);
-    if (wd_pos_ >= wd_.front().size()) {
-      wd_.pop_front();
-      wd_pos_ = 0;
-    }
-  }
-  if (in_.cp_valid && cp_ready) {
-    ++cp_k_;
-    if (in_.cp_last) {
-      pcie::give_payload(std::move(cp_.front().tlp.data));
-      cp_.pop_front();
-      cp_k_ = 0;
-    }
-  }
+  if (in_.wd_valid && wd_ready) took_wd_beats(1);
+  if (in_.cp_valid && cp_ready) took_cpl_beats(1, in_.cp_last);
   have_edge_ = true;
   last_edge_ = e;
 }

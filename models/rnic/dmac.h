@@ -115,6 +115,9 @@ class RnicDmac : public sc_core::sc_module {
   void run();
   void step(uint64_t e);
   bool beats(uint64_t e, uint64_t now);
+  void tx_header(const DmacOut& o);
+  void took_cpl_beats(uint32_t n, bool last);
+  void took_wd_beats(uint32_t n);
   uint64_t next_edge(uint64_t e) const;
   uint64_t first_output_edge() const;
   uint64_t edge_index(uint64_t t_ps, uint64_t cycles) const {
