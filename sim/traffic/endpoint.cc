@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/host/driver.h"
+#include "models/host/verbs/verbs_internal.h"
+
 namespace rnic::traffic {
 
 namespace {
@@ -119,6 +122,33 @@ void Endpoint::close() {
   cq = nullptr;
   pd = nullptr;
   ctx = nullptr;
+}
+
+void Oob::put(int64_t to, PeerInfo info) {
+  const uint64_t at = host::mgmt_send(wire_bytes(info));
+  const MacAddr from = host::current_process().drv->mac();
+  Box& b = box_[to];
+  auto it = std::upper_bound(b.q.begin(), b.q.end(), std::make_pair(at, from),
+                             [](const std::pair<uint64_t, MacAddr>& k, const Entry& e) {
+                               return k < std::make_pair(e.at_ps, e.from);
+                             });
+  b.q.insert(it, Entry{at, from, std::move(info)});
+  b.ev.notify(sc_core::SC_ZERO_TIME);
+}
+
+PeerInfo Oob::get(int64_t me) {
+  Box& b = box_[me];
+  for (;;) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    if (!b.q.empty() && b.q.front().at_ps <= now) break;
+    if (b.q.empty())
+      sc_core::wait(b.ev);
+    else
+      sc_core::wait(sc_core::sc_time::from_value(b.q.front().at_ps - now), b.ev);
+  }
+  PeerInfo i = std::move(b.q.front().info);
+  b.q.pop_front();
+  return i;
 }
 
 void open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer) {

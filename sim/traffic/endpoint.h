@@ -9,6 +9,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/bytes.h"
 #include "models/host/verbs/verbs.h"
 
 namespace rnic::traffic {
@@ -25,26 +26,29 @@ struct PeerInfo {
   uint32_t ird = 0;
 };
 
-// A blocking, zero-cost exchange between simulated processes (keyed by the receiver). Each key
-// has an event of its own, so a put wakes only the process waiting on its key.
+// A blocking exchange between simulated processes (keyed by the receiver) over the management
+// network, as a TCP side channel carries it: a put at t from a host reaches the receiver's queue
+// at t + host.mgmt_latency_ns + its bytes at host.mgmt_gbps, behind what that host sent before
+// (the board's model, rnic_oob_put). The queue is in arrival order; puts that arrive at the same
+// time are in the order of their senders' MACs, then of their puts (so no process order decides
+// it). Each key has an event of its own, so a put wakes only the process waiting on its key.
 class Oob {
  public:
-  void put(int64_t to, PeerInfo info) {
-    Box& b = box_[to];
-    b.q.push_back(std::move(info));
-    b.ev.notify(sc_core::SC_ZERO_TIME);
-  }
-  PeerInfo get(int64_t me) {
-    Box& b = box_[me];
-    while (b.q.empty()) sc_core::wait(b.ev);
-    PeerInfo i = std::move(b.q.front());
-    b.q.pop_front();
-    return i;
-  }
+  // From a program's thread (its host is the sender).
+  void put(int64_t to, PeerInfo info);
+  // Waits until a put to `me` has arrived and takes the first.
+  PeerInfo get(int64_t me);
+  // The bytes a PeerInfo takes on the wire.
+  static size_t wire_bytes(const PeerInfo& i) { return sizeof(i.gid) + 4 * i.qpns.size() + 28; }
 
  private:
+  struct Entry {
+    uint64_t at_ps;
+    MacAddr from;
+    PeerInfo info;
+  };
   struct Box {
-    std::deque<PeerInfo> q;
+    std::deque<Entry> q;
     sc_core::sc_event ev;
   };
   std::map<int64_t, Box> box_;  // nodes never move: a waiter keeps its Box&

@@ -206,7 +206,7 @@ void run_case(const Case& c) {
 }
 
 #if !EFE_FAULTS_LONG
-// The link goes down at 100 us for 2 ms, longer than the retry budget (efe.rto_ns 50 us x
+// The link goes down at 200 us for 1.9 ms, longer than the retry budget (efe.rto_ns 50 us x
 // (efe.retry_limit 7 + 1) = 400 us), while 8 Writes of 64 KiB (0.45 ms at 10 Gb/s) are under
 // way: the Writes acknowledged before it succeed, the oldest outstanding one completes
 // IBV_WC_RETRY_EXC_ERR and the rest IBV_WC_WR_FLUSH_ERR, in order; the QP is in ERROR with a QP
@@ -215,7 +215,7 @@ void run_case(const Case& c) {
 TEST(EfeChannel, ALinkDownBeyondTheRetryBudgetFailsThePeersQpsAndTheChannelComesBack) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
   Topology topo = two_hosts(cfg);
-  topo.links[0].params.down_ps = {{100'000'000, 2'100'000'000}};
+  topo.links[0].params.down_ps = {{200'000'000, 2'100'000'000}};
   StatRegistry stats;
   Cluster cl(topo, cfg, stats);
   constexpr uint32_t kMsg = 65536;

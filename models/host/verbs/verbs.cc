@@ -1513,20 +1513,27 @@ OobBoard& oob() {
 }
 }  // namespace
 
-void rnic::host::oob_clear() { oob().keys.clear(); }
+void rnic::host::oob_clear() {
+  oob().keys.clear();
+  oob().tx_free_ps.clear();
+}
+
+uint64_t rnic::host::mgmt_send(size_t bytes) {
+  const Driver* drv = current().drv;
+  const rnic::HostConfig& h = drv->host_config();
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  uint64_t& free = oob().tx_free_ps[drv];
+  free = std::max(free, now) + uint64_t(double(bytes) * 8.0 / h.mgmt_gbps * 1000.0);
+  return free + uint64_t(h.mgmt_latency_ns) * 1000;
+}
 
 // The board is the management network's: a value put at t is seen at t + host.mgmt_latency_ns
 // + its bytes at host.mgmt_gbps, behind what the same host put before (as a TCP exchange of the
 // same bytes between executables, sim/exec/mgmt_net.h).
 void rnic_oob_put(const char* key, const void* data, size_t len) {
   OobBoard& b = oob();
-  const Driver* drv = current().drv;
-  const rnic::HostConfig& h = drv->host_config();
-  const uint64_t now = sc_core::sc_time_stamp().value();
-  uint64_t& free = b.tx_free_ps[drv];
-  free = std::max(free, now) + uint64_t(double(len) * 8.0 / h.mgmt_gbps * 1000.0);
   const auto* p = static_cast<const uint8_t*>(data);
-  b.keys[key] = {std::vector<uint8_t>(p, p + len), free + uint64_t(h.mgmt_latency_ns) * 1000};
+  b.keys[key] = {std::vector<uint8_t>(p, p + len), rnic::host::mgmt_send(len)};
   if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
   b.put->notify(sc_core::SC_ZERO_TIME);
 }

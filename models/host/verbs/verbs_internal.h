@@ -15,6 +15,10 @@ Driver& context_driver(const ibv_context* context);
 Process& context_process(const ibv_context* context);
 // The host and process the calling simulated thread is bound to (bind_current_process).
 ProcessContext current_process();
+// The management network's send (host.mgmt_latency_ns, host.mgmt_gbps): `bytes` sent now by the
+// calling process's host, behind what it sent before, reach the peer at the time returned (ps).
+// The out-of-band board and traffic::Oob share each host's sending side.
+uint64_t mgmt_send(size_t bytes);
 // The PBL entries an MR's registration took (one per page of each extent).
 uint32_t mr_pbl_count(const ibv_mr* mr);
 // ibv_modify_qp without its state-transition and attribute checks: the connection manager's
