@@ -13,7 +13,7 @@ EthLink::EthLink(sc_core::sc_module_name n, const LinkParams& p, LinkEnd& a, Lin
     : sc_core::sc_module(n),
       cfg_(p),
       byte_ps_(uint64_t(8000 / p.rate_gbps)),
-      rng_(p.seed),
+      rng_{std::mt19937_64(p.seed), std::mt19937_64(p.seed ^ 0x9e3779b97f4a7c15ull)},
       lost_down_(stats.group(name()).counter("lost_down", "frames",
                                              "frames lost while the link was down")),
       lost_random_(stats.group(name()).counter("lost_random", "frames",
@@ -50,17 +50,18 @@ void EthLink::carry(int end, LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, ui
     ++lost_down_;
     return;
   }
-  if (cfg_.loss > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < cfg_.loss) {
+  std::mt19937_64& rng = rng_[end];
+  if (cfg_.loss > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < cfg_.loss) {
     ++lost_random_;
     return;
   }
   if (cfg_.ber > 0) {
     const double bits = double(f->size() + fcs.size()) * 8;
     const double p_err = -std::expm1(bits * std::log1p(-cfg_.ber));
-    if (std::uniform_real_distribution<double>(0, 1)(rng_) < p_err) {
+    if (std::uniform_real_distribution<double>(0, 1)(rng) < p_err) {
       ++corrupted_;
       std::vector<uint8_t> bad(*f);
-      const size_t bit = std::uniform_int_distribution<size_t>(0, bad.size() * 8 - 1)(rng_);
+      const size_t bit = std::uniform_int_distribution<size_t>(0, bad.size() * 8 - 1)(rng);
       bad[bit / 8] ^= uint8_t(1u << (bit % 8));
       f = std::make_shared<const std::vector<uint8_t>>(std::move(bad));
     }

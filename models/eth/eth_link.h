@@ -4,8 +4,10 @@
 // Faults (LinkParams): a frame on the wire while the link is down, or drawn lost (probability
 // `loss`), never arrives; one drawn to have a bit error (probability 1 - (1 - ber)^bits over its
 // bits from the destination address through the FCS) arrives with one random bit flipped and
-// fails the receiving MAC's FCS check. Captures show what was sent. Counted per link:
-// lost_down, lost_random, corrupted.
+// fails the receiving MAC's FCS check. Each direction draws from a stream of its own (seeded
+// from LinkParams::seed and the sending end), so what one direction loses never depends on when
+// the other sends. Captures show what was sent. Counted per link: lost_down, lost_random,
+// corrupted.
 #pragma once
 
 #include <array>
@@ -72,7 +74,7 @@ class EthLink : public sc_core::sc_module {
 
   LinkParams cfg_;
   uint64_t byte_ps_;
-  std::mt19937_64 rng_;
+  std::mt19937_64 rng_[2];  // per sending end
   Counter &lost_down_, &lost_random_, &corrupted_;
   LinkEnd* end_[2];
   std::vector<WireTap> taps_;

@@ -64,18 +64,29 @@ int EthSwitch::route(const Mac& src, const Mac& dst) const {
 
 void EthSwitch::Port::arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_t first_bit_ps,
                              uint64_t last_bit_ps) {
+  // What the frame will do is worked out now, but it is counted and acts at the switch's own
+  // times (its last bit, or when it joins its output queue), as ranked actions: a link may hand
+  // a frame over any time before its first bit (a run over several processes does so at the end
+  // of a window) and nothing changes.
   EthSwitch& s = *sw;
-  ++*rx_frames;
+  const uint64_t rank = 1 + uint64_t(index);
   uint16_t quanta = 0;
   if (parse_pause(frame->data(), frame->size(), &quanta)) {
-    ++*pause_rx;
-    paused_until = std::max(paused_until, last_bit_ps + uint64_t(quanta) * 64 * byte_ps);
+    s.eq_.at_ranked(last_bit_ps, rank,
+                    [this, until = last_bit_ps + uint64_t(quanta) * 64 * byte_ps] {
+                      ++*rx_frames;
+                      ++*pause_rx;
+                      paused_until = std::max(paused_until, until);
+                    });
     return;
   }
   Header h;
   const int out = parse_header(frame->data(), frame->size(), &h) ? s.route(h.src, h.dst) : -1;
   if (out < 0) {
-    ++*no_route;
+    s.eq_.at_ranked(last_bit_ps, rank, [this] {
+      ++*rx_frames;
+      ++*no_route;
+    });
     return;
   }
   const uint64_t lat = uint64_t(s.cfg_.latency_ns) * 1000;
@@ -83,13 +94,18 @@ void EthSwitch::Port::arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_
   if (s.cut_through_ && s.ports_[size_t(out)]->byte_ps >= byte_ps) {
     at = first_bit_ps + (kPreambleBytes + kHeaderBytes) * byte_ps + lat;
   } else if (s.crc_.compute(frame->data(), frame->size()) != fcs_value(fcs)) {
-    ++*fcs_drops;
+    s.eq_.at_ranked(last_bit_ps, rank, [this] {
+      ++*rx_frames;
+      ++*fcs_drops;
+    });
     return;
   }
   // Frames that reach output queues at the same time join them in input-port order, after the
   // frames leaving then (rank 0): the order never depends on which sender SystemC ran first.
-  s.eq_.at_ranked(at, 1 + uint64_t(index),
-                  [&s, out, from = index, frame, fcs] { s.enqueue(out, from, frame, fcs); });
+  s.eq_.at_ranked(at, rank, [this, &s, out, frame, fcs] {
+    ++*rx_frames;
+    s.enqueue(out, index, frame, fcs);
+  });
 }
 
 void EthSwitch::send_pause(Port& p, uint16_t quanta) {

@@ -20,8 +20,10 @@
 //   the head of its output queue), again if its frames still grow by half that (the PAUSE was
 //   lost), and once they fall to switch.pause_xon_bytes a PAUSE of 0 (resume). Lossless if every
 //   port's xoff plus what is in flight after the PAUSE (a frame on the wire, the two the EFE keeps
-//   in its MAC) fits the buffers. A PAUSE received on a port holds that port's output until it ends
-//   (a resume does not cut it short).
+//   in its MAC) fits the buffers. A PAUSE received on a port holds that port's output from its last
+//   bit until it ends (a resume does not cut it short).
+// A frame received is counted (rx_frames, and why it was dropped) at its last bit, or when it
+//   joins its output queue; nothing the switch does depends on when the link handed it over.
 // Statistics per port (group <switch>.p<i>): frames in and out, FCS drops, tail drops, CE marks,
 //   the largest queue, and the queue in bytes over time.
 #pragma once
