@@ -1,0 +1,154 @@
+#include "sim/partition.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "sim/config.h"
+
+namespace rnic {
+
+int Partition::end_rank(const LinkSpec& l, int end) const {
+  const int sw = end == 0 ? l.sw_a : l.sw_b;
+  const int host = end == 0 ? l.a : l.b;
+  return sw >= 0 ? switch_rank[size_t(sw)] : host_rank[size_t(host)];
+}
+
+std::vector<int> Partition::hosts_per_rank() const {
+  std::vector<int> n(size_t(ranks), 0);
+  for (int r : host_rank)
+    if (r >= 0) ++n[size_t(r)];
+  return n;
+}
+
+namespace {
+
+// Union-find over hosts (0..H-1) and switches (H..).
+struct Groups {
+  std::vector<int> parent;
+  explicit Groups(size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  int find(int x) {
+    while (parent[size_t(x)] != x) x = parent[size_t(x)] = parent[size_t(parent[size_t(x)])];
+    return x;
+  }
+  void join(int a, int b) { parent[size_t(find(a))] = find(b); }
+};
+
+}  // namespace
+
+Partition partition_topology(const Topology& t, int ranks, const std::vector<std::string>& pins,
+                             uint64_t mgmt_latency_ps) {
+  if (ranks < 1) throw InputError("mpirun -n", "ranks", fmt::format("{} ranks", ranks));
+  const size_t h = t.hosts.size(), s = t.switches.size();
+  Partition p;
+  p.ranks = ranks;
+  p.host_rank.assign(h, -1);
+  p.switch_rank.assign(s, -1);
+  // Pins.
+  std::vector<bool> pinned(h + s, false);
+  for (const std::string& pin : pins) {
+    const size_t eq = pin.rfind('=');
+    if (eq == std::string::npos || eq == 0)
+      throw InputError("--partition", pin, "expected NAME=RANK");
+    const std::string name = pin.substr(0, eq);
+    int rank = -1;
+    try {
+      size_t used = 0;
+      rank = std::stoi(pin.substr(eq + 1), &used);
+      if (used != pin.size() - eq - 1) rank = -1;
+    } catch (const std::exception&) {
+      rank = -1;
+    }
+    if (rank < 0 || rank >= ranks)
+      throw InputError("--partition", pin, fmt::format("the rank must be 0 to {}", ranks - 1));
+    size_t node = h + s;
+    for (size_t i = 0; i < h; ++i)
+      if (t.hosts[i].name == name) node = i;
+    for (size_t i = 0; i < s; ++i)
+      if (t.switches[i].name == name) node = h + i;
+    if (node == h + s) throw InputError("--partition", pin, "no host or switch is called " + name);
+    pinned[node] = true;
+    if (node < h)
+      p.host_rank[node] = rank;
+    else
+      p.switch_rank[node - h] = rank;
+  }
+  // Groups: a switch with the hosts on its links; hosts joined to hosts together.
+  Groups g(h + s);
+  for (const LinkSpec& l : t.links) {
+    const int a = l.sw_a >= 0 ? int(h) + l.sw_a : l.a, b = l.sw_b >= 0 ? int(h) + l.sw_b : l.b;
+    const bool a_sw = l.sw_a >= 0, b_sw = l.sw_b >= 0;
+    if (a_sw && b_sw) continue;  // switch to switch: spines go on their own
+    if ((a < int(h) && pinned[size_t(a)]) || (b < int(h) && pinned[size_t(b)])) continue;
+    g.join(a, b);
+  }
+  std::map<int, std::vector<int>> members;  // root -> nodes, in node order
+  for (size_t n = 0; n < h + s; ++n)
+    if (!(n < h && pinned[n])) members[g.find(int(n))].push_back(int(n));
+  struct Group {
+    std::vector<int> nodes;
+    int hosts = 0;
+    int rank = -1;  // a pinned switch's, which its hosts follow
+  };
+  std::vector<Group> groups, spines;
+  for (auto& [root, nodes] : members) {
+    Group gr{nodes, 0, -1};
+    for (int n : nodes) {
+      gr.hosts += n < int(h);
+      if (n >= int(h) && pinned[size_t(n)] && gr.rank < 0) gr.rank = p.switch_rank[size_t(n) - h];
+    }
+    if (gr.hosts == 0 && gr.rank >= 0) continue;  // a pinned spine
+    (gr.hosts ? groups : spines).push_back(gr);
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.hosts > b.hosts; });
+  std::vector<int> load = p.hosts_per_rank(), sw_load(size_t(ranks), 0);
+  for (size_t i = 0; i < s; ++i)
+    if (p.switch_rank[i] >= 0) ++sw_load[size_t(p.switch_rank[i])];
+  // Groups with a pinned switch first (their rank is given), then the largest first.
+  std::stable_partition(groups.begin(), groups.end(), [](const Group& gr) { return gr.rank >= 0; });
+  for (const Group& gr : groups) {
+    const int r =
+        gr.rank >= 0 ? gr.rank : int(std::min_element(load.begin(), load.end()) - load.begin());
+    load[size_t(r)] += gr.hosts;
+    for (int n : gr.nodes) {
+      if (n < int(h)) {
+        p.host_rank[size_t(n)] = r;
+      } else if (!pinned[size_t(n)]) {
+        p.switch_rank[size_t(n) - h] = r;
+        ++sw_load[size_t(r)];
+      }
+    }
+  }
+  for (const Group& gr : spines)
+    for (int n : gr.nodes) {
+      const int r = int(std::min_element(sw_load.begin(), sw_load.end()) - sw_load.begin());
+      p.switch_rank[size_t(n) - h] = r;
+      ++sw_load[size_t(r)];
+    }
+  const std::vector<int> per = p.hosts_per_rank();
+  for (int r = 0; r < ranks; ++r)
+    if (per[size_t(r)] == 0)
+      throw InputError("--partition", fmt::format("rank {}", r),
+                       fmt::format("it would simulate no host ({} hosts over {} ranks; a switch "
+                                   "goes with the hosts on its links)",
+                                   h, ranks));
+  p.lookahead_ps = ranks > 1 ? mgmt_latency_ps : UINT64_MAX;
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    const LinkSpec& l = t.links[i];
+    if (p.end_rank(l, 0) == p.end_rank(l, 1)) continue;
+    if (l.params.prop_ns <= 0)
+      throw InputError("--partition", "link " + l.name,
+                       fmt::format("it joins ranks {} and {} but has no propagation delay "
+                                   "(prop_ns 0), so neither can run ahead of the other; pin its "
+                                   "ends to one rank",
+                                   p.end_rank(l, 0), p.end_rank(l, 1)));
+    p.crossing.push_back(int(i));
+    p.lookahead_ps = std::min(p.lookahead_ps, uint64_t(l.params.prop_ns) * 1000);
+  }
+  return p;
+}
+
+}  // namespace rnic

@@ -1,0 +1,40 @@
+// How a run over several processes (MPI ranks; docs/performance.md, "Runs over several
+// processes") splits a topology: every host and every switch belongs to one rank, which
+// simulates it; a link whose ends belong to different ranks carries its frames between them with
+// their time stamps. The ranks advance in windows no longer than the lookahead: the smallest
+// propagation delay of a link that crosses, and the management network's latency (what the
+// programs' out-of-band exchange takes), whichever is smaller.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/cluster.h"
+
+namespace rnic {
+
+struct Partition {
+  int ranks = 1;
+  std::vector<int> host_rank;          // per host
+  std::vector<int> switch_rank;        // per switch
+  std::vector<int> crossing;           // the links whose ends are on different ranks, in link order
+  uint64_t lookahead_ps = UINT64_MAX;  // UINT64_MAX: nothing crosses
+
+  // The rank of a link's end 0 (a) or 1 (b).
+  int end_rank(const LinkSpec& l, int end) const;
+  // Hosts per rank.
+  std::vector<int> hosts_per_rank() const;
+};
+
+// Splits `t` over `ranks`. By default every switch goes with the hosts on its links (a leaf with
+// its hosts) and hosts joined only to hosts with each other; these groups go, the largest first,
+// each to the rank with the fewest hosts so far (ties: the lower rank); switches with no host
+// (spines) go in turn to the rank with the fewest switches. `pins` ("NAME=RANK", a host or a
+// switch) place those first; a pinned host leaves its group. mgmt_latency_ps bounds the
+// lookahead. Throws InputError: an unknown name or a rank out of range, a rank with no host, a
+// crossing link with no propagation delay (it cannot be split: pin its ends together).
+Partition partition_topology(const Topology& t, int ranks, const std::vector<std::string>& pins,
+                             uint64_t mgmt_latency_ps);
+
+}  // namespace rnic

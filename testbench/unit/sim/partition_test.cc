@@ -1,0 +1,86 @@
+// How a topology is split over ranks (sim/partition.h): a leaf goes with its hosts, the groups
+// balance the hosts, spines spread, pins win, and what cannot be split is refused.
+#include "sim/partition.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sim/config.h"
+
+namespace rnic {
+namespace {
+
+constexpr uint64_t kMgmtPs = 15'000'000;
+
+SystemConfig config() { return preset_config("rnic-10g", "test"); }
+
+TEST(Partition, ALeafGoesWithItsHostsAndTheHostsBalance) {
+  const Topology t = leaf_spine(config(), 64, 8, 2);  // 8 leaves, 2 spines
+  const Partition p = partition_topology(t, 2, {}, kMgmtPs);
+  EXPECT_EQ(p.hosts_per_rank(), (std::vector<int>{32, 32}));
+  for (size_t i = 0; i < 64; ++i)
+    EXPECT_EQ(p.host_rank[i], p.switch_rank[i / 8]) << "h" << i << " with its leaf";
+  EXPECT_NE(p.switch_rank[8], p.switch_rank[9]) << "one spine each";
+  // Every leaf-spine link to the other rank's spine crosses; no host link does.
+  for (int i : p.crossing) EXPECT_GE(i, 64);
+  EXPECT_EQ(p.crossing.size(), 8u);
+  EXPECT_EQ(p.lookahead_ps, 5000u) << "the links' 5 ns, below the management network's 15 us";
+}
+
+TEST(Partition, UnevenGroupsGoLargestFirstToTheLeastLoadedRank) {
+  const Topology t = leaf_spine(config(), 20, 8, 1);  // leaves of 8, 8 and 4 hosts
+  const Partition p = partition_topology(t, 2, {}, kMgmtPs);
+  EXPECT_EQ(p.hosts_per_rank(), (std::vector<int>{12, 8}));
+  EXPECT_EQ(p.switch_rank[0], 0);
+  EXPECT_EQ(p.switch_rank[1], 1);
+  EXPECT_EQ(p.switch_rank[2], 0);
+}
+
+TEST(Partition, OneRankHasEverythingAndNothingCrosses) {
+  const Topology t = leaf_spine(config(), 16, 8, 2);
+  const Partition p = partition_topology(t, 1, {}, kMgmtPs);
+  EXPECT_TRUE(p.crossing.empty());
+  EXPECT_EQ(p.lookahead_ps, UINT64_MAX);
+}
+
+TEST(Partition, PinsPlaceHostsAndSwitchesAndASwitchTakesItsHosts) {
+  const Topology t = two_hosts(config());
+  EXPECT_THROW(partition_topology(t, 2, {}, kMgmtPs), InputError)
+      << "two hosts joined by a link are one group: rank 1 would have none";
+  const Partition p = partition_topology(t, 2, {"node1=1"}, kMgmtPs);
+  EXPECT_EQ(p.host_rank, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p.crossing, (std::vector<int>{0}));
+
+  const Topology ls = leaf_spine(config(), 16, 8, 1);
+  const Partition q = partition_topology(ls, 2, {"leaf0=1", "h15=1"}, kMgmtPs);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(q.host_rank[i], 1) << "h" << i << " follows leaf0";
+  EXPECT_EQ(q.host_rank[15], 1);
+  for (size_t i = 8; i < 15; ++i) EXPECT_EQ(q.host_rank[i], 0);
+}
+
+TEST(Partition, TheLookaheadIsTheSmallestCrossingDelayOrTheManagementLatency) {
+  Topology t = leaf_spine(config(), 16, 8, 1);
+  for (LinkSpec& l : t.links) l.params.prop_ns = 2000;
+  t.links[16].params.prop_ns = 700;  // leaf0_spine0
+  t.links[17].params.prop_ns = 900;  // leaf1_spine0
+  const Partition p = partition_topology(t, 2, {"spine0=1"}, kMgmtPs);
+  EXPECT_EQ(p.lookahead_ps, 700'000u);
+  EXPECT_EQ(partition_topology(t, 2, {"spine0=1"}, 500'000).lookahead_ps, 500'000u);
+}
+
+TEST(Partition, WhatCannotBeSplitIsRefused) {
+  Topology t = leaf_spine(config(), 16, 8, 1);
+  EXPECT_THROW(partition_topology(t, 2, {"nobody=1"}, kMgmtPs), InputError);
+  EXPECT_THROW(partition_topology(t, 2, {"h0=2"}, kMgmtPs), InputError);
+  EXPECT_THROW(partition_topology(t, 2, {"h0"}, kMgmtPs), InputError);
+  EXPECT_THROW(partition_topology(t, 2, {"h0=x"}, kMgmtPs), InputError);
+  EXPECT_THROW(partition_topology(t, 3, {}, kMgmtPs), InputError) << "2 leaves, 3 ranks";
+  t.links[16].params.prop_ns = 0;
+  EXPECT_THROW(partition_topology(t, 2, {"spine0=1"}, kMgmtPs), InputError)
+      << "a crossing link without delay";
+  EXPECT_NO_THROW(partition_topology(t, 2, {"spine0=0"}, kMgmtPs)) << "the same link, not crossing";
+}
+
+}  // namespace
+}  // namespace rnic
