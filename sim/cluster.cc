@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "models/common/step_end.h"
 #include "models/host/verbs/verbs.h"
 #include "sim/default_rtl.h"
+#include "sim/ranks.h"
 #include "sim/run_control.h"
 #include "sim/run_record.h"
 
@@ -216,9 +219,54 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   const auto routes = topo.routes();
   for (size_t sw = 0; sw < switches.size(); ++sw)
     for (size_t h = 0; h < nodes.size(); ++h) switches[sw]->set_route(nodes[h]->mac, routes[sw][h]);
+  // Over several processes: this rank's part, and its links to other ranks.
+  part = partition_topology(topo, ranks::size(), partition_pins(),
+                            uint64_t(c.host.mgmt_latency_ns) * 1000);
+  part_rank_ = ranks::rank();
+  run_control::set_lookahead(part.lookahead_ps);
+  if (ranks::parallel() && part_rank_ == 0) {
+    std::string per;
+    for (int n : part.hosts_per_rank()) per += (per.empty() ? "" : "/") + std::to_string(n);
+    fmt::print(stderr, "rnicsim: {} ranks, hosts {}, {} links between ranks, lookahead {:.3f} ns\n",
+               ranks::size(), per, part.crossing.size(), double(part.lookahead_ps) / 1000.0);
+  }
+  if (part.crossing.empty()) return;
+  frame_channel_ = ranks::channel([this](int, const uint8_t* d, size_t n) {
+    // link index, first and last bit times, FCS, then the frame
+    uint32_t link = 0;
+    uint64_t first = 0, last = 0;
+    std::array<uint8_t, 4> fcs{};
+    std::memcpy(&link, d, 4);
+    std::memcpy(&first, d + 4, 8);
+    std::memcpy(&last, d + 12, 8);
+    std::memcpy(fcs.data(), d + 20, 4);
+    auto f = std::make_shared<const std::vector<uint8_t>>(d + 24, d + n);
+    links[link]->deliver(std::move(f), fcs, first, last);
+  });
+  for (int i : part.crossing) {
+    const LinkSpec& l = topo.links[size_t(i)];
+    const int r0 = part.end_rank(l, 0), r1 = part.end_rank(l, 1);
+    if (r0 != part_rank_ && r1 != part_rank_) continue;  // between two other ranks
+    const int local_end = r0 == part_rank_ ? 0 : 1;
+    const int far = local_end == 0 ? r1 : r0;
+    links[size_t(i)]->set_remote(
+        local_end, [this, i, far](eth::LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs,
+                                  uint64_t first, uint64_t last) {
+          std::vector<uint8_t> m(24 + f->size());
+          const uint32_t link = uint32_t(i);
+          std::memcpy(m.data(), &link, 4);
+          std::memcpy(m.data() + 4, &first, 8);
+          std::memcpy(m.data() + 12, &last, 8);
+          std::memcpy(m.data() + 20, fcs.data(), 4);
+          std::memcpy(m.data() + 24, f->data(), f->size());
+          ranks::send(far, frame_channel_, m.data(), m.size());
+        });
+  }
 }
 
-Cluster::~Cluster() = default;
+Cluster::~Cluster() {
+  if (frame_channel_ != UINT32_MAX) ranks::drop_channel(frame_channel_);
+}
 
 int Cluster::find(const std::string& host) const {
   for (const auto& n : nodes)
@@ -236,6 +284,7 @@ void Cluster::run(const std::vector<std::function<void()>>& programs) {
 void Cluster::run(const std::vector<Program>& programs) {
   std::vector<std::pair<std::string, std::function<void()>>> threads;
   for (const Program& pr : programs) {
+    if (!local(pr.node)) continue;  // another rank's host
     Node& n = *nodes[size_t(pr.node)];
     std::unique_ptr<host::Process>& slot = pr.process == 0 ? n.proc : n.other_procs[pr.process];
     if (!slot)

@@ -23,6 +23,7 @@
 #include "models/rnic/rnic_core.h"
 #include "sim/blocks.h"
 #include "sim/host_card.h"
+#include "sim/partition.h"
 
 namespace rnic {
 
@@ -123,8 +124,16 @@ class Cluster {
   std::vector<std::unique_ptr<eth::EthLink>> links;
   std::vector<std::string> link_names;
   std::vector<std::array<std::string, 2>> link_ends;  // per link, the host or switch at a and b
+  // Over several processes (sim/ranks.h): which rank simulates each host and switch. Every
+  // process builds the whole system; only its own hosts run programs, and a link to another
+  // rank's host or switch carries its frames there (EthLink::set_remote). One process: rank 0
+  // has everything.
+  Partition part;
+  bool local(int host) const { return part.host_rank[size_t(host)] == part_rank_; }
 
  private:
+  int part_rank_ = 0;
+  uint32_t frame_channel_ = UINT32_MAX;
   int pid_ = 100;
   int runs_ = 0;
 };

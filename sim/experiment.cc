@@ -169,6 +169,14 @@ void ExperimentContext::attach(Cluster& sys) {
   for (size_t i = 0; i < sys.links.size(); ++i)
     topology["links"].push_back(
         {{"name", sys.link_names[i]}, {"a", sys.link_ends[i][0]}, {"b", sys.link_ends[i][1]}});
+  owner.clear();
+  for (size_t i = 0; i < sys.nodes.size(); ++i) owner[sys.nodes[i]->name()] = sys.part.host_rank[i];
+  for (size_t i = 0; i < sys.switches.size(); ++i)
+    owner[sys.switches[i]->name()] = sys.part.switch_rank[i];
+  for (size_t i = 0; i < sys.links.size(); ++i) {
+    const int a = owner[sys.link_ends[i][0]], b = owner[sys.link_ends[i][1]];
+    owner[sys.link_names[i]] = a == b ? a : -1;
+  }
   if (!scenario.outputs.pcap) return;
   for (size_t i = 0; i < sys.links.size(); ++i) {
     const std::string path =

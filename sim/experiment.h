@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -54,6 +55,9 @@ struct ExperimentContext {
   std::string out_dir;                // where captures go
   std::vector<std::string> captures;  // the capture files the run wrote
   std::vector<std::unique_ptr<PcapWriter>> capture_writers;  // open until the run ends
+  // Over several processes: the rank that simulates each host, switch and link by name (a link
+  // whose ends are on two ranks: -1, its counts are the two ranks' sum); set by attach(Cluster&).
+  std::map<std::string, int> owner;
 
   // Every experiment calls this once its system is built: waveform signals and window; with
   // outputs.pcap, a capture of each of a Cluster's links (OUT/<link>.pcap); the request trace's
@@ -73,6 +77,9 @@ struct ExperimentKind {
   // Elaborates what it needs, runs the simulation, fills ctx.rows. Returns the exit code.
   std::function<int(ExperimentContext&)> run;
   bool has_links = false;  // builds Ethernet links (so --pcap applies)
+  // Runs over several processes (mpirun): each rank's rows are the whole run's (what it sums
+  // over hosts it sums over every rank).
+  bool parallel = false;
 };
 
 const std::vector<ExperimentKind>& experiment_kinds();

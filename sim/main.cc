@@ -14,6 +14,8 @@
 #include "models/common/sc_main_entry.h"
 #include "sim/experiment.h"
 #include "sim/host_card.h"
+#include "sim/partition.h"
+#include "sim/ranks.h"
 #include "sim/report.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -45,10 +47,18 @@ void add_run_options(CLI::App* c, rnic::RunOptions& o, std::string& out, bool& q
 }  // namespace
 
 int sc_main(int argc, char** argv) {
+  // Under mpirun: this process is one rank of the run (sim/ranks.h).
+  rnic::ranks::init(&argc, &argv);
+  struct Finish {
+    ~Finish() { rnic::ranks::finish(); }
+  } finish;
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
   // SystemC's errors are thrown, never printed: the runner reports each in one line.
   sc_core::sc_report_handler::set_actions(sc_core::SC_ERROR, sc_core::SC_THROW);
+  // A rank of a run over several processes may start a window with nothing of its own to run.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_ID_NO_SC_START_ACTIVITY_,
+                                          sc_core::SC_DO_NOTHING);
   rnic::traffic::register_perftests();
   rnic::traffic::register_efe_experiments();
   rnic::traffic::register_memory_experiments();
@@ -68,6 +78,11 @@ int sc_main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a scenario file");
   run->add_option("scenario", scenario, "scenario YAML")->required();
   add_run_options(run, opt, out, quiet);
+  std::vector<std::string> pins;
+  run->add_option("--partition", pins,
+                  "under mpirun: NAME=RANK,... puts these hosts or switches on these ranks "
+                  "(the rest: a switch with its hosts, balanced)")
+      ->delimiter(',');
 
   auto* validate = app.add_subcommand("validate", "check a scenario file without running it");
   validate->add_option("scenario", scenario, "scenario YAML")->required();
@@ -153,6 +168,7 @@ int sc_main(int argc, char** argv) {
       return rnic::run_sweep(sw);
     }
     if (run->parsed()) {
+      rnic::set_partition_pins(pins);
       rnic::Scenario s = rnic::load_scenario(scenario, opt);
       return rnic::run_scenario(s, out, quiet);
     }

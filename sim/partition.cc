@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 
+#include "sim/cluster.h"
 #include "sim/config.h"
 
 namespace rnic {
@@ -150,5 +151,15 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
   }
   return p;
 }
+
+namespace {
+std::vector<std::string>& pins_store() {
+  static std::vector<std::string> p;
+  return p;
+}
+}  // namespace
+
+void set_partition_pins(std::vector<std::string> pins) { pins_store() = std::move(pins); }
+const std::vector<std::string>& partition_pins() { return pins_store(); }
 
 }  // namespace rnic

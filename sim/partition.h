@@ -10,9 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster.h"
-
 namespace rnic {
+
+struct LinkSpec;
+struct Topology;
 
 struct Partition {
   int ranks = 1;
@@ -36,5 +37,9 @@ struct Partition {
 // crossing link with no propagation delay (it cannot be split: pin its ends together).
 Partition partition_topology(const Topology& t, int ranks, const std::vector<std::string>& pins,
                              uint64_t mgmt_latency_ps);
+
+// The run's `--partition` pins, for every system it builds (empty: the default split).
+void set_partition_pins(std::vector<std::string> pins);
+const std::vector<std::string>& partition_pins();
 
 }  // namespace rnic

@@ -13,6 +13,7 @@
 #include "models/host/host_wait.h"
 #include "sim/background.h"
 #include "sim/output_errors.h"
+#include "sim/ranks.h"
 #include "sim/spin_guard.h"
 
 namespace rnic::run_control {
@@ -94,8 +95,86 @@ void clear_progress_line() {
   g_line_shown = false;
 }
 
+namespace {
+uint64_t g_lookahead_ps = UINT64_MAX;
+
+// Conservative windows (simulate() over several ranks): the ranks deliver what crossed, agree on
+// the earliest next event of any (E), and each runs its events before E + lookahead, which
+// nothing from another rank can precede: what a rank sends at t arrives at t + lookahead or
+// later. Ends when no rank has anything pending and every rank's workload is done; the clock
+// then moves to the last event of any rank.
+void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done,
+                      const std::function<std::string()>& dump, Background* background) {
+  const SpinGuard guard(cfg.sim.spin_guard_s);
+  // An error on one rank stops every rank at the next agreement: the rank that had it throws
+  // it, the others a RunFailed that names it.
+  std::exception_ptr error;
+  std::string why;
+  auto attempt = [&](const std::function<void()>& f) {
+    if (error) return;
+    try {
+      f();
+    } catch (const std::exception& e) {
+      error = std::current_exception();
+      why = e.what();
+    }
+  };
+  attempt([] { sc_core::sc_start(sc_core::SC_ZERO_TIME); });
+  while (true) {
+    attempt([] { ranks::exchange(); });
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    uint64_t next = UINT64_MAX;
+    bool finished = false;
+    attempt([&] {
+      next = sc_core::sc_pending_activity() ? now + sc_core::sc_time_to_pending_activity().value()
+                                            : UINT64_MAX;
+      if (background && next != UINT64_MAX) {
+        background->run_due(now);
+        next = std::min(next, background->next_due());
+      }
+      finished = done();
+      if (g_interrupted) throw InterruptedError("interrupted");
+      if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
+    });
+    // A failed rank reports 0 as its next event and not done: the others learn of it below.
+    const ranks::Agreement a = ranks::agree(error ? 0 : next, error ? false : finished);
+    if (ranks::max_all(error ? 1 : 0)) {
+      const std::vector<std::string> whys = ranks::all_gather(error ? why : "");
+      if (error) std::rethrow_exception(error);
+      for (size_t r = 0; r < whys.size(); ++r)
+        if (!whys[r].empty()) throw RunFailed(fmt::format("rank {} stopped: {}", r, whys[r]));
+    }
+    if (a.next_ps == UINT64_MAX) {
+      // Each rank's clock stopped at its last event (its last window ended starved).
+      const uint64_t end = ranks::max_all(now);
+      if (end > now)
+        sc_core::sc_start(sc_core::sc_time::from_value(end - now), sc_core::SC_RUN_TO_TIME);
+      if (a.all_done) return;
+      throw HungError(fmt::format(
+          "the workload is still waiting at {:.3f} ns and nothing is left to happen\n{}",
+          double(now) / 1000.0, dump()));
+    }
+    // Up to (not including) the window's end, and to the next side task of this rank's.
+    uint64_t end =
+        a.next_ps > UINT64_MAX - g_lookahead_ps ? UINT64_MAX : a.next_ps + g_lookahead_ps;
+    if (background && background->next_due() != UINT64_MAX)
+      end = std::min(end, std::max(background->next_due(), now + 1));
+    // Nothing of this rank's before the window's end: nothing to run (its clock stays at its
+    // last event).
+    if (next < end)
+      attempt([&] {
+        sc_core::sc_start(sc_core::sc_time::from_value(end - now), sc_core::SC_EXIT_ON_STARVATION);
+      });
+    progress();
+  }
+}
+}  // namespace
+
+void set_lookahead(uint64_t ps) { g_lookahead_ps = ps; }
+
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
               const std::function<std::string()>& dump, Background* background) {
+  if (ranks::parallel()) return simulate_windows(cfg, done, dump, background);
   const SpinGuard guard(cfg.sim.spin_guard_s);
   const uint64_t watchdog_ps = uint64_t(cfg.sim.watchdog_us) * 1000000;
   const uint64_t slice_ps = std::min<uint64_t>(100000000, std::max<uint64_t>(1, watchdog_ps / 4));

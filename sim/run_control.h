@@ -65,6 +65,10 @@ void add_work(double done);
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
               const std::function<std::string()>& dump, Background* background = nullptr);
 void clear_progress_line();
+// Over several processes (sim/ranks.h): how far a rank may run ahead of the others (the system's
+// partition sets it); simulate() then advances in windows of at most this, the ranks exchanging
+// what crosses between them at each window's end and agreeing on the next.
+void set_lookahead(uint64_t ps);
 
 // Runs each (name, fn) as an SC_THREAD and simulates (simulate() above) until every fn has
 // returned and the system is quiet; `background` is kicked first. The watchdog's report is

@@ -17,6 +17,7 @@
 #include "sim/experiment.h"
 #include "sim/output_errors.h"
 #include "sim/program_loader.h"
+#include "sim/ranks.h"
 #include "sim/request_trace.h"
 #include "sim/run_control.h"
 #include "sim/run_trace.h"
@@ -24,6 +25,45 @@
 namespace rnic {
 
 namespace {
+
+// Over several processes, stats.json's statistics: each group from the rank that simulates the
+// host, switch or link it belongs to (by the name before its first '.'); a link between two
+// ranks counts on both (each its own direction's faults): its counters are summed.
+nlohmann::ordered_json merge_rank_stats(const std::vector<std::string>& dumps,
+                                        const std::map<std::string, int>& owner) {
+  std::vector<nlohmann::ordered_json> r;
+  for (const std::string& d : dumps) r.push_back(nlohmann::ordered_json::parse(d));
+  // Groups made as they are first used (an EFE's per-peer group) exist only where they were:
+  // rank 0's in its order, then each other rank's new ones in theirs.
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (const auto& j : r)
+    for (auto it = j.begin(); it != j.end(); ++it)
+      if (seen.insert(it.key()).second) names.push_back(it.key());
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const std::string& g : names) {
+    const auto o = owner.find(g.substr(0, g.find('.')));
+    const int rank = o == owner.end() ? 0 : o->second;
+    if (rank >= 0 && r[size_t(rank)].contains(g)) {
+      out[g] = r[size_t(rank)][g];
+      continue;
+    }
+    nlohmann::ordered_json m;
+    for (const auto& j : r)
+      if (j.contains(g)) {
+        if (m.is_null()) {
+          m = j[g];
+          continue;
+        }
+        for (auto s = m.begin(); s != m.end(); ++s)
+          if (s.value().contains("value") && j[g].contains(s.key()))
+            s.value()["value"] =
+                s.value()["value"].get<uint64_t>() + j[g][s.key()]["value"].get<uint64_t>();
+      }
+    out[g] = m;
+  }
+  return out;
+}
 
 constexpr uint64_t kMinFreeBytes = 1 << 20;
 constexpr const char* kOutOfMemory =
@@ -169,14 +209,34 @@ void note_slow_firmware(const SystemConfig& c) {
 
 int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   check_scenario(s);
-  note_slow_firmware(s.config);
+  // Over several processes rank 0 writes the outputs and prints; the others only simulate.
+  const bool writer = ranks::rank() == 0;
+  if (!writer) quiet = true;
+  if (writer) note_slow_firmware(s.config);
   const bool out_existed = std::filesystem::exists(out_dir);
-  check_out_dir(out_dir);
-  clear_outputs(out_dir);
+  if (writer) {
+    check_out_dir(out_dir);
+    clear_outputs(out_dir);
+  }
   const bool workloads = !s.workloads.empty();
   if (workloads && s.experiment.name.empty())
     s.experiment.name = s.name.empty() ? "workloads" : s.name;
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
+  if (ranks::parallel()) {
+    // What runs over several processes so far: the scale experiment, without waveforms,
+    // captures or a timeline.
+    if (workloads || !kind->parallel)
+      throw InputError("mpirun", workloads ? "workloads" : "experiment.kind " + kind->kind,
+                       "runs in one process only (the experiments that run over several: "
+                       "scale); run it without mpirun");
+    for (const auto& [on, what] :
+         {std::pair{s.outputs.pcap, "--pcap"}, std::pair{!s.outputs.trace.empty(), "--trace"},
+          std::pair{!s.outputs.timeline.empty(), "--timeline"},
+          std::pair{s.outputs.breakdown, "--breakdown"}})
+      if (on)
+        throw InputError("mpirun", what,
+                         "not written by a run over several processes yet; run without mpirun");
+  }
   StatRegistry stats;
   ExperimentContext ctx{s, s.config, stats};
   ctx.quiet = quiet;
@@ -255,7 +315,12 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   st["sim_time_ns"] = sc_core::sc_time_stamp().to_seconds() * 1e9;
   if (!ctx.topology.is_null()) st["topology"] = ctx.topology;
   st["config"] = config_json(s.config);
-  st["stats"] = stats.json();
+  if (ranks::parallel()) {
+    const std::vector<std::string> dumps = ranks::gather(stats.json().dump());
+    if (writer) st["stats"] = merge_rank_stats(dumps, ctx.owner);
+  } else {
+    st["stats"] = stats.json();
+  }
   if (stats.truncated()) {
     st["time_series_truncated"] = true;
     fmt::print(stderr,
@@ -266,6 +331,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   st["wall_s"] = wall;
   if (!stopped.empty()) st["stopped"] = {{"exit", rc}, {"why", stopped}};
   if (!stopped_detail.empty()) st["stopped"]["state"] = stopped_detail;
+  if (!writer) return rc;
   const std::string st_err = write_json(std::filesystem::path(out_dir) / "stats.json", st);
 
   nlohmann::ordered_json res;

@@ -46,6 +46,7 @@ std::string EthLink::faults_at(uint64_t now_ps) const {
 
 void EthLink::carry(int end, LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,
                     uint64_t on_wire_ps) {
+  if (remote_local_ >= 0 && end != remote_local_) return;  // the far end's idle copy
   if (!cfg_.down_ps.empty() && down(start_ps, start_ps + on_wire_ps)) {
     ++lost_down_;
     return;
@@ -67,7 +68,10 @@ void EthLink::carry(int end, LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, ui
     }
   }
   const uint64_t first_bit = start_ps + uint64_t(cfg_.prop_ns) * 1000;
-  end_[1 - end]->arrive(std::move(f), fcs, first_bit, first_bit + on_wire_ps);
+  if (remote_local_ >= 0)
+    remote_send_(std::move(f), fcs, first_bit, first_bit + on_wire_ps);
+  else
+    end_[1 - end]->arrive(std::move(f), fcs, first_bit, first_bit + on_wire_ps);
 }
 
 }  // namespace rnic::eth

@@ -65,6 +65,21 @@ class EthLink : public sc_core::sc_module {
   void set_loss(double loss) { cfg_.loss = loss; }
   // Schedules one more down interval [from_ps, to_ps) (tests place one relative to traffic).
   void add_down(uint64_t from_ps, uint64_t to_ps) { cfg_.down_ps.push_back({from_ps, to_ps}); }
+  // A link whose other end another process simulates (a run over several processes): frames
+  // the local end `local` sends are handed to `send` (with the times their first and last bits
+  // reach the far end) instead of to the far end, and frames from the far end's local copy are
+  // dropped (that copy is idle). The far process hands its frames in through deliver().
+  using RemoteSend =
+      std::function<void(LinkEnd::FramePtr, std::array<uint8_t, 4>, uint64_t, uint64_t)>;
+  void set_remote(int local, RemoteSend send) {
+    remote_local_ = local;
+    remote_send_ = std::move(send);
+  }
+  // A frame from the far end's process, for the local end: as carry() would have handed it.
+  void deliver(LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t first_bit_ps,
+               uint64_t last_bit_ps) {
+    end_[remote_local_]->arrive(std::move(f), fcs, first_bit_ps, last_bit_ps);
+  }
   // What this link's faults do at now_ps, for a report of a run that cannot go on: down (and
   // until when), the frames it lost or corrupted; "" when it has lost nothing.
   std::string faults_at(uint64_t now_ps) const;
@@ -78,6 +93,8 @@ class EthLink : public sc_core::sc_module {
   Counter &lost_down_, &lost_random_, &corrupted_;
   LinkEnd* end_[2];
   std::vector<WireTap> taps_;
+  int remote_local_ = -1;  // >= 0: the far end is another process's (set_remote)
+  RemoteSend remote_send_;
 };
 
 }  // namespace rnic::eth

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "models/host/driver.h"
 #include "models/host/verbs/verbs_internal.h"
+#include "sim/ranks.h"
 
 namespace rnic::traffic {
 
@@ -124,16 +126,71 @@ void Endpoint::close() {
   ctx = nullptr;
 }
 
+namespace {
+template <class T>
+void put_raw(std::vector<uint8_t>& b, const T& v) {
+  const auto* p = reinterpret_cast<const uint8_t*>(&v);
+  b.insert(b.end(), p, p + sizeof(T));
+}
+template <class T>
+T get_raw(const uint8_t*& p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  p += sizeof(T);
+  return v;
+}
+}  // namespace
+
+Oob::Oob() {
+  if (!ranks::parallel()) return;
+  channel_ = ranks::channel([this](int, const uint8_t* p, size_t) {
+    const auto to = get_raw<int64_t>(p);
+    Entry e;
+    e.at_ps = get_raw<uint64_t>(p);
+    e.from = get_raw<MacAddr>(p);
+    e.info.gid = get_raw<ibv_gid>(p);
+    e.info.qpns.resize(get_raw<uint32_t>(p));
+    for (uint32_t& q : e.info.qpns) q = get_raw<uint32_t>(p);
+    e.info.addr = get_raw<uint64_t>(p);
+    e.info.rkey = get_raw<uint32_t>(p);
+    e.info.len = get_raw<uint64_t>(p);
+    e.info.ird = get_raw<uint32_t>(p);
+    insert(to, std::move(e));
+  });
+}
+
+Oob::~Oob() {
+  if (channel_ != UINT32_MAX) ranks::drop_channel(channel_);
+}
+
+void Oob::insert(int64_t to, Entry e) {
+  Box& b = box_[to];
+  auto it = std::upper_bound(b.q.begin(), b.q.end(), std::make_pair(e.at_ps, e.from),
+                             [](const std::pair<uint64_t, MacAddr>& k, const Entry& x) {
+                               return k < std::make_pair(x.at_ps, x.from);
+                             });
+  b.q.insert(it, std::move(e));
+  b.ev.notify(sc_core::SC_ZERO_TIME);
+}
+
 void Oob::put(int64_t to, PeerInfo info) {
   const uint64_t at = host::mgmt_send(wire_bytes(info));
   const MacAddr from = host::current_process().drv->mac();
-  Box& b = box_[to];
-  auto it = std::upper_bound(b.q.begin(), b.q.end(), std::make_pair(at, from),
-                             [](const std::pair<uint64_t, MacAddr>& k, const Entry& e) {
-                               return k < std::make_pair(e.at_ps, e.from);
-                             });
-  b.q.insert(it, Entry{at, from, std::move(info)});
-  b.ev.notify(sc_core::SC_ZERO_TIME);
+  if (channel_ != UINT32_MAX) {
+    std::vector<uint8_t> m;
+    put_raw(m, to);
+    put_raw(m, at);
+    put_raw(m, from);
+    put_raw(m, info.gid);
+    put_raw(m, uint32_t(info.qpns.size()));
+    for (uint32_t q : info.qpns) put_raw(m, q);
+    put_raw(m, info.addr);
+    put_raw(m, info.rkey);
+    put_raw(m, info.len);
+    put_raw(m, info.ird);
+    ranks::broadcast(channel_, m.data(), m.size());
+  }
+  insert(to, Entry{at, from, std::move(info)});
 }
 
 PeerInfo Oob::get(int64_t me) {

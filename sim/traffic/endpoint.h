@@ -34,6 +34,12 @@ struct PeerInfo {
 // it). Each key has an event of its own, so a put wakes only the process waiting on its key.
 class Oob {
  public:
+  // Over several processes (sim/ranks.h) every put goes to every rank, so a get finds it
+  // whichever rank the receiver's host is on; every rank makes its Oobs in the same order.
+  Oob();
+  ~Oob();
+  Oob(const Oob&) = delete;
+  Oob& operator=(const Oob&) = delete;
   // From a program's thread (its host is the sender).
   void put(int64_t to, PeerInfo info);
   // Waits until a put to `me` has arrived and takes the first.
@@ -51,7 +57,9 @@ class Oob {
     std::deque<Entry> q;
     sc_core::sc_event ev;
   };
+  void insert(int64_t to, Entry e);
   std::map<int64_t, Box> box_;  // nodes never move: a waiter keeps its Box&
+  uint32_t channel_ = UINT32_MAX;
 };
 
 struct EndpointConfig {

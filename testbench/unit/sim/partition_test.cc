@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "sim/cluster.h"
 #include "sim/config.h"
 
 namespace rnic {

@@ -1,0 +1,197 @@
+#include "sim/ranks.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include "sim/ranks_backend.h"
+
+namespace rnic::ranks {
+
+namespace {
+
+int g_rank = 0, g_size = 1;
+const RnicsimRanksBackend* g_mpi = nullptr;
+std::vector<Receiver>& receivers() {
+  static std::vector<Receiver> r;
+  return r;
+}
+// Per destination rank: (channel, length, bytes) records.
+std::vector<std::vector<uint8_t>>& outbox() {
+  static std::vector<std::vector<uint8_t>> o;
+  return o;
+}
+
+void put(std::vector<uint8_t>& b, const void* p, size_t n) {
+  const auto* c = static_cast<const uint8_t*>(p);
+  b.insert(b.end(), c, c + n);
+}
+
+// The plugin beside rnicsim (a build tree), or in ../lib/rnicsim (an installed one).
+const RnicsimRanksBackend* load_backend(std::string* why) {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  for (const std::filesystem::path& p :
+       {exe.parent_path() / "librnicsim_mpi.so",
+        exe.parent_path().parent_path() / "lib" / "rnicsim" / "librnicsim_mpi.so"}) {
+    if (!std::filesystem::exists(p, ec)) continue;
+    void* h = dlopen(p.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (!h) {
+      *why = dlerror();
+      return nullptr;
+    }
+    auto entry =
+        reinterpret_cast<const RnicsimRanksBackend* (*)()>(dlsym(h, "rnicsim_ranks_backend"));
+    if (entry) return entry();
+    *why = p.string() + " has no rnicsim_ranks_backend";
+    return nullptr;
+  }
+  *why =
+      "librnicsim_mpi.so is not beside rnicsim nor in ../lib/rnicsim (this build found no Open "
+      "MPI: ./scripts/setup installs libopenmpi-dev, then rebuild)";
+  return nullptr;
+}
+
+}  // namespace
+
+void init(int* argc, char*** argv) {
+  // Started by mpirun (Open MPI sets these), or by srun under Slurm with PMIx.
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK")) {
+    std::string why;
+    g_mpi = load_backend(&why);
+    if (!g_mpi) {
+      fmt::print(stderr, "rnicsim: started by mpirun, but {}\n", why);
+      std::exit(2);
+    }
+    g_mpi->init(argc, argv, &g_rank, &g_size);
+  }
+  outbox().assign(size_t(g_size), {});
+}
+
+void finish() {
+  if (g_mpi) g_mpi->finalize();
+  g_mpi = nullptr;
+}
+
+void abort_all(int code) {
+  if (g_mpi && g_size > 1) g_mpi->abort(code);
+  std::exit(code);
+}
+
+int rank() { return g_rank; }
+int size() { return g_size; }
+
+uint32_t channel(Receiver r) {
+  receivers().push_back(std::move(r));
+  return uint32_t(receivers().size() - 1);
+}
+
+void drop_channel(uint32_t ch) {
+  if (ch < receivers().size()) receivers()[ch] = [](int, const uint8_t*, size_t) {};
+}
+
+void send(int to, uint32_t ch, const void* data, size_t len) {
+  if (to == g_rank || to < 0 || to >= g_size) throw std::logic_error("ranks::send: bad rank");
+  std::vector<uint8_t>& b = outbox()[size_t(to)];
+  const uint32_t l = uint32_t(len);
+  put(b, &ch, 4);
+  put(b, &l, 4);
+  put(b, data, len);
+}
+
+void broadcast(uint32_t ch, const void* data, size_t len) {
+  for (int r = 0; r < g_size; ++r)
+    if (r != g_rank) send(r, ch, data, len);
+}
+
+void exchange() {
+  if (g_size == 1) return;
+  const size_t n = size_t(g_size);
+  std::vector<int> scount(n), rcount(n), sdisp(n), rdisp(n);
+  std::vector<uint8_t> sbuf;
+  for (size_t r = 0; r < n; ++r) {
+    sdisp[r] = int(sbuf.size());
+    scount[r] = int(outbox()[r].size());
+    sbuf.insert(sbuf.end(), outbox()[r].begin(), outbox()[r].end());
+    outbox()[r].clear();
+  }
+  g_mpi->alltoall_int(scount.data(), rcount.data());
+  int total = 0;
+  for (size_t r = 0; r < n; ++r) {
+    rdisp[r] = total;
+    total += rcount[r];
+  }
+  std::vector<uint8_t> rbuf(size_t(total) + 1);
+  g_mpi->alltoallv_bytes(sbuf.data(), scount.data(), sdisp.data(), rbuf.data(), rcount.data(),
+                         rdisp.data());
+  for (size_t r = 0; r < n; ++r) {
+    size_t at = size_t(rdisp[r]);
+    const size_t end = at + size_t(rcount[r]);
+    while (at < end) {
+      uint32_t ch = 0, len = 0;
+      std::memcpy(&ch, &rbuf[at], 4);
+      std::memcpy(&len, &rbuf[at + 4], 4);
+      at += 8;
+      if (ch >= receivers().size()) throw std::logic_error("ranks::exchange: unknown channel");
+      receivers()[ch](int(r), &rbuf[at], len);
+      at += len;
+    }
+  }
+}
+
+Agreement agree(uint64_t next_ps, bool done) {
+  if (g_size == 1) return {next_ps, done};
+  // The smallest next event, and the largest "not done" (0: every rank is done).
+  uint64_t v[2] = {next_ps, done ? 0u : 1u};
+  uint64_t nd = v[1];
+  g_mpi->allreduce_u64(v, 1, 0);
+  g_mpi->allreduce_u64(&nd, 1, 1);
+  return {v[0], nd == 0};
+}
+
+uint64_t max_all(uint64_t v) {
+  if (g_size > 1) g_mpi->allreduce_u64(&v, 1, 1);
+  return v;
+}
+
+uint64_t sum_all(uint64_t v) {
+  if (g_size > 1) g_mpi->allreduce_u64(&v, 1, 2);
+  return v;
+}
+
+void sum_all(std::vector<uint64_t>& v) {
+  if (g_size > 1 && !v.empty()) g_mpi->allreduce_u64(v.data(), int(v.size()), 2);
+}
+
+void sum_all(std::vector<double>& v) {
+  if (g_size > 1 && !v.empty()) g_mpi->allreduce_sum_f64(v.data(), int(v.size()));
+}
+
+std::vector<std::string> all_gather(const std::string& s) {
+  if (g_size == 1) return {s};
+  const size_t n = static_cast<size_t>(g_size);
+  std::vector<int> lens(n), disp(n);
+  g_mpi->allgather_int(int(s.size()), lens.data());
+  int total = 0;
+  for (size_t r = 0; r < n; ++r) {
+    disp[r] = total;
+    total += lens[r];
+  }
+  std::vector<char> buf(size_t(total) + 1);
+  g_mpi->allgatherv_chars(s.data(), int(s.size()), buf.data(), lens.data(), disp.data());
+  std::vector<std::string> out;
+  for (size_t r = 0; r < n; ++r) out.emplace_back(buf.data() + disp[r], size_t(lens[r]));
+  return out;
+}
+
+std::vector<std::string> gather(const std::string& s) {
+  std::vector<std::string> all = all_gather(s);
+  if (g_rank != 0) return {};
+  return all;
+}
+
+}  // namespace rnic::ranks

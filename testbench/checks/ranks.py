@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""A run over several processes (mpirun; docs/performance.md, "Runs over several processes")
+gives what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the
+spine with one of them) on 2 ranks against the same run in one process, lossless and with 0.1%
+loss on every link, results.json (wall-clock fields aside), stats.json's statistics and the
+simulated time identical; the partition line names 2 ranks. Refused under mpirun with exit 2:
+an experiment that runs in one process only, a pin to no such host.
+
+usage: ranks.py RNICSIM OUT_BASE"""
+import os
+import shutil
+import subprocess
+import sys
+
+from common import check, fail, finish, load, out_dir, rnicsim, strip_wall, write_file
+
+binary, base = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+base = out_dir(base, "ranks")
+MPIRUN = shutil.which("mpirun")
+MACHINE = ("setup_s", "peak_rss_mib")
+SCENARIO = write_file(base, "scale4.yaml", """name: scale4
+preset: rnic-10g
+set:
+  switch.ecn_bytes: 32768
+  efe.cc_start_fraction: 0.0625
+experiment:
+  kind: scale
+  hosts: 4
+  hosts_per_leaf: 2
+  spines: 1
+  peers: 1
+  size: 65536
+  duration_us: 400
+""")
+
+
+def mpirun(n, *args):
+    return subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-n", str(n), binary,
+                           *args], capture_output=True, text=True, timeout=600)
+
+
+def outputs(o):
+    st = load(os.path.join(o, "stats.json"))
+    return (strip_wall(load(os.path.join(o, "results.json")), MACHINE),
+            strip_wall(st["stats"], MACHINE), st["sim_time_ns"])
+
+
+if not MPIRUN:
+    fail("mpirun not found: ./scripts/setup installs openmpi-bin")
+    finish("ranks")
+
+for name, extra in (("lossless", []), ("loss", ["--set", "link.loss=0.001"])):
+    one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
+    rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", *extra)
+    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", *extra)
+    if not check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
+        continue
+    check("2 ranks, hosts 2/2" in p.stderr, f"{name}: no partition line for 2 ranks:\n{p.stderr}")
+    a, b = outputs(one), outputs(two)
+    check(a[0] == b[0], f"{name}: results.json differs: {a[0]['rows']} vs {b[0]['rows']}")
+    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
+    check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
+    check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
+    if name == "loss":
+        lost = sum(g.get("lost_random", {}).get("value", 0) for g in b[1].values())
+        check(lost > 0, "loss: the links lost nothing")
+
+p = mpirun(2, "run", os.path.join(os.path.dirname(SCENARIO), "scale4.yaml"), "--out",
+           out_dir(base, "pin"), "--partition", "nobody=1", "--quiet")
+check(p.returncode == 2 and "no host or switch is called nobody" in p.stderr,
+      f"a pin to no such host: exit {p.returncode}\n{p.stderr}")
+demo = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                    "scenarios", "demo.yaml")
+p = mpirun(2, "run", demo, "--out", out_dir(base, "demo"), "--quiet")
+check(p.returncode == 2 and "runs in one process only" in p.stderr,
+      f"workloads under mpirun: exit {p.returncode}\n{p.stderr}")
+finish("ranks")
