@@ -259,7 +259,7 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
           std::memcpy(m.data() + 12, &last, 8);
           std::memcpy(m.data() + 20, fcs.data(), 4);
           std::memcpy(m.data() + 24, f->data(), f->size());
-          ranks::send(far, frame_channel_, m.data(), m.size());
+          ranks::send(far, frame_channel_, m.data(), m.size(), first);
         });
   }
 }

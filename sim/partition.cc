@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 
+#include "models/eth/ethernet.h"
 #include "sim/cluster.h"
 #include "sim/config.h"
 
@@ -38,6 +39,15 @@ struct Groups {
 };
 
 }  // namespace
+
+uint64_t link_lookahead_ps(const LinkParams& l) {
+  // A link hands a frame over when its sender starts it; the first thing the far end does with
+  // it comes after its first bit and the preamble and header behind it (a cut-through switch
+  // port's decision, switch.latency_ns 0), everything else later (the MAC's FCS result and a
+  // switch's store-and-forward after its last bit).
+  const uint64_t byte_ps = uint64_t(8000 / l.rate_gbps);
+  return uint64_t(l.prop_ns) * 1000 + (eth::kPreambleBytes + eth::kHeaderBytes) * byte_ps;
+}
 
 Partition partition_topology(const Topology& t, int ranks, const std::vector<std::string>& pins,
                              uint64_t mgmt_latency_ps) {
@@ -147,7 +157,7 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
                                    "ends to one rank",
                                    p.end_rank(l, 0), p.end_rank(l, 1)));
     p.crossing.push_back(int(i));
-    p.lookahead_ps = std::min(p.lookahead_ps, uint64_t(l.params.prop_ns) * 1000);
+    p.lookahead_ps = std::min(p.lookahead_ps, link_lookahead_ps(l.params));
   }
   return p;
 }

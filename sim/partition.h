@@ -2,7 +2,7 @@
 // processes") splits a topology: every host and every switch belongs to one rank, which
 // simulates it; a link whose ends belong to different ranks carries its frames between them with
 // their time stamps. The ranks advance in windows no longer than the lookahead: the smallest
-// propagation delay of a link that crosses, and the management network's latency (what the
+// link_lookahead_ps() of a link that crosses, and the management network's latency (what the
 // programs' out-of-band exchange takes), whichever is smaller.
 #pragma once
 
@@ -13,7 +13,12 @@
 namespace rnic {
 
 struct LinkSpec;
+struct LinkParams;
 struct Topology;
+
+// How far one end of a link may run ahead of the other: its propagation delay and the time of a
+// preamble and an Ethernet header at its rate (what the far end waits for before it can act).
+uint64_t link_lookahead_ps(const LinkParams& l);
 
 struct Partition {
   int ranks = 1;

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -25,6 +26,8 @@ std::vector<std::vector<uint8_t>>& outbox() {
   static std::vector<std::vector<uint8_t>> o;
   return o;
 }
+uint64_t g_out_not_before = UINT64_MAX;  // the earliest of the messages in the outbox
+bool g_out_any = false;
 
 void put(std::vector<uint8_t>& b, const void* p, size_t n) {
   const auto* c = static_cast<const uint8_t*>(p);
@@ -94,22 +97,24 @@ void drop_channel(uint32_t ch) {
   if (ch < receivers().size()) receivers()[ch] = [](int, const uint8_t*, size_t) {};
 }
 
-void send(int to, uint32_t ch, const void* data, size_t len) {
+void send(int to, uint32_t ch, const void* data, size_t len, uint64_t not_before_ps) {
   if (to == g_rank || to < 0 || to >= g_size) throw std::logic_error("ranks::send: bad rank");
   std::vector<uint8_t>& b = outbox()[size_t(to)];
   const uint32_t l = uint32_t(len);
   put(b, &ch, 4);
   put(b, &l, 4);
   put(b, data, len);
+  g_out_any = true;
+  g_out_not_before = std::min(g_out_not_before, not_before_ps);
 }
 
-void broadcast(uint32_t ch, const void* data, size_t len) {
+void broadcast(uint32_t ch, const void* data, size_t len, uint64_t not_before_ps) {
   for (int r = 0; r < g_size; ++r)
-    if (r != g_rank) send(r, ch, data, len);
+    if (r != g_rank) send(r, ch, data, len, not_before_ps);
 }
 
+namespace {
 void exchange() {
-  if (g_size == 1) return;
   const size_t n = size_t(g_size);
   std::vector<int> scount(n), rcount(n), sdisp(n), rdisp(n);
   std::vector<uint8_t> sbuf;
@@ -143,14 +148,18 @@ void exchange() {
   }
 }
 
-Agreement agree(uint64_t next_ps, bool done) {
-  if (g_size == 1) return {next_ps, done};
-  // The smallest next event, and the largest "not done" (0: every rank is done).
-  uint64_t v[2] = {next_ps, done ? 0u : 1u};
-  uint64_t nd = v[1];
-  g_mpi->allreduce_u64(v, 1, 0);
-  g_mpi->allreduce_u64(&nd, 1, 1);
-  return {v[0], nd == 0};
+}  // namespace
+
+Agreement settle(uint64_t next_ps, bool done, bool error) {
+  if (g_size == 1) return {next_ps, done, error};
+  // One MPI_MAX over four values: the smallest next event as its complement.
+  uint64_t v[4] = {UINT64_MAX - std::min(next_ps, g_out_not_before), done ? 0u : 1u,
+                   error ? 1u : 0u, g_out_any ? 1u : 0u};
+  g_mpi->allreduce_u64(v, 4, 1);
+  g_out_not_before = UINT64_MAX;
+  g_out_any = false;
+  if (v[3]) exchange();
+  return {UINT64_MAX - v[0], v[1] == 0, v[2] != 0};
 }
 
 uint64_t max_all(uint64_t v) {

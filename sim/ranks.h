@@ -30,18 +30,22 @@ using Receiver = std::function<void(int from, const uint8_t* data, size_t len)>;
 uint32_t channel(Receiver r);
 // A channel's receiver goes (its owner does); nothing more is sent on it.
 void drop_channel(uint32_t ch);
-void send(int to, uint32_t ch, const void* data, size_t len);
+// `not_before_ps`: nothing the message sets off at its receiver happens before then (it bounds
+// the next window's start).
+void send(int to, uint32_t ch, const void* data, size_t len, uint64_t not_before_ps);
 // To every other rank.
-void broadcast(uint32_t ch, const void* data, size_t len);
+void broadcast(uint32_t ch, const void* data, size_t len, uint64_t not_before_ps);
 
-// The end of a window: every rank's messages delivered (exchange), then what the ranks agree
-// on (agree): the smallest `next_ps` and whether every rank is `done`.
-void exchange();
+// The end of a window, one collective call in the common case: the ranks agree on the earliest
+// next event of any (each rank's own `next_ps`, and what its messages set off), whether every
+// rank is `done` and whether any had an `error`; when any rank sent messages they are then
+// delivered (a second exchange).
 struct Agreement {
   uint64_t next_ps;
   bool all_done;
+  bool error;
 };
-Agreement agree(uint64_t next_ps, bool done);
+Agreement settle(uint64_t next_ps, bool done, bool error);
 uint64_t max_all(uint64_t v);
 uint64_t sum_all(uint64_t v);
 void sum_all(std::vector<uint64_t>& v);

@@ -121,7 +121,6 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
   };
   attempt([] { sc_core::sc_start(sc_core::SC_ZERO_TIME); });
   while (true) {
-    attempt([] { ranks::exchange(); });
     const uint64_t now = sc_core::sc_time_stamp().value();
     uint64_t next = UINT64_MAX;
     bool finished = false;
@@ -136,14 +135,18 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
       if (g_interrupted) throw InterruptedError("interrupted");
       if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
     });
-    // A failed rank reports 0 as its next event and not done: the others learn of it below.
-    const ranks::Agreement a = ranks::agree(error ? 0 : next, error ? false : finished);
-    if (ranks::max_all(error ? 1 : 0)) {
+    ranks::Agreement a{};
+    attempt([&] { a = ranks::settle(next, finished, bool(error)); });
+    if (error && !a.error) std::rethrow_exception(error);  // failed in the exchange itself
+    if (a.error) {
       const std::vector<std::string> whys = ranks::all_gather(error ? why : "");
       if (error) std::rethrow_exception(error);
       for (size_t r = 0; r < whys.size(); ++r)
         if (!whys[r].empty()) throw RunFailed(fmt::format("rank {} stopped: {}", r, whys[r]));
     }
+    // What the exchange delivered is this rank's too.
+    if (sc_core::sc_pending_activity())
+      next = std::min<uint64_t>(next, now + sc_core::sc_time_to_pending_activity().value());
     if (a.next_ps == UINT64_MAX) {
       // Each rank's clock stopped at its last event (its last window ended starved).
       const uint64_t end = ranks::max_all(now);

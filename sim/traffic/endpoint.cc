@@ -188,7 +188,7 @@ void Oob::put(int64_t to, PeerInfo info) {
     put_raw(m, info.rkey);
     put_raw(m, info.len);
     put_raw(m, info.ird);
-    ranks::broadcast(channel_, m.data(), m.size());
+    ranks::broadcast(channel_, m.data(), m.size(), at);
   }
   insert(to, Entry{at, from, std::move(info)});
 }

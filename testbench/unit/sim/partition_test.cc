@@ -26,7 +26,9 @@ TEST(Partition, ALeafGoesWithItsHostsAndTheHostsBalance) {
   // Every leaf-spine link to the other rank's spine crosses; no host link does.
   for (int i : p.crossing) EXPECT_GE(i, 64);
   EXPECT_EQ(p.crossing.size(), 8u);
-  EXPECT_EQ(p.lookahead_ps, 5000u) << "the links' 5 ns, below the management network's 15 us";
+  EXPECT_EQ(p.lookahead_ps, 5000u + 22 * 800)
+      << "the links' 5 ns and a preamble and header at 10 Gb/s, below the management network's "
+         "15 us";
 }
 
 TEST(Partition, UnevenGroupsGoLargestFirstToTheLeastLoadedRank) {
@@ -60,13 +62,13 @@ TEST(Partition, PinsPlaceHostsAndSwitchesAndASwitchTakesItsHosts) {
   for (size_t i = 8; i < 15; ++i) EXPECT_EQ(q.host_rank[i], 0);
 }
 
-TEST(Partition, TheLookaheadIsTheSmallestCrossingDelayOrTheManagementLatency) {
+TEST(Partition, TheLookaheadIsTheSmallestCrossingLinksOrTheManagementLatency) {
   Topology t = leaf_spine(config(), 16, 8, 1);
   for (LinkSpec& l : t.links) l.params.prop_ns = 2000;
   t.links[16].params.prop_ns = 700;  // leaf0_spine0
   t.links[17].params.prop_ns = 900;  // leaf1_spine0
   const Partition p = partition_topology(t, 2, {"spine0=1"}, kMgmtPs);
-  EXPECT_EQ(p.lookahead_ps, 700'000u);
+  EXPECT_EQ(p.lookahead_ps, 700'000u + 22 * 800);
   EXPECT_EQ(partition_topology(t, 2, {"spine0=1"}, 500'000).lookahead_ps, 500'000u);
 }
 
