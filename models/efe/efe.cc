@@ -194,7 +194,14 @@ void Efe::list(Peer& p) {
 void Efe::owe_control(Peer& p) {
   if (p.ctl_listed) return;
   p.ctl_listed = true;
-  ctl_q_.push_back(&p);
+  // Control frames owed at one time go in their peers' MAC order, whichever input SystemC ran
+  // first (a validation from the core, the ACK timer, a frame received).
+  const uint64_t now = now_ps();
+  auto at = ctl_q_.end();
+  while (at != ctl_q_.begin() && (*std::prev(at))->ctl_at == now && p.mac < (*std::prev(at))->mac)
+    --at;
+  p.ctl_at = now;
+  ctl_q_.insert(at, &p);
 }
 
 void Efe::send_next() {

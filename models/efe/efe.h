@@ -134,6 +134,7 @@ class Efe : public sc_core::sc_module {
     uint64_t pipeline_bytes = 0;  // ... and their payload
     bool listed = false;          // in ready_ (may have a DATA frame due)
     bool ctl_listed = false;      // in ctl_q_ (owes a control frame)
+    uint64_t ctl_at = 0;          // ... since this time
     // Receive side.
     std::deque<std::pair<uint32_t, uint32_t>> delivered;  // (SEQ, bytes) not yet validated
     uint32_t unacked_valid = 0;     // validated frames the peer has not been told of
@@ -210,7 +211,7 @@ class Efe : public sc_core::sc_module {
   size_t step_id_;
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;
   std::deque<Peer*> ready_;    // peers that may have a DATA frame due, in turn
-  std::deque<Peer*> ctl_q_;    // peers owing a control frame, in order
+  std::deque<Peer*> ctl_q_;    // peers owing a control frame, in order (one time's by MAC)
   uint64_t loop_free_ps_ = 0;  // the MAC's loopback is busy until then
   int in_mac_ = 0;             // frames handed to the MAC whose first bit has not gone
   uint64_t rx_buffered_ = 0;

@@ -446,5 +446,30 @@ TEST(EfeTiming, AValidationAtTheTimeADataFrameLeavesRidesOnIt) {
   EXPECT_TRUE(p.find('a', "ack 1"));
 }
 
+// Control frames owed at one time leave in their peers' MAC order, whichever of their causes ran
+// first (a validation from the core, the ACK timer, a received frame): another process's event
+// at that time, or a run split over several processes, must not reorder them. At 1 us B owes
+// ACKs to a high then a low MAC, at 2 us to a low then a high one: the low goes first each time.
+TEST(EfeTiming, ControlFramesOwedAtOneTimeLeaveInTheirPeersMacOrder) {
+  EfeConfig c;
+  Pair p(c);
+  std::vector<eth::Mac> to;
+  p.link->add_wire_tap([&](uint64_t, const EthMac::Frame& f, const uint8_t*, int end) {
+    if (end == 1) to.push_back({f[0], f[1], f[2], f[3], f[4], f[5]});
+  });
+  const eth::Mac lo1{2, 0, 0, 0, 1, 0x10}, hi1{2, 0, 0, 0, 1, 0x20};
+  const eth::Mac lo2{2, 0, 0, 0, 2, 0x10}, hi2{2, 0, 0, 0, 2, 0x20};
+  sc_core::sc_spawn([&] {
+    sc_core::wait(1, sc_core::SC_US);
+    p.b->validated(hi1, 0, true);
+    p.b->validated(lo1, 0, true);
+    sc_core::wait(1, sc_core::SC_US);
+    p.b->validated(lo2, 0, true);
+    p.b->validated(hi2, 0, true);
+  });
+  sc_core::sc_start(10, sc_core::SC_US);
+  EXPECT_EQ(to, (std::vector<eth::Mac>{lo1, hi1, lo2, hi2}));
+}
+
 }  // namespace
 }  // namespace rnic::efe
