@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 
 #include "sim/cluster.h"
 #include "sim/host_card.h"
 #include "sim/link_capture.h"
 #include "sim/numbers.h"
+#include "sim/ranks.h"
 #include "sim/request_trace.h"
 #include "sim/run_trace.h"
 
@@ -178,12 +180,77 @@ void ExperimentContext::attach(Cluster& sys) {
     owner[sys.link_names[i]] = a == b ? a : -1;
   }
   if (!scenario.outputs.pcap) return;
+  if (ranks::parallel()) {
+    const std::filesystem::path dir =
+        std::filesystem::path(out_dir) / fmt::format(".rank{}", ranks::rank());
+    std::filesystem::create_directories(dir);
+    for (size_t i = 0; i < sys.links.size(); ++i) {
+      if (ranks::rank() == 0)
+        captures.push_back(
+            (std::filesystem::path(out_dir) / (sys.link_names[i] + ".pcap")).string());
+      const int a = owner[sys.link_ends[i][0]], b = owner[sys.link_ends[i][1]];
+      if (a != ranks::rank() && b != ranks::rank()) continue;
+      auto f =
+          std::make_unique<std::ofstream>(dir / (sys.link_names[i] + ".rec"), std::ios::binary);
+      std::ofstream* out = f.get();
+      sys.link(i).add_wire_tap(
+          [out](uint64_t t_ps, const eth::EthLink::Frame& fr, const uint8_t* fcs, int end) {
+            const uint32_t len = uint32_t(fr.size()), e = uint32_t(end);
+            out->write(reinterpret_cast<const char*>(&t_ps), 8);
+            out->write(reinterpret_cast<const char*>(&e), 4);
+            out->write(reinterpret_cast<const char*>(&len), 4);
+            out->write(reinterpret_cast<const char*>(fr.data()), len);
+            out->write(reinterpret_cast<const char*>(fcs), 4);
+          });
+      rank_captures.push_back(std::move(f));
+    }
+    return;
+  }
   for (size_t i = 0; i < sys.links.size(); ++i) {
     const std::string path =
         (std::filesystem::path(out_dir) / (sys.link_names[i] + ".pcap")).string();
     capture_writers.push_back(capture_link(sys.link(i), path, scenario.outputs.pcap_fcs));
     captures.push_back(path);
   }
+}
+
+void ExperimentContext::merge_rank_captures() {
+  rank_captures.clear();  // closed
+  ranks::all_gather("");  // every rank's are
+  if (ranks::rank() != 0 || topology.is_null()) return;
+  struct Rec {
+    uint64_t t_ps;
+    uint32_t end;
+    std::vector<uint8_t> frame;
+    std::array<uint8_t, 4> fcs;
+  };
+  const std::filesystem::path out(out_dir);
+  for (const auto& l : topology["links"]) {
+    const std::string name = l["name"].get<std::string>();
+    std::vector<Rec> recs;
+    for (int r = 0; r < ranks::size(); ++r) {
+      std::ifstream in(out / fmt::format(".rank{}", r) / (name + ".rec"), std::ios::binary);
+      Rec x;
+      uint32_t len = 0;
+      while (in.read(reinterpret_cast<char*>(&x.t_ps), 8) &&
+             in.read(reinterpret_cast<char*>(&x.end), 4) &&
+             in.read(reinterpret_cast<char*>(&len), 4)) {
+        x.frame.resize(len);
+        in.read(reinterpret_cast<char*>(x.frame.data()), len);
+        in.read(reinterpret_cast<char*>(x.fcs.data()), 4);
+        recs.push_back(x);
+      }
+    }
+    // Each rank's records are in time order; the writer orders one time's frames by end.
+    std::stable_sort(recs.begin(), recs.end(),
+                     [](const Rec& a, const Rec& b) { return a.t_ps < b.t_ps; });
+    PcapWriter w((out / (name + ".pcap")).string(), scenario.outputs.pcap_fcs);
+    for (const Rec& x : recs)
+      w.write(x.t_ps, x.frame.data(), x.frame.size(), x.fcs.data(), int(x.end));
+  }
+  std::error_code ec;
+  for (int r = 0; r < ranks::size(); ++r)
+    std::filesystem::remove_all(out / fmt::format(".rank{}", r), ec);
 }
 
 int64_t ExperimentContext::get_int(const std::string& key) const {

@@ -4,6 +4,7 @@
 // [...]}, "rows"}.
 #pragma once
 
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -55,6 +56,10 @@ struct ExperimentContext {
   std::string out_dir;                // where captures go
   std::vector<std::string> captures;  // the capture files the run wrote
   std::vector<std::unique_ptr<PcapWriter>> capture_writers;  // open until the run ends
+  // Over several processes with outputs.pcap: this rank's frames of each link with an end here,
+  // (time, end, frame) records that rank 0 merges into the link's capture after the run
+  // (merge_rank_captures).
+  std::vector<std::unique_ptr<std::ofstream>> rank_captures;
   // Over several processes: the rank that simulates each host, switch and link by name (a link
   // whose ends are on two ranks: -1, its counts are the two ranks' sum); set by attach(Cluster&).
   std::map<std::string, int> owner;
@@ -64,6 +69,11 @@ struct ExperimentContext {
   // probes.
   void attach(HostCard& sys);
   void attach(Cluster& sys);
+
+  // Rank 0, after the run over several processes: each link's capture from every rank's records
+  // (frames of one time by their sending end, as one process writes them); the records go.
+  // Every rank calls it (it waits for all of them to close theirs).
+  void merge_rank_captures();
 
   int64_t get_int(const std::string& key) const;
   std::vector<int64_t> get_ints(const std::string& key) const;

@@ -223,16 +223,15 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     s.experiment.name = s.name.empty() ? "workloads" : s.name;
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   if (ranks::parallel()) {
-    // What runs over several processes so far: the scale experiment, without waveforms,
-    // captures or a timeline.
+    // What runs over several processes so far: the scale experiment, without waveforms or a
+    // timeline.
     if (workloads || !kind->parallel)
       throw InputError("mpirun", workloads ? "workloads" : "experiment.kind " + kind->kind,
                        "runs in one process only (the experiments that run over several: "
                        "scale); run it without mpirun");
-    for (const auto& [on, what] :
-         {std::pair{s.outputs.pcap, "--pcap"}, std::pair{!s.outputs.trace.empty(), "--trace"},
-          std::pair{!s.outputs.timeline.empty(), "--timeline"},
-          std::pair{s.outputs.breakdown, "--breakdown"}})
+    for (const auto& [on, what] : {std::pair{!s.outputs.trace.empty(), "--trace"},
+                                   std::pair{!s.outputs.timeline.empty(), "--timeline"},
+                                   std::pair{s.outputs.breakdown, "--breakdown"}})
       if (on)
         throw InputError("mpirun", what,
                          "not written by a run over several processes yet; run without mpirun");
@@ -295,6 +294,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   }
   run_control::clear_progress_line();
   ctx.capture_writers.clear();  // the captures closed, whole, before the outputs are listed
+  if (ranks::parallel() && s.outputs.pcap) ctx.merge_rank_captures();
   if (trace) trace->close();
   std::string timeline_err;
   if (requests && !s.outputs.timeline.empty()) {

@@ -2,8 +2,8 @@
 """A run over several processes (mpirun; docs/performance.md, "Runs over several processes")
 gives what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the
 spine with one of them) on 2 ranks against the same run in one process, lossless and with 0.1%
-loss on every link, results.json (wall-clock fields aside), stats.json's statistics and the
-simulated time identical; the partition line names 2 ranks. Refused under mpirun with exit 2:
+loss on every link, results.json (wall-clock fields aside), stats.json's statistics, the
+simulated time and every link's capture (--pcap) identical; the partition line names 2 ranks. Refused under mpirun with exit 2:
 an experiment that runs in one process only, a pin to no such host.
 
 usage: ranks.py RNICSIM OUT_BASE"""
@@ -51,8 +51,8 @@ if not MPIRUN:
 
 for name, extra in (("lossless", []), ("loss", ["--set", "link.loss=0.001"])):
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
-    rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", *extra)
-    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", *extra)
+    rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", "--pcap", *extra)
+    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", "--pcap", *extra)
     if not check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
         continue
     check("2 ranks, hosts 2/2" in p.stderr, f"{name}: no partition line for 2 ranks:\n{p.stderr}")
@@ -61,6 +61,13 @@ for name, extra in (("lossless", []), ("loss", ["--set", "link.loss=0.001"])):
     diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
     check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
     check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
+    caps = sorted(f for f in os.listdir(one) if f.endswith(".pcap"))
+    check(len(caps) == 6 and caps == sorted(f for f in os.listdir(two) if f.endswith(".pcap")),
+          f"{name}: captures {caps} vs {os.listdir(two)}")
+    for c in caps:
+        with open(os.path.join(one, c), "rb") as f1, open(os.path.join(two, c), "rb") as f2:
+            check(f1.read() == f2.read(), f"{name}: {c} differs")
+    check(not any(f.startswith(".rank") for f in os.listdir(two)), f"{name}: ranks' records left")
     if name == "loss":
         lost = sum(g.get("lost_random", {}).get("value", 0) for g in b[1].values())
         check(lost > 0, "loss: the links lost nothing")
