@@ -40,13 +40,18 @@ struct Groups {
 
 }  // namespace
 
-uint64_t link_lookahead_ps(const LinkParams& l) {
-  // A link hands a frame over when its sender starts it; the first thing the far end does with
-  // it comes after its first bit and the preamble and header behind it (a cut-through switch
-  // port's decision, switch.latency_ns 0), everything else later (the MAC's FCS result and a
-  // switch's store-and-forward after its last bit).
+uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchConfig*>& ends) {
+  // A link hands a frame over when its sender starts it. A MAC acts on it after its last bit
+  // (its FCS), a store-and-forward switch too (a PAUSE, a drop, or its queue switch.latency_ns
+  // later); the shortest frame is a preamble, 60 bytes and the FCS. A cut-through switch acts
+  // switch.latency_ns after the preamble and header.
   const uint64_t byte_ps = uint64_t(8000 / l.rate_gbps);
-  return uint64_t(l.prop_ns) * 1000 + (eth::kPreambleBytes + eth::kHeaderBytes) * byte_ps;
+  uint64_t react = (eth::kPreambleBytes + eth::kMinFrameBytes + eth::kFcsBytes) * byte_ps;
+  for (const SwitchConfig* sw : ends)
+    if (sw && sw->mode == "cut_through")
+      react = std::min(react, (eth::kPreambleBytes + eth::kHeaderBytes) * byte_ps +
+                                  uint64_t(sw->latency_ns) * 1000);
+  return uint64_t(l.prop_ns) * 1000 + react;
 }
 
 Partition partition_topology(const Topology& t, int ranks, const std::vector<std::string>& pins,
@@ -157,7 +162,10 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
                                    "ends to one rank",
                                    p.end_rank(l, 0), p.end_rank(l, 1)));
     p.crossing.push_back(int(i));
-    p.lookahead_ps = std::min(p.lookahead_ps, link_lookahead_ps(l.params));
+    p.lookahead_ps = std::min(
+        p.lookahead_ps,
+        link_lookahead_ps(l.params, {l.sw_a >= 0 ? &t.switches[size_t(l.sw_a)].cfg : nullptr,
+                                     l.sw_b >= 0 ? &t.switches[size_t(l.sw_b)].cfg : nullptr}));
   }
   return p;
 }

@@ -14,11 +14,14 @@ namespace rnic {
 
 struct LinkSpec;
 struct LinkParams;
+struct SwitchConfig;
 struct Topology;
 
-// How far one end of a link may run ahead of the other: its propagation delay and the time of a
-// preamble and an Ethernet header at its rate (what the far end waits for before it can act).
-uint64_t link_lookahead_ps(const LinkParams& l);
+// How far one end of a link may run ahead of the other: its propagation delay and the time from
+// a frame's first bit to the first thing its receiver does with it (the shortest frame's time at
+// the link's rate; a cut-through switch's latency after the header, if shorter). `ends`: the
+// switch at each end (nullptr: a host).
+uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchConfig*>& ends);
 
 struct Partition {
   int ranks = 1;

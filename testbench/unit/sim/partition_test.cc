@@ -26,8 +26,8 @@ TEST(Partition, ALeafGoesWithItsHostsAndTheHostsBalance) {
   // Every leaf-spine link to the other rank's spine crosses; no host link does.
   for (int i : p.crossing) EXPECT_GE(i, 64);
   EXPECT_EQ(p.crossing.size(), 8u);
-  EXPECT_EQ(p.lookahead_ps, 5000u + 22 * 800)
-      << "the links' 5 ns and a preamble and header at 10 Gb/s, below the management network's "
+  EXPECT_EQ(p.lookahead_ps, 5000u + 72 * 800)
+      << "the links' 5 ns and the shortest frame at 10 Gb/s, below the management network's "
          "15 us";
 }
 
@@ -68,8 +68,13 @@ TEST(Partition, TheLookaheadIsTheSmallestCrossingLinksOrTheManagementLatency) {
   t.links[16].params.prop_ns = 700;  // leaf0_spine0
   t.links[17].params.prop_ns = 900;  // leaf1_spine0
   const Partition p = partition_topology(t, 2, {"spine0=1"}, kMgmtPs);
-  EXPECT_EQ(p.lookahead_ps, 700'000u + 22 * 800);
+  EXPECT_EQ(p.lookahead_ps, 700'000u + 72 * 800);
   EXPECT_EQ(partition_topology(t, 2, {"spine0=1"}, 500'000).lookahead_ps, 500'000u);
+  // A cut-through switch at either end acts its latency after the preamble and header.
+  for (SwitchSpec& sw : t.switches) sw.cfg.mode = "cut_through";
+  t.switches[2].cfg.latency_ns = 10;  // spine0
+  EXPECT_EQ(partition_topology(t, 2, {"spine0=1"}, kMgmtPs).lookahead_ps,
+            700'000u + 22 * 800 + 10'000);
 }
 
 TEST(Partition, WhatCannotBeSplitIsRefused) {
