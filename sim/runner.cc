@@ -30,16 +30,24 @@ namespace {
 // host, switch or link it belongs to (by the name before its first '.'); a link between two
 // ranks counts on both (each its own direction's faults): its counters are summed.
 nlohmann::ordered_json merge_rank_stats(const std::vector<std::string>& dumps,
-                                        const std::map<std::string, int>& owner) {
+                                        const std::map<std::string, int>& owner,
+                                        size_t before_start) {
   std::vector<nlohmann::ordered_json> r;
   for (const std::string& d : dumps) r.push_back(nlohmann::ordered_json::parse(d));
-  // Groups made as they are first used (an EFE's per-peer group) exist only where they were:
-  // rank 0's in its order, then each other rank's new ones in theirs.
+  // Groups made before the simulation started are every rank's, in one order; those made while
+  // it ran (an EFE's per-peer group) only where they were: after the others, by name, as
+  // StatRegistry::json() lists them in one process.
   std::vector<std::string> names;
-  std::set<std::string> seen;
-  for (const auto& j : r)
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (seen.insert(it.key()).second) names.push_back(it.key());
+  std::set<std::string> late;
+  size_t i = 0;
+  for (auto it = r[0].begin(); it != r[0].end() && i < before_start; ++it, ++i)
+    names.push_back(it.key());
+  for (const auto& j : r) {
+    size_t k = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++k)
+      if (k >= before_start) late.insert(it.key());
+  }
+  names.insert(names.end(), late.begin(), late.end());
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const std::string& g : names) {
     const auto o = owner.find(g.substr(0, g.find('.')));
@@ -317,7 +325,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   st["config"] = config_json(s.config);
   if (ranks::parallel()) {
     const std::vector<std::string> dumps = ranks::gather(stats.json().dump());
-    if (writer) st["stats"] = merge_rank_stats(dumps, ctx.owner);
+    if (writer) st["stats"] = merge_rank_stats(dumps, ctx.owner, stats.groups_before_start());
   } else {
     st["stats"] = stats.json();
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <systemc>
+#include <unordered_set>
 
 namespace rnic {
 
@@ -102,7 +104,10 @@ nlohmann::ordered_json StatGroup::json() const {
 
 StatGroup& StatRegistry::group(const std::string& name) {
   StatGroup*& g = by_name_[name];
-  if (!g) g = &groups_.emplace_back(name);
+  if (!g) {
+    g = &groups_.emplace_back(name);
+    if (sc_core::sc_is_running()) late_.push_back(g);
+  }
   return *g;
 }
 
@@ -123,7 +128,13 @@ void StatRegistry::settle() const {
 nlohmann::ordered_json StatRegistry::json() const {
   settle();
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const auto& g : groups_) j[g.name()] = g.json();
+  std::vector<const StatGroup*> late = late_;
+  std::sort(late.begin(), late.end(),
+            [](const StatGroup* a, const StatGroup* b) { return a->name() < b->name(); });
+  const std::unordered_set<const StatGroup*> is_late(late_.begin(), late_.end());
+  for (const auto& g : groups_)
+    if (!is_late.count(&g)) j[g.name()] = g.json();
+  for (const StatGroup* g : late) j[g->name()] = g->json();
   return j;
 }
 

@@ -95,7 +95,12 @@ class StatRegistry {
  public:
   // The group with this name, created on first use.
   StatGroup& group(const std::string& name);
+  // Every group: those made before the simulation started in the order made, then those made
+  // while it ran (an EFE's group per peer, at its first frame) by name, so that the order does
+  // not depend on which process SystemC ran first, or on a run's split over processes.
   nlohmann::ordered_json json() const;
+  // How many groups were made before the simulation started (json()'s first ones).
+  size_t groups_before_start() const { return groups_.size() - late_.size(); }
   // Samples every time series; after kMaxSamples samples it stops (the series end there, a
   // too short sim.stats_interval_ns cannot fill memory or stats.json) and truncated() says so.
   static constexpr uint64_t kMaxSamples = 100000;
@@ -114,7 +119,8 @@ class StatRegistry {
  private:
   void settle() const;
 
-  std::deque<StatGroup> groups_;  // in the order made (stats.json's order)
+  std::deque<StatGroup> groups_;                         // in the order made
+  std::vector<const StatGroup*> late_;                   // made while the simulation ran
   std::unordered_map<std::string, StatGroup*> by_name_;  // a run of many hosts has 10^5 groups
   uint64_t samples_ = 0;
   std::vector<std::pair<const void*, std::function<void()>>> settle_;

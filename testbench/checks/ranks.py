@@ -2,8 +2,8 @@
 """A run over several processes (mpirun; docs/performance.md, "Runs over several processes")
 gives what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the
 spine with one of them) on 2 ranks against the same run in one process, lossless and with 0.1%
-loss on every link, results.json (wall-clock fields aside), stats.json's statistics, the
-simulated time and every link's capture (--pcap) identical; the partition line names 2 ranks. Refused under mpirun with exit 2:
+loss on every link, results.json (wall-clock fields aside), stats.json's statistics in the same
+order, the simulated time and every link's capture (--pcap) identical; the partition line names 2 ranks. Refused under mpirun with exit 2:
 an experiment that runs in one process only, a pin to no such host.
 
 usage: ranks.py RNICSIM OUT_BASE"""
@@ -58,6 +58,7 @@ for name, extra in (("lossless", []), ("loss", ["--set", "link.loss=0.001"])):
     check("2 ranks, hosts 2/2" in p.stderr, f"{name}: no partition line for 2 ranks:\n{p.stderr}")
     a, b = outputs(one), outputs(two)
     check(a[0] == b[0], f"{name}: results.json differs: {a[0]['rows']} vs {b[0]['rows']}")
+    check(list(a[1]) == list(b[1]), f"{name}: stats.json lists its groups in another order")
     diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
     check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
     check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
