@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 #include <systemc>
+#include <unordered_map>
 
 #include "models/common/log.h"
 #include "sim/cluster.h"
@@ -29,46 +30,50 @@ namespace {
 // Over several processes, stats.json's statistics: each group from the rank that simulates the
 // host, switch or link it belongs to (by the name before its first '.'); a link between two
 // ranks counts on both (each its own direction's faults): its counters are summed.
-nlohmann::ordered_json merge_rank_stats(const std::vector<std::string>& dumps,
-                                        const std::map<std::string, int>& owner,
-                                        size_t before_start) {
-  std::vector<nlohmann::ordered_json> r;
-  for (const std::string& d : dumps) r.push_back(nlohmann::ordered_json::parse(d));
+nlohmann::ordered_json merge_rank_stats(nlohmann::ordered_json mine,
+                                        const std::vector<std::string>& dumps,
+                                        const std::function<int(const std::string&)>& rank_of,
+                                        const std::vector<std::string>& before_start) {
+  // Rank 0's own groups, then the others' (each sent only the groups it simulates, and the
+  // links it shares), indexed by name.
+  std::vector<nlohmann::ordered_json> r(dumps.size());
+  r[0] = std::move(mine);
+  for (size_t k = 1; k < dumps.size(); ++k) r[k] = nlohmann::ordered_json::parse(dumps[k]);
+  std::vector<std::unordered_map<std::string, const nlohmann::ordered_json*>> idx(r.size());
+  for (size_t k = 0; k < r.size(); ++k)
+    for (auto it = r[k].begin(); it != r[k].end(); ++it) idx[k][it.key()] = &it.value();
   // Groups made before the simulation started are every rank's, in one order; those made while
   // it ran (an EFE's per-peer group) only where they were: after the others, by name, as
   // StatRegistry::json() lists them in one process.
-  std::vector<std::string> names;
+  std::vector<std::string> names = before_start;
+  const std::set<std::string> early(before_start.begin(), before_start.end());
   std::set<std::string> late;
-  size_t i = 0;
-  for (auto it = r[0].begin(); it != r[0].end() && i < before_start; ++it, ++i)
-    names.push_back(it.key());
-  for (const auto& j : r) {
-    size_t k = 0;
-    for (auto it = j.begin(); it != j.end(); ++it, ++k)
-      if (k >= before_start) late.insert(it.key());
-  }
+  for (const auto& m : idx)
+    for (const auto& [name, v] : m)
+      if (!early.count(name)) late.insert(name);
   names.insert(names.end(), late.begin(), late.end());
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const std::string& g : names) {
-    const auto o = owner.find(g.substr(0, g.find('.')));
-    const int rank = o == owner.end() ? 0 : o->second;
-    if (rank >= 0 && r[size_t(rank)].contains(g)) {
-      out[g] = r[size_t(rank)][g];
+    const int rank = rank_of(g);
+    if (rank >= 0) {
+      const auto f = idx[size_t(rank)].find(g);
+      if (f != idx[size_t(rank)].end()) out[g] = *f->second;
       continue;
     }
     nlohmann::ordered_json m;
-    for (const auto& j : r)
-      if (j.contains(g)) {
-        if (m.is_null()) {
-          m = j[g];
-          continue;
-        }
-        for (auto s = m.begin(); s != m.end(); ++s)
-          if (s.value().contains("value") && j[g].contains(s.key()))
-            s.value()["value"] =
-                s.value()["value"].get<uint64_t>() + j[g][s.key()]["value"].get<uint64_t>();
+    for (const auto& ix : idx) {
+      const auto f = ix.find(g);
+      if (f == ix.end()) continue;
+      if (m.is_null()) {
+        m = *f->second;
+        continue;
       }
-    out[g] = m;
+      for (auto st = m.begin(); st != m.end(); ++st)
+        if (st.value().contains("value") && f->second->contains(st.key()))
+          st.value()["value"] =
+              st.value()["value"].get<uint64_t>() + (*f->second)[st.key()]["value"].get<uint64_t>();
+    }
+    if (!m.is_null()) out[g] = m;
   }
   return out;
 }
@@ -324,8 +329,18 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   if (!ctx.topology.is_null()) st["topology"] = ctx.topology;
   st["config"] = config_json(s.config);
   if (ranks::parallel()) {
-    const std::vector<std::string> dumps = ranks::gather(stats.json().dump());
-    if (writer) st["stats"] = merge_rank_stats(dumps, ctx.owner, stats.groups_before_start());
+    // Each rank sends the groups of what it simulates (and of links it shares with another).
+    auto rank_of = [&ctx](const std::string& g) {
+      const auto o = ctx.owner.find(g.substr(0, g.find('.')));
+      return o == ctx.owner.end() ? 0 : o->second;
+    };
+    nlohmann::ordered_json mine = stats.json([&](const std::string& g) {
+      const int r = rank_of(g);
+      return r < 0 || r == ranks::rank();
+    });
+    const std::vector<std::string> dumps = ranks::gather(writer ? "" : mine.dump());
+    if (writer)
+      st["stats"] = merge_rank_stats(std::move(mine), dumps, rank_of, stats.names_before_start());
   } else {
     st["stats"] = stats.json();
   }

@@ -125,7 +125,8 @@ void StatRegistry::settle() const {
   for (const auto& e : settle_) e.second();
 }
 
-nlohmann::ordered_json StatRegistry::json() const {
+nlohmann::ordered_json StatRegistry::json(
+    const std::function<bool(const std::string&)>& keep) const {
   settle();
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   std::vector<const StatGroup*> late = late_;
@@ -133,9 +134,18 @@ nlohmann::ordered_json StatRegistry::json() const {
             [](const StatGroup* a, const StatGroup* b) { return a->name() < b->name(); });
   const std::unordered_set<const StatGroup*> is_late(late_.begin(), late_.end());
   for (const auto& g : groups_)
-    if (!is_late.count(&g)) j[g.name()] = g.json();
-  for (const StatGroup* g : late) j[g->name()] = g->json();
+    if (!is_late.count(&g) && (!keep || keep(g.name()))) j[g.name()] = g.json();
+  for (const StatGroup* g : late)
+    if (!keep || keep(g->name())) j[g->name()] = g->json();
   return j;
+}
+
+std::vector<std::string> StatRegistry::names_before_start() const {
+  const std::unordered_set<const StatGroup*> is_late(late_.begin(), late_.end());
+  std::vector<std::string> v;
+  for (const auto& g : groups_)
+    if (!is_late.count(&g)) v.push_back(g.name());
+  return v;
 }
 
 void StatRegistry::sample(uint64_t now_ps) {

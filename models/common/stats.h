@@ -98,9 +98,10 @@ class StatRegistry {
   // Every group: those made before the simulation started in the order made, then those made
   // while it ran (an EFE's group per peer, at its first frame) by name, so that the order does
   // not depend on which process SystemC ran first, or on a run's split over processes.
-  nlohmann::ordered_json json() const;
-  // How many groups were made before the simulation started (json()'s first ones).
-  size_t groups_before_start() const { return groups_.size() - late_.size(); }
+  // keep: only the groups it says yes to (all when empty).
+  nlohmann::ordered_json json(const std::function<bool(const std::string&)>& keep = {}) const;
+  // The names of the groups made before the simulation started, in the order made.
+  std::vector<std::string> names_before_start() const;
   // Samples every time series; after kMaxSamples samples it stops (the series end there, a
   // too short sim.stats_interval_ns cannot fill memory or stats.json) and truncated() says so.
   static constexpr uint64_t kMaxSamples = 100000;
