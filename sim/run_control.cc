@@ -135,9 +135,8 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
       if (g_interrupted) throw InterruptedError("interrupted");
       if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
     });
-    ranks::Agreement a{};
-    attempt([&] { a = ranks::settle(next, finished, bool(error)); });
-    if (error && !a.error) std::rethrow_exception(error);  // failed in the exchange itself
+    // A rank that failed still takes part: that is how the others learn of it.
+    const ranks::Agreement a = ranks::settle(next, finished, bool(error));
     if (a.error) {
       const std::vector<std::string> whys = ranks::all_gather(error ? why : "");
       if (error) std::rethrow_exception(error);

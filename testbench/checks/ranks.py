@@ -3,8 +3,9 @@
 gives what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the
 spine with one of them) on 2 ranks against the same run in one process, lossless and with 0.1%
 loss on every link, results.json (wall-clock fields aside), stats.json's statistics in the same
-order, the simulated time and every link's capture (--pcap) identical; the partition line names 2 ranks. Refused under mpirun with exit 2:
-an experiment that runs in one process only, a pin to no such host.
+order, the simulated time and every link's capture (--pcap) identical; the partition line names
+2 ranks. A program failing on rank 1 stops both, and rank 0 reports it. Refused under mpirun
+with exit 2: an experiment that runs in one process only, a pin to no such host.
 
 usage: ranks.py RNICSIM OUT_BASE"""
 import os
@@ -73,6 +74,15 @@ for name, extra in (("lossless", []), ("loss", ["--set", "link.loss=0.001"])):
         lost = sum(g.get("lost_random", {}).get("value", 0) for g in b[1].values())
         check(lost > 0, "loss: the links lost nothing")
 
+# A program that fails on rank 1 (h0's channel gives up at 0.2% loss, as in one process) stops
+# both ranks; rank 0 says so and writes the outputs with the failure.
+o = out_dir(base, "fail")
+p = mpirun(2, "run", SCENARIO, "--out", o, "--quiet", "--set", "link.loss=0.002", "--partition",
+           "h0=1,leaf0=1")
+check(p.returncode == 1 and "rank 1 stopped" in p.stderr and "retry" in p.stderr,
+      f"a failure on rank 1: exit {p.returncode}\n{p.stderr}")
+check(load(os.path.join(o, "results.json")).get("stopped", {}).get("exit") == 1,
+      "a failure on rank 1: results.json does not record it")
 p = mpirun(2, "run", os.path.join(os.path.dirname(SCENARIO), "scale4.yaml"), "--out",
            out_dir(base, "pin"), "--partition", "nobody=1", "--quiet")
 check(p.returncode == 2 and "no host or switch is called nobody" in p.stderr,
