@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include "models/common/step_end.h"
 #include "models/host/verbs/verbs.h"
 #include "sim/default_rtl.h"
@@ -233,15 +231,14 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   if (part.crossing.empty()) return;
   frame_channel_ = ranks::channel([this](int, const uint8_t* d, size_t n) {
     // link index, first and last bit times, FCS, then the frame
-    uint32_t link = 0;
-    uint64_t first = 0, last = 0;
-    std::array<uint8_t, 4> fcs{};
-    std::memcpy(&link, d, 4);
-    std::memcpy(&first, d + 4, 8);
-    std::memcpy(&last, d + 12, 8);
-    std::memcpy(fcs.data(), d + 20, 4);
-    auto f = std::make_shared<const std::vector<uint8_t>>(d + 24, d + n);
-    links[link]->deliver(std::move(f), fcs, first, last);
+    ranks::Unpacker u(d, n);
+    const auto link = u.get<uint32_t>();
+    const auto first = u.get<uint64_t>(), last = u.get<uint64_t>();
+    const auto fcs = u.get<std::array<uint8_t, 4>>();
+    const size_t len = u.left();
+    const uint8_t* f = u.take(len);
+    links[link]->deliver(std::make_shared<const std::vector<uint8_t>>(f, f + len), fcs, first,
+                         last);
   });
   for (int i : part.crossing) {
     const LinkSpec& l = topo.links[size_t(i)];
@@ -252,13 +249,8 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     links[size_t(i)]->set_remote(
         local_end, [this, i, far](eth::LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs,
                                   uint64_t first, uint64_t last) {
-          std::vector<uint8_t> m(24 + f->size());
-          const uint32_t link = uint32_t(i);
-          std::memcpy(m.data(), &link, 4);
-          std::memcpy(m.data() + 4, &first, 8);
-          std::memcpy(m.data() + 12, &last, 8);
-          std::memcpy(m.data() + 20, fcs.data(), 4);
-          std::memcpy(m.data() + 24, f->data(), f->size());
+          ranks::Packer m;
+          m.put(uint32_t(i)).put(first).put(last).put(fcs).put_bytes(f->data(), f->size());
           ranks::send(far, frame_channel_, m.data(), m.size(), first);
         });
   }

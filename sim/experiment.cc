@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <iterator>
 
 #include "sim/cluster.h"
 #include "sim/host_card.h"
@@ -195,12 +196,10 @@ void ExperimentContext::attach(Cluster& sys) {
       std::ofstream* out = f.get();
       sys.link(i).add_wire_tap(
           [out](uint64_t t_ps, const eth::EthLink::Frame& fr, const uint8_t* fcs, int end) {
-            const uint32_t len = uint32_t(fr.size()), e = uint32_t(end);
-            out->write(reinterpret_cast<const char*>(&t_ps), 8);
-            out->write(reinterpret_cast<const char*>(&e), 4);
-            out->write(reinterpret_cast<const char*>(&len), 4);
-            out->write(reinterpret_cast<const char*>(fr.data()), len);
-            out->write(reinterpret_cast<const char*>(fcs), 4);
+            ranks::Packer r;
+            r.put(t_ps).put(uint32_t(end)).put(uint32_t(fr.size())).put_bytes(fr.data(), fr.size());
+            r.put_bytes(fcs, 4);
+            out->write(reinterpret_cast<const char*>(r.data()), std::streamsize(r.size()));
           });
       rank_captures.push_back(std::move(f));
     }
@@ -230,15 +229,18 @@ void ExperimentContext::merge_rank_captures() {
     std::vector<Rec> recs;
     for (int r = 0; r < ranks::size(); ++r) {
       std::ifstream in(out / fmt::format(".rank{}", r) / (name + ".rec"), std::ios::binary);
-      Rec x;
-      uint32_t len = 0;
-      while (in.read(reinterpret_cast<char*>(&x.t_ps), 8) &&
-             in.read(reinterpret_cast<char*>(&x.end), 4) &&
-             in.read(reinterpret_cast<char*>(&len), 4)) {
-        x.frame.resize(len);
-        in.read(reinterpret_cast<char*>(x.frame.data()), len);
-        in.read(reinterpret_cast<char*>(x.fcs.data()), 4);
-        recs.push_back(x);
+      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                       std::istreambuf_iterator<char>());
+      ranks::Unpacker u(bytes.data(), bytes.size());
+      while (u.left()) {
+        Rec x;
+        x.t_ps = u.get<uint64_t>();
+        x.end = u.get<uint32_t>();
+        const uint32_t len = u.get<uint32_t>();
+        const uint8_t* f = u.take(len);
+        x.frame.assign(f, f + len);
+        x.fcs = u.get<std::array<uint8_t, 4>>();
+        recs.push_back(std::move(x));
       }
     }
     // Each rank's records are in time order; the writer orders one time's frames by end.

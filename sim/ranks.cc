@@ -85,11 +85,6 @@ void finish() {
   g_mpi = nullptr;
 }
 
-void abort_all(int code) {
-  if (g_mpi && g_size > 1) g_mpi->abort(code);
-  std::exit(code);
-}
-
 int rank() { return g_rank; }
 int size() { return g_size; }
 
@@ -179,10 +174,6 @@ uint64_t sum_all(uint64_t v) {
 
 void sum_all(std::vector<uint64_t>& v) {
   if (g_size > 1 && !v.empty()) g_mpi->allreduce_u64(v.data(), int(v.size()), 2);
-}
-
-void sum_all(std::vector<double>& v) {
-  if (g_size > 1 && !v.empty()) g_mpi->allreduce_sum_f64(v.data(), int(v.size()));
 }
 
 std::vector<std::string> all_gather(const std::string& s) {

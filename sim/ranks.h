@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,8 +19,6 @@ namespace rnic::ranks {
 void init(int* argc, char*** argv);
 // MPI_Finalize (after the last collective call).
 void finish();
-// Stops every rank (MPI_Abort) after an error on this one; returns without MPI.
-[[noreturn]] void abort_all(int code);
 
 int rank();
 int size();
@@ -49,10 +49,53 @@ Agreement settle(uint64_t next_ps, bool done, bool error);
 uint64_t max_all(uint64_t v);
 uint64_t sum_all(uint64_t v);
 void sum_all(std::vector<uint64_t>& v);
-void sum_all(std::vector<double>& v);
 // Every rank's string, at rank 0 (empty elsewhere).
 std::vector<std::string> gather(const std::string& s);
 // Every rank's string, at every rank.
 std::vector<std::string> all_gather(const std::string& s);
+
+// A message's bytes: plain values one after another, in this machine's byte order (every rank
+// runs the same binary on the same kind of machine).
+class Packer {
+ public:
+  template <class T>
+  Packer& put(const T& v) {
+    return put_bytes(&v, sizeof(T));
+  }
+  Packer& put_bytes(const void* p, size_t n) {
+    const auto* c = static_cast<const uint8_t*>(p);
+    b_.insert(b_.end(), c, c + n);
+    return *this;
+  }
+  const uint8_t* data() const { return b_.data(); }
+  size_t size() const { return b_.size(); }
+
+ private:
+  std::vector<uint8_t> b_;
+};
+
+// Reads what a Packer wrote, in the same order.
+class Unpacker {
+ public:
+  Unpacker(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+  template <class T>
+  T get() {
+    T v;
+    std::memcpy(&v, take(sizeof(T)), sizeof(T));
+    return v;
+  }
+  // The next n bytes (throws past the end).
+  const uint8_t* take(size_t n) {
+    if (size_t(end_ - p_) < n) throw std::runtime_error("ranks: a message ends early");
+    const uint8_t* at = p_;
+    p_ += n;
+    return at;
+  }
+  size_t left() const { return size_t(end_ - p_); }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
 
 }  // namespace rnic::ranks

@@ -15,7 +15,6 @@ void init(int* argc, char*** argv, int* rank, int* size) {
   MPI_Comm_size(MPI_COMM_WORLD, size);
 }
 void finalize() { MPI_Finalize(); }
-void abort_all(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 void alltoall_int(const int* send, int* recv) {
   MPI_Alltoall(send, 1, MPI_INT, recv, 1, MPI_INT, MPI_COMM_WORLD);
 }
@@ -30,9 +29,6 @@ void allreduce_u64(uint64_t* v, int n, int op) {
                           : MPI_SUM,
                 MPI_COMM_WORLD);
 }
-void allreduce_sum_f64(double* v, int n) {
-  MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-}
 void allgather_int(int v, int* out) {
   MPI_Allgather(&v, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
 }
@@ -40,9 +36,8 @@ void allgatherv_chars(const char* s, int len, char* out, const int* lens, const 
   MPI_Allgatherv(s, len, MPI_CHAR, out, lens, displs, MPI_CHAR, MPI_COMM_WORLD);
 }
 
-const RnicsimRanksBackend kBackend{
-    init,          finalize,          abort_all,     alltoall_int,    alltoallv_bytes,
-    allreduce_u64, allreduce_sum_f64, allgather_int, allgatherv_chars};
+const RnicsimRanksBackend kBackend{init,          finalize,      alltoall_int,    alltoallv_bytes,
+                                   allreduce_u64, allgather_int, allgatherv_chars};
 
 }  // namespace
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 #include "models/host/driver.h"
@@ -126,35 +125,21 @@ void Endpoint::close() {
   ctx = nullptr;
 }
 
-namespace {
-template <class T>
-void put_raw(std::vector<uint8_t>& b, const T& v) {
-  const auto* p = reinterpret_cast<const uint8_t*>(&v);
-  b.insert(b.end(), p, p + sizeof(T));
-}
-template <class T>
-T get_raw(const uint8_t*& p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  p += sizeof(T);
-  return v;
-}
-}  // namespace
-
 Oob::Oob() {
   if (!ranks::parallel()) return;
-  channel_ = ranks::channel([this](int, const uint8_t* p, size_t) {
-    const auto to = get_raw<int64_t>(p);
+  channel_ = ranks::channel([this](int, const uint8_t* p, size_t n) {
+    ranks::Unpacker u(p, n);
+    const auto to = u.get<int64_t>();
     Entry e;
-    e.at_ps = get_raw<uint64_t>(p);
-    e.from = get_raw<MacAddr>(p);
-    e.info.gid = get_raw<ibv_gid>(p);
-    e.info.qpns.resize(get_raw<uint32_t>(p));
-    for (uint32_t& q : e.info.qpns) q = get_raw<uint32_t>(p);
-    e.info.addr = get_raw<uint64_t>(p);
-    e.info.rkey = get_raw<uint32_t>(p);
-    e.info.len = get_raw<uint64_t>(p);
-    e.info.ird = get_raw<uint32_t>(p);
+    e.at_ps = u.get<uint64_t>();
+    e.from = u.get<MacAddr>();
+    e.info.gid = u.get<ibv_gid>();
+    e.info.qpns.resize(u.get<uint32_t>());
+    for (uint32_t& q : e.info.qpns) q = u.get<uint32_t>();
+    e.info.addr = u.get<uint64_t>();
+    e.info.rkey = u.get<uint32_t>();
+    e.info.len = u.get<uint64_t>();
+    e.info.ird = u.get<uint32_t>();
     insert(to, std::move(e));
   });
 }
@@ -177,17 +162,10 @@ void Oob::put(int64_t to, PeerInfo info) {
   const uint64_t at = host::mgmt_send(wire_bytes(info));
   const MacAddr from = host::current_process().drv->mac();
   if (channel_ != UINT32_MAX) {
-    std::vector<uint8_t> m;
-    put_raw(m, to);
-    put_raw(m, at);
-    put_raw(m, from);
-    put_raw(m, info.gid);
-    put_raw(m, uint32_t(info.qpns.size()));
-    for (uint32_t q : info.qpns) put_raw(m, q);
-    put_raw(m, info.addr);
-    put_raw(m, info.rkey);
-    put_raw(m, info.len);
-    put_raw(m, info.ird);
+    ranks::Packer m;
+    m.put(to).put(at).put(from).put(info.gid).put(uint32_t(info.qpns.size()));
+    for (uint32_t q : info.qpns) m.put(q);
+    m.put(info.addr).put(info.rkey).put(info.len).put(info.ird);
     ranks::broadcast(channel_, m.data(), m.size(), at);
   }
   insert(to, Entry{at, from, std::move(info)});
