@@ -246,12 +246,18 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     if (r0 != part_rank_ && r1 != part_rank_) continue;  // between two other ranks
     const int local_end = r0 == part_rank_ ? 0 : 1;
     const int far = local_end == 0 ? r1 : r0;
+    // The far end does nothing with a frame before its first bit and the receiver's reaction
+    // (the lookahead's argument): windows then advance by the lookahead at least, frames or not.
+    const uint64_t react =
+        link_lookahead_ps(l.params, {l.sw_a >= 0 ? &topo.switches[size_t(l.sw_a)].cfg : nullptr,
+                                     l.sw_b >= 0 ? &topo.switches[size_t(l.sw_b)].cfg : nullptr}) -
+        uint64_t(l.params.prop_ns) * 1000;
     links[size_t(i)]->set_remote(
-        local_end, [this, i, far](eth::LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs,
-                                  uint64_t first, uint64_t last) {
+        local_end, [this, i, far, react](eth::LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs,
+                                         uint64_t first, uint64_t last) {
           ranks::Packer m;
           m.put(uint32_t(i)).put(first).put(last).put(fcs).put_bytes(f->data(), f->size());
-          ranks::send(far, frame_channel_, m.data(), m.size(), first);
+          ranks::send(far, frame_channel_, m.data(), m.size(), first + react);
         });
   }
 }

@@ -1,6 +1,7 @@
 #include "sim/run_control.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -120,6 +121,10 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
     }
   };
   attempt([] { sc_core::sc_start(sc_core::SC_ZERO_TIME); });
+  // What the windows cost: how many, and each rank's wall time in the agreement (waiting for
+  // the slowest rank included), said by rank 0 when the run ends.
+  uint64_t windows = 0;
+  std::chrono::steady_clock::duration agreeing{};
   while (true) {
     const uint64_t now = sc_core::sc_time_stamp().value();
     uint64_t next = UINT64_MAX;
@@ -136,7 +141,10 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
       if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
     });
     // A rank that failed still takes part: that is how the others learn of it.
+    const auto t0 = std::chrono::steady_clock::now();
     const ranks::Agreement a = ranks::settle(next, finished, bool(error));
+    agreeing += std::chrono::steady_clock::now() - t0;
+    ++windows;
     if (a.error) {
       const std::vector<std::string> whys = ranks::all_gather(error ? why : "");
       if (error) std::rethrow_exception(error);
@@ -151,6 +159,11 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
       const uint64_t end = ranks::max_all(now);
       if (end > now)
         sc_core::sc_start(sc_core::sc_time::from_value(end - now), sc_core::SC_RUN_TO_TIME);
+      const std::vector<std::string> waits =
+          ranks::gather(fmt::format("{:.3f}", std::chrono::duration<double>(agreeing).count()));
+      if (!waits.empty())
+        fmt::print(stderr, "rnicsim: {} windows; seconds in the agreement per rank: {}\n", windows,
+                   fmt::join(waits, " "));
       if (a.all_done) return;
       throw HungError(fmt::format(
           "the workload is still waiting at {:.3f} ns and nothing is left to happen\n{}",
