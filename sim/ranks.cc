@@ -28,6 +28,7 @@ std::vector<std::vector<uint8_t>>& outbox() {
 }
 uint64_t g_out_not_before = UINT64_MAX;  // the earliest of the messages in the outbox
 bool g_out_any = false;
+uint64_t g_ran_until = 0;  // this rank has simulated every time before this
 
 void put(std::vector<uint8_t>& b, const void* p, size_t n) {
   const auto* c = static_cast<const uint8_t*>(p);
@@ -103,6 +104,7 @@ void send(int to, uint32_t ch, const void* data, size_t len, uint64_t not_before
   const uint32_t l = uint32_t(len);
   put(b, &ch, 4);
   put(b, &l, 4);
+  put(b, &not_before_ps, 8);
   put(b, data, len);
   g_out_any = true;
   g_out_not_before = std::min(g_out_not_before, not_before_ps);
@@ -138,10 +140,18 @@ void exchange() {
     const size_t end = at + size_t(rcount[r]);
     while (at < end) {
       uint32_t ch = 0, len = 0;
+      uint64_t not_before = 0;
       std::memcpy(&ch, &rbuf[at], 4);
       std::memcpy(&len, &rbuf[at + 4], 4);
-      at += 8;
+      std::memcpy(&not_before, &rbuf[at + 8], 8);
+      at += 16;
       if (ch >= receivers().size()) throw std::logic_error("ranks::exchange: unknown channel");
+      // What the windows rest on: nothing arrives for a time this rank has simulated.
+      if (not_before < g_ran_until)
+        throw std::logic_error(
+            fmt::format("ranks: a message from rank {} sets off something at {} ps, but this "
+                        "rank has simulated up to {} ps",
+                        r, not_before, g_ran_until));
       receivers()[ch](int(r), &rbuf[at], len);
       at += len;
     }
@@ -161,6 +171,8 @@ Agreement settle(uint64_t next_ps, bool done, bool error) {
   if (v[3]) exchange();
   return {UINT64_MAX - v[0], v[1] == 0, v[2] != 0};
 }
+
+void ran_until(uint64_t t_ps) { g_ran_until = std::max(g_ran_until, t_ps); }
 
 uint64_t max_all(uint64_t v) {
   if (g_size > 1) g_mpi->allreduce_u64(&v, 1, 1);

@@ -46,6 +46,9 @@ struct Agreement {
   bool error;
 };
 Agreement settle(uint64_t next_ps, bool done, bool error);
+// This rank has simulated every time before t_ps: a message that sets off something earlier is
+// an error (std::logic_error at the exchange), not a silent reordering.
+void ran_until(uint64_t t_ps);
 uint64_t max_all(uint64_t v);
 uint64_t sum_all(uint64_t v);
 void sum_all(std::vector<uint64_t>& v);

@@ -180,6 +180,7 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
       attempt([&] {
         sc_core::sc_start(sc_core::sc_time::from_value(end - now), sc_core::SC_EXIT_ON_STARVATION);
       });
+    ranks::ran_until(end);
     progress();
   }
 }
