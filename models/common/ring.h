@@ -47,6 +47,8 @@ class GrowRing {
   const T& front() const { return buf_[head_ & mask_]; }
   const T& operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
   void pop_front() { buf_[head_++ & mask_] = T{}; }
+  // The front element, moved out (its slot keeps the moved-from husk until reused).
+  T take_front() { return std::move(buf_[head_++ & mask_]); }
   void push_back(T&& v) {
     if (size() == buf_.size()) grow();
     buf_[tail_++ & mask_] = std::move(v);

@@ -223,8 +223,7 @@ bool PcieLink::credited(const Side& sd, const Tlp& t) {
 
 bool PcieLink::pick(Side& sd, Packet* out) {
   if (!sd.dllps.empty()) {
-    *out = std::move(sd.dllps.front());
-    sd.dllps.pop_front();
+    *out = sd.dllps.take_front();
     return true;
   }
   for (auto it = sd.tlps.begin(); it != sd.tlps.end(); ++it) {
@@ -238,7 +237,10 @@ bool PcieLink::pick(Side& sd, Packet* out) {
       }
       out->kind = Kind::kTlp;
       out->tlp = std::move(*it);
-      sd.tlps.erase(it);
+      if (it == sd.tlps.begin())
+        sd.tlps.pop_front();
+      else
+        sd.tlps.erase(it);
       return true;
     }
     if (it == sd.tlps.begin()) ++*sd.st.credit_stalls;
@@ -295,8 +297,7 @@ void PcieLink::arrive(int s, uint64_t now, uint64_t delta) {
   Side& sd = side_[s];
   Side& peer = side_[1 - s];
   while (!sd.in_flight.empty() && sd.in_flight.front().arrive_ps <= now) {
-    Packet p = std::move(sd.in_flight.front());
-    sd.in_flight.pop_front();
+    Packet p = sd.in_flight.take_front();
     if (p.kind == Kind::kTlp) {
       if (++peer.ack_owed >= cfg_.ack_factor) {
         queue_ack(1 - s, now, delta);
