@@ -187,27 +187,47 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     o.set_sensitivity(&decoy_ev);
     sc_core::sc_spawn(rearm, "decoy", &o);
   }
+  // Over several processes: this rank's part, and its links to other ranks. A rank builds only
+  // its own hosts and switches, and the links with an end among them.
+  part = partition_topology(topo, ranks::size(), partition_pins(),
+                            uint64_t(c.host.mgmt_latency_ns) * 1000);
+  part_rank_ = ranks::rank();
+  run_control::set_lookahead(part.lookahead_ps);
+  for (const HostSpec& h : topo.hosts) host_names.push_back(h.name);
+  for (const SwitchSpec& sw : topo.switches) switch_names.push_back(sw.name);
   for (size_t i = 0; i < topo.hosts.size(); ++i)
-    nodes.push_back(
-        std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i), topo.hosts[i], s, impl));
+    nodes.push_back(local(int(i)) ? std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i),
+                                                           topo.hosts[i], s, impl)
+                                  : nullptr);
   std::vector<int> ports(topo.switches.size(), 0);
   for (const LinkSpec& l : topo.links)
     for (int sw : {l.sw_a, l.sw_b})
       if (sw >= 0) ++ports[size_t(sw)];
   for (size_t i = 0; i < topo.switches.size(); ++i)
-    switches.push_back(std::make_unique<eth::EthSwitch>(topo.switches[i].name.c_str(), ports[i],
-                                                        topo.switches[i].cfg, s));
+    switches.push_back(part.switch_rank[i] == part_rank_
+                           ? std::make_unique<eth::EthSwitch>(topo.switches[i].name.c_str(),
+                                                              ports[i], topo.switches[i].cfg, s)
+                           : nullptr);
   std::vector<int> used(topo.switches.size(), 0);
-  auto end = [&](int host, int sw) -> eth::LinkEnd& {
-    if (sw < 0) return nodes[size_t(host)]->port;
-    return switches[size_t(sw)]->port(used[size_t(sw)]++);
+  // An end of this rank's, or a stand-in for another rank's (a switch's ports are numbered in
+  // link order either way).
+  auto end = [&](int host, int sw) -> eth::LinkEnd* {
+    if (sw < 0) return nodes[size_t(host)] ? &nodes[size_t(host)]->port : nullptr;
+    const int port = used[size_t(sw)]++;
+    return switches[size_t(sw)] ? &switches[size_t(sw)]->port(port) : nullptr;
   };
   for (const LinkSpec& l : topo.links) {
     LinkParams p = l.params;
     p.seed = uint64_t(c.sim.seed) * 1000003 + links.size() + 1;  // each link its own draws
-    eth::LinkEnd& a = end(l.a, l.sw_a);
-    eth::LinkEnd& b = end(l.b, l.sw_b);
-    links.push_back(std::make_unique<eth::EthLink>(l.name.c_str(), p, a, b, s));
+    eth::LinkEnd* a = end(l.a, l.sw_a);
+    eth::LinkEnd* b = end(l.b, l.sw_b);
+    if (!a && !b) {
+      links.push_back(nullptr);  // between other ranks' hosts and switches
+    } else {
+      for (eth::LinkEnd** e : {&a, &b})
+        if (!*e) *e = far_ends_.emplace_back(std::make_unique<FarEnd>()).get();
+      links.push_back(std::make_unique<eth::EthLink>(l.name.c_str(), p, *a, *b, s));
+    }
     link_names.push_back(l.name);
     auto name = [&](int host, int sw) {
       return sw < 0 ? topo.hosts[size_t(host)].name : topo.switches[size_t(sw)].name;
@@ -216,12 +236,9 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   }
   const auto routes = topo.routes();
   for (size_t sw = 0; sw < switches.size(); ++sw)
-    for (size_t h = 0; h < nodes.size(); ++h) switches[sw]->set_route(nodes[h]->mac, routes[sw][h]);
-  // Over several processes: this rank's part, and its links to other ranks.
-  part = partition_topology(topo, ranks::size(), partition_pins(),
-                            uint64_t(c.host.mgmt_latency_ns) * 1000);
-  part_rank_ = ranks::rank();
-  run_control::set_lookahead(part.lookahead_ps);
+    if (switches[sw])
+      for (size_t h = 0; h < topo.hosts.size(); ++h)
+        switches[sw]->set_route(topo.hosts[h].mac, routes[sw][h]);
   if (ranks::parallel() && part_rank_ == 0) {
     std::string per;
     for (int n : part.hosts_per_rank()) per += (per.empty() ? "" : "/") + std::to_string(n);
@@ -267,8 +284,8 @@ Cluster::~Cluster() {
 }
 
 int Cluster::find(const std::string& host) const {
-  for (const auto& n : nodes)
-    if (host == n->name()) return n->index;
+  for (size_t i = 0; i < host_names.size(); ++i)
+    if (host == host_names[i]) return int(i);
   return -1;
 }
 
@@ -311,7 +328,10 @@ void Cluster::run(const std::vector<Program>& programs) {
 std::string Cluster::lossy_links() const {
   std::string s;
   for (size_t i = 0; i < links.size(); ++i)
-    if (const std::string f = links[i]->faults_at(sc_core::sc_time_stamp().value()); !f.empty())
+    if (!links[i]) {
+      continue;
+    } else if (const std::string f = links[i]->faults_at(sc_core::sc_time_stamp().value());
+               !f.empty())
       s += fmt::format("link {}: {}\n", link_names[i], f);
   return s;
 }
@@ -320,6 +340,7 @@ std::string Cluster::dump_state() const {
   // Links that lost frames first: a link down for good, or too lossy, is often the cause.
   std::string s = lossy_links();
   for (const auto& n : nodes) {
+    if (!n) continue;  // another rank's
     s += n->hc.dump_state();
     s += n->core.dump_state();
     s += n->efe.dump_state();
@@ -329,12 +350,13 @@ std::string Cluster::dump_state() const {
 
 void Cluster::trace(TraceSink& t) const {
   for (const auto& n : nodes) {
+    if (!n) continue;  // another rank's
     n->hc.trace(t);
     n->port.trace(t);
     n->core.trace(t);
     std::vector<eth::Mac> peers;
     for (const auto& o : nodes)
-      if (o.get() != n.get()) peers.push_back(o->mac);
+      if (o && o.get() != n.get()) peers.push_back(o->mac);
     n->efe.trace(t, peers);
   }
 }

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -119,19 +120,31 @@ class Cluster {
   Background background;
   sc_core::sc_event decoy_ev;  // sim.decoy_ns's wake-up
   size_t decoy_step = 0;       // ... and its look at the end of a time step
+  // Over several processes, another rank's hosts and switches are nullptr here, and so are the
+  // links between them (links to them have a stand-in end: FarEnd).
   std::vector<std::unique_ptr<Node>> nodes;
   std::vector<std::unique_ptr<eth::EthSwitch>> switches;
   std::vector<std::unique_ptr<eth::EthLink>> links;
+  std::vector<std::string> host_names, switch_names;  // every host's and switch's, by index
   std::vector<std::string> link_names;
   std::vector<std::array<std::string, 2>> link_ends;  // per link, the host or switch at a and b
-  // Over several processes (sim/ranks.h): which rank simulates each host and switch. Every
-  // process builds the whole system; only its own hosts run programs, and a link to another
-  // rank's host or switch carries its frames there (EthLink::set_remote). One process: rank 0
-  // has everything.
+  // Over several processes (sim/ranks.h): which rank simulates each host and switch. Each
+  // process builds its own hosts and switches and the links that reach them; only its own hosts
+  // run programs, and a link to another rank's host or switch carries its frames there
+  // (EthLink::set_remote). One process: rank 0 has everything.
   Partition part;
   bool local(int host) const { return part.host_rank[size_t(host)] == part_rank_; }
 
  private:
+  // The far end of a link to another rank's host or switch: it never sends, and the link hands
+  // it nothing (its frames go to the other rank).
+  struct FarEnd : eth::LinkEnd {
+    void attach(eth::EthLink*, int, uint64_t) override {}
+    void arrive(FramePtr, std::array<uint8_t, 4>, uint64_t, uint64_t) override {
+      throw std::logic_error("a frame reached the stand-in end of another rank's port");
+    }
+  };
+  std::vector<std::unique_ptr<FarEnd>> far_ends_;
   int part_rank_ = 0;
   uint32_t frame_channel_ = UINT32_MAX;
   int pid_ = 100;

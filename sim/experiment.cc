@@ -167,15 +167,16 @@ void ExperimentContext::attach(Cluster& sys) {
   topology = {{"hosts", nlohmann::ordered_json::array()},
               {"switches", nlohmann::ordered_json::array()},
               {"links", nlohmann::ordered_json::array()}};
-  for (const auto& n : sys.nodes) topology["hosts"].push_back(n->name());
-  for (const auto& s : sys.switches) topology["switches"].push_back(s->name());
+  for (const std::string& n : sys.host_names) topology["hosts"].push_back(n);
+  for (const std::string& s : sys.switch_names) topology["switches"].push_back(s);
   for (size_t i = 0; i < sys.links.size(); ++i)
     topology["links"].push_back(
         {{"name", sys.link_names[i]}, {"a", sys.link_ends[i][0]}, {"b", sys.link_ends[i][1]}});
   owner.clear();
-  for (size_t i = 0; i < sys.nodes.size(); ++i) owner[sys.nodes[i]->name()] = sys.part.host_rank[i];
-  for (size_t i = 0; i < sys.switches.size(); ++i)
-    owner[sys.switches[i]->name()] = sys.part.switch_rank[i];
+  for (size_t i = 0; i < sys.host_names.size(); ++i)
+    owner[sys.host_names[i]] = sys.part.host_rank[i];
+  for (size_t i = 0; i < sys.switch_names.size(); ++i)
+    owner[sys.switch_names[i]] = sys.part.switch_rank[i];
   for (size_t i = 0; i < sys.links.size(); ++i) {
     const int a = owner[sys.link_ends[i][0]], b = owner[sys.link_ends[i][1]];
     owner[sys.link_names[i]] = a == b ? a : -1;

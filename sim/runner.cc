@@ -30,6 +30,57 @@ namespace {
 // Over several processes, stats.json's statistics: each group from the rank that simulates the
 // host, switch or link it belongs to (by the name before its first '.'); a link between two
 // ranks counts on both (each its own direction's faults): its counters are summed.
+// The order one process makes its statistics groups in before the simulation starts, from
+// each rank's (each made only the groups of its own hosts, switches and links, in that order):
+// a host's groups before the next host's, hosts before switches before links, as the one
+// process builds them (sim/cluster.cc). A group of no host, switch or link is every rank's, and
+// comes where the ranks' lists have it.
+std::vector<std::string> order_before_start(const std::vector<std::string>& lists,
+                                            const nlohmann::ordered_json& topology) {
+  std::unordered_map<std::string, size_t> place;
+  if (!topology.is_null()) {
+    for (const auto& h : topology["hosts"]) place.emplace(h.get<std::string>(), place.size());
+    for (const auto& w : topology["switches"]) place.emplace(w.get<std::string>(), place.size());
+    for (const auto& l : topology["links"])
+      place.emplace(l["name"].get<std::string>(), place.size());
+  }
+  std::vector<std::vector<std::string>> v(lists.size());
+  for (size_t r = 0; r < lists.size(); ++r) {
+    size_t at = 0;
+    while (at < lists[r].size()) {
+      const size_t nl = lists[r].find('\n', at);
+      v[r].push_back(lists[r].substr(at, nl - at));
+      at = nl + 1;
+    }
+  }
+  constexpr size_t kShared = SIZE_MAX;
+  auto key = [&place](const std::string& g) {
+    const auto f = place.find(g.substr(0, g.find('.')));
+    return f == place.end() ? kShared : f->second;
+  };
+  std::vector<size_t> head(v.size(), 0);
+  std::vector<std::string> out;
+  while (true) {
+    // The head of the least place among the ranks' heads of a host, switch or link; else the
+    // shared group at rank 0's head (every rank's head then).
+    size_t best = SIZE_MAX, best_key = kShared;
+    for (size_t r = 0; r < v.size(); ++r) {
+      if (head[r] >= v[r].size()) continue;
+      const size_t k = key(v[r][head[r]]);
+      if (best == SIZE_MAX || (k != kShared && (best_key == kShared || k < best_key))) {
+        best = r;
+        best_key = k;
+      }
+    }
+    if (best == SIZE_MAX) break;
+    const std::string g = v[best][head[best]];
+    out.push_back(g);
+    for (size_t r = 0; r < v.size(); ++r)  // a link between two ranks is in both their lists
+      if (head[r] < v[r].size() && v[r][head[r]] == g) ++head[r];
+  }
+  return out;
+}
+
 nlohmann::ordered_json merge_rank_stats(nlohmann::ordered_json mine,
                                         const std::vector<std::string>& dumps,
                                         const std::function<int(const std::string&)>& rank_of,
@@ -339,8 +390,12 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
       return r < 0 || r == ranks::rank();
     });
     const std::vector<std::string> dumps = ranks::gather(writer ? "" : mine.dump());
+    std::string names;
+    for (const std::string& n : stats.names_before_start()) names += n + '\n';
+    const std::vector<std::string> name_lists = ranks::gather(names);
     if (writer)
-      st["stats"] = merge_rank_stats(std::move(mine), dumps, rank_of, stats.names_before_start());
+      st["stats"] = merge_rank_stats(std::move(mine), dumps, rank_of,
+                                     order_before_start(name_lists, ctx.topology));
   } else {
     st["stats"] = stats.json();
   }

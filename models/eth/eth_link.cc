@@ -46,7 +46,7 @@ std::string EthLink::faults_at(uint64_t now_ps) const {
 
 void EthLink::carry(int end, LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,
                     uint64_t on_wire_ps) {
-  if (remote_local_ >= 0 && end != remote_local_) return;  // the far end's idle copy
+  if (remote_local_ >= 0 && end != remote_local_) return;  // the far end's stand-in
   if (!cfg_.down_ps.empty() && down(start_ps, start_ps + on_wire_ps)) {
     ++lost_down_;
     return;

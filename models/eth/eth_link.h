@@ -67,8 +67,8 @@ class EthLink : public sc_core::sc_module {
   void add_down(uint64_t from_ps, uint64_t to_ps) { cfg_.down_ps.push_back({from_ps, to_ps}); }
   // A link whose other end another process simulates (a run over several processes): frames
   // the local end `local` sends are handed to `send` (with the times their first and last bits
-  // reach the far end) instead of to the far end, and frames from the far end's local copy are
-  // dropped (that copy is idle). The far process hands its frames in through deliver().
+  // reach the far end) instead of to the far end, and anything from the far end's stand-in is
+  // dropped (it never sends). The far process hands its frames in through deliver().
   using RemoteSend =
       std::function<void(LinkEnd::FramePtr, std::array<uint8_t, 4>, uint64_t, uint64_t)>;
   void set_remote(int local, RemoteSend send) {

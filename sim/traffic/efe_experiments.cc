@@ -415,8 +415,9 @@ int run_scale(ExperimentContext& ctx) {
   const double wall = std::chrono::duration<double>(wall1 - wall0).count();
   const double setup = std::chrono::duration<double>(setup_wall - wall0).count();
   uint64_t frames = 0;
-  for (const auto& node : cl.nodes) frames += node->port.tx_frames();
-  // Over several processes each rank counted its own hosts (the others' copies are idle).
+  for (const auto& node : cl.nodes)
+    if (node) frames += node->port.tx_frames();
+  // Over several processes each rank counted its own hosts (it has no other).
   frames = ranks::sum_all(frames);
   ranks::sum_all(done_bytes);
   rusage ru{};
