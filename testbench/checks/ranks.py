@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """A run over several processes (mpirun; docs/performance.md, "Runs over several processes")
 gives what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the
-spine with one of them) on 2 ranks against the same run in one process, lossless and with 0.1%
-loss on every link, results.json (wall-clock fields aside), stats.json's statistics in the same
+spine with one of them) on 2 ranks against the same run in one process, lossless, with 0.1%
+loss on every link, and with hosts pinned across the leaves (each rank builds only its own
+hosts, switches and links, and rank 0 puts the statistics groups in one process's order), results.json (wall-clock fields aside), stats.json's statistics in the same
 order, the simulated time and every link's capture (--pcap) identical; the partition line names
 2 ranks. A program failing on rank 1 stops both, and rank 0 reports it. Refused under mpirun
 with exit 2: an experiment that runs in one process only, a pin to no such host.
@@ -50,10 +51,13 @@ if not MPIRUN:
     fail("mpirun not found: ./scripts/setup installs openmpi-bin")
     finish("ranks")
 
-for name, extra in (("lossless", []), ("loss", ["--set", "link.loss=0.001"])):
+# "split": hosts pinned across the leaves (h0 and h3 on rank 1), so each rank builds hosts of
+# both leaves and rank 0 interleaves the ranks' statistics groups.
+for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.001"], []),
+                          ("split", [], ["--partition", "h0=1,h1=0,h2=0,h3=1"])):
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
     rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", "--pcap", *extra)
-    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", "--pcap", *extra)
+    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", "--pcap", *extra, *pins)
     if not check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
         continue
     check("2 ranks, hosts 2/2" in p.stderr, f"{name}: no partition line for 2 ranks:\n{p.stderr}")
