@@ -8,6 +8,7 @@
 // to settle too.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <systemc>
@@ -32,7 +33,8 @@ class StepEnd {
     Client& c = clients_[id];
     if (c.wanted) return;
     c.wanted = true;
-    ++wanted_;
+    wanted_.push_back(id);
+    std::push_heap(wanted_.begin(), wanted_.end(), std::greater<size_t>());
     if (!armed_) {
       armed_ = true;
       ev_.notify(sc_core::SC_ZERO_TIME);
@@ -57,17 +59,32 @@ class StepEnd {
       return;
     }
     armed_ = false;
-    for (size_t i = 0; i < clients_.size() && wanted_ > 0; ++i) {
-      Client& c = clients_[i];
-      if (!c.wanted) continue;
-      c.wanted = false;
-      --wanted_;
-      c.fn();
+    // In registration order; a caller that asks again during the pass, at or before the place
+    // the pass has reached, waits for the next one (a later one is called in this pass).
+    std::vector<size_t> later;
+    bool any = false;
+    size_t last = 0;
+    while (!wanted_.empty()) {
+      std::pop_heap(wanted_.begin(), wanted_.end(), std::greater<size_t>());
+      const size_t id = wanted_.back();
+      wanted_.pop_back();
+      if (any && id <= last) {
+        later.push_back(id);
+        continue;
+      }
+      any = true;
+      last = id;
+      clients_[id].wanted = false;
+      clients_[id].fn();
+    }
+    for (size_t id : later) {
+      wanted_.push_back(id);
+      std::push_heap(wanted_.begin(), wanted_.end(), std::greater<size_t>());
     }
   }
   sc_core::sc_event ev_;
   std::vector<Client> clients_;
-  size_t wanted_ = 0;
+  std::vector<size_t> wanted_;  // the callers that asked, a min-heap of their places
   bool armed_ = false;
 };
 
