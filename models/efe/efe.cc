@@ -73,6 +73,16 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
       looped_(stats.group(name()).counter(
           "looped", "frames", "frames to this card's own MAC, looped back by the MAC")) {
   step_id_ = StepEnd::get().add([this] { send_next(); });
+  if (cfg_.decoy_timer) {
+    decoy_ev_ = std::make_unique<sc_core::sc_event>("decoy_timer_ev");
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.set_sensitivity(decoy_ev_.get());
+    o.dont_initialize();
+    sc_core::sc_spawn(
+        [this] { throw std::logic_error(std::string(name()) + ": the decoy timer fired"); },
+        "decoy_timer", &o);
+  }
   port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
   port_.set_space_callback([this] {
     if (in_mac_ > 0) --in_mac_;
@@ -587,7 +597,7 @@ void Efe::update_timer(Peer& p) {
   }
   p.due = d;
   if (armed_ == 0) {
-    if (timer_at_ != UINT64_MAX) eq_.cancel_alarm();
+    if (timer_at_ != UINT64_MAX) stop_timer();
     timer_at_ = UINT64_MAX;
     return;
   }
@@ -595,13 +605,27 @@ void Efe::update_timer(Peer& p) {
   const uint64_t at = clk_.edge_after(std::max(d, now), 0);  // the timer acts on an edge
   if (at < timer_at_) {
     timer_at_ = at;
-    eq_.set_alarm(at, [this] { timer_fire(); });
+    set_timer(at);
   }
+}
+
+void Efe::set_timer(uint64_t at) {
+  eq_.set_alarm(at, [this] { timer_fire(); });
+  if (decoy_ev_) {
+    decoy_ev_->cancel();
+    decoy_ev_->notify(sc_core::sc_time::from_value(at + 1 - now_ps()));
+  }
+}
+
+void Efe::stop_timer() {
+  eq_.cancel_alarm();
+  if (decoy_ev_) decoy_ev_->cancel();
 }
 
 void Efe::timer_fire() {
   const uint64_t now = now_ps();
   timer_at_ = UINT64_MAX;
+  if (decoy_ev_) decoy_ev_->cancel();  // a picosecond behind: set again below, or not at all
   for (auto& [m, pp] : peers_) {
     Peer& p = *pp;
     if (p.due > now) continue;
@@ -631,7 +655,7 @@ void Efe::timer_fire() {
   }
   if (next != UINT64_MAX) {
     timer_at_ = clk_.edge_after(std::max(next, now), 0);
-    eq_.set_alarm(timer_at_, [this] { timer_fire(); });
+    set_timer(timer_at_);
   }
   pump();
 }

@@ -218,6 +218,10 @@ class Efe : public sc_core::sc_module {
   // The timer: the event queue's alarm, for every peer's retransmit timer and ACK delay.
   uint64_t timer_at_ = UINT64_MAX;
   size_t armed_ = 0;  // peers with a deadline
+  // The timer set to `at`, or stopped; with efe.decoy_timer, the decoy moved with it.
+  void set_timer(uint64_t at);
+  void stop_timer();
+  std::unique_ptr<sc_core::sc_event> decoy_ev_;  // efe.decoy_timer: armed, never fired
   Counter &tx_data_, &tx_acks_, &tx_nacks_, &tx_rnrs_, &rx_data_, &rx_acks_, &rx_dropped_,
       &rx_out_of_seq_, &rx_duplicates_, &retransmissions_, &failures_, &looped_;
 };

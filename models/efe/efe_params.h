@@ -29,6 +29,7 @@ struct EfeConfig {
   double cc_ecn_beta = 0.5;       // an ACK with ECE cuts the rate by this fraction
   double cc_min_fraction = 0.01;  // the rate never falls below this fraction of the line rate
   double cc_start_fraction = 1;   // a new channel's rate, of the line rate (< 1: slow start)
+  bool decoy_timer = false;       // a check: a second timer that never fires (efe.h)
 
   // Lists every field under "efe." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -66,6 +67,11 @@ struct EfeConfig {
     p.r("cc_start_fraction", cc_start_fraction, "", 0.0001, 1,
         "a new channel's rate, as a fraction of the line rate; below 1 the rate doubles per RTT "
         "sample until the first sign of congestion (slow start)");
+    p.b("decoy_timer", decoy_timer,
+        "a determinism check: each EFE arms a second retransmit timer, an event of its own, one "
+        "picosecond after the real one and moves it with it, so it never fires; its entries "
+        "reshape SystemC's queue of timed events at the EFE's deadlines, and results and "
+        "captures must not change");
   }
   efe::EfeChannelConfig channel() const {
     efe::EfeChannelConfig c;
