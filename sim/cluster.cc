@@ -257,7 +257,8 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     links[link]->deliver(std::make_shared<const std::vector<uint8_t>>(f, f + len), fcs, first,
                          last);
   });
-  for (int i : part.crossing) {
+  for (size_t c = 0; c < part.crossing.size(); ++c) {
+    const int i = part.crossing[c];
     const LinkSpec& l = topo.links[size_t(i)];
     const int r0 = part.end_rank(l, 0), r1 = part.end_rank(l, 1);
     if (r0 != part_rank_ && r1 != part_rank_) continue;  // between two other ranks
@@ -265,10 +266,7 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     const int far = local_end == 0 ? r1 : r0;
     // The far end does nothing with a frame before its first bit and the receiver's reaction
     // (the lookahead's argument): windows then advance by the lookahead at least, frames or not.
-    const uint64_t react =
-        link_lookahead_ps(l.params, {l.sw_a >= 0 ? &topo.switches[size_t(l.sw_a)].cfg : nullptr,
-                                     l.sw_b >= 0 ? &topo.switches[size_t(l.sw_b)].cfg : nullptr}) -
-        uint64_t(l.params.prop_ns) * 1000;
+    const uint64_t react = part.crossing_lookahead_ps[c] - uint64_t(l.params.prop_ns) * 1000;
     links[size_t(i)]->set_remote(
         local_end, [this, i, far, react](eth::LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs,
                                          uint64_t first, uint64_t last) {
@@ -327,12 +325,11 @@ void Cluster::run(const std::vector<Program>& programs) {
 
 std::string Cluster::lossy_links() const {
   std::string s;
-  for (size_t i = 0; i < links.size(); ++i)
-    if (!links[i]) {
-      continue;
-    } else if (const std::string f = links[i]->faults_at(sc_core::sc_time_stamp().value());
-               !f.empty())
-      s += fmt::format("link {}: {}\n", link_names[i], f);
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (!links[i]) continue;  // between other ranks' hosts and switches
+    const std::string f = links[i]->faults_at(sc_core::sc_time_stamp().value());
+    if (!f.empty()) s += fmt::format("link {}: {}\n", link_names[i], f);
+  }
   return s;
 }
 

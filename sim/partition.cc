@@ -162,10 +162,10 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
                                    "ends to one rank",
                                    p.end_rank(l, 0), p.end_rank(l, 1)));
     p.crossing.push_back(int(i));
-    p.lookahead_ps = std::min(
-        p.lookahead_ps,
+    p.crossing_lookahead_ps.push_back(
         link_lookahead_ps(l.params, {l.sw_a >= 0 ? &t.switches[size_t(l.sw_a)].cfg : nullptr,
                                      l.sw_b >= 0 ? &t.switches[size_t(l.sw_b)].cfg : nullptr}));
+    p.lookahead_ps = std::min(p.lookahead_ps, p.crossing_lookahead_ps.back());
   }
   return p;
 }

@@ -25,10 +25,11 @@ uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchCo
 
 struct Partition {
   int ranks = 1;
-  std::vector<int> host_rank;          // per host
-  std::vector<int> switch_rank;        // per switch
-  std::vector<int> crossing;           // the links whose ends are on different ranks, in link order
-  uint64_t lookahead_ps = UINT64_MAX;  // UINT64_MAX: nothing crosses
+  std::vector<int> host_rank;    // per host
+  std::vector<int> switch_rank;  // per switch
+  std::vector<int> crossing;     // the links whose ends are on different ranks, in link order
+  std::vector<uint64_t> crossing_lookahead_ps;  // ... and each one's link_lookahead_ps()
+  uint64_t lookahead_ps = UINT64_MAX;           // UINT64_MAX: nothing crosses
 
   // The rank of a link's end 0 (a) or 1 (b).
   int end_rank(const LinkSpec& l, int end) const;

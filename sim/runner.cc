@@ -27,9 +27,6 @@ namespace rnic {
 
 namespace {
 
-// Over several processes, stats.json's statistics: each group from the rank that simulates the
-// host, switch or link it belongs to (by the name before its first '.'); a link between two
-// ranks counts on both (each its own direction's faults): its counters are summed.
 // The order one process makes its statistics groups in before the simulation starts, from
 // each rank's (each made only the groups of its own hosts, switches and links, in that order):
 // a host's groups before the next host's, hosts before switches before links, as the one
@@ -81,6 +78,9 @@ std::vector<std::string> order_before_start(const std::vector<std::string>& list
   return out;
 }
 
+// Over several processes, stats.json's statistics: each group from the rank that simulates the
+// host, switch or link it belongs to (by the name before its first '.'); a link between two
+// ranks counts on both (each its own direction's faults): its counters are summed.
 nlohmann::ordered_json merge_rank_stats(nlohmann::ordered_json mine,
                                         const std::vector<std::string>& dumps,
                                         const std::function<int(const std::string&)>& rank_of,
