@@ -12,9 +12,9 @@
 #include <systemc>
 #include <vector>
 
-namespace rnic {
+#include "models/common/sim_time.h"
 
-inline uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+namespace rnic {
 
 class EventQueue : public sc_core::sc_module {
  public:
@@ -29,8 +29,7 @@ class EventQueue : public sc_core::sc_module {
     const uint64_t now = now_ps();
     if (t_ps < now) t_ps = now;
     q_.push({t_ps, rank, seq_++, std::move(fn)});
-    if (q_.top().t == t_ps && t_ps <= alarm_t_)
-      ev_.notify(sc_core::sc_time::from_value(t_ps - now));
+    if (q_.top().t == t_ps && t_ps <= alarm_t_) ev_.notify(ps_time(t_ps - now));
   }
   void after(uint64_t d_ps, std::function<void()> fn) { at(now_ps() + d_ps, std::move(fn)); }
   bool empty() const { return q_.empty() && alarm_t_ == UINT64_MAX; }
@@ -44,7 +43,7 @@ class EventQueue : public sc_core::sc_module {
     alarm_t_ = t_ps;
     alarm_ = std::move(fn);
     alarm_ev_.cancel();
-    alarm_ev_.notify(sc_core::sc_time::from_value(t_ps - now));
+    alarm_ev_.notify(ps_time(t_ps - now));
     wake_for_actions(now);
   }
   void cancel_alarm() {
@@ -67,8 +66,7 @@ class EventQueue : public sc_core::sc_module {
   // at() leaves actions due after the alarm to the alarm's run; an alarm moved later or
   // cancelled must not take their wake-up with it.
   void wake_for_actions(uint64_t now) {
-    if (!q_.empty() && q_.top().t <= alarm_t_)
-      ev_.notify(sc_core::sc_time::from_value(q_.top().t - now));
+    if (!q_.empty() && q_.top().t <= alarm_t_) ev_.notify(ps_time(q_.top().t - now));
   }
   void run() {
     const uint64_t now = now_ps();
@@ -84,7 +82,7 @@ class EventQueue : public sc_core::sc_module {
       alarm_ = nullptr;
       fn();  // may set the alarm again, or queue actions for now
     }
-    if (!q_.empty()) ev_.notify(sc_core::sc_time::from_value(q_.top().t - now));
+    if (!q_.empty()) ev_.notify(ps_time(q_.top().t - now));
   }
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q_;
   uint64_t seq_ = 0;

@@ -11,9 +11,9 @@ namespace rnic::pcie {
 
 using sc_core::sc_time;
 
-uint64_t PcieLink::now_ps() { return sc_core::sc_time_stamp().value(); }
+uint64_t PcieLink::now_ps() { return rnic::now_ps(); }
 
-static sc_time ps(uint64_t v) { return sc_time::from_value(v); }
+static sc_time ps(uint64_t v) { return ps_time(v); }
 
 PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats)
     : sc_core::sc_module(n), cfg_(cfg), stats_(stats) {

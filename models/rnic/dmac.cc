@@ -159,10 +159,10 @@ void RnicDmac::arm() {
   if (due_wake_ <= now_edge + kNapEdges) {
     if (due_wake_ >= wake_edge_) return;
     wake_edge_ = due_wake_;
-    wake_ev_.notify(sc_core::sc_time::from_value(due_wake_ * clk_.period_ps - now));
+    wake_ev_.notify(ps_time(due_wake_ * clk_.period_ps - now));
   } else if (nap_edge_ == kNever) {
     nap_edge_ = now_edge + kNapEdges;
-    nap_ev_.notify(sc_core::sc_time::from_value(nap_edge_ * clk_.period_ps - now));
+    nap_ev_.notify(ps_time(nap_edge_ * clk_.period_ps - now));
   }
 }
 
