@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <queue>
 #include <systemc>
 #include <vector>
 
@@ -28,8 +27,18 @@ class EventQueue : public sc_core::sc_module {
   void at_ranked(uint64_t t_ps, uint64_t rank, std::function<void()> fn) {
     const uint64_t now = now_ps();
     if (t_ps < now) t_ps = now;
-    q_.push({t_ps, rank, seq_++, std::move(fn)});
-    if (q_.top().t == t_ps && t_ps <= alarm_t_) ev_.notify(ps_time(t_ps - now));
+    uint32_t slot;
+    if (free_.empty()) {
+      slot = uint32_t(fns_.size());
+      fns_.push_back(std::move(fn));
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+      fns_[slot] = std::move(fn);
+    }
+    q_.push_back({t_ps, rank, seq_++, slot});
+    std::push_heap(q_.begin(), q_.end(), later);
+    if (q_.front().t == t_ps && t_ps <= alarm_t_) ev_.notify(ps_time(t_ps - now));
   }
   void after(uint64_t d_ps, std::function<void()> fn) { at(now_ps() + d_ps, std::move(fn)); }
   bool empty() const { return q_.empty() && alarm_t_ == UINT64_MAX; }
@@ -55,26 +64,31 @@ class EventQueue : public sc_core::sc_module {
   uint64_t alarm_at() const { return alarm_t_; }
 
  private:
+  // The heap holds keys only; the actions wait in slots that are reused, so ordering the heap
+  // moves no std::function.
   struct Item {
     uint64_t t, rank, seq;
-    std::function<void()> fn;
-    bool operator>(const Item& o) const {
-      if (t != o.t) return t > o.t;
-      return rank != o.rank ? rank > o.rank : seq > o.seq;
-    }
+    uint32_t slot;
   };
+  static bool later(const Item& a, const Item& b) {
+    if (a.t != b.t) return a.t > b.t;
+    return a.rank != b.rank ? a.rank > b.rank : a.seq > b.seq;
+  }
   // at() leaves actions due after the alarm to the alarm's run; an alarm moved later or
   // cancelled must not take their wake-up with it.
   void wake_for_actions(uint64_t now) {
-    if (!q_.empty() && q_.top().t <= alarm_t_) ev_.notify(ps_time(q_.top().t - now));
+    if (!q_.empty() && q_.front().t <= alarm_t_) ev_.notify(ps_time(q_.front().t - now));
   }
   void run() {
     const uint64_t now = now_ps();
     while (true) {
-      while (!q_.empty() && q_.top().t <= now) {
-        auto fn = std::move(const_cast<Item&>(q_.top()).fn);
-        q_.pop();
-        fn();
+      while (!q_.empty() && q_.front().t <= now) {
+        const uint32_t slot = q_.front().slot;
+        std::pop_heap(q_.begin(), q_.end(), later);
+        q_.pop_back();
+        auto fn = std::move(fns_[slot]);
+        free_.push_back(slot);
+        fn();  // may queue more (fns_ may grow: fn is out of it)
       }
       if (alarm_t_ > now) break;
       auto fn = std::move(alarm_);
@@ -82,9 +96,11 @@ class EventQueue : public sc_core::sc_module {
       alarm_ = nullptr;
       fn();  // may set the alarm again, or queue actions for now
     }
-    if (!q_.empty()) ev_.notify(ps_time(q_.top().t - now));
+    if (!q_.empty()) ev_.notify(ps_time(q_.front().t - now));
   }
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q_;
+  std::vector<Item> q_;  // a heap, earliest at the front
+  std::vector<std::function<void()>> fns_;
+  std::vector<uint32_t> free_;
   uint64_t seq_ = 0;
   uint64_t alarm_t_ = UINT64_MAX;
   std::function<void()> alarm_;

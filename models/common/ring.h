@@ -45,6 +45,7 @@ class GrowRing {
   size_t size() const { return tail_ - head_; }
   T& front() { return buf_[head_ & mask_]; }
   const T& front() const { return buf_[head_ & mask_]; }
+  T& operator[](size_t i) { return buf_[(head_ + i) & mask_]; }
   const T& operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
   void pop_front() { buf_[head_++ & mask_] = T{}; }
   // The front element, moved out (its slot keeps the moved-from husk until reused).
@@ -52,6 +53,18 @@ class GrowRing {
   void push_back(T&& v) {
     if (size() == buf_.size()) grow();
     buf_[tail_++ & mask_] = std::move(v);
+  }
+  // v before the element at i (i == size(): at the back); those from i on move back one.
+  void insert(size_t i, T&& v) {
+    push_back(std::move(v));
+    for (size_t k = size() - 1; k > i; --k) std::swap((*this)[k], (*this)[k - 1]);
+  }
+  // The element at i, moved out; those after it move up one.
+  T take(size_t i) {
+    T v = std::move((*this)[i]);
+    for (size_t k = i; k + 1 < size(); ++k) (*this)[k] = std::move((*this)[k + 1]);
+    --tail_;
+    return v;
   }
 
  private:

@@ -44,7 +44,7 @@ void RootComplex::receive(Tlp&& t) {
       const uint64_t at = now + uint64_t(pcie_.rc_write_latency_ns) * 1000;
       waiting_writes_.push_back(std::move(t));
       eq_.at(at, [this] {
-        Tlp t = take(waiting_writes_);
+        Tlp t = waiting_writes_.take_front();
         if (t.addr >= kMsiBase && t.addr < kMsiBase + kMsiSize) {
           ++msis_;
           uint32_t v = 0;
@@ -69,7 +69,7 @@ void RootComplex::receive(Tlp&& t) {
     case TlpType::kMRd:
       waiting_reads_.push_back(std::move(t));
       eq_.at(now + uint64_t(pcie_.rc_read_latency_ns) * 1000,
-             [this] { serve_read(take(waiting_reads_)); });
+             [this] { serve_read(waiting_reads_.take_front()); });
       break;
     case TlpType::kCplD:
     case TlpType::kCpl: {
@@ -85,12 +85,6 @@ void RootComplex::receive(Tlp&& t) {
       break;
     }
   }
-}
-
-Tlp RootComplex::take(std::deque<Tlp>& q) {
-  Tlp t = std::move(q.front());
-  q.pop_front();
-  return t;
 }
 
 void RootComplex::serve_read(Tlp req) {

@@ -13,7 +13,6 @@
 //     stalls for all of it. MMIO write: mmio_issue_ns, then posted.
 #pragma once
 
-#include <deque>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "models/common/event_queue.h"
+#include "models/common/ring.h"
 #include "models/host/host_params.h"
 #include "models/host/phys_mem.h"
 #include "models/pcie/link.h"
@@ -65,7 +65,6 @@ class RootComplex : public sc_core::sc_module {
  private:
   void receive(pcie::Tlp&& t);
   void serve_read(pcie::Tlp t);
-  static pcie::Tlp take(std::deque<pcie::Tlp>& q);
 
   PhysMem& mem_;
   pcie::PcieLink& link_;
@@ -74,7 +73,7 @@ class RootComplex : public sc_core::sc_module {
   EventQueue eq_{"eq"};
   // Card MWrs and MRds between their arrival and their action (each kind has one latency, so
   // the actions come in arrival order).
-  std::deque<pcie::Tlp> waiting_writes_, waiting_reads_;
+  GrowRing<pcie::Tlp> waiting_writes_, waiting_reads_;
   struct Pending {
     sc_core::sc_event done;
     std::vector<uint8_t> data;

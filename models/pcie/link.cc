@@ -193,7 +193,7 @@ void PcieLink::send(int s, Tlp tlp) {
   } else {
     const size_t behind = sd.tail_from.size() - k;
     sd.tail_from.insert(sd.tail_from.begin() + int64_t(k), from);
-    sd.tlps.insert(sd.tlps.end() - int64_t(behind), std::move(tlp));
+    sd.tlps.insert(sd.tlps.size() - behind, std::move(tlp));
   }
   kick(sd, now, delta);
   arm(s, now);
@@ -226,24 +226,21 @@ bool PcieLink::pick(Side& sd, Packet* out) {
     *out = sd.dllps.take_front();
     return true;
   }
-  for (auto it = sd.tlps.begin(); it != sd.tlps.end(); ++it) {
-    const FcClass c = it->fc_class();
-    if (credited(sd, *it)) {
+  for (size_t i = 0; i < sd.tlps.size(); ++i) {
+    const Tlp& t = sd.tlps[i];
+    const FcClass c = t.fc_class();
+    if (credited(sd, t)) {
       if (c == FcClass::kPosted) {
         sd.granted.ph -= 1;
-        sd.granted.pd -= it->data_credits();
+        sd.granted.pd -= t.data_credits();
       } else if (c == FcClass::kNonPosted) {
         sd.granted.nph -= 1;
       }
       out->kind = Kind::kTlp;
-      out->tlp = std::move(*it);
-      if (it == sd.tlps.begin())
-        sd.tlps.pop_front();
-      else
-        sd.tlps.erase(it);
+      out->tlp = i == 0 ? sd.tlps.take_front() : sd.tlps.take(i);
       return true;
     }
-    if (it == sd.tlps.begin()) ++*sd.st.credit_stalls;
+    if (i == 0) ++*sd.st.credit_stalls;
     if (c != FcClass::kNonPosted) return false;  // only blocked non-posted TLPs may be passed
   }
   return false;
@@ -327,7 +324,8 @@ uint64_t PcieLink::next_live_arrival(const Side& sd) const {
     t += sd.clock.peek_ps_for(kDllpWireBytes, rem);
     if (sd.dllps[i].kind != Kind::kAck) return t + lat;
   }
-  for (const Tlp& tlp : sd.tlps) {
+  for (size_t i = 0; i < sd.tlps.size(); ++i) {
+    const Tlp& tlp = sd.tlps[i];
     if (credited(sd, tlp)) return t + lat + sd.clock.peek_ps_for(wire_bytes(tlp), rem);
     if (tlp.fc_class() != FcClass::kNonPosted) break;  // as pick() passes a blocked TLP
   }

@@ -30,7 +30,6 @@
 #pragma once
 
 #include <algorithm>
-#include <deque>
 #include <functional>
 #include <string>
 #include <systemc>
@@ -101,7 +100,7 @@ class PcieLink : public sc_core::sc_module {
     uint64_t arrive_ps = 0;
   };
   struct Side {
-    std::deque<Tlp> tlps;
+    GrowRing<Tlp> tlps;
     // The TLPs at the queue's tail that were sent in the current delta, and their senders.
     uint64_t tail_ps = kNoTimer, tail_delta = 0;
     std::vector<const sc_core::sc_object*> tail_from;

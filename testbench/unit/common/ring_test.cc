@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <stdexcept>
 #include <vector>
 
@@ -58,6 +59,33 @@ TEST(GrowRing, KeepsItsOrderAcrossWrapsAndGrowth) {
     r.pop_front();
   }
   EXPECT_EQ(next_out, next_in);
+}
+
+// insert and take keep the others' order, wrapped round the array or not, across growth: the
+// PCIe link's queue puts a TLP behind same-delta ones and takes one that passes a blocked one.
+TEST(GrowRing, InsertAndTakeInTheMiddleKeepTheOthersInOrder) {
+  GrowRing<std::vector<int>> r;
+  std::deque<int> ref;
+  uint32_t x = 12345;
+  int next = 0;
+  for (int step = 0; step < 2000; ++step) {
+    x = x * 1103515245u + 12345u;
+    const uint32_t op = (x >> 16) % 4;
+    if (op < 2 || ref.empty()) {
+      const size_t at = ref.empty() ? 0 : (x >> 8) % (ref.size() + 1);
+      r.insert(at, std::vector<int>{next});
+      ref.insert(ref.begin() + int64_t(at), next++);
+    } else if (op == 2) {
+      const size_t at = (x >> 8) % ref.size();
+      ASSERT_EQ(r.take(at).at(0), ref[at]);
+      ref.erase(ref.begin() + int64_t(at));
+    } else {
+      ASSERT_EQ(r.take_front().at(0), ref.front());
+      ref.pop_front();
+    }
+    ASSERT_EQ(r.size(), ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) ASSERT_EQ(r[i].at(0), ref[i]) << "step " << step;
+  }
 }
 
 }  // namespace
