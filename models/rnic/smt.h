@@ -17,6 +17,8 @@
 // A PBLMT entry is a physical page address (page lists) or an extent: address and length.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -60,27 +62,32 @@ struct PblEntry {
   uint64_t len = 0;  // extents; 0 for a page of a page list
 };
 
-// A table zero-filled by calloc: its pages take host memory only once an entry on them is
-// written, so a host costs what its registrations use (docs/performance.md, "Growth with the
-// host count"). All zeros must be the entry's unwritten state.
+// A table of zeros mapped from the kernel: its pages take host memory only once an entry on
+// them is written, so a host costs what its registrations use (docs/performance.md, "Growth
+// with the host count"). Its pages stay small (MADV_NOHUGEPAGE) whatever the machine's or the
+// allocator's huge-page setting: one entry written must not bring 2 MiB. All zeros must be the
+// entry's unwritten state.
 template <class E>
 class ZeroTable {
  public:
-  explicit ZeroTable(size_t entries)
-      : e_(static_cast<E*>(std::calloc(entries ? entries : 1, sizeof(E)))), n_(entries) {
-    static_assert(std::is_trivially_copyable_v<E>, "calloc's zeros are an unwritten entry");
-    if (!e_) throw std::bad_alloc();
+  explicit ZeroTable(size_t entries) : n_(entries), bytes_((entries ? entries : 1) * sizeof(E)) {
+    static_assert(std::is_trivially_copyable_v<E>, "the mapping's zeros are an unwritten entry");
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    madvise(p, bytes_, MADV_NOHUGEPAGE);
+    e_ = static_cast<E*>(p);
   }
+  ~ZeroTable() { munmap(e_, bytes_); }
+  ZeroTable(const ZeroTable&) = delete;
+  ZeroTable& operator=(const ZeroTable&) = delete;
   size_t size() const { return n_; }
-  E& at(uint32_t i) { return e_.get()[i]; }
-  const E& at(uint32_t i) const { return e_.get()[i]; }
+  E& at(uint32_t i) { return e_[i]; }
+  const E& at(uint32_t i) const { return e_[i]; }
 
  private:
-  struct Free {
-    void operator()(E* p) const { std::free(p); }
-  };
-  std::unique_ptr<E, Free> e_;
-  size_t n_;
+  E* e_ = nullptr;
+  size_t n_, bytes_;
 };
 
 // The STag table (65,536 entries, 4 MiB by default). An entry never written reads as all zeros:
@@ -89,7 +96,7 @@ class ZeroTable {
 class Smt : public ZeroTable<SmtEntry> {
  public:
   explicit Smt(size_t entries) : ZeroTable(entries) {
-    static_assert(uint8_t(SmtEntry::State::kFree) == 0, "calloc's zeros make a free entry");
+    static_assert(uint8_t(SmtEntry::State::kFree) == 0, "the mapping's zeros make a free entry");
   }
   const SmtEntry* find(uint32_t index) const { return index < size() ? &at(index) : nullptr; }
 };
