@@ -99,13 +99,34 @@ void clear_progress_line() {
 namespace {
 uint64_t g_lookahead_ps = UINT64_MAX;
 
+// With nothing left for the kernel to run, the actions models left to be worked out when next
+// asked (StatRegistry::on_lazy) still take their time: the clock moves to the earliest (after
+// the side tasks due before it) and the models work it out. False when none is left.
+bool run_lazy(const StatRegistry& stats, uint64_t now, Background* background) {
+  const uint64_t lazy = stats.next_lazy();
+  if (lazy == UINT64_MAX) return false;
+  const uint64_t to = std::max(lazy, now);
+  if (background) {
+    background->run_due(now);
+    const uint64_t due = background->next_due();
+    if (due != UINT64_MAX && due < to) {
+      sc_core::sc_start(sc_core::sc_time::from_value(due - now), sc_core::SC_RUN_TO_TIME);
+      return true;
+    }
+  }
+  if (to > now) sc_core::sc_start(sc_core::sc_time::from_value(to - now), sc_core::SC_RUN_TO_TIME);
+  stats.run_lazy();
+  return true;
+}
+
 // Conservative windows (simulate() over several ranks): the ranks deliver what crossed, agree on
 // the earliest next event of any (E), and each runs its events before E + lookahead, which
 // nothing from another rank can precede: what a rank sends at t arrives at t + lookahead or
 // later. Ends when no rank has anything pending and every rank's workload is done; the clock
 // then moves to the last event of any rank.
-void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done,
-                      const std::function<std::string()>& dump, Background* background) {
+void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
+                      const std::function<bool()>& done, const std::function<std::string()>& dump,
+                      Background* background) {
   const SpinGuard guard(cfg.sim.spin_guard_s);
   // An error on one rank stops every rank at the next agreement: the rank that had it throws
   // it, the others a RunFailed that names it.
@@ -131,7 +152,7 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
     bool finished = false;
     attempt([&] {
       next = sc_core::sc_pending_activity() ? now + sc_core::sc_time_to_pending_activity().value()
-                                            : UINT64_MAX;
+                                            : std::max(now, stats.next_lazy());
       if (background && next != UINT64_MAX) {
         background->run_due(now);
         next = std::min(next, background->next_due());
@@ -178,7 +199,11 @@ void simulate_windows(const SystemConfig& cfg, const std::function<bool()>& done
     // last event).
     if (next < end)
       attempt([&] {
-        sc_core::sc_start(sc_core::sc_time::from_value(end - now), sc_core::SC_EXIT_ON_STARVATION);
+        if (sc_core::sc_pending_activity())
+          sc_core::sc_start(sc_core::sc_time::from_value(end - now),
+                            sc_core::SC_EXIT_ON_STARVATION);
+        else if (std::max(now, stats.next_lazy()) < end)  // what the models left to work out
+          run_lazy(stats, now, nullptr);
       });
     ranks::ran_until(end);
     progress();
@@ -190,7 +215,7 @@ void set_lookahead(uint64_t ps) { g_lookahead_ps = ps; }
 
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
               const std::function<std::string()>& dump, Background* background) {
-  if (ranks::parallel()) return simulate_windows(cfg, done, dump, background);
+  if (ranks::parallel()) return simulate_windows(cfg, stats, done, dump, background);
   const SpinGuard guard(cfg.sim.spin_guard_s);
   const uint64_t watchdog_ps = uint64_t(cfg.sim.watchdog_us) * 1000000;
   const uint64_t slice_ps = std::min<uint64_t>(100000000, std::max<uint64_t>(1, watchdog_ps / 4));
@@ -226,6 +251,7 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
     // Asked every slice: done() also reports a failure that paused the run (run_threads).
     const bool finished = done();
     if (!sc_core::sc_pending_activity()) {
+      if (run_lazy(stats, now, background)) continue;
       if (finished) return;
       throw HungError(fmt::format(
           "the workload is still waiting at {:.3f} ns and nothing is left to happen\n{}",

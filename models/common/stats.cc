@@ -119,6 +119,24 @@ void StatRegistry::drop_settle(const void* owner) {
   settle_.erase(std::remove_if(settle_.begin(), settle_.end(),
                                [owner](const auto& e) { return e.first == owner; }),
                 settle_.end());
+  lazy_.erase(std::remove_if(lazy_.begin(), lazy_.end(),
+                             [owner](const Lazy& e) { return e.owner == owner; }),
+              lazy_.end());
+}
+
+void StatRegistry::on_lazy(const void* owner, std::function<uint64_t()> next,
+                           std::function<void()> run) {
+  lazy_.push_back({owner, std::move(next), std::move(run)});
+}
+
+uint64_t StatRegistry::next_lazy() const {
+  uint64_t t = UINT64_MAX;
+  for (const Lazy& e : lazy_) t = std::min(t, e.next());
+  return t;
+}
+
+void StatRegistry::run_lazy() const {
+  for (const Lazy& e : lazy_) e.run();
 }
 
 void StatRegistry::settle() const {

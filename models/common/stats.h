@@ -115,7 +115,16 @@ class StatRegistry {
   // to date here before they are read: json, sample and reset call every one, in the order
   // registered. The owner drops its own before it goes.
   void on_settle(const void* owner, std::function<void()> f);
+  // drop_settle drops the owner's on_lazy too.
   void drop_settle(const void* owner);
+  // Such a model may also leave actions that no one sees (the PCIe link's UpdateFC arrivals and
+  // timers) to be worked out then, instead of waking for them: `next` says when the first is
+  // due (UINT64_MAX: none). When the kernel has nothing left to run, run_control moves the
+  // clock to the earliest and calls `run`, until none is left, so that a run still ends at its
+  // last action.
+  void on_lazy(const void* owner, std::function<uint64_t()> next, std::function<void()> run);
+  uint64_t next_lazy() const;
+  void run_lazy() const;
 
  private:
   void settle() const;
@@ -125,6 +134,12 @@ class StatRegistry {
   std::unordered_map<std::string, StatGroup*> by_name_;  // a run of many hosts has 10^5 groups
   uint64_t samples_ = 0;
   std::vector<std::pair<const void*, std::function<void()>>> settle_;
+  struct Lazy {
+    const void* owner;
+    std::function<uint64_t()> next;
+    std::function<void()> run;
+  };
+  std::vector<Lazy> lazy_;
 };
 
 }  // namespace rnic

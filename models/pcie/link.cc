@@ -18,6 +18,26 @@ static sc_time ps(uint64_t v) { return ps_time(v); }
 PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats)
     : sc_core::sc_module(n), cfg_(cfg), stats_(stats) {
   stats.on_settle(this, [this] { catch_up_all(); });
+  // With no event left in the run, what the link has yet to do: its timers, the UpdateFCs'
+  // arrivals and the picks of packets it holds (a pick of nothing, at the end of the last
+  // packet, is no one's business).
+  stats.on_lazy(
+      this,
+      [this] {
+        uint64_t t = kNoTimer;
+        for (int s = 0; s < 2; ++s) {
+          const Side& sd = side_[s];
+          const Side& peer = side_[1 - s];
+          if (sd.pick_due && !(sd.tlps.empty() && sd.dllps.empty())) t = std::min(t, sd.pick_ps);
+          t = std::min({t, sd.ack_due_ps, sd.fc_timer_due_ps});
+          if (!peer.fc_in_flight.empty()) t = std::min(t, peer.fc_in_flight.front().arrive_ps);
+        }
+        return t;
+      },
+      [this] {
+        run_actions(now_ps(), UINT64_MAX);
+        for (int s = 0; s < 2; ++s) arm(s, now_ps());
+      });
   static const char* const kSide[2] = {"rc_tx", "card_tx"};
   for (int s = 0; s < 2; ++s) {
     Side& sd = side_[s];
@@ -74,7 +94,7 @@ void PcieLink::trace(TraceSink& t) const {
     const std::string scope = std::string(name()) + "." + kSide[s];
     // 0 idle, 1 TLP, 2 ACK, 3 UpdateFC (read first: it brings the side up to date)
     t.add_value(scope, "packet", 2, [this, s, &sd] {
-      catch_up(s);
+      catch_up_all();
       return now_ps() < sd.busy_until_ps ? 1 + uint64_t(sd.sending) : 0;
     });
     // 0 MWr, 1 MRd, 2 CplD, 3 Cpl (valid while packet = 1)
@@ -96,8 +116,8 @@ std::string PcieLink::describe() const {
     const Side& sd = side_[i];
     s += fmt::format(
         "  {}.{}: {} TLPs and {} DLLPs queued, {} in flight, credits ph {} pd {} nph {}\n", name(),
-        kSide[i], sd.tlps.size(), sd.dllps.size(), sd.in_flight.size(), sd.granted.ph,
-        sd.granted.pd, sd.granted.nph);
+        kSide[i], sd.tlps.size(), sd.dllps.size(), sd.in_flight.size() + sd.fc_in_flight.size(),
+        sd.granted.ph, sd.granted.pd, sd.granted.nph);
   }
   return s;
 }
@@ -116,62 +136,71 @@ void PcieLink::configure(const PcieConfig& cfg) {
 bool PcieLink::idle() const {
   catch_up_all();
   for (const Side& sd : side_)
-    if (!sd.tlps.empty() || !sd.dllps.empty() || !sd.in_flight.empty() || sd.ack_owed ||
-        sd.owed_count)
+    if (!sd.tlps.empty() || !sd.dllps.empty() || !sd.in_flight.empty() ||
+        !sd.fc_in_flight.empty() || sd.ack_owed || sd.owed_count)
       return false;
   return true;
 }
 
 uint64_t PcieLink::delta_now() { return sc_core::sc_delta_count_at_current_time(); }
 
-void PcieLink::catch_up(int s) const {
-  // Outside the kernel, with nothing left to run at the current time, every delta of it is
-  // over (a run that ended); otherwise only those before the current one.
-  const bool over = sc_core::sc_get_status() != sc_core::SC_RUNNING &&
-                    !sc_core::sc_pending_activity_at_current_time();
-  const_cast<PcieLink*>(this)->run_actions(s, now_ps(), over ? UINT64_MAX : delta_now());
-}
-
 void PcieLink::catch_up_all() const {
-  catch_up(0);
-  catch_up(1);
+  // Outside the kernel the time reached is still to come (the kernel stops before its events);
+  // the run's end has no actions left at it (StatRegistry::on_lazy ran them).
+  const bool running = sc_core::sc_get_status() == sc_core::SC_RUNNING;
+  const_cast<PcieLink*>(this)->run_actions(now_ps(), running ? delta_now() : 0);
 }
 
-void PcieLink::run_due(int s, uint64_t now, uint64_t delta) {
-  Side& sd = side_[s];
+void PcieLink::run_due(uint64_t now, uint64_t delta) {
   for (;;) {
-    // The earliest of the pick and the two timers, by (time, delta, pick before ACK before
-    // UpdateFC); the timers act in the first delta of their time.
+    // The earliest action of either side by (time, delta, credits before pick before ACK timer
+    // before UpdateFC timer); the timers and the credits act in the first delta of their time.
+    // One side's actions at a time change nothing the other's read then.
     uint64_t t = kNoTimer, d = 0;
-    int what = -1;
-    if (sd.pick_due) {
-      t = sd.pick_ps;
-      d = sd.pick_delta;
-      what = 0;
-    }
-    if (sd.ack_due_ps < t || (sd.ack_due_ps == t && d > 0)) {
-      t = sd.ack_due_ps;
-      d = 0;
-      what = 1;
-    }
-    if (sd.fc_timer_due_ps < t || (sd.fc_timer_due_ps == t && d > 0)) {
-      t = sd.fc_timer_due_ps;
-      d = 0;
-      what = 2;
+    int what = -1, who = 0;
+    for (int s = 0; s < 2; ++s) {
+      const Side& sd = side_[s];
+      const Side& peer = side_[1 - s];
+      auto consider = [&](uint64_t at, uint64_t dl, int w) {
+        if (at < t || (at == t && (dl < d || (dl == d && w < what)))) {
+          t = at;
+          d = dl;
+          what = w;
+          who = s;
+        }
+      };
+      if (!peer.fc_in_flight.empty()) consider(peer.fc_in_flight.front().arrive_ps, 0, 0);
+      if (sd.pick_due) consider(sd.pick_ps, sd.pick_delta, 1);
+      if (sd.ack_due_ps != kNoTimer) consider(sd.ack_due_ps, 0, 2);
+      if (sd.fc_timer_due_ps != kNoTimer) consider(sd.fc_timer_due_ps, 0, 3);
     }
     if (what < 0 || t > now || (t == now && d >= delta)) return;
     if (what == 0)
-      pick_now(s);
+      grant(who);
     else if (what == 1)
-      ack_timer(s, t);
+      pick_now(who);
+    else if (what == 2)
+      ack_timer(who, t);
     else
-      fc_timer_due(s, t, 0);
+      fc_timer_due(who, t, 0);
   }
+}
+
+void PcieLink::grant(int s) {
+  Side& sd = side_[s];
+  const Packet p = side_[1 - s].fc_in_flight.take_front();
+  if (p.fc == FcClass::kPosted) {
+    sd.granted.ph += p.hdr;
+    sd.granted.pd += p.data;
+  } else {
+    sd.granted.nph += p.hdr;
+  }
+  kick(sd, p.arrive_ps, 0);
 }
 
 void PcieLink::send(int s, Tlp tlp) {
   const uint64_t now = now_ps(), delta = delta_now();
-  run_actions(s, now, delta);
+  run_actions(now, delta);
   Side& sd = side_[s];
   const sc_core::sc_object* from = sc_core::sc_get_current_process_b();
   if (sd.tail_ps != now || sd.tail_delta != delta) {
@@ -273,7 +302,7 @@ void PcieLink::pick_now(int s) {
   sd.busy_ps += dur;
   if (p.kind != Kind::kAck) {
     p.arrive_ps = at + dur + uint64_t(cfg_.link_latency_ns) * 1000;
-    sd.in_flight.push_back(std::move(p));
+    (p.kind == Kind::kTlp ? sd.in_flight : sd.fc_in_flight).push_back(std::move(p));
   }
   // The next pick, at the end of this packet (it finds nothing if nothing waits then).
   sd.pick_ps = sd.busy_until_ps;
@@ -281,10 +310,9 @@ void PcieLink::pick_now(int s) {
 }
 
 uint64_t PcieLink::earliest_tlp_arrival_ps(int to) const {
-  catch_up(1 - to);
+  catch_up_all();
   const Side& from = side_[1 - to];
-  for (size_t i = 0; i < from.in_flight.size(); ++i)
-    if (from.in_flight[i].kind == Kind::kTlp) return from.in_flight[i].arrive_ps;
+  if (!from.in_flight.empty()) return from.in_flight.front().arrive_ps;
   // A packet not yet sent starts no earlier than the wire is free, and takes its wire time (more
   // than 0) and the latency.
   return std::max(now_ps(), from.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000;
@@ -295,35 +323,34 @@ void PcieLink::arrive(int s, uint64_t now, uint64_t delta) {
   Side& peer = side_[1 - s];
   while (!sd.in_flight.empty() && sd.in_flight.front().arrive_ps <= now) {
     Packet p = sd.in_flight.take_front();
-    if (p.kind == Kind::kTlp) {
-      if (++peer.ack_owed >= cfg_.ack_factor) {
-        queue_ack(1 - s, now, delta);
-      } else if (peer.ack_due_ps == kNoTimer) {
-        peer.ack_due_ps = now + uint64_t(cfg_.ack_timer_ns) * 1000;
-      }
-      if (peer.deliver) peer.deliver(std::move(p.tlp));
-    } else {
-      // An UpdateFC: side s returns buffer space to the peer's transmitter.
-      if (p.fc == FcClass::kPosted) {
-        peer.granted.ph += p.hdr;
-        peer.granted.pd += p.data;
-      } else {
-        peer.granted.nph += p.hdr;
-      }
-      kick(peer, now, delta);
+    if (++peer.ack_owed >= cfg_.ack_factor) {
+      queue_ack(1 - s, now, delta);
+    } else if (peer.ack_due_ps == kNoTimer) {
+      peer.ack_due_ps = now + uint64_t(cfg_.ack_timer_ns) * 1000;
     }
+    if (peer.deliver) peer.deliver(std::move(p.tlp));
   }
 }
 
-uint64_t PcieLink::next_live_arrival(const Side& sd) const {
-  if (!sd.pick_due) return kNoTimer;
+uint64_t PcieLink::next_updatefc_arrival(const Side& from) const {
+  if (!from.fc_in_flight.empty()) return from.fc_in_flight.front().arrive_ps;
+  if (from.pick_due) {  // DLLPs go before TLPs, in their order
+    uint64_t rem = from.clock.rem();
+    uint64_t t = from.pick_ps;
+    for (size_t i = 0; i < from.dllps.size(); ++i) {
+      t += from.clock.peek_ps_for(kDllpWireBytes, rem);
+      if (from.dllps[i].kind == Kind::kUpdateFc) return t + uint64_t(cfg_.link_latency_ns) * 1000;
+    }
+  }
+  return from.owed_count > 0 ? from.fc_timer_due_ps : kNoTimer;
+}
+
+uint64_t PcieLink::next_tlp_arrival(const Side& sd) const {
+  if (!sd.pick_due || sd.tlps.empty()) return kNoTimer;
   const uint64_t lat = uint64_t(cfg_.link_latency_ns) * 1000;
   uint64_t rem = sd.clock.rem();
   uint64_t t = sd.pick_ps;
-  for (size_t i = 0; i < sd.dllps.size(); ++i) {
-    t += sd.clock.peek_ps_for(kDllpWireBytes, rem);
-    if (sd.dllps[i].kind != Kind::kAck) return t + lat;
-  }
+  for (size_t i = 0; i < sd.dllps.size(); ++i) t += sd.clock.peek_ps_for(kDllpWireBytes, rem);
   for (size_t i = 0; i < sd.tlps.size(); ++i) {
     const Tlp& tlp = sd.tlps[i];
     if (credited(sd, tlp)) return t + lat + sd.clock.peek_ps_for(wire_bytes(tlp), rem);
@@ -337,21 +364,17 @@ void PcieLink::arm(int s, uint64_t now) {
   if (sd.wake_ps < now) sd.wake_ps = kNoTimer;
   uint64_t w;
   if (!sd.in_flight.empty()) {
-    // Everything this side does before its first TLP or UpdateFC in flight arrives is seen by
-    // no one but itself until then (what it sends later arrives later): it is worked out then.
+    // Everything this side does before its first TLP in flight arrives is seen by no one but
+    // itself until then (what it sends later arrives later): it is worked out then.
     w = sd.in_flight.front().arrive_ps;
   } else {
-    w = next_live_arrival(sd);
-    // TLPs waiting for credits, or ACKs alone: the pick itself (a credit wakes it again). An
-    // ACK's pick at the current time is seen by no one: it is made when the side next acts or
-    // is read (the statistics settle it), not in a delta cycle of its own.
-    if (w == kNoTimer && sd.pick_due &&
-        (!sd.tlps.empty() || (!sd.dllps.empty() && sd.pick_ps > now)))
-      w = sd.pick_ps;
-    // The UpdateFC timer's DLLP may go before the packet foreseen.
-    w = std::min(w, sd.fc_timer_due_ps);
-    // The ACK timer only delays what follows; it needs its own wake-up when nothing else comes.
-    if (w == kNoTimer) w = sd.ack_due_ps;
+    // Its first TLP's arrival (a DLLP, an UpdateFC's or its timer's, may go first and delay
+    // it: it is worked out then). TLPs waiting for credits: the pick itself, and the first
+    // UpdateFC that can bring them. An ACK or an UpdateFC alone wakes no one (a run that has
+    // nothing else left works them out: StatRegistry::on_lazy).
+    w = next_tlp_arrival(sd);
+    if (w == kNoTimer && !sd.tlps.empty())
+      w = std::min(sd.pick_due ? sd.pick_ps : kNoTimer, next_updatefc_arrival(side_[1 - s]));
   }
   if (traced_) arm_trace(now);
   if (w == kNoTimer || w >= sd.wake_ps) return;
@@ -370,7 +393,8 @@ void PcieLink::arm_trace(uint64_t now) {
   if (trace_wake_ps_ <= now) trace_wake_ps_ = kNoTimer;
   uint64_t w = kNoTimer;
   for (const Side& sd : side_)
-    for (uint64_t t : {sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps})
+    for (uint64_t t : {sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps,
+                       sd.fc_in_flight.empty() ? kNoTimer : sd.fc_in_flight.front().arrive_ps})
       if (t > now) w = std::min(w, t);
   if (w == kNoTimer || w >= trace_wake_ps_) return;
   trace_wake_ps_ = w;
@@ -383,7 +407,7 @@ void PcieLink::on_event() {
     if (sd.wake_ev.triggered()) sd.wake_ps = kNoTimer;
   // What came before this delta, then this delta's arrivals. This delta's picks and timers come
   // after everything else of the delta, whatever order the kernel runs its processes in.
-  for (int s = 0; s < 2; ++s) run_actions(s, now, delta);
+  run_actions(now, delta);
   for (int s = 0; s < 2; ++s) arrive(s, now, delta);
   for (int s = 0; s < 2; ++s) arm(s, now);
 }
@@ -405,7 +429,7 @@ void PcieLink::ack_timer(int s, uint64_t at) {
 void PcieLink::release(int s, FcClass c, uint32_t data_credits) {
   if (c == FcClass::kCompletion) return;  // infinite completion credits
   const uint64_t now = now_ps(), delta = delta_now();
-  run_actions(s, now, delta);
+  run_actions(now, delta);
   Side& sd = side_[s];
   // A release at the time the UpdateFC timer is due comes after it, whichever of the two the
   // kernel runs first (the upper layer's release is another process): the timer's UpdateFC
@@ -419,6 +443,7 @@ void PcieLink::release(int s, FcClass c, uint32_t data_credits) {
     sd.fc_timer_due_ps = now + uint64_t(cfg_.updatefc_timer_ns) * 1000;
   }
   arm(s, now);
+  if (!side_[1 - s].tlps.empty()) arm(1 - s, now);  // they may wait for these credits
 }
 
 void PcieLink::flush_fc(int s, uint64_t at, uint64_t delta) {

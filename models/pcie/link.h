@@ -16,10 +16,14 @@
 // endpoints and root ports), so completions send no UpdateFC. The replay buffer is not a limit
 // in this model.
 //
-// What a side does between the arrivals of its TLPs and UpdateFCs at the peer (its picks, its
-// ACK and UpdateFC timers) is seen by no one else, so it is computed when needed rather than
-// woken for: at the next arrival, or when an upper layer sends, releases or asks (run_actions).
-// The `same_cycles` runs gave the same results and captures as with a link that woke for each.
+// What a side does between the arrivals of its TLPs at the peer (its picks, its ACK and
+// UpdateFC timers, the credits the peer's UpdateFCs bring it) is seen by no one else, so it is
+// computed when needed rather than woken for: at the next arrival, or when an upper layer
+// sends, releases or asks (run_actions, both sides together in time order). A side whose TLPs
+// wait for credits is woken by the first UpdateFC that can bring them. What is left when the
+// kernel has nothing else to run is worked out then (StatRegistry::on_lazy), so a run ends at
+// the link's last action, as it did when each was woken for. The `same_cycles` runs gave the
+// same results and captures as with a link that woke for each.
 //
 // TLPs sent by one side in the same delta (by different processes at the same time) queue in
 // the order of their senders' names, each sender's own in the order it sent them, whatever order
@@ -83,9 +87,9 @@ class PcieLink : public sc_core::sc_module {
     Counter* updatefcs;
     Counter* credit_stalls;
   };
-  uint64_t count_tlps(int s) const { return (catch_up(s), side_[s].st.tlps->value); }
-  uint64_t count_acks(int s) const { return (catch_up(s), side_[s].st.acks->value); }
-  uint64_t count_updatefcs(int s) const { return (catch_up(s), side_[s].st.updatefcs->value); }
+  uint64_t count_tlps(int s) const { return (catch_up_all(), side_[s].st.tlps->value); }
+  uint64_t count_acks(int s) const { return (catch_up_all(), side_[s].st.acks->value); }
+  uint64_t count_updatefcs(int s) const { return (catch_up_all(), side_[s].st.updatefcs->value); }
   const LinkRate& rate() const { return side_[0].clock.rate(); }
   int gen() const { return int(cfg_.gen); }
 
@@ -105,9 +109,10 @@ class PcieLink : public sc_core::sc_module {
     uint64_t tail_ps = kNoTimer, tail_delta = 0;
     std::vector<const sc_core::sc_object*> tail_from;
     GrowRing<Packet> dllps;
-    // TLPs and UpdateFCs sent by this side, not yet at the peer. An ACK does nothing where it
-    // arrives (the replay buffer is not modelled): it takes its time on the wire, and no more.
-    GrowRing<Packet> in_flight;
+    // TLPs sent by this side, not yet at the peer, and UpdateFCs (their credits are the peer's
+    // from their arrival). An ACK does nothing where it arrives (the replay buffer is not
+    // modelled): it takes its time on the wire, and no more.
+    GrowRing<Packet> in_flight, fc_in_flight;
     Credits granted;  // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;
@@ -131,34 +136,45 @@ class PcieLink : public sc_core::sc_module {
   };
 
   // The link's actions in time order, computed rather than each woken: a transmitter's picks,
-  // the ACK and UpdateFC timers. They run when something looks at or changes a side (catch_up)
-  // or at the side's wake-up, which comes by the arrival of its first TLP or UpdateFC in flight,
-  // or of the first one it would send from what it holds (and by its UpdateFC timer), since
-  // until then no one but the side sees what it does. A pick at the end of a packet and the
-  // timers belong to the first delta of their time, an idle transmitter's pick to the delta
+  // the ACK and UpdateFC timers, an UpdateFC's credits at its arrival. They run when something
+  // looks at or changes the link (catch_up_all), at a side's wake-up, which comes by the
+  // arrival of its first TLP in flight, or of the first one it would send from what it holds
+  // (and, while its TLPs wait for credits, by the first UpdateFC that can bring them), since
+  // until then no one but the link sees what it does, and when the kernel has nothing else to
+  // run (StatRegistry::on_lazy). A pick at the end of a packet, the timers and an UpdateFC's
+  // arrival belong to the first delta of their time, an idle transmitter's pick to the delta
   // after what woke it (a packet, a DLLP, a credit); an action runs once its delta is over, so
   // it sees everything that delta brought (arrivals, and what any process sent or released in
-  // it, whatever order the kernel ran them in). Actions of one delta go picks, ACK timers,
-  // UpdateFC timers.
-  void catch_up(int s) const;
+  // it, whatever order the kernel ran them in). Actions of one delta go credits, picks, ACK
+  // timers, UpdateFC timers; a side's picks need the credits the other's UpdateFCs brought by
+  // then, so both sides' actions run together in time order.
   void catch_up_all() const;
-  // The arrival of the first TLP or UpdateFC side s would send from what it holds now (none:
-  // kNoTimer).
-  uint64_t next_live_arrival(const Side& sd) const;
-  // Runs side s's actions before `delta` of time `now` (and all of earlier times).
-  void run_actions(int s, uint64_t now, uint64_t delta) {
+  // The arrival of the first TLP side s would send from what it holds now (none: kNoTimer);
+  // the DLLPs queued before it take their time.
+  uint64_t next_tlp_arrival(const Side& sd) const;
+  // The earliest the next UpdateFC from side `from` can arrive (none: kNoTimer): the first in
+  // flight, or queued, or the UpdateFC timer of what it owes.
+  uint64_t next_updatefc_arrival(const Side& from) const;
+  uint64_t next_action_ps(int s) const {
     const Side& sd = side_[s];
-    if (std::min({sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps}) <= now)
-      run_due(s, now, delta);
+    const Side& peer = side_[1 - s];
+    return std::min({sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps,
+                     peer.fc_in_flight.empty() ? kNoTimer : peer.fc_in_flight.front().arrive_ps});
   }
-  void run_due(int s, uint64_t now, uint64_t delta);
+  // Runs both sides' actions before `delta` of time `now` (and all of earlier times).
+  void run_actions(uint64_t now, uint64_t delta) {
+    if (std::min(next_action_ps(0), next_action_ps(1)) <= now) run_due(now, delta);
+  }
+  void run_due(uint64_t now, uint64_t delta);
+  // Side s takes the credits of the peer's first UpdateFC in flight, at its arrival.
+  void grant(int s);
   void on_event();
   // The transmitter of side s picks its next packet at its pick time (none: it idles).
   void pick_now(int s);
   // Wakes an idle transmitter at `at`, in the delta after `delta` of that time.
   void kick(Side& sd, uint64_t at, uint64_t delta);
   void arrive(int s, uint64_t now, uint64_t delta);
-  // Notifies side s's wake-up (see catch_up).
+  // Notifies side s's wake-up (see catch_up_all).
   void arm(int s, uint64_t now);
   void ack_timer(int s, uint64_t at);
   // The UpdateFC timer runs out at `at` (in delta `delta` of that time): what is owed goes.
