@@ -1,10 +1,14 @@
 // Statistics: counters, histogram buckets, reset, JSON; time series sampled at the configured
-// interval while a run has work, and the sampler lets the run end.
+// interval while a run has work, and the sampler lets the run end; the actions a model leaves to
+// be worked out when next asked still take their time at the run's end.
 #include "models/common/stats.h"
 
 #include <gtest/gtest.h>
 
+#include "models/common/sim_time.h"
+#include "sim/background.h"
 #include "sim/host_card.h"
+#include "sim/run_control.h"
 
 namespace rnic {
 namespace {
@@ -62,6 +66,34 @@ TEST(Stats, MsixWriteRaisesAnInterrupt) {
   EXPECT_EQ(data, 0x2Au);
   EXPECT_EQ(stats.group("rc").counter("msi", "", "").value, 1u);
   EXPECT_EQ(stats.group("rc").counter("dma_writes", "", "").value, 0u);  // not a memory write
+}
+
+// What a model leaves to be worked out when next asked (StatRegistry::on_lazy, as the PCIe link
+// does with its UpdateFCs and timers) still takes its time: with no event left, the run moves
+// the clock to each such action in turn, after a side task due before it, and ends at the last.
+TEST(Stats, ARunEndsAtTheLastActionAModelLeftToWorkOut) {
+  SystemConfig cfg;
+  StatRegistry stats;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const uint64_t t0 = now_ps();
+  const int owner = 0;
+  std::vector<uint64_t> runs;
+  uint64_t next = t0 + 5000;
+  stats.on_lazy(
+      &owner, [&] { return next; },
+      [&] {
+        runs.push_back(now_ps());
+        next = runs.size() == 1 ? t0 + 8000 : UINT64_MAX;
+      });
+  Background bg;
+  uint64_t task_at = 0;
+  bg.at(t0 + 2000, [&](uint64_t) { task_at = now_ps(); });
+  run_control::simulate(
+      cfg, stats, [] { return true; }, [] { return std::string(); }, &bg);
+  stats.drop_settle(&owner);
+  EXPECT_EQ(task_at, t0 + 2000);
+  EXPECT_EQ(runs, (std::vector<uint64_t>{t0 + 5000, t0 + 8000}));
+  EXPECT_EQ(now_ps(), t0 + 8000) << "the run ends at the last of them";
 }
 
 }  // namespace
