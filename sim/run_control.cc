@@ -101,10 +101,12 @@ uint64_t g_lookahead_ps = UINT64_MAX;
 
 // With nothing left for the kernel to run, the actions models left to be worked out when next
 // asked (StatRegistry::on_lazy) still take their time: the clock moves to the earliest (after
-// the side tasks due before it) and the models work it out. False when none is left.
-bool run_lazy(const StatRegistry& stats, uint64_t now, Background* background) {
+// the side tasks due before it) and the models work it out. False when none is left before
+// `until`.
+bool run_lazy(const StatRegistry& stats, uint64_t now, Background* background,
+              uint64_t until = UINT64_MAX) {
   const uint64_t lazy = stats.next_lazy();
-  if (lazy == UINT64_MAX) return false;
+  if (lazy == UINT64_MAX || std::max(lazy, now) >= until) return false;
   const uint64_t to = std::max(lazy, now);
   if (background) {
     background->run_due(now);
@@ -202,8 +204,8 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
         if (sc_core::sc_pending_activity())
           sc_core::sc_start(sc_core::sc_time::from_value(end - now),
                             sc_core::SC_EXIT_ON_STARVATION);
-        else if (std::max(now, stats.next_lazy()) < end)  // what the models left to work out
-          run_lazy(stats, now, nullptr);
+        else  // what the models left to work out
+          run_lazy(stats, now, nullptr, end);
       });
     ranks::ran_until(end);
     progress();

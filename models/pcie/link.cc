@@ -9,12 +9,6 @@
 
 namespace rnic::pcie {
 
-using sc_core::sc_time;
-
-uint64_t PcieLink::now_ps() { return rnic::now_ps(); }
-
-static sc_time ps(uint64_t v) { return ps_time(v); }
-
 PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats)
     : sc_core::sc_module(n), cfg_(cfg), stats_(stats) {
   stats.on_settle(this, [this] { catch_up_all(); });
@@ -379,7 +373,7 @@ void PcieLink::arm(int s, uint64_t now) {
   if (traced_) arm_trace(now);
   if (w == kNoTimer || w >= sd.wake_ps) return;
   sd.wake_ps = w;
-  sd.wake_ev.notify(ps(std::max(w, now) - now));
+  sd.wake_ev.notify(ps_time(std::max(w, now) - now));
 }
 
 // Only a time step: what happens at it is read at its end, when the file is written (a reader
@@ -398,7 +392,7 @@ void PcieLink::arm_trace(uint64_t now) {
       if (t > now) w = std::min(w, t);
   if (w == kNoTimer || w >= trace_wake_ps_) return;
   trace_wake_ps_ = w;
-  trace_ev_.notify(ps(w - now));
+  trace_ev_.notify(ps_time(w - now));
 }
 
 void PcieLink::on_event() {

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "models/common/ring.h"
+#include "models/common/sim_time.h"
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
 #include "models/pcie/pcie_params.h"
@@ -185,7 +186,6 @@ class PcieLink : public sc_core::sc_module {
   uint32_t wire_bytes(const Tlp& t) const;  // framing included
   // Whether the peer's credits let side sd send t now.
   static bool credited(const Side& sd, const Tlp& t);
-  static uint64_t now_ps();
   static uint64_t delta_now();  // deltas of the current time before this one
 
   // A waveform: a process of its own wakes at every pick and timer, so each gets a time step of

@@ -5,14 +5,10 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "models/common/sim_time.h"
 #include "models/host/host_wait.h"
 
 namespace rnic::exec {
-
-namespace {
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
-sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
-}  // namespace
 
 CmNet::Id* CmNet::get(int64_t id) {
   if (id < 0 || size_t(id) >= ids_.size() || ids_[size_t(id)].destroyed) return nullptr;
@@ -227,7 +223,7 @@ void CmNet::deliver(int64_t id, CmEvent e, uint64_t at_ps) {
   auto it = std::upper_bound(c.q.begin(), c.q.end(), at_ps,
                              [](uint64_t t, const CmEvent& x) { return t < x.at_ps; });
   c.q.insert(it, std::move(e));
-  c.ev->notify(ps(at_ps > now_ps() ? at_ps - now_ps() : 0));
+  c.ev->notify(ps_time(at_ps > now_ps() ? at_ps - now_ps() : 0));
 }
 
 int CmNet::get_event(int64_t ch, CmEvent* out) {
@@ -269,7 +265,7 @@ int CmNet::get_event(int64_t ch, CmEvent* out) {
     if (next == UINT64_MAX)
       host::host_wait(*c.ev);
     else
-      host::host_wait(ps(next - now), *c.ev);
+      host::host_wait(ps_time(next - now), *c.ev);
   }
 }
 

@@ -6,14 +6,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "models/common/sim_time.h"
 #include "models/host/host_wait.h"
 
 namespace rnic::exec {
-
-namespace {
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
-sc_core::sc_time ps(uint64_t v) { return sc_core::sc_time::from_value(v); }
-}  // namespace
 
 MgmtNet::Sock* MgmtNet::get(int64_t s) {
   if (s < 0 || size_t(s) >= socks_.size() || socks_[size_t(s)].closed) return nullptr;
@@ -64,7 +60,7 @@ int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool 
       const uint64_t ready = k->backlog.front().first;
       if (ready <= now_ps()) break;
       if (nonblock) return -EAGAIN;
-      host::host_wait(ps(ready - now_ps()));
+      host::host_wait(ps_time(ready - now_ps()));
       continue;
     }
     if (nonblock) return -EAGAIN;
@@ -90,7 +86,7 @@ int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port) {
     const host::BlockedIn blocked("connect to port " + std::to_string(port) + " (no listener yet)");
     while (find() == listeners_.end() || !get(find()->second)) {
       if (now_ps() >= limit) return -ECONNREFUSED;
-      host::host_wait(ps(limit - now_ps()), listen_ev_);
+      host::host_wait(ps_time(limit - now_ps()), listen_ev_);
     }
   }
   const int64_t l = find()->second;
@@ -105,8 +101,8 @@ int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port) {
   k->peer = n;
   Sock& lis = socks_[size_t(l)];
   lis.backlog.push_back({now_ps() + latency_ps(), n});
-  lis.ev->notify(ps(latency_ps()));
-  host::host_wait(ps(2 * latency_ps()));  // SYN, SYN-ACK
+  lis.ev->notify(ps_time(latency_ps()));
+  host::host_wait(ps_time(2 * latency_ps()));  // SYN, SYN-ACK
   return 0;
 }
 
@@ -127,7 +123,7 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   k->tx_free_ps = start + wire;
   const uint64_t at = start + wire + latency_ps();
   p->rx.push_back({at, std::vector<uint8_t>(data, data + len)});
-  p->ev->notify(ps(at - now_ps()));
+  p->ev->notify(ps_time(at - now_ps()));
   return int64_t(len);
 }
 
@@ -145,7 +141,7 @@ int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock) {
     if (nonblock) return -EAGAIN;
     const uint64_t next = !k->rx.empty() ? k->rx.front().at_ps : k->eof_at_ps;
     if (next != UINT64_MAX)
-      host::host_wait(ps(next - t), *k->ev);
+      host::host_wait(ps_time(next - t), *k->ev);
     else
       host::host_wait(*k->ev);
   }
@@ -170,7 +166,7 @@ int64_t MgmtNet::close(int64_t s) {
     // The end of stream arrives behind the last bytes sent.
     const uint64_t at = std::max(now_ps(), k->tx_free_ps) + latency_ps();
     p.eof_at_ps = std::min(p.eof_at_ps, at);
-    p.ev->notify(ps(at - now_ps()));
+    p.ev->notify(ps_time(at - now_ps()));
   }
   k->closed = true;
   return 0;
