@@ -33,43 +33,30 @@ RootComplex::RootComplex(sc_core::sc_module_name n, PhysMem& mem, pcie::PcieLink
       mmio_read_ns_(stats.group(name()).histogram("mmio_read_latency", "ns",
                                                   "CPU MMIO read, issue to retire",
                                                   Histogram::linear_edges(100, 50, 40))) {
-  link_.set_receiver(pcie::PcieLink::kRc, [this](Tlp&& t) { receive(std::move(t)); });
+  // The link hands the root complex each card TLP when its latency is over (one wake-up for
+  // the TLP's arrival and its action).
+  link_.set_receiver(
+      pcie::PcieLink::kRc, [this](Tlp&& t) { receive(std::move(t)); }, holds());
+}
+
+pcie::PcieLink::Hold RootComplex::holds() const {
+  return {uint64_t(pcie_.rc_write_latency_ns) * 1000, uint64_t(pcie_.rc_read_latency_ns) * 1000, 0,
+          0};
+}
+
+void RootComplex::configure(const PcieConfig& pcie, const CostConfig& cost) {
+  pcie_ = pcie;
+  cost_ = cost;
+  link_.set_hold(pcie::PcieLink::kRc, holds());
 }
 
 void RootComplex::receive(Tlp&& t) {
-  const uint64_t now = now_ps();
   switch (t.type) {
-    case TlpType::kMWr: {
-      // The TLPs wait here, in order (one latency for all): the action holds no TLP of its own.
-      const uint64_t at = now + uint64_t(pcie_.rc_write_latency_ns) * 1000;
-      waiting_writes_.push_back(std::move(t));
-      eq_.at(at, [this] {
-        Tlp t = waiting_writes_.take_front();
-        if (t.addr >= kMsiBase && t.addr < kMsiBase + kMsiSize) {
-          ++msis_;
-          uint32_t v = 0;
-          std::copy_n(t.data.begin(), std::min<size_t>(4, t.data.size()),
-                      reinterpret_cast<uint8_t*>(&v));
-          if (on_msi) on_msi(t.addr, v);
-        } else if (mem_.region(t.addr, t.len) == Region::kMemory) {
-          mem_.write(t.addr, t.data.data(), t.len);
-          ++writes_;
-          write_bytes_ += t.len;
-          if (on_write) on_write(t.addr, t.len);
-        } else {
-          ++dropped_writes_;
-          log::warn("{}: card write of {} B to 0x{:x} dropped (not memory)", name(), t.len, t.addr);
-        }
-        last_write_ps_ = now_ps();
-        link_.release(pcie::PcieLink::kRc, pcie::FcClass::kPosted, t.data_credits());
-        pcie::give_payload(std::move(t.data));
-      });
+    case TlpType::kMWr:
+      write(std::move(t));
       break;
-    }
     case TlpType::kMRd:
-      waiting_reads_.push_back(std::move(t));
-      eq_.at(now + uint64_t(pcie_.rc_read_latency_ns) * 1000,
-             [this] { serve_read(waiting_reads_.take_front()); });
+      serve_read(std::move(t));
       break;
     case TlpType::kCplD:
     case TlpType::kCpl: {
@@ -85,6 +72,26 @@ void RootComplex::receive(Tlp&& t) {
       break;
     }
   }
+}
+
+void RootComplex::write(Tlp t) {
+  if (t.addr >= kMsiBase && t.addr < kMsiBase + kMsiSize) {
+    ++msis_;
+    uint32_t v = 0;
+    std::copy_n(t.data.begin(), std::min<size_t>(4, t.data.size()), reinterpret_cast<uint8_t*>(&v));
+    if (on_msi) on_msi(t.addr, v);
+  } else if (mem_.region(t.addr, t.len) == Region::kMemory) {
+    mem_.write(t.addr, t.data.data(), t.len);
+    ++writes_;
+    write_bytes_ += t.len;
+    if (on_write) on_write(t.addr, t.len);
+  } else {
+    ++dropped_writes_;
+    log::warn("{}: card write of {} B to 0x{:x} dropped (not memory)", name(), t.len, t.addr);
+  }
+  last_write_ps_ = now_ps();
+  link_.release(pcie::PcieLink::kRc, pcie::FcClass::kPosted, t.data_credits());
+  pcie::give_payload(std::move(t.data));
 }
 
 void RootComplex::serve_read(Tlp req) {

@@ -20,8 +20,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/common/event_queue.h"
-#include "models/common/ring.h"
 #include "models/host/host_params.h"
 #include "models/host/phys_mem.h"
 #include "models/pcie/link.h"
@@ -48,12 +46,7 @@ class RootComplex : public sc_core::sc_module {
   // Every card write that reached memory (CPU-side watchers: a CQ ring being polled).
   std::function<void(uint64_t addr, uint32_t len)> on_write;
   // Between the points of a sweep: no card TLP waits for its action.
-  void configure(const PcieConfig& pcie, const CostConfig& cost) {
-    if (!waiting_writes_.empty() || !waiting_reads_.empty())
-      throw std::logic_error(std::string(name()) + ": configured with card TLPs in progress");
-    pcie_ = pcie;
-    cost_ = cost;
-  }
+  void configure(const PcieConfig& pcie, const CostConfig& cost);
   // Waveform: CPU MMIO reads waiting for their completion.
   void trace(TraceSink& t) const {
     t.add_value(name(), "mmio_reads_pending", 8, [this] { return pending_.size(); });
@@ -64,16 +57,15 @@ class RootComplex : public sc_core::sc_module {
 
  private:
   void receive(pcie::Tlp&& t);
+  void write(pcie::Tlp t);
   void serve_read(pcie::Tlp t);
+  // How long after its arrival the root complex takes a card TLP, by type.
+  pcie::PcieLink::Hold holds() const;
 
   PhysMem& mem_;
   pcie::PcieLink& link_;
   PcieConfig pcie_;
   CostConfig cost_;
-  EventQueue eq_{"eq"};
-  // Card MWrs and MRds between their arrival and their action (each kind has one latency, so
-  // the actions come in arrival order).
-  GrowRing<pcie::Tlp> waiting_writes_, waiting_reads_;
   struct Pending {
     sc_core::sc_event done;
     std::vector<uint8_t> data;

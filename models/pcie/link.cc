@@ -109,9 +109,11 @@ std::string PcieLink::describe() const {
   for (int i = 0; i < 2; ++i) {
     const Side& sd = side_[i];
     s += fmt::format(
-        "  {}.{}: {} TLPs and {} DLLPs queued, {} in flight, credits ph {} pd {} nph {}\n", name(),
-        kSide[i], sd.tlps.size(), sd.dllps.size(), sd.in_flight.size() + sd.fc_in_flight.size(),
-        sd.granted.ph, sd.granted.pd, sd.granted.nph);
+        "  {}.{}: {} TLPs and {} DLLPs queued, {} in flight, {} received and held, credits ph {} "
+        "pd {} nph {}\n",
+        name(), kSide[i], sd.tlps.size(), sd.dllps.size(),
+        sd.in_flight.size() + sd.fc_in_flight.size(), sd.held.size(), sd.granted.ph, sd.granted.pd,
+        sd.granted.nph);
   }
   return s;
 }
@@ -127,10 +129,17 @@ void PcieLink::configure(const PcieConfig& cfg) {
   side_[kCard].granted = {cfg.rc_ph, cfg.rc_pd, cfg.rc_nph};
 }
 
+void PcieLink::set_hold(int s, const Hold& hold) {
+  sc_assert(side_[s].held.empty());
+  Side& sd = side_[s];
+  sd.hold = hold;
+  sd.flat_hold = std::all_of(hold.begin(), hold.end(), [&](uint64_t h) { return h == hold[0]; });
+}
+
 bool PcieLink::idle() const {
   catch_up_all();
   for (const Side& sd : side_)
-    if (!sd.tlps.empty() || !sd.dllps.empty() || !sd.in_flight.empty() ||
+    if (!sd.tlps.empty() || !sd.dllps.empty() || !sd.in_flight.empty() || !sd.held.empty() ||
         !sd.fc_in_flight.empty() || sd.ack_owed || sd.owed_count)
       return false;
   return true;
@@ -147,8 +156,9 @@ void PcieLink::catch_up_all() const {
 
 void PcieLink::run_due(uint64_t now, uint64_t delta) {
   for (;;) {
-    // The earliest action of either side by (time, delta, credits before pick before ACK timer
-    // before UpdateFC timer); the timers and the credits act in the first delta of their time.
+    // The earliest action of either side by (time, delta, arrival before credits before pick
+    // before ACK timer before UpdateFC timer); all but an idle transmitter's pick act in the
+    // first delta of their time.
     // One side's actions at a time change nothing the other's read then.
     uint64_t t = kNoTimer, d = 0;
     int what = -1, who = 0;
@@ -163,17 +173,20 @@ void PcieLink::run_due(uint64_t now, uint64_t delta) {
           who = s;
         }
       };
-      if (!peer.fc_in_flight.empty()) consider(peer.fc_in_flight.front().arrive_ps, 0, 0);
-      if (sd.pick_due) consider(sd.pick_ps, sd.pick_delta, 1);
-      if (sd.ack_due_ps != kNoTimer) consider(sd.ack_due_ps, 0, 2);
-      if (sd.fc_timer_due_ps != kNoTimer) consider(sd.fc_timer_due_ps, 0, 3);
+      if (!sd.in_flight.empty()) consider(sd.in_flight.front(), 0, 0);
+      if (!peer.fc_in_flight.empty()) consider(peer.fc_in_flight.front().arrive_ps, 0, 1);
+      if (sd.pick_due) consider(sd.pick_ps, sd.pick_delta, 2);
+      if (sd.ack_due_ps != kNoTimer) consider(sd.ack_due_ps, 0, 3);
+      if (sd.fc_timer_due_ps != kNoTimer) consider(sd.fc_timer_due_ps, 0, 4);
     }
     if (what < 0 || t > now || (t == now && d >= delta)) return;
     if (what == 0)
-      grant(who);
+      arrival(who);
     else if (what == 1)
-      pick_now(who);
+      grant(who);
     else if (what == 2)
+      pick_now(who);
+    else if (what == 3)
       ack_timer(who, t);
     else
       fc_timer_due(who, t, 0);
@@ -210,6 +223,7 @@ void PcieLink::send(int s, Tlp tlp) {
            std::strcmp(sd.tail_from[k - 1] ? sd.tail_from[k - 1]->name() : "", name) > 0)
       --k;
   }
+  ++sd.queued[int(tlp.type)];
   if (k == sd.tail_from.size()) {
     sd.tail_from.push_back(from);
     sd.tlps.push_back(std::move(tlp));
@@ -261,6 +275,7 @@ bool PcieLink::pick(Side& sd, Packet* out) {
       }
       out->kind = Kind::kTlp;
       out->tlp = i == 0 ? sd.tlps.take_front() : sd.tlps.take(i);
+      --sd.queued[int(out->tlp.type)];
       return true;
     }
     if (i == 0) ++*sd.st.credit_stalls;
@@ -294,9 +309,18 @@ void PcieLink::pick_now(int s) {
   sd.sending_bytes = bytes;
   sd.busy_until_ps = at + dur;
   sd.busy_ps += dur;
-  if (p.kind != Kind::kAck) {
-    p.arrive_ps = at + dur + uint64_t(cfg_.link_latency_ns) * 1000;
-    (p.kind == Kind::kTlp ? sd.in_flight : sd.fc_in_flight).push_back(std::move(p));
+  const uint64_t arrive = at + dur + uint64_t(cfg_.link_latency_ns) * 1000;
+  if (p.kind == Kind::kTlp) {
+    sd.in_flight.push_back(uint64_t(arrive));
+    // In the order the peer takes them: by the end of their holds, then as they were sent.
+    Side& peer = side_[1 - s];
+    Held h{arrive + peer.hold[int(p.tlp.type)], std::move(p.tlp)};
+    size_t k = peer.held.size();
+    while (k > 0 && peer.held[k - 1].at > h.at) --k;
+    peer.held.insert(k, std::move(h));
+  } else if (p.kind == Kind::kUpdateFc) {
+    p.arrive_ps = arrive;
+    sd.fc_in_flight.push_back(std::move(p));
   }
   // The next pick, at the end of this packet (it finds nothing if nothing waits then).
   sd.pick_ps = sd.busy_until_ps;
@@ -306,23 +330,40 @@ void PcieLink::pick_now(int s) {
 uint64_t PcieLink::earliest_tlp_arrival_ps(int to) const {
   catch_up_all();
   const Side& from = side_[1 - to];
-  if (!from.in_flight.empty()) return from.in_flight.front().arrive_ps;
+  const Side& r = side_[to];
   // A packet not yet sent starts no earlier than the wire is free, and takes its wire time (more
-  // than 0) and the latency.
-  return std::max(now_ps(), from.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000;
+  // than 0), the latency and a hold.
+  const uint64_t least_hold = *std::min_element(r.hold.begin(), r.hold.end());
+  return std::min(next_delivery(1 - to), std::max(now_ps(), from.busy_until_ps) +
+                                             uint64_t(cfg_.link_latency_ns) * 1000 + least_hold);
 }
 
-void PcieLink::arrive(int s, uint64_t now, uint64_t delta) {
+uint64_t PcieLink::least_queued_hold(int s) const {
+  const Side& sd = side_[s];
+  const Side& peer = side_[1 - s];
+  if (peer.flat_hold) return peer.hold[0];
+  uint64_t h = kNoTimer;
+  for (int k = 0; k < 4; ++k)
+    if (sd.queued[k]) h = std::min(h, peer.hold[k]);
+  return h;
+}
+
+void PcieLink::arrival(int s) {
   Side& sd = side_[s];
   Side& peer = side_[1 - s];
-  while (!sd.in_flight.empty() && sd.in_flight.front().arrive_ps <= now) {
-    Packet p = sd.in_flight.take_front();
-    if (++peer.ack_owed >= cfg_.ack_factor) {
-      queue_ack(1 - s, now, delta);
-    } else if (peer.ack_due_ps == kNoTimer) {
-      peer.ack_due_ps = now + uint64_t(cfg_.ack_timer_ns) * 1000;
-    }
-    if (peer.deliver) peer.deliver(std::move(p.tlp));
+  const uint64_t at = sd.in_flight.take_front();
+  if (++peer.ack_owed >= cfg_.ack_factor) {
+    queue_ack(1 - s, at, 0);
+  } else if (peer.ack_due_ps == kNoTimer) {
+    peer.ack_due_ps = at + uint64_t(cfg_.ack_timer_ns) * 1000;
+  }
+}
+
+void PcieLink::deliver_due(int s, uint64_t now) {
+  Side& peer = side_[1 - s];
+  while (!peer.held.empty() && peer.held.front().at <= now) {
+    Tlp t = std::move(peer.held.take_front().tlp);
+    if (peer.deliver) peer.deliver(std::move(t));
   }
 }
 
@@ -356,19 +397,25 @@ uint64_t PcieLink::next_tlp_arrival(const Side& sd) const {
 void PcieLink::arm(int s, uint64_t now) {
   Side& sd = side_[s];
   if (sd.wake_ps < now) sd.wake_ps = kNoTimer;
-  uint64_t w;
-  if (!sd.in_flight.empty()) {
-    // Everything this side does before its first TLP in flight arrives is seen by no one but
-    // itself until then (what it sends later arrives later): it is worked out then.
-    w = sd.in_flight.front().arrive_ps;
-  } else {
-    // Its first TLP's arrival (a DLLP, an UpdateFC's or its timer's, may go first and delay
-    // it: it is worked out then). TLPs waiting for credits: the pick itself, and the first
-    // UpdateFC that can bring them. An ACK or an UpdateFC alone wakes no one (a run that has
-    // nothing else left works them out: StatRegistry::on_lazy).
-    w = next_tlp_arrival(sd);
-    if (w == kNoTimer && !sd.tlps.empty())
-      w = std::min(sd.pick_due ? sd.pick_ps : kNoTimer, next_updatefc_arrival(side_[1 - s]));
+  // Everything this side does before the peer's upper layer takes its next TLP is seen by no one
+  // but itself until then: it is worked out then. That TLP is the first in flight or held, or
+  // the first it would send from what it holds (a DLLP, an UpdateFC's or its timer's, may go
+  // first and delay it: it is worked out then; one sent later may be taken sooner only if the
+  // peer holds its type for less). TLPs waiting for credits: the pick itself, and the first
+  // UpdateFC that can bring them. An ACK or an UpdateFC alone wakes no one (a run that has
+  // nothing else left works them out: StatRegistry::on_lazy).
+  uint64_t w = next_delivery(s);
+  if (!sd.tlps.empty()) {
+    // None of them arrives before the wire is free and the latency is over.
+    const uint64_t hold = least_queued_hold(s);
+    if (w == kNoTimer ||
+        w > std::max(now, sd.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000 + hold) {
+      const uint64_t a = next_tlp_arrival(sd);
+      if (a != kNoTimer)
+        w = std::min(w, a + hold);
+      else if (w == kNoTimer)
+        w = std::min(sd.pick_due ? sd.pick_ps : kNoTimer, next_updatefc_arrival(side_[1 - s]));
+    }
   }
   if (traced_) arm_trace(now);
   if (w == kNoTimer || w >= sd.wake_ps) return;
@@ -399,10 +446,13 @@ void PcieLink::on_event() {
   const uint64_t now = now_ps(), delta = delta_now();
   for (Side& sd : side_)
     if (sd.wake_ev.triggered()) sd.wake_ps = kNoTimer;
-  // What came before this delta, then this delta's arrivals. This delta's picks and timers come
-  // after everything else of the delta, whatever order the kernel runs its processes in.
+  // What came before this delta, then the arrivals at this time, then the deliveries due. This
+  // delta's picks and timers come after everything else of the delta, whatever order the kernel
+  // runs its processes in.
   run_actions(now, delta);
-  for (int s = 0; s < 2; ++s) arrive(s, now, delta);
+  for (int s = 0; s < 2; ++s)
+    while (!side_[s].in_flight.empty() && side_[s].in_flight.front() <= now) arrival(s);
+  for (int s = 0; s < 2; ++s) deliver_due(s, now);
   for (int s = 0; s < 2; ++s) arm(s, now);
 }
 

@@ -11,14 +11,18 @@
 // Receiver side: every `ack_factor` TLPs received, or `ack_timer_ns` after the first un-ACKed
 // one, it sends an ACK DLLP. When its upper layer releases a received TLP, the credits go back
 // to the peer in UpdateFC DLLPs, one per `updatefc_factor` released TLPs of a class (or after
-// `updatefc_timer_ns`). An ACK DLLP does nothing where it arrives (the replay buffer is not
+// `updatefc_timer_ns`). A receiver may ask to take a TLP a fixed time after its arrival (its
+// own latency, per TLP type: set_receiver's `hold`); the link then hands it over at that time
+// rather than at its arrival, so one wake-up serves the arrival and the receiver's action. An
+// ACK DLLP does nothing where it arrives (the replay buffer is not
 // modelled), so its arrival wakes nothing. Completion credits are infinite on both sides (as for
 // endpoints and root ports), so completions send no UpdateFC. The replay buffer is not a limit
 // in this model.
 //
-// What a side does between the arrivals of its TLPs at the peer (its picks, its ACK and
-// UpdateFC timers, the credits the peer's UpdateFCs bring it) is seen by no one else, so it is
-// computed when needed rather than woken for: at the next arrival, or when an upper layer
+// What a side does between the deliveries of its TLPs to the peer (its picks, its ACK and
+// UpdateFC timers, the credits the peer's UpdateFCs bring it, the ACK bookkeeping of its TLPs'
+// arrivals) is seen by no one else, so it is computed when needed rather than woken for: at the
+// next delivery, or when an upper layer
 // sends, releases or asks (run_actions, both sides together in time order). A side whose TLPs
 // wait for credits is woken by the first UpdateFC that can bring them. What is left when the
 // kernel has nothing else to run is worked out then (StatRegistry::on_lazy), so a run ends at
@@ -34,6 +38,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <string>
 #include <systemc>
@@ -60,11 +65,19 @@ class PcieLink : public sc_core::sc_module {
   PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistry& stats);
   ~PcieLink() override;
 
+  // What a receiver waits after a TLP's arrival before it takes it, by TlpType (ps).
+  using Hold = std::array<uint64_t, 4>;
+
   // Upper-layer interface of side s (kRc or kCard).
   void send(int s, Tlp tlp);
-  void set_receiver(int s, std::function<void(Tlp&&)> deliver) {
+  // Side s's upper layer takes each TLP `hold` after its arrival (in the first delta of that
+  // time, in arrival order among TLPs taken at the same time).
+  void set_receiver(int s, std::function<void(Tlp&&)> deliver, const Hold& hold = {}) {
     side_[s].deliver = std::move(deliver);
+    set_hold(s, hold);
   }
+  // Only while the link is idle.
+  void set_hold(int s, const Hold& hold);
   // Side s is done with a TLP it received: its buffer space goes back to the peer.
   void release(int s, FcClass c, uint32_t data_credits);
 
@@ -72,8 +85,9 @@ class PcieLink : public sc_core::sc_module {
   // points of a sweep).
   void configure(const PcieConfig& cfg);
   bool idle() const;
-  // A bound on when a TLP can still reach side `to`: the first one on its way there, or
-  // link_latency_ns after the peer's wire is free for one it has yet to send.
+  // A bound on when a TLP can still reach side `to`'s upper layer: the first one on its way
+  // there, or link_latency_ns (and the least hold) after the peer's wire is free for one it has
+  // yet to send.
   uint64_t earliest_tlp_arrival_ps(int to) const;
   // Waveform: per side, what the transmitter sends, its queue and the credits it holds.
   void trace(TraceSink& t) const;
@@ -104,8 +118,13 @@ class PcieLink : public sc_core::sc_module {
     int64_t hdr = 0, data = 0;  // UpdateFC: credits returned
     uint64_t arrive_ps = 0;
   };
+  struct Held {
+    uint64_t at = 0;  // when the upper layer takes it
+    Tlp tlp;
+  };
   struct Side {
     GrowRing<Tlp> tlps;
+    int queued[4] = {0, 0, 0, 0};  // tlps by type
     // The TLPs at the queue's tail that were sent in the current delta, and their senders.
     uint64_t tail_ps = kNoTimer, tail_delta = 0;
     std::vector<const sc_core::sc_object*> tail_from;
@@ -113,8 +132,16 @@ class PcieLink : public sc_core::sc_module {
     // TLPs sent by this side, not yet at the peer, and UpdateFCs (their credits are the peer's
     // from their arrival). An ACK does nothing where it arrives (the replay buffer is not
     // modelled): it takes its time on the wire, and no more.
-    GrowRing<Packet> in_flight, fc_in_flight;
-    Credits granted;  // what the peer lets this side send
+    // The arrival times of the TLPs this side sent that have yet to reach the peer (the TLPs wait
+    // in the peer's `held`), and the UpdateFCs on their way.
+    GrowRing<uint64_t> in_flight;
+    GrowRing<Packet> fc_in_flight;
+    // TLPs the peer sent, on their way or waiting out this side's hold, in the order this side
+    // takes them (by the end of their holds, then as they were sent).
+    GrowRing<Held> held;
+    Hold hold{};
+    bool flat_hold = true;  // one hold for every type
+    Credits granted;        // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;
     // The transmitter's next pick: at pick_ps, in the delta pick_delta of that time (0 for the
@@ -136,19 +163,21 @@ class PcieLink : public sc_core::sc_module {
     SideStats st{};
   };
 
-  // The link's actions in time order, computed rather than each woken: a transmitter's picks,
-  // the ACK and UpdateFC timers, an UpdateFC's credits at its arrival. They run when something
-  // looks at or changes the link (catch_up_all), at a side's wake-up, which comes by the
-  // arrival of its first TLP in flight, or of the first one it would send from what it holds
-  // (and, while its TLPs wait for credits, by the first UpdateFC that can bring them), since
-  // until then no one but the link sees what it does, and when the kernel has nothing else to
-  // run (StatRegistry::on_lazy). A pick at the end of a packet, the timers and an UpdateFC's
-  // arrival belong to the first delta of their time, an idle transmitter's pick to the delta
-  // after what woke it (a packet, a DLLP, a credit); an action runs once its delta is over, so
-  // it sees everything that delta brought (arrivals, and what any process sent or released in
-  // it, whatever order the kernel ran them in). Actions of one delta go credits, picks, ACK
-  // timers, UpdateFC timers; a side's picks need the credits the other's UpdateFCs brought by
-  // then, so both sides' actions run together in time order.
+  // The link's actions in time order, computed rather than each woken: a TLP's arrival (the
+  // ACK it owes), a transmitter's picks, the ACK and UpdateFC timers, an UpdateFC's credits at
+  // its arrival. They run when something looks at or changes the link (catch_up_all), at a
+  // side's wake-up, which comes by the delivery of its first TLP in flight (or waiting out the
+  // peer's hold), or of the first one it would send from what it holds (and, while its TLPs
+  // wait for credits, by the first UpdateFC that can bring them), since until then no one but
+  // the link sees what it does, and when the kernel has nothing else to run
+  // (StatRegistry::on_lazy). A TLP's arrival, a pick at the end of a packet, the timers and an
+  // UpdateFC's arrival belong to the first delta of their time, an idle transmitter's pick to
+  // the delta after what woke it (a packet, a DLLP, a credit); an action runs once its delta is
+  // over, so it sees everything that delta brought (what any process sent or released in it,
+  // whatever order the kernel ran them in). Actions of one delta go arrivals, credits, picks,
+  // ACK timers, UpdateFC timers; a side's picks need the credits the other's UpdateFCs brought
+  // by then, so both sides' actions run together in time order. Deliveries to an upper layer
+  // happen only in the link's own process, after the actions before them.
   void catch_up_all() const;
   // The arrival of the first TLP side s would send from what it holds now (none: kNoTimer);
   // the DLLPs queued before it take their time.
@@ -160,8 +189,16 @@ class PcieLink : public sc_core::sc_module {
     const Side& sd = side_[s];
     const Side& peer = side_[1 - s];
     return std::min({sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps,
-                     peer.fc_in_flight.empty() ? kNoTimer : peer.fc_in_flight.front().arrive_ps});
+                     peer.fc_in_flight.empty() ? kNoTimer : peer.fc_in_flight.front().arrive_ps,
+                     sd.in_flight.empty() ? kNoTimer : sd.in_flight.front()});
   }
+  // When the first of side s's TLPs sent reaches the peer's upper layer (none: kNoTimer).
+  uint64_t next_delivery(int s) const {
+    const Side& peer = side_[1 - s];
+    return peer.held.empty() ? kNoTimer : peer.held.front().at;
+  }
+  // The least hold of the peer's over the types side s has queued.
+  uint64_t least_queued_hold(int s) const;
   // Runs both sides' actions before `delta` of time `now` (and all of earlier times).
   void run_actions(uint64_t now, uint64_t delta) {
     if (std::min(next_action_ps(0), next_action_ps(1)) <= now) run_due(now, delta);
@@ -174,7 +211,10 @@ class PcieLink : public sc_core::sc_module {
   void pick_now(int s);
   // Wakes an idle transmitter at `at`, in the delta after `delta` of that time.
   void kick(Side& sd, uint64_t at, uint64_t delta);
-  void arrive(int s, uint64_t now, uint64_t delta);
+  // Side s's first TLP in flight arrives at the peer: the ACK it owes.
+  void arrival(int s);
+  // The peer's upper layer takes side s's TLPs whose hold ends by now.
+  void deliver_due(int s, uint64_t now);
   // Notifies side s's wake-up (see catch_up_all).
   void arm(int s, uint64_t now);
   void ack_timer(int s, uint64_t at);

@@ -120,6 +120,51 @@ TEST(PcieLinkOrder, SameDeltaTlpsQueueInTheOrderOfTheSendersNames) {
   EXPECT_EQ(got, (std::vector<uint64_t>{0x1000, 0x2000})) << "a_sender's TLP goes first";
 }
 
+// A receiver that holds TLPs (the root complex: its write and read latencies) takes each one its
+// type's hold after the arrival, and in that order: an MRd held less goes before the MWr sent
+// ahead of it. The ACKs the arrivals owe do not move.
+TEST(PcieLinkHold, AReceiverTakesEachTlpItsHoldAfterItsArrival) {
+  PcieConfig c;
+  c.ack_factor = 2;
+  StatRegistry stats;
+  PcieLink plain("plain", c, stats), held("held", c, stats);
+  struct Got {
+    uint64_t t;
+    TlpType type;
+  };
+  std::vector<Got> at_plain, at_held;
+  plain.set_receiver(PcieLink::kRc, [&](Tlp&& t) { at_plain.push_back({now_ps(), t.type}); });
+  held.set_receiver(
+      PcieLink::kRc, [&](Tlp&& t) { at_held.push_back({now_ps(), t.type}); },
+      {500000, 100000, 0, 0});
+  for (PcieLink* l : {&plain, &held}) l->set_receiver(PcieLink::kCard, [](Tlp&&) {});
+  sc_core::sc_spawn([&] {
+    sc_core::wait(1, sc_core::SC_NS);
+    for (PcieLink* l : {&plain, &held}) {
+      Tlp w;
+      w.type = TlpType::kMWr;
+      w.len = 256;
+      w.data.resize(256);
+      l->send(PcieLink::kCard, std::move(w));
+      Tlp r;
+      r.type = TlpType::kMRd;
+      r.len = 512;
+      l->send(PcieLink::kCard, std::move(r));
+    }
+  });
+  sc_core::sc_start(2, sc_core::SC_US);
+  ASSERT_EQ(at_plain.size(), 2u);
+  ASSERT_EQ(at_held.size(), 2u);
+  EXPECT_EQ(at_plain[0].type, TlpType::kMWr);
+  EXPECT_LT(at_plain[0].t, at_plain[1].t);
+  EXPECT_EQ(at_held[0].type, TlpType::kMRd) << "held 400 ns less than the MWr";
+  EXPECT_EQ(at_held[0].t, at_plain[1].t + 100000);
+  EXPECT_EQ(at_held[1].type, TlpType::kMWr);
+  EXPECT_EQ(at_held[1].t, at_plain[0].t + 500000);
+  EXPECT_EQ(held.count_acks(PcieLink::kRc), 1u);
+  EXPECT_EQ(plain.count_acks(PcieLink::kRc), 1u);
+}
+
 // rnic-10g: Gen3 x8, MPS 256, MRRS 512, RCB 64, ACK every 4 TLPs, UpdateFC every 8 released.
 // 8 KiB write at a 4 KiB-aligned address:
 //   card -> RC: 8192 / 256 = 32 MWr, no DLLP (nothing flows the other way);
