@@ -25,12 +25,16 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
           if (sd.pick_due && !(sd.tlps.empty() && sd.dllps.empty())) t = std::min(t, sd.pick_ps);
           t = std::min({t, sd.ack_due_ps, sd.fc_timer_due_ps});
           if (!peer.fc_in_flight.empty()) t = std::min(t, peer.fc_in_flight.front().arrive_ps);
+          // TLPs the upper layer takes itself (set_later), when nothing else is left to wake it.
+          if (sd.later && !sd.held.empty()) t = std::min(t, sd.held.front().at);
         }
         return t;
       },
       [this] {
-        run_actions(now_ps(), UINT64_MAX);
-        for (int s = 0; s < 2; ++s) arm(s, now_ps());
+        const uint64_t now = now_ps();
+        run_actions(now, UINT64_MAX);
+        for (int s = 0; s < 2; ++s) deliver_due(s, now);
+        for (int s = 0; s < 2; ++s) arm(s, now);
       });
   static const char* const kSide[2] = {"rc_tx", "card_tx"};
   for (int s = 0; s < 2; ++s) {
@@ -224,13 +228,17 @@ void PcieLink::send(int s, Tlp tlp) {
       --k;
   }
   ++sd.queued[int(tlp.type)];
+  Queued q{std::move(tlp), 0, true};
+  q.wire = wire_bytes(q.tlp);
+  q.wakes = wakes(side_[1 - s], q.tlp);
+  sd.queued_wakes += q.wakes;
   if (k == sd.tail_from.size()) {
     sd.tail_from.push_back(from);
-    sd.tlps.push_back(std::move(tlp));
+    sd.tlps.push_back(std::move(q));
   } else {
     const size_t behind = sd.tail_from.size() - k;
     sd.tail_from.insert(sd.tail_from.begin() + int64_t(k), from);
-    sd.tlps.insert(sd.tlps.size() - behind, std::move(tlp));
+    sd.tlps.insert(sd.tlps.size() - behind, std::move(q));
   }
   kick(sd, now, delta);
   arm(s, now);
@@ -264,7 +272,7 @@ bool PcieLink::pick(Side& sd, Packet* out) {
     return true;
   }
   for (size_t i = 0; i < sd.tlps.size(); ++i) {
-    const Tlp& t = sd.tlps[i];
+    const Tlp& t = sd.tlps[i].tlp;
     const FcClass c = t.fc_class();
     if (credited(sd, t)) {
       if (c == FcClass::kPosted) {
@@ -273,9 +281,11 @@ bool PcieLink::pick(Side& sd, Packet* out) {
       } else if (c == FcClass::kNonPosted) {
         sd.granted.nph -= 1;
       }
+      Queued q = i == 0 ? sd.tlps.take_front() : sd.tlps.take(i);
       out->kind = Kind::kTlp;
-      out->tlp = i == 0 ? sd.tlps.take_front() : sd.tlps.take(i);
-      --sd.queued[int(out->tlp.type)];
+      out->tlp = std::move(q.tlp);
+      out->wire = q.wire;
+      out->wakes = q.wakes;
       return true;
     }
     if (i == 0) ++*sd.st.credit_stalls;
@@ -294,7 +304,9 @@ void PcieLink::pick_now(int s) {
   }
   uint32_t bytes = kDllpWireBytes;
   if (p.kind == Kind::kTlp) {
-    bytes = wire_bytes(p.tlp);
+    --sd.queued[int(p.tlp.type)];
+    sd.queued_wakes -= p.wakes;
+    bytes = p.wire;
     ++*sd.st.tlps;
     *sd.st.tlp_wire_bytes += bytes;
     *sd.st.payload_bytes += p.tlp.payload_wire_bytes();
@@ -314,7 +326,8 @@ void PcieLink::pick_now(int s) {
     sd.in_flight.push_back(uint64_t(arrive));
     // In the order the peer takes them: by the end of their holds, then as they were sent.
     Side& peer = side_[1 - s];
-    Held h{arrive + peer.hold[int(p.tlp.type)], std::move(p.tlp)};
+    Held h{arrive + peer.hold[int(p.tlp.type)], p.wakes, std::move(p.tlp)};
+    if (peer.later && h.wakes) peer.wake_times.push_back(uint64_t(h.at));  // no hold: in order
     size_t k = peer.held.size();
     while (k > 0 && peer.held[k - 1].at > h.at) --k;
     peer.held.insert(k, std::move(h));
@@ -334,8 +347,9 @@ uint64_t PcieLink::earliest_tlp_arrival_ps(int to) const {
   // A packet not yet sent starts no earlier than the wire is free, and takes its wire time (more
   // than 0), the latency and a hold.
   const uint64_t least_hold = *std::min_element(r.hold.begin(), r.hold.end());
-  return std::min(next_delivery(1 - to), std::max(now_ps(), from.busy_until_ps) +
-                                             uint64_t(cfg_.link_latency_ns) * 1000 + least_hold);
+  return std::min(
+      r.held.empty() ? kNoTimer : r.held.front().at,
+      std::max(now_ps(), from.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000 + least_hold);
 }
 
 uint64_t PcieLink::least_queued_hold(int s) const {
@@ -361,10 +375,43 @@ void PcieLink::arrival(int s) {
 
 void PcieLink::deliver_due(int s, uint64_t now) {
   Side& peer = side_[1 - s];
-  while (!peer.held.empty() && peer.held.front().at <= now) {
-    Tlp t = std::move(peer.held.take_front().tlp);
-    if (peer.deliver) peer.deliver(std::move(t));
+  while (!peer.held.empty() && peer.held.front().at <= now) deliver_front(peer);
+}
+
+void PcieLink::deliver_front(Side& r) {
+  Held h = r.held.take_front();
+  if (r.later && h.wakes) r.wake_times.pop_front();
+  taken_at_ = h.at;
+  if (r.deliver) r.deliver(std::move(h.tlp));
+}
+
+void PcieLink::take_arrived(int s, uint64_t upto_ps) {
+  Side& r = side_[s];
+  if (r.held.empty() || r.held.front().at > upto_ps) {
+    // Those sent and not yet held: picks the link has yet to work out.
+    if (side_[1 - s].tlps.empty() || next_action_ps(1 - s) > upto_ps) return;
   }
+  catch_up_all();
+  while (!r.held.empty() && r.held.front().at <= upto_ps) deliver_front(r);
+}
+
+uint64_t PcieLink::next_waking_arrival(int s) const {
+  const Side& sd = side_[s];
+  if (!sd.pick_due) return kNoTimer;
+  uint64_t rem = sd.clock.rem();
+  uint64_t t = sd.pick_ps;
+  for (size_t i = 0; i < sd.dllps.size(); ++i) t += sd.clock.peek_ps_for(kDllpWireBytes, rem);
+  for (size_t i = 0; i < sd.tlps.size(); ++i) {
+    const Queued& q = sd.tlps[i];
+    if (!credited(sd, q.tlp)) {
+      if (q.tlp.fc_class() != FcClass::kNonPosted) break;  // as pick() passes a blocked TLP
+      continue;
+    }
+    const uint64_t d = sd.clock.peek_ps_for(q.wire, rem);
+    if (q.wakes) return t + d + uint64_t(cfg_.link_latency_ns) * 1000;
+    t += d;
+  }
+  return kNoTimer;
 }
 
 uint64_t PcieLink::next_updatefc_arrival(const Side& from) const {
@@ -387,9 +434,9 @@ uint64_t PcieLink::next_tlp_arrival(const Side& sd) const {
   uint64_t t = sd.pick_ps;
   for (size_t i = 0; i < sd.dllps.size(); ++i) t += sd.clock.peek_ps_for(kDllpWireBytes, rem);
   for (size_t i = 0; i < sd.tlps.size(); ++i) {
-    const Tlp& tlp = sd.tlps[i];
-    if (credited(sd, tlp)) return t + lat + sd.clock.peek_ps_for(wire_bytes(tlp), rem);
-    if (tlp.fc_class() != FcClass::kNonPosted) break;  // as pick() passes a blocked TLP
+    const Queued& q = sd.tlps[i];
+    if (credited(sd, q.tlp)) return t + lat + sd.clock.peek_ps_for(q.wire, rem);
+    if (q.tlp.fc_class() != FcClass::kNonPosted) break;  // as pick() passes a blocked TLP
   }
   return kNoTimer;
 }
@@ -405,12 +452,13 @@ void PcieLink::arm(int s, uint64_t now) {
   // UpdateFC that can bring them. An ACK or an UpdateFC alone wakes no one (a run that has
   // nothing else left works them out: StatRegistry::on_lazy).
   uint64_t w = next_delivery(s);
-  if (!sd.tlps.empty()) {
+  const Side& peer = side_[1 - s];
+  if (!sd.tlps.empty() && (!peer.later || sd.queued_wakes > 0)) {
     // None of them arrives before the wire is free and the latency is over.
     const uint64_t hold = least_queued_hold(s);
     if (w == kNoTimer ||
         w > std::max(now, sd.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000 + hold) {
-      const uint64_t a = next_tlp_arrival(sd);
+      const uint64_t a = peer.later ? next_waking_arrival(s) : next_tlp_arrival(sd);
       if (a != kNoTimer)
         w = std::min(w, a + hold);
       else if (w == kNoTimer)

@@ -13,11 +13,14 @@
 // to the peer in UpdateFC DLLPs, one per `updatefc_factor` released TLPs of a class (or after
 // `updatefc_timer_ns`). A receiver may ask to take a TLP a fixed time after its arrival (its
 // own latency, per TLP type: set_receiver's `hold`); the link then hands it over at that time
-// rather than at its arrival, so one wake-up serves the arrival and the receiver's action. An
-// ACK DLLP does nothing where it arrives (the replay buffer is not
-// modelled), so its arrival wakes nothing. Completion credits are infinite on both sides (as for
-// endpoints and root ports), so completions send no UpdateFC. The replay buffer is not a limit
-// in this model.
+// rather than at its arrival, so one wake-up serves the arrival and the receiver's action. A
+// receiver may also say which TLPs it takes later (set_later: the DMAC's completions that only
+// fill a read's buffer): the link does not wake for those, the receiver takes them from its own
+// process before it needs them (take_arrived), or they come with the next TLP that wakes it,
+// each with its arrival time (taken_at). An ACK DLLP does nothing where it arrives (the replay
+// buffer is not modelled), so its arrival wakes nothing. Completion credits are infinite on both
+// sides (as for endpoints and root ports), so completions send no UpdateFC. The replay buffer is
+// not a limit in this model.
 //
 // What a side does between the deliveries of its TLPs to the peer (its picks, its ACK and
 // UpdateFC timers, the credits the peer's UpdateFCs bring it, the ACK bookkeeping of its TLPs'
@@ -78,6 +81,16 @@ class PcieLink : public sc_core::sc_module {
   }
   // Only while the link is idle.
   void set_hold(int s, const Hold& hold);
+  // TLPs for which `later` holds do not wake side s's upper layer (with no hold): it takes them
+  // itself, from its own process, before it needs them (take_arrived), or gets them with the
+  // next TLP that wakes it. Empty: every TLP wakes it.
+  void set_later(int s, std::function<bool(const Tlp&)> later) {
+    side_[s].later = std::move(later);
+  }
+  // Hands side s's upper layer the TLPs that reached it by `upto_ps` (at most now), in order.
+  void take_arrived(int s, uint64_t upto_ps);
+  // While a TLP is handed over: when it reached the upper layer (its arrival plus the hold).
+  uint64_t taken_at() const { return taken_at_; }
   // Side s is done with a TLP it received: its buffer space goes back to the peer.
   void release(int s, FcClass c, uint32_t data_credits);
 
@@ -117,13 +130,21 @@ class PcieLink : public sc_core::sc_module {
     FcClass fc = FcClass::kPosted;
     int64_t hdr = 0, data = 0;  // UpdateFC: credits returned
     uint64_t arrive_ps = 0;
+    uint32_t wire = 0;  // a TLP's wire bytes
+    bool wakes = true;  // a TLP: whether it wakes the peer's upper layer (its `later` false)
+  };
+  struct Queued {
+    Tlp tlp;
+    uint32_t wire = 0;
+    bool wakes = true;
   };
   struct Held {
     uint64_t at = 0;  // when the upper layer takes it
+    bool wakes = true;
     Tlp tlp;
   };
   struct Side {
-    GrowRing<Tlp> tlps;
+    GrowRing<Queued> tlps;
     int queued[4] = {0, 0, 0, 0};  // tlps by type
     // The TLPs at the queue's tail that were sent in the current delta, and their senders.
     uint64_t tail_ps = kNoTimer, tail_delta = 0;
@@ -141,7 +162,10 @@ class PcieLink : public sc_core::sc_module {
     GrowRing<Held> held;
     Hold hold{};
     bool flat_hold = true;  // one hold for every type
-    Credits granted;        // what the peer lets this side send
+    std::function<bool(const Tlp&)> later;
+    GrowRing<uint64_t> wake_times;  // held: the times of those that wake (with `later`)
+    int queued_wakes = 0;           // tlps that will wake the peer (its `later` false)
+    Credits granted;                // what the peer lets this side send
     ByteClock clock;
     uint64_t busy_until_ps = 0;
     // The transmitter's next pick: at pick_ps, in the delta pick_delta of that time (0 for the
@@ -195,8 +219,15 @@ class PcieLink : public sc_core::sc_module {
   // When the first of side s's TLPs sent reaches the peer's upper layer (none: kNoTimer).
   uint64_t next_delivery(int s) const {
     const Side& peer = side_[1 - s];
+    if (peer.later) return peer.wake_times.empty() ? kNoTimer : peer.wake_times.front();
     return peer.held.empty() ? kNoTimer : peer.held.front().at;
   }
+  bool wakes(const Side& receiver, const Tlp& t) const {
+    return !receiver.later || !receiver.later(t);
+  }
+  // A bound on the arrival of the first TLP side s would send from what it holds now that wakes
+  // the peer (none: kNoTimer): the TLPs before it go first, back to back.
+  uint64_t next_waking_arrival(int s) const;
   // The least hold of the peer's over the types side s has queued.
   uint64_t least_queued_hold(int s) const;
   // Runs both sides' actions before `delta` of time `now` (and all of earlier times).
@@ -215,6 +246,8 @@ class PcieLink : public sc_core::sc_module {
   void arrival(int s);
   // The peer's upper layer takes side s's TLPs whose hold ends by now.
   void deliver_due(int s, uint64_t now);
+  void deliver_front(Side& receiver);
+  uint64_t taken_at_ = 0;
   // Notifies side s's wake-up (see catch_up_all).
   void arm(int s, uint64_t now);
   void ack_timer(int s, uint64_t at);

@@ -30,7 +30,7 @@ void PcieIf::configure(const PcieIfParams& cfg) {
 
 void PcieIf::receive(Tlp&& t) {
   if (t.type == TlpType::kCplD || t.type == TlpType::kCpl) {
-    if (completions_) completions_(std::move(t));
+    if (completions_) completions_(std::move(t), link_.taken_at());
     return;
   }
   int bar = -1;

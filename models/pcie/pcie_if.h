@@ -50,8 +50,19 @@ class PcieIf : public sc_core::sc_module {
   void send(Tlp t);
   // The earliest time a completion can still arrive (PcieLink::earliest_tlp_arrival_ps).
   uint64_t earliest_completion_ps() const { return link_.earliest_tlp_arrival_ps(PcieLink::kCard); }
-  // Where completions for the requester go (CplD and Cpl, as they arrive).
-  void set_completion_sink(std::function<void(Tlp&&)> sink) { completions_ = std::move(sink); }
+  // Where completions for the requester go (CplD and Cpl, as they arrive), with their arrival
+  // time.
+  void set_completion_sink(std::function<void(Tlp&&, uint64_t at)> sink) {
+    completions_ = std::move(sink);
+  }
+  // Completions for which `later` holds do not wake the requester: it takes them itself
+  // (take_completions) before it needs them, or with the next completion that wakes it. It
+  // must not hold for the host's MMIO requests.
+  void set_completions_later(std::function<bool(const Tlp&)> later) {
+    link_.set_later(PcieLink::kCard, std::move(later));
+  }
+  // Hands the requester the completions that arrived by `upto_ps` (at most now), in order.
+  void take_completions(uint64_t upto_ps) { link_.take_arrived(PcieLink::kCard, upto_ps); }
 
  private:
   void receive(Tlp&& t);
@@ -63,7 +74,7 @@ class PcieIf : public sc_core::sc_module {
   EventQueue eq_{"eq"};
   Bar bars_[6];
   RegisterTarget* target_ = nullptr;
-  std::function<void(Tlp&&)> completions_;
+  std::function<void(Tlp&&, uint64_t)> completions_;
   Counter& mmio_reads_;
   Counter& mmio_writes_;
   Counter& mmio_ur_;

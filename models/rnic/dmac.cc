@@ -51,7 +51,11 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
       read_ns_(stats.group(name()).histogram("read_latency", "ns", "DMA read, request to data",
                                              Histogram::log2_edges(64, 20))) {
   if (own_model_) model_ = static_cast<DmacModel*>(core_.get());
-  pcie_.set_completion_sink([this](Tlp&& t) { completion(std::move(t)); });
+  pcie_.set_completion_sink([this](Tlp&& t, uint64_t at) { completion(std::move(t), at); });
+  // A completion that cannot end a piece only fills a read's buffer: when the block's edges are
+  // clocked in runs, it does not wake the block, which takes it before it clocks the edges it
+  // enters at (run()). (Any TLP but a successful CplD can end one: the host's MMIO wakes.)
+  pcie_.set_completions_later([this](const Tlp& t) { return batch_edges_ && !can_end_piece(t); });
   SC_HAS_PROCESS(RnicDmac);
   SC_METHOD(run);
   sensitive << wake_ev_ << nap_ev_;
@@ -122,8 +126,8 @@ void RnicDmac::msi(uint64_t addr, uint32_t data) {
   write(addr, std::move(d));
 }
 
-void RnicDmac::completion(Tlp&& t) {
-  const uint64_t first = now_ps() / clk_.period_ps + 1;  // the first edge after its arrival
+void RnicDmac::completion(Tlp&& t, uint64_t at) {
+  const uint64_t first = at / clk_.period_ps + 1;  // the first edge after its arrival
   const uint64_t beats = cpl_beats(t, B_);
   const bool ends = can_end_piece(t);
   cp_.push_back({first, std::move(t)});
@@ -170,7 +174,8 @@ void RnicDmac::run() {
   if (wake_ev_.triggered()) wake_edge_ = kNever;
   if (nap_ev_.triggered()) nap_edge_ = kNever;
   const uint64_t now = now_ps() / clk_.period_ps;
-  if (now < due_wake_) return arm();  // a nap on the way to a far edge
+  if (now < due_wake_) return arm();                   // a nap on the way to a far edge
+  if (batch_edges_) pcie_.take_completions(now_ps());  // those that did not wake the block
   // Every edge up to now that has work. Their inputs are all known: a request made from now on
   // is due if_cycles (at least 1) edges on, and a completion arriving now enters at the next
   // edge. Those before now take no output (due_wake_ came by the first edge that could, and an

@@ -13,15 +13,18 @@
 //   - a read's callback runs if_cycles after the edge that takes its done;
 //   - an MSI-X is a 4-byte write and keeps its place behind earlier writes.
 // The block is clocked only at edges where it has work (busy, an input it can take, its oldest
-// piece's timeout); when it wakes it is told how many cycles passed. With the C++ model, the
-// wrapper wakes only by the first edge at which something can leave the block (a TLP's last beat
-// on tx, a read's done on rd: DmacModel::quiet_edges, the completions queued here that can end
-// a piece (a failed one, or a piece's last: the others only fill a read's buffer), the requests
-// not yet taken) and clocks the edges with work before it on the way, in order, with the inputs
-// they would have had: a request made from now on is due if_cycles (>= 2) edges after now and a
-// completion arriving now enters at the next edge, so every input of an edge up to now is known.
-// An input that could make an output leave sooner wakes it by then. A wake also clocks the next
-// edge when the block is busy and that edge cannot differ: no input can reach it by then (the
+// piece's timeout); when it wakes it is told how many cycles passed. With the C++ model, a
+// completion that cannot end a piece (it only fills a read's buffer) does not wake the wrapper:
+// the wrapper takes the completions that have arrived from the link (PcieIf::take_completions)
+// before it clocks any edge, so each still enters at the first edge after its arrival. With the C++
+// model, the wrapper wakes only by the first edge at which something can leave the block (a TLP's
+// last beat on tx, a read's done on rd: DmacModel::quiet_edges, the completions queued here that
+// can end a piece (a failed one, or a piece's last: the others only fill a read's buffer), the
+// requests not yet taken) and clocks the edges with work before it on the way, in order, with the
+// inputs they would have had: a request made from now on is due if_cycles (>= 2) edges after now
+// and a completion arriving now enters at the next edge, so every input of an edge up to now is
+// known. An input that could make an output leave sooner wakes it by then. A wake also clocks the
+// next edge when the block is busy and that edge cannot differ: no input can reach it by then (the
 // PCIe link has no completion arriving before it) and nothing leaves at it. So the edges of an
 // MWr's beats or a completion's are clocked in one wake, not one wake each; what the rest of
 // the card sees happens at its own edge. Within a wake, a run of edges at which only beats move
@@ -108,7 +111,7 @@ class RnicDmac : public sc_core::sc_module {
     pcie::Tlp tlp;
   };
   void reset_core();
-  void completion(pcie::Tlp&& t);
+  void completion(pcie::Tlp&& t, uint64_t at);
   uint64_t due_edge() const;  // the edge a request made now reaches the block
   void wake_at(uint64_t edge, uint64_t out);
   void arm();

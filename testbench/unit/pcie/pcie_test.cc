@@ -134,9 +134,11 @@ TEST(PcieLinkHold, AReceiverTakesEachTlpItsHoldAfterItsArrival) {
   };
   std::vector<Got> at_plain, at_held;
   plain.set_receiver(PcieLink::kRc, [&](Tlp&& t) { at_plain.push_back({now_ps(), t.type}); });
-  held.set_receiver(
-      PcieLink::kRc, [&](Tlp&& t) { at_held.push_back({now_ps(), t.type}); },
-      {500000, 100000, 0, 0});
+  held.set_receiver(PcieLink::kRc,
+                    [&](Tlp&& t) {
+                      at_held.push_back({now_ps(), t.type});
+                    },
+                    {500000, 100000, 0, 0});
   for (PcieLink* l : {&plain, &held}) l->set_receiver(PcieLink::kCard, [](Tlp&&) {});
   sc_core::sc_spawn([&] {
     sc_core::wait(1, sc_core::SC_NS);
@@ -163,6 +165,53 @@ TEST(PcieLinkHold, AReceiverTakesEachTlpItsHoldAfterItsArrival) {
   EXPECT_EQ(at_held[1].t, at_plain[0].t + 500000);
   EXPECT_EQ(held.count_acks(PcieLink::kRc), 1u);
   EXPECT_EQ(plain.count_acks(PcieLink::kRc), 1u);
+}
+
+// TLPs a receiver says it takes later do not wake it: they come with the next one that does, or
+// when it asks (take_arrived), each with its arrival time.
+TEST(PcieLinkLater, TlpsTakenLaterComeWithTheNextWakeOrWhenAsked) {
+  PcieConfig c;
+  StatRegistry stats;
+  PcieLink link("link", c, stats);
+  struct Got {
+    uint64_t now, at, addr;
+  };
+  std::vector<Got> got;
+  link.set_receiver(PcieLink::kCard, [&](Tlp&& t) {
+    got.push_back({now_ps(), link.taken_at(), t.addr});
+  });
+  link.set_receiver(PcieLink::kRc, [](Tlp&&) {});
+  link.set_later(PcieLink::kCard, [](const Tlp& t) { return t.addr != 0x2000; });
+  auto send = [&link](uint64_t addr) {
+    Tlp t;
+    t.type = TlpType::kCplD;
+    t.addr = addr;
+    t.len = 64;
+    t.byte_count = 64;
+    t.data.resize(64);
+    link.send(PcieLink::kRc, std::move(t));
+  };
+  sc_core::sc_spawn([&] {
+    sc_core::wait(1, sc_core::SC_NS);
+    send(0x1000);
+    send(0x2000);
+    sc_core::wait(1, sc_core::SC_US);
+    send(0x3000);
+  });
+  sc_core::sc_start(2, sc_core::SC_US);
+  ASSERT_EQ(got.size(), 2u) << "0x3000 waits to be asked for";
+  EXPECT_EQ(got[0].addr, 0x1000u);
+  EXPECT_EQ(got[1].addr, 0x2000u);
+  EXPECT_EQ(got[0].now, got[1].at) << "taken at 0x2000's arrival";
+  EXPECT_LT(got[0].at, got[1].at);
+  EXPECT_EQ(got[1].now, got[1].at);
+  const uint64_t earliest = link.earliest_tlp_arrival_ps(PcieLink::kCard);
+  EXPECT_GT(earliest, 1001000u) << "0x3000 arrived after it was sent";
+  link.take_arrived(PcieLink::kCard, now_ps());
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[2].addr, 0x3000u);
+  EXPECT_EQ(got[2].at, earliest);
+  EXPECT_EQ(got[2].now, 2000000u);
 }
 
 // rnic-10g: Gen3 x8, MPS 256, MRRS 512, RCB 64, ACK every 4 TLPs, UpdateFC every 8 released.
