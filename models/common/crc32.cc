@@ -1,5 +1,9 @@
 #include "models/common/crc32.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -51,17 +55,29 @@ uint32_t reflect32(uint32_t v) {
 }
 }  // namespace
 
-Crc32::Crc32(uint32_t poly) : poly_(poly) {
+// One set of tables per polynomial, shared by every Crc32 of it (a run of many hosts has two
+// FCS blocks a MAC and one a switch: private tables would be 8 KiB each in the cache).
+const Crc32::Tables& Crc32::tables_for(uint32_t poly) {
+  static std::mutex mu;
+  static std::map<uint32_t, std::unique_ptr<Tables>> made;
+  const std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<Tables>& t = made[poly];
+  if (t) return *t;
+  t = std::make_unique<Tables>();
+  Tables& table = *t;
   const uint32_t pr = reflect32(poly);
   for (uint32_t i = 0; i < 256; ++i) {
     uint32_t c = i;
     for (int b = 0; b < 8; ++b) c = (c >> 1) ^ ((c & 1u) ? pr : 0u);
-    table_[0][i] = c;
+    table[0][i] = c;
   }
   for (uint32_t i = 0; i < 256; ++i)
-    for (int t = 1; t < 8; ++t)
-      table_[t][i] = (table_[t - 1][i] >> 8) ^ table_[0][table_[t - 1][i] & 0xFF];
+    for (int k = 1; k < 8; ++k)
+      table[k][i] = (table[k - 1][i] >> 8) ^ table[0][table[k - 1][i] & 0xFF];
+  return table;
 }
+
+Crc32::Crc32(uint32_t poly) : poly_(poly), table_(&tables_for(poly)) {}
 
 uint32_t Crc32::update(uint32_t c, const uint8_t* p, size_t len) const {
 #if defined(__x86_64__)
@@ -72,15 +88,16 @@ uint32_t Crc32::update(uint32_t c, const uint8_t* p, size_t len) const {
     len -= n;
   }
 #endif
+  const Tables& t = *table_;
   while (len >= 8) {
     const uint32_t lo =
         c ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24);
-    c = table_[7][lo & 0xFF] ^ table_[6][(lo >> 8) & 0xFF] ^ table_[5][(lo >> 16) & 0xFF] ^
-        table_[4][lo >> 24] ^ table_[3][p[4]] ^ table_[2][p[5]] ^ table_[1][p[6]] ^ table_[0][p[7]];
+    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
+        t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
     p += 8;
     len -= 8;
   }
-  while (len--) c = (c >> 8) ^ table_[0][(c ^ *p++) & 0xFF];
+  while (len--) c = (c >> 8) ^ t[0][(c ^ *p++) & 0xFF];
   return c;
 }
 

@@ -31,8 +31,10 @@ class Crc32 {
   uint32_t poly() const { return poly_; }
 
  private:
+  using Tables = std::array<std::array<uint32_t, 256>, 8>;  // slicing-by-8
+  static const Tables& tables_for(uint32_t poly);
   uint32_t poly_;
-  std::array<std::array<uint32_t, 256>, 8> table_{};  // slicing-by-8 tables
+  const Tables* table_;  // shared by every Crc32 of this polynomial
 };
 
 // Burst-level model of the block: one call per message, stamped with the cycle of its first
