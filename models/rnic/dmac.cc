@@ -30,6 +30,12 @@ uint32_t cpl_beats(const Tlp& t, int bytes) {
 // or free a tag for the next MRd: a failed one, or the piece's last (its byte count its
 // length). Any other only puts bytes in a read's buffer, which nothing outside sees.
 bool can_end_piece(const Tlp& t) { return !carries_data(t) || t.byte_count == t.len; }
+// The block's cp_status pin for a completion.
+uint8_t cpl_status_pin(const Tlp& t) {
+  return carries_data(t)                    ? 0
+         : t.status == pcie::CplStatus::kUr ? uint8_t(DmacStatus::kUnsupported)
+                                            : uint8_t(DmacStatus::kAbort);
+}
 }  // namespace
 
 RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p,
@@ -245,11 +251,18 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
   if (!wq_.empty()) before(wq_.front().due);
   DmacBeatRun r;
   if (!cp_.empty()) {
-    if (cp_k_ > 0) {
-      const Tlp& t = cp_.front().tlp;
+    const Tlp& t = cp_.front().tlp;
+    if (cp_k_ > 0 || cp_.front().first <= e) {
       r.cp = t.data.data() + size_t(cp_k_) * size_t(B_);
       r.cp_beats = cpl_beats(t, B_) - cp_k_;
       r.cp_bytes = cpl_bytes(t) - cp_k_ * uint32_t(B_);
+      if (cp_k_ == 0) {  // its first beat, with the header (as step() presents it)
+        r.cp_first = true;
+        r.cp_tag = t.tag;
+        r.cp_status = cpl_status_pin(t);
+        r.cp_byte_count = t.byte_count;
+        r.cp_len = carries_data(t) ? t.len : 0;
+      }
     } else {
       before(cp_.front().first);
     }
@@ -375,9 +388,7 @@ void RnicDmac::step(uint64_t e) {
     const Tlp& t = cp_.front().tlp;
     const bool data = carries_data(t);
     in_.cp_tag = t.tag;
-    in_.cp_status = data                               ? 0
-                    : t.status == pcie::CplStatus::kUr ? uint8_t(DmacStatus::kUnsupported)
-                                                       : uint8_t(DmacStatus::kAbort);
+    in_.cp_status = cpl_status_pin(t);
     in_.cp_byte_count = t.byte_count;
     in_.cp_len = data ? t.len : 0;
     const uint32_t len = cpl_bytes(t);

@@ -319,9 +319,12 @@ uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
       n = std::min(n, need - data_wr_ + 1);
     }
   }
-  if (in_cpl_ != (r.cp_beats > 0)) return 0;  // a completion's first beat takes its header
-  if (in_cpl_) {  // its beats, the last one too (ending the run) when it cannot end a piece
-    const bool ends = cpl_match_ && (cpl_status_ != 0 || cpl_bc_ == cpl_len_);
+  // A completion's first beat takes its header: only at the run's first edge.
+  if (r.cp_first ? in_cpl_ || r.cp_beats == 0 : in_cpl_ != (r.cp_beats > 0)) return 0;
+  if (r.cp_beats > 0) {  // its beats, the last one too (ending the run) when it cannot end a piece
+    const bool match = r.cp_first ? r.cp_tag < tag_.size() && tag_[r.cp_tag].out : cpl_match_;
+    const bool ends = match && (r.cp_first ? r.cp_status != 0 || r.cp_byte_count == r.cp_len
+                                           : cpl_status_ != 0 || cpl_bc_ == cpl_len_);
     const uint64_t left = r.cp_beats - ends;
     if (left == 0) return 0;
     n = std::min(n, left);
@@ -364,6 +367,19 @@ void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
   }
   out_.rw_valid = false;
   r.rw_cnt = 0;
+  if (r.cp_first) {  // the header, as edge() takes it
+    cpl_tag_ = r.cp_tag;
+    cpl_status_ = r.cp_status;
+    cpl_bc_ = r.cp_byte_count;
+    cpl_len_ = r.cp_len;
+    cpl_k_ = 0;
+    cpl_match_ = cpl_tag_ < tag_.size() && tag_[cpl_tag_].out;
+    if (cpl_match_) {
+      const Tag& t = tag_[cpl_tag_];
+      cpl_off_ = t.off + t.len - std::min(cpl_bc_, t.len);
+    }
+    in_cpl_ = true;
+  }
   if (in_cpl_) {
     // The completion's bytes these beats carry, the last edge's last.
     const uint64_t bytes = std::min<uint64_t>(n * B, r.cp_bytes);

@@ -99,23 +99,24 @@ struct DmacOut {
 // DmacIn's and DmacOut's pins, named as in the port list (rnic_dmac_ports.h): one list for every
 // adapter between the structs and a pin set (the SystemC pin face, the C++-mode RTL core) and
 // for comparing outputs. Scalars, then the data beats (BYTES bytes each).
-#define RNIC_DMAC_IN_SCALARS(X)                                                                \
-  X(rst)                                                                                       \
-  X(skip)                                                                                      \
-  X(cfg_mrrs)                                                                                  \
-  X(cfg_mps)                                                                                   \
-  X(cfg_tags) X(cfg_timeout) X(rq_valid) X(rq_addr) X(rq_len) X(rq_id) X(rd_ready) X(wq_valid) \
-      X(wq_addr) X(wq_len) X(wd_valid) X(tx_ready) X(cp_valid) X(cp_tag) X(cp_status)          \
-          X(cp_byte_count) X(cp_len) X(cp_cnt) X(cp_last)
+#define RNIC_DMAC_IN_SCALARS(X)                                                               \
+  X(rst)                                                                                      \
+  X(skip)                                                                                     \
+  X(cfg_mrrs)                                                                                 \
+  X(cfg_mps)                                                                                  \
+  X(cfg_tags)                                                                                 \
+  X(cfg_timeout) X(rq_valid) X(rq_addr) X(rq_len) X(rq_id) X(rd_ready) X(wq_valid) X(wq_addr) \
+      X(wq_len) X(wd_valid) X(tx_ready) X(cp_valid) X(cp_tag) X(cp_status) X(cp_byte_count)   \
+          X(cp_len) X(cp_cnt) X(cp_last)
 #define RNIC_DMAC_IN_DATA(X) X(wd_data) X(cp_data)
-#define RNIC_DMAC_OUT_SCALARS(X)                                                          \
-  X(rq_ready)                                                                             \
-  X(wq_ready)                                                                             \
-  X(wd_ready)                                                                             \
-  X(cp_ready)                                                                             \
-  X(rd_valid) X(rd_id) X(rd_status) X(rw_valid) X(rw_id) X(rw_off) X(rw_cnt) X(tx_valid)  \
-      X(tx_write) X(tx_last) X(tx_addr) X(tx_len) X(tx_cnt) X(tx_tag) X(busy) X(tmo_wait) \
-          X(tags_used)
+#define RNIC_DMAC_OUT_SCALARS(X)                                                         \
+  X(rq_ready)                                                                            \
+  X(wq_ready)                                                                            \
+  X(wd_ready)                                                                            \
+  X(cp_ready)                                                                            \
+  X(rd_valid)                                                                            \
+  X(rd_id) X(rd_status) X(rw_valid) X(rw_id) X(rw_off) X(rw_cnt) X(tx_valid) X(tx_write) \
+      X(tx_last) X(tx_addr) X(tx_len) X(tx_cnt) X(tx_tag) X(busy) X(tmo_wait) X(tags_used)
 #define RNIC_DMAC_OUT_DATA(X) X(rw_data) X(tx_data)
 
 // One implementation of the block: the model below or a Verilated RTL build.
@@ -135,11 +136,17 @@ class DmacCore {
 // edges, and they are at most its current one), the completion in progress (the cp_bytes of its
 // beats from the next one on, cp_beats of them with its last, presented back to back), the write
 // data (from the next beat on: wd_bytes in one buffer, its last beat partial, and whether more
-// follows it). Out: what the edges did that the driver carries on its side.
+// follows it). The completion's first beat may start the run (cp_first, with its header's
+// pins; cp_beats and cp_bytes then count all of it). Out: what the edges did that the driver
+// carries on its side.
 struct DmacBeatRun {
   uint64_t max_edges = 0;
   const uint8_t* cp = nullptr;
   uint32_t cp_beats = 0, cp_bytes = 0;
+  bool cp_first = false;
+  uint16_t cp_tag = 0;
+  uint8_t cp_status = 0;
+  uint32_t cp_byte_count = 0, cp_len = 0;
   const uint8_t* wd = nullptr;
   uint32_t wd_bytes = 0;
   bool wd_more = false;
@@ -170,14 +177,14 @@ class DmacModel : public DmacCore {
   // likes before the first one it cannot, as long as their inputs are known by then.
   uint64_t quiet_edges() const;
   // Beat edges: edges after the last one, back to back, at which no TLP starts or is taken whole
-  // from tx, no piece ends, times out or is issued, no read finishes and no request, write or
-  // completion header is taken; only the beats of the MWr in progress (its last one ending the
-  // run), of the completion in progress (its last one too, ending the run, when it cannot end a
-  // piece) and of the write data move. beat_edges says how many of the next edges are such edges
-  // with r's inputs (0: the next one is not), beat_run clocks n of them at once: the state and
-  // outputs after it are those of n edges, with the MWr's bytes those edges take from tx (its beat
-  // presented before the first, and each beat but the last's) appended to tx, and r's outputs
-  // set.
+  // from tx, no piece ends, times out or is issued, no read finishes and no request or write is
+  // taken (a completion's header only at the first of them); only the beats of the MWr in progress
+  // (its last one ending the run), of the completion in progress (its last one too, ending the run,
+  // when it cannot end a piece) and of the write data move. beat_edges says how many of the next
+  // edges are such edges with r's inputs (0: the next one is not), beat_run clocks n of them at
+  // once: the state and outputs after it are those of n edges, with the MWr's bytes those edges
+  // take from tx (its beat presented before the first, and each beat but the last's) appended to
+  // tx, and r's outputs set.
   uint64_t beat_edges(const DmacBeatRun& r) const;
   void beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx);
 

@@ -286,11 +286,11 @@ struct BeatDriver {
     std::vector<uint8_t> data;
   };
   struct Sent {  // a TLP as the link would get it, or a read's done
-    uint64_t edge;
-    bool write, done;
-    uint64_t addr;
-    uint32_t len;
-    uint16_t tag;
+    uint64_t edge = 0;
+    bool write = false, done = false;
+    uint64_t addr = 0;
+    uint32_t len = 0;
+    uint16_t tag = 0;
     std::vector<uint8_t> data;
     bool operator==(const Sent& o) const {
       return edge == o.edge && write == o.write && done == o.done && addr == o.addr &&
@@ -312,7 +312,7 @@ struct BeatDriver {
   std::deque<uint8_t> ids;
   Sent tx;
   std::vector<Sent> sent;
-  uint64_t run_edges = 0;
+  uint64_t run_edges = 0, header_runs = 0;
 
   static uint8_t mem(uint64_t a) { return uint8_t(a * 131 + 7); }
   BeatDriver(int bytes, bool r, uint64_t seed) : m(bytes), B(bytes), runs(r), rng(seed) {
@@ -431,12 +431,19 @@ struct BeatDriver {
       auto before = [&](uint64_t due) { lim = std::min(lim, due > e ? due - e : 0); };
       if (!rq.empty()) before(rq.front().first);
       if (!wq.empty()) before(wq.front().first);
-      if (!cp.empty() && cp_k == 0) before(cp.front().first);
-      if (!cp.empty() && cp_k > 0) {
+      if (!cp.empty() && cp_k == 0 && cp.front().first > e) before(cp.front().first);
+      if (!cp.empty() && (cp_k > 0 || cp.front().first <= e)) {
         const Cpl& c = cp.front();
         r.cp = c.data.data() + cp_k * uint32_t(B);
-        r.cp_beats = (c.len + uint32_t(B) - 1) / uint32_t(B) - cp_k;
+        r.cp_beats = (c.len ? (c.len + uint32_t(B) - 1) / uint32_t(B) : 1) - cp_k;
         r.cp_bytes = c.len - cp_k * uint32_t(B);
+        if (cp_k == 0) {  // its first beat starts the run, with its header
+          r.cp_first = true;
+          r.cp_tag = c.tag;
+          r.cp_status = c.status;
+          r.cp_byte_count = c.bc;
+          r.cp_len = c.len;
+        }
       }
       if (!wd.empty()) {
         r.wd = wd.front().data() + wd_pos;
@@ -447,9 +454,12 @@ struct BeatDriver {
       const uint64_t n = lim ? m.beat_edges(r) : 0;
       if (n) {
         m.beat_run(r, n, tx.data);
+        header_runs += r.cp_first;
         if (r.rw_cnt) std::copy_n(r.cp, r.rw_cnt, slot[r.rw_id].begin() + r.rw_off);
-        if (r.cp_beats > 0 &&
-            (cp_k += uint32_t(n)) == (cp.front().len + uint32_t(B) - 1) / uint32_t(B)) {
+        const uint32_t all = cp.empty()       ? 0
+                             : cp.front().len ? (cp.front().len + uint32_t(B) - 1) / uint32_t(B)
+                                              : 1;
+        if (r.cp_beats > 0 && (cp_k += uint32_t(n)) == all) {
           cp.pop_front();
           cp_k = 0;
         }
@@ -500,6 +510,7 @@ TEST(RnicDmac, BeatRunsMatchTheirEdges) {
     EXPECT_EQ(fast.slot, ref.slot);
     EXPECT_GT(ref.sent.size(), 900u);
     EXPECT_GT(fast.run_edges * 12, beats) << "too few beat runs to mean anything";
+    EXPECT_GT(fast.header_runs, 100u) << "too few runs that take a completion's header";
     size_t fails = 0;
     for (const auto& s : ref.sent) fails += s.done && s.tag != 0;
     EXPECT_GT(fails, 0u) << "no read failed or timed out";
