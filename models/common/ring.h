@@ -48,22 +48,33 @@ class GrowRing {
   T& operator[](size_t i) { return buf_[(head_ + i) & mask_]; }
   const T& operator[](size_t i) const { return buf_[(head_ + i) & mask_]; }
   void pop_front() { buf_[head_++ & mask_] = T{}; }
+  // The front element goes; its slot keeps what it held (moved from, or not) until reused.
+  void drop_front() { ++head_; }
   // The front element, moved out (its slot keeps the moved-from husk until reused).
   T take_front() { return std::move(buf_[head_++ & mask_]); }
   void push_back(T&& v) {
     if (size() == buf_.size()) grow();
     buf_[tail_++ & mask_] = std::move(v);
   }
+  // A new element at the back, to be filled in place: its slot as the last element left it.
+  T& emplace_back() {
+    if (size() == buf_.size()) grow();
+    return buf_[tail_++ & mask_];
+  }
   // v before the element at i (i == size(): at the back); those from i on move back one.
   void insert(size_t i, T&& v) {
     push_back(std::move(v));
     for (size_t k = size() - 1; k > i; --k) std::swap((*this)[k], (*this)[k - 1]);
   }
+  // The element at i goes; those after it move up one.
+  void drop(size_t i) {
+    for (size_t k = i; k + 1 < size(); ++k) (*this)[k] = std::move((*this)[k + 1]);
+    --tail_;
+  }
   // The element at i, moved out; those after it move up one.
   T take(size_t i) {
     T v = std::move((*this)[i]);
-    for (size_t k = i; k + 1 < size(); ++k) (*this)[k] = std::move((*this)[k + 1]);
-    --tail_;
+    drop(i);
     return v;
   }
 

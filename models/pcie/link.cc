@@ -199,7 +199,7 @@ void PcieLink::run_due(uint64_t now, uint64_t delta) {
 
 void PcieLink::grant(int s) {
   Side& sd = side_[s];
-  const Packet p = side_[1 - s].fc_in_flight.take_front();
+  const Dllp p = side_[1 - s].fc_in_flight.take_front();
   if (p.fc == FcClass::kPosted) {
     sd.granted.ph += p.hdr;
     sd.granted.pd += p.data;
@@ -228,17 +228,19 @@ void PcieLink::send(int s, Tlp tlp) {
       --k;
   }
   ++sd.queued[int(tlp.type)];
-  Queued q{std::move(tlp), 0, true};
-  q.wire = wire_bytes(q.tlp);
-  q.wakes = wakes(side_[1 - s], q.tlp);
-  sd.queued_wakes += q.wakes;
+  const uint32_t wire = wire_bytes(tlp);
+  const bool w = wakes(side_[1 - s], tlp);
+  sd.queued_wakes += w;
   if (k == sd.tail_from.size()) {
     sd.tail_from.push_back(from);
-    sd.tlps.push_back(std::move(q));
+    Queued& q = sd.tlps.emplace_back();
+    q.tlp = std::move(tlp);
+    q.wire = wire;
+    q.wakes = w;
   } else {
     const size_t behind = sd.tail_from.size() - k;
     sd.tail_from.insert(sd.tail_from.begin() + int64_t(k), from);
-    sd.tlps.insert(sd.tlps.size() - behind, std::move(q));
+    sd.tlps.insert(sd.tlps.size() - behind, Queued{std::move(tlp), wire, w});
   }
   kick(sd, now, delta);
   arm(s, now);
@@ -266,11 +268,8 @@ bool PcieLink::credited(const Side& sd, const Tlp& t) {
   }
 }
 
-bool PcieLink::pick(Side& sd, Packet* out) {
-  if (!sd.dllps.empty()) {
-    *out = sd.dllps.take_front();
-    return true;
-  }
+int PcieLink::pick(Side& sd) {
+  if (!sd.dllps.empty()) return kPickDllp;
   for (size_t i = 0; i < sd.tlps.size(); ++i) {
     const Tlp& t = sd.tlps[i].tlp;
     const FcClass c = t.fc_class();
@@ -281,60 +280,70 @@ bool PcieLink::pick(Side& sd, Packet* out) {
       } else if (c == FcClass::kNonPosted) {
         sd.granted.nph -= 1;
       }
-      Queued q = i == 0 ? sd.tlps.take_front() : sd.tlps.take(i);
-      out->kind = Kind::kTlp;
-      out->tlp = std::move(q.tlp);
-      out->wire = q.wire;
-      out->wakes = q.wakes;
-      return true;
+      return int(i);
     }
     if (i == 0) ++*sd.st.credit_stalls;
-    if (c != FcClass::kNonPosted) return false;  // only blocked non-posted TLPs may be passed
+    if (c != FcClass::kNonPosted) return kPickNone;  // only blocked non-posted TLPs may be passed
   }
-  return false;
+  return kPickNone;
 }
 
 void PcieLink::pick_now(int s) {
   Side& sd = side_[s];
   const uint64_t at = sd.pick_ps;
-  Packet p;
-  if (!pick(sd, &p)) {
+  const int i = pick(sd);
+  if (i == kPickNone) {
     sd.pick_due = false;  // idle until a packet, a DLLP or a credit comes
     return;
   }
-  uint32_t bytes = kDllpWireBytes;
-  if (p.kind == Kind::kTlp) {
-    --sd.queued[int(p.tlp.type)];
-    sd.queued_wakes -= p.wakes;
-    bytes = p.wire;
-    ++*sd.st.tlps;
-    *sd.st.tlp_wire_bytes += bytes;
-    *sd.st.payload_bytes += p.tlp.payload_wire_bytes();
-  } else if (p.kind == Kind::kAck) {
-    ++*sd.st.acks;
+  const uint64_t lat = uint64_t(cfg_.link_latency_ns) * 1000;
+  uint64_t dur;
+  if (i == kPickDllp) {
+    Dllp d = sd.dllps.take_front();
+    ++*(d.kind == Kind::kAck ? sd.st.acks : sd.st.updatefcs);
+    dur = sd.clock.ps_for(kDllpWireBytes);
+    sd.sending = d.kind;
+    sd.sending_type = TlpType::kMWr;  // (read only while a TLP is sent)
+    sd.sending_bytes = kDllpWireBytes;
+    if (d.kind == Kind::kUpdateFc) {
+      d.arrive_ps = at + dur + lat;
+      sd.fc_in_flight.push_back(std::move(d));
+    }
   } else {
-    ++*sd.st.updatefcs;
-  }
-  const uint64_t dur = sd.clock.ps_for(bytes);
-  sd.sending = p.kind;
-  sd.sending_type = p.tlp.type;
-  sd.sending_bytes = bytes;
-  sd.busy_until_ps = at + dur;
-  sd.busy_ps += dur;
-  const uint64_t arrive = at + dur + uint64_t(cfg_.link_latency_ns) * 1000;
-  if (p.kind == Kind::kTlp) {
+    Queued& q = sd.tlps[size_t(i)];
+    const TlpType type = q.tlp.type;
+    --sd.queued[int(type)];
+    sd.queued_wakes -= q.wakes;
+    ++*sd.st.tlps;
+    *sd.st.tlp_wire_bytes += q.wire;
+    *sd.st.payload_bytes += q.tlp.payload_wire_bytes();
+    dur = sd.clock.ps_for(q.wire);
+    sd.sending = Kind::kTlp;
+    sd.sending_type = type;
+    sd.sending_bytes = q.wire;
+    const uint64_t arrive = at + dur + lat;
     sd.in_flight.push_back(uint64_t(arrive));
     // In the order the peer takes them: by the end of their holds, then as they were sent.
     Side& peer = side_[1 - s];
-    Held h{arrive + peer.hold[int(p.tlp.type)], p.wakes, std::move(p.tlp)};
-    if (peer.later && h.wakes) peer.wake_times.push_back(uint64_t(h.at));  // no hold: in order
+    const uint64_t taken = arrive + peer.hold[int(type)];
+    if (peer.later && q.wakes) peer.wake_times.push_back(uint64_t(taken));  // no hold: in order
     size_t k = peer.held.size();
-    while (k > 0 && peer.held[k - 1].at > h.at) --k;
-    peer.held.insert(k, std::move(h));
-  } else if (p.kind == Kind::kUpdateFc) {
-    p.arrive_ps = arrive;
-    sd.fc_in_flight.push_back(std::move(p));
+    while (k > 0 && peer.held[k - 1].at > taken) --k;
+    if (k == peer.held.size()) {
+      Held& h = peer.held.emplace_back();
+      h.at = taken;
+      h.wakes = q.wakes;
+      h.tlp = std::move(q.tlp);
+    } else {
+      peer.held.insert(k, Held{taken, q.wakes, std::move(q.tlp)});
+    }
+    if (i == 0)
+      sd.tlps.drop_front();
+    else
+      sd.tlps.drop(size_t(i));
   }
+  sd.busy_until_ps = at + dur;
+  sd.busy_ps += dur;
   // The next pick, at the end of this packet (it finds nothing if nothing waits then).
   sd.pick_ps = sd.busy_until_ps;
   sd.pick_delta = 0;
@@ -507,7 +516,7 @@ void PcieLink::on_event() {
 void PcieLink::queue_ack(int s, uint64_t at, uint64_t delta) {
   Side& sd = side_[s];
   sd.ack_owed = 0;
-  Packet p;
+  Dllp p;
   p.kind = Kind::kAck;
   sd.dllps.push_back(std::move(p));
   kick(sd, at, delta);
@@ -542,7 +551,7 @@ void PcieLink::flush_fc(int s, uint64_t at, uint64_t delta) {
   Side& sd = side_[s];
   for (int c = 0; c < 2; ++c) {
     if (sd.owed_hdr[c] == 0) continue;
-    Packet p;
+    Dllp p;
     p.kind = Kind::kUpdateFc;
     p.fc = FcClass(c);
     p.hdr = sd.owed_hdr[c];

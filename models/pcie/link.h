@@ -124,19 +124,16 @@ class PcieLink : public sc_core::sc_module {
  private:
   static constexpr uint64_t kNoTimer = UINT64_MAX;
   enum class Kind : uint8_t { kTlp, kAck, kUpdateFc };
-  struct Packet {
-    Kind kind = Kind::kTlp;
-    Tlp tlp;
+  struct Dllp {
+    Kind kind = Kind::kAck;
     FcClass fc = FcClass::kPosted;
     int64_t hdr = 0, data = 0;  // UpdateFC: credits returned
     uint64_t arrive_ps = 0;
-    uint32_t wire = 0;  // a TLP's wire bytes
-    bool wakes = true;  // a TLP: whether it wakes the peer's upper layer (its `later` false)
   };
   struct Queued {
     Tlp tlp;
-    uint32_t wire = 0;
-    bool wakes = true;
+    uint32_t wire = 0;  // its wire bytes
+    bool wakes = true;  // whether it wakes the peer's upper layer (its `later` false)
   };
   struct Held {
     uint64_t at = 0;  // when the upper layer takes it
@@ -149,14 +146,14 @@ class PcieLink : public sc_core::sc_module {
     // The TLPs at the queue's tail that were sent in the current delta, and their senders.
     uint64_t tail_ps = kNoTimer, tail_delta = 0;
     std::vector<const sc_core::sc_object*> tail_from;
-    GrowRing<Packet> dllps;
+    GrowRing<Dllp> dllps;
     // TLPs sent by this side, not yet at the peer, and UpdateFCs (their credits are the peer's
     // from their arrival). An ACK does nothing where it arrives (the replay buffer is not
     // modelled): it takes its time on the wire, and no more.
     // The arrival times of the TLPs this side sent that have yet to reach the peer (the TLPs wait
     // in the peer's `held`), and the UpdateFCs on their way.
     GrowRing<uint64_t> in_flight;
-    GrowRing<Packet> fc_in_flight;
+    GrowRing<Dllp> fc_in_flight;
     // TLPs the peer sent, on their way or waiting out this side's hold, in the order this side
     // takes them (by the end of their holds, then as they were sent).
     GrowRing<Held> held;
@@ -255,7 +252,10 @@ class PcieLink : public sc_core::sc_module {
   void fc_timer_due(int s, uint64_t at, uint64_t delta);
   void queue_ack(int s, uint64_t at, uint64_t delta);
   void flush_fc(int s, uint64_t at, uint64_t delta);
-  bool pick(Side& sd, Packet* out);
+  // What the transmitter sends next: kPickNone, kPickDllp (the first DLLP) or the index of the
+  // TLP, whose credits it takes.
+  static constexpr int kPickNone = -1, kPickDllp = -2;
+  int pick(Side& sd);
   uint32_t wire_bytes(const Tlp& t) const;  // framing included
   // Whether the peer's credits let side sd send t now.
   static bool credited(const Side& sd, const Tlp& t);

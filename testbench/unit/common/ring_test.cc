@@ -61,8 +61,9 @@ TEST(GrowRing, KeepsItsOrderAcrossWrapsAndGrowth) {
   EXPECT_EQ(next_out, next_in);
 }
 
-// insert and take keep the others' order, wrapped round the array or not, across growth: the
-// PCIe link's queue puts a TLP behind same-delta ones and takes one that passes a blocked one.
+// insert, take and drop keep the others' order, wrapped round the array or not, across growth:
+// the PCIe link's queue puts a TLP behind same-delta ones and takes one that passes a blocked
+// one. A slot filled in place (emplace_back) or left by drop_front holds what it is given.
 TEST(GrowRing, InsertAndTakeInTheMiddleKeepTheOthersInOrder) {
   GrowRing<std::vector<int>> r;
   std::deque<int> ref;
@@ -70,15 +71,25 @@ TEST(GrowRing, InsertAndTakeInTheMiddleKeepTheOthersInOrder) {
   int next = 0;
   for (int step = 0; step < 2000; ++step) {
     x = x * 1103515245u + 12345u;
-    const uint32_t op = (x >> 16) % 4;
+    const uint32_t op = (x >> 16) % 7;
     if (op < 2 || ref.empty()) {
       const size_t at = ref.empty() ? 0 : (x >> 8) % (ref.size() + 1);
       r.insert(at, std::vector<int>{next});
       ref.insert(ref.begin() + int64_t(at), next++);
     } else if (op == 2) {
+      r.emplace_back() = std::vector<int>{next};
+      ref.push_back(next++);
+    } else if (op == 3) {
       const size_t at = (x >> 8) % ref.size();
       ASSERT_EQ(r.take(at).at(0), ref[at]);
       ref.erase(ref.begin() + int64_t(at));
+    } else if (op == 4) {
+      const size_t at = (x >> 8) % ref.size();
+      r.drop(at);
+      ref.erase(ref.begin() + int64_t(at));
+    } else if (op == 5) {
+      r.drop_front();
+      ref.pop_front();
     } else {
       ASSERT_EQ(r.take_front().at(0), ref.front());
       ref.pop_front();
