@@ -153,6 +153,19 @@ void DmacModel::finish(int ei) {
   --n_live_;
 }
 
+void DmacModel::take_header(uint16_t tag, uint8_t status, uint32_t byte_count, uint32_t len) {
+  cpl_tag_ = tag;
+  cpl_status_ = status;
+  cpl_bc_ = byte_count;
+  cpl_len_ = len;
+  cpl_k_ = 0;
+  cpl_match_ = tag_out(tag);
+  if (cpl_match_) {
+    const Tag& t = tag_[tag];
+    cpl_off_ = t.off + t.len - std::min(cpl_bc_, t.len);
+  }
+}
+
 void DmacModel::piece_event(int t, uint8_t status) {
   Tag& tg = tag_[size_t(t)];
   tg.out = false;
@@ -205,18 +218,7 @@ void DmacModel::edge(const DmacIn& in) {
   bool cp_last_ev = false;
   const bool in_cpl_pre = in_cpl_;
   if (cp_take) {
-    if (!in_cpl_) {
-      cpl_tag_ = in.cp_tag;
-      cpl_status_ = in.cp_status;
-      cpl_bc_ = in.cp_byte_count;
-      cpl_len_ = in.cp_len;
-      cpl_k_ = 0;
-      cpl_match_ = cpl_tag_ < tag_.size() && tag_[cpl_tag_].out;
-      if (cpl_match_) {
-        const Tag& t = tag_[cpl_tag_];
-        cpl_off_ = t.off + t.len - std::min(cpl_bc_, t.len);
-      }
-    }
+    if (!in_cpl_) take_header(in.cp_tag, in.cp_status, in.cp_byte_count, in.cp_len);
     const uint32_t n = in.cp_last ? std::min<uint32_t>(in.cp_cnt, uint32_t(B_)) : uint32_t(B_);
     if (cpl_match_ && cpl_status_ == 0) {
       const Entry& e = e_[tag_[cpl_tag_].entry];
@@ -322,7 +324,7 @@ uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
   // A completion's first beat takes its header: only at the run's first edge.
   if (r.cp_first ? in_cpl_ || r.cp_beats == 0 : in_cpl_ != (r.cp_beats > 0)) return 0;
   if (r.cp_beats > 0) {  // its beats, the last one too (ending the run) when it cannot end a piece
-    const bool match = r.cp_first ? r.cp_tag < tag_.size() && tag_[r.cp_tag].out : cpl_match_;
+    const bool match = r.cp_first ? tag_out(r.cp_tag) : cpl_match_;
     const bool ends = match && (r.cp_first ? r.cp_status != 0 || r.cp_byte_count == r.cp_len
                                            : cpl_status_ != 0 || cpl_bc_ == cpl_len_);
     const uint64_t left = r.cp_beats - ends;
@@ -368,16 +370,7 @@ void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
   out_.rw_valid = false;
   r.rw_cnt = 0;
   if (r.cp_first) {  // the header, as edge() takes it
-    cpl_tag_ = r.cp_tag;
-    cpl_status_ = r.cp_status;
-    cpl_bc_ = r.cp_byte_count;
-    cpl_len_ = r.cp_len;
-    cpl_k_ = 0;
-    cpl_match_ = cpl_tag_ < tag_.size() && tag_[cpl_tag_].out;
-    if (cpl_match_) {
-      const Tag& t = tag_[cpl_tag_];
-      cpl_off_ = t.off + t.len - std::min(cpl_bc_, t.len);
-    }
+    take_header(r.cp_tag, r.cp_status, r.cp_byte_count, r.cp_len);
     in_cpl_ = true;
   }
   if (in_cpl_) {

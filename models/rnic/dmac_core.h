@@ -99,24 +99,26 @@ struct DmacOut {
 // DmacIn's and DmacOut's pins, named as in the port list (rnic_dmac_ports.h): one list for every
 // adapter between the structs and a pin set (the SystemC pin face, the C++-mode RTL core) and
 // for comparing outputs. Scalars, then the data beats (BYTES bytes each).
-#define RNIC_DMAC_IN_SCALARS(X)                                                               \
-  X(rst)                                                                                      \
-  X(skip)                                                                                     \
-  X(cfg_mrrs)                                                                                 \
-  X(cfg_mps)                                                                                  \
-  X(cfg_tags)                                                                                 \
-  X(cfg_timeout) X(rq_valid) X(rq_addr) X(rq_len) X(rq_id) X(rd_ready) X(wq_valid) X(wq_addr) \
-      X(wq_len) X(wd_valid) X(tx_ready) X(cp_valid) X(cp_tag) X(cp_status) X(cp_byte_count)   \
-          X(cp_len) X(cp_cnt) X(cp_last)
+#define RNIC_DMAC_IN_SCALARS(X)                                                             \
+  X(rst)                                                                                    \
+  X(skip)                                                                                   \
+  X(cfg_mrrs)                                                                               \
+  X(cfg_mps)                                                                                \
+  X(cfg_tags)                                                                               \
+  X(cfg_timeout)                                                                            \
+  X(rq_valid) X(rq_addr) X(rq_len) X(rq_id) X(rd_ready) X(wq_valid) X(wq_addr) X(wq_len)    \
+      X(wd_valid) X(tx_ready) X(cp_valid) X(cp_tag) X(cp_status) X(cp_byte_count) X(cp_len) \
+          X(cp_cnt) X(cp_last)
 #define RNIC_DMAC_IN_DATA(X) X(wd_data) X(cp_data)
-#define RNIC_DMAC_OUT_SCALARS(X)                                                         \
-  X(rq_ready)                                                                            \
-  X(wq_ready)                                                                            \
-  X(wd_ready)                                                                            \
-  X(cp_ready)                                                                            \
-  X(rd_valid)                                                                            \
-  X(rd_id) X(rd_status) X(rw_valid) X(rw_id) X(rw_off) X(rw_cnt) X(tx_valid) X(tx_write) \
-      X(tx_last) X(tx_addr) X(tx_len) X(tx_cnt) X(tx_tag) X(busy) X(tmo_wait) X(tags_used)
+#define RNIC_DMAC_OUT_SCALARS(X)                                                           \
+  X(rq_ready)                                                                              \
+  X(wq_ready)                                                                              \
+  X(wd_ready)                                                                              \
+  X(cp_ready)                                                                              \
+  X(rd_valid)                                                                              \
+  X(rd_id)                                                                                 \
+  X(rd_status) X(rw_valid) X(rw_id) X(rw_off) X(rw_cnt) X(tx_valid) X(tx_write) X(tx_last) \
+      X(tx_addr) X(tx_len) X(tx_cnt) X(tx_tag) X(busy) X(tmo_wait) X(tags_used)
 #define RNIC_DMAC_OUT_DATA(X) X(rw_data) X(tx_data)
 
 // One implementation of the block: the model below or a Verilated RTL build.
@@ -209,6 +211,9 @@ class DmacModel : public DmacCore {
     uint64_t base;  // its first beat in the data stream
   };
   void reset(const DmacIn& in);
+  // A completion's first beat: its header (a tag not in use: its bytes are dropped).
+  void take_header(uint16_t tag, uint8_t status, uint32_t byte_count, uint32_t len);
+  bool tag_out(uint16_t tag) const { return tag < tag_.size() && tag_[tag].out; }
   void piece_event(int tag, uint8_t status);
   void finish(int entry);
   uint32_t mwr_len(const Write& w) const;
