@@ -135,6 +135,8 @@ void PcieLink::configure(const PcieConfig& cfg) {
 
 void PcieLink::set_hold(int s, const Hold& hold) {
   sc_assert(side_[s].held.empty());
+  sc_assert(!side_[s].later ||
+            std::all_of(hold.begin(), hold.end(), [](uint64_t h) { return h == 0; }));
   Side& sd = side_[s];
   sd.hold = hold;
   sd.flat_hold = std::all_of(hold.begin(), hold.end(), [&](uint64_t h) { return h == hold[0]; });

@@ -85,6 +85,7 @@ class PcieLink : public sc_core::sc_module {
   // itself, from its own process, before it needs them (take_arrived), or gets them with the
   // next TLP that wakes it. Empty: every TLP wakes it.
   void set_later(int s, std::function<bool(const Tlp&)> later) {
+    sc_assert(side_[s].flat_hold && side_[s].hold[0] == 0);
     side_[s].later = std::move(later);
   }
   // Hands side s's upper layer the TLPs that reached it by `upto_ps` (at most now), in order.
@@ -147,11 +148,10 @@ class PcieLink : public sc_core::sc_module {
     uint64_t tail_ps = kNoTimer, tail_delta = 0;
     std::vector<const sc_core::sc_object*> tail_from;
     GrowRing<Dllp> dllps;
-    // TLPs sent by this side, not yet at the peer, and UpdateFCs (their credits are the peer's
-    // from their arrival). An ACK does nothing where it arrives (the replay buffer is not
-    // modelled): it takes its time on the wire, and no more.
     // The arrival times of the TLPs this side sent that have yet to reach the peer (the TLPs wait
-    // in the peer's `held`), and the UpdateFCs on their way.
+    // in the peer's `held`), and the UpdateFCs on their way (their credits are the peer's from
+    // their arrival). An ACK does nothing where it arrives (the replay buffer is not modelled):
+    // it takes its time on the wire, and no more.
     GrowRing<uint64_t> in_flight;
     GrowRing<Dllp> fc_in_flight;
     // TLPs the peer sent, on their way or waiting out this side's hold, in the order this side
@@ -244,7 +244,6 @@ class PcieLink : public sc_core::sc_module {
   // The peer's upper layer takes side s's TLPs whose hold ends by now.
   void deliver_due(int s, uint64_t now);
   void deliver_front(Side& receiver);
-  uint64_t taken_at_ = 0;
   // Notifies side s's wake-up (see catch_up_all).
   void arm(int s, uint64_t now);
   void ack_timer(int s, uint64_t at);
@@ -270,6 +269,7 @@ class PcieLink : public sc_core::sc_module {
   void arm_trace(uint64_t now);
   PcieConfig cfg_;
   StatRegistry& stats_;
+  uint64_t taken_at_ = 0;  // what taken_at() says
   Side side_[2];
 };
 
