@@ -351,18 +351,6 @@ void PcieLink::pick_now(int s) {
   sd.pick_delta = 0;
 }
 
-uint64_t PcieLink::earliest_tlp_arrival_ps(int to) const {
-  catch_up_all();
-  const Side& from = side_[1 - to];
-  const Side& r = side_[to];
-  // A packet not yet sent starts no earlier than the wire is free, and takes its wire time (more
-  // than 0), the latency and a hold.
-  const uint64_t least_hold = *std::min_element(r.hold.begin(), r.hold.end());
-  return std::min(
-      r.held.empty() ? kNoTimer : r.held.front().at,
-      std::max(now_ps(), from.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000 + least_hold);
-}
-
 uint64_t PcieLink::least_queued_hold(int s) const {
   const Side& sd = side_[s];
   const Side& peer = side_[1 - s];

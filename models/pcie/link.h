@@ -99,10 +99,6 @@ class PcieLink : public sc_core::sc_module {
   // points of a sweep).
   void configure(const PcieConfig& cfg);
   bool idle() const;
-  // A bound on when a TLP can still reach side `to`'s upper layer: the first one on its way
-  // there, or link_latency_ns (and the least hold) after the peer's wire is free for one it has
-  // yet to send.
-  uint64_t earliest_tlp_arrival_ps(int to) const;
   // Waveform: per side, what the transmitter sends, its queue and the credits it holds.
   void trace(TraceSink& t) const;
   // Queues and credits of both sides, one line each.

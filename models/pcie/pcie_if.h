@@ -48,8 +48,6 @@ class PcieIf : public sc_core::sc_module {
 
   // The requester's TLP (MRd or MWr) onto the link now.
   void send(Tlp t);
-  // The earliest time a completion can still arrive (PcieLink::earliest_tlp_arrival_ps).
-  uint64_t earliest_completion_ps() const { return link_.earliest_tlp_arrival_ps(PcieLink::kCard); }
   // Where completions for the requester go (CplD and Cpl, as they arrive), with their arrival
   // time.
   void set_completion_sink(std::function<void(Tlp&&, uint64_t at)> sink) {

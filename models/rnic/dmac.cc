@@ -196,19 +196,6 @@ void RnicDmac::run() {
     if (!beats(e, now)) step(e);
     next_edge_ = next_edge(last_edge_);
   }
-  // The next edge too, in this wake, when it is busy and nothing can tell the difference:
-  //   - no input can reach the block before it: a request made from now on is due if_cycles
-  //     (at least 2) edges after this one, and no completion can arrive before its time
-  //     (PcieLink::earliest_tlp_arrival_ps);
-  //   - nothing leaves the block at it: no TLP's last beat (the TLP would go to the link early)
-  //     and no read's done (its callback is timed from that edge).
-  // What changes early is inside the block (its beats, the read buffers, read_bytes).
-  const DmacOut& o = core_->out();
-  if (batch_edges_ && next_edge_ == now + 1 && !(o.tx_valid && o.tx_last) && !o.rd_valid &&
-      pcie_.earliest_completion_ps() >= (now + 1) * clk_.period_ps) {
-    step(now + 1);
-    next_edge_ = next_edge(now + 1);
-  }
   // The C++ model is woken again at the first edge that can take an output (its edges before
   // then are clocked on the way), the RTL at its next edge with work.
   due_wake_ = next_edge_ == kNever || !batch_edges_ ? next_edge_

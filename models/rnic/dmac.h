@@ -23,11 +23,12 @@
 // requests not yet taken) and clocks the edges with work before it on the way, in order, with the
 // inputs they would have had: a request made from now on is due if_cycles (>= 2) edges after now
 // and a completion arriving now enters at the next edge, so every input of an edge up to now is
-// known. An input that could make an output leave sooner wakes it by then. A wake also clocks the
-// next edge when the block is busy and that edge cannot differ: no input can reach it by then (the
-// PCIe link has no completion arriving before it) and nothing leaves at it. So the edges of an
+// known. An input that could make an output leave sooner wakes it by then. So the edges of an
 // MWr's beats or a completion's are clocked in one wake, not one wake each; what the rest of
-// the card sees happens at its own edge. Within a wake, a run of edges at which only beats move
+// the card sees happens at its own edge. (A wake used to clock the next edge too when nothing
+// could reach or leave it; once completions that fill a read's buffer stopped waking the block,
+// that edge cost more as a single step than it saved, and it waits for the next wake's run.)
+// Within a wake, a run of edges at which only beats move
 // (an MWr's, a completion's, the write data's: DmacModel::beat_edges) is clocked at once, its
 // bytes copied in one piece (BeatRunsMatchTheirEdges compares it with every edge clocked). The RTL,
 // a recorded run (its record is in the order edges happen) and a traced block keep one wake per
