@@ -426,20 +426,6 @@ uint64_t PcieLink::next_updatefc_arrival(const Side& from) const {
   return from.owed_count > 0 ? from.fc_timer_due_ps : kNoTimer;
 }
 
-uint64_t PcieLink::next_tlp_arrival(const Side& sd) const {
-  if (!sd.pick_due || sd.tlps.empty()) return kNoTimer;
-  const uint64_t lat = uint64_t(cfg_.link_latency_ns) * 1000;
-  uint64_t rem = sd.clock.rem();
-  uint64_t t = sd.pick_ps;
-  for (size_t i = 0; i < sd.dllps.size(); ++i) t += sd.clock.peek_ps_for(kDllpWireBytes, rem);
-  for (size_t i = 0; i < sd.tlps.size(); ++i) {
-    const Queued& q = sd.tlps[i];
-    if (credited(sd, q.tlp)) return t + lat + sd.clock.peek_ps_for(q.wire, rem);
-    if (q.tlp.fc_class() != FcClass::kNonPosted) break;  // as pick() passes a blocked TLP
-  }
-  return kNoTimer;
-}
-
 void PcieLink::arm(int s, uint64_t now) {
   Side& sd = side_[s];
   if (sd.wake_ps < now) sd.wake_ps = kNoTimer;
@@ -457,7 +443,7 @@ void PcieLink::arm(int s, uint64_t now) {
     const uint64_t hold = least_queued_hold(s);
     if (w == kNoTimer ||
         w > std::max(now, sd.busy_until_ps) + uint64_t(cfg_.link_latency_ns) * 1000 + hold) {
-      const uint64_t a = peer.later ? next_waking_arrival(s) : next_tlp_arrival(sd);
+      const uint64_t a = next_waking_arrival(s);
       if (a != kNoTimer)
         w = std::min(w, a + hold);
       else if (w == kNoTimer)

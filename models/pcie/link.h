@@ -196,9 +196,6 @@ class PcieLink : public sc_core::sc_module {
   // by then, so both sides' actions run together in time order. Deliveries to an upper layer
   // happen only in the link's own process, after the actions before them.
   void catch_up_all() const;
-  // The arrival of the first TLP side s would send from what it holds now (none: kNoTimer);
-  // the DLLPs queued before it take their time.
-  uint64_t next_tlp_arrival(const Side& sd) const;
   // The earliest the next UpdateFC from side `from` can arrive (none: kNoTimer): the first in
   // flight, or queued, or the UpdateFC timer of what it owes.
   uint64_t next_updatefc_arrival(const Side& from) const;
@@ -219,7 +216,8 @@ class PcieLink : public sc_core::sc_module {
     return !receiver.later || !receiver.later(t);
   }
   // A bound on the arrival of the first TLP side s would send from what it holds now that wakes
-  // the peer (none: kNoTimer): the TLPs before it go first, back to back.
+  // the peer (every TLP does unless the peer takes some later; none: kNoTimer): the DLLPs queued
+  // before it and the TLPs it passes go first, back to back.
   uint64_t next_waking_arrival(int s) const;
   // The least hold of the peer's over the types side s has queued.
   uint64_t least_queued_hold(int s) const;
