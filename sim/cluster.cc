@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/common/sim_time.h"
 #include "models/common/step_end.h"
 #include "models/host/verbs/verbs.h"
 #include "sim/default_rtl.h"
@@ -327,7 +328,7 @@ std::string Cluster::lossy_links() const {
   std::string s;
   for (size_t i = 0; i < links.size(); ++i) {
     if (!links[i]) continue;  // between other ranks' hosts and switches
-    const std::string f = links[i]->faults_at(sc_core::sc_time_stamp().value());
+    const std::string f = links[i]->faults_at(now_ps());
     if (!f.empty()) s += fmt::format("link {}: {}\n", link_names[i], f);
   }
   return s;

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "models/common/scheduler.h"
+
 namespace rnic {
 
 FstTrace::FstTrace() {
@@ -30,6 +32,7 @@ void FstTrace::add_raw(const std::string& scope, const std::string& name, int bi
 
 void FstTrace::open(const std::string& path) {
   for (auto& f : verilated_) f(*file_);
+  Scheduler::get().need_kernel_steps();  // the file is written at each kernel time step
   file_->open(path.c_str());
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/common/sim_time.h"
 #include "models/efe/efe_header.h"
 #include "models/eth/ethernet.h"
 #include "models/rnic/ddp_rdmap.h"
@@ -11,7 +12,7 @@
 namespace rnic {
 
 namespace {
-uint64_t now() { return sc_core::sc_time_stamp().value(); }
+uint64_t now() { return now_ps(); }
 // A MAC's part of an RX probe's tag (ProbeEvent::rx_tag).
 uint64_t mac_tag(const MacAddr& m) { return ProbeEvent::rx_tag(m, 0); }
 uint64_t qkey(uint32_t qpn, uint64_t index) { return uint64_t(qpn) << 32 | uint32_t(index); }

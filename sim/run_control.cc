@@ -11,6 +11,7 @@
 #include <set>
 #include <systemc>
 
+#include "models/common/scheduler.h"
 #include "models/host/host_wait.h"
 #include "sim/background.h"
 #include "sim/output_errors.h"
@@ -99,6 +100,18 @@ void clear_progress_line() {
 namespace {
 uint64_t g_lookahead_ps = UINT64_MAX;
 
+// sc_start for `d` from now; the scheduler may run its clients ahead of the kernel up to the
+// slice's end (models/common/scheduler.h), never past it.
+void start_for(uint64_t d, sc_core::sc_starvation_policy p = sc_core::SC_RUN_TO_TIME) {
+  Scheduler& s = Scheduler::get();
+  s.set_horizon(d > UINT64_MAX - kernel_now_ps() ? UINT64_MAX : kernel_now_ps() + d);
+  struct Off {
+    Scheduler& s;
+    ~Off() { s.set_horizon(0); }
+  } off{s};
+  sc_core::sc_start(sc_core::sc_time::from_value(d), p);
+}
+
 // With nothing left for the kernel to run, the actions models left to be worked out when next
 // asked (StatRegistry::on_lazy) still take their time: the clock moves to the earliest (after
 // the side tasks due before it) and the models work it out. False when none is left before
@@ -112,11 +125,11 @@ bool run_lazy(const StatRegistry& stats, uint64_t now, Background* background,
     background->run_due(now);
     const uint64_t due = background->next_due();
     if (due != UINT64_MAX && due < to) {
-      sc_core::sc_start(sc_core::sc_time::from_value(due - now), sc_core::SC_RUN_TO_TIME);
+      start_for(due - now);
       return true;
     }
   }
-  if (to > now) sc_core::sc_start(sc_core::sc_time::from_value(to - now), sc_core::SC_RUN_TO_TIME);
+  if (to > now) start_for(to - now);
   stats.run_lazy();
   return true;
 }
@@ -180,8 +193,7 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
     if (a.next_ps == UINT64_MAX) {
       // Each rank's clock stopped at its last event (its last window ended starved).
       const uint64_t end = ranks::max_all(now);
-      if (end > now)
-        sc_core::sc_start(sc_core::sc_time::from_value(end - now), sc_core::SC_RUN_TO_TIME);
+      if (end > now) start_for(end - now);
       const std::vector<std::string> waits =
           ranks::gather(fmt::format("{:.3f}", std::chrono::duration<double>(agreeing).count()));
       if (!waits.empty())
@@ -202,8 +214,7 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
     if (next < end)
       attempt([&] {
         if (sc_core::sc_pending_activity())
-          sc_core::sc_start(sc_core::sc_time::from_value(end - now),
-                            sc_core::SC_EXIT_ON_STARVATION);
+          start_for(end - now, sc_core::SC_EXIT_ON_STARVATION);
         else  // what the models left to work out
           run_lazy(stats, now, nullptr, end);
       });
@@ -229,23 +240,25 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
   uint64_t last = stats.activity(), last_change_ps = sc_core::sc_time_stamp().value();
   uint64_t last_look_ps = last_change_ps;
   while (true) {
-    // At least up to the next event: with nothing due inside the slice, sc_start would return
-    // at once without moving time.
+    // With nothing due inside the slice, the clock moves by the slice (run to its time: a
+    // starving sc_start would return at once without moving it), so the watchdog looks.
     const sc_core::sc_time next = sc_core::sc_time_to_pending_activity();
     const uint64_t at = sc_core::sc_time_stamp().value();
     // Side tasks run at their own times: the clock is moved to one due before the next event
     // (nothing runs meanwhile) and the slice stops at one due later.
-    uint64_t run_for = std::max<uint64_t>(slice_ps, next.value());
+    uint64_t run_for = slice_ps;
     if (background && sc_core::sc_pending_activity()) {
       background->run_due(at);
       const uint64_t due = background->next_due();
       if (due != UINT64_MAX && due - at < next.value()) {
-        sc_core::sc_start(sc_core::sc_time::from_value(due - at), sc_core::SC_RUN_TO_TIME);
+        start_for(due - at);
         continue;
       }
       if (due != UINT64_MAX) run_for = std::min(run_for, due - at);
     }
-    sc_core::sc_start(sc_core::sc_time::from_value(run_for), sc_core::SC_EXIT_ON_STARVATION);
+    start_for(run_for, sc_core::sc_pending_activity() && next.value() >= run_for
+                           ? sc_core::SC_RUN_TO_TIME
+                           : sc_core::SC_EXIT_ON_STARVATION);
     if (g_interrupted) throw InterruptedError("interrupted");
     if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
     progress();

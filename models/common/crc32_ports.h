@@ -15,6 +15,7 @@
 
 #include "models/common/crc32.h"
 #include "models/common/ports.h"
+#include "models/common/scheduler.h"
 
 // clk is bound by whoever owns the clock; the bundle carries the rest.
 #define RNIC_CRC32_PORTS(X)                        \
@@ -34,7 +35,10 @@ template <int BYTES>
 struct Crc32Signals : sc_core::sc_module {
   RNIC_CRC32_PORTS(RNIC_SIGNAL_DECL)
 
-  explicit Crc32Signals(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
+  // Pins are read at the kernel's time steps: the scheduler runs none ahead of the kernel.
+  explicit Crc32Signals(sc_core::sc_module_name n) : sc_core::sc_module(n) {
+    Scheduler::get().need_kernel_steps();
+  }
 
   // Binds every port of m (a model, a Verilated block, a checker) by name.
   template <class T>

@@ -21,6 +21,8 @@
 
 #include "models/common/crc32_channel.h"
 #include "models/common/crc32_ports.h"
+#include "models/common/scheduler.h"
+#include "models/common/sim_time.h"
 
 namespace rnic {
 
@@ -33,6 +35,7 @@ class Crc32ScChannel : public Crc32Channel, public sc_core::sc_module {
 
   Crc32ScChannel(sc_core::sc_module_name n, ClockDomain clk)
       : sc_core::sc_module(n), clk_(clk), beats_(Crc32::kPolyIeee, BYTES) {
+    Scheduler::get().need_kernel_steps();  // a thread on a clock of its own
     SC_HAS_PROCESS(Crc32ScChannel);
     rtl_.clk(clock_);
     pins_.connect(rtl_);
@@ -41,7 +44,7 @@ class Crc32ScChannel : public Crc32Channel, public sc_core::sc_module {
 
   void request(Message msg, std::vector<uint64_t> cycles, Done done) override {
     q_.push_back({std::move(msg), std::move(cycles), std::move(done)});
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    notify_now(wake_);
   }
   uint64_t beats(size_t len) const override { return beats_.beats(len); }
 

@@ -1,4 +1,5 @@
-// Timed actions at absolute picosecond times, run in time order by one SystemC method; ties by
+// Timed actions at absolute picosecond times, run in time order as one client of the scheduler
+// (models/common/scheduler.h); ties by
 // the action's rank (at_ranked; at() is rank 0), then in the order they were scheduled. A rank
 // states a tie rule where the order of scheduling would be SystemC's process order (a switch's
 // arrivals from several ports). Blocks use it for their fixed pipeline latencies instead of
@@ -11,18 +12,16 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/scheduler.h"
 #include "models/common/sim_time.h"
 
 namespace rnic {
 
 class EventQueue : public sc_core::sc_module {
  public:
-  explicit EventQueue(sc_core::sc_module_name n) : sc_core::sc_module(n) {
-    SC_HAS_PROCESS(EventQueue);
-    SC_METHOD(run);
-    sensitive << ev_ << alarm_ev_;
-    dont_initialize();
-  }
+  explicit EventQueue(sc_core::sc_module_name n)
+      : sc_core::sc_module(n), id_(sched_.add(std::string(name()) + ".run", [this] { run(); })) {}
+  ~EventQueue() override { sched_.drop(id_); }
   void at(uint64_t t_ps, std::function<void()> fn) { at_ranked(t_ps, 0, std::move(fn)); }
   void at_ranked(uint64_t t_ps, uint64_t rank, std::function<void()> fn) {
     const uint64_t now = now_ps();
@@ -38,7 +37,7 @@ class EventQueue : public sc_core::sc_module {
     }
     q_.push_back({t_ps, rank, seq_++, slot});
     std::push_heap(q_.begin(), q_.end(), later);
-    if (q_.front().t == t_ps && t_ps <= alarm_t_) ev_.notify(ps_time(t_ps - now));
+    if (q_.front().t == t_ps && t_ps <= alarm_t_) sched_.wake(id_, t_ps);
   }
   void after(uint64_t d_ps, std::function<void()> fn) { at(now_ps() + d_ps, std::move(fn)); }
   bool empty() const { return q_.empty() && alarm_t_ == UINT64_MAX; }
@@ -51,15 +50,12 @@ class EventQueue : public sc_core::sc_module {
     if (t_ps < now) t_ps = now;
     alarm_t_ = t_ps;
     alarm_ = std::move(fn);
-    alarm_ev_.cancel();
-    alarm_ev_.notify(ps_time(t_ps - now));
-    wake_for_actions(now);
+    rearm();
   }
   void cancel_alarm() {
     alarm_t_ = UINT64_MAX;
     alarm_ = nullptr;
-    alarm_ev_.cancel();
-    wake_for_actions(now_ps());
+    rearm();
   }
   uint64_t alarm_at() const { return alarm_t_; }
 
@@ -74,11 +70,8 @@ class EventQueue : public sc_core::sc_module {
     if (a.t != b.t) return a.t > b.t;
     return a.rank != b.rank ? a.rank > b.rank : a.seq > b.seq;
   }
-  // at() leaves actions due after the alarm to the alarm's run; an alarm moved later or
-  // cancelled must not take their wake-up with it.
-  void wake_for_actions(uint64_t now) {
-    if (!q_.empty() && q_.front().t <= alarm_t_) ev_.notify(ps_time(q_.front().t - now));
-  }
+  // The wake for the earliest action or the alarm, whichever comes first.
+  void rearm() { sched_.set(id_, std::min(q_.empty() ? UINT64_MAX : q_.front().t, alarm_t_)); }
   void run() {
     const uint64_t now = now_ps();
     while (true) {
@@ -96,7 +89,7 @@ class EventQueue : public sc_core::sc_module {
       alarm_ = nullptr;
       fn();  // may set the alarm again, or queue actions for now
     }
-    if (!q_.empty()) ev_.notify(ps_time(q_.front().t - now));
+    rearm();
   }
   std::vector<Item> q_;  // a heap, earliest at the front
   std::vector<std::function<void()>> fns_;
@@ -104,7 +97,8 @@ class EventQueue : public sc_core::sc_module {
   uint64_t seq_ = 0;
   uint64_t alarm_t_ = UINT64_MAX;
   std::function<void()> alarm_;
-  sc_core::sc_event ev_, alarm_ev_;
+  Scheduler& sched_ = Scheduler::get();
+  size_t id_;
 };
 
 // A clock domain: period in ps and edge alignment (DESIGN.md §2).

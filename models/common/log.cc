@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <systemc>
 
+#include "models/common/sim_time.h"
+
 namespace rnic::log {
 
 namespace {
@@ -24,7 +26,7 @@ bool parse_level(const std::string& s, Level* out) {
 }
 
 void emit(Level l, const std::string& msg) {
-  const double ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+  const double ns = double(now_ps()) / 1000.0;
   fmt::print(stderr, "[{:>12.3f} ns] {:5} {}\n", ns, kNames[int(l)], msg);
 }
 

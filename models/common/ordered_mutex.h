@@ -11,6 +11,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/sim_time.h"
 #include "models/common/step_end.h"
 
 namespace rnic {
@@ -23,7 +24,7 @@ class OrderedMutex {
 
   void lock() {
     const sc_core::sc_process_handle me = sc_core::sc_get_current_process_handle();
-    waiters_.push_back({sc_core::sc_time_stamp().value(), me.name(), me});
+    waiters_.push_back({now_ps(), me.name(), me});
     StepEnd::get().request(step_id_);
     while (!(owned_ && owner_ == me)) sc_core::wait(granted_);
   }
@@ -48,7 +49,7 @@ class OrderedMutex {
     owner_ = waiters_[best].who;
     owned_ = true;
     waiters_.erase(waiters_.begin() + std::ptrdiff_t(best));
-    granted_.notify(sc_core::SC_ZERO_TIME);
+    notify_now(granted_);
   }
 
   size_t step_id_;

@@ -9,7 +9,29 @@
 
 namespace rnic {
 
-inline uint64_t now_ps() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
+// The kernel's clock, and the time the models run at: ahead of the kernel's while the scheduler
+// runs later times itself (models/common/scheduler.h).
+inline uint64_t kernel_now_ps() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
+
+struct VirtualClock {
+  bool on = false;       // the scheduler is running a time ahead of the kernel
+  uint64_t now = 0;      // that time
+  uint64_t round = 0;    // and its round (what SystemC's delta count would be)
+  bool touched = false;  // an event was notified for a process outside the scheduler
+  // The last time run ahead and its last round: the kernel's deltas at that time come after.
+  uint64_t last_t = UINT64_MAX, last_round = 0;
+};
+inline VirtualClock g_virtual_clock;
+
+inline uint64_t now_ps() { return g_virtual_clock.on ? g_virtual_clock.now : kernel_now_ps(); }
+
+// The delta cycles of the current time before this one.
+inline uint64_t delta_now() {
+  const VirtualClock& v = g_virtual_clock;
+  if (v.on) return v.round;
+  const uint64_t d = sc_core::sc_delta_count_at_current_time();
+  return kernel_now_ps() == v.last_t ? d + v.last_round + 1 : d;
+}
 
 // sc_time::from_value(ps) without the call (an sc_time holds its value and nothing else). The
 // library's version also marks the time resolution as fixed, which it already is once anything
@@ -19,6 +41,24 @@ inline sc_core::sc_time ps_time(uint64_t ps) {
   sc_core::sc_time t;
   std::memcpy(static_cast<void*>(&t), &ps, sizeof ps);
   return t;
+}
+
+// Notifies `e` for absolute time t_ps (at or after now_ps()): what a model does where it would
+// notify an event for a process outside the scheduler (a host thread). Ahead of the kernel, it
+// also stops the scheduler from running past t_ps.
+inline void notify_at(sc_core::sc_event& e, uint64_t t_ps) {
+  const uint64_t k = kernel_now_ps();
+  e.notify(ps_time(t_ps > k ? t_ps - k : 0));
+  if (g_virtual_clock.on) g_virtual_clock.touched = true;
+}
+// The same at the current time (SC_ZERO_TIME from the kernel's own time).
+inline void notify_now(sc_core::sc_event& e) { notify_at(e, now_ps()); }
+// An immediate notification, or ahead of the kernel one at the current time.
+inline void notify_immediate(sc_core::sc_event& e) {
+  if (g_virtual_clock.on)
+    notify_now(e);
+  else
+    e.notify();
 }
 
 }  // namespace rnic

@@ -14,6 +14,8 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/sim_time.h"
+
 namespace rnic {
 
 class StepEnd {
@@ -35,10 +37,18 @@ class StepEnd {
     c.wanted = true;
     wanted_.push_back(id);
     std::push_heap(wanted_.begin(), wanted_.end(), std::greater<size_t>());
-    if (!armed_) {
+    if (!armed_ && !g_virtual_clock.on) {  // ahead of the kernel, the scheduler calls
       armed_ = true;
       ev_.notify(sc_core::SC_ZERO_TIME);
     }
+  }
+  bool pending() const { return !wanted_.empty(); }
+  // The calls asked for at the current time, made now (the scheduler, ahead of the kernel, at
+  // the end of each time it runs). False when none was asked for.
+  bool run_pending() {
+    if (wanted_.empty()) return false;
+    drain();
+    return true;
   }
 
  private:
@@ -59,6 +69,9 @@ class StepEnd {
       return;
     }
     armed_ = false;
+    drain();
+  }
+  void drain() {
     // In registration order; a caller that asks again during the pass, at or before the place
     // the pass has reached, waits for the next one (a later one is called in this pass).
     std::vector<size_t> later;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/common/log.h"
+#include "models/common/sim_time.h"
 
 namespace rnic::efe {
 
@@ -613,7 +614,7 @@ void Efe::set_timer(uint64_t at) {
   eq_.set_alarm(at, [this] { timer_fire(); });
   if (decoy_ev_) {
     decoy_ev_->cancel();
-    decoy_ev_->notify(sc_core::sc_time::from_value(at + 1 - now_ps()));
+    notify_at(*decoy_ev_, std::max(at, now_ps()) + 1);  // a picosecond after the alarm
   }
 }
 

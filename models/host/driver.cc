@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "models/common/log.h"
+#include "models/common/sim_time.h"
 #include "models/host/host_wait.h"
 #include "models/host/verbs/card_codes.h"
 #include "models/rnic/abi/regs.h"
@@ -47,11 +48,11 @@ Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t
   pbl_free_[0] = uint32_t(caps.pbl_entries);
   rc_.on_msi = [this](uint64_t, uint32_t data) {
     irq_pending_.push_back(data);
-    irq_ev_.notify(sc_core::SC_ZERO_TIME);
+    notify_now(irq_ev_);
   };
   rc_.on_write = [this](uint64_t addr, uint32_t len) {
     for (const Watch& w : watches_)
-      if (addr < w.end && addr + len > w.base) w.ev->notify(sc_core::SC_ZERO_TIME);
+      if (addr < w.end && addr + len > w.base) notify_now(*w.ev);
   };
   sc_core::sc_spawn_options o;
   std::string thread = name_ + "_irq";
@@ -86,7 +87,7 @@ void Driver::irq_thread() {
     if (vec == reg::cmd_vector(caps_.cqs)) {
       cmd_completed_ = rc_.mmio_read32(bar0_ + reg::kCmdConsumer);
       rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntCommand, 4);
-      cmd_ev_.notify(sc_core::SC_ZERO_TIME);
+      notify_now(cmd_ev_);
     } else if (vec == reg::kAsyncVector) {
       for (;;) {
         const uint32_t e = rc_.mmio_read32(bar0_ + reg::kEvent);
@@ -94,7 +95,7 @@ void Driver::irq_thread() {
         async_.push_back({to_ibv(abi::AsyncEvent((e >> 24) & 0x7F)), e & 0xFFFFFF});
       }
       rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntAsyncEvent, 4);
-      async_ev_.notify(sc_core::SC_ZERO_TIME);
+      notify_now(async_ev_);
     } else if (vec == reg::fault_vector(caps_.cqs)) {
       // Page faults: the new records of the ring (each known by its sequence number) go to the
       // ODP worker.
@@ -116,7 +117,7 @@ void Driver::irq_thread() {
       }
       rc_.mmio_write_le(bar0_ + reg::kFaultConsumer, fault_taken_, 4);
       rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntPageFault, 4);
-      odp_ev_.notify(sc_core::SC_ZERO_TIME);
+      notify_now(odp_ev_);
     } else {
       rc_.mmio_write_le(bar0_ + reg::kIntCause, reg::kIntCompletion, 4);
       if (on_cq_event) on_cq_event(vec - 1);
@@ -160,7 +161,7 @@ int Driver::command(uint32_t op, const uint32_t* args, size_t n, uint32_t* value
   }
   // Completions come in order: every command before this one is done too.
   if (int32_t(index + 1 - cmd_completed_) > 0) cmd_completed_ = index + 1;
-  cmd_ev_.notify(sc_core::SC_ZERO_TIME);
+  notify_now(cmd_ev_);
   ioctl_lock_.lock();
   const uint32_t rc = reg::cmd_done_result(word);
   if (value) *value = reg::cmd_done_value(word);
@@ -644,7 +645,7 @@ int Driver::advise_mr(uint32_t pd, uint32_t lkey, uint64_t va, uint64_t len, boo
     rc = odp_map(j);
   } else {
     odp_jobs_.push_back(j);
-    odp_ev_.notify(sc_core::SC_ZERO_TIME);
+    notify_now(odp_ev_);
   }
   ioctl_exit();
   return rc;

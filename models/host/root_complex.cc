@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/common/log.h"
+#include "models/common/sim_time.h"
 #include "models/host/host_wait.h"
 
 namespace rnic::host {
@@ -67,7 +68,7 @@ void RootComplex::receive(Tlp&& t) {
       p->data.insert(p->data.end(), t.data.begin(), t.data.end());
       if (t.type == TlpType::kCpl || t.byte_count == t.len) {
         pending_.erase(it);
-        p->done.notify(sc_core::SC_ZERO_TIME);
+        notify_now(p->done);
       }
       break;
     }

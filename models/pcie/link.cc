@@ -60,11 +60,11 @@ PcieLink::PcieLink(sc_core::sc_module_name n, const PcieConfig& cfg, StatRegistr
           return u;
         });
   }
-  sc_core::sc_spawn_options o;
-  o.spawn_method();
-  for (Side& sd : side_) o.set_sensitivity(&sd.wake_ev);
-  o.dont_initialize();
-  sc_core::sc_spawn([this] { on_event(); }, "events", &o);
+  for (int s = 0; s < 2; ++s)
+    side_[s].wake_id = sched_.add(std::string(name()) + ".events", [this, s] {
+      side_[s].wake_ps = kNoTimer;
+      on_event();
+    });
   configure(cfg);
 }
 
@@ -72,6 +72,7 @@ PcieLink::~PcieLink() {
   // The statistics outlive the link: what it has yet to count, it counts now.
   catch_up_all();
   stats_.drop_settle(this);
+  for (const Side& sd : side_) sched_.drop(sd.wake_id);
 }
 
 void PcieLink::trace(TraceSink& t) const {
@@ -151,8 +152,6 @@ bool PcieLink::idle() const {
   return true;
 }
 
-uint64_t PcieLink::delta_now() { return sc_core::sc_delta_count_at_current_time(); }
-
 void PcieLink::catch_up_all() const {
   // Outside the kernel the time reached is still to come (the kernel stops before its events);
   // the run's end has no actions left at it (StatRegistry::on_lazy ran them).
@@ -215,7 +214,7 @@ void PcieLink::send(int s, Tlp tlp) {
   const uint64_t now = now_ps(), delta = delta_now();
   run_actions(now, delta);
   Side& sd = side_[s];
-  const sc_core::sc_object* from = sc_core::sc_get_current_process_b();
+  const char* from = sched_.actor();
   if (sd.tail_ps != now || sd.tail_delta != delta) {
     sd.tail_ps = now;
     sd.tail_delta = delta;
@@ -224,10 +223,7 @@ void PcieLink::send(int s, Tlp tlp) {
   // Behind the tail's TLPs from senders whose names do not come after this one's.
   size_t k = sd.tail_from.size();
   if (k && from != sd.tail_from.back()) {
-    const char* name = from ? from->name() : "";
-    while (k > 0 && sd.tail_from[k - 1] != from &&
-           std::strcmp(sd.tail_from[k - 1] ? sd.tail_from[k - 1]->name() : "", name) > 0)
-      --k;
+    while (k > 0 && sd.tail_from[k - 1] != from && std::strcmp(sd.tail_from[k - 1], from) > 0) --k;
   }
   ++sd.queued[int(tlp.type)];
   const uint32_t wire = wire_bytes(tlp);
@@ -453,7 +449,7 @@ void PcieLink::arm(int s, uint64_t now) {
   if (traced_) arm_trace(now);
   if (w == kNoTimer || w >= sd.wake_ps) return;
   sd.wake_ps = w;
-  sd.wake_ev.notify(ps_time(std::max(w, now) - now));
+  sched_.wake(sd.wake_id, std::max(w, now));
 }
 
 // Only a time step: what happens at it is read at its end, when the file is written (a reader
@@ -472,13 +468,11 @@ void PcieLink::arm_trace(uint64_t now) {
       if (t > now) w = std::min(w, t);
   if (w == kNoTimer || w >= trace_wake_ps_) return;
   trace_wake_ps_ = w;
-  trace_ev_.notify(ps_time(w - now));
+  notify_at(trace_ev_, w);
 }
 
 void PcieLink::on_event() {
   const uint64_t now = now_ps(), delta = delta_now();
-  for (Side& sd : side_)
-    if (sd.wake_ev.triggered()) sd.wake_ps = kNoTimer;
   // What came before this delta, then the arrivals at this time, then the deliveries due. This
   // delta's picks and timers come after everything else of the delta, whatever order the kernel
   // runs its processes in.

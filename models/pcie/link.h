@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "models/common/ring.h"
+#include "models/common/scheduler.h"
 #include "models/common/sim_time.h"
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
@@ -142,7 +143,7 @@ class PcieLink : public sc_core::sc_module {
     int queued[4] = {0, 0, 0, 0};  // tlps by type
     // The TLPs at the queue's tail that were sent in the current delta, and their senders.
     uint64_t tail_ps = kNoTimer, tail_delta = 0;
-    std::vector<const sc_core::sc_object*> tail_from;
+    std::vector<const char*> tail_from;  // senders' names (Scheduler::actor)
     GrowRing<Dllp> dllps;
     // The arrival times of the TLPs this side sent that have yet to reach the peer (the TLPs wait
     // in the peer's `held`), and the UpdateFCs on their way (their credits are the peer's from
@@ -174,9 +175,9 @@ class PcieLink : public sc_core::sc_module {
     int owed_count = 0;
     uint64_t ack_due_ps = kNoTimer;       // the ACK timer's time (kNoTimer: not armed)
     uint64_t fc_timer_due_ps = kNoTimer;  // the UpdateFC timer's time
-    uint64_t wake_ps = kNoTimer;          // what wake_ev is notified for
+    uint64_t wake_ps = kNoTimer;          // what the side's scheduler wake is for
     std::function<void(Tlp&&)> deliver;
-    sc_core::sc_event wake_ev;
+    size_t wake_id = 0;  // the side's client of the scheduler
     SideStats st{};
   };
 
@@ -252,7 +253,6 @@ class PcieLink : public sc_core::sc_module {
   uint32_t wire_bytes(const Tlp& t) const;  // framing included
   // Whether the peer's credits let side sd send t now.
   static bool credited(const Side& sd, const Tlp& t);
-  static uint64_t delta_now();  // deltas of the current time before this one
 
   // A waveform: a process of its own wakes at every pick and timer, so each gets a time step of
   // the file; it reads nothing (the signals bring the sides up to date when the file is written).
@@ -261,6 +261,7 @@ class PcieLink : public sc_core::sc_module {
   sc_core::sc_event trace_ev_;
   void on_trace();
   void arm_trace(uint64_t now);
+  Scheduler& sched_ = Scheduler::get();
   PcieConfig cfg_;
   StatRegistry& stats_;
   uint64_t taken_at_ = 0;  // what taken_at() says

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "models/common/ports.h"
+#include "models/common/scheduler.h"
 #include "models/rnic/ddp_rx_parse.h"
 
 #define RNIC_RX_PARSE_PORTS(X)                      \
@@ -79,7 +80,10 @@ template <int BYTES>
 struct RxParseSignals : sc_core::sc_module {
   RNIC_RX_PARSE_PORTS(RNIC_SIGNAL_DECL)
 
-  explicit RxParseSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
+  // Pins are read at the kernel's time steps: the scheduler runs none ahead of the kernel.
+  explicit RxParseSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {
+    Scheduler::get().need_kernel_steps();
+  }
 
   template <class T>
   void connect(T& m) {

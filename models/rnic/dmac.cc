@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/common/log.h"
+#include "models/common/scheduler.h"
 
 namespace rnic {
 
@@ -62,12 +63,11 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
   // clocked in runs, it does not wake the block, which takes it before it clocks the edges it
   // enters at (run()). (Any TLP but a successful CplD can end one: the host's MMIO wakes.)
   pcie_.set_completions_later([this](const Tlp& t) { return batch_edges_ && !can_end_piece(t); });
-  SC_HAS_PROCESS(RnicDmac);
-  SC_METHOD(run);
-  sensitive << wake_ev_ << nap_ev_;
-  dont_initialize();
+  wake_id_ = sched_.add(std::string(name()) + ".run", [this] { run(); });
   reset_core();
 }
+
+RnicDmac::~RnicDmac() { sched_.drop(wake_id_); }
 
 DmacIn RnicDmac::cfg_pins() const {
   DmacIn in;
@@ -153,34 +153,16 @@ void RnicDmac::wake_at(uint64_t e, uint64_t out) {
   arm();
 }
 
-// The wake for due_wake_. SystemC keeps a replaced notification in its timed queue until its
-// time comes, so a far one (the completion timeout's) replaced at every input would pile up
-// there and slow every timed event of the run: a due_wake_ more than kNapEdges ahead gets a nap
-// of kNapEdges on an event of its own, which is never replaced (the block looks again when it
-// ends, or earlier if an input asks for a near wake).
+// The wake for due_wake_ (none while it is kNever).
 void RnicDmac::arm() {
-  const uint64_t now = now_ps(), now_edge = now / clk_.period_ps;
-  if (due_wake_ == kNever) {  // nothing to do until an input comes
-    // A nap left would run the simulation on to its end.
-    if (nap_edge_ != kNever) nap_ev_.cancel();
-    nap_edge_ = kNever;
-    return;
-  }
-  if (due_wake_ <= now_edge + kNapEdges) {
-    if (due_wake_ >= wake_edge_) return;
-    wake_edge_ = due_wake_;
-    wake_ev_.notify(ps_time(due_wake_ * clk_.period_ps - now));
-  } else if (nap_edge_ == kNever) {
-    nap_edge_ = now_edge + kNapEdges;
-    nap_ev_.notify(ps_time(nap_edge_ * clk_.period_ps - now));
-  }
+  if (due_wake_ == armed_edge_) return;
+  armed_edge_ = due_wake_;
+  sched_.set(wake_id_, due_wake_ == kNever ? UINT64_MAX : due_wake_ * clk_.period_ps);
 }
 
 void RnicDmac::run() {
-  if (wake_ev_.triggered()) wake_edge_ = kNever;
-  if (nap_ev_.triggered()) nap_edge_ = kNever;
+  armed_edge_ = kNever;  // the wake this runs for is spent
   const uint64_t now = now_ps() / clk_.period_ps;
-  if (now < due_wake_) return arm();                   // a nap on the way to a far edge
   if (batch_edges_) pcie_.take_completions(now_ps());  // those that did not wake the block
   // Every edge up to now that has work. Their inputs are all known: a request made from now on
   // is due if_cycles (at least 1) edges on, and a completion arriving now enters at the next

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "models/common/event_queue.h"
+#include "models/common/scheduler.h"
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
 #include "models/pcie/pcie_if.h"
@@ -68,6 +69,7 @@ class RnicDmac : public sc_core::sc_module {
   // core: the implementation (the model when empty).
   RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p, StatRegistry& stats,
            const DmacCoreFactory& core = {});
+  ~RnicDmac() override;
   // Applies changed PCIe parameters between the points of a sweep (nothing outstanding): the
   // block is reset with them.
   void configure(const DmacParams& p);
@@ -145,13 +147,12 @@ class RnicDmac : public sc_core::sc_module {
   mutable bool batch_edges_ = false;  // trace() turns it off
   mutable bool traced_ = false;
   uint64_t last_edge_ = 0;
-  static constexpr uint64_t kNapEdges = 2500;
   uint64_t next_edge_ = UINT64_MAX;  // the next edge to clock
   uint64_t due_wake_ = UINT64_MAX;   // the edge run() must come by (<= the first output's)
-  uint64_t wake_edge_ = UINT64_MAX;  // the edge wake_ev_ is notified for (<= due_wake_)
-  uint64_t nap_edge_ = UINT64_MAX;   // the edge nap_ev_ is notified for (a far due_wake_)
   DmacModel* model_ = nullptr;       // own_model_'s core, for its quiet and beat edges
-  sc_core::sc_event wake_ev_, nap_ev_;
+  Scheduler& sched_ = Scheduler::get();
+  size_t wake_id_ = 0;                // the block's client of the scheduler
+  uint64_t armed_edge_ = UINT64_MAX;  // the edge it wakes at (kNever: none)
   std::deque<Req> rq_;
   std::deque<Wr> wq_;
   std::deque<std::vector<uint8_t>> wd_;  // write data to stream, in write order

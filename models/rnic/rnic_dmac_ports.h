@@ -28,6 +28,7 @@
 #include <systemc>
 
 #include "models/common/ports.h"
+#include "models/common/scheduler.h"
 #include "models/rnic/dmac_core.h"
 
 #define RNIC_DMAC_PORTS(X)                           \
@@ -86,7 +87,10 @@ template <int BYTES>
 struct DmacSignals : sc_core::sc_module {
   RNIC_DMAC_PORTS(RNIC_SIGNAL_DECL)
 
-  explicit DmacSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
+  // Pins are read at the kernel's time steps: the scheduler runs none ahead of the kernel.
+  explicit DmacSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {
+    Scheduler::get().need_kernel_steps();
+  }
 
   template <class T>
   void connect(T& m) {

@@ -33,6 +33,7 @@
 #include <systemc>
 
 #include "models/common/ports.h"
+#include "models/common/scheduler.h"
 #include "models/rnic/rnic_xlat.h"
 
 namespace rnic {
@@ -80,7 +81,10 @@ namespace rnic {
 struct XlatSignals : sc_core::sc_module {
   RNIC_XLAT_PORTS(RNIC_SIGNAL_DECL)
 
-  explicit XlatSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {}
+  // Pins are read at the kernel's time steps: the scheduler runs none ahead of the kernel.
+  explicit XlatSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {
+    Scheduler::get().need_kernel_steps();
+  }
 
   // Binds every port of m (a model, a Verilated block, a checker) by name.
   template <class T>

@@ -223,7 +223,7 @@ void CmNet::deliver(int64_t id, CmEvent e, uint64_t at_ps) {
   auto it = std::upper_bound(c.q.begin(), c.q.end(), at_ps,
                              [](uint64_t t, const CmEvent& x) { return t < x.at_ps; });
   c.q.insert(it, std::move(e));
-  c.ev->notify(ps_time(at_ps > now_ps() ? at_ps - now_ps() : 0));
+  notify_at(*c.ev, std::max(at_ps, now_ps()));
 }
 
 int CmNet::get_event(int64_t ch, CmEvent* out) {

@@ -44,7 +44,7 @@ int64_t MgmtNet::listen(int64_t s) {
   if (!k->bound) bind(s, 0, 0);
   k->listening = true;
   listeners_[{k->ip, k->port}] = s;
-  listen_ev_.notify(sc_core::SC_ZERO_TIME);
+  notify_now(listen_ev_);
   return 0;
 }
 
@@ -101,7 +101,7 @@ int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port) {
   k->peer = n;
   Sock& lis = socks_[size_t(l)];
   lis.backlog.push_back({now_ps() + latency_ps(), n});
-  lis.ev->notify(ps_time(latency_ps()));
+  notify_at(*lis.ev, now_ps() + latency_ps());
   host::host_wait(ps_time(2 * latency_ps()));  // SYN, SYN-ACK
   return 0;
 }
@@ -123,7 +123,7 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   k->tx_free_ps = start + wire;
   const uint64_t at = start + wire + latency_ps();
   p->rx.push_back({at, std::vector<uint8_t>(data, data + len)});
-  p->ev->notify(ps_time(at - now_ps()));
+  notify_at(*p->ev, at);
   return int64_t(len);
 }
 
@@ -166,7 +166,7 @@ int64_t MgmtNet::close(int64_t s) {
     // The end of stream arrives behind the last bytes sent.
     const uint64_t at = std::max(now_ps(), k->tx_free_ps) + latency_ps();
     p.eof_at_ps = std::min(p.eof_at_ps, at);
-    p.ev->notify(ps_time(at - now_ps()));
+    notify_at(*p.ev, at);
   }
   k->closed = true;
   return 0;

@@ -4,6 +4,7 @@
 
 #include <numeric>
 
+#include "models/common/sim_time.h"
 #include "sim/experiment.h"
 #include "sim/host_card.h"
 
@@ -163,7 +164,7 @@ ExperimentKind dma_roundtrip_experiment() {
           sys.dmac.read(sp.pages[i], n, [&, i](DmacStatus st, std::vector<uint8_t>&& d) {
             if (st != DmacStatus::kOk) ++bad;
             pages[i] = std::move(d);
-            if (--left == 0) all_read.notify();
+            if (--left == 0) notify_immediate(all_read);
           });
         }
         sc_core::wait(all_read);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/common/sim_time.h"
 #include "models/host/driver.h"
 #include "models/host/verbs/verbs_internal.h"
 #include "sim/ranks.h"
@@ -155,7 +156,7 @@ void Oob::insert(int64_t to, Entry e) {
                                return k < std::make_pair(x.at_ps, x.from);
                              });
   b.q.insert(it, std::move(e));
-  b.ev.notify(sc_core::SC_ZERO_TIME);
+  notify_now(b.ev);
 }
 
 void Oob::put(int64_t to, PeerInfo info) {

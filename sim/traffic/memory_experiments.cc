@@ -9,6 +9,7 @@
 #include <deque>
 #include <vector>
 
+#include "models/common/sim_time.h"
 #include "models/host/verbs/verbs.h"
 #include "sim/cluster.h"
 #include "sim/experiment.h"
@@ -617,7 +618,7 @@ int run_odp(ExperimentContext& ctx) {
   bool over = false;
   auto ask = [&](uint64_t bytes, const std::string& mode) {
     reqs.push_back({bytes, mode});
-    req_ev.notify(sc_core::SC_ZERO_TIME);
+    notify_now(req_ev);
     return oob.get(0);
   };
   auto write_once = [&](Endpoint& e, int qp, const PeerInfo& p, uint64_t bytes) {
@@ -710,7 +711,7 @@ int run_odp(ExperimentContext& ctx) {
               }
             }
             over = true;
-            req_ev.notify(sc_core::SC_ZERO_TIME);
+            notify_now(req_ev);
             oob2.put(2, {});
           },
           [&] {

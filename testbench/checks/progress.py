@@ -14,7 +14,7 @@ import time
 from common import check, finish, out_dir
 
 binary, work = sys.argv[1], out_dir(sys.argv[2], "progress")
-ARGS = ["perf", "write_bw", "-s", "65536", "-n", "6000", "--out", os.path.join(work, "o")]
+ARGS = ["perf", "write_bw", "-s", "65536", "-n", "14000", "--out", os.path.join(work, "o")]
 
 
 def on_terminal(extra, args=ARGS):

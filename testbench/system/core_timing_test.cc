@@ -84,7 +84,7 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
   for (int n = 0; n < 2; ++n) {
     auto prev = cl.nodes[n]->hc.rc.on_write;
     cl.nodes[n]->hc.rc.on_write = [&mem, n, prev](uint64_t addr, uint32_t len) {
-      mem[n].push_back({addr, sc_core::sc_time_stamp().value()});
+      mem[n].push_back({addr, now_ps()});
       if (prev) prev(addr, len);
     };
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "models/common/log.h"
+#include "models/common/sim_time.h"
 #include "models/host/driver.h"
 #include "models/host/host_wait.h"
 #include "models/host/process.h"
@@ -365,7 +366,7 @@ ibv_context* ibv_open_device(ibv_device* device) {
       if (it == cs.cqs.end() || !it->second->channel) continue;
       ChannelImpl& ch = *chi(it->second->channel);
       ch.events.push_back(it->second);
-      ch.ev.notify(sc_core::SC_ZERO_TIME);
+      rnic::notify_now(ch.ev);
     }
   };
   return c;
@@ -1535,7 +1536,7 @@ void rnic_oob_put(const char* key, const void* data, size_t len) {
   const auto* p = static_cast<const uint8_t*>(data);
   b.keys[key] = {std::vector<uint8_t>(p, p + len), rnic::host::mgmt_send(len)};
   if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
-  b.put->notify(sc_core::SC_ZERO_TIME);
+  rnic::notify_now(*b.put);
 }
 
 size_t rnic_oob_get(const char* key, void* data, size_t len) {
