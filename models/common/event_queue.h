@@ -12,6 +12,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/action.h"
 #include "models/common/scheduler.h"
 #include "models/common/sim_time.h"
 
@@ -22,8 +23,8 @@ class EventQueue : public sc_core::sc_module {
   explicit EventQueue(sc_core::sc_module_name n)
       : sc_core::sc_module(n), id_(sched_.add(std::string(name()) + ".run", [this] { run(); })) {}
   ~EventQueue() override { sched_.drop(id_); }
-  void at(uint64_t t_ps, std::function<void()> fn) { at_ranked(t_ps, 0, std::move(fn)); }
-  void at_ranked(uint64_t t_ps, uint64_t rank, std::function<void()> fn) {
+  void at(uint64_t t_ps, Action fn) { at_ranked(t_ps, 0, std::move(fn)); }
+  void at_ranked(uint64_t t_ps, uint64_t rank, Action fn) {
     const uint64_t now = now_ps();
     if (t_ps < now) t_ps = now;
     uint32_t slot;
@@ -39,13 +40,13 @@ class EventQueue : public sc_core::sc_module {
     std::push_heap(q_.begin(), q_.end(), later);
     if (q_.front().t == t_ps && t_ps <= alarm_t_) sched_.wake(id_, t_ps);
   }
-  void after(uint64_t d_ps, std::function<void()> fn) { at(now_ps() + d_ps, std::move(fn)); }
+  void after(uint64_t d_ps, Action fn) { at(now_ps() + d_ps, std::move(fn)); }
   bool empty() const { return q_.empty() && alarm_t_ == UINT64_MAX; }
 
   // One cancellable action (a block's timer): set_alarm replaces the pending one; it runs in
   // this queue's process after the actions due at the same time, so its order against them
   // never depends on how the simulation is sliced. A cancelled alarm leaves no event behind.
-  void set_alarm(uint64_t t_ps, std::function<void()> fn) {
+  void set_alarm(uint64_t t_ps, Action fn) {
     const uint64_t now = now_ps();
     if (t_ps < now) t_ps = now;
     alarm_t_ = t_ps;
@@ -54,14 +55,14 @@ class EventQueue : public sc_core::sc_module {
   }
   void cancel_alarm() {
     alarm_t_ = UINT64_MAX;
-    alarm_ = nullptr;
+    alarm_.reset();
     rearm();
   }
   uint64_t alarm_at() const { return alarm_t_; }
 
  private:
   // The heap holds keys only; the actions wait in slots that are reused, so ordering the heap
-  // moves no std::function.
+  // moves no action.
   struct Item {
     uint64_t t, rank, seq;
     uint32_t slot;
@@ -86,17 +87,17 @@ class EventQueue : public sc_core::sc_module {
       if (alarm_t_ > now) break;
       auto fn = std::move(alarm_);
       alarm_t_ = UINT64_MAX;
-      alarm_ = nullptr;
+      alarm_.reset();
       fn();  // may set the alarm again, or queue actions for now
     }
     rearm();
   }
   std::vector<Item> q_;  // a heap, earliest at the front
-  std::vector<std::function<void()>> fns_;
+  std::vector<Action> fns_;
   std::vector<uint32_t> free_;
   uint64_t seq_ = 0;
   uint64_t alarm_t_ = UINT64_MAX;
-  std::function<void()> alarm_;
+  Action alarm_;
   Scheduler& sched_ = Scheduler::get();
   size_t id_;
 };
