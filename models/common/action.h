@@ -13,7 +13,7 @@ namespace rnic {
 
 class Action {
  public:
-  static constexpr size_t kInline = 64;
+  static constexpr size_t kInline = 96;
 
   Action() = default;
   template <class F, class D = std::decay_t<F>,

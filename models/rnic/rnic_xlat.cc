@@ -52,6 +52,7 @@ XlatResult RnicXlat::translate(const XlatRequest& r) const {
     case SmtEntry::Type::kOnDemand: {
       const uint64_t page = 1ull << e->page_shift;
       uint64_t in_list = off + e->first_page_offset;  // offset from the first page's start
+      out.chunks.reserve(((in_list + left - 1) >> e->page_shift) - (in_list >> e->page_shift) + 1);
       while (left) {
         const uint64_t idx = in_list >> e->page_shift, in_page = in_list & (page - 1);
         const uint64_t n = std::min(left, page - in_page);
