@@ -40,6 +40,13 @@ class Scheduler {
   // A client: fn runs at each wake. `name` orders it against SystemC processes where a block
   // orders same-time inputs by their sender's name (the PCIe link's TLP queue).
   size_t add(std::string name, std::function<void()> fn) {
+    if (!dropped_.empty()) {  // a gone block's place (a sweep builds a system per point)
+      const size_t id = dropped_.back();
+      dropped_.pop_back();
+      fns_[id] = std::move(fn);
+      names_[id] = std::move(name);
+      return id;
+    }
     fns_.push_back(std::move(fn));
     names_.push_back(std::move(name));
     pos_.push_back(kNone);
@@ -66,7 +73,8 @@ class Scheduler {
   // A client whose block is gone: never woken again.
   void drop(size_t id) {
     cancel(id);
-    fns_[id] = [] {};
+    fns_[id] = nullptr;
+    dropped_.push_back(id);
   }
 
   // The name of the client running now, or of the SystemC process running now ("" outside).
@@ -276,6 +284,7 @@ class Scheduler {
   std::vector<size_t> pos_;                 // each client's place in heap_ (kNone: not due)
   std::vector<Entry> heap_;                 // the pending wakes, earliest first
   bool replaced_ = false;                   // the running client woke again or was cancelled
+  std::vector<size_t> dropped_;             // clients whose blocks are gone, to reuse
   uint64_t seq_ = 0;
   size_t running_ = kNone;
   bool dispatching_ = false;

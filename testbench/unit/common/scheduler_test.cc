@@ -99,6 +99,21 @@ TEST(Scheduler, RunAheadStopsAtAThreadsEvent) {
   EXPECT_EQ(sc_core::sc_time_stamp().value(), 2000000u);
 }
 
+// A block that goes takes its pending wake with it; the next block takes its place.
+TEST(Scheduler, ADroppedClientNeverRunsAndItsPlaceIsReused) {
+  Scheduler& s = Scheduler::get();
+  std::vector<std::string> ran;
+  const size_t a = s.add("a", [&] { ran.push_back("a"); });
+  s.set(a, 1000);
+  s.drop(a);
+  const size_t b = s.add("b", [&] { ran.push_back("b"); });
+  EXPECT_EQ(b, a);
+  s.set(b, 2000);
+  sc_core::sc_start(sc_core::sc_time(10, sc_core::SC_NS));
+  EXPECT_EQ(ran, std::vector<std::string>{"b"});
+  EXPECT_EQ(sc_core::sc_time_stamp().value(), 10000u);
+}
+
 // Without a horizon (a bare sc_start) every time is a kernel time step.
 TEST(Scheduler, NoHorizonNoRunAhead) {
   Scheduler& s = Scheduler::get();
