@@ -103,11 +103,7 @@ class Scheduler {
   };
 
   Scheduler() : ev_("rnic_scheduler_ev") {
-    sc_core::sc_spawn_options o;
-    o.spawn_method();
-    o.set_sensitivity(&ev_);
-    o.dont_initialize();
-    sc_core::sc_spawn([this] { run(); }, "rnic_scheduler", &o);
+    spawn_method_on(ev_, "rnic_scheduler", [this] { run(); });
     ahead_step_ = StepEnd::get().add([this] { try_run_ahead(); });
   }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <systemc>
+#include <utility>
 
 namespace rnic {
 
@@ -53,6 +54,15 @@ inline void notify_at(sc_core::sc_event& e, uint64_t t_ps) {
 }
 // The same at the current time (SC_ZERO_TIME from the kernel's own time).
 inline void notify_now(sc_core::sc_event& e) { notify_at(e, now_ps()); }
+// A method process that runs each time `ev` is notified (not at the start of the simulation).
+template <class F>
+void spawn_method_on(sc_core::sc_event& ev, const char* name, F&& fn) {
+  sc_core::sc_spawn_options o;
+  o.spawn_method();
+  o.set_sensitivity(&ev);
+  o.dont_initialize();
+  sc_core::sc_spawn(std::forward<F>(fn), name, &o);
+}
 // An immediate notification, or ahead of the kernel one at the current time.
 inline void notify_immediate(sc_core::sc_event& e) {
   if (g_virtual_clock.on)

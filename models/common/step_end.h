@@ -57,11 +57,7 @@ class StepEnd {
     bool wanted;
   };
   StepEnd() : ev_("rnic_step_end_ev") {
-    sc_core::sc_spawn_options o;
-    o.spawn_method();
-    o.set_sensitivity(&ev_);
-    o.dont_initialize();
-    sc_core::sc_spawn([this] { run(); }, "rnic_step_end", &o);
+    spawn_method_on(ev_, "rnic_step_end", [this] { run(); });
   }
   void run() {
     if (sc_core::sc_pending_activity_at_current_time()) {

@@ -76,13 +76,9 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
   step_id_ = StepEnd::get().add([this] { send_next(); });
   if (cfg_.decoy_timer) {
     decoy_ev_ = std::make_unique<sc_core::sc_event>("decoy_timer_ev");
-    sc_core::sc_spawn_options o;
-    o.spawn_method();
-    o.set_sensitivity(decoy_ev_.get());
-    o.dont_initialize();
-    sc_core::sc_spawn(
-        [this] { throw std::logic_error(std::string(name()) + ": the decoy timer fired"); },
-        "decoy_timer", &o);
+    spawn_method_on(*decoy_ev_, "decoy_timer", [this] {
+      throw std::logic_error(std::string(name()) + ": the decoy timer fired");
+    });
   }
   port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
   port_.set_space_callback([this] {

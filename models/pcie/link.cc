@@ -79,14 +79,10 @@ void PcieLink::trace(TraceSink& t) const {
   static const char* const kSide[2] = {"rc_tx", "card_tx"};
   if (!traced_) {
     traced_ = true;
-    sc_core::sc_spawn_options o;
-    o.spawn_method();
-    o.set_sensitivity(&trace_ev_);
-    o.dont_initialize();
     PcieLink* self = const_cast<PcieLink*>(this);
     std::string n = std::string(name()) + "_trace_steps";  // spawned outside the module
     std::replace(n.begin(), n.end(), '.', '_');
-    sc_core::sc_spawn([self] { self->on_trace(); }, n.c_str(), &o);
+    spawn_method_on(self->trace_ev_, n.c_str(), [self] { self->on_trace(); });
   }
   for (int s = 0; s < 2; ++s) {
     const Side& sd = side_[s];
