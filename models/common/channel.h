@@ -1,6 +1,6 @@
 // A typed, bounded channel from one block to another (DESIGN.md §4): the sender hands over a
 // message stamped with the time its last beat crosses (a core edge, or now); the receiver's
-// handler runs at that time in the receiver's own process (its event queue), never inside the
+// handler runs at that time in the receiver's own event queue, never inside the
 // sender's. Messages are delivered in the order they were sent when their times are equal.
 //
 // Depth: at most `depth` messages are in flight (sent, not yet delivered). The blocks that use a

@@ -44,7 +44,7 @@ class EventQueue : public sc_core::sc_module {
   bool empty() const { return q_.empty() && alarm_t_ == UINT64_MAX; }
 
   // One cancellable action (a block's timer): set_alarm replaces the pending one; it runs in
-  // this queue's process after the actions due at the same time, so its order against them
+  // this queue's wake-up after the actions due at the same time, so its order against them
   // never depends on how the simulation is sliced. A cancelled alarm leaves no event behind.
   void set_alarm(uint64_t t_ps, Action fn) {
     const uint64_t now = now_ps();

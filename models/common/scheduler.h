@@ -13,8 +13,8 @@
 // outside it is due: an event notified for a host thread from a client (notify_at) stops it at
 // that event's time. The kernel's clock then catches up at the next wake. Run-ahead is on only
 // between set_horizon() and the horizon (run_control sets it for each slice it runs: a bare
-// sc_start() in a test steps every time as SystemC does) and off while waveforms are written
-// (they are read at every kernel time step).
+// sc_start() in a test steps every time as SystemC does), and off where a waveform is written
+// or RTL pins are driven (need_kernel_steps: both are read at every kernel time step).
 #pragma once
 
 #include <algorithm>
@@ -87,7 +87,7 @@ class Scheduler {
   void set_horizon(uint64_t ps) { horizon_ = ps; }
   // Something reads the models at the kernel's time steps (pins, a waveform): no run-ahead.
   void need_kernel_steps() { allowed_ = false; }
-  // Times run ahead of the kernel, and times the kernel stepped for the scheduler.
+  // The time points run ahead of the kernel so far (the tests ask whether any were).
   uint64_t times_ahead() const { return times_ahead_; }
 
  private:

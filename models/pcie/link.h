@@ -83,7 +83,7 @@ class PcieLink : public sc_core::sc_module {
   // Only while the link is idle.
   void set_hold(int s, const Hold& hold);
   // TLPs for which `later` holds do not wake side s's upper layer (with no hold): it takes them
-  // itself, from its own process, before it needs them (take_arrived), or gets them with the
+  // itself, in its own wake-up, before it needs them (take_arrived), or gets them with the
   // next TLP that wakes it. Empty: every TLP wakes it.
   void set_later(int s, std::function<bool(const Tlp&)> later) {
     sc_assert(side_[s].flat_hold && side_[s].hold[0] == 0);
@@ -195,7 +195,7 @@ class PcieLink : public sc_core::sc_module {
   // whatever order the kernel ran them in). Actions of one delta go arrivals, credits, picks,
   // ACK timers, UpdateFC timers; a side's picks need the credits the other's UpdateFCs brought
   // by then, so both sides' actions run together in time order. Deliveries to an upper layer
-  // happen only in the link's own process, after the actions before them.
+  // happen only in the link's own wake-ups, after the actions before them.
   void catch_up_all() const;
   // The earliest the next UpdateFC from side `from` can arrive (none: kNoTimer): the first in
   // flight, or queued, or the UpdateFC timer of what it owes.

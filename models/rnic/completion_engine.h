@@ -77,7 +77,7 @@ class CompletionEngine : public sc_core::sc_module {
   CompletionLogic& table() { return logic_; }
   const CompletionLogic& table() const { return logic_; }
   // The request channel: a CQE for CQ cqn (its owner bit is the engine's to set), taken in
-  // the engine's own process on the edge it is sent.
+  // the engine's own event queue on the edge it is sent.
   struct Request {
     uint32_t cqn = 0;
     Cqe cqe;

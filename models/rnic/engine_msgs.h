@@ -4,7 +4,7 @@
 // each engine keeps a copy of, and the timing probe they all report to.
 //
 // Every channel between two engines crosses in 0 cycles (the receiver acts on the same core
-// edge, in its own process), so the latencies of rnic_core.h are each engine's own.
+// edge, in its own event queue), so the latencies of rnic_core.h are each engine's own.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // rnic_xlat as the engines reach it (DESIGN.md §4): a request/response channel and the tables'
 // write port. An engine sends a request and reacts when the result arrives, handed to it in its
-// own process (its event queue) at the cycle the result is valid, so an implementation may
+// own event queue at the cycle the result is valid, so an implementation may
 // answer in any number of cycles. Requests from different engines do not wait for each other
 // (the model serves each requester as its own port).
 //
