@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/common/byte_pool.h"
 #include "models/common/sim_time.h"
 #include "models/common/step_end.h"
 #include "models/host/verbs/verbs.h"
@@ -255,8 +256,9 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     const auto fcs = u.get<std::array<uint8_t, 4>>();
     const size_t len = u.left();
     const uint8_t* f = u.take(len);
-    links[link]->deliver(std::make_shared<const std::vector<uint8_t>>(f, f + len), fcs, first,
-                         last);
+    Bytes frame = take_bytes(len);
+    frame.assign(f, f + len);
+    links[link]->deliver(share_bytes(std::move(frame)), fcs, first, last);
   });
   for (size_t c = 0; c < part.crossing.size(); ++c) {
     const int i = part.crossing[c];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/common/byte_pool.h"
 #include "models/common/log.h"
 #include "models/common/sim_time.h"
 
@@ -80,7 +81,7 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
       throw std::logic_error(std::string(name()) + ": the decoy timer fired");
     });
   }
-  port_.set_receiver([this](eth::EthMac::Frame&& f) { receive(std::move(f)); });
+  port_.set_receiver([this](const eth::EthMac::FramePtr& f) { receive(f); });
   port_.set_space_callback([this] {
     if (in_mac_ > 0) --in_mac_;
     pump();
@@ -337,29 +338,27 @@ bool Efe::transmit(std::vector<uint8_t> frame, const eth::Mac& dst) {
                       eth::kFcsBytes + eth::kIfgBytes;
   loop_free_ps_ = std::max(loop_free_ps_, now_ps()) + uint64_t(wire) * port_.byte_ps();
   ++looped_;
-  auto f = std::make_shared<eth::EthMac::Frame>(std::move(frame));
-  eq_.at(loop_free_ps_, [this, f] {
+  eq_.at(loop_free_ps_, [this, f = share_bytes(std::move(frame))] {
     if (in_mac_ > 0) --in_mac_;
-    receive(std::move(*f));
+    receive(f);
     pump();
   });
   return true;
 }
 
-void Efe::receive(eth::EthMac::Frame&& f) {
+void Efe::receive(const eth::EthMac::FramePtr& f) {
   eth::Header eh;
   Header h;
-  if (!eth::parse_header(f.data(), f.size(), &eh) || eh.dst != mac_ ||
+  if (!eth::parse_header(f->data(), f->size(), &eh) || eh.dst != mac_ ||
       eh.ethertype != eth::kEtherTypeEfe ||
-      decode(f.data() + eth::kHeaderBytes, f.size() - eth::kHeaderBytes, &h) != ParseError::kOk) {
+      decode(f->data() + eth::kHeaderBytes, f->size() - eth::kHeaderBytes, &h) != ParseError::kOk) {
     ++rx_dropped_;
     return;
   }
-  eq_.at(edge(kRxCycles),
-         [this, eh, h, f = std::move(f)]() mutable { handle(eh, h, std::move(f)); });
+  eq_.at(edge(kRxCycles), [this, eh, h, f] { handle(eh, h, f); });
 }
 
-void Efe::handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f) {
+void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::FramePtr& f) {
   Peer& p = peer(eh.src);
   const uint64_t now = now_ps();
   switch (h.type) {
@@ -401,15 +400,9 @@ void Efe::handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f)
         ++rx_data_;
         p.delivered.emplace_back(h.seq, h.length);
         rx_buffered_ += h.length;
-        const size_t off = eth::kHeaderBytes + kHeaderBytes;
-        RxSegment s{
-            eh.src,
-            h.seq,
-            h.dst_qpn,
-            h.ar,
-            h.rq,
-            std::vector<uint8_t>(f.begin() + int64_t(off), f.begin() + int64_t(off + h.length)),
-            p.rx_gen};
+        const uint8_t* ddp = f->data() + eth::kHeaderBytes + kHeaderBytes;
+        RxSegment s{eh.src, h.seq, h.dst_qpn, h.ar, h.rq, take_bytes(h.length), p.rx_gen};
+        s.ddp.assign(ddp, ddp + h.length);
         if (on_segment) on_segment(std::move(s));
         if (p.held && !seq_before(p.rx.expected(), p.held_needs)) {
           p.held = false;

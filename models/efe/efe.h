@@ -178,8 +178,8 @@ class Efe : public sc_core::sc_module {
 
   Peer& peer(const eth::Mac& m);
   void enqueue(Peer& p, uint32_t seq, std::vector<uint8_t> ddp, const EfeTx::Meta& meta);
-  void receive(eth::EthMac::Frame&& f);
-  void handle(const eth::Header& eh, const Header& h, eth::EthMac::Frame&& f);
+  void receive(const eth::EthMac::FramePtr& f);
+  void handle(const eth::Header& eh, const Header& h, const eth::EthMac::FramePtr& f);
   void core_ack(Peer& p, uint32_t ack, uint32_t needs);
   void tx_acked(Peer& p, uint32_t ack);
   void owe_control(Peer& p);

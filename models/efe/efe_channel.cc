@@ -1,5 +1,7 @@
 #include "models/efe/efe_channel.h"
 
+#include "models/common/byte_pool.h"
+
 namespace rnic::efe {
 
 uint32_t EfeTx::send(std::vector<uint8_t> payload) { return send(std::move(payload), Meta()); }
@@ -36,6 +38,7 @@ size_t EfeTx::on_ack(uint32_t ack, uint64_t now) {
   size_t freed = 0;
   while (base_ != ack) {
     buffered_ -= frames_.front().payload.size();
+    give_bytes(std::move(frames_.front().payload));
     frames_.pop_front();
     ++base_;
     ++freed;

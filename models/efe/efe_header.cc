@@ -59,11 +59,12 @@ ParseError decode(const uint8_t* p, size_t avail, Header* h) {
 
 std::vector<uint8_t> build_frame(const eth::Header& eh, Header h, const uint8_t* payload,
                                  size_t len) {
-  std::vector<uint8_t> body(kHeaderBytes + len);
+  std::vector<uint8_t> f = eth::build_frame(eh, nullptr, kHeaderBytes + len);
   h.length = uint16_t(len);
-  encode(h, body.data());
-  std::copy(payload, payload + len, body.begin() + kHeaderBytes);
-  return eth::build_frame(eh, body.data(), body.size());
+  uint8_t* body = f.data() + eth::kHeaderBytes;
+  encode(h, body);
+  if (len) std::copy(payload, payload + len, body + kHeaderBytes);
+  return f;
 }
 
 }  // namespace rnic::efe

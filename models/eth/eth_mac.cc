@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "models/common/byte_pool.h"
 #include "models/common/log.h"
 #include "models/eth/eth_link.h"
 #include "models/eth/ethernet.h"
@@ -61,7 +62,7 @@ bool EthMac::send(Frame f) {
   ++fifo_;
   const int64_t corrupt = corrupt_bit_;
   corrupt_bit_ = -1;
-  auto frame = std::make_shared<const Frame>(std::move(f));
+  FramePtr frame = share_bytes(std::move(f));
   fcs_gen_->request(frame, std::move(cycles),
                     [this, frame, ready, corrupt, period](uint32_t fcs, uint64_t valid) {
                       transmit(frame, fcs, std::max(ready, valid * period), corrupt);
@@ -82,10 +83,11 @@ void EthMac::transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corr
   const std::array<uint8_t, 4> fcs_a{uint8_t(fcs), uint8_t(fcs >> 8), uint8_t(fcs >> 16),
                                      uint8_t(fcs >> 24)};
   if (corrupt_bit >= 0) {  // a wire error after the FCS was computed
-    Frame bad(*frame);
+    Frame bad = take_bytes(len);
+    bad.assign(frame->begin(), frame->end());
     const size_t bit = size_t(corrupt_bit) % (len * 8);
     bad[bit / 8] ^= uint8_t(1u << (bit % 8));
-    frame = std::make_shared<const Frame>(std::move(bad));
+    frame = share_bytes(std::move(bad));
   }
   ++tx_frames_;
   tx_bytes_ += kPreambleBytes + len + kFcsBytes + kIfgBytes;
@@ -128,7 +130,7 @@ void EthMac::arrive(FramePtr frame, std::array<uint8_t, 4> fcs_a, uint64_t first
         return;
       }
       ++rx_frames_;
-      if (deliver_) deliver_(Frame(*frame));
+      if (deliver_) deliver_(frame);
     });
   });
 }

@@ -58,7 +58,8 @@ class EthMac : public sc_core::sc_module, public LinkEnd {
   // called while the FIFO is full (can_send), nor before a link joins the port.
   bool can_send() const;
   bool send(Frame frame);
-  void set_receiver(std::function<void(Frame&&)> deliver) { deliver_ = std::move(deliver); }
+  // The upper layer shares the frame (the wire tap and the link may hold it too).
+  void set_receiver(std::function<void(const FramePtr&)> deliver) { deliver_ = std::move(deliver); }
   void set_space_callback(std::function<void()> cb) { space_ = std::move(cb); }
   // Flips bit `bit` of the next frame sent, after its FCS is computed (a wire error).
   void corrupt_next(size_t bit) { corrupt_bit_ = int64_t(bit); }
@@ -91,7 +92,7 @@ class EthMac : public sc_core::sc_module, public LinkEnd {
   int64_t corrupt_bit_ = -1;
   uint64_t fcs_gen_free_ = 0;  // first cycle the FCS generator can take a new beat
   std::unique_ptr<Crc32Channel> fcs_gen_, fcs_check_;
-  std::function<void(Frame&&)> deliver_;
+  std::function<void(const FramePtr&)> deliver_;
   std::function<void()> space_;
   struct Held {
     FramePtr frame;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "models/common/byte_pool.h"
 #include "models/common/bytes.h"
 #include "models/common/crc32.h"
 
@@ -17,11 +18,13 @@ const Crc32& fcs_crc() {
 }  // namespace
 
 std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len) {
-  std::vector<uint8_t> f(std::max(kMinFrameBytes, kHeaderBytes + len), 0);
+  const size_t n = std::max(kMinFrameBytes, kHeaderBytes + len);
+  std::vector<uint8_t> f = take_bytes(n);
+  f.resize(n);
   std::copy(h.dst.begin(), h.dst.end(), f.begin());
   std::copy(h.src.begin(), h.src.end(), f.begin() + 6);
   put_be16(&f[12], h.ethertype);
-  std::copy(payload, payload + len, f.begin() + kHeaderBytes);
+  if (payload) std::copy(payload, payload + len, f.begin() + kHeaderBytes);
   return f;
 }
 

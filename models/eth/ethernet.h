@@ -46,7 +46,7 @@ struct Header {
 
 // "02:00:00:00:00:01"
 std::string to_string(const Mac& m);
-// Header + payload + padding (no FCS).
+// Header + payload + padding (no FCS). A null payload leaves its `len` bytes zero for the caller.
 std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len);
 // Appends the FCS, least significant byte first.
 void append_fcs(std::vector<uint8_t>& frame);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/common/byte_pool.h"
 #include "models/common/log.h"
 #include "models/common/sim_time.h"
 #include "models/host/host_wait.h"
@@ -92,7 +93,7 @@ void RootComplex::write(Tlp t) {
   }
   last_write_ps_ = now_ps();
   link_.release(pcie::PcieLink::kRc, pcie::FcClass::kPosted, t.data_credits());
-  pcie::give_payload(std::move(t.data));
+  give_bytes(std::move(t.data));
 }
 
 void RootComplex::serve_read(Tlp req) {
@@ -128,7 +129,7 @@ void RootComplex::serve_read(Tlp req) {
     c.len = uint32_t(stop - a);
     c.byte_count = uint32_t(end - a);
     c.lower_addr = uint8_t(a & 0x7F);
-    c.data = pcie::take_payload(c.len);
+    c.data = take_bytes(c.len);
     c.data.resize(c.len);
     mem_.read(a, c.data.data(), c.len);
     read_bytes_ += c.len;

@@ -19,30 +19,4 @@ double tlp_limit_gbps(int gen, int lanes, uint64_t max_payload, uint64_t bytes) 
   return LinkRate::of(gen, lanes).gbps_raw() * double(bytes) / double(wire);
 }
 
-namespace {
-constexpr size_t kPayloadsKept = 64;
-std::vector<std::vector<uint8_t>>& payloads() {
-  thread_local std::vector<std::vector<uint8_t>> p;
-  return p;
-}
-}  // namespace
-
-std::vector<uint8_t> take_payload(size_t bytes) {
-  auto& p = payloads();
-  std::vector<uint8_t> v;
-  if (!p.empty()) {
-    v = std::move(p.back());
-    p.pop_back();
-  }
-  v.reserve(bytes);
-  return v;
-}
-
-void give_payload(std::vector<uint8_t>&& v) {
-  auto& p = payloads();
-  if (v.capacity() == 0 || p.size() >= kPayloadsKept) return;
-  v.clear();
-  p.push_back(std::move(v));
-}
-
 }  // namespace rnic::pcie

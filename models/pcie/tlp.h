@@ -102,10 +102,4 @@ class ByteClock {
   uint64_t rem_ = 0;
 };
 
-// Payload buffers: a TLP's payload is taken from here (empty, with room for `bytes`) and given
-// back when the TLP is done with, so the buffers of the TLPs in flight are reused instead of
-// allocated and freed for each (a few dozen are kept; one per thread of simulation).
-std::vector<uint8_t> take_payload(size_t bytes);
-void give_payload(std::vector<uint8_t>&& v);
-
 }  // namespace rnic::pcie

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/common/byte_pool.h"
 #include "models/common/log.h"
 #include "models/common/scheduler.h"
 
@@ -266,14 +267,14 @@ void RnicDmac::tx_header(const DmacOut& o) {
   tx_.len = o.tx_len;
   tx_.tag = o.tx_tag;
   tx_.requester = 1;
-  if (o.tx_write && tx_.data.empty()) tx_.data = pcie::take_payload(o.tx_len);
+  if (o.tx_write && tx_.data.empty()) tx_.data = take_bytes(o.tx_len);
 }
 
 // n beats of the completion at the queue's head taken by the block; after its last, it goes.
 void RnicDmac::took_cpl_beats(uint32_t n, bool last) {
   cp_k_ += n;
   if (!last) return;
-  pcie::give_payload(std::move(cp_.front().tlp.data));
+  give_bytes(std::move(cp_.front().tlp.data));
   cp_.pop_front();
   cp_k_ = 0;
 }
@@ -282,6 +283,7 @@ void RnicDmac::took_cpl_beats(uint32_t n, bool last) {
 void RnicDmac::took_wd_beats(uint32_t n) {
   wd_pos_ += size_t(n) * size_t(B_);
   if (wd_pos_ < wd_.front().size()) return;
+  give_bytes(std::move(wd_.front()));
   wd_.pop_front();
   wd_pos_ = 0;
 }
@@ -318,6 +320,7 @@ void RnicDmac::step(uint64_t e) {
           read_ns_.sample(double(now_ps() - start) / 1000.0);
           --reads_in_flight_;
           done(st, std::move(d));
+          give_bytes(std::move(d));  // unless `done` kept it
         });
     s = Slot{};
   }
@@ -382,6 +385,7 @@ void RnicDmac::step(uint64_t e) {
     free_ids_.pop_front();
     s.done = std::move(rq_.front().done);
     s.start_ps = rq_.front().start_ps;
+    if (s.data.capacity() == 0) s.data = take_bytes(rq_.front().len);
     s.data.assign(rq_.front().len, 0);
     rq_.pop_front();
   }

@@ -1,5 +1,6 @@
 #include "models/rnic/rx_engine.h"
 
+#include "models/common/byte_pool.h"
 #include "models/common/log.h"
 #include "models/rnic/latency_mutation.h"
 
@@ -151,7 +152,11 @@ void RxEngine::step() {
     // ddp_rx_parse through its channel: the segment is decided when its header result arrives;
     // the next segment starts when the block's input has taken this one.
     rx_busy_ = true;
-    auto seg = std::make_shared<RxSegment>(std::move(it.seg));
+    // The segment's bytes go back for reuse with the segment.
+    std::shared_ptr<RxSegment> seg(new RxSegment(std::move(it.seg)), [](RxSegment* p) {
+      give_bytes(std::move(p->ddp));
+      delete p;
+    });
     // The channel shares the segment's bytes (no copy): an aliasing pointer into `seg`.
     RxParseChannel::Segment bytes(seg, &seg->ddp);
     rx_parse_->request(
@@ -217,7 +222,9 @@ void RxEngine::place(uint32_t qpn, const Seg& sp, const std::vector<XlatChunk>& 
   const uint64_t last = chunks.empty() ? 0 : chunks.back().pa + chunks.back().len - 1;
   mark_(CoreProbe::kRxPlace, qpn, now_ps(), ProbeEvent::rx_tag(sp->src, sp->seq), 0, last);
   for (const XlatChunk& c : chunks) {
-    dmac_.write(c.pa, std::vector<uint8_t>(data, data + c.len));
+    Bytes d = take_bytes(c.len);
+    d.assign(data, data + c.len);
+    dmac_.write(c.pa, std::move(d));
     data += c.len;
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "models/common/byte_pool.h"
 #include "models/common/log.h"
 #include "models/rnic/errors.h"
 #include "models/rnic/latency_mutation.h"
@@ -383,6 +384,7 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
   const bool last = g.wqe_done;
   if (!h.tagged) e.msn = h.msn;
   TxSeg* s = new_seg(qpn);
+  s->ddp = take_bytes(h.header_bytes() + len);
   s->ddp.resize(h.header_bytes() + len);
   rdmap::encode(h, s->ddp.data());
   s->payload = len;
@@ -422,6 +424,7 @@ bool SqEngine::issue_response(uint32_t qpn) {
   h.stag = r.rr.sink_stag;
   h.to = r.rr.sink_to + r.off;
   TxSeg* s = new_seg(qpn);
+  s->ddp = take_bytes(rdmap::kTaggedBytes + len);
   s->ddp.resize(rdmap::kTaggedBytes + len);
   rdmap::encode(h, s->ddp.data());
   s->payload = len;

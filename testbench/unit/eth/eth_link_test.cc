@@ -27,7 +27,7 @@ struct Bench {
     a = std::make_unique<EthMac>("a", cfg, stats);
     b = std::make_unique<EthMac>("b", cfg, stats);
     link = std::make_unique<EthLink>("eth", lp, *a, *b, stats);
-    b->set_receiver([this](EthLink::Frame&& f) { got.push_back({now_ps(), std::move(f)}); });
+    b->set_receiver([this](const EthMac::FramePtr& f) { got.push_back({now_ps(), *f}); });
     link->add_wire_tap(
         [this](uint64_t t, const EthLink::Frame&, const uint8_t*, int) { starts.push_back(t); });
   }

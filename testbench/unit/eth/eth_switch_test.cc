@@ -39,7 +39,7 @@ struct Bench {
         [this](uint64_t t, const EthMac::Frame&, const uint8_t*, int) { a_starts.push_back(t); });
     lb->add_wire_tap(
         [this](uint64_t t, const EthMac::Frame&, const uint8_t*, int) { out_starts.push_back(t); });
-    b->set_receiver([this](EthMac::Frame&& f) { got.push_back(std::move(f)); });
+    b->set_receiver([this](const EthMac::FramePtr& f) { got.push_back(*f); });
   }
   uint64_t counter(const char* g, const char* n) { return stats.group(g).counter(n, "", "").value; }
 };
