@@ -12,9 +12,12 @@ constexpr size_t kKeptPerClass = 256;
 
 using Pool = std::array<std::vector<Bytes>, kMaxShift - kMinShift + 1>;
 
+// Made on a thread's first take or give and never freed (a trivial thread-local: no wrapper on
+// each access); what it holds is kept until the process ends.
+thread_local Pool* t_pool = nullptr;
 Pool& pool() {
-  thread_local Pool p;
-  return p;
+  if (__builtin_expect(t_pool == nullptr, 0)) t_pool = new Pool;
+  return *t_pool;
 }
 
 int floor_log2(size_t v) { return 63 - __builtin_clzll(uint64_t(v)); }
@@ -22,21 +25,22 @@ int floor_log2(size_t v) { return 63 - __builtin_clzll(uint64_t(v)); }
 }  // namespace
 
 Bytes take_bytes(size_t capacity) {
-  Bytes b;
   const int shift = capacity <= (size_t(1) << kMinShift)
                         ? kMinShift
                         : floor_log2(capacity - 1) + 1;  // the class that holds `capacity`
   if (shift > kMaxShift) {
+    Bytes b;
     b.reserve(capacity);
     return b;
   }
   std::vector<Bytes>& c = pool()[size_t(shift - kMinShift)];
-  if (!c.empty()) {
-    b = std::move(c.back());
-    c.pop_back();
-  } else {
+  if (c.empty()) {
+    Bytes b;
     b.reserve(size_t(1) << shift);
+    return b;
   }
+  Bytes b(std::move(c.back()));
+  c.pop_back();
   return b;
 }
 
