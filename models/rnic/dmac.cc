@@ -209,11 +209,12 @@ uint64_t RnicDmac::first_output_edge() const {
 }
 
 // Edges from e (the one after the last clocked) up to now at which only beats move
-// (DmacModel::beat_edges), clocked at once when there are any.
+// (DmacModel::beat_edges), clocked at once when there are any; a run that reaches now may end
+// with the edge that takes an MWr's last beat, and the MWr goes then.
 bool RnicDmac::beats(uint64_t e, uint64_t now) {
   if (!batch_edges_ || !have_edge_ || e != last_edge_ + 1) return false;
   const DmacOut& o = core_->out();
-  if (o.rd_valid || (o.tx_valid && o.tx_last)) return false;  // an output is taken at e
+  if (o.rd_valid || (o.tx_valid && o.tx_last && !o.tx_write)) return false;  // taken at e
   // The driver's inputs: none of its requests, writes or completions' first beats in the run.
   uint64_t lim = now - e + 1;
   auto before = [&](uint64_t due) { lim = std::min(lim, due > e ? due - e : 0); };
@@ -238,6 +239,7 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
     }
   }
   if (lim == 0) return false;
+  r.take_tlp = lim == now - e + 1;
   if (!wd_.empty()) {
     r.wd = wd_.front().data() + wd_pos_;
     r.wd_bytes = uint32_t(wd_.front().size() - wd_pos_);
@@ -256,6 +258,10 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
   if (r.cp_beats > 0) took_cpl_beats(uint32_t(n), n == r.cp_beats);
   if (r.wd_beats > 0) took_wd_beats(r.wd_beats);
   last_edge_ = e + n - 1;
+  if (r.took_tlp) {
+    pcie_.send(std::move(tx_));  // at the edge that takes its last beat: now
+    tx_ = Tlp{};
+  }
   return true;
 }
 

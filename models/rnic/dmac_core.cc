@@ -305,13 +305,20 @@ uint64_t DmacModel::quiet_edges() const {
 }
 
 uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
-  if (out_.rd_valid || (out_.tx_valid && out_.tx_last) || zero_head()) return 0;
+  if (out_.rd_valid || zero_head()) return 0;
+  // An MRd, or an MWr's last beat, presented: taken at the next edge.
+  const bool last_shown = out_.tx_valid && out_.tx_last;
+  if (last_shown && !(r.take_tlp && out_.tx_write)) return 0;
   const uint32_t B = uint32_t(B_);
   uint64_t n = r.max_edges, active = 0;
-  if (mwr_on_) {  // its beats, the last one ending the run (its TLP is taken at the next edge)
-    const uint64_t left = (mwr_tlp_len_ + B - 1) / B - mwr_k_;
-    n = std::min(n, left);
-    active = left;
+  uint64_t left = 0;  // the MWr's beats still to present
+  if (mwr_on_ || last_shown) {
+    // Its beats, the last one ending the run (its TLP is taken at the next edge) or taken at
+    // the run's last edge.
+    left = mwr_on_ ? (mwr_tlp_len_ + B - 1) / B - mwr_k_ : 0;
+    const uint64_t span = left + (r.take_tlp ? 1 : 0);
+    n = std::min(n, span);
+    active = span;
   } else {  // TX stays idle: no MRd can take a tag, and the head write's next MWr lacks data
     if (mrd_ready()) return 0;
     if (!wq_.empty()) {
@@ -327,10 +334,10 @@ uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
     const bool match = r.cp_first ? tag_out(r.cp_tag) : cpl_match_;
     const bool ends = match && (r.cp_first ? r.cp_status != 0 || r.cp_byte_count == r.cp_len
                                            : cpl_status_ != 0 || cpl_bc_ == cpl_len_);
-    const uint64_t left = r.cp_beats - ends;
-    if (left == 0) return 0;
-    n = std::min(n, left);
-    active = std::max(active, left);
+    const uint64_t beats = r.cp_beats - ends;
+    if (beats == 0) return 0;
+    n = std::min(n, beats);
+    active = std::max(active, beats);
   }
   const uint64_t room = wbuf_.size() - (data_wr_ - data_rel_);
   const uint64_t wd = std::min<uint64_t>((r.wd_bytes + B - 1) / B, room);
@@ -341,7 +348,25 @@ uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
     if (at <= now_ + 1) return 0;
     n = std::min(n, at - now_ - 1);
   }
-  return std::min(n, active);
+  n = std::min(n, active);
+  // The TLP is taken only at the driver's bound, where the driver sends it.
+  if ((mwr_on_ || last_shown) && n == left + 1 && n != r.max_edges) n = left;
+  return n;
+}
+
+void DmacModel::take_tlp_edge(uint64_t data_before) {
+  const uint64_t data_now = data_wr_;
+  data_wr_ = data_before;
+  const bool w = mwr_ready(), r = mrd_ready();
+  data_wr_ = data_now;
+  if (w && r)
+    last_write_ ? start_mrd() : start_mwr();
+  else if (w)
+    start_mwr();
+  else if (r)
+    start_mrd();
+  else
+    out_.tx_valid = false;
 }
 
 // n bytes of the write whose first beat is `base`, from its byte `off`, through the data buffer.
@@ -361,12 +386,23 @@ void DmacModel::copy_wbuf(uint64_t base, uint64_t off, uint64_t n, std::vector<u
 
 void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
   const uint32_t B = uint32_t(B_);
+  // Whether the run's last edge takes the MWr's last beat (beat_edges allowed it).
+  const bool last_shown = out_.tx_valid && out_.tx_last;
+  r.took_tlp =
+      r.take_tlp && (last_shown || (mwr_on_ && n == (mwr_tlp_len_ + B - 1) / B - mwr_k_ + 1));
   now_ += n;
-  if (mwr_on_) {  // the beat presented before the run, then each run edge's but the last
+  if (mwr_on_ || r.took_tlp) {
+    // The beat presented before the run, then each run edge's but the last (with took_tlp, the
+    // rest of the MWr, its last beat too: presented below, taken at the run's last edge).
     tx.insert(tx.end(), out_.tx_data.begin(), out_.tx_data.begin() + out_.tx_cnt);
-    if (n > 1) copy_wbuf(mwr_base_, mwr_off_ + uint64_t(mwr_k_) * B, (n - 1) * B, tx);
-    mwr_k_ += uint32_t(n - 1);
+    if (mwr_on_) {
+      const uint64_t from = uint64_t(mwr_k_) * B;
+      const uint64_t bytes = r.took_tlp ? mwr_tlp_len_ - from : (n - 1) * B;
+      if (bytes) copy_wbuf(mwr_base_, mwr_off_ + from, bytes, tx);
+      mwr_k_ += uint32_t(n - 1 - (r.took_tlp ? 1 : 0));
+    }
   }
+  const uint64_t data_start = data_wr_;
   out_.rw_valid = false;
   r.rw_cnt = 0;
   if (r.cp_first) {  // the header, as edge() takes it
@@ -405,7 +441,12 @@ void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
     if (k < B) std::fill(b.begin() + k, b.begin() + B, 0);
     ++data_wr_;
   }
-  if (mwr_on_) next_mwr_beat();  // the last edge's beat, not its TLP's last
+  if (r.took_tlp) {
+    if (mwr_on_) next_mwr_beat();  // its last beat's pins, at the edge before the last
+    take_tlp_edge(data_start + std::min<uint64_t>(r.wd_beats, n - 1));
+  } else if (mwr_on_) {
+    next_mwr_beat();  // the last edge's beat, not its TLP's last
+  }
   drive();
 }
 

@@ -139,10 +139,14 @@ class DmacCore {
 // beats from the next one on, cp_beats of them with its last, presented back to back), the write
 // data (from the next beat on: wd_bytes in one buffer, its last beat partial, and whether more
 // follows it). The completion's first beat may start the run (cp_first, with its header's
-// pins; cp_beats and cp_bytes then count all of it). Out: what the edges did that the driver
-// carries on its side.
+// pins; cp_beats and cp_bytes then count all of it). take_tlp: the run may end with the edge
+// that takes an MWr's last beat, if that edge is the driver's bound (its current edge, where it
+// sends the TLP; took_tlp says it did). Out: what the edges did that the driver carries on its
+// side.
 struct DmacBeatRun {
   uint64_t max_edges = 0;
+  bool take_tlp = false;
+  bool took_tlp = false;
   const uint8_t* cp = nullptr;
   uint32_t cp_beats = 0, cp_bytes = 0;
   bool cp_first = false;
@@ -182,11 +186,13 @@ class DmacModel : public DmacCore {
   // from tx, no piece ends, times out or is issued, no read finishes and no request or write is
   // taken (a completion's header only at the first of them); only the beats of the MWr in progress
   // (its last one ending the run), of the completion in progress (its last one too, ending the run,
-  // when it cannot end a piece) and of the write data move. beat_edges says how many of the next
-  // edges are such edges with r's inputs (0: the next one is not), beat_run clocks n of them at
-  // once: the state and outputs after it are those of n edges, with the MWr's bytes those edges
-  // take from tx (its beat presented before the first, and each beat but the last's) appended to
-  // tx, and r's outputs set.
+  // when it cannot end a piece) and of the write data move. With r.take_tlp the run may go one
+  // edge further, to the edge that takes the MWr's last beat when that edge is r.max_edges
+  // (the TLP that follows it starts there as at any edge: an MWr, an MRd or none). beat_edges says
+  // how many of the next edges are such edges with r's inputs (0: the next one is not), beat_run
+  // clocks n of them at once: the state and outputs after it are those of n edges, with the MWr's
+  // bytes those edges take from tx (its beat presented before the first, and each beat but the
+  // last's) appended to tx, and r's outputs set.
   uint64_t beat_edges(const DmacBeatRun& r) const;
   void beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx);
 
@@ -223,6 +229,9 @@ class DmacModel : public DmacCore {
   void start_mwr();
   void start_mrd();
   void next_mwr_beat();
+  // Edge n of a run takes the MWr's last beat: the next TLP (the decision from the state before
+  // the edge, write data taken by then counted) or an idle tx.
+  void take_tlp_edge(uint64_t data_before);
   void copy_wbuf(uint64_t base, uint64_t off, uint64_t n, std::vector<uint8_t>& to) const;
   void drive();
 

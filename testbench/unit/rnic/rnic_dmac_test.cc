@@ -312,7 +312,7 @@ struct BeatDriver {
   std::deque<uint8_t> ids;
   Sent tx;
   std::vector<Sent> sent;
-  uint64_t run_edges = 0, header_runs = 0;
+  uint64_t run_edges = 0, header_runs = 0, tlp_runs = 0;
 
   static uint8_t mem(uint64_t a) { return uint8_t(a * 131 + 7); }
   BeatDriver(int bytes, bool r, uint64_t seed) : m(bytes), B(bytes), runs(r), rng(seed) {
@@ -428,6 +428,10 @@ struct BeatDriver {
     if (runs) {
       DmacBeatRun r;
       uint64_t lim = 1 + rng() % 40;
+      const DmacOut& o = m.out();
+      // Half the time up to the edge that takes the MWr's last beat (which the run may take).
+      const bool to_take = o.tx_valid && o.tx_write && rng() % 2;
+      if (to_take) lim = (o.tx_len + uint64_t(B) - 1) / uint64_t(B) - tx.data.size() / uint64_t(B);
       auto before = [&](uint64_t due) { lim = std::min(lim, due > e ? due - e : 0); };
       if (!rq.empty()) before(rq.front().first);
       if (!wq.empty()) before(wq.front().first);
@@ -451,9 +455,22 @@ struct BeatDriver {
         r.wd_more = wd.size() > 1;
       }
       r.max_edges = lim;
+      r.take_tlp = to_take || rng() % 2;
       const uint64_t n = lim ? m.beat_edges(r) : 0;
       if (n) {
+        if (o.tx_valid) {  // the MWr in progress (its header, as step() takes it)
+          tx.write = o.tx_write;
+          tx.addr = o.tx_addr;
+          tx.len = o.tx_len;
+          tx.tag = o.tx_tag;
+        }
         m.beat_run(r, n, tx.data);
+        if (r.took_tlp) {
+          tx.edge = e + n - 1;
+          sent.push_back(std::move(tx));
+          tx = Sent{};
+          ++tlp_runs;
+        }
         header_runs += r.cp_first;
         if (r.rw_cnt) std::copy_n(r.cp, r.rw_cnt, slot[r.rw_id].begin() + r.rw_off);
         const uint32_t all = cp.empty()       ? 0
@@ -511,6 +528,7 @@ TEST(RnicDmac, BeatRunsMatchTheirEdges) {
     EXPECT_GT(ref.sent.size(), 900u);
     EXPECT_GT(fast.run_edges * 12, beats) << "too few beat runs to mean anything";
     EXPECT_GT(fast.header_runs, 100u) << "too few runs that take a completion's header";
+    EXPECT_GT(fast.tlp_runs, 100u) << "too few runs that end by taking an MWr";
     size_t fails = 0;
     for (const auto& s : ref.sent) fails += s.done && s.tag != 0;
     EXPECT_GT(fails, 0u) << "no read failed or timed out";
