@@ -5,7 +5,8 @@ spine with one of them) on 2 ranks against the same run in one process, lossless
 loss on every link, and with hosts pinned across the leaves (each rank builds only its own
 hosts, switches and links, and rank 0 puts the statistics groups in one process's order), results.json (wall-clock fields aside), stats.json's statistics in the same
 order, the simulated time and every link's capture (--pcap) identical; the partition line names
-2 ranks. A program failing on rank 1 stops both, and rank 0 reports it. Refused under mpirun
+2 ranks. scripts/slurm-scale.sbatch gives the same under a stand-in srun (mpirun). A program
+failing on rank 1 stops both, and rank 0 reports it. Refused under mpirun
 with exit 2: an experiment that runs in one process only, a pin to no such host.
 
 usage: ranks.py RNICSIM OUT_BASE"""
@@ -14,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-from common import check, fail, finish, load, out_dir, rnicsim, strip_wall, write_file
+from common import ROOT, check, fail, finish, load, out_dir, rnicsim, strip_wall, write_file
 
 binary, base = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 base = out_dir(base, "ranks")
@@ -77,6 +78,34 @@ for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.
     if name == "loss":
         lost = sum(g.get("lost_random", {}).get("value", 0) for g in b[1].values())
         check(lost > 0, "loss: the links lost nothing")
+
+# The Slurm batch script, with a stand-in `srun` (no Slurm here: it starts the ranks through
+# mpirun, SLURM_NTASKS of them) from a folder whose build/rnicsim is this binary: the script's
+# command and arguments give the one-process outputs.
+job = out_dir(base, "slurm_job")
+os.makedirs(os.path.join(job, "build"), exist_ok=True)
+os.makedirs(os.path.join(job, "bin"), exist_ok=True)
+link = os.path.join(job, "build", "rnicsim")
+if not os.path.lexists(link):
+    os.symlink(binary, link)
+srun = os.path.join(job, "bin", "srun")
+write_file(os.path.join(job, "bin"), "srun", """#!/bin/bash
+# stand-in for Slurm's srun: the job's tasks as mpirun ranks (--mpi=... dropped)
+[[ "$1" == --mpi=* ]] && shift
+exec "%s" --allow-run-as-root --oversubscribe -n "${SLURM_NTASKS:-1}" "$@"
+""" % MPIRUN)
+os.chmod(srun, 0o755)
+script = os.path.join(ROOT, "scripts", "slurm-scale.sbatch")
+o = os.path.join(job, "out")
+env = dict(os.environ, PATH=os.path.join(job, "bin") + os.pathsep + os.environ["PATH"],
+           SLURM_NTASKS="2", SLURM_JOB_ID="7")
+p = subprocess.run(["bash", script, SCENARIO, o], cwd=job, env=env, capture_output=True, text=True,
+                   timeout=600)
+if check(p.returncode == 0, f"slurm script: exit {p.returncode}\n{p.stdout}{p.stderr}"):
+    check("2 ranks, hosts 2/2" in p.stderr, f"slurm script: no partition line:\n{p.stderr}")
+    a, b = outputs(out_dir(base, "lossless_1")), outputs(o)
+    check(a[0] == b[0] and a[1] == b[1] and a[2] == b[2],
+          "slurm script: outputs differ from the one-process run")
 
 # A program that fails on rank 1 (h0's channel gives up at 0.2% loss, as in one process) stops
 # both ranks; rank 0 says so and writes the outputs with the failure.
