@@ -67,10 +67,14 @@ class EventQueue : public sc_core::sc_module {
     uint64_t t, rank, seq;
     uint32_t slot;
   };
-  static bool later(const Item& a, const Item& b) {
-    if (a.t != b.t) return a.t > b.t;
-    return a.rank != b.rank ? a.rank > b.rank : a.seq > b.seq;
-  }
+  // A type of its own, not a function pointer, so that the heap's operations inline it.
+  struct Later {
+    bool operator()(const Item& a, const Item& b) const {
+      if (a.t != b.t) return a.t > b.t;
+      return a.rank != b.rank ? a.rank > b.rank : a.seq > b.seq;
+    }
+  };
+  static constexpr Later later{};
   // The wake for the earliest action or the alarm, whichever comes first.
   void rearm() { sched_.set(id_, std::min(q_.empty() ? UINT64_MAX : q_.front().t, alarm_t_)); }
   void run() {
