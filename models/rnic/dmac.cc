@@ -208,11 +208,11 @@ uint64_t RnicDmac::first_output_edge() const {
   return w;
 }
 
-// Edges from e (the one after the last clocked) up to now at which only beats move
-// (DmacModel::beat_edges), clocked at once when there are any; a run that reaches now may end
-// with the edge that takes an MWr's last beat, and the MWr goes then.
+// Edges from e (the first to clock, after any the block slept through) up to now at which only
+// beats move (DmacModel::beat_edges), clocked at once when there are any; a run that reaches now
+// may end with the edge that takes an MWr's last beat, and the MWr goes then.
 bool RnicDmac::beats(uint64_t e, uint64_t now) {
-  if (!batch_edges_ || !have_edge_ || e != last_edge_ + 1) return false;
+  if (!batch_edges_ || !have_edge_) return false;
   const DmacOut& o = core_->out();
   if (o.rd_valid || (o.tx_valid && o.tx_last && !o.tx_write)) return false;  // taken at e
   // The driver's inputs: none of its requests, writes or completions' first beats in the run.
@@ -246,6 +246,7 @@ bool RnicDmac::beats(uint64_t e, uint64_t now) {
     r.wd_more = wd_.size() > 1;
   }
   r.max_edges = lim;
+  r.skip = uint32_t(e - last_edge_ - 1);  // at most kMaxSkip (run())
   const uint64_t n = model_->beat_edges(r);
   if (n == 0) return false;
   if (o.tx_valid && tx_.data.empty()) tx_header(o);  // the MWr in progress: its first beat

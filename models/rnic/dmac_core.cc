@@ -344,9 +344,9 @@ uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
   if (r.wd_more || wd < (r.wd_bytes + B - 1) / B) n = std::min(n, wd);
   active = std::max(active, wd);
   if (!by_issue_.empty()) {  // no piece times out
-    const uint64_t at = by_issue_.begin()->first + timeout_;
-    if (at <= now_ + 1) return 0;
-    n = std::min(n, at - now_ - 1);
+    const uint64_t at = by_issue_.begin()->first + timeout_, first = now_ + 1 + r.skip;
+    if (at <= first) return 0;
+    n = std::min(n, at - first);
   }
   n = std::min(n, active);
   // The TLP is taken only at the driver's bound, where the driver sends it.
@@ -390,7 +390,7 @@ void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
   const bool last_shown = out_.tx_valid && out_.tx_last;
   r.took_tlp =
       r.take_tlp && (last_shown || (mwr_on_ && n == (mwr_tlp_len_ + B - 1) / B - mwr_k_ + 1));
-  now_ += n;
+  now_ += n + r.skip;
   if (mwr_on_ || r.took_tlp) {
     // The beat presented before the run, then each run edge's but the last (with took_tlp, the
     // rest of the MWr, its last beat too: presented below, taken at the run's last edge).

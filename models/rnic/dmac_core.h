@@ -145,6 +145,7 @@ class DmacCore {
 // side.
 struct DmacBeatRun {
   uint64_t max_edges = 0;
+  uint32_t skip = 0;  // cycles without an edge before the run's first (DmacIn::skip)
   bool take_tlp = false;
   bool took_tlp = false;
   const uint8_t* cp = nullptr;
