@@ -243,8 +243,15 @@ void PcieLink::send(int s, Tlp tlp) {
 void PcieLink::kick(Side& sd, uint64_t at, uint64_t delta) {
   if (sd.pick_due) return;  // it picks at the end of the packet it sends
   sd.pick_due = true;
-  sd.pick_ps = std::max(at, sd.busy_until_ps);
-  sd.pick_delta = delta + 1;
+  if (sd.ends_idle && (at < sd.busy_until_ps || (at == sd.busy_until_ps && delta == 0))) {
+    // By the first delta at the end of the packet on the wire: the pick of that end.
+    sd.pick_ps = sd.busy_until_ps;
+    sd.pick_delta = 0;
+  } else {
+    sd.pick_ps = std::max(at, sd.busy_until_ps);
+    sd.pick_delta = delta + 1;
+  }
+  sd.ends_idle = false;
 }
 
 uint32_t PcieLink::wire_bytes(const Tlp& t) const {
@@ -338,9 +345,14 @@ void PcieLink::pick_now(int s) {
   }
   sd.busy_until_ps = at + dur;
   sd.busy_ps += dur;
-  // The next pick, at the end of this packet (it finds nothing if nothing waits then).
+  // The next pick, at the end of this packet; none if nothing waits (a kick before then puts
+  // it back: ends_idle).
   sd.pick_ps = sd.busy_until_ps;
   sd.pick_delta = 0;
+  if (sd.tlps.empty() && sd.dllps.empty()) {
+    sd.pick_due = false;
+    sd.ends_idle = true;
+  }
 }
 
 uint64_t PcieLink::least_queued_hold(int s) const {
@@ -459,8 +471,9 @@ void PcieLink::arm_trace(uint64_t now) {
   if (trace_wake_ps_ <= now) trace_wake_ps_ = kNoTimer;
   uint64_t w = kNoTimer;
   for (const Side& sd : side_)
-    for (uint64_t t : {sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps,
-                       sd.fc_in_flight.empty() ? kNoTimer : sd.fc_in_flight.front().arrive_ps})
+    for (uint64_t t :
+         {sd.pick_due ? sd.pick_ps : kNoTimer, sd.busy_until_ps, sd.ack_due_ps, sd.fc_timer_due_ps,
+          sd.fc_in_flight.empty() ? kNoTimer : sd.fc_in_flight.front().arrive_ps})
       if (t > now) w = std::min(w, t);
   if (w == kNoTimer || w >= trace_wake_ps_) return;
   trace_wake_ps_ = w;

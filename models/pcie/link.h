@@ -166,6 +166,10 @@ class PcieLink : public sc_core::sc_module {
     // end of a packet, the one after a wake-up for an idle transmitter); none while idle.
     bool pick_due = false;
     uint64_t pick_ps = 0, pick_delta = 0;
+    // The packet on the wire left nothing queued: its end has no pick of its own (it would find
+    // nothing unless something is queued by the first delta of busy_until_ps, whose kick puts
+    // the pick back there).
+    bool ends_idle = false;
     uint64_t busy_ps = 0;       // total time spent sending, for the utilisation series
     Kind sending = Kind::kTlp;  // the packet on the wire while busy (for the waveform)
     TlpType sending_type = TlpType::kMWr;
