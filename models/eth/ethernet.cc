@@ -20,11 +20,12 @@ const Crc32& fcs_crc() {
 std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len) {
   const size_t n = std::max(kMinFrameBytes, kHeaderBytes + len);
   std::vector<uint8_t> f = take_bytes(n);
-  f.resize(n);
-  std::copy(h.dst.begin(), h.dst.end(), f.begin());
-  std::copy(h.src.begin(), h.src.end(), f.begin() + 6);
-  put_be16(&f[12], h.ethertype);
-  if (payload) std::copy(payload, payload + len, f.begin() + kHeaderBytes);
+  f.insert(f.end(), h.dst.begin(), h.dst.end());
+  f.insert(f.end(), h.src.begin(), h.src.end());
+  f.push_back(uint8_t(h.ethertype >> 8));
+  f.push_back(uint8_t(h.ethertype));
+  if (payload) f.insert(f.end(), payload, payload + len);
+  f.resize(n);  // the padding (and the room for a payload written after, with none given)
   return f;
 }
 

@@ -114,6 +114,19 @@ void PhysMem::read(uint64_t addr, void* out, uint64_t len) const {
   }
 }
 
+void PhysMem::append(uint64_t addr, uint64_t len, std::vector<uint8_t>& out) const {
+  while (len) {
+    const uint64_t off = addr % kPageSize, n = std::min(len, kPageSize - off);
+    auto it = pages_.find(addr / kPageSize);
+    if (it == pages_.end())
+      out.insert(out.end(), n, uint8_t(0));
+    else
+      out.insert(out.end(), it->second.data + off, it->second.data + off + n);
+    addr += n;
+    len -= n;
+  }
+}
+
 void PhysMem::write(uint64_t addr, const void* in, uint64_t len) {
   auto* i = static_cast<const uint8_t*>(in);
   while (len) {

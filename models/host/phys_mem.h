@@ -48,6 +48,8 @@ class PhysMem {
   bool hole_reads_time_out() const { return hole_timeout_; }
 
   void read(uint64_t addr, void* out, uint64_t len) const;
+  // Appends the bytes [addr, addr + len) to `out` (no zeroing of room first, as read would need).
+  void append(uint64_t addr, uint64_t len, std::vector<uint8_t>& out) const;
   void write(uint64_t addr, const void* in, uint64_t len);
   uint64_t read64(uint64_t addr) const {
     uint64_t v;

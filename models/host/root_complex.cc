@@ -130,8 +130,7 @@ void RootComplex::serve_read(Tlp req) {
     c.byte_count = uint32_t(end - a);
     c.lower_addr = uint8_t(a & 0x7F);
     c.data = take_bytes(c.len);
-    c.data.resize(c.len);
-    mem_.read(a, c.data.data(), c.len);
+    mem_.append(a, c.len, c.data);
     read_bytes_ += c.len;
     link_.send(pcie::PcieLink::kRc, std::move(c));
     a = stop;

@@ -1,6 +1,7 @@
 #include "models/rnic/dmac_core.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace rnic {
@@ -12,8 +13,22 @@ bool DmacOut::operator==(const DmacOut& o) const {
 }
 
 DmacModel::DmacModel(int bytes, int max_tags)
-    : B_(bytes), tag_(size_t(max_tags)), free_tags_(size_t(max_tags)), wbuf_(wbuf_beats(bytes)) {
+    : B_(bytes), tag_(size_t(max_tags)), free_tags_(size_t(max_tags)), wbuf_n_(wbuf_beats(bytes)) {
   if (bytes < 1 || bytes > kDmacMaxBytes) throw std::invalid_argument("rnic_dmac: datapath width");
+  wbuf_.assign(wbuf_n_ * uint64_t(bytes), 0);
+}
+
+void DmacModel::put_wbuf(uint64_t beat, const uint8_t* from, uint64_t bytes) {
+  const uint64_t B = uint64_t(B_), size = wbuf_n_ * B;
+  const uint64_t padded = (bytes + B - 1) / B * B;
+  uint64_t p = (beat & (wbuf_n_ - 1)) * B;
+  const uint64_t first = std::min(bytes, size - p);
+  std::memcpy(wbuf_.data() + p, from, first);
+  if (first < bytes) std::memcpy(wbuf_.data(), from + first, bytes - first);
+  if (padded > bytes) {
+    p = (p + bytes) % size;
+    std::memset(wbuf_.data() + p, 0, padded - bytes);  // within the last beat
+  }
 }
 
 void DmacModel::reset(const DmacIn& in) {
@@ -79,12 +94,9 @@ void DmacModel::next_mwr_beat() {
   // Bytes o.. of the write: the tail of one buffered beat, then the head of the next.
   const uint32_t lane = o % uint32_t(B_);
   const uint64_t beat = mwr_base_ + o / uint32_t(B_);
-  const DmacBeat& a = wbuf_[beat % wbuf_.size()];
   const uint32_t first = std::min(cnt, uint32_t(B_) - lane);
-  std::copy_n(a.begin() + lane, first, out_.tx_data.begin());
-  if (first < cnt)
-    std::copy_n(wbuf_[(beat + 1) % wbuf_.size()].begin(), cnt - first,
-                out_.tx_data.begin() + first);
+  std::copy_n(wbeat(beat) + lane, first, out_.tx_data.begin());
+  if (first < cnt) std::copy_n(wbeat(beat + 1), cnt - first, out_.tx_data.begin() + first);
   out_.tx_last = mwr_k_ + 1 == nbeats;
   ++mwr_k_;
   if (!out_.tx_last) return;
@@ -269,9 +281,7 @@ void DmacModel::edge(const DmacIn& in) {
     wbase_next_ += (in.wq_len + uint32_t(B_) - 1) / uint32_t(B_);
   }
   if (wd_take) {
-    DmacBeat& b = wbuf_[data_wr_ % wbuf_.size()];
-    b.fill(0);
-    std::copy_n(in.wd_data.begin(), B_, b.begin());
+    std::copy_n(in.wd_data.begin(), B_, wbeat(data_wr_));
     ++data_wr_;
   }
   if (cont)
@@ -339,7 +349,7 @@ uint64_t DmacModel::beat_edges(const DmacBeatRun& r) const {
     n = std::min(n, beats);
     active = std::max(active, beats);
   }
-  const uint64_t room = wbuf_.size() - (data_wr_ - data_rel_);
+  const uint64_t room = wbuf_n_ - (data_wr_ - data_rel_);
   const uint64_t wd = std::min<uint64_t>((r.wd_bytes + B - 1) / B, room);
   if (r.wd_more || wd < (r.wd_bytes + B - 1) / B) n = std::min(n, wd);
   active = std::max(active, wd);
@@ -371,17 +381,11 @@ void DmacModel::take_tlp_edge(uint64_t data_before) {
 
 // n bytes of the write whose first beat is `base`, from its byte `off`, through the data buffer.
 void DmacModel::copy_wbuf(uint64_t base, uint64_t off, uint64_t n, std::vector<uint8_t>& to) const {
-  const uint32_t B = uint32_t(B_);
-  uint64_t beat = base + off / B;
-  uint32_t lane = uint32_t(off % B);
-  while (n) {
-    const uint32_t k = uint32_t(std::min<uint64_t>(n, B - lane));
-    const DmacBeat& b = wbuf_[beat % wbuf_.size()];
-    to.insert(to.end(), b.begin() + lane, b.begin() + lane + k);
-    n -= k;
-    lane = 0;
-    ++beat;
-  }
+  const uint64_t B = uint64_t(B_), size = wbuf_n_ * B;
+  const uint64_t p = ((base + off / B) & (wbuf_n_ - 1)) * B + off % B;
+  const uint64_t first = std::min(n, size - p);
+  to.insert(to.end(), wbuf_.data() + p, wbuf_.data() + p + first);
+  if (first < n) to.insert(to.end(), wbuf_.data(), wbuf_.data() + (n - first));
 }
 
 void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
@@ -431,15 +435,11 @@ void DmacModel::beat_run(DmacBeatRun& r, uint64_t n, std::vector<uint8_t>& tx) {
     cpl_k_ += uint32_t(n);
     in_cpl_ = n < r.cp_beats;
   }
-  const uint64_t room = wbuf_.size() - (data_wr_ - data_rel_);
+  const uint64_t room = wbuf_n_ - (data_wr_ - data_rel_);
   r.wd_beats = uint32_t(std::min<uint64_t>({n, room, (r.wd_bytes + B - 1) / B}));
-  for (uint32_t j = 0; j < r.wd_beats; ++j) {
-    DmacBeat& b = wbuf_[data_wr_ % wbuf_.size()];
-    // Bytes past B are zero in every beat of the buffer (each write pads them).
-    const uint32_t k = std::min(B, r.wd_bytes - j * B);
-    std::copy_n(r.wd + uint64_t(j) * B, k, b.begin());
-    if (k < B) std::fill(b.begin() + k, b.begin() + B, 0);
-    ++data_wr_;
+  if (r.wd_beats) {
+    put_wbuf(data_wr_, r.wd, std::min<uint64_t>(uint64_t(r.wd_beats) * B, r.wd_bytes));
+    data_wr_ += r.wd_beats;
   }
   if (r.took_tlp) {
     if (mwr_on_) next_mwr_beat();  // its last beat's pins, at the edge before the last
@@ -456,7 +456,7 @@ void DmacModel::drive() {
   out_.rd_status = out_.rd_valid ? done_q_.front().second : 0;
   out_.rq_ready = n_live_ + done_q_.size() < size_t(kReads);
   out_.wq_ready = wq_.size() < size_t(kWriteQueue);
-  out_.wd_ready = data_wr_ - data_rel_ < wbuf_.size();
+  out_.wd_ready = data_wr_ - data_rel_ < wbuf_n_;
   out_.cp_ready = true;
   out_.tags_used = uint16_t(tags_out_);
   out_.busy = out_.tx_valid || out_.rd_valid || mwr_ready() || mrd_ready() || zero_head();

@@ -258,7 +258,16 @@ class DmacModel : public DmacCore {
   Ring<std::pair<uint8_t, uint8_t>> done_q_{kReads};  // (id, status)
   Ring<Write> wq_{kWriteQueue};
   uint64_t wbase_next_ = 0;
-  std::vector<DmacBeat> wbuf_;
+  // The write-data buffer: wbuf_n_ beats of B_ bytes each, back to back (a ring of beats; a run
+  // of them is one span of bytes up to the ring's end).
+  std::vector<uint8_t> wbuf_;
+  uint64_t wbuf_n_ = 0;
+  uint8_t* wbeat(uint64_t beat) { return wbuf_.data() + (beat & (wbuf_n_ - 1)) * uint64_t(B_); }
+  const uint8_t* wbeat(uint64_t beat) const {
+    return wbuf_.data() + (beat & (wbuf_n_ - 1)) * uint64_t(B_);
+  }
+  // The beats from `beat` on take `bytes` bytes of `from` (a partial last beat padded with zeros).
+  void put_wbuf(uint64_t beat, const uint8_t* from, uint64_t bytes);
   uint64_t data_wr_ = 0, data_rel_ = 0;
   uint32_t wr_pos_ = 0;  // bytes of the head write already in MWrs started
   // The MWr in progress on tx.
