@@ -149,8 +149,8 @@ class RecordedCrc32 : public Crc32Channel {
         src_(RunRecord::get().source(
             std::string(dynamic_cast<sc_core::sc_object&>(*in_).name()) + " crc32",
             clk.period_ps)) {}
-  void request(Message msg, std::vector<uint64_t> beat_cycles, Done done) override {
-    in_->request(std::move(msg), std::move(beat_cycles),
+  void request(Message msg, const std::vector<uint64_t>& beat_cycles, Done done) override {
+    in_->request(std::move(msg), beat_cycles,
                  [src = src_, done = std::move(done)](uint32_t crc, uint64_t valid) {
                    RunRecord::get().add(src, now_ps(), crc, valid);
                    done(crc, valid);

@@ -107,7 +107,7 @@ class Crc32CcChannel : public Crc32Channel, public sc_core::sc_module {
   }
   ~Crc32CcChannel() override { rtl_->final(); }
 
-  void request(Message msg, std::vector<uint64_t> cycles, Done done) override {
+  void request(Message msg, const std::vector<uint64_t>& cycles, Done done) override {
     if (clocked_ && cycles.front() <= last_cycle_)
       throw std::logic_error(std::string(name()) +
                              ": a request's beats overlap the previous one's");

@@ -26,7 +26,8 @@ class Crc32Channel {
   using Message = std::shared_ptr<const std::vector<uint8_t>>;
   using Done = std::function<void(uint32_t crc, uint64_t valid_cycle)>;
   virtual ~Crc32Channel() = default;
-  virtual void request(Message msg, std::vector<uint64_t> beat_cycles, Done done) = 0;
+  // (beat_cycles is read during the call only.)
+  virtual void request(Message msg, const std::vector<uint64_t>& beat_cycles, Done done) = 0;
   // Beats a message of `len` bytes takes.
   virtual uint64_t beats(size_t len) const = 0;
   // Waveform: what the implementation shows (the RTL's pins and internals when traced).
@@ -41,7 +42,7 @@ class Crc32ModelChannel : public Crc32Channel, public sc_core::sc_module {
  public:
   Crc32ModelChannel(sc_core::sc_module_name n, uint32_t poly, unsigned bytes, ClockDomain clk)
       : sc_core::sc_module(n), model_(poly, bytes), clk_(clk) {}
-  void request(Message msg, std::vector<uint64_t> beat_cycles, Done done) override {
+  void request(Message msg, const std::vector<uint64_t>& beat_cycles, Done done) override {
     const uint64_t last = beat_cycles.back();
     const uint64_t valid = last + Crc32Model::kLatency;
     const uint32_t crc = model_.crc().compute(msg->data(), msg->size());

@@ -42,8 +42,8 @@ class Crc32ScChannel : public Crc32Channel, public sc_core::sc_module {
     SC_THREAD(run);
   }
 
-  void request(Message msg, std::vector<uint64_t> cycles, Done done) override {
-    q_.push_back({std::move(msg), std::move(cycles), std::move(done)});
+  void request(Message msg, const std::vector<uint64_t>& cycles, Done done) override {
+    q_.push_back({std::move(msg), cycles, std::move(done)});
     notify_now(wake_);
   }
   uint64_t beats(size_t len) const override { return beats_.beats(len); }

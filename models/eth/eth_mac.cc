@@ -56,17 +56,17 @@ bool EthMac::send(Frame f) {
   const uint64_t beats = fcs_gen_->beats(f.size());
   const uint64_t first = std::max(clk_.edge_after(now_ps(), 0) / period, fcs_gen_free_);
   fcs_gen_free_ = first + beats;
-  std::vector<uint64_t> cycles(beats);
-  for (uint64_t i = 0; i < beats; ++i) cycles[i] = first + i;
+  cycles_.resize(beats);
+  for (uint64_t i = 0; i < beats; ++i) cycles_[i] = first + i;
   const uint64_t ready = (first + beats - 1 + uint64_t(cfg_.mac.tx_cycles)) * period;
   ++fifo_;
-  const int64_t corrupt = corrupt_bit_;
-  corrupt_bit_ = -1;
   FramePtr frame = share_bytes(std::move(f));
-  fcs_gen_->request(frame, std::move(cycles),
-                    [this, frame, ready, corrupt, period](uint32_t fcs, uint64_t valid) {
-                      transmit(frame, fcs, std::max(ready, valid * period), corrupt);
-                    });
+  tx_pending_.push_back({frame, ready, corrupt_bit_});
+  corrupt_bit_ = -1;
+  fcs_gen_->request(std::move(frame), cycles_, [this](uint32_t fcs, uint64_t valid) {
+    TxPending p = tx_pending_.take_front();
+    transmit(std::move(p.frame), fcs, std::max(p.ready, valid * clk_.period_ps), p.corrupt_bit);
+  });
   return true;
 }
 
@@ -107,31 +107,35 @@ void EthMac::arrive(FramePtr frame, std::array<uint8_t, 4> fcs_a, uint64_t first
   const uint64_t period = clk_.period_ps;
   const uint64_t beats = fcs_check_->beats(frame->size());
   const uint64_t width = uint64_t(cfg_.datapath_bytes);
-  std::vector<uint64_t> cycles(beats);
+  std::vector<uint64_t>& cycles = cycles_;
+  cycles.resize(beats);
   cycles[beats - 1] = (last_bit + period - 1) / period;
   for (uint64_t i = beats - 1; i-- > 0;) {
     const uint64_t in = first_bit + (kPreambleBytes + (i + 1) * width) * byte_ps_;
     cycles[i] = std::min((in + period - 1) / period, cycles[i + 1] - 1);
   }
-  fcs_check_->request(frame, std::move(cycles), [this, frame, fcs_a](uint32_t got, uint64_t valid) {
-    eq_.at((valid + uint64_t(cfg_.mac.rx_cycles)) * clk_.period_ps, [this, frame, fcs_a, got] {
-      const uint32_t sent = uint32_t(fcs_a[0]) | uint32_t(fcs_a[1]) << 8 |
-                            uint32_t(fcs_a[2]) << 16 | uint32_t(fcs_a[3]) << 24;
-      if (got != sent) {
-        ++rx_fcs_errors_;
-        log::info("{}: FCS error, {} B frame dropped", name(), frame->size());
-        return;
-      }
-      uint16_t quanta = 0;
-      if (parse_pause(frame->data(), frame->size(), &quanta)) {
-        ++rx_pause_;
-        paused_until_ps_ = now_ps() + uint64_t(quanta) * 64 * byte_ps_;
-        eq_.at(paused_until_ps_, [this] { resume(); });
-        return;
-      }
-      ++rx_frames_;
-      if (deliver_) deliver_(frame);
-    });
+  rx_pending_.push_back({frame, fcs_a});
+  fcs_check_->request(std::move(frame), cycles, [this](uint32_t got, uint64_t valid) {
+    RxPending p = rx_pending_.take_front();
+    eq_.at((valid + uint64_t(cfg_.mac.rx_cycles)) * clk_.period_ps,
+           [this, frame = std::move(p.frame), fcs_a = p.fcs, got] {
+             const uint32_t sent = uint32_t(fcs_a[0]) | uint32_t(fcs_a[1]) << 8 |
+                                   uint32_t(fcs_a[2]) << 16 | uint32_t(fcs_a[3]) << 24;
+             if (got != sent) {
+               ++rx_fcs_errors_;
+               log::info("{}: FCS error, {} B frame dropped", name(), frame->size());
+               return;
+             }
+             uint16_t quanta = 0;
+             if (parse_pause(frame->data(), frame->size(), &quanta)) {
+               ++rx_pause_;
+               paused_until_ps_ = now_ps() + uint64_t(quanta) * 64 * byte_ps_;
+               eq_.at(paused_until_ps_, [this] { resume(); });
+               return;
+             }
+             ++rx_frames_;
+             if (deliver_) deliver_(frame);
+           });
   });
 }
 

@@ -38,6 +38,7 @@
 #include "models/common/crc32.h"
 #include "models/common/crc32_channel.h"
 #include "models/common/event_queue.h"
+#include "models/common/ring.h"
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
 #include "models/eth/eth_link.h"
@@ -102,6 +103,20 @@ class EthMac : public sc_core::sc_module, public LinkEnd {
   };
   uint64_t paused_until_ps_ = 0;
   std::deque<Held> held_;  // frames waiting out a PAUSE, in order
+  // Frames at the FCS generator and checker, in order (each answers in the order asked), so
+  // their callbacks carry no more than the MAC.
+  struct TxPending {
+    FramePtr frame;
+    uint64_t ready;
+    int64_t corrupt_bit;
+  };
+  struct RxPending {
+    FramePtr frame;
+    std::array<uint8_t, 4> fcs;
+  };
+  GrowRing<TxPending> tx_pending_;
+  GrowRing<RxPending> rx_pending_;
+  std::vector<uint64_t> cycles_;  // a request's beat cycles (read during the request only)
   Counter &tx_frames_, &tx_bytes_, &tx_oversize_, &rx_frames_, &rx_fcs_errors_, &rx_pause_;
 };
 
