@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "models/common/event_queue.h"
+#include "models/common/ring.h"
 #include "models/rnic/ddp_rx_parse.h"
 
 namespace rnic {
@@ -44,11 +45,26 @@ class RxParseModelChannel : public RxParseChannel, public sc_core::sc_module {
     const RxParseResult pr = model_.parse(seg->data(), seg->size());
     const uint64_t stream = model_.stream_cycles(seg->size());
     const uint64_t now = now_ps();
-    eq_.at(clk_.edge_after(now, pr.cycles), [pr, done = std::move(done)] { done(pr); });
+    // Results leave in the order asked (a segment enters once the one before has its result),
+    // so they wait here in order and the event carries only the channel.
+    const uint64_t at = clk_.edge_after(now, pr.cycles);
+    sc_assert(at >= last_result_ps_);
+    last_result_ps_ = at;
+    results_.push_back({pr, std::move(done)});
+    eq_.at(at, [this] {
+      Result r = results_.take_front();
+      r.done(r.pr);
+    });
     eq_.at(clk_.edge_after(now, std::max(pr.cycles, stream)), std::move(ready));
   }
 
  private:
+  struct Result {
+    RxParseResult pr;
+    std::function<void(const RxParseResult&)> done;
+  };
+  GrowRing<Result> results_;
+  uint64_t last_result_ps_ = 0;
   DdpRxParse model_;
   ClockDomain clk_;
   EventQueue eq_{"eq"};

@@ -133,6 +133,16 @@ void RxEngine::push(RxItem&& it) {
   }
 }
 
+namespace {
+// A received segment as the engine shares it: its bytes go back for reuse with it.
+struct PooledSegment : efe::Efe::RxSegment {
+  explicit PooledSegment(efe::Efe::RxSegment&& s) : efe::Efe::RxSegment(std::move(s)) {}
+  PooledSegment(const PooledSegment&) = delete;
+  PooledSegment& operator=(const PooledSegment&) = delete;
+  ~PooledSegment() { give_bytes(std::move(ddp)); }
+};
+}  // namespace
+
 void RxEngine::step() {
   rx_busy_ = false;
   while (!rx_q_.empty() && !rx_stalled_) {
@@ -152,15 +162,13 @@ void RxEngine::step() {
     // ddp_rx_parse through its channel: the segment is decided when its header result arrives;
     // the next segment starts when the block's input has taken this one.
     rx_busy_ = true;
-    // The segment's bytes go back for reuse with the segment.
-    std::shared_ptr<RxSegment> seg(new RxSegment(std::move(it.seg)), [](RxSegment* p) {
-      give_bytes(std::move(p->ddp));
-      delete p;
-    });
+    Seg seg = std::make_shared<PooledSegment>(std::move(it.seg));
+    parsing_.push_back(Seg(seg));
     // The channel shares the segment's bytes (no copy): an aliasing pointer into `seg`.
     RxParseChannel::Segment bytes(seg, &seg->ddp);
     rx_parse_->request(
-        bytes, [this, seg](const RxParseResult& pr) { decide(seg, pr); }, [this] { step(); });
+        std::move(bytes), [this](const RxParseResult& pr) { decide(parsing_.take_front(), pr); },
+        [this] { step(); });
     return;
   }
 }

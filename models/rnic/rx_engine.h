@@ -57,6 +57,7 @@
 
 #include "models/common/channel.h"
 #include "models/common/event_queue.h"
+#include "models/common/ring.h"
 #include "models/common/stats.h"
 #include "models/efe/efe.h"
 #include "models/rnic/completion_engine.h"
@@ -181,6 +182,7 @@ class RxEngine : public sc_core::sc_module {
 
   std::deque<RxItem> rx_q_;
   bool rx_busy_ = false, rx_stalled_ = false;
+  GrowRing<Seg> parsing_;  // segments at ddp_rx_parse, in order (it answers in the order asked)
   std::deque<Verdict> verdicts_;
   // While stalled: the segment the Terminate asked for rejects (one at a time: nothing more is
   // decided until it has gone) and the request's token.
