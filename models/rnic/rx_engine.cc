@@ -178,19 +178,46 @@ RxEngine::Verdict* RxEngine::pending() {
   return &verdicts_.back();
 }
 
-void RxEngine::resolve(Verdict* v, std::function<void()> act) {
-  v->act = std::move(act);
+void RxEngine::translated(Verdict* v, std::vector<XlatChunk>&& chunks) {
+  v->chunks = std::move(chunks);
+  if (kVerdictCycles == 0) return resolve(v);
+  eq_.at(now_ps() + kVerdictCycles * clk_.period_ps, [this, v] { resolve(v); });
+}
+
+void RxEngine::resolve(Verdict* v) {
   v->ready = true;
   drain();
 }
 
 void RxEngine::drain() {
   while (!verdicts_.empty() && verdicts_.front().ready && !rx_stalled_) {
-    const bool refused = verdicts_.front().refused;
-    const std::function<void()> act = std::move(verdicts_.front().act);
+    Verdict& f = verdicts_.front();
+    if (f.refused) {
+      verdicts_.pop_front();
+      continue;
+    }
+    // Out of the queue before it acts (what it does may drain again).
+    const uint32_t qpn = f.qpn;
+    const uint64_t epoch = f.epoch;
+    const Seg seg = std::move(f.seg);
+    const RxParseResult pr = f.pr;
+    RxDecision d = std::move(f.d);
+    const std::vector<XlatChunk> chunks = std::move(f.chunks);
     verdicts_.pop_front();
-    if (!refused) act();
+    verdict(qpn, epoch, seg, pr, d, chunks);
   }
+}
+
+bool RxEngine::faulted(Verdict* v, XlatStatus st, const XlatFault& f) {
+  const uint32_t qpn = v->qpn;
+  if (st != XlatStatus::kPageFault || !faults || qpn >= ctx_.size()) return false;
+  if (fault_failed_[qpn]) {
+    fault_failed_[qpn] = false;
+    return false;
+  }
+  v->d.faulted = true;
+  v->d.fault = f;
+  return true;
 }
 
 bool RxEngine::stale(const RxSegment& s) const {
@@ -207,7 +234,7 @@ void RxEngine::refuse(uint32_t qpn, const Seg& s, RxDecision& d) {
     if (it->refused || !it->seg || it->seg->src != s->src) continue;
     it->refused = true;
     ++rx_refused_;
-    if (it->d && it->qpn < ctx_.size() && still(it->qpn, it->epoch)) logic_.undo(it->qpn, *it->d);
+    if (it->qpn < ctx_.size() && still(it->qpn, it->epoch)) logic_.undo(it->qpn, it->d);
   }
   logic_.undo(qpn, d);
   parked_[qpn] = true;
@@ -288,65 +315,43 @@ void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
   uint32_t qpn = sp->dst_qpn;
   mark_(CoreProbe::kRxChecked, qpn, now_ps(), ProbeEvent::rx_tag(sp->src, sp->seq));
   static const QpCtx kNoQp;
-  std::shared_ptr<RxDecision> d;
+  Verdict* v = pending();
+  v->seg = sp;
+  v->pr = pr;
+  RxDecision& d = v->d;
   if (sp->rq) {
     // A reset (its QPN reflected): for the QP connected to that QPN at the sender. Only a
     // Terminate comes this way; anything else, or a reset matching no QP, is dropped.
     qpn = connected_to(sp->src, sp->dst_qpn);
     const bool term = pr.ok && rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kTerminate;
-    d = std::make_shared<RxDecision>();
-    if (qpn < ctx_.size() && term) *d = logic_.decide(qpn, ctx_[qpn], sp->src, pr);
+    if (qpn < ctx_.size() && term) d = logic_.decide(qpn, ctx_[qpn], sp->src, pr);
   } else {
-    d = std::make_shared<RxDecision>(
-        logic_.decide(qpn, qpn < ctx_.size() ? ctx_[qpn] : kNoQp, sp->src, pr));
+    d = logic_.decide(qpn, qpn < ctx_.size() ? ctx_[qpn] : kNoQp, sp->src, pr);
   }
-  const QpCtx& q = qpn < ctx_.size() ? ctx_[qpn] : kNoQp;
-  const uint64_t epoch = q.epoch;
-  Verdict* v = pending();
-  v->seg = sp;
   v->qpn = qpn;
-  v->epoch = epoch;
-  v->d = d;
-  // An absent page of an on-demand region: refused at the verdict (when a driver resolves
-  // faults and the last one of this QP did not fail), else the translation's error.
-  auto faulted = [this, qpn](RxDecision& d, XlatStatus st, const XlatFault& f) {
-    if (st != XlatStatus::kPageFault || !faults || qpn >= ctx_.size()) return false;
-    if (fault_failed_[qpn]) {
-      fault_failed_[qpn] = false;
-      return false;
-    }
-    d.faulted = true;
-    d.fault = f;
-    return true;
-  };
-  auto go = [this, v, qpn, epoch, sp, d, pr](std::vector<XlatChunk>&& chunks) {
-    auto act = [=, chunks = std::move(chunks)] { verdict(qpn, epoch, sp, pr, *d, chunks); };
-    if (kVerdictCycles == 0) return resolve(v, std::move(act));
-    eq_.at(now_ps() + kVerdictCycles * clk_.period_ps,
-           [this, v, act = std::move(act)]() mutable { resolve(v, std::move(act)); });
-  };
-  switch (d->kind) {
+  v->epoch = (qpn < ctx_.size() ? ctx_[qpn] : kNoQp).epoch;
+  switch (d.kind) {
     case RxDecision::Kind::kPlace:
     case RxDecision::Kind::kReadRequest:
-      if (d->target.len == 0) return go({});
-      xlat_.request(d->target, eq_, [this, qpn, d, go, faulted](XlatResult&& x) {
-        const XlatFault f{d->target.stag, x.fault_to, d->target.to + d->target.len};
-        if (x.status != XlatStatus::kOk && !faulted(*d, x.status, f))
-          logic_.xlat_failed(qpn, *d, x.status);
-        go(std::move(x.chunks));
+      if (d.target.len == 0) return translated(v, {});
+      xlat_.request(d.target, eq_, [this, v](XlatResult&& x) {
+        const XlatRequest& t = v->d.target;
+        const XlatFault f{t.stag, x.fault_to, t.to + t.len};
+        if (x.status != XlatStatus::kOk && !faulted(v, x.status, f))
+          logic_.xlat_failed(v->qpn, v->d, x.status);
+        translated(v, std::move(x.chunks));
       });
       return;
     case RxDecision::Kind::kSend:
-      translate_sge_list(xlat_, eq_, d->wqe.wqe, d->mo, d->len, access::kLocalWrite, d->target.pd,
-                         [this, qpn, d, go, faulted](XlatStatus st, std::vector<XlatChunk>&& chunks,
-                                                     const XlatFault& f) {
-                           if (st != XlatStatus::kOk && !faulted(*d, st, f))
-                             logic_.xlat_failed(qpn, *d, st);
-                           go(std::move(chunks));
-                         });
+      translate_sge_list(
+          xlat_, eq_, d.wqe.wqe, d.mo, d.len, access::kLocalWrite, d.target.pd,
+          [this, v](XlatStatus st, std::vector<XlatChunk>&& chunks, const XlatFault& f) {
+            if (st != XlatStatus::kOk && !faulted(v, st, f)) logic_.xlat_failed(v->qpn, v->d, st);
+            translated(v, std::move(chunks));
+          });
       return;
     default:
-      return go({});
+      return translated(v, {});
   }
 }
 

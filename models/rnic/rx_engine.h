@@ -114,14 +114,17 @@ class RxEngine : public sc_core::sc_module {
     MacAddr peer{};
     uint32_t ack = 0;
   };
+  // A segment decided, waiting for its translation and its turn (the callbacks on its way hold
+  // only its place: the deque keeps it there until its verdict).
   struct Verdict {
     bool ready = false;
-    std::function<void()> act;
     // The segment and its decision (taken back if an earlier one from its peer is refused).
     std::shared_ptr<RxSegment> seg;
     uint32_t qpn = 0;
     uint64_t epoch = 0;
-    std::shared_ptr<RxDecision> d;
+    RxDecision d;
+    RxParseResult pr;
+    std::vector<XlatChunk> chunks;
     bool refused = false;
   };
   using Seg = std::shared_ptr<RxSegment>;
@@ -132,8 +135,13 @@ class RxEngine : public sc_core::sc_module {
   void verdict(uint32_t qpn, uint64_t epoch, const Seg& s, const RxParseResult& pr, RxDecision& d,
                const std::vector<XlatChunk>& chunks);
   Verdict* pending();
-  void resolve(Verdict* v, std::function<void()> act);
+  // v's translation is done (its chunks): its verdict comes kVerdictCycles on, in its turn.
+  void translated(Verdict* v, std::vector<XlatChunk>&& chunks);
+  void resolve(Verdict* v);
   void drain();
+  // An absent page of an on-demand region: refused at the verdict (when a driver resolves
+  // faults and the last one of this QP did not fail), else the translation's error.
+  bool faulted(Verdict* v, XlatStatus st, const XlatFault& f);
   void fail(uint32_t qpn, const rdmap::TermCause& why, const rdmap::Segment& h, const Seg& s,
             abi::AsyncEvent ev, const RxDecision& d);
   void drop(const Seg& s);

@@ -445,11 +445,16 @@ bool SqEngine::issue_response(uint32_t qpn) {
 
 void SqEngine::fetch_wr(TxSeg* s, const Wqe& w, uint64_t off, uint32_t len, uint64_t epoch) {
   const uint32_t qpn = s->qpn;
+  s->wr_id = w.wr_id;
+  s->fetch_off = off;
+  s->fetch_len = len;
+  s->epoch = epoch;
   translate_sge_list(
       xlat_, eq_, w, off, len, 0, ctx_[qpn].pd,
-      [this, s, wr_id = w.wr_id, off, len, epoch](XlatStatus st, std::vector<XlatChunk>&& chunks,
-                                                  const XlatFault& f) {
+      [this, s](XlatStatus st, std::vector<XlatChunk>&& chunks, const XlatFault& f) {
         const uint32_t qpn = s->qpn;
+        const uint64_t wr_id = s->wr_id, off = s->fetch_off, epoch = s->epoch;
+        const uint32_t len = s->fetch_len;
         if (st == XlatStatus::kOk) return gather(s, std::move(chunks));
         if (st == XlatStatus::kPageFault && faults && ctx_[qpn].epoch == epoch) {
           // Waits in the transmit buffer for the page, then translates again (its WQE is still
@@ -498,26 +503,35 @@ void SqEngine::gather(TxSeg* s, std::vector<XlatChunk> chunks) {
   const size_t hdr = s->ddp.size() - s->payload;
   s->reads_left = uint32_t(chunks.size());
   mark_(CoreProbe::kSegDma, s->qpn, now_ps(), s->number);
+  if (chunks.size() == 1) {  // (its bytes go in after the header: the callback holds no more)
+    dmac_.read(chunks[0].pa, chunks[0].len, [this, s](DmacStatus st, std::vector<uint8_t>&& d) {
+      gathered(s, s->ddp.size() - s->payload, st, d);
+    });
+    return;
+  }
   size_t at = hdr;
   for (const XlatChunk& c : chunks) {
-    dmac_.read(c.pa, c.len, [this, s, at](DmacStatus st, std::vector<uint8_t>&& d) {
-      if (st != DmacStatus::kOk) {
-        if (!s->failed && !qs_[s->qpn].halted)
-          log::warn("{}: QP {} gather DMA read failed ({})", name(), s->qpn, to_string(st));
-        qs_[s->qpn].halted = true;
-        s->failed = true;
-        s->dma_failed = true;
-        s->status = abi::kCqeLocQpOpError;
-        s->why = {rdmap::Layer::kRdmap, 0, 0x00};  // local catastrophic
-      } else {
-        std::memcpy(s->ddp.data() + at, d.data(), d.size());
-      }
-      if (--s->reads_left == 0) {
-        mark_(CoreProbe::kSegData, s->qpn, now_ps(), s->number);
-        eq_.at(edge(kHeaderCycles), [this, s] { seg_ready(s); });
-      }
-    });
+    dmac_.read(c.pa, c.len,
+               [this, s, at](DmacStatus st, std::vector<uint8_t>&& d) { gathered(s, at, st, d); });
     at += c.len;
+  }
+}
+
+void SqEngine::gathered(TxSeg* s, size_t at, DmacStatus st, const std::vector<uint8_t>& d) {
+  if (st != DmacStatus::kOk) {
+    if (!s->failed && !qs_[s->qpn].halted)
+      log::warn("{}: QP {} gather DMA read failed ({})", name(), s->qpn, to_string(st));
+    qs_[s->qpn].halted = true;
+    s->failed = true;
+    s->dma_failed = true;
+    s->status = abi::kCqeLocQpOpError;
+    s->why = {rdmap::Layer::kRdmap, 0, 0x00};  // local catastrophic
+  } else {
+    std::memcpy(s->ddp.data() + at, d.data(), d.size());
+  }
+  if (--s->reads_left == 0) {
+    mark_(CoreProbe::kSegData, s->qpn, now_ps(), s->number);
+    eq_.at(edge(kHeaderCycles), [this, s] { seg_ready(s); });
   }
 }
 

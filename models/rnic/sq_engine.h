@@ -126,6 +126,9 @@ class SqEngine : public sc_core::sc_module {
     enum class Kind : uint8_t { kOther, kWrData, kResponse } kind = Kind::kOther;
     uint32_t wr_index = 0;
     bool first = false;
+    // A WR's data: the bytes of the WR it carries and the QP's epoch then (fetch_wr).
+    uint64_t wr_id = 0, fetch_off = 0, epoch = 0;
+    uint32_t fetch_len = 0;
     ReadResponseLogic::Segment resp;
     // Its payload could not be fetched (translation or DMA read failed): it is never sent; its
     // WR completes with `status`, or its Read Request is answered with a Terminate for `why`.
@@ -165,6 +168,8 @@ class SqEngine : public sc_core::sc_module {
   void checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_t issued, uint8_t status);
   void issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued);
   void gather(TxSeg* s, std::vector<XlatChunk> chunks);
+  // A DMA read of s's payload is done: its bytes go in at `at`.
+  void gathered(TxSeg* s, size_t at, DmacStatus st, const std::vector<uint8_t>& d);
   // Translate and gather a WR data segment's payload [off, off + len) of its SGE list, or a
   // Read Response segment's; an absent page parks the segment until the firmware resumes it.
   void fetch_wr(TxSeg* s, const Wqe& w, uint64_t off, uint32_t len, uint64_t epoch);
