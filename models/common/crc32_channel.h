@@ -3,7 +3,8 @@
 // most, strictly increasing, none before the request is made); the response is the CRC, handed
 // to `done` at the time of the cycle on which the block's m_valid is seen, so an implementation
 // may answer in any number of cycles. The caller keeps one request's beats from overlapping the
-// next's (the block takes one beat per cycle) and always takes the result (m_ready high).
+// next's (the block takes one beat per cycle) and always takes the result (m_ready high). Every
+// request is answered, in the order asked (the MAC keeps its frames in that order).
 //
 // Implementations: Crc32ModelChannel (below: the burst model, Crc32Model, one event per result)
 // and Crc32RtlChannel (crc32_ports.h: a Verilated crc32 clocked only while it has work).

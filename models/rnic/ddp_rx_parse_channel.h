@@ -3,7 +3,8 @@
 // header result (`done`) at the cycle that result is valid, and tells when its input has taken
 // every beat of the segment (`ready`: the engine may hand over the next one), so an
 // implementation may take any number of cycles. One segment at a time: the engine waits for
-// `ready` before the next request.
+// `ready` before the next request. Every request gets its `done`, in the order asked (the engine
+// keeps its segments in that order).
 //
 // Implementations: RxParseModelChannel (below: DdpRxParse, ddp_rx_parse.h, with its timing);
 // the RTL twin is rtl/rnic/ddp_rx_parse.sv behind the same channel (sim/blocks.h,
