@@ -19,13 +19,14 @@ class Action {
   template <class F, class D = std::decay_t<F>,
             std::enable_if_t<!std::is_same_v<D, Action> && std::is_invocable_v<D&>, int> = 0>
   Action(F&& f) {  // NOLINT(google-explicit-constructor): stands where a lambda is passed
-    if constexpr (fits<D>()) {
-      new (buf_) D(std::forward<F>(f));
-      ops_ = &kInlineOps<D>;
-    } else {
-      *reinterpret_cast<D**>(buf_) = new D(std::forward<F>(f));
-      ops_ = &kHeapOps<D>;
-    }
+    make<D>(std::forward<F>(f));
+  }
+  // Holds f from now on, made in place (no move of a temporary Action).
+  template <class F, class D = std::decay_t<F>,
+            std::enable_if_t<!std::is_same_v<D, Action> && std::is_invocable_v<D&>, int> = 0>
+  void emplace(F&& f) {
+    reset();
+    make<D>(std::forward<F>(f));
   }
   Action(Action&& o) noexcept { take(o); }
   Action& operator=(Action&& o) noexcept {
@@ -70,6 +71,16 @@ class Action {
       [](void* from, void* to) { *static_cast<D**>(to) = *static_cast<D**>(from); },
       [](void* p) { delete *static_cast<D**>(p); }};
 
+  template <class D, class F>
+  void make(F&& f) {
+    if constexpr (fits<D>()) {
+      new (buf_) D(std::forward<F>(f));
+      ops_ = &kInlineOps<D>;
+    } else {
+      *reinterpret_cast<D**>(buf_) = new D(std::forward<F>(f));
+      ops_ = &kHeapOps<D>;
+    }
+  }
   void take(Action& o) {
     if (!o.ops_) return;
     o.ops_->move(o.buf_, buf_);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <systemc>
 #include <vector>
@@ -23,24 +24,35 @@ class EventQueue : public sc_core::sc_module {
   explicit EventQueue(sc_core::sc_module_name n)
       : sc_core::sc_module(n), id_(sched_.add(std::string(name()) + ".run", [this] { run(); })) {}
   ~EventQueue() override { sched_.drop(id_); }
-  void at(uint64_t t_ps, Action fn) { at_ranked(t_ps, 0, std::move(fn)); }
-  void at_ranked(uint64_t t_ps, uint64_t rank, Action fn) {
+  // fn: a callable (made in its slot) or an Action.
+  template <class F>
+  void at(uint64_t t_ps, F&& fn) {
+    at_ranked(t_ps, 0, std::forward<F>(fn));
+  }
+  template <class F>
+  void at_ranked(uint64_t t_ps, uint64_t rank, F&& fn) {
     const uint64_t now = now_ps();
     if (t_ps < now) t_ps = now;
     uint32_t slot;
     if (free_.empty()) {
       slot = uint32_t(fns_.size());
-      fns_.push_back(std::move(fn));
+      fns_.emplace_back();
     } else {
       slot = free_.back();
       free_.pop_back();
-      fns_[slot] = std::move(fn);
     }
+    if constexpr (std::is_same_v<std::decay_t<F>, Action>)
+      fns_[slot] = std::move(fn);
+    else
+      fns_[slot].emplace(std::forward<F>(fn));
     q_.push_back({t_ps, rank, seq_++, slot});
     std::push_heap(q_.begin(), q_.end(), later);
     if (q_.front().t == t_ps && t_ps <= alarm_t_) sched_.wake(id_, t_ps);
   }
-  void after(uint64_t d_ps, Action fn) { at(now_ps() + d_ps, std::move(fn)); }
+  template <class F>
+  void after(uint64_t d_ps, F&& fn) {
+    at(now_ps() + d_ps, std::forward<F>(fn));
+  }
   bool empty() const { return q_.empty() && alarm_t_ == UINT64_MAX; }
 
   // One cancellable action (a block's timer): set_alarm replaces the pending one; it runs in
@@ -84,9 +96,10 @@ class EventQueue : public sc_core::sc_module {
         const uint32_t slot = q_.front().slot;
         std::pop_heap(q_.begin(), q_.end(), later);
         q_.pop_back();
-        auto fn = std::move(fns_[slot]);
+        Action& fn = fns_[slot];  // a deque: it stays put while fn queues more
+        fn();
+        fn.reset();
         free_.push_back(slot);
-        fn();  // may queue more (fns_ may grow: fn is out of it)
       }
       if (alarm_t_ > now) break;
       auto fn = std::move(alarm_);
@@ -97,7 +110,7 @@ class EventQueue : public sc_core::sc_module {
     rearm();
   }
   std::vector<Item> q_;  // a heap, earliest at the front
-  std::vector<Action> fns_;
+  std::deque<Action> fns_;
   std::vector<uint32_t> free_;
   uint64_t seq_ = 0;
   uint64_t alarm_t_ = UINT64_MAX;
