@@ -33,7 +33,10 @@ void walk(std::shared_ptr<SgeWalk> s) {
     s->xlat->request(r, *s->to, [s, r](XlatResult&& x) {
       if (x.status != XlatStatus::kOk)
         return s->done(x.status, std::move(s->chunks), {r.stag, x.fault_to, r.to + r.len});
-      s->chunks.insert(s->chunks.end(), x.chunks.begin(), x.chunks.end());
+      if (s->chunks.empty())
+        s->chunks = std::move(x.chunks);  // the first SGE's (most lists have one)
+      else
+        s->chunks.insert(s->chunks.end(), x.chunks.begin(), x.chunks.end());
       walk(s);
     });
     return;
