@@ -21,7 +21,7 @@ DmacModel::DmacModel(int bytes, int max_tags)
 void DmacModel::put_wbuf(uint64_t beat, const uint8_t* from, uint64_t bytes) {
   const uint64_t B = uint64_t(B_), size = wbuf_n_ * B;
   const uint64_t padded = (bytes + B - 1) / B * B;
-  uint64_t p = (beat & (wbuf_n_ - 1)) * B;
+  uint64_t p = wpos(beat);
   const uint64_t first = std::min(bytes, size - p);
   std::memcpy(wbuf_.data() + p, from, first);
   if (first < bytes) std::memcpy(wbuf_.data(), from + first, bytes - first);
@@ -95,8 +95,9 @@ void DmacModel::next_mwr_beat() {
   const uint32_t lane = o % uint32_t(B_);
   const uint64_t beat = mwr_base_ + o / uint32_t(B_);
   const uint32_t first = std::min(cnt, uint32_t(B_) - lane);
-  std::copy_n(wbeat(beat) + lane, first, out_.tx_data.begin());
-  if (first < cnt) std::copy_n(wbeat(beat + 1), cnt - first, out_.tx_data.begin() + first);
+  std::copy_n(wbuf_.data() + wpos(beat) + lane, first, out_.tx_data.begin());
+  if (first < cnt)
+    std::copy_n(wbuf_.data() + wpos(beat + 1), cnt - first, out_.tx_data.begin() + first);
   out_.tx_last = mwr_k_ + 1 == nbeats;
   ++mwr_k_;
   if (!out_.tx_last) return;
@@ -281,7 +282,7 @@ void DmacModel::edge(const DmacIn& in) {
     wbase_next_ += (in.wq_len + uint32_t(B_) - 1) / uint32_t(B_);
   }
   if (wd_take) {
-    std::copy_n(in.wd_data.begin(), B_, wbeat(data_wr_));
+    std::copy_n(in.wd_data.begin(), B_, wbuf_.data() + wpos(data_wr_));
     ++data_wr_;
   }
   if (cont)
@@ -382,7 +383,7 @@ void DmacModel::take_tlp_edge(uint64_t data_before) {
 // n bytes of the write whose first beat is `base`, from its byte `off`, through the data buffer.
 void DmacModel::copy_wbuf(uint64_t base, uint64_t off, uint64_t n, std::vector<uint8_t>& to) const {
   const uint64_t B = uint64_t(B_), size = wbuf_n_ * B;
-  const uint64_t p = ((base + off / B) & (wbuf_n_ - 1)) * B + off % B;
+  const uint64_t p = wpos(base + off / B) + off % B;
   const uint64_t first = std::min(n, size - p);
   to.insert(to.end(), wbuf_.data() + p, wbuf_.data() + p + first);
   if (first < n) to.insert(to.end(), wbuf_.data(), wbuf_.data() + (n - first));

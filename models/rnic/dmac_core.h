@@ -262,10 +262,8 @@ class DmacModel : public DmacCore {
   // of them is one span of bytes up to the ring's end).
   std::vector<uint8_t> wbuf_;
   uint64_t wbuf_n_ = 0;
-  uint8_t* wbeat(uint64_t beat) { return wbuf_.data() + (beat & (wbuf_n_ - 1)) * uint64_t(B_); }
-  const uint8_t* wbeat(uint64_t beat) const {
-    return wbuf_.data() + (beat & (wbuf_n_ - 1)) * uint64_t(B_);
-  }
+  // Where a beat's bytes start in the ring.
+  uint64_t wpos(uint64_t beat) const { return (beat & (wbuf_n_ - 1)) * uint64_t(B_); }
   // The beats from `beat` on take `bytes` bytes of `from` (a partial last beat padded with zeros).
   void put_wbuf(uint64_t beat, const uint8_t* from, uint64_t bytes);
   uint64_t data_wr_ = 0, data_rel_ = 0;
