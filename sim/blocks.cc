@@ -26,9 +26,9 @@
 #include "Vrnic_xlat_cc.h"
 #include "models/common/crc32_cc.h"
 #include "models/common/crc32_sc.h"
-#include "models/rnic/ddp_rx_parse_cc.h"
-#include "models/rnic/dmac_cc.h"
-#include "models/rnic/xlat_cc.h"
+#include "models/rnic/rx_parse/ddp_rx_parse_cc.h"
+#include "models/rnic/dmac/dmac_cc.h"
+#include "models/rnic/xlat/xlat_cc.h"
 #include "sim/config.h"
 #include "sim/run_record.h"
 

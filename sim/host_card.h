@@ -14,8 +14,8 @@
 #include "models/host/root_complex.h"
 #include "models/pcie/link.h"
 #include "models/pcie/pcie_if.h"
-#include "models/rnic/dmac.h"
-#include "models/rnic/rnic_regs.h"
+#include "models/rnic/dmac/dmac.h"
+#include "models/rnic/host_if/rnic_regs.h"
 #include "sim/background.h"
 #include "sim/run_control.h"
 

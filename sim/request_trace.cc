@@ -5,7 +5,7 @@
 #include "models/common/sim_time.h"
 #include "models/efe/efe_header.h"
 #include "models/eth/ethernet.h"
-#include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/ddp/ddp_rdmap.h"
 #include "models/rnic/engine_msgs.h"
 #include "sim/cluster.h"
 

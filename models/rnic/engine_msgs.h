@@ -14,10 +14,10 @@
 #include "models/common/bytes.h"
 #include "models/rnic/abi/codes.h"
 #include "models/rnic/abi/wqe.h"
-#include "models/rnic/ddp_rdmap.h"
-#include "models/rnic/ord_table.h"
-#include "models/rnic/read_response.h"
-#include "models/rnic/rnic_xlat.h"
+#include "models/rnic/ddp/ddp_rdmap.h"
+#include "models/rnic/sq/ord_table.h"
+#include "models/rnic/read_response/read_response.h"
+#include "models/rnic/xlat/rnic_xlat.h"
 
 namespace rnic {
 

@@ -1,6 +1,6 @@
 `default_nettype none
 // ddp_rx_parse: the RX datapath's DDP/RDMAP header parser and checker (DESIGN.md §3.3, §4), at
-// the boundary of models/rnic/ddp_rx_parse_ports.h, cycle for cycle what RxParsePinModel does.
+// the boundary of models/rnic/rx_parse/ddp_rx_parse_ports.h, cycle for cycle what RxParsePinModel does.
 //
 // A segment arrives as beats of BYTES bytes (byte 0 in bits 7..0; the last beat carries s_cnt
 // bytes) with its length on s_len with the first beat. The block decodes the DDP control byte

@@ -1,6 +1,6 @@
 `default_nettype none
 // rnic_dmac: the card's bus-master DMA (DESIGN.md §3.3, §4) at the boundary of
-// models/rnic/rnic_dmac_ports.h, cycle for cycle what DmacModel (models/rnic/dmac_core.h) does:
+// models/rnic/dmac/rnic_dmac_ports.h, cycle for cycle what DmacModel (models/rnic/dmac/dmac_core.h) does:
 // reads cut at MRRS and 4 KiB into MRds under a tag pool, completion bytes placed at their
 // offsets on rw, a read's done when its last piece is done or failed, the completion timeout;
 // writes cut at MPS and 4 KiB into MWrs sent beat by beat. dmac_core.h's header is the contract;

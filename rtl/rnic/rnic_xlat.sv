@@ -1,10 +1,10 @@
 `default_nettype none
-// rnic_xlat: STag translation (DESIGN.md §3.3, §4) at the boundary of models/rnic/xlat_ports.h,
+// rnic_xlat: STag translation (DESIGN.md §3.3, §4) at the boundary of models/rnic/xlat/xlat_ports.h,
 // cycle for cycle what XlatPinModel does while rsp_ready is high. It holds the STag Management
 // Table (SMT) and the PBL Management Table (PBLMT), written only through smt_we / pbl_we, and
 // turns (STag, tagged offset, length, required access, PD) into physical chunks: a page list's
 // split at page boundaries, an extent list's (scatter-gather handle) at extent ends, a physical
-// region's as one, or an error, by the checks of models/rnic/rnic_xlat.h in their order.
+// region's as one, or an error, by the checks of models/rnic/xlat/rnic_xlat.h in their order.
 //
 // Latency (core_clk cycles, the request accepted at edge A; one request at a time):
 //   SMT read   at A (a table write at A counts from A + 1); the checks' error, or a 0-byte

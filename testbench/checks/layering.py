@@ -113,8 +113,8 @@ def self_test():
             "models/common/a.h": '#include "models/common/b.h"\n',
             "models/common/b.h": '#include "sim/config.h"\n',                   # 1
             "models/host/driver.cc": '#include "models/rnic/abi/regs.h"\n'
-                                      '#include "models/rnic/smt.h"\n',         # 2
-            "models/pcie/pcie_if.h": '#include "models/rnic/rnic_dmac.h"\n',    # 3
+                                      '#include "models/rnic/xlat/smt.h"\n',         # 2
+            "models/pcie/pcie_if.h": '#include "models/rnic/dmac/rnic_dmac.h"\n',    # 3
             "models/rnic/core.h": '#include "models/host/verbs/verbs_enums.h"\n',  # 4
             "sim/main.cc": '#include "testbench/traffic/perftest.h"\n',         # 5
             "testbench/t.cc": '#include "sim/main.h"\n#include "Vcrc32_w8.h"\n',

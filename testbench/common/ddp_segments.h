@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/ddp/ddp_rdmap.h"
 
 namespace rnic::tb {
 

@@ -1,4 +1,4 @@
-// A cycle bench for rnic_dmac's contract (models/rnic/dmac_core.h), for any implementation: an
+// A cycle bench for rnic_dmac's contract (models/rnic/dmac/dmac_core.h), for any implementation: an
 // engine side that makes random reads and writes under random valid/ready, and a completer with a
 // host memory that answers each MRd with completions split at a 64-byte RCB, delayed at random
 // and interleaved across tags (in order within one), optionally failing, dropping (so the piece
@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "models/rnic/dmac_core.h"
+#include "models/rnic/dmac/dmac_core.h"
 
 namespace rnic::tb {
 

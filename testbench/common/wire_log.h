@@ -11,7 +11,7 @@
 
 #include "models/efe/efe_header.h"
 #include "models/eth/eth_link.h"
-#include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/ddp/ddp_rdmap.h"
 #include "sim/pcap_writer.h"
 
 namespace rnic::testbench {

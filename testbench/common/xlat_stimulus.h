@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "models/rnic/rnic_xlat.h"
+#include "models/rnic/xlat/rnic_xlat.h"
 
 namespace rnic::tb {
 

@@ -10,9 +10,9 @@
 
 #include "models/efe/efe_header.h"
 #include "models/eth/ethernet.h"
-#include "models/rnic/ddp_rdmap.h"
-#include "models/rnic/ddp_rx_parse.h"
-#include "models/rnic/rx_logic.h"
+#include "models/rnic/ddp/ddp_rdmap.h"
+#include "models/rnic/rx_parse/ddp_rx_parse.h"
+#include "models/rnic/rx/rx_logic.h"
 
 using namespace rnic;
 

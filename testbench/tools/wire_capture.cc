@@ -9,7 +9,7 @@
 #include <string>
 
 #include "models/efe/efe_header.h"
-#include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/ddp/ddp_rdmap.h"
 #include "sim/pcap_writer.h"
 
 using namespace rnic;

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "models/common/stats.h"
-#include "models/rnic/xlat_channel.h"
+#include "models/rnic/xlat/xlat_channel.h"
 
 namespace rnic {
 

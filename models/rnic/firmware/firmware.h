@@ -51,14 +51,14 @@
 #include "models/common/event_queue.h"
 #include "models/common/stats.h"
 #include "models/rnic/abi/regs.h"
-#include "models/rnic/completion_engine.h"
-#include "models/rnic/dmac.h"
+#include "models/rnic/completion/completion_engine.h"
+#include "models/rnic/dmac/dmac.h"
 #include "models/rnic/engine_msgs.h"
 #include "models/rnic/firmware/extent_switch.h"
 #include "models/rnic/firmware/firmware_params.h"
-#include "models/rnic/qp_table.h"
-#include "models/rnic/rnic_regs.h"
-#include "models/rnic/xlat_channel.h"
+#include "models/rnic/host_if/qp_table.h"
+#include "models/rnic/host_if/rnic_regs.h"
+#include "models/rnic/xlat/xlat_channel.h"
 
 namespace rnic {
 

@@ -7,7 +7,7 @@
 
 #include "models/efe/efe_header.h"
 #include "models/eth/ethernet.h"
-#include "models/rnic/ddp_rdmap.h"
+#include "models/rnic/ddp/ddp_rdmap.h"
 
 namespace rnic {
 namespace {

@@ -1,7 +1,7 @@
 // The completion engine's table and decisions (CompletionLogic, completion_engine.h), driven
 // directly with no SystemC: create/destroy checks, slot addresses and the owner bit over ring
 // wraps, overflow and what follows it, and arming (solicited-only, disarm on the event).
-#include "models/rnic/completion_engine.h"
+#include "models/rnic/completion/completion_engine.h"
 
 #include <gtest/gtest.h>
 

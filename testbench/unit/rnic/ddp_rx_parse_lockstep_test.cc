@@ -14,7 +14,7 @@
 
 #include "Vddp_rx_parse_w16.h"
 #include "Vddp_rx_parse_w16_mut.h"
-#include "models/rnic/ddp_rx_parse_ports.h"
+#include "models/rnic/rx_parse/ddp_rx_parse_ports.h"
 #include "sim/fst_trace.h"
 #include "testbench/common/ddp_segments.h"
 #include "testbench/common/lockstep.h"

@@ -1,10 +1,10 @@
-// rnic_dmac's SystemC pin face (models/rnic/rnic_dmac_ports.h): DmacPinModel between the port
+// rnic_dmac's SystemC pin face (models/rnic/dmac/rnic_dmac_ports.h): DmacPinModel between the port
 // list's signals, clocked, under the random bench (testbench/common/dmac_stimulus.h) in lockstep
 // with the C++ model it wraps: every output pin equal after every edge, and the bench's own checks
 // (reads return their bytes, writes land, MRRS/MPS/4 KiB, tags, held outputs) pass.
 #include <gtest/gtest.h>
 
-#include "models/rnic/rnic_dmac_ports.h"
+#include "models/rnic/dmac/rnic_dmac_ports.h"
 #include "testbench/common/dmac_stimulus.h"
 #include "testbench/common/lockstep.h"
 

@@ -2,7 +2,7 @@
 // with no SystemC: what CREATE_QP refuses, MODIFY_QP's attributes and clamps, what each state
 // change tells the engines (reset, flush), RESET keeping the QP's resources, doorbells taken or
 // ignored; an SRQ's rules (an RQ only, no state, not destroyed while a QP uses it).
-#include "models/rnic/qp_table.h"
+#include "models/rnic/host_if/qp_table.h"
 
 #include <gtest/gtest.h>
 

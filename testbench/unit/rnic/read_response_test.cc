@@ -1,7 +1,7 @@
 // The read-response engine's queues (ReadResponseLogic, read_response.h), driven directly with
 // no SystemC: requests answered in order, each cut into segments of at most the payload with
 // the right offsets and a last flag, the IRD limit, a 0-byte Read, and a flush.
-#include "models/rnic/read_response.h"
+#include "models/rnic/read_response/read_response.h"
 
 #include <gtest/gtest.h>
 

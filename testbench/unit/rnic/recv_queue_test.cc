@@ -2,7 +2,7 @@
 // WQEs in posting order, bytes placed into the oldest, the Send MSN advancing only when a
 // message ends, the Read Request MSN, a flush (WQEs out, MSNs kept) and a reset; QPs bound to a
 // shared receive queue claiming its WQEs one message at a time.
-#include "models/rnic/recv_queue.h"
+#include "models/rnic/rx/recv_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include "Vrnic_dmac_cc_w32_mut.h"
 #include "Vrnic_dmac_cc_w64.h"
 #include "Vrnic_dmac_cc_w8.h"
-#include "models/rnic/dmac_cc.h"
+#include "models/rnic/dmac/dmac_cc.h"
 #include "testbench/common/dmac_stimulus.h"
 #include "testbench/common/lockstep.h"
 

@@ -1,4 +1,4 @@
-// rnic_dmac's cycle contract (models/rnic/dmac_core.h) on its model: the pin timing to the
+// rnic_dmac's cycle contract (models/rnic/dmac/dmac_core.h) on its model: the pin timing to the
 // cycle (reads and writes with their MRRS / MPS / 4 KiB splits, the MWr / MRd alternation,
 // timeouts, one piece event per edge, waking after skipped cycles), and the random bench
 // (testbench/common/dmac_stimulus.h) with stalls, RCB-split completions interleaved across tags,
@@ -9,7 +9,7 @@
 #include <deque>
 #include <random>
 
-#include "models/rnic/dmac_core.h"
+#include "models/rnic/dmac/dmac_core.h"
 #include "testbench/common/dmac_stimulus.h"
 #include "testbench/common/lockstep.h"
 
@@ -273,7 +273,7 @@ TEST(RnicDmac, IdleSkipMatchesEveryEdge) {
   EXPECT_LT(b.clocked() * 10, b.edges() * 9) << "too few idle edges to mean anything";
 }
 
-// A driver as the card's DMA service is (models/rnic/dmac.h), without SystemC: requests,
+// A driver as the card's DMA service is (models/rnic/dmac/dmac.h), without SystemC: requests,
 // writes and completions queue with the edge they reach the block, completions' beats are
 // presented back to back, write data beat by beat, every output taken. With `runs`, it clocks
 // beat edges at once (DmacModel::beat_run) where it can, in runs of at most a random length.

@@ -19,7 +19,7 @@
 
 #include "Vrnic_xlat_s32.h"
 #include "Vrnic_xlat_s32_mut.h"
-#include "models/rnic/xlat_ports.h"
+#include "models/rnic/xlat/xlat_ports.h"
 #include "sim/fst_trace.h"
 #include "testbench/common/lockstep.h"
 #include "testbench/common/trace_option.h"

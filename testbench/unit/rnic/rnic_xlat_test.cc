@@ -1,6 +1,6 @@
 // rnic_xlat: every SMT entry type, every check in its order, chunk boundaries, cycle counts,
 // and a randomized comparison with a byte-by-byte reference of where each tagged byte lives.
-#include "models/rnic/rnic_xlat.h"
+#include "models/rnic/xlat/rnic_xlat.h"
 
 #include <gtest/gtest.h>
 
@@ -225,7 +225,7 @@ TEST(RnicXlat, RandomAgainstByteReference) {
 }  // namespace
 }  // namespace rnic
 
-#include "models/rnic/errors.h"
+#include "models/rnic/ddp/errors.h"
 
 namespace rnic {
 namespace {

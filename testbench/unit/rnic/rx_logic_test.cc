@@ -2,7 +2,7 @@
 // each kind of segment the checks in their order and the Terminate cause each failure gives
 // (WIRE.md's error table, docs/errors.md), the translation each success asks for, and the
 // receive bookkeeping the next segment is checked against.
-#include "models/rnic/rx_logic.h"
+#include "models/rnic/rx/rx_logic.h"
 
 #include <gtest/gtest.h>
 

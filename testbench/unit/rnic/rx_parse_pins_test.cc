@@ -1,4 +1,4 @@
-// ddp_rx_parse's burst API and its swap boundary (models/rnic/ddp_rx_parse_ports.h): the header
+// ddp_rx_parse's burst API and its swap boundary (models/rnic/rx_parse/ddp_rx_parse_ports.h): the header
 // result of every kind of segment (good tagged and untagged, Read Requests whole and cut short,
 // every header fault, too short to parse) through the pins equals the burst API's, field for
 // field; with back-to-back beats and ready outputs it is out at exactly the burst's cycle and
@@ -9,7 +9,7 @@
 
 #include <random>
 
-#include "models/rnic/ddp_rx_parse_ports.h"
+#include "models/rnic/rx_parse/ddp_rx_parse_ports.h"
 #include "testbench/common/ddp_segments.h"
 #include "testbench/common/stream_checker.h"
 

@@ -1,7 +1,7 @@
 // The SQ engine's queue state (SendQueueLogic, send_queue.h), outside SystemC: in-order
 // completion and the CQEs owed (signalled or failed WRs only), ORD and Read Responses in
 // request order, a flush, and which WR a Terminate names.
-#include "models/rnic/send_queue.h"
+#include "models/rnic/sq/send_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The SQ engine's arbitration (SqArbiter, sq_arbiter.h) driven directly, with no SystemC: the
 // round robin over QPs with work, joining and leaving it, and each QP's alternation between its
 // Read Responses and its SQ.
-#include "models/rnic/sq_arbiter.h"
+#include "models/rnic/sq/sq_arbiter.h"
 
 #include <gtest/gtest.h>
 

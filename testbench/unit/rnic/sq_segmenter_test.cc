@@ -2,7 +2,7 @@
 // cut at the tagged payload with its TOs and L bit, a Send's MSN and MOs (the MSN advancing once
 // per message), the Send opcodes from the SE and Invalidate flags, an RDMA Read as one Read
 // Request per local SGE with its sink and source, and 0-byte messages.
-#include "models/rnic/sq_segmenter.h"
+#include "models/rnic/sq/sq_segmenter.h"
 
 #include <gtest/gtest.h>
 

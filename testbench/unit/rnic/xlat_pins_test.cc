@@ -1,4 +1,4 @@
-// rnic_xlat's swap boundary (models/rnic/xlat_ports.h): the table entries survive packing onto
+// rnic_xlat's swap boundary (models/rnic/xlat/xlat_ports.h): the table entries survive packing onto
 // the write ports, and the pin face gives, beat for beat and cycle for cycle, what the burst API
 // gives for the same tables and requests: random regions of every SMT entry type, requests good
 // and bad, under valid/ready patterns, with a ready/valid checker on both streams.
@@ -7,7 +7,7 @@
 
 #include <random>
 
-#include "models/rnic/xlat_ports.h"
+#include "models/rnic/xlat/xlat_ports.h"
 #include "testbench/common/stream_checker.h"
 #include "testbench/common/xlat_stimulus.h"
 

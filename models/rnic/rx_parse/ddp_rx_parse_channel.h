@@ -1,0 +1,80 @@
+// ddp_rx_parse as the RX engine reaches it (DESIGN.md §4): a request/response channel. The
+// engine hands over a segment on a core edge (its first beat); the channel answers with the
+// header result (`done`) at the cycle that result is valid, and tells when its input has taken
+// every beat of the segment (`ready`: the engine may hand over the next one), so an
+// implementation may take any number of cycles. One segment at a time: the engine waits for
+// `ready` before the next request. Every request gets its `done`, in the order asked (the engine
+// keeps its segments in that order).
+//
+// Implementations: RxParseModelChannel (below: DdpRxParse, ddp_rx_parse.h, with its timing);
+// the RTL twin is rtl/rnic/ddp_rx_parse.sv behind the same channel (sim/blocks.h,
+// docs/rtl.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <vector>
+
+#include "models/common/event_queue.h"
+#include "models/common/ring.h"
+#include "models/rnic/rx_parse/ddp_rx_parse.h"
+
+namespace rnic {
+
+class RxParseChannel {
+ public:
+  using Segment = std::shared_ptr<const std::vector<uint8_t>>;
+  virtual ~RxParseChannel() = default;
+  virtual void request(Segment seg, std::function<void(const RxParseResult&)> done,
+                       std::function<void()> ready) = 0;
+};
+
+// Makes the channel the RX engine uses: (instance name, parse cycles, datapath bytes, clock).
+using RxParseFactory = std::function<std::unique_ptr<RxParseChannel>(const std::string&, uint64_t,
+                                                                     uint64_t, ClockDomain)>;
+
+class RxParseModelChannel : public RxParseChannel, public sc_core::sc_module {
+ public:
+  RxParseModelChannel(sc_core::sc_module_name n, uint64_t parse_cycles, uint64_t datapath_bytes,
+                      ClockDomain clk)
+      : sc_core::sc_module(n), model_(parse_cycles, datapath_bytes), clk_(clk) {}
+  void request(Segment seg, std::function<void(const RxParseResult&)> done,
+               std::function<void()> ready) override {
+    const RxParseResult pr = model_.parse(seg->data(), seg->size());
+    const uint64_t stream = model_.stream_cycles(seg->size());
+    const uint64_t now = now_ps();
+    // Results leave in the order asked (a segment enters once the one before has its result),
+    // so they wait here in order and the event carries only the channel.
+    const uint64_t at = clk_.edge_after(now, pr.cycles);
+    sc_assert(at >= last_result_ps_);
+    last_result_ps_ = at;
+    results_.push_back({pr, std::move(done)});
+    eq_.at(at, [this] {
+      Result r = results_.take_front();
+      r.done(r.pr);
+    });
+    eq_.at(clk_.edge_after(now, std::max(pr.cycles, stream)), std::move(ready));
+  }
+
+ private:
+  struct Result {
+    RxParseResult pr;
+    std::function<void(const RxParseResult&)> done;
+  };
+  GrowRing<Result> results_;
+  uint64_t last_result_ps_ = 0;
+  DdpRxParse model_;
+  ClockDomain clk_;
+  EventQueue eq_{"eq"};
+};
+
+inline RxParseFactory rx_parse_model_factory() {
+  return [](const std::string& name, uint64_t parse_cycles, uint64_t dp, ClockDomain clk) {
+    return std::make_unique<RxParseModelChannel>(name.c_str(), parse_cycles, dp, clk);
+  };
+}
+
+}  // namespace rnic

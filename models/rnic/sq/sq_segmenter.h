@@ -1,0 +1,47 @@
+// The SQ engine's segmentation (DESIGN.md §3.3, WIRE.md), as a plain function of a WQE and where
+// the engine is in it: the next DDP/RDMAP segment's header and what it carries. No SystemC, no
+// timing: the SQ engine (rnic_core.h) schedules what this decides.
+//   RDMA Write: tagged segments of at most max_tagged payload bytes, STag = rkey, TO = remote
+//               address + offset; the last has L set.
+//   Send (SE, with Invalidate): untagged on queue 0, at most max_untagged bytes each, MSN =
+//               the queue's next (the same for every segment of the message, advanced after its
+//               last), MO = offset; the opcode from the solicited and invalidate flags.
+//   RDMA Read: one Read Request per local SGE (one for none), untagged on queue 1, each with the
+//               queue's next MSN; its sink is the SGE, its source the remote range at the SGE's
+//               offset in the message.
+// A 0-byte Write or Send is one segment without payload.
+#pragma once
+
+#include <cstdint>
+
+#include "models/rnic/abi/wqe.h"
+#include "models/rnic/ddp/ddp_rdmap.h"
+
+namespace rnic {
+
+// Where the SQ engine is in the WQE at the head of a QP's SQ, and the MSNs its queues send next.
+struct SqProgress {
+  uint64_t off = 0;  // Write, Send: the message's next byte
+  int sge = 0;       // Read: the next Read Request (local SGE)
+  uint32_t send_msn = 1, read_msn = 1;
+  // Flush: the WQE in progress is abandoned (the MSNs keep counting).
+  void restart() {
+    off = 0;
+    sge = 0;
+  }
+};
+
+struct SqSegment {
+  rdmap::Segment h;
+  bool read_request = false;
+  rdmap::ReadRequest rr;  // read_request: what it asks for
+  uint64_t off = 0;       // Write, Send: its payload is the message's bytes [off, off + len)
+  uint32_t len = 0;
+  bool first = false;     // the WQE's first segment or request
+  bool wqe_done = false;  // the WQE is fully issued with this one
+};
+
+// The next segment of WQE w; advances p past it.
+SqSegment next_sq_segment(const Wqe& w, SqProgress& p, uint32_t max_tagged, uint32_t max_untagged);
+
+}  // namespace rnic
