@@ -141,20 +141,19 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       mac(spec.mac),
       cfg(spec.cfg),
       impl(node_implementations(given, cfg)),
-      hc(cfg, stats, false, std::string(name()) + ".os", dmac_factory(impl)),
-      port("mac", cfg.eth_mac(), stats, crc32_factory(impl)),
-      efe("efe", port, mac, cfg.core.clk_mhz, cfg.efe, stats),
-      core("core", cfg.core, cfg.firmware, cfg.mac, hc.dmac, hc.regs, efe, stats,
-           rx_parse_factory(impl), xlat_factory(impl)),
-      driver(std::string(name()) + ".driver", hc.mem, hc.rc, hc.os, hc.bar0, hc.bar2, mac,
-             cfg.caps(), cfg.host, cfg.cost, stats) {
+      host(cfg, stats, std::string(name()) + ".os"),
+      card(cfg.card(), host.link, mac, stats,
+           {dmac_factory(impl), crc32_factory(impl), rx_parse_factory(impl), xlat_factory(impl)}),
+      driver(std::string(name()) + ".driver", host.mem, host.rc, host.os, host.bar0, host.bar2,
+             mac, cfg.card().caps(), cfg.host, cfg.cost, stats) {
+  card.pcie.map(host.bar0, host.bar2);
   // The run record (sim/run_record.h): every card write that reached this host's memory.
   if (RunRecord::get().enabled()) {
     const uint32_t src = RunRecord::get().source(std::string(name()) + " host write", 0);
-    auto prev = hc.rc.on_write;
-    hc.rc.on_write = [this, src, prev](uint64_t addr, uint32_t len) {
+    auto prev = host.rc.on_write;
+    host.rc.on_write = [this, src, prev](uint64_t addr, uint32_t len) {
       std::vector<uint8_t> bytes(len);
-      hc.mem.read(addr, bytes.data(), len);
+      host.mem.read(addr, bytes.data(), len);
       RunRecord::get().add(src, now_ps(), addr, record_digest_bytes(bytes.data(), len, len));
       if (prev) prev(addr, len);
     };
@@ -214,7 +213,7 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   // An end of this rank's, or a stand-in for another rank's (a switch's ports are numbered in
   // link order either way).
   auto end = [&](int host, int sw) -> eth::LinkEnd* {
-    if (sw < 0) return nodes[size_t(host)] ? &nodes[size_t(host)]->port : nullptr;
+    if (sw < 0) return nodes[size_t(host)] ? &nodes[size_t(host)]->card.port : nullptr;
     const int port = used[size_t(sw)]++;
     return switches[size_t(sw)] ? &switches[size_t(sw)]->port(port) : nullptr;
   };
@@ -305,7 +304,7 @@ void Cluster::run(const std::vector<Program>& programs) {
     std::unique_ptr<host::Process>& slot = pr.process == 0 ? n.proc : n.other_procs[pr.process];
     if (!slot)
       slot = std::make_unique<host::Process>(
-          n.hc.mem, n.cfg.host,
+          n.host.mem, n.cfg.host,
           uint64_t(cfg.sim.seed) * 7919 + uint64_t(n.index) + 104729 * uint64_t(pr.process),
           pid_++);
     host::Process* proc = slot.get();
@@ -341,9 +340,8 @@ std::string Cluster::dump_state() const {
   std::string s = lossy_links();
   for (const auto& n : nodes) {
     if (!n) continue;  // another rank's
-    s += n->hc.dump_state();
-    s += n->core.dump_state();
-    s += n->efe.dump_state();
+    s += n->host.dump_state();
+    s += n->card.dump_state();
   }
   return s;
 }
@@ -351,13 +349,11 @@ std::string Cluster::dump_state() const {
 void Cluster::trace(TraceSink& t) const {
   for (const auto& n : nodes) {
     if (!n) continue;  // another rank's
-    n->hc.trace(t);
-    n->port.trace(t);
-    n->core.trace(t);
+    n->host.trace(t);
     std::vector<eth::Mac> peers;
     for (const auto& o : nodes)
       if (o && o.get() != n.get()) peers.push_back(o->mac);
-    n->efe.trace(t, peers);
+    n->card.trace(t, peers);
   }
 }
 

@@ -1,9 +1,9 @@
 // A system of N hosts, each with its RNIC and one Ethernet port, the switches, and the
 // point-to-point links that join ports (DESIGN.md §1, §3.4); each switch forwards by static
 // routes computed here from the topology (shortest paths; among equal ones the switch picks by
-// the MAC pair's hash). Host n = a Node (PCIe link, root complex, card PCIe I/F,
-// registers, DMAC, the RNIC Core, the EFE, its MAC port `mac`, the driver); its
-// module name is the host's name. Nothing is sized for two: a topology lists hosts and links
+// the MAC pair's hash). Host n = a Node: a Host (memory, PCIe link, root complex, OS), its Card
+// (models/rnic/card.h: PCIe I/F, registers, DMAC, the RNIC Core, the EFE, the MAC port) and the
+// driver; its module name is the host's name. Nothing is sized for two: a topology lists hosts and links
 // (sim/scenario.h builds one from `topology:`; two_hosts() is perf's and the tests' default).
 // Verbs programs run as simulated processes, one per host across runs (run()).
 #pragma once
@@ -16,12 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "models/efe/efe.h"
 #include "models/eth/eth_link.h"
-#include "models/eth/eth_mac.h"
 #include "models/eth/eth_switch.h"
 #include "models/host/driver.h"
-#include "models/rnic/rnic_core.h"
+#include "models/rnic/card.h"
 #include "sim/blocks.h"
 #include "sim/host_card.h"
 #include "sim/partition.h"
@@ -76,10 +74,8 @@ class Node : public sc_core::sc_module {
   eth::Mac mac;
   SystemConfig cfg;
   Implementations impl;  // what it was given, or default_rtl() resolved for its cfg
-  HostCard hc;
-  eth::EthMac port;
-  efe::Efe efe;
-  RnicCore core;
+  Host host;
+  Card card;
   host::Driver driver;
   // The node's simulated process: created by its first program, the same in every later one.
   std::unique_ptr<host::Process> proc;  // process 0 (Cluster::Program::process)

@@ -15,9 +15,7 @@
 #include "models/eth/eth_params.h"
 #include "models/host/host_params.h"
 #include "models/pcie/pcie_params.h"
-#include "models/rnic/abi/caps.h"
-#include "models/rnic/firmware/firmware_params.h"
-#include "models/rnic/rnic_params.h"
+#include "models/rnic/card_params.h"
 
 namespace rnic {
 
@@ -60,7 +58,7 @@ struct SystemConfig {
   // The value of a parameter as text.
   std::string get(const std::string& key);
   // What each block is built from, gathered from the sections above.
-  EthMacParams eth_mac() const { return {mac, core.clk_mhz, core.datapath_bytes}; }
+  CardConfig card() const { return {core, firmware, pcie, efe, mac}; }
   LinkParams eth_link() const {
     LinkParams l;
     l.rate_gbps = mac.rate_gbps;
@@ -68,15 +66,6 @@ struct SystemConfig {
     l.loss = link.loss;
     l.ber = link.ber;
     return l;
-  }
-  PcieIfParams pcie_if() const {
-    return {pcie, core.clk_mhz, core.reg_read_cycles, core.reg_write_cycles};
-  }
-  DmacParams dmac() const { return {core.clk_mhz, core.dma_bytes, pcie}; }
-  abi::CardCaps caps() const {
-    return {uint32_t(core.qps),         uint32_t(core.cqs),       uint32_t(core.stags),
-            uint32_t(core.pbl_entries), uint32_t(core.max_qp_wr), uint32_t(core.max_cqe),
-            uint32_t(core.ird),         uint32_t(core.ord),       uint32_t(mac.mtu)};
   }
   // Cross-parameter checks (for example MPS <= MRRS is not required, but the datapath width
   // must carry the line rate); throws InputError.

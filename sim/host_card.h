@@ -1,11 +1,14 @@
-// One host and its RNIC over a PCIe link: what the foundation's experiments and benchmarks
-// run on. BAR0 (64 KiB) and BAR2 (core.qps pages) sit at the start of the host's
-// device-reserved window (above memory when there is none).
+// A host (memory, its PCIe link and root complex, its OS) and what joins it to a card. BAR0
+// (64 KiB) and BAR2 (core.qps pages) sit at the start of the host's device-reserved window
+// (above memory when there is none). HostCard is a host with a card's PCIe side alone (its PCIe
+// I/F, registers and DMAC, no core or network): what the foundation's experiments and
+// benchmarks of PCIe and DMA run on. A cluster's node is a Host and a whole Card (sim/cluster.h).
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <systemc>
 
 #include "models/host/os.h"
@@ -13,24 +16,22 @@
 #include "models/host/process.h"
 #include "models/host/root_complex.h"
 #include "models/pcie/link.h"
-#include "models/pcie/pcie_if.h"
-#include "models/rnic/dmac/dmac.h"
-#include "models/rnic/host_if/rnic_regs.h"
+#include "models/rnic/card.h"
 #include "sim/background.h"
+#include "sim/config.h"
 #include "sim/run_control.h"
 
 namespace rnic {
 
-struct HostCard {
-  // sample: this host's background task samples the time series (one per run does).
-  // dmac: rnic_dmac's implementation (sim/blocks.h; the model when empty).
-  HostCard(const SystemConfig& cfg, StatRegistry& stats, bool sample = true,
-           const std::string& os_group = "host.os", const DmacCoreFactory& dmac = {});
+// The host side, with the PCIe link to its card.
+struct Host {
+  // os_group: the OS's statistics group.
+  Host(const SystemConfig& cfg, StatRegistry& stats, const std::string& os_group);
   // Applies changed PCIe/cost parameters between the points of a sweep (the link must be idle).
   void configure(const SystemConfig& cfg);
-  // Registers every block's waveform signals.
+  // Registers the link's and the root complex's waveform signals.
   void trace(TraceSink& t) const;
-  // Every queue and credit, for the watchdog's report.
+  // Every statistic that is not zero, and the link's queues and credits (the watchdog's report).
   std::string dump_state() const;
 
   SystemConfig cfg;
@@ -38,12 +39,23 @@ struct HostCard {
   host::PhysMem mem;
   pcie::PcieLink link;
   host::RootComplex rc;
-  pcie::PcieIf card_if;
-  RnicDmac dmac;
-  RnicRegs regs;
   host::Os os;
-  Background background;  // time-series sampling, waveform window
   uint64_t bar0 = 0, bar2 = 0;
+};
+
+struct HostCard : Host {
+  // sample: this host's background task samples the time series (one per run does).
+  // dmac: rnic_dmac's implementation (sim/blocks.h; the model when empty).
+  HostCard(const SystemConfig& cfg, StatRegistry& stats, bool sample = true,
+           const std::string& os_group = "host.os", const DmacCoreFactory& dmac = {});
+  void configure(const SystemConfig& cfg);
+  // Registers every block's waveform signals.
+  void trace(TraceSink& t) const;
+  // Every queue and credit, for the watchdog's report.
+  std::string dump_state() const;
+
+  CardPcie card;
+  Background background;  // time-series sampling, waveform window
 };
 
 // Runs fn as a simulated host process (an SC_THREAD) and simulates until it returns and every

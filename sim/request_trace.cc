@@ -26,12 +26,12 @@ void RequestTrace::attach(Cluster& cl) {
     nodes_[n].mac32 = mac_tag(node.mac);
     node_of_mac_[nodes_[n].mac32] = int(n);
     const int i = int(n);
-    node.core.probe = [this, i](const ProbeEvent& e) { on_core(i, e); };
+    node.card.core.probe = [this, i](const ProbeEvent& e) { on_core(i, e); };
     node.driver.probe = [this, i](host::Driver::Probe p, uint32_t qpn, uint64_t tag, uint64_t aux) {
       on_host(i, int(p), qpn, tag, aux, now());
     };
-    auto prev = node.hc.rc.on_write;
-    node.hc.rc.on_write = [this, i, prev](uint64_t addr, uint32_t len) {
+    auto prev = node.host.rc.on_write;
+    node.host.rc.on_write = [this, i, prev](uint64_t addr, uint32_t len) {
       on_mem(i, addr, len, now());
       if (prev) prev(addr, len);
     };

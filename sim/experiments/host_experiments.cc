@@ -161,7 +161,7 @@ ExperimentKind dma_roundtrip_experiment() {
         uint64_t t0 = now_ps();
         for (size_t i = 0; i < sp.pages.size(); ++i) {
           const uint32_t n = uint32_t(std::min<uint64_t>(host::kPageSize, b - i * host::kPageSize));
-          sys.dmac.read(sp.pages[i], n, [&, i](DmacStatus st, std::vector<uint8_t>&& d) {
+          sys.card.dmac.read(sp.pages[i], n, [&, i](DmacStatus st, std::vector<uint8_t>&& d) {
             if (st != DmacStatus::kOk) ++bad;
             pages[i] = std::move(d);
             if (--left == 0) notify_immediate(all_read);
@@ -170,7 +170,7 @@ ExperimentKind dma_roundtrip_experiment() {
         sc_core::wait(all_read);
         read_ns = ns_since(t0);
         write_start = now_ps();
-        for (size_t i = 0; i < pages.size(); ++i) sys.dmac.write(dp.pages[i], std::move(pages[i]));
+        for (size_t i = 0; i < pages.size(); ++i) sys.card.dmac.write(dp.pages[i], std::move(pages[i]));
       });
       // Posted writes: done when the last one is in host memory.
       const double write_ns = double(sys.rc.last_write_ps() - write_start) / 1000.0;

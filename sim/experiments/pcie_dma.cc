@@ -85,9 +85,9 @@ ExperimentKind pcie_dma_experiment() {
                   for (uint64_t i = 0; i < n; ++i) {
                     const uint64_t addr = base + (i * b) % (256ull << 20);
                     if (op == "write") {
-                      sys.dmac.write(addr, std::vector<uint8_t>(b, uint8_t(i)));
+                      sys.card.dmac.write(addr, std::vector<uint8_t>(b, uint8_t(i)));
                     } else {
-                      sys.dmac.read(addr, uint32_t(b), [&](DmacStatus st, std::vector<uint8_t>&&) {
+                      sys.card.dmac.read(addr, uint32_t(b), [&](DmacStatus st, std::vector<uint8_t>&&) {
                         if (st != DmacStatus::kOk) ++bad;
                         t_end = now_ps();
                       });

@@ -88,7 +88,7 @@ int run_storage(ExperimentContext& ctx) {
   for (int64_t d : depths) deepest = std::max(deepest, uint64_t(d));
   const uint64_t max_bufs = most / kBlock;
   host::Driver& idrv = cl.nodes[0]->driver;
-  host::PhysMem& imem = cl.nodes[0]->hc.mem;
+  host::PhysMem& imem = cl.nodes[0]->host.mem;
   int wrong = 0;  // blocks whose data is not what the command moved
   // Each endpoint's buffer: a command message and a response message per slot (a command
   // outstanding), then the target's store.

@@ -57,8 +57,8 @@ struct Probed {
   Probes pr[2];
   Endpoint ep[2];
   explicit Probed(const SystemConfig& c) : cl(c, stats) {
-    pr[0].attach(cl.nodes[0]->core);
-    pr[1].attach(cl.nodes[1]->core);
+    pr[0].attach(cl.nodes[0]->card.core);
+    pr[1].attach(cl.nodes[1]->card.core);
   }
 };
 
@@ -75,15 +75,15 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
   Cluster cl(cfg, stats);
   const WireLog wire(cl.link(0), test_name());
   Probes pr[2];
-  pr[0].attach(cl.nodes[0]->core);
-  pr[1].attach(cl.nodes[1]->core);
+  pr[0].attach(cl.nodes[0]->card.core);
+  pr[1].attach(cl.nodes[1]->card.core);
   constexpr int kIters = 30, kSample = 20;
   constexpr uint32_t kSize = 2, kRegion = 4096;
   // Memory writes that reached each host, with their time.
   std::vector<std::pair<uint64_t, uint64_t>> mem[2];  // (pa, t)
   for (int n = 0; n < 2; ++n) {
-    auto prev = cl.nodes[n]->hc.rc.on_write;
-    cl.nodes[n]->hc.rc.on_write = [&mem, n, prev](uint64_t addr, uint32_t len) {
+    auto prev = cl.nodes[n]->host.rc.on_write;
+    cl.nodes[n]->host.rc.on_write = [&mem, n, prev](uint64_t addr, uint32_t len) {
       mem[n].push_back({addr, now_ps()});
       if (prev) prev(addr, len);
     };
@@ -310,7 +310,7 @@ TEST_F(CoreTiming, CommandsCompleteTheirHandlerCyclesAfterTheProducerWrite) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   Probes pr;
-  pr.attach(cl.nodes[0]->core);
+  pr.attach(cl.nodes[0]->card.core);
   Endpoint ep[2];
   run_pair(cl, ep, 0, [](Endpoint&, const PeerInfo&) {});
   // Create CQ, REG_MR, create QP, 3 x modify QP.
@@ -391,7 +391,7 @@ TEST_F(CoreTiming, HostRingFetchThenCopyIn) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   Probes pr;
-  pr.attach(cl.nodes[0]->core);
+  pr.attach(cl.nodes[0]->card.core);
   Endpoint ep[2];
   constexpr int kWrs = 3;
   run_pair(cl, ep, 0, [&](Endpoint& e, const PeerInfo& p) {

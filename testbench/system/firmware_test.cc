@@ -82,11 +82,11 @@ class Firmware : public ::testing::Test {
   // Runs `fn` on a host thread of node 0 with its card open and nothing else on it.
   void on_card(StatRegistry& stats, Probes& pr, const std::function<void(Node&, RawQueue&)>& fn) {
     Cluster cl(cfg, stats);
-    pr.attach(cl.nodes[0]->core);
+    pr.attach(cl.nodes[0]->card.core);
     Node& n = *cl.nodes[0];
     cl.run({[&] {
       ASSERT_EQ(n.driver.open(), 0);
-      RawQueue q{n.hc.rc, n.driver.bar0()};
+      RawQueue q{n.host.rc, n.driver.bar0()};
       fn(n, q);
     }});
   }
@@ -94,10 +94,10 @@ class Firmware : public ::testing::Test {
 
 // A page list of `pages` entries in host memory for LOAD_PBL (physically contiguous).
 uint64_t page_list(Node& n, uint32_t pages) {
-  const uint64_t pa = n.hc.mem.alloc_contiguous((pages * 8 + 4095) / 4096, n.hc.mem.next_frame());
+  const uint64_t pa = n.host.mem.alloc_contiguous((pages * 8 + 4095) / 4096, n.host.mem.next_frame());
   std::vector<uint64_t> list(pages);
   for (uint32_t i = 0; i < pages; ++i) list[i] = 0x100000000ull + uint64_t(i) * 4096;
-  n.hc.mem.write(pa, list.data(), list.size() * 8);
+  n.host.mem.write(pa, list.data(), list.size() * 8);
   return pa;
 }
 
@@ -126,7 +126,7 @@ TEST_P(FirmwareModes, OneAtATimeOrPipelined) {
     q.ring();
     EXPECT_EQ(reg::cmd_done_result(q.wait(0)), 0u);
     const uint32_t cqn = uint32_t(cfg.core.cqs) - 1;
-    const uint64_t ring = n.hc.mem.alloc_contiguous(1, n.hc.mem.next_frame());
+    const uint64_t ring = n.host.mem.alloc_contiguous(1, n.host.mem.next_frame());
     q.put(abi::LoadPbl{first, kPages, list});
     q.put(abi::CreateCq{cqn, ring, 16});
     q.put(abi::DestroyCq{cqn});
@@ -217,7 +217,7 @@ TEST_P(FirmwareWait, DriverWaitsByInterruptOrPolling) {
     StatRegistry stats;
     Cluster cl(cfg, stats);
     uint32_t msis = 0;
-    auto& rc = cl.nodes[0]->hc.rc;
+    auto& rc = cl.nodes[0]->host.rc;
     auto prev = rc.on_msi;
     rc.on_msi = [&, prev](uint64_t a, uint32_t d) {
       if (d == reg::cmd_vector(uint32_t(cfg.core.cqs))) ++msis;
@@ -263,7 +263,7 @@ TEST_F(Firmware, TwoThreadsRegistrationsOverlap) {
   Cluster cl(cfg, stats);
   Probes pr;
   sc_core::sc_event first_taken;
-  cl.nodes[0]->core.probe = [&](const ProbeEvent& e) {
+  cl.nodes[0]->card.core.probe = [&](const ProbeEvent& e) {
     const Probe p = e.point;
     const uint64_t t = e.t_ps;
     if (p == Probe::kCommand) pr.taken.push_back(t);

@@ -84,7 +84,7 @@ ibv_send_wr read_wr(uint64_t id, ibv_sge* s, uint64_t addr, uint32_t rkey) {
 TEST_F(PhysRegion, RemoteReadReturnsPhysicalMemoryAndWriteChangesIt) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
-  host::PhysMem& mem = cl.nodes[1]->hc.mem;
+  host::PhysMem& mem = cl.nodes[1]->host.mem;
   constexpr uint64_t kPages = 0x40000000, kRegion = kPages + 64, kLen = 4096;
   const std::vector<uint8_t> phys = pattern(8192, 11), data = pattern(1000, 3);
   std::vector<uint8_t> got;

@@ -195,10 +195,10 @@ TEST(PlainMemory, FreeingOrUnmappingRegisteredMemoryIsSafe) {
             ibv_mr* mm = reg(b.pd, m, kLen);
             heap_t = {reinterpret_cast<uint64_t>(heap), hm->rkey};
             map_t = {reinterpret_cast<uint64_t>(m), mm->rkey};
-            backed_before = cl.nodes[1]->hc.mem.frames_backed();
+            backed_before = cl.nodes[1]->host.mem.frames_backed();
             delete[] heap;
             ASSERT_EQ(munmap(m, kLen), 0);
-            backed_after = cl.nodes[1]->hc.mem.frames_backed();
+            backed_after = cl.nodes[1]->host.mem.frames_backed();
             oob.put(0, {});
           }});
   EXPECT_EQ(backed_before - backed_after, (kLen + 4095) / 4096)

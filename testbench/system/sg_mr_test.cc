@@ -156,7 +156,7 @@ TEST(KernelSgHandle, RemoteReadAndWriteReachKernelMemory) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   host::Driver& drv = cl.nodes[1]->driver;
-  host::PhysMem& mem = cl.nodes[1]->hc.mem;
+  host::PhysMem& mem = cl.nodes[1]->host.mem;
   Oob oob;
   Endpoint a, b;
   const std::vector<uint8_t> data = pattern(7096, 3), patch = pattern(1500, 9);

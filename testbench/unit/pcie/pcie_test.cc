@@ -206,7 +206,7 @@ TEST(PcieLinkLater, TlpsTakenLaterComeWithTheNextWakeOrWhenAsked) {
 TEST(PcieCount, EightKiBWrite) {
   Bench b;
   run_host_thread(*b.sys, "w",
-                  [&] { b.sys->dmac.write(1ull << 30, std::vector<uint8_t>(8192, 0x5a)); });
+                  [&] { b.sys->card.dmac.write(1ull << 30, std::vector<uint8_t>(8192, 0x5a)); });
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 32u);
   EXPECT_EQ(b.sys->link.count_acks(PcieLink::kCard), 0u);
   EXPECT_EQ(b.sys->link.count_updatefcs(PcieLink::kCard), 0u);
@@ -237,7 +237,7 @@ TEST(PcieCount, EightKiBRead) {
   std::vector<uint8_t> got;
   DmacStatus st = DmacStatus::kAbort;
   run_host_thread(*b.sys, "r", [&] {
-    b.sys->dmac.read(1ull << 30, 8192, [&](DmacStatus s, std::vector<uint8_t>&& d) {
+    b.sys->card.dmac.read(1ull << 30, 8192, [&](DmacStatus s, std::vector<uint8_t>&& d) {
       st = s;
       got = std::move(d);
     });
@@ -263,7 +263,7 @@ TEST(PcieReadBound, TagsTimesMrrsOverRoundTrip) {
   uint64_t t0 = 0, t1 = 0;
   run_host_thread(*b.sys, "r", [&] {
     t0 = now_ps();
-    b.sys->dmac.read(1ull << 30, 65536, [&](DmacStatus, std::vector<uint8_t>&&) { t1 = now_ps(); });
+    b.sys->card.dmac.read(1ull << 30, 65536, [&](DmacStatus, std::vector<uint8_t>&&) { t1 = now_ps(); });
   });
   const double cycle_ps = 80 * 4000;
   const double expect_gbps = 8.0 * 512 / cycle_ps * 1000;
@@ -281,10 +281,10 @@ TEST(PcieDmac, ZeroIfCyclesRequestAtAClockedEdge) {
   b.sys->mem.write(1ull << 30, pattern.data(), pattern.size());
   std::vector<uint8_t> first, second;
   run_host_thread(*b.sys, "r", [&] {
-    b.sys->dmac.read(1ull << 30, 64, [&](DmacStatus st, std::vector<uint8_t>&& d) {
+    b.sys->card.dmac.read(1ull << 30, 64, [&](DmacStatus st, std::vector<uint8_t>&& d) {
       EXPECT_EQ(st, DmacStatus::kOk);
       first = std::move(d);
-      b.sys->dmac.read((1ull << 30) + 64, 64, [&](DmacStatus s2, std::vector<uint8_t>&& d2) {
+      b.sys->card.dmac.read((1ull << 30) + 64, 64, [&](DmacStatus s2, std::vector<uint8_t>&& d2) {
         EXPECT_EQ(s2, DmacStatus::kOk);
         second = std::move(d2);
       });
@@ -297,7 +297,7 @@ TEST(PcieDmac, ZeroIfCyclesRequestAtAClockedEdge) {
 TEST(PcieSplit, FourKiBBoundaryAndMps) {
   Bench b;
   run_host_thread(*b.sys, "w",
-                  [&] { b.sys->dmac.write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1)); });
+                  [&] { b.sys->card.dmac.write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1)); });
   // 4000..4095 (96 B), then 4096..4351 (256 B, MPS), then 4352..4599 (248 B).
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 3u);
 }
@@ -309,7 +309,7 @@ TEST(PcieCredits, FewPostedCreditsStallButDeliverEverything) {
     c.pcie.updatefc_factor = 1;
   });
   run_host_thread(*b.sys, "w",
-                  [&] { b.sys->dmac.write(1ull << 30, std::vector<uint8_t>(64 * 1024, 3)); });
+                  [&] { b.sys->card.dmac.write(1ull << 30, std::vector<uint8_t>(64 * 1024, 3)); });
   EXPECT_EQ(b.value("rc", "dma_write_bytes"), 65536u);
   EXPECT_GT(b.value("pcie.card_tx", "credit_stalls"), 0u);
 }
@@ -330,7 +330,7 @@ TEST(PcieMmio, BarsDecodeAndUnknownRegistersAreUnsupported) {
   EXPECT_EQ(s_bad, CplStatus::kUr);
   EXPECT_EQ(s_out, CplStatus::kUr);
   uint8_t v[4];
-  ASSERT_TRUE(b.sys->regs.reg_read(0, reg::kScratch, 4, v));
+  ASSERT_TRUE(b.sys->card.regs.reg_read(0, reg::kScratch, 4, v));
   EXPECT_EQ(v[3], 0x12);
   EXPECT_EQ(b.value("card_pcie", "mmio_ur"), 2u);
 }
@@ -362,8 +362,8 @@ TEST(PcieHoles, ReadOfAHoleIsUnsupported) {
   Bench b([](SystemConfig& c) { hole_behaviour(c, "ur"); });
   DmacStatus st = DmacStatus::kOk;
   run_host_thread(*b.sys, "h", [&] {
-    b.sys->dmac.read(b.sys->bar0, 64, [&](DmacStatus s, std::vector<uint8_t>&&) { st = s; });
-    b.sys->dmac.write(b.sys->bar0, std::vector<uint8_t>(64, 9));
+    b.sys->card.dmac.read(b.sys->bar0, 64, [&](DmacStatus s, std::vector<uint8_t>&&) { st = s; });
+    b.sys->card.dmac.write(b.sys->bar0, std::vector<uint8_t>(64, 9));
   });
   EXPECT_EQ(st, DmacStatus::kUnsupported);
   EXPECT_EQ(b.value("rc", "ur_reads"), 1u);
@@ -375,7 +375,7 @@ TEST(PcieHoles, ReadOfAHoleTimesOut) {
   DmacStatus st = DmacStatus::kOk;
   uint64_t done_at = 0;
   run_host_thread(*b.sys, "h", [&] {
-    b.sys->dmac.read(b.sys->bar0, 64, [&](DmacStatus s, std::vector<uint8_t>&&) {
+    b.sys->card.dmac.read(b.sys->bar0, 64, [&](DmacStatus s, std::vector<uint8_t>&&) {
       st = s;
       done_at = now_ps();
     });
@@ -400,9 +400,9 @@ TEST(PcieHoles, LongTimeoutFiresAtItsDeadline) {
       EXPECT_EQ(s, DmacStatus::kTimeout);
       done_at.push_back(now_ps());
     };
-    b.sys->dmac.read(b.sys->bar0, 64, cb);
+    b.sys->card.dmac.read(b.sys->bar0, 64, cb);
     sc_core::wait(sc_core::sc_time(12, sc_core::SC_US));
-    b.sys->dmac.read(b.sys->bar0, 64, cb);
+    b.sys->card.dmac.read(b.sys->bar0, 64, cb);
   });
   ASSERT_EQ(done_at.size(), 2u);
   EXPECT_GE(done_at[0], 35000000u);
@@ -430,7 +430,7 @@ TEST(Watchdog, NoProgressStopsTheRunWithAStateDump) {
   try {
     run_host_thread(*b.sys, "h", [&] {
       sc_core::sc_event done;
-      b.sys->dmac.read(b.sys->bar0, 64, [&](DmacStatus, std::vector<uint8_t>&&) {
+      b.sys->card.dmac.read(b.sys->bar0, 64, [&](DmacStatus, std::vector<uint8_t>&&) {
         answered = true;
         done.notify();
       });

@@ -24,7 +24,7 @@ TEST(RunTrace, WindowAndScope) {
   HostCard sys(cfg, stats);
   trace.attach(sys);
   run_host_thread(sys, "w",
-                  [&] { sys.dmac.write(1ull << 30, std::vector<uint8_t>(128 * 1024, 1)); });
+                  [&] { sys.card.dmac.write(1ull << 30, std::vector<uint8_t>(128 * 1024, 1)); });
   trace.close();
   ASSERT_TRUE(trace.opened());
   const tb::FstContents c = tb::read_fst(trace.path());

@@ -40,7 +40,7 @@ TEST(Stats, TimeSeriesSampledWhileTheRunHasWork) {
   StatRegistry stats;
   HostCard sys(cfg, stats);
   run_host_thread(sys, "w",
-                  [&] { sys.dmac.write(1ull << 30, std::vector<uint8_t>(64 * 1024, 1)); });
+                  [&] { sys.card.dmac.write(1ull << 30, std::vector<uint8_t>(64 * 1024, 1)); });
   // 64 KiB at 58 Gb/s is ~9 us of transmission: about 9 samples of 1 us.
   auto u = stats.json()["pcie.card_tx"]["utilisation"];
   const auto& v = u["values"];
@@ -61,7 +61,7 @@ TEST(Stats, MsixWriteRaisesAnInterrupt) {
     addr = a;
     data = d;
   };
-  run_host_thread(sys, "m", [&] { sys.dmac.msi(0xFEE00000 + 0x40, 0x2A); });
+  run_host_thread(sys, "m", [&] { sys.card.dmac.msi(0xFEE00000 + 0x40, 0x2A); });
   EXPECT_EQ(addr, 0xFEE00040u);
   EXPECT_EQ(data, 0x2Au);
   EXPECT_EQ(stats.group("rc").counter("msi", "", "").value, 1u);
