@@ -64,6 +64,7 @@
 #include "models/common/stats.h"
 #include "models/common/step_end.h"
 #include "models/common/trace_sink.h"
+#include "models/common/transport.h"
 #include "models/efe/efe_channel.h"
 #include "models/efe/efe_header.h"
 #include "models/efe/efe_params.h"
@@ -71,45 +72,31 @@
 
 namespace rnic::efe {
 
-class Efe : public sc_core::sc_module {
+class Efe : public sc_core::sc_module, public Transport {
  public:
   static constexpr uint64_t kTxCycles = 1, kRxCycles = 1;
   static constexpr uint32_t kTxQueueFrames = 2;  // new DATA frames per peer waiting for the wire
   static constexpr int kMacFrames = 2;           // frames the EFE keeps in the MAC's transmit FIFO
 
-  struct RxSegment {
-    eth::Mac src{};
-    uint32_t seq = 0;
-    uint32_t dst_qpn = 0;
-    bool ar = false;
-    bool rq = false;  // dst_qpn is the QPN this card addressed at src (a reset; efe_header.h)
-    std::vector<uint8_t> ddp;
-    uint32_t gen = 0;  // the channel's receive generation when it was given (refuse())
-  };
+  using RxSegment = TransportSegment;
 
   Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk_mhz,
       const EfeConfig& cfg, StatRegistry& stats);
 
   const eth::Mac& mac() const { return mac_; }
-  bool can_send(const eth::Mac& dst, size_t bytes);
+  // The Transport face (models/common/transport.h); the EFE names a peer by its MAC. A refused
+  // segment (refuse) is answered RNR naming it: the peer resends from there after its RNR
+  // delay. A DATA frame in sequence that can_take says no to is answered RNR, as for a full
+  // receive buffer.
+  uint32_t max_ddp_bytes() const override { return port_.mtu() - uint32_t(kHeaderBytes); }
+  bool can_send(const eth::Mac& dst, size_t bytes) override;
   // Returns the SEQ the frame carries. rq: dst_qpn is reflected (efe_header.h).
   uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
-                bool rq = false);
-  void validated(const eth::Mac& peer, uint32_t seq, bool ar);
-  // The core cannot place segment `seq` from `peer` yet (on-demand paging: its page is being
-  // brought in). It and every segment from that peer given after it are taken back as if never
-  // received (the core drops those it still holds: their `gen` is older than the one returned),
-  // and an RNR names seq: the peer resends from there after its RNR delay, no retry spent.
-  uint32_t refuse(const eth::Mac& peer, uint32_t seq);
+                bool rq = false) override;
+  void validated(const eth::Mac& peer, uint32_t seq, bool ar) override;
+  uint32_t refuse(const eth::Mac& peer, uint32_t seq) override;
+  std::string peer_name(const eth::Mac& peer) const override { return eth::to_string(peer); }
 
-  std::function<void(RxSegment&&)> on_segment;
-  std::function<void(const eth::Mac& peer, uint32_t ack)> on_ack;
-  std::function<void(const eth::Mac& peer)> on_failed;
-  // Whether the core can place a segment for dst_qpn now (unset: always). A DATA frame in
-  // sequence it cannot is answered with RNR, as for a full receive buffer (the firmware's
-  // on-demand paging parks a QP this way while a page comes in).
-  std::function<bool(const eth::Mac& peer, uint32_t dst_qpn)> can_take;
-  std::function<void()> on_space;
   std::function<void(std::vector<uint8_t>& ddp)> tx_fault;
 
   std::string dump_state() const;

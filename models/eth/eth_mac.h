@@ -72,6 +72,7 @@ class EthMac : public sc_core::sc_module, public LinkEnd {
               uint64_t last_bit_ps) override;
 
   uint64_t byte_ps() const { return byte_ps_; }
+  uint32_t mtu() const { return uint32_t(cfg_.mac.mtu); }  // B of payload a frame may carry
   void trace(TraceSink& t) const;
 
   uint64_t tx_frames() const { return tx_frames_.value; }

@@ -3,7 +3,7 @@
 namespace rnic {
 
 RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const FirmwareConfig& fw,
-                   const MacConfig& mac, RnicDmac& dmac, RnicRegs& regs, efe::Efe& efe,
+                   RnicDmac& dmac, RnicRegs& regs, Transport& transport,
                    StatRegistry& stats, const RxParseFactory& rx_parse, const XlatFactory& xlat)
     : sc_core::sc_module(n),
       xlat_(
@@ -12,8 +12,8 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const Firmw
       host_("host_if", cfg, dmac, regs, completion_, probe, stats, name()),
       firmware_("firmware", fw, uint32_t(cfg.cqs), dmac, regs, {*xlat_, completion_.table(), host_},
                 probe, stats, std::string(name()) + ".firmware"),
-      sq_("sq", cfg, mac, dmac, firmware_.engine_xlat(), efe, completion_, probe, stats, name()),
-      rx_("rx", cfg, dmac, firmware_.engine_xlat(), efe, completion_, rx_parse, probe, stats,
+      sq_("sq", cfg, dmac, firmware_.engine_xlat(), transport, completion_, probe, stats, name()),
+      rx_("rx", cfg, dmac, firmware_.engine_xlat(), transport, completion_, rx_parse, probe, stats,
           name()),
       responses_("read_response", cfg, sq_.max_payload(true)) {
   completion_.on_overflow = [this](uint32_t cqn) { host_.in.cq_overflow.send(cqn); };
@@ -25,7 +25,7 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const Firmw
   sq_.local_ops = &firmware_;
   sq_.faults = &firmware_;
   rx_.faults = &firmware_;
-  efe.can_take = [this](const MacAddr&, uint32_t qpn) { return rx_.can_take(qpn); };
+  transport.can_take = [this](const MacAddr&, uint32_t qpn) { return rx_.can_take(qpn); };
   host_.out.update = {&sq_.in.update, &rx_.in.update, &responses_.in.update};
   host_.out.sq_wqe = &sq_.in.wqe;
   host_.out.rq_wqe = &rx_.in.wqe;

@@ -2,7 +2,7 @@
 // (host_if.h), the SQ engine (sq_engine.h), the RX engine (rx_engine.h), the read-response
 // engine (read_response_engine.h) and the completion engine (completion_engine.h), over
 // rnic_xlat (xlat_channel.h) and ddp_rx_parse (ddp_rx_parse_channel.h) and the DMAC (dmac.h).
-// Frames go out and come in through the EFE (models/efe/efe.h).
+// Segments go out and come in through the card's transport (models/common/transport.h).
 //
 // Each engine is its own module with its own state and event queue; they reach each other only
 // through the channels wired here (engine_msgs.h says what each carries), each crossing in 0
@@ -24,8 +24,7 @@
 
 #include "models/common/channel.h"
 #include "models/common/stats.h"
-#include "models/efe/efe.h"
-#include "models/eth/eth_params.h"
+#include "models/common/transport.h"
 #include "models/rnic/completion/completion_engine.h"
 #include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac/dmac.h"
@@ -48,7 +47,7 @@ class RnicCore : public sc_core::sc_module {
   using Probe = CoreProbe;
 
   RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const FirmwareConfig& fw,
-           const MacConfig& mac, RnicDmac& dmac, RnicRegs& regs, efe::Efe& efe, StatRegistry& stats,
+           RnicDmac& dmac, RnicRegs& regs, Transport& transport, StatRegistry& stats,
            const RxParseFactory& rx_parse = rx_parse_model_factory(),
            const XlatFactory& xlat = xlat_model_factory());
 

@@ -15,12 +15,13 @@ LAYERS = [
     ("eth", "models/eth/"),
     ("efe", "models/efe/"),
     ("pcie", "models/pcie/"),
+    ("card", "models/rnic/card"),  # card.h, card.cc, card_params.h: the card's assembly
     ("rnic", "models/rnic/"),
     ("host", "models/host/"),
     ("sim", "sim/"),
     ("testbench", "testbench/"),
 ]
-MODELS = {"common", "abi", "eth", "efe", "pcie", "rnic", "host"}
+MODELS = {"common", "abi", "eth", "efe", "pcie", "card", "rnic", "host"}
 # What each layer may include or link (itself included). "rtl" is the Verilated headers
 # (V*.h, generated from rtl/): the simulator's assembly and the tests bind them, models stay
 # generic over them (templates and port lists).
@@ -30,7 +31,10 @@ ALLOWED = {
     "eth": {"common", "eth"},
     "pcie": {"common", "pcie"},
     "efe": {"common", "eth", "efe"},
-    "rnic": {"common", "abi", "eth", "efe", "pcie", "rnic"},
+    # The engines reach their transport only through models/common/transport.h; the card makes
+    # the EFE (and its MAC) and hands it to them.
+    "rnic": {"common", "abi", "pcie", "rnic"},
+    "card": {"common", "abi", "eth", "efe", "pcie", "rnic", "card"},
     "host": {"common", "abi", "pcie", "host"},
     "sim": MODELS | {"sim", "rtl"},
     "testbench": MODELS | {"sim", "rtl", "testbench"},
@@ -42,7 +46,7 @@ LIBRARIES = {
     "rnicsim_eth": "eth",
     "rnicsim_efe": "efe",
     "rnicsim_pcie": "pcie",
-    "rnicsim_rnic": "rnic",
+    "rnicsim_rnic": "card",  # the engines and the card that assembles them
     "rnicsim_host": "host",
     "rnicsim_models": "sim",  # every model together: what the assembly links
     "rnicsim_rtl": "rtl",
@@ -119,13 +123,16 @@ def self_test():
             "sim/main.cc": '#include "testbench/traffic/perftest.h"\n',         # 5
             "testbench/t.cc": '#include "sim/main.h"\n#include "Vcrc32_w8.h"\n',
             "models/eth/CMakeLists.txt": "target_link_libraries(rnicsim_eth PUBLIC rnicsim_efe)\n",  # 6
+            "models/rnic/sq/sq_engine.h": '#include "models/efe/efe.h"\n',  # 7: an engine
+            "models/rnic/card.h": '#include "models/efe/efe.h"\n#include "models/rnic/sq/sq_engine.h"\n',
         }
         for rel, text in files.items():
             os.makedirs(os.path.dirname(os.path.join(t, rel)), exist_ok=True)
             open(os.path.join(t, rel), "w").write(text)
         got = sorted(e.split(":")[0] + ":" + e.split(":")[1] for e in check_tree(t))
         want = sorted(["models/common/b.h:1", "models/host/driver.cc:2", "models/pcie/pcie_if.h:1",
-                       "models/rnic/core.h:1", "sim/main.cc:1", "models/eth/CMakeLists.txt:1"])
+                       "models/rnic/core.h:1", "sim/main.cc:1", "models/eth/CMakeLists.txt:1",
+                       "models/rnic/sq/sq_engine.h:1"])
         if got != want:
             print(f"FAIL: self-test: found {got}, expected {want}")
             return 1

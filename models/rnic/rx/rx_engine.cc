@@ -30,7 +30,7 @@ uint8_t wc_status_for(const TermCause& c) {
 }  // namespace
 
 RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac,
-                   XlatChannel& xlat, efe::Efe& efe, CompletionEngine& completion,
+                   XlatChannel& xlat, Transport& transport, CompletionEngine& completion,
                    const RxParseFactory& rx_parse, const ProbeFn& probe, StatRegistry& stats,
                    const std::string& g)
     : sc_core::sc_module(n),
@@ -43,7 +43,7 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
       dmac_(dmac),
       xlat_(xlat),
-      efe_(efe),
+      transport_(transport),
       completion_(completion),
       mark_(probe),
       rx_parse_(
@@ -73,19 +73,19 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
           stats.group(g).counter("rx_errors", "segments", "segments answered with a Terminate")),
       rx_fifo_max_(
           stats.group(g).counter("rx_fifo_max", "segments", "largest RX FIFO depth seen")) {
-  efe_.on_segment = [this](RxSegment&& s) {
+  transport_.on_segment = [this](RxSegment&& s) {
     RxItem it;
     it.seg = std::move(s);
     push(std::move(it));
   };
-  efe_.on_ack = [this](const MacAddr& peer, uint32_t ack) {
+  transport_.on_ack = [this](const MacAddr& peer, uint32_t ack) {
     RxItem it;
     it.is_ack = true;
     it.peer = peer;
     it.ack = ack;
     push(std::move(it));
   };
-  efe_.on_failed = [this](const MacAddr& peer) {
+  transport_.on_failed = [this](const MacAddr& peer) {
     RxItem it;
     it.failed = true;
     it.peer = peer;
@@ -135,8 +135,8 @@ void RxEngine::push(RxItem&& it) {
 
 namespace {
 // A received segment as the engine shares it: its bytes go back for reuse with it.
-struct PooledSegment : efe::Efe::RxSegment {
-  explicit PooledSegment(efe::Efe::RxSegment&& s) : efe::Efe::RxSegment(std::move(s)) {}
+struct PooledSegment : TransportSegment {
+  explicit PooledSegment(TransportSegment&& s) : TransportSegment(std::move(s)) {}
   PooledSegment(const PooledSegment&) = delete;
   PooledSegment& operator=(const PooledSegment&) = delete;
   ~PooledSegment() { give_bytes(std::move(ddp)); }
@@ -227,7 +227,7 @@ bool RxEngine::stale(const RxSegment& s) const {
 }
 
 void RxEngine::refuse(uint32_t qpn, const Seg& s, RxDecision& d) {
-  rx_gen_[s->src] = efe_.refuse(s->src, s->seq);
+  rx_gen_[s->src] = transport_.refuse(s->src, s->seq);
   ++rx_refused_;
   // Newest first: the later segments from the peer, then this one.
   for (auto it = verdicts_.rbegin(); it != verdicts_.rend(); ++it) {
@@ -516,8 +516,8 @@ void RxEngine::channel_failed(const MacAddr& peer) {
   out.ack->send(a);
   for (uint32_t q = 0; q < ctx_.size(); ++q) {
     if (!ctx_[q].receives() || ctx_[q].peer_mac != peer) continue;
-    log::info("{}: QP {}: the EFE channel to {} failed: retry exceeded", name(), q,
-              eth::to_string(peer));
+    log::info("{}: QP {}: the channel to {} failed: retry exceeded", name(), q,
+              transport_.peer_name(peer));
     PeerTermMsg m;
     m.qpn = q;
     m.status = abi::kCqeRetryExceeded;
@@ -532,7 +532,7 @@ void RxEngine::channel_failed(const MacAddr& peer) {
 void RxEngine::reset(const Seg& s) {
   ++rx_resets_;
   log::info("{}: segment from {} for QPN {}, not connected to it: reset", name(),
-            eth::to_string(s->src), s->dst_qpn);
+            transport_.peer_name(s->src), s->dst_qpn);
   rx_stalled_ = true;
   stalled_on_ = s;
   out.reset->send({s->src, s->dst_qpn, ++stall_token_});

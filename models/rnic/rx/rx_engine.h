@@ -59,7 +59,7 @@
 #include "models/common/event_queue.h"
 #include "models/common/ring.h"
 #include "models/common/stats.h"
-#include "models/efe/efe.h"
+#include "models/common/transport.h"
 #include "models/rnic/completion/completion_engine.h"
 #include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac/dmac.h"
@@ -71,10 +71,10 @@ namespace rnic {
 
 class RxEngine : public sc_core::sc_module {
  public:
-  using RxSegment = efe::Efe::RxSegment;
+  using RxSegment = TransportSegment;
 
   RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac, XlatChannel& xlat,
-           efe::Efe& efe, CompletionEngine& completion, const RxParseFactory& rx_parse,
+           Transport& transport, CompletionEngine& completion, const RxParseFactory& rx_parse,
            const ProbeFn& probe, StatRegistry& stats, const std::string& stat_group);
 
   struct In {
@@ -162,7 +162,7 @@ class RxEngine : public sc_core::sc_module {
   bool still(uint32_t qpn, uint64_t epoch) const {
     return ctx_[qpn].receives() && ctx_[qpn].epoch == epoch;
   }
-  void validated(const Seg& s) { efe_.validated(s->src, s->seq, s->ar); }
+  void validated(const Seg& s) { transport_.validated(s->src, s->seq, s->ar); }
   void place(uint32_t qpn, const Seg& sp, const std::vector<XlatChunk>& chunks,
              const uint8_t* data);
   void post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes);
@@ -175,7 +175,7 @@ class RxEngine : public sc_core::sc_module {
   ClockDomain clk_;
   RnicDmac& dmac_;
   XlatChannel& xlat_;
-  efe::Efe& efe_;
+  Transport& transport_;
   CompletionEngine& completion_;
   ProbeTap mark_;
   EventQueue eq_{"eq"};

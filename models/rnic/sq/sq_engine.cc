@@ -17,8 +17,8 @@ bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 
 }  // namespace
 
-SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac,
-                   RnicDmac& dmac, XlatChannel& xlat, efe::Efe& efe, CompletionEngine& completion,
+SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg,
+                   RnicDmac& dmac, XlatChannel& xlat, Transport& transport, CompletionEngine& completion,
                    const ProbeFn& probe, StatRegistry& stats, const std::string& g)
     : sc_core::sc_module(n),
       in{{std::string(name()) + ".wqe", size_t(cfg.qps) * size_t(cfg.max_qp_wr)},
@@ -31,11 +31,11 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
          {std::string(name()) + ".close", size_t(cfg.qps)},
          {std::string(name()) + ".reset", size_t(cfg.qps)}},
       cfg_(cfg),
-      mac_(mac),
+      max_ddp_(transport.max_ddp_bytes()),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
       dmac_(dmac),
       xlat_(xlat),
-      efe_(efe),
+      transport_(transport),
       completion_(completion),
       mark_(probe),
       send_(size_t(cfg.qps)),
@@ -53,7 +53,7 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
       responses_unsent_(stats.group(g).counter(
           "responses_unsent", "segments",
           "Read Response segments dropped unsent: their DMA read failed (read_dma_error silent)")) {
-  efe_.on_space = [this] { tx_emit(); };
+  transport_.on_space = [this] { tx_emit(); };
   in.wqe.bind(eq_, [this](WqeMsg&& m) {
     if (!ctx_[m.qpn].valid) return;
     send_.post(m.qpn, m.wqe, m.index);
@@ -112,8 +112,7 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacCo
 }
 
 uint32_t SqEngine::max_payload(bool tagged) const {
-  return uint32_t(mac_.mtu) - uint32_t(efe::kHeaderBytes) -
-         uint32_t(tagged ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes);
+  return max_ddp_ - uint32_t(tagged ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes);
 }
 
 void SqEngine::on_update(QpUpdate&& u) {
@@ -625,14 +624,14 @@ void SqEngine::tx_emit() {
       ++i;
       continue;
     }
-    if (!efe_.can_send(s.dst, s.ddp.size())) {
+    if (!transport_.can_send(s.dst, s.ddp.size())) {
       // Every segment of this peer is here or after (the earlier ones left).
       held_.push_back(s.dst);
       blocked += queued_for(s.dst) - 1;
       ++i;
       continue;
     }
-    const uint32_t seq = efe_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar, s.rq);
+    const uint32_t seq = transport_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar, s.rq);
     mark_(CoreProbe::kSegSent, s.qpn, now_ps(), s.number, seq);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;

@@ -62,8 +62,7 @@
 #include "models/common/channel.h"
 #include "models/common/event_queue.h"
 #include "models/common/stats.h"
-#include "models/efe/efe.h"
-#include "models/eth/eth_params.h"
+#include "models/common/transport.h"
 #include "models/rnic/completion/completion_engine.h"
 #include "models/rnic/dmac/dmac.h"
 #include "models/rnic/engine_msgs.h"
@@ -77,8 +76,8 @@ class SqEngine : public sc_core::sc_module {
  public:
   static constexpr uint64_t kHeaderCycles = 1;
 
-  SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, const MacConfig& mac, RnicDmac& dmac,
-           XlatChannel& xlat, efe::Efe& efe, CompletionEngine& completion, const ProbeFn& probe,
+  SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac,
+           XlatChannel& xlat, Transport& transport, CompletionEngine& completion, const ProbeFn& probe,
            StatRegistry& stats, const std::string& stat_group);
 
   // The firmware's local-operation port (fast registration, local invalidation); unset: such
@@ -194,11 +193,11 @@ class SqEngine : public sc_core::sc_module {
   uint64_t cycles_ps(uint64_t cycles) const { return cycles * clk_.period_ps; }
 
   CoreConfig cfg_;
-  MacConfig mac_;
+  uint32_t max_ddp_;  // the transport's largest DDP segment
   ClockDomain clk_;
   RnicDmac& dmac_;
   XlatChannel& xlat_;
-  efe::Efe& efe_;
+  Transport& transport_;
   CompletionEngine& completion_;
   ProbeTap mark_;
   EventQueue eq_{"eq"};
