@@ -37,8 +37,7 @@ Card::Card(const CardConfig& c, pcie::PcieLink& link, const eth::Mac& mac, StatR
     : pcie(c, link, stats, b.dmac),
       port("mac", c.eth_mac(), stats, b.crc32),
       efe("efe", port, mac, c.core.clk_mhz, c.efe, stats),
-      core("core", c.core, c.firmware, pcie.dmac, pcie.regs, efe, stats, b.rx_parse,
-           b.xlat) {}
+      core("core", c.core, c.firmware, pcie.dmac, pcie.regs, efe, stats, b.rx_parse, b.xlat) {}
 
 void Card::trace(TraceSink& t, const std::vector<eth::Mac>& peers) const {
   pcie.trace(t);

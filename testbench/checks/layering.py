@@ -14,6 +14,7 @@ LAYERS = [
     ("common", "models/common/"),
     ("eth", "models/eth/"),
     ("efe", "models/efe/"),
+    ("tcp", "models/tcp/"),
     ("pcie", "models/pcie/"),
     ("card", "models/rnic/card"),  # card.h, card.cc, card_params.h: the card's assembly
     ("rnic", "models/rnic/"),
@@ -21,7 +22,7 @@ LAYERS = [
     ("sim", "sim/"),
     ("testbench", "testbench/"),
 ]
-MODELS = {"common", "abi", "eth", "efe", "pcie", "card", "rnic", "host"}
+MODELS = {"common", "abi", "eth", "efe", "tcp", "pcie", "card", "rnic", "host"}
 # What each layer may include or link (itself included). "rtl" is the Verilated headers
 # (V*.h, generated from rtl/): the simulator's assembly and the tests bind them, models stay
 # generic over them (templates and port lists).
@@ -31,10 +32,11 @@ ALLOWED = {
     "eth": {"common", "eth"},
     "pcie": {"common", "pcie"},
     "efe": {"common", "eth", "efe"},
+    "tcp": {"common", "eth", "tcp"},
     # The engines reach their transport only through models/common/transport.h; the card makes
     # the EFE (and its MAC) and hands it to them.
     "rnic": {"common", "abi", "pcie", "rnic"},
-    "card": {"common", "abi", "eth", "efe", "pcie", "rnic", "card"},
+    "card": {"common", "abi", "eth", "efe", "tcp", "pcie", "rnic", "card"},
     "host": {"common", "abi", "pcie", "host"},
     "sim": MODELS | {"sim", "rtl"},
     "testbench": MODELS | {"sim", "rtl", "testbench"},
@@ -45,6 +47,7 @@ LIBRARIES = {
     "rnicsim_abi": "abi",
     "rnicsim_eth": "eth",
     "rnicsim_efe": "efe",
+    "rnicsim_tcp": "tcp",
     "rnicsim_pcie": "pcie",
     "rnicsim_rnic": "card",  # the engines and the card that assembles them
     "rnicsim_host": "host",
