@@ -47,7 +47,7 @@ struct SwitchConfig {
   int64_t port_buffer_bytes = 256 << 10;  // B of frames an output port queues (beyond: tail drop)
   int64_t latency_ns = 300;               // ns from the frame (or its header) in to its queue
   std::string mode = "store_and_forward";
-  int64_t ecn_bytes = 0;  // B of queue above which EFE DATA frames are marked CE (0: never)
+  int64_t ecn_bytes = 0;  // B of queue above which EFE DATA and ECT IPv4 frames get CE (0: never)
   bool pause = false;     // IEEE 802.3x PAUSE towards an input port holding too much
   int64_t pause_xoff_bytes = 8192;
   int64_t pause_xon_bytes = 4096;
@@ -63,7 +63,8 @@ struct SwitchConfig {
         "store_and_forward: a frame is checked (FCS) and forwarded once whole; cut_through: "
         "forwarded once its header is in, bad FCS and all");
     p.i("ecn_bytes", ecn_bytes, "B", 0, 1 << 30,
-        "output queue above which EFE DATA frames are marked CE (0: no marking)");
+        "output queue above which EFE DATA frames and ECN-capable IPv4 frames are marked CE (0: "
+        "no marking)");
     p.b("pause", pause,
         "802.3x PAUSE: an input port whose frames hold more than pause_xoff_bytes of the "
         "switch's queues is paused until they fall to pause_xon_bytes");

@@ -34,7 +34,8 @@ EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& c
     p->fcs_drops = &g.counter("fcs_drops", "frames", "frames received with a bad FCS, dropped");
     p->tail_drops =
         &g.counter("tail_drops", "frames", "frames for this output dropped: its queue was full");
-    p->ce_marked = &g.counter("ce_marked", "frames", "EFE DATA frames marked CE at this output");
+    p->ce_marked = &g.counter("ce_marked", "frames",
+                              "frames marked CE at this output (EFE DATA, ECN-capable IPv4)");
     p->no_route = &g.counter("no_route", "frames", "frames received for an unknown MAC, dropped");
     p->queue_max = &g.counter("queue_max_bytes", "B", "largest output queue");
     p->pause_tx = &g.counter("pause_tx", "frames", "PAUSE frames sent (resumes too)");
@@ -125,14 +126,20 @@ void EthSwitch::enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<u
     ++*p.tail_drops;
     return;
   }
-  if (cfg_.ecn_bytes > 0 && p.queued >= uint64_t(cfg_.ecn_bytes) && frame->size() > kEfeFlagsByte &&
-      (*frame)[12] == uint8_t(kEtherTypeEfe >> 8) &&
-      (*frame)[13] == uint8_t(kEtherTypeEfe & 0xFF) && ((*frame)[kHeaderBytes] & 0xF) == 0 &&
-      !((*frame)[kEfeFlagsByte] & kEfeCe)) {
-    // CE on an EFE DATA frame; the FCS follows (an error the frame had stays an error).
+  const bool mark = cfg_.ecn_bytes > 0 && p.queued >= uint64_t(cfg_.ecn_bytes);
+  const bool efe_data = mark && frame->size() > kEfeFlagsByte &&
+                        (*frame)[12] == uint8_t(kEtherTypeEfe >> 8) &&
+                        (*frame)[13] == uint8_t(kEtherTypeEfe & 0xFF) &&
+                        ((*frame)[kHeaderBytes] & 0xF) == 0 && !((*frame)[kEfeFlagsByte] & kEfeCe);
+  if (efe_data || (mark && ipv4_ect(frame->data(), frame->size()))) {
+    // CE on an EFE DATA frame, or in an ECN-capable IPv4 header; the FCS follows (an error the
+    // frame had stays an error).
     std::vector<uint8_t> marked(*frame);
     const uint32_t syndrome = crc_.compute(frame->data(), frame->size()) ^ fcs_value(fcs);
-    marked[kEfeFlagsByte] |= kEfeCe;
+    if (efe_data)
+      marked[kEfeFlagsByte] |= kEfeCe;
+    else
+      mark_ipv4_ce(marked.data());
     const uint32_t v = crc_.compute(marked.data(), marked.size()) ^ syndrome;
     fcs = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
     frame = std::make_shared<const std::vector<uint8_t>>(std::move(marked));

@@ -17,6 +17,26 @@ const Crc32& fcs_crc() {
 }
 }  // namespace
 
+bool ipv4_ect(const uint8_t* f, size_t len) {
+  if (len < kHeaderBytes + 20 || f[12] != uint8_t(kEtherTypeIpv4 >> 8) ||
+      f[13] != uint8_t(kEtherTypeIpv4 & 0xFF) || (f[14] >> 4) != 4)
+    return false;
+  const uint8_t ecn = f[15] & 3;
+  return ecn == 1 || ecn == 2;
+}
+
+void mark_ipv4_ce(uint8_t* f) {
+  // RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), m the 16-bit word that holds the TOS byte.
+  const uint16_t m = uint16_t(f[14] << 8 | f[15]);
+  f[15] |= 3;
+  const uint16_t m2 = uint16_t(f[14] << 8 | f[15]);
+  uint32_t s = uint16_t(~uint16_t(f[24] << 8 | f[25])) + uint16_t(~m) + m2;
+  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
+  const uint16_t hc = uint16_t(~s);
+  f[24] = uint8_t(hc >> 8);
+  f[25] = uint8_t(hc);
+}
+
 std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len) {
   const size_t n = std::max(kMinFrameBytes, kHeaderBytes + len);
   std::vector<uint8_t> f = take_bytes(n);

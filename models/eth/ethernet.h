@@ -32,6 +32,13 @@ constexpr MacAddr kPauseDst{0x01, 0x80, 0xC2, 0x00, 0x00, 0x01};
 std::vector<uint8_t> pause_frame(const MacAddr& src, uint16_t quanta);
 // Whether the frame is a PAUSE; its quanta in *quanta.
 bool parse_pause(const uint8_t* frame, size_t len, uint16_t* quanta);
+// IPv4 (RFC 791), for the switch's ECN marking (RFC 3168): the ECN field is the low two bits of
+// the TOS byte (frame byte 15), the header checksum bytes 24-25.
+constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+// Whether the frame (without FCS) is IPv4 with ECT(0) or ECT(1): one a switch may mark CE.
+bool ipv4_ect(const uint8_t* frame, size_t len);
+// Sets CE in such a frame and updates its header checksum incrementally (RFC 1624).
+void mark_ipv4_ce(uint8_t* frame);
 constexpr size_t kHeaderBytes = 14;
 constexpr size_t kMinFrameBytes = 60;  // without FCS
 constexpr size_t kFcsBytes = 4;

@@ -19,7 +19,7 @@
 
 namespace rnic::tcp {
 
-constexpr uint16_t kEtherTypeIpv4 = 0x0800;
+using eth::kEtherTypeIpv4;
 constexpr size_t kIpv4HeaderBytes = 20;
 constexpr size_t kTcpHeaderBytes = 20;  // without options
 constexpr uint8_t kProtoTcp = 6;

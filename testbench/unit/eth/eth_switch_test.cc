@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -145,6 +146,64 @@ TEST(EthSwitch, FramesJoiningALongQueueAreMarkedCe) {
   EXPECT_EQ(marked, t.counter("sw.p1", "ce_marked"));
   EXPECT_GT(marked, 0u);
   EXPECT_FALSE(t.got[0][kHeaderBytes + 1] & 0x40) << "the first frame met an empty queue";
+}
+
+// A 1514 B IPv4 frame to b with this ECN codepoint and a good header checksum.
+EthMac::Frame ipv4_frame(const Mac& src, uint8_t tag, uint8_t ecn) {
+  EthMac::Frame f =
+      build_frame({kB, src, kEtherTypeIpv4}, std::vector<uint8_t>(1500, tag).data(), 1500);
+  uint8_t* ip = f.data() + kHeaderBytes;
+  const uint8_t hdr[20] = {0x45, ecn, 0x05, 0xDC, 0, 1, 0x40, 0, 64, 6,
+                           0,    0,   10,   0,    0, 1, 10,   0, 0,  2};
+  std::copy(hdr, hdr + 20, ip);
+  uint32_t s = 0;
+  for (int i = 0; i < 20; i += 2) s += uint32_t(ip[i]) << 8 | ip[i + 1];
+  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
+  ip[10] = uint8_t(~s >> 8);
+  ip[11] = uint8_t(~s);
+  return f;
+}
+
+bool ipv4_checksum_ok(const EthMac::Frame& f) {
+  uint32_t s = 0;
+  for (size_t i = kHeaderBytes; i < kHeaderBytes + 20; i += 2) s += uint32_t(f[i]) << 8 | f[i + 1];
+  while (s >> 16) s = (s & 0xFFFF) + (s >> 16);
+  return s == 0xFFFF;
+}
+
+// The same queue for IPv4 (RFC 3168): ECN-capable frames (ECT(0) from a, ECT(1) from c) that
+// join a long queue get CE in the IPv4 header with its checksum updated and a good FCS; a
+// frame that is not ECN-capable is never marked.
+TEST(EthSwitch, EcnCapableIpv4FramesAreMarkedCe) {
+  SwitchConfig cfg;
+  cfg.ecn_bytes = 3000;
+  Bench t(cfg);
+  int sent_a = 0, sent_c = 0;
+  auto fill = [&] {
+    while (sent_a < 6 && t.a->can_send()) {
+      t.a->send(ipv4_frame(kA, uint8_t(sent_a), sent_a % 3 == 2 ? 0 : 2));  // every third: not-ECT
+      ++sent_a;
+    }
+    while (sent_c < 6 && t.c->can_send()) t.c->send(ipv4_frame(kC, uint8_t(100 + sent_c++), 1));
+  };
+  t.a->set_space_callback(fill);
+  t.c->set_space_callback(fill);
+  fill();
+  sc_core::sc_start();
+  ASSERT_EQ(t.got.size(), 12u);
+  EXPECT_EQ(t.counter("b", "rx_fcs_errors"), 0u) << "the FCS follows the mark";
+  uint64_t marked = 0, not_ect_marked = 0;
+  for (const EthMac::Frame& f : t.got) {
+    EXPECT_TRUE(ipv4_checksum_ok(f)) << "tag " << int(f[kHeaderBytes + 20]);
+    const bool ce = (f[kHeaderBytes + 1] & 3) == 3;
+    marked += ce;
+    const uint8_t tag = f[kHeaderBytes + 20];
+    if (tag < 100 && tag % 3 == 2) not_ect_marked += (f[kHeaderBytes + 1] & 3) != 0;
+  }
+  EXPECT_EQ(marked, t.counter("sw.p1", "ce_marked"));
+  EXPECT_GT(marked, 0u);
+  EXPECT_EQ(not_ect_marked, 0u);
+  EXPECT_NE(t.got[0][kHeaderBytes + 1] & 3, 3) << "the first frame met an empty queue";
 }
 
 // Frames that reach an output queue at the same time join it in input-port order, whichever
