@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "models/common/crc32_channel.h"
-#include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac/dmac.h"
+#include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
 #include "models/rnic/xlat/xlat_channel.h"
 
 namespace rnic {

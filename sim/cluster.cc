@@ -144,8 +144,8 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       host(cfg, stats, std::string(name()) + ".os"),
       card(cfg.card(), host.link, mac, stats,
            {dmac_factory(impl), crc32_factory(impl), rx_parse_factory(impl), xlat_factory(impl)}),
-      driver(std::string(name()) + ".driver", host.mem, host.rc, host.os, host.bar0, host.bar2,
-             mac, cfg.card().caps(), cfg.host, cfg.cost, stats) {
+      driver(std::string(name()) + ".driver", host.mem, host.rc, host.os, host.bar0, host.bar2, mac,
+             cfg.card().caps(), cfg.host, cfg.cost, stats) {
   card.pcie.map(host.bar0, host.bar2);
   // The run record (sim/run_record.h): every card write that reached this host's memory.
   if (RunRecord::get().enabled()) {

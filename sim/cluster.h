@@ -3,8 +3,8 @@
 // routes computed here from the topology (shortest paths; among equal ones the switch picks by
 // the MAC pair's hash). Host n = a Node: a Host (memory, PCIe link, root complex, OS), its Card
 // (models/rnic/card.h: PCIe I/F, registers, DMAC, the RNIC Core, the EFE, the MAC port) and the
-// driver; its module name is the host's name. Nothing is sized for two: a topology lists hosts and links
-// (sim/scenario.h builds one from `topology:`; two_hosts() is perf's and the tests' default).
+// driver; its module name is the host's name. Nothing is sized for two: a topology lists hosts and
+// links (sim/scenario.h builds one from `topology:`; two_hosts() is perf's and the tests' default).
 // Verbs programs run as simulated processes, one per host across runs (run()).
 #pragma once
 

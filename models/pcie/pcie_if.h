@@ -1,6 +1,6 @@
 // The card's PCIe interface (DESIGN.md §3.2): BAR decode for the host's MMIO, and the TLP port
-// of the card's requester (the DMAC, models/rnic/dmac/dmac.h): it carries the requester's MRd and MWr
-// TLPs onto the link and hands the completions that come back to it. Splitting, tags,
+// of the card's requester (the DMAC, models/rnic/dmac/dmac.h): it carries the requester's MRd and
+// MWr TLPs onto the link and hands the completions that come back to it. Splitting, tags,
 // reassembly and completion timeouts are the DMAC's, not this block's.
 //
 // Timing (core_clk cycles, edges aligned):

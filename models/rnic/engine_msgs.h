@@ -15,8 +15,8 @@
 #include "models/rnic/abi/codes.h"
 #include "models/rnic/abi/wqe.h"
 #include "models/rnic/ddp/ddp_rdmap.h"
-#include "models/rnic/sq/ord_table.h"
 #include "models/rnic/read_response/read_response.h"
+#include "models/rnic/sq/ord_table.h"
 #include "models/rnic/xlat/rnic_xlat.h"
 
 namespace rnic {

@@ -3,8 +3,8 @@
 namespace rnic {
 
 RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const FirmwareConfig& fw,
-                   RnicDmac& dmac, RnicRegs& regs, Transport& transport,
-                   StatRegistry& stats, const RxParseFactory& rx_parse, const XlatFactory& xlat)
+                   RnicDmac& dmac, RnicRegs& regs, Transport& transport, StatRegistry& stats,
+                   const RxParseFactory& rx_parse, const XlatFactory& xlat)
     : sc_core::sc_module(n),
       xlat_(
           xlat("xlat", size_t(cfg.stags), size_t(cfg.pbl_entries), ClockDomain::mhz(cfg.clk_mhz))),

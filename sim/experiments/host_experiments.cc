@@ -170,7 +170,8 @@ ExperimentKind dma_roundtrip_experiment() {
         sc_core::wait(all_read);
         read_ns = ns_since(t0);
         write_start = now_ps();
-        for (size_t i = 0; i < pages.size(); ++i) sys.card.dmac.write(dp.pages[i], std::move(pages[i]));
+        for (size_t i = 0; i < pages.size(); ++i)
+          sys.card.dmac.write(dp.pages[i], std::move(pages[i]));
       });
       // Posted writes: done when the last one is in host memory.
       const double write_ns = double(sys.rc.last_write_ps() - write_start) / 1000.0;

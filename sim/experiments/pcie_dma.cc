@@ -87,10 +87,11 @@ ExperimentKind pcie_dma_experiment() {
                     if (op == "write") {
                       sys.card.dmac.write(addr, std::vector<uint8_t>(b, uint8_t(i)));
                     } else {
-                      sys.card.dmac.read(addr, uint32_t(b), [&](DmacStatus st, std::vector<uint8_t>&&) {
-                        if (st != DmacStatus::kOk) ++bad;
-                        t_end = now_ps();
-                      });
+                      sys.card.dmac.read(addr, uint32_t(b),
+                                         [&](DmacStatus st, std::vector<uint8_t>&&) {
+                                           if (st != DmacStatus::kOk) ++bad;
+                                           t_end = now_ps();
+                                         });
                     }
                   }
                 });

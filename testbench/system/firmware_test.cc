@@ -94,7 +94,8 @@ class Firmware : public ::testing::Test {
 
 // A page list of `pages` entries in host memory for LOAD_PBL (physically contiguous).
 uint64_t page_list(Node& n, uint32_t pages) {
-  const uint64_t pa = n.host.mem.alloc_contiguous((pages * 8 + 4095) / 4096, n.host.mem.next_frame());
+  const uint64_t pa =
+      n.host.mem.alloc_contiguous((pages * 8 + 4095) / 4096, n.host.mem.next_frame());
   std::vector<uint64_t> list(pages);
   for (uint32_t i = 0; i < pages; ++i) list[i] = 0x100000000ull + uint64_t(i) * 4096;
   n.host.mem.write(pa, list.data(), list.size() * 8);

@@ -25,8 +25,8 @@
 #include "models/rnic/abi/codes.h"
 #include "models/rnic/abi/wqe.h"
 #include "models/rnic/dmac/dmac.h"
-#include "models/rnic/rnic_params.h"
 #include "models/rnic/host_if/rnic_regs.h"
+#include "models/rnic/rnic_params.h"
 
 namespace rnic {
 

@@ -175,8 +175,8 @@ class Firmware : public sc_core::sc_module,
   std::unordered_map<uint32_t, OdpMr> odp_;    // by SMT index
   std::vector<Waiter> waiting_;                // operations parked on a fault
   std::deque<FaultRecord> faults_;             // records not yet written (the ring is full)
-  uint32_t taken_ = 0;  // producer count taken
-  uint32_t done_ = 0;   // commands completed
+  uint32_t taken_ = 0;                         // producer count taken
+  uint32_t done_ = 0;                          // commands completed
   bool busy_ = false;
 
   Counter &commands_, &errors_, &bad_doorbells_, &busy_cycles_, &local_ops_, &extent_switches_,

@@ -61,10 +61,10 @@
 #include "models/common/stats.h"
 #include "models/common/transport.h"
 #include "models/rnic/completion/completion_engine.h"
-#include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
 #include "models/rnic/dmac/dmac.h"
 #include "models/rnic/engine_msgs.h"
 #include "models/rnic/rx/rx_logic.h"
+#include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
 #include "models/rnic/xlat/xlat_channel.h"
 
 namespace rnic {

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "models/common/bytes.h"
-#include "models/rnic/rx_parse/ddp_rx_parse.h"
 #include "models/rnic/engine_msgs.h"
-#include "models/rnic/sq/ord_table.h"
 #include "models/rnic/rx/recv_queue.h"
+#include "models/rnic/rx_parse/ddp_rx_parse.h"
+#include "models/rnic/sq/ord_table.h"
 #include "models/rnic/xlat/rnic_xlat.h"
 
 namespace rnic {

@@ -17,8 +17,8 @@ bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 
 }  // namespace
 
-SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg,
-                   RnicDmac& dmac, XlatChannel& xlat, Transport& transport, CompletionEngine& completion,
+SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac,
+                   XlatChannel& xlat, Transport& transport, CompletionEngine& completion,
                    const ProbeFn& probe, StatRegistry& stats, const std::string& g)
     : sc_core::sc_module(n),
       in{{std::string(name()) + ".wqe", size_t(cfg.qps) * size_t(cfg.max_qp_wr)},

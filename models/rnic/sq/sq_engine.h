@@ -76,8 +76,8 @@ class SqEngine : public sc_core::sc_module {
  public:
   static constexpr uint64_t kHeaderCycles = 1;
 
-  SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac,
-           XlatChannel& xlat, Transport& transport, CompletionEngine& completion, const ProbeFn& probe,
+  SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& dmac, XlatChannel& xlat,
+           Transport& transport, CompletionEngine& completion, const ProbeFn& probe,
            StatRegistry& stats, const std::string& stat_group);
 
   // The firmware's local-operation port (fast registration, local invalidation); unset: such

@@ -263,7 +263,8 @@ TEST(PcieReadBound, TagsTimesMrrsOverRoundTrip) {
   uint64_t t0 = 0, t1 = 0;
   run_host_thread(*b.sys, "r", [&] {
     t0 = now_ps();
-    b.sys->card.dmac.read(1ull << 30, 65536, [&](DmacStatus, std::vector<uint8_t>&&) { t1 = now_ps(); });
+    b.sys->card.dmac.read(1ull << 30, 65536,
+                          [&](DmacStatus, std::vector<uint8_t>&&) { t1 = now_ps(); });
   });
   const double cycle_ps = 80 * 4000;
   const double expect_gbps = 8.0 * 512 / cycle_ps * 1000;
@@ -296,8 +297,9 @@ TEST(PcieDmac, ZeroIfCyclesRequestAtAClockedEdge) {
 
 TEST(PcieSplit, FourKiBBoundaryAndMps) {
   Bench b;
-  run_host_thread(*b.sys, "w",
-                  [&] { b.sys->card.dmac.write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1)); });
+  run_host_thread(*b.sys, "w", [&] {
+    b.sys->card.dmac.write((1ull << 30) + 4000, std::vector<uint8_t>(600, 1));
+  });
   // 4000..4095 (96 B), then 4096..4351 (256 B, MPS), then 4352..4599 (248 B).
   EXPECT_EQ(b.sys->link.count_tlps(PcieLink::kCard), 3u);
 }

@@ -110,7 +110,7 @@ TEST(RnicDmacLockstep, NextOldestTimesOutWhileTheOldestsCompletionIsTaken) {
   in.rq_addr = 0x10000;  // read 1: 1,024 B, tags 0 and 1 (MRds loaded at edges 4 and 5)
   in.rq_len = 1024;
   in.rq_id = 1;
-  clock();  // edge 3
+  clock();               // edge 3
   in.rq_addr = 0x20000;  // read 2: 64 B, tag 2
   in.rq_len = 64;
   in.rq_id = 2;

@@ -1,6 +1,6 @@
-// ddp_rx_parse's burst API and its swap boundary (models/rnic/rx_parse/ddp_rx_parse_ports.h): the header
-// result of every kind of segment (good tagged and untagged, Read Requests whole and cut short,
-// every header fault, too short to parse) through the pins equals the burst API's, field for
+// ddp_rx_parse's burst API and its swap boundary (models/rnic/rx_parse/ddp_rx_parse_ports.h): the
+// header result of every kind of segment (good tagged and untagged, Read Requests whole and cut
+// short, every header fault, too short to parse) through the pins equals the burst API's, field for
 // field; with back-to-back beats and ready outputs it is out at exactly the burst's cycle and
 // each segment starts exactly when the burst model's RX engine would take the next; under
 // valid/ready stalls the results and the payload bytes are the same. ddp_rx_parse_lockstep_test
