@@ -3,16 +3,19 @@
 // request and reply (RFC 6581 IRD/ORD), then FPDUs carrying an RDMA Write of three segments, a
 // Read Request and its two Read Response segments, and a Send, each acknowledged, and the
 // close. Prints one line per MPA message it wrote: "req", "rep", or the FPDU's RDMAP opcode.
+// With --engine the connection is made by two TcpConnection ends (models/tcp/tcp_connection.h).
 // The capture check (mpa_capture.py) runs Wireshark's own dissectors over it.
 //   mpa_capture OUT.pcap
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "models/rnic/ddp/ddp_rdmap.h"
 #include "models/tcp/ip_tcp.h"
 #include "models/tcp/mpa.h"
+#include "models/tcp/tcp_connection.h"
 #include "sim/pcap_writer.h"
 
 using namespace rnic;
@@ -96,9 +99,96 @@ rdmap::Segment untagged(rdmap::Opcode op, uint32_t msn) {
 
 }  // namespace
 
+// The same exchange made by two TcpConnection ends (models/tcp/tcp_connection.h): every segment
+// as it reaches the other end, 5 us after it was sent.
+int engine_capture(const char* path) {
+  PcapWriter pcap(path, false);
+  tcp::TcpConnConfig cfg;
+  tcp::TcpConnection a(cfg, 0x10000000, true), b(cfg, 0x20000000, false);
+  const End ea{{0x02, 0, 0, 0, 0, 0x0A}, 0x0A000001, 40000, 0};
+  const End eb{{0x02, 0, 0, 0, 0, 0x0B}, 0x0A000002, 4791, 0};
+  uint64_t now = 0;
+  const uint64_t delay = 5'000'000;
+  struct Fly {
+    bool to_b;
+    tcp::TcpConnection::Out o;
+  };
+  std::multimap<uint64_t, Fly> flying;
+  bool a_rdma = false, b_rdma = false;
+  auto emit = [&](tcp::TcpConnection& c, bool to_b) {
+    for (auto& o : c.poll(now)) flying.emplace(now + delay, Fly{to_b, std::move(o)});
+  };
+  auto run = [&] {
+    for (;;) {
+      emit(a, true);
+      emit(b, false);
+      uint64_t t = std::min(a.next_timer(), b.next_timer());
+      if (!flying.empty()) t = std::min(t, flying.begin()->first);
+      if (t == UINT64_MAX) return;
+      now = std::max(now, t);
+      while (!flying.empty() && flying.begin()->first <= now) {
+        Fly f = std::move(flying.begin()->second);
+        flying.erase(flying.begin());
+        const End& src = f.to_b ? ea : eb;
+        const End& dst = f.to_b ? eb : ea;
+        f.o.h.sport = src.port;
+        f.o.h.dport = dst.port;
+        tcp::Ipv4Header ip;
+        ip.src = src.ip;
+        ip.dst = dst.ip;
+        const auto fr = tcp::build_frame({dst.mac, src.mac, tcp::kEtherTypeIpv4}, ip, f.o.h,
+                                         f.o.payload.data(), f.o.payload.size());
+        pcap.write(now, fr.data(), fr.size());
+        // What Wireshark will show as an MPA message: the start-up frames, then each FPDU.
+        if (!f.o.payload.empty()) {
+          const bool rdma = f.to_b ? a_rdma : b_rdma;
+          if (!rdma)
+            fmt::print("{}\n", f.to_b ? "req" : "rep");
+          else
+            fmt::print("{}\n", f.o.payload[3] & 0x0F);  // the RDMAP opcode after the length
+          (f.to_b ? a_rdma : b_rdma) = true;
+        }
+        (f.to_b ? b : a).on_segment(f.o.h, f.o.payload.data(), f.o.payload.size(), false, now);
+      }
+      if (a.next_timer() <= now) a.on_timer(now);
+      if (b.next_timer() <= now) b.on_timer(now);
+    }
+  };
+  a.open(0);
+  b.open(0);
+  run();
+  if (!a.rdma_mode() || !b.rdma_mode()) return 1;
+  auto seg = [](const rdmap::Segment& s, const std::vector<uint8_t>& rest) {
+    std::vector<uint8_t> u(s.header_bytes());
+    rdmap::encode(s, u.data());
+    u.insert(u.end(), rest.begin(), rest.end());
+    return u;
+  };
+  const size_t full = a.max_ulpdu() - rdmap::kTaggedBytes;
+  uint64_t to = 0x1000;
+  for (int i = 0; i < 3; ++i) {
+    const size_t n = i < 2 ? full : 100;
+    a.send(seg(tagged(rdmap::Opcode::kWrite, 0x00001201, to, i == 2),
+               std::vector<uint8_t>(n, uint8_t(0x40 + i))));
+    to += n;
+  }
+  a.send(seg(untagged(rdmap::Opcode::kSend, 1), std::vector<uint8_t>(61, 0x33)));
+  b.send(seg(untagged(rdmap::Opcode::kSend, 1), std::vector<uint8_t>(500, 0x34)));
+  run();
+  a.close(now);
+  run();
+  b.close(now);
+  run();
+  return a.state() == tcp::TcpConnection::State::kDone &&
+                 b.state() == tcp::TcpConnection::State::kDone
+             ? 0
+             : 1;
+}
+
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--engine") return engine_capture(argv[2]);
   if (argc != 2) {
-    std::fprintf(stderr, "usage: mpa_capture OUT.pcap\n");
+    std::fprintf(stderr, "usage: mpa_capture [--engine] OUT.pcap\n");
     return 2;
   }
   Conn c(argv[1]);

@@ -1,0 +1,113 @@
+// One MPA/TCP connection as the TCP engine will run it, with no SystemC: the three-way
+// handshake with option negotiation (MSS, window scale, SACK-permitted, timestamps; RFC 9293,
+// RFC 7323, RFC 2018), MPA's start-up (RFC 5044 with RFC 6581's IRD/ORD: the active side sends
+// the request, the passive side the reply), then one FPDU per segment both ways through
+// TcpSender and TcpReceiver (tcp_logic.h), and the close (FIN both ways). The caller moves the
+// segments between two ends and calls it at the times things happen; what it returns from
+// poll() goes on the wire in that order.
+//
+// Timestamps: TSval is the sender's clock in microseconds; an ACK's TSecr gives the round trip
+// of the segment it echoes (RFC 7323), which feeds the retransmission timer.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "models/tcp/ip_tcp.h"
+#include "models/tcp/mpa.h"
+#include "models/tcp/tcp_logic.h"
+
+namespace rnic::tcp {
+
+struct TcpConnConfig {
+  TcpLogicConfig logic;
+  uint16_t mss = 1460;     // what this end announces (the MTU less 40)
+  uint8_t wscale = 7;      // this end's window scale
+  bool timestamps = true;  // offered (used when both ends offer)
+  bool sack = true;        // offered (used when both ends offer)
+  uint16_t ird = 16, ord = 16;
+};
+
+class TcpConnection {
+ public:
+  enum class State {
+    kClosed,
+    kListen,
+    kSynSent,
+    kSynRcvd,
+    kEstablished,
+    kFinWait,
+    kCloseWait,
+    kClosing,
+    kDone,
+    kFailed
+  };
+  enum class Mpa { kStartup, kRdma, kRejected };
+
+  // active: this end sends the SYN and the MPA request.
+  TcpConnection(const TcpConnConfig& cfg, uint32_t iss, bool active);
+
+  struct Out {
+    TcpHeader h;
+    std::vector<uint8_t> payload;
+  };
+  // Opens (active: a SYN; passive: waits for one).
+  void open(uint64_t now);
+  // A segment from the peer (checksums already checked).
+  void on_segment(const TcpHeader& h, const uint8_t* payload, size_t len, bool ce, uint64_t now);
+  // Whatever is due at `now`: the handshake's segments, FPDUs the windows allow, ACKs.
+  std::vector<Out> poll(uint64_t now);
+  // The next time poll() or on_timer() has something to do (UINT64_MAX: nothing).
+  uint64_t next_timer() const;
+  void on_timer(uint64_t now);
+
+  // Queues one ULPDU (a DDP segment) as one FPDU; false before RDMA mode or beyond the MSS.
+  bool send(const std::vector<uint8_t>& ulpdu);
+  // The ULPDUs delivered in order since the last call (each FPDU's CRC checked).
+  std::vector<std::vector<uint8_t>> take_received();
+  // The largest ULPDU one segment carries.
+  uint32_t max_ulpdu() const;
+  void close(uint64_t now);
+
+  State state() const { return state_; }
+  Mpa mpa() const { return mpa_; }
+  bool rdma_mode() const { return mpa_ == Mpa::kRdma && state_ == State::kEstablished; }
+  // What the peer asked for (its IRD/ORD in the MPA request or reply).
+  uint16_t peer_ird() const { return peer_ird_; }
+  uint16_t peer_ord() const { return peer_ord_; }
+  uint64_t crc_errors() const { return crc_errors_; }
+  const TcpSender* sender() const { return snd_ ? &*snd_ : nullptr; }
+
+ private:
+  TcpHeader header(uint8_t flags, uint64_t now) const;
+  void established(uint64_t now);
+  void deliver(const uint8_t* p, size_t len);
+  uint32_t ts(uint64_t now) const { return uint32_t(now / 1'000'000); }
+
+  TcpConnConfig cfg_;
+  bool active_;
+  State state_ = State::kClosed;
+  Mpa mpa_ = Mpa::kStartup;
+  uint32_t iss_, irs_ = 0;
+  // Negotiated.
+  bool use_ts_ = false, use_sack_ = false, use_ws_ = false;
+  uint8_t snd_scale_ = 0, rcv_scale_ = 0;  // the peer's scale (for its windows), ours
+  uint16_t peer_mss_ = 536;
+  uint32_t ts_recent_ = 0;
+  std::optional<TcpSender> snd_;
+  std::optional<TcpReceiver> rcv_;
+  std::map<uint32_t, std::vector<uint8_t>> tx_bytes_;  // queued segments' payloads, by seq
+  std::map<uint32_t, std::vector<uint8_t>> rx_held_;   // out-of-order payloads, by seq
+  std::vector<uint8_t> startup_;                       // MPA start-up bytes received so far
+  std::vector<std::vector<uint8_t>> received_;
+  bool syn_due_ = false, ack_due_ = false, fin_sent_ = false, fin_due_ = false;
+  uint64_t syn_at_ = UINT64_MAX;  // the SYN (or SYN-ACK) goes again then
+  uint64_t syn_rto_ = 0;
+  uint16_t peer_ird_ = 0, peer_ord_ = 0;
+  uint64_t crc_errors_ = 0;
+};
+
+}  // namespace rnic::tcp

@@ -1,0 +1,197 @@
+// Two MPA/TCP connection ends (models/tcp/tcp_connection.h) joined by a wire that delays every
+// segment and loses the ones a test names: the handshake and its options, MPA's start-up with
+// IRD/ORD, FPDUs both ways delivered once and in order through loss, a rejected start-up, the
+// close.
+#include "models/tcp/tcp_connection.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace rnic::tcp {
+namespace {
+
+constexpr uint64_t kUs = 1'000'000;
+
+struct Wire {
+  TcpConnection a, b;
+  uint64_t now = 0;
+  uint64_t delay = 5 * kUs;
+  struct InFlight {
+    uint64_t at;
+    bool to_b;
+    TcpConnection::Out o;
+  };
+  std::multimap<uint64_t, InFlight> flying;
+  std::function<bool(bool to_b, const TcpConnection::Out&)> lose;  // true: lost
+  uint64_t sent[2] = {0, 0}, lost = 0;
+
+  Wire(const TcpConnConfig& ca, const TcpConnConfig& cb)
+      : a(ca, 1000, true), b(cb, 0xFFFFFF00u, false) {}
+
+  void emit(TcpConnection& c, bool to_b) {
+    for (auto& o : c.poll(now)) {
+      ++sent[to_b ? 0 : 1];
+      if (lose && lose(to_b, o)) {
+        ++lost;
+        continue;
+      }
+      flying.emplace(now + delay, InFlight{now + delay, to_b, std::move(o)});
+    }
+  }
+  // Runs until nothing is left to do or `until`.
+  void run(uint64_t until = 1'000'000 * kUs) {
+    for (;;) {
+      emit(a, true);
+      emit(b, false);
+      uint64_t t = std::min(a.next_timer(), b.next_timer());
+      if (!flying.empty()) t = std::min(t, flying.begin()->first);
+      if (t == UINT64_MAX || t > until) return;
+      now = std::max(now, t);
+      while (!flying.empty() && flying.begin()->first <= now) {
+        InFlight f = std::move(flying.begin()->second);
+        flying.erase(flying.begin());
+        (f.to_b ? b : a).on_segment(f.o.h, f.o.payload.data(), f.o.payload.size(), false, now);
+      }
+      if (a.next_timer() <= now) a.on_timer(now);
+      if (b.next_timer() <= now) b.on_timer(now);
+    }
+  }
+};
+
+std::vector<uint8_t> ulpdu(uint32_t n, uint32_t tag) {
+  std::vector<uint8_t> u(n);
+  for (uint32_t i = 0; i < n; ++i) u[i] = uint8_t(tag * 31 + i);
+  return u;
+}
+
+TEST(TcpConnection, HandshakeNegotiatesOptionsAndMpaExchangesIrdOrd) {
+  TcpConnConfig ca, cb;
+  ca.ird = 8, ca.ord = 4;
+  cb.ird = 16, cb.ord = 2;
+  Wire w(ca, cb);
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  ASSERT_TRUE(w.a.rdma_mode());
+  ASSERT_TRUE(w.b.rdma_mode());
+  EXPECT_EQ(w.b.peer_ird(), 8);
+  EXPECT_EQ(w.b.peer_ord(), 4);
+  EXPECT_EQ(w.a.peer_ird(), 16);
+  EXPECT_EQ(w.a.peer_ord(), 2);
+  // A 1460-byte MSS less the 12-byte timestamps option: 1448 bytes a segment, 1442 of ULPDU.
+  EXPECT_EQ(w.a.max_ulpdu(), 1442u);
+  EXPECT_EQ(w.a.sender()->una(), w.a.sender()->end());  // the MPA request acknowledged
+}
+
+TEST(TcpConnection, FpdusArriveOnceAndInOrderThroughLoss) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  // Every 13th data segment from a is lost the first time it is sent, and every 7th from b.
+  std::set<uint32_t> dropped;
+  uint32_t n[2] = {0, 0};
+  w.lose = [&](bool to_b, const TcpConnection::Out& o) {
+    if (o.payload.empty()) return false;
+    const uint32_t key = o.h.seq ^ (to_b ? 0 : 0x80000000u);
+    if (dropped.count(key)) return false;
+    if (++n[to_b] % (to_b ? 13 : 7) != 0) return false;
+    dropped.insert(key);
+    return true;
+  };
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  ASSERT_TRUE(w.a.rdma_mode() && w.b.rdma_mode());
+  for (uint32_t i = 0; i < 300; ++i) ASSERT_TRUE(w.a.send(ulpdu(i % 5 == 0 ? 77 : 1442, i)));
+  for (uint32_t i = 0; i < 60; ++i) ASSERT_TRUE(w.b.send(ulpdu(200, 1000 + i)));
+  w.run();
+  const auto at_b = w.b.take_received();
+  const auto at_a = w.a.take_received();
+  ASSERT_EQ(at_b.size(), 300u);
+  ASSERT_EQ(at_a.size(), 60u);
+  for (uint32_t i = 0; i < 300; ++i) EXPECT_EQ(at_b[i], ulpdu(i % 5 == 0 ? 77 : 1442, i)) << i;
+  for (uint32_t i = 0; i < 60; ++i) EXPECT_EQ(at_a[i], ulpdu(200, 1000 + i)) << i;
+  EXPECT_GT(w.lost, 20u);
+  EXPECT_GE(w.a.sender()->retransmits(), 20u);
+  EXPECT_EQ(w.a.crc_errors() + w.b.crc_errors(), 0u);
+  EXPECT_FALSE(w.a.sender()->outstanding());
+}
+
+TEST(TcpConnection, LostHandshakeSegmentsGoAgain) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  int lost_syn = 0, lost_synack = 0;
+  w.lose = [&](bool to_b, const TcpConnection::Out& o) {
+    if (to_b && o.h.flags == kSyn && lost_syn++ == 0) return true;
+    if (!to_b && o.h.flags == (kSyn | kAck) && lost_synack++ == 0) return true;
+    return false;
+  };
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  EXPECT_TRUE(w.a.rdma_mode());
+  EXPECT_TRUE(w.b.rdma_mode());
+  EXPECT_EQ(lost_syn, 2);
+  EXPECT_EQ(lost_synack, 2);
+  // The SYN went again after 1 ms, the SYN-ACK after 1 ms more: the start-up took over 2 ms.
+  EXPECT_GT(w.now, 2000 * kUs);
+}
+
+TEST(TcpConnection, ARequestForMarkersIsRejected) {
+  TcpConnConfig c;
+  TcpConnection b(c, 5000, false);
+  b.open(0);
+  TcpHeader syn;
+  syn.flags = kSyn;
+  syn.seq = 77;
+  syn.opt.mss = 1460;
+  b.on_segment(syn, nullptr, 0, false, 0);
+  const auto synack = b.poll(0);
+  ASSERT_EQ(synack.size(), 1u);
+  EXPECT_EQ(synack[0].h.flags, kSyn | kAck);
+  EXPECT_EQ(synack[0].h.opt.wscale, -1);  // the SYN offered no window scale: none either way
+  EXPECT_FALSE(synack[0].h.opt.timestamps);
+  mpa::StartFrame req;
+  req.markers = true;
+  const auto bytes = mpa::encode_start(req);
+  TcpHeader h;
+  h.flags = kAck | kPsh;
+  h.seq = 78;
+  h.ack = 5001;
+  h.window = 0xFFFF;
+  b.on_segment(h, bytes.data(), bytes.size(), false, 1);
+  EXPECT_EQ(b.mpa(), TcpConnection::Mpa::kRejected);
+  const auto reply = b.poll(2);
+  ASSERT_FALSE(reply.empty());
+  mpa::StartFrame rep;
+  size_t used = 0;
+  ASSERT_EQ(mpa::decode_start(reply[0].payload.data(), reply[0].payload.size(), &rep, &used),
+            mpa::StartError::kOk);
+  EXPECT_TRUE(rep.reply);
+  EXPECT_TRUE(rep.reject);
+  EXPECT_FALSE(b.send(ulpdu(10, 1)));
+}
+
+TEST(TcpConnection, CloseEndsBothSides) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
+  w.run();
+  w.a.close(w.now);
+  w.run();
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kCloseWait);
+  w.b.close(w.now);
+  w.run();
+  EXPECT_EQ(w.a.state(), TcpConnection::State::kDone);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kDone);
+  EXPECT_EQ(w.b.take_received().size(), 1u);
+}
+
+}  // namespace
+}  // namespace rnic::tcp
