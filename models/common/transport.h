@@ -24,15 +24,36 @@ namespace rnic {
 // EFE names a peer card by its MAC address.
 using TransportPeer = MacAddr;
 
+// What one run of sequence numbers and acknowledgements goes over: the EFE's channel to a peer
+// card (qpn 0), or a connection per QP (MPA over TCP: qpn is the remote QP's; QP 0 is never a
+// connected QP). A peer alone converts to its stream of qpn 0.
+struct TransportStream {
+  TransportPeer peer{};
+  uint32_t qpn = 0;
+  TransportStream() = default;
+  TransportStream(const TransportPeer& p, uint32_t q = 0) : peer(p), qpn(q) {}  // NOLINT
+  bool operator==(const TransportStream& o) const { return peer == o.peer && qpn == o.qpn; }
+  bool operator!=(const TransportStream& o) const { return !(*this == o); }
+  bool operator<(const TransportStream& o) const {
+    return peer < o.peer || (peer == o.peer && qpn < o.qpn);
+  }
+  // Whether a QP connected to (peer, its remote QPN) runs on this stream.
+  bool carries(const TransportPeer& p, uint32_t remote_qpn) const {
+    return peer == p && (qpn == 0 || qpn == remote_qpn);
+  }
+};
+
 // A DDP segment handed up to the engines, with what the transport carried beside it.
 struct TransportSegment {
   TransportPeer src{};
+  uint32_t src_qpn = 0;  // the stream's remote QPN (0: a stream per peer)
   uint32_t seq = 0;      // the transport's sequence number of the segment (validated, refuse)
   uint32_t dst_qpn = 0;  // the QP it is for
   bool ar = false;       // the sender asks for an acknowledgement when it is validated
   bool rq = false;       // dst_qpn is the QPN this card addressed at src (a reset)
   std::vector<uint8_t> ddp;
-  uint32_t gen = 0;  // the peer's receive generation when it was handed up (refuse())
+  uint32_t gen = 0;  // the stream's receive generation when it was handed up (refuse())
+  TransportStream stream() const { return {src, src_qpn}; }
 };
 
 class Transport {
@@ -41,27 +62,31 @@ class Transport {
 
   // The largest DDP segment (DDP and RDMAP headers and payload) one frame carries.
   virtual uint32_t max_ddp_bytes() const = 0;
-  // Whether a segment of `bytes` to dst would be taken now; when not, on_space says when to ask
-  // again.
-  virtual bool can_send(const TransportPeer& dst, size_t bytes) = 0;
-  // Sends one segment; returns its sequence number, which on_ack names. ar: the peer
+  // The stream a QP connected to (peer, remote_qpn) sends on.
+  virtual TransportStream stream(const TransportPeer& peer, uint32_t remote_qpn) const = 0;
+  // Whether a segment of `bytes` on stream s would be taken now; when not, on_space says when to
+  // ask again.
+  virtual bool can_send(const TransportStream& s, size_t bytes) = 0;
+  // Sends one segment on s; returns its sequence number on s, which on_ack names. ar: the peer
   // acknowledges it once validated. rq: dst_qpn is reflected (a reset).
-  virtual uint32_t send(const TransportPeer& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp,
+  virtual uint32_t send(const TransportStream& s, uint32_t dst_qpn, std::vector<uint8_t> ddp,
                         bool ar, bool rq = false) = 0;
-  // The engines validated segment seq from peer (it passed its checks): the transport may
+  // The engines validated segment seq of stream s (it passed its checks): the transport may
   // acknowledge it (ar: the sender asked for that).
-  virtual void validated(const TransportPeer& peer, uint32_t seq, bool ar) = 0;
-  // The card cannot place segment seq from peer yet (on-demand paging: its page is being
-  // brought in). It and every later segment from that peer are taken back as if never received
-  // (the engines drop those they still hold: their gen is older than the one returned) and the
-  // peer sends them again later, no retry spent.
-  virtual uint32_t refuse(const TransportPeer& peer, uint32_t seq) = 0;
+  virtual void validated(const TransportStream& s, uint32_t seq, bool ar) = 0;
+  // The card cannot place segment seq of stream s yet (on-demand paging: its page is being
+  // brought in). It and every later segment of s are taken back as if never received (the
+  // engines drop those they still hold: their gen is older than the one returned) and the peer
+  // sends them again later, no retry spent.
+  virtual uint32_t refuse(const TransportStream& s, uint32_t seq) = 0;
   // The peer as logs name it (the EFE: its MAC, 02:00:00:00:00:01).
   virtual std::string peer_name(const TransportPeer& peer) const = 0;
 
   std::function<void(TransportSegment&&)> on_segment;
-  std::function<void(const TransportPeer& peer, uint32_t ack)> on_ack;
-  std::function<void(const TransportPeer& peer)> on_failed;
+  // Everything sent on s before sequence number `ack` is acknowledged.
+  std::function<void(const TransportStream& s, uint32_t ack)> on_ack;
+  // Stream s failed for good.
+  std::function<void(const TransportStream& s)> on_failed;
   std::function<void()> on_space;
   // Whether the card can place a segment for dst_qpn now (unset: always). A segment in sequence
   // it cannot is refused as for a full receive buffer (the firmware's on-demand paging parks a

@@ -401,7 +401,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
         p.delivered.emplace_back(h.seq, h.length);
         rx_buffered_ += h.length;
         const uint8_t* ddp = f->data() + eth::kHeaderBytes + kHeaderBytes;
-        RxSegment s{eh.src, h.seq, h.dst_qpn, h.ar, h.rq, take_bytes(h.length), p.rx_gen};
+        RxSegment s{eh.src, 0, h.seq, h.dst_qpn, h.ar, h.rq, take_bytes(h.length), p.rx_gen};
         s.ddp.assign(ddp, ddp + h.length);
         if (on_segment) on_segment(std::move(s));
         if (p.held && !seq_before(p.rx.expected(), p.held_needs)) {

@@ -89,12 +89,23 @@ class Efe : public sc_core::sc_module, public Transport {
   // delay. A DATA frame in sequence that can_take says no to is answered RNR, as for a full
   // receive buffer.
   uint32_t max_ddp_bytes() const override { return port_.mtu() - uint32_t(kHeaderBytes); }
-  bool can_send(const eth::Mac& dst, size_t bytes) override;
+  // One stream per peer card.
+  TransportStream stream(const eth::Mac& peer, uint32_t) const override { return {peer, 0}; }
+  bool can_send(const TransportStream& s, size_t bytes) override { return can_send(s.peer, bytes); }
+  uint32_t send(const TransportStream& s, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
+                bool rq) override {
+    return send(s.peer, dst_qpn, std::move(ddp), ar, rq);
+  }
+  void validated(const TransportStream& s, uint32_t seq, bool ar) override {
+    validated(s.peer, seq, ar);
+  }
+  uint32_t refuse(const TransportStream& s, uint32_t seq) override { return refuse(s.peer, seq); }
+  bool can_send(const eth::Mac& dst, size_t bytes);
   // Returns the SEQ the frame carries. rq: dst_qpn is reflected (efe_header.h).
   uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
-                bool rq = false) override;
-  void validated(const eth::Mac& peer, uint32_t seq, bool ar) override;
-  uint32_t refuse(const eth::Mac& peer, uint32_t seq) override;
+                bool rq = false);
+  void validated(const eth::Mac& peer, uint32_t seq, bool ar);
+  uint32_t refuse(const eth::Mac& peer, uint32_t seq);
   std::string peer_name(const eth::Mac& peer) const override { return eth::to_string(peer); }
 
   std::function<void(std::vector<uint8_t>& ddp)> tx_fault;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/common/bytes.h"
+#include "models/common/transport.h"
 #include "models/rnic/abi/codes.h"
 #include "models/rnic/abi/wqe.h"
 #include "models/rnic/ddp/ddp_rdmap.h"
@@ -95,7 +96,7 @@ struct QpErrorMsg {
 // RX engine -> SQ engine: the EFE acknowledged every segment to `peer` before SEQ `ack`; or
 // (failed) the EFE's channel to `peer` failed: nothing sent to it will be acknowledged.
 struct AckMsg {
-  MacAddr peer{};
+  TransportStream stream;  // everything sent on it before `ack` is acknowledged
   uint32_t ack = 0;
   bool failed = false;
 };

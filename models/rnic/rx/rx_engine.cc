@@ -78,17 +78,17 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
     it.seg = std::move(s);
     push(std::move(it));
   };
-  transport_.on_ack = [this](const MacAddr& peer, uint32_t ack) {
+  transport_.on_ack = [this](const TransportStream& stream, uint32_t ack) {
     RxItem it;
     it.is_ack = true;
-    it.peer = peer;
+    it.stream = stream;
     it.ack = ack;
     push(std::move(it));
   };
-  transport_.on_failed = [this](const MacAddr& peer) {
+  transport_.on_failed = [this](const TransportStream& stream) {
     RxItem it;
     it.failed = true;
-    it.peer = peer;
+    it.stream = stream;
     push(std::move(it));
   };
   in.wqe.bind(eq_, [this](WqeMsg&& m) {
@@ -150,11 +150,11 @@ void RxEngine::step() {
     rx_q_.pop_front();
     if (it.is_ack) {
       mark_(CoreProbe::kAck, 0, now_ps());
-      out.ack->send({it.peer, it.ack});
+      out.ack->send({it.stream, it.ack});
       continue;
     }
     if (it.failed) {
-      channel_failed(it.peer);
+      channel_failed(it.stream);
       continue;
     }
     mark_(CoreProbe::kRxStart, it.seg.dst_qpn, now_ps(),
@@ -222,16 +222,16 @@ bool RxEngine::faulted(Verdict* v, XlatStatus st, const XlatFault& f) {
 
 bool RxEngine::stale(const RxSegment& s) const {
   if (rx_gen_.empty()) return false;
-  const auto it = rx_gen_.find(s.src);
+  const auto it = rx_gen_.find(s.stream());
   return it != rx_gen_.end() && it->second != s.gen;
 }
 
 void RxEngine::refuse(uint32_t qpn, const Seg& s, RxDecision& d) {
-  rx_gen_[s->src] = transport_.refuse(s->src, s->seq);
+  rx_gen_[s->stream()] = transport_.refuse(s->stream(), s->seq);
   ++rx_refused_;
   // Newest first: the later segments from the peer, then this one.
   for (auto it = verdicts_.rbegin(); it != verdicts_.rend(); ++it) {
-    if (it->refused || !it->seg || it->seg->src != s->src) continue;
+    if (it->refused || !it->seg || it->seg->stream() != s->stream()) continue;
     it->refused = true;
     ++rx_refused_;
     if (it->qpn < ctx_.size() && still(it->qpn, it->epoch)) logic_.undo(it->qpn, it->d);
@@ -509,15 +509,15 @@ void RxEngine::read_timed_out(uint32_t qpn) {
 // awaited acknowledgement of from that peer, and each QP connected to it goes to ERROR with a QP
 // fatal event, its oldest outstanding WR completing IBV_WC_RETRY_EXC_ERR (the rest flush). The
 // host interface closes each stream: the peer hears when the channel is back.
-void RxEngine::channel_failed(const MacAddr& peer) {
+void RxEngine::channel_failed(const TransportStream& stream) {
   AckMsg a;
-  a.peer = peer;
+  a.stream = stream;
   a.failed = true;
   out.ack->send(a);
   for (uint32_t q = 0; q < ctx_.size(); ++q) {
-    if (!ctx_[q].receives() || ctx_[q].peer_mac != peer) continue;
+    if (!ctx_[q].receives() || !stream.carries(ctx_[q].peer_mac, ctx_[q].peer_qpn)) continue;
     log::info("{}: QP {}: the channel to {} failed: retry exceeded", name(), q,
-              transport_.peer_name(peer));
+              transport_.peer_name(stream.peer));
     PeerTermMsg m;
     m.qpn = q;
     m.status = abi::kCqeRetryExceeded;

@@ -109,9 +109,9 @@ class RxEngine : public sc_core::sc_module {
  private:
   struct RxItem {
     bool is_ack = false;
-    bool failed = false;  // the EFE's channel to `peer` failed
+    bool failed = false;  // the transport's stream failed
     RxSegment seg;
-    MacAddr peer{};
+    TransportStream stream;
     uint32_t ack = 0;
   };
   // A segment decided, waiting for its translation and its turn (the callbacks on its way hold
@@ -156,13 +156,13 @@ class RxEngine : public sc_core::sc_module {
   void notify_read_timer(uint64_t t_ps);
   void read_timer_fire();
   void read_timed_out(uint32_t qpn);
-  void channel_failed(const MacAddr& peer);
+  void channel_failed(const TransportStream& stream);
   // The QP connected to QPN peer_qpn at `peer` (ctx_.size(): none).
   uint32_t connected_to(const MacAddr& peer, uint32_t peer_qpn) const;
   bool still(uint32_t qpn, uint64_t epoch) const {
     return ctx_[qpn].receives() && ctx_[qpn].epoch == epoch;
   }
-  void validated(const Seg& s) { transport_.validated(s->src, s->seq, s->ar); }
+  void validated(const Seg& s) { transport_.validated(s->stream(), s->seq, s->ar); }
   void place(uint32_t qpn, const Seg& sp, const std::vector<XlatChunk>& chunks,
              const uint8_t* data);
   void post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes);
@@ -201,7 +201,7 @@ class RxEngine : public sc_core::sc_module {
   // last one (its next fault is an error); per peer the EFE's receive generation after the
   // last refusal (older segments are dropped unseen).
   std::vector<bool> parked_, fault_failed_;
-  std::map<MacAddr, uint32_t> rx_gen_;
+  std::map<TransportStream, uint32_t> rx_gen_;
 
   Counter &rx_refused_, &rx_segments_, &rx_payload_bytes_, &rx_dropped_, &rx_resets_,
       &read_timeouts_, &rx_reads_dropped_, &rx_terminates_, &rx_errors_;

@@ -64,7 +64,7 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
   });
   in.update.bind(eq_, [this](QpUpdate&& u) { on_update(std::move(u)); });
   in.ack.bind(eq_, [this](AckMsg&& m) {
-    auto it = unacked_.find(m.peer);
+    auto it = unacked_.find(m.stream);
     if (it == unacked_.end()) return;
     if (m.failed) return it->second.clear();  // its QPs error and flush
     std::deque<Unacked>& d = it->second;
@@ -199,7 +199,7 @@ SqEngine::TxSeg* SqEngine::new_seg(uint32_t qpn) {
   auto s = std::make_unique<TxSeg>();
   s->number = ++segs_made_;
   s->qpn = qpn;
-  s->dst = ctx_[qpn].peer_mac;
+  s->dst = transport_.stream(ctx_[qpn].peer_mac, ctx_[qpn].peer_qpn);
   s->dst_qpn = ctx_[qpn].peer_qpn;
   TxSeg* p = s.get();
   count_peer(p->dst, 1);
@@ -207,7 +207,7 @@ SqEngine::TxSeg* SqEngine::new_seg(uint32_t qpn) {
   return p;
 }
 
-void SqEngine::count_peer(const MacAddr& m, int d) {
+void SqEngine::count_peer(const TransportStream& m, int d) {
   for (auto& [mac, n] : tx_peers_)
     if (mac == m) {
       n = uint32_t(int64_t(n) + d);
@@ -216,7 +216,7 @@ void SqEngine::count_peer(const MacAddr& m, int d) {
   tx_peers_.push_back({m, uint32_t(d)});
 }
 
-uint32_t SqEngine::queued_for(const MacAddr& m) const {
+uint32_t SqEngine::queued_for(const TransportStream& m) const {
   for (const auto& [mac, n] : tx_peers_)
     if (mac == m) return n;
   return 0;
@@ -394,9 +394,9 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
   tx_buffered_ += len;
   if (last) {
     const uint32_t index = e.index;
-    const MacAddr peer = ctx_[qpn].peer_mac;
-    s->on_sent = [this, qpn, index, peer](uint32_t seq) {
-      unacked_[peer].push_back({qpn, index, seq});
+    const TransportStream stream = s->dst;
+    s->on_sent = [this, qpn, index, stream](uint32_t seq) {
+      unacked_[stream].push_back({qpn, index, seq});
     };
   }
   mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
@@ -679,8 +679,8 @@ void SqEngine::send_terminate(uint32_t qpn, const rdmap::TermCause& why, const r
   }
   auto s = std::make_unique<TxSeg>();
   s->qpn = qpn;
-  s->dst = to ? to->peer_mac : ctx_[qpn].peer_mac;
   s->dst_qpn = to ? to->peer_qpn : ctx_[qpn].peer_qpn;
+  s->dst = transport_.stream(to ? to->peer_mac : ctx_[qpn].peer_mac, s->dst_qpn);
   s->ddp = rdmap::terminate_segment(t, q.term_msn++);
   queue_terminate(std::move(s), token);
 }
@@ -691,7 +691,7 @@ void SqEngine::send_reset(const ResetMsg& m) {
   rdmap::Terminate t;
   t.cause = {rdmap::Layer::kLlp, 0, 0x00};
   auto s = std::make_unique<TxSeg>();
-  s->dst = m.to;
+  s->dst = transport_.stream(m.to, m.qpn);
   s->qpn = m.qpn;  // for probes: the QPN it answers (the sender's numbering)
   s->dst_qpn = m.qpn;
   s->rq = true;

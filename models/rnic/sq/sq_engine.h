@@ -112,7 +112,7 @@ class SqEngine : public sc_core::sc_module {
   struct TxSeg {
     uint64_t number = 0;  // the core's count of segments made (the probe's tag)
     uint32_t qpn = 0;
-    MacAddr dst{};
+    TransportStream dst;  // the transport's stream to the QP's peer
     uint32_t dst_qpn = 0;
     std::vector<uint8_t> ddp;
     uint32_t payload = 0;
@@ -211,11 +211,11 @@ class SqEngine : public sc_core::sc_module {
   uint64_t tx_next_ps_ = 0;  // earliest edge for the next issue
   std::deque<std::unique_ptr<TxSeg>> tx_q_;
   uint64_t tx_buffered_ = 0;
-  std::vector<MacAddr> held_;  // peers whose EFE channel is full, during one tx_emit
-  std::vector<std::pair<MacAddr, uint32_t>> tx_peers_;  // segments queued per peer
-  void count_peer(const MacAddr& m, int d);
-  uint32_t queued_for(const MacAddr& m) const;
-  std::map<MacAddr, std::deque<Unacked>> unacked_;  // per peer
+  std::vector<TransportStream> held_;  // streams with no room, during one tx_emit
+  std::vector<std::pair<TransportStream, uint32_t>> tx_peers_;  // segments queued per stream
+  void count_peer(const TransportStream& m, int d);
+  uint32_t queued_for(const TransportStream& m) const;
+  std::map<TransportStream, std::deque<Unacked>> unacked_;  // per stream
 
   Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_, &fetch_errors_,
       &responses_unsent_;

@@ -63,10 +63,12 @@ struct Pair {
         else
           self->validated(s.src, s.seq, s.ar);
       };
-      e->on_ack = [this, w](const eth::Mac&, uint32_t ack) {
+      e->on_ack = [this, w](const TransportStream&, uint32_t ack) {
         events.push_back({w, "ack " + std::to_string(ack), now_ps()});
       };
-      e->on_failed = [this, w](const eth::Mac&) { events.push_back({w, "failed", now_ps()}); };
+      e->on_failed = [this, w](const TransportStream&) {
+        events.push_back({w, "failed", now_ps()});
+      };
     }
   }
   uint64_t counter(const std::string& g, const char* n) {
