@@ -93,8 +93,9 @@ struct QpErrorMsg {
   bool peer_told = false;
 };
 
-// RX engine -> SQ engine: the EFE acknowledged every segment to `peer` before SEQ `ack`; or
-// (failed) the EFE's channel to `peer` failed: nothing sent to it will be acknowledged.
+// RX engine -> SQ engine: the transport acknowledged every segment sent on `stream` before
+// `ack` (the EFE: its channel to a peer card, ack an EFE SEQ); or (failed) the stream failed:
+// nothing sent on it will be acknowledged.
 struct AckMsg {
   TransportStream stream;  // everything sent on it before `ack` is acknowledged
   uint32_t ack = 0;

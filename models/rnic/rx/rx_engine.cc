@@ -505,9 +505,9 @@ void RxEngine::read_timed_out(uint32_t qpn) {
   out.error->send({qpn, kNoAsyncEvent, false});
 }
 
-// The EFE gave up on the channel to `peer` (docs/errors.md): the SQ engine forgets what it
-// awaited acknowledgement of from that peer, and each QP connected to it goes to ERROR with a QP
-// fatal event, its oldest outstanding WR completing IBV_WC_RETRY_EXC_ERR (the rest flush). The
+// The transport gave up on a stream (the EFE: its channel to a peer card; docs/errors.md): the
+// SQ engine forgets what it awaited acknowledgement of on it, and each QP on it goes to ERROR with
+// a QP fatal event, its oldest outstanding WR completing IBV_WC_RETRY_EXC_ERR (the rest flush). The
 // host interface closes each stream: the peer hears when the channel is back.
 void RxEngine::channel_failed(const TransportStream& stream) {
   AckMsg a;

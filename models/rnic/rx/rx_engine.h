@@ -40,8 +40,8 @@
 //              spent); their decisions are taken back; the QP waits on the fault (the EFE
 //              answers its segments RNR) until the firmware resumes it. Segments from that peer
 //              given before the refusal are dropped unseen when they reach the engine.
-//   Failure    the EFE's channel to a peer failed (its retry limit): on the edge it is taken,
-//              every QP connected to that peer goes to ERROR with a QP fatal event, its oldest
+//   Failure    a transport stream failed (the EFE's channel to a peer at its retry limit): on
+//              the edge it is taken, every QP on it goes to ERROR with a QP fatal event, its oldest
 //              outstanding WR completing IBV_WC_RETRY_EXC_ERR and the rest flushed.
 // Depths: the RX FIFO holds what the EFE gave and the engine has not taken; the EFE bounds it
 //   (efe.rx_buffer_bytes of segments not yet validated, beyond it RNR; its largest depth is a
@@ -198,8 +198,8 @@ class RxEngine : public sc_core::sc_module {
   uint64_t stall_token_ = 0;
 
   // On-demand paging: per QP whether it waits on a fault, and whether the driver failed the
-  // last one (its next fault is an error); per peer the EFE's receive generation after the
-  // last refusal (older segments are dropped unseen).
+  // last one (its next fault is an error); per stream the transport's receive generation after
+  // the last refusal (older segments are dropped unseen).
   std::vector<bool> parked_, fault_failed_;
   std::map<TransportStream, uint32_t> rx_gen_;
 

@@ -594,8 +594,8 @@ void SqEngine::seg_ready(TxSeg* s) {
 
 void SqEngine::tx_emit() {
   bool freed = false;
-  // Segments leave in issue order per peer; a peer whose EFE channel has no room holds back its
-  // own segments only.
+  // Segments leave in issue order per transport stream (the EFE: per peer card); a stream with
+  // no room holds back its own segments only.
   held_.clear();
   size_t i = 0;
   size_t blocked = 0;  // segments at i or after whose peer is held
