@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -43,6 +44,20 @@ struct Bench {
     b->set_receiver([this](const EthMac::FramePtr& f) { got.push_back(*f); });
   }
   uint64_t counter(const char* g, const char* n) { return stats.group(g).counter(n, "", "").value; }
+
+  // a and c each send n frames to b as fast as their MACs take them (make(from_a, i) is the
+  // i-th), then the simulation runs to its end.
+  void both_send(int n, std::function<EthMac::Frame(bool from_a, int i)> make) {
+    auto fill = [this, n, make, sent_a = 0, sent_c = 0]() mutable {
+      while (sent_a < n && a->can_send()) a->send(make(true, sent_a++));
+      while (sent_c < n && c->can_send()) c->send(make(false, sent_c++));
+    };
+    auto shared = std::make_shared<decltype(fill)>(std::move(fill));
+    a->set_space_callback([shared] { (*shared)(); });
+    c->set_space_callback([shared] { (*shared)(); });
+    (*shared)();
+    sc_core::sc_start();
+  }
 };
 
 // A 1514 B frame to b (an EFE DATA frame when efe is set: type 0 in the byte after the header).
@@ -108,15 +123,9 @@ TEST(EthSwitch, TheOutputQueueIsBoundedAndDropsAtTheTail) {
   SwitchConfig cfg;
   cfg.port_buffer_bytes = 9000;
   Bench t(cfg);
-  int sent_a = 0, sent_c = 0;
-  auto fill = [&] {
-    while (sent_a < 12 && t.a->can_send()) t.a->send(frame(kA, uint8_t(sent_a++)));
-    while (sent_c < 12 && t.c->can_send()) t.c->send(frame(kC, uint8_t(100 + sent_c++)));
-  };
-  t.a->set_space_callback(fill);
-  t.c->set_space_callback(fill);
-  fill();
-  sc_core::sc_start();
+  t.both_send(12, [](bool from_a, int i) {
+    return from_a ? frame(kA, uint8_t(i)) : frame(kC, uint8_t(100 + i));
+  });
   const uint64_t drops = t.counter("sw.p1", "tail_drops");
   EXPECT_GT(drops, 0u);
   EXPECT_EQ(t.counter("sw.p1", "tx_frames") + drops, 24u);
@@ -130,15 +139,9 @@ TEST(EthSwitch, FramesJoiningALongQueueAreMarkedCe) {
   SwitchConfig cfg;
   cfg.ecn_bytes = 3000;
   Bench t(cfg);
-  int sent_a = 0, sent_c = 0;
-  auto fill = [&] {
-    while (sent_a < 6 && t.a->can_send()) t.a->send(frame(kA, uint8_t(sent_a++)));
-    while (sent_c < 6 && t.c->can_send()) t.c->send(frame(kC, uint8_t(100 + sent_c++)));
-  };
-  t.a->set_space_callback(fill);
-  t.c->set_space_callback(fill);
-  fill();
-  sc_core::sc_start();
+  t.both_send(6, [](bool from_a, int i) {
+    return from_a ? frame(kA, uint8_t(i)) : frame(kC, uint8_t(100 + i));
+  });
   ASSERT_EQ(t.got.size(), 12u);
   EXPECT_EQ(t.counter("b", "rx_fcs_errors"), 0u) << "the FCS follows the mark";
   uint64_t marked = 0;
@@ -178,18 +181,11 @@ TEST(EthSwitch, EcnCapableIpv4FramesAreMarkedCe) {
   SwitchConfig cfg;
   cfg.ecn_bytes = 3000;
   Bench t(cfg);
-  int sent_a = 0, sent_c = 0;
-  auto fill = [&] {
-    while (sent_a < 6 && t.a->can_send()) {
-      t.a->send(ipv4_frame(kA, uint8_t(sent_a), sent_a % 3 == 2 ? 0 : 2));  // every third: not-ECT
-      ++sent_a;
-    }
-    while (sent_c < 6 && t.c->can_send()) t.c->send(ipv4_frame(kC, uint8_t(100 + sent_c++), 1));
-  };
-  t.a->set_space_callback(fill);
-  t.c->set_space_callback(fill);
-  fill();
-  sc_core::sc_start();
+  // From a ECT(0), every third not ECN-capable; from c ECT(1).
+  t.both_send(6, [](bool from_a, int i) {
+    return from_a ? ipv4_frame(kA, uint8_t(i), i % 3 == 2 ? 0 : 2)
+                  : ipv4_frame(kC, uint8_t(100 + i), 1);
+  });
   ASSERT_EQ(t.got.size(), 12u);
   EXPECT_EQ(t.counter("b", "rx_fcs_errors"), 0u) << "the FCS follows the mark";
   uint64_t marked = 0, not_ect_marked = 0;
