@@ -24,12 +24,9 @@ uint32_t TcpConnection::max_ulpdu() const {
 TcpHeader TcpConnection::header(uint8_t flags, uint64_t now) const {
   TcpHeader h;
   h.flags = flags;
-  h.seq = snd_ ? snd_->nxt() + (fin_sent_ ? 1 : 0) : iss_ + 1;
+  h.seq = snd_ ? snd_->nxt() : iss_ + 1;
   if (rcv_) {
-    h.ack =
-        rcv_->rcv_nxt() +
-        (state_ == State::kCloseWait || state_ == State::kClosing || state_ == State::kDone ? 1
-                                                                                            : 0);
+    h.ack = rcv_->rcv_nxt() + (peer_fin_ ? 1 : 0);
     h.window = uint16_t(std::min<uint32_t>(rcv_->window() >> rcv_scale_, 0xFFFF));
     if (use_sack_) {
       for (const SackBlock& b : rcv_->sack_blocks()) h.opt.sack.emplace_back(b.left, b.right);
@@ -131,10 +128,7 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
     snd_->on_ack(a, now);
     for (auto it = tx_bytes_.begin(); it != tx_bytes_.end() && seq_lt(it->first, snd_->una());)
       it = tx_bytes_.erase(it);
-    if (fin_sent_ && h.ack == snd_->end() + 1 &&
-        (state_ == State::kClosing || state_ == State::kFinWait)) {
-      if (state_ == State::kClosing) state_ = State::kDone;
-    }
+    if (fin_acked() && peer_fin_) state_ = State::kDone;
   }
   if (h.flags & kCwr) rcv_->on_cwr();
   if (len > 0) {
@@ -149,10 +143,10 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
     if (rx.ack_now) ack_due_ = true;
   }
   if ((h.flags & kFin) && h.seq + uint32_t(len) == rcv_->rcv_nxt()) {
-    if (state_ == State::kEstablished)
-      state_ = State::kCloseWait;
-    else if (state_ == State::kFinWait)
-      state_ = State::kDone;
+    peer_fin_ = true;  // (again, when our ACK of it was lost: acknowledged again)
+    if (state_ == State::kEstablished) state_ = State::kCloseWait;
+    if (state_ == State::kFinWait) state_ = State::kClosing;
+    if (state_ == State::kClosing && fin_acked()) state_ = State::kDone;
     ack_due_ = true;
   }
 }
@@ -201,7 +195,7 @@ void TcpConnection::deliver(const uint8_t* p, size_t len) {
 }
 
 bool TcpConnection::send(const std::vector<uint8_t>& ulpdu) {
-  if (!rdma_mode() || ulpdu.size() > max_ulpdu() || fin_due_ || fin_sent_) return false;
+  if (!rdma_mode() || ulpdu.size() > max_ulpdu() || fin_queued_) return false;
   std::vector<uint8_t> b;
   mpa::append_fpdu(ulpdu.data(), ulpdu.size(), b);
   const uint32_t seq = snd_->end();
@@ -217,13 +211,13 @@ std::vector<std::vector<uint8_t>> TcpConnection::take_received() {
 }
 
 void TcpConnection::close(uint64_t) {
-  if (state_ == State::kEstablished) {
-    state_ = State::kFinWait;
-    fin_due_ = true;
-  } else if (state_ == State::kCloseWait) {
-    state_ = State::kClosing;
-    fin_due_ = true;
-  }
+  if (fin_queued_ || !snd_ || (state_ != State::kEstablished && state_ != State::kCloseWait))
+    return;
+  state_ = state_ == State::kEstablished ? State::kFinWait : State::kClosing;
+  fin_queued_ = true;
+  fin_seq_ = snd_->end();
+  tx_bytes_[fin_seq_] = {};
+  snd_->queue(1);
 }
 
 std::vector<TcpConnection::Out> TcpConnection::poll(uint64_t now) {
@@ -253,23 +247,14 @@ std::vector<TcpConnection::Out> TcpConnection::poll(uint64_t now) {
     auto it = tx_bytes_.find(t->seq);
     if (it == tx_bytes_.end()) break;
     Out o;
-    o.h = header(kAck | kPsh, now);
+    const bool fin = fin_queued_ && t->seq == fin_seq_;
+    o.h = header(fin ? kFin | kAck : kAck | kPsh, now);
     o.h.seq = t->seq;
     if (t->cwr) o.h.flags |= kCwr;
     o.payload = it->second;
     snd_->sent(*t, now);
     out.push_back(std::move(o));
     ack_due_ = false;  // the data carries the ACK
-    rcv_->acked();
-  }
-  if (fin_due_ && snd_->nxt() == snd_->end()) {
-    Out o;
-    o.h = header(kFin | kAck, now);
-    o.h.seq = snd_->end();
-    out.push_back(std::move(o));
-    fin_due_ = false;
-    fin_sent_ = true;
-    ack_due_ = false;
     rcv_->acked();
   }
   if (ack_due_) {

@@ -103,7 +103,12 @@ class TcpConnection {
   std::map<uint32_t, std::vector<uint8_t>> rx_held_;   // out-of-order payloads, by seq
   std::vector<uint8_t> startup_;                       // MPA start-up bytes received so far
   std::vector<std::vector<uint8_t>> received_;
-  bool syn_due_ = false, ack_due_ = false, fin_sent_ = false, fin_due_ = false;
+  bool syn_due_ = false, ack_due_ = false;
+  // The close: our FIN takes one sequence number after the data, queued in the sender (so it is
+  // sent again like data when lost); the peer's FIN is acknowledged with rcv_nxt + 1.
+  bool fin_queued_ = false, peer_fin_ = false;
+  uint32_t fin_seq_ = 0;
+  bool fin_acked() const { return fin_queued_ && snd_ && snd_->una() == snd_->end(); }
   uint64_t syn_at_ = UINT64_MAX;  // the SYN (or SYN-ACK) goes again then
   uint64_t syn_rto_ = 0;
   uint16_t peer_ird_ = 0, peer_ord_ = 0;

@@ -193,5 +193,28 @@ TEST(TcpConnection, CloseEndsBothSides) {
   EXPECT_EQ(w.b.take_received().size(), 1u);
 }
 
+TEST(TcpConnection, ALostFinGoesAgain) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  int fins[2] = {0, 0}, fins_lost = 0;  // each side's first FIN is lost
+  w.lose = [&](bool to_b, const TcpConnection::Out& o) {
+    if (!(o.h.flags & kFin) || fins[to_b]++ > 0) return false;
+    ++fins_lost;
+    return true;
+  };
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  w.a.close(w.now);
+  w.run();
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kCloseWait);
+  w.b.close(w.now);
+  w.run();
+  EXPECT_EQ(fins_lost, 2);
+  EXPECT_EQ(w.a.state(), TcpConnection::State::kDone);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kDone);
+  EXPECT_GE(w.a.sender()->retransmits() + w.b.sender()->retransmits(), 2u);
+}
+
 }  // namespace
 }  // namespace rnic::tcp
