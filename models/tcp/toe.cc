@@ -1,0 +1,183 @@
+#include "models/tcp/toe.h"
+
+#include <fmt/format.h>
+
+#include "models/common/sim_time.h"
+
+namespace rnic::tcp {
+
+Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip,
+         const TcpConnConfig& cfg, StatRegistry& stats, uint32_t tx_buffer_bytes)
+    : sc_core::sc_module(n),
+      port_(port),
+      mac_(mac),
+      ip_(ip),
+      cfg_(cfg),
+      tx_buffer_bytes_(tx_buffer_bytes),
+      tx_segments_(stats.group(name()).counter("tx_segments", "segments",
+                                               "TCP segments sent (handshake, data, ACKs)")),
+      rx_segments_(stats.group(name()).counter("rx_segments", "segments",
+                                               "TCP segments taken for a connection")),
+      rx_bad_frames_(stats.group(name()).counter(
+          "rx_bad_frames", "frames",
+          "frames dropped: not IPv4/TCP to this card, a bad checksum, or no connection")),
+      refused_unsupported_(stats.group(name()).counter(
+          "refused_unsupported", "segments",
+          "refusals asked for (on-demand paging) that this transport cannot make yet")) {
+  port_.set_receiver([this](const eth::EthMac::FramePtr& f) { receive(f); });
+  port_.set_space_callback([this] { pump(); });
+}
+
+void Toe::add_peer(const eth::Mac& mac, uint32_t ip) { ips_[mac] = ip; }
+
+uint32_t Toe::max_ddp_bytes() const {
+  return uint32_t(mpa::max_ulpdu(cfg_.mss - (cfg_.timestamps ? 12 : 0)));
+}
+
+std::string Toe::peer_name(const TransportPeer& peer) const { return eth::to_string(peer); }
+
+const TcpConnection* Toe::connection(const TransportStream& s) const {
+  const auto it = conns_.find(s);
+  return it == conns_.end() ? nullptr : it->second.c.get();
+}
+
+Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active) {
+  Conn& c = conns_[s];
+  c.stream = s;
+  c.local_qpn = local_qpn;
+  c.peer_ip = peer_ip;
+  c.c = std::make_unique<TcpConnection>(cfg_, iss_next_, active);
+  iss_next_ += 0x01000000;
+  c.c->open(now_ps());
+  by_ports_[{peer_ip, uint16_t(kPortBase + s.qpn), uint16_t(kPortBase + local_qpn)}] = s;
+  return c;
+}
+
+void Toe::open(const TransportStream& s, uint32_t local_qpn) {
+  if (conns_.count(s)) return;
+  const auto ip = ips_.find(s.peer);
+  if (ip == ips_.end()) return;  // no address for that card: nothing to connect to
+  const bool active = std::tie(mac_, local_qpn) < std::tie(s.peer, s.qpn);
+  if (active) make(s, local_qpn, ip->second, true);
+  // The passive end's connection is made by the SYN (receive()).
+  service();
+}
+
+bool Toe::can_send(const TransportStream& s, size_t bytes) {
+  const auto it = conns_.find(s);
+  if (it == conns_.end() || !it->second.c->rdma_mode() || bytes > max_ddp_bytes()) return false;
+  const TcpSender* snd = it->second.c->sender();
+  return snd->end() - snd->una() + bytes <= tx_buffer_bytes_;
+}
+
+uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp, bool, bool) {
+  Conn& c = conns_.at(s);
+  if (!c.c->send(ddp)) return c.sent;  // not taken (can_send said no): nothing will ack it
+  c.unacked.push_back({c.c->sender()->end(), c.sent});
+  const uint32_t n = c.sent++;
+  service();
+  return n;
+}
+
+uint32_t Toe::refuse(const TransportStream&, uint32_t) {
+  ++refused_unsupported_;
+  return 0;
+}
+
+void Toe::receive(const eth::EthMac::FramePtr& f) {
+  const std::vector<uint8_t>& b = *f;
+  eth::Header eh;
+  Ipv4Header ip;
+  TcpHeader th;
+  size_t off = 0;
+  if (!eth::parse_header(b.data(), b.size(), &eh) || eh.ethertype != kEtherTypeIpv4 ||
+      decode_ipv4(b.data() + eth::kHeaderBytes, b.size() - eth::kHeaderBytes, &ip) !=
+          Ipv4Error::kOk ||
+      ip.protocol != kProtoTcp || ip.dst != ip_ ||
+      decode_tcp(b.data() + eth::kHeaderBytes + kIpv4HeaderBytes,
+                 ip.total_length - kIpv4HeaderBytes, ip.src, ip.dst, &th, &off) != TcpError::kOk) {
+    ++rx_bad_frames_;
+    return;
+  }
+  const uint8_t* tcp = b.data() + eth::kHeaderBytes + kIpv4HeaderBytes;
+  const size_t len = ip.total_length - kIpv4HeaderBytes - off;
+  auto key = by_ports_.find({ip.src, th.sport, th.dport});
+  if (key == by_ports_.end()) {
+    // A SYN to a QP's port: the passive end of that QP's connection.
+    if ((th.flags & (kSyn | kAck)) != kSyn || th.dport < kPortBase || th.sport < kPortBase) {
+      ++rx_bad_frames_;
+      return;
+    }
+    make({eh.src, uint32_t(th.sport - kPortBase)}, uint32_t(th.dport - kPortBase), ip.src, false);
+    key = by_ports_.find({ip.src, th.sport, th.dport});
+  }
+  ++rx_segments_;
+  conns_.at(key->second).c->on_segment(th, tcp + off, len, ip.ecn == kCe, now_ps());
+  service();
+}
+
+void Toe::service() {
+  const uint64_t now = now_ps();
+  for (auto& [s, c] : conns_) {
+    for (TcpConnection::Out& o : c.c->poll(now)) {
+      o.h.sport = uint16_t(kPortBase + c.local_qpn);
+      o.h.dport = uint16_t(kPortBase + s.qpn);
+      Ipv4Header ip;
+      ip.src = ip_;
+      ip.dst = c.peer_ip;
+      ip.ecn = o.payload.empty() ? kNotEct : kEct0;
+      txq_.push_back(
+          build_frame({s.peer, mac_, kEtherTypeIpv4}, ip, o.h, o.payload.data(), o.payload.size()));
+      ++tx_segments_;
+    }
+    for (std::vector<uint8_t>& u : c.c->take_received()) {
+      TransportSegment seg;
+      seg.src = s.peer;
+      seg.src_qpn = s.qpn;
+      seg.seq = c.handed_up++;
+      seg.dst_qpn = c.local_qpn;
+      seg.ddp = std::move(u);
+      if (on_segment) on_segment(std::move(seg));
+    }
+    const TcpSender* snd = c.c->sender();
+    const uint32_t before = c.acked;
+    while (snd && !c.unacked.empty() && seq_le(c.unacked.front().first, snd->una())) {
+      c.acked = c.unacked.front().second + 1;
+      c.unacked.pop_front();
+    }
+    if (c.acked != before && on_ack) on_ack(s, c.acked);
+    if (c.c->rdma_mode() && !c.was_rdma) {
+      c.was_rdma = true;
+      if (on_space) on_space();
+    }
+    if (c.c->state() == TcpConnection::State::kFailed && !c.reported_failed) {
+      c.reported_failed = true;
+      if (on_failed) on_failed(s);
+    }
+  }
+  pump();
+  uint64_t next = UINT64_MAX;
+  for (const auto& [s, c] : conns_) next = std::min(next, c.c->next_timer());
+  if (next < timer_at_) {
+    timer_at_ = next;
+    eq_.at(next, [this] {
+      timer_at_ = UINT64_MAX;
+      const uint64_t t = now_ps();
+      for (auto& [s, c] : conns_)
+        if (c.c->next_timer() <= t) c.c->on_timer(t);
+      service();
+    });
+  }
+}
+
+void Toe::pump() {
+  bool sent = false;
+  while (!txq_.empty() && port_.can_send()) {
+    port_.send(std::move(txq_.front()));
+    txq_.pop_front();
+    sent = true;
+  }
+  if (sent && on_space) on_space();
+}
+
+}  // namespace rnic::tcp

@@ -1,0 +1,96 @@
+// The TCP offload engine: MPA over TCP as a Transport (models/common/transport.h), one TCP
+// connection per QP (TcpConnection, tcp_connection.h) over the card's Ethernet port. A stream is
+// (peer MAC, remote QPN); its connection runs between ports 0x8000 + each side's QPN, and the
+// end whose (MAC, QPN) is the lower opens it (the role rule for QPs connected without the
+// connection manager). Peers' IPv4 addresses come from the topology (add_peer; ARP is not
+// modelled).
+//
+// Sequence numbers of the seam: send() returns a count per stream; on_ack(stream, n) once TCP
+// has acknowledged every segment before the n-th. Segments are handed up as their FPDUs arrive
+// in order (TCP acknowledges them then: `validated` has nothing to do).
+//
+// Timing: the engine acts in the cycle a frame arrives, a send is made or a timer falls due; the
+// per-segment processing time of a real TOE is not modelled yet (docs/transport.md). Queues: the
+// frames waiting for the MAC (unbounded: the windows bound them); per stream at most
+// tx_buffer_bytes sent and not acknowledged (can_send says no beyond it).
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <tuple>
+#include <vector>
+
+#include "models/common/event_queue.h"
+#include "models/common/stats.h"
+#include "models/common/transport.h"
+#include "models/eth/eth_mac.h"
+#include "models/tcp/tcp_connection.h"
+
+namespace rnic::tcp {
+
+class Toe : public sc_core::sc_module, public Transport {
+ public:
+  static constexpr uint16_t kPortBase = 0x8000;
+
+  Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip,
+      const TcpConnConfig& cfg, StatRegistry& stats, uint32_t tx_buffer_bytes = 256 << 10);
+
+  // A peer card's address.
+  void add_peer(const eth::Mac& mac, uint32_t ip);
+  // Local QP local_qpn is connected to stream s: the lower (MAC, QPN) end opens the connection,
+  // the other waits for it. Sends on s wait (can_send) until MPA's start-up is done.
+  void open(const TransportStream& s, uint32_t local_qpn);
+  // The connection of stream s (nullptr: none yet).
+  const TcpConnection* connection(const TransportStream& s) const;
+
+  // Transport.
+  uint32_t max_ddp_bytes() const override;
+  TransportStream stream(const TransportPeer& peer, uint32_t remote_qpn) const override {
+    return {peer, remote_qpn};
+  }
+  bool can_send(const TransportStream& s, size_t bytes) override;
+  uint32_t send(const TransportStream& s, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
+                bool rq = false) override;
+  void validated(const TransportStream&, uint32_t, bool) override {}
+  // On-demand paging's refusal is not built for this transport yet: the segment was already
+  // acknowledged by TCP. Counted (refused_unsupported) and the generation left as it was.
+  uint32_t refuse(const TransportStream& s, uint32_t seq) override;
+  std::string peer_name(const TransportPeer& peer) const override;
+
+ private:
+  struct Conn {
+    TransportStream stream;
+    uint32_t local_qpn = 0;
+    uint32_t peer_ip = 0;
+    std::unique_ptr<TcpConnection> c;
+    uint32_t sent = 0, acked = 0, handed_up = 0;
+    std::deque<std::pair<uint32_t, uint32_t>> unacked;  // (TCP seq after the segment, its count)
+    bool was_rdma = false, reported_failed = false;
+  };
+  Conn& make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active);
+  void receive(const eth::EthMac::FramePtr& f);
+  void service();  // every connection's output, deliveries and acknowledgements; the timer
+  void pump();     // frames to the MAC while it takes them
+
+  eth::EthMac& port_;
+  eth::Mac mac_;
+  uint32_t ip_;
+  TcpConnConfig cfg_;
+  uint32_t tx_buffer_bytes_;
+  std::map<eth::Mac, uint32_t> ips_;
+  std::map<TransportStream, Conn> conns_;
+  std::map<std::tuple<uint32_t, uint16_t, uint16_t>, TransportStream> by_ports_;
+  std::deque<eth::EthMac::Frame> txq_;
+  EventQueue eq_{"eq"};
+  uint64_t timer_at_ = UINT64_MAX;
+  uint32_t iss_next_ = 0x1000;
+  Counter& tx_segments_;
+  Counter& rx_segments_;
+  Counter& rx_bad_frames_;
+  Counter& refused_unsupported_;
+};
+
+}  // namespace rnic::tcp
