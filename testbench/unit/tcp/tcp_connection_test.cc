@@ -175,6 +175,17 @@ TEST(TcpConnection, ARequestForMarkersIsRejected) {
   EXPECT_FALSE(b.send(ulpdu(10, 1)));
 }
 
+// a closes, then b: both end done.
+void close_both(Wire& w) {
+  w.a.close(w.now);
+  w.run();
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kCloseWait);
+  w.b.close(w.now);
+  w.run();
+  EXPECT_EQ(w.a.state(), TcpConnection::State::kDone);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kDone);
+}
+
 TEST(TcpConnection, CloseEndsBothSides) {
   TcpConnConfig c;
   Wire w(c, c);
@@ -183,13 +194,7 @@ TEST(TcpConnection, CloseEndsBothSides) {
   w.run();
   ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
   w.run();
-  w.a.close(w.now);
-  w.run();
-  EXPECT_EQ(w.b.state(), TcpConnection::State::kCloseWait);
-  w.b.close(w.now);
-  w.run();
-  EXPECT_EQ(w.a.state(), TcpConnection::State::kDone);
-  EXPECT_EQ(w.b.state(), TcpConnection::State::kDone);
+  close_both(w);
   EXPECT_EQ(w.b.take_received().size(), 1u);
 }
 
@@ -205,14 +210,8 @@ TEST(TcpConnection, ALostFinGoesAgain) {
   w.a.open(0);
   w.b.open(0);
   w.run();
-  w.a.close(w.now);
-  w.run();
-  EXPECT_EQ(w.b.state(), TcpConnection::State::kCloseWait);
-  w.b.close(w.now);
-  w.run();
+  close_both(w);
   EXPECT_EQ(fins_lost, 2);
-  EXPECT_EQ(w.a.state(), TcpConnection::State::kDone);
-  EXPECT_EQ(w.b.state(), TcpConnection::State::kDone);
   EXPECT_GE(w.a.sender()->retransmits() + w.b.sender()->retransmits(), 2u);
 }
 
