@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <map>
 #include <string>
 
 #include "models/rnic/ddp/ddp_rdmap.h"
@@ -17,6 +16,7 @@
 #include "models/tcp/mpa.h"
 #include "models/tcp/tcp_connection.h"
 #include "sim/pcap_writer.h"
+#include "testbench/common/tcp_pair.h"
 
 using namespace rnic;
 
@@ -99,61 +99,38 @@ rdmap::Segment untagged(rdmap::Opcode op, uint32_t msn) {
 
 }  // namespace
 
-// The same exchange made by two TcpConnection ends (models/tcp/tcp_connection.h): every segment
-// as it reaches the other end, 5 us after it was sent.
+// The same exchange made by two TcpConnection ends (models/tcp/tcp_connection.h,
+// testbench/common/tcp_pair.h): every segment as it reaches the other end, 5 us after it was sent.
 int engine_capture(const char* path) {
   PcapWriter pcap(path, false);
   tcp::TcpConnConfig cfg;
-  tcp::TcpConnection a(cfg, 0x10000000, true), b(cfg, 0x20000000, false);
+  tcp::TcpPair w(cfg, cfg, 0x10000000, 0x20000000);
+  tcp::TcpConnection &a = w.a, &b = w.b;
   const End ea{{0x02, 0, 0, 0, 0, 0x0A}, 0x0A000001, 40000, 0};
   const End eb{{0x02, 0, 0, 0, 0, 0x0B}, 0x0A000002, 4791, 0};
-  uint64_t now = 0;
-  const uint64_t delay = 5'000'000;
-  struct Fly {
-    bool to_b;
-    tcp::TcpConnection::Out o;
-  };
-  std::multimap<uint64_t, Fly> flying;
   bool a_rdma = false, b_rdma = false;
-  auto emit = [&](tcp::TcpConnection& c, bool to_b) {
-    for (auto& o : c.poll(now)) flying.emplace(now + delay, Fly{to_b, std::move(o)});
+  w.arrive = [&](bool to_b, const tcp::TcpConnection::Out& o, uint64_t now) {
+    const End& src = to_b ? ea : eb;
+    const End& dst = to_b ? eb : ea;
+    tcp::TcpHeader h = o.h;
+    h.sport = src.port;
+    h.dport = dst.port;
+    tcp::Ipv4Header ip;
+    ip.src = src.ip;
+    ip.dst = dst.ip;
+    const auto fr = tcp::build_frame({dst.mac, src.mac, tcp::kEtherTypeIpv4}, ip, h,
+                                     o.payload.data(), o.payload.size());
+    pcap.write(now, fr.data(), fr.size());
+    // What Wireshark will show as an MPA message: the start-up frames, then each FPDU.
+    if (o.payload.empty()) return;
+    bool& rdma = to_b ? a_rdma : b_rdma;
+    if (!rdma)
+      fmt::print("{}\n", to_b ? "req" : "rep");
+    else
+      fmt::print("{}\n", o.payload[3] & 0x0F);  // the RDMAP opcode after the length
+    rdma = true;
   };
-  auto run = [&] {
-    for (;;) {
-      emit(a, true);
-      emit(b, false);
-      uint64_t t = std::min(a.next_timer(), b.next_timer());
-      if (!flying.empty()) t = std::min(t, flying.begin()->first);
-      if (t == UINT64_MAX) return;
-      now = std::max(now, t);
-      while (!flying.empty() && flying.begin()->first <= now) {
-        Fly f = std::move(flying.begin()->second);
-        flying.erase(flying.begin());
-        const End& src = f.to_b ? ea : eb;
-        const End& dst = f.to_b ? eb : ea;
-        f.o.h.sport = src.port;
-        f.o.h.dport = dst.port;
-        tcp::Ipv4Header ip;
-        ip.src = src.ip;
-        ip.dst = dst.ip;
-        const auto fr = tcp::build_frame({dst.mac, src.mac, tcp::kEtherTypeIpv4}, ip, f.o.h,
-                                         f.o.payload.data(), f.o.payload.size());
-        pcap.write(now, fr.data(), fr.size());
-        // What Wireshark will show as an MPA message: the start-up frames, then each FPDU.
-        if (!f.o.payload.empty()) {
-          const bool rdma = f.to_b ? a_rdma : b_rdma;
-          if (!rdma)
-            fmt::print("{}\n", f.to_b ? "req" : "rep");
-          else
-            fmt::print("{}\n", f.o.payload[3] & 0x0F);  // the RDMAP opcode after the length
-          (f.to_b ? a_rdma : b_rdma) = true;
-        }
-        (f.to_b ? b : a).on_segment(f.o.h, f.o.payload.data(), f.o.payload.size(), false, now);
-      }
-      if (a.next_timer() <= now) a.on_timer(now);
-      if (b.next_timer() <= now) b.on_timer(now);
-    }
-  };
+  auto run = [&] { w.run(); };
   a.open(0);
   b.open(0);
   run();
@@ -175,9 +152,9 @@ int engine_capture(const char* path) {
   a.send(seg(untagged(rdmap::Opcode::kSend, 1), std::vector<uint8_t>(61, 0x33)));
   b.send(seg(untagged(rdmap::Opcode::kSend, 1), std::vector<uint8_t>(500, 0x34)));
   run();
-  a.close(now);
+  a.close(w.now);
   run();
-  b.close(now);
+  b.close(w.now);
   run();
   return a.state() == tcp::TcpConnection::State::kDone &&
                  b.state() == tcp::TcpConnection::State::kDone

@@ -11,56 +11,14 @@
 #include <set>
 #include <vector>
 
+#include "testbench/common/tcp_pair.h"
+
 namespace rnic::tcp {
 namespace {
 
 constexpr uint64_t kUs = 1'000'000;
 
-struct Wire {
-  TcpConnection a, b;
-  uint64_t now = 0;
-  uint64_t delay = 5 * kUs;
-  struct InFlight {
-    uint64_t at;
-    bool to_b;
-    TcpConnection::Out o;
-  };
-  std::multimap<uint64_t, InFlight> flying;
-  std::function<bool(bool to_b, const TcpConnection::Out&)> lose;  // true: lost
-  uint64_t sent[2] = {0, 0}, lost = 0;
-
-  Wire(const TcpConnConfig& ca, const TcpConnConfig& cb)
-      : a(ca, 1000, true), b(cb, 0xFFFFFF00u, false) {}
-
-  void emit(TcpConnection& c, bool to_b) {
-    for (auto& o : c.poll(now)) {
-      ++sent[to_b ? 0 : 1];
-      if (lose && lose(to_b, o)) {
-        ++lost;
-        continue;
-      }
-      flying.emplace(now + delay, InFlight{now + delay, to_b, std::move(o)});
-    }
-  }
-  // Runs until nothing is left to do or `until`.
-  void run(uint64_t until = 1'000'000 * kUs) {
-    for (;;) {
-      emit(a, true);
-      emit(b, false);
-      uint64_t t = std::min(a.next_timer(), b.next_timer());
-      if (!flying.empty()) t = std::min(t, flying.begin()->first);
-      if (t == UINT64_MAX || t > until) return;
-      now = std::max(now, t);
-      while (!flying.empty() && flying.begin()->first <= now) {
-        InFlight f = std::move(flying.begin()->second);
-        flying.erase(flying.begin());
-        (f.to_b ? b : a).on_segment(f.o.h, f.o.payload.data(), f.o.payload.size(), false, now);
-      }
-      if (a.next_timer() <= now) a.on_timer(now);
-      if (b.next_timer() <= now) b.on_timer(now);
-    }
-  }
-};
+using Wire = TcpPair;
 
 std::vector<uint8_t> ulpdu(uint32_t n, uint32_t tag) {
   std::vector<uint8_t> u(n);

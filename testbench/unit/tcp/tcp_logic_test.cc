@@ -31,6 +31,14 @@ std::vector<TcpSender::Tx> pump(TcpSender& s, uint64_t now) {
   return out;
 }
 
+// A sender with n segments of kMss queued and what its windows allow of them sent at 0.
+TcpSender sender(int n, const TcpLogicConfig& c = config(), uint32_t iss = 0) {
+  TcpSender s(c, iss);
+  for (int i = 0; i < n; ++i) s.queue(kMss);
+  pump(s, 0);
+  return s;
+}
+
 TcpSender::Ack ack(uint32_t a, std::vector<SackBlock> sack = {}, bool ece = false) {
   TcpSender::Ack k;
   k.ack = a;
@@ -55,9 +63,7 @@ TEST(TcpSender, InitialWindowThenSlowStartByBytesAcknowledged) {
 }
 
 TEST(TcpSender, PeerWindowBoundsWhatIsSent) {
-  TcpSender s(config(), 0);
-  for (int i = 0; i < 10; ++i) s.queue(kMss);
-  pump(s, 0);
+  TcpSender s = sender(10);
   TcpSender::Ack a = ack(kMss);
   a.window = 3 * kMss;  // the peer takes three segments beyond una
   s.on_ack(a, 1);
@@ -130,9 +136,7 @@ TEST(TcpSender, RetryBudgetInTime) {
 }
 
 TEST(TcpSender, FastRetransmitWithSack) {
-  TcpSender s(config(), 0);
-  for (int i = 0; i < 10; ++i) s.queue(kMss);
-  pump(s, 0);
+  TcpSender s = sender(10);
   // Segment 0 is lost; 1, 2, 3 arrive: three duplicate ACKs with growing SACK blocks.
   for (uint32_t k = 2; k <= 4; ++k) {
     s.on_ack(ack(0, {{kMss, k * kMss}}), 10 * kUs);
@@ -154,9 +158,7 @@ TEST(TcpSender, FastRetransmitWithSack) {
 TEST(TcpSender, AWindowUpdateIsNoDuplicateAck) {
   TcpLogicConfig c = config();
   c.sack = false;
-  TcpSender s(c, 0);
-  for (int i = 0; i < 10; ++i) s.queue(kMss);
-  pump(s, 0);
+  TcpSender s = sender(10, c);
   for (uint32_t w = 1; w <= 3; ++w) {
     TcpSender::Ack a = ack(0);
     a.window = (1 << 20) + w * kMss;  // the receiver opened its window: not a sign of loss
@@ -169,9 +171,7 @@ TEST(TcpSender, AWindowUpdateIsNoDuplicateAck) {
 TEST(TcpSender, NewRenoPartialAckResendsTheNextHole) {
   TcpLogicConfig c = config();
   c.sack = false;
-  TcpSender s(c, 0);
-  for (int i = 0; i < 10; ++i) s.queue(kMss);
-  pump(s, 0);
+  TcpSender s = sender(10, c);
   // Segments 0 and 4 are lost.
   for (int i = 0; i < 3; ++i) s.on_ack(ack(0), 10 * kUs);
   ASSERT_TRUE(s.in_recovery());
@@ -191,9 +191,7 @@ TEST(TcpSender, NewRenoPartialAckResendsTheNextHole) {
 }
 
 TEST(TcpSender, EcnHalvesOnceARoundTripAndSendsCwr) {
-  TcpSender s(config(), 0);
-  for (int i = 0; i < 40; ++i) s.queue(kMss);
-  pump(s, 0);
+  TcpSender s = sender(40);
   s.on_ack(ack(kMss, {}, true), 10 * kUs);  // cwnd 10 -> halved to 5 segments
   EXPECT_EQ(s.cwnd(), 5u * kMss);
   s.on_ack(ack(2 * kMss, {}, true), 11 * kUs);  // the same round trip: no second cut
