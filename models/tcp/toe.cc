@@ -67,7 +67,7 @@ bool Toe::can_send(const TransportStream& s, size_t bytes) {
   const auto it = conns_.find(s);
   if (it == conns_.end() || !it->second.c->rdma_mode() || bytes > max_ddp_bytes()) return false;
   const TcpSender* snd = it->second.c->sender();
-  return snd->end() - snd->una() + bytes <= tx_buffer_bytes_;
+  return snd->end() - snd->una() + mpa::fpdu_bytes(bytes) <= tx_buffer_bytes_;
 }
 
 uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp, bool, bool) {

@@ -12,7 +12,8 @@
 // Timing: the engine acts in the cycle a frame arrives, a send is made or a timer falls due; the
 // per-segment processing time of a real TOE is not modelled yet (docs/transport.md). Queues: the
 // frames waiting for the MAC (unbounded: the windows bound them); per stream at most
-// tx_buffer_bytes sent and not acknowledged (can_send says no beyond it).
+// tx_buffer_bytes of FPDUs queued and not acknowledged (can_send says no beyond it; toe_test
+// pins it).
 #pragma once
 
 #include <deque>

@@ -26,12 +26,12 @@ struct Pair {
   uint32_t acked_at_a = 0;
   uint32_t to_send = 0, sent = 0;
   const TransportStream a_to_b{kMacB, 5}, b_to_a{kMacA, 3};
-  explicit Pair(LinkParams lp = {}) {
+  explicit Pair(LinkParams lp = {}, uint32_t tx_buffer = 256 << 10) {
     ma = std::make_unique<eth::EthMac>("ma", mp, stats);
     mb = std::make_unique<eth::EthMac>("mb", mp, stats);
     link = std::make_unique<eth::EthLink>("link", lp, *ma, *mb, stats);
     TcpConnConfig c;
-    a = std::make_unique<Toe>("a", *ma, kMacA, 0x0A000001, c, stats);
+    a = std::make_unique<Toe>("a", *ma, kMacA, 0x0A000001, c, stats, tx_buffer);
     b = std::make_unique<Toe>("b", *mb, kMacB, 0x0A000002, c, stats);
     a->add_peer(kMacB, 0x0A000002);
     b->add_peer(kMacA, 0x0A000001);
@@ -86,6 +86,24 @@ TEST(Toe, ALossyLinkLosesNothing) {
   p.run(400);
   check_delivery(p, 400);
   EXPECT_GT(p.a->connection(p.a_to_b)->sender()->retransmits(), 0u);
+}
+
+// The transmit buffer per stream: with 10,000 bytes, seven FPDUs of a 1400-byte segment (1408
+// bytes each) are taken at once and the eighth waits for an acknowledgement.
+TEST(Toe, TheTransmitBufferBoundsAStream) {
+  Pair p({}, 10000);
+  p.a->on_space = nullptr;
+  p.a->open(p.a_to_b, 3);
+  p.b->open(p.b_to_a, 5);
+  sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_US));  // the handshake and MPA start-up
+  ASSERT_TRUE(p.a->connection(p.a_to_b)->rdma_mode());
+  uint32_t taken = 0;
+  while (taken < 100 && p.a->can_send(p.a_to_b, 1400))
+    p.a->send(p.a_to_b, 5, Pair::ddp(taken++), true);
+  EXPECT_EQ(taken, 7u);
+  sc_core::sc_start();
+  EXPECT_EQ(p.at_b.size(), 7u);
+  EXPECT_TRUE(p.a->can_send(p.a_to_b, 1400));
 }
 
 }  // namespace
