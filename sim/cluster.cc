@@ -337,7 +337,7 @@ std::string Cluster::lossy_links() const {
 
 std::string Cluster::dump_state() const {
   // Links that lost frames first: a link down for good, or too lossy, is often the cause.
-  std::string s = lossy_links();
+  std::string s = lossy_links() + nonzero_stats(stats);
   for (const auto& n : nodes) {
     if (!n) continue;  // another rank's
     s += n->host.dump_state();

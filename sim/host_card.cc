@@ -30,7 +30,7 @@ void Host::configure(const SystemConfig& c) {
   os.configure(c.cost);
 }
 
-std::string Host::dump_state() const {
+std::string nonzero_stats(const StatRegistry& stats) {
   std::string s;
   const nlohmann::ordered_json all = stats.json();  // items() below refers into it
   for (const auto& [group, v] : all.items()) {
@@ -40,8 +40,10 @@ std::string Host::dump_state() const {
         line += fmt::format(" {}={}", k, x["value"].dump());
     if (!line.empty()) s += fmt::format("  {}:{}\n", group, line);
   }
-  return s + link.describe();
+  return s;
 }
+
+std::string Host::dump_state() const { return link.describe(); }
 
 HostCard::HostCard(const SystemConfig& c, StatRegistry& stats, bool sample,
                    const std::string& os_group, const DmacCoreFactory& dmac_core)
@@ -62,7 +64,9 @@ void HostCard::configure(const SystemConfig& c) {
   card.configure(c.card());
 }
 
-std::string HostCard::dump_state() const { return Host::dump_state() + card.dump_state(); }
+std::string HostCard::dump_state() const {
+  return nonzero_stats(stats) + Host::dump_state() + card.dump_state();
+}
 
 void run_host_thread(HostCard& sys, const char* name, std::function<void()> fn) {
   run_control::run_threads(sys.cfg, sys.stats, sys.background, {{name, std::move(fn)}},

@@ -31,7 +31,7 @@ struct Host {
   void configure(const SystemConfig& cfg);
   // Registers the link's and the root complex's waveform signals.
   void trace(TraceSink& t) const;
-  // Every statistic that is not zero, and the link's queues and credits (the watchdog's report).
+  // The PCIe link's queues and credits (the watchdog's report).
   std::string dump_state() const;
 
   SystemConfig cfg;
@@ -57,6 +57,9 @@ struct HostCard : Host {
   CardPcie card;
   Background background;  // time-series sampling, waveform window
 };
+
+// Every statistic that is not zero, a line per group (the watchdog's report, once per run).
+std::string nonzero_stats(const StatRegistry& stats);
 
 // Runs fn as a simulated host process (an SC_THREAD) and simulates until it returns and every
 // block is quiet: in slices, with the watchdog, Ctrl-C and progress (sim/run_control.h), the
