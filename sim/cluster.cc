@@ -18,6 +18,8 @@ MacAddr default_mac(int n) {
   return {0x02, 0, 0, uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
 }
 
+uint32_t default_ip(int n) { return 0x0A000000u + uint32_t(n) + 1; }
+
 Topology two_hosts(const SystemConfig& cfg) {
   Topology t;
   for (int i = 0; i < 2; ++i) t.hosts.push_back({fmt::format("node{}", i), default_mac(i), cfg});
@@ -139,10 +141,11 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
     : sc_core::sc_module(n),
       index(i),
       mac(spec.mac),
+      ip(spec.ip ? spec.ip : default_ip(i)),
       cfg(spec.cfg),
       impl(node_implementations(given, cfg)),
       host(cfg, stats, std::string(name()) + ".os"),
-      card(cfg.card(), host.link, mac, stats,
+      card(cfg.card(), host.link, mac, ip, stats,
            {dmac_factory(impl), crc32_factory(impl), rx_parse_factory(impl), xlat_factory(impl)}),
       driver(std::string(name()) + ".driver", host.mem, host.rc, host.os, host.bar0, host.bar2, mac,
              cfg.card().caps(), cfg.host, cfg.cost, stats) {
@@ -200,6 +203,13 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     nodes.push_back(local(int(i)) ? std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i),
                                                            topo.hosts[i], s, impl)
                                   : nullptr);
+  // Each card learns the others' addresses (MPA/TCP's; ARP is not modelled).
+  for (size_t i = 0; i < topo.hosts.size(); ++i)
+    if (nodes[i])
+      for (size_t j = 0; j < topo.hosts.size(); ++j)
+        if (j != i)
+          nodes[i]->card.add_peer(topo.hosts[j].mac,
+                                  topo.hosts[j].ip ? topo.hosts[j].ip : default_ip(int(j)));
   std::vector<int> ports(topo.switches.size(), 0);
   for (const LinkSpec& l : topo.links)
     for (int sw : {l.sw_a, l.sw_b})

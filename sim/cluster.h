@@ -30,6 +30,7 @@ struct HostSpec {
   std::string name;
   MacAddr mac{};
   SystemConfig cfg;  // the run's configuration with this host's own overrides
+  uint32_t ip = 0;   // IPv4 address (MPA/TCP's; 0: default_ip of its index)
 };
 
 struct LinkSpec {
@@ -59,6 +60,8 @@ struct Topology {
 // The default MAC of host n: 02:00:00 then n+1 in three bytes (locally administered; host 0
 // is 02:00:00:00:00:01, host 255 is 02:00:00:00:01:00).
 MacAddr default_mac(int n);
+// The default IPv4 address of host n: 10.0.0.0/8, host 0 is 10.0.0.1.
+uint32_t default_ip(int n);
 // node0 and node1 joined by eth0, both with cfg.
 Topology two_hosts(const SystemConfig& cfg);
 // Hosts h0..h<n-1> behind leaf switches of per_leaf hosts each (leaf0, leaf1, ...; links
@@ -72,6 +75,7 @@ class Node : public sc_core::sc_module {
        const Implementations& impl);
   int index;
   eth::Mac mac;
+  uint32_t ip;
   SystemConfig cfg;
   Implementations impl;  // what it was given, or default_rtl() resolved for its cfg
   Host host;

@@ -32,8 +32,14 @@ std::vector<ParamInfo> SystemConfig::params() {
   host.describe(h);
   ParamList k{p, "cost."};
   cost.describe(k);
+  ParamList cd{p, "card."};
+  cd.s("transport", transport, {"efe", "mpa_tcp"},
+       "what carries the RNIC Core's DDP segments: efe (the EFE's lossless Ethernet, "
+       "docs/efe.md) or mpa_tcp (MPA over TCP by a TCP offload engine, docs/transport.md)");
   ParamList f{p, "efe."};
   efe.describe(f);
+  ParamList t{p, "tcp."};
+  tcp.describe(t);
   ParamList m{p, "mac."};
   mac.describe(m);
   ParamList l{p, "link."};

@@ -48,6 +48,8 @@ struct SystemConfig {
   CostConfig cost;
   EfeConfig efe;
   MacConfig mac;
+  std::string transport = "efe";  // card.transport
+  TcpConfig tcp;
   LinkConfig link;
   SwitchConfig sw;
   SimConfig sim;
@@ -58,7 +60,7 @@ struct SystemConfig {
   // The value of a parameter as text.
   std::string get(const std::string& key);
   // What each block is built from, gathered from the sections above.
-  CardConfig card() const { return {core, firmware, pcie, efe, mac}; }
+  CardConfig card() const { return {core, firmware, pcie, efe, mac, transport, tcp}; }
   LinkParams eth_link() const {
     LinkParams l;
     l.rate_gbps = mac.rate_gbps;

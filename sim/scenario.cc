@@ -186,10 +186,10 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
         for (const auto& [k, v] : kv) {
           const std::string prefix = k.substr(0, k.find('.'));
           if (prefix != "core" && prefix != "pcie" && prefix != "host" && prefix != "cost" &&
-              prefix != "mac")
+              prefix != "mac" && prefix != "card" && prefix != "tcp")
             throw InputError(at(file, v), "topology.hosts.set." + k,
                              "a host sets only its own card and host (core., pcie., host., "
-                             "cost., mac.)");
+                             "cost., mac., card., tcp.)");
           SystemConfig probe;
           probe.set(k, scalar(file, k, v), at(file, v));  // checks key, type and range now
           ht.sets.push_back({k, scalar(file, k, v)});
@@ -481,6 +481,17 @@ void check_topology(const Scenario& s, const std::string& where) {
     }
   }
   const auto topo_index = index_by_name(topo.hosts);
+  // Two cards a workload connects carry RDMA the same way: an EFE card and an MPA/TCP card do
+  // not understand each other's frames.
+  auto same_transport = [&](const WorkloadSpec& w, const char* key, int a, int b) {
+    const std::string& ta = topo.hosts[size_t(a)].cfg.transport;
+    const std::string& tb = topo.hosts[size_t(b)].cfg.transport;
+    if (ta != tb)
+      throw InputError(w.where, key,
+                       fmt::format("'{}' has card.transport {} and '{}' has {}: the cards a "
+                                   "workload connects must use the same transport",
+                                   topo.hosts[size_t(a)].name, ta, topo.hosts[size_t(b)].name, tb));
+  };
   for (const WorkloadSpec& w : s.workloads) {
     auto host = [&](const std::string& n) {
       const auto it = topo_index.find(n);
@@ -499,6 +510,8 @@ void check_topology(const Scenario& s, const std::string& where) {
                              fmt::format("no link joins '{}' and '{}', directly or through "
                                          "switches: the program's hosts cannot reach each other",
                                          w.hosts[0], h));
+        for (const std::string& h : w.hosts)
+          same_transport(w, "workloads.hosts", host(w.hosts[0]), host(h));
       }
       continue;
     }
@@ -513,6 +526,7 @@ void check_topology(const Scenario& s, const std::string& where) {
       throw InputError(
           w.where, "workloads",
           fmt::format("no link joins '{}' and '{}', directly or through switches", from, to));
+    same_transport(w, "workloads", host(from), host(to));
   }
 }
 

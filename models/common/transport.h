@@ -81,6 +81,13 @@ class Transport {
   virtual uint32_t refuse(const TransportStream& s, uint32_t seq) = 0;
   // The peer as logs name it (the EFE: its MAC, 02:00:00:00:00:01).
   virtual std::string peer_name(const TransportPeer& peer) const = 0;
+  // Local QP local_qpn is connected to stream s and may send (it entered RTS): a transport with
+  // a connection per QP makes it now (MPA/TCP; the EFE's channels are per peer card and need
+  // nothing). Sends on s wait (can_send) until it is up.
+  virtual void open(const TransportStream& s, uint32_t local_qpn) {
+    (void)s;
+    (void)local_qpn;
+  }
 
   std::function<void(TransportSegment&&)> on_segment;
   // Everything sent on s before sequence number `ack` is acknowledged.

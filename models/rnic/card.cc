@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "models/rnic/abi/regs.h"
 
 namespace rnic {
@@ -32,22 +34,45 @@ std::string CardPcie::dump_state() const {
                      dmac.reads_in_flight());
 }
 
-Card::Card(const CardConfig& c, pcie::PcieLink& link, const eth::Mac& mac, StatRegistry& stats,
-           const CardBlocks& b)
-    : pcie(c, link, stats, b.dmac),
+namespace {
+
+const CardConfig& checked(const CardConfig& c) {
+  if (c.transport != "efe" && c.transport != "mpa_tcp")
+    throw std::invalid_argument(
+        fmt::format("card.transport '{}' is not efe or mpa_tcp", c.transport));
+  return c;
+}
+
+}  // namespace
+
+Card::Card(const CardConfig& c, pcie::PcieLink& link, const eth::Mac& mac, uint32_t ip,
+           StatRegistry& stats, const CardBlocks& b)
+    : mac_((checked(c), mac)),
+      ip_(ip),
+      pcie(c, link, stats, b.dmac),
       port("mac", c.eth_mac(), stats, b.crc32),
-      efe("efe", port, mac, c.core.clk_mhz, c.efe, stats),
-      core("core", c.core, c.firmware, pcie.dmac, pcie.regs, efe, stats, b.rx_parse, b.xlat) {}
+      efe(c.transport == "efe"
+              ? std::make_unique<efe::Efe>("efe", port, mac, c.core.clk_mhz, c.efe, stats)
+              : nullptr),
+      toe(c.transport == "mpa_tcp"
+              ? std::make_unique<tcp::Toe>("toe", port, mac, ip, c.toe(), stats)
+              : nullptr),
+      core("core", c.core, c.firmware, pcie.dmac, pcie.regs, transport(), stats, b.rx_parse,
+           b.xlat) {}
+
+void Card::add_peer(const eth::Mac& mac, uint32_t ip) {
+  if (toe) toe->add_peer(mac, ip);
+}
 
 void Card::trace(TraceSink& t, const std::vector<eth::Mac>& peers) const {
   pcie.trace(t);
   port.trace(t);
   core.trace(t);
-  efe.trace(t, peers);
+  if (efe) efe->trace(t, peers);
 }
 
 std::string Card::dump_state() const {
-  return pcie.dump_state() + core.dump_state() + efe.dump_state();
+  return pcie.dump_state() + core.dump_state() + (efe ? efe->dump_state() : std::string());
 }
 
 }  // namespace rnic

@@ -1,17 +1,18 @@
 // The card (DESIGN.md §1, §3): everything on the RNIC, owned in one place. Its PCIe side
 // (CardPcie: the card's PCIe I/F, the register file behind BAR0/BAR2, the DMAC) and, on a card
 // with a network, its Ethernet port (MAC), the transport that carries the engines' segments over
-// it (the EFE) and the RNIC Core (the engines, rnic_xlat, ddp_rx_parse and the firmware
-// controller). sim/ builds a host and a card and joins them: the host's PCIe link at the card's
-// PCIe I/F, an Ethernet link at its port.
+// it (card.transport: the EFE, or MPA over TCP by the TCP offload engine) and the RNIC Core (the
+// engines, rnic_xlat, ddp_rx_parse and the firmware controller). sim/ builds a host and a card and
+// joins them: the host's PCIe link at the card's PCIe I/F, an Ethernet link at its port.
 //
 // Neither is a SystemC module of its own: each part keeps the module name it is given here
-// under its host's module (card_pcie, card_dmac, mac, efe, core), so statistics, waveforms and
-// logs name the parts as before the card had an object. Construction order is the parts' order
+// under its host's module (card_pcie, card_dmac, mac, efe or toe, core), so statistics, waveforms
+// and logs name the parts as before the card had an object. Construction order is the parts' order
 // below (statistics groups are made in it). The latencies and queues are each part's own
 // (docs/latency.md); the card adds none.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "models/rnic/rnic_core.h"
 #include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
 #include "models/rnic/xlat/xlat_channel.h"
+#include "models/tcp/toe.h"
 
 namespace rnic {
 
@@ -62,18 +64,30 @@ struct CardPcie {
 
 class Card {
  public:
-  Card(const CardConfig& cfg, pcie::PcieLink& link, const eth::Mac& mac, StatRegistry& stats,
-       const CardBlocks& blocks = {});
+  // ip: the card's IPv4 address (MPA/TCP's; the EFE has none).
+  Card(const CardConfig& cfg, pcie::PcieLink& link, const eth::Mac& mac, uint32_t ip,
+       StatRegistry& stats, const CardBlocks& blocks = {});
 
-  const eth::Mac& mac() const { return efe.mac(); }
+  const eth::Mac& mac() const { return mac_; }
+  uint32_t ip() const { return ip_; }
+  // The transport the engines send over: efe or toe, whichever card.transport made.
+  Transport& transport() { return efe ? static_cast<Transport&>(*efe) : *toe; }
+  // A peer card on the fabric (MPA/TCP learns its IPv4 address; the EFE needs nothing).
+  void add_peer(const eth::Mac& mac, uint32_t ip);
   // Waveform: the DMAC, the port, the core's engines, the EFE (with its channels to peers).
   void trace(TraceSink& t, const std::vector<eth::Mac>& peers) const;
   // Every queue and credit (the watchdog's report).
   std::string dump_state() const;
 
+ private:
+  eth::Mac mac_;
+  uint32_t ip_;
+
+ public:
   CardPcie pcie;
   eth::EthMac port;
-  efe::Efe efe;
+  std::unique_ptr<efe::Efe> efe;  // card.transport efe
+  std::unique_ptr<tcp::Toe> toe;  // card.transport mpa_tcp
   RnicCore core;
 };
 

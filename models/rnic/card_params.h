@@ -1,7 +1,10 @@
 // What the card (card.h) is built from: the RNIC Core's and firmware's parameters, the PCIe
-// parameters its interface and DMAC shape their requests by, and its transport's (the EFE over
-// the Ethernet MAC). Each block's own parameter struct is derived here, once.
+// parameters its interface and DMAC shape their requests by, and its transport's over the
+// Ethernet MAC (the EFE, or MPA over TCP). Each block's own parameter struct is derived here,
+// once.
 #pragma once
+
+#include <string>
 
 #include "models/efe/efe_params.h"
 #include "models/eth/eth_params.h"
@@ -9,6 +12,7 @@
 #include "models/rnic/abi/caps.h"
 #include "models/rnic/firmware/firmware_params.h"
 #include "models/rnic/rnic_params.h"
+#include "models/tcp/tcp_params.h"
 
 namespace rnic {
 
@@ -18,12 +22,15 @@ struct CardConfig {
   PcieConfig pcie;
   EfeConfig efe;
   MacConfig mac;
+  std::string transport = "efe";  // efe | mpa_tcp (card.transport)
+  TcpConfig tcp;
 
   EthMacParams eth_mac() const { return {mac, core.clk_mhz, core.datapath_bytes}; }
   PcieIfParams pcie_if() const {
     return {pcie, core.clk_mhz, core.reg_read_cycles, core.reg_write_cycles};
   }
   DmacParams dmac() const { return {core.clk_mhz, core.dma_bytes, pcie}; }
+  tcp::ToeParams toe() const { return tcp.toe(core.clk_mhz, mac.mtu, core.ird, core.ord); }
   // What the card reports of itself (its CAP_* registers and the port's MTU).
   abi::CardCaps caps() const {
     return {uint32_t(core.qps),         uint32_t(core.cqs),       uint32_t(core.stags),

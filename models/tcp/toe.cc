@@ -7,13 +7,16 @@
 namespace rnic::tcp {
 
 Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip,
-         const TcpConnConfig& cfg, StatRegistry& stats, uint32_t tx_buffer_bytes)
+         const ToeParams& p, StatRegistry& stats)
     : sc_core::sc_module(n),
       port_(port),
       mac_(mac),
       ip_(ip),
-      cfg_(cfg),
-      tx_buffer_bytes_(tx_buffer_bytes),
+      cfg_(p.conn),
+      tx_buffer_bytes_(p.tx_buffer_bytes),
+      clk_(ClockDomain::mhz(p.clk_mhz)),
+      tx_cycles_(p.tx_cycles),
+      rx_cycles_(p.rx_cycles),
       tx_segments_(stats.group(name()).counter("tx_segments", "segments",
                                                "TCP segments sent (handshake, data, ACKs)")),
       rx_segments_(stats.group(name()).counter("rx_segments", "segments",
@@ -23,8 +26,18 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "frames dropped: not IPv4/TCP to this card, a bad checksum, or no connection")),
       refused_unsupported_(stats.group(name()).counter(
           "refused_unsupported", "segments",
-          "refusals asked for (on-demand paging) that this transport cannot make yet")) {
-  port_.set_receiver([this](const eth::EthMac::FramePtr& f) { receive(f); });
+          "refusals asked for (on-demand paging) that this transport cannot make yet")),
+      connections_(stats.group(name()).counter("connections", "connections",
+                                               "TCP connections made (one per connected QP)")),
+      retransmits_(stats.group(name()).counter(
+          "retransmits", "segments", "data segments sent again (fast retransmit or timer)")),
+      failures_(stats.group(name()).counter(
+          "failures", "connections",
+          "connections failed (retry budget spent, a bad CRC, an MPA reject): their QPs end in "
+          "ERROR")) {
+  port_.set_receiver([this](const eth::EthMac::FramePtr& f) {
+    eq_.at(clk_.edge_after(now_ps(), rx_cycles_), [this, f] { receive(f); });
+  });
   port_.set_space_callback([this] { pump(); });
 }
 
@@ -49,6 +62,7 @@ Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer
   c.c = std::make_unique<TcpConnection>(cfg_, iss_next_, active);
   iss_next_ += 0x01000000;
   c.c->open(now_ps());
+  ++connections_;
   by_ports_[{peer_ip, uint16_t(kPortBase + s.qpn), uint16_t(kPortBase + local_qpn)}] = s;
   return c;
 }
@@ -60,7 +74,18 @@ void Toe::open(const TransportStream& s, uint32_t local_qpn) {
   const bool active = std::tie(mac_, local_qpn) < std::tie(s.peer, s.qpn);
   if (active) make(s, local_qpn, ip->second, true);
   // The passive end's connection is made by the SYN (receive()).
-  service();
+  kick();
+}
+
+// The engines call open() and send() from their own processing: what those cause (frames,
+// callbacks into the engines) runs after it, in the same cycle.
+void Toe::kick() {
+  if (kicked_) return;
+  kicked_ = true;
+  eq_.at(now_ps(), [this] {
+    kicked_ = false;
+    service();
+  });
 }
 
 bool Toe::can_send(const TransportStream& s, size_t bytes) {
@@ -75,7 +100,7 @@ uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp,
   if (!c.c->send(ddp)) return c.sent;  // not taken (can_send said no): nothing will ack it
   c.unacked.push_back({c.c->sender()->end(), c.sent});
   const uint32_t n = c.sent++;
-  service();
+  kick();
   return n;
 }
 
@@ -126,7 +151,8 @@ void Toe::service() {
       ip.src = ip_;
       ip.dst = c.peer_ip;
       ip.ecn = o.payload.empty() ? kNotEct : kEct0;
-      txq_.push_back(
+      txq_.emplace_back(
+          clk_.edge_after(now, tx_cycles_),
           build_frame({s.peer, mac_, kEtherTypeIpv4}, ip, o.h, o.payload.data(), o.payload.size()));
       ++tx_segments_;
     }
@@ -140,6 +166,10 @@ void Toe::service() {
       if (on_segment) on_segment(std::move(seg));
     }
     const TcpSender* snd = c.c->sender();
+    if (snd && snd->retransmits() != c.retransmits) {
+      retransmits_ += snd->retransmits() - c.retransmits;
+      c.retransmits = snd->retransmits();
+    }
     const uint32_t before = c.acked;
     while (snd && !c.unacked.empty() && seq_le(c.unacked.front().first, snd->una())) {
       c.acked = c.unacked.front().second + 1;
@@ -152,30 +182,39 @@ void Toe::service() {
     }
     if (c.c->state() == TcpConnection::State::kFailed && !c.reported_failed) {
       c.reported_failed = true;
+      ++failures_;
       if (on_failed) on_failed(s);
     }
   }
   pump();
   uint64_t next = UINT64_MAX;
   for (const auto& [s, c] : conns_) next = std::min(next, c.c->next_timer());
-  if (next < timer_at_) {
-    timer_at_ = next;
-    eq_.at(next, [this] {
-      timer_at_ = UINT64_MAX;
-      const uint64_t t = now_ps();
-      for (auto& [s, c] : conns_)
-        if (c.c->next_timer() <= t) c.c->on_timer(t);
-      service();
-    });
-  }
+  if (next == eq_.alarm_at()) return;
+  if (next == UINT64_MAX) return eq_.cancel_alarm();
+  eq_.set_alarm(next, [this] {
+    const uint64_t t = now_ps();
+    for (auto& [s, c] : conns_)
+      if (c.c->next_timer() <= t) c.c->on_timer(t);
+    service();
+  });
 }
 
 void Toe::pump() {
+  const uint64_t now = now_ps();
   bool sent = false;
-  while (!txq_.empty() && port_.can_send()) {
-    port_.send(std::move(txq_.front()));
+  while (!txq_.empty() && txq_.front().first <= now && port_.can_send()) {
+    port_.send(std::move(txq_.front().second));
     txq_.pop_front();
     sent = true;
+  }
+  // The next frame is not ready yet: look again when it is (the MAC's space callback covers a
+  // full MAC).
+  if (!txq_.empty() && txq_.front().first > now && txq_.front().first < pump_at_) {
+    pump_at_ = txq_.front().first;
+    eq_.at(pump_at_, [this] {
+      pump_at_ = UINT64_MAX;
+      pump();
+    });
   }
   if (sent && on_space) on_space();
 }

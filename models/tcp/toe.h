@@ -9,11 +9,13 @@
 // has acknowledged every segment before the n-th. Segments are handed up as their FPDUs arrive
 // in order (TCP acknowledges them then: `validated` has nothing to do).
 //
-// Timing: the engine acts in the cycle a frame arrives, a send is made or a timer falls due; the
-// per-segment processing time of a real TOE is not modelled yet (docs/transport.md). Queues: the
-// frames waiting for the MAC (unbounded: the windows bound them); per stream at most
-// tx_buffer_bytes of FPDUs queued and not acknowledged (can_send says no beyond it; toe_test
-// pins it).
+// Timing (core_clk; docs/transport.md says where the defaults come from): a segment made (data,
+// handshake or ACK) is ready for the MAC tx_cycles after the edge at or after the cycle it was
+// made in; a frame from the MAC is taken by its connection rx_cycles after the edge at or after
+// its arrival. Both are pipelines: a segment's latency, not a cost that holds the next one.
+// Timers act when they fall due. Queues: the frames waiting for the MAC (unbounded: the
+// windows bound them); per stream at most tx_buffer_bytes of FPDUs queued and not acknowledged
+// (can_send says no beyond it). toe_test pins both latencies and the buffer.
 #pragma once
 
 #include <deque>
@@ -29,6 +31,7 @@
 #include "models/common/transport.h"
 #include "models/eth/eth_mac.h"
 #include "models/tcp/tcp_connection.h"
+#include "models/tcp/tcp_params.h"
 
 namespace rnic::tcp {
 
@@ -36,8 +39,8 @@ class Toe : public sc_core::sc_module, public Transport {
  public:
   static constexpr uint16_t kPortBase = 0x8000;
 
-  Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip,
-      const TcpConnConfig& cfg, StatRegistry& stats, uint32_t tx_buffer_bytes = 256 << 10);
+  Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip, const ToeParams& p,
+      StatRegistry& stats);
 
   // A peer card's address.
   void add_peer(const eth::Mac& mac, uint32_t ip);
@@ -70,28 +73,36 @@ class Toe : public sc_core::sc_module, public Transport {
     uint32_t sent = 0, acked = 0, handed_up = 0;
     std::deque<std::pair<uint32_t, uint32_t>> unacked;  // (TCP seq after the segment, its count)
     bool was_rdma = false, reported_failed = false;
+    uint64_t retransmits = 0;  // the sender's count when last looked at
   };
   Conn& make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active);
-  void receive(const eth::EthMac::FramePtr& f);
+  void receive(const eth::EthMac::FramePtr& f);  // rx_cycles after its arrival
   void service();  // every connection's output, deliveries and acknowledgements; the timer
   void pump();     // frames to the MAC while it takes them
+  void kick();     // service() later in this cycle
 
   eth::EthMac& port_;
   eth::Mac mac_;
   uint32_t ip_;
   TcpConnConfig cfg_;
   uint32_t tx_buffer_bytes_;
+  ClockDomain clk_;
+  uint32_t tx_cycles_, rx_cycles_;
   std::map<eth::Mac, uint32_t> ips_;
   std::map<TransportStream, Conn> conns_;
   std::map<std::tuple<uint32_t, uint16_t, uint16_t>, TransportStream> by_ports_;
-  std::deque<eth::EthMac::Frame> txq_;
+  std::deque<std::pair<uint64_t, eth::EthMac::Frame>> txq_;  // (ready at, frame)
+  uint64_t pump_at_ = UINT64_MAX;                            // a pump() scheduled then
   EventQueue eq_{"eq"};
-  uint64_t timer_at_ = UINT64_MAX;
+  bool kicked_ = false;
   uint32_t iss_next_ = 0x1000;
   Counter& tx_segments_;
   Counter& rx_segments_;
   Counter& rx_bad_frames_;
   Counter& refused_unsupported_;
+  Counter& connections_;
+  Counter& retransmits_;
+  Counter& failures_;
 };
 
 }  // namespace rnic::tcp

@@ -147,7 +147,7 @@ int run_incast(ExperimentContext& ctx) {
                                   "jain_min", "drops", "retransmissions", "completion_errors");
   for (int64_t n : counts)
     for (const std::string& mode : modes) {
-      for (auto& node : cl.nodes) node->card.efe.set_cc(mode == "efe_cc");
+      for (auto& node : cl.nodes) node->card.efe->set_cc(mode == "efe_cc");
       for (auto& sw : cl.switches) sw->set_pause(mode == "pause");
       // Each point its own QP pairs (a QP a channel failure errored is not reused).
       std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
@@ -163,7 +163,7 @@ int run_incast(ExperimentContext& ctx) {
       std::vector<std::vector<double>> bytes(size_t(n) + 1, std::vector<double>(windows));
       std::vector<std::string> from_peer(size_t(n) + 1);
       for (int i = 1; i <= n; ++i)
-        from_peer[size_t(i)] = cl.nodes[0]->card.efe.peer_group(cl.nodes[size_t(i)]->mac);
+        from_peer[size_t(i)] = cl.nodes[0]->card.efe->peer_group(cl.nodes[size_t(i)]->mac);
       // completed: the Writes completed in the measured time (the receiver's goodput).
       double completed = 0;
       const int late_from = int(n) - int(n) / 4 + 1;  // senders late_from..n join late

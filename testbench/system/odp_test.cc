@@ -76,7 +76,7 @@ Counts counts(StatRegistry& s, Cluster& cl, int node) {
   const std::string n = "node" + std::to_string(node);
   const int other = 1 - node;
   const std::string peer =
-      cl.nodes[size_t(other)]->card.efe.peer_group(cl.nodes[size_t(node)]->mac);
+      cl.nodes[size_t(other)]->card.efe->peer_group(cl.nodes[size_t(node)]->mac);
   return {counter(s, n + ".driver", "odp_faults"), counter(s, n + ".core", "rx_refused"),
           counter(s, n + ".efe", "tx_rnrs"),       counter(s, peer, "timeouts"),
           counter(s, n + ".os", "page_faults"),    counter(s, n + ".os", "swap_ins")};

@@ -201,9 +201,9 @@ void RdmaErrors::run(const Case& c) {
          }
          if (c.fault) {
            // The first DATA frame after this point is the rejected WR's only segment.
-           cl.nodes[0]->card.efe.tx_fault = [&](std::vector<uint8_t>& ddp) {
+           cl.nodes[0]->card.efe->tx_fault = [&](std::vector<uint8_t>& ddp) {
              c.fault(ddp);
-             cl.nodes[0]->card.efe.tx_fault = nullptr;
+             cl.nodes[0]->card.efe->tx_fault = nullptr;
            };
          }
          ibv_send_wr* bad = nullptr;

@@ -125,7 +125,10 @@ void SqEngine::on_update(QpUpdate&& u) {
     arbiter_.reset(qpn);
   }
   if (u.flush) flush(qpn);
-  if (u.ctx.sends() && old != abi::kQpRts) activate(qpn);
+  if (u.ctx.sends() && old != abi::kQpRts) {
+    transport_.open(transport_.stream(u.ctx.peer_mac, u.ctx.peer_qpn), qpn);
+    activate(qpn);
+  }
 }
 
 void SqEngine::flush(uint32_t qpn) {

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "models/common/sim_time.h"
 #include "models/eth/eth_link.h"
 
 namespace rnic::tcp {
@@ -26,16 +28,24 @@ struct Pair {
   uint32_t acked_at_a = 0;
   uint32_t to_send = 0, sent = 0;
   const TransportStream a_to_b{kMacB, 5}, b_to_a{kMacA, 3};
-  explicit Pair(LinkParams lp = {}, uint32_t tx_buffer = 256 << 10) {
-    ma = std::make_unique<eth::EthMac>("ma", mp, stats);
-    mb = std::make_unique<eth::EthMac>("mb", mp, stats);
-    link = std::make_unique<eth::EthLink>("link", lp, *ma, *mb, stats);
-    TcpConnConfig c;
-    a = std::make_unique<Toe>("a", *ma, kMacA, 0x0A000001, c, stats, tx_buffer);
-    b = std::make_unique<Toe>("b", *mb, kMacB, 0x0A000002, c, stats);
+  std::vector<uint64_t> at_b_ps;  // when each segment was handed up
+  explicit Pair(LinkParams lp = {}, uint32_t tx_buffer = 256 << 10, uint32_t tx_cycles = 0,
+                uint32_t rx_cycles = 0, const std::string& pre = "") {
+    ma = std::make_unique<eth::EthMac>((pre + "ma").c_str(), mp, stats);
+    mb = std::make_unique<eth::EthMac>((pre + "mb").c_str(), mp, stats);
+    link = std::make_unique<eth::EthLink>((pre + "link").c_str(), lp, *ma, *mb, stats);
+    ToeParams pa;
+    pa.tx_buffer_bytes = tx_buffer;
+    pa.tx_cycles = tx_cycles;
+    pa.rx_cycles = rx_cycles;
+    a = std::make_unique<Toe>((pre + "a").c_str(), *ma, kMacA, 0x0A000001, pa, stats);
+    b = std::make_unique<Toe>((pre + "b").c_str(), *mb, kMacB, 0x0A000002, pa, stats);
     a->add_peer(kMacB, 0x0A000002);
     b->add_peer(kMacA, 0x0A000001);
-    b->on_segment = [this](TransportSegment&& s) { at_b.push_back(std::move(s)); };
+    b->on_segment = [this](TransportSegment&& s) {
+      at_b.push_back(std::move(s));
+      at_b_ps.push_back(now_ps());
+    };
     a->on_ack = [this](const TransportStream& s, uint32_t n) {
       EXPECT_EQ(s, a_to_b);
       acked_at_a = n;
@@ -104,6 +114,30 @@ TEST(Toe, TheTransmitBufferBoundsAStream) {
   sc_core::sc_start();
   EXPECT_EQ(p.at_b.size(), 7u);
   EXPECT_TRUE(p.a->can_send(p.a_to_b, 1400));
+}
+
+// The engine's latencies (core_clk, 4 ns at 250 MHz): one segment sent on an edge once the
+// connection is up reaches the peer's engines tx_cycles + rx_cycles later than through engines
+// with none (the MAC, the link and the peer's MAC are the same in both). Both pairs run side by
+// side in one simulation.
+TEST(Toe, SegmentLatencyIsTxPlusRxCycles) {
+  Pair none({}, 256 << 10, 0, 0, "n_"), some({}, 256 << 10, 10, 20, "s_");
+  for (Pair* p : {&none, &some}) {
+    p->a->on_space = nullptr;
+    p->a->open(p->a_to_b, 3);
+    p->b->open(p->b_to_a, 5);
+  }
+  sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_US));  // the handshakes and MPA start-ups
+  const uint64_t t0 = now_ps();
+  ASSERT_EQ(t0 % 4000, 0u);
+  for (Pair* p : {&none, &some}) {
+    ASSERT_TRUE(p->a->connection(p->a_to_b)->rdma_mode());
+    p->a->send(p->a_to_b, 5, Pair::ddp(0), true);
+  }
+  sc_core::sc_start();
+  ASSERT_EQ(none.at_b_ps.size(), 1u);
+  ASSERT_EQ(some.at_b_ps.size(), 1u);
+  EXPECT_EQ(some.at_b_ps[0] - t0, none.at_b_ps[0] - t0 + 30 * 4000);
 }
 
 }  // namespace
