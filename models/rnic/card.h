@@ -74,6 +74,13 @@ class Card {
   Transport& transport() { return efe ? static_cast<Transport&>(*efe) : *toe; }
   // A peer card on the fabric (MPA/TCP learns its IPv4 address; the EFE needs nothing).
   void add_peer(const eth::Mac& mac, uint32_t ip);
+  // The transport's statistics group (<host>.efe or <host>.toe; both count retransmissions),
+  // and its group of what it exchanged with the card at mac (rx_bytes, tx_bytes,
+  // retransmissions).
+  std::string transport_group() const { return efe ? efe->name() : toe->name(); }
+  std::string peer_group(const eth::Mac& mac) const {
+    return efe ? efe->peer_group(mac) : toe->peer_group(mac);
+  }
   // Waveform: the DMAC, the port, the core's engines, the EFE (with its channels to peers).
   void trace(TraceSink& t, const std::vector<eth::Mac>& peers) const;
   // Every queue and credit (the watchdog's report).

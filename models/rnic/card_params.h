@@ -30,7 +30,9 @@ struct CardConfig {
     return {pcie, core.clk_mhz, core.reg_read_cycles, core.reg_write_cycles};
   }
   DmacParams dmac() const { return {core.clk_mhz, core.dma_bytes, pcie}; }
-  tcp::ToeParams toe() const { return tcp.toe(core.clk_mhz, mac.mtu, core.ird, core.ord); }
+  tcp::ToeParams toe() const {
+    return tcp.toe(core.clk_mhz, mac.mtu, core.ird, core.ord, mac.rate_gbps);
+  }
   // What the card reports of itself (its CAP_* registers and the port's MTU).
   abi::CardCaps caps() const {
     return {uint32_t(core.qps),         uint32_t(core.cqs),       uint32_t(core.stags),

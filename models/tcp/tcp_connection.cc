@@ -220,8 +220,9 @@ void TcpConnection::close(uint64_t) {
   snd_->queue(1);
 }
 
-std::vector<TcpConnection::Out> TcpConnection::poll(uint64_t now) {
+std::vector<TcpConnection::Out> TcpConnection::poll(uint64_t now, size_t max_data, bool* more) {
   std::vector<Out> out;
+  if (more) *more = false;
   if (syn_due_ && (state_ == State::kSynSent || state_ == State::kSynRcvd)) {
     Out o;
     o.h.flags = state_ == State::kSynSent ? kSyn : kSyn | kAck;
@@ -243,7 +244,13 @@ std::vector<TcpConnection::Out> TcpConnection::poll(uint64_t now) {
     return out;
   }
   if (!snd_) return out;
+  size_t taken = 0;
   while (auto t = snd_->next()) {
+    if (taken == max_data) {
+      if (more) *more = true;
+      break;
+    }
+    ++taken;
     auto it = tx_bytes_.find(t->seq);
     if (it == tx_bytes_.end()) break;
     Out o;

@@ -59,7 +59,9 @@ class TcpConnection {
   // A segment from the peer (checksums already checked).
   void on_segment(const TcpHeader& h, const uint8_t* payload, size_t len, bool ce, uint64_t now);
   // Whatever is due at `now`: the handshake's segments, FPDUs the windows allow, ACKs.
-  std::vector<Out> poll(uint64_t now);
+  // At most max_data segments with data (a pure ACK still goes when one is due); *more: the
+  // windows allow more data segments than were taken.
+  std::vector<Out> poll(uint64_t now, size_t max_data = SIZE_MAX, bool* more = nullptr);
   // The next time poll() or on_timer() has something to do (UINT64_MAX: nothing).
   uint64_t next_timer() const;
   void on_timer(uint64_t now);

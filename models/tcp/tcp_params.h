@@ -17,6 +17,7 @@ struct ToeParams {
   uint32_t tx_buffer_bytes = 256 << 10;   // FPDU bytes per stream not yet acknowledged
   int64_t clk_mhz = 250;                  // core_clk
   uint32_t tx_cycles = 0, rx_cycles = 0;  // a segment's latency through the engine
+  int64_t line_gbps = 10;                 // the port's rate (how far ahead the engine makes frames)
 };
 
 }  // namespace tcp
@@ -70,8 +71,10 @@ struct TcpConfig {
   }
 
   // The engine on a card of this core clock, MTU and IRD/ORD.
-  tcp::ToeParams toe(int64_t clk_mhz, int64_t mtu, int64_t ird, int64_t ord) const {
+  tcp::ToeParams toe(int64_t clk_mhz, int64_t mtu, int64_t ird, int64_t ord,
+                     int64_t line_gbps) const {
     tcp::ToeParams t;
+    t.line_gbps = line_gbps;
     t.conn = connection(mtu);
     t.conn.ird = uint16_t(ird);
     t.conn.ord = uint16_t(ord);

@@ -17,10 +17,14 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
       clk_(ClockDomain::mhz(p.clk_mhz)),
       tx_cycles_(p.tx_cycles),
       rx_cycles_(p.rx_cycles),
-      tx_segments_(stats.group(name()).counter("tx_segments", "segments",
-                                               "TCP segments sent (handshake, data, ACKs)")),
-      rx_segments_(stats.group(name()).counter("rx_segments", "segments",
-                                               "TCP segments taken for a connection")),
+      tx_ahead_(2 + size_t((uint64_t(p.tx_cycles) * ClockDomain::mhz(p.clk_mhz).period_ps +
+                            1538 * 8000 / uint64_t(p.line_gbps) - 1) /
+                           (1538 * 8000 / uint64_t(p.line_gbps)))),
+      stats_(stats),
+      tx_segments_(no_progress(stats.group(name()).counter(
+          "tx_segments", "segments", "TCP segments sent (handshake, data, ACKs, resends)"))),
+      rx_segments_(no_progress(stats.group(name()).counter("rx_segments", "segments",
+                                                           "TCP segments taken for a connection"))),
       rx_bad_frames_(stats.group(name()).counter(
           "rx_bad_frames", "frames",
           "frames dropped: not IPv4/TCP to this card, a bad checksum, or no connection")),
@@ -29,8 +33,8 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "refusals asked for (on-demand paging) that this transport cannot make yet")),
       connections_(stats.group(name()).counter("connections", "connections",
                                                "TCP connections made (one per connected QP)")),
-      retransmits_(stats.group(name()).counter(
-          "retransmits", "segments", "data segments sent again (fast retransmit or timer)")),
+      retransmissions_(no_progress(stats.group(name()).counter(
+          "retransmissions", "segments", "data segments sent again (fast retransmit or timer)"))),
       failures_(stats.group(name()).counter(
           "failures", "connections",
           "connections failed (retry budget spent, a bad CRC, an MPA reject): their QPs end in "
@@ -49,6 +53,12 @@ uint32_t Toe::max_ddp_bytes() const {
 
 std::string Toe::peer_name(const TransportPeer& peer) const { return eth::to_string(peer); }
 
+std::string Toe::peer_group(const eth::Mac& m) const {
+  std::string s = std::string(name()) + ".peer_";
+  for (uint8_t b : m) s += fmt::format("{:02x}", b);
+  return s;
+}
+
 const TcpConnection* Toe::connection(const TransportStream& s) const {
   const auto it = conns_.find(s);
   return it == conns_.end() ? nullptr : it->second.c.get();
@@ -63,6 +73,17 @@ Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer
   iss_next_ += 0x01000000;
   c.c->open(now_ps());
   ++connections_;
+  auto [pit, fresh] = peers_.try_emplace(s.peer);
+  if (fresh) {
+    StatGroup& g = stats_.group(peer_group(s.peer));
+    pit->second.tx_bytes = &g.counter("tx_bytes", "B", "DDP segment bytes sent to the peer");
+    pit->second.rx_bytes =
+        &g.counter("rx_bytes", "B", "DDP segment bytes received in order from the peer");
+    pit->second.retransmissions =
+        &no_progress(g.counter("retransmissions", "segments", "data segments resent to the peer"));
+  }
+  c.peer = &pit->second;
+  touch(c);
   by_ports_[{peer_ip, uint16_t(kPortBase + s.qpn), uint16_t(kPortBase + local_qpn)}] = s;
   return c;
 }
@@ -99,7 +120,9 @@ uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp,
   Conn& c = conns_.at(s);
   if (!c.c->send(ddp)) return c.sent;  // not taken (can_send said no): nothing will ack it
   c.unacked.push_back({c.c->sender()->end(), c.sent});
+  *c.peer->tx_bytes += ddp.size();
   const uint32_t n = c.sent++;
+  touch(c);
   kick();
   return n;
 }
@@ -137,66 +160,104 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
     key = by_ports_.find({ip.src, th.sport, th.dport});
   }
   ++rx_segments_;
-  conns_.at(key->second).c->on_segment(th, tcp + off, len, ip.ecn == kCe, now_ps());
+  Conn& c = conns_.at(key->second);
+  c.c->on_segment(th, tcp + off, len, ip.ecn == kCe, now_ps());
+  touch(c);
   service();
 }
 
+void Toe::touch(Conn& c) {
+  if (c.dirty) return;
+  c.dirty = true;
+  dirty_.push_back(&c);
+}
+
 void Toe::service() {
-  const uint64_t now = now_ps();
-  for (auto& [s, c] : conns_) {
-    for (TcpConnection::Out& o : c.c->poll(now)) {
-      o.h.sport = uint16_t(kPortBase + c.local_qpn);
-      o.h.dport = uint16_t(kPortBase + s.qpn);
-      Ipv4Header ip;
-      ip.src = ip_;
-      ip.dst = c.peer_ip;
-      ip.ecn = o.payload.empty() ? kNotEct : kEct0;
-      txq_.emplace_back(
-          clk_.edge_after(now, tx_cycles_),
-          build_frame({s.peer, mac_, kEtherTypeIpv4}, ip, o.h, o.payload.data(), o.payload.size()));
-      ++tx_segments_;
-    }
-    for (std::vector<uint8_t>& u : c.c->take_received()) {
-      TransportSegment seg;
-      seg.src = s.peer;
-      seg.src_qpn = s.qpn;
-      seg.seq = c.handed_up++;
-      seg.dst_qpn = c.local_qpn;
-      seg.ddp = std::move(u);
-      if (on_segment) on_segment(std::move(seg));
-    }
-    const TcpSender* snd = c.c->sender();
-    if (snd && snd->retransmits() != c.retransmits) {
-      retransmits_ += snd->retransmits() - c.retransmits;
-      c.retransmits = snd->retransmits();
-    }
-    const uint32_t before = c.acked;
-    while (snd && !c.unacked.empty() && seq_le(c.unacked.front().first, snd->una())) {
-      c.acked = c.unacked.front().second + 1;
-      c.unacked.pop_front();
-    }
-    if (c.acked != before && on_ack) on_ack(s, c.acked);
-    if (c.c->rdma_mode() && !c.was_rdma) {
-      c.was_rdma = true;
-      if (on_space) on_space();
-    }
-    if (c.c->state() == TcpConnection::State::kFailed && !c.reported_failed) {
-      c.reported_failed = true;
-      ++failures_;
-      if (on_failed) on_failed(s);
-    }
+  // A connection's callbacks may touch others (an on_segment that sends): take them in turn.
+  for (size_t i = 0; i < dirty_.size(); ++i) {
+    Conn& c = *dirty_[i];
+    c.dirty = false;
+    service(c);
   }
+  dirty_.clear();
   pump();
-  uint64_t next = UINT64_MAX;
-  for (const auto& [s, c] : conns_) next = std::min(next, c.c->next_timer());
+  if (timers_.empty()) return eq_.cancel_alarm();
+  const uint64_t next = timers_.begin()->first;
   if (next == eq_.alarm_at()) return;
-  if (next == UINT64_MAX) return eq_.cancel_alarm();
   eq_.set_alarm(next, [this] {
     const uint64_t t = now_ps();
-    for (auto& [s, c] : conns_)
+    while (!timers_.empty() && timers_.begin()->first <= t) {
+      Conn& c = conns_.at(timers_.begin()->second);
+      timers_.erase(timers_.begin());
+      c.timer = UINT64_MAX;
       if (c.c->next_timer() <= t) c.c->on_timer(t);
+      touch(c);
+    }
     service();
   });
+}
+
+void Toe::service(Conn& c) {
+  const uint64_t now = now_ps();
+  const TransportStream s = c.stream;
+  bool more = false;
+  const size_t room = txq_.size() < tx_ahead_ ? tx_ahead_ - txq_.size() : 0;
+  for (TcpConnection::Out& o : c.c->poll(now, room, &more)) {
+    o.h.sport = uint16_t(kPortBase + c.local_qpn);
+    o.h.dport = uint16_t(kPortBase + s.qpn);
+    Ipv4Header ip;
+    ip.src = ip_;
+    ip.dst = c.peer_ip;
+    ip.ecn = o.payload.empty() ? kNotEct : kEct0;
+    txq_.emplace_back(
+        clk_.edge_after(now, tx_cycles_),
+        build_frame({s.peer, mac_, kEtherTypeIpv4}, ip, o.h, o.payload.data(), o.payload.size()));
+    ++tx_segments_;
+  }
+  for (std::vector<uint8_t>& u : c.c->take_received()) {
+    *c.peer->rx_bytes += u.size();
+    TransportSegment seg;
+    seg.src = s.peer;
+    seg.src_qpn = s.qpn;
+    seg.seq = c.handed_up++;
+    seg.dst_qpn = c.local_qpn;
+    seg.ddp = std::move(u);
+    if (on_segment) on_segment(std::move(seg));
+  }
+  const TcpSender* snd = c.c->sender();
+  if (snd && snd->retransmits() != c.retransmits) {
+    retransmissions_ += snd->retransmits() - c.retransmits;
+    *c.peer->retransmissions += snd->retransmits() - c.retransmits;
+    c.retransmits = snd->retransmits();
+  }
+  const uint32_t before = c.acked;
+  while (snd && !c.unacked.empty() && seq_le(c.unacked.front().first, snd->una())) {
+    c.acked = c.unacked.front().second + 1;
+    c.unacked.pop_front();
+  }
+  if (more && !c.waiting) {
+    c.waiting = true;
+    tx_waiting_.push_back(s);
+  }
+  if (c.acked != before) {
+    if (on_ack) on_ack(s, c.acked);
+    if (on_space) on_space();  // room in the stream's transmit buffer
+  }
+  if (c.c->rdma_mode() && !c.was_rdma) {
+    c.was_rdma = true;
+    if (on_space) on_space();
+  }
+  if (c.c->state() == TcpConnection::State::kFailed && !c.reported_failed) {
+    c.reported_failed = true;
+    ++failures_;
+    if (on_failed) on_failed(s);
+  }
+  const uint64_t next = c.c->next_timer();
+  if (next != c.timer) {
+    if (c.timer != UINT64_MAX) timers_.erase({c.timer, s});
+    c.timer = next;
+    if (next != UINT64_MAX) timers_.insert({next, s});
+  }
 }
 
 void Toe::pump() {
@@ -217,6 +278,16 @@ void Toe::pump() {
     });
   }
   if (sent && on_space) on_space();
+  // Room ahead of the line: the connections waiting for it, in turn.
+  if (sent && !tx_waiting_.empty()) {
+    for (const TransportStream& w : tx_waiting_) {
+      Conn& c = conns_.at(w);
+      c.waiting = false;
+      touch(c);
+    }
+    tx_waiting_.clear();
+    kick();
+  }
 }
 
 }  // namespace rnic::tcp

@@ -13,14 +13,18 @@
 // handshake or ACK) is ready for the MAC tx_cycles after the edge at or after the cycle it was
 // made in; a frame from the MAC is taken by its connection rx_cycles after the edge at or after
 // its arrival. Both are pipelines: a segment's latency, not a cost that holds the next one.
-// Timers act when they fall due. Queues: the frames waiting for the MAC (unbounded: the
-// windows bound them); per stream at most tx_buffer_bytes of FPDUs queued and not acknowledged
-// (can_send says no beyond it). toe_test pins both latencies and the buffer.
+// Timers act when they fall due. Queues: the engine makes data segments only while fewer than
+// tx_ahead() of its frames are in its pipeline or wait for the MAC (enough to keep the line
+// busy through the pipeline; a retransmission is never stuck behind a window of new data), the
+// connections that have more waiting their turn in order; ACKs and handshake segments are made
+// at once. Per stream at most tx_buffer_bytes of FPDUs queued and not acknowledged (can_send
+// says no beyond it). toe_test pins both latencies, tx_ahead and the buffer.
 #pragma once
 
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <systemc>
 #include <tuple>
@@ -49,6 +53,16 @@ class Toe : public sc_core::sc_module, public Transport {
   void open(const TransportStream& s, uint32_t local_qpn);
   // The connection of stream s (nullptr: none yet).
   const TcpConnection* connection(const TransportStream& s) const;
+  // The statistics group of what this card exchanged with the card at mac (its connections'
+  // bytes and retransmissions), made with the first connection to it.
+  std::string peer_group(const eth::Mac& mac) const;
+  // ECN's reaction of connections made from now on: DCTCP (RFC 8257) or halving (RFC 3168).
+  void set_dctcp(bool on) { cfg_.logic.dctcp = on; }
+  // How many frames the engine keeps ahead of the line: 2 + the 1538-byte frames the line
+  // sends in tx_cycles.
+  size_t tx_ahead() const { return tx_ahead_; }
+  // Frames made and not yet taken by the MAC (in the pipeline or waiting for it).
+  size_t tx_queued() const { return txq_.size(); }
 
   // Transport.
   uint32_t max_ddp_bytes() const override;
@@ -65,6 +79,11 @@ class Toe : public sc_core::sc_module, public Transport {
   std::string peer_name(const TransportPeer& peer) const override;
 
  private:
+  struct PeerStats {
+    Counter* tx_bytes;
+    Counter* rx_bytes;
+    Counter* retransmissions;
+  };
   struct Conn {
     TransportStream stream;
     uint32_t local_qpn = 0;
@@ -73,13 +92,21 @@ class Toe : public sc_core::sc_module, public Transport {
     uint32_t sent = 0, acked = 0, handed_up = 0;
     std::deque<std::pair<uint32_t, uint32_t>> unacked;  // (TCP seq after the segment, its count)
     bool was_rdma = false, reported_failed = false;
-    uint64_t retransmits = 0;  // the sender's count when last looked at
+    uint64_t retransmits = 0;     // the sender's count when last looked at
+    uint64_t timer = UINT64_MAX;  // its key in timers_
+    bool dirty = false;           // in dirty_
+    bool waiting = false;         // in tx_waiting_
+    PeerStats* peer = nullptr;
   };
   Conn& make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active);
   void receive(const eth::EthMac::FramePtr& f);  // rx_cycles after its arrival
-  void service();  // every connection's output, deliveries and acknowledgements; the timer
-  void pump();     // frames to the MAC while it takes them
-  void kick();     // service() later in this cycle
+  // The connections something happened to: their output, deliveries and acknowledgements; then
+  // the timer.
+  void service();
+  void service(Conn& c);
+  void touch(Conn& c);  // c is serviced at the next service()
+  void pump();          // frames to the MAC while it takes them
+  void kick();          // service() later in this cycle
 
   eth::EthMac& port_;
   eth::Mac mac_;
@@ -90,6 +117,13 @@ class Toe : public sc_core::sc_module, public Transport {
   uint32_t tx_cycles_, rx_cycles_;
   std::map<eth::Mac, uint32_t> ips_;
   std::map<TransportStream, Conn> conns_;
+  std::vector<Conn*> dirty_;
+  std::deque<TransportStream> tx_waiting_;  // connections with data the line had no room for
+  size_t tx_ahead_;
+  // (when poll or on_timer has work, its stream): in time, then stream order
+  std::set<std::pair<uint64_t, TransportStream>> timers_;
+  std::map<eth::Mac, PeerStats> peers_;
+  StatRegistry& stats_;
   std::map<std::tuple<uint32_t, uint16_t, uint16_t>, TransportStream> by_ports_;
   std::deque<std::pair<uint64_t, eth::EthMac::Frame>> txq_;  // (ready at, frame)
   uint64_t pump_at_ = UINT64_MAX;                            // a pump() scheduled then
@@ -101,7 +135,7 @@ class Toe : public sc_core::sc_module, public Transport {
   Counter& rx_bad_frames_;
   Counter& refused_unsupported_;
   Counter& connections_;
-  Counter& retransmits_;
+  Counter& retransmissions_;
   Counter& failures_;
 };
 

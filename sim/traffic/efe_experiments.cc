@@ -22,12 +22,22 @@ uint64_t counter_sum(StatRegistry& s, const std::vector<std::string>& groups, co
   return v;
 }
 
+// The transports' statistics groups of every host built here.
+std::vector<std::string> transport_groups(const Cluster& cl) {
+  std::vector<std::string> g;
+  for (const auto& n : cl.nodes)
+    if (n) g.push_back(n->card.transport_group());
+  return g;
+}
+
 // loss_goodput: node0 writes to node1 over one 10 GbE link whose frame loss steps through
 // loss_ppm; per point, the goodput of `iters` RDMA Writes of `size` (first post to last
-// completion), the EFE's retransmissions and the completions that were not successes.
+// completion), the transport's retransmissions (the EFE's or TCP's) and the completions that
+// were not successes.
 int run_loss_goodput(ExperimentContext& ctx) {
   Cluster cl(two_hosts(ctx.cfg), ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
+  const std::vector<std::string> groups = transport_groups(cl);
   const uint64_t size = uint64_t(ctx.get_int("size"));
   const uint64_t iters = uint64_t(ctx.get_int("iters"));
   const uint64_t depth = uint64_t(ctx.get_int("tx_depth"));
@@ -45,7 +55,7 @@ int run_loss_goodput(ExperimentContext& ctx) {
   for (int64_t ppm : ctx.get_ints("loss_ppm")) {
     const double loss = double(ppm) / 1e6;
     cl.link(0).set_loss(loss);
-    const uint64_t retx0 = counter_sum(ctx.stats, {"node0.efe", "node1.efe"}, "retransmissions");
+    const uint64_t retx0 = counter_sum(ctx.stats, groups, "retransmissions");
     double t0 = 0, t1 = 0;
     uint64_t errors = 0;
     cl.run({[&] {
@@ -91,8 +101,7 @@ int run_loss_goodput(ExperimentContext& ctx) {
               oob.put(0, {});
             }});
     connected = true;
-    const uint64_t retx =
-        counter_sum(ctx.stats, {"node0.efe", "node1.efe"}, "retransmissions") - retx0;
+    const uint64_t retx = counter_sum(ctx.stats, groups, "retransmissions") - retx0;
     const double gbps = double(size * iters) * 8 / (t1 - t0);
     ctx.rows.push_back({{"loss", loss},
                         {"goodput_gbps", gbps},
@@ -112,7 +121,8 @@ int run_loss_goodput(ExperimentContext& ctx) {
 // each window_us window; Jain's fairness index is taken over the senders active for the whole of
 // each measured window. Rows: senders, mode, receiver_goodput_gbps (bytes completed in the
 // measured time), jain_mean, jain_min, drops (the switch's tail drops), retransmissions (every
-// EFE).
+// card's transport). The modes are the transport's: efe_cc, efe_no_cc and pause on EFE cards;
+// tcp (RFC 3168's reaction to ECN), dctcp, tcp_pause and dctcp_pause on MPA/TCP cards.
 int run_incast(ExperimentContext& ctx) {
   const std::vector<int64_t> counts = ctx.get_ints("senders");
   const std::vector<std::string> modes = ctx.get_strings("modes");
@@ -129,6 +139,15 @@ int run_incast(ExperimentContext& ctx) {
     throw std::runtime_error(
         "incast: join_us < leave_us <= warmup_us + measure_us, and window_us divides measure_us");
   const Topology t = leaf_spine(ctx.cfg, most + 1, most + 1, 1);  // one switch, leaf0
+  const bool tcp = ctx.cfg.transport == "mpa_tcp";
+  for (const std::string& mode : modes) {
+    const bool tcp_mode =
+        mode == "tcp" || mode == "dctcp" || mode == "tcp_pause" || mode == "dctcp_pause";
+    if (tcp_mode != tcp)
+      throw std::runtime_error(
+          fmt::format("incast: mode {} is for {} cards, and card.transport is {}", mode,
+                      tcp_mode ? "mpa_tcp" : "efe", ctx.cfg.transport));
+  }
   Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
   EndpointConfig ec;
@@ -136,8 +155,8 @@ int run_incast(ExperimentContext& ctx) {
   ec.send_depth = uint32_t(depth);
   Oob oob;
   int point = 0;
-  std::vector<std::string> efes, ports;
-  for (int i = 0; i <= most; ++i) efes.push_back(fmt::format("h{}.efe", i));
+  const std::vector<std::string> efes = transport_groups(cl);
+  std::vector<std::string> ports;
   ports.push_back("leaf0.p0");
   ctx.x = "senders";
   ctx.y = {"receiver_goodput_gbps", "jain_mean",        "jain_min", "drops",
@@ -147,8 +166,12 @@ int run_incast(ExperimentContext& ctx) {
                                   "jain_min", "drops", "retransmissions", "completion_errors");
   for (int64_t n : counts)
     for (const std::string& mode : modes) {
-      for (auto& node : cl.nodes) node->card.efe->set_cc(mode == "efe_cc");
-      for (auto& sw : cl.switches) sw->set_pause(mode == "pause");
+      for (auto& node : cl.nodes) {
+        if (node->card.efe) node->card.efe->set_cc(mode == "efe_cc");
+        if (node->card.toe) node->card.toe->set_dctcp(mode == "dctcp" || mode == "dctcp_pause");
+      }
+      const bool pause = mode == "pause" || mode == "tcp_pause" || mode == "dctcp_pause";
+      for (auto& sw : cl.switches) sw->set_pause(pause);
       // Each point its own QP pairs (a QP a channel failure errored is not reused).
       std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
       std::vector<PeerInfo> peer(size_t(n) + 1);
@@ -157,13 +180,13 @@ int run_incast(ExperimentContext& ctx) {
       const uint64_t drops0 = counter_sum(ctx.stats, ports, "tail_drops");
       const uint64_t retx0 = counter_sum(ctx.stats, efes, "retransmissions");
       const size_t windows = size_t(measure / window);
-      // bytes[i][w]: the bytes the receiver's EFE delivered in order from sender i in measured
-      // window w (completions, 64 KiB apart, are too coarse: at 32 senders one completes less
-      // than one message per window).
+      // bytes[i][w]: the bytes the receiver's transport delivered in order from sender i in
+      // measured window w (completions, 64 KiB apart, are too coarse: at 32 senders one completes
+      // less than one message per window).
       std::vector<std::vector<double>> bytes(size_t(n) + 1, std::vector<double>(windows));
       std::vector<std::string> from_peer(size_t(n) + 1);
       for (int i = 1; i <= n; ++i)
-        from_peer[size_t(i)] = cl.nodes[0]->card.efe->peer_group(cl.nodes[size_t(i)]->mac);
+        from_peer[size_t(i)] = cl.nodes[0]->card.peer_group(cl.nodes[size_t(i)]->mac);
       // completed: the Writes completed in the measured time (the receiver's goodput).
       double completed = 0;
       const int late_from = int(n) - int(n) / 4 + 1;  // senders late_from..n join late
@@ -454,8 +477,8 @@ void register_efe_experiments() {
   k.kind = "loss_goodput";
   k.has_links = true;
   k.desc =
-      "RDMA Write goodput between two hosts over one link as its frame loss steps up: the EFE's "
-      "retransmission at work";
+      "RDMA Write goodput between two hosts over one link as its frame loss steps up: the "
+      "transport's retransmission at work (the EFE's, or TCP's)";
   k.keys = {
       {"loss_ppm",
        ExpKey::kIntList,
@@ -478,7 +501,7 @@ void register_efe_experiments() {
   c.desc =
       "N senders write to one receiver through one switch: the receiver's goodput, fairness "
       "(Jain's index per window), drops and retransmissions, with and without the EFE's "
-      "congestion control";
+      "congestion control, or TCP's (with and without DCTCP)";
   c.keys = {
       {"senders", ExpKey::kIntList, "[8, 32]", 2, 63, {}, "hosts", "senders, one point each"},
       {"modes",
@@ -486,10 +509,13 @@ void register_efe_experiments() {
        "[efe_cc, efe_no_cc, pause]",
        0,
        0,
-       {"efe_cc", "efe_no_cc", "pause"},
+       {"efe_cc", "efe_no_cc", "pause", "tcp", "dctcp", "tcp_pause", "dctcp_pause"},
        "",
-       "efe_cc: the EFE's congestion control on; efe_no_cc: off (every channel at line rate); "
-       "pause: off, and the switch sends 802.3x PAUSE (the conventional lossless baseline)"},
+       "EFE cards: efe_cc, the EFE's congestion control on; efe_no_cc, off (every channel at "
+       "line rate); pause, off, and the switch sends 802.3x PAUSE (the conventional lossless "
+       "baseline). MPA/TCP cards (card.transport mpa_tcp): tcp, TCP halving its window on ECN "
+       "(RFC 3168) over a drop-tail switch; dctcp, DCTCP (RFC 8257); tcp_pause and dctcp_pause, "
+       "the same over a switch that sends PAUSE"},
       {"size", ExpKey::kInt, "65536", 1, double(1u << 24), {}, "B", "Write size"},
       {"depth", ExpKey::kInt, "4", 1, 128, {}, "WRs", "Writes in flight per sender"},
       {"warmup_us", ExpKey::kInt, "1000", 0, 1e7, {}, "us", "time before measuring"},

@@ -128,7 +128,7 @@ TEST(MpaTcp, WriteReadAndSendArriveIntact) {
   EXPECT_EQ(counter(stats, "node0.toe", "connections"), 1u);
   EXPECT_EQ(counter(stats, "node1.toe", "connections"), 1u);
   for (const char* n : {"node0.toe", "node1.toe"}) {
-    EXPECT_EQ(counter(stats, n, "retransmits"), 0u) << n;
+    EXPECT_EQ(counter(stats, n, "retransmissions"), 0u) << n;
     EXPECT_EQ(counter(stats, n, "rx_bad_frames"), 0u) << n;
     EXPECT_EQ(counter(stats, n, "failures"), 0u) << n;
   }
@@ -146,7 +146,7 @@ TEST(MpaTcp, EachQpHasItsOwnConnection) {
 TEST(MpaTcp, LossIsRepairedByTcp) {
   StatRegistry stats;
   write_read_send(stats, tcp_config(0.02), 1);
-  EXPECT_GT(counter(stats, "node0.toe", "retransmits") + counter(stats, "node1.toe", "retransmits"),
+  EXPECT_GT(counter(stats, "node0.toe", "retransmissions") + counter(stats, "node1.toe", "retransmissions"),
             0u);
   EXPECT_EQ(counter(stats, "node0.toe", "failures"), 0u);
   EXPECT_EQ(counter(stats, "node1.toe", "failures"), 0u);

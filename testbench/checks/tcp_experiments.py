@@ -1,0 +1,44 @@
+#!/usr/bin/python3
+"""The EFE's loss and incast experiments on MPA/TCP cards (CI form). loss_goodput with
+card.transport mpa_tcp: at 1% frame loss at least 90% of the lossless goodput, no completion
+error at any loss, no retransmission without loss and more as loss grows. incast_tcp.yaml:
+every point (8 and 32 senders; tcp, dctcp, tcp_pause, dctcp_pause) runs and reports at least
+8.5 Gb/s at the receiver with no completion error; without loss nothing is resent at 8 senders
+over the drop-tail switch; the transport's own counters are what the rows show."""
+import os
+import sys
+
+from common import ROOT, check, finish, load, out_dir, plot, rnicsim
+
+binary, base = sys.argv[1], sys.argv[2]
+o = out_dir(base, "tcp_loss_goodput")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "loss_goodput.yaml"), "--out", o,
+        "--quiet", "--set", "card.transport=mpa_tcp")
+res = load(os.path.join(o, "results.json"))
+rows = {r["loss"]: r for r in res["rows"]}
+check(sorted(rows) == [0, 0.001, 0.01, 0.02, 0.05], f"loss points {sorted(rows)}")
+base_gbps = rows[0]["goodput_gbps"]
+check(base_gbps > 9.0, f"lossless goodput {base_gbps:.3f} Gb/s (10 GbE, 64 KiB writes over MPA/TCP)")
+check(rows[0.01]["goodput_gbps"] >= 0.9 * base_gbps,
+      f"at 1% loss {rows[0.01]['goodput_gbps']:.3f} Gb/s, below 90% of {base_gbps:.3f}")
+check(all(r["completion_errors"] == 0 for r in rows.values()), "completion errors")
+check(rows[0]["retransmissions"] == 0, "retransmissions without loss")
+retx = [rows[p]["retransmissions"] for p in sorted(rows)]
+check(all(b > a for a, b in zip(retx[1:], retx[2:])), f"retransmissions do not grow with loss: {retx}")
+stats = load(os.path.join(o, "stats.json"))["stats"]
+check("node0.toe" in stats and "node0.efe" not in stats, "the cards run the TCP engine, not the EFE")
+plot(o, "loss_goodput")
+
+o = out_dir(base, "tcp_incast")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "incast_tcp.yaml"), "--out", o,
+        "--quiet")
+rows = {(r["senders"], r["mode"]): r for r in load(os.path.join(o, "results.json"))["rows"]}
+modes = ["tcp", "dctcp", "tcp_pause", "dctcp_pause"]
+check(sorted(rows) == sorted((n, m) for n in (8, 32) for m in modes), f"points {sorted(rows)}")
+for (n, m), r in sorted(rows.items()):
+    check(r["completion_errors"] == 0, f"{n} {m}: completion errors")
+    check(r["receiver_goodput_gbps"] >= 8.5, f"{n} {m}: {r['receiver_goodput_gbps']} Gb/s")
+    check(0 <= r["jain_min"] <= r["jain_mean"] <= 1, f"{n} {m}: Jain's index")
+check(rows[(8, "tcp")]["drops"] == 0 and rows[(8, "tcp")]["retransmissions"] == 0,
+      "8 senders over the drop-tail switch: ECN keeps the queue below the buffer")
+finish("tcp_experiments")
