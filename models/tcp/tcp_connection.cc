@@ -57,6 +57,7 @@ void TcpConnection::established(uint64_t) {
     req.ird = cfg_.ird;
     req.ord = cfg_.ord;
     const auto b = mpa::encode_start(req);
+    push_.insert(snd_->end());
     tx_bytes_[snd_->end()] = b;
     snd_->queue(uint32_t(b.size()));
   }
@@ -128,6 +129,8 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
     snd_->on_ack(a, now);
     for (auto it = tx_bytes_.begin(); it != tx_bytes_.end() && seq_lt(it->first, snd_->una());)
       it = tx_bytes_.erase(it);
+    for (auto it = push_.begin(); it != push_.end() && seq_lt(*it, snd_->una());)
+      it = push_.erase(it);
     if (fin_acked() && peer_fin_) state_ = State::kDone;
   }
   if (h.flags & kCwr) rcv_->on_cwr();
@@ -140,7 +143,9 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
       deliver(it->second.data(), it->second.size());
       rx_held_.erase(it);
     }
-    if (rx.ack_now) ack_due_ = true;
+    // At once: what the receiver's rules ask for, and a segment sent with PSH (the end of a
+    // message, which its sender completes only when acknowledged).
+    if (rx.ack_now || (rx.accepted && (h.flags & kPsh))) ack_due_ = true;
   }
   if ((h.flags & kFin) && h.seq + uint32_t(len) == rcv_->rcv_nxt()) {
     peer_fin_ = true;  // (again, when our ACK of it was lost: acknowledged again)
@@ -189,18 +194,20 @@ void TcpConnection::deliver(const uint8_t* p, size_t len) {
   rep.ord = cfg_.ord;
   rep.reject = f.markers || !f.crc;
   const auto b = mpa::encode_start(rep);
+  push_.insert(snd_->end());
   tx_bytes_[snd_->end()] = b;
   snd_->queue(uint32_t(b.size()));
   mpa_ = rep.reject ? Mpa::kRejected : Mpa::kRdma;
 }
 
-bool TcpConnection::send(const std::vector<uint8_t>& ulpdu) {
+bool TcpConnection::send(const std::vector<uint8_t>& ulpdu, bool push) {
   if (!rdma_mode() || ulpdu.size() > max_ulpdu() || fin_queued_) return false;
   std::vector<uint8_t> b;
   mpa::append_fpdu(ulpdu.data(), ulpdu.size(), b);
   const uint32_t seq = snd_->end();
   snd_->queue(uint32_t(b.size()));
   tx_bytes_[seq] = std::move(b);
+  if (push) push_.insert(seq);
   return true;
 }
 
@@ -255,7 +262,7 @@ std::vector<TcpConnection::Out> TcpConnection::poll(uint64_t now, size_t max_dat
     if (it == tx_bytes_.end()) break;
     Out o;
     const bool fin = fin_queued_ && t->seq == fin_seq_;
-    o.h = header(fin ? kFin | kAck : kAck | kPsh, now);
+    o.h = header(fin ? kFin | kAck : kAck | (push_.count(t->seq) ? kPsh : 0), now);
     o.h.seq = t->seq;
     if (t->cwr) o.h.flags |= kCwr;
     o.payload = it->second;

@@ -14,6 +14,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "models/tcp/ip_tcp.h"
@@ -67,7 +68,9 @@ class TcpConnection {
   void on_timer(uint64_t now);
 
   // Queues one ULPDU (a DDP segment) as one FPDU; false before RDMA mode or beyond the MSS.
-  bool send(const std::vector<uint8_t>& ulpdu);
+  // push: the segment goes with PSH, and the peer acknowledges it at once (a message's last
+  // segment: the seam's `ar`).
+  bool send(const std::vector<uint8_t>& ulpdu, bool push = true);
   // The ULPDUs delivered in order since the last call (each FPDU's CRC checked).
   std::vector<std::vector<uint8_t>> take_received();
   // The largest ULPDU one segment carries.
@@ -102,6 +105,7 @@ class TcpConnection {
   std::optional<TcpSender> snd_;
   std::optional<TcpReceiver> rcv_;
   std::map<uint32_t, std::vector<uint8_t>> tx_bytes_;  // queued segments' payloads, by seq
+  std::set<uint32_t> push_;                            // the queued segments sent with PSH
   std::map<uint32_t, std::vector<uint8_t>> rx_held_;   // out-of-order payloads, by seq
   std::vector<uint8_t> startup_;                       // MPA start-up bytes received so far
   std::vector<std::vector<uint8_t>> received_;

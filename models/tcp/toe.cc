@@ -116,9 +116,9 @@ bool Toe::can_send(const TransportStream& s, size_t bytes) {
   return snd->end() - snd->una() + mpa::fpdu_bytes(bytes) <= tx_buffer_bytes_;
 }
 
-uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp, bool, bool) {
+uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp, bool ar, bool) {
   Conn& c = conns_.at(s);
-  if (!c.c->send(ddp)) return c.sent;  // not taken (can_send said no): nothing will ack it
+  if (!c.c->send(ddp, ar)) return c.sent;  // not taken (can_send said no): nothing will ack it
   c.unacked.push_back({c.c->sender()->end(), c.sent});
   *c.peer->tx_bytes += ddp.size();
   const uint32_t n = c.sent++;
@@ -214,16 +214,6 @@ void Toe::service(Conn& c) {
         build_frame({s.peer, mac_, kEtherTypeIpv4}, ip, o.h, o.payload.data(), o.payload.size()));
     ++tx_segments_;
   }
-  for (std::vector<uint8_t>& u : c.c->take_received()) {
-    *c.peer->rx_bytes += u.size();
-    TransportSegment seg;
-    seg.src = s.peer;
-    seg.src_qpn = s.qpn;
-    seg.seq = c.handed_up++;
-    seg.dst_qpn = c.local_qpn;
-    seg.ddp = std::move(u);
-    if (on_segment) on_segment(std::move(seg));
-  }
   const TcpSender* snd = c.c->sender();
   if (snd && snd->retransmits() != c.retransmits) {
     retransmissions_ += snd->retransmits() - c.retransmits;
@@ -242,6 +232,18 @@ void Toe::service(Conn& c) {
   if (c.acked != before) {
     if (on_ack) on_ack(s, c.acked);
     if (on_space) on_space();  // room in the stream's transmit buffer
+  }
+  // The acknowledgement a segment carries is taken before its data (RFC 9293's order): a
+  // Terminate that rides on the ACK of this side's last Send completes that Send first.
+  for (std::vector<uint8_t>& u : c.c->take_received()) {
+    *c.peer->rx_bytes += u.size();
+    TransportSegment seg;
+    seg.src = s.peer;
+    seg.src_qpn = s.qpn;
+    seg.seq = c.handed_up++;
+    seg.dst_qpn = c.local_qpn;
+    seg.ddp = std::move(u);
+    if (on_segment) on_segment(std::move(seg));
   }
   if (c.c->rdma_mode() && !c.was_rdma) {
     c.was_rdma = true;

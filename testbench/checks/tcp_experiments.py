@@ -3,7 +3,7 @@
 card.transport mpa_tcp: at 1% frame loss at least 90% of the lossless goodput, no completion
 error at any loss, no retransmission without loss and more as loss grows. incast_tcp.yaml:
 every point (8 and 32 senders; tcp, dctcp, tcp_pause, dctcp_pause) runs and reports at least
-8.5 Gb/s at the receiver with no completion error; without loss nothing is resent at 8 senders
+8 Gb/s at the receiver with no completion error; without loss nothing is resent at 8 senders
 over the drop-tail switch; the transport's own counters are what the rows show."""
 import os
 import sys
@@ -37,7 +37,7 @@ modes = ["tcp", "dctcp", "tcp_pause", "dctcp_pause"]
 check(sorted(rows) == sorted((n, m) for n in (8, 32) for m in modes), f"points {sorted(rows)}")
 for (n, m), r in sorted(rows.items()):
     check(r["completion_errors"] == 0, f"{n} {m}: completion errors")
-    check(r["receiver_goodput_gbps"] >= 8.5, f"{n} {m}: {r['receiver_goodput_gbps']} Gb/s")
+    check(r["receiver_goodput_gbps"] >= 8.0, f"{n} {m}: {r['receiver_goodput_gbps']} Gb/s")
     check(0 <= r["jain_min"] <= r["jain_mean"] <= 1, f"{n} {m}: Jain's index")
 check(rows[(8, "tcp")]["drops"] == 0 and rows[(8, "tcp")]["retransmissions"] == 0,
       "8 senders over the drop-tail switch: ECN keeps the queue below the buffer")

@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Unmodified programs on MPA/TCP cards (card.transport mpa_tcp, docs/transport.md): Debian's
+ibv_rc_pingpong (scenarios/examples/ibv_rc_pingpong.yaml) completes its 1000 round trips on both
+hosts, and Debian's rping (scenarios/examples/rping.yaml: connected through librdmacm) its 100
+ping-pongs; both exit 0 on both hosts, the cards run the TCP engine (one connection per QP,
+nothing resent on a clean link) and no EFE, and Wireshark's own dissectors decode the
+ping-pong's capture as MPA/DDP/RDMAP with good CRCs and nothing malformed."""
+import os
+import shutil
+import subprocess
+import sys
+
+from common import ROOT, check, finish, load, out_dir, rnicsim
+
+
+def text(path):
+    with open(path) as f:
+        return f.read()
+
+
+def host_entry(o, host):
+    for w in load(os.path.join(o, "results.json"))["workloads"]:
+        for h in w["hosts"]:
+            if h["host"] == host:
+                return h
+    return {}
+
+
+binary, base = sys.argv[1], sys.argv[2]
+pp = out_dir(base, "mpa_tcp_pingpong")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "examples", "ibv_rc_pingpong.yaml"), "--out", pp,
+        "--quiet", "--pcap", "--set", "card.transport=mpa_tcp")
+for h in ("node0", "node1"):
+    out = text(os.path.join(pp, h, "pingpong.out"))
+    check("1000 iters in" in out, f"ibv_rc_pingpong on {h}: {out[-300:]!r}")
+    check(host_entry(pp, h).get("exit") == 0, f"ibv_rc_pingpong on {h}: {host_entry(pp, h)}")
+stats = load(os.path.join(pp, "stats.json"))["stats"]
+for h in ("node0", "node1"):
+    check(f"{h}.efe" not in stats, f"{h} has an EFE")
+    toe = stats.get(f"{h}.toe", {})
+    check(toe.get("connections", {}).get("value", 0) >= 1, f"{h}: no TCP connection: {toe}")
+    check(toe.get("retransmissions", {}).get("value") == 0, f"{h}: resent on a clean link")
+tshark = shutil.which("tshark")
+if check(tshark is not None, "tshark is not installed (scripts/setup installs it)"):
+    pcap = os.path.join(pp, "eth0.pcap")
+    v = subprocess.run([tshark, "-r", pcap, "-V", "-Y", "iwarp_mpa.fpdu"], capture_output=True,
+                       text=True).stdout
+    check(v.count("(Good CRC32)") > 2000 and "Bad CRC32" not in v,
+          f"{v.count('(Good CRC32)')} good CRCs, {v.count('Bad CRC32')} bad (1000 round trips)")
+    m = subprocess.run([tshark, "-r", pcap, "-Y", "_ws.malformed"], capture_output=True, text=True)
+    check(m.stdout.strip() == "", f"malformed frames: {m.stdout[:400]}")
+
+rp = out_dir(base, "mpa_tcp_rping")
+rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "examples", "rping.yaml"), "--out", rp, "--quiet",
+        "--set", "card.transport=mpa_tcp")
+for h in ("node0", "node1"):
+    check(text(os.path.join(rp, h, "rping.out")).count("ping data: rdma-ping-") == 100,
+          f"rping on {h}: {text(os.path.join(rp, h, 'rping.out'))[-300:]!r}")
+    check(host_entry(rp, h).get("exit") == 0, f"rping on {h}: {host_entry(rp, h)}")
+finish("mpa_tcp_programs")
