@@ -11,6 +11,7 @@
 #include "sim/experiment.h"
 #include "sim/ranks.h"
 #include "sim/traffic/endpoint.h"
+#include "sim/traffic/perftest.h"
 
 namespace rnic::traffic {
 
@@ -22,12 +23,82 @@ uint64_t counter_sum(StatRegistry& s, const std::vector<std::string>& groups, co
   return v;
 }
 
-// The transports' statistics groups of every host built here.
-std::vector<std::string> transport_groups(const Cluster& cl) {
-  std::vector<std::string> g;
-  for (const auto& n : cl.nodes)
-    if (n) g.push_back(n->card.transport_group());
-  return g;
+// Every loss point of loss_goodput between hosts a (the writer) and b over link `link`: rows
+// (with "transport" when it is given) and their table lines. The link keeps the last loss.
+void loss_points(ExperimentContext& ctx, Cluster& cl, int a_host, int b_host, size_t link,
+                 const std::vector<int64_t>& loss_ppm, uint64_t size, uint64_t iters,
+                 uint64_t depth, const std::string& transport, std::string* table) {
+  const std::vector<std::string> groups = {cl.nodes[size_t(a_host)]->card.transport_group(),
+                                           cl.nodes[size_t(b_host)]->card.transport_group()};
+  EndpointConfig ec;
+  ec.buf_bytes = size_t(size);
+  ec.send_depth = uint32_t(depth);
+  Endpoint a, b;
+  Oob oob;
+  PeerInfo peer;  // b's buffer, as a learned it
+  bool connected = false;
+  for (int64_t ppm : loss_ppm) {
+    const double loss = double(ppm) / 1e6;
+    cl.link(link).set_loss(loss);
+    const uint64_t retx0 = counter_sum(ctx.stats, groups, "retransmissions");
+    double t0 = 0, t1 = 0;
+    uint64_t errors = 0;
+    cl.run({{a_host,
+             [&] {
+               if (!connected) {
+                 a.open(ec);
+                 oob.put(1, a.info());
+                 peer = oob.get(0);
+                 a.connect(peer);
+                 oob.get(0);
+               }
+               ibv_sge sge{a.addr(), uint32_t(size), a.mr->lkey};
+               uint64_t posted = 0, done = 0;
+               t0 = rnic_now_ns();
+               while (done < iters) {
+                 while (posted < iters && posted - done < depth) {
+                   ibv_send_wr wr{};
+                   wr.wr_id = posted;
+                   wr.sg_list = &sge;
+                   wr.num_sge = 1;
+                   wr.opcode = IBV_WR_RDMA_WRITE;
+                   wr.send_flags = IBV_SEND_SIGNALED;
+                   wr.wr.rdma.remote_addr = peer.addr;
+                   wr.wr.rdma.rkey = peer.rkey;
+                   ibv_send_wr* bad = nullptr;
+                   if (ibv_post_send(a.qps[0], &wr, &bad))
+                     throw std::runtime_error("ibv_post_send");
+                   ++posted;
+                 }
+                 ibv_wc wc[16];
+                 const int n = ibv_poll_cq(a.cq, 16, wc);
+                 for (int i = 0; i < n; ++i) errors += wc[i].status != IBV_WC_SUCCESS;
+                 done += uint64_t(std::max(n, 0));
+                 if (n == 0 && !rnic_wait_cq(a.cq, 100'000'000))
+                   throw std::runtime_error("no completion for 100 ms");
+               }
+               t1 = rnic_now_ns();
+             }},
+            {b_host, [&] {
+               if (connected) return;
+               b.open(ec);
+               const PeerInfo p = oob.get(1);
+               oob.put(0, b.info());
+               b.connect(p);
+               oob.put(0, {});
+             }}});
+    connected = true;
+    const uint64_t retx = counter_sum(ctx.stats, groups, "retransmissions") - retx0;
+    const double gbps = double(size * iters) * 8 / (t1 - t0);
+    nlohmann::ordered_json row;
+    if (!transport.empty()) row["transport"] = transport;
+    row["loss"] = loss;
+    row["goodput_gbps"] = gbps;
+    row["retransmissions"] = retx;
+    row["completion_errors"] = errors;
+    ctx.rows.push_back(row);
+    *table += fmt::format("{:>10} {:>14.3f} {:>16} {:>18}\n", loss, gbps, retx, errors);
+  }
 }
 
 // loss_goodput: node0 writes to node1 over one 10 GbE link whose frame loss steps through
@@ -37,78 +108,12 @@ std::vector<std::string> transport_groups(const Cluster& cl) {
 int run_loss_goodput(ExperimentContext& ctx) {
   Cluster cl(two_hosts(ctx.cfg), ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
-  const std::vector<std::string> groups = transport_groups(cl);
-  const uint64_t size = uint64_t(ctx.get_int("size"));
-  const uint64_t iters = uint64_t(ctx.get_int("iters"));
-  const uint64_t depth = uint64_t(ctx.get_int("tx_depth"));
-  EndpointConfig ec;
-  ec.buf_bytes = size_t(size);
-  ec.send_depth = uint32_t(depth);
-  Endpoint a, b;
-  Oob oob;
-  PeerInfo peer;  // node1's buffer, as node0 learned it
-  bool connected = false;
   ctx.x = "loss";
   ctx.y = {"goodput_gbps", "retransmissions", "completion_errors"};
   std::string table = fmt::format("{:>10} {:>14} {:>16} {:>18}\n", "loss", "goodput_gbps",
                                   "retransmissions", "completion_errors");
-  for (int64_t ppm : ctx.get_ints("loss_ppm")) {
-    const double loss = double(ppm) / 1e6;
-    cl.link(0).set_loss(loss);
-    const uint64_t retx0 = counter_sum(ctx.stats, groups, "retransmissions");
-    double t0 = 0, t1 = 0;
-    uint64_t errors = 0;
-    cl.run({[&] {
-              if (!connected) {
-                a.open(ec);
-                oob.put(1, a.info());
-                peer = oob.get(0);
-                a.connect(peer);
-                oob.get(0);
-              }
-              ibv_sge sge{a.addr(), uint32_t(size), a.mr->lkey};
-              uint64_t posted = 0, done = 0;
-              t0 = rnic_now_ns();
-              while (done < iters) {
-                while (posted < iters && posted - done < depth) {
-                  ibv_send_wr wr{};
-                  wr.wr_id = posted;
-                  wr.sg_list = &sge;
-                  wr.num_sge = 1;
-                  wr.opcode = IBV_WR_RDMA_WRITE;
-                  wr.send_flags = IBV_SEND_SIGNALED;
-                  wr.wr.rdma.remote_addr = peer.addr;
-                  wr.wr.rdma.rkey = peer.rkey;
-                  ibv_send_wr* bad = nullptr;
-                  if (ibv_post_send(a.qps[0], &wr, &bad)) throw std::runtime_error("ibv_post_send");
-                  ++posted;
-                }
-                ibv_wc wc[16];
-                const int n = ibv_poll_cq(a.cq, 16, wc);
-                for (int i = 0; i < n; ++i) errors += wc[i].status != IBV_WC_SUCCESS;
-                done += uint64_t(std::max(n, 0));
-                if (n == 0 && !rnic_wait_cq(a.cq, 100'000'000))
-                  throw std::runtime_error("no completion for 100 ms");
-              }
-              t1 = rnic_now_ns();
-            },
-            [&] {
-              if (connected) return;
-              b.open(ec);
-              const PeerInfo p = oob.get(1);
-              oob.put(0, b.info());
-              b.connect(p);
-              oob.put(0, {});
-            }});
-    connected = true;
-    const uint64_t retx = counter_sum(ctx.stats, groups, "retransmissions") - retx0;
-    const double gbps = double(size * iters) * 8 / (t1 - t0);
-    ctx.rows.push_back({{"loss", loss},
-                        {"goodput_gbps", gbps},
-                        {"retransmissions", retx},
-                        {"completion_errors", errors}});
-    table += fmt::format("{:>10} {:>14.3f} {:>16} {:>18}\n", loss, gbps, retx, errors);
-  }
+  loss_points(ctx, cl, 0, 1, 0, ctx.get_ints("loss_ppm"), uint64_t(ctx.get_int("size")),
+              uint64_t(ctx.get_int("iters")), uint64_t(ctx.get_int("tx_depth")), "", &table);
   ctx.summary = table;
   return 0;
 }
@@ -123,55 +128,74 @@ int run_loss_goodput(ExperimentContext& ctx) {
 // measured time), jain_mean, jain_min, drops (the switch's tail drops), retransmissions (every
 // card's transport). The modes are the transport's: efe_cc, efe_no_cc and pause on EFE cards;
 // tcp (RFC 3168's reaction to ECN), dctcp, tcp_pause and dctcp_pause on MPA/TCP cards.
-int run_incast(ExperimentContext& ctx) {
-  const std::vector<int64_t> counts = ctx.get_ints("senders");
-  const std::vector<std::string> modes = ctx.get_strings("modes");
-  const int most = int(*std::max_element(counts.begin(), counts.end()));
-  const uint64_t size = uint64_t(ctx.get_int("size"));
-  const uint64_t depth = uint64_t(ctx.get_int("depth"));
+struct IncastParams {
+  std::vector<int64_t> counts;
+  uint64_t size, depth, warmup, measure, join, leave, window;  // B, WRs, ps
+};
+
+IncastParams incast_params(ExperimentContext& ctx) {
   const uint64_t us = 1000000;  // ps
-  const uint64_t warmup = uint64_t(ctx.get_int("warmup_us")) * us;
-  const uint64_t measure = uint64_t(ctx.get_int("measure_us")) * us;
-  const uint64_t join = uint64_t(ctx.get_int("join_us")) * us;
-  const uint64_t leave = uint64_t(ctx.get_int("leave_us")) * us;
-  const uint64_t window = uint64_t(ctx.get_int("window_us")) * us;
-  if (join >= leave || leave > warmup + measure || window == 0 || measure % window)
+  IncastParams p;
+  p.counts = ctx.get_ints("senders");
+  p.size = uint64_t(ctx.get_int("size"));
+  p.depth = uint64_t(ctx.get_int("depth"));
+  p.warmup = uint64_t(ctx.get_int("warmup_us")) * us;
+  p.measure = uint64_t(ctx.get_int("measure_us")) * us;
+  p.join = uint64_t(ctx.get_int("join_us")) * us;
+  p.leave = uint64_t(ctx.get_int("leave_us")) * us;
+  p.window = uint64_t(ctx.get_int("window_us")) * us;
+  if (p.join >= p.leave || p.leave > p.warmup + p.measure || p.window == 0 || p.measure % p.window)
     throw std::runtime_error(
         "incast: join_us < leave_us <= warmup_us + measure_us, and window_us divides measure_us");
-  const Topology t = leaf_spine(ctx.cfg, most + 1, most + 1, 1);  // one switch, leaf0
-  const bool tcp = ctx.cfg.transport == "mpa_tcp";
+  return p;
+}
+
+// The modes a transport's cards run (incast's `modes`): refused before the run otherwise.
+void check_incast_modes(const std::vector<std::string>& modes, const std::string& transport) {
   for (const std::string& mode : modes) {
     const bool tcp_mode =
         mode == "tcp" || mode == "dctcp" || mode == "tcp_pause" || mode == "dctcp_pause";
-    if (tcp_mode != tcp)
+    if (tcp_mode != (transport == "mpa_tcp"))
       throw std::runtime_error(
           fmt::format("incast: mode {} is for {} cards, and card.transport is {}", mode,
-                      tcp_mode ? "mpa_tcp" : "efe", ctx.cfg.transport));
+                      tcp_mode ? "mpa_tcp" : "efe", transport));
   }
-  Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
-  ctx.attach(cl);
+}
+
+// Where an incast runs: hosts[0] the receiver, hosts[1..] the senders, all on switch `sw`, whose
+// port to the receiver is port_group.
+struct IncastSite {
+  std::vector<int> hosts;
+  size_t sw = 0;
+  std::string port_group;
+};
+
+// Every point (number of senders x mode) of an incast at a site: rows (with "transport" when it
+// is given) and their table lines.
+void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
+                   const IncastParams& ip, const std::vector<std::string>& modes,
+                   const std::string& transport, std::string* table) {
+  const uint64_t size = ip.size, depth = ip.depth, warmup = ip.warmup, measure = ip.measure,
+                 join = ip.join, leave = ip.leave, window = ip.window;
+  const uint64_t us = 1000000;  // ps
+  auto node = [&](int i) -> Node& { return *cl.nodes[size_t(site.hosts[size_t(i)])]; };
   EndpointConfig ec;
   ec.buf_bytes = size_t(size);
   ec.send_depth = uint32_t(depth);
   Oob oob;
   int point = 0;
-  const std::vector<std::string> efes = transport_groups(cl);
-  std::vector<std::string> ports;
-  ports.push_back("leaf0.p0");
-  ctx.x = "senders";
-  ctx.y = {"receiver_goodput_gbps", "jain_mean",        "jain_min", "drops",
-           "retransmissions",       "completion_errors"};
-  std::string table = fmt::format("{:>8} {:>10} {:>22} {:>10} {:>9} {:>8} {:>16} {:>18}\n",
-                                  "senders", "mode", "receiver_goodput_gbps", "jain_mean",
-                                  "jain_min", "drops", "retransmissions", "completion_errors");
-  for (int64_t n : counts)
+  std::vector<std::string> efes;
+  for (int h : site.hosts) efes.push_back(cl.nodes[size_t(h)]->card.transport_group());
+  const std::vector<std::string> ports = {site.port_group};
+  for (int64_t n : ip.counts)
     for (const std::string& mode : modes) {
-      for (auto& node : cl.nodes) {
-        if (node->card.efe) node->card.efe->set_cc(mode == "efe_cc");
-        if (node->card.toe) node->card.toe->set_dctcp(mode == "dctcp" || mode == "dctcp_pause");
+      for (int h : site.hosts) {
+        Card& card = cl.nodes[size_t(h)]->card;
+        if (card.efe) card.efe->set_cc(mode == "efe_cc");
+        if (card.toe) card.toe->set_dctcp(mode == "dctcp" || mode == "dctcp_pause");
       }
       const bool pause = mode == "pause" || mode == "tcp_pause" || mode == "dctcp_pause";
-      for (auto& sw : cl.switches) sw->set_pause(pause);
+      cl.switches[site.sw]->set_pause(pause);
       // Each point its own QP pairs (a QP a channel failure errored is not reused).
       std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
       std::vector<PeerInfo> peer(size_t(n) + 1);
@@ -185,15 +209,14 @@ int run_incast(ExperimentContext& ctx) {
       // less than one message per window).
       std::vector<std::vector<double>> bytes(size_t(n) + 1, std::vector<double>(windows));
       std::vector<std::string> from_peer(size_t(n) + 1);
-      for (int i = 1; i <= n; ++i)
-        from_peer[size_t(i)] = cl.nodes[0]->card.peer_group(cl.nodes[size_t(i)]->mac);
+      for (int i = 1; i <= n; ++i) from_peer[size_t(i)] = node(0).card.peer_group(node(i).mac);
       // completed: the Writes completed in the measured time (the receiver's goodput).
       double completed = 0;
       const int late_from = int(n) - int(n) / 4 + 1;  // senders late_from..n join late
       uint64_t start = 0;
       std::vector<Cluster::Program> progs;
       progs.push_back(
-          {0, [&] {
+          {site.hosts[0], [&] {
              for (int i = 1; i <= n; ++i) {
                rx[size_t(i)].open(ec);
                const PeerInfo p = oob.get(key + 2000 + i);
@@ -217,7 +240,7 @@ int run_incast(ExperimentContext& ctx) {
              }
            }});
       for (int i = 1; i <= n; ++i)
-        progs.push_back({i, [&, i] {
+        progs.push_back({site.hosts[size_t(i)], [&, i] {
                            Endpoint& e = tx[size_t(i)];
                            e.open(ec);
                            oob.put(key + 2000 + i, e.info());
@@ -284,17 +307,158 @@ int run_incast(ExperimentContext& ctx) {
       const uint64_t drops = counter_sum(ctx.stats, ports, "tail_drops") - drops0;
       const uint64_t retx = counter_sum(ctx.stats, efes, "retransmissions") - retx0;
       const double jmean = jsum / double(windows);
-      ctx.rows.push_back({{"senders", n},
-                          {"mode", mode},
-                          {"receiver_goodput_gbps", gbps},
-                          {"jain_mean", jmean},
-                          {"jain_min", jmin},
-                          {"drops", drops},
-                          {"retransmissions", retx},
-                          {"completion_errors", errs}});
-      table += fmt::format("{:>8} {:>10} {:>22.3f} {:>10.3f} {:>9.3f} {:>8} {:>16} {:>18}\n", n,
-                           mode, gbps, jmean, jmin, drops, retx, errs);
+      nlohmann::ordered_json row;
+      if (!transport.empty()) row["transport"] = transport;
+      ctx.rows.push_back(row);
+      ctx.rows.back().update(nlohmann::ordered_json{{"senders", n},
+                                                    {"mode", mode},
+                                                    {"receiver_goodput_gbps", gbps},
+                                                    {"jain_mean", jmean},
+                                                    {"jain_min", jmin},
+                                                    {"drops", drops},
+                                                    {"retransmissions", retx},
+                                                    {"completion_errors", errs}});
+      *table += fmt::format("{:>8} {:>10} {:>22.3f} {:>10.3f} {:>9.3f} {:>8} {:>16} {:>18}\n", n,
+                            mode, gbps, jmean, jmin, drops, retx, errs);
     }
+}
+
+int run_incast(ExperimentContext& ctx) {
+  const IncastParams ip = incast_params(ctx);
+  const std::vector<std::string> modes = ctx.get_strings("modes");
+  check_incast_modes(modes, ctx.cfg.transport);
+  const int most = int(*std::max_element(ip.counts.begin(), ip.counts.end()));
+  const Topology t = leaf_spine(ctx.cfg, most + 1, most + 1, 1);  // one switch, leaf0
+  Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  IncastSite site;
+  for (int i = 0; i <= most; ++i) site.hosts.push_back(i);
+  site.port_group = "leaf0.p0";
+  ctx.x = "senders";
+  ctx.y = {"receiver_goodput_gbps", "jain_mean",        "jain_min", "drops",
+           "retransmissions",       "completion_errors"};
+  std::string table = fmt::format("{:>8} {:>10} {:>22} {:>10} {:>9} {:>8} {:>16} {:>18}\n",
+                                  "senders", "mode", "receiver_goodput_gbps", "jain_mean",
+                                  "jain_min", "drops", "retransmissions", "completion_errors");
+  incast_points(ctx, cl, site, ip, modes, "", &table);
+  ctx.summary = table;
+  return 0;
+}
+
+// efe_vs_tcp: the same card with each transport, side by side in one run. Each transport has
+// an island of its own (nothing shared): a pair, <t>_a writing to <t>_b over link <t>_l, and an
+// incast switch <t>_sw with the receiver <t>_r and senders <t>_s1..; <t> is efe or tcp. On the
+// pair, in turn: write_lat and read_lat of 2 B and write_bw of `size` (as `rnicsim perf` runs
+// them), the goodput at each of loss_ppm; on the switch, incast at each number of senders in
+// the transport's modes. Rows: transport, measure, value and unit, and the measure's own fields.
+int run_efe_vs_tcp(ExperimentContext& ctx) {
+  const std::vector<std::string> transports = ctx.get_strings("transports");
+  const IncastParams ip = incast_params(ctx);
+  const std::vector<std::string> efe_modes = ctx.get_strings("efe_modes");
+  const std::vector<std::string> tcp_modes = ctx.get_strings("tcp_modes");
+  check_incast_modes(efe_modes, "efe");
+  check_incast_modes(tcp_modes, "mpa_tcp");
+  const uint64_t size = uint64_t(ctx.get_int("size"));
+  const int most = int(*std::max_element(ip.counts.begin(), ip.counts.end()));
+  struct Island {
+    std::string transport, tag;
+    int a = 0, b = 0;
+    size_t link = 0;
+    IncastSite site;
+  };
+  std::vector<Island> islands;
+  Topology topo;
+  for (const std::string& tr : transports) {
+    Island is;
+    is.transport = tr;
+    is.tag = tr == "efe" ? "efe" : "tcp";
+    SystemConfig c = ctx.cfg;
+    c.transport = tr;
+    auto host = [&](const std::string& name) {
+      const int i = int(topo.hosts.size());
+      topo.hosts.push_back({is.tag + "_" + name, default_mac(i), c});
+      return i;
+    };
+    is.a = host("a");
+    is.b = host("b");
+    is.link = topo.links.size();
+    topo.links.push_back({is.tag + "_l", is.a, is.b, c.eth_link()});
+    is.site.sw = topo.switches.size();
+    topo.switches.push_back({is.tag + "_sw", c.sw});
+    for (int k = 0; k <= most; ++k) {
+      const int h = host(k == 0 ? "r" : fmt::format("s{}", k));
+      is.site.hosts.push_back(h);
+      LinkSpec l{fmt::format("{}_sw_p{}", is.tag, k), h, 0, c.eth_link()};
+      l.sw_b = int(is.site.sw);
+      topo.links.push_back(l);
+    }
+    is.site.port_group = is.tag + "_sw.p0";
+    islands.push_back(is);
+  }
+  Cluster cl(topo, ctx.cfg, ctx.stats, ctx.scenario.impl);
+  ctx.attach(cl);
+  ctx.x = "measure";
+  ctx.y = {"value"};
+  std::string table;
+  auto row = [&](const std::string& tr, const std::string& measure, double v, const char* unit) {
+    ctx.rows.push_back({{"transport", tr}, {"measure", measure}, {"value", v}, {"unit", unit}});
+    table += fmt::format("{:>8} {:>30} {:>12.3f} {}\n", tr, measure, v, unit);
+  };
+  // Bytes on each pair's wire, both ways (frame, FCS, preamble and gap), while `counting`.
+  bool counting = false;
+  uint64_t wire_bytes = 0;
+  for (const Island& is : islands)
+    cl.link(is.link).add_wire_tap([&](uint64_t, const eth::EthLink::Frame& f, const uint8_t*, int) {
+      if (counting) wire_bytes += std::max<size_t>(f.size(), 60) + 4 + 20;
+    });
+  for (const Island& is : islands) {
+    row(is.transport, "write_lat_2B", perf_pair(cl, is.a, is.b, "write_lat", 2, 1000), "us");
+    row(is.transport, "read_lat_2B", perf_pair(cl, is.a, is.b, "read_lat", 2, 1000), "us");
+    counting = true;
+    wire_bytes = 0;
+    row(is.transport, fmt::format("write_bw_{}B", size),
+        perf_pair(cl, is.a, is.b, "write_bw", size, 1000) * 1048576 * 8 / 1e9, "Gb/s");
+    counting = false;
+    // What the wire carried besides the Writes' payload, both ways (ACKs included), per byte
+    // of payload.
+    row(is.transport, "header_bytes_per_payload_byte",
+        double(wire_bytes - size * 1000) / double(size * 1000), "B/B");
+  }
+  table += "\n";
+  for (const Island& is : islands) {
+    std::string t;
+    const size_t before = ctx.rows.size();
+    loss_points(ctx, cl, is.a, is.b, is.link, ctx.get_ints("loss_ppm"), size,
+                uint64_t(ctx.get_int("iters")), 128, is.transport, &t);
+    for (size_t r = before; r < ctx.rows.size(); ++r) {
+      nlohmann::ordered_json& x = ctx.rows[r];
+      x["measure"] = fmt::format("goodput_loss_{}", x["loss"].get<double>());
+      x["value"] = x["goodput_gbps"];
+      x["unit"] = "Gb/s";
+      table += fmt::format("{:>8} {:>30} {:>12.3f} Gb/s ({} resent)\n", is.transport,
+                           x["measure"].get<std::string>(), x["value"].get<double>(),
+                           x["retransmissions"].get<uint64_t>());
+    }
+    cl.link(is.link).set_loss(0);
+  }
+  table += "\n";
+  for (const Island& is : islands) {
+    std::string t;
+    const size_t before = ctx.rows.size();
+    incast_points(ctx, cl, is.site, ip, is.transport == "efe" ? efe_modes : tcp_modes, is.transport,
+                  &t);
+    for (size_t r = before; r < ctx.rows.size(); ++r) {
+      nlohmann::ordered_json& x = ctx.rows[r];
+      x["measure"] =
+          fmt::format("incast_{}_{}", x["senders"].get<int64_t>(), x["mode"].get<std::string>());
+      x["value"] = x["receiver_goodput_gbps"];
+      x["unit"] = "Gb/s";
+      table += fmt::format("{:>8} {:>30} {:>12.3f} Gb/s, Jain {:.3f}, {} drops, {} resent\n",
+                           is.transport, x["measure"].get<std::string>(), x["value"].get<double>(),
+                           x["jain_mean"].get<double>(), x["drops"].get<uint64_t>(),
+                           x["retransmissions"].get<uint64_t>());
+    }
+  }
   ctx.summary = table;
   return 0;
 }
@@ -526,6 +690,65 @@ void register_efe_experiments() {
   };
   c.run = run_incast;
   add_experiment_kind(std::move(c));
+
+  ExperimentKind v;
+  v.kind = "efe_vs_tcp";
+  v.has_links = true;
+  v.desc =
+      "the same card over the EFE and over MPA/TCP, side by side: latency, bandwidth, goodput "
+      "under loss and incast, each transport on an island of its own";
+  v.keys = {
+      {"transports",
+       ExpKey::kStringList,
+       "[efe, mpa_tcp]",
+       0,
+       0,
+       {"efe", "mpa_tcp"},
+       "",
+       "the transports compared (card.transport), each on its own island"},
+      {"size", ExpKey::kInt, "65536", 1, double(1u << 24), {}, "B", "Write size"},
+      {"iters", ExpKey::kInt, "300", 1, 1e8, {}, "", "RDMA Writes per loss point"},
+      {"loss_ppm",
+       ExpKey::kIntList,
+       "[0, 1000, 10000, 50000]",
+       0,
+       500000,
+       {},
+       "ppm",
+       "frame loss of the pair's link, one point each"},
+      {"efe_modes",
+       ExpKey::kStringList,
+       "[efe_cc]",
+       0,
+       0,
+       {"efe_cc", "efe_no_cc", "pause"},
+       "",
+       "incast modes on the EFE's island (incast's)"},
+      {"tcp_modes",
+       ExpKey::kStringList,
+       "[tcp, dctcp, tcp_pause, dctcp_pause]",
+       0,
+       0,
+       {"tcp", "dctcp", "tcp_pause", "dctcp_pause"},
+       "",
+       "incast modes on the MPA/TCP island (incast's)"},
+      {"senders",
+       ExpKey::kIntList,
+       "[8, 32]",
+       2,
+       63,
+       {},
+       "hosts",
+       "incast senders, one point each"},
+      {"depth", ExpKey::kInt, "4", 1, 128, {}, "WRs", "Writes in flight per incast sender"},
+      {"warmup_us", ExpKey::kInt, "1000", 0, 1e7, {}, "us", "incast: time before measuring"},
+      {"measure_us", ExpKey::kInt, "5000", 1, 1e7, {}, "us", "incast: time measured"},
+      {"join_us", ExpKey::kInt, "2000", 0, 1e7, {}, "us", "incast: when the late quarter joins"},
+      {"leave_us", ExpKey::kInt, "4000", 0, 1e7, {}, "us", "incast: when the late quarter leaves"},
+      {"window_us", ExpKey::kInt, "1000", 1, 1e7, {}, "us", "incast: fairness window"},
+  };
+  v.run = run_efe_vs_tcp;
+  add_experiment_kind(std::move(v));
 
   ExperimentKind sc;
   sc.kind = "scale";

@@ -907,6 +907,63 @@ int run_workloads(ExperimentContext& ctx) {
 
 }  // namespace
 
+double perf_pair(Cluster& cl, int client, int server, const std::string& test, uint64_t size,
+                 uint64_t iters) {
+  const Test& t = test_of(test);
+  Params p;
+  p.iters = iters;
+  p.qps = 1;
+  p.tx_depth = t.latency ? 1 : 128;
+  if (t.op == Op::kRead)
+    p.tx_depth =
+        std::min<uint64_t>(p.tx_depth, uint64_t(cl.nodes[size_t(client)]->cfg.core.max_qp_wr));
+  p.cq_mod = t.latency ? 1 : std::min<uint64_t>(100, p.tx_depth);
+  p.max_size = std::max<uint64_t>(size, 64);
+  EndpointConfig ec;
+  ec.buf_bytes = 2 * p.max_size;
+  ec.send_depth = uint32_t(p.tx_depth + 1);
+  ec.recv_depth =
+      uint32_t(std::min<int64_t>(kRxDepth, cl.nodes[size_t(client)]->cfg.core.max_qp_wr));
+  ec.cqe = int(std::min<int64_t>(cl.nodes[size_t(client)]->cfg.core.max_cqe, 8192));
+  Endpoint a, b;
+  Oob oob;
+  Limit lim;
+  uint64_t a_rx = 0, b_rx = 0;
+  double result = 0;
+  cl.run({{client,
+           [&] {
+             a.open(ec);
+             oob.put(1, a.info());
+             const PeerInfo peer = oob.get(0);
+             a.connect(peer);
+             if (t.op == Op::kSend && !t.latency) oob.get(0);
+             if (t.op == Op::kSend && t.latency) {
+               post_lat_receives(a, p.iters, p.max_size, &a_rx);
+               oob.put(1, {});
+               oob.get(0);
+             }
+             if (t.latency)
+               result = summarize(run_lat(a, peer, p, t.op, size, true, lim, &a_rx)).t_typical;
+             else
+               result = run_bw_client(a, peer, p, t.op, size, lim).avg_mib_s;
+           }},
+          {server, [&] {
+             b.open(ec);
+             oob.put(0, b.info());
+             const PeerInfo peer = oob.get(1);
+             b.connect(peer);
+             if (t.op == Op::kRead || (!t.latency && t.op == Op::kWrite)) return;
+             if (t.op == Op::kSend && !t.latency) return run_send_bw_server(b, p, size, oob, lim);
+             if (t.op == Op::kSend) {
+               oob.get(1);
+               post_lat_receives(b, p.iters, p.max_size, &b_rx);
+               oob.put(0, {});
+             }
+             run_lat(b, peer, p, t.op, size, false, lim, &b_rx);
+           }}});
+  return result;
+}
+
 void register_perftests() {
   for (const Test& t : tests()) {
     ExperimentKind k;

@@ -5,9 +5,22 @@
 // says how each test runs and where it differs from perftest.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
+namespace rnic {
+class Cluster;
+}
+
 namespace rnic::traffic {
 
 // Adds the six kinds to the experiment registry (main() calls it once).
 void register_perftests();
+
+// One of the six tests between hosts `client` and `server` of a built cluster (a QP pair of their
+// own), run as `rnicsim perf` runs it with its defaults (tx_depth 128, cq_mod 100, one QP):
+// a latency test's t_typical in us, a bandwidth test's BW average in MiB/s.
+double perf_pair(Cluster& cl, int client, int server, const std::string& test, uint64_t size,
+                 uint64_t iters);
 
 }  // namespace rnic::traffic
