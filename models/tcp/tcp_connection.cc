@@ -281,6 +281,7 @@ std::vector<TcpConnection::Out> TcpConnection::poll(uint64_t now, size_t max_dat
 
 uint64_t TcpConnection::next_timer() const {
   uint64_t t = UINT64_MAX;
+  if (state_ == State::kFailed) return t;  // nothing more is sent
   if (state_ == State::kSynSent || state_ == State::kSynRcvd) t = syn_at_;
   if (snd_) t = std::min(t, snd_->rto_deadline());
   if (rcv_) t = std::min(t, rcv_->delack_deadline());
@@ -289,6 +290,14 @@ uint64_t TcpConnection::next_timer() const {
 
 void TcpConnection::on_timer(uint64_t now) {
   if ((state_ == State::kSynSent || state_ == State::kSynRcvd) && syn_at_ <= now) {
+    // The handshake has the data's retry budget: it fails at the first expiry that long after
+    // its first.
+    if (syn_first_expiry_ == UINT64_MAX) {
+      syn_first_expiry_ = now;
+    } else if (now - syn_first_expiry_ >= cfg_.logic.retry_budget_ps) {
+      state_ = State::kFailed;
+      return;
+    }
     syn_due_ = true;
     syn_rto_ = std::min(syn_rto_ * 2, cfg_.logic.rto_max_ps);
     syn_at_ = UINT64_MAX;

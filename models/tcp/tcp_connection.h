@@ -117,6 +117,7 @@ class TcpConnection {
   bool fin_acked() const { return fin_queued_ && snd_ && snd_->una() == snd_->end(); }
   uint64_t syn_at_ = UINT64_MAX;  // the SYN (or SYN-ACK) goes again then
   uint64_t syn_rto_ = 0;
+  uint64_t syn_first_expiry_ = UINT64_MAX;  // the handshake's first expiry (its retry budget)
   uint16_t peer_ird_ = 0, peer_ord_ = 0;
   uint64_t crc_errors_ = 0;
 };

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 
 #include "sim/cluster.h"
 #include "sim/traffic/endpoint.h"
@@ -37,8 +38,11 @@ SystemConfig tcp_config(double loss) {
 }
 
 // Host a writes, reads and sends over each of `qps` QPs to host b; b checks what landed.
-void write_read_send(StatRegistry& stats, const SystemConfig& cfg, int qps) {
+// setup: faults placed on the built system.
+void write_read_send(StatRegistry& stats, const SystemConfig& cfg, int qps,
+                     const std::function<void(Cluster&)>& setup = {}) {
   Cluster cl(cfg, stats);
+  if (setup) setup(cl);
   EndpointConfig ec;
   ec.buf_bytes = kBuf;
   ec.qps = qps;
@@ -146,11 +150,96 @@ TEST(MpaTcp, EachQpHasItsOwnConnection) {
 TEST(MpaTcp, LossIsRepairedByTcp) {
   StatRegistry stats;
   write_read_send(stats, tcp_config(0.02), 1);
-  EXPECT_GT(counter(stats, "node0.toe", "retransmissions") + counter(stats, "node1.toe", "retransmissions"),
+  EXPECT_GT(counter(stats, "node0.toe", "retransmissions") +
+                counter(stats, "node1.toe", "retransmissions"),
             0u);
   EXPECT_EQ(counter(stats, "node0.toe", "failures"), 0u);
   EXPECT_EQ(counter(stats, "node1.toe", "failures"), 0u);
 }
+
+// The link goes down for 600 us in the middle of the Write: TCP's timer brings everything
+// again once it is back, and nothing is lost, doubled or failed.
+TEST(MpaTcp, ALinkDownForAWhileLosesNothing) {
+  StatRegistry stats;
+  write_read_send(stats, tcp_config(0), 1,
+                  [](Cluster& cl) { cl.link(0).add_down(150'000'000, 750'000'000); });
+  EXPECT_GT(counter(stats, "eth0", "lost_down"), 0u);
+  EXPECT_GT(counter(stats, "node0.toe", "retransmissions"), 0u);
+  EXPECT_EQ(counter(stats, "node0.toe", "failures"), 0u);
+  EXPECT_EQ(counter(stats, "node1.toe", "failures"), 0u);
+}
+
+// Bit errors: the receiving MAC's FCS drops a corrupted frame, and TCP resends it; MPA's CRC
+// never sees one.
+TEST(MpaTcp, BitErrorsAreRepairedByTcp) {
+  StatRegistry stats;
+  SystemConfig cfg = tcp_config(0);
+  cfg.link.ber = 2e-6;
+  write_read_send(stats, cfg, 1);
+  EXPECT_GT(
+      counter(stats, "node1.mac", "rx_fcs_errors") + counter(stats, "node0.mac", "rx_fcs_errors"),
+      0u);
+  EXPECT_GT(counter(stats, "node0.toe", "retransmissions") +
+                counter(stats, "node1.toe", "retransmissions"),
+            0u);
+  EXPECT_EQ(counter(stats, "node0.toe", "failures") + counter(stats, "node1.toe", "failures"), 0u);
+}
+
+// The link is cut for good, once the connection is up (a first Write has completed) or while
+// it is being made (right after the QPs reach RTS): the connection spends its retry budget
+// (tcp.retry_budget_ms, 5 ms here) and fails; the Write completes IBV_WC_RETRY_EXC_ERR and the
+// QP is in ERROR. In the handshake's case the passive side's connection fails too (its SYN-ACK
+// has the same budget).
+void cut_for_good(bool established) {
+  StatRegistry stats;
+  SystemConfig cfg = tcp_config(0);
+  cfg.set("tcp.retry_budget_ms", "5", "test");
+  Cluster cl(cfg, stats);
+  EndpointConfig ec;
+  ec.buf_bytes = kBuf;
+  Oob oob;
+  Endpoint a, b;
+  ibv_wc wc{};
+  uint64_t failed_at_ns = 0, cut_ns = 0;
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            oob.get(0);
+            ibv_sge sge{a.addr(), 65536, a.mr->lkey};
+            ibv_send_wr wr = testbench::rdma_write_wr(1, &sge, 1, peer.addr, peer.rkey, true);
+            ibv_send_wr* bad = nullptr;
+            if (established) {
+              ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+              ASSERT_EQ(wait_one(a.cq, 10'000'000).status, IBV_WC_SUCCESS);
+            }
+            cut_ns = rnic_now_ns() + 1000;
+            cl.link(0).add_down(cut_ns * 1000, UINT64_MAX);
+            rnic_spend_ns(2000);
+            ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+            wc = wait_one(a.cq, 100'000'000);
+            failed_at_ns = rnic_now_ns();
+            EXPECT_EQ(testbench::qp_state(a.qps[0]), IBV_QPS_ERR);
+          },
+          [&] {
+            b.open(ec);
+            const PeerInfo p = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(p);
+            oob.put(0, {});
+          }});
+  EXPECT_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
+  EXPECT_EQ(counter(stats, "node0.toe", "failures"), 1u);
+  if (!established) EXPECT_EQ(counter(stats, "node1.toe", "failures"), 1u);
+  // The budget is counted from the first expiry, and the failure comes at the first expiry 5 ms
+  // or more after it (the timer doubling from its start): within 100 ms of the cut.
+  EXPECT_GE(failed_at_ns - cut_ns, 5'000'000u);
+  EXPECT_LT(failed_at_ns - cut_ns, 100'000'000u);
+}
+
+TEST(MpaTcp, ALinkCutForGoodFailsTheConnection) { cut_for_good(true); }
+TEST(MpaTcp, ALinkCutDuringTheHandshakeFailsBothEnds) { cut_for_good(false); }
 
 }  // namespace
 }  // namespace rnic
