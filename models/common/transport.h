@@ -83,10 +83,12 @@ class Transport {
   virtual std::string peer_name(const TransportPeer& peer) const = 0;
   // Local QP local_qpn is connected to stream s and may send (it entered RTS): a transport with
   // a connection per QP makes it now (MPA/TCP; the EFE's channels are per peer card and need
-  // nothing). Sends on s wait (can_send) until it is up.
-  virtual void open(const TransportStream& s, uint32_t local_qpn) {
+  // nothing). Sends on s wait (can_send) until it is up. role: 1 this side opens the connection,
+  // 2 it waits for the peer's, 0 a rule of the transport's decides (the card ABI's ConnRole).
+  virtual void open(const TransportStream& s, uint32_t local_qpn, uint8_t role) {
     (void)s;
     (void)local_qpn;
+    (void)role;
   }
 
   std::function<void(TransportSegment&&)> on_segment;

@@ -335,6 +335,10 @@ int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const QpA
   m.access = to_card_access(a.access);
   m.mtu = a.mtu;
   m.read_timeout_ns = a.read_timeout_ns;
+  if (a.role != abi::kRoleByRule) {
+    m.set |= M::kRole;
+    m.role = abi::ConnRole(a.role);
+  }
   const int rc = command(m);
   ioctl_exit();
   return rc;

@@ -95,6 +95,7 @@ class Driver {
     MacAddr peer{};
     uint32_t peer_qpn = 0, ird = 0, ord = 0, access = 0, mtu = 0;
     uint64_t read_timeout_ns = 0;
+    uint8_t role = 0;  // abi::ConnRole; set (with kRole) when not kRoleByRule
   };
   int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const QpAttrs& a);
   int destroy_qp(uint32_t qpn);  // a QP or an SRQ

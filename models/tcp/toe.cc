@@ -88,11 +88,11 @@ Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer
   return c;
 }
 
-void Toe::open(const TransportStream& s, uint32_t local_qpn) {
+void Toe::open(const TransportStream& s, uint32_t local_qpn, uint8_t role) {
   if (conns_.count(s)) return;
   const auto ip = ips_.find(s.peer);
   if (ip == ips_.end()) return;  // no address for that card: nothing to connect to
-  const bool active = std::tie(mac_, local_qpn) < std::tie(s.peer, s.qpn);
+  const bool active = role == 0 ? std::tie(mac_, local_qpn) < std::tie(s.peer, s.qpn) : role == 1;
   if (active) make(s, local_qpn, ip->second, true);
   // The passive end's connection is made by the SYN (receive()).
   kick();

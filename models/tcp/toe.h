@@ -48,9 +48,10 @@ class Toe : public sc_core::sc_module, public Transport {
 
   // A peer card's address.
   void add_peer(const eth::Mac& mac, uint32_t ip);
-  // Local QP local_qpn is connected to stream s: the lower (MAC, QPN) end opens the connection,
-  // the other waits for it. Sends on s wait (can_send) until MPA's start-up is done.
-  void open(const TransportStream& s, uint32_t local_qpn);
+  // Local QP local_qpn is connected to stream s: role 1 (the connection manager's initiator)
+  // opens the connection, role 2 waits for it; role 0: the lower (MAC, QPN) end opens it. Sends
+  // on s wait (can_send) until MPA's start-up is done.
+  void open(const TransportStream& s, uint32_t local_qpn, uint8_t role = 0) override;
   // The connection of stream s (nullptr: none yet).
   const TcpConnection* connection(const TransportStream& s) const;
   // The statistics group of what this card exchanged with the card at mac (its connections'

@@ -4,7 +4,10 @@ ibv_rc_pingpong (scenarios/examples/ibv_rc_pingpong.yaml) completes its 1000 rou
 hosts, and Debian's rping (scenarios/examples/rping.yaml: connected through librdmacm) its 100
 ping-pongs; both exit 0 on both hosts, the cards run the TCP engine (one connection per QP,
 nothing resent on a clean link) and no EFE, and Wireshark's own dissectors decode the
-ping-pong's capture as MPA/DDP/RDMAP with good CRCs and nothing malformed."""
+ping-pong's capture as MPA/DDP/RDMAP with good CRCs and nothing malformed. With rping's server
+on node0 and its client on node1, the client (rdma_connect: the active side, as MPA defines it)
+sends the SYN and the MPA request, though its MAC is the higher (the role rule for QPs
+connected without the connection manager would pick node0)."""
 import os
 import shutil
 import subprocess
@@ -57,4 +60,23 @@ for h in ("node0", "node1"):
     check(text(os.path.join(rp, h, "rping.out")).count("ping data: rdma-ping-") == 100,
           f"rping on {h}: {text(os.path.join(rp, h, 'rping.out'))[-300:]!r}")
     check(host_entry(rp, h).get("exit") == 0, f"rping on {h}: {host_entry(rp, h)}")
+
+# The connection manager's roles: the initiator opens the TCP connection and sends MPA's request.
+sw = out_dir(base, "mpa_tcp_rping_swapped")
+scen = os.path.join(sw, "rping_swapped.yaml")
+with open(scen, "w") as f:
+    f.write("name: rping_swapped\nworkloads:\n  - name: rping\n    exec: [rping, -v, -C, '10']\n"
+            "    hosts: [node0, node1]\n    args: [[-s, -a, node0], [-c, -a, node0]]\n")
+rnicsim(binary, "run", scen, "--out", sw, "--quiet", "--pcap", "--set", "card.transport=mpa_tcp")
+for h in ("node0", "node1"):
+    check(text(os.path.join(sw, h, "rping.out")).count("ping data: rdma-ping-") == 10,
+          f"swapped rping on {h}: {text(os.path.join(sw, h, 'rping.out'))[-300:]!r}")
+if tshark:
+    def first(flt):
+        p = subprocess.run([tshark, "-r", os.path.join(sw, "eth0.pcap"), "-Y", flt, "-T", "fields",
+                            "-e", "ip.src"], capture_output=True, text=True)
+        return (p.stdout.split("\n") or [""])[0].strip()
+    check(first("tcp.flags.syn == 1 && tcp.flags.ack == 0") == "10.0.0.2",
+          "the SYN does not come from rping's client (node1, 10.0.0.2)")
+    check(first("iwarp_mpa.key.req") == "10.0.0.2", "the MPA request does not come from node1")
 finish("mpa_tcp_programs")

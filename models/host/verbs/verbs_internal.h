@@ -23,8 +23,9 @@ uint64_t mgmt_send(size_t bytes);
 uint32_t mr_pbl_count(const ibv_mr* mr);
 // ibv_modify_qp without its state-transition and attribute checks: the connection manager's
 // own moves of a QP (as the kernel's iWARP connection manager makes them), for example RTR to
-// RTS with the peer's QP number learnt from its reply.
-int cm_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask);
+// RTS with the peer's QP number learnt from its reply; role: the QP's side of its connection
+// (abi::ConnRole: the initiator is active, the acceptor passive).
+int cm_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role = 0);
 // The calling program's busy wait until the len (1..8, within one page) bytes at addr differ
 // from old, as rnic_wait_mem (cost.cq_poll_ns per look): 1 once they do, 0 after timeout_ns.
 int wait_mem_change(const void* addr, const uint8_t* old, size_t len, uint64_t timeout_ns);

@@ -90,6 +90,12 @@ struct CreateQp {
   }
 };
 
+// A QP's side of its connection, where the transport makes one per QP (MPA over TCP): the
+// active side opens it and sends MPA's request, the passive side answers. The connection
+// manager sets it (rdma_connect: active, rdma_accept: passive); a QP connected by
+// ibv_modify_qp alone keeps kRoleByRule (the lower MAC and QPN is active: docs/transport.md).
+enum ConnRole : uint8_t { kRoleByRule = 0, kRoleActive = 1, kRolePassive = 2 };
+
 // MODIFY_QP: the fields whose bit is set in `set` are applied (state last).
 struct ModifyQp {
   static constexpr Command kOp = kCmdModifyQp;
@@ -103,6 +109,7 @@ struct ModifyQp {
     kAccess = 1 << 5,       // access:: rights remote peers get
     kMtu = 1 << 6,          // the largest payload of the QP's segments, bytes (0: no cap)
     kReadTimeout = 1 << 7,  // the requester's Read Response timer, ns (0: none)
+    kRole = 1 << 8,         // the QP's side of its connection (ConnRole; MPA/TCP cards)
   };
   uint32_t qpn = 0;
   uint32_t set = 0;
@@ -113,6 +120,7 @@ struct ModifyQp {
   uint8_t access = 0;
   uint32_t mtu = 0;
   uint64_t read_timeout_ns = 0;
+  ConnRole role = kRoleByRule;
   std::array<uint32_t, kArgs> encode() const {
     uint32_t mac_lo = 0, mac_hi = 0;
     for (int i = 0; i < 4; ++i) mac_lo |= uint32_t(peer_mac[i]) << (8 * i);
@@ -125,7 +133,7 @@ struct ModifyQp {
             peer_qpn,
             ird,
             ord,
-            access,
+            uint32_t(access) | uint32_t(role) << 8,
             mtu,
             detail::lo(read_timeout_ns),
             detail::hi(read_timeout_ns)};
@@ -141,6 +149,7 @@ struct ModifyQp {
     m.ird = a[6];
     m.ord = a[7];
     m.access = uint8_t(a[8]);
+    m.role = ConnRole((a[8] >> 8) & 3);
     m.mtu = a[9];
     m.read_timeout_ns = detail::u64(a, 10);
     return m;

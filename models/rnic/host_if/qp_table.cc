@@ -51,6 +51,7 @@ bool QpTable::modify(const abi::ModifyQp& m, Change* change) {
   if (m.set & M::kAccess) q.access = m.access;
   if (m.set & M::kMtu) q.mtu = m.mtu;
   if (m.set & M::kReadTimeout) q.read_timeout_ps = m.read_timeout_ns * 1000;
+  if (m.set & M::kRole) q.role = m.role;
   *change = (m.set & M::kState) ? set_state(m.qpn, m.state) : Change{};
   return true;
 }

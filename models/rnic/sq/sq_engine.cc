@@ -126,7 +126,7 @@ void SqEngine::on_update(QpUpdate&& u) {
   }
   if (u.flush) flush(qpn);
   if (u.ctx.sends() && old != abi::kQpRts) {
-    transport_.open(transport_.stream(u.ctx.peer_mac, u.ctx.peer_qpn), qpn);
+    transport_.open(transport_.stream(u.ctx.peer_mac, u.ctx.peer_qpn), qpn, u.ctx.role);
     activate(qpn);
   }
 }

@@ -71,6 +71,29 @@ TEST(QpTable, ModifySetsWhatItNamesAndClampsIrdOrd) {
   EXPECT_FALSE(t.modify(m, &ch));  // not in use
 }
 
+// The connection role travels in the access word's bits 8-9 and is set only when named.
+TEST(QpTable, TheConnectionRoleCrossesTheCommandAndIsSetOnlyWhenNamed) {
+  QpTable t(4, 64, 8, 4);
+  ASSERT_TRUE(t.create(create(1), cqs_1_2));
+  abi::ModifyQp m;
+  m.qpn = 1;
+  m.set = abi::ModifyQp::kAccess;
+  m.access = 0x5A;
+  m.role = abi::kRolePassive;  // not named: not set
+  const auto words = m.encode();
+  const abi::ModifyQp d = abi::ModifyQp::decode(words.data());
+  EXPECT_EQ(d.access, 0x5A);
+  EXPECT_EQ(d.role, abi::kRolePassive);
+  QpTable::Change ch;
+  ASSERT_TRUE(t.modify(d, &ch));
+  EXPECT_EQ(t.at(1).ctx.role, abi::kRoleByRule);
+  m.set = abi::ModifyQp::kRole;
+  m.role = abi::kRoleActive;
+  ASSERT_TRUE(t.modify(abi::ModifyQp::decode(m.encode().data()), &ch));
+  EXPECT_EQ(t.at(1).ctx.role, abi::kRoleActive);
+  EXPECT_EQ(t.at(1).ctx.access, 0x5A);
+}
+
 TEST(QpTable, ErrorFlushesOnceAndResetKeepsResources) {
   QpTable t(4, 64, 8, 4);
   ASSERT_TRUE(t.create(create(1), cqs_1_2));
