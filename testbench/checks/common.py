@@ -123,3 +123,18 @@ def check_loss_goodput(o, min_lossless):
     retx = [rows[p]["retransmissions"] for p in sorted(rows)]
     check(all(b > a for a, b in zip(retx[1:], retx[2:])), f"retransmissions do not grow with loss: {retx}")
     return rows
+
+
+def text(path):
+    """A file's whole text."""
+    with open(path) as f:
+        return f.read()
+
+
+def host_entry(o, host):
+    """The results.json entry of `host` in any workload of the run in folder o ({}: none)."""
+    for w in load(os.path.join(o, "results.json"))["workloads"]:
+        for h in w["hosts"]:
+            if h["host"] == host:
+                return h
+    return {}

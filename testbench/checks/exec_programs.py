@@ -28,7 +28,7 @@ import stat
 import subprocess
 import sys
 
-from common import check, finish, load, out_dir, rnicsim, strip_wall, write_file
+from common import check, finish, host_entry, load, out_dir, rnicsim, strip_wall, text, write_file
 
 binary, work = sys.argv[1], out_dir(sys.argv[2], "exec_programs")
 build = os.path.dirname(binary)
@@ -47,19 +47,6 @@ def run(name, text, *extra, expect=0, out=None):
     p = rnicsim(binary, "run", s, "--out", o, "--quiet", *extra, expect=expect)
     check(not leftovers(), f"{name}: processes left behind: {leftovers()}")
     return p, o
-
-
-def host_entry(o, host):
-    for w in load(os.path.join(o, "results.json"))["workloads"]:
-        for h in w["hosts"]:
-            if h["host"] == host:
-                return h
-    return {}
-
-
-def text(path):
-    with open(path) as f:
-        return f.read()
 
 
 # Debian's ibverbs-utils, unmodified: the device list and the device's attributes.

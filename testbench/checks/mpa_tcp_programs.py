@@ -13,20 +13,7 @@ import shutil
 import subprocess
 import sys
 
-from common import ROOT, check, finish, load, out_dir, rnicsim
-
-
-def text(path):
-    with open(path) as f:
-        return f.read()
-
-
-def host_entry(o, host):
-    for w in load(os.path.join(o, "results.json"))["workloads"]:
-        for h in w["hosts"]:
-            if h["host"] == host:
-                return h
-    return {}
+from common import ROOT, check, finish, host_entry, load, out_dir, rnicsim, text
 
 
 binary, base = sys.argv[1], sys.argv[2]

@@ -10,15 +10,10 @@ import os
 import subprocess
 import sys
 
-from common import check, finish, load, out_dir, rnicsim, write_file
+from common import check, finish, load, out_dir, rnicsim, text, write_file
 
 binary, work = sys.argv[1], out_dir(sys.argv[2], "perftest_full")
 ITERS = "1000"
-
-
-def text(path):
-    with open(path) as f:
-        return f.read()
 
 
 def row(path, first):
