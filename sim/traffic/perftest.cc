@@ -344,6 +344,58 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
   return samples;
 }
 
+// The endpoints of a test's two sides: buffers for two messages of the largest size per QP, the
+// send queue one deeper than tx_depth, the card's limits for receives and CQ entries.
+EndpointConfig endpoint_config(const Params& p, const SystemConfig& c) {
+  EndpointConfig ec;
+  ec.buf_bytes = 2 * p.max_size * p.qps;
+  ec.qps = int(p.qps);
+  ec.send_depth = uint32_t(p.tx_depth + 1);
+  ec.recv_depth = uint32_t(std::min<uint64_t>(kRxDepth, c.core.max_qp_wr));
+  ec.cqe = int(std::min<int64_t>(c.core.max_cqe, 8192));
+  return ec;
+}
+
+// One size of a test, client side, its endpoint connected: the exchange with the server a Send
+// test needs before it starts (client_run then runs it).
+void client_ready(Endpoint& ep, const Params& p, const Test& t, uint64_t* rx_outstanding,
+                  Oob& oob) {
+  if (t.op == Op::kSend && !t.latency) oob.get(0);  // the server's receives are up
+  if (t.op == Op::kSend && t.latency) {
+    post_lat_receives(ep, p.iters, p.max_size, rx_outstanding);
+    oob.put(1, {});  // the server may send
+    oob.get(0);      // the server's receive is posted
+  }
+}
+
+// The test itself: a latency test's samples go to *samples, a bandwidth test's result to *bw.
+void client_run(Endpoint& ep, const PeerInfo& peer, const Params& p, const Test& t, uint64_t size,
+                Limit& lim, uint64_t* rx_outstanding, std::vector<double>* samples, BwResult* bw,
+                std::vector<std::pair<uint64_t, uint64_t>>* bounds = nullptr) {
+  if (t.latency)
+    *samples = run_lat(ep, peer, p, t.op, size, true, lim, rx_outstanding, bounds);
+  else
+    *bw = run_bw_client(ep, peer, p, t.op, size, lim);
+}
+
+// One size of a test, server side, its endpoint connected. false: the server has nothing to do
+// in this test (the card alone answers Reads and takes Writes), for any size.
+bool server_size(Endpoint& ep, const PeerInfo& peer, const Params& p, const Test& t, uint64_t size,
+                 Limit& lim, uint64_t* rx_outstanding, Oob& oob) {
+  if (t.op == Op::kRead || (!t.latency && t.op == Op::kWrite)) return false;
+  if (t.op == Op::kSend && !t.latency) {
+    run_send_bw_server(ep, p, size, oob, lim);
+    return true;
+  }
+  if (t.op == Op::kSend) {
+    oob.get(1);
+    post_lat_receives(ep, p.iters, p.max_size, rx_outstanding);
+    oob.put(0, {});
+  }
+  run_lat(ep, peer, p, t.op, size, false, lim, rx_outstanding);
+  return true;
+}
+
 std::string bw_table(const nlohmann::ordered_json& rows) {
   std::string s(87, '-');
   s += "\n #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]\n";
@@ -527,13 +579,7 @@ int run_workloads(ExperimentContext& ctx) {
   std::vector<Cluster::Program> programs;
   for (auto& jp : jobs) {
     Job& j = *jp;
-    const SystemConfig& c = cl.nodes[size_t(j.client_node)]->cfg;
-    EndpointConfig ec;
-    ec.buf_bytes = 2 * j.p.max_size * j.p.qps;
-    ec.qps = int(j.p.qps);
-    ec.send_depth = uint32_t(j.p.tx_depth + 1);
-    ec.recv_depth = uint32_t(std::min<uint64_t>(kRxDepth, c.core.max_qp_wr));
-    ec.cqe = int(std::min<int64_t>(c.core.max_cqe, 8192));
+    const EndpointConfig ec = endpoint_config(j.p, cl.nodes[size_t(j.client_node)]->cfg);
     j.points.resize(j.sizes.size());
     j.limits.assign(j.sizes.size(), Limit{});
     for (Limit& l : j.limits)
@@ -548,21 +594,11 @@ int run_workloads(ExperimentContext& ctx) {
                             sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
                           for (size_t si = 0; si < j.sizes.size(); ++si) {
                             Point& pt = j.points[si];
-                            const uint64_t size = j.sizes[si];
-                            if (j.t->op == Op::kSend && !j.t->latency) j.oob.get(0);  // receives up
-                            if (j.t->op == Op::kSend && j.t->latency) {
-                              post_lat_receives(j.client, j.p.iters, j.p.max_size, &j.client_rx);
-                              j.oob.put(1, {});  // the server may send
-                              j.oob.get(0);      // the server's receive is posted
-                            }
+                            client_ready(j.client, j.p, *j.t, &j.client_rx, j.oob);
                             pt.start_ps = now_ps();
                             pt.wall0 = std::chrono::steady_clock::now();
-                            Limit& lim = j.limits[si];
-                            if (j.t->latency)
-                              pt.samples = run_lat(j.client, j.to_server, j.p, j.t->op, size, true,
-                                                   lim, &j.client_rx, &pt.bounds);
-                            else
-                              pt.bw = run_bw_client(j.client, j.to_server, j.p, j.t->op, size, lim);
+                            client_run(j.client, j.to_server, j.p, *j.t, j.sizes[si], j.limits[si],
+                                       &j.client_rx, &pt.samples, &pt.bw, &pt.bounds);
                             pt.end_ps = std::max(pt.end_ps, now_ps());
                             pt.wall1 = std::chrono::steady_clock::now();
                             pt.done = true;
@@ -574,20 +610,9 @@ int run_workloads(ExperimentContext& ctx) {
                           j.to_client = j.oob.get(1);
                           j.server.connect(j.to_client);
                           for (size_t si = 0; si < j.sizes.size(); ++si) {
-                            const uint64_t size = j.sizes[si];
-                            if (j.t->op == Op::kRead) break;  // nothing to do: the card answers
-                            if (!j.t->latency && j.t->op == Op::kWrite) break;
-                            if (j.t->op == Op::kSend && !j.t->latency) {
-                              run_send_bw_server(j.server, j.p, size, j.oob, j.limits[si]);
-                            } else {
-                              if (j.t->op == Op::kSend) {
-                                j.oob.get(1);
-                                post_lat_receives(j.server, j.p.iters, j.p.max_size, &j.server_rx);
-                                j.oob.put(0, {});
-                              }
-                              run_lat(j.server, j.to_client, j.p, j.t->op, size, false,
-                                      j.limits[si], &j.server_rx);
-                            }
+                            if (!server_size(j.server, j.to_client, j.p, *j.t, j.sizes[si],
+                                             j.limits[si], &j.server_rx, j.oob))
+                              break;
                             j.points[si].end_ps = std::max(j.points[si].end_ps, now_ps());
                           }
                         })});
@@ -910,58 +935,38 @@ int run_workloads(ExperimentContext& ctx) {
 double perf_pair(Cluster& cl, int client, int server, const std::string& test, uint64_t size,
                  uint64_t iters) {
   const Test& t = test_of(test);
+  const SystemConfig& c = cl.nodes[size_t(client)]->cfg;
   Params p;
   p.iters = iters;
   p.qps = 1;
   p.tx_depth = t.latency ? 1 : 128;
-  if (t.op == Op::kRead)
-    p.tx_depth =
-        std::min<uint64_t>(p.tx_depth, uint64_t(cl.nodes[size_t(client)]->cfg.core.max_qp_wr));
+  if (t.op == Op::kRead) p.tx_depth = std::min<uint64_t>(p.tx_depth, uint64_t(c.core.max_qp_wr));
   p.cq_mod = t.latency ? 1 : std::min<uint64_t>(100, p.tx_depth);
   p.max_size = std::max<uint64_t>(size, 64);
-  EndpointConfig ec;
-  ec.buf_bytes = 2 * p.max_size;
-  ec.send_depth = uint32_t(p.tx_depth + 1);
-  ec.recv_depth =
-      uint32_t(std::min<int64_t>(kRxDepth, cl.nodes[size_t(client)]->cfg.core.max_qp_wr));
-  ec.cqe = int(std::min<int64_t>(cl.nodes[size_t(client)]->cfg.core.max_cqe, 8192));
+  const EndpointConfig ec = endpoint_config(p, c);
   Endpoint a, b;
   Oob oob;
   Limit lim;
   uint64_t a_rx = 0, b_rx = 0;
-  double result = 0;
+  std::vector<double> samples;
+  BwResult bw;
   cl.run({{client,
            [&] {
              a.open(ec);
              oob.put(1, a.info());
              const PeerInfo peer = oob.get(0);
              a.connect(peer);
-             if (t.op == Op::kSend && !t.latency) oob.get(0);
-             if (t.op == Op::kSend && t.latency) {
-               post_lat_receives(a, p.iters, p.max_size, &a_rx);
-               oob.put(1, {});
-               oob.get(0);
-             }
-             if (t.latency)
-               result = summarize(run_lat(a, peer, p, t.op, size, true, lim, &a_rx)).t_typical;
-             else
-               result = run_bw_client(a, peer, p, t.op, size, lim).avg_mib_s;
+             client_ready(a, p, t, &a_rx, oob);
+             client_run(a, peer, p, t, size, lim, &a_rx, &samples, &bw);
            }},
           {server, [&] {
              b.open(ec);
              oob.put(0, b.info());
              const PeerInfo peer = oob.get(1);
              b.connect(peer);
-             if (t.op == Op::kRead || (!t.latency && t.op == Op::kWrite)) return;
-             if (t.op == Op::kSend && !t.latency) return run_send_bw_server(b, p, size, oob, lim);
-             if (t.op == Op::kSend) {
-               oob.get(1);
-               post_lat_receives(b, p.iters, p.max_size, &b_rx);
-               oob.put(0, {});
-             }
-             run_lat(b, peer, p, t.op, size, false, lim, &b_rx);
+             server_size(b, peer, p, t, size, lim, &b_rx, oob);
            }}});
-  return result;
+  return t.latency ? summarize(samples).t_typical : bw.avg_mib_s;
 }
 
 void register_perftests() {
