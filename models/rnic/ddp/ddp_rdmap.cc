@@ -11,7 +11,10 @@ bool is_tagged(Opcode op) { return op == Opcode::kWrite || op == Opcode::kReadRe
 uint32_t queue_of(Opcode op) {
   switch (op) {
     case Opcode::kReadRequest:
+    case Opcode::kAtomicRequest:
       return kQnReadRequest;
+    case Opcode::kAtomicResponse:
+      return kQnAtomicResponse;
     case Opcode::kTerminate:
       return kQnTerminate;
     default:
@@ -37,6 +40,10 @@ const char* to_string(Opcode op) {
       return "Send with SE and Invalidate";
     case Opcode::kTerminate:
       return "Terminate";
+    case Opcode::kAtomicRequest:
+      return "Atomic Request";
+    case Opcode::kAtomicResponse:
+      return "Atomic Response";
   }
   return "unknown";
 }
@@ -97,6 +104,72 @@ bool decode(const uint8_t* p, size_t len, ReadRequest* r) {
   return true;
 }
 
+bool known_atomic(uint8_t op) {
+  return op == uint8_t(AtomicOp::kFetchAdd) || op == uint8_t(AtomicOp::kSwap) ||
+         op == uint8_t(AtomicOp::kCmpSwap);
+}
+
+uint64_t apply(const AtomicRequest& a, uint64_t orig) {
+  switch (AtomicOp(a.op)) {
+    case AtomicOp::kFetchAdd: {
+      if (a.add_swap_mask == 0) return orig + a.add_swap;
+      // Bit by bit: the carry out of a bit set in the mask is dropped (the mask marks the top
+      // bit of each field).
+      uint64_t r = 0;
+      unsigned carry = 0;
+      for (int b = 0; b < 64; ++b) {
+        const uint64_t bit = 1ull << b;
+        const unsigned sum = unsigned((orig >> b) & 1) + unsigned((a.add_swap >> b) & 1) + carry;
+        if (sum & 1) r |= bit;
+        carry = (sum >> 1) && !(a.add_swap_mask & bit) ? 1 : 0;
+      }
+      return r;
+    }
+    case AtomicOp::kSwap:
+      return (orig & ~a.add_swap_mask) | (a.add_swap & a.add_swap_mask);
+    case AtomicOp::kCmpSwap:
+      if (((orig ^ a.compare) & a.compare_mask) != 0) return orig;
+      return (orig & ~a.add_swap_mask) | (a.add_swap & a.add_swap_mask);
+  }
+  return orig;
+}
+
+void encode(const AtomicRequest& a, uint8_t* p) {
+  put_be32(p, a.op & 0x0F);
+  put_be32(p + 4, a.req_id);
+  put_be32(p + 8, a.stag);
+  put_be64(p + 12, a.to);
+  put_be64(p + 20, a.add_swap);
+  put_be64(p + 28, a.add_swap_mask);
+  put_be64(p + 36, a.compare);
+  put_be64(p + 44, a.compare_mask);
+}
+
+bool decode(const uint8_t* p, size_t len, AtomicRequest* a) {
+  if (len < kAtomicRequestBytes) return false;
+  a->op = uint8_t(get_be32(p) & 0x0F);  // the upper 28 bits are reserved
+  a->req_id = get_be32(p + 4);
+  a->stag = get_be32(p + 8);
+  a->to = get_be64(p + 12);
+  a->add_swap = get_be64(p + 20);
+  a->add_swap_mask = get_be64(p + 28);
+  a->compare = get_be64(p + 36);
+  a->compare_mask = get_be64(p + 44);
+  return true;
+}
+
+void encode(const AtomicResponse& a, uint8_t* p) {
+  put_be32(p, a.req_id);
+  put_be64(p + 4, a.value);
+}
+
+bool decode(const uint8_t* p, size_t len, AtomicResponse* a) {
+  if (len < kAtomicResponseBytes) return false;
+  a->req_id = get_be32(p);
+  a->value = get_be64(p + 4);
+  return true;
+}
+
 std::vector<uint8_t> encode(const Terminate& t) {
   std::vector<uint8_t> v(4, 0);
   v[0] = uint8_t(uint8_t(t.cause.layer) << 4 | (t.cause.etype & 0x0F));
@@ -127,6 +200,8 @@ std::vector<uint8_t> terminate_segment(const Terminate& t, uint32_t msn) {
 uint16_t terminated_length(const Segment& h, size_t seg_bytes) {
   size_t fixed = h.header_bytes();
   if (!h.tagged && h.opcode == uint8_t(Opcode::kReadRequest)) fixed += kReadRequestBytes;
+  if (!h.tagged && h.opcode == uint8_t(Opcode::kAtomicRequest)) fixed += kAtomicRequestBytes;
+  if (!h.tagged && h.opcode == uint8_t(Opcode::kAtomicResponse)) fixed += kAtomicResponseBytes;
   if (!h.tagged && h.opcode == uint8_t(Opcode::kTerminate)) fixed += 4;
   return seg_bytes > fixed ? uint16_t(std::min<size_t>(seg_bytes - fixed, 0xFFFF)) : 0;
 }

@@ -11,6 +11,13 @@
 //   Read Request payload (28 B after the untagged header): 0-3 sink STag, 4-11 sink TO,
 //   12-15 read message size, 16-19 source STag, 20-27 source TO
 //
+//   Atomic Request payload (52 B after the untagged header, QN 1; RFC 7306, laid out as
+//   Wireshark's iwarp_ddp_rdmap reads it): 0-3 atomic opcode (low 4 bits: 0 FetchAdd, 2 CmpSwap),
+//   4-7 request identifier, 8-11 remote STag, 12-19 remote tagged offset, 20-27 add or swap data,
+//   28-35 add or swap mask, 36-43 compare data, 44-51 compare mask.
+//   Atomic Response payload (12 B after the untagged header, QN 3): 0-3 the request's identifier,
+//   4-11 the target's value before the operation.
+//
 //   Terminate payload: 0 layer (high nibble: 0 RDMAP, 1 DDP, 2 LLP) | error type (low nibble),
 //   1 error code, 2 M 0x80 D 0x40 R 0x20 + reserved, 3 reserved; when D: DDP segment length (2)
 //   and the terminated DDP header (14 or 18 B); when R: the terminated Read Request (28 B).
@@ -31,13 +38,17 @@ enum class Opcode : uint8_t {
   kSendSe = 5,
   kSendSeInvalidate = 6,
   kTerminate = 7,
-  // 0xA, 0xB: RFC 7306 atomics, reserved for a later extension.
+  kAtomicRequest = 0xA,  // RFC 7306
+  kAtomicResponse = 0xB,
 };
 
 constexpr uint8_t kDdpTagged = 0x80, kDdpLast = 0x40, kDdpReserved = 0x3C, kDdpVersionMask = 0x03;
 constexpr uint8_t kDdpVersion = 1, kRdmapVersion = 1;
 constexpr size_t kTaggedBytes = 14, kUntaggedBytes = 18, kReadRequestBytes = 28;
-constexpr uint32_t kQnSend = 0, kQnReadRequest = 1, kQnTerminate = 2;
+constexpr size_t kAtomicRequestBytes = 52, kAtomicResponseBytes = 12;
+// Queue numbers: Atomic Requests share queue 1 (and its MSNs, IRD and ORD) with Read Requests;
+// Atomic Responses have queue 3 (docs/decisions.md, "RFC 7306 atomics").
+constexpr uint32_t kQnSend = 0, kQnReadRequest = 1, kQnTerminate = 2, kQnAtomicResponse = 3;
 
 // Which queue an untagged opcode goes to, and whether an opcode is tagged.
 bool is_tagged(Opcode op);
@@ -65,6 +76,31 @@ struct ReadRequest {
   uint64_t src_to = 0;
 };
 
+// RFC 7306's atomic operations (the Atomic Request's opcode field).
+enum class AtomicOp : uint8_t { kFetchAdd = 0, kSwap = 1, kCmpSwap = 2 };
+
+struct AtomicRequest {
+  uint8_t op = 0;  // AtomicOp, raw
+  uint32_t req_id = 0;
+  uint32_t stag = 0;
+  uint64_t to = 0;
+  uint64_t add_swap = 0, add_swap_mask = 0;
+  uint64_t compare = 0, compare_mask = 0;
+};
+
+struct AtomicResponse {
+  uint32_t req_id = 0;
+  uint64_t value = 0;  // the target's value before the operation
+};
+
+// The value an atomic operation leaves in a target that held `orig`: FetchAdd adds add_swap,
+// a carry not passing a bit set in add_swap_mask (0: a plain 64-bit add); CmpSwap replaces the
+// bits of swap_mask with add_swap's when orig equals compare on the bits of compare_mask (all
+// ones: a plain compare-and-swap); Swap replaces the bits of swap_mask. An opcode it does not
+// know leaves orig.
+uint64_t apply(const AtomicRequest& a, uint64_t orig);
+bool known_atomic(uint8_t op);
+
 enum class Layer : uint8_t { kRdmap = 0, kDdp = 1, kLlp = 2 };
 
 // A Terminate's cause: layer, error type, error code (RFC 5040 §7, RFC 5041 §7).
@@ -85,21 +121,26 @@ struct Terminate {
   std::vector<uint8_t> rdmap_header;  // when r: 28 bytes
 };
 
-void encode(const Segment& s, uint8_t* out);      // header_bytes() bytes
-void encode(const ReadRequest& r, uint8_t* out);  // 28 bytes
+void encode(const Segment& s, uint8_t* out);         // header_bytes() bytes
+void encode(const ReadRequest& r, uint8_t* out);     // 28 bytes
+void encode(const AtomicRequest& a, uint8_t* out);   // 52 bytes
+void encode(const AtomicResponse& a, uint8_t* out);  // 12 bytes
 std::vector<uint8_t> encode(const Terminate& t);
 // A whole Terminate segment: its untagged header (QN 2, MSN msn, MO 0, L) and t.
 std::vector<uint8_t> terminate_segment(const Terminate& t, uint32_t msn);
 // The DDP Segment Length a Terminate quotes for a rejected segment of `seg_bytes` bytes whose
 // header is h, as Linux siw fills it (siw_send_terminate): the segment's length less the
-// opcode's fixed headers (tagged 14; untagged 18; a Read Request 18 + 28; a Terminate 18 + 4),
-// 0 when shorter. docs/errors.md says how this reads RFC 5040 §4.8.
+// opcode's fixed headers (tagged 14; untagged 18; a Read Request 18 + 28; a Terminate 18 + 4;
+// siw has no atomics: an Atomic Request 18 + 52, an Atomic Response 18 + 12), 0 when shorter.
+// docs/errors.md says how this reads RFC 5040 §4.8.
 uint16_t terminated_length(const Segment& h, size_t seg_bytes);
 
 // Decodes the header's fields (never reads past len). Returns false only if there are not
 // enough bytes for the header the T bit announces.
 bool decode(const uint8_t* p, size_t len, Segment* s);
 bool decode(const uint8_t* p, size_t len, ReadRequest* r);
+bool decode(const uint8_t* p, size_t len, AtomicRequest* a);
+bool decode(const uint8_t* p, size_t len, AtomicResponse* a);
 bool decode(const uint8_t* p, size_t len, Terminate* t);
 
 // The header checks a receiver makes before anything else, in this order, with the Terminate

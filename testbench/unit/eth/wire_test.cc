@@ -142,6 +142,80 @@ TEST(Ddp, ReadRequestPayload) {
   EXPECT_FALSE(rdmap::decode(b, 27, &d));
 }
 
+// RFC 7306's Atomic Request and Response, laid out as Wireshark's iwarp_ddp_rdmap reads them.
+TEST(Ddp, AtomicRequestAndResponsePayloads) {
+  rdmap::AtomicRequest a;
+  a.op = uint8_t(rdmap::AtomicOp::kCmpSwap);
+  a.req_id = 0x01020304;
+  a.stag = 0x0A0B0C0D;
+  a.to = 0x1000200030004000ull;
+  a.add_swap = 0x5555555555555555ull;
+  a.add_swap_mask = ~0ull;
+  a.compare = 0x7777777777777777ull;
+  a.compare_mask = ~0ull;
+  uint8_t b[52];
+  rdmap::encode(a, b);
+  EXPECT_EQ(Bytes(b, b + 12), (Bytes{0, 0, 0, 2, 1, 2, 3, 4, 0x0A, 0x0B, 0x0C, 0x0D}));
+  EXPECT_EQ(Bytes(b + 12, b + 20), (Bytes{0x10, 0, 0x20, 0, 0x30, 0, 0x40, 0}));
+  EXPECT_EQ(b[20], 0x55);
+  EXPECT_EQ(b[28], 0xFF);
+  EXPECT_EQ(b[36], 0x77);
+  EXPECT_EQ(b[51], 0xFF);
+  rdmap::AtomicRequest d;
+  ASSERT_TRUE(rdmap::decode(b, 52, &d));
+  EXPECT_EQ(d.op, a.op);
+  EXPECT_EQ(d.req_id, a.req_id);
+  EXPECT_EQ(d.to, a.to);
+  EXPECT_EQ(d.compare, a.compare);
+  EXPECT_EQ(d.compare_mask, a.compare_mask);
+  EXPECT_FALSE(rdmap::decode(b, 51, &d));
+  b[0] = 0xF0;  // the opcode word's upper bits are reserved: ignored
+  ASSERT_TRUE(rdmap::decode(b, 52, &d));
+  EXPECT_EQ(d.op, a.op);
+
+  rdmap::AtomicResponse r{0x01020304, 0x1122334455667788ull};
+  uint8_t c[12];
+  rdmap::encode(r, c);
+  EXPECT_EQ(Bytes(c, c + 12), (Bytes{1, 2, 3, 4, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88}));
+  rdmap::AtomicResponse e;
+  ASSERT_TRUE(rdmap::decode(c, 12, &e));
+  EXPECT_EQ(e.req_id, r.req_id);
+  EXPECT_EQ(e.value, r.value);
+  EXPECT_FALSE(rdmap::decode(c, 11, &e));
+  EXPECT_EQ(rdmap::queue_of(rdmap::Opcode::kAtomicRequest), rdmap::kQnReadRequest);
+  EXPECT_EQ(rdmap::queue_of(rdmap::Opcode::kAtomicResponse), rdmap::kQnAtomicResponse);
+}
+
+TEST(Ddp, AtomicOperationsAndTheirMasks) {
+  rdmap::AtomicRequest a;
+  a.op = uint8_t(rdmap::AtomicOp::kFetchAdd);
+  a.add_swap = 5;
+  EXPECT_EQ(rdmap::apply(a, 10), 15u);
+  EXPECT_EQ(rdmap::apply(a, ~0ull), 4u);  // wraps
+  // Two 32-bit fields: bit 31 set in the mask stops the low field's carry.
+  a.add_swap = 1;
+  a.add_swap_mask = 1ull << 31;
+  EXPECT_EQ(rdmap::apply(a, 0x00000005FFFFFFFFull), 0x0000000500000000ull);
+  a.add_swap_mask = 0;
+  EXPECT_EQ(rdmap::apply(a, 0x00000005FFFFFFFFull), 0x0000000600000000ull);
+
+  a.op = uint8_t(rdmap::AtomicOp::kCmpSwap);
+  a.add_swap = 99;
+  a.add_swap_mask = ~0ull;
+  a.compare = 7;
+  a.compare_mask = ~0ull;
+  EXPECT_EQ(rdmap::apply(a, 7), 99u);
+  EXPECT_EQ(rdmap::apply(a, 8), 8u);  // no match: unchanged
+  a.compare_mask = 0xFF;              // only the low byte compared
+  EXPECT_EQ(rdmap::apply(a, 0x1207), 99u);
+  a.add_swap = 0xAB00;
+  a.add_swap_mask = 0xFF00;  // only the second byte swapped
+  EXPECT_EQ(rdmap::apply(a, 0x1207), 0xAB07u);
+  a.op = 7;  // unknown: unchanged
+  EXPECT_FALSE(rdmap::known_atomic(a.op));
+  EXPECT_EQ(rdmap::apply(a, 0x1207), 0x1207u);
+}
+
 TEST(Ddp, TerminateOfABadWrite) {
   // DDP / tagged buffer / invalid STag, M and D, the 14-byte header of the offending segment.
   rdmap::Terminate t;
