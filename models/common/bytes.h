@@ -1,5 +1,5 @@
 // Big-endian (network order) field access over byte buffers, bounds checked by the callers'
-// length checks. Used by every wire-format header.
+// length checks. Used by every wire-format header; little-endian for a host memory word.
 #pragma once
 
 #include <array>
@@ -34,5 +34,15 @@ inline uint32_t get_be24(const uint8_t* p) {
 }
 inline uint32_t get_be32(const uint8_t* p) { return uint32_t(get_be16(p)) << 16 | get_be16(p + 2); }
 inline uint64_t get_be64(const uint8_t* p) { return uint64_t(get_be32(p)) << 32 | get_be32(p + 4); }
+
+// Little-endian: a 64-bit word in host memory (the hosts are little-endian, as the card's ABI).
+inline void put_le64(uint8_t* p, uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));
+}
+inline uint64_t get_le64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
 
 }  // namespace rnic

@@ -159,12 +159,15 @@ struct CloseMsg {
   uint32_t peer_qpn = 0;
 };
 
-// RX engine -> read-response engine: a Read Request passed its checks.
+// RX engine -> read-response engine: a Read Request (or, atomic, an Atomic Request) passed its
+// checks.
 struct ReadReqMsg {
   uint32_t qpn = 0;
   uint64_t epoch = 0;
   rdmap::ReadRequest rr;
   uint32_t msn = 0;
+  bool atomic = false;
+  rdmap::AtomicRequest ar;
 };
 
 // Read-response engine -> SQ engine: the QP's next Read Response segment (one offered per QP

@@ -136,9 +136,10 @@ struct SendWr {
   uint32_t opcode, send_flags;
   uint32_t imm_or_inv;
   uint32_t num_sge;
-  uint64_t remote_addr;
+  uint64_t remote_addr;  // wr.rdma's, or an atomic's wr.atomic's
   uint32_t rkey;
-  uint32_t inline_bytes;  // bytes of inline data after the SGEs
+  uint32_t inline_bytes;       // bytes of inline data after the SGEs
+  uint64_t compare_add, swap;  // an atomic's
 };
 struct Sge {
   uint64_t addr;

@@ -928,8 +928,12 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         w.opcode = ibv_wr_opcode(s.opcode);
         w.send_flags = s.send_flags;
         w.invalidate_rkey = s.imm_or_inv;
-        w.wr.rdma.remote_addr = s.remote_addr;
-        w.wr.rdma.rkey = s.rkey;
+        if (w.opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w.opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+          w.wr.atomic = {s.remote_addr, s.compare_add, s.swap, s.rkey};
+        } else {
+          w.wr.rdma.remote_addr = s.remote_addr;
+          w.wr.rdma.rkey = s.rkey;
+        }
         if (s.inline_bytes) {
           // The bytes came with the call: the WR takes them from here (rnicsim's memory).
           size_t len = 0;

@@ -83,7 +83,7 @@ void connect_qp(ibv_qp* qp, const PeerInfo& peer, size_t i, const EndpointConfig
   ibv_qp_attr a{};
   a.qp_state = IBV_QPS_INIT;
   a.port_num = 1;
-  a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  a.qp_access_flags = unsigned(cfg.qp_access);
   if (int rc = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
     fail("ibv_modify_qp INIT", rc);
   a = ibv_qp_attr{};

@@ -65,6 +65,7 @@ class Oob {
 struct EndpointConfig {
   size_t buf_bytes = 1 << 20;
   int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  int qp_access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;  // what connect() grants
   int qps = 1;
   uint32_t send_depth = 128, recv_depth = 128;
   uint32_t sge = 1;

@@ -42,7 +42,7 @@ static void rx_decide(const MacAddr& src, const uint8_t* ddp, size_t n) {
   x.post(1, w, 1);
   x.read_issued(1, {0, 0x77, 0x5000, 3000, 1});
   for (int round = 0; round < 2; ++round) {  // the same segment twice: the state moved on
-    RxDecision d = x.decide(1, q, src, pr);
+    RxDecision d = x.decide(1, q, src, pr, pr.dropped ? nullptr : ddp + pr.payload_off);
     switch (d.kind) {
       case RxDecision::Kind::kDrop:
         require(pr.dropped);
@@ -52,15 +52,21 @@ static void rx_decide(const MacAddr& src, const uint8_t* ddp, size_t n) {
         break;
       case RxDecision::Kind::kFail:
         require(d.why.layer != rdmap::Layer::kLlp ||
-                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kReadRequest);
+                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kReadRequest ||
+                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kAtomicRequest ||
+                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kAtomicResponse);
         require(!d.has_wqe || d.recv_status >= 0);
         break;
       case RxDecision::Kind::kPlace:
-        require(d.target.len == pr.payload_len && !d.target.check_only);
+        require((d.atomic ? 8u : pr.payload_len) == d.target.len && !d.target.check_only);
         require(!d.response || d.target.access == access::kLocalWrite);
         break;
       case RxDecision::Kind::kReadRequest:
         require(d.target.check_only && x.ird_used(1) <= q.ird);
+        break;
+      case RxDecision::Kind::kAtomicRequest:
+        require(d.target.check_only && d.target.len == 8 && d.target.to % 8 == 0 &&
+                x.ird_used(1) <= q.ird);
         break;
       case RxDecision::Kind::kSend:
         require(d.mo + d.len <= d.wqe.wqe.total_length());

@@ -257,10 +257,11 @@ TEST_F(CoreTiming, WriteLatencyBreakdown) {
 // `recvs` receives of 8 KiB first and then waits for the client to finish.
 void run_pair(Cluster& cl, Endpoint ep[2], int recvs,
               const std::function<void(Endpoint&, const PeerInfo&)>& client,
-              const std::function<void(Endpoint&)>& server_after = {}) {
+              const std::function<void(Endpoint&)>& server_after = {},
+              const EndpointConfig& ec = {}) {
   Oob oob;
   auto setup = [&](int me) {
-    ep[me].open(EndpointConfig{});
+    ep[me].open(ec);
     oob.put(1 - me, ep[me].info());
     const PeerInfo peer = oob.get(me);
     ep[me].connect(peer);
@@ -487,6 +488,42 @@ TEST_F(CoreTiming, ReadResponseIssuesOnTheRequestsVerdict) {
   EXPECT_EQ(pr[1].t(Probe::kSegDma, 0) - pr[1].t(Probe::kSegFetch, 0),
             (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
   // Requester: the response is placed once its sink is translated (its verdict).
+  ASSERT_EQ(pr[0].count(Probe::kRxPlace), 1u);
+  EXPECT_EQ(pr[0].t(Probe::kRxPlace, 0) - pr[0].t(Probe::kRxChecked, 0),
+            (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
+}
+
+// Atomic unit (SQ engine): an Atomic Request's target check (smt_cycles) ends its RX verdict and
+// its response is issued on that edge; the target's translation (one chunk) precedes its 8-byte
+// DMA read; the result's write is issued and the response ready kHeaderCycles after the read's
+// data. The requester places the original value once its sink is translated.
+TEST_F(CoreTiming, AtomicResponseReadyAHeaderCycleAfterItsTargetRead) {
+  Probed sys(cfg);
+  auto& [stats, cl, pr, ep] = sys;
+  EndpointConfig ec;
+  ec.access |= IBV_ACCESS_REMOTE_ATOMIC;
+  ec.qp_access |= IBV_ACCESS_REMOTE_ATOMIC;
+  run_pair(
+      cl, ep, 0,
+      [&](Endpoint& e, const PeerInfo& p) {
+        ibv_sge sge{e.addr(), 8, e.mr->lkey};
+        ibv_send_wr wr = rdma_write_wr(1, &sge, 1, p.addr, p.rkey, true);
+        wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+        wr.wr.atomic = {p.addr, 1, 0, p.rkey};
+        ibv_send_wr* bad = nullptr;
+        ASSERT_EQ(ibv_post_send(e.qps[0], &wr, &bad), 0);
+        EXPECT_EQ(wait_one(e.cq).status, IBV_WC_SUCCESS);
+      },
+      {}, ec);
+  const uint64_t c = cycle();
+  ASSERT_EQ(pr[1].count(Probe::kRxChecked), 1u);
+  ASSERT_EQ(pr[1].count(Probe::kSegIssue), 1u);
+  EXPECT_EQ(pr[1].t(Probe::kSegIssue, 0) - pr[1].t(Probe::kRxChecked, 0), kXlat.smt_cycles * c)
+      << "target check, then the offer and the issue on the same edge";
+  EXPECT_EQ(pr[1].t(Probe::kSegDma, 0) - pr[1].t(Probe::kSegFetch, 0),
+            (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);
+  EXPECT_EQ(pr[1].t(Probe::kSegReady, 0) - pr[1].t(Probe::kSegData, 0),
+            RnicCore::kHeaderCycles * c);
   ASSERT_EQ(pr[0].count(Probe::kRxPlace), 1u);
   EXPECT_EQ(pr[0].t(Probe::kRxPlace, 0) - pr[0].t(Probe::kRxChecked, 0),
             (kXlat.smt_cycles + kXlat.pbl_cycles + 1) * c);

@@ -56,8 +56,10 @@ constexpr uint64_t kQp1RecvOff = 0x50000;      // responder: QP 1's receive
 constexpr uint32_t kQp1Write = 1000, kQp1Send = 500, kFollowLen = 64;
 constexpr uint32_t kReadBeforeLen = 0x10000;  // long enough to stay in the response queue
 constexpr ibv_event_type kNoEvent = ibv_event_type(-1);
+// Guard bytes as an atomic's operand: a CmpSwap that ran would match them and swap.
+constexpr uint64_t kGuardWord = 0xA5A5A5A5A5A5A5A5ull;
 
-enum class Op { kWrite, kRead, kSend, kSendInv };
+enum class Op { kWrite, kRead, kSend, kSendInv, kFetchAdd, kCmpSwap };
 
 struct Case {
   Op op = Op::kWrite;
@@ -185,6 +187,13 @@ void RdmaErrors::run(const Case& c) {
              wr.opcode = IBV_WR_SEND_WITH_INV;
              wr.invalidate_rkey = c.rkey(target.rkey);
              break;
+           case Op::kFetchAdd:
+           case Op::kCmpSwap:
+             // Into the sink: the target's original value (guard bytes there: it must not come).
+             wr.opcode =
+                 c.op == Op::kFetchAdd ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
+             wr.wr.atomic = {target.addr + c.remote_off, kGuardWord, 0x1234, c.rkey(target.rkey)};
+             break;
          }
          ibv_sge fsge{a.addr() + kFollowSrcOff, kFollowLen, a.mr->lkey};
          ibv_send_wr fwr = rdma_write_wr(2, &fsge, 1, peer.addr + kFollowDstOff, peer.rkey);
@@ -270,7 +279,7 @@ void RdmaErrors::run(const Case& c) {
            target.addr = reinterpret_cast<uint64_t>(second_buf);
            target.rkey = second->rkey;
          }
-         if (!c.second_mr && (c.op == Op::kWrite || c.op == Op::kRead)) target.addr += kTargetOff;
+         if (!c.second_mr && c.op != Op::kSend && c.op != Op::kSendInv) target.addr += kTargetOff;
          ibv_mr* recv_mr = b.mr;
          if (c.dereg_recv_mr) {
            recv_mr = ibv_reg_mr(b.pd, b.buf, kBuf, IBV_ACCESS_LOCAL_WRITE);
@@ -353,8 +362,11 @@ void RdmaErrors::run(const Case& c) {
     const std::vector<uint8_t>& off = sent[size_t(c.reads_before)]->ddp;
     const size_t hb = (off[0] & rdmap::kDdpTagged) ? rdmap::kTaggedBytes : rdmap::kUntaggedBytes;
     // DDP Segment Length as siw fills it: the segment less its opcode's fixed headers.
-    const bool rreq = hb == rdmap::kUntaggedBytes && (off[1] & 0x0F) == 1;
-    const size_t fixed = hb + (rreq ? rdmap::kReadRequestBytes : 0);
+    const bool untagged = hb == rdmap::kUntaggedBytes;
+    const bool rreq = untagged && (off[1] & 0x0F) == uint8_t(Opcode::kReadRequest);
+    const bool areq = untagged && (off[1] & 0x0F) == uint8_t(Opcode::kAtomicRequest);
+    const size_t fixed =
+        hb + (rreq ? rdmap::kReadRequestBytes : 0) + (areq ? rdmap::kAtomicRequestBytes : 0);
     EXPECT_EQ(term.ddp_seg_len, off.size() > fixed ? off.size() - fixed : 0);
     EXPECT_EQ(term.ddp_header, std::vector<uint8_t>(off.begin(), off.begin() + hb));
     if (c.r) {
@@ -462,6 +474,60 @@ TEST_F(RdmaErrors, ReadSourceMrOfAnotherPd) {
   c.second_mr = true;
   c.second_other_pd = true;
   c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
+  run(c);
+}
+
+// RFC 7306 atomics: the target must be 8-byte aligned, in an MR and a QP that grant remote
+// atomics; a rejected one changes nothing at either end (guard bytes at the target and the sink).
+Case atomic_case(Op op) {
+  Case c;
+  c.op = op;
+  c.len = 8;
+  c.second_mr = true;
+  c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+  c.responder_qp_access =
+      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+  c.remote_off = 0x100;
+  return c;
+}
+
+Case misaligned(Op op) {
+  Case c = atomic_case(op);
+  c.remote_off = 0x104;
+  c.cause = {Layer::kRdmap, 2, 0xFF};
+  c.requester = IBV_WC_REM_OP_ERR;
+  c.responder_event = IBV_EVENT_QP_REQ_ERR;
+  return c;
+}
+
+TEST_F(RdmaErrors, FetchAddNotAligned) { run(misaligned(Op::kFetchAdd)); }
+TEST_F(RdmaErrors, CmpSwapNotAligned) { run(misaligned(Op::kCmpSwap)); }
+
+TEST_F(RdmaErrors, AtomicWithoutRemoteAtomicRight) {
+  Case c = atomic_case(Op::kFetchAdd);
+  c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  c.cause = {Layer::kRdmap, 1, 0x02};
+  run(c);
+}
+
+TEST_F(RdmaErrors, AtomicToAQpWithoutRemoteAtomicAccess) {
+  Case c = atomic_case(Op::kCmpSwap);
+  c.responder_qp_access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+  c.cause = {Layer::kRdmap, 1, 0x02};
+  run(c);
+}
+
+TEST_F(RdmaErrors, AtomicInvalidStag) {
+  Case c = atomic_case(Op::kFetchAdd);
+  c.rkey = other_key;
+  c.cause = {Layer::kRdmap, 1, 0x00};
+  run(c);
+}
+
+TEST_F(RdmaErrors, AtomicOutsideMr) {
+  Case c = atomic_case(Op::kCmpSwap);
+  c.remote_off = kSecondMr;  // aligned, just past the end
+  c.cause = {Layer::kRdmap, 1, 0x01};
   run(c);
 }
 

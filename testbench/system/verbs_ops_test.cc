@@ -805,7 +805,7 @@ TEST_P(VerbsOps, ExtendedQpAndCqPostAndPoll) {
             qa.send_cq = qa.recv_cq = ibv_cq_ex_to_cq(cq);
             qa.qp_type = IBV_QPT_RC;
             qa.cap = {16, 16, 1, 1, 64};
-            qa.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+            qa.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;  // not done by the card
             EXPECT_EQ(ibv_create_qp_ex(ctx, &qa), nullptr);
             qa.send_ops_flags =
                 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ;
@@ -861,7 +861,8 @@ TEST_P(VerbsOps, ExtendedQpAndCqPostAndPoll) {
             qx->wr_id = 4;
             ibv_wr_send(qx);
             ibv_wr_set_sge(qx, mr->lkey, reinterpret_cast<uint64_t>(buf), 8);
-            ibv_wr_atomic_fetch_add(qx, peer.rkey, peer.addr, 1);
+            const uint64_t eight = 8;
+            ibv_wr_atomic_write(qx, peer.rkey, peer.addr, &eight);
             EXPECT_EQ(ibv_wr_complete(qx), EOPNOTSUPP);
             ibv_poll_cq_attr pa{};
             EXPECT_EQ(ibv_start_poll(cq, &pa), ENOENT);

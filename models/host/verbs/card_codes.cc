@@ -89,6 +89,10 @@ ibv_wc_opcode to_ibv(abi::CqeOpcode o) {
       return IBV_WC_RDMA_WRITE;
     case abi::kCqeRdmaRead:
       return IBV_WC_RDMA_READ;
+    case abi::kCqeCompSwap:
+      return IBV_WC_COMP_SWAP;
+    case abi::kCqeFetchAdd:
+      return IBV_WC_FETCH_ADD;
     case abi::kCqeRecv:
       return IBV_WC_RECV;
     case abi::kCqeLocalInv:
@@ -113,6 +117,12 @@ bool to_card(ibv_wr_opcode op, abi::WqeOpcode* out) {
       return true;
     case IBV_WR_RDMA_READ:
       *out = abi::kOpRdmaRead;
+      return true;
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+      *out = abi::kOpAtomicCmpSwp;
+      return true;
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+      *out = abi::kOpAtomicFetchAdd;
       return true;
     case IBV_WR_SEND_WITH_INV:
       *out = abi::kOpSendWithInv;

@@ -7,7 +7,7 @@
 // The extended CQ takes one completion per start_poll / next_poll; the readers read it. The
 // extended QP builds a list of ibv_send_wr between wr_start and wr_complete, which posts it in
 // one call (the first refused WR and those after it are not posted, and wr_complete returns its
-// error); an operation the card does not do (atomics, immediate data, UD, TSO, memory windows)
+// error); an operation the card does not do (immediate data, UD, TSO, memory windows, atomic write)
 // makes wr_complete return EOPNOTSUPP and posts nothing. Inline data is copied when it is set.
 #pragma once
 
@@ -30,7 +30,8 @@ constexpr uint64_t kCqExWcFlags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NU
 // The operations of the extended post-send (ibv_qp_init_attr_ex.send_ops_flags).
 constexpr uint64_t kQpExSendOps = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ |
                                   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
-                                  IBV_QP_EX_WITH_LOCAL_INV;
+                                  IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+                                  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
 
 // Whether an extended CQ's attributes ask only for what the card reports (the standard fields
 // but immediate data; creation flags: single-threaded use only).
@@ -165,6 +166,15 @@ void fill_qp_ex(ibv_qp_ex* q) {
     add(x, IBV_WR_RDMA_READ);
     last(x)->wr.rdma = {addr, rkey};
   };
+  q->wr_atomic_cmp_swp = [](ibv_qp_ex* x, uint32_t rkey, uint64_t addr, uint64_t compare,
+                            uint64_t swap) {
+    add(x, IBV_WR_ATOMIC_CMP_AND_SWP);
+    last(x)->wr.atomic = {addr, compare, swap, rkey};
+  };
+  q->wr_atomic_fetch_add = [](ibv_qp_ex* x, uint32_t rkey, uint64_t addr, uint64_t add_value) {
+    add(x, IBV_WR_ATOMIC_FETCH_AND_ADD);
+    last(x)->wr.atomic = {addr, add_value, 0, rkey};
+  };
   q->wr_local_inv = [](ibv_qp_ex* x, uint32_t rkey) {
     add(x, IBV_WR_LOCAL_INV);
     last(x)->invalidate_rkey = rkey;
@@ -194,8 +204,6 @@ void fill_qp_ex(ibv_qp_ex* q) {
     batch(x).sges.back() = {{reinterpret_cast<uint64_t>(bytes.data()), uint32_t(bytes.size()), 0}};
   };
   // What the card does not do: wr_complete says so.
-  q->wr_atomic_cmp_swp = [](ibv_qp_ex* x, uint32_t, uint64_t, uint64_t, uint64_t) { refuse(x); };
-  q->wr_atomic_fetch_add = [](ibv_qp_ex* x, uint32_t, uint64_t, uint64_t) { refuse(x); };
   q->wr_bind_mw = [](ibv_qp_ex* x, ibv_mw*, uint32_t, const ibv_mw_bind_info*) { refuse(x); };
   q->wr_rdma_write_imm = [](ibv_qp_ex* x, uint32_t, uint64_t, __be32) { refuse(x); };
   q->wr_send_imm = [](ibv_qp_ex* x, __be32) { refuse(x); };

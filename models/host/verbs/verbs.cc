@@ -410,6 +410,8 @@ int ibv_query_device(ibv_context* context, ibv_device_attr* a) {
   a->max_qp_rd_atom = int(cfg.ird);
   a->max_qp_init_rd_atom = int(cfg.ord);
   a->max_res_rd_atom = int(cfg.ird * (cfg.qps - 1));
+  // RFC 7306 atomics, atomic among the card's QPs (not against the host's CPUs).
+  a->atomic_cap = IBV_ATOMIC_HCA;
   a->phys_port_cnt = 1;
   a->device_cap_flags = IBV_DEVICE_MEM_MGT_EXTENSIONS;  // fast registration
   a->max_pkeys = 1;
@@ -1238,6 +1240,10 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       rc = EINVAL;
     else if (rnic::abi::WqeOpcode op; !rnic::host::to_card(wr->opcode, &op))
       rc = EINVAL;
+    else if ((wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+              wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+             (wr->num_sge != 1 || wr->sg_list[0].length != 8))
+      rc = EINVAL;  // the original value's 8 bytes, one SGE
     else if ((wr->send_flags & IBV_SEND_INLINE) &&
              (!q.max_inline || (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_RDMA_WRITE &&
                                 wr->opcode != IBV_WR_SEND_WITH_INV)))
@@ -1256,8 +1262,15 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
                             ? wr->invalidate_rkey
                             : 0;
     w.wr_id = wr->wr_id;
-    w.remote_addr = wr->wr.rdma.remote_addr;
-    w.rkey = wr->wr.rdma.rkey;
+    if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+      w.remote_addr = wr->wr.atomic.remote_addr;
+      w.rkey = wr->wr.atomic.rkey;
+      w.compare_add = wr->wr.atomic.compare_add;
+      w.swap = wr->wr.atomic.swap;
+    } else {
+      w.remote_addr = wr->wr.rdma.remote_addr;
+      w.rkey = wr->wr.rdma.rkey;
+    }
     for (int i = 0; i < wr->num_sge; ++i)
       w.sge[i] = {wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
     if (wr->opcode == IBV_WR_LOCAL_INV) w.num_sge = 0;

@@ -33,10 +33,16 @@ enum WqeOpcode : uint8_t {
   kOpRdmaWrite = 0,
   kOpSend = 2,
   kOpRdmaRead = 4,
-  kOpLocalInv = 7,  // invalidate_rkey's STag becomes invalid (the QP's PD only)
+  kOpAtomicCmpSwp = 5,    // RFC 7306 CmpSwap of the 8 bytes at remote address (wqe.h: operands)
+  kOpAtomicFetchAdd = 6,  // RFC 7306 FetchAdd
+  kOpLocalInv = 7,        // invalidate_rkey's STag becomes invalid (the QP's PD only)
   kOpSendWithInv = 9,
   kOpFastRegMr = 0x20,  // a fast registration (wqe.h: its fields)
 };
+
+inline bool is_atomic(uint8_t wqe_opcode) {
+  return wqe_opcode == kOpAtomicCmpSwp || wqe_opcode == kOpAtomicFetchAdd;
+}
 
 // WQE send flags (WQE byte 1).
 enum WqeFlags : uint8_t {
@@ -62,6 +68,8 @@ enum CqeOpcode : uint8_t {
   kCqeSend = 0,
   kCqeRdmaWrite = 1,
   kCqeRdmaRead = 2,
+  kCqeCompSwap = 3,
+  kCqeFetchAdd = 4,
   kCqeLocalInv = 6,
   kCqeFastRegMr = 8,
   kCqeRecv = 128,

@@ -12,6 +12,9 @@
 //   its new key), 16 the base tagged offset, 24 its access rights (abi::access), SGE 0 the
 //   page list (address: host physical, 8 B per page; length: the region's bytes; lkey: pages).
 //   Local invalidate (kOpLocalInv): 4 the STag.
+//   Atomic (kOpAtomicCmpSwp, kOpAtomicFetchAdd): 16 the remote address (8-byte aligned), 24 its
+//   rkey, SGE 0 the 8 bytes that take the target's original value (one SGE), 48 u64 compare
+//   (CmpSwap) or add (FetchAdd), 56 u64 swap (CmpSwap): the place of SGE 1.
 //
 // CQE, 32 bytes, in the host CQ ring:
 //   0   u64  wr_id
@@ -26,6 +29,8 @@
 
 #include <cstdint>
 #include <cstring>
+
+#include "models/rnic/abi/codes.h"
 
 namespace rnic {
 
@@ -46,6 +51,7 @@ struct Wqe {
   uint64_t wr_id = 0;
   uint64_t remote_addr = 0;
   uint32_t rkey = 0;
+  uint64_t compare_add = 0, swap = 0;  // atomics
   Sge sge[kMaxSge];
   uint64_t total_length() const {
     uint64_t n = 0;
@@ -97,6 +103,10 @@ inline void encode(const Wqe& w, uint8_t* p) {
     put<uint32_t>(p + 40 + 16 * i, w.sge[i].length);
     put<uint32_t>(p + 44 + 16 * i, w.sge[i].lkey);
   }
+  if (abi::is_atomic(w.opcode)) {
+    put<uint64_t>(p + 48, w.compare_add);
+    put<uint64_t>(p + 56, w.swap);
+  }
 }
 
 // A WQE with more than kMaxSge SGEs is decoded with num_sge as written (the card checks it).
@@ -114,6 +124,10 @@ inline Wqe decode_wqe(const uint8_t* p) {
     w.sge[i].addr = get<uint64_t>(p + 32 + 16 * i);
     w.sge[i].length = get<uint32_t>(p + 40 + 16 * i);
     w.sge[i].lkey = get<uint32_t>(p + 44 + 16 * i);
+  }
+  if (abi::is_atomic(w.opcode)) {
+    w.compare_add = get<uint64_t>(p + 48);
+    w.swap = get<uint64_t>(p + 56);
   }
   return w;
 }

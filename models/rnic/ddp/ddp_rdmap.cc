@@ -240,7 +240,10 @@ bool check_header(const Segment& s, TermCause* why) {
     *why = {Layer::kRdmap, 2, 0x05};
     return false;
   }
-  if (s.opcode > uint8_t(Opcode::kTerminate) || is_tagged(Opcode(s.opcode)) != s.tagged) {
+  const bool known = s.opcode <= uint8_t(Opcode::kTerminate) ||
+                     s.opcode == uint8_t(Opcode::kAtomicRequest) ||
+                     s.opcode == uint8_t(Opcode::kAtomicResponse);
+  if (!known || is_tagged(Opcode(s.opcode)) != s.tagged) {
     *why = {Layer::kRdmap, 2, 0x06};
     return false;
   }

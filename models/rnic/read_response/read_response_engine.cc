@@ -25,7 +25,10 @@ ReadResponseEngine::ReadResponseEngine(sc_core::sc_module_name n, const CoreConf
       last_offered_(size_t(cfg.qps)) {
   in.request.bind(eq_, [this](ReadReqMsg&& m) {
     if (m.epoch != ctx_[m.qpn].epoch || !ctx_[m.qpn].receives()) return;
-    logic_.accept(m.qpn, m.rr, m.msn);
+    if (m.atomic)
+      logic_.accept_atomic(m.qpn, m.ar, m.msn);
+    else
+      logic_.accept(m.qpn, m.rr, m.msn);
     if (!offered_[m.qpn]) offer(m.qpn);
   });
   in.taken.bind(eq_, [this](RespTakenMsg&& m) {

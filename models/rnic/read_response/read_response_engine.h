@@ -1,7 +1,9 @@
 // The read-response engine (DESIGN.md §3.3): per QP, the inbound Read Requests the RX engine
 // accepted (ReadResponseLogic, read_response.h, IRD entries), cut into Read Response segments
 // of at most the path's payload and offered to the SQ engine's arbiter one at a time per QP
-// (the SQ engine sends them in its issue slots, taking turns with the QP's SQ).
+// (the SQ engine sends them in its issue slots, taking turns with the QP's SQ); an Atomic
+// Request among them is offered as its Atomic Response (the SQ engine's atomic unit carries the
+// operation out).
 //
 // Channels (engine_msgs.h): takes ReadReqMsg (RX engine), RespTakenMsg (SQ engine) and
 // QpUpdate (host interface); gives RespOfferMsg (SQ engine) and IrdFreeMsg (RX engine).

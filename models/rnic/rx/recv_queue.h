@@ -72,6 +72,9 @@ class RecvLogic {
   uint32_t send_msn(uint32_t qpn) const { return q_[qpn].send_msn; }
   uint32_t read_msn(uint32_t qpn) const { return q_[qpn].read_msn; }
   void read_accepted(uint32_t qpn) { ++q_[qpn].read_msn; }
+  // The requester's side of queue 3: the MSN the next Atomic Response must carry.
+  uint32_t atomic_msn(uint32_t qpn) const { return q_[qpn].atomic_msn; }
+  void atomic_answered(uint32_t qpn) { ++q_[qpn].atomic_msn; }
   // Flush: every queued WQE leaves (to complete with a flush status), the message in progress
   // is dropped; the MSNs stay.
   std::vector<Entry> flush(uint32_t qpn) {
@@ -84,11 +87,13 @@ class RecvLogic {
   // Takes back a segment's decision (RxLogic::undo): the WQE it took goes back to the head,
   // and the offset and MSNs are what they were.
   void push_front(uint32_t qpn, const Entry& e) { q_[qpn].rq.push_front(e); }
-  void restore(uint32_t qpn, uint64_t off, uint32_t send_msn, uint32_t read_msn) {
+  void restore(uint32_t qpn, uint64_t off, uint32_t send_msn, uint32_t read_msn,
+               uint32_t atomic_msn) {
     State& s = q_[qpn];
     s.off = off;
     s.send_msn = send_msn;
     s.read_msn = read_msn;
+    s.atomic_msn = atomic_msn;
   }
   // The QP is created, destroyed or reset: all of it starts over (its SRQ binding too).
   void reset(uint32_t qpn) { q_[qpn] = State{}; }
@@ -97,7 +102,7 @@ class RecvLogic {
   struct State {
     LazyDeque<Entry> rq;
     uint64_t off = 0;
-    uint32_t send_msn = 1, read_msn = 1;
+    uint32_t send_msn = 1, read_msn = 1, atomic_msn = 1;
     uint32_t srq = kNoSrq;
   };
   std::vector<State> q_;

@@ -326,13 +326,15 @@ void RxEngine::decide(const Seg& sp, const RxParseResult& pr) {
     const bool term = pr.ok && rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kTerminate;
     if (qpn < ctx_.size() && term) d = logic_.decide(qpn, ctx_[qpn], sp->src, pr);
   } else {
-    d = logic_.decide(qpn, qpn < ctx_.size() ? ctx_[qpn] : kNoQp, sp->src, pr);
+    d = logic_.decide(qpn, qpn < ctx_.size() ? ctx_[qpn] : kNoQp, sp->src, pr,
+                      sp->ddp.data() + pr.payload_off);
   }
   v->qpn = qpn;
   v->epoch = (qpn < ctx_.size() ? ctx_[qpn] : kNoQp).epoch;
   switch (d.kind) {
     case RxDecision::Kind::kPlace:
     case RxDecision::Kind::kReadRequest:
+    case RxDecision::Kind::kAtomicRequest:
       if (d.target.len == 0) return translated(v, {});
       xlat_.request(d.target, eq_, [this, v](XlatResult&& x) {
         const XlatRequest& t = v->d.target;
@@ -374,7 +376,10 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
     case Kind::kFail:
       return fail(qpn, d.why, pr.h, sp, d.event, d);
     case Kind::kPlace:
-      if (len > 0) {
+      if (d.atomic) {
+        place(qpn, sp, chunks, d.value);  // the original value, not the response's bytes
+        rx_payload_bytes_ += sizeof d.value;
+      } else if (len > 0) {
         place(qpn, sp, chunks, payload);
         rx_payload_bytes_ += len;
       }
@@ -385,14 +390,31 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
       validated(sp);
       if (d.answered >= 0) out.read_done->send({qpn, uint32_t(d.answered)});
       return;
-    case Kind::kReadRequest:
+    case Kind::kReadRequest: {
       validated(sp);
       if (cfg_.fault_drop_read_requests) {
         ++rx_reads_dropped_;  // fault injection: never answered
         return;
       }
-      out.read_req->send({qpn, epoch, d.rr, pr.h.msn});
+      ReadReqMsg m;
+      m.qpn = qpn;
+      m.epoch = epoch;
+      m.rr = d.rr;
+      m.msn = pr.h.msn;
+      out.read_req->send(std::move(m));
       return;
+    }
+    case Kind::kAtomicRequest: {
+      validated(sp);
+      ReadReqMsg m;
+      m.qpn = qpn;
+      m.epoch = epoch;
+      m.msn = pr.h.msn;
+      m.atomic = true;
+      m.ar = d.ar;
+      out.read_req->send(std::move(m));
+      return;
+    }
     case Kind::kTerminate:
       ++rx_terminates_;
       terminate_received(qpn, payload, len);

@@ -22,19 +22,20 @@ RxDecision RxLogic::fail(uint32_t qpn, rdmap::TermCause why, abi::AsyncEvent ev,
 }
 
 RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
-                           const RxParseResult& pr) {
-  if (qpn >= ird_used_.size()) return decide_segment(qpn, q, src, pr);
+                           const RxParseResult& pr, const uint8_t* payload) {
+  if (qpn >= ird_used_.size()) return decide_segment(qpn, q, src, pr, payload);
   RxUndo u;
   u.tagged_open = tagged_open_[qpn];
   u.off = recv_.placed(qpn);
   u.send_msn = recv_.send_msn(qpn);
   u.read_msn = recv_.read_msn(qpn);
+  u.atomic_msn = recv_.atomic_msn(qpn);
   const uint32_t ird = ird_used_[qpn];
   if (const ReadOut* r = ord_.oldest(qpn)) {
     u.had_read = true;
     u.oldest = *r;
   }
-  RxDecision d = decide_segment(qpn, q, src, pr);
+  RxDecision d = decide_segment(qpn, q, src, pr, payload);
   u.ird_taken = ird_used_[qpn] > ird;
   d.undo = u;
   return d;
@@ -44,13 +45,13 @@ void RxLogic::undo(uint32_t qpn, const RxDecision& d) {
   const RxUndo& u = d.undo;
   tagged_open_[qpn] = u.tagged_open;
   if (d.has_wqe) recv_.push_front(qpn, d.wqe);
-  recv_.restore(qpn, u.off, u.send_msn, u.read_msn);
+  recv_.restore(qpn, u.off, u.send_msn, u.read_msn, u.atomic_msn);
   if (u.ird_taken && ird_used_[qpn] > 0) --ird_used_[qpn];
   if (u.had_read) ord_.restore_oldest(qpn, u.oldest, d.answered >= 0);
 }
 
 RxDecision RxLogic::decide_segment(uint32_t qpn, const QpCtx& q, const MacAddr& src,
-                                   const RxParseResult& pr) {
+                                   const RxParseResult& pr, const uint8_t* payload) {
   RxDecision d;
   if (pr.dropped) return d;
   const bool connected = qpn < ird_used_.size() && q.valid && q.state != abi::kQpReset &&
@@ -118,6 +119,53 @@ RxDecision RxLogic::decide_segment(uint32_t qpn, const QpCtx& q, const MacAddr& 
     return d;
   }
 
+  if (op == Opcode::kAtomicRequest) {
+    // RFC 7306: one segment of exactly its 52 bytes (anything else: the stream is dropped, as for
+    // a malformed Read Request); queue 1's MSN, IRD and the QP's remote-atomic right as a Read's;
+    // an operation the card does not know and a target not 8-byte aligned get a Remote
+    // Operation Error (docs/errors.md).
+    rdmap::AtomicRequest a;
+    if (!payload || len != rdmap::kAtomicRequestBytes || !h.last ||
+        !rdmap::decode(payload, len, &a))
+      return fail(qpn, {Layer::kLlp, 0, 0x00}, abi::kEvQpFatal);
+    if (h.msn != recv_.read_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
+    if (h.mo != 0) return fail(qpn, {Layer::kDdp, 2, 0x04}, abi::kEvQpFatal);
+    if (ird_used_[qpn] >= q.ird) return fail(qpn, {Layer::kRdmap, 2, 0x07}, abi::kEvQpFatal);
+    if (!rdmap::known_atomic(a.op)) return fail(qpn, {Layer::kRdmap, 2, 0x06}, abi::kEvQpReqError);
+    if (!(q.access & access::kRemoteAtomic))
+      return fail(qpn, term_for_read_source(XlatStatus::kAccess), abi::kEvQpAccessError);
+    if (a.to % 8 != 0) return fail(qpn, {Layer::kRdmap, 2, 0xFF}, abi::kEvQpReqError);
+    recv_.read_accepted(qpn);
+    ++ird_used_[qpn];
+    d.kind = RxDecision::Kind::kAtomicRequest;
+    d.ar = a;
+    d.target = {a.stag, a.to, 8, access::kRemoteAtomic, q.pd};
+    d.target.check_only = true;
+    return d;
+  }
+
+  if (op == Opcode::kAtomicResponse) {
+    // One segment of its 12 bytes, queue 3's next MSN, answering the oldest outstanding
+    // request, which must be an Atomic Request with its identifier.
+    rdmap::AtomicResponse r;
+    if (!payload || len != rdmap::kAtomicResponseBytes || !h.last ||
+        !rdmap::decode(payload, len, &r))
+      return fail(qpn, {Layer::kLlp, 0, 0x00}, abi::kEvQpFatal);
+    if (h.msn != recv_.atomic_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
+    if (h.mo != 0) return fail(qpn, {Layer::kDdp, 2, 0x04}, abi::kEvQpFatal);
+    const ReadOut* o = ord_.oldest(qpn);
+    if (!o || !o->atomic || o->msn != r.req_id)
+      return fail(qpn, {Layer::kRdmap, 2, 0x06}, abi::kEvQpFatal);
+    recv_.atomic_answered(qpn);
+    d.kind = RxDecision::Kind::kPlace;
+    d.response = true;
+    d.atomic = true;
+    put_le64(d.value, r.value);
+    d.target = {o->sink_stag, o->sink_to, 8, access::kLocalWrite, q.pd};
+    d.answered = ord_.take(qpn, 8, true);
+    return d;
+  }
+
   if (op == Opcode::kTerminate) {
     d.kind = RxDecision::Kind::kTerminate;
     return d;
@@ -154,6 +202,7 @@ void RxLogic::xlat_failed(uint32_t qpn, RxDecision& d, XlatStatus st) {
       d.event = d.response ? abi::kEvQpFatal : abi::kEvQpAccessError;
       break;
     case RxDecision::Kind::kReadRequest:
+    case RxDecision::Kind::kAtomicRequest:
       d.why = term_for_read_source(st);
       d.event = abi::kEvQpAccessError;
       break;

@@ -26,7 +26,7 @@ namespace rnic {
 struct RxUndo {
   uint8_t tagged_open = 0;
   uint64_t off = 0;
-  uint32_t send_msn = 0, read_msn = 0;
+  uint32_t send_msn = 0, read_msn = 0, atomic_msn = 0;
   bool ird_taken = false;  // the decision took an IRD slot
   bool had_read = false;   // an outbound Read was outstanding ...
   ReadOut oldest;          // ... this one, as it was
@@ -34,13 +34,14 @@ struct RxUndo {
 
 struct RxDecision {
   enum class Kind {
-    kDrop,         // too short, a Terminate for no connected QP, or for a QP in ERROR: dropped
-    kReset,        // for a QPN not connected to this peer here: answered with a reset
-    kFail,         // answered with a Terminate; the QP fails
-    kPlace,        // RDMA Write or Read Response: translate `target`, place the payload
-    kReadRequest,  // check `target` (the source), hand `rr` to the read-response engine
-    kTerminate,    // a Terminate from the peer
-    kSend,         // a Send segment: translate the receive WQE's SGEs [mo, mo + len), place
+    kDrop,   // too short, a Terminate for no connected QP, or for a QP in ERROR: dropped
+    kReset,  // for a QPN not connected to this peer here: answered with a reset
+    kFail,   // answered with a Terminate; the QP fails
+    kPlace,  // RDMA Write, Read Response or Atomic Response: translate `target`, place the payload
+    kReadRequest,    // check `target` (the source), hand `rr` to the read-response engine
+    kAtomicRequest,  // check `target`, hand `ar` to the read-response engine
+    kTerminate,      // a Terminate from the peer
+    kSend,           // a Send segment: translate the receive WQE's SGEs [mo, mo + len), place
   };
   Kind kind = Kind::kDrop;
   // kFail: the Terminate's cause and the async event (kNoAsyncEvent: none); a receive WQE the
@@ -50,9 +51,14 @@ struct RxDecision {
   int recv_status = -1;
   // kPlace, kReadRequest: the translation (len 0: none) or check (check_only) to make.
   XlatRequest target;
-  bool response = false;  // kPlace: a Read Response
-  int64_t answered = -1;  // kPlace: the WR whose Read Request it answers in full (SQ index)
-  rdmap::ReadRequest rr;  // kReadRequest
+  bool response = false;    // kPlace: a Read Response or an Atomic Response
+  int64_t answered = -1;    // kPlace: the WR whose Read Request it answers in full (SQ index)
+  rdmap::ReadRequest rr;    // kReadRequest
+  rdmap::AtomicRequest ar;  // kAtomicRequest
+  // kPlace of an Atomic Response: the 8 bytes placed (the original value, little-endian), not
+  // the segment's payload.
+  bool atomic = false;
+  uint8_t value[8] = {};
   // kSend: the receive WQE (whose SGEs take the bytes), where in it, whether the segment ends
   // the message (then the WQE is taken: has_wqe, placed = its bytes), Send with Invalidate.
   uint64_t mo = 0;
@@ -79,7 +85,10 @@ class RxLogic {
   // A segment for a QPN that is not connected to src here (out of range, never created,
   // destroyed, in RESET or INIT, or connected to another peer) is answered with a reset
   // (kReset), unless it is a Terminate itself.
-  RxDecision decide(uint32_t qpn, const QpCtx& q, const MacAddr& src, const RxParseResult& pr);
+  // payload: the segment's payload (pr.payload_len bytes; an Atomic Request's and Response's
+  // fields are read from it).
+  RxDecision decide(uint32_t qpn, const QpCtx& q, const MacAddr& src, const RxParseResult& pr,
+                    const uint8_t* payload = nullptr);
   // Takes a decision back: the receive state of its QP is what it was before it (a WQE it took
   // back at the RQ's head, a Read Response's progress, a Read Request's MSN and IRD slot).
   // Decisions are taken back newest first.
@@ -108,7 +117,7 @@ class RxLogic {
  private:
   RxDecision fail(uint32_t qpn, rdmap::TermCause why, abi::AsyncEvent ev, int recv_status = -1);
   RxDecision decide_segment(uint32_t qpn, const QpCtx& q, const MacAddr& src,
-                            const RxParseResult& pr);
+                            const RxParseResult& pr, const uint8_t* payload);
 
   RecvLogic recv_;
   OrdTable ord_;

@@ -14,6 +14,8 @@
 
 namespace rnic {
 
+// An outbound Read Request, or an Atomic Request (atomic: its response's 8 bytes go to the sink,
+// its request identifier is its MSN).
 struct ReadOut {
   uint32_t sq_index = 0;  // the WR it belongs to
   uint32_t sink_stag = 0;
@@ -21,6 +23,7 @@ struct ReadOut {
   uint32_t len = 0;
   uint32_t msn = 0;
   uint32_t received = 0;
+  bool atomic = false;
 };
 
 class OrdTable {
@@ -38,6 +41,7 @@ class OrdTable {
   Fit check(uint32_t qpn, uint32_t stag, uint64_t to, uint32_t len, bool last) const {
     if (q_[qpn].empty()) return Fit::kNoRead;
     const ReadOut& r = q_[qpn].front();
+    if (r.atomic) return Fit::kNoRead;  // an Atomic Response is owed first
     if (r.sink_stag != stag) return Fit::kStag;
     if (to != r.sink_to + r.received) return Fit::kTo;
     if (r.received + len > r.len || (last && r.received + len != r.len)) return Fit::kLength;

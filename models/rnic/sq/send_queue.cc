@@ -9,6 +9,10 @@ uint8_t cqe_opcode(uint8_t wqe_opcode) {
       return abi::kCqeRdmaWrite;
     case abi::kOpRdmaRead:
       return abi::kCqeRdmaRead;
+    case abi::kOpAtomicCmpSwp:
+      return abi::kCqeCompSwap;
+    case abi::kOpAtomicFetchAdd:
+      return abi::kCqeFetchAdd;
     case abi::kOpLocalInv:
       return abi::kCqeLocalInv;
     case abi::kOpFastRegMr:
@@ -36,7 +40,8 @@ bool SendQueueLogic::ready(uint32_t qpn, uint32_t ord) const {
   if (s.cursor >= s.sq.size()) return false;
   const SqEntry& e = s.sq[s.cursor];
   if (e.local_pending) return false;
-  return !(e.wqe.opcode == abi::kOpRdmaRead && e.checked && s.reads.size() >= ord);
+  const bool ord_bound = e.wqe.opcode == abi::kOpRdmaRead || abi::is_atomic(e.wqe.opcode);
+  return !(ord_bound && e.checked && s.reads.size() >= ord);
 }
 
 SqEntry* SendQueueLogic::find(uint32_t qpn, uint32_t index) {
@@ -116,7 +121,7 @@ SqEntry* SendQueueLogic::named_by_terminate(uint32_t qpn, const rdmap::ReadReque
   } else if (bad && !bad->tagged && bad->qn == rdmap::kQnSend) {
     for (SqEntry& e : s.sq)
       if (!e.done && e.wqe.opcode != abi::kOpRdmaRead && e.wqe.opcode != abi::kOpRdmaWrite &&
-          e.msn == bad->msn) {
+          !abi::is_atomic(e.wqe.opcode) && e.msn == bad->msn) {
         hit = &e;
         break;
       }

@@ -44,8 +44,8 @@ class SendQueueLogic {
   // The WQE the engine segments next (nullptr when every posted WQE is issued), and moving on.
   SqEntry* current(uint32_t qpn);
   void advance(uint32_t qpn) { ++q_[qpn].cursor; }
-  // Whether the engine has something to issue: a WQE, and for a checked RDMA Read a free ORD
-  // slot.
+  // Whether the engine has something to issue: a WQE, and for a checked RDMA Read or atomic a
+  // free ORD slot.
   bool ready(uint32_t qpn, uint32_t ord) const;
   SqProgress& progress(uint32_t qpn) { return q_[qpn].progress; }
   // The entry of WQE `index`, or nullptr when it has completed already.

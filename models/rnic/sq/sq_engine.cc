@@ -250,12 +250,13 @@ SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
   if (!e->checked) {
     // The SGE checks occupy the engine: smt_cycles per SGE before this WQE's first segment.
     uint8_t st = abi::kCqeSuccess;
+    const bool atomic = abi::is_atomic(w.opcode);
     if (w.opcode != abi::kOpRdmaWrite && w.opcode != abi::kOpSend &&
-        w.opcode != abi::kOpSendWithInv && w.opcode != abi::kOpRdmaRead)
+        w.opcode != abi::kOpSendWithInv && w.opcode != abi::kOpRdmaRead && !atomic)
       st = abi::kCqeLocQpOpError;
-    else if (w.num_sge > kMaxSge)
+    else if (w.num_sge > kMaxSge || (atomic && w.num_sge != 1))
       st = abi::kCqeLocQpOpError;
-    else if (w.total_length() > (1ull << 31))
+    else if (w.total_length() > (1ull << 31) || (atomic && w.total_length() != 8))
       st = abi::kCqeLocLenError;
     const uint64_t start =
         issued + cycles_ps(xlat_.timing().smt_cycles * uint64_t(std::max<int>(w.num_sge, 1)));
@@ -273,7 +274,8 @@ SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
     // One check request per SGE with bytes, one after another; the first failure ends them.
     translate_sge_list(
         xlat_, eq_, w, 0, uint32_t(w.total_length()),
-        w.opcode == abi::kOpRdmaRead ? access::kLocalWrite : 0, ctx_[qpn].pd,
+        w.opcode == abi::kOpRdmaRead || abi::is_atomic(w.opcode) ? access::kLocalWrite : 0,
+        ctx_[qpn].pd,
         [this, qpn, finish](XlatStatus x, std::vector<XlatChunk>&&, const XlatFault& f) {
           QpSq& q = qs_[qpn];
           if (x == XlatStatus::kPageFault && faults && !q.fault_failed) {
@@ -286,7 +288,7 @@ SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
         /*check_only=*/true);
     return Issue::kChecking;
   }
-  if (w.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= ctx_[qpn].ord) return Issue::kNone;
+  if (ord_bound(w) && send_.reads_out(qpn) >= ctx_[qpn].ord) return Issue::kNone;
   issue_segment(qpn, *e, issued);
   return Issue::kIssued;
 }
@@ -321,13 +323,12 @@ void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_
     // The SQ waits for the page; the engine goes on with the other QPs.
     QpSq& q = qs_[qpn];
     q.parked = true;
-    faults->page_fault(qpn, q.fault, e->wqe.opcode == abi::kOpRdmaRead, eq_,
-                       [this, qpn, epoch](bool ok) {
-                         if (ctx_[qpn].epoch != epoch) return;
-                         qs_[qpn].parked = false;
-                         qs_[qpn].fault_failed = !ok;
-                         activate(qpn);
-                       });
+    faults->page_fault(qpn, q.fault, ord_bound(e->wqe), eq_, [this, qpn, epoch](bool ok) {
+      if (ctx_[qpn].epoch != epoch) return;
+      qs_[qpn].parked = false;
+      qs_[qpn].fault_failed = !ok;
+      activate(qpn);
+    });
     requeue(qpn);
     return tx_step();
   }
@@ -345,7 +346,7 @@ void SqEngine::checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_
     return slot_used();
   }
   bool issued_one = true;
-  if (e->wqe.opcode == abi::kOpRdmaRead && send_.reads_out(qpn) >= ctx_[qpn].ord)
+  if (ord_bound(e->wqe) && send_.reads_out(qpn) >= ctx_[qpn].ord)
     issued_one = !arbiter_.responses_turn(qpn) && issue_response(qpn);
   else
     issue_segment(qpn, *e, issued);
@@ -363,6 +364,24 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
       next_sq_segment(w, send_.progress(qpn), cap(max_payload(true)), cap(max_payload(false)));
   const rdmap::Segment& h = g.h;
   const uint64_t start = now_ps();
+  if (g.atomic_request) {
+    TxSeg* s = new_seg(qpn);
+    s->ddp.resize(rdmap::kUntaggedBytes + rdmap::kAtomicRequestBytes);
+    rdmap::encode(h, s->ddp.data());
+    rdmap::encode(g.ar, s->ddp.data() + rdmap::kUntaggedBytes);
+    s->ar = true;
+    e.msn = h.msn;
+    ReadOut r{e.index, w.sge[0].lkey, w.sge[0].addr, 8, h.msn};
+    r.atomic = true;
+    send_.read_issued(qpn, r);
+    out.read_issued->send({qpn, r});
+    mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
+    mark_(CoreProbe::kSegFetch, qpn, start, s->number);
+    eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
+    e.sent = true;
+    send_.advance(qpn);
+    return;
+  }
   if (g.read_request) {
     TxSeg* s = new_seg(qpn);
     s->ddp.resize(rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
@@ -418,6 +437,28 @@ bool SqEngine::issue_response(uint32_t qpn) {
   const ReadResponseLogic::Segment r = q.offer;
   q.resp_open = !r.last;
   out.taken->send({qpn});
+  if (r.atomic) {
+    // The Atomic Response: its 12 bytes are known once the atomic unit has done the operation.
+    rdmap::Segment h;
+    h.tagged = false;
+    h.last = true;
+    h.opcode = uint8_t(Opcode::kAtomicResponse);
+    h.qn = rdmap::kQnAtomicResponse;
+    h.msn = q.atomic_msn++;
+    TxSeg* s = new_seg(qpn);
+    s->ddp.assign(rdmap::kUntaggedBytes + rdmap::kAtomicResponseBytes, 0);
+    rdmap::encode(h, s->ddp.data());
+    s->ar = true;
+    s->kind = TxSeg::Kind::kAtomic;
+    s->resp = r;
+    s->epoch = ctx_[qpn].epoch;
+    const uint64_t start = now_ps();
+    mark_(CoreProbe::kSegIssue, qpn, start, s->number, ProbeEvent::kResponse | r.msn);
+    mark_(CoreProbe::kSegFetch, qpn, start, s->number);
+    atomics_.push_back(s);
+    atomic_next();
+    return true;
+  }
   const uint32_t len = r.len;
   rdmap::Segment h;
   h.tagged = true;
@@ -495,6 +536,92 @@ void SqEngine::fetch_response(TxSeg* s, uint64_t epoch) {
                 });
 }
 
+void SqEngine::atomic_next() {
+  while (!atomic_busy_ && !atomics_.empty()) {
+    TxSeg* s = atomics_.front();
+    atomics_.pop_front();
+    if (ctx_[s->qpn].epoch != s->epoch || !ctx_[s->qpn].receives()) {
+      // Its QP failed or was reset meanwhile: the operation is not done (the segment is
+      // dropped at its turn).
+      eq_.at(now_ps(), [this, s] { seg_ready(s); });
+      continue;
+    }
+    atomic_busy_ = true;
+    atomic_translate(s);
+  }
+}
+
+void SqEngine::atomic_translate(TxSeg* s) {
+  const rdmap::AtomicRequest& a = s->resp.ar;
+  xlat_.request({a.stag, a.to, 8, access::kRemoteAtomic, ctx_[s->qpn].pd}, eq_,
+                [this, s](XlatResult&& x) {
+                  const uint32_t qpn = s->qpn;
+                  const rdmap::AtomicRequest& a = s->resp.ar;
+                  if (x.status == XlatStatus::kOk) return atomic_read(s, std::move(x.chunks));
+                  if (x.status == XlatStatus::kPageFault && faults && ctx_[qpn].epoch == s->epoch) {
+                    // The unit waits for the page (the card's other atomics behind it).
+                    const XlatFault f{a.stag, x.fault_to, a.to + 8};
+                    return faults->page_fault(qpn, f, true, eq_, [this, s](bool ok) {
+                      if (ok && ctx_[s->qpn].epoch == s->epoch) return atomic_translate(s);
+                      atomic_fail(s, term_for_read_source(XlatStatus::kBounds));
+                    });
+                  }
+                  log::warn("{}: QP {} atomic target STag {:#x} no longer translates ({})", name(),
+                            qpn, a.stag, to_string(x.status));
+                  atomic_fail(s, term_for_read_source(x.status));
+                });
+}
+
+void SqEngine::atomic_read(TxSeg* s, std::vector<XlatChunk>&& chunks) {
+  mark_(CoreProbe::kSegDma, s->qpn, now_ps(), s->number);
+  s->target = std::move(chunks);
+  s->reads_left = uint32_t(s->target.size());
+  size_t at = 0;
+  for (const XlatChunk& c : s->target) {
+    dmac_.read(c.pa, c.len, [this, s, at](DmacStatus st, std::vector<uint8_t>&& d) {
+      if (st != DmacStatus::kOk)
+        s->read_failed = true;
+      else
+        std::memcpy(s->old + at, d.data(), std::min<size_t>(d.size(), 8 - at));
+      if (--s->reads_left == 0) atomic_done(s);
+    });
+    at += c.len;
+  }
+}
+
+// The target's bytes are in: the result is written (only if it differs), the response filled,
+// and the unit takes the next operation.
+void SqEngine::atomic_done(TxSeg* s) {
+  mark_(CoreProbe::kSegData, s->qpn, now_ps(), s->number);
+  if (s->read_failed) {
+    log::warn("{}: QP {} atomic target DMA read failed", name(), s->qpn);
+    s->dma_failed = true;
+    return atomic_fail(s, {rdmap::Layer::kRdmap, 2, 0x07});
+  }
+  const uint64_t old = get_le64(s->old);
+  const uint64_t now = rdmap::apply(s->resp.ar, old);
+  if (now != old) {
+    uint8_t b[8];
+    put_le64(b, now);
+    size_t at = 0;
+    for (const XlatChunk& c : s->target) {
+      dmac_.write(c.pa, std::vector<uint8_t>(b + at, b + at + c.len));
+      at += c.len;
+    }
+  }
+  rdmap::encode(rdmap::AtomicResponse{s->resp.ar.req_id, old},
+                s->ddp.data() + rdmap::kUntaggedBytes);
+  atomic_busy_ = false;
+  eq_.at(edge(kHeaderCycles), [this, s] { seg_ready(s); });
+  atomic_next();
+}
+
+void SqEngine::atomic_fail(TxSeg* s, const rdmap::TermCause& why) {
+  atomic_busy_ = false;
+  fail_seg(s, 0, why);
+  atomic_next();
+}
+
 // Reads the segment's payload by DMA (its chunks, now); it is ready kHeaderCycles after the
 // last byte arrives.
 void SqEngine::gather(TxSeg* s, std::vector<XlatChunk> chunks) {
@@ -570,19 +697,25 @@ void SqEngine::seg_failed(const TxSeg& s) {
     qs_[qpn].stuck = true;  // segments of the QP issued before the failure do not leave either
     log::warn("{}: QP {} Read Response not sent: its DMA read failed", name(), qpn);
     return;
-  } else if (s.kind == TxSeg::Kind::kResponse) {
+  } else if (s.kind == TxSeg::Kind::kResponse || s.kind == TxSeg::Kind::kAtomic) {
     const rdmap::TermCause why =
         s.dma_failed ? rdmap::TermCause{rdmap::Layer::kRdmap, 2, 0x07} : s.why;
-    // The Terminate quotes the Read Request it cannot answer (its DDP and RDMAP headers).
+    // The Terminate quotes the Read or Atomic Request it cannot answer (its DDP and RDMAP
+    // headers).
+    const bool atomic = s.kind == TxSeg::Kind::kAtomic;
     rdmap::Segment rq;
     rq.tagged = false;
     rq.last = true;
-    rq.opcode = uint8_t(Opcode::kReadRequest);
+    rq.opcode = uint8_t(atomic ? Opcode::kAtomicRequest : Opcode::kReadRequest);
     rq.qn = rdmap::kQnReadRequest;
     rq.msn = s.resp.msn;
-    std::vector<uint8_t> bytes(rdmap::kUntaggedBytes + rdmap::kReadRequestBytes);
+    std::vector<uint8_t> bytes(rdmap::kUntaggedBytes +
+                               (atomic ? rdmap::kAtomicRequestBytes : rdmap::kReadRequestBytes));
     rdmap::encode(rq, bytes.data());
-    rdmap::encode(s.resp.rr, bytes.data() + rdmap::kUntaggedBytes);
+    if (atomic)
+      rdmap::encode(s.resp.ar, bytes.data() + rdmap::kUntaggedBytes);
+    else
+      rdmap::encode(s.resp.rr, bytes.data() + rdmap::kUntaggedBytes);
     send_terminate(qpn, why, &rq, bytes, 0);
   }
   ctx_[qpn].state = abi::kQpError;
@@ -606,8 +739,8 @@ void SqEngine::tx_emit() {
     TxSeg& s = *tx_q_[i];
     if (!s.ready) break;
     const bool held = !held_.empty() && std::find(held_.begin(), held_.end(), s.dst) != held_.end();
-    const bool live =
-        s.kind == TxSeg::Kind::kResponse ? ctx_[s.qpn].receives() : ctx_[s.qpn].sends();
+    const bool responds = s.kind == TxSeg::Kind::kResponse || s.kind == TxSeg::Kind::kAtomic;
+    const bool live = responds ? ctx_[s.qpn].receives() : ctx_[s.qpn].sends();
     if (!held && !s.terminate && (!live || s.failed || qs_[s.qpn].stuck)) {
       std::unique_ptr<TxSeg> gone = std::move(tx_q_[i]);
       tx_q_.erase(tx_q_.begin() + int64_t(i));

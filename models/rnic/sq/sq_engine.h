@@ -26,6 +26,14 @@
 //   Gather       a segment with payload translates its range (xlat: pbl_cycles + 1 per chunk
 //                per SGE, one SGE after another) and reads it by DMA; it is ready kHeaderCycles
 //                after its last byte arrives (one without payload kHeaderCycles after its issue).
+//   Atomics      an offered Atomic Response goes to the card's atomic unit, which does one
+//                operation at a time in offer order: its target's translation (xlat,
+//                kRemoteAtomic), the 8-byte DMA read, then (the edge the data arrives) the result's
+//                DMA write, issued only if the value changes, and the response ready kHeaderCycles
+//                later; the next operation starts on that edge (its read reaches the host behind
+//                the earlier posted write, docs/pcie.md, and sees the result: Atomics.* check it).
+//                A failed translation or read answers the request with a Terminate quoting it, as
+//                for a Read Response.
 //   Emission     segments leave in issue order, each as soon as it is ready and the EFE's
 //                channel to its peer has room (a full one holds back that peer's segments
 //                only: the others pass them); a Terminate (a reset too) goes ahead of every queued
@@ -122,13 +130,17 @@ class SqEngine : public sc_core::sc_module {
     std::function<void(uint32_t seq)> on_sent;
     // What it carries, for a failure to fetch its payload: a WR's data (its SQ index; whether
     // it is the message's first segment) or a Read Response (the request it answers).
-    enum class Kind : uint8_t { kOther, kWrData, kResponse } kind = Kind::kOther;
+    enum class Kind : uint8_t { kOther, kWrData, kResponse, kAtomic } kind = Kind::kOther;
     uint32_t wr_index = 0;
     bool first = false;
     // A WR's data: the bytes of the WR it carries and the QP's epoch then (fetch_wr).
     uint64_t wr_id = 0, fetch_off = 0, epoch = 0;
     uint32_t fetch_len = 0;
-    ReadResponseLogic::Segment resp;
+    ReadResponseLogic::Segment resp;  // kResponse, kAtomic: the request it answers
+    // kAtomic: the target's chunks, its 8 bytes as read (little-endian), reads outstanding.
+    std::vector<XlatChunk> target;
+    uint8_t old[8] = {};
+    bool read_failed = false;
     // Its payload could not be fetched (translation or DMA read failed): it is never sent; its
     // WR completes with `status`, or its Read Request is answered with a Terminate for `why`.
     bool failed = false;
@@ -141,6 +153,7 @@ class SqEngine : public sc_core::sc_module {
   };
   struct QpSq {
     uint32_t term_msn = 1;      // next MSN of the Terminate queue (2)
+    uint32_t atomic_msn = 1;    // next MSN of the Atomic Response queue (3)
     bool offered = false;       // an offered Read Response segment waits
     bool more = false;          // more segments follow the last one offered
     bool halted = false;        // a segment's payload could not be fetched: nothing more is issued
@@ -173,6 +186,16 @@ class SqEngine : public sc_core::sc_module {
   // Read Response segment's; an absent page parks the segment until the firmware resumes it.
   void fetch_wr(TxSeg* s, const Wqe& w, uint64_t off, uint32_t len, uint64_t epoch);
   void fetch_response(TxSeg* s, uint64_t epoch);
+  // The atomic unit: the card's atomic operations one at a time, in the order their responses
+  // were issued: translate the target, read its 8 bytes, write the result, fill the response.
+  void atomic_next();
+  void atomic_translate(TxSeg* s);
+  void atomic_read(TxSeg* s, std::vector<XlatChunk>&& chunks);
+  void atomic_done(TxSeg* s);
+  void atomic_fail(TxSeg* s, const rdmap::TermCause& why);
+  static bool ord_bound(const Wqe& w) {
+    return w.opcode == abi::kOpRdmaRead || abi::is_atomic(w.opcode);
+  }
   void fail_seg(TxSeg* s, uint8_t status, const rdmap::TermCause& why);
   void seg_failed(const TxSeg& s);
   void seg_ready(TxSeg* s);
@@ -216,6 +239,8 @@ class SqEngine : public sc_core::sc_module {
   void count_peer(const TransportStream& m, int d);
   uint32_t queued_for(const TransportStream& m) const;
   std::map<TransportStream, std::deque<Unacked>> unacked_;  // per stream
+  std::deque<TxSeg*> atomics_;  // Atomic Responses waiting for the atomic unit
+  bool atomic_busy_ = false;
 
   Counter &tx_segments_, &tx_payload_bytes_, &tx_terminates_, &local_errors_, &fetch_errors_,
       &responses_unsent_;

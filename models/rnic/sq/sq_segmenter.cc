@@ -28,6 +28,25 @@ SqSegment next_sq_segment(const Wqe& w, SqProgress& p, uint32_t max_tagged, uint
     }
     return s;
   }
+  if (abi::is_atomic(w.opcode)) {
+    const bool cas = w.opcode == abi::kOpAtomicCmpSwp;
+    s.atomic_request = true;
+    s.first = true;
+    s.wqe_done = true;
+    s.h.tagged = false;
+    s.h.opcode = uint8_t(Opcode::kAtomicRequest);
+    s.h.qn = rdmap::kQnReadRequest;
+    s.h.msn = p.read_msn++;
+    s.ar.op = uint8_t(cas ? rdmap::AtomicOp::kCmpSwap : rdmap::AtomicOp::kFetchAdd);
+    s.ar.req_id = s.h.msn;
+    s.ar.stag = w.rkey;
+    s.ar.to = w.remote_addr;
+    s.ar.add_swap = cas ? w.swap : w.compare_add;
+    s.ar.add_swap_mask = cas ? ~0ull : 0;
+    s.ar.compare = cas ? w.compare_add : 0;
+    s.ar.compare_mask = cas ? ~0ull : 0;
+    return s;
+  }
   const bool tagged = w.opcode == abi::kOpRdmaWrite;
   const uint64_t total = w.total_length();
   s.first = p.off == 0;

@@ -9,6 +9,10 @@
 //   RDMA Read: one Read Request per local SGE (one for none), untagged on queue 1, each with the
 //               queue's next MSN; its sink is the SGE, its source the remote range at the SGE's
 //               offset in the message.
+//   Atomic (CmpSwap, FetchAdd): one RFC 7306 Atomic Request, untagged on queue 1 with the
+//               queue's next MSN (also its request identifier): remote STag = rkey, TO = remote
+//               address; FetchAdd adds compare_add (add mask 0), CmpSwap compares compare_add and
+//               swaps in swap (both masks all ones).
 // A 0-byte Write or Send is one segment without payload.
 #pragma once
 
@@ -35,7 +39,9 @@ struct SqSegment {
   rdmap::Segment h;
   bool read_request = false;
   rdmap::ReadRequest rr;  // read_request: what it asks for
-  uint64_t off = 0;       // Write, Send: its payload is the message's bytes [off, off + len)
+  bool atomic_request = false;
+  rdmap::AtomicRequest ar;  // atomic_request: what it asks for
+  uint64_t off = 0;         // Write, Send: its payload is the message's bytes [off, off + len)
   uint32_t len = 0;
   bool first = false;     // the WQE's first segment or request
   bool wqe_done = false;  // the WQE is fully issued with this one
