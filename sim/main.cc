@@ -118,7 +118,8 @@ int sc_main(int argc, char** argv) {
   bool all_sizes = false;
   auto* perf = app.add_subcommand("perf", "perftest-style measurement");
   perf->add_option("test", test,
-                   "pcie_dma | write_bw | write_lat | read_bw | read_lat | send_bw | send_lat")
+                   "pcie_dma | write_bw | write_lat | read_bw | read_lat | send_bw | send_lat | atomic_bw | "
+                   "atomic_lat")
       ->required();
   perf->add_option("-s,--size", size, "message size in bytes");
   perf->add_flag("-a,--all", all_sizes, "sweep all sizes");

@@ -88,7 +88,7 @@ struct FaultSpec {
 // arguments: docs/verbs.md) run on each of `hosts` with that host's arguments.
 struct WorkloadSpec {
   std::string name;
-  std::string test;  // write_bw, write_lat, read_bw, read_lat, send_bw, send_lat; "" for a program
+  std::string test;  // write_bw ... send_lat, atomic_bw, atomic_lat (perftest.h); "" for a program
   std::string program;  // the shared object's path; `exec:`: the executable's, resolved
   bool exec = false;    // `exec:`: an executable run as a simulated process (sim/exec/)
   std::vector<std::string> exec_args;  // `exec:`'s arguments after the program, before `args`

@@ -586,7 +586,10 @@ void Server::cm_handle(Op op, Msg& in, Header* h, Msg* out) {
       ibv_qp_attr a{};
       a.qp_state = IBV_QPS_INIT;
       a.port_num = 1;
-      a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+      // Remote reads and atomics as InfiniBand's connection manager grants them together (the
+      // kernel's iWARP one grants write and read, from before RFC 7306): docs/decisions.md.
+      a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                          IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
       if (int e = ibv_modify_qp(
               qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
         return rc(e);

@@ -1,4 +1,4 @@
-// The six perftest-style tests. Bandwidth (client posts, server waits):
+// The eight perftest-style tests. Bandwidth (client posts, server waits):
 //   every QP keeps up to tx_depth WRs outstanding; every cq_mod-th WR (and the last) is
 //   signaled, as perftest's default -Q 100; tposted/tcompleted per WR give the peak (bw_peak.h:
 //   perftest's windows, each ending when every message up to its end has completed);
@@ -7,7 +7,9 @@
 // Latency (one QP, one message in flight):
 //   write_lat / send_lat: ping-pong; each sample is half the round trip (perftest's report);
 //   write_lat's receiver sees the peer's write by polling its buffer's last byte;
-//   read_lat: each sample is post to completion of one RDMA Read.
+//   read_lat, atomic_lat: each sample is post to completion of one RDMA Read or one atomic.
+// atomic_bw and atomic_lat are perftest's ib_atomic_bw / ib_atomic_lat with their default
+// FETCH_AND_ADD: 8 bytes each (the size is 8), every WR of a QP adding 1 to the same word.
 // Host polling costs cost.cq_poll_ns per look (rnic_wait_cq / rnic_wait_mem: as a busy loop).
 #include "sim/traffic/perftest.h"
 
@@ -39,7 +41,7 @@ namespace rnic::traffic {
 
 namespace {
 
-enum class Op { kWrite, kRead, kSend };
+enum class Op { kWrite, kRead, kSend, kAtomic };
 
 struct Test {
   std::string name;
@@ -51,7 +53,8 @@ const std::vector<Test>& tests() {
   static const std::vector<Test> t = {
       {"write_bw", Op::kWrite, false}, {"write_lat", Op::kWrite, true},
       {"read_bw", Op::kRead, false},   {"read_lat", Op::kRead, true},
-      {"send_bw", Op::kSend, false},   {"send_lat", Op::kSend, true}};
+      {"send_bw", Op::kSend, false},   {"send_lat", Op::kSend, true},
+      {"atomic_bw", Op::kAtomic, false}, {"atomic_lat", Op::kAtomic, true}};
   return t;
 }
 
@@ -84,12 +87,17 @@ int post(ibv_qp* qp, Op op, uint64_t wr_id, uint64_t laddr, uint32_t lkey, uint3
   wr.wr_id = wr_id;
   wr.sg_list = &sge;
   wr.num_sge = 1;
-  wr.opcode = op == Op::kWrite  ? IBV_WR_RDMA_WRITE
-              : op == Op::kRead ? IBV_WR_RDMA_READ
-                                : IBV_WR_SEND;
+  wr.opcode = op == Op::kWrite    ? IBV_WR_RDMA_WRITE
+              : op == Op::kRead   ? IBV_WR_RDMA_READ
+              : op == Op::kAtomic ? IBV_WR_ATOMIC_FETCH_AND_ADD
+                                  : IBV_WR_SEND;
   wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0;
-  wr.wr.rdma.remote_addr = raddr;
-  wr.wr.rdma.rkey = rkey;
+  if (op == Op::kAtomic) {
+    wr.wr.atomic = {raddr, 1, 0, rkey};
+  } else {
+    wr.wr.rdma.remote_addr = raddr;
+    wr.wr.rdma.rkey = rkey;
+  }
   ibv_send_wr* bad = nullptr;
   return ibv_post_send(qp, &wr, &bad);
 }
@@ -117,6 +125,7 @@ void post_lat_receives(Endpoint& ep, uint64_t iters, uint64_t max_size, uint64_t
 struct Params {
   uint64_t iters, qps, tx_depth, cq_mod;
   uint64_t max_size;
+  bool atomic = false;  // the endpoints grant remote atomics
 };
 
 // A size's stopping rule, shared by a workload's two programs: at most `iters` per QP, and with
@@ -266,7 +275,7 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
     lim.iterations = i + 1;
     return i + 1 >= lim.last;
   };
-  if (op == Op::kRead) {
+  if (op == Op::kRead || op == Op::kAtomic) {
     for (uint64_t i = 0; i < p.iters; ++i) {
       decide(i);
       const double t0 = now_us();
@@ -353,6 +362,10 @@ EndpointConfig endpoint_config(const Params& p, const SystemConfig& c) {
   ec.send_depth = uint32_t(p.tx_depth + 1);
   ec.recv_depth = uint32_t(std::min<uint64_t>(kRxDepth, c.core.max_qp_wr));
   ec.cqe = int(std::min<int64_t>(c.core.max_cqe, 8192));
+  if (p.atomic) {
+    ec.access |= IBV_ACCESS_REMOTE_ATOMIC;
+    ec.qp_access |= IBV_ACCESS_REMOTE_ATOMIC;
+  }
   return ec;
 }
 
@@ -382,7 +395,7 @@ void client_run(Endpoint& ep, const PeerInfo& peer, const Params& p, const Test&
 // in this test (the card alone answers Reads and takes Writes), for any size.
 bool server_size(Endpoint& ep, const PeerInfo& peer, const Params& p, const Test& t, uint64_t size,
                  Limit& lim, uint64_t* rx_outstanding, Oob& oob) {
-  if (t.op == Op::kRead || (!t.latency && t.op == Op::kWrite)) return false;
+  if (t.op == Op::kRead || t.op == Op::kAtomic || (!t.latency && t.op == Op::kWrite)) return false;
   if (t.op == Op::kSend && !t.latency) {
     run_send_bw_server(ep, p, size, oob, lim);
     return true;
@@ -498,6 +511,11 @@ void check_workload_memory(const Scenario& s, const Topology& topo) {
       for (int64_t sz : workload_ints(w, "sizes")) sizes.push_back(uint64_t(sz));
     else
       sizes.push_back(uint64_t(workload_int(w, "size")));
+    if (t.op == Op::kAtomic && std::any_of(sizes.begin(), sizes.end(), [](uint64_t s) { return s != 8; }))
+      throw InputError(w.where, workload_int(w, "all") ? "all" : "size",
+                       fmt::format("{} moves 8 bytes per operation (perftest's ib_{}): the size "
+                                   "is 8, there is no sweep",
+                                   w.test, w.test));
     const uint64_t max_size = std::max<uint64_t>(*std::max_element(sizes.begin(), sizes.end()), 64);
     const uint64_t qps = t.latency ? 1 : uint64_t(workload_int(w, "qps"));
     const double buf = 2.0 * double(max_size) * double(qps) / double(1 << 20);
@@ -563,7 +581,8 @@ int run_workloads(ExperimentContext& ctx) {
     else
       j->sizes.push_back(uint64_t(workload_int(w, "size")));
     p.max_size = std::max<uint64_t>(*std::max_element(j->sizes.begin(), j->sizes.end()), 64);
-    if (j->t->op == Op::kRead && p.tx_depth > uint64_t(ccfg.core.max_qp_wr))
+    p.atomic = j->t->op == Op::kAtomic;
+    if ((j->t->op == Op::kRead || p.atomic) && p.tx_depth > uint64_t(ccfg.core.max_qp_wr))
       p.tx_depth = uint64_t(ccfg.core.max_qp_wr);
     jobs.push_back(std::move(j));
   }
@@ -940,7 +959,9 @@ double perf_pair(Cluster& cl, int client, int server, const std::string& test, u
   p.iters = iters;
   p.qps = 1;
   p.tx_depth = t.latency ? 1 : 128;
-  if (t.op == Op::kRead) p.tx_depth = std::min<uint64_t>(p.tx_depth, uint64_t(c.core.max_qp_wr));
+  if (t.op == Op::kRead || t.op == Op::kAtomic)
+    p.tx_depth = std::min<uint64_t>(p.tx_depth, uint64_t(c.core.max_qp_wr));
+  p.atomic = t.op == Op::kAtomic;
   p.cq_mod = t.latency ? 1 : std::min<uint64_t>(100, p.tx_depth);
   p.max_size = std::max<uint64_t>(size, 64);
   const EndpointConfig ec = endpoint_config(p, c);
@@ -977,10 +998,11 @@ void register_perftests() {
     k.desc = fmt::format("perftest's ib_{}: verbs between two hosts, {}", t.name,
                          t.latency ? "latency per message size" : "bandwidth per message size");
     k.keys = {
-        {"size", ExpKey::kInt, "65536", 1, double(1u << 30), {}, "B", "message size (-s)"},
+        {"size", ExpKey::kInt, t.op == Op::kAtomic ? "8" : "65536", 1, double(1u << 30), {}, "B",
+         "message size (-s)"},
         {"sizes",
          ExpKey::kIntList,
-         "[65536]",
+         t.op == Op::kAtomic ? "[8]" : "[65536]",
          1,
          double(1u << 30),
          {},

@@ -5,7 +5,9 @@ same card (label exec-long: CI runs the short form in exec_programs). Bandwidth 
 ib_read_bw and ib_send_bw at 4 KiB and 64 KiB report a BW average within 2% of `rnicsim perf
 write_bw`/`read_bw`/`send_bw`; ib_read_bw without -R (its server in RTR) completes. Latency:
 ib_write_lat, ib_read_lat and ib_send_lat at 2 B and 4 KiB report a t_typical within 5% of
-`rnicsim perf write_lat`/`read_lat`/`send_lat`. Every pair exits 0 and leaves no process."""
+`rnicsim perf write_lat`/`read_lat`/`send_lat`. Atomics: ib_atomic_bw -R and ib_atomic_lat
+(FETCH_AND_ADD, 8 bytes) within 2% and 5% of `rnicsim perf atomic_bw`/`atomic_lat`. Every pair
+exits 0 and leaves no process."""
 import os
 import subprocess
 import sys
@@ -55,6 +57,14 @@ for verb in ("write", "read", "send"):
         want = perf(f"{verb}_lat", size, "t_typical_us")
         check(abs(got - want) <= 0.05 * want, f"ib_{verb}_lat -s {size}: {got} against {want}")
         print(f"perftest_full: ib_{verb}_lat -s {size} {got} us, perf {want:.3f} us")
+r = pair("atomic_bw", "ib_atomic_bw", 8, "-R")
+got, want = (float(r[3]) if len(r) > 3 else 0), perf("atomic_bw", 8, "bw_avg_mib_s")
+check(abs(got - want) <= 0.02 * want, f"ib_atomic_bw -R: {got} against {want}")
+print(f"perftest_full: ib_atomic_bw -R {got} MB/s, perf {want:.2f} MiB/s")
+r = pair("atomic_lat", "ib_atomic_lat", 8)
+got, want = (float(r[4]) if len(r) > 4 else 0), perf("atomic_lat", 8, "t_typical_us")
+check(abs(got - want) <= 0.05 * want, f"ib_atomic_lat: {got} against {want}")
+print(f"perftest_full: ib_atomic_lat {got} us, perf {want:.3f} us")
 r = pair("read_bw_rtr", "ib_read_bw", 65536)
 check(len(r) > 3 and float(r[3]) > 0, f"ib_read_bw without -R: {r}")
 finish("perftest_full")
