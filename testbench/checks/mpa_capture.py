@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Wireshark's own dissectors (no Lua of the project) over a capture of one MPA/TCP connection
 written by the transport's wire code (testbench/tools/mpa_capture.cc): the MPA request and
-reply decode as iwarp_mpa, every FPDU as iwarp_mpa and iwarp_ddp_rdmap with the RDMAP opcode
-written and its CRC reported good, and no frame is malformed or carries an expert error.
+reply decode as iwarp_mpa, every FPDU (Write, Read Request and Response, Send, and RFC 7306's
+Atomic Request and Response) as iwarp_mpa and iwarp_ddp_rdmap with the RDMAP opcode written and
+its CRC reported good, and no frame is malformed or carries an expert error.
 The same for a connection made by two ends of the TCP engine's connection logic
 (tcp_connection.h), where Wireshark's TCP analysis must flag nothing either.
 Wireshark 4.0 warns (a warning, not an error) that the request and reply set a reserved bit and

@@ -201,6 +201,22 @@ int main(int argc, char** argv) {
   c.fpdu(1, tagged(rdmap::Opcode::kReadResponse, 0x00003401, 0x2000 + full, true),
          std::vector<uint8_t>(64, 0x52));
   c.fpdu(0, untagged(rdmap::Opcode::kSend, 1), std::vector<uint8_t>(61, 0x33));  // padded
+  // RFC 7306: a CmpSwap (queue 1, the MSN after the Read Request's) and its Atomic Response.
+  rdmap::AtomicRequest ar;
+  ar.op = uint8_t(rdmap::AtomicOp::kCmpSwap);
+  ar.req_id = 2;
+  ar.stag = 0x00001201;
+  ar.to = 0x1008;
+  ar.add_swap = 7;
+  ar.add_swap_mask = ~0ull;
+  ar.compare = 0;
+  ar.compare_mask = ~0ull;
+  std::vector<uint8_t> arb(rdmap::kAtomicRequestBytes);
+  rdmap::encode(ar, arb.data());
+  c.fpdu(0, untagged(rdmap::Opcode::kAtomicRequest, 2), arb);
+  std::vector<uint8_t> resp(rdmap::kAtomicResponseBytes);
+  rdmap::encode(rdmap::AtomicResponse{2, 0}, resp.data());
+  c.fpdu(1, untagged(rdmap::Opcode::kAtomicResponse, 1), resp);
   c.send(0, tcp::kFin | tcp::kAck, {});
   c.send(1, tcp::kFin | tcp::kAck, {});
   c.send(0, tcp::kAck, {});
