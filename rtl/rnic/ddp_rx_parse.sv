@@ -7,8 +7,8 @@
 // and the RDMAP control byte, the tagged (STag, TO) or untagged (Inv STag, QN, MSN, MO) header,
 // a Read Request's 28-byte payload, and runs the header checks in WIRE.md's order: DDP version
 // (tagged: DDP/1/0x04, untagged: DDP/2/0x06), RDMAP version (RDMAP/2/0x05), opcode (unknown, or
-// its T bit wrong: RDMAP/2/0x06; RFC 7306's Atomic Request 0xA and Response 0xB are known, their
-// payload is the engine's to read), QN of an untagged opcode (DDP/2/0x01). A segment shorter than
+// its T bit wrong: RDMAP/2/0x06; RFC 7306's Immediate Data 8 and 9, Atomic Request 0xA and
+// Response 0xB are known, their payload is the engine's to read), QN of an untagged opcode (DDP/2/0x01). A segment shorter than
 // the header its T bit announces is dropped (h_dropped). The payload of a segment whose checks
 // pass follows on p_*, realigned to byte 0.
 //
@@ -214,7 +214,7 @@ module ddp_rx_parse #(
         end else if (rdmapv != 2'd1) begin
           r.h.ok = 1'b0;
           {r.h.layer, r.h.etype, r.h.code} = {2'd0, 4'd2, 8'h05};
-        end else if ((op > 4'd7 && op != 4'd10 && op != 4'd11) || tagged_op != r.h.tg) begin
+        end else if (op > 4'd11 || tagged_op != r.h.tg) begin
           r.h.ok = 1'b0;
           {r.h.layer, r.h.etype, r.h.code} = {2'd0, 4'd2, 8'h06};
         end else if (!r.h.tg && r.h.qn != qn_of) begin

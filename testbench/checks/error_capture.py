@@ -3,7 +3,7 @@
 Wireshark dissector. Runs each case of the verbs system tests (every opcode) and of the error
 tests (every row of WIRE.md's error table) with RNICSIM_CAPTURE_DIR set, so each writes its
 link to a pcap, then requires of tshark: the expected opcodes (every opcode 0-7 across the
-captures, RFC 7306's Atomic Request among them; in each error case the offending opcode first, one Terminate, and the other QP's
+captures, RFC 7306's Immediate Data and Atomic Request among them; in each error case the offending opcode first, one Terminate, and the other QP's
 Write and Send after it) and no malformed packet or expert error. Excepted, as WIRE.md names:
 the frames a test corrupts on purpose, and Terminates whose error type disagrees with the T bit
 of the header they carry (Wireshark 4.0 sizes that header from the error type)."""
@@ -28,7 +28,7 @@ OFFENDING = {
     "ReadSourceOutsideMr": 1, "ReadSourceWithoutRemoteReadRight": 1, "ReadSourceMrOfAnotherPd": 1,
     "SendWithNoReceivePosted": 3, "SendLongerThanTheReceive": 3,
     "SendWithInvalidateOfAnotherPdsStag": 4, "SendWithInvalidateOfAnInvalidStag": 4,
-    "UnknownOpcode": 8, "OpcodeThatDoesNotMatchTheTBit": 3, "BadRdmapVersion": 3,
+    "UnknownOpcode": 12, "OpcodeThatDoesNotMatchTheTBit": 3, "BadRdmapVersion": 3,
     "BadDdpVersionUntagged": 3, "BadDdpVersionTagged": 0, "BadQueueNumber": 3,
     "SendWithWrongMsn": 3, "SendWithWrongMo": 3, "ReadRequestWithWrongMsn": 1,
     "ReadRequestWithNonZeroMo": 1, "ReadRequestBeyondIrd": 1,
@@ -37,6 +37,7 @@ OFFENDING = {
     "SendIntoAReceiveWhoseMrWasDeregistered": 3,
     "FetchAddNotAligned": 10, "CmpSwapNotAligned": 10, "AtomicWithoutRemoteAtomicRight": 10,
     "AtomicToAQpWithoutRemoteAtomicAccess": 10, "AtomicInvalidStag": 10, "AtomicOutsideMr": 10,
+    "WriteWithImmediateWithNoReceivePosted": 8,
 }
 CORRUPTED = {"UnknownOpcode", "OpcodeThatDoesNotMatchTheTBit", "BadRdmapVersion",
              "BadDdpVersionUntagged", "BadDdpVersionTagged", "BadQueueNumber", "SendWithWrongMsn",
@@ -93,5 +94,5 @@ for pcap in pcaps:
         check(opcodes[:1] == [OFFENDING[name]], f"{name}: first opcode {opcodes[:1]}, expected {OFFENDING[name]}")
         check(opcodes.count(7) == 1, f"{name}: {opcodes.count(7)} Terminates")
         check(opcodes[-2:] == [0, 3], f"{name}: the other QP's Write and Send do not end the capture: {opcodes}")
-check(seen >= set(range(8)) | {10}, f"opcodes seen: {sorted(seen)}, every one of 0-7 and 10 expected")
+check(seen >= set(range(9)) | {10}, f"opcodes seen: {sorted(seen)}, every one of 0-8 and 10 expected")
 finish("error_capture")

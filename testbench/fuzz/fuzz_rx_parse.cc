@@ -54,7 +54,9 @@ static void rx_decide(const MacAddr& src, const uint8_t* ddp, size_t n) {
         require(d.why.layer != rdmap::Layer::kLlp ||
                 rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kReadRequest ||
                 rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kAtomicRequest ||
-                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kAtomicResponse);
+                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kAtomicResponse ||
+                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kImmediate ||
+                rdmap::Opcode(pr.h.opcode) == rdmap::Opcode::kImmediateSe);
         require(!d.has_wqe || d.recv_status >= 0);
         break;
       case RxDecision::Kind::kPlace:
@@ -74,10 +76,13 @@ static void rx_decide(const MacAddr& src, const uint8_t* ddp, size_t n) {
         break;
       case RxDecision::Kind::kTerminate:
         break;
+      case RxDecision::Kind::kImmediate:  // takes a receive, or is held for the next Send
+        require(d.has_wqe == d.with_imm && pr.payload_len == rdmap::kImmediateBytes);
+        break;
     }
-    x.xlat_failed(1, d, XlatStatus::kBounds);
+    x.xlat_failed(1, d, XlatStatus::kBounds);  // (nothing to translate: no change)
     require(d.kind == RxDecision::Kind::kFail || d.kind == RxDecision::Kind::kDrop ||
-            d.kind == RxDecision::Kind::kTerminate);
+            d.kind == RxDecision::Kind::kTerminate || d.kind == RxDecision::Kind::kImmediate);
   }
   // The same segment for QPs not connected to src (none, destroyed, INIT, another peer): a
   // reset, except for what is too short and for a Terminate; nothing else happens.

@@ -59,7 +59,7 @@ constexpr ibv_event_type kNoEvent = ibv_event_type(-1);
 // Guard bytes as an atomic's operand: a CmpSwap that ran would match them and swap.
 constexpr uint64_t kGuardWord = 0xA5A5A5A5A5A5A5A5ull;
 
-enum class Op { kWrite, kRead, kSend, kSendInv, kFetchAdd, kCmpSwap };
+enum class Op { kWrite, kRead, kSend, kSendInv, kFetchAdd, kCmpSwap, kWriteImm };
 
 struct Case {
   Op op = Op::kWrite;
@@ -186,6 +186,13 @@ void RdmaErrors::run(const Case& c) {
            case Op::kSendInv:
              wr.opcode = IBV_WR_SEND_WITH_INV;
              wr.invalidate_rkey = c.rkey(target.rkey);
+             break;
+           case Op::kWriteImm:  // 0 bytes: the Immediate Data alone goes
+             wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+             wr.num_sge = 0;
+             wr.imm_data = 0x01020304;
+             wr.wr.rdma.remote_addr = target.addr + c.remote_off;
+             wr.wr.rdma.rkey = c.rkey(target.rkey);
              break;
            case Op::kFetchAdd:
            case Op::kCmpSwap:
@@ -541,6 +548,18 @@ TEST_F(RdmaErrors, SendWithNoReceivePosted) {
   run(c);
 }
 
+// RFC 7306 Immediate Data takes a receive like a Send.
+TEST_F(RdmaErrors, WriteWithImmediateWithNoReceivePosted) {
+  Case c;
+  c.op = Op::kWriteImm;
+  c.len = 0;
+  c.recvs = 0;
+  c.cause = {Layer::kDdp, 2, 0x02};
+  c.requester = IBV_WC_REM_OP_ERR;
+  c.responder_event = IBV_EVENT_QP_FATAL;
+  run(c);
+}
+
 TEST_F(RdmaErrors, SendLongerThanTheReceive) {
   Case c;
   c.op = Op::kSend;
@@ -590,7 +609,7 @@ Case header_case(Op op, TermCause cause, std::function<void(std::vector<uint8_t>
 
 TEST_F(RdmaErrors, UnknownOpcode) {
   Case c = header_case(Op::kSend, {Layer::kRdmap, 2, 0x06},
-                       [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x8); });
+                       [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0xC); });
   c.headers = false;  // the layout is unknown: siw quotes no header
   run(c);
 }

@@ -95,6 +95,8 @@ ibv_wc_opcode to_ibv(abi::CqeOpcode o) {
       return IBV_WC_FETCH_ADD;
     case abi::kCqeRecv:
       return IBV_WC_RECV;
+    case abi::kCqeRecvRdmaWithImm:
+      return IBV_WC_RECV_RDMA_WITH_IMM;
     case abi::kCqeLocalInv:
       return IBV_WC_LOCAL_INV;
     case abi::kCqeFastRegMr:
@@ -104,7 +106,8 @@ ibv_wc_opcode to_ibv(abi::CqeOpcode o) {
 }
 
 unsigned to_ibv_wc_flags(uint8_t card_flags) {
-  return (card_flags & abi::kCqeWithInv) ? unsigned(IBV_WC_WITH_INV) : 0u;
+  return ((card_flags & abi::kCqeWithInv) ? unsigned(IBV_WC_WITH_INV) : 0u) |
+         ((card_flags & abi::kCqeWithImm) ? unsigned(IBV_WC_WITH_IMM) : 0u);
 }
 
 bool to_card(ibv_wr_opcode op, abi::WqeOpcode* out) {
@@ -114,6 +117,12 @@ bool to_card(ibv_wr_opcode op, abi::WqeOpcode* out) {
       return true;
     case IBV_WR_SEND:
       *out = abi::kOpSend;
+      return true;
+    case IBV_WR_RDMA_WRITE_WITH_IMM:
+      *out = abi::kOpRdmaWriteWithImm;
+      return true;
+    case IBV_WR_SEND_WITH_IMM:
+      *out = abi::kOpSendWithImm;
       return true;
     case IBV_WR_RDMA_READ:
       *out = abi::kOpRdmaRead;

@@ -7,7 +7,7 @@
 // The extended CQ takes one completion per start_poll / next_poll; the readers read it. The
 // extended QP builds a list of ibv_send_wr between wr_start and wr_complete, which posts it in
 // one call (the first refused WR and those after it are not posted, and wr_complete returns its
-// error); an operation the card does not do (immediate data, UD, TSO, memory windows, atomic write)
+// error); an operation the card does not do (UD, TSO, memory windows, atomic write)
 // makes wr_complete return EOPNOTSUPP and posts nothing. Inline data is copied when it is set.
 #pragma once
 
@@ -22,19 +22,20 @@
 
 namespace rnic::host {
 
-// The completion fields the card's CQs report (ibv_cq_init_attr_ex.wc_flags): the standard ones
-// but immediate data; no timestamps, VLANs, flow tags or tag matching.
-constexpr uint64_t kCqExWcFlags = IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_QP_NUM |
-                                  IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |
-                                  IBV_WC_EX_WITH_DLID_PATH_BITS;
+// The completion fields the card's CQs report (ibv_cq_init_attr_ex.wc_flags): the standard ones;
+// no timestamps, VLANs, flow tags or tag matching.
+constexpr uint64_t kCqExWcFlags =
+    IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+    IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS;
 // The operations of the extended post-send (ibv_qp_init_attr_ex.send_ops_flags).
 constexpr uint64_t kQpExSendOps = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ |
                                   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |
                                   IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-                                  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+                                  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+                                  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND_WITH_IMM;
 
-// Whether an extended CQ's attributes ask only for what the card reports (the standard fields
-// but immediate data; creation flags: single-threaded use only).
+// Whether an extended CQ's attributes ask only for what the card reports (the standard fields;
+// creation flags: single-threaded use only).
 inline bool cq_ex_attr_ok(const ibv_cq_init_attr_ex* a) {
   return a && !(a->comp_mask & ~uint32_t(IBV_CQ_INIT_ATTR_MASK_FLAGS)) &&
          (!(a->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
@@ -122,6 +123,7 @@ void fill_cq_ex(ibv_cq_ex* cq) {
   cq->read_opcode = [](ibv_cq_ex* c) { return cq_ex_current()[c].opcode; };
   cq->read_vendor_err = [](ibv_cq_ex* c) { return cq_ex_current()[c].vendor_err; };
   cq->read_byte_len = [](ibv_cq_ex* c) { return cq_ex_current()[c].byte_len; };
+  cq->read_imm_data = [](ibv_cq_ex* c) { return cq_ex_current()[c].imm_data; };
   cq->read_qp_num = [](ibv_cq_ex* c) { return cq_ex_current()[c].qp_num; };
   cq->read_src_qp = [](ibv_cq_ex* c) { return cq_ex_current()[c].src_qp; };
   cq->read_wc_flags = [](ibv_cq_ex* c) { return unsigned(cq_ex_current()[c].wc_flags); };
@@ -175,6 +177,15 @@ void fill_qp_ex(ibv_qp_ex* q) {
     add(x, IBV_WR_ATOMIC_FETCH_AND_ADD);
     last(x)->wr.atomic = {addr, add_value, 0, rkey};
   };
+  q->wr_rdma_write_imm = [](ibv_qp_ex* x, uint32_t rkey, uint64_t addr, __be32 imm) {
+    add(x, IBV_WR_RDMA_WRITE_WITH_IMM);
+    last(x)->wr.rdma = {addr, rkey};
+    last(x)->imm_data = imm;
+  };
+  q->wr_send_imm = [](ibv_qp_ex* x, __be32 imm) {
+    add(x, IBV_WR_SEND_WITH_IMM);
+    last(x)->imm_data = imm;
+  };
   q->wr_local_inv = [](ibv_qp_ex* x, uint32_t rkey) {
     add(x, IBV_WR_LOCAL_INV);
     last(x)->invalidate_rkey = rkey;
@@ -205,8 +216,6 @@ void fill_qp_ex(ibv_qp_ex* q) {
   };
   // What the card does not do: wr_complete says so.
   q->wr_bind_mw = [](ibv_qp_ex* x, ibv_mw*, uint32_t, const ibv_mw_bind_info*) { refuse(x); };
-  q->wr_rdma_write_imm = [](ibv_qp_ex* x, uint32_t, uint64_t, __be32) { refuse(x); };
-  q->wr_send_imm = [](ibv_qp_ex* x, __be32) { refuse(x); };
   q->wr_send_tso = [](ibv_qp_ex* x, void*, uint16_t, uint16_t) { refuse(x); };
   q->wr_set_ud_addr = [](ibv_qp_ex* x, ibv_ah*, uint32_t, uint32_t) { refuse(x); };
   q->wr_set_xrc_srqn = [](ibv_qp_ex* x, uint32_t) { refuse(x); };

@@ -1245,8 +1245,10 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
              (wr->num_sge != 1 || wr->sg_list[0].length != 8))
       rc = EINVAL;  // the original value's 8 bytes, one SGE
     else if ((wr->send_flags & IBV_SEND_INLINE) &&
-             (!q.max_inline || (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_RDMA_WRITE &&
-                                wr->opcode != IBV_WR_SEND_WITH_INV)))
+             (!q.max_inline ||
+              (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_RDMA_WRITE &&
+               wr->opcode != IBV_WR_SEND_WITH_INV && wr->opcode != IBV_WR_SEND_WITH_IMM &&
+               wr->opcode != IBV_WR_RDMA_WRITE_WITH_IMM)))
       rc = EINVAL;
     else if (q.sq_pi + wqes.size() - q.sq_freed >= q.sq_depth)
       rc = ENOMEM;
@@ -1261,6 +1263,8 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     w.invalidate_rkey = wr->opcode == IBV_WR_SEND_WITH_INV || wr->opcode == IBV_WR_LOCAL_INV
                             ? wr->invalidate_rkey
                             : 0;
+    if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM || wr->opcode == IBV_WR_SEND_WITH_IMM)
+      w.imm = wr->imm_data;  // as the program stored it (it goes on the wire so)
     w.wr_id = wr->wr_id;
     if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
       w.remote_addr = wr->wr.atomic.remote_addr;

@@ -31,7 +31,9 @@ enum AsyncEvent : uint8_t {
 // WQE opcode (WQE byte 0).
 enum WqeOpcode : uint8_t {
   kOpRdmaWrite = 0,
+  kOpRdmaWriteWithImm = 1,  // the Write, then RFC 7306 Immediate Data (WQE byte 28: imm_data)
   kOpSend = 2,
+  kOpSendWithImm = 3,  // Immediate Data, then the Send
   kOpRdmaRead = 4,
   kOpAtomicCmpSwp = 5,    // RFC 7306 CmpSwap of the 8 bytes at remote address (wqe.h: operands)
   kOpAtomicFetchAdd = 6,  // RFC 7306 FetchAdd
@@ -73,10 +75,12 @@ enum CqeOpcode : uint8_t {
   kCqeLocalInv = 6,
   kCqeFastRegMr = 8,
   kCqeRecv = 128,
+  kCqeRecvRdmaWithImm = 129,  // an RDMA Write with Immediate's Immediate Data
 };
 
 // CQE flags (CQE byte 26).
 enum CqeFlags : uint8_t {
+  kCqeWithImm = 1 << 1,  // bytes 16-19 hold the immediate data, not an invalidated rkey
   kCqeWithInv = 1 << 3,  // a Send with Invalidate invalidated the CQE's rkey
 };
 

@@ -6,7 +6,7 @@
 //   4   u32  rkey to invalidate (kOpSendWithInv)
 //   8   u64  wr_id
 //   16  u64  remote address (RDMA Write / Read)
-//   24  u32  rkey (RDMA Write / Read)      28 u32 reserved
+//   24  u32  rkey (RDMA Write / Read)      28 u32 imm_data (with Immediate)
 //   32  SGE[i] at 32 + 16 i: u64 address, u32 length, u32 lkey
 //   Fast registration (kOpFastRegMr): 4 the new STag (a fast-registration STag of the QP's PD,
 //   its new key), 16 the base tagged offset, 24 its access rights (abi::access), SGE 0 the
@@ -19,7 +19,8 @@
 // CQE, 32 bytes, in the host CQ ring:
 //   0   u64  wr_id
 //   8   u32  byte_len                      12 u32 qp_num
-//   16  u32  invalidated rkey              20 u32 WQE index (SQ or RQ producer count, for the
+//   16  u32  invalidated rkey, or the      20 u32 WQE index (SQ or RQ producer count, for the
+//            immediate data (kCqeWithImm)
 //                                                  library to free queue slots)
 //   24  u8   status (abi::CqeStatus)       25 u8  opcode (abi::CqeOpcode)
 //   26  u8   flags (abi::CqeFlags)         27 u8  bit 0 solicited
@@ -51,6 +52,7 @@ struct Wqe {
   uint64_t wr_id = 0;
   uint64_t remote_addr = 0;
   uint32_t rkey = 0;
+  uint32_t imm = 0;                    // with Immediate: verbs' imm_data
   uint64_t compare_add = 0, swap = 0;  // atomics
   Sge sge[kMaxSge];
   uint64_t total_length() const {
@@ -98,6 +100,7 @@ inline void encode(const Wqe& w, uint8_t* p) {
   put<uint64_t>(p + 8, w.wr_id);
   put<uint64_t>(p + 16, w.remote_addr);
   put<uint32_t>(p + 24, w.rkey);
+  put<uint32_t>(p + 28, w.imm);
   for (int i = 0; i < w.num_sge && i < kMaxSge; ++i) {
     put<uint64_t>(p + 32 + 16 * i, w.sge[i].addr);
     put<uint32_t>(p + 40 + 16 * i, w.sge[i].length);
@@ -120,6 +123,7 @@ inline Wqe decode_wqe(const uint8_t* p) {
   w.wr_id = get<uint64_t>(p + 8);
   w.remote_addr = get<uint64_t>(p + 16);
   w.rkey = get<uint32_t>(p + 24);
+  w.imm = get<uint32_t>(p + 28);
   for (int i = 0; i < w.num_sge && i < kMaxSge; ++i) {
     w.sge[i].addr = get<uint64_t>(p + 32 + 16 * i);
     w.sge[i].length = get<uint32_t>(p + 40 + 16 * i);

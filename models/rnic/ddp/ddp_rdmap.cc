@@ -40,6 +40,10 @@ const char* to_string(Opcode op) {
       return "Send with SE and Invalidate";
     case Opcode::kTerminate:
       return "Terminate";
+    case Opcode::kImmediate:
+      return "Immediate Data";
+    case Opcode::kImmediateSe:
+      return "Immediate Data with SE";
     case Opcode::kAtomicRequest:
       return "Atomic Request";
     case Opcode::kAtomicResponse:
@@ -170,6 +174,20 @@ bool decode(const uint8_t* p, size_t len, AtomicResponse* a) {
   return true;
 }
 
+void encode(const Immediate& m, uint8_t* p) {
+  for (int i = 0; i < 4; ++i) p[i] = uint8_t(m.imm >> (8 * i));  // the host's (little-endian) order
+  put_be32(p + 4, m.with_send ? 0x80000000u : m.len & 0x7FFFFFFFu);
+}
+
+bool decode(const uint8_t* p, size_t len, Immediate* m) {
+  if (len < kImmediateBytes) return false;
+  m->imm = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+  const uint32_t w = get_be32(p + 4);
+  m->with_send = w & 0x80000000u;
+  m->len = w & 0x7FFFFFFFu;
+  return true;
+}
+
 std::vector<uint8_t> encode(const Terminate& t) {
   std::vector<uint8_t> v(4, 0);
   v[0] = uint8_t(uint8_t(t.cause.layer) << 4 | (t.cause.etype & 0x0F));
@@ -240,9 +258,7 @@ bool check_header(const Segment& s, TermCause* why) {
     *why = {Layer::kRdmap, 2, 0x05};
     return false;
   }
-  const bool known = s.opcode <= uint8_t(Opcode::kTerminate) ||
-                     s.opcode == uint8_t(Opcode::kAtomicRequest) ||
-                     s.opcode == uint8_t(Opcode::kAtomicResponse);
+  const bool known = s.opcode <= uint8_t(Opcode::kAtomicResponse);  // RFC 5040's and 7306's
   if (!known || is_tagged(Opcode(s.opcode)) != s.tagged) {
     *why = {Layer::kRdmap, 2, 0x06};
     return false;

@@ -18,6 +18,11 @@
 //   Atomic Response payload (12 B after the untagged header, QN 3): 0-3 the request's identifier,
 //   4-11 the target's value before the operation.
 //
+//   Immediate Data payload (8 B after the untagged header, QN 0; RFC 7306 leaves the 8 bytes to
+//   the ULP, the verbs mapping is docs/decisions.md's): 0-3 verbs' imm_data as the program
+//   stored it, 4-7 (big-endian) the byte count the receive completion reports (an RDMA Write
+//   with Immediate: the Write's length), or bit 31 alone: it belongs to the Send that follows.
+//
 //   Terminate payload: 0 layer (high nibble: 0 RDMAP, 1 DDP, 2 LLP) | error type (low nibble),
 //   1 error code, 2 M 0x80 D 0x40 R 0x20 + reserved, 3 reserved; when D: DDP segment length (2)
 //   and the terminated DDP header (14 or 18 B); when R: the terminated Read Request (28 B).
@@ -38,6 +43,8 @@ enum class Opcode : uint8_t {
   kSendSe = 5,
   kSendSeInvalidate = 6,
   kTerminate = 7,
+  kImmediate = 8,        // RFC 7306 Immediate Data
+  kImmediateSe = 9,      // ... with Solicited Event
   kAtomicRequest = 0xA,  // RFC 7306
   kAtomicResponse = 0xB,
 };
@@ -45,7 +52,7 @@ enum class Opcode : uint8_t {
 constexpr uint8_t kDdpTagged = 0x80, kDdpLast = 0x40, kDdpReserved = 0x3C, kDdpVersionMask = 0x03;
 constexpr uint8_t kDdpVersion = 1, kRdmapVersion = 1;
 constexpr size_t kTaggedBytes = 14, kUntaggedBytes = 18, kReadRequestBytes = 28;
-constexpr size_t kAtomicRequestBytes = 52, kAtomicResponseBytes = 12;
+constexpr size_t kAtomicRequestBytes = 52, kAtomicResponseBytes = 12, kImmediateBytes = 8;
 // Queue numbers: Atomic Requests share queue 1 (and its MSNs, IRD and ORD) with Read Requests;
 // Atomic Responses have queue 3 (docs/decisions.md, "RFC 7306 atomics").
 constexpr uint32_t kQnSend = 0, kQnReadRequest = 1, kQnTerminate = 2, kQnAtomicResponse = 3;
@@ -101,6 +108,13 @@ struct AtomicResponse {
 uint64_t apply(const AtomicRequest& a, uint64_t orig);
 bool known_atomic(uint8_t op);
 
+// RFC 7306 Immediate Data as verbs use it.
+struct Immediate {
+  uint32_t imm = 0;        // verbs' imm_data (its bytes as the program stored them)
+  uint32_t len = 0;        // the byte count the receive completion reports
+  bool with_send = false;  // the Send that follows completes with it (no receive of its own)
+};
+
 enum class Layer : uint8_t { kRdmap = 0, kDdp = 1, kLlp = 2 };
 
 // A Terminate's cause: layer, error type, error code (RFC 5040 §7, RFC 5041 §7).
@@ -125,6 +139,7 @@ void encode(const Segment& s, uint8_t* out);         // header_bytes() bytes
 void encode(const ReadRequest& r, uint8_t* out);     // 28 bytes
 void encode(const AtomicRequest& a, uint8_t* out);   // 52 bytes
 void encode(const AtomicResponse& a, uint8_t* out);  // 12 bytes
+void encode(const Immediate& m, uint8_t* out);       // 8 bytes
 std::vector<uint8_t> encode(const Terminate& t);
 // A whole Terminate segment: its untagged header (QN 2, MSN msn, MO 0, L) and t.
 std::vector<uint8_t> terminate_segment(const Terminate& t, uint32_t msn);
@@ -141,6 +156,7 @@ bool decode(const uint8_t* p, size_t len, Segment* s);
 bool decode(const uint8_t* p, size_t len, ReadRequest* r);
 bool decode(const uint8_t* p, size_t len, AtomicRequest* a);
 bool decode(const uint8_t* p, size_t len, AtomicResponse* a);
+bool decode(const uint8_t* p, size_t len, Immediate* m);
 bool decode(const uint8_t* p, size_t len, Terminate* t);
 
 // The header checks a receiver makes before anything else, in this order, with the Terminate

@@ -72,6 +72,8 @@ class RecvLogic {
   uint32_t send_msn(uint32_t qpn) const { return q_[qpn].send_msn; }
   uint32_t read_msn(uint32_t qpn) const { return q_[qpn].read_msn; }
   void read_accepted(uint32_t qpn) { ++q_[qpn].read_msn; }
+  // A message of queue 0 that takes no receive WQE (a Send with Immediate's Immediate Data).
+  void skip_msn(uint32_t qpn) { ++q_[qpn].send_msn; }
   // The requester's side of queue 3: the MSN the next Atomic Response must carry.
   uint32_t atomic_msn(uint32_t qpn) const { return q_[qpn].atomic_msn; }
   void atomic_answered(uint32_t qpn) { ++q_[qpn].atomic_msn; }

@@ -441,6 +441,26 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
           c.wc_flags = abi::kCqeWithInv;
           c.invalidated_rkey = d.inv_stag;
         }
+        if (d.with_imm) {
+          c.wc_flags |= abi::kCqeWithImm;
+          c.invalidated_rkey = d.imm;
+        }
+        c.solicited = d.solicited;
+        completion_.in.send({ctx_[qpn].rcq, c});
+      }
+      validated(sp);
+      return;
+    case Kind::kImmediate:
+      if (d.has_wqe) {
+        Cqe c;
+        c.wr_id = d.wqe.wqe.wr_id;
+        c.qp_num = qpn;
+        c.wqe_index = d.wqe.index;
+        c.byte_len = d.imm_len;
+        c.opcode = abi::kCqeRecvRdmaWithImm;
+        c.status = abi::kCqeSuccess;
+        c.wc_flags = abi::kCqeWithImm;
+        c.invalidated_rkey = d.imm;
         c.solicited = d.solicited;
         completion_.in.send({ctx_[qpn].rcq, c});
       }

@@ -30,6 +30,8 @@ RxDecision RxLogic::decide(uint32_t qpn, const QpCtx& q, const MacAddr& src,
   u.send_msn = recv_.send_msn(qpn);
   u.read_msn = recv_.read_msn(qpn);
   u.atomic_msn = recv_.atomic_msn(qpn);
+  u.imm_held = imm_[qpn].held;
+  u.imm = imm_[qpn].imm;
   const uint32_t ird = ird_used_[qpn];
   if (const ReadOut* r = ord_.oldest(qpn)) {
     u.had_read = true;
@@ -46,6 +48,7 @@ void RxLogic::undo(uint32_t qpn, const RxDecision& d) {
   tagged_open_[qpn] = u.tagged_open;
   if (d.has_wqe) recv_.push_front(qpn, d.wqe);
   recv_.restore(qpn, u.off, u.send_msn, u.read_msn, u.atomic_msn);
+  imm_[qpn] = {u.imm_held, u.imm};
   if (u.ird_taken && ird_used_[qpn] > 0) --ird_used_[qpn];
   if (u.had_read) ord_.restore_oldest(qpn, u.oldest, d.answered >= 0);
 }
@@ -171,6 +174,33 @@ RxDecision RxLogic::decide_segment(uint32_t qpn, const QpCtx& q, const MacAddr& 
     return d;
   }
 
+  if (op == Opcode::kImmediate || op == Opcode::kImmediateSe) {
+    // RFC 7306 Immediate Data: one segment of its 8 bytes on queue 0 with the queue's next MSN.
+    // One for a Send with Immediate is held for that Send (which completes with it); any other
+    // completes the next receive WQE (docs/decisions.md).
+    rdmap::Immediate m;
+    if (!payload || len != rdmap::kImmediateBytes || !h.last || !rdmap::decode(payload, len, &m))
+      return fail(qpn, {Layer::kLlp, 0, 0x00}, abi::kEvQpFatal);
+    recv_.claim(qpn);
+    if (h.msn != recv_.send_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
+    if (h.mo != 0 || recv_.placed(qpn) != 0)
+      return fail(qpn, {Layer::kDdp, 2, 0x04}, abi::kEvQpFatal);
+    d.kind = RxDecision::Kind::kImmediate;
+    d.imm = m.imm;
+    if (m.with_send) {
+      imm_[qpn] = {true, m.imm};
+      recv_.skip_msn(qpn);
+      return d;
+    }
+    if (recv_.empty(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x02}, abi::kEvQpFatal);
+    d.with_imm = true;
+    d.imm_len = m.len;
+    d.solicited = op == Opcode::kImmediateSe;
+    d.has_wqe = true;
+    d.wqe = recv_.take(qpn, &d.placed, true);
+    return d;
+  }
+
   // Send, Send with Invalidate, Send with SE (and Invalidate)
   recv_.claim(qpn);
   if (h.msn != recv_.send_msn(qpn)) return fail(qpn, {Layer::kDdp, 2, 0x03}, abi::kEvQpFatal);
@@ -191,6 +221,11 @@ RxDecision RxLogic::decide_segment(uint32_t qpn, const QpCtx& q, const MacAddr& 
   if (h.last) {
     d.has_wqe = true;
     recv_.take(qpn, &d.placed, true);
+    if (imm_[qpn].held) {  // a Send with Immediate
+      d.with_imm = true;
+      d.imm = imm_[qpn].imm;
+      imm_[qpn] = {};
+    }
   }
   return d;
 }
@@ -231,6 +266,7 @@ void RxLogic::invalidate_failed(RxDecision& d) {
 }
 
 std::vector<RecvLogic::Entry> RxLogic::flush(uint32_t qpn) {
+  imm_[qpn] = {};
   ord_.clear(qpn);
   ird_used_[qpn] = 0;
   tagged_open_[qpn] = 0;
@@ -240,6 +276,7 @@ std::vector<RecvLogic::Entry> RxLogic::flush(uint32_t qpn) {
 void RxLogic::reset(uint32_t qpn, uint32_t srq) {
   recv_.reset(qpn);
   recv_.bind(qpn, srq);
+  imm_[qpn] = {};
   ord_.clear(qpn);
   ird_used_[qpn] = 0;
   tagged_open_[qpn] = 0;

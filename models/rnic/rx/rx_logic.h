@@ -27,6 +27,8 @@ struct RxUndo {
   uint8_t tagged_open = 0;
   uint64_t off = 0;
   uint32_t send_msn = 0, read_msn = 0, atomic_msn = 0;
+  bool imm_held = false;   // a Send with Immediate's Immediate Data was held ...
+  uint32_t imm = 0;        // ... with this value
   bool ird_taken = false;  // the decision took an IRD slot
   bool had_read = false;   // an outbound Read was outstanding ...
   ReadOut oldest;          // ... this one, as it was
@@ -42,6 +44,7 @@ struct RxDecision {
     kAtomicRequest,  // check `target`, hand `ar` to the read-response engine
     kTerminate,      // a Terminate from the peer
     kSend,           // a Send segment: translate the receive WQE's SGEs [mo, mo + len), place
+    kImmediate,      // Immediate Data: completes the receive WQE (has_wqe), or is held for the Send
   };
   Kind kind = Kind::kDrop;
   // kFail: the Terminate's cause and the async event (kNoAsyncEvent: none); a receive WQE the
@@ -65,6 +68,10 @@ struct RxDecision {
   uint32_t len = 0;
   bool last = false, invalidate = false, solicited = false;
   uint32_t inv_stag = 0;
+  // kSend (its last segment), kImmediate: the receive completes with immediate data `imm`;
+  // kImmediate: the byte count it reports.
+  bool with_imm = false;
+  uint32_t imm = 0, imm_len = 0;
   // kSend, kFail: the receive WQE concerned.
   bool has_wqe = false;
   RecvLogic::Entry wqe;
@@ -77,7 +84,8 @@ struct RxDecision {
 
 class RxLogic {
  public:
-  explicit RxLogic(size_t qps) : recv_(qps), ord_(qps), ird_used_(qps), tagged_open_(qps) {}
+  explicit RxLogic(size_t qps)
+      : recv_(qps), ord_(qps), ird_used_(qps), tagged_open_(qps), imm_(qps) {}
 
   // A segment from `src` for QP qpn (context q) with its parse result: the decision, and the
   // receive state moved on as the segment asks (a Send's bytes counted, the WQE its last
@@ -125,6 +133,12 @@ class RxLogic {
   // The opcode + 1 of the tagged message partly received (0: none): another tagged message may
   // not cut into it (as Linux siw).
   std::vector<uint8_t> tagged_open_;
+  // A Send with Immediate's Immediate Data, held for the Send that follows it.
+  struct HeldImm {
+    bool held = false;
+    uint32_t imm = 0;
+  };
+  std::vector<HeldImm> imm_;
 };
 
 }  // namespace rnic

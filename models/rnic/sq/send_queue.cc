@@ -6,6 +6,7 @@ namespace {
 uint8_t cqe_opcode(uint8_t wqe_opcode) {
   switch (wqe_opcode) {
     case abi::kOpRdmaWrite:
+    case abi::kOpRdmaWriteWithImm:
       return abi::kCqeRdmaWrite;
     case abi::kOpRdmaRead:
       return abi::kCqeRdmaRead;
@@ -108,8 +109,10 @@ SqEntry* SendQueueLogic::named_by_terminate(uint32_t qpn, const rdmap::ReadReque
           if (e.index == o.sq_index) hit = &e;
   } else if (bad && bad->tagged && bad->opcode == uint8_t(rdmap::Opcode::kWrite)) {
     for (SqEntry& e : s.sq)
-      if (!e.done && e.wqe.opcode == abi::kOpRdmaWrite && e.wqe.rkey == bad->stag &&
-          bad->to >= e.wqe.remote_addr && bad->to <= e.wqe.remote_addr + e.wqe.total_length()) {
+      if (!e.done &&
+          (e.wqe.opcode == abi::kOpRdmaWrite || e.wqe.opcode == abi::kOpRdmaWriteWithImm) &&
+          e.wqe.rkey == bad->stag && bad->to >= e.wqe.remote_addr &&
+          bad->to <= e.wqe.remote_addr + e.wqe.total_length()) {
         hit = &e;
         break;
       }

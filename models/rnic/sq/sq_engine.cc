@@ -184,7 +184,8 @@ SqEngine::Issue SqEngine::issue_one(uint32_t qpn) {
   // Tagged messages of one QP do not interleave: a partly issued Write holds the responses
   // back, a partly issued Read Response the next Write.
   const SqEntry* cur = send_.current(qpn);
-  const bool write_next = cur && cur->wqe.opcode == abi::kOpRdmaWrite;
+  const bool write_next =
+      cur && (cur->wqe.opcode == abi::kOpRdmaWrite || cur->wqe.opcode == abi::kOpRdmaWriteWithImm);
   const bool write_open = write_next && send_.progress(qpn).off > 0;
   auto responses = [&] { return !write_open && issue_response(qpn); };
   // A responder in RTR answers Read Requests (as an InfiniBand responder does); its own WQEs
@@ -252,7 +253,8 @@ SqEngine::Issue SqEngine::issue_sq(uint32_t qpn) {
     uint8_t st = abi::kCqeSuccess;
     const bool atomic = abi::is_atomic(w.opcode);
     if (w.opcode != abi::kOpRdmaWrite && w.opcode != abi::kOpSend &&
-        w.opcode != abi::kOpSendWithInv && w.opcode != abi::kOpRdmaRead && !atomic)
+        w.opcode != abi::kOpSendWithInv && w.opcode != abi::kOpRdmaRead && !atomic &&
+        w.opcode != abi::kOpRdmaWriteWithImm && w.opcode != abi::kOpSendWithImm)
       st = abi::kCqeLocQpOpError;
     else if (w.num_sge > kMaxSge || (atomic && w.num_sge != 1))
       st = abi::kCqeLocQpOpError;
@@ -392,6 +394,30 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
     const ReadOut r{e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn};
     send_.read_issued(qpn, r);
     out.read_issued->send({qpn, r});
+    mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
+    mark_(CoreProbe::kSegFetch, qpn, start, s->number);
+    eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
+    if (g.wqe_done) {
+      e.sent = true;
+      send_.advance(qpn);
+    }
+    return;
+  }
+  if (g.immediate) {
+    // Its 8 bytes come with the WQE: nothing to fetch.
+    TxSeg* s = new_seg(qpn);
+    s->ddp.resize(rdmap::kUntaggedBytes + rdmap::kImmediateBytes);
+    rdmap::encode(h, s->ddp.data());
+    rdmap::encode(g.imm, s->ddp.data() + rdmap::kUntaggedBytes);
+    s->ar = g.wqe_done;
+    e.msn = h.msn;
+    if (g.wqe_done) {
+      const uint32_t index = e.index;
+      const TransportStream stream = s->dst;
+      s->on_sent = [this, qpn, index, stream](uint32_t seq) {
+        unacked_[stream].push_back({qpn, index, seq});
+      };
+    }
     mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
     mark_(CoreProbe::kSegFetch, qpn, start, s->number);
     eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });

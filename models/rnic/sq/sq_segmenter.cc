@@ -47,8 +47,27 @@ SqSegment next_sq_segment(const Wqe& w, SqProgress& p, uint32_t max_tagged, uint
     s.ar.compare_mask = cas ? ~0ull : 0;
     return s;
   }
-  const bool tagged = w.opcode == abi::kOpRdmaWrite;
   const uint64_t total = w.total_length();
+  const bool write_imm = w.opcode == abi::kOpRdmaWriteWithImm;
+  const bool send_imm = w.opcode == abi::kOpSendWithImm;
+  if ((write_imm && (p.imm_next || total == 0)) || (send_imm && !p.imm_sent)) {
+    s.immediate = true;
+    s.first = !p.imm_next;
+    s.wqe_done = write_imm;
+    s.h.tagged = false;
+    s.h.last = true;
+    const bool se = write_imm && (w.flags & abi::kWqeSolicited) != 0;
+    s.h.opcode = uint8_t(se ? Opcode::kImmediateSe : Opcode::kImmediate);
+    s.h.qn = rdmap::kQnSend;
+    s.h.msn = p.send_msn++;
+    s.imm.imm = w.imm;
+    s.imm.len = uint32_t(total);
+    s.imm.with_send = send_imm;
+    p.imm_next = false;
+    p.imm_sent = send_imm;
+    return s;
+  }
+  const bool tagged = w.opcode == abi::kOpRdmaWrite || write_imm;
   s.first = p.off == 0;
   s.off = p.off;
   s.len = uint32_t(std::min<uint64_t>(total - p.off, tagged ? max_tagged : max_untagged));
@@ -61,6 +80,7 @@ SqSegment next_sq_segment(const Wqe& w, SqProgress& p, uint32_t max_tagged, uint
     s.h.to = w.remote_addr + p.off;
   } else {
     const bool inv = w.opcode == abi::kOpSendWithInv;
+    s.first = p.off == 0 && !send_imm;
     const bool se = (w.flags & abi::kWqeSolicited) != 0;
     s.h.opcode = uint8_t(inv ? (se ? Opcode::kSendSeInvalidate : Opcode::kSendInvalidate)
                              : (se ? Opcode::kSendSe : Opcode::kSend));
@@ -73,7 +93,11 @@ SqSegment next_sq_segment(const Wqe& w, SqProgress& p, uint32_t max_tagged, uint
   p.off += s.len;
   if (last) {
     p.off = 0;
-    s.wqe_done = true;
+    p.imm_sent = false;
+    if (write_imm)
+      p.imm_next = true;  // the Immediate Data ends the WR
+    else
+      s.wqe_done = true;
   }
   return s;
 }

@@ -13,6 +13,11 @@
 //               queue's next MSN (also its request identifier): remote STag = rkey, TO = remote
 //               address; FetchAdd adds compare_add (add mask 0), CmpSwap compares compare_add and
 //               swaps in swap (both masks all ones).
+//   with Immediate (RFC 7306, docs/decisions.md): an RDMA Write with Immediate is the Write's
+//               segments (none for 0 bytes), then an Immediate Data message on queue 0 carrying
+//               imm_data and the Write's length; a Send with Immediate is an Immediate Data
+//               message marked for the Send, then the Send. Immediate Data has the queue's next
+//               MSN, opcode 9 (with SE) when a Write with Immediate is solicited.
 // A 0-byte Write or Send is one segment without payload.
 #pragma once
 
@@ -28,10 +33,13 @@ struct SqProgress {
   uint64_t off = 0;  // Write, Send: the message's next byte
   int sge = 0;       // Read: the next Read Request (local SGE)
   uint32_t send_msn = 1, read_msn = 1;
+  bool imm_next = false;  // Write with Immediate: its Write is out, the Immediate Data next
+  bool imm_sent = false;  // Send with Immediate: its Immediate Data is out, the Send next
   // Flush: the WQE in progress is abandoned (the MSNs keep counting).
   void restart() {
     off = 0;
     sge = 0;
+    imm_next = imm_sent = false;
   }
 };
 
@@ -41,7 +49,9 @@ struct SqSegment {
   rdmap::ReadRequest rr;  // read_request: what it asks for
   bool atomic_request = false;
   rdmap::AtomicRequest ar;  // atomic_request: what it asks for
-  uint64_t off = 0;         // Write, Send: its payload is the message's bytes [off, off + len)
+  bool immediate = false;
+  rdmap::Immediate imm;  // immediate: what it carries
+  uint64_t off = 0;      // Write, Send: its payload is the message's bytes [off, off + len)
   uint32_t len = 0;
   bool first = false;     // the WQE's first segment or request
   bool wqe_done = false;  // the WQE is fully issued with this one

@@ -251,7 +251,7 @@ TEST(Ddp, HeaderChecksGiveTheTerminateOfWireMd) {
   EXPECT_FALSE(rdmap::check_header(s, &why));
   EXPECT_TRUE(why == (rdmap::TermCause{rdmap::Layer::kRdmap, 2, 0x05}));
   s.rdmap_version = 1;
-  s.opcode = 0x9;
+  s.opcode = 0xC;  // 0-7 RFC 5040's, 8-0xB RFC 7306's
   EXPECT_FALSE(rdmap::check_header(s, &why));
   EXPECT_TRUE(why == (rdmap::TermCause{rdmap::Layer::kRdmap, 2, 0x06}));
   s.opcode = 3;
