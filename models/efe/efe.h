@@ -46,8 +46,8 @@
 //   frame the peer sent before it has been received (an ACK frame's SEQ field, a DATA frame's
 //   own SEQ), after the segment that carried it: a Terminate is always seen before the
 //   acknowledgement of the segment it rejects, lost frames or not.
-// Fault injection (tests): tx_fault, when set, may rewrite each DATA frame's DDP bytes as the
-//   core hands them over (a corrupt but correctly framed segment from a faulty peer).
+// Fault injection (tests): Transport::tx_fault rewrites a DATA frame's DDP bytes as the core
+//   hands them over.
 // Statistics: the engine's counters, and per peer (group <name>.peer_<mac>) frames and bytes
 //   each way, retransmissions, timeouts, NACKs, RNRs, duplicates, out-of-order arrivals,
 //   receive-buffer refusals, failures, the RTT histogram and the unacknowledged bytes over time.
@@ -108,7 +108,6 @@ class Efe : public sc_core::sc_module, public Transport {
   uint32_t refuse(const eth::Mac& peer, uint32_t seq);
   std::string peer_name(const eth::Mac& peer) const override { return eth::to_string(peer); }
 
-  std::function<void(std::vector<uint8_t>& ddp)> tx_fault;
 
   std::string dump_state() const;
   // The statistics group of the channel to peer m: "<this EFE>.peer_<mac in hex>".

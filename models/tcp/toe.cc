@@ -120,6 +120,7 @@ uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp,
   const auto it = conns_.find(s);
   if (it == conns_.end()) return 0;  // no connection (can_send said no): nothing will ack it
   Conn& c = it->second;
+  if (tx_fault) tx_fault(ddp);
   if (!c.c->send(ddp, ar)) return c.sent;  // not taken (can_send said no): nothing will ack it
   c.unacked.push_back({c.c->sender()->end(), c.sent});
   *c.peer->tx_bytes += ddp.size();

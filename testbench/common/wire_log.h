@@ -1,17 +1,25 @@
 // A protocol checker's view of one Ethernet link: every frame as it goes on the wire, decoded
 // as WIRE.md frames it (Ethernet, EFE header, DDP segment), for system tests that check what
-// was sent. With RNICSIM_CAPTURE_DIR set in the environment it also writes the link to
-// <dir>/<name>.pcap (the capture check runs the shipped dissector over those files).
+// was sent. An MPA/TCP card's frames (docs/transport.md) are decoded too: a TCP segment that
+// carries an FPDU (one per segment) is a DATA frame whose DDP segment is the FPDU's ULPDU and
+// whose destination QPN is its destination port less 0x8000; a retransmitted one is not
+// counted again; handshakes, MPA start frames and pure ACKs are not DATA frames. With
+// RNICSIM_CAPTURE_DIR set in the environment it also writes the link to <dir>/<name>.pcap (the
+// capture check runs the shipped dissector over those files).
 #pragma once
 
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/efe/efe_header.h"
 #include "models/eth/eth_link.h"
 #include "models/rnic/ddp/ddp_rdmap.h"
+#include "models/tcp/ip_tcp.h"
+#include "models/tcp/mpa.h"
 #include "sim/pcap_writer.h"
 
 namespace rnic::testbench {
@@ -45,6 +53,11 @@ class WireLog {
       }
       const uint8_t* p = f.data() + eth::kHeaderBytes;
       const size_t avail = f.size() - eth::kHeaderBytes;
+      if (w.eth.ethertype == tcp::kEtherTypeIpv4) {
+        fpdu(p, avail, &w);
+        frames.push_back(std::move(w));
+        return;
+      }
       w.efe_ok = w.eth.ethertype == eth::kEtherTypeEfe &&
                  efe::decode(p, avail, &w.efe) == efe::ParseError::kOk;
       if (w.data()) {
@@ -75,6 +88,32 @@ class WireLog {
   std::vector<WireFrame> frames;
 
  private:
+  // An IPv4/TCP frame: a DATA frame when it carries an FPDU not seen before.
+  void fpdu(const uint8_t* p, size_t avail, WireFrame* w) {
+    tcp::Ipv4Header ip;
+    tcp::TcpHeader th;
+    size_t off = 0;
+    if (tcp::decode_ipv4(p, avail, &ip) != tcp::Ipv4Error::kOk) return;
+    const uint8_t* t = p + tcp::kIpv4HeaderBytes;
+    const size_t tl = ip.total_length - tcp::kIpv4HeaderBytes;
+    if (tcp::decode_tcp(t, tl, ip.src, ip.dst, &th, &off) != tcp::TcpError::kOk || off >= tl)
+      return;
+    const uint8_t* pl = t + off;
+    const size_t n = tl - off;
+    if (n >= mpa::kKeyBytes && std::string(reinterpret_cast<const char*>(pl), 7) == "MPA ID ")
+      return;  // a start frame
+    size_t ulpdu = 0, used = 0;
+    if (mpa::parse_fpdu(pl, n, &ulpdu, &used) != mpa::FpduError::kOk) return;
+    if (!seen_.insert({ip.src, th.sport, th.seq}).second) return;  // a retransmission
+    w->efe_ok = true;
+    w->efe.type = efe::Type::kData;
+    w->efe.dst_qpn = uint32_t(th.dport) - 0x8000;
+    w->efe.length = uint16_t(ulpdu);
+    w->ddp.assign(pl + mpa::kLengthBytes, pl + mpa::kLengthBytes + ulpdu);
+    w->seg_ok = rdmap::decode(w->ddp.data(), w->ddp.size(), &w->seg);
+  }
+
+  std::set<std::tuple<uint32_t, uint16_t, uint32_t>> seen_;  // (source IP, port, sequence)
   std::unique_ptr<PcapWriter> pcap_;
 };
 

@@ -112,15 +112,33 @@ const ibv_wc* by_id(const std::vector<ibv_wc>& v, uint64_t id) {
 
 class RdmaErrors : public ::testing::Test {
  protected:
-  void run(const Case& c);
+  void run(const Case& c, const std::string& transport = "efe");
 };
+// The same cases between cards of the MPA/TCP transport (card.transport: mpa_tcp).
+class RdmaErrorsTcp : public RdmaErrors {};
 
-void RdmaErrors::run(const Case& c) {
+// A case runs on both transports: RdmaErrors.<Name> on the EFE, RdmaErrorsTcp.<Name> on MPA/TCP.
+#define RDMA_ERROR_CASE(Name)                                    \
+  Case Name##_case();                                            \
+  TEST_F(RdmaErrors, Name) { run(Name##_case()); }               \
+  TEST_F(RdmaErrorsTcp, Name) { run(Name##_case(), "mpa_tcp"); } \
+  Case Name##_case()
+// A case on the EFE only, for now: on MPA/TCP the offload engine acknowledges a segment when it
+// arrives, before the engines have validated it, so a rejected Write or Send completes
+// successfully at the requester and the Terminate fails the WR behind it instead
+// (docs/transport.md, "Not yet").
+#define RDMA_ERROR_CASE_EFE(Name)                  \
+  Case Name##_case();                              \
+  TEST_F(RdmaErrors, Name) { run(Name##_case()); } \
+  Case Name##_case()
+
+void RdmaErrors::run(const Case& c, const std::string& transport) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
+  cfg.set("card.transport", transport, "test");
   if (c.config) c.config(cfg);
   StatRegistry stats;
   Cluster cl(cfg, stats);
-  WireLog wire(cl.link(0), testbench::test_name());
+  WireLog wire(cl.link(0), testbench::test_name() + (transport == "efe" ? "" : "_" + transport));
   Oob oob;
   EndpointConfig ec;
   ec.qps = 2;
@@ -217,9 +235,9 @@ void RdmaErrors::run(const Case& c) {
          }
          if (c.fault) {
            // The first DATA frame after this point is the rejected WR's only segment.
-           cl.nodes[0]->card.efe->tx_fault = [&](std::vector<uint8_t>& ddp) {
+           cl.nodes[0]->card.transport().tx_fault = [&](std::vector<uint8_t>& ddp) {
              c.fault(ddp);
-             cl.nodes[0]->card.efe->tx_fault = nullptr;
+             cl.nodes[0]->card.transport().tx_fault = nullptr;
            };
          }
          ibv_send_wr* bad = nullptr;
@@ -391,50 +409,50 @@ void RdmaErrors::run(const Case& c) {
 uint32_t other_index(uint32_t k) { return k + (1000u << 8); }
 uint32_t other_key(uint32_t k) { return k ^ 0x5A; }
 
-TEST_F(RdmaErrors, WriteInvalidStagIndex) {
+RDMA_ERROR_CASE_EFE(WriteInvalidStagIndex) {
   Case c;
   c.rkey = other_index;
   c.cause = {Layer::kDdp, 1, 0x00};
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, WriteWrongKey) {
+RDMA_ERROR_CASE_EFE(WriteWrongKey) {
   Case c;
   c.rkey = other_key;
   c.cause = {Layer::kDdp, 1, 0x00};
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, WriteOutsideMr) {
+RDMA_ERROR_CASE_EFE(WriteOutsideMr) {
   Case c;
   c.remote_off = kBuf - kTargetOff - 100;  // the last 100 bytes, then 156 beyond
   c.cause = {Layer::kDdp, 1, 0x01};
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, WriteMrOfAnotherPd) {
+RDMA_ERROR_CASE_EFE(WriteMrOfAnotherPd) {
   Case c;
   c.second_mr = true;
   c.second_other_pd = true;
   c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
   c.cause = {Layer::kDdp, 1, 0x02};
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, WriteWithoutRemoteWriteRight) {
+RDMA_ERROR_CASE_EFE(WriteWithoutRemoteWriteRight) {
   Case c;
   c.second_mr = true;
   c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
   c.cause = {Layer::kRdmap, 1, 0x02};
-  run(c);
+  return c;
 }
 
 // The MR grants the access but the responder's QP does not (rdma-core: both must).
-TEST_F(RdmaErrors, WriteToAQpWithoutRemoteWriteAccess) {
+RDMA_ERROR_CASE_EFE(WriteToAQpWithoutRemoteWriteAccess) {
   Case c;
   c.responder_qp_access = IBV_ACCESS_REMOTE_READ;
   c.cause = {Layer::kRdmap, 1, 0x02};
-  run(c);
+  return c;
 }
 
 Case read_case(TermCause cause) {
@@ -445,43 +463,43 @@ Case read_case(TermCause cause) {
   return c;
 }
 
-TEST_F(RdmaErrors, ReadSourceInvalidStagIndex) {
+RDMA_ERROR_CASE(ReadSourceInvalidStagIndex) {
   Case c = read_case({Layer::kRdmap, 1, 0x00});
   c.rkey = other_index;
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, ReadSourceWrongKey) {
+RDMA_ERROR_CASE(ReadSourceWrongKey) {
   Case c = read_case({Layer::kRdmap, 1, 0x00});
   c.rkey = other_key;
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, ReadSourceOutsideMr) {
+RDMA_ERROR_CASE(ReadSourceOutsideMr) {
   Case c = read_case({Layer::kRdmap, 1, 0x01});
   c.remote_off = kBuf - kTargetOff - 100;
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, ReadSourceWithoutRemoteReadRight) {
+RDMA_ERROR_CASE(ReadSourceWithoutRemoteReadRight) {
   Case c = read_case({Layer::kRdmap, 1, 0x02});
   c.second_mr = true;
   c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, ReadFromAQpWithoutRemoteReadAccess) {
+RDMA_ERROR_CASE(ReadFromAQpWithoutRemoteReadAccess) {
   Case c = read_case({Layer::kRdmap, 1, 0x02});
   c.responder_qp_access = IBV_ACCESS_REMOTE_WRITE;
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, ReadSourceMrOfAnotherPd) {
+RDMA_ERROR_CASE(ReadSourceMrOfAnotherPd) {
   Case c = read_case({Layer::kRdmap, 1, 0x03});
   c.second_mr = true;
   c.second_other_pd = true;
   c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
-  run(c);
+  return c;
 }
 
 // RFC 7306 atomics: the target must be 8-byte aligned, in an MR and a QP that grant remote
@@ -507,49 +525,49 @@ Case misaligned(Op op) {
   return c;
 }
 
-TEST_F(RdmaErrors, FetchAddNotAligned) { run(misaligned(Op::kFetchAdd)); }
-TEST_F(RdmaErrors, CmpSwapNotAligned) { run(misaligned(Op::kCmpSwap)); }
+RDMA_ERROR_CASE(FetchAddNotAligned) { return misaligned(Op::kFetchAdd); }
+RDMA_ERROR_CASE(CmpSwapNotAligned) { return misaligned(Op::kCmpSwap); }
 
-TEST_F(RdmaErrors, AtomicWithoutRemoteAtomicRight) {
+RDMA_ERROR_CASE(AtomicWithoutRemoteAtomicRight) {
   Case c = atomic_case(Op::kFetchAdd);
   c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
   c.cause = {Layer::kRdmap, 1, 0x02};
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, AtomicToAQpWithoutRemoteAtomicAccess) {
+RDMA_ERROR_CASE(AtomicToAQpWithoutRemoteAtomicAccess) {
   Case c = atomic_case(Op::kCmpSwap);
   c.responder_qp_access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
   c.cause = {Layer::kRdmap, 1, 0x02};
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, AtomicInvalidStag) {
+RDMA_ERROR_CASE(AtomicInvalidStag) {
   Case c = atomic_case(Op::kFetchAdd);
   c.rkey = other_key;
   c.cause = {Layer::kRdmap, 1, 0x00};
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, AtomicOutsideMr) {
+RDMA_ERROR_CASE(AtomicOutsideMr) {
   Case c = atomic_case(Op::kCmpSwap);
   c.remote_off = kSecondMr;  // aligned, just past the end
   c.cause = {Layer::kRdmap, 1, 0x01};
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, SendWithNoReceivePosted) {
+RDMA_ERROR_CASE_EFE(SendWithNoReceivePosted) {
   Case c;
   c.op = Op::kSend;
   c.recvs = 0;
   c.cause = {Layer::kDdp, 2, 0x02};
   c.requester = IBV_WC_REM_OP_ERR;
   c.responder_event = IBV_EVENT_QP_FATAL;
-  run(c);
+  return c;
 }
 
 // RFC 7306 Immediate Data takes a receive like a Send.
-TEST_F(RdmaErrors, WriteWithImmediateWithNoReceivePosted) {
+RDMA_ERROR_CASE_EFE(WriteWithImmediateWithNoReceivePosted) {
   Case c;
   c.op = Op::kWriteImm;
   c.len = 0;
@@ -557,10 +575,10 @@ TEST_F(RdmaErrors, WriteWithImmediateWithNoReceivePosted) {
   c.cause = {Layer::kDdp, 2, 0x02};
   c.requester = IBV_WC_REM_OP_ERR;
   c.responder_event = IBV_EVENT_QP_FATAL;
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, SendLongerThanTheReceive) {
+RDMA_ERROR_CASE_EFE(SendLongerThanTheReceive) {
   Case c;
   c.op = Op::kSend;
   c.recv_len = 128;  // 256 bytes sent
@@ -568,10 +586,10 @@ TEST_F(RdmaErrors, SendLongerThanTheReceive) {
   c.requester = IBV_WC_REM_INV_REQ_ERR;
   c.responder_event = kNoEvent;
   c.consumed_recv = IBV_WC_LOC_LEN_ERR;
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, SendWithInvalidateOfAnotherPdsStag) {
+RDMA_ERROR_CASE_EFE(SendWithInvalidateOfAnotherPdsStag) {
   Case c;
   c.op = Op::kSendInv;
   c.second_mr = true;
@@ -582,10 +600,10 @@ TEST_F(RdmaErrors, SendWithInvalidateOfAnotherPdsStag) {
   c.responder_event = IBV_EVENT_QP_FATAL;
   c.consumed_recv = IBV_WC_REM_OP_ERR;
   c.recv_placed = true;  // the bytes land before the last segment's invalidation fails
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, SendWithInvalidateOfAnInvalidStag) {
+RDMA_ERROR_CASE_EFE(SendWithInvalidateOfAnInvalidStag) {
   Case c;
   c.op = Op::kSendInv;
   c.rkey = other_index;
@@ -594,7 +612,7 @@ TEST_F(RdmaErrors, SendWithInvalidateOfAnInvalidStag) {
   c.responder_event = IBV_EVENT_QP_FATAL;
   c.consumed_recv = IBV_WC_REM_OP_ERR;
   c.recv_placed = true;
-  run(c);
+  return c;
 }
 
 Case header_case(Op op, TermCause cause, std::function<void(std::vector<uint8_t>&)> fault) {
@@ -607,44 +625,44 @@ Case header_case(Op op, TermCause cause, std::function<void(std::vector<uint8_t>
   return c;
 }
 
-TEST_F(RdmaErrors, UnknownOpcode) {
+RDMA_ERROR_CASE_EFE(UnknownOpcode) {
   Case c = header_case(Op::kSend, {Layer::kRdmap, 2, 0x06},
                        [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0xC); });
   c.headers = false;  // the layout is unknown: siw quotes no header
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, OpcodeThatDoesNotMatchTheTBit) {
+RDMA_ERROR_CASE_EFE(OpcodeThatDoesNotMatchTheTBit) {
   // A Send opcode in a tagged header (an RDMA Write's bytes with opcode 3).
   Case c = header_case(Op::kWrite, {Layer::kRdmap, 2, 0x06},
                        [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x3); });
   c.headers = false;  // the layout is unknown: siw quotes no header
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, BadRdmapVersion) {
+RDMA_ERROR_CASE_EFE(BadRdmapVersion) {
   Case c = header_case(Op::kSend, {Layer::kRdmap, 2, 0x05},
                        [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0x3F) | 0x80); });
   c.headers = false;  // the layout is unknown: siw quotes no header
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, BadDdpVersionUntagged) {
+RDMA_ERROR_CASE_EFE(BadDdpVersionUntagged) {
   Case c = header_case(Op::kSend, {Layer::kDdp, 2, 0x06},
                        [](std::vector<uint8_t>& d) { d[0] = uint8_t((d[0] & ~0x03) | 0x02); });
   c.headers = false;  // the layout is unknown: siw quotes no header
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, BadDdpVersionTagged) {
+RDMA_ERROR_CASE_EFE(BadDdpVersionTagged) {
   Case c = header_case(Op::kWrite, {Layer::kDdp, 1, 0x04},
                        [](std::vector<uint8_t>& d) { d[0] = uint8_t((d[0] & ~0x03) | 0x02); });
   c.headers = false;  // the layout is unknown: siw quotes no header
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, BadQueueNumber) {
-  run(header_case(Op::kSend, {Layer::kDdp, 2, 0x01}, [](std::vector<uint8_t>& d) {
+RDMA_ERROR_CASE_EFE(BadQueueNumber) {
+  return (header_case(Op::kSend, {Layer::kDdp, 2, 0x01}, [](std::vector<uint8_t>& d) {
     d[6] = d[7] = d[8] = 0;
     d[9] = 5;
   }));
@@ -652,33 +670,33 @@ TEST_F(RdmaErrors, BadQueueNumber) {
 
 // Responder rows docs/errors.md adds to WIRE.md's table: an MSN that is not the next expected
 // and an MO that is not where the message stands (untagged bytes 10-13 MSN, 14-17 MO).
-TEST_F(RdmaErrors, SendWithWrongMsn) {
-  run(header_case(Op::kSend, {Layer::kDdp, 2, 0x03},
-                  [](std::vector<uint8_t>& d) { d[13] = uint8_t(d[13] + 5); }));
+RDMA_ERROR_CASE_EFE(SendWithWrongMsn) {
+  return (header_case(Op::kSend, {Layer::kDdp, 2, 0x03},
+                      [](std::vector<uint8_t>& d) { d[13] = uint8_t(d[13] + 5); }));
 }
 
-TEST_F(RdmaErrors, SendWithWrongMo) {
-  run(header_case(Op::kSend, {Layer::kDdp, 2, 0x04},
-                  [](std::vector<uint8_t>& d) { d[17] = uint8_t(d[17] ^ 0x40); }));
+RDMA_ERROR_CASE_EFE(SendWithWrongMo) {
+  return (header_case(Op::kSend, {Layer::kDdp, 2, 0x04},
+                      [](std::vector<uint8_t>& d) { d[17] = uint8_t(d[17] ^ 0x40); }));
 }
 
-TEST_F(RdmaErrors, ReadRequestWithWrongMsn) {
+RDMA_ERROR_CASE(ReadRequestWithWrongMsn) {
   Case c = header_case(Op::kRead, {Layer::kDdp, 2, 0x03},
                        [](std::vector<uint8_t>& d) { d[13] = uint8_t(d[13] + 3); });
-  run(c);
+  return c;
 }
 
-TEST_F(RdmaErrors, ReadRequestWithNonZeroMo) {
+RDMA_ERROR_CASE(ReadRequestWithNonZeroMo) {
   Case c =
       header_case(Op::kRead, {Layer::kDdp, 2, 0x04}, [](std::vector<uint8_t>& d) { d[17] = 8; });
-  run(c);
+  return c;
 }
 
 // A Read Request beyond the responder's IRD (docs/errors.md): with IRD 2 on both cards and the
 // requester's ORD at 16, the third of three Reads arrives while the first two 64 KiB responses
 // are still queued (a response leaves the queue when its last segment is issued). The two Reads
 // ahead of it are flushed at the requester.
-TEST_F(RdmaErrors, ReadRequestBeyondIrd) {
+RDMA_ERROR_CASE(ReadRequestBeyondIrd) {
   Case c = read_case({Layer::kRdmap, 2, 0x07});
   c.reads_before = 2;
   c.config = [](SystemConfig& cfg) { cfg.core.ird = 2; };
@@ -686,16 +704,16 @@ TEST_F(RdmaErrors, ReadRequestBeyondIrd) {
   c.r = false;  // R quotes the Read Request for remote protection errors only (as siw)
   c.requester = IBV_WC_REM_OP_ERR;
   c.responder_event = IBV_EVENT_QP_FATAL;
-  run(c);
+  return c;
 }
 
 // A Read Response the responder never asked for (an RDMA Write's segment relabelled opcode 2):
 // RDMAP / 2 / 0x06.
-TEST_F(RdmaErrors, ReadResponseWithoutAnOutstandingRead) {
+RDMA_ERROR_CASE_EFE(ReadResponseWithoutAnOutstandingRead) {
   Case c = header_case(Op::kWrite, {Layer::kDdp, 0, 0x00},  // DDP catastrophic, as siw
                        [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x2); });
   c.requester = IBV_WC_REM_OP_ERR;
-  run(c);
+  return c;
 }
 
 // A Read Request that is not exactly one segment of 28 payload bytes: Linux siw drops the stream
@@ -709,23 +727,23 @@ Case malformed_read_request(std::function<void(std::vector<uint8_t>&)> f) {
   return c;
 }
 
-TEST_F(RdmaErrors, ReadRequestShorterThanItsPayload) {
-  run(malformed_read_request(
+RDMA_ERROR_CASE(ReadRequestShorterThanItsPayload) {
+  return (malformed_read_request(
       [](std::vector<uint8_t>& d) { d.resize(rdmap::kUntaggedBytes + 10); }));
 }
 
-TEST_F(RdmaErrors, ReadRequestWithTrailingBytes) {
-  run(malformed_read_request([](std::vector<uint8_t>& d) { d.resize(d.size() + 8, 0xEE); }));
+RDMA_ERROR_CASE(ReadRequestWithTrailingBytes) {
+  return malformed_read_request([](std::vector<uint8_t>& d) { d.resize(d.size() + 8, 0xEE); });
 }
 
-TEST_F(RdmaErrors, ReadRequestWithoutTheLastFlag) {
-  run(malformed_read_request([](std::vector<uint8_t>& d) { d[0] &= uint8_t(~rdmap::kDdpLast); }));
+RDMA_ERROR_CASE(ReadRequestWithoutTheLastFlag) {
+  return malformed_read_request([](std::vector<uint8_t>& d) { d[0] &= uint8_t(~rdmap::kDdpLast); });
 }
 
 // A receive whose MR was deregistered after it was posted: the Send that consumes it cannot be
 // placed. RDMAP / 0 / 0x00 (local catastrophic) to the requester, the receive completes
 // IBV_WC_LOC_PROT_ERR, the responder's QP fails with IBV_EVENT_QP_FATAL.
-TEST_F(RdmaErrors, SendIntoAReceiveWhoseMrWasDeregistered) {
+RDMA_ERROR_CASE_EFE(SendIntoAReceiveWhoseMrWasDeregistered) {
   Case c;
   c.op = Op::kSend;
   c.dereg_recv_mr = true;
@@ -734,7 +752,7 @@ TEST_F(RdmaErrors, SendIntoAReceiveWhoseMrWasDeregistered) {
   c.responder_event = IBV_EVENT_QP_FATAL;
   c.consumed_recv = IBV_WC_LOC_PROT_ERR;
   c.headers = false;  // siw quotes no header
-  run(c);
+  return c;
 }
 
 }  // namespace
