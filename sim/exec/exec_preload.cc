@@ -592,14 +592,10 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad) {
     s.send_flags = w->send_flags;
     s.imm_or_inv = w->invalidate_rkey;
     s.num_sge = uint32_t(w->num_sge < 0 ? 0 : w->num_sge);
-    if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-      s.remote_addr = w->wr.atomic.remote_addr;
-      s.rkey = w->wr.atomic.rkey;
+    rnic::host::remote_of(*w, &s.remote_addr, &s.rkey);
+    if (rnic::host::is_atomic_wr(w->opcode)) {
       s.compare_add = w->wr.atomic.compare_add;
       s.swap = w->wr.atomic.swap;
-    } else {
-      s.remote_addr = w->wr.rdma.remote_addr;
-      s.rkey = w->wr.rdma.rkey;
     }
     uint64_t inl = 0;
     if (w->send_flags & IBV_SEND_INLINE)

@@ -22,6 +22,15 @@
 
 namespace rnic::host {
 
+// A send WR's remote address and rkey: an atomic's (wr.atomic) or an RDMA operation's (wr.rdma).
+inline bool is_atomic_wr(ibv_wr_opcode op) {
+  return op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+inline void remote_of(const ibv_send_wr& w, uint64_t* addr, uint32_t* rkey) {
+  *addr = is_atomic_wr(w.opcode) ? w.wr.atomic.remote_addr : w.wr.rdma.remote_addr;
+  *rkey = is_atomic_wr(w.opcode) ? w.wr.atomic.rkey : w.wr.rdma.rkey;
+}
+
 // The completion fields the card's CQs report (ibv_cq_init_attr_ex.wc_flags): the standard ones;
 // no timestamps, VLANs, flow tags or tag matching.
 constexpr uint64_t kCqExWcFlags =

@@ -1240,8 +1240,7 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
       rc = EINVAL;
     else if (rnic::abi::WqeOpcode op; !rnic::host::to_card(wr->opcode, &op))
       rc = EINVAL;
-    else if ((wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-              wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) &&
+    else if (rnic::host::is_atomic_wr(wr->opcode) &&
              (wr->num_sge != 1 || wr->sg_list[0].length != 8))
       rc = EINVAL;  // the original value's 8 bytes, one SGE
     else if ((wr->send_flags & IBV_SEND_INLINE) &&
@@ -1266,14 +1265,10 @@ int post_send(ibv_qp* qp, ibv_send_wr* wr, ibv_send_wr** bad_wr) {
     if (wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM || wr->opcode == IBV_WR_SEND_WITH_IMM)
       w.imm = wr->imm_data;  // as the program stored it (it goes on the wire so)
     w.wr_id = wr->wr_id;
-    if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-      w.remote_addr = wr->wr.atomic.remote_addr;
-      w.rkey = wr->wr.atomic.rkey;
+    rnic::host::remote_of(*wr, &w.remote_addr, &w.rkey);
+    if (rnic::host::is_atomic_wr(wr->opcode)) {
       w.compare_add = wr->wr.atomic.compare_add;
       w.swap = wr->wr.atomic.swap;
-    } else {
-      w.remote_addr = wr->wr.rdma.remote_addr;
-      w.rkey = wr->wr.rdma.rkey;
     }
     for (int i = 0; i < wr->num_sge; ++i)
       w.sge[i] = {wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};

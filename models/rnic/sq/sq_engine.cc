@@ -411,13 +411,7 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
     rdmap::encode(g.imm, s->ddp.data() + rdmap::kUntaggedBytes);
     s->ar = g.wqe_done;
     e.msn = h.msn;
-    if (g.wqe_done) {
-      const uint32_t index = e.index;
-      const TransportStream stream = s->dst;
-      s->on_sent = [this, qpn, index, stream](uint32_t seq) {
-        unacked_[stream].push_back({qpn, index, seq});
-      };
-    }
+    if (g.wqe_done) complete_on_ack(s, e);
     mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
     mark_(CoreProbe::kSegFetch, qpn, start, s->number);
     eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
@@ -440,13 +434,7 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
   s->wr_index = e.index;
   s->first = g.off == 0;
   tx_buffered_ += len;
-  if (last) {
-    const uint32_t index = e.index;
-    const TransportStream stream = s->dst;
-    s->on_sent = [this, qpn, index, stream](uint32_t seq) {
-      unacked_[stream].push_back({qpn, index, seq});
-    };
-  }
+  if (last) complete_on_ack(s, e);
   mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
   mark_(CoreProbe::kSegFetch, qpn, start, s->number);
   fetch_wr(s, w, g.off, len, ctx_[qpn].epoch);
@@ -454,6 +442,15 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
     e.sent = true;
     send_.advance(qpn);
   }
+}
+
+// The WR's last segment: once it has gone, the WR completes when the transport acknowledges it.
+void SqEngine::complete_on_ack(TxSeg* s, const SqEntry& e) {
+  const uint32_t qpn = s->qpn, index = e.index;
+  const TransportStream stream = s->dst;
+  s->on_sent = [this, qpn, index, stream](uint32_t seq) {
+    unacked_[stream].push_back({qpn, index, seq});
+  };
 }
 
 bool SqEngine::issue_response(uint32_t qpn) {
