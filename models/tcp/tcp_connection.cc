@@ -26,7 +26,8 @@ TcpHeader TcpConnection::header(uint8_t flags, uint64_t now) const {
   h.flags = flags;
   h.seq = snd_ ? snd_->nxt() : iss_ + 1;
   if (rcv_) {
-    h.ack = rcv_->rcv_nxt() + (peer_fin_ ? 1 : 0);
+    h.ack =
+        unvalidated_.empty() ? rcv_->rcv_nxt() + (peer_fin_ ? 1 : 0) : unvalidated_.front().first;
     h.window = uint16_t(std::min<uint32_t>(rcv_->window() >> rcv_scale_, 0xFFFF));
     if (use_sack_) {
       for (const SackBlock& b : rcv_->sack_blocks()) h.opt.sack.emplace_back(b.left, b.right);
@@ -140,12 +141,12 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
     for (const auto& [seq, n] : rx.deliver) {
       auto it = rx_held_.find(seq);
       if (it == rx_held_.end()) continue;
-      deliver(it->second.data(), it->second.size());
+      deliver(seq, it->second.data(), it->second.size());
       rx_held_.erase(it);
     }
     // At once: what the receiver's rules ask for, and a segment sent with PSH (the end of a
     // message, which its sender completes only when acknowledged).
-    if (rx.ack_now || (rx.accepted && (h.flags & kPsh))) ack_due_ = true;
+    if (rx.ack_now || (rx.accepted && (h.flags & kPsh))) ack_when_validated();
   }
   if ((h.flags & kFin) && h.seq + uint32_t(len) == rcv_->rcv_nxt()) {
     peer_fin_ = true;  // (again, when our ACK of it was lost: acknowledged again)
@@ -156,7 +157,7 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
   }
 }
 
-void TcpConnection::deliver(const uint8_t* p, size_t len) {
+void TcpConnection::deliver(uint32_t seq, const uint8_t* p, size_t len) {
   if (mpa_ == Mpa::kRdma) {
     size_t u = 0, n = 0;
     if (mpa::parse_fpdu(p, len, &u, &n) != mpa::FpduError::kOk || n != len) {
@@ -165,6 +166,7 @@ void TcpConnection::deliver(const uint8_t* p, size_t len) {
       return;
     }
     received_.emplace_back(p + mpa::kLengthBytes, p + mpa::kLengthBytes + u);
+    unvalidated_.push_back({seq, seq + uint32_t(len)});
     return;
   }
   if (mpa_ != Mpa::kStartup) return;
@@ -209,6 +211,28 @@ bool TcpConnection::send(const std::vector<uint8_t>& ulpdu, bool push) {
   tx_bytes_[seq] = std::move(b);
   if (push) push_.insert(seq);
   return true;
+}
+
+// An ACK due now goes at once if everything handed up is validated, else with the next
+// validation (so its value has moved on: a pure ACK never repeats one for that wait).
+void TcpConnection::ack_when_validated() {
+  if (unvalidated_.empty()) {
+    ack_due_ = true;
+  } else if (!ack_deferred_) {
+    ack_deferred_ = true;
+    validated_since_defer_ = 0;
+  }
+}
+
+void TcpConnection::validated(size_t n) {
+  for (; n > 0 && !unvalidated_.empty(); --n, ++validated_since_defer_) unvalidated_.pop_front();
+  // A deferred ACK goes once everything handed up is validated, or every second FPDU validated
+  // meanwhile (as TCP acknowledges every second full segment), each with a value that moved on.
+  if (ack_deferred_ && (unvalidated_.empty() || validated_since_defer_ >= 2)) {
+    ack_deferred_ = !unvalidated_.empty();
+    validated_since_defer_ = 0;
+    ack_due_ = true;
+  }
 }
 
 std::vector<std::vector<uint8_t>> TcpConnection::take_received() {
@@ -303,7 +327,10 @@ void TcpConnection::on_timer(uint64_t now) {
     syn_at_ = UINT64_MAX;
   }
   if (snd_ && snd_->rto_deadline() <= now && !snd_->on_rto(now)) state_ = State::kFailed;
-  if (rcv_ && rcv_->delack_deadline() <= now) ack_due_ = true;
+  if (rcv_ && rcv_->delack_deadline() <= now) {
+    rcv_->acked();  // (the timer is spent either way)
+    ack_when_validated();
+  }
 }
 
 }  // namespace rnic::tcp

@@ -73,6 +73,8 @@ class TcpConnection {
   bool send(const std::vector<uint8_t>& ulpdu, bool push = true);
   // The ULPDUs delivered in order since the last call (each FPDU's CRC checked).
   std::vector<std::vector<uint8_t>> take_received();
+  // The engines validated the oldest n FPDUs handed up: the acknowledgement may cover them.
+  void validated(size_t n);
   // The largest ULPDU one segment carries.
   uint32_t max_ulpdu() const;
   void close(uint64_t now);
@@ -89,7 +91,8 @@ class TcpConnection {
  private:
   TcpHeader header(uint8_t flags, uint64_t now) const;
   void established(uint64_t now);
-  void deliver(const uint8_t* p, size_t len);
+  void deliver(uint32_t seq, const uint8_t* p, size_t len);
+  void ack_when_validated();
   uint32_t ts(uint64_t now) const { return uint32_t(now / 1'000'000); }
 
   TcpConnConfig cfg_;
@@ -109,6 +112,12 @@ class TcpConnection {
   std::map<uint32_t, std::vector<uint8_t>> rx_held_;   // out-of-order payloads, by seq
   std::vector<uint8_t> startup_;                       // MPA start-up bytes received so far
   std::vector<std::vector<uint8_t>> received_;
+  // The FPDUs handed up (take_received) the engines have not validated yet, as (first, after)
+  // TCP sequence numbers: the acknowledgement stops at the first of them, and an ACK due
+  // meanwhile waits for the next validation (ack_deferred_).
+  std::deque<std::pair<uint32_t, uint32_t>> unvalidated_;
+  bool ack_deferred_ = false;
+  size_t validated_since_defer_ = 0;
   bool syn_due_ = false, ack_due_ = false;
   // The close: our FIN takes one sequence number after the data, queued in the sender (so it is
   // sent again like data when lost); the peer's FIN is acknowledged with rcv_nxt + 1.

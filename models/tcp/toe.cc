@@ -130,6 +130,18 @@ uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp,
   return n;
 }
 
+void Toe::validated(const TransportStream& s, uint32_t seq, bool) {
+  const auto it = conns_.find(s);
+  if (it == conns_.end()) return;
+  Conn& c = it->second;
+  const uint32_t n = seq + 1 - c.validated;  // in order: everything up to seq
+  if (int32_t(n) <= 0) return;
+  c.validated = seq + 1;
+  c.c->validated(n);
+  touch(c);
+  kick();
+}
+
 uint32_t Toe::refuse(const TransportStream&, uint32_t) {
   ++refused_unsupported_;
   return 0;

@@ -7,7 +7,10 @@
 //
 // Sequence numbers of the seam: send() returns a count per stream; on_ack(stream, n) once TCP
 // has acknowledged every segment before the n-th. Segments are handed up as their FPDUs arrive
-// in order (TCP acknowledges them then: `validated` has nothing to do).
+// in order; TCP acknowledges an FPDU only once the engines have validated it (`validated`), so a
+// Terminate for a rejected one reaches the sender ahead of its acknowledgement, as on the EFE
+// (an ACK due meanwhile waits for the validation, and then goes every second FPDU validated or
+// when all are).
 //
 // Timing (core_clk; docs/transport.md says where the defaults come from): a segment made (data,
 // handshake or ACK) is ready for the MAC tx_cycles after the edge at or after the cycle it was
@@ -73,7 +76,10 @@ class Toe : public sc_core::sc_module, public Transport {
   bool can_send(const TransportStream& s, size_t bytes) override;
   uint32_t send(const TransportStream& s, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
                 bool rq = false) override;
-  void validated(const TransportStream&, uint32_t, bool) override {}
+  // The engines validated segment seq of s (and every one before it): its connection may
+  // acknowledge it now (TCP acknowledges only validated FPDUs, so a Terminate for a rejected one
+  // reaches the sender before the acknowledgement of it).
+  void validated(const TransportStream& s, uint32_t seq, bool ar) override;
   // On-demand paging's refusal is not built for this transport yet: the segment was already
   // acknowledged by TCP. Counted (refused_unsupported) and the generation left as it was.
   uint32_t refuse(const TransportStream& s, uint32_t seq) override;
@@ -90,7 +96,7 @@ class Toe : public sc_core::sc_module, public Transport {
     uint32_t local_qpn = 0;
     uint32_t peer_ip = 0;
     std::unique_ptr<TcpConnection> c;
-    uint32_t sent = 0, acked = 0, handed_up = 0;
+    uint32_t sent = 0, acked = 0, handed_up = 0, validated = 0;
     std::deque<std::pair<uint32_t, uint32_t>> unacked;  // (TCP seq after the segment, its count)
     bool was_rdma = false, reported_failed = false;
     uint64_t retransmits = 0;     // the sender's count when last looked at

@@ -1,6 +1,7 @@
 // Two MPA/TCP connection ends (models/tcp/tcp_connection.h) joined by a wire that delays every
 // segment by `delay` and loses the ones `lose` names; `arrive` sees each segment as it reaches
-// its end (the capture tool writes it). No SystemC: run() steps the ends' own times.
+// its end (the capture tool writes it). No SystemC: run() steps the ends' own times. Each end
+// stands for engines that validate every FPDU the moment it is handed up.
 #pragma once
 
 #include <algorithm>
@@ -38,7 +39,9 @@ struct TcpPair {
         auto [to_b, o] = std::move(flying_.begin()->second);
         flying_.erase(flying_.begin());
         if (arrive) arrive(to_b, o, now);
-        (to_b ? b : a).on_segment(o.h, o.payload.data(), o.payload.size(), false, now);
+        TcpConnection& to = to_b ? b : a;
+        to.on_segment(o.h, o.payload.data(), o.payload.size(), false, now);
+        to.validated(SIZE_MAX);
       }
       if (a.next_timer() <= now) a.on_timer(now);
       if (b.next_timer() <= now) b.on_timer(now);

@@ -123,14 +123,6 @@ class RdmaErrorsTcp : public RdmaErrors {};
   TEST_F(RdmaErrors, Name) { run(Name##_case()); }               \
   TEST_F(RdmaErrorsTcp, Name) { run(Name##_case(), "mpa_tcp"); } \
   Case Name##_case()
-// A case on the EFE only, for now: on MPA/TCP the offload engine acknowledges a segment when it
-// arrives, before the engines have validated it, so a rejected Write or Send completes
-// successfully at the requester and the Terminate fails the WR behind it instead
-// (docs/transport.md, "Not yet").
-#define RDMA_ERROR_CASE_EFE(Name)                  \
-  Case Name##_case();                              \
-  TEST_F(RdmaErrors, Name) { run(Name##_case()); } \
-  Case Name##_case()
 
 void RdmaErrors::run(const Case& c, const std::string& transport) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
@@ -409,28 +401,28 @@ void RdmaErrors::run(const Case& c, const std::string& transport) {
 uint32_t other_index(uint32_t k) { return k + (1000u << 8); }
 uint32_t other_key(uint32_t k) { return k ^ 0x5A; }
 
-RDMA_ERROR_CASE_EFE(WriteInvalidStagIndex) {
+RDMA_ERROR_CASE(WriteInvalidStagIndex) {
   Case c;
   c.rkey = other_index;
   c.cause = {Layer::kDdp, 1, 0x00};
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(WriteWrongKey) {
+RDMA_ERROR_CASE(WriteWrongKey) {
   Case c;
   c.rkey = other_key;
   c.cause = {Layer::kDdp, 1, 0x00};
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(WriteOutsideMr) {
+RDMA_ERROR_CASE(WriteOutsideMr) {
   Case c;
   c.remote_off = kBuf - kTargetOff - 100;  // the last 100 bytes, then 156 beyond
   c.cause = {Layer::kDdp, 1, 0x01};
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(WriteMrOfAnotherPd) {
+RDMA_ERROR_CASE(WriteMrOfAnotherPd) {
   Case c;
   c.second_mr = true;
   c.second_other_pd = true;
@@ -439,7 +431,7 @@ RDMA_ERROR_CASE_EFE(WriteMrOfAnotherPd) {
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(WriteWithoutRemoteWriteRight) {
+RDMA_ERROR_CASE(WriteWithoutRemoteWriteRight) {
   Case c;
   c.second_mr = true;
   c.second_access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ;
@@ -448,7 +440,7 @@ RDMA_ERROR_CASE_EFE(WriteWithoutRemoteWriteRight) {
 }
 
 // The MR grants the access but the responder's QP does not (rdma-core: both must).
-RDMA_ERROR_CASE_EFE(WriteToAQpWithoutRemoteWriteAccess) {
+RDMA_ERROR_CASE(WriteToAQpWithoutRemoteWriteAccess) {
   Case c;
   c.responder_qp_access = IBV_ACCESS_REMOTE_READ;
   c.cause = {Layer::kRdmap, 1, 0x02};
@@ -556,7 +548,7 @@ RDMA_ERROR_CASE(AtomicOutsideMr) {
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(SendWithNoReceivePosted) {
+RDMA_ERROR_CASE(SendWithNoReceivePosted) {
   Case c;
   c.op = Op::kSend;
   c.recvs = 0;
@@ -567,7 +559,7 @@ RDMA_ERROR_CASE_EFE(SendWithNoReceivePosted) {
 }
 
 // RFC 7306 Immediate Data takes a receive like a Send.
-RDMA_ERROR_CASE_EFE(WriteWithImmediateWithNoReceivePosted) {
+RDMA_ERROR_CASE(WriteWithImmediateWithNoReceivePosted) {
   Case c;
   c.op = Op::kWriteImm;
   c.len = 0;
@@ -578,7 +570,7 @@ RDMA_ERROR_CASE_EFE(WriteWithImmediateWithNoReceivePosted) {
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(SendLongerThanTheReceive) {
+RDMA_ERROR_CASE(SendLongerThanTheReceive) {
   Case c;
   c.op = Op::kSend;
   c.recv_len = 128;  // 256 bytes sent
@@ -589,7 +581,7 @@ RDMA_ERROR_CASE_EFE(SendLongerThanTheReceive) {
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(SendWithInvalidateOfAnotherPdsStag) {
+RDMA_ERROR_CASE(SendWithInvalidateOfAnotherPdsStag) {
   Case c;
   c.op = Op::kSendInv;
   c.second_mr = true;
@@ -603,7 +595,7 @@ RDMA_ERROR_CASE_EFE(SendWithInvalidateOfAnotherPdsStag) {
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(SendWithInvalidateOfAnInvalidStag) {
+RDMA_ERROR_CASE(SendWithInvalidateOfAnInvalidStag) {
   Case c;
   c.op = Op::kSendInv;
   c.rkey = other_index;
@@ -625,14 +617,14 @@ Case header_case(Op op, TermCause cause, std::function<void(std::vector<uint8_t>
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(UnknownOpcode) {
+RDMA_ERROR_CASE(UnknownOpcode) {
   Case c = header_case(Op::kSend, {Layer::kRdmap, 2, 0x06},
                        [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0xC); });
   c.headers = false;  // the layout is unknown: siw quotes no header
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(OpcodeThatDoesNotMatchTheTBit) {
+RDMA_ERROR_CASE(OpcodeThatDoesNotMatchTheTBit) {
   // A Send opcode in a tagged header (an RDMA Write's bytes with opcode 3).
   Case c = header_case(Op::kWrite, {Layer::kRdmap, 2, 0x06},
                        [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x3); });
@@ -640,28 +632,28 @@ RDMA_ERROR_CASE_EFE(OpcodeThatDoesNotMatchTheTBit) {
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(BadRdmapVersion) {
+RDMA_ERROR_CASE(BadRdmapVersion) {
   Case c = header_case(Op::kSend, {Layer::kRdmap, 2, 0x05},
                        [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0x3F) | 0x80); });
   c.headers = false;  // the layout is unknown: siw quotes no header
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(BadDdpVersionUntagged) {
+RDMA_ERROR_CASE(BadDdpVersionUntagged) {
   Case c = header_case(Op::kSend, {Layer::kDdp, 2, 0x06},
                        [](std::vector<uint8_t>& d) { d[0] = uint8_t((d[0] & ~0x03) | 0x02); });
   c.headers = false;  // the layout is unknown: siw quotes no header
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(BadDdpVersionTagged) {
+RDMA_ERROR_CASE(BadDdpVersionTagged) {
   Case c = header_case(Op::kWrite, {Layer::kDdp, 1, 0x04},
                        [](std::vector<uint8_t>& d) { d[0] = uint8_t((d[0] & ~0x03) | 0x02); });
   c.headers = false;  // the layout is unknown: siw quotes no header
   return c;
 }
 
-RDMA_ERROR_CASE_EFE(BadQueueNumber) {
+RDMA_ERROR_CASE(BadQueueNumber) {
   return (header_case(Op::kSend, {Layer::kDdp, 2, 0x01}, [](std::vector<uint8_t>& d) {
     d[6] = d[7] = d[8] = 0;
     d[9] = 5;
@@ -670,12 +662,12 @@ RDMA_ERROR_CASE_EFE(BadQueueNumber) {
 
 // Responder rows docs/errors.md adds to WIRE.md's table: an MSN that is not the next expected
 // and an MO that is not where the message stands (untagged bytes 10-13 MSN, 14-17 MO).
-RDMA_ERROR_CASE_EFE(SendWithWrongMsn) {
+RDMA_ERROR_CASE(SendWithWrongMsn) {
   return (header_case(Op::kSend, {Layer::kDdp, 2, 0x03},
                       [](std::vector<uint8_t>& d) { d[13] = uint8_t(d[13] + 5); }));
 }
 
-RDMA_ERROR_CASE_EFE(SendWithWrongMo) {
+RDMA_ERROR_CASE(SendWithWrongMo) {
   return (header_case(Op::kSend, {Layer::kDdp, 2, 0x04},
                       [](std::vector<uint8_t>& d) { d[17] = uint8_t(d[17] ^ 0x40); }));
 }
@@ -709,7 +701,7 @@ RDMA_ERROR_CASE(ReadRequestBeyondIrd) {
 
 // A Read Response the responder never asked for (an RDMA Write's segment relabelled opcode 2):
 // RDMAP / 2 / 0x06.
-RDMA_ERROR_CASE_EFE(ReadResponseWithoutAnOutstandingRead) {
+RDMA_ERROR_CASE(ReadResponseWithoutAnOutstandingRead) {
   Case c = header_case(Op::kWrite, {Layer::kDdp, 0, 0x00},  // DDP catastrophic, as siw
                        [](std::vector<uint8_t>& d) { d[1] = uint8_t((d[1] & 0xF0) | 0x2); });
   c.requester = IBV_WC_REM_OP_ERR;
@@ -743,7 +735,7 @@ RDMA_ERROR_CASE(ReadRequestWithoutTheLastFlag) {
 // A receive whose MR was deregistered after it was posted: the Send that consumes it cannot be
 // placed. RDMAP / 0 / 0x00 (local catastrophic) to the requester, the receive completes
 // IBV_WC_LOC_PROT_ERR, the responder's QP fails with IBV_EVENT_QP_FATAL.
-RDMA_ERROR_CASE_EFE(SendIntoAReceiveWhoseMrWasDeregistered) {
+RDMA_ERROR_CASE(SendIntoAReceiveWhoseMrWasDeregistered) {
   Case c;
   c.op = Op::kSend;
   c.dereg_recv_mr = true;

@@ -45,6 +45,7 @@ struct Pair {
     a->add_peer(kMacB, 0x0A000002);
     b->add_peer(kMacA, 0x0A000001);
     b->on_segment = [this](TransportSegment&& s) {
+      b->validated(s.stream(), s.seq, s.ar);  // as the engines would, at once
       most_queued_at_a = std::max(most_queued_at_a, a->tx_queued());
       at_b.push_back(std::move(s));
       at_b_ps.push_back(now_ps());
