@@ -377,11 +377,7 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
     r.atomic = true;
     send_.read_issued(qpn, r);
     out.read_issued->send({qpn, r});
-    mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
-    mark_(CoreProbe::kSegFetch, qpn, start, s->number);
-    eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
-    e.sent = true;
-    send_.advance(qpn);
+    header_only(s, e, issued, start, true);
     return;
   }
   if (g.read_request) {
@@ -394,13 +390,7 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
     const ReadOut r{e.index, g.rr.sink_stag, g.rr.sink_to, g.rr.size, h.msn};
     send_.read_issued(qpn, r);
     out.read_issued->send({qpn, r});
-    mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
-    mark_(CoreProbe::kSegFetch, qpn, start, s->number);
-    eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
-    if (g.wqe_done) {
-      e.sent = true;
-      send_.advance(qpn);
-    }
+    header_only(s, e, issued, start, g.wqe_done);
     return;
   }
   if (g.immediate) {
@@ -412,13 +402,7 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
     s->ar = g.wqe_done;
     e.msn = h.msn;
     if (g.wqe_done) complete_on_ack(s, e);
-    mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
-    mark_(CoreProbe::kSegFetch, qpn, start, s->number);
-    eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
-    if (g.wqe_done) {
-      e.sent = true;
-      send_.advance(qpn);
-    }
+    header_only(s, e, issued, start, g.wqe_done);
     return;
   }
   const uint32_t len = g.len;
@@ -439,6 +423,19 @@ void SqEngine::issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued) {
   mark_(CoreProbe::kSegFetch, qpn, start, s->number);
   fetch_wr(s, w, g.off, len, ctx_[qpn].epoch);
   if (last) {
+    e.sent = true;
+    send_.advance(qpn);
+  }
+}
+
+// A segment with nothing to fetch (a Read or Atomic Request, Immediate Data): ready
+// kHeaderCycles after `start`; `done`: the WQE is fully issued with it.
+void SqEngine::header_only(TxSeg* s, SqEntry& e, uint64_t issued, uint64_t start, bool done) {
+  const uint32_t qpn = s->qpn;
+  mark_(CoreProbe::kSegIssue, qpn, issued, s->number, e.index);
+  mark_(CoreProbe::kSegFetch, qpn, start, s->number);
+  eq_.at(start + cycles_ps(kHeaderCycles), [this, s] { seg_ready(s); });
+  if (done) {
     e.sent = true;
     send_.advance(qpn);
   }

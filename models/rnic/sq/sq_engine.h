@@ -180,6 +180,7 @@ class SqEngine : public sc_core::sc_module {
   void checks_done(uint32_t qpn, uint32_t index, uint64_t epoch, uint64_t issued, uint8_t status);
   void issue_segment(uint32_t qpn, SqEntry& e, uint64_t issued);
   void complete_on_ack(TxSeg* s, const SqEntry& e);
+  void header_only(TxSeg* s, SqEntry& e, uint64_t issued, uint64_t start, bool done);
   void gather(TxSeg* s, std::vector<XlatChunk> chunks);
   // A DMA read of s's payload is done: its bytes go in at `at`.
   void gathered(TxSeg* s, size_t at, DmacStatus st, const std::vector<uint8_t>& d);
