@@ -264,7 +264,7 @@ void RxEngine::place(uint32_t qpn, const Seg& sp, const std::vector<XlatChunk>& 
   }
 }
 
-void RxEngine::post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes) {
+Cqe RxEngine::recv_cqe(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes) {
   Cqe c;
   c.wr_id = e.wqe.wr_id;
   c.qp_num = qpn;
@@ -272,7 +272,11 @@ void RxEngine::post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status
   c.status = status;
   c.opcode = abi::kCqeRecv;
   c.byte_len = uint32_t(bytes);
-  completion_.in.send({ctx_[qpn].rcq, c});
+  return c;
+}
+
+void RxEngine::post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes) {
+  completion_.in.send({ctx_[qpn].rcq, recv_cqe(qpn, e, status, bytes)});
 }
 
 // A QP's WQEs complete flushed; a failed SRQ's are dropped (it has no CQ: the SRQ error event
@@ -430,13 +434,7 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
           RxLogic::invalidate_failed(d);
           return fail(qpn, d.why, pr.h, sp, d.event, d);
         }
-        Cqe c;
-        c.wr_id = d.wqe.wqe.wr_id;
-        c.qp_num = qpn;
-        c.wqe_index = d.wqe.index;
-        c.byte_len = uint32_t(d.placed);
-        c.opcode = abi::kCqeRecv;
-        c.status = abi::kCqeSuccess;
+        Cqe c = recv_cqe(qpn, d.wqe, abi::kCqeSuccess, d.placed);
         if (d.invalidate) {
           c.wc_flags = abi::kCqeWithInv;
           c.invalidated_rkey = d.inv_stag;
@@ -452,13 +450,8 @@ void RxEngine::verdict(uint32_t qpn, uint64_t epoch, const Seg& sp, const RxPars
       return;
     case Kind::kImmediate:
       if (d.has_wqe) {
-        Cqe c;
-        c.wr_id = d.wqe.wqe.wr_id;
-        c.qp_num = qpn;
-        c.wqe_index = d.wqe.index;
-        c.byte_len = d.imm_len;
+        Cqe c = recv_cqe(qpn, d.wqe, abi::kCqeSuccess, d.imm_len);
         c.opcode = abi::kCqeRecvRdmaWithImm;
-        c.status = abi::kCqeSuccess;
         c.wc_flags = abi::kCqeWithImm;
         c.invalidated_rkey = d.imm;
         c.solicited = d.solicited;

@@ -165,6 +165,7 @@ class RxEngine : public sc_core::sc_module {
   void validated(const Seg& s) { transport_.validated(s->stream(), s->seq, s->ar); }
   void place(uint32_t qpn, const Seg& sp, const std::vector<XlatChunk>& chunks,
              const uint8_t* data);
+  Cqe recv_cqe(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes);
   void post_recv(uint32_t qpn, const RecvLogic::Entry& e, uint8_t status, uint64_t bytes);
   void flush_rq(uint32_t qpn);
   void terminate_received(uint32_t qpn, const uint8_t* p, size_t n);
