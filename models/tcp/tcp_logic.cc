@@ -208,13 +208,15 @@ bool TcpSender::on_rto(uint64_t now) {
   rtx_now_ = false;
   dupacks_ = 0;
   bytes_acked_ = 0;
-  // Everything outstanding goes again but what the receiver reported it holds.
+  // Everything outstanding goes again, what the receiver reported it holds too: SACK is advice
+  // the receiver may renege on, and a timeout forgets it (RFC 2018 section 8, RFC 6675 section
+  // 5.1). Were the SACKed segments kept, a lost ACK that was to cover them all would leave
+  // nothing to resend and the timer would expire for ever.
   for (Seg& s : segs_) {
     if (!seq_lt(s.seq, nxt_)) break;
-    if (!s.sacked) {
-      s.lost = true;
-      s.retransmitted = true;  // Karn: no RTT sample from it
-    }
+    s.sacked = false;
+    s.lost = true;
+    s.retransmitted = true;  // Karn: no RTT sample from it
   }
   arm(now);
   return true;

@@ -155,6 +155,28 @@ TEST(TcpSender, FastRetransmitWithSack) {
   EXPECT_EQ(s.retransmits(), 1u);
 }
 
+// Segment 0 is lost and 1..3 SACKed; its fast retransmission fills the hole, but the ACK that
+// covers all four is lost too: the timer expires with every outstanding segment SACKed. The
+// timeout forgets the SACK information, so segment 1 goes again and the receiver's answer (a
+// cumulative ACK of all) ends it; kept, nothing would be resent and the timer would expire
+// until the retry budget failed the connection.
+TEST(TcpSender, ATimeoutForgetsSackAndResendsWhatWasSacked) {
+  TcpSender s = sender(4);
+  for (uint32_t k = 2; k <= 4; ++k) s.on_ack(ack(0, {{kMss, k * kMss}}), 10 * kUs);
+  auto tx = pump(s, 10 * kUs);
+  ASSERT_EQ(tx.size(), 1u);
+  EXPECT_EQ(tx[0].seq, 0u);
+  s.on_ack(ack(kMss, {{kMss, 4 * kMss}}), 20 * kUs);  // a partial ACK: segment 0 is in
+  ASSERT_TRUE(s.outstanding());
+  ASSERT_TRUE(s.on_rto(s.rto_deadline()));
+  tx = pump(s, s.rto_deadline());
+  ASSERT_FALSE(tx.empty()) << "the timeout resends";
+  EXPECT_EQ(tx[0].seq, kMss);
+  EXPECT_TRUE(tx[0].retransmit);
+  s.on_ack(ack(4 * kMss), s.rto_deadline());
+  EXPECT_FALSE(s.outstanding());
+}
+
 TEST(TcpSender, AWindowUpdateIsNoDuplicateAck) {
   TcpLogicConfig c = config();
   c.sack = false;
