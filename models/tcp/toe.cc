@@ -111,7 +111,11 @@ void Toe::kick() {
 
 bool Toe::can_send(const TransportStream& s, size_t bytes) {
   const auto it = conns_.find(s);
-  if (it == conns_.end() || !it->second.c->rdma_mode() || bytes > max_ddp_bytes()) return false;
+  if (it == conns_.end() || bytes > max_ddp_bytes()) return false;
+  // A failed connection takes everything and sends nothing (send()): what the engines still
+  // queue for it (a Terminate closing its QP) does not wait for it for ever.
+  if (it->second.c->state() == TcpConnection::State::kFailed) return true;
+  if (!it->second.c->rdma_mode()) return false;
   const TcpSender* snd = it->second.c->sender();
   return snd->end() - snd->una() + mpa::fpdu_bytes(bytes) <= tx_buffer_bytes_;
 }
@@ -120,6 +124,7 @@ uint32_t Toe::send(const TransportStream& s, uint32_t, std::vector<uint8_t> ddp,
   const auto it = conns_.find(s);
   if (it == conns_.end()) return 0;  // no connection (can_send said no): nothing will ack it
   Conn& c = it->second;
+  if (c.c->state() == TcpConnection::State::kFailed) return c.sent;  // discarded: never acked
   if (tx_fault) tx_fault(ddp);
   if (!c.c->send(ddp, ar)) return c.sent;  // not taken (can_send said no): nothing will ack it
   c.unacked.push_back({c.c->sender()->end(), c.sent});

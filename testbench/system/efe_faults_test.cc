@@ -1,13 +1,14 @@
 // The EFE over a faulty link between two hosts (label fault; the full matrix, with more data per
 // case, under fault-long): random loss, bit errors and a link down for less than the retry
-// budget, for RDMA Write, RDMA Read and Send on one and on four QPs. Scoreboard: each message
-// has its own region and its own pattern, so every destination byte equal to the source's means
-// each arrived exactly once and in place; the guard bytes between and around the regions are
-// untouched; every completion succeeds. The link's and the EFE's counters show the faults
-// happened and were recovered from.
-// And beyond the budget: a link down longer than the retry limit allows fails the channel, the
-// requester's QP completes its oldest WR with IBV_WC_RETRY_EXC_ERR and flushes the rest, and
-// once the link is back a new QP to the same peer works.
+// budget, for RDMA Write, RDMA Read and Send on one and on four QPs. Every case runs again
+// between cards of the MPA/TCP transport (named tcp_...), where TCP repairs the same faults.
+// Scoreboard: each message has its own region and its own pattern, so every destination byte equal
+// to the source's means each arrived exactly once and in place; the guard bytes between and around
+// the regions are untouched; every completion succeeds. The link's and the EFE's counters show the
+// faults happened and were recovered from. And beyond the budget: a link down longer than the retry
+// limit allows fails the channel, the requester's QP completes its oldest WR with
+// IBV_WC_RETRY_EXC_ERR and flushes the rest, and once the link is back a new QP to the same peer
+// works.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -47,6 +48,7 @@ struct Case {
   Op op;
   int qps;
   Fault fault;
+  bool tcp = false;  // card.transport: mpa_tcp (TCP repairs the faults) instead of the EFE
 };
 
 constexpr uint64_t kEdge = 4096;  // guard bytes before the first region and after the last
@@ -81,6 +83,7 @@ void expect_regions(const char* what, const void* buf, int qps, int msgs) {
 
 void run_case(const Case& c) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
+  if (c.tcp) cfg.set("card.transport", "mpa_tcp", "test");
   cfg.link.loss = c.fault.loss;
   cfg.link.ber = c.fault.ber;
   StatRegistry stats;
@@ -183,15 +186,24 @@ void run_case(const Case& c) {
   const uint64_t lost = counter(stats, "eth0", "lost_random");
   const uint64_t corrupted = counter(stats, "eth0", "corrupted");
   uint64_t retx = 0, timeouts = 0, failures = 0;
-  for (const char* n : {"node0.efe", "node1.efe"}) {
-    retx += counter(stats, n, "retransmissions");
-    failures += counter(stats, n, "channel_failures");
+  if (c.tcp) {
+    for (const char* n : {"node0.toe", "node1.toe"}) {
+      retx += counter(stats, n, "retransmissions");
+      failures += counter(stats, n, "failures");
+    }
+    EXPECT_EQ(counter(stats, "node0.toe", "connections"), uint64_t(c.qps)) << "one per QP";
+  } else {
+    for (const char* n : {"node0.efe", "node1.efe"}) {
+      retx += counter(stats, n, "retransmissions");
+      failures += counter(stats, n, "channel_failures");
+    }
+    for (const char* g : {"node0.efe.peer_020000000002", "node1.efe.peer_020000000001"})
+      timeouts += counter(stats, g, "timeouts");
   }
-  for (const std::string& g : {"node0.efe.peer_020000000002", "node1.efe.peer_020000000001"})
-    timeouts += counter(stats, g, "timeouts");
-  fmt::print("{} x{} {}: lost {} down {} corrupted {}, retransmitted {}, timeouts {}\n",
-             op_name(c.op), c.qps, c.fault.name, lost, lost_down, corrupted, retx, timeouts);
-  EXPECT_EQ(failures, 0u) << "no channel fails inside the retry budget";
+  fmt::print("{} {} x{} {}: lost {} down {} corrupted {}, retransmitted {}, timeouts {}\n",
+             c.tcp ? "mpa_tcp" : "efe", op_name(c.op), c.qps, c.fault.name, lost, lost_down,
+             corrupted, retx, timeouts);
+  EXPECT_EQ(failures, 0u) << "no channel or connection fails inside the retry budget";
   EXPECT_EQ(
       counter(stats, "node1.mac", "rx_fcs_errors") + counter(stats, "node0.mac", "rx_fcs_errors"),
       corrupted)
@@ -207,13 +219,19 @@ void run_case(const Case& c) {
 
 #if !EFE_FAULTS_LONG
 // The link goes down at 200 us for 1.9 ms, longer than the retry budget (efe.rto_ns 50 us x
-// (efe.retry_limit 7 + 1) = 400 us), while 8 Writes of 64 KiB (0.45 ms at 10 Gb/s) are under
-// way: the Writes acknowledged before it succeed, the oldest outstanding one completes
-// IBV_WC_RETRY_EXC_ERR and the rest IBV_WC_WR_FLUSH_ERR, in order; the QP is in ERROR with a QP
-// fatal event. After the link is back, new QPs between the same hosts work: the channel is
-// re-established (SY).
-TEST(EfeChannel, ALinkDownBeyondTheRetryBudgetFailsThePeersQpsAndTheChannelComesBack) {
+// (efe.retry_limit 7 + 1) = 400 us; on MPA/TCP tcp.retry_budget_ms set to 1, which with
+// tcp.rto_min_us 200 and its doubling fails the connection about 1.4 ms after the cut), while 8
+// Writes of 64 KiB (0.45 ms at 10 Gb/s) are under way: the Writes acknowledged before it
+// succeed, the oldest outstanding one completes IBV_WC_RETRY_EXC_ERR and the rest
+// IBV_WC_WR_FLUSH_ERR, in order; the QP is in ERROR with a QP fatal event. After the link is
+// back, new QPs between the same hosts work: the EFE's channel is re-established (SY), or the
+// new QP's own TCP connection is made.
+void link_down_beyond_the_budget(bool tcp) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
+  if (tcp) {
+    cfg.set("card.transport", "mpa_tcp", "test");
+    cfg.set("tcp.retry_budget_ms", "1", "test");
+  }
   Topology topo = two_hosts(cfg);
   topo.links[0].params.down_ps = {{200'000'000, 2'100'000'000}};
   StatRegistry stats;
@@ -281,17 +299,36 @@ TEST(EfeChannel, ALinkDownBeyondTheRetryBudgetFailsThePeersQpsAndTheChannelComes
   for (size_t i = 0; i < wcs.size(); ++i) EXPECT_EQ(wcs[i].wr_id, i) << "in order";
   EXPECT_EQ(state, IBV_QPS_ERR);
   EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL);
+  if (tcp) {
+    // The first QP's connection failed (the peer's own stays established: it had nothing to
+    // send); the new QPs made a second one.
+    EXPECT_EQ(counter(stats, "node0.toe", "failures"), 1u);
+    EXPECT_EQ(counter(stats, "node0.toe", "connections"), 2u);
+    return;
+  }
   // Twice: with the Writes, then with the close that was to tell the peer (its Terminate went on
   // the re-established channel while the link was still down, and was given up on in turn).
   EXPECT_EQ(counter(stats, "node0.efe", "channel_failures"), 2u);
   EXPECT_EQ(counter(stats, "node1.efe.peer_020000000001", "resyncs"), 1u)
       << "the peer took the new channel's first frame (SY)";
 }
-// Three hosts behind a switch; h2's link goes down for 3 ms (beyond the retry budget) while h0
-// writes to h1 and to h2 on one QP each: only the QP to h2 fails (its oldest WR
-// IBV_WC_RETRY_EXC_ERR, the rest flushed); every Write to h1 succeeds and lands.
-TEST(EfeChannel, AFailedChannelLeavesOtherPeersAlone) {
+TEST(EfeChannel, ALinkDownBeyondTheRetryBudgetFailsThePeersQpsAndTheChannelComesBack) {
+  link_down_beyond_the_budget(false);
+}
+TEST(TcpConnection, ALinkDownBeyondTheRetryBudgetFailsTheQpAndANewConnectionWorksOnceItIsBack) {
+  link_down_beyond_the_budget(true);
+}
+
+// Three hosts behind a switch; h2's link goes down for 3 ms (beyond the retry budget; on
+// MPA/TCP tcp.retry_budget_ms 1) while h0 writes to h1 and to h2 on one QP each: only the QP to
+// h2 fails (its oldest WR IBV_WC_RETRY_EXC_ERR, the rest flushed); every Write to h1 succeeds
+// and lands.
+void a_failure_leaves_other_peers_alone(bool tcp) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
+  if (tcp) {
+    cfg.set("card.transport", "mpa_tcp", "test");
+    cfg.set("tcp.retry_budget_ms", "1", "test");
+  }
   const Topology topo = leaf_spine(cfg, 3, 3, 1);  // h0, h1, h2 behind leaf0
   StatRegistry stats;
   Cluster cl(topo, cfg, stats);
@@ -361,9 +398,18 @@ TEST(EfeChannel, AFailedChannelLeavesOtherPeersAlone) {
   EXPECT_EQ(to_h2[ok].status, IBV_WC_RETRY_EXC_ERR);
   for (size_t i = ok + 1; i < to_h2.size(); ++i)
     EXPECT_EQ(to_h2[i].status, IBV_WC_WR_FLUSH_ERR) << "to h2, WR " << to_h2[i].wr_id;
+  if (tcp) {
+    EXPECT_EQ(counter(stats, "h0.toe", "failures"), 1u) << "the connection to h2 alone";
+    EXPECT_EQ(counter(stats, "h0.toe.peer_020000000002", "retransmissions"), 0u);
+    return;
+  }
   // Twice (the Writes, then the close while h2 is still away), and never towards h1.
   EXPECT_EQ(counter(stats, "h0.efe.peer_020000000003", "failures"), 2u);
   EXPECT_EQ(counter(stats, "h0.efe.peer_020000000002", "failures"), 0u);
+}
+TEST(EfeChannel, AFailedChannelLeavesOtherPeersAlone) { a_failure_leaves_other_peers_alone(false); }
+TEST(TcpConnection, AFailedConnectionLeavesOtherPeersAlone) {
+  a_failure_leaves_other_peers_alone(true);
 }
 #endif
 
@@ -382,14 +428,16 @@ std::vector<Case> cases() {
   std::vector<Case> v;
   for (Op op : {Op::kWrite, Op::kRead, Op::kSend})
     for (int qps : EFE_FAULTS_LONG ? std::vector<int>{1, 4, 16} : std::vector<int>{1, 4})
-      for (const Fault& f : faults) v.push_back({op, qps, f});
+      for (const Fault& f : faults)
+        for (bool tcp : {false, true}) v.push_back({op, qps, f, tcp});
   return v;
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, EfeFaults, testing::ValuesIn(cases()),
                          [](const testing::TestParamInfo<Case>& i) {
-                           std::string n = fmt::format("{}_{}qp_{}", op_name(i.param.op),
-                                                       i.param.qps, i.param.fault.name);
+                           std::string n =
+                               fmt::format("{}{}_{}qp_{}", i.param.tcp ? "tcp_" : "",
+                                           op_name(i.param.op), i.param.qps, i.param.fault.name);
                            for (char& ch : n)
                              if (ch == '.' || ch == '-') ch = '_';
                            return n;
