@@ -235,6 +235,21 @@ void TcpConnection::validated(size_t n) {
   }
 }
 
+void TcpConnection::refuse(size_t k) {
+  if (!rcv_ || k >= unvalidated_.size()) return;
+  // The FPDUs not yet taken by take_received() are the newest: those go first.
+  size_t back = unvalidated_.size() - k;
+  received_.resize(received_.size() - std::min(back, received_.size()));
+  rcv_->rewind(unvalidated_[k].first);
+  unvalidated_.erase(unvalidated_.begin() + int64_t(k), unvalidated_.end());
+  // A deferred ACK of FPDUs validated meanwhile goes now that nothing handed up waits.
+  if (ack_deferred_ && unvalidated_.empty()) {
+    ack_deferred_ = false;
+    if (validated_since_defer_ > 0) ack_due_ = true;
+    validated_since_defer_ = 0;
+  }
+}
+
 std::vector<std::vector<uint8_t>> TcpConnection::take_received() {
   std::vector<std::vector<uint8_t>> r;
   r.swap(received_);

@@ -75,6 +75,10 @@ class TcpConnection {
   std::vector<std::vector<uint8_t>> take_received();
   // The engines validated the oldest n FPDUs handed up: the acknowledgement may cover them.
   void validated(size_t n);
+  // The engines refused the FPDU k places after the oldest not validated (on-demand paging): it
+  // and every later one are taken back, as if they had not arrived (never acknowledged, so the
+  // peer sends them again).
+  void refuse(size_t k);
   // The largest ULPDU one segment carries.
   uint32_t max_ulpdu() const;
   void close(uint64_t now);

@@ -161,6 +161,11 @@ class TcpReceiver {
   Rx on_data(uint32_t seq, uint32_t len, bool ce, uint64_t now);
 
   uint32_t rcv_nxt() const { return nxt_; }
+  // Data from seq on, taken in order and never acknowledged, is taken back (the engines refused
+  // it): rcv_nxt goes back to seq. What is kept out of order stays.
+  void rewind(uint32_t seq) {
+    if (seq_lt(seq, nxt_)) nxt_ = seq;
+  }
   std::vector<SackBlock> sack_blocks() const;
   // B the receiver takes beyond rcv_nxt: the receive buffer, which holds only what arrived out
   // of order (the engine places in-order data at once), so the right edge never moves left.

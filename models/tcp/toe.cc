@@ -28,9 +28,13 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
       rx_bad_frames_(stats.group(name()).counter(
           "rx_bad_frames", "frames",
           "frames dropped: not IPv4/TCP to this card, a bad checksum, or no connection")),
-      refused_unsupported_(stats.group(name()).counter(
-          "refused_unsupported", "segments",
-          "refusals asked for (on-demand paging) that this transport cannot make yet")),
+      rx_refused_(stats.group(name()).counter(
+          "rx_refused", "FPDUs",
+          "FPDUs taken back unacknowledged for a page fault (on-demand paging), with those "
+          "handed up after them")),
+      rx_parked_(stats.group(name()).counter(
+          "rx_parked_drops", "segments",
+          "data segments dropped unacknowledged while their QP waited for a page")),
       connections_(stats.group(name()).counter("connections", "connections",
                                                "TCP connections made (one per connected QP)")),
       retransmissions_(no_progress(stats.group(name()).counter(
@@ -147,9 +151,18 @@ void Toe::validated(const TransportStream& s, uint32_t seq, bool) {
   kick();
 }
 
-uint32_t Toe::refuse(const TransportStream&, uint32_t) {
-  ++refused_unsupported_;
-  return 0;
+uint32_t Toe::refuse(const TransportStream& s, uint32_t seq) {
+  const auto it = conns_.find(s);
+  if (it == conns_.end()) return 0;
+  Conn& c = it->second;
+  const uint32_t back = c.handed_up - seq;  // seq and those after it
+  if (int32_t(seq - c.validated) < 0 || int32_t(back) <= 0) return c.gen;
+  c.c->refuse(seq - c.validated);
+  rx_refused_ += back;
+  c.handed_up = seq;
+  touch(c);
+  kick();
+  return ++c.gen;
 }
 
 void Toe::receive(const eth::EthMac::FramePtr& f) {
@@ -181,7 +194,15 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
   }
   ++rx_segments_;
   Conn& c = conns_.at(key->second);
-  c.c->on_segment(th, tcp + off, len, ip.ecn == kCe, now_ps());
+  size_t take = len;
+  if (len > 0 && c.c->rdma_mode() && can_take && !can_take(c.stream.peer, c.local_qpn)) {
+    // Its QP waits for a page (on-demand paging): the data is not taken, so not acknowledged,
+    // and comes again; the acknowledgement and window the segment carries are.
+    ++rx_parked_;
+    take = 0;
+    th.flags &= uint8_t(~kFin);
+  }
+  c.c->on_segment(th, tcp + off, take, ip.ecn == kCe, now_ps());
   touch(c);
   service();
 }
@@ -261,6 +282,7 @@ void Toe::service(Conn& c) {
     seg.src = s.peer;
     seg.src_qpn = s.qpn;
     seg.seq = c.handed_up++;
+    seg.gen = c.gen;
     seg.dst_qpn = c.local_qpn;
     seg.ddp = std::move(u);
     if (on_segment) on_segment(std::move(seg));

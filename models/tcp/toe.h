@@ -80,8 +80,10 @@ class Toe : public sc_core::sc_module, public Transport {
   // acknowledge it now (TCP acknowledges only validated FPDUs, so a Terminate for a rejected one
   // reaches the sender before the acknowledgement of it).
   void validated(const TransportStream& s, uint32_t seq, bool ar) override;
-  // On-demand paging's refusal is not built for this transport yet: the segment was already
-  // acknowledged by TCP. Counted (refused_unsupported) and the generation left as it was.
+  // On-demand paging's refusal, the TCP way: FPDU seq of s and every later one handed up are
+  // taken back unacknowledged (the receiver's rcv_nxt goes back to where seq began), and while
+  // the QP waits for its page (can_take) the data that arrives for it is dropped unacknowledged
+  // too; the peer's TCP sends it again. Returns the stream's new receive generation.
   uint32_t refuse(const TransportStream& s, uint32_t seq) override;
   std::string peer_name(const TransportPeer& peer) const override;
 
@@ -97,6 +99,7 @@ class Toe : public sc_core::sc_module, public Transport {
     uint32_t peer_ip = 0;
     std::unique_ptr<TcpConnection> c;
     uint32_t sent = 0, acked = 0, handed_up = 0, validated = 0;
+    uint32_t gen = 0;                                   // the receive generation (refuse())
     std::deque<std::pair<uint32_t, uint32_t>> unacked;  // (TCP seq after the segment, its count)
     bool was_rdma = false, reported_failed = false;
     uint64_t retransmits = 0;     // the sender's count when last looked at
@@ -140,7 +143,8 @@ class Toe : public sc_core::sc_module, public Transport {
   Counter& tx_segments_;
   Counter& rx_segments_;
   Counter& rx_bad_frames_;
-  Counter& refused_unsupported_;
+  Counter& rx_refused_;
+  Counter& rx_parked_;
   Counter& connections_;
   Counter& retransmissions_;
   Counter& failures_;

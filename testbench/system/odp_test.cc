@@ -85,8 +85,24 @@ Counts counts(StatRegistry& s, Cluster& cl, int node) {
 // node0 writes 64 KiB into node1's on-demand buffer (never touched): the Write lands, node1
 // faulted (RNR sent, pages zeroed), node0 spent no retransmission timeout. A second Write
 // (warm) faults no more.
-TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) {
+//
+// On MPA/TCP cards the refused FPDUs are taken back unacknowledged (rcv_nxt goes back), what
+// arrives for the QP while it waits is dropped unacknowledged, and node0's TCP sends them again
+// (docs/transport.md): the same bytes land, no connection fails.
+SystemConfig odp_cluster_config(bool tcp) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
+  if (tcp) cfg.set("card.transport", "mpa_tcp", "test");
+  return cfg;
+}
+
+void expect_tcp_took_back(StatRegistry& stats) {
+  EXPECT_GT(counter(stats, "node1.toe", "rx_refused"), 0u) << "FPDUs taken back";
+  EXPECT_GT(counter(stats, "node0.toe", "retransmissions"), 0u) << "and sent again";
+  EXPECT_EQ(counter(stats, "node0.toe", "failures") + counter(stats, "node1.toe", "failures"), 0u);
+}
+
+void first_touch_write(bool tcp) {
+  SystemConfig cfg = odp_cluster_config(tcp);
   StatRegistry stats;
   Cluster cl(cfg, stats);
   Oob oob;
@@ -102,7 +118,7 @@ TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) {
             first = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes);
             oob.put(1, {});
             oob.get(0);
-            after_first = counts(stats, cl, 1);
+            if (!tcp) after_first = counts(stats, cl, 1);
             rnic_mem_write(a.buf, d2.data(), kBytes);
             warm = post_and_wait(a, IBV_WR_RDMA_WRITE, a.addr(), a.mr->lkey, p, kBytes);
             oob.put(1, {});
@@ -116,11 +132,16 @@ TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) {
             oob.get(1);
             seen2 = testbench::mem_read(b.buf, kBytes);
           }});
-  after_warm = counts(stats, cl, 1);
   EXPECT_EQ(first, IBV_WC_SUCCESS);
   EXPECT_EQ(warm, IBV_WC_SUCCESS);
   EXPECT_EQ(seen1, d1);
   EXPECT_EQ(seen2, d2);
+  if (tcp) {
+    EXPECT_GE(counter(stats, "node1.driver", "odp_faults"), 1u);
+    EXPECT_GT(counter(stats, "node1.core", "rx_refused"), 0u);
+    return expect_tcp_took_back(stats);
+  }
+  after_warm = counts(stats, cl, 1);
   EXPECT_GE(after_first.faults, 1u);
   EXPECT_GT(after_first.refused, 0u);
   EXPECT_GT(after_first.rnrs, 0u);
@@ -131,6 +152,8 @@ TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) {
   EXPECT_EQ(after_warm.refused, after_first.refused);
   EXPECT_EQ(after_warm.timeouts, 0u);
 }
+TEST(Odp, FirstTouchWriteFaultsThenWarmDoesNot) { first_touch_write(false); }
+TEST(OdpTcp, FirstTouchWriteIsTakenBackUnacknowledgedAndComesAgain) { first_touch_write(true); }
 
 // The fault's timing on the card (rnic-10g: core and firmware clocks both 4 ns): the firmware
 // writes the record fault_cycles after the RX engine hands it the fault; the waiting segment
@@ -184,8 +207,8 @@ TEST(Odp, FaultTimingOnTheCard) {
 // absent on the card) parks node0's SQ until its pages are loaded; a Read into another one
 // parks it for the sink's pages; a Read from node1's on-demand buffer parks node1's responder
 // (the Read Request answered RNR). Every byte arrives.
-TEST(Odp, SourceSinkAndReadResponderFault) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
+void source_sink_and_read_responder(bool tcp) {
+  SystemConfig cfg = odp_cluster_config(tcp);
   StatRegistry stats;
   Cluster cl(cfg, stats);
   Oob oob;
@@ -233,14 +256,17 @@ TEST(Odp, SourceSinkAndReadResponderFault) {
   EXPECT_GT(counter(stats, "node1.core", "rx_refused"), 0u);
   EXPECT_EQ(counter(stats, "node0.driver", "odp_failed"), 0u);
   EXPECT_EQ(counter(stats, "node1.driver", "odp_failed"), 0u);
+  if (tcp) expect_tcp_took_back(stats);
 }
+TEST(Odp, SourceSinkAndReadResponderFault) { source_sink_and_read_responder(false); }
+TEST(OdpTcp, SourceSinkAndReadResponderFault) { source_sink_and_read_responder(true); }
 
 // A Send into node1's receive buffer on an on-demand MR (never touched): its segments are
 // refused until the pages are in; the receive WQE takes the message once, whole, in order (the
 // decisions of refused segments are taken back); a second Send behind it lands in the next
 // receive.
-TEST(Odp, SendIntoAnOnDemandReceiveBuffer) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
+void send_into_on_demand_receive_buffer(bool tcp) {
+  SystemConfig cfg = odp_cluster_config(tcp);
   StatRegistry stats;
   Cluster cl(cfg, stats);
   Oob oob;
@@ -293,7 +319,10 @@ TEST(Odp, SendIntoAnOnDemandReceiveBuffer) {
   want.insert(want.end(), d2.begin(), d2.end());
   EXPECT_EQ(got, want);
   EXPECT_GT(counter(stats, "node1.core", "rx_refused"), 0u);
+  if (tcp) expect_tcp_took_back(stats);
 }
+TEST(Odp, SendIntoAnOnDemandReceiveBuffer) { send_into_on_demand_receive_buffer(false); }
+TEST(OdpTcp, SendIntoAnOnDemandReceiveBuffer) { send_into_on_demand_receive_buffer(true); }
 
 // Paging out: node1's warm on-demand pages go out (made absent on the card first); node0's next
 // Write faults them back in from swap and lands. A prefetch then makes them present ahead:
