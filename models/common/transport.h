@@ -101,6 +101,9 @@ class Transport {
   // it cannot is refused as for a full receive buffer (the firmware's on-demand paging parks a
   // QP this way while a page comes in).
   std::function<bool(const TransportPeer& peer, uint32_t dst_qpn)> can_take;
+  // Whether a connection from (peer, remote_qpn) to local_qpn may be made (unset: always): the
+  // QP exists and is not connected to another. MPA/TCP answers a SYN it may not with a RST.
+  std::function<bool(const TransportPeer& peer, uint32_t remote_qpn, uint32_t local_qpn)> accepts;
   // Fault injection (tests): when set, may rewrite each segment's DDP bytes as the engines hand
   // it to send() (a corrupt but correctly framed segment from a faulty peer).
   std::function<void(std::vector<uint8_t>& ddp)> tx_fault;

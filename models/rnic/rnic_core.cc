@@ -26,6 +26,9 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const Firmw
   sq_.faults = &firmware_;
   rx_.faults = &firmware_;
   transport.can_take = [this](const MacAddr&, uint32_t qpn) { return rx_.can_take(qpn); };
+  transport.accepts = [this](const MacAddr& peer, uint32_t remote_qpn, uint32_t qpn) {
+    return rx_.accepts(peer, remote_qpn, qpn);
+  };
   host_.out.update = {&sq_.in.update, &rx_.in.update, &responses_.in.update};
   host_.out.sq_wqe = &sq_.in.wqe;
   host_.out.rq_wqe = &rx_.in.wqe;

@@ -32,6 +32,9 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "rx_refused", "FPDUs",
           "FPDUs taken back unacknowledged for a page fault (on-demand paging), with those "
           "handed up after them")),
+      syn_refused_(stats.group(name()).counter(
+          "syn_refused", "segments",
+          "SYNs answered with a RST: to a QP that does not exist or is connected to another")),
       rx_parked_(stats.group(name()).counter(
           "rx_parked_drops", "segments",
           "data segments dropped unacknowledged while their QP waited for a page")),
@@ -189,6 +192,8 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
       ++rx_bad_frames_;
       return;
     }
+    if (accepts && !accepts(eh.src, uint32_t(th.sport - kPortBase), uint32_t(th.dport - kPortBase)))
+      return refuse_syn(eh.src, ip, th);
     make({eh.src, uint32_t(th.sport - kPortBase)}, uint32_t(th.dport - kPortBase), ip.src, false);
     key = by_ports_.find({ip.src, th.sport, th.dport});
   }
@@ -205,6 +210,27 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
   c.c->on_segment(th, tcp + off, take, ip.ecn == kCe, now_ps());
   touch(c);
   service();
+}
+
+// RFC 9293's answer to a SYN for no connection that may be made: a RST acknowledging it, from
+// the port it was sent to, tx_cycles later like any segment.
+void Toe::refuse_syn(const eth::Mac& from, const Ipv4Header& in, const TcpHeader& syn) {
+  ++syn_refused_;
+  TcpHeader h;
+  h.sport = syn.dport;
+  h.dport = syn.sport;
+  h.seq = 0;
+  h.ack = syn.seq + 1;
+  h.flags = kRst | kAck;
+  Ipv4Header ip;
+  ip.src = ip_;
+  ip.dst = in.src;
+  ip.ecn = kNotEct;
+  const uint64_t now = now_ps();
+  txq_.emplace_back(clk_.edge_after(now, tx_cycles_),
+                    build_frame({from, mac_, kEtherTypeIpv4}, ip, h, nullptr, 0));
+  ++tx_segments_;
+  pump();
 }
 
 void Toe::touch(Conn& c) {

@@ -115,8 +115,9 @@ class Toe : public sc_core::sc_module, public Transport {
   void service();
   void service(Conn& c);
   void touch(Conn& c);  // c is serviced at the next service()
-  void pump();          // frames to the MAC while it takes them
-  void kick();          // service() later in this cycle
+  void refuse_syn(const eth::Mac& from, const Ipv4Header& in, const TcpHeader& syn);
+  void pump();  // frames to the MAC while it takes them
+  void kick();  // service() later in this cycle
 
   eth::EthMac& port_;
   eth::Mac mac_;
@@ -144,6 +145,7 @@ class Toe : public sc_core::sc_module, public Transport {
   Counter& rx_segments_;
   Counter& rx_bad_frames_;
   Counter& rx_refused_;
+  Counter& syn_refused_;
   Counter& rx_parked_;
   Counter& connections_;
   Counter& retransmissions_;

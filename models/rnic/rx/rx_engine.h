@@ -99,6 +99,13 @@ class RxEngine : public sc_core::sc_module {
   // Whether a segment for QP qpn can be taken now (the EFE's can_take): not while the QP waits
   // on a page fault.
   bool can_take(uint32_t qpn) const { return qpn >= parked_.size() || !parked_[qpn]; }
+  // Whether QP qpn may be connected to (peer, remote_qpn): it exists and, once connected (RTR or
+  // RTS), to that one (the transport's accepts).
+  bool accepts(const MacAddr& peer, uint32_t remote_qpn, uint32_t qpn) const {
+    if (qpn >= ctx_.size() || !ctx_[qpn].valid) return false;
+    return !ctx_[qpn].receives() ||
+           (ctx_[qpn].peer_mac == peer && ctx_[qpn].peer_qpn == remote_qpn);
+  }
 
   std::string dump_state() const;
   // Waveform: the segments from the EFE waiting for the parser (`segments_queued`), whether one

@@ -103,6 +103,28 @@ TEST(Toe, ALossyLinkLosesNothing) {
   EXPECT_GT(p.a->connection(p.a_to_b)->sender()->retransmits(), 0u);
 }
 
+// A SYN to a QP that may not be connected to (b's accepts: only its QP 5, and only from a's QP
+// 3) is answered with a RST: a's connection to b's QP 6 fails at once (on_failed), b makes no
+// connection and counts the refusal; a's QP 3 to b's QP 5 still connects and carries data.
+TEST(Toe, ASynToAQpThatMayNotBeConnectedToGetsARst) {
+  Pair p;
+  p.b->accepts = [](const TransportPeer& peer, uint32_t remote, uint32_t local) {
+    return local == 5 && remote == 3 && peer == kMacA;
+  };
+  std::vector<TransportStream> failed;
+  p.a->on_failed = [&](const TransportStream& s) { failed.push_back(s); };
+  const TransportStream to_6{kMacB, 6};
+  p.a->open(to_6, 3, 1);  // active
+  sc_core::sc_start(sc_core::sc_time(50, sc_core::SC_US));
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0], to_6);
+  EXPECT_EQ(p.b->connection({kMacA, 3}), nullptr);
+  EXPECT_EQ(p.stats.group("b").counter("syn_refused", "", "").value, 1u);
+  EXPECT_EQ(p.stats.group("b").counter("connections", "", "").value, 0u);
+  p.run(20);
+  check_delivery(p, 20);
+}
+
 // The transmit buffer per stream: with 10,000 bytes, seven FPDUs of a 1400-byte segment (1408
 // bytes each) are taken at once and the eighth waits for an acknowledgement.
 TEST(Toe, TheTransmitBufferBoundsAStream) {
