@@ -90,6 +90,9 @@ class Transport {
     (void)local_qpn;
     (void)role;
   }
+  // The QP on stream s sent its Terminate (it ends in ERROR): nothing more of it follows. MPA/TCP
+  // closes the QP's connection (FIN after what is queued); a later open() of s makes a new one.
+  virtual void close(const TransportStream& s) { (void)s; }
 
   std::function<void(TransportSegment&&)> on_segment;
   // Everything sent on s before sequence number `ack` is acknowledged.

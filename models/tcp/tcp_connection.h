@@ -84,6 +84,16 @@ class TcpConnection {
   void close(uint64_t now);
 
   State state() const { return state_; }
+  // Closed, failed or closing: a new open() or SYN of its stream makes a new connection.
+  bool ending() const {
+    return state_ == State::kDone || state_ == State::kFailed || state_ == State::kFinWait ||
+           state_ == State::kClosing || state_ == State::kCloseWait;
+  }
+  // Whether a SYN with sequence number seq starts a new connection on these ports: this one is
+  // ending, or it is established and the SYN is not its own peer's (the peer started over).
+  bool new_syn(uint32_t seq) const {
+    return ending() || (state_ == State::kEstablished && seq != irs_);
+  }
   Mpa mpa() const { return mpa_; }
   bool rdma_mode() const { return mpa_ == Mpa::kRdma && state_ == State::kEstablished; }
   // What the peer asked for (its IRD/ORD in the MPA request or reply).

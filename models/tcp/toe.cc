@@ -32,6 +32,9 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "rx_refused", "FPDUs",
           "FPDUs taken back unacknowledged for a page fault (on-demand paging), with those "
           "handed up after them")),
+      closes_(stats.group(name()).counter(
+          "closes", "connections",
+          "connections closed by FIN both ways (a QP's Terminate, then its connection's close)")),
       syn_refused_(stats.group(name()).counter(
           "syn_refused", "segments",
           "SYNs answered with a RST: to a QP that does not exist or is connected to another")),
@@ -73,6 +76,17 @@ const TcpConnection* Toe::connection(const TransportStream& s) const {
 
 Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active) {
   Conn& c = conns_[s];
+  if (c.c) {
+    // The stream's connection before (closed or failed) gives way to a new one; the numbering
+    // of the stream's segments goes on (what was never acknowledged, the engines flushed).
+    if (c.timer != UINT64_MAX) timers_.erase({c.timer, s});
+    c.timer = UINT64_MAX;
+    c.unacked.clear();
+    c.acked = c.sent;
+    c.validated = c.handed_up;
+    c.was_rdma = c.reported_failed = c.reported_closed = false;
+    c.retransmits = 0;
+  }
   c.stream = s;
   c.local_qpn = local_qpn;
   c.peer_ip = peer_ip;
@@ -96,7 +110,8 @@ Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer
 }
 
 void Toe::open(const TransportStream& s, uint32_t local_qpn, uint8_t role) {
-  if (conns_.count(s)) return;
+  const auto old = conns_.find(s);
+  if (old != conns_.end() && !old->second.c->ending()) return;  // its connection goes on
   const auto ip = ips_.find(s.peer);
   if (ip == ips_.end()) return;  // no address for that card: nothing to connect to
   const bool active = role == 0 ? std::tie(mac_, local_qpn) < std::tie(s.peer, s.qpn) : role == 1;
@@ -154,6 +169,14 @@ void Toe::validated(const TransportStream& s, uint32_t seq, bool) {
   kick();
 }
 
+void Toe::close(const TransportStream& s) {
+  const auto it = conns_.find(s);
+  if (it == conns_.end()) return;
+  it->second.c->close(now_ps());
+  touch(it->second);
+  kick();
+}
+
 uint32_t Toe::refuse(const TransportStream& s, uint32_t seq) {
   const auto it = conns_.find(s);
   if (it == conns_.end()) return 0;
@@ -186,7 +209,8 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
   const uint8_t* tcp = b.data() + eth::kHeaderBytes + kIpv4HeaderBytes;
   const size_t len = ip.total_length - kIpv4HeaderBytes - off;
   auto key = by_ports_.find({ip.src, th.sport, th.dport});
-  if (key == by_ports_.end()) {
+  const bool syn = (th.flags & (kSyn | kAck)) == kSyn;
+  if (key == by_ports_.end() || (syn && conns_.at(key->second).c->new_syn(th.seq))) {
     // A SYN to a QP's port: the passive end of that QP's connection.
     if ((th.flags & (kSyn | kAck)) != kSyn || th.dport < kPortBase || th.sport < kPortBase) {
       ++rx_bad_frames_;
@@ -267,6 +291,8 @@ void Toe::service() {
 void Toe::service(Conn& c) {
   const uint64_t now = now_ps();
   const TransportStream s = c.stream;
+  // The peer closed (its QP sent a Terminate): this side closes too, its FIN after what is queued.
+  if (c.c->state() == TcpConnection::State::kCloseWait) c.c->close(now);
   bool more = false;
   const size_t room = txq_.size() < tx_ahead_ ? tx_ahead_ - txq_.size() : 0;
   for (TcpConnection::Out& o : c.c->poll(now, room, &more)) {
@@ -316,6 +342,10 @@ void Toe::service(Conn& c) {
   if (c.c->rdma_mode() && !c.was_rdma) {
     c.was_rdma = true;
     if (on_space) on_space();
+  }
+  if (c.c->state() == TcpConnection::State::kDone && !c.reported_closed) {
+    c.reported_closed = true;
+    ++closes_;
   }
   if (c.c->state() == TcpConnection::State::kFailed && !c.reported_failed) {
     c.reported_failed = true;

@@ -85,6 +85,7 @@ class Toe : public sc_core::sc_module, public Transport {
   // the QP waits for its page (can_take) the data that arrives for it is dropped unacknowledged
   // too; the peer's TCP sends it again. Returns the stream's new receive generation.
   uint32_t refuse(const TransportStream& s, uint32_t seq) override;
+  void close(const TransportStream& s) override;
   std::string peer_name(const TransportPeer& peer) const override;
 
  private:
@@ -101,7 +102,7 @@ class Toe : public sc_core::sc_module, public Transport {
     uint32_t sent = 0, acked = 0, handed_up = 0, validated = 0;
     uint32_t gen = 0;                                   // the receive generation (refuse())
     std::deque<std::pair<uint32_t, uint32_t>> unacked;  // (TCP seq after the segment, its count)
-    bool was_rdma = false, reported_failed = false;
+    bool was_rdma = false, reported_failed = false, reported_closed = false;
     uint64_t retransmits = 0;     // the sender's count when last looked at
     uint64_t timer = UINT64_MAX;  // its key in timers_
     bool dirty = false;           // in dirty_
@@ -146,6 +147,7 @@ class Toe : public sc_core::sc_module, public Transport {
   Counter& rx_bad_frames_;
   Counter& rx_refused_;
   Counter& syn_refused_;
+  Counter& closes_;
   Counter& rx_parked_;
   Counter& connections_;
   Counter& retransmissions_;

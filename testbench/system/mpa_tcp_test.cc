@@ -238,6 +238,90 @@ void cut_for_good(bool established) {
   EXPECT_LT(failed_at_ns - cut_ns, 100'000'000u);
 }
 
+// A QP moved to ERROR sends its Terminate and closes its connection: FIN after the Terminate,
+// the peer (its QP now in ERROR too) closes its side, and both count a close. Both QPs are then
+// reset and connected again, to each other: a new connection is made (a second on each side)
+// and a Write over it lands.
+TEST(MpaTcp, AQpInErrorClosesItsConnectionAndANewOneIsMadeWhenItConnectsAgain) {
+  StatRegistry stats;
+  Cluster cl(tcp_config(0), stats);
+  EndpointConfig ec;
+  ec.buf_bytes = 65536;
+  Oob oob;
+  Endpoint a, b;
+  const std::vector<uint8_t> d1 = pattern(ec.buf_bytes, 1), d2 = pattern(ec.buf_bytes, 2);
+  ibv_wc_status first = IBV_WC_GENERAL_ERR, second = IBV_WC_GENERAL_ERR;
+  ibv_qp_state b_state = IBV_QPS_RTS;
+  uint64_t closes_after_error = 0;
+  std::vector<uint8_t> seen1, seen2;
+  auto write = [&](const PeerInfo& p) {
+    ibv_sge sge{a.addr(), uint32_t(ec.buf_bytes), a.mr->lkey};
+    ibv_send_wr wr = testbench::rdma_write_wr(1, &sge, 1, p.addr, p.rkey, true);
+    ibv_send_wr* bad = nullptr;
+    EXPECT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+    return wait_one(a.cq, 10'000'000).status;
+  };
+  auto reset = [](ibv_qp* qp) {
+    ibv_qp_attr at{};
+    at.qp_state = IBV_QPS_RESET;
+    EXPECT_EQ(ibv_modify_qp(qp, &at, IBV_QP_STATE), 0);
+  };
+  cl.run({[&] {
+            a.open(ec);
+            testbench::mem_write(a.buf, 0, d1);
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            oob.get(0);
+            first = write(peer);
+            oob.put(1, {});  // b reads what landed
+            oob.get(0);
+            ibv_qp_attr at{};
+            at.qp_state = IBV_QPS_ERR;
+            EXPECT_EQ(ibv_modify_qp(a.qps[0], &at, IBV_QP_STATE), 0);
+            rnic_spend_ns(100'000);  // the Terminate, the FINs
+            closes_after_error = counter(stats, "node0.toe", "closes");
+            oob.put(1, {});
+            oob.get(0);  // b reset its QP
+            reset(a.qps[0]);
+            a.connect(peer);
+            oob.put(1, {});
+            oob.get(0);  // b connected again
+            testbench::mem_write(a.buf, 0, d2);
+            second = write(peer);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(ec);
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            oob.put(0, {});
+            oob.get(1);
+            seen1 = testbench::mem_read(b.buf, ec.buf_bytes);
+            oob.put(0, {});
+            oob.get(1);
+            b_state = testbench::qp_state(b.qps[0]);
+            reset(b.qps[0]);
+            oob.put(0, {});
+            oob.get(1);
+            b.connect(peer);
+            oob.put(0, {});
+            oob.get(1);
+            seen2 = testbench::mem_read(b.buf, ec.buf_bytes);
+          }});
+  EXPECT_EQ(first, IBV_WC_SUCCESS);
+  EXPECT_EQ(seen1, d1);
+  EXPECT_EQ(b_state, IBV_QPS_ERR) << "the peer took the Terminate";
+  EXPECT_EQ(closes_after_error, 1u) << "FIN both ways";
+  EXPECT_EQ(counter(stats, "node1.toe", "closes"), 1u);
+  EXPECT_EQ(second, IBV_WC_SUCCESS);
+  EXPECT_EQ(seen2, d2);
+  EXPECT_EQ(counter(stats, "node0.toe", "connections"), 2u);
+  EXPECT_EQ(counter(stats, "node1.toe", "connections"), 2u);
+  EXPECT_EQ(counter(stats, "node0.toe", "failures") + counter(stats, "node1.toe", "failures"), 0u);
+}
+
 TEST(MpaTcp, ALinkCutForGoodFailsTheConnection) { cut_for_good(true); }
 TEST(MpaTcp, ALinkCutDuringTheHandshakeFailsBothEnds) { cut_for_good(false); }
 

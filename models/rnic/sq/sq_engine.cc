@@ -788,6 +788,7 @@ void SqEngine::tx_emit() {
       continue;
     }
     const uint32_t seq = transport_.send(s.dst, s.dst_qpn, std::move(s.ddp), s.ar, s.rq);
+    if (s.terminate && !s.rq) transport_.close(s.dst);  // the QP's last segment
     mark_(CoreProbe::kSegSent, s.qpn, now_ps(), s.number, seq);
     ++tx_segments_;
     tx_payload_bytes_ += s.payload;
