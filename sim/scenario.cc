@@ -147,13 +147,19 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
     std::string where, host;
   };
   std::vector<MacOf> macs;
+  struct IpOf {
+    uint32_t ip;
+    size_t order;
+    std::string where, host;
+  };
+  std::vector<IpOf> ips;
   if (const YAML::Node h = t["hosts"]) {
     if (!h.IsSequence())
       throw InputError(at(file, h), "topology.hosts", "expected a list of hosts");
     if (h.size() == 0) throw InputError(at(file, h), "topology.hosts", "the list is empty");
     for (const auto& e : h) {
       require_map(file, "topology.hosts", e);
-      only_keys(file, "topology.hosts", e, {"name", "mac", "set"});
+      only_keys(file, "topology.hosts", e, {"name", "mac", "ip", "set"});
       HostTopo ht;
       ht.where = at(file, e);
       if (!e["name"]) throw InputError(ht.where, "topology.hosts.name", "missing");
@@ -179,6 +185,22 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
         throw InputError(at(file, e["mac"]), "topology.hosts.mac",
                          "00:00:00:00:00:00 is no station's address");
       macs.push_back({ht.mac, macs.size(), at(file, e["mac"] ? e["mac"] : e), ht.name});
+      ht.ip = default_ip(int(s->hosts.size()));
+      if (e["ip"]) {
+        const std::string v = scalar(file, "topology.hosts.ip", e["ip"]);
+        unsigned q[4];
+        char tail;
+        if (std::sscanf(v.c_str(), "%u.%u.%u.%u%c", &q[0], &q[1], &q[2], &q[3], &tail) != 4 ||
+            q[0] > 255 || q[1] > 255 || q[2] > 255 || q[3] > 255)
+          throw InputError(at(file, e["ip"]), "topology.hosts.ip",
+                           fmt::format("'{}': expected an IPv4 address as 192.168.0.10", v));
+        ht.ip = q[0] << 24 | q[1] << 16 | q[2] << 8 | q[3];
+        // A station's unicast address: not 0.0.0.0/8, loopback, multicast or above.
+        if (q[0] == 0 || q[0] == 127 || q[0] >= 224)
+          throw InputError(at(file, e["ip"]), "topology.hosts.ip",
+                           fmt::format("{} is not a station's unicast address", v));
+      }
+      ips.push_back({ht.ip, ips.size(), at(file, e["ip"] ? e["ip"] : e), ht.name});
       if (const YAML::Node set = e["set"]) {
         require_map(file, "topology.hosts.set", set);
         std::vector<std::pair<std::string, YAML::Node>> kv;
@@ -207,6 +229,18 @@ void parse_topology(const std::string& file, const YAML::Node& t, Scenario* s) {
       throw InputError(macs[i].where, "topology.hosts.mac",
                        fmt::format("{} is host '{}''s MAC too ({}): each host needs its own",
                                    mac_str(macs[i].mac), macs[i - 1].host, macs[i - 1].where));
+  // Nor one IPv4 address (given, or a host's default): MPA/TCP and the connection manager
+  // address hosts by it.
+  std::sort(ips.begin(), ips.end(), [](const IpOf& a, const IpOf& b) {
+    return a.ip != b.ip ? a.ip < b.ip : a.order < b.order;
+  });
+  for (size_t i = 1; i < ips.size(); ++i)
+    if (ips[i].ip == ips[i - 1].ip)
+      throw InputError(
+          ips[i].where, "topology.hosts.ip",
+          fmt::format("{}.{}.{}.{} is host '{}''s address too ({}): each host needs its own",
+                      ips[i].ip >> 24, (ips[i].ip >> 16) & 255, (ips[i].ip >> 8) & 255,
+                      ips[i].ip & 255, ips[i - 1].host, ips[i - 1].where));
   if (const YAML::Node l = t["links"]) {
     if (!l.IsSequence())
       throw InputError(at(file, l), "topology.links", "expected a list of links");
@@ -679,7 +713,7 @@ Topology build_topology(const Scenario& s) {
     return t;
   }
   for (const HostTopo& h : s.hosts) {
-    HostSpec hs{h.name, h.mac, s.config};
+    HostSpec hs{h.name, h.mac, s.config, h.ip};
     for (const auto& [k, v] : h.sets) hs.cfg.set(k, v, h.where);
     if (!h.sets.empty()) hs.cfg.check_pairs(h.where);  // its rate: the link checks below
     t.hosts.push_back(std::move(hs));

@@ -52,6 +52,7 @@ struct ExperimentSpec {
 struct HostTopo {
   std::string name;
   MacAddr mac{};
+  uint32_t ip = 0;  // its IPv4 address (`ip:`, else default_ip of its index)
   std::vector<std::pair<std::string, std::string>> sets;  // key, value (core., pcie., ...)
   std::string where;
 };

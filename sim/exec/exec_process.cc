@@ -1070,9 +1070,8 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       return;
     case Op::kResolve: {
       const std::string name = in.get_str();
-      const int i = r_.host_index ? r_.host_index(name) : -1;
-      if (i >= 0) {
-        out->put(MgmtNet::host_ip(i));
+      if (const uint32_t ip = r_.host_ip ? r_.host_ip(name) : 0) {
+        out->put(ip);
         return;
       }
       unsigned a, b, c, d;

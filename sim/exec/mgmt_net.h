@@ -33,7 +33,6 @@ struct MgmtParams {
 class MgmtNet {
  public:
   explicit MgmtNet(const MgmtParams& p) : p_(p) {}
-  static uint32_t host_ip(int host_index) { return 0x0A000001u + uint32_t(host_index); }
 
   int64_t socket(uint32_t host_ip);
   int64_t bind(int64_t s, uint32_t ip, uint16_t port);

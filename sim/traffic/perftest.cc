@@ -51,9 +51,9 @@ struct Test {
 
 const std::vector<Test>& tests() {
   static const std::vector<Test> t = {
-      {"write_bw", Op::kWrite, false}, {"write_lat", Op::kWrite, true},
-      {"read_bw", Op::kRead, false},   {"read_lat", Op::kRead, true},
-      {"send_bw", Op::kSend, false},   {"send_lat", Op::kSend, true},
+      {"write_bw", Op::kWrite, false},   {"write_lat", Op::kWrite, true},
+      {"read_bw", Op::kRead, false},     {"read_lat", Op::kRead, true},
+      {"send_bw", Op::kSend, false},     {"send_lat", Op::kSend, true},
       {"atomic_bw", Op::kAtomic, false}, {"atomic_lat", Op::kAtomic, true}};
   return t;
 }
@@ -511,7 +511,8 @@ void check_workload_memory(const Scenario& s, const Topology& topo) {
       for (int64_t sz : workload_ints(w, "sizes")) sizes.push_back(uint64_t(sz));
     else
       sizes.push_back(uint64_t(workload_int(w, "size")));
-    if (t.op == Op::kAtomic && std::any_of(sizes.begin(), sizes.end(), [](uint64_t s) { return s != 8; }))
+    if (t.op == Op::kAtomic &&
+        std::any_of(sizes.begin(), sizes.end(), [](uint64_t s) { return s != 8; }))
       throw InputError(w.where, workload_int(w, "all") ? "all" : "size",
                        fmt::format("{} moves 8 bytes per operation (perftest's ib_{}): the size "
                                    "is 8, there is no sweep",
@@ -682,12 +683,14 @@ int run_workloads(ExperimentContext& ctx) {
         r.cm = cm.get();
         r.mac = cl.nodes[size_t(cl.find(u.spec->hosts[i]))]->driver.mac();
         r.mac_of_ip = [&cl](uint32_t ip, MacAddr* mac) {
-          const int64_t k = int64_t(ip) - int64_t(exec::MgmtNet::host_ip(0));
-          if (k < 0 || k >= int64_t(cl.nodes.size())) return false;
-          *mac = cl.nodes[size_t(k)]->driver.mac();
-          return true;
+          for (const auto& n : cl.nodes)
+            if (n->ip == ip) {
+              *mac = n->driver.mac();
+              return true;
+            }
+          return false;
         };
-        r.ip = exec::MgmtNet::host_ip(cl.find(u.spec->hosts[i]));
+        r.ip = cl.nodes[size_t(cl.find(u.spec->hosts[i]))]->ip;
         r.vpid = int(4000 + programs.size());
         r.clock_read_ns = ctx.cfg.cost.clock_read_ns;
         r.quantum_ns = ctx.cfg.sim.exec_quantum_ns;
@@ -703,7 +706,10 @@ int run_workloads(ExperimentContext& ctx) {
                              "spins on registered memory executables were seen in (each a wait "
                              "until the bytes change)");
         r.sleep_slice_ns = uint64_t(ctx.cfg.sim.watchdog_us) * 1000 / 4;
-        r.host_index = [&cl](const std::string& name) { return cl.find(name); };
+        r.host_ip = [&cl](const std::string& name) {
+          const int k = cl.find(name);
+          return k < 0 ? 0u : cl.nodes[size_t(k)]->ip;
+        };
         Cluster::Program p{
             cl.find(u.spec->hosts[i]), [&u, i, r] {
               u.thread[i] = sc_core::sc_get_current_process_handle().get_process_object();
@@ -998,7 +1004,13 @@ void register_perftests() {
     k.desc = fmt::format("perftest's ib_{}: verbs between two hosts, {}", t.name,
                          t.latency ? "latency per message size" : "bandwidth per message size");
     k.keys = {
-        {"size", ExpKey::kInt, t.op == Op::kAtomic ? "8" : "65536", 1, double(1u << 30), {}, "B",
+        {"size",
+         ExpKey::kInt,
+         t.op == Op::kAtomic ? "8" : "65536",
+         1,
+         double(1u << 30),
+         {},
+         "B",
          "message size (-s)"},
         {"sizes",
          ExpKey::kIntList,

@@ -7,7 +7,8 @@ nothing resent on a clean link) and no EFE, and Wireshark's own dissectors decod
 ping-pong's capture as MPA/DDP/RDMAP with good CRCs and nothing malformed. With rping's server
 on node0 and its client on node1, the client (rdma_connect: the active side, as MPA defines it)
 sends the SYN and the MPA request, though its MAC is the higher (the role rule for QPs
-connected without the connection manager would pick node0)."""
+connected without the connection manager would pick node0). That run gives the hosts addresses
+of its own (topology.hosts ip), and rping is given the server's address, not its name."""
 import os
 import shutil
 import subprocess
@@ -52,8 +53,11 @@ for h in ("node0", "node1"):
 sw = out_dir(base, "mpa_tcp_rping_swapped")
 scen = os.path.join(sw, "rping_swapped.yaml")
 with open(scen, "w") as f:
-    f.write("name: rping_swapped\nworkloads:\n  - name: rping\n    exec: [rping, -v, -C, '10']\n"
-            "    hosts: [node0, node1]\n    args: [[-s, -a, node0], [-c, -a, node0]]\n")
+    f.write("name: rping_swapped\n"
+            "topology:\n  hosts: [{name: node0, ip: 192.168.7.10}, {name: node1, ip: 192.168.7.20}]\n"
+            "  links: [{name: eth0, between: [node0, node1]}]\n"
+            "workloads:\n  - name: rping\n    exec: [rping, -v, -C, '10']\n"
+            "    hosts: [node0, node1]\n    args: [[-s, -a, 192.168.7.10], [-c, -a, 192.168.7.10]]\n")
 rnicsim(binary, "run", scen, "--out", sw, "--quiet", "--pcap", "--set", "card.transport=mpa_tcp")
 for h in ("node0", "node1"):
     check(text(os.path.join(sw, h, "rping.out")).count("ping data: rdma-ping-") == 10,
@@ -63,7 +67,7 @@ if tshark:
         p = subprocess.run([tshark, "-r", os.path.join(sw, "eth0.pcap"), "-Y", flt, "-T", "fields",
                             "-e", "ip.src"], capture_output=True, text=True)
         return (p.stdout.split("\n") or [""])[0].strip()
-    check(first("tcp.flags.syn == 1 && tcp.flags.ack == 0") == "10.0.0.2",
-          "the SYN does not come from rping's client (node1, 10.0.0.2)")
-    check(first("iwarp_mpa.key.req") == "10.0.0.2", "the MPA request does not come from node1")
+    check(first("tcp.flags.syn == 1 && tcp.flags.ack == 0") == "192.168.7.20",
+          "the SYN does not come from rping's client (node1, 192.168.7.20)")
+    check(first("iwarp_mpa.key.req") == "192.168.7.20", "the MPA request does not come from node1")
 finish("mpa_tcp_programs")

@@ -22,7 +22,7 @@ TEST(CmNet, RequestAcceptRejectAndDisconnectInManagementLatencies) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   exec::CmNet cm({10000, 1, 50});  // 10 us one way, a request waits 50 us for a listener
-  const uint32_t a = exec::MgmtNet::host_ip(0), b = exec::MgmtNet::host_ip(1);
+  const uint32_t a = default_ip(0), b = default_ip(1);
   const MacAddr mac_a = default_mac(0), mac_b = default_mac(1);
   uint64_t resolved = 0, established_a = 0, request_b = 0, established_b = 0, rejected = 0;
   uint64_t disconnected_a = 0, disconnected_b = 0;

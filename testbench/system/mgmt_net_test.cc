@@ -19,7 +19,7 @@ TEST(MgmtNet, StreamsAtLatencyAndRateAndConnectWaitsForAListener) {
   StatRegistry stats;
   Cluster cl(cfg, stats);
   exec::MgmtNet net({10000, 1, 50});  // 10 us one way, 1 Gb/s, a connect waits 50 us
-  const uint32_t a = exec::MgmtNet::host_ip(0), b = exec::MgmtNet::host_ip(1);
+  const uint32_t a = default_ip(0), b = default_ip(1);
   EXPECT_EQ(b, 0x0A000002u) << "node1 is 10.0.0.2";
   uint64_t connected_ns = 0, accepted_ns = 0, first_ns = 0, eof_ns = 0, refused = 0;
   cl.run({[&] {
