@@ -349,8 +349,31 @@ bool Efe::transmit(std::vector<uint8_t> frame, const eth::Mac& dst) {
 void Efe::receive(const eth::EthMac::FramePtr& f) {
   eth::Header eh;
   Header h;
-  if (!eth::parse_header(f->data(), f->size(), &eh) || eh.dst != mac_ ||
-      eh.ethertype != eth::kEtherTypeEfe ||
+  if (!eth::parse_header(f->data(), f->size(), &eh) || eh.dst != mac_) {
+    ++rx_dropped_;
+    return;
+  }
+  if (eh.ethertype == eth::kEtherTypeIpv4) {
+    // A card of the other transport (MPA/TCP) that a QP here is connected to: nothing will ever
+    // be answered, so the channel fails now rather than at the end of its retry budget, and the
+    // QPs to that card end in ERROR (docs/transport.md, "Mixed cards").
+    if (!connected_.count(eh.src)) {
+      ++rx_dropped_;
+      return;
+    }
+    if (!rx_other_transport_)
+      rx_other_transport_ = &stats_.group(name()).counter(
+          "rx_other_transport", "frames",
+          "IPv4 frames from a peer card this card has a channel to: it carries MPA/TCP, the "
+          "channel fails at once");
+    ++*rx_other_transport_;
+    eq_.at(edge(kRxCycles), [this, m = eh.src] {
+      connected_.erase(m);  // (until a QP connects to it again)
+      fail(peer(m), "it sent IPv4: a card of MPA/TCP, not the EFE");
+    });
+    return;
+  }
+  if (eh.ethertype != eth::kEtherTypeEfe ||
       decode(f->data() + eth::kHeaderBytes, f->size() - eth::kHeaderBytes, &h) != ParseError::kOk) {
     ++rx_dropped_;
     return;
@@ -565,11 +588,14 @@ void Efe::cc_ece(Peer& p) {
   p.rate_bps = std::max(p.rate_bps * (1 - cfg_.cc_ecn_beta), cfg_.cc_min_fraction * line);
 }
 
-void Efe::fail(Peer& p) {
+void Efe::fail(Peer& p, const char* why) {
   ++failures_;
   ++*p.failures;
-  log::warn("{}: channel to {} failed: {} retries without progress", name(), eth::to_string(p.mac),
-            ch_cfg_.retry_limit);
+  if (why)
+    log::warn("{}: channel to {} failed: {}", name(), eth::to_string(p.mac), why);
+  else
+    log::warn("{}: channel to {} failed: {} retries without progress", name(),
+              eth::to_string(p.mac), ch_cfg_.retry_limit);
   // The new channel starts where the old one stopped; its first frame carries SY.
   p.tx = EfeTx(ch_cfg_, p.tx.next_seq(), true);
   update_timer(p);

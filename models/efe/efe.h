@@ -57,6 +57,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <systemc>
 #include <vector>
 
@@ -100,6 +101,9 @@ class Efe : public sc_core::sc_module, public Transport {
     validated(s.peer, seq, ar);
   }
   uint32_t refuse(const TransportStream& s, uint32_t seq) override { return refuse(s.peer, seq); }
+  // A QP connected to s.peer entered RTS: that card's IPv4 frames (it is of MPA/TCP) fail the
+  // channel to it.
+  void open(const TransportStream& s, uint32_t, uint8_t) override { connected_.insert(s.peer); }
   bool can_send(const eth::Mac& dst, size_t bytes);
   // Returns the SEQ the frame carries. rq: dst_qpn is reflected (efe_header.h).
   uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
@@ -107,7 +111,6 @@ class Efe : public sc_core::sc_module, public Transport {
   void validated(const eth::Mac& peer, uint32_t seq, bool ar);
   uint32_t refuse(const eth::Mac& peer, uint32_t seq);
   std::string peer_name(const eth::Mac& peer) const override { return eth::to_string(peer); }
-
 
   std::string dump_state() const;
   // The statistics group of the channel to peer m: "<this EFE>.peer_<mac in hex>".
@@ -188,7 +191,8 @@ class Efe : public sc_core::sc_module, public Transport {
   bool send_control(Peer& p);
   bool transmit(std::vector<uint8_t> frame, const eth::Mac& dst);  // to the MAC, or looped back
   bool data_due(Peer& p, uint64_t now) { return p.pipeline || p.tx.next(now); }
-  void fail(Peer& p);
+  // why: the log's reason (default: the retry limit spent).
+  void fail(Peer& p, const char* why = nullptr);
   double line_bps() const { return 8e12 / double(port_.byte_ps()); }
   void cc_rtt(Peer& p, uint64_t rtt_ps);
   void cc_ece(Peer& p);
@@ -204,6 +208,8 @@ class Efe : public sc_core::sc_module, public Transport {
   EfeChannelConfig ch_cfg_;
   ClockDomain clk_;
   StatRegistry& stats_;
+  Counter* rx_other_transport_ = nullptr;  // made with the first such frame
+  std::set<eth::Mac> connected_;           // cards a QP here was connected to (open())
   EventQueue eq_{"eq"};
   size_t step_id_;
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;

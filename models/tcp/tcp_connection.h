@@ -82,6 +82,8 @@ class TcpConnection {
   // The largest ULPDU one segment carries.
   uint32_t max_ulpdu() const;
   void close(uint64_t now);
+  // Ends the connection at once, sending nothing (the peer cannot take part in it).
+  void abort() { state_ = State::kFailed; }
 
   State state() const { return state_; }
   // Closed, failed or closing: a new open() or SYN of its stream makes a new connection.

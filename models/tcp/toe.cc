@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "models/common/log.h"
 #include "models/common/sim_time.h"
 
 namespace rnic::tcp {
@@ -47,8 +48,8 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "retransmissions", "segments", "data segments sent again (fast retransmit or timer)"))),
       failures_(stats.group(name()).counter(
           "failures", "connections",
-          "connections failed (retry budget spent, a bad CRC, an MPA reject): their QPs end in "
-          "ERROR")) {
+          "connections failed (retry budget spent, a bad CRC, an MPA reject, a peer of the EFE): "
+          "their QPs end in ERROR")) {
   port_.set_receiver([this](const eth::EthMac::FramePtr& f) {
     eq_.at(clk_.edge_after(now_ps(), rx_cycles_), [this, f] { receive(f); });
   });
@@ -110,6 +111,7 @@ Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer
 }
 
 void Toe::open(const TransportStream& s, uint32_t local_qpn, uint8_t role) {
+  opened_.insert(s);
   const auto old = conns_.find(s);
   if (old != conns_.end() && !old->second.c->ending()) return;  // its connection goes on
   const auto ip = ips_.find(s.peer);
@@ -197,6 +199,9 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
   Ipv4Header ip;
   TcpHeader th;
   size_t off = 0;
+  if (eth::parse_header(b.data(), b.size(), &eh) && eh.dst == mac_ &&
+      eh.ethertype == eth::kEtherTypeEfe && ips_.count(eh.src))
+    return other_transport(eh.src);
   if (!eth::parse_header(b.data(), b.size(), &eh) || eh.ethertype != kEtherTypeIpv4 ||
       decode_ipv4(b.data() + eth::kHeaderBytes, b.size() - eth::kHeaderBytes, &ip) !=
           Ipv4Error::kOk ||
@@ -255,6 +260,37 @@ void Toe::refuse_syn(const eth::Mac& from, const Ipv4Header& in, const TcpHeader
                     build_frame({from, mac_, kEtherTypeIpv4}, ip, h, nullptr, 0));
   ++tx_segments_;
   pump();
+}
+
+// An EFE frame from a card this one knows: that card is of the other transport, and no connection
+// to it will ever be made. The QPs connected to it end in ERROR now (on_failed, as after a
+// connection's failure) rather than at the end of a handshake's retry budget; the peer's EFE
+// fails its channel in turn at this card's first IPv4 frame (docs/transport.md, "Mixed cards").
+void Toe::other_transport(const eth::Mac& from) {
+  if (!rx_other_transport_)
+    rx_other_transport_ = &stats_.group(name()).counter(
+        "rx_other_transport", "frames",
+        "EFE frames from a card this card knows: it carries the EFE, the QPs connected to it "
+        "fail at once");
+  ++*rx_other_transport_;
+  std::vector<TransportStream> gone;
+  for (const TransportStream& s : opened_)
+    if (s.peer == from) gone.push_back(s);
+  if (gone.empty()) return;
+  log::warn("{}: {} sent an EFE frame: it is a card of the EFE, not MPA/TCP", name(),
+            eth::to_string(from));
+  for (const TransportStream& s : gone) {
+    opened_.erase(s);
+    const auto it = conns_.find(s);
+    if (it != conns_.end()) {
+      it->second.c->abort();  // reported by service()
+      touch(it->second);
+    } else {
+      ++failures_;
+      if (on_failed) on_failed(s);
+    }
+  }
+  service();
 }
 
 void Toe::touch(Conn& c) {

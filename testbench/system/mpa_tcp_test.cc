@@ -322,6 +322,80 @@ TEST(MpaTcp, AQpInErrorClosesItsConnectionAndANewOneIsMadeWhenItConnectsAgain) {
   EXPECT_EQ(counter(stats, "node0.toe", "failures") + counter(stats, "node1.toe", "failures"), 0u);
 }
 
+// A program connects an EFE card to an MPA/TCP card (ibv_modify_qp alone: nothing in the
+// scenario shows it). tcp_host is the MPA/TCP card's host; with it on node0 (the lower MAC) its QP
+// is the active side and sends a SYN at RTS: the EFE card fails its channel at that first IPv4
+// frame, and its QP is in ERROR well before the EFE's retry budget (400 us) would have said so;
+// the Terminate it then sends is an EFE frame, which fails the MPA/TCP card's QP in turn.
+// With it on node1 (passive), the EFE card's first DATA frame (a Write) makes the MPA/TCP card
+// fail its QP at once; the EFE card's Write completes IBV_WC_RETRY_EXC_ERR at its retry budget.
+void mixed_cards(int tcp_host) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  Topology topo = two_hosts(cfg);
+  topo.hosts[size_t(tcp_host)].cfg.set("card.transport", "mpa_tcp", "test");
+  StatRegistry stats;
+  Cluster cl(topo, cfg, stats);
+  EndpointConfig ec;
+  ec.buf_bytes = 65536;
+  Oob oob;
+  Endpoint a, b;
+  ibv_wc wc{};
+  ibv_qp_state a_state = IBV_QPS_RTS, b_state = IBV_QPS_RTS;
+  ibv_async_event a_ev{}, b_ev{};
+  uint64_t a_error_ns = 0, b_error_ns = 0, t0 = 0;
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            t0 = uint64_t(rnic_now_ns());
+            oob.get(0);
+            if (tcp_host == 1) {
+              ibv_sge sge{a.addr(), 4096, a.mr->lkey};
+              ibv_send_wr wr = testbench::rdma_write_wr(1, &sge, 1, peer.addr, peer.rkey, true);
+              ibv_send_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+              wc = wait_one(a.cq, 10'000'000);
+            }
+            EXPECT_EQ(ibv_get_async_event(a.ctx, &a_ev), 0);
+            a_error_ns = uint64_t(rnic_now_ns()) - t0;
+            a_state = testbench::qp_state(a.qps[0]);
+            oob.put(1, {});
+          },
+          [&] {
+            b.open(ec);
+            const PeerInfo p = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(p);
+            oob.put(0, {});
+            EXPECT_EQ(ibv_get_async_event(b.ctx, &b_ev), 0);
+            b_error_ns = uint64_t(rnic_now_ns()) - t0;
+            b_state = testbench::qp_state(b.qps[0]);
+            oob.get(1);
+          }});
+  EXPECT_EQ(a_state, IBV_QPS_ERR);
+  EXPECT_EQ(b_state, IBV_QPS_ERR);
+  EXPECT_EQ(a_ev.event_type, IBV_EVENT_QP_FATAL);
+  EXPECT_EQ(b_ev.event_type, IBV_EVENT_QP_FATAL);
+  const std::string tcp = fmt::format("node{}", tcp_host),
+                    efe = fmt::format("node{}", 1 - tcp_host);
+  EXPECT_EQ(counter(stats, tcp + ".toe", "connections"), uint64_t(tcp_host == 0));
+  EXPECT_EQ(counter(stats, tcp + ".toe", "failures"), 1u);
+  if (tcp_host == 0) {
+    EXPECT_EQ(counter(stats, efe + ".efe", "rx_other_transport"), 1u) << "the SYN";
+    EXPECT_LT(b_error_ns, 50'000u) << "the EFE card's QP fails at the SYN, not at its budget";
+    EXPECT_LT(a_error_ns, 50'000u)
+        << "the EFE card's Terminate (an EFE frame) fails the MPA/TCP card's QP at once";
+  } else {
+    EXPECT_GE(counter(stats, tcp + ".toe", "rx_other_transport"), 1u) << "the Write's frames";
+    EXPECT_LT(b_error_ns, 50'000u) << "the MPA/TCP card's QP fails at the first EFE frame";
+    EXPECT_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
+  }
+}
+
+TEST(MixedCards, AnEfeCardFailsItsQpAtTheFirstFrameOfAnMpaTcpCard) { mixed_cards(0); }
+TEST(MixedCards, AnMpaTcpCardFailsItsQpAtTheFirstFrameOfAnEfeCard) { mixed_cards(1); }
+
 TEST(MpaTcp, ALinkCutForGoodFailsTheConnection) { cut_for_good(true); }
 TEST(MpaTcp, ALinkCutDuringTheHandshakeFailsBothEnds) { cut_for_good(false); }
 
