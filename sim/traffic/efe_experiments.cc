@@ -346,7 +346,9 @@ int run_incast(ExperimentContext& ctx) {
 }
 
 // efe_vs_tcp: the same card with each transport, side by side in one run. Each transport has
-// an island of its own (nothing shared): a pair, <t>_a writing to <t>_b over link <t>_l, and an
+// an island of its own (nothing shared): a pair, <t>_a writing to <t>_b over link <t>_l (with
+// `hops` switches <t>_h1.. between them: <t>_l to the first, then one link each on to <t>_b;
+// the loss points are <t>_l's), and an
 // incast switch <t>_sw with the receiver <t>_r and senders <t>_s1..; <t> is efe or tcp. On the
 // pair, in turn: write_lat and read_lat of 2 B and write_bw of `size` (as `rnicsim perf` runs
 // them), the goodput at each of loss_ppm; on the switch, incast at each number of senders in
@@ -359,6 +361,7 @@ int run_efe_vs_tcp(ExperimentContext& ctx) {
   check_incast_modes(efe_modes, "efe");
   check_incast_modes(tcp_modes, "mpa_tcp");
   const uint64_t size = uint64_t(ctx.get_int("size"));
+  const int hops = int(ctx.get_int("hops"));
   const int most = int(*std::max_element(ip.counts.begin(), ip.counts.end()));
   struct Island {
     std::string transport, tag;
@@ -382,7 +385,25 @@ int run_efe_vs_tcp(ExperimentContext& ctx) {
     is.a = host("a");
     is.b = host("b");
     is.link = topo.links.size();
-    topo.links.push_back({is.tag + "_l", is.a, is.b, c.eth_link()});
+    if (hops == 0) {
+      topo.links.push_back({is.tag + "_l", is.a, is.b, c.eth_link()});
+    } else {
+      const int first = int(topo.switches.size());
+      for (int k = 1; k <= hops; ++k)
+        topo.switches.push_back({fmt::format("{}_h{}", is.tag, k), c.sw});
+      LinkSpec in{is.tag + "_l", is.a, 0, c.eth_link()};
+      in.sw_b = first;
+      topo.links.push_back(in);
+      for (int k = 1; k < hops; ++k) {
+        LinkSpec l{fmt::format("{}_l{}", is.tag, k), 0, 0, c.eth_link()};
+        l.sw_a = first + k - 1;
+        l.sw_b = first + k;
+        topo.links.push_back(l);
+      }
+      LinkSpec out{fmt::format("{}_l{}", is.tag, hops), 0, is.b, c.eth_link()};
+      out.sw_a = first + hops - 1;
+      topo.links.push_back(out);
+    }
     is.site.sw = topo.switches.size();
     topo.switches.push_back({is.tag + "_sw", c.sw});
     for (int k = 0; k <= most; ++k) {
@@ -716,6 +737,14 @@ void register_efe_experiments() {
        {},
        "ppm",
        "frame loss of the pair's link, one point each"},
+      {"hops",
+       ExpKey::kInt,
+       "0",
+       0,
+       16,
+       {},
+       "switches",
+       "switches between the pair's hosts (0: one link; the loss is on the first link)"},
       {"efe_modes",
        ExpKey::kStringList,
        "[efe_cc]",
