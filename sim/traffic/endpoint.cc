@@ -187,10 +187,12 @@ PeerInfo Oob::get(int64_t me) {
   return i;
 }
 
-void open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer) {
+PeerInfo open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer) {
   e.open(c);
   oob.put(peer < 0 ? 1 - me : peer, e.info());
-  e.connect(oob.get(me));
+  const PeerInfo p = oob.get(me);
+  e.connect(p);
+  return p;
 }
 
 }  // namespace rnic::traffic

@@ -107,7 +107,8 @@ void connect_qp(ibv_qp* qp, const PeerInfo& peer, size_t i, const EndpointConfig
                 ibv_qp_state upto = IBV_QPS_RTS);
 
 // Opens `e` with `c` as side `me` of a set-up and connects it to side `peer`'s endpoint (by
-// default 1 - me), exchanging their PeerInfo through boxes me and peer of `oob`.
-void open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer = -1);
+// default 1 - me), exchanging their PeerInfo through boxes me and peer of `oob`; returns the
+// peer's.
+PeerInfo open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer = -1);
 
 }  // namespace rnic::traffic

@@ -267,11 +267,8 @@ TEST(MpaTcp, AQpInErrorClosesItsConnectionAndANewOneIsMadeWhenItConnectsAgain) {
     EXPECT_EQ(ibv_modify_qp(qp, &at, IBV_QP_STATE), 0);
   };
   cl.run({[&] {
-            a.open(ec);
+            const PeerInfo peer = traffic::open_connected(a, 0, ec, oob);
             testbench::mem_write(a.buf, 0, d1);
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
             oob.get(0);
             first = write(peer);
             oob.put(1, {});  // b reads what landed
@@ -292,10 +289,7 @@ TEST(MpaTcp, AQpInErrorClosesItsConnectionAndANewOneIsMadeWhenItConnectsAgain) {
             oob.put(1, {});
           },
           [&] {
-            b.open(ec);
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
+            const PeerInfo peer = traffic::open_connected(b, 1, ec, oob);
             oob.put(0, {});
             oob.get(1);
             seen1 = testbench::mem_read(b.buf, ec.buf_bytes);
@@ -344,10 +338,7 @@ void mixed_cards(int tcp_host) {
   ibv_async_event a_ev{}, b_ev{};
   uint64_t a_error_ns = 0, b_error_ns = 0, t0 = 0;
   cl.run({[&] {
-            a.open(ec);
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
+            const PeerInfo peer = traffic::open_connected(a, 0, ec, oob);
             t0 = uint64_t(rnic_now_ns());
             oob.get(0);
             if (tcp_host == 1) {
@@ -363,10 +354,7 @@ void mixed_cards(int tcp_host) {
             oob.put(1, {});
           },
           [&] {
-            b.open(ec);
-            const PeerInfo p = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(p);
+            traffic::open_connected(b, 1, ec, oob);
             oob.put(0, {});
             EXPECT_EQ(ibv_get_async_event(b.ctx, &b_ev), 0);
             b_error_ns = uint64_t(rnic_now_ns()) - t0;
