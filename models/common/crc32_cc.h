@@ -12,77 +12,19 @@
 // Include only where the Verilated headers are on the include path (sim/, testbench/).
 #pragma once
 
-#include <verilated.h>
-
 #include <algorithm>
-#include <memory>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "models/common/crc32_channel.h"
 #include "models/common/crc32_ports.h"
+#include "models/common/rtl_cc.h"
 
 namespace rnic {
 
-// Verilator's C++-mode port types: up to 8 bits CData, 16 SData, 32 IData, 64 QData, wider
-// VlWide of 32-bit words.
-template <int W>
-using cc_pin_t = std::conditional_t<
-    (W <= 8), CData,
-    std::conditional_t<
-        (W <= 16), SData,
-        std::conditional_t<(W <= 32), IData,
-                           std::conditional_t<(W <= 64), QData, VlWide<(W + 31) / 32>>>>>;
-
-#define RNIC_CHECK_CC_PORT(dir, name, w)                                                   \
-  static_assert(std::is_same_v<std::remove_reference_t<decltype(std::declval<V&>().name)>, \
-                               rnic::cc_pin_t<(w)>>,                                       \
-                "Verilated (C++ mode) port " #name " differs from the port list");
-
 // Compile-time proof that C++-mode Verilated class V has the crc32 port list at width BYTES.
-template <class V, int BYTES>
-constexpr bool crc32_cc_ports_match() {
-  RNIC_CHECK_CC_PORT(in, clk, 1)
-  RNIC_CRC32_PORTS(RNIC_CHECK_CC_PORT)
-  return true;
-}
-
-// One clock edge of a C++-mode Verilated model: clk high, evaluate, clk low, evaluate.
-template <class V>
-void cc_tick(V& v) {
-  v.clk = 1;
-  v.eval();
-  v.clk = 0;
-  v.eval();
-}
-
-// The first n bytes of a C++-mode data port (byte 0 in bits 7..0) into p.
-template <class T>
-void cc_get_bytes(const T& port, uint8_t* p, size_t n) {
-  if constexpr (std::is_integral_v<T>) {
-    for (size_t i = 0; i < n; ++i) p[i] = uint8_t(uint64_t(port) >> (8 * i));
-  } else {
-    for (size_t i = 0; i < n; ++i) p[i] = uint8_t(port[i / 4] >> (8 * (i % 4)));
-  }
-}
-
-// Bytes p[0..n) into a C++-mode data port, byte 0 in bits 7..0; the rest zero.
-template <class T>
-void cc_set_bytes(T& port, const uint8_t* p, size_t n) {
-  if constexpr (std::is_integral_v<T>) {
-    T v = 0;
-    for (size_t i = 0; i < n; ++i) v |= T(T(p[i]) << (8 * i));
-    port = v;
-  } else {
-    for (size_t w = 0; w < sizeof(port) / sizeof(EData); ++w) {
-      EData v = 0;
-      for (size_t b = 0; b < 4 && 4 * w + b < n; ++b) v |= EData(p[4 * w + b]) << (8 * b);
-      port[w] = v;
-    }
-  }
-}
+RNIC_CC_PORTS_MATCH(crc32_cc_ports_match, RNIC_CRC32_PORTS)
 
 template <class V, int BYTES>
 class Crc32CcChannel : public Crc32Channel, public sc_core::sc_module {
@@ -92,20 +34,11 @@ class Crc32CcChannel : public Crc32Channel, public sc_core::sc_module {
   static constexpr uint64_t kMaxLatency = 1000;  // cycles after the last beat before giving up
 
   Crc32CcChannel(sc_core::sc_module_name n, ClockDomain clk)
-      : sc_core::sc_module(n),
-        ctx_(std::make_unique<VerilatedContext>()),
-        rtl_(std::make_unique<V>(ctx_.get(), "crc32")),
-        clk_(clk),
-        beats_(Crc32::kPolyIeee, BYTES) {
-    rtl_->clk = 0;
-    rtl_->rst = 1;
+      : sc_core::sc_module(n), rtl_("crc32"), clk_(clk), beats_(Crc32::kPolyIeee, BYTES) {
     rtl_->m_ready = 1;
     rtl_->s_valid = 0;
-    rtl_->eval();
-    tick();  // reset
-    rtl_->rst = 0;
+    rtl_.reset(1, 0);
   }
-  ~Crc32CcChannel() override { rtl_->final(); }
 
   void request(Message msg, const std::vector<uint64_t>& cycles, Done done) override {
     if (clocked_ && cycles.front() <= last_cycle_)
@@ -139,10 +72,9 @@ class Crc32CcChannel : public Crc32Channel, public sc_core::sc_module {
   uint64_t beats(size_t len) const override { return beats_.beats(len); }
 
  private:
-  void tick() { cc_tick(*rtl_); }
+  void tick() { rtl_.tick(); }
 
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<V> rtl_;
+  CcRtl<V> rtl_;
   ClockDomain clk_;
   Crc32Model beats_;  // beat counting only
   EventQueue eq_{"eq"};

@@ -32,40 +32,16 @@
 namespace rnic {
 
 template <int BYTES>
-struct Crc32Signals : sc_core::sc_module {
-  RNIC_CRC32_PORTS(RNIC_SIGNAL_DECL)
-
-  // Pins are read at the kernel's time steps: the scheduler runs none ahead of the kernel.
-  explicit Crc32Signals(sc_core::sc_module_name n) : sc_core::sc_module(n) {
-    Scheduler::get().need_kernel_steps();
-  }
-
-  // Binds every port of m (a model, a Verilated block, a checker) by name.
-  template <class T>
-  void connect(T& m) {
-    RNIC_CRC32_PORTS(RNIC_SIGNAL_BIND)
-  }
-  void trace(sc_core::sc_trace_file* tf) const { RNIC_CRC32_PORTS(RNIC_SIGNAL_TRACE) }
-  // Into an FstTrace (sim/fst_trace.h) under `scope`.
-  template <class F>
-  void trace_fst(F& ft, const std::string& scope) const {
-    RNIC_CRC32_PORTS(RNIC_SIGNAL_FST)
-  }
-};
+RNIC_SIGNAL_BUNDLE(Crc32Signals, RNIC_CRC32_PORTS)
 
 // Compile-time proof that Verilated class V has the crc32 port list at width BYTES.
-template <class V, int BYTES>
-constexpr bool crc32_ports_match() {
-  RNIC_CHECK_PORT(in, clk, 1)
-  RNIC_CRC32_PORTS(RNIC_CHECK_PORT)
-  return true;
-}
+RNIC_PORTS_MATCH(crc32_ports_match, RNIC_CRC32_PORTS)
 
-// The model behind the crc32 pin list: the adapter collapses the beats of a message into one
-// burst for Crc32Model, and expands the model's result back onto m_valid/m_crc on the cycle the
-// model stamps, held until m_ready. Same ports, same cycle behaviour as the RTL.
-template <int BYTES>
-class Crc32PinModel : public sc_core::sc_module {
+    // The model behind the crc32 pin list: the adapter collapses the beats of a message into one
+    // burst for Crc32Model, and expands the model's result back onto m_valid/m_crc on the cycle the
+    // model stamps, held until m_ready. Same ports, same cycle behaviour as the RTL.
+    template <int BYTES>
+    class Crc32PinModel : public sc_core::sc_module {
  public:
   sc_core::sc_in<bool> clk{"clk"};
   RNIC_CRC32_PORTS(RNIC_PORT_DECL)

@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "models/common/scheduler.h"
+
 namespace rnic {
 
 // Verilator's SystemC port-type mapping: 1 bit -> bool, up to 32 -> uint32_t, up to 64 ->
@@ -46,6 +48,40 @@ struct StreamWidths {
   static_assert(std::is_same_v<std::remove_reference_t<decltype(std::declval<V&>().name)>, \
                                sc_core::sc_##dir<rnic::pin_t<(w)>>>,                       \
                 "Verilated port " #name " differs from the port list");
+
+// Defines struct Name, the block's signal bundle from its port list PORTS: an sc_module with one
+// sc_signal per port (named `<bundle>.<port>`), connect(m) binding every port of m (a pin model,
+// a SystemC-mode Verilated block, a checker) by name, trace() into a VCD file and trace_fst()
+// into an FstTrace (sim/fst_trace.h) under a scope. Pins are read at the kernel's time steps, so
+// the scheduler runs none ahead of the kernel while a bundle exists. Put `template <int BYTES>`
+// before it when the list has datapath-wide ports.
+#define RNIC_SIGNAL_BUNDLE(Name, PORTS)                                       \
+  struct Name : sc_core::sc_module {                                          \
+    PORTS(RNIC_SIGNAL_DECL)                                                   \
+    explicit Name(sc_core::sc_module_name n) : sc_core::sc_module(n) {        \
+      rnic::Scheduler::get().need_kernel_steps();                             \
+    }                                                                         \
+    template <class T>                                                        \
+    void connect(T& m) {                                                      \
+      PORTS(RNIC_SIGNAL_BIND)                                                 \
+    }                                                                         \
+    void trace(sc_core::sc_trace_file* tf) const { PORTS(RNIC_SIGNAL_TRACE) } \
+    template <class F>                                                        \
+    void trace_fst(F& ft, const std::string& scope) const {                   \
+      PORTS(RNIC_SIGNAL_FST)                                                  \
+    }                                                                         \
+  };
+
+// Defines `template <class V, int BYTES = 0> constexpr bool fn()`: the compile-time proof that
+// class V (a SystemC-mode Verilated block, or the pin model) has clk and every port of PORTS at
+// width BYTES, each an sc_in/sc_out of the width's type.
+#define RNIC_PORTS_MATCH(fn, PORTS) \
+  template <class V, int BYTES = 0> \
+  constexpr bool fn() {             \
+    RNIC_CHECK_PORT(in, clk, 1)     \
+    PORTS(RNIC_CHECK_PORT)          \
+    return true;                    \
+  }
 
 namespace rnic {
 

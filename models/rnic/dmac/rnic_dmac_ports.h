@@ -84,36 +84,14 @@
 namespace rnic {
 
 template <int BYTES>
-struct DmacSignals : sc_core::sc_module {
-  RNIC_DMAC_PORTS(RNIC_SIGNAL_DECL)
-
-  // Pins are read at the kernel's time steps: the scheduler runs none ahead of the kernel.
-  explicit DmacSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {
-    Scheduler::get().need_kernel_steps();
-  }
-
-  template <class T>
-  void connect(T& m) {
-    RNIC_DMAC_PORTS(RNIC_SIGNAL_BIND)
-  }
-  void trace(sc_core::sc_trace_file* tf) const { RNIC_DMAC_PORTS(RNIC_SIGNAL_TRACE) }
-  template <class F>
-  void trace_fst(F& ft, const std::string& scope) const {
-    RNIC_DMAC_PORTS(RNIC_SIGNAL_FST)
-  }
-};
+RNIC_SIGNAL_BUNDLE(DmacSignals, RNIC_DMAC_PORTS)
 
 // Compile-time proof that class V (a Verilated rnic_dmac, or the pin model) has the port list.
-template <class V, int BYTES>
-constexpr bool dmac_ports_match() {
-  RNIC_CHECK_PORT(in, clk, 1)
-  RNIC_DMAC_PORTS(RNIC_CHECK_PORT)
-  return true;
-}
+RNIC_PORTS_MATCH(dmac_ports_match, RNIC_DMAC_PORTS)
 
-// DmacModel behind the port list, clocked by clk.
-template <int BYTES>
-class DmacPinModel : public sc_core::sc_module {
+    // DmacModel behind the port list, clocked by clk.
+    template <int BYTES>
+    class DmacPinModel : public sc_core::sc_module {
  public:
   sc_core::sc_in<bool> clk{"clk"};
   RNIC_DMAC_PORTS(RNIC_PORT_DECL)

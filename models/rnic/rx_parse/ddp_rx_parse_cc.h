@@ -16,25 +16,18 @@
 // Include only where the Verilated headers are on the include path (sim/, testbench/).
 #pragma once
 
-#include <verilated.h>
-
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-#include "models/common/crc32_cc.h"
+#include "models/common/rtl_cc.h"
 #include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
 #include "models/rnic/rx_parse/ddp_rx_parse_ports.h"
 
 namespace rnic {
 
 // Compile-time proof that C++-mode Verilated class V has the ddp_rx_parse port list.
-template <class V, int BYTES>
-constexpr bool rx_parse_cc_ports_match() {
-  RNIC_CHECK_CC_PORT(in, clk, 1)
-  RNIC_RX_PARSE_PORTS(RNIC_CHECK_CC_PORT)
-  return true;
-}
+RNIC_CC_PORTS_MATCH(rx_parse_cc_ports_match, RNIC_RX_PARSE_PORTS)
 
 template <class V, int BYTES>
 class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
@@ -44,22 +37,12 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
   static constexpr uint64_t kMaxCycles = 100000;  // per segment, before giving up
 
   RxParseCcChannel(sc_core::sc_module_name n, ClockDomain clk)
-      : sc_core::sc_module(n),
-        ctx_(std::make_unique<VerilatedContext>()),
-        rtl_(std::make_unique<V>(ctx_.get(), "ddp_rx_parse")),
-        clk_(clk) {
-    rtl_->clk = 0;
-    rtl_->rst = 1;
+      : sc_core::sc_module(n), rtl_("ddp_rx_parse"), clk_(clk) {
     rtl_->s_valid = 0;
     rtl_->h_ready = 1;
     rtl_->p_ready = 1;
-    rtl_->eval();
-    tick();
-    tick();
-    rtl_->rst = 0;
-    tick();  // s_ready rises
+    rtl_.reset(2, 1);  // s_ready rises
   }
-  ~RxParseCcChannel() override { rtl_->final(); }
 
   void request(Segment seg, std::function<void(const RxParseResult&)> done,
                std::function<void()> ready) override {
@@ -107,7 +90,7 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
   }
 
  private:
-  void tick() { cc_tick(*rtl_); }
+  void tick() { rtl_.tick(); }
 
   RxParseResult result() const {
     RxParseResult r;
@@ -131,8 +114,7 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
     return r;
   }
 
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<V> rtl_;
+  CcRtl<V> rtl_;
   ClockDomain clk_;
   EventQueue eq_{"eq"};
 };

@@ -77,38 +77,16 @@
 namespace rnic {
 
 template <int BYTES>
-struct RxParseSignals : sc_core::sc_module {
-  RNIC_RX_PARSE_PORTS(RNIC_SIGNAL_DECL)
-
-  // Pins are read at the kernel's time steps: the scheduler runs none ahead of the kernel.
-  explicit RxParseSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {
-    Scheduler::get().need_kernel_steps();
-  }
-
-  template <class T>
-  void connect(T& m) {
-    RNIC_RX_PARSE_PORTS(RNIC_SIGNAL_BIND)
-  }
-  void trace(sc_core::sc_trace_file* tf) const { RNIC_RX_PARSE_PORTS(RNIC_SIGNAL_TRACE) }
-  template <class F>
-  void trace_fst(F& ft, const std::string& scope) const {
-    RNIC_RX_PARSE_PORTS(RNIC_SIGNAL_FST)
-  }
-};
+RNIC_SIGNAL_BUNDLE(RxParseSignals, RNIC_RX_PARSE_PORTS)
 
 // Compile-time proof that class V (a Verilated ddp_rx_parse, or the pin model) has the port list.
-template <class V, int BYTES>
-constexpr bool rx_parse_ports_match() {
-  RNIC_CHECK_PORT(in, clk, 1)
-  RNIC_RX_PARSE_PORTS(RNIC_CHECK_PORT)
-  return true;
-}
+RNIC_PORTS_MATCH(rx_parse_ports_match, RNIC_RX_PARSE_PORTS)
 
-// The model behind the ddp_rx_parse pin list: it assembles the segment's beats, calls
-// DdpRxParse::parse() as soon as the bytes the result depends on are in, and presents the
-// result and the realigned payload at the cycles the pin timing above gives.
-template <int BYTES>
-class RxParsePinModel : public sc_core::sc_module {
+    // The model behind the ddp_rx_parse pin list: it assembles the segment's beats, calls
+    // DdpRxParse::parse() as soon as the bytes the result depends on are in, and presents the
+    // result and the realigned payload at the cycles the pin timing above gives.
+    template <int BYTES>
+    class RxParsePinModel : public sc_core::sc_module {
  public:
   static constexpr size_t kHeaderFifo = 4, kPayloadFifo = 64;
   sc_core::sc_in<bool> clk{"clk"};

@@ -22,13 +22,11 @@
 // Include only where the Verilated headers are on the include path (sim/, testbench/).
 #pragma once
 
-#include <verilated.h>
-
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-#include "models/common/crc32_cc.h"
+#include "models/common/rtl_cc.h"
 #include "models/rnic/latency_mutation.h"
 #include "models/rnic/xlat/xlat_channel.h"
 #include "models/rnic/xlat/xlat_ports.h"
@@ -36,12 +34,7 @@
 namespace rnic {
 
 // Compile-time proof that C++-mode Verilated class V has the rnic_xlat port list.
-template <class V>
-constexpr bool xlat_cc_ports_match() {
-  RNIC_CHECK_CC_PORT(in, clk, 1)
-  RNIC_XLAT_PORTS(RNIC_CHECK_CC_PORT)
-  return true;
-}
+RNIC_CC_PORTS_MATCH(xlat_cc_ports_match, RNIC_XLAT_PORTS)
 
 template <class V, int SMT_AW, int PBL_AW>
 class XlatCcChannel : public XlatChannel, public sc_core::sc_module {
@@ -53,28 +46,15 @@ class XlatCcChannel : public XlatChannel, public sc_core::sc_module {
 
   XlatCcChannel(sc_core::sc_module_name n, size_t smt, size_t pbl, ClockDomain clk,
                 XlatTiming t = {})
-      : sc_core::sc_module(n),
-        ctx_(std::make_unique<VerilatedContext>()),
-        rtl_(std::make_unique<V>(ctx_.get(), "rnic_xlat")),
-        smt_(smt),
-        pbl_entries_(pbl),
-        clk_(clk),
-        t_(t) {
+      : sc_core::sc_module(n), rtl_("rnic_xlat"), smt_(smt), pbl_entries_(pbl), clk_(clk), t_(t) {
     if (smt > kMaxSmt || pbl > kMaxPbl)
       throw std::logic_error(std::string(name()) + ": tables larger than the RTL's");
-    rtl_->clk = 0;
-    rtl_->rst = 1;
     rtl_->req_valid = 0;
     rtl_->rsp_ready = 1;
     rtl_->smt_we = 0;
     rtl_->pbl_we = 0;
-    rtl_->eval();
-    tick();
-    tick();
-    rtl_->rst = 0;
-    tick();  // req_ready rises
+    rtl_.reset(2, 1);  // req_ready rises
   }
-  ~XlatCcChannel() override { rtl_->final(); }
 
   void request(const XlatRequest& r, EventQueue& to, Reply reply) override {
     XlatResult x = run(r);
@@ -128,7 +108,7 @@ class XlatCcChannel : public XlatChannel, public sc_core::sc_module {
   const SmtEntry* entry(uint32_t index) const override { return smt_.find(index); }
 
  private:
-  void tick() { cc_tick(*rtl_); }
+  void tick() { rtl_.tick(); }
 
   void put_smt(uint32_t index, const SmtEntry& e) {
     smt_.at(index) = e;
@@ -177,8 +157,7 @@ class XlatCcChannel : public XlatChannel, public sc_core::sc_module {
     return x;
   }
 
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<V> rtl_;
+  CcRtl<V> rtl_;
   Smt smt_;  // the entries as written: the write side's checks
   size_t pbl_entries_;
   ClockDomain clk_;

@@ -78,33 +78,10 @@ PblEntry pbl_unpack(const PblWord& w);
 
 namespace rnic {
 
-struct XlatSignals : sc_core::sc_module {
-  RNIC_XLAT_PORTS(RNIC_SIGNAL_DECL)
-
-  // Pins are read at the kernel's time steps: the scheduler runs none ahead of the kernel.
-  explicit XlatSignals(sc_core::sc_module_name n) : sc_core::sc_module(n) {
-    Scheduler::get().need_kernel_steps();
-  }
-
-  // Binds every port of m (a model, a Verilated block, a checker) by name.
-  template <class T>
-  void connect(T& m) {
-    RNIC_XLAT_PORTS(RNIC_SIGNAL_BIND)
-  }
-  void trace(sc_core::sc_trace_file* tf) const { RNIC_XLAT_PORTS(RNIC_SIGNAL_TRACE) }
-  template <class F>
-  void trace_fst(F& ft, const std::string& scope) const {
-    RNIC_XLAT_PORTS(RNIC_SIGNAL_FST)
-  }
-};
+RNIC_SIGNAL_BUNDLE(XlatSignals, RNIC_XLAT_PORTS)
 
 // Compile-time proof that class V (a Verilated rnic_xlat, or the pin model) has the port list.
-template <class V>
-constexpr bool xlat_ports_match() {
-  RNIC_CHECK_PORT(in, clk, 1)
-  RNIC_XLAT_PORTS(RNIC_CHECK_PORT)
-  return true;
-}
+RNIC_PORTS_MATCH(xlat_ports_match, RNIC_XLAT_PORTS)
 
 // The model behind the rnic_xlat pin list: it holds its own SMT and PBLMT (written through the
 // write ports, as the RTL's memories are), takes a request beat into one RnicXlat::translate()

@@ -1,0 +1,123 @@
+// What every block's C++-mode RTL adapter shares (DESIGN.md §4, docs/rtl.md): Verilator's C++-mode
+// port types, the compile-time check of a Verilated class against the block's port list, the
+// Verilated block held in a context of its own (CcRtl), one clock edge, and byte access to wide
+// data ports. A block's adapter is then only what is its own: how a request of its channel
+// becomes pin values and edges, and how the outputs become the answer.
+//
+// Include only where the Verilated headers are on the include path (sim/, testbench/).
+#pragma once
+
+#include <verilated.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+namespace rnic {
+
+// Verilator's C++-mode port types: up to 8 bits CData, 16 SData, 32 IData, 64 QData, wider
+// VlWide of 32-bit words.
+template <int W>
+using cc_pin_t = std::conditional_t<
+    (W <= 8), CData,
+    std::conditional_t<
+        (W <= 16), SData,
+        std::conditional_t<(W <= 32), IData,
+                           std::conditional_t<(W <= 64), QData, VlWide<(W + 31) / 32>>>>>;
+
+}  // namespace rnic
+
+#define RNIC_CHECK_CC_PORT(dir, name, w)                                                   \
+  static_assert(std::is_same_v<std::remove_reference_t<decltype(std::declval<V&>().name)>, \
+                               rnic::cc_pin_t<(w)>>,                                       \
+                "Verilated (C++ mode) port " #name " differs from the port list");
+
+// Defines `template <class V, int BYTES = 0> constexpr bool fn()`: the compile-time proof that
+// C++-mode Verilated class V has clk and every port of PORTS (the block's X(dir, name, width)
+// list, ports.h) at width BYTES, each with Verilator's type for its width.
+#define RNIC_CC_PORTS_MATCH(fn, PORTS) \
+  template <class V, int BYTES = 0>    \
+  constexpr bool fn() {                \
+    RNIC_CHECK_CC_PORT(in, clk, 1)     \
+    PORTS(RNIC_CHECK_CC_PORT)          \
+    return true;                       \
+  }
+
+namespace rnic {
+
+// One clock edge of a C++-mode Verilated model: clk high, evaluate, clk low, evaluate.
+template <class V>
+void cc_tick(V& v) {
+  v.clk = 1;
+  v.eval();
+  v.clk = 0;
+  v.eval();
+}
+
+// A block Verilated in C++ mode (V: no SystemC ports, eval() per clock edge), with clk low and
+// rst high and evaluated once, in a VerilatedContext of its own (several blocks in one process
+// each keep their own time and state). Making a context, or a model in it, makes it the
+// thread's context, which the SystemC-mode blocks and the waveform file made later would then
+// share: the thread's is put back. With own_context false the block lives in the thread's
+// context instead (the lockstep benches write that context's coverage counters).
+template <class V>
+class CcRtl {
+ public:
+  explicit CcRtl(const char* top, bool own_context = true) {
+    VerilatedContext* const prev = Verilated::threadContextp();
+    if (own_context) ctx_ = std::make_unique<VerilatedContext>();
+    v_ = std::make_unique<V>(own_context ? ctx_.get() : prev, top);
+    Verilated::threadContextp(prev);
+    v_->clk = 0;
+    v_->rst = 1;
+    v_->eval();
+  }
+  ~CcRtl() { v_->final(); }
+  CcRtl(const CcRtl&) = delete;
+  CcRtl& operator=(const CcRtl&) = delete;
+
+  V& operator*() { return *v_; }
+  V* operator->() { return v_.get(); }
+  const V* operator->() const { return v_.get(); }
+  void tick() { cc_tick(*v_); }
+  // rst held high for `high` edges, then low for `low` more (the inputs as the caller set them).
+  void reset(int high, int low) {
+    v_->rst = 1;
+    for (int i = 0; i < high; ++i) tick();
+    v_->rst = 0;
+    for (int i = 0; i < low; ++i) tick();
+  }
+
+ private:
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<V> v_;
+};
+
+// The first n bytes of a C++-mode data port (byte 0 in bits 7..0) into p.
+template <class T>
+void cc_get_bytes(const T& port, uint8_t* p, size_t n) {
+  if constexpr (std::is_integral_v<T>) {
+    for (size_t i = 0; i < n; ++i) p[i] = uint8_t(uint64_t(port) >> (8 * i));
+  } else {
+    for (size_t i = 0; i < n; ++i) p[i] = uint8_t(port[i / 4] >> (8 * (i % 4)));
+  }
+}
+
+// Bytes p[0..n) into a C++-mode data port, byte 0 in bits 7..0; the rest zero.
+template <class T>
+void cc_set_bytes(T& port, const uint8_t* p, size_t n) {
+  if constexpr (std::is_integral_v<T>) {
+    T v = 0;
+    for (size_t i = 0; i < n; ++i) v |= T(T(p[i]) << (8 * i));
+    port = v;
+  } else {
+    for (size_t w = 0; w < sizeof(port) / sizeof(EData); ++w) {
+      EData v = 0;
+      for (size_t b = 0; b < 4 && 4 * w + b < n; ++b) v |= EData(p[4 * w + b]) << (8 * b);
+      port[w] = v;
+    }
+  }
+}
+
+}  // namespace rnic
