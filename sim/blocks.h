@@ -1,16 +1,16 @@
 // The swappable datapath blocks (DESIGN.md §4) in one registry: each block's name, what it is,
 // and which implementations exist. `--rtl`, the scenario key `rtl:`, the run summary and
-// stats.json's `implementations` all read it; nothing else lists block names.
+// stats.json's `implementations` all read it; nothing else lists block names. Each block is
+// described once in blocks.cc (its entry, its RTL builds, what its RTL refuses); its face, model
+// and recorder come with the face (models/common/block.h).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "models/common/crc32_channel.h"
-#include "models/rnic/dmac/dmac.h"
-#include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
-#include "models/rnic/xlat/xlat_channel.h"
+#include "models/common/block.h"
 
 namespace rnic {
 
@@ -22,7 +22,9 @@ struct BlockInfo {
   bool has_rtl;
   std::vector<int> rtl_widths;  // datapath widths (B per beat) the RTL is Verilated at; empty:
                                 // any (the block has no datapath-wide port)
-  std::string width_key = "core.datapath_bytes";  // the parameter that sets its width
+  std::string width_key;        // the parameter that sets its width
+  // Why a traced run cannot show the block's RTL at this width ("": it can).
+  std::function<std::string(int width)> waveform;
 };
 const std::vector<BlockInfo>& blocks();
 
@@ -40,17 +42,11 @@ struct Implementations {
 Implementations resolve_implementations(const std::vector<std::string>& rtl,
                                         const SystemConfig& cfg, const std::string& where);
 
-// The implementation each block's users are given for a run (the model where the registry has
-// no RTL for the block yet: resolve_implementations refused the rest), wrapped in a recorder
-// while the run record is on (sim/run_record.h).
-Crc32Factory crc32_factory(const Implementations& impl);
-RxParseFactory rx_parse_factory(const Implementations& impl);
-XlatFactory xlat_factory(const Implementations& impl);
-DmacCoreFactory dmac_factory(const Implementations& impl);
-// The same without the recorder.
-Crc32Factory crc32_impl_factory(const Implementations& impl);
-RxParseFactory rx_parse_impl_factory(const Implementations& impl);
-XlatFactory xlat_impl_factory(const Implementations& impl);
-DmacCoreFactory dmac_impl_factory(const Implementations& impl);
+// The implementation of a block's face (Crc32Channel, RxParseChannel, XlatChannel, DmacCore)
+// its users are given for a run: its RTL where `impl` says so (resolve_implementations refused
+// what the RTL is not built for), else its model; wrapped in the face's recorder while the run
+// record is on (sim/run_record.h).
+template <class Face>
+BlockFactory<Face> block_factory(const Implementations& impl);
 
 }  // namespace rnic

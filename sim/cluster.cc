@@ -146,7 +146,8 @@ Node::Node(sc_core::sc_module_name n, int i, const HostSpec& spec, StatRegistry&
       impl(node_implementations(given, cfg)),
       host(cfg, stats, std::string(name()) + ".os"),
       card(cfg.card(), host.link, mac, ip, stats,
-           {dmac_factory(impl), crc32_factory(impl), rx_parse_factory(impl), xlat_factory(impl)}),
+           {block_factory<DmacCore>(impl), block_factory<Crc32Channel>(impl),
+            block_factory<RxParseChannel>(impl), block_factory<XlatChannel>(impl)}),
       driver(std::string(name()) + ".driver", host.mem, host.rc, host.os, host.bar0, host.bar2, mac,
              cfg.card().caps(), cfg.host, cfg.cost, stats) {
   card.pcie.map(host.bar0, host.bar2);

@@ -47,7 +47,8 @@ struct HostCard : Host {
   // sample: this host's background task samples the time series (one per run does).
   // dmac: rnic_dmac's implementation (sim/blocks.h; the model when empty).
   HostCard(const SystemConfig& cfg, StatRegistry& stats, bool sample = true,
-           const std::string& os_group = "host.os", const DmacCoreFactory& dmac = {});
+           const std::string& os_group = "host.os",
+           const DmacCoreFactory& dmac = dmac_model_factory());
   void configure(const SystemConfig& cfg);
   // Registers every block's waveform signals.
   void trace(TraceSink& t) const;

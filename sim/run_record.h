@@ -11,7 +11,8 @@
 //                                    table writes: a = index, b = digest of the entry
 //   <node> host write                a = address, b = digest of length and bytes written
 // Recording is off unless a test binary asks for it (--rtl ... --compare-with-model, or
-// --record FILE); then sim/blocks.h's factories wrap each channel in a recorder and each Node
+// --record FILE); then sim/blocks.h's factories wrap each block's face in its recorder
+// (its Recorded, models/common/block.h) and each Node
 // records its root complex's writes. The file is binary: 32-byte records, then the source
 // table (name and clock period per source), then its offset. Header only: the test binaries
 // main() (testbench/common/gtest_sc_main.cc) drives it without linking the simulator.
@@ -27,9 +28,11 @@
 #include <string>
 #include <vector>
 
+#include "models/common/block.h"
+
 namespace rnic {
 
-class RunRecord {
+class RunRecord : public AnswerLog {
  public:
   static RunRecord& get();
 
@@ -40,8 +43,8 @@ class RunRecord {
   void close();
 
   // A source's id (registered once per name); period_ps: its clock, for cycle numbers.
-  uint32_t source(const std::string& name, uint64_t period_ps);
-  void add(uint32_t src, uint64_t t_ps, uint64_t a, uint64_t b);
+  uint32_t source(const std::string& name, uint64_t period_ps) override;
+  void add(uint32_t src, uint64_t t_ps, uint64_t a, uint64_t b) override;
 
   // Marks this run's record as not comparable with another process's (a test whose simulated
   // behaviour depends on where the process's own memory lies: a verbs program's stack and heap
@@ -63,10 +66,6 @@ class RunRecord {
   std::FILE* f_ = nullptr;
   std::vector<Source> sources_;
 };
-
-// 64-bit digest helpers for record values (FNV-1a over the words, then a finaliser).
-uint64_t record_digest(const std::vector<uint64_t>& words);
-uint64_t record_digest_bytes(const uint8_t* p, size_t n, uint64_t seed);
 
 namespace run_record_detail {
 
@@ -195,25 +194,6 @@ inline std::string RunRecord::compare(const std::string& model_path, const std::
     return fmt::format("the model run has {} records, the RTL run {}: the same up to the shorter",
                        m.records, r.records);
   return "";
-}
-
-inline uint64_t record_digest(const std::vector<uint64_t>& words) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint64_t w : words)
-    for (int i = 0; i < 8; ++i) h = (h ^ ((w >> (8 * i)) & 0xFF)) * 0x100000001b3ull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
-}
-
-inline uint64_t record_digest_bytes(const uint8_t* p, size_t n, uint64_t seed) {
-  uint64_t h = 0xcbf29ce484222325ull ^ seed;
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
 }
 
 }  // namespace rnic

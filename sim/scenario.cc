@@ -568,25 +568,10 @@ void check_capabilities(Scenario& s, const std::string& where) {
   s.impl = resolve_implementations(s.rtl, s.config, where);
   s.impl.traced = !s.outputs.trace.empty();
   if (s.impl.traced)
-    for (const BlockInfo& bi : blocks()) {
-      const std::string& b = bi.name;
-      if (!s.impl.rtl(b)) continue;
-      // crc32 has SystemC-mode builds to trace at 1, 8, 16 and 64 bytes (crc32_sc.h).
-      const int w = int(s.config.core.datapath_bytes);
-      if (b == "crc32" && (w == 1 || w == 8 || w == 16 || w == 64)) continue;
-      // rnic_dmac's pins are in the waveform under its DMA service (dmac.h), whichever core runs
-      // (its C++-mode RTL has no internals to show).
-      if (b == "rnic_dmac") continue;
-      throw InputError(
-          where, "rtl",
-          b == "crc32"
-              ? fmt::format("a waveform of crc32's RTL at {} bytes per beat is not built (it is "
-                            "at 1, 8, 16 and 64)",
-                            w)
-              : fmt::format("a waveform of {}'s RTL in a run is not built yet (the run uses its "
-                            "C++-mode build, which has no signals); trace the model run, or the "
-                            "RTL in {}_lockstep_test --trace fst",
-                            b, b));
+    for (const BlockInfo& b : blocks()) {
+      if (!s.impl.rtl(b.name)) continue;
+      const std::string why = b.waveform(int(s.config.core.datapath_bytes));
+      if (!why.empty()) throw InputError(where, "rtl", why);
     }
   check_topology(s, where);
   if (s.outputs.pcap && s.has_experiment) {

@@ -6,8 +6,10 @@
 // next's (the block takes one beat per cycle) and always takes the result (m_ready high). Every
 // request is answered, in the order asked (the MAC keeps its frames in that order).
 //
-// Implementations: Crc32ModelChannel (below: the burst model, Crc32Model, one event per result)
-// and Crc32RtlChannel (crc32_ports.h: a Verilated crc32 clocked only while it has work).
+// Implementations: Crc32ModelChannel (below: the burst model, Crc32Model, one event per result),
+// Crc32CcChannel (crc32_cc.h: a Verilated crc32 clocked only while it has work) and
+// Crc32ScChannel (crc32_sc.h: its SystemC-mode build, for waveforms). The seam they share with
+// the other blocks: block.h.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/block.h"
 #include "models/common/crc32.h"
 #include "models/common/event_queue.h"
 #include "models/common/trace_sink.h"
@@ -26,6 +29,10 @@ class Crc32Channel {
  public:
   using Message = std::shared_ptr<const std::vector<uint8_t>>;
   using Done = std::function<void(uint32_t crc, uint64_t valid_cycle)>;
+  struct Params {
+    uint32_t poly = Crc32::kPolyIeee;
+  };
+  class Recorded;
   virtual ~Crc32Channel() = default;
   // (beat_cycles is read during the call only.)
   virtual void request(Message msg, const std::vector<uint64_t>& beat_cycles, Done done) = 0;
@@ -35,9 +42,8 @@ class Crc32Channel {
   virtual void trace(TraceSink& /*t*/) const {}
 };
 
-// Makes the channel a block uses: (instance name, polynomial, bytes per beat, clock).
-using Crc32Factory = std::function<std::unique_ptr<Crc32Channel>(const std::string&, uint32_t,
-                                                                 unsigned, ClockDomain)>;
+// Makes the channel a MAC uses (BlockArgs: its bytes per beat and clock).
+using Crc32Factory = BlockFactory<Crc32Channel>;
 
 class Crc32ModelChannel : public Crc32Channel, public sc_core::sc_module {
  public:
@@ -58,9 +64,33 @@ class Crc32ModelChannel : public Crc32Channel, public sc_core::sc_module {
 };
 
 inline Crc32Factory crc32_model_factory() {
-  return [](const std::string& name, uint32_t poly, unsigned bytes, ClockDomain clk) {
-    return std::make_unique<Crc32ModelChannel>(name.c_str(), poly, bytes, clk);
+  return [](const BlockArgs& a, const Crc32Channel::Params& p) {
+    return std::make_unique<Crc32ModelChannel>(a.name.c_str(), p.poly, unsigned(a.bytes), a.clk);
   };
 }
+
+// The channel for the run record (block.h): each CRC and the cycle it is valid at, when done.
+class Crc32Channel::Recorded : public Crc32Channel {
+ public:
+  Recorded(std::unique_ptr<Crc32Channel> in, AnswerLog& log, const BlockArgs& a)
+      : in_(std::move(in)),
+        log_(log),
+        src_(log.source(std::string(dynamic_cast<sc_core::sc_object&>(*in_).name()) + " crc32",
+                        a.clk.period_ps)) {}
+  void request(Message msg, const std::vector<uint64_t>& beat_cycles, Done done) override {
+    in_->request(std::move(msg), beat_cycles,
+                 [log = &log_, src = src_, done = std::move(done)](uint32_t crc, uint64_t valid) {
+                   log->add(src, now_ps(), crc, valid);
+                   done(crc, valid);
+                 });
+  }
+  uint64_t beats(size_t len) const override { return in_->beats(len); }
+  void trace(TraceSink& t) const override { in_->trace(t); }
+
+ private:
+  std::unique_ptr<Crc32Channel> in_;
+  AnswerLog& log_;
+  uint32_t src_;
+};
 
 }  // namespace rnic

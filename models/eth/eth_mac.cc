@@ -18,8 +18,8 @@ EthMac::EthMac(sc_core::sc_module_name n, const EthMacParams& cfg, StatRegistry&
       cfg_(cfg),
       clk_(ClockDomain::mhz(cfg.clk_mhz)),
       byte_ps_(uint64_t(8000 / cfg.mac.rate_gbps)),
-      fcs_gen_(crc32("fcs_gen", Crc32::kPolyIeee, unsigned(cfg.datapath_bytes), clk_)),
-      fcs_check_(crc32("fcs_check", Crc32::kPolyIeee, unsigned(cfg.datapath_bytes), clk_)),
+      fcs_gen_(crc32({"fcs_gen", clk_, int(cfg.datapath_bytes)}, {Crc32::kPolyIeee})),
+      fcs_check_(crc32({"fcs_check", clk_, int(cfg.datapath_bytes)}, {Crc32::kPolyIeee})),
       tx_frames_(stats.group(name()).counter("tx_frames", "frames", "frames sent")),
       tx_bytes_(stats.group(name()).counter(
           "tx_wire_bytes", "B", "bytes on the wire: preamble, frame, padding, FCS, IFG")),

@@ -35,7 +35,7 @@ namespace rnic {
 // Which implementation each swappable block of the card runs (model or RTL): factories the
 // assembly makes from its choices (sim/blocks.h). Empty ones are the models.
 struct CardBlocks {
-  DmacCoreFactory dmac;
+  DmacCoreFactory dmac = dmac_model_factory();
   Crc32Factory crc32 = crc32_model_factory();
   RxParseFactory rx_parse = rx_parse_model_factory();
   XlatFactory xlat = xlat_model_factory();
@@ -45,7 +45,7 @@ struct CardBlocks {
 // card masters over it.
 struct CardPcie {
   CardPcie(const CardConfig& cfg, pcie::PcieLink& link, StatRegistry& stats,
-           const DmacCoreFactory& dmac_core = {});
+           const DmacCoreFactory& dmac_core = dmac_model_factory());
   // Places BAR0 (64 KiB of RNIC registers) and BAR2 (one page per QP) where the host's
   // firmware put them, with the register file behind both.
   void map(uint64_t bar0, uint64_t bar2);

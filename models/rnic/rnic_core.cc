@@ -6,8 +6,8 @@ RnicCore::RnicCore(sc_core::sc_module_name n, const CoreConfig& cfg, const Firmw
                    RnicDmac& dmac, RnicRegs& regs, Transport& transport, StatRegistry& stats,
                    const RxParseFactory& rx_parse, const XlatFactory& xlat)
     : sc_core::sc_module(n),
-      xlat_(
-          xlat("xlat", size_t(cfg.stags), size_t(cfg.pbl_entries), ClockDomain::mhz(cfg.clk_mhz))),
+      xlat_(xlat({"xlat", ClockDomain::mhz(cfg.clk_mhz)},
+                 {size_t(cfg.stags), size_t(cfg.pbl_entries)})),
       completion_("completion", cfg, dmac, regs, stats, name()),
       host_("host_if", cfg, dmac, regs, completion_, probe, stats, name()),
       firmware_("firmware", fw, uint32_t(cfg.cqs), dmac, regs, {*xlat_, completion_.table(), host_},

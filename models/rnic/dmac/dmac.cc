@@ -46,9 +46,8 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
       pcie_(pcie),
       cfg_(p),
       clk_(ClockDomain::mhz(p.clk_mhz)),
-      core_(core ? core(name(), int(p.dma_bytes), ClockDomain::mhz(p.clk_mhz).period_ps)
-                 : std::make_unique<DmacModel>(int(p.dma_bytes))),
-      own_model_(!core),
+      core_(core({name(), ClockDomain::mhz(p.clk_mhz), int(p.dma_bytes)}, {})),
+      own_model_(dynamic_cast<DmacModel*>(core_.get()) != nullptr),
       B_(int(p.dma_bytes)),
       slots_(kIds),
       read_bytes_(stats.group(name()).counter(
@@ -66,6 +65,36 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
   pcie_.set_completions_later([this](const Tlp& t) { return batch_edges_ && !can_end_piece(t); });
   wake_id_ = sched_.add(std::string(name()) + ".run", [this] { run(); });
   reset_core();
+}
+
+DmacCoreFactory dmac_model_factory() {
+  return [](const BlockArgs& a, const DmacCore::Params&) -> std::unique_ptr<DmacCore> {
+    return std::make_unique<DmacModel>(a.bytes);
+  };
+}
+
+DmacCore::Recorded::Recorded(std::unique_ptr<DmacCore> in, AnswerLog& log, const BlockArgs& a)
+    : in_(std::move(in)),
+      log_(log),
+      tx_(log.source(a.name + " rnic_dmac tx", a.clk.period_ps)),
+      rd_(log.source(a.name + " rnic_dmac rd", a.clk.period_ps)) {}
+
+void DmacCore::Recorded::edge(const DmacIn& in) {
+  in_->edge(in);
+  if (in.rst) return;
+  const DmacOut& o = in_->out();
+  // The DMA service takes every beat the edge after it is presented (tx_ready, rd_ready high).
+  if (o.tx_valid && o.tx_last)
+    log_.add(tx_, in.t_ps, o.tx_addr, record_digest({o.tx_write, o.tx_len, o.tx_tag}));
+  // A read's rw beats (edge, offset, bytes) fold into one digest, recorded with its done.
+  if (o.rw_valid)
+    rw_digest_[o.rw_id] =
+        record_digest({rw_digest_[o.rw_id], in.t_ps, o.rw_off,
+                       record_digest_bytes(o.rw_data.data(), o.rw_cnt, o.rw_cnt)});
+  if (o.rd_valid) {
+    log_.add(rd_, in.t_ps, (uint64_t(o.rd_id) << 8) | o.rd_status, rw_digest_[o.rd_id]);
+    rw_digest_[o.rd_id] = 0;
+  }
 }
 
 RnicDmac::~RnicDmac() { sched_.drop(wake_id_); }

@@ -39,6 +39,7 @@
 // (dmac_core.h); requests it cannot take yet wait here in order.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -47,6 +48,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/block.h"
 #include "models/common/event_queue.h"
 #include "models/common/scheduler.h"
 #include "models/common/stats.h"
@@ -57,18 +59,37 @@
 
 namespace rnic {
 
-// Makes the block's implementation for the DMA service `name` at a datapath width (B per beat)
-// and clock period.
-using DmacCoreFactory = std::function<std::unique_ptr<DmacCore>(const std::string& name, int bytes,
-                                                                uint64_t period_ps)>;
+// Makes the block's implementation for the DMA service (BlockArgs: its name, core.dma_bytes and
+// the core clock).
+using DmacCoreFactory = BlockFactory<DmacCore>;
+DmacCoreFactory dmac_model_factory();
+
+// The block for the run record (block.h): what rnic_dmac does that its users see, at the edge
+// it does it: each TLP's last beat on tx (it goes to the PCIe I/F when taken), and each read's
+// done with a digest of the bytes its completions put on rw and when.
+class DmacCore::Recorded : public DmacCore {
+ public:
+  Recorded(std::unique_ptr<DmacCore> in, AnswerLog& log, const BlockArgs& a);
+  void edge(const DmacIn& in) override;
+  const DmacOut& out() const override { return in_->out(); }
+  int bytes() const override { return in_->bytes(); }
+  int max_tags() const override { return in_->max_tags(); }
+  const char* impl() const override { return in_->impl(); }
+
+ private:
+  std::unique_ptr<DmacCore> in_;
+  AnswerLog& log_;
+  uint32_t tx_, rd_;
+  std::array<uint64_t, 256> rw_digest_{};  // by read id
+};
 
 class RnicDmac : public sc_core::sc_module {
  public:
   using ReadDone = std::function<void(DmacStatus, std::vector<uint8_t>&&)>;
 
-  // core: the implementation (the model when empty).
+  // core: makes the implementation.
   RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacParams& p, StatRegistry& stats,
-           const DmacCoreFactory& core = {});
+           const DmacCoreFactory& core = dmac_model_factory());
   ~RnicDmac() override;
   // Applies changed PCIe parameters between the points of a sweep (nothing outstanding): the
   // block is reset with them.
@@ -136,8 +157,8 @@ class RnicDmac : public sc_core::sc_module {
   ClockDomain clk_;
   EventQueue eq_{"eq"};
   std::unique_ptr<DmacCore> core_;
-  // The C++ model made here: no RTL, and no recorder around it (the run record is kept in
-  // the order edges happen).
+  // The core is the C++ model itself: no RTL, and no recorder around it (the run record is kept
+  // in the order edges happen).
   const bool own_model_;
   int B_;
   DmacIn in_;

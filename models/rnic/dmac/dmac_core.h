@@ -124,6 +124,8 @@ struct DmacOut {
 // One implementation of the block: the model below or a Verilated RTL build.
 class DmacCore {
  public:
+  struct Params {};  // nothing besides BlockArgs (the width, the clock)
+  class Recorded;    // dmac.h
   virtual ~DmacCore() = default;
   // One rising edge with these input pins; out() is then the outputs until the next edge.
   virtual void edge(const DmacIn& in) = 0;

@@ -47,7 +47,7 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
       completion_(completion),
       mark_(probe),
       rx_parse_(
-          rx_parse("rx_parse", uint64_t(cfg.rx_parse_cycles), uint64_t(cfg.datapath_bytes), clk_)),
+          rx_parse({"rx_parse", clk_, int(cfg.datapath_bytes)}, {uint64_t(cfg.rx_parse_cycles)})),
       logic_(size_t(cfg.qps)),
       ctx_(size_t(cfg.qps)),
       read_progress_ps_(size_t(cfg.qps)),

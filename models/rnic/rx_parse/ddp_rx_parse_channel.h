@@ -18,6 +18,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/block.h"
 #include "models/common/event_queue.h"
 #include "models/common/ring.h"
 #include "models/rnic/rx_parse/ddp_rx_parse.h"
@@ -27,14 +28,17 @@ namespace rnic {
 class RxParseChannel {
  public:
   using Segment = std::shared_ptr<const std::vector<uint8_t>>;
+  struct Params {
+    uint64_t parse_cycles = 2;  // core.rx_parse_cycles
+  };
+  class Recorded;
   virtual ~RxParseChannel() = default;
   virtual void request(Segment seg, std::function<void(const RxParseResult&)> done,
                        std::function<void()> ready) = 0;
 };
 
-// Makes the channel the RX engine uses: (instance name, parse cycles, datapath bytes, clock).
-using RxParseFactory = std::function<std::unique_ptr<RxParseChannel>(const std::string&, uint64_t,
-                                                                     uint64_t, ClockDomain)>;
+// Makes the channel the RX engine uses (BlockArgs: the datapath bytes and the core clock).
+using RxParseFactory = BlockFactory<RxParseChannel>;
 
 class RxParseModelChannel : public RxParseChannel, public sc_core::sc_module {
  public:
@@ -72,9 +76,48 @@ class RxParseModelChannel : public RxParseChannel, public sc_core::sc_module {
 };
 
 inline RxParseFactory rx_parse_model_factory() {
-  return [](const std::string& name, uint64_t parse_cycles, uint64_t dp, ClockDomain clk) {
-    return std::make_unique<RxParseModelChannel>(name.c_str(), parse_cycles, dp, clk);
+  return [](const BlockArgs& a, const RxParseChannel::Params& p) {
+    return std::make_unique<RxParseModelChannel>(a.name.c_str(), p.parse_cycles, uint64_t(a.bytes),
+                                                 a.clk);
   };
 }
+
+// The channel for the run record (block.h): each header result as the block's result bus
+// carries it (ddp_rx_parse_ports.h) with its cycles, and each time it takes the next segment.
+class RxParseChannel::Recorded : public RxParseChannel {
+ public:
+  Recorded(std::unique_ptr<RxParseChannel> in, AnswerLog& log, const BlockArgs& a)
+      : in_(std::move(in)), log_(log) {
+    const std::string n = dynamic_cast<sc_core::sc_object&>(*in_).name();
+    src_ = log.source(n + " ddp_rx_parse", a.clk.period_ps);
+    ready_src_ = log.source(n + " ddp_rx_parse ready", a.clk.period_ps);
+  }
+  void request(Segment seg, std::function<void(const RxParseResult&)> done,
+               std::function<void()> ready) override {
+    in_->request(
+        std::move(seg),
+        [log = &log_, src = src_, done = std::move(done)](const RxParseResult& r) {
+          const uint64_t d = record_digest({r.dropped,      r.ok,         uint64_t(r.why.layer),
+                                            r.why.etype,    r.why.code,   r.h.tagged,
+                                            r.h.last,       r.h.opcode,   r.h.stag,
+                                            r.h.to,         r.h.inv_stag, r.h.qn,
+                                            r.h.msn,        r.h.mo,       r.rr_ok,
+                                            r.rr.sink_stag, r.rr.sink_to, r.rr.size,
+                                            r.rr.src_stag,  r.rr.src_to,  r.payload_off,
+                                            r.payload_len});
+          log->add(src, now_ps(), d, r.cycles);
+          done(r);
+        },
+        [log = &log_, src = ready_src_, ready = std::move(ready)] {
+          log->add(src, now_ps(), 0, 0);
+          ready();
+        });
+  }
+
+ private:
+  std::unique_ptr<RxParseChannel> in_;
+  AnswerLog& log_;
+  uint32_t src_ = 0, ready_src_ = 0;
+};
 
 }  // namespace rnic

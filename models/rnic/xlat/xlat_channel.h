@@ -20,6 +20,7 @@
 #include <systemc>
 #include <vector>
 
+#include "models/common/block.h"
 #include "models/common/event_queue.h"
 #include "models/rnic/abi/wqe.h"
 #include "models/rnic/xlat/rnic_xlat.h"
@@ -29,6 +30,10 @@ namespace rnic {
 class XlatChannel {
  public:
   using Reply = std::function<void(XlatResult&&)>;
+  struct Params {
+    size_t smt = 0, pbl = 0;  // table entries: core.stags, core.pbl_entries
+  };
+  class Recorded;
   virtual ~XlatChannel() = default;
   // The request port: `reply` runs in `to` (the requester's event queue) when the result is in.
   virtual void request(const XlatRequest& r, EventQueue& to, Reply reply) = 0;
@@ -44,9 +49,8 @@ class XlatChannel {
   virtual const SmtEntry* entry(uint32_t index) const = 0;
 };
 
-// Makes the channel the core uses: (instance name, SMT entries, PBLMT entries, clock).
-using XlatFactory =
-    std::function<std::unique_ptr<XlatChannel>(const std::string&, size_t, size_t, ClockDomain)>;
+// Makes the channel the core uses (BlockArgs: the core clock; no datapath-wide port).
+using XlatFactory = BlockFactory<XlatChannel>;
 
 class XlatModelChannel : public XlatChannel, public sc_core::sc_module {
  public:
@@ -72,10 +76,31 @@ class XlatModelChannel : public XlatChannel, public sc_core::sc_module {
 };
 
 inline XlatFactory xlat_model_factory() {
-  return [](const std::string& name, size_t smt, size_t pbl, ClockDomain clk) {
-    return std::make_unique<XlatModelChannel>(name.c_str(), smt, pbl, clk);
+  return [](const BlockArgs& a, const XlatChannel::Params& p) {
+    return std::make_unique<XlatModelChannel>(a.name.c_str(), p.smt, p.pbl, a.clk);
   };
 }
+
+// The channel for the run record (block.h): each translation's status, chunks and fault offset
+// with its cycles, and each table write with whether it was taken.
+class XlatChannel::Recorded : public XlatChannel {
+ public:
+  Recorded(std::unique_ptr<XlatChannel> in, AnswerLog& log, const BlockArgs& a);
+  void request(const XlatRequest& r, EventQueue& to, Reply reply) override;
+  bool write_smt(uint32_t index, const SmtEntry& e) override;
+  bool invalidate(uint32_t stag, const uint32_t* pd) override;
+  bool free(uint32_t index) override;
+  bool write_pbl(uint32_t first, const std::vector<PblEntry>& e) override;
+  size_t pbl_entries() const override { return in_->pbl_entries(); }
+  const XlatTiming& timing() const override { return in_->timing(); }
+  const SmtEntry* entry(uint32_t index) const override { return in_->entry(index); }
+
+ private:
+  bool note(uint64_t a, uint64_t b, bool ok);
+  std::unique_ptr<XlatChannel> in_;
+  AnswerLog& log_;
+  uint32_t src_, wr_;
+};
 
 // Translates bytes [off, off + len) of a WQE's SGE list through `xlat`, one request per SGE the
 // range touches, each after the previous one's result (so the cycles add up); `done` gets the
