@@ -1,6 +1,7 @@
 #include "sim/blocks.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -8,30 +9,16 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "Vcrc32_w1.h"
-#include "Vcrc32_w16.h"
-#include "Vcrc32_w64.h"
-#include "Vcrc32_w8.h"
-#include "Vcrc32cc_w1.h"
-#include "Vcrc32cc_w16.h"
-#include "Vcrc32cc_w2.h"
-#include "Vcrc32cc_w32.h"
-#include "Vcrc32cc_w4.h"
-#include "Vcrc32cc_w64.h"
-#include "Vcrc32cc_w8.h"
-#include "Vddp_rx_parse_cc_w16.h"
-#include "Vddp_rx_parse_cc_w64.h"
-#include "Vddp_rx_parse_cc_w8.h"
-#include "Vrnic_dmac_cc_w32.h"
-#include "Vrnic_dmac_cc_w64.h"
-#include "Vrnic_dmac_cc_w8.h"
-#include "Vrnic_xlat_cc.h"
 #include "models/common/crc32_cc.h"
 #include "models/common/crc32_sc.h"
 #include "models/rnic/dmac/dmac.h"
 #include "models/rnic/dmac/dmac_cc.h"
 #include "models/rnic/rx_parse/ddp_rx_parse_cc.h"
 #include "models/rnic/xlat/xlat_cc.h"
+#include "rnic_rtl_crc32.h"
+#include "rnic_rtl_ddp_rx_parse.h"
+#include "rnic_rtl_rnic_dmac.h"
+#include "rnic_rtl_rnic_xlat.h"
 #include "sim/config.h"
 #include "sim/run_record.h"
 
@@ -47,17 +34,18 @@ struct Build {
   static constexpr int kBytes = BYTES;
 };
 
-// Every build of a block in one mode (rtl/CMakeLists.txt Verilates each): their widths for the
-// registry, and make(bytes, f) calling f(Build{}) with the build of that width.
+// Every build of a block in one mode, as rtl/CMakeLists.txt's rnic_rtl_block lists them
+// (RNIC_RTL_BUILDS_<block>): their widths for the registry, and make(bytes, f) calling
+// f(Build{}) with the build of that width.
 template <class... B>
 struct Builds {
+  using First = std::tuple_element_t<0, std::tuple<B...>>;
   static std::vector<int> widths() {
     std::vector<int> w{B::kBytes...};
     return w == std::vector<int>{0} ? std::vector<int>{} : w;
   }
   template <class F>
   static auto make(int bytes, F&& f) {
-    using First = std::tuple_element_t<0, std::tuple<B...>>;
     decltype(f(First{})) out;
     const bool built =
         ((B::kBytes == bytes || B::kBytes == 0 ? (out = f(B{}), true) : false) || ...);
@@ -80,20 +68,16 @@ struct Block<Crc32Channel> {
   static constexpr const char* kName = "crc32";
   static constexpr const char* kWhat = "Ethernet FCS generator and checker in every MAC";
   static constexpr const char* kWidthKey = "core.datapath_bytes";
-  using Rtl = Builds<Build<Vcrc32cc_w1, 1>, Build<Vcrc32cc_w2, 2>, Build<Vcrc32cc_w4, 4>,
-                     Build<Vcrc32cc_w8, 8>, Build<Vcrc32cc_w16, 16>, Build<Vcrc32cc_w32, 32>,
-                     Build<Vcrc32cc_w64, 64>>;
+  using Rtl = Builds<RNIC_RTL_BUILDS_crc32>;
   // The SystemC-mode builds, clocked in simulated time, for a traced run (crc32_sc.h).
-  using Traced = Builds<Build<Vcrc32_w1, 1>, Build<Vcrc32_w8, 8>, Build<Vcrc32_w16, 16>,
-                        Build<Vcrc32_w64, 64>>;
+  using Traced = Builds<RNIC_RTL_TRACED_BUILDS_crc32>;
   static int width(const SystemConfig& c) { return int(c.core.datapath_bytes); }
   static std::string refuses(const SystemConfig&) { return ""; }
   static std::string waveform(int w) {
-    for (int t : Traced::widths())
-      if (t == w) return "";
-    return fmt::format(
-        "a waveform of crc32's RTL at {} bytes per beat is not built (it is at 1, 8, 16 and 64)",
-        w);
+    const std::vector<int> t = Traced::widths();
+    if (std::find(t.begin(), t.end(), w) != t.end()) return "";
+    return fmt::format("a waveform of crc32's RTL at {} bytes per beat is not built (it is at {})",
+                       w, fmt::join(t, ", "));
   }
   static Crc32Factory model() { return crc32_model_factory(); }
   static std::unique_ptr<Crc32Channel> rtl(const Implementations& impl, const BlockArgs& a,
@@ -124,8 +108,7 @@ struct Block<RxParseChannel> {
   static constexpr const char* kName = "ddp_rx_parse";
   static constexpr const char* kWhat = "receive-side DDP/RDMAP header parser and checks";
   static constexpr const char* kWidthKey = "core.datapath_bytes";
-  using Rtl = Builds<Build<Vddp_rx_parse_cc_w8, 8>, Build<Vddp_rx_parse_cc_w16, 16>,
-                     Build<Vddp_rx_parse_cc_w64, 64>>;
+  using Rtl = Builds<RNIC_RTL_BUILDS_ddp_rx_parse>;
   static constexpr uint64_t kParseCycles = 2;  // PARSE_CYCLES of the builds
   static int width(const SystemConfig& c) { return int(c.core.datapath_bytes); }
   // Run-time parameters the RTL takes as Verilog parameters: only the value it is built at.
@@ -154,9 +137,10 @@ struct Block<XlatChannel> {
   static constexpr const char* kName = "rnic_xlat";
   static constexpr const char* kWhat = "STag translation with the SMT and PBLMT";
   static constexpr const char* kWidthKey = "core.datapath_bytes";
-  // The C++-mode build at the card's largest default tables: 2^16 SMT and 2^20 PBLMT entries.
-  using Adapter = XlatCcChannel<Vrnic_xlat_cc, 16, 20>;
-  using Rtl = Builds<Build<Vrnic_xlat_cc, 0>>;
+  using Rtl = Builds<RNIC_RTL_BUILDS_rnic_xlat>;
+  // Its one build, at the card's largest default tables: 2^16 SMT and 2^20 PBLMT entries
+  // (SMT_AW and PBL_AW in rtl/CMakeLists.txt).
+  using Adapter = XlatCcChannel<Rtl::First::type, 16, 20>;
   static int width(const SystemConfig& c) { return int(c.core.datapath_bytes); }
   static std::string refuses(const SystemConfig& c) {
     if (c.core.stags <= int64_t(Adapter::kMaxSmt) &&
@@ -182,8 +166,7 @@ struct Block<DmacCore> {
       "bus-master DMA: splits, tags, completion placement, timeouts";
   static constexpr const char* kWidthKey = "core.dma_bytes";
   static constexpr int kTags = 256;  // TAGS of the builds
-  using Rtl = Builds<Build<Vrnic_dmac_cc_w8, 8>, Build<Vrnic_dmac_cc_w32, 32>,
-                     Build<Vrnic_dmac_cc_w64, 64>>;
+  using Rtl = Builds<RNIC_RTL_BUILDS_rnic_dmac>;
   static int width(const SystemConfig& c) { return int(c.core.dma_bytes); }
   static std::string refuses(const SystemConfig& c) {
     if (c.pcie.tags <= kTags) return "";

@@ -44,6 +44,10 @@ struct StreamWidths {
 #define RNIC_SIGNAL_BIND(dir, name, w) m.name(name);
 #define RNIC_SIGNAL_TRACE(dir, port, w) sc_core::sc_trace(tf, port, port.name());
 #define RNIC_SIGNAL_FST(dir, port, w) ft.add(scope, #port, port, (w));
+#define RNIC_SIGNAL_DIFF_in(name)
+#define RNIC_SIGNAL_DIFF_out(name) \
+  if (name.read() != o.name.read()) d += std::string(d.empty() ? "" : ", ") + #name;
+#define RNIC_SIGNAL_DIFF(dir, name, w) RNIC_SIGNAL_DIFF_##dir(name)
 #define RNIC_CHECK_PORT(dir, name, w)                                                      \
   static_assert(std::is_same_v<std::remove_reference_t<decltype(std::declval<V&>().name)>, \
                                sc_core::sc_##dir<rnic::pin_t<(w)>>>,                       \
@@ -51,25 +55,30 @@ struct StreamWidths {
 
 // Defines struct Name, the block's signal bundle from its port list PORTS: an sc_module with one
 // sc_signal per port (named `<bundle>.<port>`), connect(m) binding every port of m (a pin model,
-// a SystemC-mode Verilated block, a checker) by name, trace() into a VCD file and trace_fst()
-// into an FstTrace (sim/fst_trace.h) under a scope. Pins are read at the kernel's time steps, so
-// the scheduler runs none ahead of the kernel while a bundle exists. Put `template <int BYTES>`
-// before it when the list has datapath-wide ports.
-#define RNIC_SIGNAL_BUNDLE(Name, PORTS)                                       \
-  struct Name : sc_core::sc_module {                                          \
-    PORTS(RNIC_SIGNAL_DECL)                                                   \
-    explicit Name(sc_core::sc_module_name n) : sc_core::sc_module(n) {        \
-      rnic::Scheduler::get().need_kernel_steps();                             \
-    }                                                                         \
-    template <class T>                                                        \
-    void connect(T& m) {                                                      \
-      PORTS(RNIC_SIGNAL_BIND)                                                 \
-    }                                                                         \
-    void trace(sc_core::sc_trace_file* tf) const { PORTS(RNIC_SIGNAL_TRACE) } \
-    template <class F>                                                        \
-    void trace_fst(F& ft, const std::string& scope) const {                   \
-      PORTS(RNIC_SIGNAL_FST)                                                  \
-    }                                                                         \
+// a SystemC-mode Verilated block, a checker) by name, trace() into a VCD file, trace_fst()
+// into an FstTrace (sim/fst_trace.h) under a scope, and outputs_differing(o), the lockstep
+// benches' comparison of every output with another bundle's. Pins are read at the kernel's time
+// steps, so the scheduler runs none ahead of the kernel while a bundle exists. Put `template <int
+// BYTES>` before it when the list has datapath-wide ports.
+#define RNIC_SIGNAL_BUNDLE(Name, PORTS)                                            \
+  struct Name : sc_core::sc_module {                                               \
+    PORTS(RNIC_SIGNAL_DECL)                                                        \
+    explicit Name(sc_core::sc_module_name n) : sc_core::sc_module(n) {             \
+      rnic::Scheduler::get().need_kernel_steps();                                  \
+    }                                                                              \
+    template <class T>                                                             \
+    void connect(T& m) {                                                           \
+      PORTS(RNIC_SIGNAL_BIND)                                                      \
+    }                                                                              \
+    void trace(sc_core::sc_trace_file* tf) const { PORTS(RNIC_SIGNAL_TRACE) }      \
+    template <class F>                                                             \
+    void trace_fst(F& ft, const std::string& scope) const {PORTS(RNIC_SIGNAL_FST)} \
+    /* The outputs whose values differ from o's, comma-separated ("": none). */    \
+    std::string outputs_differing(const Name& o) const {                           \
+      std::string d;                                                               \
+      PORTS(RNIC_SIGNAL_DIFF)                                                      \
+      return d;                                                                    \
+    }                                                                              \
   };
 
 // Defines `template <class V, int BYTES = 0> constexpr bool fn()`: the compile-time proof that

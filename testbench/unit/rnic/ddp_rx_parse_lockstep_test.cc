@@ -101,15 +101,7 @@ class Lockstep : public sc_core::sc_module {
 
   void compare() {
     ++cycles;
-    std::string diff;
-#define RNIC_CMP_in(name)
-#define RNIC_CMP_out(name) \
-  if (m.name.read() != r.name.read()) diff += std::string(diff.empty() ? "" : ", ") + #name;
-#define RNIC_CMP(dir, name, w) RNIC_CMP_##dir(name)
-    RNIC_RX_PARSE_PORTS(RNIC_CMP)
-#undef RNIC_CMP
-#undef RNIC_CMP_out
-#undef RNIC_CMP_in
+    const std::string diff = r.outputs_differing(m);
     if (!diff.empty() && ++mismatches <= 5 && report)
       ADD_FAILURE() << "edge " << cycles << ": the RTL's " << diff << " differ from the model's";
     if (m.h_valid.read() && m.h_ready.read()) ++headers;

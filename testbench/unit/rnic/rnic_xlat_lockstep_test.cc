@@ -150,15 +150,7 @@ class Lockstep : public sc_core::sc_module {
   void compare() {
     ++cycles;
     if (exact()) {
-      std::string diff;
-#define RNIC_CMP_in(name)
-#define RNIC_CMP_out(name) \
-  if (m.name.read() != r.name.read()) diff += std::string(diff.empty() ? "" : ", ") + #name;
-#define RNIC_CMP(dir, name, w) RNIC_CMP_##dir(name)
-      RNIC_XLAT_PORTS(RNIC_CMP)
-#undef RNIC_CMP
-#undef RNIC_CMP_out
-#undef RNIC_CMP_in
+      const std::string diff = r.outputs_differing(m);
       if (!diff.empty()) note("the RTL's outputs differ from the model's: ", diff);
     }
     // Beats taken, in order: the same contents, the RTL's never before the model's.
