@@ -56,6 +56,11 @@ struct TransportSegment {
   TransportStream stream() const { return {src, src_qpn}; }
 };
 
+// A connection's ports, local and remote (MPA/TCP's TCP ports); 0: the transport's own rule.
+struct TransportPorts {
+  uint16_t local = 0, remote = 0;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -85,10 +90,14 @@ class Transport {
   // a connection per QP makes it now (MPA/TCP; the EFE's channels are per peer card and need
   // nothing). Sends on s wait (can_send) until it is up. role: 1 this side opens the connection,
   // 2 it waits for the peer's, 0 a rule of the transport's decides (the card ABI's ConnRole).
-  virtual void open(const TransportStream& s, uint32_t local_qpn, uint8_t role) {
+  // ports: the connection's own ports where the connection manager gave them (0: the
+  // transport's rule).
+  virtual void open(const TransportStream& s, uint32_t local_qpn, uint8_t role,
+                    TransportPorts ports) {
     (void)s;
     (void)local_qpn;
     (void)role;
+    (void)ports;
   }
   // The QP on stream s sent its Terminate (it ends in ERROR): nothing more of it follows. MPA/TCP
   // closes the QP's connection (FIN after what is queued); a later open() of s makes a new one.

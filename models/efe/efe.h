@@ -103,7 +103,9 @@ class Efe : public sc_core::sc_module, public Transport {
   uint32_t refuse(const TransportStream& s, uint32_t seq) override { return refuse(s.peer, seq); }
   // A QP connected to s.peer entered RTS: that card's IPv4 frames (it is of MPA/TCP) fail the
   // channel to it.
-  void open(const TransportStream& s, uint32_t, uint8_t) override { connected_.insert(s.peer); }
+  void open(const TransportStream& s, uint32_t, uint8_t, TransportPorts) override {
+    connected_.insert(s.peer);
+  }
   bool can_send(const eth::Mac& dst, size_t bytes);
   // Returns the SEQ the frame carries. rq: dst_qpn is reflected (efe_header.h).
   uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,

@@ -335,6 +335,11 @@ int Driver::modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const QpA
   m.access = to_card_access(a.access);
   m.mtu = a.mtu;
   m.read_timeout_ns = a.read_timeout_ns;
+  if (a.local_port || a.remote_port) {
+    m.set |= M::kPorts;
+    m.local_port = a.local_port;
+    m.remote_port = a.remote_port;
+  }
   if (a.role != abi::kRoleByRule) {
     m.set |= M::kRole;
     m.role = abi::ConnRole(a.role);

@@ -96,6 +96,7 @@ class Driver {
     uint32_t peer_qpn = 0, ird = 0, ord = 0, access = 0, mtu = 0;
     uint64_t read_timeout_ns = 0;
     uint8_t role = 0;  // abi::ConnRole; set (with kRole) when not kRoleByRule
+    uint16_t local_port = 0, remote_port = 0;  // the connection manager's (set when not 0)
   };
   int modify_qp(uint32_t qpn, uint32_t mask, ibv_qp_state state, const QpAttrs& a);
   int destroy_qp(uint32_t qpn);  // a QP or an SRQ

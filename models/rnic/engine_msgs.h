@@ -65,7 +65,8 @@ struct QpCtx {
   uint64_t epoch = 0;            // changes when the QP is created or reset
   bool is_srq = false;           // a shared receive queue (CREATE_QP kQpSrq), not a QP
   uint32_t srq = kNoSrq;         // the SRQ whose receive WQEs the QP takes (kNoSrq: its own RQ)
-  abi::ConnRole role = abi::kRoleByRule;  // its side of a connection per QP
+  abi::ConnRole role = abi::kRoleByRule;     // its side of a connection per QP
+  uint16_t local_port = 0, remote_port = 0;  // that connection's TCP ports (0: the TOE's rule)
   bool receives() const { return valid && (state == abi::kQpRtr || state == abi::kQpRts); }
   bool sends() const { return valid && state == abi::kQpRts; }
 };

@@ -75,12 +75,14 @@ const TcpConnection* Toe::connection(const TransportStream& s) const {
   return it == conns_.end() ? nullptr : it->second.c.get();
 }
 
-Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active) {
+Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active,
+                     TransportPorts ports) {
   Conn& c = conns_[s];
   if (c.c) {
     // The stream's connection before (closed or failed) gives way to a new one; the numbering
     // of the stream's segments goes on (what was never acknowledged, the engines flushed).
     if (c.timer != UINT64_MAX) timers_.erase({c.timer, s});
+    by_ports_.erase({c.peer_ip, c.dport, c.sport});
     c.timer = UINT64_MAX;
     c.unacked.clear();
     c.acked = c.sent;
@@ -91,6 +93,8 @@ Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer
   c.stream = s;
   c.local_qpn = local_qpn;
   c.peer_ip = peer_ip;
+  c.sport = ports.local ? ports.local : uint16_t(kPortBase + local_qpn);
+  c.dport = ports.remote ? ports.remote : uint16_t(kPortBase + s.qpn);
   c.c = std::make_unique<TcpConnection>(cfg_, iss_next_, active);
   iss_next_ += 0x01000000;
   c.c->open(now_ps());
@@ -106,19 +110,22 @@ Toe::Conn& Toe::make(const TransportStream& s, uint32_t local_qpn, uint32_t peer
   }
   c.peer = &pit->second;
   touch(c);
-  by_ports_[{peer_ip, uint16_t(kPortBase + s.qpn), uint16_t(kPortBase + local_qpn)}] = s;
+  by_ports_[{peer_ip, c.dport, c.sport}] = s;
   return c;
 }
 
-void Toe::open(const TransportStream& s, uint32_t local_qpn, uint8_t role) {
+void Toe::open(const TransportStream& s, uint32_t local_qpn, uint8_t role, TransportPorts ports) {
   opened_.insert(s);
   const auto old = conns_.find(s);
   if (old != conns_.end() && !old->second.c->ending()) return;  // its connection goes on
   const auto ip = ips_.find(s.peer);
   if (ip == ips_.end()) return;  // no address for that card: nothing to connect to
   const bool active = role == 0 ? std::tie(mac_, local_qpn) < std::tie(s.peer, s.qpn) : role == 1;
-  if (active) make(s, local_qpn, ip->second, true);
-  // The passive end's connection is made by the SYN (receive()).
+  if (active) make(s, local_qpn, ip->second, true, ports);
+  // The passive end's connection is made by the SYN (receive()): to the connection manager's
+  // ports when it gave them, else to 0x8000 + the QPN.
+  else if (ports.local && ports.remote)
+    awaited_[{ip->second, ports.remote, ports.local}] = {s, local_qpn};
   kick();
 }
 
@@ -216,14 +223,25 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
   auto key = by_ports_.find({ip.src, th.sport, th.dport});
   const bool syn = (th.flags & (kSyn | kAck)) == kSyn;
   if (key == by_ports_.end() || (syn && conns_.at(key->second).c->new_syn(th.seq))) {
-    // A SYN to a QP's port: the passive end of that QP's connection.
-    if ((th.flags & (kSyn | kAck)) != kSyn || th.dport < kPortBase || th.sport < kPortBase) {
+    // A SYN to a QP's port: the passive end of that QP's connection. Its QP is the one waiting
+    // on these ports (the connection manager's), else the one at 0x8000 + the QPN.
+    if (!syn) {
       ++rx_bad_frames_;
       return;
     }
-    if (accepts && !accepts(eh.src, uint32_t(th.sport - kPortBase), uint32_t(th.dport - kPortBase)))
-      return refuse_syn(eh.src, ip, th);
-    make({eh.src, uint32_t(th.sport - kPortBase)}, uint32_t(th.dport - kPortBase), ip.src, false);
+    const auto w = awaited_.find({ip.src, th.sport, th.dport});
+    TransportStream s{eh.src, uint32_t(th.sport - kPortBase)};
+    uint32_t local_qpn = uint32_t(th.dport - kPortBase);
+    TransportPorts ports;
+    if (w != awaited_.end() && w->second.first.peer == eh.src) {
+      std::tie(s, local_qpn) = w->second;
+      ports = {th.dport, th.sport};
+    } else if (th.dport < kPortBase || th.sport < kPortBase) {
+      ++rx_bad_frames_;
+      return;
+    }
+    if (accepts && !accepts(eh.src, s.qpn, local_qpn)) return refuse_syn(eh.src, ip, th);
+    make(s, local_qpn, ip.src, false, ports);
     key = by_ports_.find({ip.src, th.sport, th.dport});
   }
   ++rx_segments_;
@@ -332,8 +350,8 @@ void Toe::service(Conn& c) {
   bool more = false;
   const size_t room = txq_.size() < tx_ahead_ ? tx_ahead_ - txq_.size() : 0;
   for (TcpConnection::Out& o : c.c->poll(now, room, &more)) {
-    o.h.sport = uint16_t(kPortBase + c.local_qpn);
-    o.h.dport = uint16_t(kPortBase + s.qpn);
+    o.h.sport = c.sport;
+    o.h.dport = c.dport;
     Ipv4Header ip;
     ip.src = ip_;
     ip.dst = c.peer_ip;

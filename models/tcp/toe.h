@@ -1,7 +1,8 @@
 // The TCP offload engine: MPA over TCP as a Transport (models/common/transport.h), one TCP
 // connection per QP (TcpConnection, tcp_connection.h) over the card's Ethernet port. A stream is
-// (peer MAC, remote QPN); its connection runs between ports 0x8000 + each side's QPN, and the
-// end whose (MAC, QPN) is the lower opens it (the role rule for QPs connected without the
+// (peer MAC, remote QPN); its connection runs between the ports the connection manager gave the
+// QP (rdma_cm's source and destination port), else between ports 0x8000 + each side's QPN, and
+// the end whose (MAC, QPN) is the lower opens it (the role rule for QPs connected without the
 // connection manager). Peers' IPv4 addresses come from the topology (add_peer; ARP is not
 // modelled).
 //
@@ -54,7 +55,8 @@ class Toe : public sc_core::sc_module, public Transport {
   // Local QP local_qpn is connected to stream s: role 1 (the connection manager's initiator)
   // opens the connection, role 2 waits for it; role 0: the lower (MAC, QPN) end opens it. Sends
   // on s wait (can_send) until MPA's start-up is done.
-  void open(const TransportStream& s, uint32_t local_qpn, uint8_t role = 0) override;
+  void open(const TransportStream& s, uint32_t local_qpn, uint8_t role = 0,
+            TransportPorts ports = {}) override;
   // The connection of stream s (nullptr: none yet).
   const TcpConnection* connection(const TransportStream& s) const;
   // The statistics group of what this card exchanged with the card at mac (its connections'
@@ -98,6 +100,7 @@ class Toe : public sc_core::sc_module, public Transport {
     TransportStream stream;
     uint32_t local_qpn = 0;
     uint32_t peer_ip = 0;
+    uint16_t sport = 0, dport = 0;  // its TCP ports, this side's and the peer's
     std::unique_ptr<TcpConnection> c;
     uint32_t sent = 0, acked = 0, handed_up = 0, validated = 0;
     uint32_t gen = 0;                                   // the receive generation (refuse())
@@ -109,7 +112,8 @@ class Toe : public sc_core::sc_module, public Transport {
     bool waiting = false;         // in tx_waiting_
     PeerStats* peer = nullptr;
   };
-  Conn& make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active);
+  Conn& make(const TransportStream& s, uint32_t local_qpn, uint32_t peer_ip, bool active,
+             TransportPorts ports);
   void receive(const eth::EthMac::FramePtr& f);  // rx_cycles after its arrival
   // The connections something happened to: their output, deliveries and acknowledgements; then
   // the timer.
@@ -137,6 +141,9 @@ class Toe : public sc_core::sc_module, public Transport {
   std::map<eth::Mac, PeerStats> peers_;
   StatRegistry& stats_;
   std::map<std::tuple<uint32_t, uint16_t, uint16_t>, TransportStream> by_ports_;
+  // Passive QPs with the connection manager's ports, waiting for their SYN: (peer IP, its port,
+  // ours) -> the stream and the local QPN.
+  std::map<std::tuple<uint32_t, uint16_t, uint16_t>, std::pair<TransportStream, uint32_t>> awaited_;
   std::deque<std::pair<uint64_t, eth::EthMac::Frame>> txq_;  // (ready at, frame)
   uint64_t pump_at_ = UINT64_MAX;                            // a pump() scheduled then
   EventQueue eq_{"eq"};

@@ -184,7 +184,7 @@ class Server {
   std::map<int64_t, CmConn> cm_asked_;
   void cm_handle(Op op, Msg& in, Header* h, Msg* out);
   int cm_connect_qp(ibv_qp* qp, ibv_qp_state to, const MacAddr& peer, uint32_t peer_qpn,
-                    uint8_t role, const CmConn& mine);
+                    uint8_t role, const CmConn& mine, int64_t id);
   std::vector<std::pair<void*, size_t>> maps_;  // the process's shared memory, mapped here
   std::unique_ptr<uint8_t[]> buf_;              // a message as it arrives
 };
@@ -495,7 +495,7 @@ ibv_gid gid_of(const MacAddr& m) {  // the card's GID 0, as ibv_query_gid gives 
 // RTS, with the Read depths the program asked for (at least 1, at most the card's), as the
 // kernel's connection manager moves it.
 int Server::cm_connect_qp(ibv_qp* qp, ibv_qp_state to, const MacAddr& peer, uint32_t peer_qpn,
-                          uint8_t role, const CmConn& mine) {
+                          uint8_t role, const CmConn& mine, int64_t id) {
   const rnic::abi::CardCaps& caps = host::context_driver(qp->context).caps();
   auto depth = [](uint32_t v, int64_t most) { return uint8_t(std::clamp<int64_t>(v, 1, most)); };
   ibv_qp_attr a{};
@@ -514,7 +514,9 @@ int Server::cm_connect_qp(ibv_qp* qp, ibv_qp_state to, const MacAddr& peer, uint
     a.retry_cnt = 7;
     mask |= IBV_QP_MAX_QP_RD_ATOMIC | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT;
   }
-  return host::cm_modify_qp(qp, &a, mask, role);
+  // The connection's ports are the connection manager's: its source and destination (an
+  // accepted request's id has the listener's port as source).
+  return host::cm_modify_qp(qp, &a, mask, role, r_.cm->src(id).port, r_.cm->dst(id).port);
 }
 
 void Server::cm_handle(Op op, Msg& in, Header* h, Msg* out) {
@@ -606,7 +608,7 @@ void Server::cm_handle(Op op, Msg& in, Header* h, Msg* out) {
       if (in.bad() || q == cm_qp_.end()) return rc(EINVAL);
       // Ready to receive from the peer's card at once (its first data may come before its
       // reply is seen here); sending waits for the reply's QP number.
-      if (int e = cm_connect_qp(q->second, IBV_QPS_RTR, cm->peer_mac(x), 0, abi::kRoleActive, c))
+      if (int e = cm_connect_qp(q->second, IBV_QPS_RTR, cm->peer_mac(x), 0, abi::kRoleActive, c, x))
         return rc(e);
       cm_asked_[x] = c;
       return rc(cm->connect(x, p));
@@ -617,10 +619,10 @@ void Server::cm_handle(Op op, Msg& in, Header* h, Msg* out) {
       auto q = cm_qp_.find(x);
       if (in.bad() || q == cm_qp_.end()) return rc(EINVAL);
       if (int e = cm_connect_qp(q->second, IBV_QPS_RTR, cm->peer_mac(x), cm->request_qpn(x),
-                                abi::kRolePassive, c))
+                                abi::kRolePassive, c, x))
         return rc(e);
       if (int e = cm_connect_qp(q->second, IBV_QPS_RTS, cm->peer_mac(x), cm->request_qpn(x),
-                                abi::kRolePassive, c))
+                                abi::kRolePassive, c, x))
         return rc(e);
       return rc(cm->accept(x, p));
     }
@@ -647,7 +649,7 @@ void Server::cm_handle(Op op, Msg& in, Header* h, Msg* out) {
       if (e.type == RDMA_CM_EVENT_ESTABLISHED && q != cm_qp_.end() &&
           q->second->state == IBV_QPS_RTR) {
         if (int err = cm_connect_qp(q->second, IBV_QPS_RTS, cm->peer_mac(e.id), e.param.qpn,
-                                    abi::kRoleActive, cm_asked_[e.id]))
+                                    abi::kRoleActive, cm_asked_[e.id], e.id))
           return rc(err);
       }
       CmEventMsg m{};

@@ -49,7 +49,8 @@ for h in ("node0", "node1"):
           f"rping on {h}: {text(os.path.join(rp, h, 'rping.out'))[-300:]!r}")
     check(host_entry(rp, h).get("exit") == 0, f"rping on {h}: {host_entry(rp, h)}")
 
-# The connection manager's roles: the initiator opens the TCP connection and sends MPA's request.
+# The connection manager's roles and ports: the initiator opens the TCP connection, from its
+# id's port to the listener's, and sends MPA's request.
 sw = out_dir(base, "mpa_tcp_rping_swapped")
 scen = os.path.join(sw, "rping_swapped.yaml")
 with open(scen, "w") as f:
@@ -57,17 +58,26 @@ with open(scen, "w") as f:
             "topology:\n  hosts: [{name: node0, ip: 192.168.7.10}, {name: node1, ip: 192.168.7.20}]\n"
             "  links: [{name: eth0, between: [node0, node1]}]\n"
             "workloads:\n  - name: rping\n    exec: [rping, -v, -C, '10']\n"
-            "    hosts: [node0, node1]\n    args: [[-s, -a, 192.168.7.10], [-c, -a, 192.168.7.10]]\n")
+            "    hosts: [node0, node1]\n"
+            "    args: [[-s, -a, 192.168.7.10, -p, '20886'], [-c, -a, 192.168.7.10, -p, '20886']]\n")
 rnicsim(binary, "run", scen, "--out", sw, "--quiet", "--pcap", "--set", "card.transport=mpa_tcp")
 for h in ("node0", "node1"):
     check(text(os.path.join(sw, h, "rping.out")).count("ping data: rdma-ping-") == 10,
           f"swapped rping on {h}: {text(os.path.join(sw, h, 'rping.out'))[-300:]!r}")
 if tshark:
-    def first(flt):
+    def first(flt, field="ip.src"):
         p = subprocess.run([tshark, "-r", os.path.join(sw, "eth0.pcap"), "-Y", flt, "-T", "fields",
-                            "-e", "ip.src"], capture_output=True, text=True)
+                            "-e", field], capture_output=True, text=True)
         return (p.stdout.split("\n") or [""])[0].strip()
     check(first("tcp.flags.syn == 1 && tcp.flags.ack == 0") == "192.168.7.20",
           "the SYN does not come from rping's client (node1, 192.168.7.20)")
     check(first("iwarp_mpa.key.req") == "192.168.7.20", "the MPA request does not come from node1")
+    # The connection runs on the connection manager's ports: to the port rping listens on, from
+    # the port rdma_resolve_addr bound the client's id to; no segment on other ports.
+    syn = "tcp.flags.syn == 1 && tcp.flags.ack == 0"
+    check(first(syn, "tcp.dstport") == "20886", "the SYN is not to rping's port 20886: "
+          f"{first(syn, 'tcp.dstport')}")
+    sport = first(syn, "tcp.srcport")
+    check(first(f"tcp && !(tcp.port == 20886 && tcp.port == {sport})", "frame.number") == "",
+          f"a TCP segment not between ports 20886 and {sport}")
 finish("mpa_tcp_programs")

@@ -994,7 +994,8 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
 
 namespace {
 // The attributes mask names, applied (after the checks, or with none: the connection manager's).
-int apply_qp_attr(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role = 0);
+int apply_qp_attr(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role = 0,
+                  uint16_t local_port = 0, uint16_t remote_port = 0);
 }  // namespace
 
 int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
@@ -1014,13 +1015,15 @@ int ibv_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask) {
   return apply_qp_attr(qp, attr, mask);
 }
 
-int rnic::host::cm_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role) {
+int rnic::host::cm_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role,
+                             uint16_t local_port, uint16_t remote_port) {
   if (!live(qp) || !attr) return EINVAL;
-  return apply_qp_attr(qp, attr, mask, role);
+  return apply_qp_attr(qp, attr, mask, role, local_port, remote_port);
 }
 
 namespace {
-int apply_qp_attr(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role) {
+int apply_qp_attr(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role, uint16_t local_port,
+                  uint16_t remote_port) {
   const ibv_qp_state next = (mask & IBV_QP_STATE) ? attr->qp_state : qp->state;
   QpImpl& q = *qpi(qp);
   if (mask & IBV_QP_AV) q.attr.ah_attr = attr->ah_attr;
@@ -1045,6 +1048,8 @@ int apply_qp_attr(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role) {
   a.mtu = q.attr.path_mtu ? rnic::path_mtu_bytes(q.attr.path_mtu) : 0;
   a.read_timeout_ns = rnic::read_timeout_ns(q.attr.timeout, q.attr.retry_cnt);
   a.role = role;
+  a.local_port = local_port;
+  a.remote_port = remote_port;
   const int rc = drv_of(qp->context)->modify_qp(qp->qp_num, uint32_t(mask), next, a);
   if (rc) return rc;
   qp->state = next;

@@ -24,8 +24,10 @@ uint32_t mr_pbl_count(const ibv_mr* mr);
 // ibv_modify_qp without its state-transition and attribute checks: the connection manager's
 // own moves of a QP (as the kernel's iWARP connection manager makes them), for example RTR to
 // RTS with the peer's QP number learnt from its reply; role: the QP's side of its connection
-// (abi::ConnRole: the initiator is active, the acceptor passive).
-int cm_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role = 0);
+// (abi::ConnRole: the initiator is active, the acceptor passive); local_port, remote_port: the
+// connection's ports (rdma_cm's source and destination: MPA/TCP's TCP ports; 0: the card's rule).
+int cm_modify_qp(ibv_qp* qp, ibv_qp_attr* attr, int mask, uint8_t role = 0, uint16_t local_port = 0,
+                 uint16_t remote_port = 0);
 // The calling program's busy wait until the len (1..8, within one page) bytes at addr differ
 // from old, as rnic_wait_mem (cost.cq_poll_ns per look): 1 once they do, 0 after timeout_ns.
 int wait_mem_change(const void* addr, const uint8_t* old, size_t len, uint64_t timeout_ns);

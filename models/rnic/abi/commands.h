@@ -110,6 +110,7 @@ struct ModifyQp {
     kMtu = 1 << 6,          // the largest payload of the QP's segments, bytes (0: no cap)
     kReadTimeout = 1 << 7,  // the requester's Read Response timer, ns (0: none)
     kRole = 1 << 8,         // the QP's side of its connection (ConnRole; MPA/TCP cards)
+    kPorts = 1 << 9,        // its connection's TCP ports (MPA/TCP cards; 0: the card's rule)
   };
   uint32_t qpn = 0;
   uint32_t set = 0;
@@ -121,15 +122,18 @@ struct ModifyQp {
   uint32_t mtu = 0;
   uint64_t read_timeout_ns = 0;
   ConnRole role = kRoleByRule;
+  // The connection manager's ports (rdma_cm's source and destination port of the connection:
+  // MPA/TCP's TCP ports); in the upper halves of the state and peer-MAC words.
+  uint16_t local_port = 0, remote_port = 0;
   std::array<uint32_t, kArgs> encode() const {
     uint32_t mac_lo = 0, mac_hi = 0;
     for (int i = 0; i < 4; ++i) mac_lo |= uint32_t(peer_mac[i]) << (8 * i);
     for (int i = 0; i < 2; ++i) mac_hi |= uint32_t(peer_mac[4 + i]) << (8 * i);
     return {qpn,
             set,
-            uint32_t(state),
+            uint32_t(state) | uint32_t(local_port) << 16,
             mac_lo,
-            mac_hi,
+            mac_hi | uint32_t(remote_port) << 16,
             peer_qpn,
             ird,
             ord,
@@ -143,6 +147,8 @@ struct ModifyQp {
     m.qpn = a[0];
     m.set = a[1];
     m.state = QpState(a[2] & 0xF);
+    m.local_port = uint16_t(a[2] >> 16);
+    m.remote_port = uint16_t(a[4] >> 16);
     for (int i = 0; i < 4; ++i) m.peer_mac[i] = uint8_t(a[3] >> (8 * i));
     for (int i = 0; i < 2; ++i) m.peer_mac[4 + i] = uint8_t(a[4] >> (8 * i));
     m.peer_qpn = a[5] & 0xFFFFFF;

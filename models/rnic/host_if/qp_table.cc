@@ -52,6 +52,10 @@ bool QpTable::modify(const abi::ModifyQp& m, Change* change) {
   if (m.set & M::kMtu) q.mtu = m.mtu;
   if (m.set & M::kReadTimeout) q.read_timeout_ps = m.read_timeout_ns * 1000;
   if (m.set & M::kRole) q.role = m.role;
+  if (m.set & M::kPorts) {
+    q.local_port = m.local_port;
+    q.remote_port = m.remote_port;
+  }
   *change = (m.set & M::kState) ? set_state(m.qpn, m.state) : Change{};
   return true;
 }

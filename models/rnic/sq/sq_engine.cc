@@ -126,7 +126,8 @@ void SqEngine::on_update(QpUpdate&& u) {
   }
   if (u.flush) flush(qpn);
   if (u.ctx.sends() && old != abi::kQpRts) {
-    transport_.open(transport_.stream(u.ctx.peer_mac, u.ctx.peer_qpn), qpn, u.ctx.role);
+    transport_.open(transport_.stream(u.ctx.peer_mac, u.ctx.peer_qpn), qpn, u.ctx.role,
+                    {u.ctx.local_port, u.ctx.remote_port});
     activate(qpn);
   }
 }
