@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,33 @@ TEST(Toe, ASynToAQpThatMayNotBeConnectedToGetsARst) {
   EXPECT_EQ(p.stats.group("b").counter("connections", "", "").value, 0u);
   p.run(20);
   check_delivery(p, 20);
+}
+
+// A connection the connection manager made runs on its ports: a (active) from its id's port
+// 50000 to b's listening port 7174, b (passive) waiting for that SYN there. Every TCP segment on
+// the wire is between those two ports, and the segments reach b's QP 5 from a's QP 3.
+TEST(Toe, AConnectionOnTheConnectionManagersPortsUsesOnlyThem) {
+  Pair p;
+  std::set<std::pair<uint16_t, uint16_t>> ports;
+  p.link->add_wire_tap([&](uint64_t, const eth::EthLink::Frame& f, const uint8_t*, int) {
+    Ipv4Header ip;
+    TcpHeader th;
+    size_t off = 0;
+    if (f.size() < eth::kHeaderBytes + kIpv4HeaderBytes ||
+        decode_ipv4(f.data() + eth::kHeaderBytes, f.size() - eth::kHeaderBytes, &ip) !=
+            Ipv4Error::kOk ||
+        decode_tcp(f.data() + eth::kHeaderBytes + kIpv4HeaderBytes,
+                   ip.total_length - kIpv4HeaderBytes, ip.src, ip.dst, &th, &off) != TcpError::kOk)
+      return;
+    ports.insert({th.sport, th.dport});
+  });
+  p.to_send = 20;
+  p.a->open(p.a_to_b, 3, 1, {50000, 7174});
+  p.b->open(p.b_to_a, 5, 2, {7174, 50000});
+  p.fill();
+  sc_core::sc_start();
+  check_delivery(p, 20);
+  EXPECT_EQ(ports, (std::set<std::pair<uint16_t, uint16_t>>{{50000, 7174}, {7174, 50000}}));
 }
 
 // The transmit buffer per stream: with 10,000 bytes, seven FPDUs of a 1400-byte segment (1408
