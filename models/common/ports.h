@@ -81,16 +81,18 @@ struct StreamWidths {
     }                                                                              \
   };
 
-// Defines `template <class V, int BYTES = 0> constexpr bool fn()`: the compile-time proof that
-// class V (a SystemC-mode Verilated block, or the pin model) has clk and every port of PORTS at
-// width BYTES, each an sc_in/sc_out of the width's type.
-#define RNIC_PORTS_MATCH(fn, PORTS) \
-  template <class V, int BYTES = 0> \
-  constexpr bool fn() {             \
-    RNIC_CHECK_PORT(in, clk, 1)     \
-    PORTS(RNIC_CHECK_PORT)          \
-    return true;                    \
+// Defines `template <class V, int BYTES = 0> constexpr bool fn()`: a compile-time proof that
+// class V has clk and every port of PORTS at width BYTES, each as CHECK(dir, name, width) wants.
+#define RNIC_PORTS_MATCH_BY(fn, PORTS, CHECK) \
+  template <class V, int BYTES = 0>           \
+  constexpr bool fn() {                       \
+    CHECK(in, clk, 1)                         \
+    PORTS(CHECK)                              \
+    return true;                              \
   }
+// ... that class V (a SystemC-mode Verilated block, or the pin model) has them, each an
+// sc_in/sc_out of the width's type.
+#define RNIC_PORTS_MATCH(fn, PORTS) RNIC_PORTS_MATCH_BY(fn, PORTS, RNIC_CHECK_PORT)
 
 namespace rnic {
 

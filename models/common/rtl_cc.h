@@ -14,6 +14,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "models/common/ports.h"
+
 namespace rnic {
 
 // Verilator's C++-mode port types: up to 8 bits CData, 16 SData, 32 IData, 64 QData, wider
@@ -36,13 +38,7 @@ using cc_pin_t = std::conditional_t<
 // Defines `template <class V, int BYTES = 0> constexpr bool fn()`: the compile-time proof that
 // C++-mode Verilated class V has clk and every port of PORTS (the block's X(dir, name, width)
 // list, ports.h) at width BYTES, each with Verilator's type for its width.
-#define RNIC_CC_PORTS_MATCH(fn, PORTS) \
-  template <class V, int BYTES = 0>    \
-  constexpr bool fn() {                \
-    RNIC_CHECK_CC_PORT(in, clk, 1)     \
-    PORTS(RNIC_CHECK_CC_PORT)          \
-    return true;                       \
-  }
+#define RNIC_CC_PORTS_MATCH(fn, PORTS) RNIC_PORTS_MATCH_BY(fn, PORTS, RNIC_CHECK_CC_PORT)
 
 namespace rnic {
 
