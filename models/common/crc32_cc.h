@@ -7,7 +7,7 @@
 // messages but the result register, which the next clocked edge empties: m_ready is high). The
 // run therefore has the same SystemC events as with the model, and the same results to the
 // picosecond wherever the RTL agrees with the model. Where a waveform must show the block, its
-// SystemC-mode twin and signal bundle (crc32_ports.h) are the way; runs do not trace it yet.
+// SystemC-mode twin and signal bundle are the way (crc32_sc.h: a traced run with --rtl crc32).
 //
 // Include only where the Verilated headers are on the include path (sim/, testbench/).
 #pragma once
