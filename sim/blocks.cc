@@ -254,29 +254,29 @@ Implementations resolve_implementations(const std::vector<std::string>& rtl,
     if (rtl.size() > 1 && r == "all")
       throw InputError(where, "rtl",
                        "'all' names every block with RTL: give it alone, or a list of blocks");
-    std::vector<const BlockInfo*> chosen;
+    std::vector<const Entry*> chosen;
     if (r == "all") {
-      for (const auto& b : blocks())
-        if (b.has_rtl) chosen.push_back(&b);
+      for (const Entry& e : entries())
+        if (e.info.has_rtl) chosen.push_back(&e);
     } else {
-      auto it = std::find_if(blocks().begin(), blocks().end(),
-                             [&](const BlockInfo& b) { return b.name == r; });
-      if (it == blocks().end())
+      auto it = std::find_if(entries().begin(), entries().end(),
+                             [&](const Entry& e) { return e.info.name == r; });
+      if (it == entries().end())
         throw InputError(where, "rtl", fmt::format("'{}' is not a block (blocks: {})", r, names));
-      if (!it->has_rtl)
+      if (!it->info.has_rtl)
         throw InputError(where, "rtl",
                          fmt::format("'{}' has no RTL yet (blocks with RTL: {})", r, with_rtl));
       chosen.push_back(&*it);
     }
-    for (const BlockInfo* b : chosen) {
-      const Entry& e = entries()[size_t(b - blocks().data())];
-      const int width = e.width(cfg);
+    for (const Entry* e : chosen) {
+      const BlockInfo* b = &e->info;
+      const int width = e->width(cfg);
       if (!b->rtl_widths.empty() &&
           std::find(b->rtl_widths.begin(), b->rtl_widths.end(), width) == b->rtl_widths.end())
         throw InputError(where, "rtl",
                          fmt::format("{}'s RTL is not built for a {}-byte datapath ({})", b->name,
                                      width, b->width_key));
-      const std::string why = e.refuses(cfg);
+      const std::string why = e->refuses(cfg);
       if (!why.empty()) throw InputError(where, "rtl", why);
       impl.of[b->name] = "rtl";
     }
