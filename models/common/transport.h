@@ -102,12 +102,23 @@ class Transport {
   // The QP on stream s sent its Terminate (it ends in ERROR): nothing more of it follows. MPA/TCP
   // closes the QP's connection (FIN after what is queued); a later open() of s makes a new one.
   virtual void close(const TransportStream& s) { (void)s; }
+  // The core has taken stream s's failure (on_failed): every QP on it is in ERROR in each engine;
+  // qpns are the ones that failed with it. The EFE drops what it is given for s between the
+  // failure and this call, so no segment of a WR that failed goes on the channel that replaces
+  // the failed one; and it tells the peer which QPs failed (on_reset there).
+  virtual void failure_taken(const TransportStream& s, const std::vector<uint32_t>& qpns) {
+    (void)s;
+    (void)qpns;
+  }
 
   std::function<void(TransportSegment&&)> on_segment;
   // Everything sent on s before sequence number `ack` is acknowledged.
   std::function<void(const TransportStream& s, uint32_t ack)> on_ack;
   // Stream s failed for good.
   std::function<void(const TransportStream& s)> on_failed;
+  // The peer's QPs `peer_qpns` on stream s failed with its end of the stream (the EFE's
+  // announcement after a failure): the QPs here connected to them are gone.
+  std::function<void(const TransportStream& s, const std::vector<uint32_t>& peer_qpns)> on_reset;
   std::function<void()> on_space;
   // Whether the card can place a segment for dst_qpn now (unset: always). A segment in sequence
   // it cannot is refused as for a full receive buffer (the firmware's on-demand paging parks a

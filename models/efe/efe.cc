@@ -51,7 +51,7 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
       clk_(ClockDomain::mhz(clk_mhz)),
       stats_(stats),
       // Resends, their timers and what answers them are no progress for the watchdog: a
-      // channel resending into a link that is down for good (retry_limit 0) is a hung run.
+      // channel resending into a link that is down for good (retry_budget_ns 0) is a hung run.
       tx_data_(no_progress(
           stats.group(name()).counter("tx_data", "frames", "DATA frames sent (resends too)"))),
       tx_acks_(no_progress(
@@ -71,7 +71,7 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
       retransmissions_(no_progress(
           stats.group(name()).counter("retransmissions", "frames", "DATA frames resent"))),
       failures_(stats.group(name()).counter(
-          "channel_failures", "", "channels failed: retry limit reached without progress")),
+          "channel_failures", "", "channels failed: retry budget spent without progress")),
       looped_(stats.group(name()).counter(
           "looped", "frames", "frames to this card's own MAC, looped back by the MAC")) {
   step_id_ = StepEnd::get().add([this] { send_next(); });
@@ -113,7 +113,7 @@ Efe::Peer& Efe::peer(const eth::Mac& m) {
       &g.counter("out_of_order", "frames", "DATA frames received after a gap (dropped)");
   p->rx_refused = &g.counter("rx_buffer_refused", "frames",
                              "DATA frames refused for want of receive buffer (RNR)");
-  p->failures = &g.counter("failures", "", "times the channel failed (retry limit)");
+  p->failures = &g.counter("failures", "", "times the channel failed (retry budget)");
   p->resyncs = &g.counter("resyncs", "", "times the peer's channel started afresh (SY)");
   p->ece_rx = &g.counter("ece_rx", "frames", "ACKs echoing congestion (ECE) received");
   p->ce_rx = &g.counter("ce_rx", "frames", "DATA frames received marked CE");
@@ -131,6 +131,7 @@ Efe::Peer& Efe::peer(const eth::Mac& m) {
 
 bool Efe::can_send(const eth::Mac& dst, size_t bytes) {
   Peer& p = peer(dst);
+  if (p.fenced) return true;  // dropped (send)
   return p.pipeline + p.tx.unsent() < kTxQueueFrames && p.tx.can_send(p.pipeline_bytes + bytes);
 }
 
@@ -139,6 +140,17 @@ uint32_t Efe::send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> d
   Peer& p = peer(dst);
   // Frames leave the pipeline in order, so this one's SEQ is known now.
   const uint32_t seq = p.tx.next_seq() + p.pipeline;
+  if (p.fenced) {
+    // The channel failed and the core has not failed its QPs yet: the segment is of a WR that
+    // fails (a Terminate of a QP that does), and is dropped. The core forgets its SEQ.
+    if (!tx_fenced_)
+      tx_fenced_ = &stats_.group(name()).counter(
+          "tx_after_failure", "segments",
+          "segments handed over after their channel failed, before the core took the failure: "
+          "dropped (their WRs fail)");
+    ++*tx_fenced_;
+    return seq;
+  }
   if (tx_fault) tx_fault(ddp);
   ++p.pipeline;
   p.pipeline_bytes += ddp.size();
@@ -146,15 +158,17 @@ uint32_t Efe::send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> d
   meta.dst_qpn = dst_qpn & 0xFFFFFF;
   meta.ar = ar;
   meta.rq = rq;
-  eq_.at(edge(kTxCycles), [this, pp = &p, seq, meta, ddp = std::move(ddp)]() mutable {
-    --pp->pipeline;
-    pp->pipeline_bytes -= ddp.size();
-    const uint32_t got = pp->tx.send(std::move(ddp), meta);
-    sc_assert(got == seq);
-    (void)got;
-    list(*pp);
-    pump();
-  });
+  eq_.at(edge(kTxCycles),
+         [this, pp = &p, gen = p.tx_gen, seq, meta, ddp = std::move(ddp)]() mutable {
+           if (gen != pp->tx_gen) return;  // the channel failed meanwhile: its WR failed with it
+           --pp->pipeline;
+           pp->pipeline_bytes -= ddp.size();
+           const uint32_t got = pp->tx.send(std::move(ddp), meta);
+           sc_assert(got == seq);
+           (void)got;
+           list(*pp);
+           pump();
+         });
   return seq;
 }
 
@@ -400,7 +414,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       }
       const bool takes = h.seq == p.rx.expected() || (h.sy && !seq_before(h.seq, p.rx.expected()));
       if (takes && (rx_buffered_ + h.length > uint64_t(cfg_.rx_buffer_bytes) ||
-                    (can_take && !can_take(p.mac, h.dst_qpn)))) {
+                    (can_take && h.dst_qpn != kAnnounceQpn && !can_take(p.mac, h.dst_qpn)))) {
         // No room: the sender backs off and resends from here (no retry spent).
         ++*p.rx_refused;
         p.rnr_owed = true;
@@ -421,6 +435,24 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
                     h.seq);
         }
         ++rx_data_;
+        if (h.dst_qpn == kAnnounceQpn) {
+          // The peer's QPs that failed with its channel to this card: the core fails the ones
+          // connected to them. Nothing else goes to the core; taken and acknowledged at once,
+          // as if validated.
+          const uint8_t* b = f->data() + eth::kHeaderBytes + kHeaderBytes;
+          std::vector<uint32_t> qpns;
+          for (size_t i = 0; i + 4 <= h.length; i += 4)
+            qpns.push_back(uint32_t(b[i]) << 24 | uint32_t(b[i + 1]) << 16 |
+                           uint32_t(b[i + 2]) << 8 | b[i + 3]);
+          if (on_reset) on_reset(p.mac, qpns);
+          ++p.unacked_valid;
+          p.ack_owed = true;
+          if (h.ar) p.echo_owed = true;
+          owe_control(p);
+          tx_acked(p, h.ack);
+          core_ack(p, h.ack, h.seq + 1);
+          break;
+        }
         p.delivered.emplace_back(h.seq, h.length);
         rx_buffered_ += h.length;
         const uint8_t* ddp = f->data() + eth::kHeaderBytes + kHeaderBytes;
@@ -591,15 +623,47 @@ void Efe::cc_ece(Peer& p) {
 void Efe::fail(Peer& p, const char* why) {
   ++failures_;
   ++*p.failures;
+  // This channel announced an earlier failure, and the announcement never got through.
+  const bool announcing = p.tx.announcing();
   if (why)
     log::warn("{}: channel to {} failed: {}", name(), eth::to_string(p.mac), why);
   else
-    log::warn("{}: channel to {} failed: {} retries without progress", name(),
-              eth::to_string(p.mac), ch_cfg_.retry_limit);
-  // The new channel starts where the old one stopped; its first frame carries SY.
+    log::warn("{}: channel to {} failed: no progress {} us after its first retry", name(),
+              eth::to_string(p.mac),
+              (announcing ? ch_cfg_.resync_budget_ps : ch_cfg_.retry_budget_ps) / 1'000'000);
+  // The new channel starts where the old one stopped; its first frame carries SY. Segments
+  // still in the pipeline belong to WRs that fail with the channel: they never reach it, and
+  // nothing more is taken for this peer until the core has failed its QPs (failure_taken).
+  ++p.tx_gen;
+  p.pipeline = 0;
+  p.pipeline_bytes = 0;
   p.tx = EfeTx(ch_cfg_, p.tx.next_seq(), true);
+  p.fenced = true;
+  p.announce = !why;  // (a card of the other transport would not understand)
   update_timer(p);
   if (on_failed) on_failed(p.mac);
+}
+
+void Efe::failure_taken(const TransportStream& s, const std::vector<uint32_t>& qpns) {
+  Peer& p = peer(s.peer);
+  if (!p.fenced) return;
+  p.fenced = false;
+  if (p.announce && !qpns.empty()) {
+    // The peer is told at once which QPs failed (docs/efe.md, "Teardown after a failure"):
+    // DATA frames to kAnnounceQpn, AR set, the first of them the new channel's first (SY).
+    const size_t per_frame = max_ddp_bytes() / 4;
+    for (size_t i = 0; i < qpns.size(); i += per_frame) {
+      std::vector<uint8_t> list = take_bytes(0);
+      for (size_t k = i; k < std::min(qpns.size(), i + per_frame); ++k)
+        for (int b = 3; b >= 0; --b) list.push_back(uint8_t(qpns[k] >> (8 * b)));
+      EfeTx::Meta m;
+      m.dst_qpn = kAnnounceQpn;
+      m.ar = true;
+      p.tx.send(std::move(list), m);
+    }
+    list(p);
+    pump();
+  }
   if (on_space) on_space();
 }
 
@@ -647,7 +711,7 @@ void Efe::timer_fire() {
     if (p.due > now) continue;
     if (p.tx.deadline() <= now) {
       p.tx.on_timeout(now);
-      ++*p.timeouts;
+      if (!p.tx.failed()) ++*p.timeouts;
       if (p.tx.failed())
         fail(p);
       else

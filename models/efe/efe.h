@@ -26,7 +26,8 @@
 // Retransmission (go-back-N): a NACK goes back to the first missing SEQ at once; the timer
 //   (the RTO after the oldest unacknowledged frame was sent or the window last moved: efe.rto_ns,
 //   or with efe.rto_adaptive the RTT estimate's when that is longer) goes back
-//   to the oldest; each counts a retry, and after efe.retry_limit retries without progress the
+//   to the oldest and doubles (back-off, capped at efe.rto_max_ns; progress or an RNR ends
+//   it); each counts a retry, and efe.retry_budget_ns after the first retry without progress the
 //   channel fails: its frames are dropped, on_failed(peer) tells the core (every QP to that
 //   peer errors, docs/errors.md), and a new channel starts at the next SEQ, its first frame
 //   carrying SY. An RNR goes back after efe.rnr_delay_ns and costs no retry.
@@ -101,6 +102,7 @@ class Efe : public sc_core::sc_module, public Transport {
     validated(s.peer, seq, ar);
   }
   uint32_t refuse(const TransportStream& s, uint32_t seq) override { return refuse(s.peer, seq); }
+  void failure_taken(const TransportStream& s, const std::vector<uint32_t>& qpns) override;
   // A QP connected to s.peer entered RTS: that card's IPv4 frames (it is of MPA/TCP) fail the
   // channel to it.
   void open(const TransportStream& s, uint32_t, uint8_t, TransportPorts) override {
@@ -168,6 +170,9 @@ class Efe : public sc_core::sc_module, public Transport {
     uint32_t held_ack = 0, held_needs = 0;
     uint64_t due = UINT64_MAX;  // earliest of the retransmit timer and ack_due
     uint64_t resyncs_seen = 0;  // the receiver's resyncs already acted on
+    uint32_t tx_gen = 0;        // failures so far: a segment in the pipeline from before is dropped
+    bool fenced = false;    // failed, the core has not taken it yet (failure_taken): send() drops
+    bool announce = false;  // ... and the peer is to be told which QPs failed
     Counter *tx_frames, *tx_bytes, *rx_frames, *rx_bytes, *retransmissions, *timeouts, *nacks_rx,
         *nacks_tx, *rnrs_rx, *rnrs_tx, *duplicates, *out_of_order, *rx_refused, *failures, *resyncs,
         *ece_rx, *ce_rx;
@@ -193,7 +198,7 @@ class Efe : public sc_core::sc_module, public Transport {
   bool send_control(Peer& p);
   bool transmit(std::vector<uint8_t> frame, const eth::Mac& dst);  // to the MAC, or looped back
   bool data_due(Peer& p, uint64_t now) { return p.pipeline || p.tx.next(now); }
-  // why: the log's reason (default: the retry limit spent).
+  // why: the log's reason (default: the retry budget spent).
   void fail(Peer& p, const char* why = nullptr);
   double line_bps() const { return 8e12 / double(port_.byte_ps()); }
   void cc_rtt(Peer& p, uint64_t rtt_ps);
@@ -211,6 +216,7 @@ class Efe : public sc_core::sc_module, public Transport {
   ClockDomain clk_;
   StatRegistry& stats_;
   Counter* rx_other_transport_ = nullptr;  // made with the first such frame
+  Counter* tx_fenced_ = nullptr;           // ... segment dropped after a failure
   std::set<eth::Mac> connected_;           // cards a QP here was connected to (open())
   EventQueue eq_{"eq"};
   size_t step_id_;

@@ -46,6 +46,7 @@ size_t EfeTx::on_ack(uint32_t ack, uint64_t now) {
   if (seq_before(send_seq_, base_)) send_seq_ = base_;
   timer_from_ = now;
   retries_ = 0;  // progress
+  backoff_ = 0;
   return freed;
 }
 
@@ -54,8 +55,14 @@ void EfeTx::go_back(uint32_t seq, uint64_t resume_ps, bool retry) {
   send_seq_ = seq;
   resume_ps_ = resume_ps;
   if (!retry) return;
-  ++retries_;
-  if (cfg_.retry_limit && retries_ > cfg_.retry_limit) failed_ = true;
+  if (retries_++ == 0) first_retry_ps_ = resume_ps;
+}
+
+uint64_t EfeTx::rto_now() const {
+  const uint64_t cap = cfg_.rto_max_ps > rto_ps_ ? cfg_.rto_max_ps : rto_ps_;
+  uint64_t r = rto_ps_;
+  for (uint32_t k = 0; k < backoff_ && r < cap; ++k) r *= 2;
+  return r < cap ? r : cap;
 }
 
 void EfeTx::on_nack(uint32_t seq, uint64_t now) {
@@ -67,20 +74,33 @@ void EfeTx::on_nack(uint32_t seq, uint64_t now) {
 void EfeTx::on_rnr(uint32_t seq, uint64_t now) {
   ++rnrs_;
   on_ack(seq, now);
+  retries_ = 0;  // the peer is heard: no retry, and the back-off and the budget start again
+  backoff_ = 0;
   go_back(seq, now + cfg_.rnr_delay_ps, false);
   timer_from_ = now + cfg_.rnr_delay_ps;  // the back-off is not a timeout
 }
 
 uint64_t EfeTx::deadline() const {
-  if (failed_ || frames_.empty() || send_seq_ == base_) return UINT64_MAX;
-  return timer_from_ + rto_ps_;
+  if (failed_ || frames_.empty()) return UINT64_MAX;
+  // The budget's end stands while retries without progress do, even with nothing on the wire
+  // (a NACK went back, an RNR holds it).
+  const uint64_t budget = this->budget();
+  const uint64_t budget_end = retries_ && budget ? first_retry_ps_ + budget : UINT64_MAX;
+  if (send_seq_ == base_) return budget_end;
+  const uint64_t t = timer_from_ + rto_now();
+  return t < budget_end ? t : budget_end;
 }
 
 void EfeTx::on_timeout(uint64_t now) {
   if (now < deadline()) return;
+  if (retries_ && budget() && now >= first_retry_ps_ + budget()) {
+    failed_ = true;  // the budget is spent
+    return;
+  }
   ++timeouts_;
   timer_from_ = now;
   go_back(base_, now, true);
+  ++backoff_;
 }
 
 EfeRx::Verdict EfeRx::on_data(uint32_t seq, bool sy) {

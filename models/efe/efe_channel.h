@@ -9,14 +9,20 @@
 //     ACK covers it.
 //   - next(): what goes on the wire next, in SEQ order: a frame not sent yet, or, after a go-back,
 //     the frames again from the go-back point (each then counted a retransmission).
-//   - The timer runs while frames are unacknowledged: the RTO (rto_ps, or what set_rto() raised
-//     it to) after the oldest unacknowledged frame was (re)sent or the last ACK moved the window.
-//     On it, the sender goes back to the oldest and counts a retry; after retry_limit retries
-//     without an ACK moving (0: no limit) the channel fails.
-//   - NACK(seq): go back to seq now (a retry, as the timer's). RNR(seq): go back to seq after
-//     rnr_delay_ps, not counted against the retry limit.
+//   - The timer runs while frames are unacknowledged: the RTO after the oldest unacknowledged
+//     frame was (re)sent or the last ACK moved the window. On it, the sender goes back to the
+//     oldest, counts a retry and doubles the RTO (exponential back-off, capped at rto_max_ps or
+//     the base RTO if that is longer); an ACK that moves the window ends the back-off. The base
+//     RTO is rto_ps, or what set_rto() raised it to.
+//   - The retry budget is a time: retry_budget_ps after the first retry without progress (0: no
+//     budget) the channel fails, at that instant (the timer runs to it).
+//   - NACK(seq): go back to seq now (a retry, as the timer's; no back-off: the peer is heard).
+//     RNR(seq): go back to seq after rnr_delay_ps; the peer is heard, so the retries, the
+//     back-off and the budget start again.
 //   - A channel re-established after a failure (resync) starts at first_seq, and the frame with
-//     that SEQ carries SY: the receiver starts afresh there (docs/efe.md).
+//     that SEQ carries SY: the receiver starts afresh there (docs/efe.md). When that frame
+//     announces the failure (to kAnnounceQpn), the budget until it is acknowledged is
+//     resync_budget_ps (the peer is told when the link comes back, if it does within that).
 // Receiver (EfeRx): a DATA frame in sequence is delivered; an earlier SEQ is a duplicate (dropped,
 // the ACK sent again); a later one is a gap (dropped; one NACK per gap, for the first missing),
 // unless it carries SY (the sender's channel starts afresh at it: it is delivered). hold(): the
@@ -33,11 +39,18 @@ namespace rnic::efe {
 
 inline bool seq_before(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 
+// The destination QPN of the EFE's own DATA frames: after a failure, the QPNs that failed with
+// the channel (4 bytes each, big-endian), so the peer fails the QPs connected to them.
+constexpr uint32_t kAnnounceQpn = 0xFFFFFF;
+
 struct EfeChannelConfig {
-  uint64_t retx_buffer_bytes = 256 << 10;  // B of payload kept for retransmission
-  uint64_t rto_ps = 20'000'000;            // retransmit timeout
-  uint32_t retry_limit = 7;                // retries without progress before failing (0: none)
-  uint64_t rnr_delay_ps = 5'000'000;       // back-off after an RNR
+  uint64_t retx_buffer_bytes = 256 << 10;    // B of payload kept for retransmission
+  uint64_t rto_ps = 20'000'000;              // retransmit timeout (the base, before back-off)
+  uint64_t rto_max_ps = 1'000'000'000;       // the backed-off timeout's cap
+  uint64_t retry_budget_ps = 1'000'000'000;  // from the first retry without progress (0: none)
+  // The budget while a re-established channel's first frame (SY) is unacknowledged (0: none).
+  uint64_t resync_budget_ps = 10'000'000'000;
+  uint64_t rnr_delay_ps = 5'000'000;  // back-off after an RNR
 };
 
 class EfeTx {
@@ -81,15 +94,25 @@ class EfeTx {
   size_t on_ack(uint32_t ack, uint64_t now);
   void on_nack(uint32_t seq, uint64_t now);
   void on_rnr(uint32_t seq, uint64_t now);
-  // The timer's deadline (UINT64_MAX: not running); at or after it, on_timeout() goes back.
+  // The timer's deadline (UINT64_MAX: not running); at or after it, on_timeout() goes back, or
+  // fails the channel when the retry budget is spent.
   uint64_t deadline() const;
-  // The timeout from now on: `ps`, but never below the configured rto_ps (the engine's estimate
-  // from the measured RTT, docs/efe.md).
+  // The base timeout from now on: `ps`, but never below the configured rto_ps (the engine's
+  // estimate from the measured RTT, docs/efe.md).
   void set_rto(uint64_t ps) { rto_ps_ = ps > cfg_.rto_ps ? ps : cfg_.rto_ps; }
+  // The base timeout, and the one in use (backed off).
   uint64_t rto() const { return rto_ps_; }
+  uint64_t rto_now() const;
+  uint32_t backoff() const { return backoff_; }  // doublings in force
   void on_timeout(uint64_t now);
 
   bool failed() const { return failed_; }
+  // A re-established channel whose first frame (SY) announces the failure (to kAnnounceQpn) and
+  // is not yet acknowledged.
+  bool announcing() const {
+    return resync_ && base_ == first_ && !frames_.empty() &&
+           frames_.front().meta.dst_qpn == kAnnounceQpn;
+  }
   uint32_t next_seq() const { return next_seq_; }
   uint32_t base() const { return base_; }  // the oldest unacknowledged SEQ
   // One past the highest SEQ ever sent (every frame sent so far is below it).
@@ -105,6 +128,7 @@ class EfeTx {
 
  private:
   void go_back(uint32_t seq, uint64_t resume_ps, bool retry);
+  uint64_t budget() const { return announcing() ? cfg_.resync_budget_ps : cfg_.retry_budget_ps; }
   EfeChannelConfig cfg_;
   uint64_t rto_ps_;  // the timeout in use (set_rto)
   uint32_t first_ = 0;
@@ -115,9 +139,11 @@ class EfeTx {
   uint32_t send_seq_ = 0;      // the next SEQ to put on the wire
   uint32_t highest_sent_ = 0;  // one past the highest SEQ ever sent
   uint64_t buffered_ = 0;
-  uint64_t timer_from_ = 0;  // when the oldest was (re)sent or the window last moved
-  uint64_t resume_ps_ = 0;   // nothing goes before this (an RNR's back-off)
-  uint32_t retries_ = 0;
+  uint64_t timer_from_ = 0;      // when the oldest was (re)sent or the window last moved
+  uint64_t resume_ps_ = 0;       // nothing goes before this (an RNR's back-off)
+  uint32_t retries_ = 0;         // retries since the last progress
+  uint64_t first_retry_ps_ = 0;  // ... the first of them (the budget runs from it)
+  uint32_t backoff_ = 0;         // the timer's doublings since the last progress
   bool failed_ = false;
   uint64_t retransmissions_ = 0, timeouts_ = 0, nacks_ = 0, rnrs_ = 0;
 };

@@ -1,5 +1,6 @@
 // The EFE's parameters (efe.*): retransmit and receive buffers, ACK coalescing, the retransmit
-// timer, the retry limit and the RNR back-off (docs/efe.md says why each default is what it is).
+// timer, its back-off and retry budget, and the RNR back-off (docs/efe.md says why each default is
+// what it is).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,9 @@ struct EfeConfig {
   int64_t ack_delay_ns = 10000;           // ... or this long after the first unacknowledged one
   int64_t rto_ns = 50000;                 // retransmit timeout (the floor, when adaptive)
   bool rto_adaptive = true;               // the RTO follows the measured RTT (RFC 6298's way)
-  int64_t retry_limit = 7;                // retries without progress before the channel fails
+  int64_t rto_max_ns = 1000000;           // the backed-off timeout's cap
+  int64_t retry_budget_ns = 1000000;      // retries without progress this long: the channel fails
+  int64_t resync_budget_ns = 10000000;    // ... while a re-established channel's SY is unanswered
   int64_t rnr_delay_ns = 10000;           // a sender's back-off after an RNR
   // Congestion control per peer (docs/efe.md): a delay-based rate from the RTT the TS echo
   // measures, the queueing above the lowest RTT seen held between cc_low_ns and cc_high_ns;
@@ -48,8 +51,15 @@ struct EfeConfig {
     p.b("rto_adaptive", rto_adaptive,
         "the retransmit timeout follows the RTT the TS echo measures: smoothed RTT + 4 x its "
         "variation + ack_delay_ns (RFC 6298's estimator), never below rto_ns");
-    p.i("retry_limit", retry_limit, "", 0, 1000000,
-        "retransmissions without progress before the channel fails (0: no limit)");
+    p.i("rto_max_ns", rto_max_ns, "ns", 100, 10000000000,
+        "the cap of the retransmit timeout, which doubles at each expiry without progress "
+        "(exponential back-off; an ACK that moves the window or an RNR ends it)");
+    p.i("retry_budget_ns", retry_budget_ns, "ns", 0, 10000000000,
+        "the channel fails this long after its first retry (timeout or NACK) without progress "
+        "(0: it never fails)");
+    p.i("resync_budget_ns", resync_budget_ns, "ns", 0, 100000000000,
+        "the retry budget of a channel re-established after a failure until its first frame (SY, "
+        "which tells the peer its QPs are gone) is acknowledged (0: it never fails)");
     p.i("rnr_delay_ns", rnr_delay_ns, "ns", 1, 1000000000,
         "how long a sender waits after an RNR before it resends");
     p.b("cc", cc, "congestion control per peer (false: every channel sends at line rate)");
@@ -77,7 +87,9 @@ struct EfeConfig {
     efe::EfeChannelConfig c;
     c.retx_buffer_bytes = uint64_t(retx_buffer_bytes);
     c.rto_ps = uint64_t(rto_ns) * 1000;
-    c.retry_limit = uint32_t(retry_limit);
+    c.rto_max_ps = uint64_t(rto_max_ns) * 1000;
+    c.retry_budget_ps = uint64_t(retry_budget_ns) * 1000;
+    c.resync_budget_ps = uint64_t(resync_budget_ns) * 1000;
     c.rnr_delay_ps = uint64_t(rnr_delay_ns) * 1000;
     return c;
   }

@@ -23,6 +23,7 @@ f.ack = ProtoField.uint32("efe.ack", "ACK", base.DEC)
 f.qpn = ProtoField.uint24("efe.qpn", "Destination QPN", base.HEX)
 f.rsvd2 = ProtoField.uint8("efe.reserved2", "Reserved", base.HEX)
 f.ts = ProtoField.uint32("efe.ts", "TS (ns)", base.DEC)
+f.failed_qpn = ProtoField.uint32("efe.failed_qpn", "QPN that failed with the channel", base.HEX)
 
 local ef_short = ProtoExpert.new("efe.short", "Frame shorter than the EFE header", expert.group.MALFORMED,
                                  expert.severity.ERROR)
@@ -66,7 +67,15 @@ function efe.dissector(buf, pinfo, tree)
     t:add_proto_expert_info(ef_length)
     return
   end
-  if ftype == 0 and len > 0 then
+  if ftype == 0 and buf(12, 3):uint() == 0xFFFFFF then
+    -- The EFE's own frame after a channel failure (docs/decisions.md): the QPNs that failed.
+    local qpns = {}
+    for i = 0, len - 4, 4 do
+      t:add(f.failed_qpn, buf(20 + i, 4))
+      qpns[#qpns + 1] = string.format("%d", buf(20 + i, 4):uint())
+    end
+    pinfo.cols.info = tostring(pinfo.cols.info) .. " failed QPs " .. table.concat(qpns, ",")
+  elseif ftype == 0 and len > 0 then
     -- The payload stops at `length`: Ethernet padding is not DDP.
     ddp_rdmap:call(buf(20, len):tvb(), pinfo, tree)
   end

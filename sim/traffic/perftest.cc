@@ -819,7 +819,7 @@ int run_workloads(ExperimentContext& ctx) {
     if (!failed) throw;
   }
 
-  // A failed channel (retry limit) names the links that lost frames: its cause.
+  // A failed channel (retry budget spent) names the links that lost frames: its cause.
   std::string lossy = cl.lossy_links();
   while (!lossy.empty() && lossy.back() == '\n') lossy.pop_back();
   for (size_t at; (at = lossy.find('\n')) != std::string::npos;) lossy.replace(at, 1, "; ");

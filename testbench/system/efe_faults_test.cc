@@ -218,14 +218,19 @@ void run_case(const Case& c) {
 }
 
 #if !EFE_FAULTS_LONG
-// The link goes down at 200 us for 1.9 ms, longer than the retry budget (efe.rto_ns 50 us x
-// (efe.retry_limit 7 + 1) = 400 us; on MPA/TCP tcp.retry_budget_ms set to 1, which with
-// tcp.rto_min_us 200 and its doubling fails the connection about 1.4 ms after the cut), while 8
-// Writes of 64 KiB (0.45 ms at 10 Gb/s) are under way: the Writes acknowledged before it
-// succeed, the oldest outstanding one completes IBV_WC_RETRY_EXC_ERR and the rest
-// IBV_WC_WR_FLUSH_ERR, in order; the QP is in ERROR with a QP fatal event. After the link is
-// back, new QPs between the same hosts work: the EFE's channel is re-established (SY), or the
-// new QP's own TCP connection is made.
+// The link goes down at 200 us for 1.9 ms, longer than the retry budget (the EFE's channel
+// fails efe.retry_budget_ns, 1 ms, after its first resend: about 1.04 ms after the cut; on
+// MPA/TCP tcp.retry_budget_ms set to 1, which with tcp.rto_min_us 200 and its doubling fails the
+// connection about 1.4 ms after the cut), while 8 Writes of 64 KiB (0.45 ms at 10 Gb/s) are
+// under way: the Writes acknowledged before it succeed, the oldest outstanding one completes
+// IBV_WC_RETRY_EXC_ERR and the rest IBV_WC_WR_FLUSH_ERR, in order; the QP is in ERROR with a QP
+// fatal event. After the link is back, new QPs between the same hosts work: the EFE's channel is
+// re-established (SY), or the new QP's own TCP connection is made.
+// On the EFE the peer learns of it too: the re-established channel's first frame (SY, sent at
+// the failure and resent, backed off, until the link is back) fails its QP, which was
+// connected before the link went down (a QP fatal event, its posted receive flushed), and not
+// the new one. No segment of the failed Writes crosses the new channel: the peer's buffer does
+// not change after the requester saw its Writes fail.
 void link_down_beyond_the_budget(bool tcp) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
   if (tcp) {
@@ -260,6 +265,7 @@ void link_down_beyond_the_budget(bool tcp) {
               ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
             }
             wcs = testbench::wait_completions(a.cq, kWrites, 5'000'000);
+            oob.put(5, {});  // the peer's buffer as it is now must not change
             state = testbench::qp_state(a.qps[0]);
             EXPECT_EQ(ibv_get_async_event(a.ctx, &ev), 0);
             // After the link is back: a new pair of QPs.
@@ -281,12 +287,34 @@ void link_down_beyond_the_budget(bool tcp) {
             const PeerInfo peer = oob.get(1);
             oob.put(0, b.info());
             b.connect(peer);
+            ibv_sge rs{b.addr(), 64, b.mr->lkey};
+            ibv_recv_wr r{};
+            r.wr_id = 77;
+            r.sg_list = &rs;
+            r.num_sge = 1;
+            ibv_recv_wr* bad_r = nullptr;
+            ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad_r), 0);
             oob.put(0, {});
+            oob.get(5);
+            const std::vector<uint8_t> at_failure = testbench::mem_read(b.buf, ec.buf_bytes);
             const PeerInfo peer2 = oob.get(3);
             b2.open(ec);
             oob.put(2, b2.info());
             b2.connect(peer2);
             oob.put(2, {});
+            if (tcp) return;  // (the peer's connection stays: TCP has no word for it)
+            ibv_async_event bev{};
+            ASSERT_EQ(ibv_get_async_event(b.ctx, &bev), 0);
+            EXPECT_EQ(bev.event_type, IBV_EVENT_QP_FATAL) << "the peer's QP learns of it";
+            EXPECT_EQ(bev.element.qp, b.qps[0]) << "the old QP, not the new one";
+            const ibv_wc rwc = testbench::wait_one(b.cq, 5'000'000);
+            EXPECT_EQ(rwc.wr_id, 77u);
+            EXPECT_EQ(rwc.status, IBV_WC_WR_FLUSH_ERR) << "its posted receive is flushed";
+            EXPECT_EQ(testbench::qp_state(b.qps[0]), IBV_QPS_ERR);
+            rnic_spend_ns(3'000'000 - uint64_t(rnic_now_ns()));
+            EXPECT_EQ(testbench::qp_state(b2.qps[0]), IBV_QPS_RTS) << "the new QP lives";
+            EXPECT_TRUE(testbench::mem_read(b.buf, ec.buf_bytes) == at_failure)
+                << "no segment of the failed Writes was placed after they failed";
           }});
   ASSERT_EQ(wcs.size(), size_t(kWrites));
   size_t ok = 0;
@@ -306,9 +334,11 @@ void link_down_beyond_the_budget(bool tcp) {
     EXPECT_EQ(counter(stats, "node0.toe", "connections"), 2u);
     return;
   }
-  // Twice: with the Writes, then with the close that was to tell the peer (its Terminate went on
-  // the re-established channel while the link was still down, and was given up on in turn).
-  EXPECT_EQ(counter(stats, "node0.efe", "channel_failures"), 2u);
+  // Once: the new channel's announcement (SY) and the QP's close waited out the link.
+  EXPECT_EQ(counter(stats, "node0.efe", "channel_failures"), 1u);
+  // What crossed the new channel for B's old QP: the close behind the announcement, dropped
+  // there (the QP is in ERROR by then); no segment of the failed Writes.
+  EXPECT_EQ(counter(stats, "node1.core", "rx_dropped"), 1u);
   EXPECT_EQ(counter(stats, "node1.efe.peer_020000000001", "resyncs"), 1u)
       << "the peer took the new channel's first frame (SY)";
 }
@@ -388,6 +418,11 @@ void a_failure_leaves_other_peers_alone(bool tcp) {
              oob.put(2, b2.info());
              b2.connect(p);
              oob.put(2, {});
+             if (tcp) return;
+             ibv_async_event ev{};
+             ASSERT_EQ(ibv_get_async_event(b2.ctx, &ev), 0);
+             EXPECT_EQ(ev.event_type, IBV_EVENT_QP_FATAL) << "h2 hears of it when its link is back";
+             EXPECT_GE(rnic_now_ns(), 3'020'000) << "not before";
            }}});
   ASSERT_EQ(to_h1.size(), size_t(kWrites));
   for (const ibv_wc& wc : to_h1) EXPECT_EQ(wc.status, IBV_WC_SUCCESS) << "to h1, WR " << wc.wr_id;
@@ -403,11 +438,107 @@ void a_failure_leaves_other_peers_alone(bool tcp) {
     EXPECT_EQ(counter(stats, "h0.toe.peer_020000000002", "retransmissions"), 0u);
     return;
   }
-  // Twice (the Writes, then the close while h2 is still away), and never towards h1.
-  EXPECT_EQ(counter(stats, "h0.efe.peer_020000000003", "failures"), 2u);
+  // Once (the announcement waits out the link, backed off), and never towards h1.
+  EXPECT_EQ(counter(stats, "h0.efe.peer_020000000003", "failures"), 1u);
   EXPECT_EQ(counter(stats, "h0.efe.peer_020000000002", "failures"), 0u);
 }
 TEST(EfeChannel, AFailedChannelLeavesOtherPeersAlone) { a_failure_leaves_other_peers_alone(false); }
+
+// The link is cut for good at 200 us. A writes to B (8 x 64 KiB, under way at the cut); B sends
+// to A after the cut. Each side's channel fails by its own timer (its retry budget), and both
+// QPs end in ERROR: A's oldest Write IBV_WC_RETRY_EXC_ERR, the rest flushed; B's Send
+// IBV_WC_RETRY_EXC_ERR; each side's posted receive flushed. Each failed channel's announcement
+// (SY) is resent for efe.resync_budget_ns and given up (a second failure each), so the run ends;
+// nothing crossed (no resync).
+TEST(EfeChannel, ALinkCutForGoodFailsBothSidesAndTheRunEnds) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  Topology topo = two_hosts(cfg);
+  topo.links[0].params.down_ps = {{200'000'000, UINT64_MAX}};
+  StatRegistry stats;
+  Cluster cl(topo, cfg, stats);
+  constexpr uint32_t kMsg = 65536;
+  constexpr int kWrites = 8;
+  EndpointConfig ec;
+  ec.buf_bytes = kMsg * (kWrites + 1);
+  Oob oob;
+  Endpoint a, b;
+  std::vector<ibv_wc> a_wcs, b_wcs;
+  ibv_qp_state a_state = IBV_QPS_RTS, b_state = IBV_QPS_RTS;
+  auto post_recv = [](Endpoint& e) {
+    ibv_sge rs{e.addr() + kMsg * kWrites, kMsg, e.mr->lkey};
+    ibv_recv_wr r{};
+    r.wr_id = 100;
+    r.sg_list = &rs;
+    r.num_sge = 1;
+    ibv_recv_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_recv(e.qps[0], &r, &bad), 0);
+  };
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            post_recv(a);
+            oob.get(0);
+            std::vector<ibv_sge> sges(kWrites);
+            for (int i = 0; i < kWrites; ++i) {
+              sges[size_t(i)] = {a.addr() + uint64_t(i) * kMsg, kMsg, a.mr->lkey};
+              ibv_send_wr w = testbench::rdma_write_wr(uint64_t(i), &sges[size_t(i)], 1,
+                                                       peer.addr + uint64_t(i) * kMsg, peer.rkey);
+              ibv_send_wr* bad = nullptr;
+              ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
+            }
+            a_wcs = testbench::wait_completions(a.cq, kWrites + 1, 50'000'000);
+            a_state = testbench::qp_state(a.qps[0]);
+          },
+          [&] {
+            b.open(ec);
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            post_recv(b);
+            oob.put(0, {});
+            rnic_spend_ns(300'000 - uint64_t(rnic_now_ns()));
+            ibv_sge s{b.addr(), 1024, b.mr->lkey};
+            ibv_send_wr w{};
+            w.wr_id = 50;
+            w.sg_list = &s;
+            w.num_sge = 1;
+            w.opcode = IBV_WR_SEND;
+            w.send_flags = IBV_SEND_SIGNALED;
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(b.qps[0], &w, &bad), 0);
+            b_wcs = testbench::wait_completions(b.cq, 2, 50'000'000);
+            b_state = testbench::qp_state(b.qps[0]);
+          }});
+  ASSERT_EQ(a_wcs.size(), size_t(kWrites + 1));
+  size_t ok = 0, retry = 0, flushed = 0, recv_flushed = 0;
+  for (const ibv_wc& wc : a_wcs) {
+    if (wc.wr_id == 100) {
+      recv_flushed += wc.status == IBV_WC_WR_FLUSH_ERR;
+      continue;
+    }
+    ok += wc.status == IBV_WC_SUCCESS;
+    retry += wc.status == IBV_WC_RETRY_EXC_ERR;
+    flushed += wc.status == IBV_WC_WR_FLUSH_ERR;
+  }
+  EXPECT_EQ(retry, 1u);
+  EXPECT_EQ(ok + retry + flushed, size_t(kWrites));
+  EXPECT_EQ(recv_flushed, 1u) << "A's posted receive";
+  EXPECT_EQ(a_state, IBV_QPS_ERR);
+  ASSERT_EQ(b_wcs.size(), 2u);
+  for (const ibv_wc& wc : b_wcs) {
+    if (wc.wr_id == 50)
+      EXPECT_EQ(wc.status, IBV_WC_RETRY_EXC_ERR) << "B's Send, by B's own timer";
+    else
+      EXPECT_EQ(wc.status, IBV_WC_WR_FLUSH_ERR) << "B's posted receive";
+  }
+  EXPECT_EQ(b_state, IBV_QPS_ERR);
+  for (const char* n : {"node0.efe", "node1.efe"})
+    EXPECT_EQ(counter(stats, n, "channel_failures"), 2u) << n << ": its data, its announcement";
+  EXPECT_EQ(counter(stats, "node0.efe.peer_020000000002", "resyncs"), 0u);
+  EXPECT_EQ(counter(stats, "node1.efe.peer_020000000001", "resyncs"), 0u);
+}
 TEST(TcpConnection, AFailedConnectionLeavesOtherPeersAlone) {
   a_failure_leaves_other_peers_alone(true);
 }

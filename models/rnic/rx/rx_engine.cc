@@ -1,5 +1,7 @@
 #include "models/rnic/rx/rx_engine.h"
 
+#include <algorithm>
+
 #include "models/common/byte_pool.h"
 #include "models/common/log.h"
 #include "models/rnic/latency_mutation.h"
@@ -91,6 +93,14 @@ RxEngine::RxEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
     it.stream = stream;
     push(std::move(it));
   };
+  transport_.on_reset = [this](const TransportStream& stream,
+                               const std::vector<uint32_t>& peer_qpns) {
+    RxItem it;
+    it.reset = true;
+    it.stream = stream;
+    it.peer_qpns = peer_qpns;
+    push(std::move(it));
+  };
   in.wqe.bind(eq_, [this](WqeMsg&& m) {
     if (!ctx_[m.qpn].valid) return;
     logic_.post(m.qpn, m.wqe, m.index);
@@ -155,6 +165,10 @@ void RxEngine::step() {
     }
     if (it.failed) {
       channel_failed(it.stream);
+      continue;
+    }
+    if (it.reset) {
+      peer_reset(it.stream, it.peer_qpns);
       continue;
     }
     mark_(CoreProbe::kRxStart, it.seg.dst_qpn, now_ps(),
@@ -559,6 +573,22 @@ void RxEngine::channel_failed(const TransportStream& stream) {
     out.peer_term->send(std::move(m));
     ctx_[q].state = abi::kQpError;
     out.error->send({q, abi::kEvQpFatal, false});
+  }
+}
+
+void RxEngine::peer_reset(const TransportStream& stream, const std::vector<uint32_t>& peer_qpns) {
+  for (uint32_t q = 0; q < ctx_.size(); ++q) {
+    const QpCtx& c = ctx_[q];
+    if (!c.receives() || !stream.carries(c.peer_mac, c.peer_qpn) ||
+        std::find(peer_qpns.begin(), peer_qpns.end(), c.peer_qpn) == peer_qpns.end())
+      continue;
+    log::info("{}: QP {}: its peer QP {} at {} failed with that card's channel to this one", name(),
+              q, c.peer_qpn, transport_.peer_name(stream.peer));
+    PeerTermMsg m;
+    m.qpn = q;
+    m.closed = true;
+    out.peer_term->send(std::move(m));
+    fail_ctx(q, abi::kEvQpFatal);
   }
 }
 

@@ -40,9 +40,13 @@
 //              spent); their decisions are taken back; the QP waits on the fault (the EFE
 //              answers its segments RNR) until the firmware resumes it. Segments from that peer
 //              given before the refusal are dropped unseen when they reach the engine.
-//   Failure    a transport stream failed (the EFE's channel to a peer at its retry limit): on
+//   Failure    a transport stream failed (the EFE's channel to a peer at the end of its retry
+//   budget): on
 //              the edge it is taken, every QP on it goes to ERROR with a QP fatal event, its oldest
 //              outstanding WR completing IBV_WC_RETRY_EXC_ERR and the rest flushed.
+//   Peer reset the peer's end of a stream failed, and QPs of the peer with it (the EFE's
+//              announcement): each QP here connected to one of them goes to ERROR with a QP
+//              fatal event, every WR flushed (as for a close, an LLP Terminate).
 // Depths: the RX FIFO holds what the EFE gave and the engine has not taken; the EFE bounds it
 //   (efe.rx_buffer_bytes of segments not yet validated, beyond it RNR; its largest depth is a
 //   statistic, rx_fifo_max); verdicts pending: the segments in the xlat pipeline.
@@ -116,7 +120,9 @@ class RxEngine : public sc_core::sc_module {
  private:
   struct RxItem {
     bool is_ack = false;
-    bool failed = false;  // the transport's stream failed
+    bool failed = false;              // the transport's stream failed
+    bool reset = false;               // the peer's end of the stream failed (on_reset) ...
+    std::vector<uint32_t> peer_qpns;  // ... and these QPs of the peer with it
     RxSegment seg;
     TransportStream stream;
     uint32_t ack = 0;
@@ -164,6 +170,7 @@ class RxEngine : public sc_core::sc_module {
   void read_timer_fire();
   void read_timed_out(uint32_t qpn);
   void channel_failed(const TransportStream& stream);
+  void peer_reset(const TransportStream& stream, const std::vector<uint32_t>& peer_qpns);
   // The QP connected to QPN peer_qpn at `peer` (ctx_.size(): none).
   uint32_t connected_to(const MacAddr& peer, uint32_t peer_qpn) const;
   bool still(uint32_t qpn, uint64_t epoch) const {

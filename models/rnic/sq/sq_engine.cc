@@ -65,8 +65,21 @@ SqEngine::SqEngine(sc_core::sc_module_name n, const CoreConfig& cfg, RnicDmac& d
   in.update.bind(eq_, [this](QpUpdate&& u) { on_update(std::move(u)); });
   in.ack.bind(eq_, [this](AckMsg&& m) {
     auto it = unacked_.find(m.stream);
+    if (m.failed) {
+      // Its QPs error and flush (the RX engine tells each): none of their segments goes on
+      // the stream that replaces it, which takes segments again from now.
+      if (it != unacked_.end()) it->second.clear();
+      std::vector<uint32_t> failed;
+      for (uint32_t q = 0; q < ctx_.size(); ++q) {
+        QpCtx& c = ctx_[q];
+        if (!c.receives() || !m.stream.carries(c.peer_mac, c.peer_qpn)) continue;
+        c.state = abi::kQpError;
+        failed.push_back(q);
+      }
+      transport_.failure_taken(m.stream, failed);
+      return;
+    }
     if (it == unacked_.end()) return;
-    if (m.failed) return it->second.clear();  // its QPs error and flush
     std::deque<Unacked>& d = it->second;
     while (!d.empty() && seq_before(d.front().seq, m.ack)) {
       const Unacked u = d.front();

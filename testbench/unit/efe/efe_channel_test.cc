@@ -1,7 +1,7 @@
 // The EFE's reliable channel logic (efe_channel.h), with no SystemC: the retransmit buffer and
-// its cumulative ACKs, go-back-N on a NACK or the timer, the retry limit, RNR back-off, the
-// receiver's verdicts, SEQ wrap; and a lossy loop in which every payload arrives exactly once
-// and in order.
+// its cumulative ACKs, go-back-N on a NACK or the timer, the timer's back-off and the retry budget
+// in time, RNR back-off, the receiver's verdicts, SEQ wrap; and a lossy loop in which every payload
+// arrives exactly once and in order.
 #include "models/efe/efe_channel.h"
 
 #include <gtest/gtest.h>
@@ -54,10 +54,14 @@ TEST(EfeTx, ANackGoesBackToTheFirstMissing) {
   EXPECT_EQ(tx.nacks(), 1u);
 }
 
-TEST(EfeTx, TheTimerGoesBackAndTheChannelFailsAfterItsRetries) {
+// The RTO doubles at each expiry up to its cap, and the channel fails when the budget, counted
+// from the first retry, is spent: resends at 1050, 3050 and 7050 (RTOs of 1000, 2000, 4000), the
+// next expiry (4000 capped, at 11050) beyond the budget's end (1050 + 9000), which fails it.
+TEST(EfeTx, TheTimerBacksOffAndTheChannelFailsWhenItsBudgetIsSpent) {
   EfeChannelConfig c;
   c.rto_ps = 1000;
-  c.retry_limit = 2;
+  c.rto_max_ps = 4000;
+  c.retry_budget_ps = 9000;
   EfeTx tx(c);
   tx.send(bytes(10, 1));
   EXPECT_EQ(tx.deadline(), UINT64_MAX) << "nothing on the wire yet";
@@ -65,13 +69,17 @@ TEST(EfeTx, TheTimerGoesBackAndTheChannelFailsAfterItsRetries) {
   EXPECT_EQ(tx.deadline(), 1050u);
   tx.on_timeout(1049);
   EXPECT_EQ(tx.timeouts(), 0u) << "before the deadline";
-  for (int k = 1; k <= 2; ++k) {
-    tx.on_timeout(tx.deadline());
-    EXPECT_FALSE(tx.failed()) << "retry " << k;
-    EXPECT_EQ(drain(tx, 2000 * uint64_t(k)).size(), 1u);
+  const uint64_t resends[] = {1050, 3050, 7050};
+  for (uint64_t at : resends) {
+    ASSERT_EQ(tx.deadline(), at);
+    tx.on_timeout(at);
+    EXPECT_FALSE(tx.failed()) << "at " << at;
+    EXPECT_EQ(drain(tx, at).size(), 1u);
   }
-  tx.on_timeout(tx.deadline());
-  EXPECT_TRUE(tx.failed()) << "the third timeout without progress";
+  EXPECT_EQ(tx.rto_now(), 4000u) << "capped";
+  EXPECT_EQ(tx.deadline(), 10050u) << "the budget's end comes before the next expiry";
+  tx.on_timeout(10050);
+  EXPECT_TRUE(tx.failed());
   EXPECT_EQ(tx.next(1'000'000), nullptr) << "a failed channel sends nothing";
   EXPECT_EQ(tx.timeouts(), 3u);
 }
@@ -79,22 +87,27 @@ TEST(EfeTx, TheTimerGoesBackAndTheChannelFailsAfterItsRetries) {
 TEST(EfeTx, AnAckThatMovesTheWindowResetsTheRetries) {
   EfeChannelConfig c;
   c.rto_ps = 1000;
-  c.retry_limit = 1;
+  c.retry_budget_ps = 1500;
   EfeTx tx(c);
   tx.send(bytes(10, 1));
   tx.send(bytes(10, 2));
   drain(tx, 0);
   tx.on_timeout(1000);
   drain(tx, 1000);
+  EXPECT_EQ(tx.rto_now(), 2000u) << "backed off";
   tx.on_ack(1, 1500);  // progress
-  tx.on_timeout(tx.deadline());
-  EXPECT_FALSE(tx.failed());
-  EXPECT_EQ(tx.deadline(), UINT64_MAX) << "gone back: nothing on the wire until resent";
+  EXPECT_EQ(tx.rto_now(), 1000u) << "the back-off ends";
+  ASSERT_EQ(tx.deadline(), 2500u);
+  tx.on_timeout(2500);  // the budget from the first retry (1000) would end here
+  EXPECT_FALSE(tx.failed()) << "the retry at 2500 is the first since the progress";
+  EXPECT_EQ(tx.deadline(), 4000u) << "gone back, nothing on the wire: the budget's end stands";
+  tx.on_timeout(4000);
+  EXPECT_TRUE(tx.failed());
 }
 
 TEST(EfeTx, AnRnrBacksOffWithoutSpendingRetries) {
   EfeChannelConfig c;
-  c.retry_limit = 1;
+  c.retry_budget_ps = 1;
   c.rnr_delay_ps = 500;
   EfeTx tx(c);
   tx.send(bytes(10, 1));
@@ -141,7 +154,7 @@ TEST(EfeChannel, SeqWrapsAt2To32) {
 TEST(EfeChannel, ALossyLoopDeliversEveryPayloadOnceInOrder) {
   EfeChannelConfig c;
   c.rto_ps = 10'000;
-  c.retry_limit = 16;
+  c.retry_budget_ps = 0;  // no budget: a failure here would be a livelock, seen as a short count
   c.retx_buffer_bytes = 8;
   EfeTx tx(c);
   EfeRx rx;

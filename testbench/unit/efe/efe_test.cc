@@ -1,8 +1,9 @@
 // The EFE engine (models/efe/efe.h) between two MAC ports on one link, with no RNIC Core: the
 // test plays the core (hands segments over, validates what arrives). Pinned: ACK coalescing
 // (every efe.ack_every_frames, else efe.ack_delay_ns after the first frame owed), the
-// retransmit timer (a resend exactly efe.rto_ns after the frame went), the retry limit (the
-// channel fails (limit + 1) timeouts after the frame went), RNR back-off that spends no retries,
+// retransmit timer (a resend exactly efe.rto_ns after the frame went, then at doubled
+// intervals), the retry budget (the channel fails efe.retry_budget_ns after its first retry), RNR
+// back-off that spends no retries,
 // the order the core relies on (an ACK value that arrives before a DATA frame the peer sent
 // ahead of it waits for that frame), the loopback of frames to the EFE's own MAC, and the choice
 // of the next frame once every input of a time step has arrived.
@@ -40,6 +41,7 @@ struct Pair {
   std::unique_ptr<Efe> a, b;
   std::vector<Event> events;
   std::vector<std::pair<uint64_t, Header>> wire;  // every frame's first bit and EFE header
+  bool a_qp_alive = true, b_qp_alive = true;      // the QP each side's "core" fails with a channel
   std::vector<Efe::RxSegment> held;               // B's segments not yet validated
   bool hold_b = false;
   explicit Pair(const EfeConfig& cfg, LinkParams lp = {}) {
@@ -66,8 +68,18 @@ struct Pair {
       e->on_ack = [this, w](const TransportStream&, uint32_t ack) {
         events.push_back({w, "ack " + std::to_string(ack), now_ps()});
       };
-      e->on_failed = [this, w](const TransportStream&) {
+      // As the core: the QP on the channel (QPN 1 at A, 2 at B) fails with it, once.
+      e->on_failed = [this, self, w](const TransportStream& s) {
         events.push_back({w, "failed", now_ps()});
+        bool& alive = w == 'a' ? a_qp_alive : b_qp_alive;
+        self->failure_taken(
+            s, alive ? std::vector<uint32_t>{w == 'a' ? 1u : 2u} : std::vector<uint32_t>{});
+        alive = false;
+      };
+      e->on_reset = [this, w](const TransportStream&, const std::vector<uint32_t>& qpns) {
+        std::string what = "reset";
+        for (uint32_t q : qpns) what += " " + std::to_string(q);
+        events.push_back({w, what, now_ps()});
       };
     }
   }
@@ -239,37 +251,88 @@ TEST(EfeTiming, AFixedRtoBelowTheRoundTripFiresEveryTime) {
   rto_against_a_long_round_trip(false, 2);
 }
 
-TEST(EfeTiming, TheChannelFailsAfterTheRetryLimit) {
+TEST(EfeTiming, TheTimerBacksOffAndTheBudgetIsATime) {
   EfeConfig c;
   c.rto_ns = 20000;
-  c.retry_limit = 3;
+  c.retry_budget_ns = 100000;
   LinkParams lp;
   lp.down_ps = {{0, UINT64_MAX}};
   Pair p(c, lp);
   p.a->send(kMacB, 1, seg(1000), true);
   sc_core::sc_start();
   const auto data = p.frames(Type::kData, true);
-  ASSERT_EQ(data.size(), 4u) << "the frame and 3 resends";
+  ASSERT_EQ(data.size(), 3u) << "the frame and 2 resends";
   const Event* failed = p.find('a', "failed");
   ASSERT_TRUE(failed);
   // A 1034 B frame (14 + 20 + 1000) is 65 beats: its first bit is 66 cycles (264 ns) after it
-  // is handed to the MAC. Handed over at t0, resent at t0 + k x rto; the 4th timeout (limit + 1)
-  // fails the channel.
+  // is handed to the MAC. Handed over at t0, resent at t0 + 20 us and, the RTO doubled, at
+  // t0 + 60 us; the next expiry (t0 + 140 us) is past the budget's end, 100 us after the first
+  // retry, which fails the channel.
   const uint64_t t0 = data[0].first - 264000;
-  for (size_t k = 1; k < data.size(); ++k)
-    EXPECT_EQ(data[k].first, t0 + k * 20'000'000 + 264000) << "resend " << k;
-  EXPECT_EQ(failed->at, t0 + 4 * 20'000'000);
-  EXPECT_EQ(p.counter("a", "channel_failures"), 1u);
-  EXPECT_EQ(p.counter("a", "retransmissions"), 3u);
+  EXPECT_EQ(data[1].first, t0 + 20'000'000 + 264000);
+  EXPECT_EQ(data[2].first, t0 + 60'000'000 + 264000);
+  EXPECT_EQ(failed->at, t0 + 120'000'000);
+  // The new channel announces the QP that failed at once: an SY frame to kAnnounceQpn with its
+  // QPN, AR set. The link being down, it is resent (from 20 us on, backed off) for
+  // efe.resync_budget_ns (10 ms) after its first resend and given up: a second failure, with no
+  // QP left to announce.
+  std::vector<std::pair<uint64_t, Header>> sy;
+  for (const auto& w : p.wire)
+    if (w.second.type == Type::kData && w.second.dst_qpn == kAnnounceQpn) sy.push_back(w);
+  ASSERT_GE(sy.size(), 2u);
+  EXPECT_TRUE(sy[0].second.sy);
+  EXPECT_EQ(sy[0].second.length, 4u);
+  EXPECT_TRUE(sy[0].second.ar);
+  EXPECT_FALSE(sy[0].second.rtx);
+  EXPECT_EQ(sy[0].second.seq, 1u) << "where the failed channel stopped";
+  EXPECT_GE(sy[0].first, failed->at);
+  EXPECT_LT(sy[0].first, failed->at + 1'000'000);
+  for (size_t k = 1; k < sy.size(); ++k) EXPECT_TRUE(sy[k].second.rtx);
+  EXPECT_LE(sy.back().first, failed->at + 20'000'000 + 10'000'000'000ull);
+  EXPECT_EQ(p.counter("a", "channel_failures"), 2u);
+  EXPECT_EQ(p.counter("a.peer_020000000002", "retransmissions"), 2u + (sy.size() - 1));
   // The channel is re-established: the next frame starts it afresh with SY.
   EXPECT_TRUE(p.a->can_send(kMacB, 1000));
+}
+
+// The link is down until 300 us: A's channel fails at 120 us (the budget 100 us after the first
+// resend at 20 us), and the core hands over the QP that failed with it (QPN 1). Its announcement
+// goes at once and is resent, backed off (at 140, 180, 260 and 420 us), until one gets through:
+// B hears "QP 1 failed" once, takes the new channel (SY) and acknowledges. A segment of a new
+// WR after that is delivered to B's core as the next frame; nothing of the failed one is.
+TEST(EfeTiming, AnAnnouncementTellsThePeerWhichQpsFailed) {
+  EfeConfig c;
+  c.rto_ns = 20000;
+  c.rto_adaptive = false;
+  c.retry_budget_ns = 100000;
+  LinkParams lp;
+  lp.down_ps = {{0, 300'000'000}};
+  Pair p(c, lp);
+  p.a->send(kMacB, 1, seg(1000), true);
+  sc_core::sc_start(600, sc_core::SC_US);
+  const Event* failed = p.find('a', "failed");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->at, 120'004'000u) << "the frame was handed over one cycle in";
+  const Event* reset = p.find('b', "reset 1");
+  ASSERT_TRUE(reset) << "B hears which QP failed";
+  EXPECT_GT(reset->at, 420'000'000u);
+  EXPECT_LT(reset->at, 425'000'000u);
+  EXPECT_FALSE(p.find('b', "seg 0")) << "the failed segment never reached B's core";
+  EXPECT_EQ(p.counter("b.peer_020000000001", "resyncs"), 1u);
+  EXPECT_EQ(p.counter("a", "channel_failures"), 1u);
+  ASSERT_TRUE(p.a->can_send(kMacB, 1000));
+  const uint32_t seq = p.a->send(kMacB, 1, seg(1000), true);
+  EXPECT_EQ(seq, 2u) << "after the failed frame (0) and the announcement (1)";
+  sc_core::sc_start();
+  EXPECT_TRUE(p.find('b', "seg 2"));
+  EXPECT_TRUE(p.find('a', "ack 3"));
 }
 
 TEST(EfeTiming, AFullReceiveBufferAnswersRnrAndSpendsNoRetries) {
   EfeConfig c;
   c.rx_buffer_bytes = 3000;
   c.rnr_delay_ns = 10000;
-  c.retry_limit = 1;
+  c.retry_budget_ns = 1;
   Pair p(c);
   p.hold_b = true;
   for (int i = 0; i < 5; ++i) p.a->send(kMacB, 1, seg(1000), i == 4);
@@ -292,7 +355,7 @@ TEST(EfeTiming, AFullReceiveBufferAnswersRnrAndSpendsNoRetries) {
 TEST(EfeTiming, ASegmentTheCoreCannotTakeYetIsAnsweredRnr) {
   EfeConfig c;
   c.rnr_delay_ns = 10000;
-  c.retry_limit = 1;
+  c.retry_budget_ns = 1;
   Pair p(c);
   p.b->can_take = [](const eth::Mac&, uint32_t qpn) {
     return qpn != 7 || now_ps() >= 35'000'000;  // QP 7 is parked until 35 us
