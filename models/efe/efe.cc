@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "models/common/byte_pool.h"
+#include "models/common/bytes.h"
 #include "models/common/log.h"
 #include "models/common/sim_time.h"
 
@@ -199,6 +200,7 @@ uint32_t Efe::refuse(const eth::Mac& from, uint32_t seq) {
     p.delivered.pop_back();
   }
   p.rx.rewind(seq);
+  drop_stored(p);
   ++*p.rx_refused;
   p.rnr_owed = true;
   p.rnr_seq = seq;
@@ -306,6 +308,7 @@ void Efe::send_next() {
 
 bool Efe::send_control(Peer& p) {
   Header h;
+  std::vector<uint8_t> ranges;  // a selective NACK's payload
   h.seq = p.tx.highest_sent();
   // The echo: the last DATA frame's TS plus the time it has waited here since.
   h.ts = p.ts_echo + uint32_t((now_ps() - p.ts_rx_ps) / 1000);
@@ -319,6 +322,21 @@ bool Efe::send_control(Peer& p) {
     h.type = Type::kNack;
     h.ack = p.rx.expected();
     p.nack_owed = false;
+    if (ch_cfg_.selective) {
+      // Every gap up to the highest SEQ seen (what the store holds lies between them).
+      uint32_t at = p.rx.expected();
+      auto range = [&](uint32_t first, uint32_t end) {
+        if (!seq_before(first, end) || ranges.size() >= 8 * kNackRanges) return;
+        ranges.resize(ranges.size() + 8);
+        put_be32(ranges.data() + ranges.size() - 8, first);
+        put_be32(ranges.data() + ranges.size() - 4, end);
+      };
+      for (const auto& [k, st] : p.stored) {
+        range(at, st.h.seq);
+        at = st.h.seq + 1;
+      }
+      range(at, p.seen_end);
+    }
     ++tx_nacks_;
     ++*p.nacks_tx;
   } else if (p.ack_owed && (p.ce_seen || p.echo_ready || !data_due(p, now_ps()))) {
@@ -338,7 +356,9 @@ bool Efe::send_control(Peer& p) {
   } else {
     return false;
   }
-  if (transmit(build_frame({p.mac, mac_, eth::kEtherTypeEfe}, h, nullptr, 0), p.mac)) ++in_mac_;
+  if (transmit(build_frame({p.mac, mac_, eth::kEtherTypeEfe}, h, ranges.data(), ranges.size()),
+               p.mac))
+    ++in_mac_;
   if (p.rnr_owed || p.nack_owed || p.ack_owed) owe_control(p);
   return true;
 }
@@ -412,58 +432,14 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
           owe_control(p);
         }
       }
+      if (!p.seen_any || seq_before(p.seen_end, h.seq + 1)) p.seen_end = h.seq + 1;
+      p.seen_any = true;
       const bool takes = h.seq == p.rx.expected() || (h.sy && !seq_before(h.seq, p.rx.expected()));
-      if (takes && (rx_buffered_ + h.length > uint64_t(cfg_.rx_buffer_bytes) ||
-                    (can_take && h.dst_qpn != kAnnounceQpn && !can_take(p.mac, h.dst_qpn)))) {
-        // No room: the sender backs off and resends from here (no retry spent).
-        ++*p.rx_refused;
-        p.rnr_owed = true;
-        p.rnr_seq = h.seq;
-        p.rx.hold();
-        owe_control(p);
-        tx_acked(p, h.ack);
-        core_ack(p, h.ack, h.seq + 1);
-        break;
-      }
-      const EfeRx::Verdict v = p.rx.on_data(h.seq, h.sy);
-      if (v == EfeRx::Verdict::kDeliver) {
-        if (p.rx.resyncs() != p.resyncs_seen) {
-          p.resyncs_seen = p.rx.resyncs();
-          ++*p.resyncs;
-          p.held = false;  // it waited for frames of the channel that ended
-          log::info("{}: channel from {} starts afresh at SEQ {}", name(), eth::to_string(p.mac),
-                    h.seq);
-        }
-        ++rx_data_;
-        if (h.dst_qpn == kAnnounceQpn) {
-          // The peer's QPs that failed with its channel to this card: the core fails the ones
-          // connected to them. Nothing else goes to the core; taken and acknowledged at once,
-          // as if validated.
-          const uint8_t* b = f->data() + eth::kHeaderBytes + kHeaderBytes;
-          std::vector<uint32_t> qpns;
-          for (size_t i = 0; i + 4 <= h.length; i += 4)
-            qpns.push_back(uint32_t(b[i]) << 24 | uint32_t(b[i + 1]) << 16 |
-                           uint32_t(b[i + 2]) << 8 | b[i + 3]);
-          if (on_reset) on_reset(p.mac, qpns);
-          ++p.unacked_valid;
-          p.ack_owed = true;
-          if (h.ar) p.echo_owed = true;
-          owe_control(p);
-          tx_acked(p, h.ack);
-          core_ack(p, h.ack, h.seq + 1);
-          break;
-        }
-        p.delivered.emplace_back(h.seq, h.length);
-        rx_buffered_ += h.length;
-        const uint8_t* ddp = f->data() + eth::kHeaderBytes + kHeaderBytes;
-        RxSegment s{eh.src, 0, h.seq, h.dst_qpn, h.ar, h.rq, take_bytes(h.length), p.rx_gen};
-        s.ddp.assign(ddp, ddp + h.length);
-        if (on_segment) on_segment(std::move(s));
-        if (p.held && !seq_before(p.rx.expected(), p.held_needs)) {
-          p.held = false;
-          if (on_ack) on_ack(p.mac, p.held_ack);
-        }
-      } else if (v == EfeRx::Verdict::kDuplicate) {
+      if (takes) {
+        // In sequence: to the core, and after it what waited for it (selective).
+        if (take(p, h, f)) drain(p);
+      } else if (p.rx.on_data(h.seq, h.sy) == EfeRx::Verdict::kDuplicate ||
+                 (ch_cfg_.selective && p.stored.count(h.seq - p.stored_base))) {
         // The sender did not hear our ACK: tell it again.
         ++rx_duplicates_;
         ++*p.duplicates;
@@ -472,7 +448,9 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       } else {
         ++rx_out_of_seq_;
         ++*p.out_of_order;
-        if (p.rx.nack_owed()) {
+        if (ch_cfg_.selective) {
+          if (!p.rx.holding()) store(p, h, f);
+        } else if (p.rx.nack_owed()) {
           p.rx.nack_sent();
           p.nack_owed = true;
           owe_control(p);
@@ -489,10 +467,15 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       tx_acked(p, h.ack);
       core_ack(p, h.ack, h.seq);
       break;
-    case Type::kNack:
+    case Type::kNack: {
       ++*p.nacks_rx;
       if (h.ece) cc_ece(p);
-      p.tx.on_nack(h.ack, now);
+      // Selective: the missing ranges, 8 bytes each (first SEQ, end SEQ).
+      std::vector<EfeTx::Range> ranges;
+      const uint8_t* b = f->data() + eth::kHeaderBytes + kHeaderBytes;
+      for (size_t i = 0; i + 8 <= h.length; i += 8)
+        ranges.push_back({get_be32(b + i), get_be32(b + i + 4)});
+      p.tx.on_nack(h.ack, now, ranges);
       if (p.tx.failed()) {
         fail(p);
       } else {
@@ -501,6 +484,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
         if (on_space) on_space();
       }
       break;
+    }
     case Type::kRnr:
       ++*p.rnrs_rx;
       p.tx.on_rnr(h.ack, now);
@@ -514,6 +498,93 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       break;
   }
   pump();
+}
+
+// A DATA frame in sequence (h.seq is expected, or it carries SY): to the core, or refused with
+// an RNR when the receive buffer or the core cannot take it (false).
+bool Efe::take(Peer& p, const Header& h, const eth::EthMac::FramePtr& f) {
+  if (rx_buffered_ + h.length > uint64_t(cfg_.rx_buffer_bytes) ||
+      (can_take && h.dst_qpn != kAnnounceQpn && !can_take(p.mac, h.dst_qpn))) {
+    // No room: the sender backs off and resends from here (no retry spent); what waited
+    // behind it comes again too.
+    ++*p.rx_refused;
+    p.rnr_owed = true;
+    p.rnr_seq = h.seq;
+    p.rx.hold();
+    drop_stored(p);
+    owe_control(p);
+    return false;
+  }
+  p.rx.on_data(h.seq, h.sy);
+  if (p.rx.resyncs() != p.resyncs_seen) {
+    p.resyncs_seen = p.rx.resyncs();
+    ++*p.resyncs;
+    p.held = false;  // it waited for frames of the channel that ended
+    drop_stored(p);  // ... and so did these
+    log::info("{}: channel from {} starts afresh at SEQ {}", name(), eth::to_string(p.mac), h.seq);
+  }
+  ++rx_data_;
+  const uint8_t* payload = f->data() + eth::kHeaderBytes + kHeaderBytes;
+  if (h.dst_qpn == kAnnounceQpn) {
+    // The peer's QPs that failed with its channel to this card: the core fails the ones
+    // connected to them. Nothing else goes to the core; taken and acknowledged at once, as if
+    // validated.
+    std::vector<uint32_t> qpns;
+    for (size_t i = 0; i + 4 <= h.length; i += 4) qpns.push_back(get_be32(payload + i));
+    if (on_reset) on_reset(p.mac, qpns);
+    ++p.unacked_valid;
+    p.ack_owed = true;
+    if (h.ar) p.echo_owed = true;
+    owe_control(p);
+    return true;
+  }
+  p.delivered.emplace_back(h.seq, h.length);
+  rx_buffered_ += h.length;
+  RxSegment s{p.mac, 0, h.seq, h.dst_qpn, h.ar, h.rq, take_bytes(h.length), p.rx_gen};
+  s.ddp.assign(payload, payload + h.length);
+  if (on_segment) on_segment(std::move(s));
+  if (p.held && !seq_before(p.rx.expected(), p.held_needs)) {
+    p.held = false;
+    if (on_ack) on_ack(p.mac, p.held_ack);
+  }
+  return true;
+}
+
+// Selective: a DATA frame after a gap waits here (up to efe.rx_buffer_bytes in all) for the
+// ones before it; a frame that opens a new gap asks for a NACK naming every gap.
+void Efe::store(Peer& p, const Header& h, const eth::EthMac::FramePtr& f) {
+  if (p.stored.empty()) p.stored_base = p.rx.expected();
+  const uint32_t key = h.seq - p.stored_base;
+  const bool new_gap = p.stored.empty() || key > p.stored.rbegin()->first + 1;
+  if (stored_bytes_ + h.length <= uint64_t(cfg_.rx_buffer_bytes)) {
+    p.stored.emplace(key, Stored{h, f});
+    stored_bytes_ += h.length;
+  }
+  if (new_gap) {
+    p.nack_owed = true;
+    owe_control(p);
+  }
+}
+
+// What waited for the frames now taken: in sequence again, to the core.
+void Efe::drain(Peer& p) {
+  while (!p.stored.empty() && p.stored.begin()->second.h.seq == p.rx.expected()) {
+    const Stored st = std::move(p.stored.begin()->second);
+    p.stored.erase(p.stored.begin());
+    stored_bytes_ -= st.h.length;
+    if (!take(p, st.h, st.f)) break;
+  }
+  if (p.stored.empty()) return;
+  // A frame below what is expected now (a resync skipped it) is of no use.
+  while (!p.stored.empty() && seq_before(p.stored.begin()->second.h.seq, p.rx.expected())) {
+    stored_bytes_ -= p.stored.begin()->second.h.length;
+    p.stored.erase(p.stored.begin());
+  }
+}
+
+void Efe::drop_stored(Peer& p) {
+  for (const auto& [k, st] : p.stored) stored_bytes_ -= st.h.length;
+  p.stored.clear();
 }
 
 void Efe::tx_acked(Peer& p, uint32_t ack) {
@@ -738,6 +809,14 @@ void Efe::timer_fire() {
     set_timer(timer_at_);
   }
   pump();
+}
+
+void Efe::set_resend(bool selective) {
+  ch_cfg_.selective = selective;
+  for (auto& [m, p] : peers_) {
+    p->tx.set_selective(selective);
+    drop_stored(*p);
+  }
 }
 
 void Efe::set_cc(bool on) {

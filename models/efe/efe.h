@@ -23,14 +23,17 @@
 // Back-pressure: can_send(dst, bytes) is false while kTxQueueFrames new frames to that peer wait
 //   for the wire or its retransmit buffer cannot take `bytes` more; on_space fires when either
 //   frees. Other peers are not held up.
-// Retransmission (go-back-N): a NACK goes back to the first missing SEQ at once; the timer
+// Retransmission: with efe.resend selective (the default) the receiver keeps frames after a gap
+//   (up to efe.rx_buffer_bytes in all) and a NACK names every gap, whose frames alone are resent;
+//   with go_back_n a gap's frames are dropped and a NACK goes back to the first missing. The timer
 //   (the RTO after the oldest unacknowledged frame was sent or the window last moved: efe.rto_ns,
-//   or with efe.rto_adaptive the RTT estimate's when that is longer) goes back
-//   to the oldest and doubles (back-off, capped at efe.rto_max_ns; progress or an RNR ends
-//   it); each counts a retry, and efe.retry_budget_ns after the first retry without progress the
-//   channel fails: its frames are dropped, on_failed(peer) tells the core (every QP to that
-//   peer errors, docs/errors.md), and a new channel starts at the next SEQ, its first frame
-//   carrying SY. An RNR goes back after efe.rnr_delay_ns and costs no retry.
+//   or with efe.rto_adaptive the RTT estimate's when that is longer) resends what the receiver
+//   is not known to hold (go-back-N: goes back to the oldest) and doubles (back-off, capped at
+//   efe.rto_max_ns; progress or an RNR ends it); each counts a retry, and efe.retry_budget_ns after
+//   the first retry without progress the channel fails: its frames are dropped, on_failed(peer)
+//   tells the core (every QP to that peer errors, docs/errors.md), and a new channel starts at the
+//   next SEQ, its first frame carrying SY. An RNR goes back after efe.rnr_delay_ns and costs no
+//   retry.
 // Receive: a frame from the MAC is handled kRxCycles cycles after it arrives. A DATA frame in
 //   sequence, when the receive buffer (efe.rx_buffer_bytes, segments given to the core and not
 //   yet validated) has room and the core can take it (can_take), gives the core its segment
@@ -79,6 +82,7 @@ class Efe : public sc_core::sc_module, public Transport {
   static constexpr uint64_t kTxCycles = 1, kRxCycles = 1;
   static constexpr uint32_t kTxQueueFrames = 2;  // new DATA frames per peer waiting for the wire
   static constexpr int kMacFrames = 2;           // frames the EFE keeps in the MAC's transmit FIFO
+  static constexpr size_t kNackRanges = 64;      // gaps a selective NACK names at most
 
   using RxSegment = TransportSegment;
 
@@ -127,8 +131,15 @@ class Efe : public sc_core::sc_module, public Transport {
   // Turns congestion control on or off from now on; every channel starts again at line rate
   // (an experiment's sweep compares the two on one system).
   void set_cc(bool on);
+  // Selective resend or go-back-N from now on, for every channel (an experiment's sweep, between
+  // points, when the channels are idle).
+  void set_resend(bool selective);
 
  private:
+  struct Stored {
+    Header h;
+    eth::EthMac::FramePtr f;
+  };
   struct Peer {
     Peer(const EfeChannelConfig& c, const eth::Mac& m) : mac(m), tx(c) {}
     eth::Mac mac;
@@ -173,6 +184,12 @@ class Efe : public sc_core::sc_module, public Transport {
     uint32_t tx_gen = 0;        // failures so far: a segment in the pipeline from before is dropped
     bool fenced = false;    // failed, the core has not taken it yet (failure_taken): send() drops
     bool announce = false;  // ... and the peer is to be told which QPs failed
+    // Selective resend, receive side: frames after a gap, by SEQ - stored_base (the expected
+    // SEQ when the first was stored), and one past the highest SEQ seen.
+    std::map<uint32_t, Stored> stored;
+    uint32_t stored_base = 0;
+    uint32_t seen_end = 0;
+    bool seen_any = false;
     Counter *tx_frames, *tx_bytes, *rx_frames, *rx_bytes, *retransmissions, *timeouts, *nacks_rx,
         *nacks_tx, *rnrs_rx, *rnrs_tx, *duplicates, *out_of_order, *rx_refused, *failures, *resyncs,
         *ece_rx, *ce_rx;
@@ -188,6 +205,10 @@ class Efe : public sc_core::sc_module, public Transport {
   void receive(const eth::EthMac::FramePtr& f);
   void handle(const eth::Header& eh, const Header& h, const eth::EthMac::FramePtr& f);
   void core_ack(Peer& p, uint32_t ack, uint32_t needs);
+  bool take(Peer& p, const Header& h, const eth::EthMac::FramePtr& f);
+  void store(Peer& p, const Header& h, const eth::EthMac::FramePtr& f);
+  void drain(Peer& p);
+  void drop_stored(Peer& p);
   void tx_acked(Peer& p, uint32_t ack);
   void owe_control(Peer& p);
   void list(Peer& p);
@@ -226,6 +247,7 @@ class Efe : public sc_core::sc_module, public Transport {
   uint64_t loop_free_ps_ = 0;  // the MAC's loopback is busy until then
   int in_mac_ = 0;             // frames handed to the MAC whose first bit has not gone
   uint64_t rx_buffered_ = 0;
+  uint64_t stored_bytes_ = 0;  // selective: frames after a gap, every peer's
   // The timer: the event queue's alarm, for every peer's retransmit timer and ACK delay.
   uint64_t timer_at_ = UINT64_MAX;
   size_t armed_ = 0;  // peers with a deadline

@@ -17,14 +17,33 @@ uint32_t EfeTx::send(std::vector<uint8_t> payload, const Meta& meta) {
   return frames_.back().seq;
 }
 
+EfeTx::Frame* EfeTx::first_lost() {
+  if (!lost_) return nullptr;
+  for (Frame& f : frames_)
+    if (f.lost) return &f;
+  return nullptr;
+}
+
 EfeTx::Frame* EfeTx::next(uint64_t now) {
-  if (failed_ || now < resume_ps_ || send_seq_ == next_seq_) return nullptr;
+  if (failed_ || now < resume_ps_) return nullptr;
+  if (Frame* f = first_lost()) {
+    f->retransmission = true;
+    return f;
+  }
+  if (send_seq_ == next_seq_) return nullptr;
   Frame& f = frames_[size_t(send_seq_ - base_)];
   f.retransmission = seq_before(f.seq, highest_sent_);
   return &f;
 }
 
 void EfeTx::sent(uint64_t now) {
+  if (Frame* l = first_lost()) {
+    l->lost = false;
+    --lost_;
+    ++retransmissions_;
+    if (l->seq == base_) timer_from_ = now;
+    return;
+  }
   const Frame& f = frames_[size_t(send_seq_ - base_)];
   if (f.retransmission) ++retransmissions_;
   if (send_seq_ == base_) timer_from_ = now;  // the oldest went (again): its timer starts
@@ -37,6 +56,7 @@ size_t EfeTx::on_ack(uint32_t ack, uint64_t now) {
   if (!seq_before(base_, ack) || seq_before(highest_sent_, ack)) return 0;
   size_t freed = 0;
   while (base_ != ack) {
+    if (frames_.front().lost) --lost_;
     buffered_ -= frames_.front().payload.size();
     give_bytes(std::move(frames_.front().payload));
     frames_.pop_front();
@@ -53,9 +73,11 @@ size_t EfeTx::on_ack(uint32_t ack, uint64_t now) {
 void EfeTx::go_back(uint32_t seq, uint64_t resume_ps, bool retry) {
   if (seq_before(seq, base_) || seq_before(send_seq_, seq)) seq = base_;
   send_seq_ = seq;
+  // Everything from here goes again in order: what was marked is moot.
+  for (Frame& f : frames_) f.lost = f.held = false;
+  lost_ = 0;
   resume_ps_ = resume_ps;
-  if (!retry) return;
-  if (retries_++ == 0) first_retry_ps_ = resume_ps;
+  if (retry) count_retry(resume_ps);
 }
 
 uint64_t EfeTx::rto_now() const {
@@ -65,10 +87,27 @@ uint64_t EfeTx::rto_now() const {
   return r < cap ? r : cap;
 }
 
-void EfeTx::on_nack(uint32_t seq, uint64_t now) {
+void EfeTx::on_nack(uint32_t seq, uint64_t now, const std::vector<Range>& ranges) {
   ++nacks_;
   on_ack(seq, now);  // a NACK's ACK field acknowledges everything before the first missing
-  go_back(seq, now, true);
+  if (!cfg_.selective) return go_back(seq, now, true);
+  count_retry(now);
+  std::vector<Range> rs = ranges;
+  if (rs.empty()) rs.push_back({seq, seq + 1});
+  // Only frames on the wire already, inside the window, are marked; between the first range's
+  // start and the last one's end, those in no range are held by the receiver.
+  uint32_t at = base_;
+  for (const Range& r : rs) {
+    if (seq_before(r.end, r.first) || seq_before(r.first, at))
+      continue;  // malformed, or out of order
+    for (; seq_before(at, r.first) && seq_before(at, send_seq_); ++at) {
+      Frame& f = frames_[size_t(at - base_)];
+      if (!f.lost && !seq_before(at, seq)) f.held = true;
+    }
+    for (at = r.first; seq_before(at, r.end) && seq_before(at, send_seq_); ++at)
+      mark_lost(frames_[size_t(at - base_)]);
+    if (!seq_before(at, send_seq_)) break;
+  }
 }
 
 void EfeTx::on_rnr(uint32_t seq, uint64_t now) {
@@ -99,8 +138,13 @@ void EfeTx::on_timeout(uint64_t now) {
   }
   ++timeouts_;
   timer_from_ = now;
-  go_back(base_, now, true);
   ++backoff_;
+  if (!cfg_.selective) return go_back(base_, now, true);
+  count_retry(now);
+  for (uint32_t s = base_; seq_before(s, send_seq_); ++s) {
+    Frame& f = frames_[size_t(s - base_)];
+    if (!f.held) mark_lost(f);
+  }
 }
 
 EfeRx::Verdict EfeRx::on_data(uint32_t seq, bool sy) {
@@ -110,7 +154,7 @@ EfeRx::Verdict EfeRx::on_data(uint32_t seq, bool sy) {
   }
   if (seq == expected_) {
     ++expected_;
-    nacked_gap_ = false;  // the gap, if any, is closed
+    nacked_gap_ = holding_ = false;  // the gap, if any, is closed
     return Verdict::kDeliver;
   }
   if (seq_before(seq, expected_)) {

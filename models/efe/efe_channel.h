@@ -1,5 +1,6 @@
 // One reliable EFE channel (to one peer MAC) as plain logic, no SystemC (DESIGN.md §3.4,
-// WIRE.md): go-back-N over the DATA frames' SEQ, with the sender's retransmit buffer and timer
+// WIRE.md): selective resend or go-back-N over the DATA frames' SEQ, with the sender's retransmit
+// buffer and timer
 // (EfeTx) and the receiver's sequence check (EfeRx). The EFE engine (efe.h) owns one of each
 // per peer and moves frames and time; these classes decide.
 //
@@ -7,8 +8,9 @@
 //   - send(): the frame gets the next SEQ and a copy stays in the retransmit buffer
 //     (retx_buffer_bytes of payload: can_send() says whether another fits) until a cumulative
 //     ACK covers it.
-//   - next(): what goes on the wire next, in SEQ order: a frame not sent yet, or, after a go-back,
-//     the frames again from the go-back point (each then counted a retransmission).
+//   - next(): what goes on the wire next: a frame marked lost (selective), first; else, in SEQ
+//     order, a frame not sent yet or, after a go-back, the frames again from the go-back point
+//     (each then counted a retransmission).
 //   - The timer runs while frames are unacknowledged: the RTO after the oldest unacknowledged
 //     frame was (re)sent or the last ACK moved the window. On it, the sender goes back to the
 //     oldest, counts a retry and doubles the RTO (exponential back-off, capped at rto_max_ps or
@@ -17,6 +19,9 @@
 //   - The retry budget is a time: retry_budget_ps after the first retry without progress (0: no
 //     budget) the channel fails, at that instant (the timer runs to it).
 //   - NACK(seq): go back to seq now (a retry, as the timer's; no back-off: the peer is heard).
+//     Selective (the default): the NACK's ranges are marked lost and resent, first, in SEQ
+//     order, and the frames between them marked held; the timer marks lost every frame sent and
+//     not held; nothing else goes again (docs/efe.md, "Selective resend").
 //     RNR(seq): go back to seq after rnr_delay_ps; the peer is heard, so the retries, the
 //     back-off and the budget start again.
 //   - A channel re-established after a failure (resync) starts at first_seq, and the frame with
@@ -24,10 +29,10 @@
 //     announces the failure (to kAnnounceQpn), the budget until it is acknowledged is
 //     resync_budget_ps (the peer is told when the link comes back, if it does within that).
 // Receiver (EfeRx): a DATA frame in sequence is delivered; an earlier SEQ is a duplicate (dropped,
-// the ACK sent again); a later one is a gap (dropped; one NACK per gap, for the first missing),
-// unless it carries SY (the sender's channel starts afresh at it: it is delivered). hold(): the
-// expected frame could not be taken (an RNR answered it), so the gap behind it asks no NACK.
-// SEQ arithmetic wraps at 2^32.
+// the ACK sent again); a later one is a gap (go-back-N: dropped, one NACK per gap, for the first
+// missing; selective: the engine keeps it and NACKs the ranges, efe.h), unless it carries SY (the
+// sender's channel starts afresh at it: it is delivered). hold(): the expected frame could not be
+// taken (an RNR answered it), so the gap behind it asks no NACK. SEQ arithmetic wraps at 2^32.
 #pragma once
 
 #include <cstddef>
@@ -50,6 +55,9 @@ struct EfeChannelConfig {
   uint64_t retry_budget_ps = 1'000'000'000;  // from the first retry without progress (0: none)
   // The budget while a re-established channel's first frame (SY) is unacknowledged (0: none).
   uint64_t resync_budget_ps = 10'000'000'000;
+  // Selective resend: a NACK's ranges are resent and nothing else, a timeout resends what the
+  // receiver has not reported holding. false: go-back-N.
+  bool selective = true;
   uint64_t rnr_delay_ps = 5'000'000;  // back-off after an RNR
 };
 
@@ -67,6 +75,12 @@ class EfeTx {
     Meta meta;
     bool retransmission = false;  // the wire copy is a resend (the header's RTX)
     bool sy = false;              // the first frame of a re-established channel
+    bool lost = false;            // selective: to be resent (a NACK's range, or the timer)
+    bool held = false;            // selective: the receiver holds it (between a NACK's ranges)
+  };
+  // A range of missing SEQs [first, end) a selective NACK names.
+  struct Range {
+    uint32_t first = 0, end = 0;
   };
 
   // first_seq: the channel's first SEQ. resync: the channel replaces one that failed, and its
@@ -92,7 +106,8 @@ class EfeTx {
 
   // The peer's cumulative ACK (the next SEQ it expects); returns the frames it freed.
   size_t on_ack(uint32_t ack, uint64_t now);
-  void on_nack(uint32_t seq, uint64_t now);
+  // ranges (selective): what the receiver lacks; empty: only `seq`. Go-back-N ignores them.
+  void on_nack(uint32_t seq, uint64_t now, const std::vector<Range>& ranges = {});
   void on_rnr(uint32_t seq, uint64_t now);
   // The timer's deadline (UINT64_MAX: not running); at or after it, on_timeout() goes back, or
   // fails the channel when the retry budget is spent.
@@ -100,6 +115,12 @@ class EfeTx {
   // The base timeout from now on: `ps`, but never below the configured rto_ps (the engine's
   // estimate from the measured RTT, docs/efe.md).
   void set_rto(uint64_t ps) { rto_ps_ = ps > cfg_.rto_ps ? ps : cfg_.rto_ps; }
+  // Selective or go-back-N from now on (an experiment's sweep; meant for an idle channel).
+  void set_selective(bool on) {
+    cfg_.selective = on;
+    for (Frame& f : frames_) f.lost = f.held = false;
+    lost_ = 0;
+  }
   // The base timeout, and the one in use (backed off).
   uint64_t rto() const { return rto_ps_; }
   uint64_t rto_now() const;
@@ -128,6 +149,15 @@ class EfeTx {
 
  private:
   void go_back(uint32_t seq, uint64_t resume_ps, bool retry);
+  void count_retry(uint64_t now) {
+    if (retries_++ == 0) first_retry_ps_ = now;
+  }
+  void mark_lost(Frame& f) {
+    if (!f.lost) ++lost_;
+    f.lost = true;
+    f.held = false;
+  }
+  Frame* first_lost();
   uint64_t budget() const { return announcing() ? cfg_.resync_budget_ps : cfg_.retry_budget_ps; }
   EfeChannelConfig cfg_;
   uint64_t rto_ps_;  // the timeout in use (set_rto)
@@ -144,6 +174,7 @@ class EfeTx {
   uint32_t retries_ = 0;         // retries since the last progress
   uint64_t first_retry_ps_ = 0;  // ... the first of them (the budget runs from it)
   uint32_t backoff_ = 0;         // the timer's doublings since the last progress
+  uint32_t lost_ = 0;            // selective: frames marked to be resent
   bool failed_ = false;
   uint64_t retransmissions_ = 0, timeouts_ = 0, nacks_ = 0, rnrs_ = 0;
 };
@@ -156,13 +187,16 @@ class EfeRx {
   // a gap. A frame with SY not before expected() is delivered and the channel starts there.
   Verdict on_data(uint32_t seq, bool sy = false);
   // The expected frame was not taken (RNR): frames behind it are dropped without a NACK.
-  void hold() { nacked_gap_ = true; }
+  void hold() { nacked_gap_ = holding_ = true; }
   // Frames from seq on, delivered already, were taken back (Efe::refuse): seq is expected
   // again, and the frames behind it are dropped without a NACK until it comes.
   void rewind(uint32_t seq) {
     expected_ = seq;
-    nacked_gap_ = true;
+    nacked_gap_ = holding_ = true;
   }
+  // Since hold() or rewind(), until expected() is delivered: frames behind it come again after
+  // the RNR, so they are neither kept nor NACKed.
+  bool holding() const { return holding_; }
   uint32_t expected() const { return expected_; }
   // After a gap: whether a NACK for expected() is owed (once per gap), and that it went.
   bool nack_owed() const { return nack_owed_; }
@@ -173,7 +207,7 @@ class EfeRx {
 
  private:
   uint32_t expected_ = 0;
-  bool nack_owed_ = false, nacked_gap_ = false;
+  bool nack_owed_ = false, nacked_gap_ = false, holding_ = false;
   uint64_t duplicates_ = 0, out_of_order_ = 0, resyncs_ = 0;
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "models/common/params.h"
 #include "models/efe/efe_channel.h"
@@ -21,6 +22,7 @@ struct EfeConfig {
   int64_t retry_budget_ns = 1000000;      // retries without progress this long: the channel fails
   int64_t resync_budget_ns = 10000000;    // ... while a re-established channel's SY is unanswered
   int64_t rnr_delay_ns = 10000;           // a sender's back-off after an RNR
+  std::string resend = "selective";       // selective | go_back_n
   // Congestion control per peer (docs/efe.md): a delay-based rate from the RTT the TS echo
   // measures, the queueing above the lowest RTT seen held between cc_low_ns and cc_high_ns;
   // ECE cuts the rate too.
@@ -62,6 +64,10 @@ struct EfeConfig {
         "which tells the peer its QPs are gone) is acknowledged (0: it never fails)");
     p.i("rnr_delay_ns", rnr_delay_ns, "ns", 1, 1000000000,
         "how long a sender waits after an RNR before it resends");
+    p.s("resend", resend, {"selective", "go_back_n"},
+        "selective: the receiver keeps frames after a gap (up to rx_buffer_bytes) and its NACK "
+        "names the missing ranges, which alone are resent; go_back_n: a gap's frames are dropped "
+        "and the sender goes back to the first missing");
     p.b("cc", cc, "congestion control per peer (false: every channel sends at line rate)");
     p.i("cc_low_ns", cc_low_ns, "ns", 0, 1000000000,
         "queueing delay (RTT above the lowest seen) below which a channel's rate grows");
@@ -91,6 +97,7 @@ struct EfeConfig {
     c.retry_budget_ps = uint64_t(retry_budget_ns) * 1000;
     c.resync_budget_ps = uint64_t(resync_budget_ns) * 1000;
     c.rnr_delay_ps = uint64_t(rnr_delay_ns) * 1000;
+    c.selective = resend == "selective";
     return c;
   }
 };

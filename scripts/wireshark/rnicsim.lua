@@ -24,6 +24,8 @@ f.qpn = ProtoField.uint24("efe.qpn", "Destination QPN", base.HEX)
 f.rsvd2 = ProtoField.uint8("efe.reserved2", "Reserved", base.HEX)
 f.ts = ProtoField.uint32("efe.ts", "TS (ns)", base.DEC)
 f.failed_qpn = ProtoField.uint32("efe.failed_qpn", "QPN that failed with the channel", base.HEX)
+f.nack_first = ProtoField.uint32("efe.nack.first", "Missing from SEQ", base.DEC)
+f.nack_end = ProtoField.uint32("efe.nack.end", "Missing until SEQ (exclusive)", base.DEC)
 
 local ef_short = ProtoExpert.new("efe.short", "Frame shorter than the EFE header", expert.group.MALFORMED,
                                  expert.severity.ERROR)
@@ -67,7 +69,17 @@ function efe.dissector(buf, pinfo, tree)
     t:add_proto_expert_info(ef_length)
     return
   end
-  if ftype == 0 and buf(12, 3):uint() == 0xFFFFFF then
+  if ftype == 2 and len >= 8 then
+    -- A selective NACK's missing ranges (docs/decisions.md): first and end SEQ, 8 bytes each.
+    local rs = {}
+    for i = 0, len - 8, 8 do
+      local r = t:add(efe, buf(20 + i, 8), "Missing range")
+      r:add(f.nack_first, buf(20 + i, 4))
+      r:add(f.nack_end, buf(24 + i, 4))
+      rs[#rs + 1] = string.format("%d-%d", buf(20 + i, 4):uint(), buf(24 + i, 4):uint() - 1)
+    end
+    pinfo.cols.info = tostring(pinfo.cols.info) .. " missing " .. table.concat(rs, ",")
+  elseif ftype == 0 and buf(12, 3):uint() == 0xFFFFFF then
     -- The EFE's own frame after a channel failure (docs/decisions.md): the QPNs that failed.
     local qpns = {}
     for i = 0, len - 4, 4 do

@@ -27,7 +27,8 @@ uint64_t counter_sum(StatRegistry& s, const std::vector<std::string>& groups, co
 // (with "transport" when it is given) and their table lines. The link keeps the last loss.
 void loss_points(ExperimentContext& ctx, Cluster& cl, int a_host, int b_host, size_t link,
                  const std::vector<int64_t>& loss_ppm, uint64_t size, uint64_t iters,
-                 uint64_t depth, const std::string& transport, std::string* table) {
+                 uint64_t depth, const std::string& transport, std::string* table,
+                 const std::string& resend = "") {
   const std::vector<std::string> groups = {cl.nodes[size_t(a_host)]->card.transport_group(),
                                            cl.nodes[size_t(b_host)]->card.transport_group()};
   EndpointConfig ec;
@@ -92,28 +93,38 @@ void loss_points(ExperimentContext& ctx, Cluster& cl, int a_host, int b_host, si
     const double gbps = double(size * iters) * 8 / (t1 - t0);
     nlohmann::ordered_json row;
     if (!transport.empty()) row["transport"] = transport;
+    if (!resend.empty()) row["resend"] = resend;
     row["loss"] = loss;
     row["goodput_gbps"] = gbps;
     row["retransmissions"] = retx;
     row["completion_errors"] = errors;
     ctx.rows.push_back(row);
-    *table += fmt::format("{:>10} {:>14.3f} {:>16} {:>18}\n", loss, gbps, retx, errors);
+    *table += fmt::format("{:>10} {:>10} {:>14.3f} {:>16} {:>18}\n", resend.empty() ? "-" : resend,
+                          loss, gbps, retx, errors);
   }
 }
 
 // loss_goodput: node0 writes to node1 over one 10 GbE link whose frame loss steps through
 // loss_ppm; per point, the goodput of `iters` RDMA Writes of `size` (first post to last
 // completion), the transport's retransmissions (the EFE's or TCP's) and the completions that
-// were not successes.
+// were not successes. On EFE cards every point runs once per resend mode (selective, then
+// go-back-N by default), on one connection.
 int run_loss_goodput(ExperimentContext& ctx) {
   Cluster cl(two_hosts(ctx.cfg), ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
   ctx.x = "loss";
   ctx.y = {"goodput_gbps", "retransmissions", "completion_errors"};
-  std::string table = fmt::format("{:>10} {:>14} {:>16} {:>18}\n", "loss", "goodput_gbps",
-                                  "retransmissions", "completion_errors");
-  loss_points(ctx, cl, 0, 1, 0, ctx.get_ints("loss_ppm"), uint64_t(ctx.get_int("size")),
-              uint64_t(ctx.get_int("iters")), uint64_t(ctx.get_int("tx_depth")), "", &table);
+  std::string table = fmt::format("{:>10} {:>10} {:>14} {:>16} {:>18}\n", "resend", "loss",
+                                  "goodput_gbps", "retransmissions", "completion_errors");
+  std::vector<std::string> modes = {""};
+  if (cl.nodes[0]->card.efe) modes = ctx.get_strings("resend");
+  for (const std::string& mode : modes) {
+    for (const auto& n : cl.nodes)
+      if (n->card.efe && !mode.empty()) n->card.efe->set_resend(mode == "selective");
+    loss_points(ctx, cl, 0, 1, 0, ctx.get_ints("loss_ppm"), uint64_t(ctx.get_int("size")),
+                uint64_t(ctx.get_int("iters")), uint64_t(ctx.get_int("tx_depth")), "", &table,
+                mode);
+  }
   ctx.summary = table;
   return 0;
 }
@@ -676,6 +687,15 @@ void register_efe_experiments() {
       {"size", ExpKey::kInt, "65536", 1, double(1u << 30), {}, "B", "message size"},
       {"iters", ExpKey::kInt, "300", 1, 1e8, {}, "", "RDMA Writes per point"},
       {"tx_depth", ExpKey::kInt, "128", 1, 511, {}, "WRs", "Writes in flight"},
+      {"resend",
+       ExpKey::kStringList,
+       "[selective, go_back_n]",
+       0,
+       0,
+       {"selective", "go_back_n"},
+       "",
+       "EFE cards: the resend modes, each over every loss point (efe.resend's values); MPA/TCP "
+       "cards: not used"},
   };
   k.run = run_loss_goodput;
   add_experiment_kind(std::move(k));

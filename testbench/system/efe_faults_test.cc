@@ -1,12 +1,14 @@
 // The EFE over a faulty link between two hosts (label fault; the full matrix, with more data per
 // case, under fault-long): random loss, bit errors and a link down for less than the retry
-// budget, for RDMA Write, RDMA Read and Send on one and on four QPs. Every case runs again
-// between cards of the MPA/TCP transport (named tcp_...), where TCP repairs the same faults.
+// budget, for RDMA Write, RDMA Read and Send on one and on four QPs, with the EFE's selective
+// resend (the default). Every case runs again with go-back-N (efe.resend: go_back_n, named
+// gbn_...) and between cards of the MPA/TCP transport (named tcp_...), where TCP repairs the
+// same faults.
 // Scoreboard: each message has its own region and its own pattern, so every destination byte equal
 // to the source's means each arrived exactly once and in place; the guard bytes between and around
 // the regions are untouched; every completion succeeds. The link's and the EFE's counters show the
 // faults happened and were recovered from. And beyond the budget: a link down longer than the retry
-// limit allows fails the channel, the requester's QP completes its oldest WR with
+// budget allows fails the channel, the requester's QP completes its oldest WR with
 // IBV_WC_RETRY_EXC_ERR and flushes the rest, and once the link is back a new QP to the same peer
 // works.
 #include <fmt/format.h>
@@ -48,7 +50,8 @@ struct Case {
   Op op;
   int qps;
   Fault fault;
-  bool tcp = false;  // card.transport: mpa_tcp (TCP repairs the faults) instead of the EFE
+  bool tcp = false;      // card.transport: mpa_tcp (TCP repairs the faults) instead of the EFE
+  bool go_back = false;  // the EFE with efe.resend: go_back_n (the default is selective)
 };
 
 constexpr uint64_t kEdge = 4096;  // guard bytes before the first region and after the last
@@ -84,6 +87,7 @@ void expect_regions(const char* what, const void* buf, int qps, int msgs) {
 void run_case(const Case& c) {
   SystemConfig cfg = preset_config("rnic-10g", "test");
   if (c.tcp) cfg.set("card.transport", "mpa_tcp", "test");
+  if (c.go_back) cfg.set("efe.resend", "go_back_n", "test");
   cfg.link.loss = c.fault.loss;
   cfg.link.ber = c.fault.ber;
   StatRegistry stats;
@@ -201,8 +205,10 @@ void run_case(const Case& c) {
       timeouts += counter(stats, g, "timeouts");
   }
   fmt::print("{} {} x{} {}: lost {} down {} corrupted {}, retransmitted {}, timeouts {}\n",
-             c.tcp ? "mpa_tcp" : "efe", op_name(c.op), c.qps, c.fault.name, lost, lost_down,
-             corrupted, retx, timeouts);
+             c.tcp       ? "mpa_tcp"
+             : c.go_back ? "efe go_back_n"
+                         : "efe",
+             op_name(c.op), c.qps, c.fault.name, lost, lost_down, corrupted, retx, timeouts);
   EXPECT_EQ(failures, 0u) << "no channel or connection fails inside the retry budget";
   EXPECT_EQ(
       counter(stats, "node1.mac", "rx_fcs_errors") + counter(stats, "node0.mac", "rx_fcs_errors"),
@@ -560,14 +566,17 @@ std::vector<Case> cases() {
   for (Op op : {Op::kWrite, Op::kRead, Op::kSend})
     for (int qps : EFE_FAULTS_LONG ? std::vector<int>{1, 4, 16} : std::vector<int>{1, 4})
       for (const Fault& f : faults)
-        for (bool tcp : {false, true}) v.push_back({op, qps, f, tcp});
+        for (int t : {0, 1, 2}) v.push_back({op, qps, f, t == 1, t == 2});
   return v;
 }
 
 INSTANTIATE_TEST_SUITE_P(Matrix, EfeFaults, testing::ValuesIn(cases()),
                          [](const testing::TestParamInfo<Case>& i) {
                            std::string n =
-                               fmt::format("{}{}_{}qp_{}", i.param.tcp ? "tcp_" : "",
+                               fmt::format("{}{}_{}qp_{}",
+                                           i.param.tcp       ? "tcp_"
+                                           : i.param.go_back ? "gbn_"
+                                                             : "",
                                            op_name(i.param.op), i.param.qps, i.param.fault.name);
                            for (char& ch : n)
                              if (ch == '.' || ch == '-') ch = '_';

@@ -39,8 +39,10 @@ TEST(EfeTx, TheBufferHoldsWhatIsUnacknowledged) {
   EXPECT_EQ(tx.retransmissions(), 0u);
 }
 
-TEST(EfeTx, ANackGoesBackToTheFirstMissing) {
-  EfeTx tx(EfeChannelConfig{});
+TEST(EfeTx, AGoBackNNackGoesBackToTheFirstMissing) {
+  EfeChannelConfig c;
+  c.selective = false;
+  EfeTx tx(c);
   for (int i = 0; i < 4; ++i) tx.send(bytes(10, 1));
   drain(tx, 0);
   tx.on_nack(1, 100);  // 0 arrived, 1 did not
@@ -52,6 +54,26 @@ TEST(EfeTx, ANackGoesBackToTheFirstMissing) {
   EXPECT_EQ(drain(tx, 100), (std::vector<uint32_t>{1, 2, 3}));
   EXPECT_EQ(tx.retransmissions(), 3u);
   EXPECT_EQ(tx.nacks(), 1u);
+}
+
+// Selective: frames 0-7 on the wire, the NACK says 1 and 4-5 are missing. Only they go again;
+// 2 and 3 (between the ranges) are held by the receiver and stay out of a timeout's resend, which
+// takes every frame sent and not known held (1, 4, 5, and 6-7, which no NACK has covered).
+TEST(EfeTx, ASelectiveNackResendsItsRangesAlone) {
+  EfeTx tx(EfeChannelConfig{});
+  for (int i = 0; i < 8; ++i) tx.send(bytes(10, 1));
+  drain(tx, 0);
+  tx.on_nack(1, 100, {{1, 2}, {4, 6}});
+  EXPECT_EQ(tx.unacked(), 7u) << "the NACK acknowledged SEQ 0";
+  const EfeTx::Frame* f = tx.next(100);
+  ASSERT_TRUE(f);
+  EXPECT_TRUE(f->retransmission);
+  EXPECT_EQ(drain(tx, 100), (std::vector<uint32_t>{1, 4, 5}));
+  EXPECT_EQ(tx.retransmissions(), 3u);
+  tx.on_timeout(tx.deadline());
+  EXPECT_EQ(drain(tx, 150), (std::vector<uint32_t>{1, 4, 5, 6, 7}));
+  EXPECT_EQ(tx.on_ack(8, 200), 7u);
+  EXPECT_EQ(tx.next(200), nullptr);
 }
 
 // The RTO doubles at each expiry up to its cap, and the channel fails when the budget, counted
@@ -151,8 +173,9 @@ TEST(EfeChannel, SeqWrapsAt2To32) {
 
 // Frames over a channel that drops every 4th frame and every 7th ACK, with the timer and NACKs:
 // every payload arrives exactly once, in order, and nothing fails.
-TEST(EfeChannel, ALossyLoopDeliversEveryPayloadOnceInOrder) {
+void lossy_loop(bool selective) {
   EfeChannelConfig c;
+  c.selective = selective;
   c.rto_ps = 10'000;
   c.retry_budget_ps = 0;  // no budget: a failure here would be a livelock, seen as a short count
   c.retx_buffer_bytes = 8;
@@ -183,6 +206,8 @@ TEST(EfeChannel, ALossyLoopDeliversEveryPayloadOnceInOrder) {
   EXPECT_FALSE(tx.failed());
   EXPECT_GT(tx.retransmissions(), 0u);
 }
+TEST(EfeChannel, ALossyLoopDeliversEveryPayloadOnceInOrder) { lossy_loop(true); }
+TEST(EfeChannel, ALossyGoBackNLoopDeliversEveryPayloadOnceInOrder) { lossy_loop(false); }
 
 }  // namespace
 }  // namespace rnic::efe

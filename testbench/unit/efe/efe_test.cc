@@ -328,6 +328,37 @@ TEST(EfeTiming, AnAnnouncementTellsThePeerWhichQpsFailed) {
   EXPECT_TRUE(p.find('a', "ack 3"));
 }
 
+// Selective resend (the default): of 8 frames A sends, the link loses the second (it is down
+// while that frame is on it). B keeps the 6 behind the gap, NACKs once naming [1, 2), and A
+// resends SEQ 1 alone; B's core then gets all 8 in order, each once. With efe.resend=go_back_n
+// B drops the frames behind the gap and A goes back: 1-5 again (6 and 7 had not gone yet).
+void one_frame_lost(bool selective, size_t want_data, uint64_t want_resent) {
+  EfeConfig c;
+  c.resend = selective ? "selective" : "go_back_n";
+  c.cc = false;
+  LinkParams lp;
+  lp.down_ps = {{1'300'000, 1'400'000}};  // frame 1's time on the link (frame 0's ends before)
+  Pair p(c, lp);
+  for (int i = 0; i < 8; ++i) p.a->send(kMacB, 1, seg(1000), i == 7);
+  sc_core::sc_start();
+  EXPECT_EQ(p.counter("link", "lost_down"), 1u);
+  const auto data = p.frames(Type::kData, true);
+  EXPECT_EQ(data.size(), want_data);
+  EXPECT_EQ(p.counter("a.peer_020000000002", "retransmissions"), want_resent);
+  const auto nacks = p.frames(Type::kNack, false);
+  ASSERT_EQ(nacks.size(), 1u);
+  EXPECT_EQ(nacks[0].second.ack, 1u);
+  EXPECT_EQ(nacks[0].second.length, selective ? 8u : 0u) << "one range: [1, 2)";
+  std::vector<std::string> segs;
+  for (const Event& e : p.events)
+    if (e.who == 'b' && e.what.rfind("seg ", 0) == 0) segs.push_back(e.what);
+  ASSERT_EQ(segs.size(), 8u);
+  for (size_t i = 0; i < segs.size(); ++i) EXPECT_EQ(segs[i], "seg " + std::to_string(i));
+  EXPECT_TRUE(p.find('a', "ack 8"));
+}
+TEST(EfeTiming, ASelectiveNackResendsTheLostFrameAlone) { one_frame_lost(true, 9, 1); }
+TEST(EfeTiming, AGoBackNNackResendsEverythingAfterTheGap) { one_frame_lost(false, 13, 5); }
+
 TEST(EfeTiming, AFullReceiveBufferAnswersRnrAndSpendsNoRetries) {
   EfeConfig c;
   c.rx_buffer_bytes = 3000;
