@@ -73,11 +73,19 @@ void EthSwitch::Port::arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_
   const uint64_t rank = 1 + uint64_t(index);
   uint16_t quanta = 0;
   if (parse_pause(frame->data(), frame->size(), &quanta)) {
+    // Each PAUSE restarts the pause with its own time (802.3x): a resume (0 quanta) ends it at
+    // once, and a start waiting for the old end is made again.
     s.eq_.at_ranked(last_bit_ps, rank,
-                    [this, until = last_bit_ps + uint64_t(quanta) * 64 * byte_ps] {
+                    [this, &s, until = last_bit_ps + uint64_t(quanta) * 64 * byte_ps] {
                       ++*rx_frames;
                       ++*pause_rx;
-                      paused_until = std::max(paused_until, until);
+                      const bool sooner = until < paused_until;
+                      paused_until = until;
+                      if (sooner && starting) {
+                        ++start_gen;
+                        starting = false;
+                        s.start_next(*this);
+                      }
                     });
     return;
   }
@@ -164,8 +172,9 @@ void EthSwitch::start_next(Port& p) {
   if (p.starting || p.q.empty() || !p.link) return;
   p.starting = true;
   const uint64_t start = std::max({now_ps(), p.line_free_ps, p.paused_until});
-  eq_.at(start, [this, &p, start] {
-    if (p.paused_until > start) {  // a PAUSE arrived meanwhile: wait it out
+  eq_.at(start, [this, &p, start, gen = p.start_gen] {
+    if (gen != p.start_gen) return;  // a resume made it again, sooner
+    if (p.paused_until > start) {    // a PAUSE arrived meanwhile: wait it out
       p.starting = false;
       start_next(p);
       return;

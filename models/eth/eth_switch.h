@@ -21,7 +21,7 @@
 //   lost), and once they fall to switch.pause_xon_bytes a PAUSE of 0 (resume). Lossless if every
 //   port's xoff plus what is in flight after the PAUSE (a frame on the wire, the two the EFE keeps
 //   in its MAC) fits the buffers. A PAUSE received on a port holds that port's output from its last
-//   bit until it ends (a resume does not cut it short).
+//   bit for its time; each PAUSE restarts that time, so a resume (0 quanta) ends it at once.
 // A frame received is counted (rx_frames, and why it was dropped) at its last bit, or when it
 //   joins its output queue; nothing the switch does depends on when the link handed it over.
 // Statistics per port (group <switch>.p<i>): frames in and out, FCS drops, tail drops, CE marks,
@@ -77,6 +77,7 @@ class EthSwitch : public sc_core::sc_module {
     uint64_t paused_until = 0;  // a PAUSE received holds this output until then
     uint64_t queued = 0;        // bytes in q
     bool starting = false;      // the head's first bit is scheduled
+    uint32_t start_gen = 0;     // ... by the newest start_next (a resume makes it again)
     uint64_t line_free_ps = 0;  // end of the previous frame's inter-frame gap
     Counter *rx_frames, *tx_frames, *fcs_drops, *tail_drops, *ce_marked, *no_route, *queue_max,
         *pause_tx, *pause_rx;

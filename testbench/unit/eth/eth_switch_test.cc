@@ -119,6 +119,32 @@ TEST(EthSwitch, CutThroughLatency) {
 // a and c each send 12 frames to b at line rate: the output port takes one frame time for two
 // arriving, so its queue grows until port_buffer_bytes (9000: five 1514 B frames) and the rest
 // are dropped at the tail. Every frame is either sent on or dropped.
+// b pauses the switch's port towards it (65,535 quanta: 3.36 ms at 10 Gb/s), a sends it 3
+// frames, and at 50 us b resumes it (a PAUSE of 0). The frames wait for the resume, not for the
+// pause's time: the first goes on the wire as the resume's last bit is in (84 B on the wire
+// after it starts: 67.2 ns, plus 5 ns of link), the others behind it.
+TEST(EthSwitch, AResumeEndsAPauseEarly) {
+  SwitchConfig cfg;
+  Bench t(cfg);
+  std::vector<uint64_t> to_b;  // first bits from the switch's end of lb (end 0)
+  t.lb->add_wire_tap([&to_b](uint64_t at, const EthMac::Frame&, const uint8_t*, int end) {
+    if (end == 0) to_b.push_back(at);
+  });
+  t.b->send(pause_frame(kB, 0xFFFF));
+  sc_core::sc_start(1, sc_core::SC_US);
+  ASSERT_EQ(t.counter("sw.p1", "pause_rx"), 1u);
+  for (int i = 0; i < 3; ++i) t.a->send(frame(kA, uint8_t(i)));
+  sc_core::sc_start(49, sc_core::SC_US);
+  EXPECT_TRUE(to_b.empty()) << "paused";
+  t.b->send(pause_frame(kB, 0));
+  sc_core::sc_start();
+  ASSERT_EQ(to_b.size(), 3u);
+  EXPECT_EQ(t.counter("sw.p1", "pause_rx"), 2u);
+  EXPECT_GT(to_b[0], 50'000'000u);
+  EXPECT_LT(to_b[0], 51'000'000u) << "at the resume, not 3.36 ms later";
+  EXPECT_EQ(t.got.size(), 3u);
+}
+
 TEST(EthSwitch, TheOutputQueueIsBoundedAndDropsAtTheTail) {
   SwitchConfig cfg;
   cfg.port_buffer_bytes = 9000;
