@@ -51,6 +51,11 @@ struct SwitchConfig {
   bool pause = false;     // IEEE 802.3x PAUSE towards an input port holding too much
   int64_t pause_xoff_bytes = 8192;
   int64_t pause_xon_bytes = 4096;
+  // A shared buffer (0: off, each input's fixed xoff/xon above): its pool, each input's
+  // dynamic xoff threshold as a multiple of what is free in it, and each input's headroom.
+  int64_t shared_buffer_bytes = 0;
+  double pause_alpha = 1;
+  int64_t pause_headroom_bytes = 16384;
 
   // Lists every field under "switch." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -71,7 +76,19 @@ struct SwitchConfig {
     p.i("pause_xoff_bytes", pause_xoff_bytes, "B", 64, 1 << 30,
         "bytes of an input port's frames queued that send it a PAUSE");
     p.i("pause_xon_bytes", pause_xon_bytes, "B", 0, 1 << 30,
-        "bytes of an input port's frames queued below which it is resumed");
+        "bytes of an input port's frames queued below which it is resumed (with a shared "
+        "buffer: this far below its threshold, its headroom empty)");
+    p.i("shared_buffer_bytes", shared_buffer_bytes, "B", 0, 1 << 30,
+        "with pause: the switch's shared buffer pool (0: none; each input is paused at "
+        "pause_xoff_bytes). An input's frames take the pool until its share passes "
+        "pause_alpha x the pool's free bytes, which pauses it; what it sends after that takes "
+        "its headroom (pause_headroom_bytes); a frame that fits neither is dropped");
+    p.r("pause_alpha", pause_alpha, "", 0.01, 64,
+        "with a shared buffer: an input is paused when its share of the pool passes this "
+        "multiple of the pool's free bytes (a dynamic threshold)");
+    p.i("pause_headroom_bytes", pause_headroom_bytes, "B", 0, 1 << 30,
+        "with a shared buffer: each input's bytes outside the pool, for what arrives after its "
+        "PAUSE");
   }
 };
 

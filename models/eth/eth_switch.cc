@@ -40,6 +40,10 @@ EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& c
     p->queue_max = &g.counter("queue_max_bytes", "B", "largest output queue");
     p->pause_tx = &g.counter("pause_tx", "frames", "PAUSE frames sent (resumes too)");
     p->pause_rx = &g.counter("pause_rx", "frames", "PAUSE frames received");
+    if (cfg.pause && cfg.shared_buffer_bytes > 0)
+      p->ingress_drops =
+          &g.counter("ingress_drops", "frames",
+                     "frames this input brought that fit neither the shared pool nor its headroom");
     const Port* raw = p.get();
     g.series("queue_bytes", "B", "output queue", [raw] { return double(raw->queued); });
     ports_.push_back(std::move(p));
@@ -153,13 +157,40 @@ void EthSwitch::enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<u
     frame = std::make_shared<const std::vector<uint8_t>>(std::move(marked));
     ++*p.ce_marked;
   }
-  p.queued += frame->size();
-  p.queue_max->value = std::max(p.queue_max->value, p.queued);
   Port& in = *ports_[size_t(from)];
-  in.in_bytes += frame->size();
-  p.q.push_back({std::move(frame), fcs, from});
-  if (cfg_.pause && in.in_bytes > uint64_t(cfg_.pause_xoff_bytes) &&
-      (!in.xoff || in.in_bytes > in.pause_level + uint64_t(cfg_.pause_xoff_bytes) / 2)) {
+  const uint64_t size = frame->size();
+  bool headroom = false;
+  if (in.ingress_drops) {
+    // The shared pool while the input is not paused and it fits, else the input's headroom.
+    if (!in.xoff && shared_used_ + size <= uint64_t(cfg_.shared_buffer_bytes)) {
+      shared_used_ += size;
+      in.in_shared += size;
+    } else if (in.in_headroom + size <= uint64_t(cfg_.pause_headroom_bytes)) {
+      headroom = true;
+      in.in_headroom += size;
+    } else {
+      ++*in.ingress_drops;
+      return;
+    }
+  }
+  p.queued += size;
+  p.queue_max->value = std::max(p.queue_max->value, p.queued);
+  in.in_bytes += size;
+  p.q.push_back({std::move(frame), fcs, from, headroom});
+  if (in.ingress_drops) {
+    // Past its threshold, or the pool is full: paused.
+    if (!in.xoff && (headroom || in.in_shared > threshold())) {
+      in.xoff = true;
+      in.pause_level = in.in_headroom;
+      send_pause(in, 0xFFFF);
+    } else if (in.xoff &&
+               in.in_headroom > in.pause_level + uint64_t(cfg_.pause_headroom_bytes) / 2) {
+      // Still sending (its PAUSE was lost): pause it again.
+      in.pause_level = in.in_headroom;
+      send_pause(in, 0xFFFF);
+    }
+  } else if (cfg_.pause && in.in_bytes > uint64_t(cfg_.pause_xoff_bytes) &&
+             (!in.xoff || in.in_bytes > in.pause_level + uint64_t(cfg_.pause_xoff_bytes) / 2)) {
     // Paused, or still sending (its PAUSE was lost): pause it (again).
     in.xoff = true;
     in.pause_level = in.in_bytes;
@@ -187,7 +218,22 @@ void EthSwitch::start_next(Port& p) {
       p.queued -= frame->size();
       Port& in = *ports_[size_t(e.from)];
       in.in_bytes -= frame->size();
-      if (in.xoff && in.in_bytes <= uint64_t(cfg_.pause_xon_bytes)) {
+      if (in.ingress_drops) {
+        if (e.headroom) {
+          in.in_headroom -= frame->size();
+        } else {
+          in.in_shared -= frame->size();
+          shared_used_ -= frame->size();
+        }
+        // Every paused input, not only this one: the pool's free bytes, and so each
+        // threshold, grew.
+        for (auto& q : ports_)
+          if (q->xoff && q->in_headroom == 0 &&
+              q->in_shared + uint64_t(cfg_.pause_xon_bytes) <= threshold()) {
+            q->xoff = false;
+            send_pause(*q, 0);
+          }
+      } else if (in.xoff && in.in_bytes <= uint64_t(cfg_.pause_xon_bytes)) {
         in.xoff = false;
         send_pause(in, 0);
       }

@@ -22,6 +22,12 @@
 //   port's xoff plus what is in flight after the PAUSE (a frame on the wire, the two the EFE keeps
 //   in its MAC) fits the buffers. A PAUSE received on a port holds that port's output from its last
 //   bit for its time; each PAUSE restarts that time, so a resume (0 quanta) ends it at once.
+//   With switch.shared_buffer_bytes the thresholds come from a shared pool instead: an input's
+//   frames take the pool until its share passes pause_alpha x the pool's free bytes (a dynamic
+//   threshold: the fewer inputs are busy, the more each may take), which pauses it; what it
+//   sends after its PAUSE takes its own headroom (switch.pause_headroom_bytes), and a frame
+//   that fits neither is dropped (ingress_drops). It is resumed once its headroom is empty and
+//   its share is pause_xon_bytes below the threshold.
 // A frame received is counted (rx_frames, and why it was dropped) at its last bit, or when it
 //   joins its output queue; nothing the switch does depends on when the link handed it over.
 // Statistics per port (group <switch>.p<i>): frames in and out, FCS drops, tail drops, CE marks,
@@ -68,10 +74,13 @@ class EthSwitch : public sc_core::sc_module {
     struct Entry {
       FramePtr frame;
       std::array<uint8_t, 4> fcs;
-      int from = -1;  // the input port (-1: a PAUSE of the switch's own)
+      int from = -1;          // the input port (-1: a PAUSE of the switch's own)
+      bool headroom = false;  // shared buffer: charged to the input's headroom, not the pool
     };
     std::deque<Entry> q;
     uint64_t in_bytes = 0;      // bytes this port brought in, waiting in output queues
+    uint64_t in_shared = 0;     // ... of them in the shared pool (shared buffer)
+    uint64_t in_headroom = 0;   // ... and in its headroom
     bool xoff = false;          // this port was sent a PAUSE
     uint64_t pause_level = 0;   // ... when its frames held this many bytes
     uint64_t paused_until = 0;  // a PAUSE received holds this output until then
@@ -81,6 +90,7 @@ class EthSwitch : public sc_core::sc_module {
     uint64_t line_free_ps = 0;  // end of the previous frame's inter-frame gap
     Counter *rx_frames, *tx_frames, *fcs_drops, *tail_drops, *ce_marked, *no_route, *queue_max,
         *pause_tx, *pause_rx;
+    Counter* ingress_drops = nullptr;  // shared buffer only
     void attach(EthLink* l, int e, uint64_t b) override {
       link = l;
       end = e;
@@ -92,6 +102,11 @@ class EthSwitch : public sc_core::sc_module {
   void enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs);
   void send_pause(Port& p, uint16_t quanta);
   void start_next(Port& p);
+  // Shared buffer: the input's dynamic threshold now (pause_alpha x the pool's free bytes).
+  uint64_t threshold() const {
+    return uint64_t(cfg_.pause_alpha * double(uint64_t(cfg_.shared_buffer_bytes) - shared_used_));
+  }
+  uint64_t shared_used_ = 0;  // bytes in the shared pool
 
   SwitchConfig cfg_;
   bool cut_through_;

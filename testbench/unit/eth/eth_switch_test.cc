@@ -145,6 +145,42 @@ TEST(EthSwitch, AResumeEndsAPauseEarly) {
   EXPECT_EQ(t.got.size(), 3u);
 }
 
+// A shared buffer: a and c each send 12 frames to b through a 12,000-byte pool (alpha 1, so an
+// input is paused when its share passes the pool's free bytes: with both busy, about a third
+// of the pool each), each with 16 KiB of headroom for what it sends after its PAUSE: the bench's
+// MACs are kept full, and the frames their 8-frame FIFOs have already timed for the wire still
+// go (about 10 frames with the one on the wire and the switch's pipeline). Both are paused and
+// resumed, nothing is dropped and b gets all 24. With 3,000 bytes of headroom (one frame) what
+// comes after a PAUSE is dropped at the input.
+void shared_buffer(int64_t headroom, bool lossless) {
+  SwitchConfig cfg;
+  cfg.pause = true;
+  cfg.shared_buffer_bytes = 12000;
+  cfg.pause_alpha = 1;
+  cfg.pause_headroom_bytes = headroom;
+  cfg.pause_xon_bytes = 1514;
+  Bench t(cfg);
+  t.both_send(12, [](bool from_a, int i) {
+    return from_a ? frame(kA, uint8_t(i)) : frame(kC, uint8_t(100 + i));
+  });
+  EXPECT_EQ(t.counter("sw.p1", "tail_drops"), 0u);
+  EXPECT_GE(t.counter("sw.p0", "pause_tx"), 2u) << "a paused and resumed";
+  EXPECT_GE(t.counter("sw.p2", "pause_tx"), 2u) << "c paused and resumed";
+  const uint64_t drops = t.counter("sw.p0", "ingress_drops") + t.counter("sw.p2", "ingress_drops");
+  if (lossless) {
+    EXPECT_EQ(drops, 0u);
+    EXPECT_EQ(t.got.size(), 24u);
+    EXPECT_LE(t.counter("sw.p1", "queue_max_bytes"), 12000u + 2 * 16384u);
+  } else {
+    EXPECT_GT(drops, 0u);
+    EXPECT_EQ(t.got.size(), 24u - drops);
+  }
+}
+TEST(EthSwitch, ASharedBufferPausesEachInputAtItsShareAndLosesNothing) {
+  shared_buffer(16384, true);
+}
+TEST(EthSwitch, ASharedBufferDropsWhatItsHeadroomCannotHold) { shared_buffer(3000, false); }
+
 TEST(EthSwitch, TheOutputQueueIsBoundedAndDropsAtTheTail) {
   SwitchConfig cfg;
   cfg.port_buffer_bytes = 9000;
