@@ -100,6 +100,16 @@ inline ibv_qp_state qp_state(ibv_qp* qp) {
   return a.qp_state;
 }
 
+// Posts one receive of `sge` (which must outlive the call only) with wr_id `id`.
+inline int post_recv(ibv_qp* qp, ibv_sge* sge, uint64_t id) {
+  ibv_recv_wr r{};
+  r.wr_id = id;
+  r.sg_list = sge;
+  r.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  return ibv_post_recv(qp, &r, &bad);
+}
+
 inline ibv_send_wr rdma_write_wr(uint64_t id, ibv_sge* sge, int num_sge, uint64_t raddr,
                                  uint32_t rkey, bool signaled = true) {
   ibv_send_wr wr{};

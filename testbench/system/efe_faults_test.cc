@@ -224,6 +224,17 @@ void run_case(const Case& c) {
 }
 
 #if !EFE_FAULTS_LONG
+// n Writes of `msg` bytes from a's buffer to the peer's, message i at offset i x msg, wr_id i.
+void post_writes(Endpoint& a, const PeerInfo& peer, int n, uint32_t msg) {
+  for (int i = 0; i < n; ++i) {
+    ibv_sge sge{a.addr() + uint64_t(i) * msg, msg, a.mr->lkey};
+    ibv_send_wr w =
+        testbench::rdma_write_wr(uint64_t(i), &sge, 1, peer.addr + uint64_t(i) * msg, peer.rkey);
+    ibv_send_wr* bad = nullptr;
+    ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
+  }
+}
+
 // The link goes down at 200 us for 1.9 ms, longer than the retry budget (the EFE's channel
 // fails efe.retry_budget_ns, 1 ms, after its first resend: about 1.04 ms after the cut; on
 // MPA/TCP tcp.retry_budget_ms set to 1, which with tcp.rto_min_us 200 and its doubling fails the
@@ -262,14 +273,7 @@ void link_down_beyond_the_budget(bool tcp) {
             const PeerInfo peer = oob.get(0);
             a.connect(peer);
             oob.get(0);
-            std::vector<ibv_sge> sges(kWrites);
-            for (int i = 0; i < kWrites; ++i) {
-              sges[size_t(i)] = {a.addr() + uint64_t(i) * kMsg, kMsg, a.mr->lkey};
-              ibv_send_wr w = testbench::rdma_write_wr(uint64_t(i), &sges[size_t(i)], 1,
-                                                       peer.addr + uint64_t(i) * kMsg, peer.rkey);
-              ibv_send_wr* bad = nullptr;
-              ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
-            }
+            post_writes(a, peer, kWrites, kMsg);
             wcs = testbench::wait_completions(a.cq, kWrites, 5'000'000);
             oob.put(5, {});  // the peer's buffer as it is now must not change
             state = testbench::qp_state(a.qps[0]);
@@ -294,12 +298,7 @@ void link_down_beyond_the_budget(bool tcp) {
             oob.put(0, b.info());
             b.connect(peer);
             ibv_sge rs{b.addr(), 64, b.mr->lkey};
-            ibv_recv_wr r{};
-            r.wr_id = 77;
-            r.sg_list = &rs;
-            r.num_sge = 1;
-            ibv_recv_wr* bad_r = nullptr;
-            ASSERT_EQ(ibv_post_recv(b.qps[0], &r, &bad_r), 0);
+            ASSERT_EQ(testbench::post_recv(b.qps[0], &rs, 77), 0);
             oob.put(0, {});
             oob.get(5);
             const std::vector<uint8_t> at_failure = testbench::mem_read(b.buf, ec.buf_bytes);
@@ -472,12 +471,7 @@ TEST(EfeChannel, ALinkCutForGoodFailsBothSidesAndTheRunEnds) {
   ibv_qp_state a_state = IBV_QPS_RTS, b_state = IBV_QPS_RTS;
   auto post_recv = [](Endpoint& e) {
     ibv_sge rs{e.addr() + kMsg * kWrites, kMsg, e.mr->lkey};
-    ibv_recv_wr r{};
-    r.wr_id = 100;
-    r.sg_list = &rs;
-    r.num_sge = 1;
-    ibv_recv_wr* bad = nullptr;
-    ASSERT_EQ(ibv_post_recv(e.qps[0], &r, &bad), 0);
+    ASSERT_EQ(testbench::post_recv(e.qps[0], &rs, 100), 0);
   };
   cl.run({[&] {
             a.open(ec);
@@ -486,14 +480,7 @@ TEST(EfeChannel, ALinkCutForGoodFailsBothSidesAndTheRunEnds) {
             a.connect(peer);
             post_recv(a);
             oob.get(0);
-            std::vector<ibv_sge> sges(kWrites);
-            for (int i = 0; i < kWrites; ++i) {
-              sges[size_t(i)] = {a.addr() + uint64_t(i) * kMsg, kMsg, a.mr->lkey};
-              ibv_send_wr w = testbench::rdma_write_wr(uint64_t(i), &sges[size_t(i)], 1,
-                                                       peer.addr + uint64_t(i) * kMsg, peer.rkey);
-              ibv_send_wr* bad = nullptr;
-              ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
-            }
+            post_writes(a, peer, kWrites, kMsg);
             a_wcs = testbench::wait_completions(a.cq, kWrites + 1, 50'000'000);
             a_state = testbench::qp_state(a.qps[0]);
           },
