@@ -475,7 +475,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       const uint8_t* b = f->data() + eth::kHeaderBytes + kHeaderBytes;
       for (size_t i = 0; i + 8 <= h.length; i += 8)
         ranges.push_back({get_be32(b + i), get_be32(b + i + 4)});
-      p.tx.on_nack(h.ack, now, ranges);
+      p.tx.on_nack(h.ack, now, ranges, h.ts);
       if (p.tx.failed()) {
         fail(p);
       } else {

@@ -39,12 +39,14 @@ EfeTx::Frame* EfeTx::next(uint64_t now) {
 void EfeTx::sent(uint64_t now) {
   if (Frame* l = first_lost()) {
     l->lost = false;
+    l->sent_ts = uint32_t(now / 1000);
     --lost_;
     ++retransmissions_;
     if (l->seq == base_) timer_from_ = now;
     return;
   }
-  const Frame& f = frames_[size_t(send_seq_ - base_)];
+  Frame& f = frames_[size_t(send_seq_ - base_)];
+  f.sent_ts = uint32_t(now / 1000);
   if (f.retransmission) ++retransmissions_;
   if (send_seq_ == base_) timer_from_ = now;  // the oldest went (again): its timer starts
   ++send_seq_;
@@ -87,7 +89,8 @@ uint64_t EfeTx::rto_now() const {
   return r < cap ? r : cap;
 }
 
-void EfeTx::on_nack(uint32_t seq, uint64_t now, const std::vector<Range>& ranges) {
+void EfeTx::on_nack(uint32_t seq, uint64_t now, const std::vector<Range>& ranges,
+                    std::optional<uint32_t> echo_ts) {
   ++nacks_;
   on_ack(seq, now);  // a NACK's ACK field acknowledges everything before the first missing
   if (!cfg_.selective) return go_back(seq, now, true);
@@ -104,8 +107,10 @@ void EfeTx::on_nack(uint32_t seq, uint64_t now, const std::vector<Range>& ranges
       Frame& f = frames_[size_t(at - base_)];
       if (!f.lost && !seq_before(at, seq)) f.held = true;
     }
-    for (at = r.first; seq_before(at, r.end) && seq_before(at, send_seq_); ++at)
-      mark_lost(frames_[size_t(at - base_)]);
+    for (at = r.first; seq_before(at, r.end) && seq_before(at, send_seq_); ++at) {
+      Frame& f = frames_[size_t(at - base_)];
+      if (!f.retransmission || !echo_ts || !seq_before(*echo_ts, f.sent_ts)) mark_lost(f);
+    }
     if (!seq_before(at, send_seq_)) break;
   }
 }

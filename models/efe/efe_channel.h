@@ -20,10 +20,10 @@
 //     budget) the channel fails, at that instant (the timer runs to it).
 //   - NACK(seq): go back to seq now (a retry, as the timer's; no back-off: the peer is heard).
 //     Selective (the default): the NACK's ranges are marked lost and resent, first, in SEQ
-//     order, and the frames between them marked held; the timer marks lost every frame sent and
-//     not held; nothing else goes again (docs/efe.md, "Selective resend").
-//     RNR(seq): go back to seq after rnr_delay_ps; the peer is heard, so the retries, the
-//     back-off and the budget start again.
+//     order (a frame resent after the NACK's TS echo is on its way and is left), and the frames
+//     between them marked held; the timer marks lost every frame sent and not held; nothing else
+//     goes again (docs/efe.md, "Selective resend"). RNR(seq): go back to seq after rnr_delay_ps;
+//     the peer is heard, so the retries, the back-off and the budget start again.
 //   - A channel re-established after a failure (resync) starts at first_seq, and the frame with
 //     that SEQ carries SY: the receiver starts afresh there (docs/efe.md). When that frame
 //     announces the failure (to kAnnounceQpn), the budget until it is acknowledged is
@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <vector>
 
 namespace rnic::efe {
@@ -77,6 +78,7 @@ class EfeTx {
     bool sy = false;              // the first frame of a re-established channel
     bool lost = false;            // selective: to be resent (a NACK's range, or the timer)
     bool held = false;            // selective: the receiver holds it (between a NACK's ranges)
+    uint32_t sent_ts = 0;         // when its last copy went, in ns mod 2^32 (the header's TS)
   };
   // A range of missing SEQs [first, end) a selective NACK names.
   struct Range {
@@ -107,7 +109,10 @@ class EfeTx {
   // The peer's cumulative ACK (the next SEQ it expects); returns the frames it freed.
   size_t on_ack(uint32_t ack, uint64_t now);
   // ranges (selective): what the receiver lacks; empty: only `seq`. Go-back-N ignores them.
-  void on_nack(uint32_t seq, uint64_t now, const std::vector<Range>& ranges = {});
+  // echo_ts: the NACK's TS echo (the TS of the last DATA frame the receiver had, plus the time
+  // it held it); a frame whose last copy went after it is on its way and is not resent again.
+  void on_nack(uint32_t seq, uint64_t now, const std::vector<Range>& ranges = {},
+               std::optional<uint32_t> echo_ts = std::nullopt);
   void on_rnr(uint32_t seq, uint64_t now);
   // The timer's deadline (UINT64_MAX: not running); at or after it, on_timeout() goes back, or
   // fails the channel when the retry budget is spent.

@@ -76,6 +76,21 @@ TEST(EfeTx, ASelectiveNackResendsItsRangesAlone) {
   EXPECT_EQ(tx.next(200), nullptr);
 }
 
+// A NACK that cannot have seen a resend does not ask for it again: 1 is resent at 5 us; a NACK
+// whose TS echo is 4 us (the receiver's last frame went before the resend) names 1 again and
+// leaves it alone; one echoing 6 us has it resent.
+TEST(EfeTx, ANackOlderThanAResendLeavesItOnItsWay) {
+  EfeTx tx(EfeChannelConfig{});
+  for (int i = 0; i < 4; ++i) tx.send(bytes(10, 1));
+  drain(tx, 0);
+  tx.on_nack(1, 1'000'000, {{1, 2}});
+  EXPECT_EQ(drain(tx, 5'000'000), (std::vector<uint32_t>{1}));
+  tx.on_nack(1, 5'500'000, {{1, 2}}, 4000);
+  EXPECT_EQ(tx.next(5'500'000), nullptr) << "1 is on its way";
+  tx.on_nack(1, 7'000'000, {{1, 2}}, 6000);
+  EXPECT_EQ(drain(tx, 7'000'000), (std::vector<uint32_t>{1})) << "lost again";
+}
+
 // The RTO doubles at each expiry up to its cap, and the channel fails when the budget, counted
 // from the first retry, is spent: resends at 1050, 3050 and 7050 (RTOs of 1000, 2000, 4000), the
 // next expiry (4000 capped, at 11050) beyond the budget's end (1050 + 9000), which fails it.
