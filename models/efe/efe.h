@@ -52,6 +52,10 @@
 //   acknowledgement of the segment it rejects, lost frames or not.
 // Fault injection (tests): Transport::tx_fault rewrites a DATA frame's DDP bytes as the core
 //   hands them over.
+// Depths: kTxQueueFrames new DATA frames per peer wait for the wire, kMacFrames frames in the
+//   MAC's FIFO; the receive buffer (segments given to the core, not validated) and, with
+//   selective resend, the frames kept after a gap each hold up to efe.rx_buffer_bytes over all
+//   peers; a NACK names at most kNackRanges gaps.
 // Statistics: the engine's counters, and per peer (group <name>.peer_<mac>) frames and bytes
 //   each way, retransmissions, timeouts, NACKs, RNRs, duplicates, out-of-order arrivals,
 //   receive-buffer refusals, failures, the RTT histogram and the unacknowledged bytes over time.
@@ -236,9 +240,7 @@ class Efe : public sc_core::sc_module, public Transport {
   EfeChannelConfig ch_cfg_;
   ClockDomain clk_;
   StatRegistry& stats_;
-  Counter* rx_other_transport_ = nullptr;  // made with the first such frame
-  Counter* tx_fenced_ = nullptr;           // ... segment dropped after a failure
-  std::set<eth::Mac> connected_;           // cards a QP here was connected to (open())
+  std::set<eth::Mac> connected_;  // cards a QP here was connected to (open())
   EventQueue eq_{"eq"};
   size_t step_id_;
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;

@@ -285,12 +285,10 @@ void Toe::refuse_syn(const eth::Mac& from, const Ipv4Header& in, const TcpHeader
 // connection's failure) rather than at the end of a handshake's retry budget; the peer's EFE
 // fails its channel in turn at this card's first IPv4 frame (docs/transport.md, "Mixed cards").
 void Toe::other_transport(const eth::Mac& from) {
-  if (!rx_other_transport_)
-    rx_other_transport_ = &stats_.group(name()).counter(
-        "rx_other_transport", "frames",
-        "EFE frames from a card this card knows: it carries the EFE, the QPs connected to it "
-        "fail at once");
-  ++*rx_other_transport_;
+  ++stats_.group(name()).counter(
+      "rx_other_transport", "frames",
+      "EFE frames from a card this card knows: it carries the EFE, the QPs connected to it "
+      "fail at once");
   std::vector<TransportStream> gone;
   for (const TransportStream& s : opened_)
     if (s.peer == from) gone.push_back(s);

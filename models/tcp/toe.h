@@ -154,8 +154,7 @@ class Toe : public sc_core::sc_module, public Transport {
   Counter& rx_bad_frames_;
   Counter& rx_refused_;
   Counter& syn_refused_;
-  Counter* rx_other_transport_ = nullptr;  // made with the first such frame
-  std::set<TransportStream> opened_;       // streams open() was called for, not failed since
+  std::set<TransportStream> opened_;  // streams open() was called for, not failed since
   void other_transport(const eth::Mac& from);
   Counter& closes_;
   Counter& rx_parked_;
