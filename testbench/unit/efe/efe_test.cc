@@ -357,6 +357,36 @@ void one_frame_lost(bool selective, size_t want_data, uint64_t want_resent) {
   EXPECT_TRUE(p.find('a', "ack 8"));
 }
 TEST(EfeTiming, ASelectiveNackResendsTheLostFrameAlone) { one_frame_lost(true, 9, 1); }
+
+// The frames kept after a gap are bounded by efe.rx_buffer_bytes. Over 15 us of fibre each way
+// about 36 frames arrive behind a lost one before its resend does. With the default 256 KiB B
+// keeps them all and A resends the lost frame alone; with 9,000 B (nine 1,000 B frames) B keeps
+// nine, drops the rest and names them in its NACKs, and A resends them too. B's core gets all 48
+// in order either way.
+uint64_t resends_with_rx_buffer(int64_t bytes) {
+  EfeConfig c;
+  c.cc = false;
+  c.rx_buffer_bytes = bytes;
+  LinkParams lp;
+  lp.prop_ns = 15000;
+  lp.down_ps = {{1'300'000, 1'400'000}};  // frame 1's time on the link
+  Pair p(c, lp);
+  for (int i = 0; i < 48; ++i) p.a->send(kMacB, 1, seg(1000), i == 47);
+  sc_core::sc_start();
+  EXPECT_EQ(p.counter("link", "lost_down"), 1u);
+  std::vector<std::string> segs;
+  for (const Event& e : p.events)
+    if (e.who == 'b' && e.what.rfind("seg ", 0) == 0) segs.push_back(e.what);
+  EXPECT_EQ(segs.size(), 48u);
+  for (size_t i = 0; i < segs.size(); ++i) EXPECT_EQ(segs[i], "seg " + std::to_string(i));
+  return p.counter("a.peer_020000000002", "retransmissions");
+}
+TEST(EfeTiming, AFullReceiveBufferKeepsAllThatFollowsAGap) {
+  EXPECT_EQ(resends_with_rx_buffer(256 << 10), 1u);
+}
+TEST(EfeTiming, TheFramesKeptAfterAGapAreBoundedByTheReceiveBuffer) {
+  EXPECT_GT(resends_with_rx_buffer(9000), 20u);
+}
 TEST(EfeTiming, AGoBackNNackResendsEverythingAfterTheGap) { one_frame_lost(false, 13, 5); }
 
 TEST(EfeTiming, AFullReceiveBufferAnswersRnrAndSpendsNoRetries) {
