@@ -92,7 +92,7 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
 Efe::Peer& Efe::peer(const eth::Mac& m) {
   auto it = peers_.find(m);
   if (it != peers_.end()) return *it->second;
-  auto p = std::make_unique<Peer>(ch_cfg_, m);
+  auto p = std::make_unique<Peer>(ch_cfg_, m, cc_config());
   StatGroup& g = stats_.group(peer_group(m));
   p->tx_frames =
       &no_progress(g.counter("tx_frames", "frames", "DATA frames sent to the peer (resends too)"));
@@ -196,6 +196,7 @@ uint32_t Efe::refuse(const eth::Mac& from, uint32_t seq) {
   Peer& p = peer(from);
   while (!p.delivered.empty() && !seq_before(p.delivered.back().first, seq)) {
     rx_buffered_ -= p.delivered.back().second;
+    p.delivered_bytes -= p.delivered.back().second;
     p.delivered.pop_back();
   }
   p.rx.rewind(seq);
@@ -250,6 +251,13 @@ void Efe::send_next() {
         f = nullptr;
         if (!p->wake) schedule_wake(p);
       }
+      if (f && window_holds(*p, *f)) {
+        // The window is full: an ACK, a NACK or the timer lists it again. A frame a NACK named
+        // (or the timer marked) is not held back: the window may count frames lost beyond the
+        // last gap the receiver saw, and the ACK that would open it waits for this frame.
+        f = nullptr;
+        p->window_full = true;
+      }
       if (!f) p->listed = false;
     }
     if (!f) break;
@@ -257,8 +265,7 @@ void Efe::send_next() {
     Header h;
     h.type = Type::kData;
     h.ar = f->meta.ar;
-    if (cfg_.cc && p->rate_bps <= 0) p->rate_bps = line_bps() * cfg_.cc_start_fraction;
-    if (cfg_.cc && !p->probe_out && p->rate_bps < line_bps()) {
+    if (!p->probe_out && p->cc.probing()) {
       // Below line rate a channel asks for an ACK at once, once per round trip: slow start
       // doubles on it, and it brings RTT samples when DATA frames carry the peer's ACKs.
       h.ar = true;
@@ -298,7 +305,9 @@ void Efe::send_next() {
     p->tx.sent(now);
     p->last_tx_ps = now;
     p->last_wire = wire;
-    if (cfg_.cc && p->rate_bps > 0 && p->rate_bps < line_bps())
+    p->cc.on_sent(now, f->payload.size());
+    p->rate_bps = p->cc.rate(now);
+    if (p->rate_bps < line_bps())
       p->next_ok_ps = std::max(p->next_ok_ps, now) + uint64_t(double(wire) * 8e12 / p->rate_bps);
     update_timer(*p);
   }
@@ -466,6 +475,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       break;
     case Type::kNack: {
       ++*p.nacks_rx;
+      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000);  // its echo is a sample too
       if (h.ece) cc_ece(p);
       // Selective: the missing ranges, 8 bytes each (first SEQ, end SEQ).
       std::vector<EfeTx::Range> ranges;
@@ -473,6 +483,11 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       for (size_t i = 0; i + 8 <= h.length; i += 8)
         ranges.push_back({get_be32(b + i), get_be32(b + i + 4)});
       p.tx.on_nack(h.ack, now, ranges, h.ts);
+      {
+        const double old = p.cc.rate(now);
+        p.cc.on_loss(now, p.srtt_ps ? p.srtt_ps : double(p.tx.rto()));
+        cc_rerate(p, old);
+      }
       if (p.tx.failed()) {
         fail(p);
       } else {
@@ -536,6 +551,7 @@ bool Efe::take(Peer& p, const Header& h, const eth::EthMac::FramePtr& f) {
     return true;
   }
   p.delivered.emplace_back(h.seq, h.length);
+  p.delivered_bytes += h.length;
   rx_buffered_ += h.length;
   RxSegment s{p.mac, 0, h.seq, h.dst_qpn, h.ar, h.rq, take_bytes(h.length), p.rx_gen};
   s.ddp.assign(payload, payload + h.length);
@@ -580,6 +596,10 @@ void Efe::drop_stored(Peer& p) {
 
 void Efe::tx_acked(Peer& p, uint32_t ack) {
   if (p.tx.on_ack(ack, now_ps()) == 0) return;
+  if (p.window_full) {
+    p.window_full = false;
+    list(p);  // the window has room again
+  }
   update_timer(p);
   if (on_space) on_space();
 }
@@ -615,39 +635,14 @@ void Efe::cc_rtt(Peer& p, uint64_t rtt_ps) {
     p.tx.set_rto(uint64_t(p.srtt_ps + 4 * p.rttvar_ps) + uint64_t(cfg_.ack_delay_ns) * 1000);
     if (p.tx.rto() != old) update_timer(p);
   }
-  if (!cfg_.cc) return;
-  const double line = line_bps();
-  if (p.rate_bps <= 0) p.rate_bps = line * cfg_.cc_start_fraction;
-  p.min_rtt_ps = std::min(p.min_rtt_ps, rtt_ps);
-  const double q = double(rtt_ps - p.min_rtt_ps);
-  const double lo = double(cfg_.cc_low_ns) * 1000, hi = double(cfg_.cc_high_ns) * 1000;
-  // The additive step is per round trip: a sample adds the share of it the time since the
-  // last sample covers (a fast channel's many samples add no more than a slow one's few).
-  const uint64_t now = now_ps();
-  const double round = double(p.min_rtt_ps) + double(cfg_.cc_low_ns) * 1000;
-  const double since = p.ai_at_ps ? double(now - p.ai_at_ps) : round;
-  p.ai_at_ps = now;
-  const double ai = cfg_.cc_ai_fraction * line * std::min(1.0, since / round);
-  double r = p.rate_bps;
-  if (p.slow_start && q < lo) {
-    r *= 2;
-  } else if (q < lo) {
-    r += ai;
-  } else if (q > hi) {
-    p.slow_start = false;
-    r *= 1 - cfg_.cc_beta * (1 - hi / q);
-  } else {
-    // Between the thresholds the trend decides: a rising queue cuts in proportion to how far
-    // it stands between the thresholds.
-    p.slow_start = false;
-    if (q <= p.prev_q_ps)
-      r += ai;
-    else
-      r *= 1 - cfg_.cc_beta * (q - lo) / (hi - lo);
-  }
-  p.prev_q_ps = q;
-  r = std::clamp(r, cfg_.cc_min_fraction * line, line);
-  if (r > p.rate_bps && p.next_ok_ps > now_ps()) {
+  const double old = p.cc.rate(now_ps());
+  p.cc.on_rtt(now_ps(), rtt_ps);
+  cc_rerate(p, old);
+}
+
+void Efe::cc_rerate(Peer& p, double old_rate) {
+  const double r = p.cc.rate(now_ps());
+  if (r > old_rate && p.next_ok_ps > now_ps()) {
     // A higher rate shortens the gap after the last DATA frame.
     const uint64_t ok = std::max(now_ps(), p.last_tx_ps + uint64_t(double(p.last_wire) * 8e12 / r));
     if (ok < p.next_ok_ps) {
@@ -671,15 +666,34 @@ void Efe::schedule_wake(Peer* p) {
 
 void Efe::cc_ece(Peer& p) {
   ++*p.ece_rx;
-  if (!cfg_.cc) return;
-  const double line = line_bps();
-  if (p.rate_bps <= 0) p.rate_bps = line * cfg_.cc_start_fraction;
-  p.slow_start = false;
-  // At most one cut per round trip: the ECEs of one window of marked frames are one signal.
-  const uint64_t now = now_ps();
-  if (p.ece_cut_ps && now < p.ece_cut_ps + uint64_t(p.srtt_ps)) return;
-  p.ece_cut_ps = now;
-  p.rate_bps = std::max(p.rate_bps * (1 - cfg_.cc_ecn_beta), cfg_.cc_min_fraction * line);
+  const double old = p.cc.rate(now_ps());
+  p.cc.on_ece(now_ps(), p.srtt_ps ? p.srtt_ps : double(p.tx.rto()));
+  cc_rerate(p, old);
+}
+
+CcConfig Efe::cc_config() const {
+  CcConfig c;
+  parse_cc_algo(cfg_.cc, &c.algo);
+  c.line_bps = line_bps();
+  c.frame_bytes = max_ddp_bytes();
+  c.low_ps = uint64_t(cfg_.cc_low_ns) * 1000;
+  c.high_ps = uint64_t(cfg_.cc_high_ns) * 1000;
+  c.window_ps = uint64_t(cfg_.cc_window_ns) * 1000;
+  c.ai_fraction = cfg_.cc_ai_fraction;
+  c.beta = cfg_.cc_beta;
+  c.ecn_beta = cfg_.cc_ecn_beta;
+  c.loss_beta = cfg_.cc_loss_beta;
+  c.min_fraction = cfg_.cc_min_fraction;
+  c.start_fraction = cfg_.cc_start_fraction;
+  c.g = cfg_.dcqcn_g;
+  c.alpha_interval_ps = uint64_t(cfg_.dcqcn_alpha_interval_ns) * 1000;
+  c.timer_ps = uint64_t(cfg_.dcqcn_timer_ns) * 1000;
+  c.cnp_interval_ps = uint64_t(cfg_.dcqcn_cnp_interval_ns) * 1000;
+  c.byte_counter = uint64_t(cfg_.dcqcn_byte_counter);
+  c.fast_recovery = uint32_t(cfg_.dcqcn_fast_recovery);
+  c.rai_fraction = cfg_.dcqcn_rai_fraction;
+  c.rhai_fraction = cfg_.dcqcn_rhai_fraction;
+  return c;
 }
 
 void Efe::fail(Peer& p, const char* why) {
@@ -773,7 +787,11 @@ void Efe::timer_fire() {
     if (p.due > now) continue;
     if (p.tx.deadline() <= now) {
       p.tx.on_timeout(now);
-      if (!p.tx.failed()) ++*p.timeouts;
+      if (!p.tx.failed()) {
+        ++*p.timeouts;
+        p.cc.on_timeout(now);
+        p.rate_bps = p.cc.rate(now);
+      }
       if (p.tx.failed())
         fail(p);
       else
@@ -810,13 +828,11 @@ void Efe::set_resend(bool selective) {
   }
 }
 
-void Efe::set_cc(bool on) {
-  cfg_.cc = on;
+void Efe::set_cc(const std::string& algo) {
+  cfg_.cc = algo;
   for (auto& [m, p] : peers_) {
+    p->cc.reset(cc_config());
     p->rate_bps = 0;
-    p->min_rtt_ps = UINT64_MAX;
-    p->prev_q_ps = 0;
-    p->slow_start = true;
     p->probe_out = false;
     p->next_ok_ps = 0;
   }

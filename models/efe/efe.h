@@ -13,13 +13,12 @@
 //   the frame as first sent (its ACK field too) with RTX set and a new TS. At most kMacFrames
 //   frames wait in the MAC's FIFO (so a frame's TS is at most that many frame times before its
 //   first bit: the RTT measures the network, not this queue).
-// Congestion control (efe.cc): each channel has a rate, line rate at first; below line rate its
-//   DATA frames are paced (a frame of W wire bytes holds the next back W x 8 / rate). Each ACK's
-//   TS echo gives an RTT sample (the receiver adds the time it held the echo); the queueing delay
-//   q = RTT - the lowest RTT seen moves the rate TIMELY-style: q < efe.cc_low_ns: + ai x line;
-//   q > efe.cc_high_ns: x (1 - beta (1 - high / q)); between, down in proportion to q's rise,
-//   else up. A DATA frame marked CE makes the receiver's next ACK carry ECE (sent at once), and an
-//   ECE cuts the sender's rate by efe.cc_ecn_beta. The rate stays in [cc_min_fraction, 1] x line.
+// Congestion control (efe.cc, efe_cc.h): each channel has a rate and a window; below line rate
+//   its DATA frames are paced (a frame of W wire bytes holds the next back W x 8 / rate), and a
+//   DATA frame (new or resent) waits while the bytes on the wire and it would pass the window
+//   (one frame always may go). Signals: each ACK's TS echo gives an RTT sample (the receiver
+//   adds the time it held the echo); a DATA frame marked CE makes the receiver's next ACK carry
+//   ECE (sent at once); a NACK; the retransmit timer.
 // Back-pressure: can_send(dst, bytes) is false while kTxQueueFrames new frames to that peer wait
 //   for the wire or its retransmit buffer cannot take `bytes` more; on_space fires when either
 //   frees. Other peers are not held up.
@@ -74,6 +73,7 @@
 #include "models/common/step_end.h"
 #include "models/common/trace_sink.h"
 #include "models/common/transport.h"
+#include "models/efe/efe_cc.h"
 #include "models/efe/efe_channel.h"
 #include "models/efe/efe_header.h"
 #include "models/efe/efe_params.h"
@@ -125,6 +125,11 @@ class Efe : public sc_core::sc_module, public Transport {
   std::string peer_name(const eth::Mac& peer) const override { return eth::to_string(peer); }
 
   std::string dump_state() const;
+  // DATA payload from peer m given to the core in order so far (an experiment's measure).
+  uint64_t delivered_bytes(const eth::Mac& m) const {
+    auto it = peers_.find(m);
+    return it == peers_.end() ? 0 : it->second->delivered_bytes;
+  }
   // The statistics group of the channel to peer m: "<this EFE>.peer_<mac in hex>".
   std::string peer_group(const eth::Mac& m) const;
   // Waveform: the channel to each of `peers` under peer_group(): tx_next_seq (the next new
@@ -132,9 +137,9 @@ class Efe : public sc_core::sc_module, public Transport {
   // acknowledged), tx_buffered_bytes, rate_mbps (congestion control's rate), srtt_ns, rto_ns,
   // rx_expected (the next in-order SEQ), retransmissions. Zero until the channel exists.
   void trace(TraceSink& t, const std::vector<eth::Mac>& peers) const;
-  // Turns congestion control on or off from now on; every channel starts again at line rate
-  // (an experiment's sweep compares the two on one system).
-  void set_cc(bool on);
+  // The congestion control algorithm (efe.cc: efe, dcqcn or off) from now on; every channel
+  // starts it afresh (an experiment's sweep compares them on one system).
+  void set_cc(const std::string& algo);
   // Selective resend or go-back-N from now on, for every channel (an experiment's sweep, between
   // points, when the channels are idle).
   void set_resend(bool selective);
@@ -145,7 +150,8 @@ class Efe : public sc_core::sc_module, public Transport {
     eth::EthMac::FramePtr f;
   };
   struct Peer {
-    Peer(const EfeChannelConfig& c, const eth::Mac& m) : mac(m), tx(c) {}
+    Peer(const EfeChannelConfig& c, const eth::Mac& m, const CcConfig& cc_cfg)
+        : mac(m), tx(c), cc(cc_cfg) {}
     eth::Mac mac;
     EfeTx tx;
     EfeRx rx;
@@ -167,15 +173,13 @@ class Efe : public sc_core::sc_module, public Transport {
     bool ce_seen = false;     // a DATA frame marked CE arrived: the next ACK carries ECE
     bool echo_owed = false;   // a DATA frame with AR arrived: an ACK frame (the echo) is owed
     bool echo_ready = false;  // ... and a DATA frame carried the ACK value: the echo may go
-    // Congestion control (docs/efe.md): the channel's rate, pacing, and what it learned.
-    double rate_bps = 0;  // 0 until the line rate is known
-    uint64_t min_rtt_ps = UINT64_MAX;
-    double prev_q_ps = 0;
-    bool slow_start = true;             // doubling per sample until the first sign of congestion
+    // Congestion control (docs/efe.md): the algorithm's rate and window, and the pacing.
+    CongestionControl cc;
+    double rate_bps = 0;                // cc's rate when the last DATA frame went (statistics)
     double srtt_ps = 0, rttvar_ps = 0;  // the RTT estimator (RTO, ECE once per round trip)
-    uint64_t ece_cut_ps = 0;            // the last cut for ECE
-    uint64_t ai_at_ps = 0;              // the last RTT sample (the additive step's clock)
-    bool probe_out = false;             // slow start: a DATA frame with AR awaits its ACK
+    bool probe_out = false;             // below line rate: a DATA frame with AR awaits its ACK
+    bool window_full = false;           // a DATA frame waited for the window
+    uint64_t delivered_bytes = 0;       // DATA payload given to the core in order
     uint64_t last_tx_ps = 0;            // the last DATA frame's departure ...
     uint64_t last_wire = 0;   // ... and its bytes on the wire (pacing is re-timed on a rise)
     uint32_t wake_gen = 0;    // only the newest wake-up at next_ok_ps counts
@@ -222,12 +226,24 @@ class Efe : public sc_core::sc_module, public Transport {
   void send_next();
   bool send_control(Peer& p);
   bool transmit(std::vector<uint8_t> frame, const eth::Mac& dst);  // to the MAC, or looped back
-  bool data_due(Peer& p, uint64_t now) { return p.pipeline || p.tx.next(now); }
+  // A DATA frame will go now (it carries the ACK value): one in the pipeline, or one due that
+  // neither the pacing nor the window holds back (held back, the ACK goes on its own).
+  bool data_due(Peer& p, uint64_t now) {
+    if (p.pipeline) return true;
+    const EfeTx::Frame* f = p.tx.next(now);
+    return f && p.next_ok_ps <= now && !window_holds(p, *f);
+  }
+  bool window_holds(Peer& p, const EfeTx::Frame& f) {
+    return !f.lost && p.tx.flight_bytes() && p.tx.flight_bytes() + f.payload.size() > p.cc.window();
+  }
   // why: the log's reason (default: the retry budget spent).
   void fail(Peer& p, const char* why = nullptr);
   double line_bps() const { return 8e12 / double(port_.byte_ps()); }
+  CcConfig cc_config() const;
   void cc_rtt(Peer& p, uint64_t rtt_ps);
   void cc_ece(Peer& p);
+  // After a congestion control signal: a higher rate shortens the gap after the last DATA frame.
+  void cc_rerate(Peer& p, double old_rate);
   void schedule_wake(Peer* p);
   void update_timer(Peer& p);
   void timer_fire();

@@ -39,6 +39,7 @@ EfeTx::Frame* EfeTx::next(uint64_t now) {
 void EfeTx::sent(uint64_t now) {
   if (Frame* l = first_lost()) {
     l->lost = false;
+    flight_ += l->payload.size();
     l->sent_ts = uint32_t(now / 1000);
     --lost_;
     ++retransmissions_;
@@ -47,6 +48,7 @@ void EfeTx::sent(uint64_t now) {
   }
   Frame& f = frames_[size_t(send_seq_ - base_)];
   f.sent_ts = uint32_t(now / 1000);
+  flight_ += f.payload.size();
   if (f.retransmission) ++retransmissions_;
   if (send_seq_ == base_) timer_from_ = now;  // the oldest went (again): its timer starts
   ++send_seq_;
@@ -58,7 +60,9 @@ size_t EfeTx::on_ack(uint32_t ack, uint64_t now) {
   if (!seq_before(base_, ack) || seq_before(highest_sent_, ack)) return 0;
   size_t freed = 0;
   while (base_ != ack) {
-    if (frames_.front().lost) --lost_;
+    const Frame& f = frames_.front();
+    if (f.lost) --lost_;
+    if (seq_before(f.seq, send_seq_) && !f.lost && !f.held) flight_ -= f.payload.size();
     buffered_ -= frames_.front().payload.size();
     give_bytes(std::move(frames_.front().payload));
     frames_.pop_front();
@@ -78,8 +82,16 @@ void EfeTx::go_back(uint32_t seq, uint64_t resume_ps, bool retry) {
   // Everything from here goes again in order: what was marked is moot.
   for (Frame& f : frames_) f.lost = f.held = false;
   lost_ = 0;
+  flight_ = flight_bytes_recounted();
   resume_ps_ = resume_ps;
   if (retry) count_retry(resume_ps);
+}
+
+uint64_t EfeTx::flight_bytes_recounted() const {
+  uint64_t n = 0;
+  for (const Frame& f : frames_)
+    if (seq_before(f.seq, send_seq_) && !f.lost && !f.held) n += f.payload.size();
+  return n;
 }
 
 uint64_t EfeTx::rto_now() const {
@@ -105,7 +117,10 @@ void EfeTx::on_nack(uint32_t seq, uint64_t now, const std::vector<Range>& ranges
       continue;  // malformed, or out of order
     for (; seq_before(at, r.first) && seq_before(at, send_seq_); ++at) {
       Frame& f = frames_[size_t(at - base_)];
-      if (!f.lost && !seq_before(at, seq)) f.held = true;
+      if (!f.lost && !f.held && !seq_before(at, seq)) {
+        flight_ -= f.payload.size();
+        f.held = true;
+      }
     }
     for (at = r.first; seq_before(at, r.end) && seq_before(at, send_seq_); ++at) {
       Frame& f = frames_[size_t(at - base_)];

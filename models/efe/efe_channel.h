@@ -125,6 +125,7 @@ class EfeTx {
     cfg_.selective = on;
     for (Frame& f : frames_) f.lost = f.held = false;
     lost_ = 0;
+    flight_ = flight_bytes_recounted();
   }
   // The base timeout, and the one in use (backed off).
   uint64_t rto() const { return rto_ps_; }
@@ -147,6 +148,10 @@ class EfeTx {
   uint32_t unsent() const { return next_seq_ - highest_sent_; }
   size_t unacked() const { return frames_.size(); }
   uint64_t buffered_bytes() const { return buffered_; }
+  // Payload on the wire: sent, not acknowledged, not marked lost, not held by the receiver (what
+  // congestion control's window bounds). flight_bytes_recounted(): the same by a scan (tests).
+  uint64_t flight_bytes() const { return flight_; }
+  uint64_t flight_bytes_recounted() const;
   uint64_t retransmissions() const { return retransmissions_; }
   uint64_t timeouts() const { return timeouts_; }
   uint64_t nacks() const { return nacks_; }
@@ -158,6 +163,7 @@ class EfeTx {
     if (retries_++ == 0) first_retry_ps_ = now;
   }
   void mark_lost(Frame& f) {
+    if (!f.lost && !f.held) flight_ -= f.payload.size();
     if (!f.lost) ++lost_;
     f.lost = true;
     f.held = false;
@@ -174,6 +180,7 @@ class EfeTx {
   uint32_t send_seq_ = 0;      // the next SEQ to put on the wire
   uint32_t highest_sent_ = 0;  // one past the highest SEQ ever sent
   uint64_t buffered_ = 0;
+  uint64_t flight_ = 0;          // flight_bytes()
   uint64_t timer_from_ = 0;      // when the oldest was (re)sent or the window last moved
   uint64_t resume_ps_ = 0;       // nothing goes before this (an RNR's back-off)
   uint32_t retries_ = 0;         // retries since the last progress

@@ -23,10 +23,10 @@ struct EfeConfig {
   int64_t resync_budget_ns = 10000000;    // ... while a re-established channel's SY is unanswered
   int64_t rnr_delay_ns = 10000;           // a sender's back-off after an RNR
   std::string resend = "selective";       // selective | go_back_n
-  // Congestion control per peer (docs/efe.md): a delay-based rate from the RTT the TS echo
-  // measures, the queueing above the lowest RTT seen held between cc_low_ns and cc_high_ns;
-  // ECE cuts the rate too.
-  bool cc = true;
+  // Congestion control per peer (docs/efe.md, efe_cc.h): efe, a delay-based rate from the RTT
+  // the TS echo measures (the queueing above the lowest RTT seen held between cc_low_ns and
+  // cc_high_ns) cut by ECE and loss, and a window from it; dcqcn, DCQCN as published; off.
+  std::string cc = "efe";
   int64_t cc_low_ns = 5000;       // queueing below this: the rate grows
   int64_t cc_high_ns = 50000;     // queueing above this: the rate falls in proportion
   double cc_ai_fraction = 0.01;   // additive increase per ACK, of the line rate
@@ -34,7 +34,17 @@ struct EfeConfig {
   double cc_ecn_beta = 0.5;       // an ACK with ECE cuts the rate by this fraction
   double cc_min_fraction = 0.01;  // the rate never falls below this fraction of the line rate
   double cc_start_fraction = 1;   // a new channel's rate, of the line rate (< 1: slow start)
-  bool decoy_timer = false;       // a check: a second timer that never fires (efe.h)
+  int64_t cc_window_ns = 50000;   // the window: rate x (lowest RTT + this)
+  double cc_loss_beta = 0;        // a NACK or a timeout cuts the rate by this fraction
+  double dcqcn_g = 1.0 / 256;     // DCQCN: alpha's EWMA gain
+  int64_t dcqcn_alpha_interval_ns = 55000;  // ... alpha decays after this without a notification
+  int64_t dcqcn_timer_ns = 55000;           // ... the rate-increase timer
+  int64_t dcqcn_byte_counter = 10000000;    // ... the rate-increase byte counter
+  int64_t dcqcn_fast_recovery = 5;          // ... steps of fast recovery (F)
+  double dcqcn_rai_fraction = 0.001;        // ... additive increase, of the line rate
+  double dcqcn_rhai_fraction = 0.01;        // ... hyper increase, of the line rate
+  int64_t dcqcn_cnp_interval_ns = 50000;    // ... at most one notification per this
+  bool decoy_timer = false;                 // a check: a second timer that never fires (efe.h)
 
   // Lists every field under "efe." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -68,7 +78,10 @@ struct EfeConfig {
         "selective: the receiver keeps frames after a gap (up to rx_buffer_bytes) and its NACK "
         "names the missing ranges, which alone are resent; go_back_n: a gap's frames are dropped "
         "and the sender goes back to the first missing");
-    p.b("cc", cc, "congestion control per peer (false: every channel sends at line rate)");
+    p.s("cc", cc, {"efe", "dcqcn", "off"},
+        "congestion control per peer: efe, the EFE's (a delay-based rate cut by ECE and loss, and "
+        "a window of rate x (lowest RTT + cc_window_ns)); dcqcn, DCQCN as published (rate only, "
+        "cut on ECE; the dcqcn_* keys); off, every channel at line rate");
     p.i("cc_low_ns", cc_low_ns, "ns", 0, 1000000000,
         "queueing delay (RTT above the lowest seen) below which a channel's rate grows");
     p.i("cc_high_ns", cc_high_ns, "ns", 1, 1000000000,
@@ -83,6 +96,28 @@ struct EfeConfig {
     p.r("cc_start_fraction", cc_start_fraction, "", 0.0001, 1,
         "a new channel's rate, as a fraction of the line rate; below 1 the rate doubles per RTT "
         "sample until the first sign of congestion (slow start)");
+    p.i("cc_window_ns", cc_window_ns, "ns", 1000, 1000000000,
+        "efe: a channel's window (bytes on the wire unacknowledged) is its rate x (the lowest RTT "
+        "seen + this); before the first RTT sample, line rate x this; never below two frames");
+    p.r("cc_loss_beta", cc_loss_beta, "", 0, 1,
+        "efe: fraction of its rate a channel gives up on a NACK (once per round trip) or a "
+        "timeout");
+    p.r("dcqcn_g", dcqcn_g, "", 0.0001, 1, "dcqcn: gain of alpha's moving average (g)");
+    p.i("dcqcn_alpha_interval_ns", dcqcn_alpha_interval_ns, "ns", 1000, 1000000000,
+        "dcqcn: alpha decays by (1 - g) after each such period without a notification");
+    p.i("dcqcn_timer_ns", dcqcn_timer_ns, "ns", 1000, 1000000000,
+        "dcqcn: the rate-increase timer's period (T)");
+    p.i("dcqcn_byte_counter", dcqcn_byte_counter, "B", 1500, 1 << 30,
+        "dcqcn: the rate-increase byte counter (B)");
+    p.i("dcqcn_fast_recovery", dcqcn_fast_recovery, "steps", 1, 1000,
+        "dcqcn: increase steps of fast recovery before additive increase (F)");
+    p.r("dcqcn_rai_fraction", dcqcn_rai_fraction, "", 0, 1,
+        "dcqcn: additive increase per step, of the line rate (R_AI)");
+    p.r("dcqcn_rhai_fraction", dcqcn_rhai_fraction, "", 0, 1,
+        "dcqcn: hyper increase per step, of the line rate (R_HAI)");
+    p.i("dcqcn_cnp_interval_ns", dcqcn_cnp_interval_ns, "ns", 0, 1000000000,
+        "dcqcn: ECEs closer than this count as one notification (the notification point's CNP "
+        "interval)");
     p.b("decoy_timer", decoy_timer,
         "a determinism check: each EFE arms a second retransmit timer, an event of its own, one "
         "picosecond after the real one and moves it with it, so it never fires; its entries "

@@ -202,7 +202,8 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
     for (const std::string& mode : modes) {
       for (int h : site.hosts) {
         Card& card = cl.nodes[size_t(h)]->card;
-        if (card.efe) card.efe->set_cc(mode == "efe_cc");
+        if (card.efe)
+          card.efe->set_cc(mode == "efe_cc" ? "efe" : mode == "efe_dcqcn" ? "dcqcn" : "off");
         if (card.toe) card.toe->set_dctcp(mode == "dctcp" || mode == "dctcp_pause");
       }
       const bool pause = mode == "pause" || mode == "tcp_pause" || mode == "dctcp_pause";
@@ -533,6 +534,9 @@ int run_scale(ExperimentContext& ctx) {
   std::vector<std::vector<Endpoint>> in(hn, std::vector<Endpoint>(pn));
   std::vector<std::vector<PeerInfo>> dest(hn, std::vector<PeerInfo>(pn));
   std::vector<uint64_t> done_bytes(hn);
+  // flow_bytes[j * peers + k]: what host j's flow to target(j, k) delivered in order at its
+  // receiver in the traffic time (the receiver's EFE measures it; it counts partial messages).
+  std::vector<uint64_t> flow_bytes(hn * pn);
   Oob oob;
   // An exchange's key: its kind, and the hosts and peer index it is between.
   auto key = [](int64_t kind, int64_t a, int64_t b, int64_t k) {
@@ -573,6 +577,18 @@ int run_scale(ExperimentContext& ctx) {
            }
            start = oob.get(key(4, 0, i, 0)).addr;
            rnic_spend_ns((start - uint64_t(rnic_now_ns()) * 1000) / 1000);
+           // The flows into this host, and what each had delivered at the start.
+           std::vector<std::pair<size_t, eth::Mac>> inflows;
+           for (int j = 0; j < n; ++j)
+             for (int k = 0; k < peers; ++k)
+               if (target(j, k) == i)
+                 inflows.push_back({size_t(j) * pn + size_t(k), t.hosts[size_t(j)].mac});
+           efe::Efe* rx_efe = cl.nodes[size_t(i)]->card.efe.get();
+           auto delivered = [&](const eth::Mac& m) {
+             return rx_efe ? rx_efe->delivered_bytes(m) : 0;
+           };
+           for (auto& [f, m] : inflows) flow_bytes[f] = 0 - delivered(m);
+           bool measured = false;
            std::vector<uint64_t> posted(pn), completed(pn);
            uint64_t sent = 0;  // posts of this host, for the pacing
            std::vector<ibv_cq*> cqs;
@@ -584,6 +600,10 @@ int run_scale(ExperimentContext& ctx) {
            }
            while (true) {
              const bool running = uint64_t(rnic_now_ns()) * 1000 < start + duration;
+             if (!running && !measured) {
+               measured = true;
+               for (auto& [f, m] : inflows) flow_bytes[f] += delivered(m);
+             }
              bool outstanding = false;
              for (int k = 0; k < peers; ++k) {
                Endpoint& e = out[size_t(i)][size_t(k)];
@@ -626,6 +646,8 @@ int run_scale(ExperimentContext& ctx) {
                room |= posted[size_t(k)] - completed[size_t(k)] < depth;
              if (running && room && gap_ps)
                timeout = (std::max<uint64_t>(start + sent * gap_ps, now + 1000) - now) / 1000;
+             if (running)  // awake at the end of the traffic time, to measure
+               timeout = std::min<uint64_t>(timeout, (start + duration - now + 999) / 1000);
              rnic_wait_cqs(cqs.data(), peers, timeout);
            }
          }});
@@ -639,13 +661,22 @@ int run_scale(ExperimentContext& ctx) {
   // Over several processes each rank counted its own hosts (it has no other).
   frames = ranks::sum_all(frames);
   ranks::sum_all(done_bytes);
+  ranks::sum_all(flow_bytes);
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   uint64_t total = 0;
   for (uint64_t b : done_bytes) total += b;
+  double flows_sum = 0, flows_sq = 0;
+  for (uint64_t b : flow_bytes) {
+    flows_sum += double(b);
+    flows_sq += double(b) * double(b);
+  }
+  const double jain =
+      flows_sq > 0 ? flows_sum * flows_sum / (double(flow_bytes.size()) * flows_sq) : 0;
+  const double delivered_gbps = flows_sum * 8 / (double(duration) / 1000);
   const double sim_ms = double(duration) / 1e9;
   ctx.x = "hosts";
-  ctx.y = {"wall_s", "peak_rss_mib", "goodput_gbps", "wall_per_frame_us"};
+  ctx.y = {"wall_s", "peak_rss_mib", "goodput_gbps", "completed_gbps", "jain", "wall_per_frame_us"};
   const double rss = double(ru.ru_maxrss) / 1024;
   const double gbps = double(total) * 8 / (double(duration) / 1000);
   ctx.rows.push_back({{"hosts", n},
@@ -653,16 +684,18 @@ int run_scale(ExperimentContext& ctx) {
                       {"wall_s", wall},
                       {"setup_s", setup},
                       {"peak_rss_mib", rss},
-                      {"goodput_gbps", gbps},
+                      {"goodput_gbps", delivered_gbps},
+                      {"completed_gbps", gbps},
+                      {"jain", jain},
                       {"frames", frames},
                       {"wall_per_frame_us", frames ? (wall - setup) * 1e6 / double(frames) : 0.0}});
   ctx.summary = fmt::format(
       "{} hosts ({} leaves, {} spines), {} peers each: {:.3f} ms simulated in {:.2f} s wall "
       "({:.2f} "
-      "s set-up), peak RSS {:.0f} MiB, {:.2f} Gb/s completed in all, {} frames, {:.1f} us wall "
-      "per frame after set-up\n",
-      n, leaves, leaves > 1 ? spines : 0, peers, sim_ms, wall, setup, rss, gbps, frames,
-      frames ? (wall - setup) * 1e6 / double(frames) : 0.0);
+      "s set-up), peak RSS {:.0f} MiB, {:.2f} Gb/s delivered in all (Jain {:.3f} over the flows), "
+      "{:.2f} Gb/s in Writes completed, {} frames, {:.1f} us wall per frame after set-up\n",
+      n, leaves, leaves > 1 ? spines : 0, peers, sim_ms, wall, setup, rss, delivered_gbps, jain,
+      gbps, frames, frames ? (wall - setup) * 1e6 / double(frames) : 0.0);
   return 0;
 }
 
@@ -714,11 +747,12 @@ void register_efe_experiments() {
        "[efe_cc, efe_no_cc, pause]",
        0,
        0,
-       {"efe_cc", "efe_no_cc", "pause", "tcp", "dctcp", "tcp_pause", "dctcp_pause"},
+       {"efe_cc", "efe_dcqcn", "efe_no_cc", "pause", "tcp", "dctcp", "tcp_pause", "dctcp_pause"},
        "",
-       "EFE cards: efe_cc, the EFE's congestion control on; efe_no_cc, off (every channel at "
-       "line rate); pause, off, and the switch sends 802.3x PAUSE (the conventional lossless "
-       "baseline). MPA/TCP cards (card.transport mpa_tcp): tcp, TCP halving its window on ECN "
+       "EFE cards: efe_cc, the EFE's congestion control (efe.cc: efe); efe_dcqcn, DCQCN in the "
+       "same EFE (efe.cc: dcqcn); efe_no_cc, off (every channel at line rate); pause, off, and "
+       "the switch sends 802.3x PAUSE (the conventional lossless baseline). MPA/TCP cards "
+       "(card.transport mpa_tcp): tcp, TCP halving its window on ECN "
        "(RFC 3168) over a drop-tail switch; dctcp, DCTCP (RFC 8257); tcp_pause and dctcp_pause, "
        "the same over a switch that sends PAUSE"},
       {"size", ExpKey::kInt, "65536", 1, double(1u << 24), {}, "B", "Write size"},
@@ -770,7 +804,7 @@ void register_efe_experiments() {
        "[efe_cc]",
        0,
        0,
-       {"efe_cc", "efe_no_cc", "pause"},
+       {"efe_cc", "efe_dcqcn", "efe_no_cc", "pause"},
        "",
        "incast modes on the EFE's island (incast's)"},
       {"tcp_modes",

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""The incast experiment as shipped (8 and 32 senders, with and without the EFE's congestion
-control, and with 802.3x PAUSE instead): every point runs and reports, and congestion control is
+"""The incast experiment as shipped (8 and 32 senders, with the EFE's congestion control, with
+DCQCN in the same EFE, without, and with 802.3x PAUSE instead): every point runs and reports, and congestion control is
 what keeps the switch from dropping: with it, fewer drops, fewer retransmissions and more goodput
 at the receiver than without, at each number of senders; with it at 8 senders, no completion
 error. PAUSE drops nothing. With congestion control (and the scenario's slow start) the targets
@@ -15,8 +15,17 @@ binary, base = sys.argv[1], sys.argv[2]
 o = out_dir(base, "incast")
 rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "incast.yaml"), "--out", o, "--quiet")
 rows = {(r["senders"], r["mode"]): r for r in load(os.path.join(o, "results.json"))["rows"]}
-check(sorted(rows) == [(8, "efe_cc"), (8, "efe_no_cc"), (8, "pause"), (32, "efe_cc"),
-                       (32, "efe_no_cc"), (32, "pause")], f"points {sorted(rows)}")
+check(sorted(rows) == [(8, "efe_cc"), (8, "efe_dcqcn"), (8, "efe_no_cc"), (8, "pause"),
+                       (32, "efe_cc"), (32, "efe_dcqcn"), (32, "efe_no_cc"), (32, "pause")],
+      f"points {sorted(rows)}")
+# DCQCN is measured beside the EFE's own (docs/efe.md gives its rows), not held to its targets:
+# its rows are whole and it does keep more than no congestion control does.
+for n in (8, 32):
+    d, no = rows[(n, "efe_dcqcn")], rows[(n, "efe_no_cc")]
+    check(0 <= d["jain_min"] <= d["jain_mean"] <= 1, f"{n} efe_dcqcn: Jain's index")
+    check(d["drops"] < no["drops"] and d["receiver_goodput_gbps"] > no["receiver_goodput_gbps"],
+          f"{n} senders: DCQCN {d['receiver_goodput_gbps']} Gb/s, {d['drops']} drops; none "
+          f"{no['receiver_goodput_gbps']} Gb/s, {no['drops']} drops")
 for n in (8, 32):
     cc, no = rows[(n, "efe_cc")], rows[(n, "efe_no_cc")]
     check(cc["drops"] < no["drops"], f"{n} senders: drops {cc['drops']} with CC, {no['drops']} without")

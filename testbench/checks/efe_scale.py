@@ -21,6 +21,9 @@ check(r["peak_rss_mib"] < 24 * 1024, f"peak RSS {r['peak_rss_mib']} MiB: beyond 
 # Every peer is on another leaf, so the traffic crosses the spines, both of them (the MAC-pair
 # hash spreads it), and the 16 leaf uplinks of 10 Gb/s bound the goodput.
 check(0 < r["goodput_gbps"] <= 160, f"goodput {r['goodput_gbps']} Gb/s over 16 uplinks of 10 Gb/s")
+# Whole Writes completed are delivered bytes too; Jain's index over 256 flows is in (1/256, 1].
+check(0 < r["completed_gbps"] <= r["goodput_gbps"], f"completed {r['completed_gbps']} Gb/s")
+check(1 / 256 <= r["jain"] <= 1, f"Jain {r['jain']}")
 stats = load(os.path.join(o, "stats.json"))["stats"]
 for s in ("spine0", "spine1"):
     frames = sum(v["tx_frames"]["value"] for g, v in stats.items() if g.startswith(s + ".p"))

@@ -222,6 +222,56 @@ void lossy_loop(bool selective) {
   EXPECT_GT(tx.retransmissions(), 0u);
 }
 TEST(EfeChannel, ALossyLoopDeliversEveryPayloadOnceInOrder) { lossy_loop(true); }
+
+// The bytes on the wire (what congestion control's window bounds) follow every event: sends,
+// resends, ACKs, NACKs with ranges, timeouts, RNRs and a change of resend mode, in both modes,
+// against a scan of the frames after each step.
+TEST(EfeTx, TheBytesOnTheWireFollowEveryEvent) {
+  for (bool selective : {true, false}) {
+    EfeChannelConfig c;
+    c.selective = selective;
+    c.retry_budget_ps = 0;
+    c.rto_ps = 1000;
+    c.rnr_delay_ps = 500;
+    EfeTx tx(c);
+    uint32_t seed = 12345;
+    auto rnd = [&](uint32_t n) {
+      seed = seed * 1103515245u + 12345u;
+      return (seed >> 8) % n;
+    };
+    uint64_t now = 0, moved = 0;
+    for (int step = 0; step < 20000; ++step) {
+      now += 100;
+      const uint32_t op = rnd(100);
+      if (op < 30) {
+        if (tx.can_send(2000)) tx.send(bytes(1 + rnd(1500), 1));
+      } else if (op < 60) {
+        if (tx.next(now)) tx.sent(now);
+      } else if (op < 75) {
+        const uint32_t sent = tx.highest_sent() - tx.base();
+        if (sent) moved += tx.on_ack(tx.base() + 1 + rnd(sent), now);
+      } else if (op < 88) {
+        const uint32_t sent = tx.highest_sent() - tx.base();
+        if (!sent) continue;
+        const uint32_t first = tx.base() + rnd(sent);
+        std::vector<EfeTx::Range> rs{{first, first + 1 + rnd(3)}};
+        const uint32_t second = rs[0].end + 1 + rnd(4);
+        if (seq_before(second, tx.highest_sent())) rs.push_back({second, second + 1});
+        tx.on_nack(first, now, rs, uint32_t(now / 1000) - rnd(3));
+      } else if (op < 95) {
+        if (now >= tx.deadline()) tx.on_timeout(now);
+      } else if (op < 98) {
+        const uint32_t sent = tx.highest_sent() - tx.base();
+        tx.on_rnr(tx.base() + (sent ? rnd(sent) : 0), now);
+      } else {
+        tx.set_selective(selective);
+      }
+      ASSERT_EQ(tx.flight_bytes(), tx.flight_bytes_recounted()) << "step " << step << " op " << op;
+    }
+    EXPECT_GT(moved, 1000u);  // the walk did go through many frames
+    EXPECT_GT(tx.retransmissions(), 100u);
+  }
+}
 TEST(EfeChannel, ALossyGoBackNLoopDeliversEveryPayloadOnceInOrder) { lossy_loop(false); }
 
 }  // namespace

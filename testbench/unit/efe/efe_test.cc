@@ -232,7 +232,7 @@ void rto_against_a_long_round_trip(bool adaptive, uint64_t want_timeouts) {
   c.rto_adaptive = adaptive;
   c.ack_every_frames = 1;
   c.ack_delay_ns = 1000;
-  c.cc = false;
+  c.cc = "off";
   LinkParams lp;
   lp.prop_ns = 15000;
   Pair p(c, lp);
@@ -335,7 +335,7 @@ TEST(EfeTiming, AnAnnouncementTellsThePeerWhichQpsFailed) {
 void one_frame_lost(bool selective, size_t want_data, uint64_t want_resent) {
   EfeConfig c;
   c.resend = selective ? "selective" : "go_back_n";
-  c.cc = false;
+  c.cc = "off";
   LinkParams lp;
   lp.down_ps = {{1'300'000, 1'400'000}};  // frame 1's time on the link (frame 0's ends before)
   Pair p(c, lp);
@@ -365,7 +365,7 @@ TEST(EfeTiming, ASelectiveNackResendsTheLostFrameAlone) { one_frame_lost(true, 9
 // in order either way.
 uint64_t resends_with_rx_buffer(int64_t bytes) {
   EfeConfig c;
-  c.cc = false;
+  c.cc = "off";
   c.rx_buffer_bytes = bytes;
   LinkParams lp;
   lp.prop_ns = 15000;

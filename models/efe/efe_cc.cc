@@ -1,0 +1,163 @@
+#include "models/efe/efe_cc.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rnic::efe {
+
+bool parse_cc_algo(const std::string& name, CcAlgo* out) {
+  if (name == "off")
+    *out = CcAlgo::kOff;
+  else if (name == "efe")
+    *out = CcAlgo::kEfe;
+  else if (name == "dcqcn")
+    *out = CcAlgo::kDcqcn;
+  else
+    return false;
+  return true;
+}
+
+CongestionControl::CongestionControl(const CcConfig& c)
+    : cfg_(c),
+      rate_(c.algo == CcAlgo::kEfe ? c.line_bps * c.start_fraction : c.line_bps),
+      slow_start_(true),
+      target_(c.line_bps) {}
+
+double CongestionControl::rate(uint64_t now) {
+  if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
+  return rate_;
+}
+
+uint64_t CongestionControl::window() const {
+  if (cfg_.algo != CcAlgo::kEfe) return UINT64_MAX;
+  const double ps =
+      min_rtt_ps_ == UINT64_MAX ? double(cfg_.window_ps) : double(min_rtt_ps_ + cfg_.window_ps);
+  const double line = min_rtt_ps_ == UINT64_MAX ? cfg_.line_bps : rate_;
+  return std::max(uint64_t(line * ps / 8e12), uint64_t(2) * cfg_.frame_bytes);
+}
+
+void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps) {
+  if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
+  if (cfg_.algo != CcAlgo::kEfe) return;
+  const double line = cfg_.line_bps;
+  min_rtt_ps_ = std::min(min_rtt_ps_, rtt_ps);
+  const double q = double(rtt_ps - min_rtt_ps_);
+  const double lo = double(cfg_.low_ps), hi = double(cfg_.high_ps);
+  // The additive step is per round trip: a sample adds the share of it the time since the
+  // last sample covers (a fast channel's many samples add no more than a slow one's few).
+  const double round = double(min_rtt_ps_) + lo;
+  const double since = ai_at_ps_ ? double(now - ai_at_ps_) : round;
+  ai_at_ps_ = now;
+  const double ai = cfg_.ai_fraction * line * std::min(1.0, since / round);
+  double r = rate_;
+  if (slow_start_ && q < lo) {
+    r *= 2;
+  } else if (q < lo) {
+    r += ai;
+  } else if (q > hi) {
+    slow_start_ = false;
+    r *= 1 - cfg_.beta * (1 - hi / q);
+  } else {
+    // Between the thresholds the trend decides: a rising queue cuts in proportion to how far
+    // it stands between the thresholds.
+    slow_start_ = false;
+    if (q <= prev_q_ps_)
+      r += ai;
+    else
+      r *= 1 - cfg_.beta * (q - lo) / (hi - lo);
+  }
+  prev_q_ps_ = q;
+  rate_ = std::clamp(r, floor_bps(), line);
+}
+
+void CongestionControl::on_ece(uint64_t now, double srtt_ps) {
+  if (cfg_.algo == CcAlgo::kDcqcn) {
+    dcqcn_catch_up(now);
+    // The notification point sends at most one notification per cnp_interval.
+    if (cnp_ && now < cnp_ps_ + cfg_.cnp_interval_ps) return;
+    cnp_ = true;
+    cnp_ps_ = now;
+    target_ = rate_;
+    rate_ = std::max(rate_ * (1 - alpha_ / 2), floor_bps());
+    alpha_ = (1 - cfg_.g) * alpha_ + cfg_.g;
+    alpha_at_ps_ = timer_at_ps_ = now;
+    bytes_ = 0;
+    timer_steps_ = byte_steps_ = 0;
+    return;
+  }
+  if (cfg_.algo != CcAlgo::kEfe) return;
+  slow_start_ = false;
+  // At most one cut per round trip: the ECEs of one window of marked frames are one signal.
+  if (ece_cut_ && now < ece_cut_ps_ + uint64_t(srtt_ps)) return;
+  ece_cut_ = true;
+  ece_cut_ps_ = now;
+  rate_ = std::max(rate_ * (1 - cfg_.ecn_beta), floor_bps());
+}
+
+void CongestionControl::on_loss(uint64_t now, double srtt_ps) {
+  if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
+  if (cfg_.algo != CcAlgo::kEfe) return;
+  slow_start_ = false;
+  if (loss_cut_ && now < loss_cut_ps_ + uint64_t(srtt_ps)) return;
+  loss_cut_ = true;
+  loss_cut_ps_ = now;
+  rate_ = std::max(rate_ * (1 - cfg_.loss_beta), floor_bps());
+}
+
+void CongestionControl::on_timeout(uint64_t now) {
+  if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
+  if (cfg_.algo != CcAlgo::kEfe) return;
+  slow_start_ = false;
+  loss_cut_ = true;
+  loss_cut_ps_ = now;
+  rate_ = std::max(rate_ * (1 - cfg_.loss_beta), floor_bps());
+}
+
+void CongestionControl::on_sent(uint64_t now, uint64_t bytes) {
+  if (cfg_.algo != CcAlgo::kDcqcn || !cnp_) return;
+  dcqcn_catch_up(now);
+  bytes_ += bytes;
+  while (bytes_ >= cfg_.byte_counter) {
+    bytes_ -= cfg_.byte_counter;
+    dcqcn_increase();  // (the stage counts the steps before this one, as published)
+    ++byte_steps_;
+  }
+}
+
+// The periods of the alpha timer and the rate-increase timer that ended since the last call.
+void CongestionControl::dcqcn_catch_up(uint64_t now) {
+  if (!cnp_) return;  // at line rate until the first notification: nothing to step
+  if (now >= alpha_at_ps_ + cfg_.alpha_interval_ps) {
+    const uint64_t n = (now - alpha_at_ps_) / cfg_.alpha_interval_ps;
+    alpha_ *= std::pow(1 - cfg_.g, double(n));
+    alpha_at_ps_ += n * cfg_.alpha_interval_ps;
+  }
+  while (now >= timer_at_ps_ + cfg_.timer_ps) {
+    timer_at_ps_ += cfg_.timer_ps;
+    if (rate_ >= cfg_.line_bps && target_ >= cfg_.line_bps) {
+      // Back at line rate: the remaining steps change nothing.
+      const uint64_t n = (now - timer_at_ps_) / cfg_.timer_ps;
+      timer_at_ps_ += n * cfg_.timer_ps;
+      timer_steps_ += uint32_t(std::min<uint64_t>(n + 1, 1u << 30));
+      break;
+    }
+    dcqcn_increase();
+    ++timer_steps_;
+  }
+}
+
+void CongestionControl::dcqcn_increase() {
+  const uint32_t hi = std::max(timer_steps_, byte_steps_), lo = std::min(timer_steps_, byte_steps_);
+  const double line = cfg_.line_bps;
+  if (hi < cfg_.fast_recovery) {
+    // Fast recovery: halfway back to the rate before the cut.
+  } else if (lo > cfg_.fast_recovery) {
+    target_ += double(lo - cfg_.fast_recovery) * cfg_.rhai_fraction * line;  // hyper increase
+  } else {
+    target_ += cfg_.rai_fraction * line;  // additive increase
+  }
+  target_ = std::min(target_, line);
+  rate_ = std::min((target_ + rate_) / 2, line);
+}
+
+}  // namespace rnic::efe

@@ -1,0 +1,94 @@
+// Congestion control of one EFE channel as plain logic, no SystemC (docs/efe.md, "Congestion
+// control"): what the channel may send, as a rate (the engine paces DATA frames at it) and a
+// window (bytes on the wire not yet acknowledged), from the signals the engine hands it: RTT
+// samples (the TS echo), ECE (a switch marked CE), a NACK (a frame was lost) and a timeout.
+//
+// Algorithms (efe.cc):
+//   - efe: the EFE's own. A delay-based rate (the queueing above the lowest RTT seen held
+//     between cc_low and cc_high: below, additive increase of cc_ai_fraction of line rate per
+//     round trip; above, a cut in proportion to the excess; between, the trend decides), ECE and
+//     loss cut it (at most once per round trip each), and a window: rate x (lowest RTT +
+//     cc_window_ns), so that a channel's own queue stays near cc_window_ns of its rate whatever
+//     the number of hops. Before the first RTT sample the window is line rate x cc_window_ns.
+//   - dcqcn: DCQCN as published (Zhu et al., SIGCOMM 2015), the reaction point: rate only, cut by
+//     alpha/2 on a congestion notification (an ECE; at most one per cnp_interval, the
+//     notification point's pacing), alpha an EWMA with gain g, decaying every alpha_interval
+//     without a notification; the rate rises in fast recovery (F steps toward the target rate),
+//     then additive and hyper increase, stepped by a timer and a byte counter. Loss and delay
+//     are not signals (it relies on the switches' ECN marking). No window.
+//   - off: line rate, no window.
+// The timers of DCQCN run lazily: each call first applies the periods that ended since the last.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rnic::efe {
+
+enum class CcAlgo { kOff, kEfe, kDcqcn };
+
+// "off" | "efe" | "dcqcn"; false for any other name.
+bool parse_cc_algo(const std::string& name, CcAlgo* out);
+
+struct CcConfig {
+  CcAlgo algo = CcAlgo::kEfe;
+  double line_bps = 10e9;
+  uint32_t frame_bytes = 1500;  // a full DATA frame's payload (the window's floor is two)
+  // efe
+  uint64_t low_ps = 5'000'000, high_ps = 50'000'000, window_ps = 50'000'000;
+  double ai_fraction = 0.01, beta = 0.5, ecn_beta = 0.5, loss_beta = 0;
+  double min_fraction = 0.01, start_fraction = 1;
+  // dcqcn (the published values; the rate steps are fractions of line rate: 40 Mb/s and 400 Mb/s
+  // at the paper's 40 Gb/s)
+  double g = 1.0 / 256;
+  uint64_t alpha_interval_ps = 55'000'000, timer_ps = 55'000'000, cnp_interval_ps = 50'000'000;
+  uint64_t byte_counter = 10'000'000;
+  uint32_t fast_recovery = 5;
+  double rai_fraction = 0.001, rhai_fraction = 0.01;
+};
+
+class CongestionControl {
+ public:
+  explicit CongestionControl(const CcConfig& c);
+  const CcConfig& config() const { return cfg_; }
+  // The rate DATA frames are paced at (line rate: no pacing) and the window (bytes on the wire
+  // unacknowledged; UINT64_MAX: none), at `now` (DCQCN's timers first).
+  double rate(uint64_t now);
+  uint64_t window() const;
+  // Below line rate the engine asks for an ACK once per round trip (RTT samples, slow start).
+  bool probing() const { return cfg_.algo != CcAlgo::kOff && rate_ < cfg_.line_bps; }
+  // An RTT sample; srtt_ps: the smoothed RTT after it (ECE and loss cut once per round trip).
+  void on_rtt(uint64_t now, uint64_t rtt_ps);
+  void on_ece(uint64_t now, double srtt_ps);
+  void on_loss(uint64_t now, double srtt_ps);
+  void on_timeout(uint64_t now);
+  void on_sent(uint64_t now, uint64_t bytes);
+  // Back to the start (an experiment switching algorithms between points).
+  void reset(const CcConfig& c) { *this = CongestionControl(c); }
+  uint64_t min_rtt_ps() const { return min_rtt_ps_; }
+  double alpha() const { return alpha_; }
+  double target_rate() const { return target_; }
+
+ private:
+  void dcqcn_catch_up(uint64_t now);
+  void dcqcn_increase();
+  double floor_bps() const { return cfg_.min_fraction * cfg_.line_bps; }
+
+  CcConfig cfg_;
+  double rate_;
+  // efe
+  uint64_t min_rtt_ps_ = UINT64_MAX;
+  double prev_q_ps_ = 0;
+  bool slow_start_;
+  uint64_t ece_cut_ps_ = 0, loss_cut_ps_ = 0;
+  bool ece_cut_ = false, loss_cut_ = false;
+  uint64_t ai_at_ps_ = 0;
+  // dcqcn
+  double target_, alpha_ = 1;
+  uint64_t alpha_at_ps_ = 0, timer_at_ps_ = 0, cnp_ps_ = 0;
+  bool cnp_ = false;
+  uint64_t bytes_ = 0;
+  uint32_t timer_steps_ = 0, byte_steps_ = 0;
+};
+
+}  // namespace rnic::efe

@@ -1,0 +1,139 @@
+// Congestion control of one EFE channel (efe_cc.h), with no SystemC: the efe algorithm's window
+// from its rate and the lowest RTT, its delay and ECE responses; DCQCN's reaction point as
+// published (the cut by alpha / 2, alpha's moving average and decay, fast recovery, additive
+// increase, the notification interval); off.
+#include "models/efe/efe_cc.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace rnic::efe {
+namespace {
+
+constexpr uint64_t kUs = 1'000'000;  // ps
+
+CcConfig config(CcAlgo a) {
+  CcConfig c;
+  c.algo = a;
+  c.line_bps = 10e9;
+  c.frame_bytes = 1480;
+  return c;
+}
+
+TEST(CongestionControl, NamesParse) {
+  CcAlgo a = CcAlgo::kOff;
+  EXPECT_TRUE(parse_cc_algo("dcqcn", &a));
+  EXPECT_EQ(a, CcAlgo::kDcqcn);
+  EXPECT_TRUE(parse_cc_algo("efe", &a));
+  EXPECT_EQ(a, CcAlgo::kEfe);
+  EXPECT_TRUE(parse_cc_algo("off", &a));
+  EXPECT_EQ(a, CcAlgo::kOff);
+  EXPECT_FALSE(parse_cc_algo("false", &a));
+  EXPECT_FALSE(parse_cc_algo("timely", &a));
+}
+
+TEST(CongestionControl, OffIsLineRateWithoutAWindow) {
+  CongestionControl cc(config(CcAlgo::kOff));
+  cc.on_ece(10 * kUs, 10 * kUs);
+  cc.on_rtt(20 * kUs, 500 * kUs);
+  cc.on_timeout(30 * kUs);
+  EXPECT_EQ(cc.rate(40 * kUs), 10e9);
+  EXPECT_EQ(cc.window(), UINT64_MAX);
+  EXPECT_FALSE(cc.probing());
+}
+
+TEST(CongestionControl, TheEfeWindowIsTheRateTimesTheLowestRttAndItsSlack) {
+  CongestionControl cc(config(CcAlgo::kEfe));
+  // Before a sample: line rate x 50 us = 62,500 B.
+  EXPECT_EQ(cc.window(), 62500u);
+  cc.on_rtt(100 * kUs, 10 * kUs);  // no queueing: stays at line rate
+  EXPECT_EQ(cc.rate(100 * kUs), 10e9);
+  EXPECT_EQ(cc.window(), 75000u);  // 10 Gb/s x 60 us
+  // 100 us of queueing (above cc_high 50 us): x (1 - 0.5 (1 - 50/100)) = x 0.75.
+  cc.on_rtt(120 * kUs, 110 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(120 * kUs), 7.5e9);
+  EXPECT_EQ(cc.window(), 56250u);
+  // ECE: half, once per round trip.
+  cc.on_ece(130 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(130 * kUs), 3.75e9);
+  cc.on_ece(140 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(140 * kUs), 3.75e9);
+  cc.on_ece(151 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(151 * kUs), 1.875e9);
+  // Never below cc_min_fraction of line rate, nor a window below two frames.
+  for (int i = 0; i < 20; ++i) cc.on_ece((200 + 30 * uint64_t(i)) * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(900 * kUs), 1e8);
+  EXPECT_EQ(cc.window(), 2960u);
+}
+
+TEST(CongestionControl, TheEfeLossCutIsOffByDefaultAndOncePerRoundTripWhenSet) {
+  CongestionControl cc(config(CcAlgo::kEfe));
+  cc.on_loss(10 * kUs, 20 * kUs);
+  cc.on_timeout(20 * kUs);
+  EXPECT_EQ(cc.rate(20 * kUs), 10e9);
+  CcConfig c = config(CcAlgo::kEfe);
+  c.loss_beta = 0.5;
+  CongestionControl lossy(c);
+  lossy.on_loss(10 * kUs, 20 * kUs);
+  lossy.on_loss(20 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(lossy.rate(20 * kUs), 5e9);
+  lossy.on_loss(31 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(lossy.rate(31 * kUs), 2.5e9);
+}
+
+TEST(CongestionControl, DcqcnCutsByHalfAlphaAndRecoversAsPublished) {
+  const CcConfig c = config(CcAlgo::kDcqcn);
+  CongestionControl cc(c);
+  EXPECT_EQ(cc.window(), UINT64_MAX);
+  EXPECT_EQ(cc.rate(0), 10e9);
+  // The first notification: alpha is 1, the rate halves, alpha = (1 - g) + g = 1.
+  cc.on_ece(100 * kUs, 0);
+  EXPECT_DOUBLE_EQ(cc.rate(100 * kUs), 5e9);
+  EXPECT_DOUBLE_EQ(cc.target_rate(), 10e9);
+  EXPECT_DOUBLE_EQ(cc.alpha(), 1.0);
+  // Another within the notification interval (50 us) is the same notification.
+  cc.on_ece(140 * kUs, 0);
+  EXPECT_DOUBLE_EQ(cc.rate(140 * kUs), 5e9);
+  // Fast recovery: each timer period (55 us) halves the distance to the target rate; alpha
+  // decays by (1 - g) each 55 us without a notification.
+  EXPECT_DOUBLE_EQ(cc.rate(155 * kUs), 7.5e9);
+  EXPECT_NEAR(cc.alpha(), 1 - 1.0 / 256, 1e-12);
+  EXPECT_DOUBLE_EQ(cc.rate(210 * kUs), 8.75e9);
+  // A notification at 220 us: the target is the current rate, the cut is by alpha / 2.
+  const double a = cc.alpha();
+  cc.on_ece(220 * kUs, 0);
+  EXPECT_DOUBLE_EQ(cc.target_rate(), 8.75e9);
+  EXPECT_DOUBLE_EQ(cc.rate(220 * kUs), 8.75e9 * (1 - a / 2));
+  EXPECT_DOUBLE_EQ(cc.alpha(), (1 - c.g) * a + c.g);
+  // After F = 5 fast-recovery steps, additive increase raises the target by R_AI per step.
+  const double r0 = cc.rate(220 * kUs);
+  double target = 8.75e9, rate = r0;
+  for (int k = 1; k <= 7; ++k) {
+    if (k > 5) target += c.rai_fraction * c.line_bps;
+    rate = (target + rate) / 2;
+    EXPECT_NEAR(cc.rate((220 + 55 * uint64_t(k)) * kUs), rate, 1) << "step " << k;
+  }
+  EXPECT_NEAR(cc.target_rate(), 8.75e9 + 2 * 1e7, 1);
+  // Delay and loss are not DCQCN's signals.
+  const double before = cc.rate(700 * kUs);
+  cc.on_rtt(700 * kUs, 900 * kUs);
+  cc.on_loss(700 * kUs, 10 * kUs);
+  cc.on_timeout(700 * kUs);
+  EXPECT_EQ(cc.rate(700 * kUs), before);
+}
+
+TEST(CongestionControl, DcqcnsByteCounterStepsTheRateToo) {
+  CcConfig c = config(CcAlgo::kDcqcn);
+  c.byte_counter = 150'000;
+  CongestionControl cc(c);
+  cc.on_ece(0, 0);
+  EXPECT_DOUBLE_EQ(cc.rate(0), 5e9);
+  cc.on_sent(1 * kUs, 149'999);
+  EXPECT_DOUBLE_EQ(cc.rate(1 * kUs), 5e9);
+  cc.on_sent(2 * kUs, 1);  // the counter's first step: fast recovery
+  EXPECT_DOUBLE_EQ(cc.rate(2 * kUs), 7.5e9);
+}
+
+}  // namespace
+}  // namespace rnic::efe
