@@ -330,6 +330,7 @@ bool Efe::send_control(Peer& p) {
     h.type = Type::kNack;
     h.ack = p.rx.expected();
     p.nack_owed = false;
+    p.nack_ps = now_ps();
     if (ch_cfg_.selective) {
       // Every gap up to the highest SEQ seen (what the store holds lies between them).
       uint32_t at = p.rx.expected();
@@ -446,10 +447,10 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
         if (take(p, h, f)) drain(p);
       } else if (p.rx.on_data(h.seq, h.sy) == EfeRx::Verdict::kDuplicate ||
                  (ch_cfg_.selective && p.stored.count(h.seq - p.stored_base))) {
-        // The sender did not hear our ACK: tell it again.
+        // The sender did not hear our ACK: tell it again (a NACK, while a gap stays open).
         ++rx_duplicates_;
         ++*p.duplicates;
-        p.ack_owed = true;
+        if (!renack(p)) p.ack_owed = true;
         owe_control(p);
       } else {
         ++rx_out_of_seq_;
@@ -576,7 +577,21 @@ void Efe::store(Peer& p, const Header& h, const eth::EthMac::FramePtr& f) {
   if (new_gap) {
     p.nack_owed = true;
     owe_control(p);
+  } else {
+    renack(p);
   }
+}
+
+// Selective: a gap still open ack_delay_ns after its last NACK is NACKed again when a frame
+// arrives (the NACK, or the resend it asked for, may have been lost too; the sender leaves a
+// frame it resent after the echoed TS alone).
+bool Efe::renack(Peer& p) {
+  if (!ch_cfg_.selective || p.rx.holding() || !seq_before(p.rx.expected(), p.seen_end) ||
+      now_ps() < p.nack_ps + uint64_t(cfg_.ack_delay_ns) * 1000)
+    return false;
+  p.nack_owed = true;
+  owe_control(p);
+  return true;
 }
 
 // What waited for the frames now taken: in sequence again, to the core.

@@ -166,6 +166,7 @@ class Efe : public sc_core::sc_module, public Transport {
     bool ack_owed = false;          // a standalone ACK is owed now
     uint64_t ack_due = UINT64_MAX;  // ... or at this time
     bool nack_owed = false, rnr_owed = false;
+    uint64_t nack_ps = 0;  // the last NACK went then
     uint32_t rnr_seq = 0;
     uint32_t rx_gen = 0;      // refusals so far (RxSegment::gen)
     uint32_t ts_echo = 0;     // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
@@ -215,6 +216,7 @@ class Efe : public sc_core::sc_module, public Transport {
   void core_ack(Peer& p, uint32_t ack, uint32_t needs);
   bool take(Peer& p, const Header& h, const eth::EthMac::FramePtr& f);
   void store(Peer& p, const Header& h, const eth::EthMac::FramePtr& f);
+  bool renack(Peer& p);
   void drain(Peer& p);
   void drop_stored(Peer& p);
   void tx_acked(Peer& p, uint32_t ack);

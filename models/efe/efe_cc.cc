@@ -50,13 +50,17 @@ void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps) {
   ai_at_ps_ = now;
   const double ai = cfg_.ai_fraction * line * std::min(1.0, since / round);
   double r = rate_;
+  // A cut for delay waits a round trip (this sample's) after the last: the samples of one
+  // round trip see one queue, and the queue the cut drains shows in them for a round trip more.
+  const bool may_cut = !delay_cut_ || now >= delay_cut_ps_ + rtt_ps;
+  double cut = 1;
   if (slow_start_ && q < lo) {
     r *= 2;
   } else if (q < lo) {
     r += ai;
   } else if (q > hi) {
     slow_start_ = false;
-    r *= 1 - cfg_.beta * (1 - hi / q);
+    cut = 1 - cfg_.beta * (1 - hi / q);
   } else {
     // Between the thresholds the trend decides: a rising queue cuts in proportion to how far
     // it stands between the thresholds.
@@ -64,7 +68,12 @@ void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps) {
     if (q <= prev_q_ps_)
       r += ai;
     else
-      r *= 1 - cfg_.beta * (q - lo) / (hi - lo);
+      cut = 1 - cfg_.beta * (q - lo) / (hi - lo);
+  }
+  if (cut < 1 && may_cut) {
+    r *= cut;
+    delay_cut_ = true;
+    delay_cut_ps_ = now;
   }
   prev_q_ps_ = q;
   rate_ = std::clamp(r, floor_bps(), line);

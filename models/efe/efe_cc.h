@@ -80,8 +80,8 @@ class CongestionControl {
   uint64_t min_rtt_ps_ = UINT64_MAX;
   double prev_q_ps_ = 0;
   bool slow_start_;
-  uint64_t ece_cut_ps_ = 0, loss_cut_ps_ = 0;
-  bool ece_cut_ = false, loss_cut_ = false;
+  uint64_t ece_cut_ps_ = 0, loss_cut_ps_ = 0, delay_cut_ps_ = 0;
+  bool ece_cut_ = false, loss_cut_ = false, delay_cut_ = false;
   uint64_t ai_at_ps_ = 0;
   // dcqcn
   double target_, alpha_ = 1;

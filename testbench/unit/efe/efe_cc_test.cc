@@ -54,16 +54,22 @@ TEST(CongestionControl, TheEfeWindowIsTheRateTimesTheLowestRttAndItsSlack) {
   cc.on_rtt(120 * kUs, 110 * kUs);
   EXPECT_DOUBLE_EQ(cc.rate(120 * kUs), 7.5e9);
   EXPECT_EQ(cc.window(), 56250u);
+  // A delay cut waits a round trip (the sample's RTT) after the last: the queue it drains shows
+  // in the samples of that round trip.
+  cc.on_rtt(200 * kUs, 110 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(200 * kUs), 7.5e9);
+  cc.on_rtt(230 * kUs, 110 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(230 * kUs), 5.625e9);
   // ECE: half, once per round trip.
-  cc.on_ece(130 * kUs, 20 * kUs);
-  EXPECT_DOUBLE_EQ(cc.rate(130 * kUs), 3.75e9);
-  cc.on_ece(140 * kUs, 20 * kUs);
-  EXPECT_DOUBLE_EQ(cc.rate(140 * kUs), 3.75e9);
-  cc.on_ece(151 * kUs, 20 * kUs);
-  EXPECT_DOUBLE_EQ(cc.rate(151 * kUs), 1.875e9);
+  cc.on_ece(300 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(300 * kUs), 2.8125e9);
+  cc.on_ece(310 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(310 * kUs), 2.8125e9);
+  cc.on_ece(321 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(321 * kUs), 1.40625e9);
   // Never below cc_min_fraction of line rate, nor a window below two frames.
-  for (int i = 0; i < 20; ++i) cc.on_ece((200 + 30 * uint64_t(i)) * kUs, 20 * kUs);
-  EXPECT_DOUBLE_EQ(cc.rate(900 * kUs), 1e8);
+  for (int i = 0; i < 20; ++i) cc.on_ece((400 + 30 * uint64_t(i)) * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(1100 * kUs), 1e8);
   EXPECT_EQ(cc.window(), 2960u);
 }
 
