@@ -320,6 +320,10 @@ bool Efe::send_control(Peer& p) {
   h.seq = p.tx.highest_sent();
   // The echo: the last DATA frame's TS plus the time it has waited here since.
   h.ts = p.ts_echo + uint32_t((now_ps() - p.ts_rx_ps) / 1000);
+  if (cfg_.cc_delay == "one_way") {
+    h.qd = true;  // the echoed frame's forward queueing
+    h.dst_qpn = std::min<uint32_t>(p.fwd_q_ns, 0xFFFFFF);
+  }
   if (p.rnr_owed) {
     h.type = Type::kRnr;
     h.ack = p.rnr_seq;
@@ -430,6 +434,12 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       ++*p.rx_frames;
       *p.rx_bytes += h.length;
       p.ts_echo = h.ts;
+      {
+        const uint32_t owd = ts_now() - h.ts;
+        if (!p.owd_seen || int32_t(owd - p.owd_min) < 0) p.owd_min = owd;
+        p.owd_seen = true;
+        p.fwd_q_ns = owd - p.owd_min;
+      }
       p.ts_rx_ps = now;
       if (h.ce) {
         ++*p.ce_rx;
@@ -469,14 +479,16 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
     }
     case Type::kAck:
       ++rx_acks_;
-      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000);
+      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1);
+      p.cc.on_echo(now, h.ece, p.srtt_ps);
       if (h.ece) cc_ece(p);
       tx_acked(p, h.ack);
       core_ack(p, h.ack, h.seq);
       break;
     case Type::kNack: {
       ++*p.nacks_rx;
-      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000);  // its echo is a sample too
+      // Its echo is a sample too.
+      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1);
       if (h.ece) cc_ece(p);
       // Selective: the missing ranges, 8 bytes each (first SEQ, end SEQ).
       std::vector<EfeTx::Range> ranges;
@@ -632,7 +644,7 @@ void Efe::core_ack(Peer& p, uint32_t ack, uint32_t needs) {
   }
 }
 
-void Efe::cc_rtt(Peer& p, uint64_t rtt_ps) {
+void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps) {
   p.rtt->sample(double(rtt_ps) / 1000);
   p.probe_out = false;
   // RFC 6298's SRTT and RTTVAR from each sample (the RTO's, and ECE's once per round trip).
@@ -651,7 +663,7 @@ void Efe::cc_rtt(Peer& p, uint64_t rtt_ps) {
     if (p.tx.rto() != old) update_timer(p);
   }
   const double old = p.cc.rate(now_ps());
-  p.cc.on_rtt(now_ps(), rtt_ps);
+  p.cc.on_rtt(now_ps(), rtt_ps, fwd_q_ps);
   cc_rerate(p, old);
 }
 
@@ -694,6 +706,8 @@ CcConfig Efe::cc_config() const {
   c.low_ps = uint64_t(cfg_.cc_low_ns) * 1000;
   c.high_ps = uint64_t(cfg_.cc_high_ns) * 1000;
   c.window_ps = uint64_t(cfg_.cc_window_ns) * 1000;
+  c.one_way = cfg_.cc_delay == "one_way";
+  c.ecn_dctcp = cfg_.cc_ecn == "dctcp";
   c.ai_fraction = cfg_.cc_ai_fraction;
   c.beta = cfg_.cc_beta;
   c.ecn_beta = cfg_.cc_ecn_beta;

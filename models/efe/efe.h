@@ -168,9 +168,13 @@ class Efe : public sc_core::sc_module, public Transport {
     bool nack_owed = false, rnr_owed = false;
     uint64_t nack_ps = 0;  // the last NACK went then
     uint32_t rnr_seq = 0;
-    uint32_t rx_gen = 0;      // refusals so far (RxSegment::gen)
-    uint32_t ts_echo = 0;     // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
-    uint64_t ts_rx_ps = 0;    // ... and when it arrived (the echo adds the time held since)
+    uint32_t rx_gen = 0;    // refusals so far (RxSegment::gen)
+    uint32_t ts_echo = 0;   // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
+    uint64_t ts_rx_ps = 0;  // ... and when it arrived (the echo adds the time held since)
+    // The one-way delay (arrival - TS, ns mod 2^32) of DATA frames: the lowest seen, and the
+    // last frame's above it (its forward queueing, echoed in ACK, NACK and RNR).
+    uint32_t owd_min = 0, fwd_q_ns = 0;
+    bool owd_seen = false;
     bool ce_seen = false;     // a DATA frame marked CE arrived: the next ACK carries ECE
     bool echo_owed = false;   // a DATA frame with AR arrived: an ACK frame (the echo) is owed
     bool echo_ready = false;  // ... and a DATA frame carried the ACK value: the echo may go
@@ -242,7 +246,7 @@ class Efe : public sc_core::sc_module, public Transport {
   void fail(Peer& p, const char* why = nullptr);
   double line_bps() const { return 8e12 / double(port_.byte_ps()); }
   CcConfig cc_config() const;
-  void cc_rtt(Peer& p, uint64_t rtt_ps);
+  void cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps = -1);
   void cc_ece(Peer& p);
   // After a congestion control signal: a higher rate shortens the gap after the last DATA frame.
   void cc_rerate(Peer& p, double old_rate);

@@ -36,12 +36,12 @@ uint64_t CongestionControl::window() const {
   return std::max(uint64_t(line * ps / 8e12), uint64_t(2) * cfg_.frame_bytes);
 }
 
-void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps) {
+void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps) {
   if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
   if (cfg_.algo != CcAlgo::kEfe) return;
   const double line = cfg_.line_bps;
   min_rtt_ps_ = std::min(min_rtt_ps_, rtt_ps);
-  const double q = double(rtt_ps - min_rtt_ps_);
+  const double q = cfg_.one_way && fwd_q_ps >= 0 ? double(fwd_q_ps) : double(rtt_ps - min_rtt_ps_);
   const double lo = double(cfg_.low_ps), hi = double(cfg_.high_ps);
   // The additive step is per round trip: a sample adds the share of it the time since the
   // last sample covers (a fast channel's many samples add no more than a slow one's few).
@@ -100,7 +100,19 @@ void CongestionControl::on_ece(uint64_t now, double srtt_ps) {
   if (ece_cut_ && now < ece_cut_ps_ + uint64_t(srtt_ps)) return;
   ece_cut_ = true;
   ece_cut_ps_ = now;
-  rate_ = std::max(rate_ * (1 - cfg_.ecn_beta), floor_bps());
+  rate_ = std::max(rate_ * (1 - (cfg_.ecn_dctcp ? ecn_alpha_ / 2 : cfg_.ecn_beta)), floor_bps());
+}
+
+void CongestionControl::on_echo(uint64_t now, bool ece, double srtt_ps) {
+  if (cfg_.algo != CcAlgo::kEfe || !cfg_.ecn_dctcp) return;
+  if (!echoes_) echo_from_ps_ = now;
+  ++echoes_;
+  if (ece) ++marked_;
+  if (now >= echo_from_ps_ + uint64_t(srtt_ps)) {
+    // A round trip's echoes: the marked fraction joins the average.
+    ecn_alpha_ = (1 - cfg_.ecn_g) * ecn_alpha_ + cfg_.ecn_g * double(marked_) / double(echoes_);
+    echoes_ = marked_ = 0;
+  }
 }
 
 void CongestionControl::on_loss(uint64_t now, double srtt_ps) {

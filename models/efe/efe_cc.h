@@ -36,6 +36,11 @@ struct CcConfig {
   uint32_t frame_bytes = 1500;  // a full DATA frame's payload (the window's floor is two)
   // efe
   uint64_t low_ps = 5'000'000, high_ps = 50'000'000, window_ps = 50'000'000;
+  bool one_way = false;  // the delay signal: the forward path's queueing (else the RTT's)
+  // ECE cuts by ecn_alpha / 2, ecn_alpha the average fraction of ACKs echoing CE per round trip
+  // (DCTCP's, gain ecn_g), not by ecn_beta.
+  bool ecn_dctcp = false;
+  double ecn_g = 1.0 / 16;
   double ai_fraction = 0.01, beta = 0.5, ecn_beta = 0.5, loss_beta = 0;
   double min_fraction = 0.01, start_fraction = 1;
   // dcqcn (the published values; the rate steps are fractions of line rate: 40 Mb/s and 400 Mb/s
@@ -57,9 +62,13 @@ class CongestionControl {
   uint64_t window() const;
   // Below line rate the engine asks for an ACK once per round trip (RTT samples, slow start).
   bool probing() const { return cfg_.algo != CcAlgo::kOff && rate_ < cfg_.line_bps; }
-  // An RTT sample; srtt_ps: the smoothed RTT after it (ECE and loss cut once per round trip).
-  void on_rtt(uint64_t now, uint64_t rtt_ps);
+  // An RTT sample, and the forward queueing delay the receiver measured for the same frame (its
+  // one-way delay above the lowest it saw; negative: not known): the efe algorithm's queueing
+  // delay is that when known and config().one_way, else the RTT above the lowest RTT seen.
+  void on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps = -1);
   void on_ece(uint64_t now, double srtt_ps);
+  // Every ACK or NACK, with its ECE or not (efe with ecn_dctcp: the marked fraction's average).
+  void on_echo(uint64_t now, bool ece, double srtt_ps);
   void on_loss(uint64_t now, double srtt_ps);
   void on_timeout(uint64_t now);
   void on_sent(uint64_t now, uint64_t bytes);
@@ -83,6 +92,8 @@ class CongestionControl {
   uint64_t ece_cut_ps_ = 0, loss_cut_ps_ = 0, delay_cut_ps_ = 0;
   bool ece_cut_ = false, loss_cut_ = false, delay_cut_ = false;
   uint64_t ai_at_ps_ = 0;
+  double ecn_alpha_ = 1;
+  uint64_t echo_from_ps_ = 0, echoes_ = 0, marked_ = 0;
   // dcqcn
   double target_, alpha_ = 1;
   uint64_t alpha_at_ps_ = 0, timer_at_ps_ = 0, cnp_ps_ = 0;

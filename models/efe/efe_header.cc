@@ -27,7 +27,7 @@ const char* to_string(ParseError e) {
 void encode(const Header& h, uint8_t* p) {
   p[0] = uint8_t(kVersion << 4 | uint8_t(h.type));
   p[1] = uint8_t((h.ar ? 0x80 : 0) | (h.ce ? 0x40 : 0) | (h.ece ? 0x20 : 0) | (h.rtx ? 0x10 : 0) |
-                 (h.rq ? 0x08 : 0) | (h.sy ? 0x04 : 0));
+                 (h.rq ? 0x08 : 0) | (h.sy ? 0x04 : 0) | (h.qd ? 0x02 : 0));
   put_be16(p + 2, h.length);
   put_be32(p + 4, h.seq);
   put_be32(p + 8, h.ack);
@@ -40,7 +40,8 @@ ParseError decode(const uint8_t* p, size_t avail, Header* h) {
   if (avail < kHeaderBytes) return ParseError::kShort;
   if ((p[0] >> 4) != kVersion) return ParseError::kVersion;
   if ((p[0] & 0xF) > uint8_t(Type::kRnr)) return ParseError::kType;
-  if ((p[1] & 0x03) || p[15]) return ParseError::kReserved;
+  if ((p[1] & 0x01) || p[15]) return ParseError::kReserved;
+  if ((p[1] & 0x02) && Type(p[0] & 0xF) == Type::kData) return ParseError::kReserved;
   h->type = Type(p[0] & 0xF);
   h->ar = p[1] & 0x80;
   h->ce = p[1] & 0x40;
@@ -48,6 +49,7 @@ ParseError decode(const uint8_t* p, size_t avail, Header* h) {
   h->rtx = p[1] & 0x10;
   h->rq = p[1] & 0x08;
   h->sy = p[1] & 0x04;
+  h->qd = p[1] & 0x02;
   h->length = get_be16(p + 2);
   h->seq = get_be32(p + 4);
   h->ack = get_be32(p + 8);

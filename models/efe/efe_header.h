@@ -12,13 +12,18 @@
 //                not there; docs/errors.md)
 //   1      2     SY  resynchronise: this DATA frame's SEQ starts the channel afresh (the
 //                sender's channel failed and was re-established; docs/efe.md)
-//   1      1-0   reserved, 0
+//   1      1     QD  (ACK/NACK/RNR) bytes 12-14 carry the forward queueing delay of the DATA
+//                frame whose TS this echoes: its one-way delay above the lowest the receiver
+//                saw on the channel, in ns, saturating at 2^24 - 1 (efe.cc_delay one_way;
+//                docs/decisions.md). 0 in DATA.
+//   1      0     reserved, 0
 //   2-3          payload length after this header (excludes padding and FCS)
 //   4-7          SEQ: DATA, this frame's sequence number; ACK/NACK/RNR, one past the highest
 //                SEQ the sender has sent (every DATA frame it sent before this one is below)
 //   8-11         ACK: cumulative, the next SEQ the peer's core has not yet validated; NACK,
 //                the first missing SEQ; RNR, the first SEQ the receiver could not take
-//   12-14        destination QPN (24 bits); 0 in ACK/NACK
+//   12-14        destination QPN (24 bits); in ACK/NACK/RNR with QD the forward queueing
+//                delay, else 0
 //   15           reserved, 0
 //   16-19        TS: DATA, sender's clock in ns mod 2^32; ACK/NACK, TS of the DATA that
 //                triggered it
@@ -39,7 +44,7 @@ enum class Type : uint8_t { kData = 0, kAck = 1, kNack = 2, kRnr = 3 };
 
 struct Header {
   Type type = Type::kData;
-  bool ar = false, ce = false, ece = false, rtx = false, rq = false, sy = false;
+  bool ar = false, ce = false, ece = false, rtx = false, rq = false, sy = false, qd = false;
   uint16_t length = 0;
   uint32_t seq = 0;
   uint32_t ack = 0;

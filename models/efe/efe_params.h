@@ -35,6 +35,8 @@ struct EfeConfig {
   double cc_min_fraction = 0.01;  // the rate never falls below this fraction of the line rate
   double cc_start_fraction = 1;   // a new channel's rate, of the line rate (< 1: slow start)
   int64_t cc_window_ns = 50000;   // the window: rate x (lowest RTT + this)
+  std::string cc_delay = "rtt";   // efe's delay signal: rtt | one_way
+  std::string cc_ecn = "beta";    // efe's ECE cut: beta (cc_ecn_beta) | dctcp
   double cc_loss_beta = 0;        // a NACK or a timeout cuts the rate by this fraction
   double dcqcn_g = 1.0 / 256;     // DCQCN: alpha's EWMA gain
   int64_t dcqcn_alpha_interval_ns = 55000;  // ... alpha decays after this without a notification
@@ -96,6 +98,16 @@ struct EfeConfig {
     p.r("cc_start_fraction", cc_start_fraction, "", 0.0001, 1,
         "a new channel's rate, as a fraction of the line rate; below 1 the rate doubles per RTT "
         "sample until the first sign of congestion (slow start)");
+    p.s("cc_delay", cc_delay, {"rtt", "one_way"},
+        "efe: the queueing delay the rate follows: rtt, the round trip's above the lowest RTT "
+        "seen (queues on the way back count too); one_way, the forward path's: this card's "
+        "ACKs carry the one-way delay of the DATA frame they echo above the lowest it saw (the "
+        "header's QD bit), and its channels follow what their peers' ACKs carry (the RTT's "
+        "where a peer sends none)");
+    p.s("cc_ecn", cc_ecn, {"beta", "dctcp"},
+        "efe: the cut an ECE makes (once per round trip): beta, cc_ecn_beta of the rate; dctcp, "
+        "alpha / 2, alpha the moving average (gain 1/16, per round trip) of the fraction of "
+        "ACKs echoing CE, as DCTCP cuts its window");
     p.i("cc_window_ns", cc_window_ns, "ns", 1000, 1000000000,
         "efe: a channel's window (bytes on the wire unacknowledged) is its rate x (the lowest RTT "
         "seen + this); before the first RTT sample, line rate x this; never below two frames");

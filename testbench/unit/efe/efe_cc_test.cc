@@ -73,6 +73,50 @@ TEST(CongestionControl, TheEfeWindowIsTheRateTimesTheLowestRttAndItsSlack) {
   EXPECT_EQ(cc.window(), 2960u);
 }
 
+// With one_way the queueing delay is the forward path's, as the receiver measured it: an RTT
+// inflated by the way back (100 us above the lowest) moves nothing when the forward queueing is
+// 2 us; with rtt it cuts.
+TEST(CongestionControl, OneWayDelayLeavesTheWayBackOut) {
+  CcConfig c = config(CcAlgo::kEfe);
+  c.one_way = true;
+  CongestionControl one_way(c);
+  one_way.on_rtt(10 * kUs, 10 * kUs, 0);
+  one_way.on_rtt(20 * kUs, 110 * kUs, 2 * int64_t(kUs));
+  EXPECT_EQ(one_way.rate(20 * kUs), 10e9);
+  one_way.on_rtt(200 * kUs, 110 * kUs, 100 * int64_t(kUs));
+  EXPECT_DOUBLE_EQ(one_way.rate(200 * kUs), 7.5e9);
+  // No forward figure (the peer sends none): the RTT's.
+  CongestionControl unknown(c);
+  unknown.on_rtt(10 * kUs, 10 * kUs);
+  unknown.on_rtt(20 * kUs, 110 * kUs);
+  EXPECT_DOUBLE_EQ(unknown.rate(20 * kUs), 7.5e9);
+  c.one_way = false;
+  CongestionControl rtt(c);
+  rtt.on_rtt(10 * kUs, 10 * kUs, 0);
+  rtt.on_rtt(20 * kUs, 110 * kUs, 2 * int64_t(kUs));
+  EXPECT_DOUBLE_EQ(rtt.rate(20 * kUs), 7.5e9);
+}
+
+// With ecn_dctcp an ECE cuts by alpha / 2, alpha the per-round-trip average (gain 1/16) of the
+// fraction of echoes marked: 1 at first (a halving), then lower while few ACKs are marked.
+TEST(CongestionControl, ADctcpEceCutFollowsTheMarkedFraction) {
+  CcConfig c = config(CcAlgo::kEfe);
+  c.ecn_dctcp = true;
+  CongestionControl cc(c);
+  cc.on_ece(10 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(10 * kUs), 5e9);
+  // A round trip (20 us) of echoes, one in four marked: alpha = 15/16 + 1/16 x 1/4.
+  for (uint64_t t = 40; t <= 60; t += 5) cc.on_echo(t * kUs, t == 45, 20 * kUs);
+  const double alpha = 15.0 / 16 + 1.0 / 16 * 0.2;  // 1 of the 5 echoes (40..60 us) marked
+  cc.on_ece(70 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(cc.rate(70 * kUs), 5e9 * (1 - alpha / 2));
+  // Without ecn_dctcp the cut is ecn_beta whatever the echoes were.
+  CongestionControl beta(config(CcAlgo::kEfe));
+  for (uint64_t t = 40; t <= 60; t += 5) beta.on_echo(t * kUs, false, 20 * kUs);
+  beta.on_ece(70 * kUs, 20 * kUs);
+  EXPECT_DOUBLE_EQ(beta.rate(70 * kUs), 5e9);
+}
+
 TEST(CongestionControl, TheEfeLossCutIsOffByDefaultAndOncePerRoundTripWhenSet) {
   CongestionControl cc(config(CcAlgo::kEfe));
   cc.on_loss(10 * kUs, 20 * kUs);

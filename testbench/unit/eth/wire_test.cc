@@ -86,7 +86,22 @@ TEST(Efe, HeaderBytes) {
   EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kVersion);
   frame[0] = 0x14;
   EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kType);
+  // QD is bit 1: an ACK's bytes 12-14 are then its forward queueing delay; in DATA it is
+  // reserved, as bit 0 is in every frame.
   frame[0] = 0x11;
+  h = efe::Header();
+  h.type = efe::Type::kAck;
+  h.qd = true;
+  h.dst_qpn = 30378;
+  h.length = 0x123;
+  efe::encode(h, frame.data());
+  EXPECT_EQ(frame[1], 0x02);
+  ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
+  EXPECT_TRUE(d.qd);
+  EXPECT_EQ(d.dst_qpn, 30378u);
+  frame[1] = 0x01;
+  EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
+  frame[0] = 0x10;
   for (uint8_t bit : {0x01, 0x02}) {
     frame[1] = bit;
     EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
