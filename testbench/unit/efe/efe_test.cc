@@ -516,6 +516,38 @@ TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
   EXPECT_EQ(nacks[0].second.ack, 1u);
 }
 
+// Selective: a gap still open efe.ack_delay_ns (10 us) after its last NACK is NACKed again when
+// a frame arrives (that NACK, or the resend it asked for, may have been lost); sooner, a frame
+// behind the gap draws nothing.
+TEST(EfeTiming, AGapStillOpenIsNackedAgain) {
+  Pair p(EfeConfig{});
+  auto data = [](uint32_t seq) {
+    Header h;
+    h.type = Type::kData;
+    h.seq = seq;
+    h.dst_qpn = 1;
+    const std::vector<uint8_t> payload(100, 0x5A);
+    return build_frame({kMacB, kMacA, eth::kEtherTypeEfe}, h, payload.data(), payload.size());
+  };
+  p.ma->send(data(0));
+  p.ma->send(data(2));  // a gap at 1: a NACK
+  sc_core::sc_start(5, sc_core::SC_US);
+  p.ma->send(data(3));  // 5 us on: nothing more
+  sc_core::sc_start(15, sc_core::SC_US);
+  p.ma->send(data(4));  // 20 us on: the gap is NACKed again
+  sc_core::sc_start(5, sc_core::SC_US);
+  p.ma->send(data(2));  // a duplicate, within 10 us of that NACK: a plain ACK
+  sc_core::sc_start();
+  const auto nacks = p.frames(Type::kNack, false);
+  ASSERT_EQ(nacks.size(), 2u);
+  EXPECT_EQ(nacks[0].second.ack, 1u);
+  EXPECT_EQ(nacks[1].second.ack, 1u);
+  EXPECT_EQ(nacks[1].second.length, 8u) << "one range: [1, 2)";
+  EXPECT_GE(nacks[1].first, nacks[0].first + 10'000'000);
+  EXPECT_LT(nacks[1].first, 21'000'000u);
+  EXPECT_EQ(p.counter("b", "rx_duplicates"), 1u);
+}
+
 TEST(EfeTiming, AnAckWaitsForTheDataFrameThePeerSentBeforeIt) {
   // B answers A's segment with a DATA frame of its own (a Terminate, say) that carries the ACK;
   // that frame is lost. A's resend draws a standalone ACK from B, which arrives before B's resend
