@@ -102,6 +102,17 @@ struct Pair {
 
 std::vector<uint8_t> seg(size_t n) { return std::vector<uint8_t>(n, 0x5A); }
 
+// A DATA frame from A to B (QPN 1) with SEQ seq and 100 bytes, as a hostile or a hand-made peer
+// would put it on the wire, past A's EFE.
+std::vector<uint8_t> raw_data(uint32_t seq) {
+  Header h;
+  h.type = Type::kData;
+  h.seq = seq;
+  h.dst_qpn = 1;
+  const std::vector<uint8_t> payload(100, 0x5A);
+  return build_frame({kMacB, kMacA, eth::kEtherTypeEfe}, h, payload.data(), payload.size());
+}
+
 TEST(EfeTiming, AnAckGoesEveryKValidatedFrames) {
   EfeConfig c;
   c.ack_every_frames = 4;
@@ -481,14 +492,7 @@ TEST(EfeTiming, ARefusedSegmentAndThoseAfterItComeAgainAfterAnRnr) {
 // others moves its counter, and the gap draws one NACK naming the first missing SEQ.
 TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
   Pair p(EfeConfig{});
-  auto data = [](uint32_t seq) {
-    Header h;
-    h.type = Type::kData;
-    h.seq = seq;
-    h.dst_qpn = 1;
-    const std::vector<uint8_t> payload(100, 0x5A);
-    return build_frame({kMacB, kMacA, eth::kEtherTypeEfe}, h, payload.data(), payload.size());
-  };
+  auto data = raw_data;
   p.ma->send(data(0));  // in order: delivered
   p.ma->send(data(0));  // again: a duplicate
   p.ma->send(data(5));  // a gap: dropped, NACK for 1
@@ -521,14 +525,7 @@ TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
 // behind the gap draws nothing.
 TEST(EfeTiming, AGapStillOpenIsNackedAgain) {
   Pair p(EfeConfig{});
-  auto data = [](uint32_t seq) {
-    Header h;
-    h.type = Type::kData;
-    h.seq = seq;
-    h.dst_qpn = 1;
-    const std::vector<uint8_t> payload(100, 0x5A);
-    return build_frame({kMacB, kMacA, eth::kEtherTypeEfe}, h, payload.data(), payload.size());
-  };
+  auto data = raw_data;
   p.ma->send(data(0));
   p.ma->send(data(2));  // a gap at 1: a NACK
   sc_core::sc_start(5, sc_core::SC_US);
