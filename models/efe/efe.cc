@@ -49,6 +49,7 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
       mac_(mac),
       cfg_(cfg),
       ch_cfg_(cfg.channel()),
+      send_qd_(cfg.cc_delay == "one_way"),
       clk_(ClockDomain::mhz(clk_mhz)),
       stats_(stats),
       // Resends, their timers and what answers them are no progress for the watchdog: a
@@ -320,7 +321,7 @@ bool Efe::send_control(Peer& p) {
   h.seq = p.tx.highest_sent();
   // The echo: the last DATA frame's TS plus the time it has waited here since.
   h.ts = p.ts_echo + uint32_t((now_ps() - p.ts_rx_ps) / 1000);
-  if (cfg_.cc_delay == "one_way") {
+  if (send_qd_) {
     h.qd = true;  // the echoed frame's forward queueing
     h.dst_qpn = std::min<uint32_t>(p.fwd_q_ns, 0xFFFFFF);
   }
@@ -706,7 +707,7 @@ CcConfig Efe::cc_config() const {
   c.low_ps = uint64_t(cfg_.cc_low_ns) * 1000;
   c.high_ps = uint64_t(cfg_.cc_high_ns) * 1000;
   c.window_ps = uint64_t(cfg_.cc_window_ns) * 1000;
-  c.one_way = cfg_.cc_delay == "one_way";
+  c.one_way = send_qd_;
   c.ecn_dctcp = cfg_.cc_ecn == "dctcp";
   c.ai_fraction = cfg_.cc_ai_fraction;
   c.beta = cfg_.cc_beta;

@@ -260,6 +260,7 @@ class Efe : public sc_core::sc_module, public Transport {
   eth::Mac mac_;
   EfeConfig cfg_;
   EfeChannelConfig ch_cfg_;
+  bool send_qd_;  // efe.cc_delay one_way: ACKs carry the forward queueing delay (QD)
   ClockDomain clk_;
   StatRegistry& stats_;
   std::set<eth::Mac> connected_;  // cards a QP here was connected to (open())
