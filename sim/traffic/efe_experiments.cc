@@ -571,11 +571,19 @@ int run_scale(ExperimentContext& ctx) {
            if (i == 0) {
              for (int j = 0; j < n; ++j) oob.get(key(3, 0, 0, 0));
              setup_wall = std::chrono::steady_clock::now();
-             PeerInfo go;  // the start, for hosts that another process simulates
-             go.addr = uint64_t(rnic_now_ns()) * 1000 + 1000000;
+             // The start, for hosts that another process simulates: far enough ahead that the
+             // last of the n messages telling it arrives before it (the management network's
+             // latency, and host 0's time to send each: a few hundred ns).
+             PeerInfo go;
+             go.addr = uint64_t(rnic_now_ns()) * 1000 +
+                       (2 * uint64_t(ctx.cfg.host.mgmt_latency_ns) + 1000 * uint64_t(n + 1)) * 1000;
              for (int j = 0; j < n; ++j) oob.put(key(4, 0, j, 0), go);
            }
            start = oob.get(key(4, 0, i, 0)).addr;
+           if (uint64_t(rnic_now_ns()) * 1000 > start)
+             throw std::runtime_error(
+                 fmt::format("scale: host {} learnt the start ({} ns) at {} ns, after it", i,
+                             start / 1000, rnic_now_ns()));
            rnic_spend_ns((start - uint64_t(rnic_now_ns()) * 1000) / 1000);
            // The flows into this host, and what each had delivered at the start.
            std::vector<std::pair<size_t, eth::Mac>> inflows;
