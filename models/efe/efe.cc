@@ -499,7 +499,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       p.tx.on_nack(h.ack, now, ranges, h.ts);
       {
         const double old = p.cc.rate(now);
-        p.cc.on_loss(now, p.srtt_ps ? p.srtt_ps : double(p.tx.rto()));
+        p.cc.on_loss(now, round_trip(p));
         cc_rerate(p, old);
       }
       if (p.tx.failed()) {
@@ -695,7 +695,7 @@ void Efe::schedule_wake(Peer* p) {
 void Efe::cc_ece(Peer& p) {
   ++*p.ece_rx;
   const double old = p.cc.rate(now_ps());
-  p.cc.on_ece(now_ps(), p.srtt_ps ? p.srtt_ps : double(p.tx.rto()));
+  p.cc.on_ece(now_ps(), round_trip(p));
   cc_rerate(p, old);
 }
 

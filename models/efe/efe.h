@@ -246,6 +246,9 @@ class Efe : public sc_core::sc_module, public Transport {
   void fail(Peer& p, const char* why = nullptr);
   double line_bps() const { return 8e12 / double(port_.byte_ps()); }
   CcConfig cc_config() const;
+  // The round trip congestion control paces its cuts by: the smoothed RTT, or before the first
+  // sample the RTO.
+  double round_trip(const Peer& p) const { return p.srtt_ps ? p.srtt_ps : double(p.tx.rto()); }
   void cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps = -1);
   void cc_ece(Peer& p);
   // After a congestion control signal: a higher rate shortens the gap after the last DATA frame.

@@ -118,16 +118,20 @@ void CongestionControl::on_echo(uint64_t now, bool ece, double srtt_ps) {
 void CongestionControl::on_loss(uint64_t now, double srtt_ps) {
   if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
   if (cfg_.algo != CcAlgo::kEfe) return;
-  slow_start_ = false;
-  if (loss_cut_ && now < loss_cut_ps_ + uint64_t(srtt_ps)) return;
-  loss_cut_ = true;
-  loss_cut_ps_ = now;
-  rate_ = std::max(rate_ * (1 - cfg_.loss_beta), floor_bps());
+  if (loss_cut_ && now < loss_cut_ps_ + uint64_t(srtt_ps)) {
+    slow_start_ = false;
+    return;
+  }
+  cut_for_loss(now);
 }
 
 void CongestionControl::on_timeout(uint64_t now) {
   if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
   if (cfg_.algo != CcAlgo::kEfe) return;
+  cut_for_loss(now);  // a timeout cuts whenever it fires
+}
+
+void CongestionControl::cut_for_loss(uint64_t now) {
   slow_start_ = false;
   loss_cut_ = true;
   loss_cut_ps_ = now;

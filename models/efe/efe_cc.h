@@ -79,6 +79,7 @@ class CongestionControl {
   double target_rate() const { return target_; }
 
  private:
+  void cut_for_loss(uint64_t now);
   void dcqcn_catch_up(uint64_t now);
   void dcqcn_increase();
   double floor_bps() const { return cfg_.min_fraction * cfg_.line_bps; }

@@ -110,6 +110,18 @@ inline int post_recv(ibv_qp* qp, ibv_sge* sge, uint64_t id) {
   return ibv_post_recv(qp, &r, &bad);
 }
 
+// Posts one signaled Send of `sge` (which must outlive the call only) with wr_id `id`.
+inline int post_send(ibv_qp* qp, ibv_sge* sge, uint64_t id) {
+  ibv_send_wr w{};
+  w.wr_id = id;
+  w.sg_list = sge;
+  w.num_sge = 1;
+  w.opcode = IBV_WR_SEND;
+  w.send_flags = IBV_SEND_SIGNALED;
+  ibv_send_wr* bad = nullptr;
+  return ibv_post_send(qp, &w, &bad);
+}
+
 inline ibv_send_wr rdma_write_wr(uint64_t id, ibv_sge* sge, int num_sge, uint64_t raddr,
                                  uint32_t rkey, bool signaled = true) {
   ibv_send_wr wr{};

@@ -493,14 +493,7 @@ TEST(EfeChannel, ALinkCutForGoodFailsBothSidesAndTheRunEnds) {
             oob.put(0, {});
             rnic_spend_ns(300'000 - uint64_t(rnic_now_ns()));
             ibv_sge s{b.addr(), 1024, b.mr->lkey};
-            ibv_send_wr w{};
-            w.wr_id = 50;
-            w.sg_list = &s;
-            w.num_sge = 1;
-            w.opcode = IBV_WR_SEND;
-            w.send_flags = IBV_SEND_SIGNALED;
-            ibv_send_wr* bad = nullptr;
-            ASSERT_EQ(ibv_post_send(b.qps[0], &w, &bad), 0);
+            ASSERT_EQ(testbench::post_send(b.qps[0], &s, 50), 0);
             b_wcs = testbench::wait_completions(b.cq, 2, 50'000'000);
             b_state = testbench::qp_state(b.qps[0]);
           }});
