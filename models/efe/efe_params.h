@@ -27,18 +27,18 @@ struct EfeConfig {
   // the TS echo measures (the queueing above the lowest RTT seen held between cc_low_ns and
   // cc_high_ns) cut by ECE and loss, and a window from it; dcqcn, DCQCN as published; off.
   std::string cc = "efe";
-  int64_t cc_low_ns = 5000;       // queueing below this: the rate grows
-  int64_t cc_high_ns = 50000;     // queueing above this: the rate falls in proportion
-  double cc_ai_fraction = 0.01;   // additive increase per ACK, of the line rate
-  double cc_beta = 0.5;           // multiplicative decrease factor
-  double cc_ecn_beta = 0.5;       // an ACK with ECE cuts the rate by this fraction
-  double cc_min_fraction = 0.01;  // the rate never falls below this fraction of the line rate
-  double cc_start_fraction = 1;   // a new channel's rate, of the line rate (< 1: slow start)
-  int64_t cc_window_ns = 50000;   // the window: rate x (lowest RTT + this)
-  std::string cc_delay = "rtt";   // efe's delay signal: rtt | one_way
-  std::string cc_ecn = "beta";    // efe's ECE cut: beta (cc_ecn_beta) | dctcp
-  double cc_loss_beta = 0;        // a NACK or a timeout cuts the rate by this fraction
-  double dcqcn_g = 1.0 / 256;     // DCQCN: alpha's EWMA gain
+  int64_t cc_low_ns = 5000;           // queueing below this: the rate grows
+  int64_t cc_high_ns = 50000;         // queueing above this: the rate falls in proportion
+  double cc_ai_fraction = 0.005;      // additive increase per round trip, of the line rate
+  double cc_beta = 0.5;               // multiplicative decrease factor
+  double cc_ecn_beta = 0.5;           // cc_ecn beta: an ACK with ECE cuts the rate so much
+  double cc_min_fraction = 0.01;      // the rate never falls below this fraction of the line rate
+  double cc_start_fraction = 0.0625;  // a new channel's rate, of the line rate (< 1: slow start)
+  int64_t cc_window_ns = 50000;       // the window: rate x (lowest RTT + this)
+  std::string cc_delay = "rtt";       // efe's delay signal: rtt | one_way
+  std::string cc_ecn = "dctcp";       // efe's ECE cut: beta (cc_ecn_beta) | dctcp
+  double cc_loss_beta = 0;            // a NACK or a timeout cuts the rate by this fraction
+  double dcqcn_g = 1.0 / 256;         // DCQCN: alpha's EWMA gain
   int64_t dcqcn_alpha_interval_ns = 55000;  // ... alpha decays after this without a notification
   int64_t dcqcn_timer_ns = 55000;           // ... the rate-increase timer
   int64_t dcqcn_byte_counter = 10000000;    // ... the rate-increase byte counter
@@ -89,10 +89,12 @@ struct EfeConfig {
     p.i("cc_high_ns", cc_high_ns, "ns", 1, 1000000000,
         "queueing delay above which a channel's rate falls in proportion to the excess");
     p.r("cc_ai_fraction", cc_ai_fraction, "", 0.0001, 1,
-        "additive increase per RTT sample, as a fraction of the line rate");
+        "additive increase per base round trip (the lowest RTT + cc_low_ns), as a fraction of "
+        "the line rate");
     p.r("cc_beta", cc_beta, "", 0, 1, "multiplicative decrease factor (TIMELY's beta)");
     p.r("cc_ecn_beta", cc_ecn_beta, "", 0, 1,
-        "fraction of its rate a channel gives up on an ACK echoing congestion (ECE)");
+        "with cc_ecn: beta, the fraction of its rate a channel gives up on an ACK echoing "
+        "congestion (ECE)");
     p.r("cc_min_fraction", cc_min_fraction, "", 0.0001, 1,
         "the lowest rate a channel falls to, as a fraction of the line rate");
     p.r("cc_start_fraction", cc_start_fraction, "", 0.0001, 1,

@@ -187,6 +187,25 @@ PeerInfo Oob::get(int64_t me) {
   return i;
 }
 
+bool warm_up(Endpoint& e, const PeerInfo& peer, uint32_t bytes) {
+  for (int i = 0; i < kWarmUpReads; ++i) {
+    ibv_sge s{e.addr(), bytes, e.mr->lkey};
+    ibv_send_wr w{};
+    w.sg_list = &s;
+    w.num_sge = 1;
+    w.opcode = IBV_WR_RDMA_READ;
+    w.send_flags = IBV_SEND_SIGNALED;
+    w.wr.rdma.remote_addr = peer.addr;
+    w.wr.rdma.rkey = peer.rkey;
+    ibv_send_wr* bad = nullptr;
+    if (ibv_post_send(e.qps[0], &w, &bad)) return false;
+    ibv_wc wc{};
+    while (ibv_poll_cq(e.cq, 1, &wc) == 0) rnic_wait_cq(e.cq, RNIC_WAIT_FOREVER);
+    if (wc.status != IBV_WC_SUCCESS) return false;
+  }
+  return true;
+}
+
 PeerInfo open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer) {
   e.open(c);
   oob.put(peer < 0 ? 1 - me : peer, e.info());

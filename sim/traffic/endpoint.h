@@ -111,4 +111,12 @@ void connect_qp(ibv_qp* qp, const PeerInfo& peer, size_t i, const EndpointConfig
 // peer's.
 PeerInfo open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer = -1);
 
+// Takes the channels between e's card and the peer's past their slow start (the EFE's, both
+// ways) before an experiment times anything: kWarmUpReads RDMA Reads of `bytes` from the peer's
+// buffer into e's, one at a time on e's first QP. Each Read Request asks for an ACK at once and
+// each response is a round trip of data, so each doubles both channels' rates. False if one
+// fails. The peer's buffer is only read.
+constexpr int kWarmUpReads = 8;
+bool warm_up(Endpoint& e, const PeerInfo& peer, uint32_t bytes);
+
 }  // namespace rnic::traffic

@@ -119,7 +119,8 @@ int run_storage(ExperimentContext& ctx) {
   } done;
   cl.run({[&] {
             const host::KernelThread kernel;
-            open_connected(a, 0, ec, oob);
+            // The channels' start is not the strategies' (the target's buffer is only read).
+            if (!warm_up(a, open_connected(a, 0, ec, oob), uint32_t(ec.buf_bytes))) ++bad;
             // The initiator's buffers, per slot: kernel memory, and for the preregistered
             // strategy one MR each, made once.
             std::vector<std::vector<uint64_t>> bufs(deepest);

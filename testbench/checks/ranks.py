@@ -25,7 +25,6 @@ SCENARIO = write_file(base, "scale4.yaml", """name: scale4
 preset: rnic-10g
 set:
   switch.ecn_bytes: 32768
-  efe.cc_start_fraction: 0.0625
 experiment:
   kind: scale
   hosts: 4

@@ -342,6 +342,7 @@ TEST_F(CoreTiming, CommandsCompleteTheirHandlerCyclesAfterTheProducerWrite) {
 // frame's wire time so that segments queue).
 TEST_F(CoreTiming, DoorbellSqIssueAndRxSpacing) {
   cfg.core.rx_parse_cycles = 500;  // 2 µs > 1230 ns per full frame at 10 Gb/s
+  cfg.efe.cc_start_fraction = 1;   // frames at line rate from the first (no slow start)
   Probed sys(cfg);
   auto& [stats, cl, pr, ep] = sys;
   constexpr int kWrs = 3;

@@ -102,6 +102,14 @@ struct Pair {
 
 std::vector<uint8_t> seg(size_t n) { return std::vector<uint8_t>(n, 0x5A); }
 
+// The ACK and wire-time rules below are pinned on a channel that starts at line rate: a slow
+// start (the default) paces the first frames and asks for an ACK at once (AR) to learn the RTT.
+EfeConfig line_start() {
+  EfeConfig c;
+  c.cc_start_fraction = 1;
+  return c;
+}
+
 // A DATA frame from A to B (QPN 1) with SEQ seq and 100 bytes, as a hostile or a hand-made peer
 // would put it on the wire, past A's EFE.
 std::vector<uint8_t> raw_data(uint32_t seq) {
@@ -114,7 +122,7 @@ std::vector<uint8_t> raw_data(uint32_t seq) {
 }
 
 TEST(EfeTiming, AnAckGoesEveryKValidatedFrames) {
-  EfeConfig c;
+  EfeConfig c = line_start();
   c.ack_every_frames = 4;
   c.ack_delay_ns = 1'000'000;  // never, in this test
   Pair p(c);
@@ -134,7 +142,7 @@ TEST(EfeTiming, AnAckGoesEveryKValidatedFrames) {
 // the first kTxCycles + its wire time + kRxCycles after it was handed over; the channel acks
 // itself as any peer.
 TEST(EfeTiming, ALoopedFrameTakesItsWireTime) {
-  Pair p(EfeConfig{});
+  Pair p(line_start());
   const uint64_t wire_bytes =
       std::max<size_t>(eth::kHeaderBytes + kHeaderBytes + 100, 60) + 8 + 4 + 12;
   const uint64_t wire_ps = wire_bytes * p.ma->byte_ps();
@@ -160,7 +168,7 @@ TEST(EfeTiming, ALoopedFrameTakesItsWireTime) {
 }
 
 TEST(EfeTiming, AnAckGoesAckDelayAfterTheFirstFrameOwed) {
-  EfeConfig c;
+  EfeConfig c = line_start();
   c.ack_every_frames = 100;
   c.ack_delay_ns = 5000;
   Pair p(c);
@@ -401,7 +409,7 @@ TEST(EfeTiming, TheFramesKeptAfterAGapAreBoundedByTheReceiveBuffer) {
 TEST(EfeTiming, AGoBackNNackResendsEverythingAfterTheGap) { one_frame_lost(false, 13, 5); }
 
 TEST(EfeTiming, AFullReceiveBufferAnswersRnrAndSpendsNoRetries) {
-  EfeConfig c;
+  EfeConfig c = line_start();
   c.rx_buffer_bytes = 3000;
   c.rnr_delay_ns = 10000;
   c.retry_budget_ns = 1;
@@ -580,7 +588,7 @@ TEST(EfeTiming, AnAckWaitsForTheDataFrameThePeerSentBeforeIt) {
 // no ACK frame goes (chosen at the first delta, the DATA frame would leave with the old ACK and
 // a standalone ACK behind it).
 TEST(EfeTiming, AValidationAtTheTimeADataFrameLeavesRidesOnIt) {
-  EfeConfig c;
+  EfeConfig c = line_start();
   c.ack_every_frames = 1;
   Pair p(c);
   p.hold_b = true;
