@@ -3,7 +3,9 @@
 on each preset, measured with callgrind as the total of -n 60 minus that of -n 10 over the
 frames between them, must not exceed the budget committed in perf_budget.json. Instruction
 counts do not depend on the machine's load, so this can fail only when the code does more per
-frame. Writes OUT/perfbudget/report.json with every figure."""
+frame; the spin guard (sim.spin_guard_s), a second thread that wakes every 100 ms of wall time,
+is off here, as its wakes grow with the load (with it on, a loaded machine added about 60
+instructions a frame at 100 Gb/s). Writes OUT/perfbudget/report.json with every figure."""
 import json
 import os
 import re
@@ -30,7 +32,8 @@ def measure(preset, n):
     o = os.path.join(work, f"{preset}_{n}")
     p = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={o}.callgrind",
                         binary, "perf", "write_bw", "-s", "65536", "-n", str(n), "--preset", preset,
-                        "--quiet", "--out", o], capture_output=True, text=True)
+                        "--set", "sim.spin_guard_s=0", "--quiet", "--out", o],
+                       capture_output=True, text=True)
     m = re.search(r"Collected : (\d+)", p.stderr)
     if not check(p.returncode == 0 and m, f"{preset} -n {n}: exit {p.returncode}: {p.stderr[-400:]}"):
         return None, None
