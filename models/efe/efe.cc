@@ -707,6 +707,7 @@ CcConfig Efe::cc_config() const {
   c.low_ps = uint64_t(cfg_.cc_low_ns) * 1000;
   c.high_ps = uint64_t(cfg_.cc_high_ns) * 1000;
   c.window_ps = uint64_t(cfg_.cc_window_ns) * 1000;
+  c.ai_period_ps = uint64_t(cfg_.cc_ai_period_ns) * 1000;
   c.one_way = send_qd_;
   c.ecn_dctcp = cfg_.cc_ecn == "dctcp";
   c.ai_fraction = cfg_.cc_ai_fraction;

@@ -43,9 +43,10 @@ void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps) 
   min_rtt_ps_ = std::min(min_rtt_ps_, rtt_ps);
   const double q = cfg_.one_way && fwd_q_ps >= 0 ? double(fwd_q_ps) : double(rtt_ps - min_rtt_ps_);
   const double lo = double(cfg_.low_ps), hi = double(cfg_.high_ps);
-  // The additive step is per round trip: a sample adds the share of it the time since the
-  // last sample covers (a fast channel's many samples add no more than a slow one's few).
-  const double round = double(min_rtt_ps_) + lo;
+  // The additive step is per round trip, or per ai_period when that is longer: a sample adds
+  // the share of it the time since the last sample covers (a fast channel's many samples add no
+  // more than a slow one's few, and channels of round trips below the period add alike).
+  const double round = std::max(double(min_rtt_ps_) + lo, double(cfg_.ai_period_ps));
   const double since = ai_at_ps_ ? double(now - ai_at_ps_) : round;
   ai_at_ps_ = now;
   const double ai = cfg_.ai_fraction * line * std::min(1.0, since / round);

@@ -36,6 +36,8 @@ struct CcConfig {
   uint32_t frame_bytes = 1500;  // a full DATA frame's payload (the window's floor is two)
   // efe
   uint64_t low_ps = 5'000'000, high_ps = 50'000'000, window_ps = 50'000'000;
+  // The additive step is ai_fraction of line rate per max(lowest RTT + low_ps, ai_period_ps).
+  uint64_t ai_period_ps = 0;
   bool one_way = false;  // the delay signal: the forward path's queueing (else the RTT's)
   // ECE cuts by ecn_alpha / 2, ecn_alpha the average fraction of ACKs echoing CE per round trip
   // (DCTCP's, gain ecn_g), not by ecn_beta.

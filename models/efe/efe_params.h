@@ -35,6 +35,7 @@ struct EfeConfig {
   double cc_min_fraction = 0.01;      // the rate never falls below this fraction of the line rate
   double cc_start_fraction = 0.0625;  // a new channel's rate, of the line rate (< 1: slow start)
   int64_t cc_window_ns = 50000;       // the window: rate x (lowest RTT + this)
+  int64_t cc_ai_period_ns = 15000;    // the additive step is per round trip, or per this if longer
   std::string cc_delay = "rtt";       // efe's delay signal: rtt | one_way
   std::string cc_ecn = "dctcp";       // efe's ECE cut: beta (cc_ecn_beta) | dctcp
   double cc_loss_beta = 0;            // a NACK or a timeout cuts the rate by this fraction
@@ -113,6 +114,10 @@ struct EfeConfig {
     p.i("cc_window_ns", cc_window_ns, "ns", 1000, 1000000000,
         "efe: a channel's window (bytes on the wire unacknowledged) is its rate x (the lowest RTT "
         "seen + this); before the first RTT sample, line rate x this; never below two frames");
+    p.i("cc_ai_period_ns", cc_ai_period_ns, "ns", 0, 1000000000,
+        "efe: the additive step (cc_ai_fraction) is per base round trip (the lowest RTT + "
+        "cc_low_ns) or per this, whichever is longer: channels whose round trips are shorter "
+        "add alike per us, which evens out the shares of channels with different RTTs");
     p.r("cc_loss_beta", cc_loss_beta, "", 0, 1,
         "efe: fraction of its rate a channel gives up on a NACK (once per round trip) or a "
         "timeout");

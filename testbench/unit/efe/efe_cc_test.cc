@@ -73,6 +73,28 @@ TEST(CongestionControl, TheEfeWindowIsTheRateTimesTheLowestRttAndItsSlack) {
   EXPECT_EQ(cc.window(), 2960u);
 }
 
+// The additive step (1% of line rate here) is per base round trip (the lowest RTT + cc_low, 5
+// us) or per ai_period, whichever is longer. Two channels of 2 and 5 us round trips (bases 7 and
+// 10 us), out of slow start at 5 Gb/s, then sampled each round trip for 150 us with no queue:
+// with a 15 us period both add ten steps; per round trip alone (period 0) the shorter one adds
+// 150 / 7 steps and the other 15.
+TEST(CongestionControl, ChannelsOfRoundTripsBelowTheAiPeriodGrowAlike) {
+  auto grown = [](uint64_t period_ps, uint64_t rtt_ps) {
+    CcConfig c = config(CcAlgo::kEfe);
+    c.ai_period_ps = period_ps;
+    CongestionControl cc(c);
+    cc.on_rtt(10 * kUs, rtt_ps);           // the lowest RTT; line rate
+    cc.on_ece(10 * kUs, double(rtt_ps));  // half, and slow start is over
+    EXPECT_DOUBLE_EQ(cc.rate(10 * kUs), 5e9);
+    for (uint64_t t = 10 * kUs + rtt_ps; t <= 160 * kUs; t += rtt_ps) cc.on_rtt(t, rtt_ps);
+    return cc.rate(160 * kUs) - 5e9;
+  };
+  EXPECT_NEAR(grown(15 * kUs, 2 * kUs), 1e9, 1e3);
+  EXPECT_NEAR(grown(15 * kUs, 5 * kUs), 1e9, 1e3);
+  EXPECT_NEAR(grown(0, 2 * kUs), 1e8 * 150 / 7, 1e3);
+  EXPECT_NEAR(grown(0, 5 * kUs), 1.5e9, 1e3);
+}
+
 // With one_way the queueing delay is the forward path's, as the receiver measured it: an RTT
 // inflated by the way back (100 us above the lowest) moves nothing when the forward queueing is
 // 2 us; with rtt it cuts.
