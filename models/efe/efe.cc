@@ -480,7 +480,8 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
     }
     case Type::kAck:
       ++rx_acks_;
-      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1);
+      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1,
+             h.ts);
       p.cc.on_echo(now, h.ece, p.srtt_ps);
       if (h.ece) cc_ece(p);
       tx_acked(p, h.ack);
@@ -489,7 +490,8 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
     case Type::kNack: {
       ++*p.nacks_rx;
       // Its echo is a sample too.
-      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1);
+      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1,
+             h.ts);
       if (h.ece) cc_ece(p);
       // Selective: the missing ranges, 8 bytes each (first SEQ, end SEQ).
       std::vector<EfeTx::Range> ranges;
@@ -645,7 +647,7 @@ void Efe::core_ack(Peer& p, uint32_t ack, uint32_t needs) {
   }
 }
 
-void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps) {
+void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo) {
   p.rtt->sample(double(rtt_ps) / 1000);
   p.probe_out = false;
   // RFC 6298's SRTT and RTTVAR from each sample (the RTO's, and ECE's once per round trip).
@@ -664,7 +666,7 @@ void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps) {
     if (p.tx.rto() != old) update_timer(p);
   }
   const double old = p.cc.rate(now_ps());
-  p.cc.on_rtt(now_ps(), rtt_ps, fwd_q_ps);
+  p.cc.on_rtt(now_ps(), rtt_ps, fwd_q_ps, p.tx.echoed_bytes(echo));
   cc_rerate(p, old);
 }
 

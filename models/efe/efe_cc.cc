@@ -36,12 +36,18 @@ uint64_t CongestionControl::window() const {
   return std::max(uint64_t(line * ps / 8e12), uint64_t(2) * cfg_.frame_bytes);
 }
 
-void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps) {
+void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps,
+                               size_t echoed_bytes) {
   if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
   if (cfg_.algo != CcAlgo::kEfe) return;
   const double line = cfg_.line_bps;
   min_rtt_ps_ = std::min(min_rtt_ps_, rtt_ps);
-  const double q = cfg_.one_way && fwd_q_ps >= 0 ? double(fwd_q_ps) : double(rtt_ps - min_rtt_ps_);
+  uint64_t base = min_rtt_ps_;
+  if (2 * echoed_bytes >= cfg_.frame_bytes) {
+    min_rtt_full_ps_ = std::min(min_rtt_full_ps_, rtt_ps);
+    base = min_rtt_full_ps_;
+  }
+  const double q = cfg_.one_way && fwd_q_ps >= 0 ? double(fwd_q_ps) : double(rtt_ps - base);
   const double lo = double(cfg_.low_ps), hi = double(cfg_.high_ps);
   // The additive step is per round trip, or per ai_period when that is longer: a sample adds
   // the share of it the time since the last sample covers (a fast channel's many samples add no

@@ -67,7 +67,10 @@ class CongestionControl {
   // An RTT sample, and the forward queueing delay the receiver measured for the same frame (its
   // one-way delay above the lowest it saw; negative: not known): the efe algorithm's queueing
   // delay is that when known and config().one_way, else the RTT above the lowest RTT seen.
-  void on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps = -1);
+  // echoed_bytes: the payload of the DATA frame the sample answers (0: not known). The queueing
+  // of a full frame (at least half of frame_bytes) is its RTT above the lowest RTT of full
+  // frames: a store-and-forward hop adds a full frame's time, not queueing, to its RTT.
+  void on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps = -1, size_t echoed_bytes = 0);
   void on_ece(uint64_t now, double srtt_ps);
   // Every ACK or NACK, with its ECE or not (efe with ecn_dctcp: the marked fraction's average).
   void on_echo(uint64_t now, bool ece, double srtt_ps);
@@ -96,6 +99,7 @@ class CongestionControl {
   bool ece_cut_ = false, loss_cut_ = false, delay_cut_ = false;
   uint64_t ai_at_ps_ = 0;
   double ecn_alpha_ = 1;
+  uint64_t min_rtt_full_ps_ = UINT64_MAX;  // the lowest RTT of full frames
   uint64_t echo_from_ps_ = 0, echoes_ = 0, marked_ = 0;
   // dcqcn
   double target_, alpha_ = 1;

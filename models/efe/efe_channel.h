@@ -151,6 +151,13 @@ class EfeTx {
   // Payload on the wire: sent, not acknowledged, not marked lost, not held by the receiver (what
   // congestion control's window bounds). flight_bytes_recounted(): the same by a scan (tests).
   uint64_t flight_bytes() const { return flight_; }
+  // The payload of the frame an echo (its TS plus the time the peer held it) most likely
+  // answers: from the newest, the first sent frame sent at or before it; 0 when none is.
+  size_t echoed_bytes(uint32_t echo) const {
+    for (size_t i = size_t(highest_sent_ - base_); i-- > 0;)
+      if (int32_t(frames_[i].sent_ts - echo) <= 0) return frames_[i].payload.size();
+    return 0;
+  }
   uint64_t flight_bytes_recounted() const;
   uint64_t retransmissions() const { return retransmissions_; }
   uint64_t timeouts() const { return timeouts_; }

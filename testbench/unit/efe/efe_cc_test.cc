@@ -83,7 +83,7 @@ TEST(CongestionControl, ChannelsOfRoundTripsBelowTheAiPeriodGrowAlike) {
     CcConfig c = config(CcAlgo::kEfe);
     c.ai_period_ps = period_ps;
     CongestionControl cc(c);
-    cc.on_rtt(10 * kUs, rtt_ps);           // the lowest RTT; line rate
+    cc.on_rtt(10 * kUs, rtt_ps);          // the lowest RTT; line rate
     cc.on_ece(10 * kUs, double(rtt_ps));  // half, and slow start is over
     EXPECT_DOUBLE_EQ(cc.rate(10 * kUs), 5e9);
     for (uint64_t t = 10 * kUs + rtt_ps; t <= 160 * kUs; t += rtt_ps) cc.on_rtt(t, rtt_ps);
@@ -93,6 +93,25 @@ TEST(CongestionControl, ChannelsOfRoundTripsBelowTheAiPeriodGrowAlike) {
   EXPECT_NEAR(grown(15 * kUs, 5 * kUs), 1e9, 1e3);
   EXPECT_NEAR(grown(0, 2 * kUs), 1e8 * 150 / 7, 1e3);
   EXPECT_NEAR(grown(0, 5 * kUs), 1.5e9, 1e3);
+}
+
+// A full frame's queueing is its RTT above the lowest RTT of full frames: store-and-forward hops
+// add a full frame's time to its RTT, which a small frame's lowest RTT does not hold. Here the
+// lowest RTT, 2 us, is a small frame's and full frames come back 6 us later (above cc_low, 5
+// us): told the frames' sizes the channel stays at line rate; not told, it cuts.
+TEST(CongestionControl, AFullFramesQueueingIsOverTheLowestRttOfFullFrames) {
+  const CcConfig c = config(CcAlgo::kEfe);
+  CongestionControl cc(c);
+  cc.on_rtt(10 * kUs, 2 * kUs, -1, 10);
+  cc.on_rtt(20 * kUs, 8 * kUs, -1, 1480);
+  cc.on_rtt(30 * kUs, 8 * kUs, -1, 1480);
+  EXPECT_DOUBLE_EQ(cc.rate(30 * kUs), 10e9);
+  cc.on_rtt(40 * kUs, 68 * kUs, -1, 1480);  // 60 us above the full frames' lowest
+  EXPECT_LT(cc.rate(40 * kUs), 10e9);
+  CongestionControl blind(c);
+  blind.on_rtt(10 * kUs, 2 * kUs);
+  blind.on_rtt(20 * kUs, 8 * kUs);
+  EXPECT_LT(blind.rate(20 * kUs), 10e9);
 }
 
 // With one_way the queueing delay is the forward path's, as the receiver measured it: an RTT

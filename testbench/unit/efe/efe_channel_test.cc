@@ -39,6 +39,23 @@ TEST(EfeTx, TheBufferHoldsWhatIsUnacknowledged) {
   EXPECT_EQ(tx.retransmissions(), 0u);
 }
 
+// An echo (a TS plus the time the peer held the frame) is matched to the newest frame sent at or
+// before it: here a 100-byte frame at 1 us and a 1400-byte one at 3 us (TS in ns).
+TEST(EfeTx, AnEchoIsMatchedToTheNewestFrameSentBeforeIt) {
+  EfeChannelConfig c;
+  EfeTx tx(c);
+  tx.send(bytes(100, 1));
+  EXPECT_EQ(drain(tx, 1'000'000).size(), 1u);
+  tx.send(bytes(1400, 2));
+  EXPECT_EQ(drain(tx, 3'000'000).size(), 1u);
+  EXPECT_EQ(tx.echoed_bytes(999), 0u) << "before anything was sent";
+  EXPECT_EQ(tx.echoed_bytes(1500), 100u) << "the first, held 0.5 us";
+  EXPECT_EQ(tx.echoed_bytes(3000), 1400u);
+  EXPECT_EQ(tx.echoed_bytes(5000), 1400u) << "the second, held 2 us";
+  EXPECT_EQ(tx.on_ack(1, 3'500'000), 1u);
+  EXPECT_EQ(tx.echoed_bytes(1500), 0u) << "an acknowledged frame is no longer looked at";
+}
+
 TEST(EfeTx, AGoBackNNackGoesBackToTheFirstMissing) {
   EfeChannelConfig c;
   c.selective = false;
