@@ -58,16 +58,8 @@ void loss_points(ExperimentContext& ctx, Cluster& cl, int a_host, int b_host, si
                t0 = rnic_now_ns();
                while (done < iters) {
                  while (posted < iters && posted - done < depth) {
-                   ibv_send_wr wr{};
-                   wr.wr_id = posted;
-                   wr.sg_list = &sge;
-                   wr.num_sge = 1;
-                   wr.opcode = IBV_WR_RDMA_WRITE;
-                   wr.send_flags = IBV_SEND_SIGNALED;
-                   wr.wr.rdma.remote_addr = peer.addr;
-                   wr.wr.rdma.rkey = peer.rkey;
-                   ibv_send_wr* bad = nullptr;
-                   if (ibv_post_send(a.qps[0], &wr, &bad))
+                   if (post_rdma(a.qps[0], IBV_WR_RDMA_WRITE, posted, sge.addr, sge.length,
+                                 sge.lkey, peer.addr, peer.rkey))
                      throw std::runtime_error("ibv_post_send");
                    ++posted;
                  }

@@ -187,18 +187,25 @@ PeerInfo Oob::get(int64_t me) {
   return i;
 }
 
+int post_rdma(ibv_qp* qp, ibv_wr_opcode op, uint64_t id, uint64_t addr, uint32_t len, uint32_t lkey,
+              uint64_t raddr, uint32_t rkey) {
+  ibv_sge s{addr, len, lkey};
+  ibv_send_wr w{};
+  w.wr_id = id;
+  w.sg_list = &s;
+  w.num_sge = 1;
+  w.opcode = op;
+  w.send_flags = IBV_SEND_SIGNALED;
+  w.wr.rdma.remote_addr = raddr;
+  w.wr.rdma.rkey = rkey;
+  ibv_send_wr* bad = nullptr;
+  return ibv_post_send(qp, &w, &bad);
+}
+
 bool warm_up(Endpoint& e, const PeerInfo& peer, uint32_t bytes) {
   for (int i = 0; i < kWarmUpReads; ++i) {
-    ibv_sge s{e.addr(), bytes, e.mr->lkey};
-    ibv_send_wr w{};
-    w.sg_list = &s;
-    w.num_sge = 1;
-    w.opcode = IBV_WR_RDMA_READ;
-    w.send_flags = IBV_SEND_SIGNALED;
-    w.wr.rdma.remote_addr = peer.addr;
-    w.wr.rdma.rkey = peer.rkey;
-    ibv_send_wr* bad = nullptr;
-    if (ibv_post_send(e.qps[0], &w, &bad)) return false;
+    if (post_rdma(e.qps[0], IBV_WR_RDMA_READ, 0, e.addr(), bytes, e.mr->lkey, peer.addr, peer.rkey))
+      return false;
     ibv_wc wc{};
     while (ibv_poll_cq(e.cq, 1, &wc) == 0) rnic_wait_cq(e.cq, RNIC_WAIT_FOREVER);
     if (wc.status != IBV_WC_SUCCESS) return false;

@@ -111,6 +111,11 @@ void connect_qp(ibv_qp* qp, const PeerInfo& peer, size_t i, const EndpointConfig
 // peer's.
 PeerInfo open_connected(Endpoint& e, int me, const EndpointConfig& c, Oob& oob, int peer = -1);
 
+// Posts one signaled RDMA Read or Write of [addr, addr + len) (lkey) to raddr (rkey) on qp;
+// returns ibv_post_send's result.
+int post_rdma(ibv_qp* qp, ibv_wr_opcode op, uint64_t id, uint64_t addr, uint32_t len, uint32_t lkey,
+              uint64_t raddr, uint32_t rkey);
+
 // Takes the channels between e's card and the peer's past their slow start (the EFE's, both
 // ways) before an experiment times anything: kWarmUpReads RDMA Reads of `bytes` from the peer's
 // buffer into e's, one at a time on e's first QP. Each Read Request asks for an ACK at once and

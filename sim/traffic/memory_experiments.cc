@@ -19,23 +19,6 @@ namespace rnic::traffic {
 
 namespace {
 
-// Posts one signaled RDMA Read or Write of [addr, addr + len) (lkey) to raddr (rkey) on qp;
-// returns ibv_post_send's result.
-int post_rdma(ibv_qp* qp, ibv_wr_opcode op, uint64_t id, uint64_t addr, uint32_t len, uint32_t lkey,
-              uint64_t raddr, uint32_t rkey) {
-  ibv_sge s{addr, len, lkey};
-  ibv_send_wr w{};
-  w.wr_id = id;
-  w.sg_list = &s;
-  w.num_sge = 1;
-  w.opcode = op;
-  w.send_flags = IBV_SEND_SIGNALED;
-  w.wr.rdma.remote_addr = raddr;
-  w.wr.rdma.rkey = rkey;
-  ibv_send_wr* bad = nullptr;
-  return ibv_post_send(qp, &w, &bad);
-}
-
 // The CQ's next completion, polled for as a busy loop would.
 ibv_wc next_wc(ibv_cq* cq) {
   ibv_wc wc{};
