@@ -435,7 +435,8 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       ++*p.rx_frames;
       *p.rx_bytes += h.length;
       p.ts_echo = h.ts;
-      {
+      if (send_qd_) {
+        // The forward queueing the ACKs carry (one_way): the one-way delay above its lowest.
         const uint32_t owd = ts_now() - h.ts;
         if (!p.owd_seen || int32_t(owd - p.owd_min) < 0) p.owd_min = owd;
         p.owd_seen = true;
