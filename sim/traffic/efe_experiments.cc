@@ -591,6 +591,7 @@ int run_scale(ExperimentContext& ctx) {
            bool measured = false;
            std::vector<uint64_t> posted(pn), completed(pn);
            uint64_t sent = 0;  // posts of this host, for the pacing
+           int next_peer = 0;  // the peer the next paced post goes to first
            std::vector<ibv_cq*> cqs;
            for (int k = 0; k < peers; ++k) cqs.push_back(out[size_t(i)][size_t(k)].cq);
            std::vector<ibv_sge> sge(pn);
@@ -605,7 +606,10 @@ int run_scale(ExperimentContext& ctx) {
                for (auto& [f, m] : inflows) flow_bytes[f] += delivered(m);
              }
              bool outstanding = false;
-             for (int k = 0; k < peers; ++k) {
+             for (int kk = 0; kk < peers; ++kk) {
+               // Paced posts go to the peers in turn (from the one after the last post), so a
+               // fixed load is spread over all of them; unpaced, each fills its depth in order.
+               const int k = gap_ps ? (next_peer + kk) % peers : kk;
                Endpoint& e = out[size_t(i)][size_t(k)];
                while (running && posted[size_t(k)] - completed[size_t(k)] < depth &&
                       (!gap_ps || uint64_t(rnic_now_ns()) * 1000 >= start + sent * gap_ps)) {
@@ -620,6 +624,10 @@ int run_scale(ExperimentContext& ctx) {
                  wr.wr.rdma.rkey = dest[size_t(i)][size_t(k)].rkey;
                  ibv_send_wr* bad = nullptr;
                  if (ibv_post_send(e.qps[0], &wr, &bad)) throw std::runtime_error("ibv_post_send");
+                 if (gap_ps) {
+                   next_peer = (k + 1) % peers;
+                   break;
+                 }
                }
                ibv_wc wc[16];
                const int got = ibv_poll_cq(e.cq, 16, wc);
