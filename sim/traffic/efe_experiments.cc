@@ -195,10 +195,13 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
       for (int h : site.hosts) {
         Card& card = cl.nodes[size_t(h)]->card;
         if (card.efe)
-          card.efe->set_cc(mode == "efe_cc" ? "efe" : mode == "efe_dcqcn" ? "dcqcn" : "off");
+          card.efe->set_cc(mode == "efe_cc"                                   ? "efe"
+                           : mode == "efe_dcqcn" || mode == "efe_dcqcn_pause" ? "dcqcn"
+                                                                              : "off");
         if (card.toe) card.toe->set_dctcp(mode == "dctcp" || mode == "dctcp_pause");
       }
-      const bool pause = mode == "pause" || mode == "tcp_pause" || mode == "dctcp_pause";
+      const bool pause = mode == "pause" || mode == "efe_dcqcn_pause" || mode == "tcp_pause" ||
+                         mode == "dctcp_pause";
       cl.switches[site.sw]->set_pause(pause);
       // Each point its own QP pairs (a QP a channel failure errored is not reused).
       std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
@@ -755,11 +758,13 @@ void register_efe_experiments() {
        "[efe_cc, efe_no_cc, pause]",
        0,
        0,
-       {"efe_cc", "efe_dcqcn", "efe_no_cc", "pause", "tcp", "dctcp", "tcp_pause", "dctcp_pause"},
+       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_no_cc", "pause", "tcp", "dctcp", "tcp_pause",
+        "dctcp_pause"},
        "",
        "EFE cards: efe_cc, the EFE's congestion control (efe.cc: efe); efe_dcqcn, DCQCN in the "
-       "same EFE (efe.cc: dcqcn); efe_no_cc, off (every channel at line rate); pause, off, and "
-       "the switch sends 802.3x PAUSE (the conventional lossless baseline). MPA/TCP cards "
+       "same EFE (efe.cc: dcqcn); efe_dcqcn_pause, DCQCN over a switch that sends 802.3x PAUSE "
+       "(as RoCE runs it with PFC); efe_no_cc, off (every channel at line rate); pause, off, and "
+       "the switch sends PAUSE (the conventional lossless baseline). MPA/TCP cards "
        "(card.transport mpa_tcp): tcp, TCP halving its window on ECN "
        "(RFC 3168) over a drop-tail switch; dctcp, DCTCP (RFC 8257); tcp_pause and dctcp_pause, "
        "the same over a switch that sends PAUSE"},
@@ -812,7 +817,7 @@ void register_efe_experiments() {
        "[efe_cc]",
        0,
        0,
-       {"efe_cc", "efe_dcqcn", "efe_no_cc", "pause"},
+       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_no_cc", "pause"},
        "",
        "incast modes on the EFE's island (incast's)"},
       {"tcp_modes",
