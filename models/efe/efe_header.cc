@@ -61,11 +61,15 @@ ParseError decode(const uint8_t* p, size_t avail, Header* h) {
 
 std::vector<uint8_t> build_frame(const eth::Header& eh, Header h, const uint8_t* payload,
                                  size_t len) {
-  std::vector<uint8_t> f = eth::build_frame(eh, nullptr, kHeaderBytes + len);
+  // Written once: the EFE header in place, then the payload, then any padding (no zero fill of
+  // the whole frame first).
+  const size_t n = std::max(eth::kMinFrameBytes, eth::kHeaderBytes + kHeaderBytes + len);
+  std::vector<uint8_t> f = eth::frame_head(eh, n);
   h.length = uint16_t(len);
-  uint8_t* body = f.data() + eth::kHeaderBytes;
-  encode(h, body);
-  if (len) std::copy(payload, payload + len, body + kHeaderBytes);
+  f.resize(eth::kHeaderBytes + kHeaderBytes);
+  encode(h, f.data() + eth::kHeaderBytes);
+  if (len) f.insert(f.end(), payload, payload + len);
+  f.resize(n);
   return f;
 }
 

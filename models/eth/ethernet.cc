@@ -37,13 +37,18 @@ void mark_ipv4_ce(uint8_t* f) {
   f[25] = uint8_t(hc);
 }
 
-std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len) {
-  const size_t n = std::max(kMinFrameBytes, kHeaderBytes + len);
-  std::vector<uint8_t> f = take_bytes(n);
+std::vector<uint8_t> frame_head(const Header& h, size_t capacity) {
+  std::vector<uint8_t> f = take_bytes(std::max(capacity, kHeaderBytes));
   f.insert(f.end(), h.dst.begin(), h.dst.end());
   f.insert(f.end(), h.src.begin(), h.src.end());
   f.push_back(uint8_t(h.ethertype >> 8));
   f.push_back(uint8_t(h.ethertype));
+  return f;
+}
+
+std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len) {
+  const size_t n = std::max(kMinFrameBytes, kHeaderBytes + len);
+  std::vector<uint8_t> f = frame_head(h, n);
   if (payload) f.insert(f.end(), payload, payload + len);
   f.resize(n);  // the padding (and the room for a payload written after, with none given)
   return f;

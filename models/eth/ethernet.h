@@ -55,6 +55,9 @@ struct Header {
 std::string to_string(const Mac& m);
 // Header + payload + padding (no FCS). A null payload leaves its `len` bytes zero for the caller.
 std::vector<uint8_t> build_frame(const Header& h, const uint8_t* payload, size_t len);
+// The 14-byte header alone, in a buffer that holds `capacity` bytes without growing: the
+// caller appends the rest (and pads to kMinFrameBytes) without zeroing it first.
+std::vector<uint8_t> frame_head(const Header& h, size_t capacity);
 // Appends the FCS, least significant byte first.
 void append_fcs(std::vector<uint8_t>& frame);
 // True if the last 4 bytes are the FCS of the rest.
