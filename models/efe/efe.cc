@@ -325,6 +325,8 @@ bool Efe::send_control(Peer& p) {
     h.qd = true;  // the echoed frame's forward queueing
     h.dst_qpn = std::min<uint32_t>(p.fwd_q_ns, 0xFFFFFF);
   }
+  h.ut = p.util_seen;  // and its path's utilisation
+  h.util = p.util;
   if (p.rnr_owed) {
     h.type = Type::kRnr;
     h.ack = p.rnr_seq;
@@ -435,6 +437,8 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       ++*p.rx_frames;
       *p.rx_bytes += h.length;
       p.ts_echo = h.ts;
+      p.util_seen = h.ut;
+      p.util = h.util;
       if (send_qd_) {
         // The forward queueing the ACKs carry (one_way): the one-way delay above its lowest.
         const uint32_t owd = ts_now() - h.ts;
@@ -482,7 +486,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
     case Type::kAck:
       ++rx_acks_;
       cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1,
-             h.ts);
+             h.ts, h);
       p.cc.on_echo(now, h.ece, p.srtt_ps);
       if (h.ece) cc_ece(p);
       tx_acked(p, h.ack);
@@ -492,7 +496,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
       ++*p.nacks_rx;
       // Its echo is a sample too.
       cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1,
-             h.ts);
+             h.ts, h);
       if (h.ece) cc_ece(p);
       // Selective: the missing ranges, 8 bytes each (first SEQ, end SEQ).
       std::vector<EfeTx::Range> ranges;
@@ -648,7 +652,7 @@ void Efe::core_ack(Peer& p, uint32_t ack, uint32_t needs) {
   }
 }
 
-void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo) {
+void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo, const Header& h) {
   p.rtt->sample(double(rtt_ps) / 1000);
   p.probe_out = false;
   // RFC 6298's SRTT and RTTVAR from each sample (the RTO's, and ECE's once per round trip).
@@ -667,7 +671,8 @@ void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo) {
     if (p.tx.rto() != old) update_timer(p);
   }
   const double old = p.cc.rate(now_ps());
-  p.cc.on_rtt(now_ps(), rtt_ps, fwd_q_ps, p.tx.echoed_bytes(echo));
+  p.cc.on_rtt(now_ps(), rtt_ps, fwd_q_ps, p.tx.echoed_bytes(echo),
+              h.ut ? double(h.util) / kUtilScale : -1);
   cc_rerate(p, old);
 }
 
@@ -717,6 +722,7 @@ CcConfig Efe::cc_config() const {
   c.beta = cfg_.cc_beta;
   c.ecn_beta = cfg_.cc_ecn_beta;
   c.loss_beta = cfg_.cc_loss_beta;
+  c.int_eta = cfg_.cc_int_eta;
   c.min_fraction = cfg_.cc_min_fraction;
   c.start_fraction = cfg_.cc_start_fraction;
   c.g = cfg_.dcqcn_g;

@@ -175,6 +175,8 @@ class Efe : public sc_core::sc_module, public Transport {
     // last frame's above it (its forward queueing, echoed in ACK, NACK and RNR).
     uint32_t owd_min = 0, fwd_q_ns = 0;
     bool owd_seen = false;
+    bool util_seen = false;   // the last DATA frame carried a utilisation stamp (UT) ...
+    uint8_t util = 0;         // ... this one (echoed in ACK, NACK and RNR)
     bool ce_seen = false;     // a DATA frame marked CE arrived: the next ACK carries ECE
     bool echo_owed = false;   // a DATA frame with AR arrived: an ACK frame (the echo) is owed
     bool echo_ready = false;  // ... and a DATA frame carried the ACK value: the echo may go
@@ -250,7 +252,7 @@ class Efe : public sc_core::sc_module, public Transport {
   // sample the RTO.
   double round_trip(const Peer& p) const { return p.srtt_ps ? p.srtt_ps : double(p.tx.rto()); }
   // echo: the sample's TS echo (the frame it answers is looked up by it).
-  void cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo);
+  void cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo, const Header& h);
   void cc_ece(Peer& p);
   // After a congestion control signal: a higher rate shortens the gap after the last DATA frame.
   void cc_rerate(Peer& p, double old_rate);

@@ -36,8 +36,8 @@ uint64_t CongestionControl::window() const {
   return std::max(uint64_t(line * ps / 8e12), uint64_t(2) * cfg_.frame_bytes);
 }
 
-void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps,
-                               size_t echoed_bytes) {
+void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps, size_t echoed_bytes,
+                               double util) {
   if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
   if (cfg_.algo != CcAlgo::kEfe) return;
   const double line = cfg_.line_bps;
@@ -61,7 +61,25 @@ void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps,
   // round trip see one queue, and the queue the cut drains shows in them for a round trip more.
   const bool may_cut = !delay_cut_ || now >= delay_cut_ps_ + rtt_ps;
   double cut = 1;
-  if (slow_start_ && q < lo) {
+  if (util >= 0) int_seen_ = true;
+  // A slow start with a stamp: the rate that fills the path is the rate the stamped frame went
+  // at x int_eta / the utilisation. The frame went before the last doubling (a stamp shows a
+  // round trip and more of the past), so that rate is the one before it. A doubling that would
+  // pass that rate ends the slow start there; a path already full (others' channels: the rate
+  // would not grow) leaves the doubling as it was, so that a new channel pushes its way in.
+  double fill = 0;
+  if (slow_start_ && util >= 0 && q < lo) {
+    const double sent_at = ss_prev_rate_ > 0 ? ss_prev_rate_ : rate_;
+    const double f = sent_at * cfg_.int_eta / std::max(util, 1 / 64.0);
+    if (f > rate_ && f <= 2 * rate_) {
+      fill = f;
+      slow_start_ = false;
+    }
+  }
+  if (fill > 0) {
+    r = fill;
+  } else if (slow_start_ && q < lo) {
+    ss_prev_rate_ = r;
     r *= 2;
   } else if (q < lo) {
     r += ai;

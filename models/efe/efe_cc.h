@@ -10,6 +10,11 @@
 //     loss cut it (at most once per round trip each), and a window: rate x (lowest RTT +
 //     cc_window_ns), so that a channel's own queue stays near cc_window_ns of its rate whatever
 //     the number of hops. Before the first RTT sample the window is line rate x cc_window_ns.
+//     Where switches stamp the path's utilisation (HPCC's in-band telemetry; switch.int_window_ns)
+//     and the receiver echoes it, a sample below int_eta grows the rate by int_eta / the
+//     utilisation (at most kIntMaxGrow times, once per round trip) and one at int_eta or above
+//     ends a slow start: the path's room is taken in one round trip instead of by additive
+//     steps, and a slow start stops before the queue it would build.
 //   - dcqcn: DCQCN as published (Zhu et al., SIGCOMM 2015), the reaction point: rate only, cut by
 //     alpha/2 on a congestion notification (an ECE; at most one per cnp_interval, the
 //     notification point's pacing), alpha an EWMA with gain g, decaying every alpha_interval
@@ -45,6 +50,7 @@ struct CcConfig {
   double ecn_g = 1.0 / 16;
   double ai_fraction = 0.01, beta = 0.5, ecn_beta = 0.5, loss_beta = 0;
   double min_fraction = 0.01, start_fraction = 1;
+  double int_eta = 0.95;  // utilisation stamps: the utilisation a channel grows to
   // dcqcn (the published values; the rate steps are fractions of line rate: 40 Mb/s and 400 Mb/s
   // at the paper's 40 Gb/s)
   double g = 1.0 / 256;
@@ -63,14 +69,18 @@ class CongestionControl {
   double rate(uint64_t now);
   uint64_t window() const;
   // Below line rate the engine asks for an ACK once per round trip (RTT samples, slow start).
-  bool probing() const { return cfg_.algo != CcAlgo::kOff && rate_ < cfg_.line_bps; }
+  // Where switches stamp utilisation, at line rate too (the stamps say when to stop growing).
+  bool probing() const { return cfg_.algo != CcAlgo::kOff && (rate_ < cfg_.line_bps || int_seen_); }
   // An RTT sample, and the forward queueing delay the receiver measured for the same frame (its
   // one-way delay above the lowest it saw; negative: not known): the efe algorithm's queueing
   // delay is that when known and config().one_way, else the RTT above the lowest RTT seen.
   // echoed_bytes: the payload of the DATA frame the sample answers (0: not known). The queueing
   // of a full frame (at least half of frame_bytes) is its RTT above the lowest RTT of full
   // frames: a store-and-forward hop adds a full frame's time, not queueing, to its RTT.
-  void on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps = -1, size_t echoed_bytes = 0);
+  // util: the highest utilisation the switches on the way stamped on that frame (negative:
+  // none).
+  void on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps = -1, size_t echoed_bytes = 0,
+              double util = -1);
   void on_ece(uint64_t now, double srtt_ps);
   // Every ACK or NACK, with its ECE or not (efe with ecn_dctcp: the marked fraction's average).
   void on_echo(uint64_t now, bool ece, double srtt_ps);
@@ -98,6 +108,8 @@ class CongestionControl {
   uint64_t ece_cut_ps_ = 0, loss_cut_ps_ = 0, delay_cut_ps_ = 0;
   bool ece_cut_ = false, loss_cut_ = false, delay_cut_ = false;
   uint64_t ai_at_ps_ = 0;
+  bool int_seen_ = false;    // a sample carried a utilisation stamp
+  double ss_prev_rate_ = 0;  // slow start: the rate before the last doubling (0: none yet)
   double ecn_alpha_ = 1;
   uint64_t min_rtt_full_ps_ = UINT64_MAX;  // the lowest RTT of full frames
   uint64_t echo_from_ps_ = 0, echoes_ = 0, marked_ = 0;

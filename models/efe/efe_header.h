@@ -16,7 +16,9 @@
 //                frame whose TS this echoes: its one-way delay above the lowest the receiver
 //                saw on the channel, in ns, saturating at 2^24 - 1 (efe.cc_delay one_way;
 //                docs/decisions.md). 0 in DATA.
-//   1      0     reserved, 0
+//   1      0     UT  byte 15 carries a path utilisation (switch.int_window_ns; docs/decisions.md):
+//                in DATA the highest an EFE-aware switch on the way stamped, in ACK/NACK/RNR
+//                the one the DATA frame whose TS this echoes arrived with
 //   2-3          payload length after this header (excludes padding and FCS)
 //   4-7          SEQ: DATA, this frame's sequence number; ACK/NACK/RNR, one past the highest
 //                SEQ the sender has sent (every DATA frame it sent before this one is below)
@@ -24,7 +26,9 @@
 //                the first missing SEQ; RNR, the first SEQ the receiver could not take
 //   12-14        destination QPN (24 bits); in ACK/NACK/RNR with QD the forward queueing
 //                delay, else 0
-//   15           reserved, 0
+//   15           with UT: the utilisation in 1/64ths (0-255, saturating): the output port's
+//                bytes queued plus sent in the last int_window, over what it can send in that
+//                time; else 0
 //   16-19        TS: DATA, sender's clock in ns mod 2^32; ACK/NACK, TS of the DATA that
 //                triggered it
 #pragma once
@@ -44,13 +48,18 @@ enum class Type : uint8_t { kData = 0, kAck = 1, kNack = 2, kRnr = 3 };
 
 struct Header {
   Type type = Type::kData;
-  bool ar = false, ce = false, ece = false, rtx = false, rq = false, sy = false, qd = false;
+  bool ar = false, ce = false, ece = false, rtx = false, rq = false, sy = false, qd = false,
+       ut = false;
   uint16_t length = 0;
   uint32_t seq = 0;
   uint32_t ack = 0;
   uint32_t dst_qpn = 0;  // 24 bits
   uint32_t ts = 0;
+  uint8_t util = 0;  // with ut, byte 15: the path's utilisation x 64
 };
+
+// Byte 15's scale: a utilisation u is stamped as round(u x 64), at most 255.
+constexpr double kUtilScale = 64;
 
 enum class ParseError { kOk, kShort, kVersion, kType, kReserved, kLength };
 const char* to_string(ParseError e);

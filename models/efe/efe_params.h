@@ -39,6 +39,7 @@ struct EfeConfig {
   std::string cc_delay = "rtt";       // efe's delay signal: rtt | one_way
   std::string cc_ecn = "dctcp";       // efe's ECE cut: beta (cc_ecn_beta) | dctcp
   double cc_loss_beta = 0;            // a NACK or a timeout cuts the rate by this fraction
+  double cc_int_eta = 0.95;           // efe with utilisation stamps: the utilisation aimed at
   double dcqcn_g = 1.0 / 256;         // DCQCN: alpha's EWMA gain
   int64_t dcqcn_alpha_interval_ns = 55000;  // ... alpha decays after this without a notification
   int64_t dcqcn_timer_ns = 55000;           // ... the rate-increase timer
@@ -121,6 +122,10 @@ struct EfeConfig {
     p.r("cc_loss_beta", cc_loss_beta, "", 0, 1,
         "efe: fraction of its rate a channel gives up on a NACK (once per round trip) or a "
         "timeout");
+    p.r("cc_int_eta", cc_int_eta, "", 0.1, 1,
+        "efe, where switches stamp utilisation (switch.int_window_ns): a channel whose echoed "
+        "utilisation is below this grows its rate by this / the utilisation (at most 4 times, "
+        "once per round trip), and a slow start ends when it is reached");
     p.r("dcqcn_g", dcqcn_g, "", 0.0001, 1, "dcqcn: gain of alpha's moving average (g)");
     p.i("dcqcn_alpha_interval_ns", dcqcn_alpha_interval_ns, "ns", 1000, 1000000000,
         "dcqcn: alpha decays by (1 - g) after each such period without a notification");

@@ -56,6 +56,9 @@ struct SwitchConfig {
   int64_t shared_buffer_bytes = 0;
   double pause_alpha = 1;
   int64_t pause_headroom_bytes = 16384;
+  // A window over which an output port's utilisation is stamped into EFE DATA frames (0: no
+  // stamps).
+  int64_t int_window_ns = 0;
 
   // Lists every field under "switch." (units, ranges, descriptions).
   void describe(ParamList& p) {
@@ -89,6 +92,11 @@ struct SwitchConfig {
     p.i("pause_headroom_bytes", pause_headroom_bytes, "B", 0, 1 << 30,
         "with a shared buffer: each input's bytes outside the pool, for what arrives after its "
         "PAUSE");
+    p.i("int_window_ns", int_window_ns, "ns", 0, 1000000000,
+        "utilisation stamps (as HPCC's INT): an EFE DATA frame joining an output queue carries "
+        "the highest of the ports' (queued bytes + bytes sent in the last this many ns) / what "
+        "the port sends in that time, in its EFE header (UT, byte 15); its receiver echoes it "
+        "to the sender's congestion control (0: no stamps)");
   }
 };
 

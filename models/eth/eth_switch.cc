@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 
 #include "models/common/log.h"
@@ -17,6 +18,9 @@ uint32_t fcs_value(const std::array<uint8_t, 4>& f) {
 
 constexpr size_t kEfeFlagsByte = kHeaderBytes + 1;  // the EFE header's AR/CE/ECE/RTX byte
 constexpr uint8_t kEfeCe = 0x40;
+constexpr uint8_t kEfeUt = 0x01;                    // byte 15 carries a utilisation
+constexpr size_t kEfeUtilByte = kHeaderBytes + 15;  // ... in 1/64ths
+constexpr double kUtilScale = 64;
 
 }  // namespace
 
@@ -44,6 +48,9 @@ EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& c
       p->ingress_drops =
           &g.counter("ingress_drops", "frames",
                      "frames this input brought that fit neither the shared pool nor its headroom");
+    if (cfg.int_window_ns > 0)
+      p->int_stamped = &g.counter("int_stamped", "frames",
+                                  "EFE DATA frames whose utilisation stamp this output raised");
     const Port* raw = p.get();
     g.series("queue_bytes", "B", "output queue", [raw] { return double(raw->queued); });
     ports_.push_back(std::move(p));
@@ -139,23 +146,37 @@ void EthSwitch::enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<u
     return;
   }
   const bool mark = cfg_.ecn_bytes > 0 && p.queued >= uint64_t(cfg_.ecn_bytes);
-  const bool efe_data = mark && frame->size() > kEfeFlagsByte &&
-                        (*frame)[12] == uint8_t(kEtherTypeEfe >> 8) &&
-                        (*frame)[13] == uint8_t(kEtherTypeEfe & 0xFF) &&
-                        ((*frame)[kHeaderBytes] & 0xF) == 0 && !((*frame)[kEfeFlagsByte] & kEfeCe);
-  if (efe_data || (mark && ipv4_ect(frame->data(), frame->size()))) {
-    // CE on an EFE DATA frame, or in an ECN-capable IPv4 header; the FCS follows (an error the
-    // frame had stays an error).
+  const bool is_efe_data =
+      frame->size() > kEfeUtilByte && (*frame)[12] == uint8_t(kEtherTypeEfe >> 8) &&
+      (*frame)[13] == uint8_t(kEtherTypeEfe & 0xFF) && ((*frame)[kHeaderBytes] & 0xF) == 0;
+  const bool efe_data = mark && is_efe_data && !((*frame)[kEfeFlagsByte] & kEfeCe);
+  // Utilisation: stamped where the frame has none yet, raised where this port's is higher.
+  bool stamp = false;
+  uint8_t util = 0;
+  if (cfg_.int_window_ns > 0 && is_efe_data) {
+    const double u = (double(p.queued) + sent_in_window(p, now_ps())) * double(p.byte_ps) /
+                     (double(cfg_.int_window_ns) * 1000);
+    util = uint8_t(std::min(255.0, std::round(u * kUtilScale)));
+    stamp = !((*frame)[kEfeFlagsByte] & kEfeUt) || (*frame)[kEfeUtilByte] < util;
+  }
+  if (efe_data || stamp || (mark && ipv4_ect(frame->data(), frame->size()))) {
+    // CE on an EFE DATA frame, or in an ECN-capable IPv4 header, and the utilisation stamp;
+    // the FCS follows (an error the frame had stays an error).
     std::vector<uint8_t> marked(*frame);
     const uint32_t syndrome = crc_.compute(frame->data(), frame->size()) ^ fcs_value(fcs);
     if (efe_data)
       marked[kEfeFlagsByte] |= kEfeCe;
-    else
+    else if (mark && !is_efe_data)
       mark_ipv4_ce(marked.data());
+    if (stamp) {
+      marked[kEfeFlagsByte] |= kEfeUt;
+      marked[kEfeUtilByte] = util;
+      ++*p.int_stamped;
+    }
     const uint32_t v = crc_.compute(marked.data(), marked.size()) ^ syndrome;
     fcs = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
     frame = std::make_shared<const std::vector<uint8_t>>(std::move(marked));
-    ++*p.ce_marked;
+    if (efe_data || (mark && !is_efe_data)) ++*p.ce_marked;
   }
   Port& in = *ports_[size_t(from)];
   const uint64_t size = frame->size();
@@ -239,6 +260,11 @@ void EthSwitch::start_next(Port& p) {
       }
     }
     p.starting = false;
+    if (cfg_.int_window_ns > 0) {
+      p.sent_est =
+          sent_in_window(p, start) + double(kPreambleBytes + frame->size() + kFcsBytes + kIfgBytes);
+      p.sent_est_ps = start;
+    }
     const uint64_t on_wire = (kPreambleBytes + frame->size() + kFcsBytes) * p.byte_ps;
     p.line_free_ps = start + on_wire + kIfgBytes * p.byte_ps;
     ++*p.tx_frames;
@@ -246,6 +272,11 @@ void EthSwitch::start_next(Port& p) {
     p.link->carry(p.end, std::move(frame), fcs, start, on_wire);
     start_next(p);
   });
+}
+
+double EthSwitch::sent_in_window(const Port& p, uint64_t now) const {
+  const double w = double(cfg_.int_window_ns) * 1000;
+  return p.sent_est * std::max(0.0, 1 - double(now - p.sent_est_ps) / w);
 }
 
 }  // namespace rnic::eth

@@ -15,6 +15,12 @@
 //   order, after any frame that leaves a queue at that time. A frame leaves the queue as its
 //   first bit goes on the wire: back to back, preamble + frame + FCS + inter-frame gap at the
 //   link's rate, shown to the link's wire tap.
+// Utilisation stamps (switch.int_window_ns > 0, as HPCC's in-band telemetry): an EFE DATA frame
+//   that joins an output queue carries in its EFE header (UT, byte 15) the highest utilisation
+//   of the ports it went through: (the port's queued bytes + the bytes it sent in the last
+//   window, preamble to gap) / the bytes it sends in a window, in 1/64ths up to 255 (its FCS
+//   follows, as for CE). The bytes sent are a running estimate: each frame sent adds its bytes,
+//   and the estimate decays linearly, to nothing over a window without frames.
 // PAUSE (switch.pause): the frames each input port brought in are counted while they wait in any
 //   output queue; above switch.pause_xoff_bytes that port is sent a PAUSE (the longest pause, at
 //   the head of its output queue), again if its frames still grow by half that (the PAUSE was
@@ -88,9 +94,12 @@ class EthSwitch : public sc_core::sc_module {
     bool starting = false;      // the head's first bit is scheduled
     uint32_t start_gen = 0;     // ... by the newest start_next (a resume makes it again)
     uint64_t line_free_ps = 0;  // end of the previous frame's inter-frame gap
+    double sent_est = 0;        // utilisation stamps: bytes sent in about the last window
+    uint64_t sent_est_ps = 0;   // ... as of this time
     Counter *rx_frames, *tx_frames, *fcs_drops, *tail_drops, *ce_marked, *no_route, *queue_max,
         *pause_tx, *pause_rx;
     Counter* ingress_drops = nullptr;  // shared buffer only
+    Counter* int_stamped = nullptr;    // utilisation stamps only
     void attach(EthLink* l, int e, uint64_t b) override {
       link = l;
       end = e;
@@ -102,6 +111,8 @@ class EthSwitch : public sc_core::sc_module {
   void enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs);
   void send_pause(Port& p, uint16_t quanta);
   void start_next(Port& p);
+  // Utilisation stamps: the port's estimate of the bytes it sent in the last window, at now.
+  double sent_in_window(const Port& p, uint64_t now) const;
   // Shared buffer: the input's dynamic threshold now (pause_alpha x the pool's free bytes).
   uint64_t threshold() const {
     return uint64_t(cfg_.pause_alpha * double(uint64_t(cfg_.shared_buffer_bytes) - shared_used_));

@@ -95,6 +95,49 @@ TEST(CongestionControl, ChannelsOfRoundTripsBelowTheAiPeriodGrowAlike) {
   EXPECT_NEAR(grown(0, 5 * kUs), 1.5e9, 1e3);
 }
 
+// Utilisation stamps in a slow start from 1/16 of line rate (0.625 Gb/s), 10 us round trips, no
+// queue: the path's room is the rate the stamped frame went at (before the last doubling) x 0.95
+// / the stamp. While doubling stays below it the channel doubles; once a doubling would pass it,
+// the slow start ends there (4.75 Gb/s, not the 5 that doubling gives), and the next sample adds
+// the additive step (1% of line rate per 15 us, so 10 us of it) instead of doubling.
+TEST(CongestionControl, AUtilisationStampEndsASlowStartAtThePathsRoom) {
+  CcConfig c = config(CcAlgo::kEfe);
+  c.start_fraction = 0.0625;
+  CongestionControl cc(c);
+  EXPECT_TRUE(cc.probing());
+  cc.on_rtt(10 * kUs, 10 * kUs, -1, 0, 0.0);  // an idle path: double
+  EXPECT_DOUBLE_EQ(cc.rate(10 * kUs), 1.25e9);
+  cc.on_rtt(20 * kUs, 10 * kUs, -1, 0, 0.125);  // room for 0.625 x 7.6 = 4.75: double
+  EXPECT_DOUBLE_EQ(cc.rate(20 * kUs), 2.5e9);
+  cc.on_rtt(30 * kUs, 10 * kUs, -1, 0, 0.25);  // 1.25 x 3.8 = 4.75: the end of the slow start
+  EXPECT_DOUBLE_EQ(cc.rate(30 * kUs), 4.75e9);
+  cc.on_rtt(40 * kUs, 10 * kUs, -1, 0, 0.5);
+  EXPECT_NEAR(cc.rate(40 * kUs), 4.75e9 + 1e8 * 10 / 15, 1e3);
+  // Without stamps the same samples double to 5 Gb/s and on.
+  CongestionControl blind(c);
+  for (uint64_t t = 10; t <= 40; t += 10) blind.on_rtt(t * kUs, 10 * kUs);
+  EXPECT_DOUBLE_EQ(blind.rate(40 * kUs), 10e9);
+}
+
+// A new channel on a path others already fill (a stamp of 1 or more) doubles as it would without
+// stamps: its queue is what makes the others give way. A channel that has seen a stamp asks
+// for an ACK once per round trip at line rate too, so that its stamps keep coming.
+TEST(CongestionControl, AFullPathLeavesTheDoublingAndStampsKeepTheProbes) {
+  CcConfig c = config(CcAlgo::kEfe);
+  c.start_fraction = 0.0625;
+  CongestionControl cc(c);
+  cc.on_rtt(10 * kUs, 10 * kUs, -1, 0, 1.0);
+  EXPECT_DOUBLE_EQ(cc.rate(10 * kUs), 1.25e9);
+  cc.on_rtt(20 * kUs, 10 * kUs, -1, 0, 1.5);
+  EXPECT_DOUBLE_EQ(cc.rate(20 * kUs), 2.5e9);
+  c.start_fraction = 1;
+  CongestionControl line(c), stamped(c);
+  line.on_rtt(10 * kUs, 10 * kUs);
+  stamped.on_rtt(10 * kUs, 10 * kUs, -1, 0, 0.9);
+  EXPECT_FALSE(line.probing());
+  EXPECT_TRUE(stamped.probing());
+}
+
 // A full frame's queueing is its RTT above the lowest RTT of full frames: store-and-forward hops
 // add a full frame's time to its RTT, which a small frame's lowest RTT does not hold. Here the
 // lowest RTT, 2 us, is a small frame's and full frames come back 6 us later (above cc_low, 5

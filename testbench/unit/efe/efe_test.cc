@@ -496,7 +496,7 @@ TEST(EfeTiming, ARefusedSegmentAndThoseAfterItComeAgainAfterAnRnr) {
 }
 
 // Hostile frames straight from a's MAC (not a's EFE): a gap, a duplicate, a truncated header,
-// reserved bits, another MAC's frame. Only the in-order frame reaches the core; each of the
+// a reserved byte, another MAC's frame. Only the in-order frame reaches the core; each of the
 // others moves its counter, and the gap draws one NACK naming the first missing SEQ.
 TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
   Pair p(EfeConfig{});
@@ -510,7 +510,8 @@ TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
   cut[eth::kHeaderBytes] = 0x1F;       // and a type that does not exist
   p.ma->send(cut);
   std::vector<uint8_t> rsvd = data(1);
-  rsvd[eth::kHeaderBytes + 1] = 0x01;  // a reserved bit
+  rsvd[eth::kHeaderBytes + 1] = 0;
+  rsvd[eth::kHeaderBytes + 15] = 0x40;  // byte 15 without UT (reserved then)
   p.ma->send(rsvd);
   std::vector<uint8_t> other = data(1);
   other[5] ^= 0x40;  // for another MAC
@@ -521,7 +522,7 @@ TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
   EXPECT_EQ(segs, 1) << "only SEQ 0 reaches the core";
   EXPECT_EQ(p.counter("b", "rx_duplicates"), 1u);
   EXPECT_EQ(p.counter("b", "rx_out_of_seq"), 2u);
-  EXPECT_EQ(p.counter("b", "rx_dropped"), 3u) << "truncated, reserved bits, not ours";
+  EXPECT_EQ(p.counter("b", "rx_dropped"), 3u) << "truncated, reserved byte, not ours";
   EXPECT_EQ(p.counter("b", "tx_nacks"), 1u) << "one NACK per gap";
   const auto nacks = p.frames(Type::kNack, false);
   ASSERT_EQ(nacks.size(), 1u);

@@ -213,6 +213,54 @@ TEST(EthSwitch, FramesJoiningALongQueueAreMarkedCe) {
   EXPECT_FALSE(t.got[0][kHeaderBytes + 1] & 0x40) << "the first frame met an empty queue";
 }
 
+// Utilisation stamps (switch.int_window_ns 10 us: 12,500 B at 10 Gb/s). a's and c's first frames
+// reach the idle output together: a's joins an empty queue of a port that sent nothing (0), c's
+// finds a's frame queued or just started, 1,514 B or 1,538 B of 12,500 (8/64 either way). Two
+// senders at line rate into one port then fill the window and build a queue: later stamps pass
+// 64 (a full port and a queue). Every DATA frame carries UT, its FCS good; a frame already
+// stamped higher keeps its stamp, and an ACK is never stamped.
+TEST(EthSwitch, EfeDataFramesCarryTheOutputsUtilisation) {
+  SwitchConfig cfg;
+  cfg.int_window_ns = 10000;
+  Bench t(cfg);
+  constexpr size_t kFlags = kHeaderBytes + 1, kUtil = kHeaderBytes + 15;
+  t.both_send(16, [](bool from_a, int i) {
+    EthMac::Frame f = frame(from_a ? kA : kC, uint8_t(i));
+    f[kUtil] = 0;
+    if (!from_a && i == 10) {  // stamped higher upstream
+      f[kFlags] = 0x01;
+      f[kUtil] = 250;
+    }
+    if (!from_a && i == 11) f[kHeaderBytes] = 0x11;  // an ACK
+    return f;
+  });
+  ASSERT_EQ(t.got.size(), 32u);
+  EXPECT_EQ(t.counter("b", "rx_fcs_errors"), 0u) << "the FCS follows the stamp";
+  EXPECT_EQ(t.got[0][kFlags], 0x01);
+  EXPECT_EQ(t.got[0][kUtil], 0) << "an idle port";
+  EXPECT_EQ(t.got[1][kUtil], 8) << "one frame of the window";
+  int most = 0, upstream = 0, acks = 0;
+  for (const EthMac::Frame& f : t.got) {
+    if (f[kHeaderBytes] == 0x11) {
+      ++acks;
+      EXPECT_EQ(f[kFlags], 0) << "an ACK is not stamped";
+      EXPECT_EQ(f[kUtil], 0);
+      continue;
+    }
+    EXPECT_EQ(f[kFlags], 0x01);
+    if (f[kUtil] == 250) {
+      ++upstream;
+      continue;
+    }
+    most = std::max<int>(most, f[kUtil]);
+  }
+  EXPECT_EQ(acks, 1);
+  EXPECT_EQ(upstream, 1) << "the higher upstream stamp stays";
+  EXPECT_GT(most, 64);
+  EXPECT_LT(most, 250);
+  EXPECT_EQ(t.counter("sw.p1", "int_stamped"), 30u) << "all but the ACK and the higher stamp";
+}
+
 // A 1514 B IPv4 frame to b with this ECN codepoint and a good header checksum.
 EthMac::Frame ipv4_frame(const Mac& src, uint8_t tag, uint8_t ecn) {
   EthMac::Frame f =

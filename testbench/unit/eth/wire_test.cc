@@ -99,13 +99,25 @@ TEST(Efe, HeaderBytes) {
   ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
   EXPECT_TRUE(d.qd);
   EXPECT_EQ(d.dst_qpn, 30378u);
-  frame[1] = 0x01;
-  EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
   frame[0] = 0x10;
-  for (uint8_t bit : {0x01, 0x02}) {
-    frame[1] = bit;
-    EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
-  }
+  frame[1] = 0x02;
+  EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
+  // UT is bit 0, in any frame: byte 15 is then a path's utilisation in 1/64ths (a switch's
+  // stamp in DATA, its echo in ACK/NACK/RNR); without UT byte 15 is reserved.
+  h = efe::Header();
+  h.ut = true;
+  h.util = 0xC3;
+  efe::encode(h, frame.data());
+  EXPECT_EQ(frame[1], 0x01);
+  EXPECT_EQ(frame[15], 0xC3);
+  ASSERT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kOk);
+  EXPECT_TRUE(d.ut);
+  EXPECT_EQ(d.util, 0xC3);
+  h.ut = false;
+  efe::encode(h, frame.data());
+  EXPECT_EQ(frame[15], 0) << "no stamp: byte 15 stays 0";
+  frame[15] = 0x01;
+  EXPECT_EQ(efe::decode(frame.data(), frame.size(), &d), efe::ParseError::kReserved);
 }
 
 TEST(Ddp, TaggedWriteHeader) {
