@@ -723,6 +723,8 @@ CcConfig Efe::cc_config() const {
   c.ecn_beta = cfg_.cc_ecn_beta;
   c.loss_beta = cfg_.cc_loss_beta;
   c.int_eta = cfg_.cc_int_eta;
+  c.hpcc_ai_fraction = cfg_.hpcc_ai_fraction;
+  c.hpcc_max_stage = uint32_t(cfg_.hpcc_max_stage);
   c.min_fraction = cfg_.cc_min_fraction;
   c.start_fraction = cfg_.cc_start_fraction;
   c.g = cfg_.dcqcn_g;

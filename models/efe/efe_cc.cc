@@ -12,6 +12,8 @@ bool parse_cc_algo(const std::string& name, CcAlgo* out) {
     *out = CcAlgo::kEfe;
   else if (name == "dcqcn")
     *out = CcAlgo::kDcqcn;
+  else if (name == "hpcc")
+    *out = CcAlgo::kHpcc;
   else
     return false;
   return true;
@@ -29,6 +31,11 @@ double CongestionControl::rate(uint64_t now) {
 }
 
 uint64_t CongestionControl::window() const {
+  if (cfg_.algo == CcAlgo::kHpcc) {
+    // Before the first RTT sample (no T yet): line rate x window_ps, as the efe algorithm.
+    const double w = w_ > 0 ? w_ : cfg_.line_bps * double(cfg_.window_ps) / 8e12;
+    return std::max(uint64_t(w), uint64_t(2) * cfg_.frame_bytes);
+  }
   if (cfg_.algo != CcAlgo::kEfe) return UINT64_MAX;
   const double ps =
       min_rtt_ps_ == UINT64_MAX ? double(cfg_.window_ps) : double(min_rtt_ps_ + cfg_.window_ps);
@@ -39,6 +46,7 @@ uint64_t CongestionControl::window() const {
 void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps, size_t echoed_bytes,
                                double util) {
   if (cfg_.algo == CcAlgo::kDcqcn) dcqcn_catch_up(now);
+  if (cfg_.algo == CcAlgo::kHpcc) hpcc_sample(now, rtt_ps, util);
   if (cfg_.algo != CcAlgo::kEfe) return;
   const double line = cfg_.line_bps;
   min_rtt_ps_ = std::min(min_rtt_ps_, rtt_ps);
@@ -102,6 +110,38 @@ void CongestionControl::on_rtt(uint64_t now, uint64_t rtt_ps, int64_t fwd_q_ps, 
   }
   prev_q_ps_ = q;
   rate_ = std::clamp(r, floor_bps(), line);
+}
+
+void CongestionControl::hpcc_sample(uint64_t now, uint64_t rtt_ps, double util) {
+  min_rtt_ps_ = std::min(min_rtt_ps_, rtt_ps);
+  const double t = double(min_rtt_ps_);  // T, the base RTT
+  const double line = cfg_.line_bps;
+  if (w_ == 0) w_ = w_c_ = line * t / 8e12;  // line rate until the first stamp
+  if (util < 0) return;
+  // The stamps smoothed over T: a sample tau after the last weighs tau / T (at most 1).
+  const double tau = u_seen_ ? std::min(double(now - u_at_ps_), t) : t;
+  u_ = (1 - tau / t) * u_ + tau / t * util;
+  u_seen_ = true;
+  u_at_ps_ = now;
+  // W_c moves once per round trip (this sample's).
+  const bool update = !w_c_set_ || now >= w_c_at_ps_ + rtt_ps;
+  const double w_ai = cfg_.hpcc_ai_fraction * line * t / 8e12;
+  double w;
+  if (u_ >= cfg_.int_eta || inc_stage_ >= cfg_.hpcc_max_stage) {
+    w = w_c_ * cfg_.int_eta / std::max(u_, 1e-9) + w_ai;
+    if (update) inc_stage_ = 0;
+  } else {
+    w = w_c_ + w_ai;
+    if (update) ++inc_stage_;
+  }
+  const double w_max = line * t / 8e12, w_min = floor_bps() * t / 8e12;
+  w_ = std::clamp(w, w_min, w_max);
+  if (update) {
+    w_c_ = w_;
+    w_c_set_ = true;
+    w_c_at_ps_ = now;
+  }
+  rate_ = std::clamp(w_ * 8e12 / t, floor_bps(), line);
 }
 
 void CongestionControl::on_ece(uint64_t now, double srtt_ps) {

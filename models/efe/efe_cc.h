@@ -21,6 +21,15 @@
 //     without a notification; the rate rises in fast recovery (F steps toward the target rate),
 //     then additive and hyper increase, stepped by a timer and a byte counter. Loss and delay
 //     are not signals (it relies on the switches' ECN marking). No window.
+//   - hpcc: HPCC's sender (Li et al., SIGCOMM 2019, Algorithm 1) on the switches' utilisation
+//     stamps: a window W from a reference W_c, updated once per round trip (W_c = W): with the
+//     utilisation U (the stamps smoothed over the base RTT T as published) at or above eta, or
+//     after max_stage additive steps in a row, W = W_c x eta / U + W_AI, else W = W_c + W_AI;
+//     the rate is W / T, T the lowest RTT seen. It starts at line rate (W = line x T) and needs
+//     stamps (switch.int_window_ns): without them it stays at line rate. ECE, loss and delay are
+//     not its signals. The switch's stamp is its own running estimate of the highest hop's
+//     utilisation, not the per-hop byte counters and timestamps HPCC's senders difference
+//     (docs/decisions.md).
 //   - off: line rate, no window.
 // The timers of DCQCN run lazily: each call first applies the periods that ended since the last.
 #pragma once
@@ -30,9 +39,9 @@
 
 namespace rnic::efe {
 
-enum class CcAlgo { kOff, kEfe, kDcqcn };
+enum class CcAlgo { kOff, kEfe, kDcqcn, kHpcc };
 
-// "off" | "efe" | "dcqcn"; false for any other name.
+// "off" | "efe" | "dcqcn" | "hpcc"; false for any other name.
 bool parse_cc_algo(const std::string& name, CcAlgo* out);
 
 struct CcConfig {
@@ -58,6 +67,10 @@ struct CcConfig {
   uint64_t byte_counter = 10'000'000;
   uint32_t fast_recovery = 5;
   double rai_fraction = 0.001, rhai_fraction = 0.01;
+  // hpcc (eta is int_eta): W_AI as a fraction of line rate x T, and the additive steps before a
+  // multiplicative one
+  double hpcc_ai_fraction = 0.005;
+  uint32_t hpcc_max_stage = 5;
 };
 
 class CongestionControl {
@@ -70,7 +83,10 @@ class CongestionControl {
   uint64_t window() const;
   // Below line rate the engine asks for an ACK once per round trip (RTT samples, slow start).
   // Where switches stamp utilisation, at line rate too (the stamps say when to stop growing).
-  bool probing() const { return cfg_.algo != CcAlgo::kOff && (rate_ < cfg_.line_bps || int_seen_); }
+  bool probing() const {
+    return cfg_.algo == CcAlgo::kHpcc ||
+           (cfg_.algo != CcAlgo::kOff && (rate_ < cfg_.line_bps || int_seen_));
+  }
   // An RTT sample, and the forward queueing delay the receiver measured for the same frame (its
   // one-way delay above the lowest it saw; negative: not known): the efe algorithm's queueing
   // delay is that when known and config().one_way, else the RTT above the lowest RTT seen.
@@ -98,6 +114,7 @@ class CongestionControl {
   void dcqcn_catch_up(uint64_t now);
   void dcqcn_increase();
   double floor_bps() const { return cfg_.min_fraction * cfg_.line_bps; }
+  void hpcc_sample(uint64_t now, uint64_t rtt_ps, double util);
 
   CcConfig cfg_;
   double rate_;
@@ -119,6 +136,11 @@ class CongestionControl {
   bool cnp_ = false;
   uint64_t bytes_ = 0;
   uint32_t timer_steps_ = 0, byte_steps_ = 0;
+  // hpcc
+  double w_ = 0, w_c_ = 0, u_ = 0;  // bytes; the smoothed utilisation
+  uint64_t u_at_ps_ = 0, w_c_at_ps_ = 0;
+  bool u_seen_ = false, w_c_set_ = false;
+  uint32_t inc_stage_ = 0;
 };
 
 }  // namespace rnic::efe

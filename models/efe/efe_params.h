@@ -40,6 +40,8 @@ struct EfeConfig {
   std::string cc_ecn = "dctcp";       // efe's ECE cut: beta (cc_ecn_beta) | dctcp
   double cc_loss_beta = 0;            // a NACK or a timeout cuts the rate by this fraction
   double cc_int_eta = 0.95;           // efe with utilisation stamps: the utilisation aimed at
+  double hpcc_ai_fraction = 0.005;    // hpcc: W_AI, of line rate x the base RTT
+  int64_t hpcc_max_stage = 5;         // hpcc: additive steps before a multiplicative one
   double dcqcn_g = 1.0 / 256;         // DCQCN: alpha's EWMA gain
   int64_t dcqcn_alpha_interval_ns = 55000;  // ... alpha decays after this without a notification
   int64_t dcqcn_timer_ns = 55000;           // ... the rate-increase timer
@@ -82,10 +84,12 @@ struct EfeConfig {
         "selective: the receiver keeps frames after a gap (up to rx_buffer_bytes) and its NACK "
         "names the missing ranges, which alone are resent; go_back_n: a gap's frames are dropped "
         "and the sender goes back to the first missing");
-    p.s("cc", cc, {"efe", "dcqcn", "off"},
+    p.s("cc", cc, {"efe", "dcqcn", "hpcc", "off"},
         "congestion control per peer: efe, the EFE's (a delay-based rate cut by ECE and loss, and "
         "a window of rate x (lowest RTT + cc_window_ns)); dcqcn, DCQCN as published (rate only, "
-        "cut on ECE; the dcqcn_* keys); off, every channel at line rate");
+        "cut on ECE; the dcqcn_* keys); hpcc, HPCC's sender as published on the switches' "
+        "utilisation stamps (switch.int_window_ns; cc_int_eta and the hpcc_* keys); off, every "
+        "channel at line rate");
     p.i("cc_low_ns", cc_low_ns, "ns", 0, 1000000000,
         "queueing delay (RTT above the lowest seen) below which a channel's rate grows");
     p.i("cc_high_ns", cc_high_ns, "ns", 1, 1000000000,
@@ -126,6 +130,12 @@ struct EfeConfig {
         "efe, where switches stamp utilisation (switch.int_window_ns): a channel whose echoed "
         "utilisation is below this grows its rate by this / the utilisation (at most 4 times, "
         "once per round trip), and a slow start ends when it is reached");
+    p.r("hpcc_ai_fraction", hpcc_ai_fraction, "", 0, 1,
+        "hpcc: the additive step W_AI, as a fraction of line rate x the base RTT (the window a "
+        "line-rate channel has)");
+    p.i("hpcc_max_stage", hpcc_max_stage, "steps", 0, 1000,
+        "hpcc: additive steps in a row (once per round trip) before a multiplicative one "
+        "(maxStage)");
     p.r("dcqcn_g", dcqcn_g, "", 0.0001, 1, "dcqcn: gain of alpha's moving average (g)");
     p.i("dcqcn_alpha_interval_ns", dcqcn_alpha_interval_ns, "ns", 1000, 1000000000,
         "dcqcn: alpha decays by (1 - g) after each such period without a notification");

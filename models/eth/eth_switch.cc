@@ -26,7 +26,7 @@ constexpr double kUtilScale = 64;
 
 EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& cfg,
                      StatRegistry& stats)
-    : sc_core::sc_module(n), cfg_(cfg), cut_through_(cfg.mode == "cut_through") {
+    : sc_core::sc_module(n), stats_(&stats), cfg_(cfg), cut_through_(cfg.mode == "cut_through") {
   for (int i = 0; i < ports; ++i) {
     auto p = std::make_unique<Port>();
     p->sw = this;
@@ -48,9 +48,7 @@ EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& c
       p->ingress_drops =
           &g.counter("ingress_drops", "frames",
                      "frames this input brought that fit neither the shared pool nor its headroom");
-    if (cfg.int_window_ns > 0)
-      p->int_stamped = &g.counter("int_stamped", "frames",
-                                  "EFE DATA frames whose utilisation stamp this output raised");
+    if (cfg.int_window_ns > 0) add_int_counter(*p);
     const Port* raw = p.get();
     g.series("queue_bytes", "B", "output queue", [raw] { return double(raw->queued); });
     ports_.push_back(std::move(p));
@@ -272,6 +270,19 @@ void EthSwitch::start_next(Port& p) {
     p.link->carry(p.end, std::move(frame), fcs, start, on_wire);
     start_next(p);
   });
+}
+
+void EthSwitch::add_int_counter(Port& p) {
+  p.int_stamped = &stats_->group(fmt::format("{}.p{}", name(), p.index))
+                       .counter("int_stamped", "frames",
+                                "EFE DATA frames whose utilisation stamp this output raised");
+}
+
+void EthSwitch::set_int_window(int64_t ns) {
+  cfg_.int_window_ns = ns;
+  if (ns > 0)
+    for (auto& p : ports_)
+      if (!p->int_stamped) add_int_counter(*p);
 }
 
 double EthSwitch::sent_in_window(const Port& p, uint64_t now) const {

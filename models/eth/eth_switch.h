@@ -69,6 +69,9 @@ class EthSwitch : public sc_core::sc_module {
   uint64_t queued_bytes(int port) const { return ports_[size_t(port)]->queued; }
   // PAUSE on or off from now on (an experiment's sweep compares modes on one system).
   void set_pause(bool on) { cfg_.pause = on; }
+  // Utilisation stamps from now on over this window (0: none), and the window now.
+  void set_int_window(int64_t ns);
+  int64_t int_window_ns() const { return cfg_.int_window_ns; }
 
  private:
   struct Port : LinkEnd {
@@ -118,6 +121,8 @@ class EthSwitch : public sc_core::sc_module {
     return uint64_t(cfg_.pause_alpha * double(uint64_t(cfg_.shared_buffer_bytes) - shared_used_));
   }
   uint64_t shared_used_ = 0;  // bytes in the shared pool
+  StatRegistry* stats_;
+  void add_int_counter(Port& p);
 
   SwitchConfig cfg_;
   bool cut_through_;

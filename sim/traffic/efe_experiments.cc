@@ -190,6 +190,8 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
   std::vector<std::string> efes;
   for (int h : site.hosts) efes.push_back(cl.nodes[size_t(h)]->card.transport_group());
   const std::vector<std::string> ports = {site.port_group};
+  // efe_hpcc needs utilisation stamps: the scenario's window, or 10 us where it sets none.
+  const int64_t int_window = cl.switches[site.sw]->int_window_ns();
   for (int64_t n : ip.counts)
     for (const std::string& mode : modes) {
       for (int h : site.hosts) {
@@ -197,12 +199,15 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
         if (card.efe)
           card.efe->set_cc(mode == "efe_cc"                                   ? "efe"
                            : mode == "efe_dcqcn" || mode == "efe_dcqcn_pause" ? "dcqcn"
+                           : mode == "efe_hpcc"                               ? "hpcc"
                                                                               : "off");
         if (card.toe) card.toe->set_dctcp(mode == "dctcp" || mode == "dctcp_pause");
       }
       const bool pause = mode == "pause" || mode == "efe_dcqcn_pause" || mode == "tcp_pause" ||
                          mode == "dctcp_pause";
       cl.switches[site.sw]->set_pause(pause);
+      cl.switches[site.sw]->set_int_window(mode == "efe_hpcc" && int_window == 0 ? 10000
+                                                                                 : int_window);
       // Each point its own QP pairs (a QP a channel failure errored is not reused).
       std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
       std::vector<PeerInfo> peer(size_t(n) + 1);
@@ -758,12 +763,14 @@ void register_efe_experiments() {
        "[efe_cc, efe_no_cc, pause]",
        0,
        0,
-       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_no_cc", "pause", "tcp", "dctcp", "tcp_pause",
-        "dctcp_pause"},
+       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_hpcc", "efe_no_cc", "pause", "tcp", "dctcp",
+        "tcp_pause", "dctcp_pause"},
        "",
        "EFE cards: efe_cc, the EFE's congestion control (efe.cc: efe); efe_dcqcn, DCQCN in the "
        "same EFE (efe.cc: dcqcn); efe_dcqcn_pause, DCQCN over a switch that sends 802.3x PAUSE "
-       "(as RoCE runs it with PFC); efe_no_cc, off (every channel at line rate); pause, off, and "
+       "(as RoCE runs it with PFC); efe_hpcc, HPCC in the same EFE (efe.cc: hpcc) on the switch's "
+       "utilisation stamps (switch.int_window_ns, 10 us where the scenario sets none); "
+       "efe_no_cc, off (every channel at line rate); pause, off, and "
        "the switch sends PAUSE (the conventional lossless baseline). MPA/TCP cards "
        "(card.transport mpa_tcp): tcp, TCP halving its window on ECN "
        "(RFC 3168) over a drop-tail switch; dctcp, DCTCP (RFC 8257); tcp_pause and dctcp_pause, "
@@ -817,7 +824,7 @@ void register_efe_experiments() {
        "[efe_cc]",
        0,
        0,
-       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_no_cc", "pause"},
+       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_hpcc", "efe_no_cc", "pause"},
        "",
        "incast modes on the EFE's island (incast's)"},
       {"tcp_modes",

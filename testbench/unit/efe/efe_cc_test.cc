@@ -23,6 +23,8 @@ CcConfig config(CcAlgo a) {
 
 TEST(CongestionControl, NamesParse) {
   CcAlgo a = CcAlgo::kOff;
+  EXPECT_TRUE(parse_cc_algo("hpcc", &a));
+  EXPECT_EQ(a, CcAlgo::kHpcc);
   EXPECT_TRUE(parse_cc_algo("dcqcn", &a));
   EXPECT_EQ(a, CcAlgo::kDcqcn);
   EXPECT_TRUE(parse_cc_algo("efe", &a));
@@ -136,6 +138,36 @@ TEST(CongestionControl, AFullPathLeavesTheDoublingAndStampsKeepTheProbes) {
   stamped.on_rtt(10 * kUs, 10 * kUs, -1, 0, 0.9);
   EXPECT_FALSE(line.probing());
   EXPECT_TRUE(stamped.probing());
+}
+
+// HPCC (Algorithm 1 of the paper) on utilisation stamps, T = 10 us, line rate 10 Gb/s: W starts
+// at line x T = 12,500 B, W_AI is 0.5% of that (62.5 B), eta 0.95. A stamp of 2 makes W =
+// W_c x 0.95 / 2 + W_AI = 6,000 B (4.8 Gb/s), and W_c takes it (its first update). 5 us later a
+// stamp of 0.5 weighs half (tau / T): U = 1.25, W = 6,000 x 0.95 / 1.25 + 62.5, but W_c stays
+// (a round trip has not passed). Below eta W is W_c + W_AI, five times in a row (one per round
+// trip); the sixth is multiplicative again: W_c x 0.95 / 0.5 + W_AI. ECE is not its signal.
+TEST(CongestionControl, HpccMovesItsWindowByEtaOverTheUtilisation) {
+  CongestionControl cc(config(CcAlgo::kHpcc));
+  EXPECT_DOUBLE_EQ(cc.rate(0), 10e9);
+  EXPECT_EQ(cc.window(), 62500u) << "before a sample: line rate x 50 us";
+  EXPECT_TRUE(cc.probing());
+  cc.on_rtt(10 * kUs, 10 * kUs);  // no stamp: line rate, W = line x T
+  EXPECT_DOUBLE_EQ(cc.rate(10 * kUs), 10e9);
+  EXPECT_EQ(cc.window(), 12500u);
+  cc.on_rtt(20 * kUs, 10 * kUs, -1, 0, 2.0);
+  EXPECT_EQ(cc.window(), 6000u);
+  EXPECT_DOUBLE_EQ(cc.rate(20 * kUs), 4.8e9);
+  cc.on_rtt(25 * kUs, 10 * kUs, -1, 0, 0.5);
+  EXPECT_EQ(cc.window(), 4622u);
+  cc.on_ece(26 * kUs, 10 * kUs);
+  EXPECT_EQ(cc.window(), 4622u);
+  cc.on_rtt(30 * kUs, 10 * kUs, -1, 0, 0.5);  // U = 0.875: additive, W_c updated
+  EXPECT_EQ(cc.window(), 6062u);
+  for (uint64_t t = 40; t <= 70; t += 10) cc.on_rtt(t * kUs, 10 * kUs, -1, 0, 0.5);
+  EXPECT_EQ(cc.window(), 6312u);
+  cc.on_rtt(80 * kUs, 10 * kUs, -1, 0, 0.5);
+  EXPECT_EQ(cc.window(), 12056u);
+  EXPECT_DOUBLE_EQ(cc.rate(80 * kUs), 12056.25 * 8e12 / (10 * kUs));
 }
 
 // A full frame's queueing is its RTT above the lowest RTT of full frames: store-and-forward hops
