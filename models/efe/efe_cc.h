@@ -11,10 +11,9 @@
 //     cc_window_ns), so that a channel's own queue stays near cc_window_ns of its rate whatever
 //     the number of hops. Before the first RTT sample the window is line rate x cc_window_ns.
 //     Where switches stamp the path's utilisation (HPCC's in-band telemetry; switch.int_window_ns)
-//     and the receiver echoes it, a sample below int_eta grows the rate by int_eta / the
-//     utilisation (at most kIntMaxGrow times, once per round trip) and one at int_eta or above
-//     ends a slow start: the path's room is taken in one round trip instead of by additive
-//     steps, and a slow start stops before the queue it would build.
+//     and the receiver echoes it, a slow start ends at the path's room (the rate the stamped
+//     frame went at x int_eta / the stamp) when a doubling would pass it, before the queue the
+//     doubling would build.
 //   - dcqcn: DCQCN as published (Zhu et al., SIGCOMM 2015), the reaction point: rate only, cut by
 //     alpha/2 on a congestion notification (an ECE; at most one per cnp_interval, the
 //     notification point's pacing), alpha an EWMA with gain g, decaying every alpha_interval
@@ -59,7 +58,7 @@ struct CcConfig {
   double ecn_g = 1.0 / 16;
   double ai_fraction = 0.01, beta = 0.5, ecn_beta = 0.5, loss_beta = 0;
   double min_fraction = 0.01, start_fraction = 1;
-  double int_eta = 0.95;  // utilisation stamps: the utilisation a channel grows to
+  double int_eta = 0.95;  // utilisation stamps: the utilisation aimed at (efe, hpcc)
   // dcqcn (the published values; the rate steps are fractions of line rate: 40 Mb/s and 400 Mb/s
   // at the paper's 40 Gb/s)
   double g = 1.0 / 256;

@@ -27,8 +27,8 @@
 //   12-14        destination QPN (24 bits); in ACK/NACK/RNR with QD the forward queueing
 //                delay, else 0
 //   15           with UT: the utilisation in 1/64ths (0-255, saturating): the output port's
-//                bytes queued plus sent in the last int_window, over what it can send in that
-//                time; else 0
+//                bytes queued plus (a running estimate of) those sent in the last
+//                int_window, over what it can send in that time; else 0
 //   16-19        TS: DATA, sender's clock in ns mod 2^32; ACK/NACK, TS of the DATA that
 //                triggered it
 #pragma once

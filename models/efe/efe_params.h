@@ -127,9 +127,9 @@ struct EfeConfig {
         "efe: fraction of its rate a channel gives up on a NACK (once per round trip) or a "
         "timeout");
     p.r("cc_int_eta", cc_int_eta, "", 0.1, 1,
-        "efe, where switches stamp utilisation (switch.int_window_ns): a channel whose echoed "
-        "utilisation is below this grows its rate by this / the utilisation (at most 4 times, "
-        "once per round trip), and a slow start ends when it is reached");
+        "the utilisation aimed at where switches stamp it (switch.int_window_ns): efe, a slow "
+        "start ends at the rate the stamped frame went at x this / its stamp when a doubling "
+        "would pass it; hpcc, its eta");
     p.r("hpcc_ai_fraction", hpcc_ai_fraction, "", 0, 1,
         "hpcc: the additive step W_AI, as a fraction of line rate x the base RTT (the window a "
         "line-rate channel has)");
