@@ -670,6 +670,16 @@ void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo, cons
     p.tx.set_rto(uint64_t(p.srtt_ps + 4 * p.rttvar_ps) + uint64_t(cfg_.ack_delay_ns) * 1000);
     if (p.tx.rto() != old) update_timer(p);
   }
+  if (h.ut) {
+    p.util_echoed = double(h.util) / kUtilScale;
+    if (!p.util_series) {
+      p.util_series = true;
+      const Peer* raw = &p;
+      stats_.group(peer_group(p.mac))
+          .series("util", "", "the utilisation stamp the peer's last ACK or NACK echoed",
+                  [raw] { return raw->util_echoed; });
+    }
+  }
   const double old = p.cc.rate(now_ps());
   p.cc.on_rtt(now_ps(), rtt_ps, fwd_q_ps, p.tx.echoed_bytes(echo),
               h.ut ? double(h.util) / kUtilScale : -1);

@@ -175,8 +175,12 @@ class Efe : public sc_core::sc_module, public Transport {
     // last frame's above it (its forward queueing, echoed in ACK, NACK and RNR).
     uint32_t owd_min = 0, fwd_q_ns = 0;
     bool owd_seen = false;
-    bool util_seen = false;   // the last DATA frame carried a utilisation stamp (UT) ...
-    uint8_t util = 0;         // ... this one (echoed in ACK, NACK and RNR)
+    bool util_seen = false;  // the last DATA frame carried a utilisation stamp (UT) ...
+    uint8_t util = 0;        // ... this one (echoed in ACK, NACK and RNR)
+    // The stamp the peer's last ACK or NACK echoed, and whether its series (`util`, made at
+    // the first such echo) exists.
+    double util_echoed = 0;
+    bool util_series = false;
     bool ce_seen = false;     // a DATA frame marked CE arrived: the next ACK carries ECE
     bool echo_owed = false;   // a DATA frame with AR arrived: an ACK frame (the echo) is owed
     bool echo_ready = false;  // ... and a DATA frame carried the ACK value: the echo may go

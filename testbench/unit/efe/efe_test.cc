@@ -121,6 +121,38 @@ std::vector<uint8_t> raw_data(uint32_t seq) {
   return build_frame({kMacB, kMacA, eth::kEtherTypeEfe}, h, payload.data(), payload.size());
 }
 
+// A switch's utilisation stamp on a DATA frame (UT, byte 15) comes back in the ACK that echoes
+// the frame's TS; a frame without one is echoed without. A's EFE, which hears the ACKs, keeps
+// the echoed stamp as a time series (`util`) from the first one.
+TEST(EfeTiming, AnAckEchoesTheUtilisationStampOfTheFrameItAnswers) {
+  EfeConfig c = line_start();
+  c.ack_every_frames = 1;
+  Pair p(c);
+  for (uint32_t seq = 0; seq < 2; ++seq) {
+    Header h;
+    h.type = Type::kData;
+    h.seq = seq;
+    h.dst_qpn = 1;
+    h.ar = true;
+    h.ut = seq == 0;
+    h.util = seq == 0 ? 0x30 : 0;
+    const std::vector<uint8_t> payload(100, 0x5A);
+    p.ma->send(build_frame({kMacB, kMacA, eth::kEtherTypeEfe}, h, payload.data(), payload.size()));
+  }
+  sc_core::sc_start();
+  const auto acks = p.frames(Type::kAck, false);
+  ASSERT_EQ(acks.size(), 2u);
+  EXPECT_TRUE(acks[0].second.ut);
+  EXPECT_EQ(acks[0].second.util, 0x30);
+  EXPECT_FALSE(acks[1].second.ut);
+  EXPECT_EQ(acks[1].second.util, 0);
+  const auto j = p.stats.json();
+  bool series = false;
+  for (const auto& [g, v] : j.items())
+    if (g.rfind("a.peer_", 0) == 0 && v.contains("util")) series = true;
+  EXPECT_TRUE(series) << j.dump();
+}
+
 TEST(EfeTiming, AnAckGoesEveryKValidatedFrames) {
   EfeConfig c = line_start();
   c.ack_every_frames = 4;
