@@ -33,12 +33,12 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "rx_refused", "FPDUs",
           "FPDUs taken back unacknowledged for a page fault (on-demand paging), with those "
           "handed up after them")),
-      closes_(stats.group(name()).counter(
-          "closes", "connections",
-          "connections closed by FIN both ways (a QP's Terminate, then its connection's close)")),
       syn_refused_(stats.group(name()).counter(
           "syn_refused", "segments",
           "SYNs answered with a RST: to a QP that does not exist or is connected to another")),
+      closes_(stats.group(name()).counter(
+          "closes", "connections",
+          "connections closed by FIN both ways (a QP's Terminate, then its connection's close)")),
       rx_parked_(stats.group(name()).counter(
           "rx_parked_drops", "segments",
           "data segments dropped unacknowledged while their QP waited for a page")),

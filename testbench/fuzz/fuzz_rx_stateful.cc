@@ -259,6 +259,24 @@ struct Harness {
         }
         break;
       }
+      case Kind::kAtomicRequest: {
+        // RFC 7306: 8 aligned bytes, checked (not placed) here, within the IRD; the responder
+        // answers it with one segment, which frees its slot.
+        require(qpn < kQps && rx.ird_used(q) <= ctx[q].ird);
+        require(d.target.check_only && d.target.len == 8 && d.target.to % 8 == 0);
+        const XlatResult x = xl.translate(d.target);
+        if (x.status != XlatStatus::kOk) {
+          rx.xlat_failed(q, d, x.status);
+          fail(q);
+          break;
+        }
+        rx.ird_free(q);
+        break;
+      }
+      case Kind::kImmediate:
+        // Its 4 bytes go in a receive's completion (or wait for the next Send): nothing placed.
+        require(qpn < kQps && pr.payload_len == rdmap::kImmediateBytes);
+        break;
       case Kind::kFail:
         require(qpn < kQps);
         fail(q);
