@@ -485,8 +485,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
     }
     case Type::kAck:
       ++rx_acks_;
-      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1,
-             h.ts, h);
+      cc_rtt(p, h);
       p.cc.on_echo(now, h.ece, p.srtt_ps);
       if (h.ece) cc_ece(p);
       tx_acked(p, h.ack);
@@ -495,8 +494,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
     case Type::kNack: {
       ++*p.nacks_rx;
       // Its echo is a sample too.
-      cc_rtt(p, uint64_t(uint32_t(ts_now() - h.ts)) * 1000, h.qd ? int64_t(h.dst_qpn) * 1000 : -1,
-             h.ts, h);
+      cc_rtt(p, h);
       if (h.ece) cc_ece(p);
       // Selective: the missing ranges, 8 bytes each (first SEQ, end SEQ).
       std::vector<EfeTx::Range> ranges;
@@ -652,7 +650,10 @@ void Efe::core_ack(Peer& p, uint32_t ack, uint32_t needs) {
   }
 }
 
-void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo, const Header& h) {
+void Efe::cc_rtt(Peer& p, const Header& h) {
+  const uint64_t rtt_ps = uint64_t(uint32_t(ts_now() - h.ts)) * 1000;
+  const int64_t fwd_q_ps = h.qd ? int64_t(h.dst_qpn) * 1000 : -1;
+  const double util = h.ut ? double(h.util) / kUtilScale : -1;
   p.rtt->sample(double(rtt_ps) / 1000);
   p.probe_out = false;
   // RFC 6298's SRTT and RTTVAR from each sample (the RTO's, and ECE's once per round trip).
@@ -670,8 +671,8 @@ void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo, cons
     p.tx.set_rto(uint64_t(p.srtt_ps + 4 * p.rttvar_ps) + uint64_t(cfg_.ack_delay_ns) * 1000);
     if (p.tx.rto() != old) update_timer(p);
   }
-  if (h.ut) {
-    p.util_echoed = double(h.util) / kUtilScale;
+  if (util >= 0) {
+    p.util_echoed = util;
     if (!p.util_series) {
       p.util_series = true;
       const Peer* raw = &p;
@@ -681,8 +682,7 @@ void Efe::cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo, cons
     }
   }
   const double old = p.cc.rate(now_ps());
-  p.cc.on_rtt(now_ps(), rtt_ps, fwd_q_ps, p.tx.echoed_bytes(echo),
-              h.ut ? double(h.util) / kUtilScale : -1);
+  p.cc.on_rtt(now_ps(), rtt_ps, fwd_q_ps, p.tx.echoed_bytes(h.ts), util);
   cc_rerate(p, old);
 }
 

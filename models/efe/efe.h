@@ -255,8 +255,9 @@ class Efe : public sc_core::sc_module, public Transport {
   // The round trip congestion control paces its cuts by: the smoothed RTT, or before the first
   // sample the RTO.
   double round_trip(const Peer& p) const { return p.srtt_ps ? p.srtt_ps : double(p.tx.rto()); }
-  // echo: the sample's TS echo (the frame it answers is looked up by it).
-  void cc_rtt(Peer& p, uint64_t rtt_ps, int64_t fwd_q_ps, uint32_t echo, const Header& h);
+  // The sample an ACK or NACK h brings: its RTT (from its TS echo, by which the frame it answers
+  // is looked up), the forward queueing it carries (QD) and the utilisation stamp it echoes (UT).
+  void cc_rtt(Peer& p, const Header& h);
   void cc_ece(Peer& p);
   // After a congestion control signal: a higher rate shortens the gap after the last DATA frame.
   void cc_rerate(Peer& p, double old_rate);

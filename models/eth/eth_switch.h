@@ -20,7 +20,8 @@
 //   of the ports it went through: (the port's queued bytes + the bytes it sent in the last
 //   window, preamble to gap) / the bytes it sends in a window, in 1/64ths up to 255 (its FCS
 //   follows, as for CE). The bytes sent are a running estimate: each frame sent adds its bytes,
-//   and the estimate decays linearly, to nothing over a window without frames.
+//   and the estimate decays linearly, to nothing over a window without frames. A stamp, as a
+//   CE mark, takes no time: latency and queue bound are those above.
 // PAUSE (switch.pause): the frames each input port brought in are counted while they wait in any
 //   output queue; above switch.pause_xoff_bytes that port is sent a PAUSE (the longest pause, at
 //   the head of its output queue), again if its frames still grow by half that (the PAUSE was

@@ -218,7 +218,8 @@ TEST(EthSwitch, FramesJoiningALongQueueAreMarkedCe) {
 // finds a's frame queued or just started, 1,514 B or 1,538 B of 12,500 (8/64 either way). Two
 // senders at line rate into one port then fill the window and build a queue: later stamps pass
 // 64 (a full port and a queue). Every DATA frame carries UT, its FCS good; a frame already
-// stamped higher keeps its stamp, and an ACK is never stamped.
+// stamped higher keeps its stamp, and an ACK is never stamped. Stamping takes no time: the first
+// frame leaves the switch at the store-and-forward latency, and the others back to back.
 TEST(EthSwitch, EfeDataFramesCarryTheOutputsUtilisation) {
   SwitchConfig cfg;
   cfg.int_window_ns = 10000;
@@ -259,6 +260,10 @@ TEST(EthSwitch, EfeDataFramesCarryTheOutputsUtilisation) {
   EXPECT_GT(most, 64);
   EXPECT_LT(most, 250);
   EXPECT_EQ(t.counter("sw.p1", "int_stamped"), 30u) << "all but the ACK and the higher stamp";
+  ASSERT_EQ(t.out_starts.size(), 32u);
+  EXPECT_EQ(t.out_starts[0] - t.a_starts[0], 1220800u + 5000u + 300000u);
+  for (size_t i = 1; i < t.out_starts.size(); ++i)
+    EXPECT_EQ(t.out_starts[i] - t.out_starts[i - 1], 1538u * 800u) << "frame " << i;
 }
 
 // A 1514 B IPv4 frame to b with this ECN codepoint and a good header checksum.
