@@ -129,8 +129,9 @@ int run_loss_goodput(ExperimentContext& ctx) {
 // each window_us window; Jain's fairness index is taken over the senders active for the whole of
 // each measured window. Rows: senders, mode, receiver_goodput_gbps (bytes completed in the
 // measured time), jain_mean, jain_min, drops (the switch's tail drops), retransmissions (every
-// card's transport). The modes are the transport's: efe_cc, efe_no_cc and pause on EFE cards;
-// tcp (RFC 3168's reaction to ECN), dctcp, tcp_pause and dctcp_pause on MPA/TCP cards.
+// card's transport). The modes are the transport's: efe_cc, efe_dcqcn, efe_dcqcn_pause,
+// efe_hpcc, efe_hpcc_pause, efe_no_cc and pause on EFE cards; tcp (RFC 3168's reaction to ECN),
+// dctcp, tcp_pause and dctcp_pause on MPA/TCP cards.
 struct IncastParams {
   std::vector<int64_t> counts;
   uint64_t size, depth, warmup, measure, join, leave, window;  // B, WRs, ps
@@ -199,15 +200,15 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
         if (card.efe)
           card.efe->set_cc(mode == "efe_cc"                                   ? "efe"
                            : mode == "efe_dcqcn" || mode == "efe_dcqcn_pause" ? "dcqcn"
-                           : mode == "efe_hpcc"                               ? "hpcc"
+                           : mode == "efe_hpcc" || mode == "efe_hpcc_pause"   ? "hpcc"
                                                                               : "off");
         if (card.toe) card.toe->set_dctcp(mode == "dctcp" || mode == "dctcp_pause");
       }
-      const bool pause = mode == "pause" || mode == "efe_dcqcn_pause" || mode == "tcp_pause" ||
-                         mode == "dctcp_pause";
+      const bool pause = mode == "pause" || mode == "efe_dcqcn_pause" ||
+                         mode == "efe_hpcc_pause" || mode == "tcp_pause" || mode == "dctcp_pause";
       cl.switches[site.sw]->set_pause(pause);
-      cl.switches[site.sw]->set_int_window(mode == "efe_hpcc" && int_window == 0 ? 10000
-                                                                                 : int_window);
+      const bool hpcc = mode == "efe_hpcc" || mode == "efe_hpcc_pause";
+      cl.switches[site.sw]->set_int_window(hpcc && int_window == 0 ? 10000 : int_window);
       // Each point its own QP pairs (a QP a channel failure errored is not reused).
       std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
       std::vector<PeerInfo> peer(size_t(n) + 1);
@@ -763,13 +764,15 @@ void register_efe_experiments() {
        "[efe_cc, efe_no_cc, pause]",
        0,
        0,
-       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_hpcc", "efe_no_cc", "pause", "tcp", "dctcp",
+       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_hpcc", "efe_hpcc_pause", "efe_no_cc", "pause",
+        "tcp", "dctcp",
         "tcp_pause", "dctcp_pause"},
        "",
        "EFE cards: efe_cc, the EFE's congestion control (efe.cc: efe); efe_dcqcn, DCQCN in the "
        "same EFE (efe.cc: dcqcn); efe_dcqcn_pause, DCQCN over a switch that sends 802.3x PAUSE "
        "(as RoCE runs it with PFC); efe_hpcc, HPCC in the same EFE (efe.cc: hpcc) on the switch's "
        "utilisation stamps (switch.int_window_ns, 10 us where the scenario sets none); "
+       "efe_hpcc_pause, the same over a switch that sends PAUSE (as HPCC runs over PFC); "
        "efe_no_cc, off (every channel at line rate); pause, off, and "
        "the switch sends PAUSE (the conventional lossless baseline). MPA/TCP cards "
        "(card.transport mpa_tcp): tcp, TCP halving its window on ECN "
@@ -824,7 +827,8 @@ void register_efe_experiments() {
        "[efe_cc]",
        0,
        0,
-       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_hpcc", "efe_no_cc", "pause"},
+       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_hpcc", "efe_hpcc_pause", "efe_no_cc",
+        "pause"},
        "",
        "incast modes on the EFE's island (incast's)"},
       {"tcp_modes",

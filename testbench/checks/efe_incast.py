@@ -6,8 +6,10 @@ dropping: with it, fewer drops, fewer retransmissions and more goodput at the re
 without, at each number of senders; with it at 8 senders, no completion error. PAUSE drops
 nothing, with DCQCN or without congestion control. With congestion control at the EFE's defaults
 (the scenario sets no efe.* key) the targets hold at 8 and 32 senders: at least 90% of line rate
-at the receiver, a mean Jain index of at least 0.95, and no drop."""
+at the receiver, a mean Jain index of at least 0.95, and no drop. HPCC over PAUSE (a run of that
+mode alone) drops nothing either."""
 import os
+import re
 import sys
 
 from common import ROOT, check, finish, load, out_dir, rnicsim
@@ -59,4 +61,20 @@ for n in (8, 32):
 for n in (8, 32):
     p = rows[(n, "pause")]
     check(p["drops"] == 0 and p["completion_errors"] == 0, f"{n} senders: PAUSE drops {p['drops']}")
+# HPCC over a switch that sends PAUSE (as it runs over PFC), a mode the shipped list leaves out
+# (a point more would move the rows after it): its line-rate start drops nothing there.
+with open(scenario) as f:
+    text = f.read()
+one = os.path.join(o, "hpcc_pause.yaml")
+with open(one, "w") as f:
+    f.write(re.sub(r"(?m)^(\s*modes:).*$", r"\1 [efe_hpcc_pause]", text))
+o2 = out_dir(base, "incast_hpcc_pause")
+rnicsim(binary, "run", one, "--out", o2, "--quiet")
+hp = {r["senders"]: r for r in load(os.path.join(o2, "results.json"))["rows"]}
+check(sorted(hp) == [8, 32] and all(r["mode"] == "efe_hpcc_pause" for r in hp.values()),
+      f"HPCC with PAUSE: points {sorted(hp)}")
+for n, r in hp.items():
+    check(r["drops"] == 0 and r["completion_errors"] == 0,
+          f"{n} senders: HPCC with PAUSE {r['drops']} drops, {r['completion_errors']} errors")
+    check(0 <= r["jain_min"] <= r["jain_mean"] <= 1, f"{n} efe_hpcc_pause: Jain's index")
 finish("efe_incast")
