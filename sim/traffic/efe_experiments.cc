@@ -204,8 +204,8 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
                                                                               : "off");
         if (card.toe) card.toe->set_dctcp(mode == "dctcp" || mode == "dctcp_pause");
       }
-      const bool pause = mode == "pause" || mode == "efe_dcqcn_pause" ||
-                         mode == "efe_hpcc_pause" || mode == "tcp_pause" || mode == "dctcp_pause";
+      const bool pause = mode == "pause" || mode == "efe_dcqcn_pause" || mode == "efe_hpcc_pause" ||
+                         mode == "tcp_pause" || mode == "dctcp_pause";
       cl.switches[site.sw]->set_pause(pause);
       const bool hpcc = mode == "efe_hpcc" || mode == "efe_hpcc_pause";
       cl.switches[site.sw]->set_int_window(hpcc && int_window == 0 ? 10000 : int_window);
@@ -764,9 +764,8 @@ void register_efe_experiments() {
        "[efe_cc, efe_no_cc, pause]",
        0,
        0,
-       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_hpcc", "efe_hpcc_pause", "efe_no_cc", "pause",
-        "tcp", "dctcp",
-        "tcp_pause", "dctcp_pause"},
+       {"efe_cc", "efe_dcqcn", "efe_dcqcn_pause", "efe_hpcc", "efe_hpcc_pause", "efe_no_cc",
+        "pause", "tcp", "dctcp", "tcp_pause", "dctcp_pause"},
        "",
        "EFE cards: efe_cc, the EFE's congestion control (efe.cc: efe); efe_dcqcn, DCQCN in the "
        "same EFE (efe.cc: dcqcn); efe_dcqcn_pause, DCQCN over a switch that sends 802.3x PAUSE "
