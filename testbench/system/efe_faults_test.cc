@@ -214,12 +214,22 @@ void run_case(const Case& c) {
       counter(stats, "node1.mac", "rx_fcs_errors") + counter(stats, "node0.mac", "rx_fcs_errors"),
       corrupted)
       << "every corrupted frame is dropped by the receiving MAC";
-  if (c.fault.loss == 0) EXPECT_EQ(lost, 0u);
-  if (c.fault.ber == 0) EXPECT_EQ(corrupted, 0u);
+  if (c.fault.loss == 0) {
+    EXPECT_EQ(lost, 0u);
+  }
+  if (c.fault.ber == 0) {
+    EXPECT_EQ(corrupted, 0u);
+  }
   if (!c.fault.observed) return;
-  if (c.fault.loss > 0) EXPECT_GT(lost, 0u);
-  if (c.fault.ber > 0) EXPECT_GT(corrupted, 0u);
-  if (c.fault.down_to_us) EXPECT_GT(lost_down, 0u);
+  if (c.fault.loss > 0) {
+    EXPECT_GT(lost, 0u);
+  }
+  if (c.fault.ber > 0) {
+    EXPECT_GT(corrupted, 0u);
+  }
+  if (c.fault.down_to_us) {
+    EXPECT_GT(lost_down, 0u);
+  }
   EXPECT_GT(retx, 0u);
 }
 

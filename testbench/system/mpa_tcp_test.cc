@@ -231,7 +231,9 @@ void cut_for_good(bool established) {
           }});
   EXPECT_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
   EXPECT_EQ(counter(stats, "node0.toe", "failures"), 1u);
-  if (!established) EXPECT_EQ(counter(stats, "node1.toe", "failures"), 1u);
+  if (!established) {
+    EXPECT_EQ(counter(stats, "node1.toe", "failures"), 1u);
+  }
   // The budget is counted from the first expiry, and the failure comes at the first expiry 5 ms
   // or more after it (the timer doubling from its start): within 100 ms of the cut.
   EXPECT_GE(failed_at_ns - cut_ns, 5'000'000u);

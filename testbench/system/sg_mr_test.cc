@@ -179,7 +179,9 @@ TEST(KernelSgHandle, RemoteReadAndWriteReachKernelMemory) {
             EXPECT_EQ(wait_one(a.cq).status, IBV_WC_SUCCESS);
             EXPECT_EQ(bytes_at(a.buf, 0, data.size()), data);
             // 1,500 B at offset 3,500: the first region's last 596 B, the second's first 904.
-            ASSERT_EQ(rnic_mem_write(a.buf + 65536, patch.data(), patch.size()), 0);
+            ASSERT_EQ(
+                rnic_mem_write(static_cast<uint8_t*>(a.buf) + 65536, patch.data(), patch.size()),
+                0);
             ibv_sge ws{a.addr() + 65536, uint32_t(patch.size()), a.mr->lkey};
             ibv_send_wr w = testbench::rdma_write_wr(2, &ws, 1, 3500, h.rkey, true);
             ASSERT_EQ(ibv_post_send(a.qps[0], &w, &bad), 0);
