@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <memory>
 #include <systemc>
 #include <vector>
 
@@ -36,15 +36,15 @@ class EventQueue : public sc_core::sc_module {
     uint32_t slot;
     if (free_.empty()) {
       slot = uint32_t(fns_.size());
-      fns_.emplace_back();
+      fns_.push_back(std::make_unique<Action>());
     } else {
       slot = free_.back();
       free_.pop_back();
     }
     if constexpr (std::is_same_v<std::decay_t<F>, Action>)
-      fns_[slot] = std::move(fn);
+      *fns_[slot] = std::move(fn);
     else
-      fns_[slot].emplace(std::forward<F>(fn));
+      fns_[slot]->emplace(std::forward<F>(fn));
     q_.push_back({t_ps, rank, seq_++, slot});
     std::push_heap(q_.begin(), q_.end(), later);
     if (q_.front().t == t_ps && t_ps <= alarm_t_) sched_.wake(id_, t_ps);
@@ -96,7 +96,7 @@ class EventQueue : public sc_core::sc_module {
         const uint32_t slot = q_.front().slot;
         std::pop_heap(q_.begin(), q_.end(), later);
         q_.pop_back();
-        Action& fn = fns_[slot];  // a deque: it stays put while fn queues more
+        Action& fn = *fns_[slot];  // it stays put while fn queues more
         fn();
         fn.reset();
         free_.push_back(slot);
@@ -110,7 +110,7 @@ class EventQueue : public sc_core::sc_module {
     rearm();
   }
   std::vector<Item> q_;  // a heap, earliest at the front
-  std::deque<Action> fns_;
+  std::vector<std::unique_ptr<Action>> fns_;  // (an index is one load, a deque's is not)
   std::vector<uint32_t> free_;
   uint64_t seq_ = 0;
   uint64_t alarm_t_ = UINT64_MAX;

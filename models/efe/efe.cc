@@ -91,8 +91,13 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
 }
 
 Efe::Peer& Efe::peer(const eth::Mac& m) {
+  // A frame's work asks for its peer several times over: the last one found comes first.
+  if (last_peer_ && last_peer_->mac == m) return *last_peer_;
   auto it = peers_.find(m);
-  if (it != peers_.end()) return *it->second;
+  if (it != peers_.end()) {
+    last_peer_ = it->second.get();
+    return *last_peer_;
+  }
   auto p = std::make_unique<Peer>(ch_cfg_, m, cc_config());
   StatGroup& g = stats_.group(peer_group(m));
   p->tx_frames =
@@ -126,9 +131,9 @@ Efe::Peer& Efe::peer(const eth::Mac& m) {
            [raw] { return double(raw->tx.buffered_bytes()); });
   g.series("rate_gbps", "Gb/s", "the channel's sending rate (congestion control)",
            [raw] { return raw->rate_bps / 1e9; });
-  Peer& ref = *p;
+  last_peer_ = p.get();
   peers_.emplace(m, std::move(p));
-  return ref;
+  return *last_peer_;
 }
 
 bool Efe::can_send(const eth::Mac& dst, size_t bytes) {

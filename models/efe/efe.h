@@ -278,6 +278,7 @@ class Efe : public sc_core::sc_module, public Transport {
   EventQueue eq_{"eq"};
   size_t step_id_;
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;
+  Peer* last_peer_ = nullptr;  // peer()'s last answer (peers are never removed)
   std::deque<Peer*> ready_;    // peers that may have a DATA frame due, in turn
   std::deque<Peer*> ctl_q_;    // peers owing a control frame, in order (one time's by MAC)
   uint64_t loop_free_ps_ = 0;  // the MAC's loopback is busy until then
