@@ -109,7 +109,7 @@ class EventQueue : public sc_core::sc_module {
     }
     rearm();
   }
-  std::vector<Item> q_;  // a heap, earliest at the front
+  std::vector<Item> q_;                       // a heap, earliest at the front
   std::vector<std::unique_ptr<Action>> fns_;  // (an index is one load, a deque's is not)
   std::vector<uint32_t> free_;
   uint64_t seq_ = 0;
