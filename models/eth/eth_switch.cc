@@ -130,10 +130,21 @@ void EthSwitch::send_pause(Port& p, uint16_t quanta) {
   const std::vector<uint8_t> f = pause_frame(mac_, quanta);
   const uint32_t v = crc_.compute(f.data(), f.size());
   ++*p.pause_tx;
-  // Ahead of the frames waiting (MAC control goes first).
-  p.q.push_front({std::make_shared<const std::vector<uint8_t>>(f),
+  // Ahead of the frames waiting (MAC control goes first), and not held by a PAUSE this port
+  // received (802.3 Annex 31B: a paused MAC still sends MAC control frames). A start that
+  // waits out such a pause is made again for it: otherwise two switches that pause each other
+  // over one link would each hold the other's resume until the pause expired.
+  // Behind the control frames still waiting, in the order they were made: a resume that
+  // passed the pause it answers would leave the peer paused.
+  auto at = p.q.begin();
+  while (at != p.q.end() && at->from < 0) ++at;
+  p.q.insert(at, {std::make_shared<const std::vector<uint8_t>>(f),
                   {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)},
                   -1});
+  if (p.starting && p.paused_until > std::max(now_ps(), p.line_free_ps)) {
+    ++p.start_gen;
+    p.starting = false;
+  }
   start_next(p);
 }
 
@@ -221,10 +232,11 @@ void EthSwitch::enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<u
 void EthSwitch::start_next(Port& p) {
   if (p.starting || p.q.empty() || !p.link) return;
   p.starting = true;
-  const uint64_t start = std::max({now_ps(), p.line_free_ps, p.paused_until});
+  const bool control = p.q.front().from < 0;  // a PAUSE of this switch's: not held by one
+  const uint64_t start = std::max({now_ps(), p.line_free_ps, control ? 0 : p.paused_until});
   eq_.at(start, [this, &p, start, gen = p.start_gen] {
-    if (gen != p.start_gen) return;  // a resume made it again, sooner
-    if (p.paused_until > start) {    // a PAUSE arrived meanwhile: wait it out
+    if (gen != p.start_gen) return;  // a resume (or a PAUSE to send) made it again, sooner
+    if (p.paused_until > start && p.q.front().from >= 0) {  // a PAUSE arrived: wait it out
       p.starting = false;
       start_next(p);
       return;

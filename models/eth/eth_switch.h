@@ -23,8 +23,9 @@
 //   and the estimate decays linearly, to nothing over a window without frames. A stamp, as a
 //   CE mark, takes no time: latency and queue bound are those above.
 // PAUSE (switch.pause): the frames each input port brought in are counted while they wait in any
-//   output queue; above switch.pause_xoff_bytes that port is sent a PAUSE (the longest pause, at
-//   the head of its output queue), again if its frames still grow by half that (the PAUSE was
+//   output queue; above switch.pause_xoff_bytes that port is sent a PAUSE (the longest pause,
+//   ahead of the frames in its output queue and behind the PAUSE frames still there; it goes even
+//   while that port is paused itself), again if its frames still grow by half that (the PAUSE was
 //   lost), and once they fall to switch.pause_xon_bytes a PAUSE of 0 (resume). Lossless if every
 //   port's xoff plus what is in flight after the PAUSE (a frame on the wire, the two the EFE keeps
 //   in its MAC) fits the buffers. A PAUSE received on a port holds that port's output from its last

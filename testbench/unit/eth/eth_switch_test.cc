@@ -145,6 +145,40 @@ TEST(EthSwitch, AResumeEndsAPauseEarly) {
   EXPECT_EQ(t.got.size(), 3u);
 }
 
+// a pauses the switch's port towards it (65,535 quanta: 3.36 ms), then a and c each send 8
+// frames to b: b's port takes one frame time for two arriving, a's frames pass xoff (2,048 B)
+// and the switch pauses a and later resumes it. Its PAUSE frames to a are MAC control frames,
+// which a paused port still sends (802.3 Annex 31B): they go out within microseconds, not when
+// a's pause of the port ends, and in the order they were made (the last a resume, so a ends
+// free to send). Nothing is dropped and b gets all 16.
+TEST(EthSwitch, APausedPortStillSendsItsOwnPauseFramesInOrder) {
+  SwitchConfig cfg;
+  cfg.pause = true;
+  cfg.pause_xoff_bytes = 2048;
+  cfg.pause_xon_bytes = 1024;
+  Bench t(cfg);
+  std::vector<std::pair<uint64_t, uint16_t>> to_a;  // the switch's PAUSE frames: time, quanta
+  t.la->add_wire_tap([&to_a](uint64_t at, const EthMac::Frame& f, const uint8_t*, int end) {
+    uint16_t quanta = 0;
+    if (end == 1 && parse_pause(f.data(), f.size(), &quanta)) to_a.push_back({at, quanta});
+  });
+  t.a->send(pause_frame(kA, 0xFFFF));
+  sc_core::sc_start(1, sc_core::SC_US);
+  ASSERT_EQ(t.counter("sw.p0", "pause_rx"), 1u);
+  t.both_send(8, [](bool from_a, int i) {
+    return from_a ? frame(kA, uint8_t(i)) : frame(kC, uint8_t(100 + i));
+  });
+  ASSERT_GE(to_a.size(), 2u);
+  EXPECT_EQ(to_a.size(), t.counter("sw.p0", "pause_tx"));
+  EXPECT_EQ(to_a[0].second, 0xFFFF) << "first a pause";
+  EXPECT_LT(to_a[0].first, 20'000'000u) << "within microseconds, not after a's 3.36 ms";
+  EXPECT_EQ(to_a.back().second, 0) << "last a resume";
+  EXPECT_LT(to_a.back().first, 40'000'000u);
+  for (size_t i = 1; i < to_a.size(); ++i) EXPECT_GE(to_a[i].first, to_a[i - 1].first);
+  EXPECT_EQ(t.counter("sw.p1", "tail_drops"), 0u);
+  EXPECT_EQ(t.got.size(), 16u);
+}
+
 // A shared buffer: a and c each send 12 frames to b through a 12,000-byte pool (alpha 1, so an
 // input is paused when its share passes the pool's free bytes: with both busy, about a third
 // of the pool each), each with 16 KiB of headroom for what it sends after its PAUSE: the bench's

@@ -1,0 +1,38 @@
+#!/usr/bin/python3
+"""802.3x PAUSE over a leaf/spine (the scale experiment with 16 hosts, 2 leaves of 8 and 2
+spines, each host writing to 4 peers on the other leaf, 1 ms; PAUSE at 2 KiB, resume at 1 KiB):
+the switches pause one another's ports across the uplinks, and every pause ends. No frame is
+dropped, no retransmission timer expires, no channel fails, and the receivers get traffic over
+both spines. A switch whose resume overtook the pause it answered (both waiting behind a frame
+on the wire) left the leaf's uplink paused for 3.36 ms: channels failed and the run stopped."""
+import os
+import re
+import sys
+
+from common import ROOT, check, finish, load, out_dir, rnicsim
+
+binary, base = sys.argv[1], sys.argv[2]
+o = out_dir(base, "pause_fabric")
+with open(os.path.join(ROOT, "scenarios", "experiments", "scale64.yaml")) as f:
+    text = f.read()
+scenario = os.path.join(o, "pause16.yaml")
+with open(scenario, "w") as f:
+    f.write(re.sub(r"(?m)^(\s*hosts:) 64$", r"\1 16", text))
+rnicsim(binary, "run", scenario, "--out", o, "--quiet", "--set", "switch.pause=true",
+        "--set", "switch.pause_xoff_bytes=2048", "--set", "switch.pause_xon_bytes=1024")
+rows = load(os.path.join(o, "results.json"))["rows"]
+check(len(rows) == 1 and rows[0]["hosts"] == 16, f"rows {rows}")
+stats = load(os.path.join(o, "stats.json"))["stats"]
+
+
+def total(name, prefix=""):
+    return sum(v[name]["value"] for g, v in stats.items()
+               if g.startswith(prefix) and isinstance(v.get(name), dict) and "value" in v[name])
+
+
+check(total("pause_tx") > 0, "the switches sent no PAUSE: the case is not exercised")
+check(total("pause_rx", "leaf") > 0, "no leaf port was paused by a spine")
+for name in ("tail_drops", "timeouts", "channel_failures", "failures"):
+    check(total(name) == 0, f"{total(name)} {name}")
+check(rows[0]["goodput_gbps"] > 20, f"goodput {rows[0]['goodput_gbps']} Gb/s")
+finish("pause_fabric")
