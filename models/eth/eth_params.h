@@ -51,6 +51,7 @@ struct SwitchConfig {
   bool pause = false;     // IEEE 802.3x PAUSE towards an input port holding too much
   int64_t pause_xoff_bytes = 8192;
   int64_t pause_xon_bytes = 4096;
+  int64_t pause_quanta = 65535;  // a PAUSE's time, 512 bit times each (below 65535: refreshed)
   // A shared buffer (0: off, each input's fixed xoff/xon above): its pool, each input's
   // dynamic xoff threshold as a multiple of what is free in it, and each input's headroom.
   int64_t shared_buffer_bytes = 0;
@@ -81,6 +82,10 @@ struct SwitchConfig {
     p.i("pause_xon_bytes", pause_xon_bytes, "B", 0, 1 << 30,
         "bytes of an input port's frames queued below which it is resumed (with a shared "
         "buffer: this far below its threshold, its headroom empty)");
+    p.i("pause_quanta", pause_quanta, "quanta", 1, 65535,
+        "the time a PAUSE asks for, in quanta of 512 bit times (65535: 3.36 ms at 10 Gb/s). "
+        "Below 65535 the switch sends it again every half of that while the input stays "
+        "paused, so that a resume lost on the way costs at most this time");
     p.i("shared_buffer_bytes", shared_buffer_bytes, "B", 0, 1 << 30,
         "with pause: the switch's shared buffer pool (0: none; each input is paused at "
         "pause_xoff_bytes). An input's frames take the pool until its share passes "

@@ -148,6 +148,25 @@ void EthSwitch::send_pause(Port& p, uint16_t quanta) {
   start_next(p);
 }
 
+// A PAUSE to an input that holds too much, for switch.pause_quanta; below the longest, sent
+// again every half of that while the input stays paused (a resume lost on the way then costs
+// at most one such time).
+void EthSwitch::pause_input(Port& in) {
+  const auto quanta = uint16_t(cfg_.pause_quanta);
+  send_pause(in, quanta);
+  if (quanta == 0xFFFF) return;
+  refresh_pause(in, ++in.xoff_gen);
+}
+
+void EthSwitch::refresh_pause(Port& in, uint64_t gen) {
+  const uint64_t half = uint64_t(cfg_.pause_quanta) * 64 * in.byte_ps / 2;
+  eq_.at(now_ps() + half, [this, &in, gen] {
+    if (!cfg_.pause || !in.xoff || in.xoff_gen != gen) return;
+    send_pause(in, uint16_t(cfg_.pause_quanta));
+    refresh_pause(in, gen);
+  });
+}
+
 void EthSwitch::enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs) {
   Port& p = *ports_[size_t(out)];
   if (p.queued + frame->size() > uint64_t(cfg_.port_buffer_bytes)) {
@@ -212,19 +231,19 @@ void EthSwitch::enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<u
     if (!in.xoff && (headroom || in.in_shared > threshold())) {
       in.xoff = true;
       in.pause_level = in.in_headroom;
-      send_pause(in, 0xFFFF);
+      pause_input(in);
     } else if (in.xoff &&
                in.in_headroom > in.pause_level + uint64_t(cfg_.pause_headroom_bytes) / 2) {
       // Still sending (its PAUSE was lost): pause it again.
       in.pause_level = in.in_headroom;
-      send_pause(in, 0xFFFF);
+      pause_input(in);
     }
   } else if (cfg_.pause && in.in_bytes > uint64_t(cfg_.pause_xoff_bytes) &&
              (!in.xoff || in.in_bytes > in.pause_level + uint64_t(cfg_.pause_xoff_bytes) / 2)) {
     // Paused, or still sending (its PAUSE was lost): pause it (again).
     in.xoff = true;
     in.pause_level = in.in_bytes;
-    send_pause(in, 0xFFFF);
+    pause_input(in);
   }
   start_next(p);
 }

@@ -23,10 +23,12 @@
 //   and the estimate decays linearly, to nothing over a window without frames. A stamp, as a
 //   CE mark, takes no time: latency and queue bound are those above.
 // PAUSE (switch.pause): the frames each input port brought in are counted while they wait in any
-//   output queue; above switch.pause_xoff_bytes that port is sent a PAUSE (the longest pause,
-//   ahead of the frames in its output queue and behind the PAUSE frames still there; it goes even
-//   while that port is paused itself), again if its frames still grow by half that (the PAUSE was
-//   lost), and once they fall to switch.pause_xon_bytes a PAUSE of 0 (resume). Lossless if every
+//   output queue; above switch.pause_xoff_bytes that port is sent a PAUSE of
+//   switch.pause_quanta (ahead of the frames in its output queue and behind the PAUSE frames
+//   still there; it goes even while that port is paused itself; below the longest it is sent
+//   again every half of its time while the port stays paused), again if its frames still grow
+//   by half that (the PAUSE was lost), and once they fall to switch.pause_xon_bytes a PAUSE of
+//   0 (resume). Lossless if every
 //   port's xoff plus what is in flight after the PAUSE (a frame on the wire, the two the EFE keeps
 //   in its MAC) fits the buffers. A PAUSE received on a port holds that port's output from its last
 //   bit for its time; each PAUSE restarts that time, so a resume (0 quanta) ends it at once.
@@ -94,6 +96,7 @@ class EthSwitch : public sc_core::sc_module {
     uint64_t in_headroom = 0;   // ... and in its headroom
     bool xoff = false;          // this port was sent a PAUSE
     uint64_t pause_level = 0;   // ... when its frames held this many bytes
+    uint64_t xoff_gen = 0;      // ... counted per pause: a refresh of an ended one is dropped
     uint64_t paused_until = 0;  // a PAUSE received holds this output until then
     uint64_t queued = 0;        // bytes in q
     bool starting = false;      // the head's first bit is scheduled
@@ -115,6 +118,8 @@ class EthSwitch : public sc_core::sc_module {
   };
   void enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs);
   void send_pause(Port& p, uint16_t quanta);
+  void pause_input(Port& in);
+  void refresh_pause(Port& in, uint64_t gen);
   void start_next(Port& p);
   // Utilisation stamps: the port's estimate of the bytes it sent in the last window, at now.
   double sent_in_window(const Port& p, uint64_t now) const;

@@ -179,6 +179,54 @@ TEST(EthSwitch, APausedPortStillSendsItsOwnPauseFramesInOrder) {
   EXPECT_EQ(t.got.size(), 16u);
 }
 
+// switch.pause_quanta below the longest: b pauses the switch's port towards it (65,535 quanta),
+// so a's frames to b stay queued and a stays paused. The switch's PAUSE to a asks for 100
+// quanta (5.12 us at 10 Gb/s) and goes again every half of that (2.56 us) while a holds too
+// much; when b resumes at 50 us a's frames drain and a gets its resume, after which nothing
+// more. With 65,535 quanta (the default) nothing is sent between the first microseconds'
+// pauses and the resume.
+void refreshed_pause(int64_t quanta) {
+  SwitchConfig cfg;
+  cfg.pause = true;
+  cfg.pause_xoff_bytes = 2048;
+  cfg.pause_xon_bytes = 1024;
+  cfg.pause_quanta = quanta;
+  Bench t(cfg);
+  std::vector<std::pair<uint64_t, uint16_t>> to_a;
+  t.la->add_wire_tap([&to_a](uint64_t at, const EthMac::Frame& f, const uint8_t*, int end) {
+    uint16_t q = 0;
+    if (end == 1 && parse_pause(f.data(), f.size(), &q)) to_a.push_back({at, q});
+  });
+  t.b->send(pause_frame(kB, 0xFFFF));
+  sc_core::sc_start(1, sc_core::SC_US);
+  for (int i = 0; i < 4; ++i) t.a->send(frame(kA, uint8_t(i)));
+  sc_core::sc_start(49, sc_core::SC_US);
+  t.b->send(pause_frame(kB, 0));
+  sc_core::sc_start();
+  EXPECT_EQ(t.got.size(), 4u);
+  ASSERT_GE(to_a.size(), 2u);
+  EXPECT_EQ(to_a.back().second, 0) << "the resume, last";
+  EXPECT_GT(to_a.back().first, 50'000'000u) << "after b's resume";
+  // The first few come as a's frames already on their way arrive (a pause again each time its
+  // frames grow by half the xoff: it may have been lost), all within 10 us; after that only
+  // refreshes, one every 2.56 us until the resume.
+  std::vector<uint64_t> later;
+  for (size_t i = 0; i + 1 < to_a.size(); ++i) {
+    EXPECT_EQ(to_a[i].second, uint16_t(quanta)) << "pause " << i;
+    if (to_a[i].first > 10'000'000u) later.push_back(to_a[i].first);
+  }
+  if (quanta == 0xFFFF) {
+    EXPECT_TRUE(later.empty()) << "no refresh";
+    return;
+  }
+  EXPECT_GE(later.size(), 15u);
+  EXPECT_LE(later.size(), 17u);
+  for (size_t i = 1; i < later.size(); ++i)
+    EXPECT_EQ(later[i] - later[i - 1], 2'560'000u) << "refresh " << i;
+}
+TEST(EthSwitch, ABoundedPauseIsRefreshedWhileTheInputHoldsTooMuch) { refreshed_pause(100); }
+TEST(EthSwitch, TheLongestPauseIsNotRefreshed) { refreshed_pause(0xFFFF); }
+
 // A shared buffer: a and c each send 12 frames to b through a 12,000-byte pool (alpha 1, so an
 // input is paused when its share passes the pool's free bytes: with both busy, about a third
 // of the pool each), each with 16 KiB of headroom for what it sends after its PAUSE: the bench's
