@@ -130,12 +130,11 @@ void EthSwitch::send_pause(Port& p, uint16_t quanta) {
   const std::vector<uint8_t> f = pause_frame(mac_, quanta);
   const uint32_t v = crc_.compute(f.data(), f.size());
   ++*p.pause_tx;
-  // Ahead of the frames waiting (MAC control goes first), and not held by a PAUSE this port
-  // received (802.3 Annex 31B: a paused MAC still sends MAC control frames). A start that
-  // waits out such a pause is made again for it: otherwise two switches that pause each other
-  // over one link would each hold the other's resume until the pause expired.
-  // Behind the control frames still waiting, in the order they were made: a resume that
-  // passed the pause it answers would leave the peer paused.
+  // Ahead of the frames waiting (MAC control goes first) but behind the PAUSE frames still
+  // there, in the order they were made: a resume that passed the pause it answers would leave
+  // the peer paused. Not held by a PAUSE this port received (802.3 Annex 31B: a paused MAC
+  // still sends MAC control frames): a start that waits one out is made again for it, or two
+  // switches that pause each other over one link would each hold the other's resume.
   auto at = p.q.begin();
   while (at != p.q.end() && at->from < 0) ++at;
   p.q.insert(at, {std::make_shared<const std::vector<uint8_t>>(f),
