@@ -5,11 +5,23 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace rnic {
 
 // An Ethernet MAC address, first byte first (as on the wire).
 using MacAddr = std::array<uint8_t, 6>;
+
+// Whether two MACs are the same: two loads and compares, where std::array's == calls memcmp.
+inline bool same_mac(const MacAddr& a, const MacAddr& b) {
+  uint32_t a4, b4;
+  uint16_t a2, b2;
+  std::memcpy(&a4, a.data(), 4);
+  std::memcpy(&b4, b.data(), 4);
+  std::memcpy(&a2, a.data() + 4, 2);
+  std::memcpy(&b2, b.data() + 4, 2);
+  return a4 == b4 && a2 == b2;
+}
 
 inline void put_be16(uint8_t* p, uint16_t v) {
   p[0] = uint8_t(v >> 8);

@@ -32,14 +32,14 @@ struct TransportStream {
   uint32_t qpn = 0;
   TransportStream() = default;
   TransportStream(const TransportPeer& p, uint32_t q = 0) : peer(p), qpn(q) {}  // NOLINT
-  bool operator==(const TransportStream& o) const { return peer == o.peer && qpn == o.qpn; }
+  bool operator==(const TransportStream& o) const { return same_mac(peer, o.peer) && qpn == o.qpn; }
   bool operator!=(const TransportStream& o) const { return !(*this == o); }
   bool operator<(const TransportStream& o) const {
-    return peer < o.peer || (peer == o.peer && qpn < o.qpn);
+    return peer < o.peer || (same_mac(peer, o.peer) && qpn < o.qpn);
   }
   // Whether a QP connected to (peer, its remote QPN) runs on this stream.
   bool carries(const TransportPeer& p, uint32_t remote_qpn) const {
-    return peer == p && (qpn == 0 || qpn == remote_qpn);
+    return same_mac(peer, p) && (qpn == 0 || qpn == remote_qpn);
   }
 };
 

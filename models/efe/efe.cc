@@ -92,7 +92,7 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
 
 Efe::Peer& Efe::peer(const eth::Mac& m) {
   // A frame's work asks for its peer several times over: the last one found comes first.
-  if (last_peer_ && last_peer_->mac == m) return *last_peer_;
+  if (last_peer_ && same_mac(last_peer_->mac, m)) return *last_peer_;
   auto it = peers_.find(m);
   if (it != peers_.end()) {
     last_peer_ = it->second.get();

@@ -58,6 +58,7 @@ RnicDmac::RnicDmac(sc_core::sc_module_name n, pcie::PcieIf& pcie, const DmacPara
       read_ns_(stats.group(name()).histogram("read_latency", "ns", "DMA read, request to data",
                                              Histogram::log2_edges(64, 20))) {
   if (own_model_) model_ = static_cast<DmacModel*>(core_.get());
+  out_ = &core_->out();
   pcie_.set_completion_sink([this](Tlp&& t, uint64_t at) { completion(std::move(t), at); });
   // A completion that cannot end a piece only fills a read's buffer: when the block's edges are
   // clocked in runs, it does not wake the block, which takes it before it clocks the edges it
@@ -201,7 +202,7 @@ void RnicDmac::run() {
   while (next_edge_ <= now) {
     uint64_t e = next_edge_;
     if (have_edge_ && e - last_edge_ - 1 > kMaxSkip) e = last_edge_ + 1 + kMaxSkip;
-    const DmacOut& o = core_->out();
+    const DmacOut& o = *out_;
     if (e < now && ((o.tx_valid && o.tx_last) || o.rd_valid))
       throw std::logic_error(
           fmt::format("{}: edge {} takes an output, clocked late at edge {}", name(), e, now));
@@ -242,7 +243,7 @@ uint64_t RnicDmac::first_output_edge() const {
 // may end with the edge that takes an MWr's last beat, and the MWr goes then.
 bool RnicDmac::beats(uint64_t e, uint64_t now) {
   if (!batch_edges_ || !have_edge_) return false;
-  const DmacOut& o = core_->out();
+  const DmacOut& o = *out_;
   if (o.rd_valid || (o.tx_valid && o.tx_last && !o.tx_write)) return false;  // taken at e
   // The driver's inputs: none of its requests, writes or completions' first beats in the run.
   uint64_t lim = now - e + 1;
@@ -325,7 +326,7 @@ void RnicDmac::took_wd_beats(uint32_t n) {
 }
 
 void RnicDmac::step(uint64_t e) {
-  const DmacOut& o = core_->out();
+  const DmacOut& o = *out_;
   const uint64_t at = e * clk_.period_ps;
   // Outputs presented before the edge, taken at it (tx_ready and rd_ready are always high).
   if (o.tx_valid) {
@@ -433,7 +434,7 @@ void RnicDmac::step(uint64_t e) {
 }
 
 uint64_t RnicDmac::next_edge(uint64_t e) const {
-  const DmacOut& o = core_->out();
+  const DmacOut& o = *out_;
   uint64_t n = kNever;
   auto want = [&](uint64_t x) { n = std::min(n, std::max(x, e + 1)); };
   if (o.busy) want(e + 1);

@@ -171,6 +171,7 @@ class RnicDmac : public sc_core::sc_module {
   uint64_t next_edge_ = UINT64_MAX;  // the next edge to clock
   uint64_t due_wake_ = UINT64_MAX;   // the edge run() must come by (<= the first output's)
   DmacModel* model_ = nullptr;       // own_model_'s core, for its quiet and beat edges
+  const DmacOut* out_ = nullptr;     // core_->out(), asked at every edge
   Scheduler& sched_ = Scheduler::get();
   size_t wake_id_ = 0;                // the block's client of the scheduler
   uint64_t armed_edge_ = UINT64_MAX;  // the edge it wakes at (kNever: none)

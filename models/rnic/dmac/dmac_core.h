@@ -127,7 +127,8 @@ class DmacCore {
   struct Params {};  // nothing besides BlockArgs (the width, the clock)
   class Recorded;    // dmac.h
   virtual ~DmacCore() = default;
-  // One rising edge with these input pins; out() is then the outputs until the next edge.
+  // One rising edge with these input pins; out() is then the outputs until the next edge (one
+  // object for the core's life: its users keep the reference).
   virtual void edge(const DmacIn& in) = 0;
   virtual const DmacOut& out() const = 0;
   virtual int bytes() const = 0;     // datapath width (B per beat)
