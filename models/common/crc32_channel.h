@@ -36,6 +36,9 @@ class Crc32Channel {
   virtual ~Crc32Channel() = default;
   // (beat_cycles is read during the call only.)
   virtual void request(Message msg, const std::vector<uint64_t>& beat_cycles, Done done) = 0;
+  // Whether request() reads only the last beat's cycle (the C++ model): the caller may then pass
+  // that one alone instead of working out every beat's.
+  virtual bool last_beat_only() const { return false; }
   // Beats a message of `len` bytes takes.
   virtual uint64_t beats(size_t len) const = 0;
   // Waveform: what the implementation shows (the RTL's pins and internals when traced).
@@ -56,6 +59,7 @@ class Crc32ModelChannel : public Crc32Channel, public sc_core::sc_module {
     eq_.at(valid * clk_.period_ps, [crc, valid, done = std::move(done)] { done(crc, valid); });
   }
   uint64_t beats(size_t len) const override { return model_.beats(len); }
+  bool last_beat_only() const override { return true; }
 
  private:
   Crc32Model model_;
@@ -85,6 +89,7 @@ class Crc32Channel::Recorded : public Crc32Channel {
                  });
   }
   uint64_t beats(size_t len) const override { return in_->beats(len); }
+  bool last_beat_only() const override { return in_->last_beat_only(); }
   void trace(TraceSink& t) const override { in_->trace(t); }
 
  private:

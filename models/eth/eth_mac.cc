@@ -56,8 +56,12 @@ bool EthMac::send(Frame f) {
   const uint64_t beats = fcs_gen_->beats(f.size());
   const uint64_t first = std::max(clk_.edge_after(now_ps(), 0) / period, fcs_gen_free_);
   fcs_gen_free_ = first + beats;
-  cycles_.resize(beats);
-  for (uint64_t i = 0; i < beats; ++i) cycles_[i] = first + i;
+  if (fcs_gen_->last_beat_only()) {
+    cycles_.assign(1, first + beats - 1);
+  } else {
+    cycles_.resize(beats);
+    for (uint64_t i = 0; i < beats; ++i) cycles_[i] = first + i;
+  }
   const uint64_t ready = (first + beats - 1 + uint64_t(cfg_.mac.tx_cycles)) * period;
   ++fifo_;
   FramePtr frame = share_bytes(std::move(f));
@@ -103,14 +107,20 @@ void EthMac::transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corr
 void EthMac::arrive(FramePtr frame, std::array<uint8_t, 4> fcs_a, uint64_t first_bit,
                     uint64_t last_bit) {
   // Each beat reaches the FCS checker as its bytes arrive, the last at the first edge at or
-  // after the last bit; the frame goes up mac.rx_cycles after the result.
+  // after the last bit (a checker that reads only the last beat's cycle is given that one); the
+  // frame goes up mac.rx_cycles after the result.
   const uint64_t period = clk_.period_ps;
   const uint64_t beats = fcs_check_->beats(frame->size());
   const uint64_t width = uint64_t(cfg_.datapath_bytes);
   std::vector<uint64_t>& cycles = cycles_;
-  cycles.resize(beats);
-  cycles[beats - 1] = (last_bit + period - 1) / period;
-  for (uint64_t i = beats - 1; i-- > 0;) {
+  const uint64_t last = (last_bit + period - 1) / period;
+  if (fcs_check_->last_beat_only()) {
+    cycles.assign(1, last);
+  } else {
+    cycles.resize(beats);
+    cycles[beats - 1] = last;
+  }
+  for (uint64_t i = cycles.size() - 1; i-- > 0;) {
     const uint64_t in = first_bit + (kPreambleBytes + (i + 1) * width) * byte_ps_;
     cycles[i] = std::min((in + period - 1) / period, cycles[i + 1] - 1);
   }

@@ -108,5 +108,40 @@ TEST(Crc32Channel, TracedMutantRtlDisagrees) {
   compare<Crc32ScChannel<Vcrc32_w8_mut, 8>, 8>(6, false);
 }
 
+// A MAC gives a channel that reads only the last beat's cycle that one alone (eth_mac.cc): the
+// model must answer it as it answers every beat's cycles; the RTL adapters clock each beat and
+// ask for all of them.
+TEST(Crc32Channel, TheModelNeedsOnlyTheLastBeatsCycle) {
+  const ClockDomain clk{4000};
+  const Schedule s = schedule(7, 16, 100);
+  Crc32ModelChannel every("every", Crc32::kPolyIeee, 16, clk);
+  Crc32ModelChannel last("last", Crc32::kPolyIeee, 16, clk);
+  Crc32CcChannel<Vcrc32cc_w16, 16> rtl("rtl", clk);
+  Crc32ScChannel<Vcrc32_w16, 16> traced("traced", clk);
+  EXPECT_TRUE(every.last_beat_only());
+  EXPECT_FALSE(rtl.last_beat_only());
+  EXPECT_FALSE(traced.last_beat_only());
+  std::vector<Answer> a, b;
+  EventQueue eq("requests");
+  for (size_t i = 0; i < s.msgs.size(); ++i)
+    eq.at((s.cycles[i].front() - 1) * clk.period_ps, [&, i] {
+      every.request(s.msgs[i], s.cycles[i], [&a](uint32_t crc, uint64_t v) {
+        a.push_back({crc, v, now_ps()});
+      });
+      last.request(s.msgs[i], {s.cycles[i].back()}, [&b](uint32_t crc, uint64_t v) {
+        b.push_back({crc, v, now_ps()});
+      });
+    });
+  sc_core::sc_start(
+      sc_core::sc_time(double((s.cycles.back().back() + 2000) * clk.period_ps), sc_core::SC_PS));
+  ASSERT_EQ(a.size(), s.msgs.size());
+  ASSERT_EQ(b.size(), s.msgs.size());
+  for (size_t i = 0; i < s.msgs.size(); ++i) {
+    EXPECT_EQ(b[i].crc, a[i].crc) << "message " << i;
+    EXPECT_EQ(b[i].valid_cycle, a[i].valid_cycle) << "message " << i;
+    EXPECT_EQ(b[i].at_ps, a[i].at_ps) << "message " << i;
+  }
+}
+
 }  // namespace
 }  // namespace rnic
