@@ -8,12 +8,12 @@
 
 #include <random>
 
+#include "Vcrc32_w16.h"
+#include "Vcrc32_w8_mut.h"
 #include "Vcrc32cc_w16.h"
 #include "Vcrc32cc_w64.h"
 #include "Vcrc32cc_w8.h"
 #include "Vcrc32cc_w8_mut.h"
-#include "Vcrc32_w16.h"
-#include "Vcrc32_w8_mut.h"
 #include "models/common/crc32_cc.h"
 #include "models/common/crc32_sc.h"
 
@@ -51,27 +51,34 @@ Schedule schedule(unsigned seed, unsigned bytes, int n) {
   return s;
 }
 
+// Both channels take every message of s in the same simulation (y only each message's last
+// beat's cycle when y_last_only): their answers, side by side.
+void run_both(Crc32Channel& x, Crc32Channel& y, const Schedule& s, const ClockDomain& clk,
+              bool y_last_only, std::vector<Answer>* a, std::vector<Answer>* b) {
+  EventQueue eq("requests");
+  for (size_t i = 0; i < s.msgs.size(); ++i)
+    eq.at((s.cycles[i].front() - 1) * clk.period_ps, [&, i] {
+      x.request(s.msgs[i], s.cycles[i], [a](uint32_t crc, uint64_t v) {
+        a->push_back({crc, v, now_ps()});
+      });
+      y.request(s.msgs[i], y_last_only ? std::vector<uint64_t>{s.cycles[i].back()} : s.cycles[i],
+                [b](uint32_t crc, uint64_t v) {
+                  b->push_back({crc, v, now_ps()});
+                });
+    });
+  // A bounded run: the traced adapter's clock never stops.
+  sc_core::sc_start(
+      sc_core::sc_time(double((s.cycles.back().back() + 2000) * clk.period_ps), sc_core::SC_PS));
+}
+
 template <class RtlChannel, int BYTES>
 void compare(unsigned seed, bool expect_equal) {
   const ClockDomain clk{4000};
   const Schedule s = schedule(seed, BYTES, 300);
   Crc32ModelChannel model("model", Crc32::kPolyIeee, BYTES, clk);
   RtlChannel rtl("rtl", clk);
-  // Both channels run in the same simulation: their answers are collected side by side.
   std::vector<Answer> a, b;
-  EventQueue eq("requests");
-  for (size_t i = 0; i < s.msgs.size(); ++i)
-    eq.at((s.cycles[i].front() - 1) * clk.period_ps, [&, i] {
-      model.request(s.msgs[i], s.cycles[i], [&a](uint32_t crc, uint64_t v) {
-        a.push_back({crc, v, now_ps()});
-      });
-      rtl.request(s.msgs[i], s.cycles[i], [&b](uint32_t crc, uint64_t v) {
-        b.push_back({crc, v, now_ps()});
-      });
-    });
-  // A bounded run: the traced adapter's clock never stops.
-  sc_core::sc_start(
-      sc_core::sc_time(double((s.cycles.back().back() + 2000) * clk.period_ps), sc_core::SC_PS));
+  run_both(model, rtl, s, clk, false, &a, &b);
   ASSERT_EQ(a.size(), s.msgs.size());
   ASSERT_EQ(b.size(), s.msgs.size());
   const Crc32 ref(Crc32::kPolyIeee);
@@ -122,18 +129,7 @@ TEST(Crc32Channel, TheModelNeedsOnlyTheLastBeatsCycle) {
   EXPECT_FALSE(rtl.last_beat_only());
   EXPECT_FALSE(traced.last_beat_only());
   std::vector<Answer> a, b;
-  EventQueue eq("requests");
-  for (size_t i = 0; i < s.msgs.size(); ++i)
-    eq.at((s.cycles[i].front() - 1) * clk.period_ps, [&, i] {
-      every.request(s.msgs[i], s.cycles[i], [&a](uint32_t crc, uint64_t v) {
-        a.push_back({crc, v, now_ps()});
-      });
-      last.request(s.msgs[i], {s.cycles[i].back()}, [&b](uint32_t crc, uint64_t v) {
-        b.push_back({crc, v, now_ps()});
-      });
-    });
-  sc_core::sc_start(
-      sc_core::sc_time(double((s.cycles.back().back() + 2000) * clk.period_ps), sc_core::SC_PS));
+  run_both(every, last, s, clk, true, &a, &b);
   ASSERT_EQ(a.size(), s.msgs.size());
   ASSERT_EQ(b.size(), s.msgs.size());
   for (size_t i = 0; i < s.msgs.size(); ++i) {
