@@ -119,10 +119,10 @@ void EthMac::arrive(FramePtr frame, std::array<uint8_t, 4> fcs_a, uint64_t first
   } else {
     cycles.resize(beats);
     cycles[beats - 1] = last;
-  }
-  for (uint64_t i = cycles.size() - 1; i-- > 0;) {
-    const uint64_t in = first_bit + (kPreambleBytes + (i + 1) * width) * byte_ps_;
-    cycles[i] = std::min((in + period - 1) / period, cycles[i + 1] - 1);
+    for (uint64_t i = beats - 1; i-- > 0;) {
+      const uint64_t in = first_bit + (kPreambleBytes + (i + 1) * width) * byte_ps_;
+      cycles[i] = std::min((in + period - 1) / period, cycles[i + 1] - 1);
+    }
   }
   rx_pending_.push_back({frame, fcs_a});
   fcs_check_->request(std::move(frame), cycles, [this](uint32_t got, uint64_t valid) {
