@@ -47,6 +47,11 @@ inline uint32_t get_be24(const uint8_t* p) {
 inline uint32_t get_be32(const uint8_t* p) { return uint32_t(get_be16(p)) << 16 | get_be16(p + 2); }
 inline uint64_t get_be64(const uint8_t* p) { return uint64_t(get_be32(p)) << 32 | get_be32(p + 4); }
 
+// A MAC as a 48-bit number, its first byte the most significant (a key for hash tables).
+inline uint64_t mac_value(const MacAddr& m) {
+  return uint64_t(get_be16(m.data())) << 32 | get_be32(m.data() + 2);
+}
+
 // Little-endian: a 64-bit word in host memory (the hosts are little-endian, as the card's ABI).
 inline void put_le64(uint8_t* p, uint64_t v) {
   for (int i = 0; i < 8; ++i) p[i] = uint8_t(v >> (8 * i));

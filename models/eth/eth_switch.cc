@@ -56,7 +56,7 @@ EthSwitch::EthSwitch(sc_core::sc_module_name n, int ports, const SwitchConfig& c
 }
 
 int EthSwitch::route(const Mac& src, const Mac& dst) const {
-  auto it = routes_.find(mac_key(dst));
+  auto it = routes_.find(mac_value(dst));
   if (it == routes_.end() || it->second.empty()) return -1;
   // FNV-1a over the pair, then mixed (MurmurHash3's finaliser), so the same pair always takes
   // the same path. Unmixed, FNV-1a's low bit is the parity of the bytes' low bits: with two

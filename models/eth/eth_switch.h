@@ -67,7 +67,7 @@ class EthSwitch : public sc_core::sc_module {
   int ports() const { return int(ports_.size()); }
   LinkEnd& port(int i) { return *ports_[size_t(i)]; }
   // Frames for `dst` leave by one of `out` (chosen per source/destination pair).
-  void set_route(const Mac& dst, std::vector<int> out) { routes_[mac_key(dst)] = std::move(out); }
+  void set_route(const Mac& dst, std::vector<int> out) { routes_[mac_value(dst)] = std::move(out); }
   // The port a frame from src to dst leaves by (-1: no route).
   int route(const Mac& src, const Mac& dst) const;
   uint64_t queued_bytes(int port) const { return ports_[size_t(port)]->queued; }
@@ -137,12 +137,8 @@ class EthSwitch : public sc_core::sc_module {
   Mac mac_{0x02, 0xFE, 0, 0, 0, 0};  // the source of its PAUSE frames
   EventQueue eq_{"eq"};
   std::vector<std::unique_ptr<Port>> ports_;
-  // By destination MAC as a 48-bit number: a hash lookup per frame, whatever the host count.
-  static uint64_t mac_key(const Mac& m) {
-    uint64_t k = 0;
-    for (uint8_t b : m) k = k << 8 | b;
-    return k;
-  }
+  // By destination MAC as a 48-bit number (mac_value): a hash lookup per frame, whatever the
+  // host count.
   std::unordered_map<uint64_t, std::vector<int>> routes_;
 };
 
