@@ -37,15 +37,17 @@ void send(int to, uint32_t ch, const void* data, size_t len, uint64_t not_before
 void broadcast(uint32_t ch, const void* data, size_t len, uint64_t not_before_ps);
 
 // The end of a window, one collective call in the common case: the ranks agree on the earliest
-// next event of any (each rank's own `next_ps`, and what its messages set off), whether every
-// rank is `done` and whether any had an `error`; when any rank sent messages they are then
-// delivered (a second exchange).
+// next event of any (each rank's own `next_ps`, and what its messages set off), the earliest
+// timer of any that does not keep the run going (`idle_ps`, StatRegistry::on_idle_timer),
+// whether every rank is `done` and whether any had an `error`; when any rank sent messages they
+// are then delivered (a second exchange).
 struct Agreement {
   uint64_t next_ps;
   bool all_done;
   bool error;
+  uint64_t idle_ps;
 };
-Agreement settle(uint64_t next_ps, bool done, bool error);
+Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps = UINT64_MAX);
 // This rank has simulated every time before t_ps: a message that sets off something earlier is
 // an error (std::logic_error at the exchange), not a silent reordering.
 void ran_until(uint64_t t_ps);

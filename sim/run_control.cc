@@ -112,6 +112,18 @@ void start_for(uint64_t d, sc_core::sc_starvation_policy p = sc_core::SC_RUN_TO_
   sc_core::sc_start(sc_core::sc_time::from_value(d), p);
 }
 
+// start_for over a stretch in which a model's timer that does not keep the run going may come
+// due (StatRegistry::idle_timer_moved stops it early: true).
+bool run_stretch(const StatRegistry& stats, uint64_t d, sc_core::sc_starvation_policy p) {
+  stats.set_idle_horizon(d > UINT64_MAX - kernel_now_ps() ? UINT64_MAX : kernel_now_ps() + d);
+  struct Off {
+    const StatRegistry& s;
+    ~Off() { s.set_idle_horizon(UINT64_MAX); }
+  } off{stats};
+  start_for(d, p);
+  return stats.idle_paused();
+}
+
 // With nothing left for the kernel to run, the actions models left to be worked out when next
 // asked (StatRegistry::on_lazy) still take their time: the clock moves to the earliest (after
 // the side tasks due before it) and the models work it out. False when none is left before
@@ -131,6 +143,24 @@ bool run_lazy(const StatRegistry& stats, uint64_t now, Background* background,
   }
   if (to > now) start_for(to - now);
   stats.run_lazy();
+  return true;
+}
+
+// The timers that do not keep the run going due at t (the earliest) go off, and the simulation
+// runs through t: their actions there have run and set their next times. A side task due before
+// t comes first (the clock moves to it; false: the caller asks again).
+bool fire_idle(const StatRegistry& stats, uint64_t t, Background* background) {
+  const uint64_t now = kernel_now_ps();
+  if (background) {
+    background->run_due(now);
+    const uint64_t due = background->next_due();
+    if (due < t) {
+      start_for(due - now);
+      return false;
+    }
+  }
+  stats.fire_idle_timers(t);
+  start_for(std::max(t, now) + 1 - now, sc_core::SC_EXIT_ON_STARVATION);
   return true;
 }
 
@@ -163,11 +193,12 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
   std::chrono::steady_clock::duration agreeing{};
   while (true) {
     const uint64_t now = sc_core::sc_time_stamp().value();
-    uint64_t next = UINT64_MAX;
+    uint64_t next = UINT64_MAX, idle = UINT64_MAX;
     bool finished = false;
     attempt([&] {
       next = sc_core::sc_pending_activity() ? now + sc_core::sc_time_to_pending_activity().value()
                                             : std::max(now, stats.next_lazy());
+      idle = stats.next_idle_timer();
       if (background && next != UINT64_MAX) {
         background->run_due(now);
         next = std::min(next, background->next_due());
@@ -178,7 +209,7 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
     });
     // A rank that failed still takes part: that is how the others learn of it.
     const auto t0 = std::chrono::steady_clock::now();
-    const ranks::Agreement a = ranks::settle(next, finished, bool(error));
+    const ranks::Agreement a = ranks::settle(next, finished, bool(error), idle);
     agreeing += std::chrono::steady_clock::now() - t0;
     ++windows;
     if (a.error) {
@@ -190,6 +221,17 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
     // What the exchange delivered is this rank's too.
     if (sc_core::sc_pending_activity())
       next = std::min<uint64_t>(next, now + sc_core::sc_time_to_pending_activity().value());
+    // A timer that does not keep the run going (StatRegistry::on_idle_timer) goes off, while
+    // the workload is not done, when no other event of any rank comes before it; then the ranks
+    // agree again.
+    const uint64_t idle_ps = a.all_done ? UINT64_MAX : a.idle_ps;
+    if (idle_ps != UINT64_MAX && (a.next_ps == UINT64_MAX || idle_ps <= a.next_ps)) {
+      // (Nothing from another rank comes before a.next_ps + the lookahead.)
+      bool fired = false;
+      attempt([&] { fired = fire_idle(stats, a.idle_ps, background); });
+      ranks::ran_until(fired ? a.idle_ps + 1 : kernel_now_ps());
+      continue;
+    }
     if (a.next_ps == UINT64_MAX) {
       // Each rank's clock stopped at its last event (its last window ended starved).
       const uint64_t end = ranks::max_all(now);
@@ -207,18 +249,20 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
     // Up to (not including) the window's end, and to the next side task of this rank's.
     uint64_t end =
         a.next_ps > UINT64_MAX - g_lookahead_ps ? UINT64_MAX : a.next_ps + g_lookahead_ps;
+    end = std::min(end, idle_ps);  // a window stops at such a timer
     if (background && background->next_due() != UINT64_MAX)
       end = std::min(end, std::max(background->next_due(), now + 1));
     // Nothing of this rank's before the window's end: nothing to run (its clock stays at its
     // last event).
+    bool paused = false;
     if (next < end)
       attempt([&] {
         if (sc_core::sc_pending_activity())
-          start_for(end - now, sc_core::SC_EXIT_ON_STARVATION);
+          paused = run_stretch(stats, end - now, sc_core::SC_EXIT_ON_STARVATION);
         else  // what the models left to work out
           run_lazy(stats, now, nullptr, end);
       });
-    ranks::ran_until(end);
+    ranks::ran_until(paused ? kernel_now_ps() : end);
     progress();
   }
 }
@@ -256,9 +300,22 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
       }
       if (due != UINT64_MAX) run_for = std::min(run_for, due - at);
     }
-    start_for(run_for, sc_core::sc_pending_activity() && next.value() >= run_for
-                           ? sc_core::SC_RUN_TO_TIME
-                           : sc_core::SC_EXIT_ON_STARVATION);
+    // Timers that do not keep the run going (StatRegistry::on_idle_timer) go off, while the
+    // workload is not done, when nothing before them is left; the slice stops at the earliest.
+    if (sc_core::sc_pending_activity()) {
+      const uint64_t idle = stats.next_idle_timer();
+      if (idle != UINT64_MAX && !done()) {
+        if (idle <= at + next.value()) {
+          fire_idle(stats, idle, background);
+          continue;
+        }
+        run_for = std::min(run_for, idle - at);
+      }
+    }
+    run_stretch(stats, run_for,
+                sc_core::sc_pending_activity() && next.value() >= run_for
+                    ? sc_core::SC_RUN_TO_TIME
+                    : sc_core::SC_EXIT_ON_STARVATION);
     if (g_interrupted) throw InterruptedError("interrupted");
     if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
     progress();
@@ -266,8 +323,18 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
     // Asked every slice: done() also reports a failure that paused the run (run_threads).
     const bool finished = done();
     if (!sc_core::sc_pending_activity()) {
+      const uint64_t idle = stats.next_idle_timer(), lazy = stats.next_lazy();
+      if (idle != UINT64_MAX && !finished && lazy != UINT64_MAX && idle <= lazy) {
+        fire_idle(stats, idle, background);  // before what the models left to work out
+        continue;
+      }
       if (run_lazy(stats, now, background)) continue;
       if (finished) return;
+      if (idle != UINT64_MAX) {
+        // The workload waits and nothing else is left: the earliest of them goes off.
+        fire_idle(stats, idle, background);
+        continue;
+      }
       throw HungError(fmt::format(
           "the workload is still waiting at {:.3f} ns and nothing is left to happen\n{}",
           double(now) / 1000.0, dump()));

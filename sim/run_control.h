@@ -60,7 +60,10 @@ void set_point(uint64_t done, uint64_t total);
 void set_work_total(double total);
 void add_work(double done);
 // Simulates until nothing is pending. done(): the workload has finished. dump(): every block's
-// state for a watchdog report.
+// state for a watchdog report. Timers that do not keep a run going (StatRegistry::on_idle_timer)
+// go off at their times while done() is false (with nothing else left, the earliest goes off
+// rather than the run stopping as hung); once it is true none does, and the run ends at its
+// last other event.
 // background: its tasks run at their times between slices (background.h).
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
               const std::function<std::string()>& dump, Background* background = nullptr);

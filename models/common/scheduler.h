@@ -240,7 +240,7 @@ class Scheduler {
     uint64_t last = k;
     while (!heap_.empty()) {
       const uint64_t t = heap_[0].t;
-      if (t >= limit) break;
+      if (t >= limit || t >= horizon_) break;  // (a client may lower the horizon)
       v.on = true;
       v.now = t;
       v.round = 0;

@@ -5,6 +5,8 @@
 #include <systemc>
 #include <unordered_set>
 
+#include "models/common/scheduler.h"
+
 namespace rnic {
 
 Histogram::Histogram(std::string name, std::string unit, std::string desc,
@@ -122,6 +124,9 @@ void StatRegistry::drop_settle(const void* owner) {
   lazy_.erase(std::remove_if(lazy_.begin(), lazy_.end(),
                              [owner](const Lazy& e) { return e.owner == owner; }),
               lazy_.end());
+  idle_.erase(std::remove_if(idle_.begin(), idle_.end(),
+                             [owner](const IdleTimer& e) { return e.owner == owner; }),
+              idle_.end());
 }
 
 void StatRegistry::on_lazy(const void* owner, std::function<uint64_t()> next,
@@ -137,6 +142,32 @@ uint64_t StatRegistry::next_lazy() const {
 
 void StatRegistry::run_lazy() const {
   for (const Lazy& e : lazy_) e.run();
+}
+
+void StatRegistry::on_idle_timer(const void* owner, std::function<uint64_t()> next,
+                                 std::function<void(uint64_t)> fire) {
+  idle_.push_back({owner, std::move(next), std::move(fire)});
+}
+
+uint64_t StatRegistry::next_idle_timer() const {
+  uint64_t t = UINT64_MAX;
+  for (const IdleTimer& e : idle_) t = std::min(t, e.next());
+  return t;
+}
+
+void StatRegistry::fire_idle_timers(uint64_t t_ps) const {
+  for (const IdleTimer& e : idle_) {
+    const uint64_t due = e.next();
+    if (due <= t_ps) e.fire(due);
+  }
+}
+
+void StatRegistry::idle_timer_moved(uint64_t t_ps) const {
+  if (t_ps >= idle_horizon_) return;
+  idle_horizon_ = t_ps;
+  idle_paused_ = true;
+  Scheduler::get().set_horizon(t_ps);
+  sc_core::sc_pause();
 }
 
 void StatRegistry::settle() const {

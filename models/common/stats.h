@@ -125,6 +125,27 @@ class StatRegistry {
   void on_lazy(const void* owner, std::function<uint64_t()> next, std::function<void()> run);
   uint64_t next_lazy() const;
   void run_lazy() const;
+  // A timer that does not keep a run going (the EFE's keepalive): `next` says when it is due
+  // (UINT64_MAX: not armed). While the workload is not done, run_control calls `fire(t)` once
+  // nothing before t is left to run; fire starts the timer's work at t (an action of the
+  // owner's at t, which may find nothing to do) and disarms it until that action has run. So a
+  // workload that waits for nothing else to happen hears them go off, and once it is done none
+  // does: the run ends at its last other event. drop_settle drops the owner's too.
+  void on_idle_timer(const void* owner, std::function<uint64_t()> next,
+                     std::function<void(uint64_t t_ps)> fire);
+  uint64_t next_idle_timer() const;
+  // Fires every timer due at or before t_ps, each at its own time.
+  void fire_idle_timers(uint64_t t_ps) const;
+  // The end of the stretch run_control is simulating (UINT64_MAX: none). A model whose timer
+  // may have become due before it says so (idle_timer_moved): the stretch then stops early
+  // (sc_pause; the scheduler runs no client ahead to that time), so that run_control fires the
+  // timer at its time. idle_paused(): that happened since set_idle_horizon.
+  void set_idle_horizon(uint64_t t_ps) const {
+    idle_horizon_ = t_ps;
+    idle_paused_ = false;
+  }
+  void idle_timer_moved(uint64_t t_ps) const;
+  bool idle_paused() const { return idle_paused_; }
 
  private:
   void settle() const;
@@ -140,6 +161,14 @@ class StatRegistry {
     std::function<void()> run;
   };
   std::vector<Lazy> lazy_;
+  struct IdleTimer {
+    const void* owner;
+    std::function<uint64_t()> next;
+    std::function<void(uint64_t)> fire;
+  };
+  std::vector<IdleTimer> idle_;
+  mutable uint64_t idle_horizon_ = UINT64_MAX;
+  mutable bool idle_paused_ = false;
 };
 
 }  // namespace rnic

@@ -1,6 +1,7 @@
 // Statistics: counters, histogram buckets, reset, JSON; time series sampled at the configured
 // interval while a run has work, and the sampler lets the run end; the actions a model leaves to
-// be worked out when next asked still take their time at the run's end.
+// be worked out when next asked still take their time at the run's end; timers that do not keep
+// a run going (a keepalive's) go off until the workload is done.
 #include "models/common/stats.h"
 
 #include <gtest/gtest.h>
@@ -94,6 +95,97 @@ TEST(Stats, ARunEndsAtTheLastActionAModelLeftToWorkOut) {
   EXPECT_EQ(task_at, t0 + 2000);
   EXPECT_EQ(runs, (std::vector<uint64_t>{t0 + 5000, t0 + 8000}));
   EXPECT_EQ(now_ps(), t0 + 8000) << "the run ends at the last of them";
+}
+
+// A model's timer that does not keep the run going (StatRegistry::on_idle_timer): each due time
+// in `due` in turn; when it goes off, its action (an event at that time) records the clock and
+// arms the next.
+struct IdleModel {
+  explicit IdleModel(StatRegistry& stats, std::vector<uint64_t> due) : due_(std::move(due)) {
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.set_sensitivity(&ev_);
+    o.dont_initialize();
+    sc_core::sc_spawn(
+        [this] {
+          went.push_back(now_ps());
+          set_ = false;
+        },
+        "idle_model", &o);
+    stats.on_idle_timer(
+        this, [this] { return set_ || next_ >= due_.size() ? UINT64_MAX : due_[next_]; },
+        [this](uint64_t t) {
+          set_ = true;
+          ++next_;
+          notify_at(ev_, t);
+        });
+  }
+  std::vector<uint64_t> went;
+
+ private:
+  std::vector<uint64_t> due_;
+  size_t next_ = 0;
+  bool set_ = false;
+  sc_core::sc_event ev_;
+};
+
+// A workload that is done, with nothing else pending: the run ends at once, the timer armed.
+TEST(Stats, ATimerThatDoesNotKeepTheRunGoingLetsADoneRunEnd) {
+  SystemConfig cfg;
+  StatRegistry stats;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const uint64_t t0 = now_ps();
+  IdleModel m(stats, {t0 + 5000});
+  run_control::simulate(
+      cfg, stats, [] { return true; }, [] { return std::string(); });
+  EXPECT_TRUE(m.went.empty());
+  EXPECT_EQ(now_ps(), t0);
+  stats.drop_settle(&m);
+}
+
+// While the workload is not done such a timer goes off at its time, in order with the other
+// events; once it is done (here at the first other event) none does, and the run ends at its
+// last other event.
+TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffUntilTheWorkloadIsDone) {
+  SystemConfig cfg;
+  StatRegistry stats;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const uint64_t t0 = now_ps();
+  IdleModel m(stats, {t0 + 4000, t0 + 7000, t0 + 12000, t0 + 20000});
+  sc_core::sc_event work;
+  std::vector<uint64_t> worked;
+  sc_core::sc_spawn_options o;
+  o.spawn_method();
+  o.set_sensitivity(&work);
+  o.dont_initialize();
+  sc_core::sc_spawn(
+      [&] {
+        worked.push_back(now_ps());
+        if (worked.size() == 1) notify_at(work, t0 + 15000);
+      },
+      "work", &o);
+  notify_at(work, t0 + 10000);
+  run_control::simulate(
+      cfg, stats, [&] { return !worked.empty(); }, [] { return std::string(); });
+  EXPECT_EQ(m.went, (std::vector<uint64_t>{t0 + 4000, t0 + 7000}));
+  EXPECT_EQ(worked, (std::vector<uint64_t>{t0 + 10000, t0 + 15000}));
+  EXPECT_EQ(now_ps(), t0 + 15000) << "the run ends at its last other event";
+  stats.drop_settle(&m);
+}
+
+// A workload that waits with nothing else left: the earliest timer goes off (at its time) rather
+// than the run stopping as hung, and the workload may then finish.
+TEST(Stats, AWaitingWorkloadHearsATimerThatDoesNotKeepTheRunGoing) {
+  SystemConfig cfg;
+  StatRegistry stats;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const uint64_t t0 = now_ps();
+  IdleModel m(stats, {t0 + 3000, t0 + 9000, t0 + 50000});
+  run_control::simulate(
+      cfg, stats, [&] { return m.went.size() == 2; }, [] { return std::string(); });
+  EXPECT_EQ(m.went, (std::vector<uint64_t>{t0 + 3000, t0 + 9000}));
+  EXPECT_EQ(now_ps(), t0 + 9000);
+  stats.drop_settle(&m);
 }
 
 }  // namespace
