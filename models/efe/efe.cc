@@ -74,9 +74,30 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
           stats.group(name()).counter("retransmissions", "frames", "DATA frames resent"))),
       failures_(stats.group(name()).counter(
           "channel_failures", "", "channels failed: retry budget spent without progress")),
-      looped_(stats.group(name()).counter(
-          "looped", "frames", "frames to this card's own MAC, looped back by the MAC")) {
+      looped_(stats.group(name()).counter("looped", "frames",
+                                          "frames to this card's own MAC, looped back by the MAC")),
+      keepalive_ps_(uint64_t(cfg.keepalive_ns) * 1000) {
   step_id_ = StepEnd::get().add([this] { send_next(); });
+  if (keepalive_ps_) {
+    // Probes and their answers are no progress for the watchdog: a workload that waits for a
+    // peer that answers them and nothing else is a hung run.
+    keepalives_ = &no_progress(stats.group(name()).counter(
+        "keepalives", "frames",
+        "keepalive probes sent (efe.keepalive_ns; their resends count as retransmissions)"));
+    rx_keepalives_ = &no_progress(stats.group(name()).counter(
+        "rx_keepalives", "frames", "keepalive probes received in order (acknowledged)"));
+    // The probes go off as timers that do not keep the run going: a run whose workload is done
+    // ends at its last other event (StatRegistry::on_idle_timer).
+    stats.on_idle_timer(
+        this, [this] { return keepalive_due(); },
+        [this](uint64_t t) {
+          keepalive_check_ = true;
+          eq_.at(t, [this] {
+            keepalive_check_ = false;
+            keepalive_check();
+          });
+        });
+  }
   if (cfg_.decoy_timer) {
     decoy_ev_ = std::make_unique<sc_core::sc_event>("decoy_timer_ev");
     spawn_method_on(*decoy_ev_, "decoy_timer", [this] {
@@ -88,6 +109,43 @@ Efe::Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk
     if (in_mac_ > 0) --in_mac_;
     pump();
   });
+}
+
+Efe::~Efe() { stats_.drop_settle(this); }
+
+void Efe::open(const TransportStream& s, uint32_t, uint8_t, TransportPorts) {
+  connected_.insert(s.peer);
+  if (!keepalive_ps_) return;
+  Peer& p = peer(s.peer);
+  p.keepalive = true;
+  p.heard_ps = std::max(p.heard_ps, now_ps());
+  if (keepalive_idle(p)) stats_.idle_timer_moved(p.heard_ps + keepalive_ps_);
+}
+
+uint64_t Efe::keepalive_due() const {
+  if (keepalive_check_) return UINT64_MAX;
+  uint64_t t = UINT64_MAX;
+  for (const auto& [m, p] : peers_)
+    if (keepalive_idle(*p)) t = std::min(t, p->heard_ps + keepalive_ps_);
+  return t;
+}
+
+// Each channel due sends a probe: a DATA frame to kAnnounceQpn with AR and no QPN (the peer
+// acknowledges it and fails nothing). It is resent as any DATA frame, and the retry budget fails
+// the channel (and so its QPs) when the peer is gone.
+void Efe::keepalive_check() {
+  const uint64_t now = now_ps();
+  for (auto& [m, pp] : peers_) {
+    Peer& p = *pp;
+    if (!keepalive_idle(p) || p.heard_ps + keepalive_ps_ > now) continue;
+    EfeTx::Meta meta;
+    meta.dst_qpn = kAnnounceQpn;
+    meta.ar = true;
+    p.tx.send(take_bytes(0), meta);
+    ++*keepalives_;
+    list(p);
+  }
+  pump();
 }
 
 Efe::Peer& Efe::peer(const eth::Mac& m) {
@@ -437,6 +495,7 @@ void Efe::receive(const eth::EthMac::FramePtr& f) {
 void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::FramePtr& f) {
   Peer& p = peer(eh.src);
   const uint64_t now = now_ps();
+  p.heard_ps = now;
   switch (h.type) {
     case Type::kData: {
       ++*p.rx_frames;
@@ -559,8 +618,17 @@ bool Efe::take(Peer& p, const Header& h, const eth::EthMac::FramePtr& f) {
     drop_stored(p);  // ... and so did these
     log::info("{}: channel from {} starts afresh at SEQ {}", name(), eth::to_string(p.mac), h.seq);
   }
-  ++rx_data_;
   const uint8_t* payload = f->data() + eth::kHeaderBytes + kHeaderBytes;
+  if (h.dst_qpn == kAnnounceQpn && h.length == 0) {
+    // A keepalive probe (efe.keepalive_ns at the peer): acknowledged at once, nothing else.
+    if (rx_keepalives_) ++*rx_keepalives_;
+    ++p.unacked_valid;
+    p.ack_owed = true;
+    if (h.ar) p.echo_owed = true;
+    owe_control(p);
+    return true;
+  }
+  ++rx_data_;
   if (h.dst_qpn == kAnnounceQpn) {
     // The peer's QPs that failed with its channel to this card: the core fails the ones
     // connected to them. Nothing else goes to the core; taken and acknowledged at once, as if
@@ -639,6 +707,8 @@ void Efe::tx_acked(Peer& p, uint32_t ack) {
     list(p);  // the window has room again
   }
   update_timer(p);
+  // The channel's keepalive may now be due before run_control expects one.
+  if (keepalive_ps_ && keepalive_idle(p)) stats_.idle_timer_moved(p.heard_ps + keepalive_ps_);
   if (on_space) on_space();
 }
 
@@ -756,6 +826,7 @@ CcConfig Efe::cc_config() const {
 void Efe::fail(Peer& p, const char* why) {
   ++failures_;
   ++*p.failures;
+  p.keepalive = false;  // its QPs fail with it; a QP connected again (open) arms it again
   // This channel announced an earlier failure, and the announcement never got through.
   const bool announcing = p.tx.announcing();
   if (why)

@@ -49,6 +49,11 @@
 //   frame the peer sent before it has been received (an ACK frame's SEQ field, a DATA frame's
 //   own SEQ), after the segment that carried it: a Terminate is always seen before the
 //   acknowledgement of the segment it rejects, lost frames or not.
+// Keepalive (efe.keepalive_ns, 0: off): a channel a QP was connected over (open) with nothing
+//   unacknowledged that has heard nothing from its peer that long sends a probe, a DATA frame
+//   to kAnnounceQpn with AR and no payload, resent as DATA is; the retry budget fails the channel
+//   when the peer is gone. The probes go off as timers that do not keep the run going
+//   (StatRegistry::on_idle_timer): once the workload is done none does.
 // Fault injection (tests): Transport::tx_fault rewrites a DATA frame's DDP bytes as the core
 //   hands them over.
 // Depths: kTxQueueFrames new DATA frames per peer wait for the wire, kMacFrames frames in the
@@ -92,6 +97,7 @@ class Efe : public sc_core::sc_module, public Transport {
 
   Efe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, int64_t clk_mhz,
       const EfeConfig& cfg, StatRegistry& stats);
+  ~Efe() override;
 
   const eth::Mac& mac() const { return mac_; }
   // The Transport face (models/common/transport.h); the EFE names a peer by its MAC. A refused
@@ -113,9 +119,7 @@ class Efe : public sc_core::sc_module, public Transport {
   void failure_taken(const TransportStream& s, const std::vector<uint32_t>& qpns) override;
   // A QP connected to s.peer entered RTS: that card's IPv4 frames (it is of MPA/TCP) fail the
   // channel to it.
-  void open(const TransportStream& s, uint32_t, uint8_t, TransportPorts) override {
-    connected_.insert(s.peer);
-  }
+  void open(const TransportStream& s, uint32_t, uint8_t, TransportPorts) override;
   bool can_send(const eth::Mac& dst, size_t bytes);
   // Returns the SEQ the frame carries. rq: dst_qpn is reflected (efe_header.h).
   uint32_t send(const eth::Mac& dst, uint32_t dst_qpn, std::vector<uint8_t> ddp, bool ar,
@@ -200,7 +204,11 @@ class Efe : public sc_core::sc_module, public Transport {
     uint32_t held_ack = 0, held_needs = 0;
     uint64_t due = UINT64_MAX;  // earliest of the retransmit timer and ack_due
     uint64_t resyncs_seen = 0;  // the receiver's resyncs already acted on
-    uint32_t tx_gen = 0;        // failures so far: a segment in the pipeline from before is dropped
+    // Keepalive (efe.keepalive_ns): a QP was connected over the channel and it has not failed
+    // since; the last frame from the peer (or the connection, if later) came then.
+    bool keepalive = false;
+    uint64_t heard_ps = 0;
+    uint32_t tx_gen = 0;    // failures so far: a segment in the pipeline from before is dropped
     bool fenced = false;    // failed, the core has not taken it yet (failure_taken): send() drops
     bool announce = false;  // ... and the peer is to be told which QPs failed
     // Selective resend, receive side: frames after a gap, by SEQ - stored_base (the expected
@@ -262,6 +270,14 @@ class Efe : public sc_core::sc_module, public Transport {
   // After a congestion control signal: a higher rate shortens the gap after the last DATA frame.
   void cc_rerate(Peer& p, double old_rate);
   void schedule_wake(Peer* p);
+  // Keepalive: a channel may probe (connected, nothing unacknowledged or on its way); the
+  // earliest time one is due (UINT64_MAX: none, or a check is already set); the check that
+  // sends the probes due.
+  bool keepalive_idle(const Peer& p) const {
+    return p.keepalive && !p.fenced && p.pipeline == 0 && p.tx.unacked() == 0;
+  }
+  uint64_t keepalive_due() const;
+  void keepalive_check();
   void update_timer(Peer& p);
   void timer_fire();
   uint32_t ts_now() const { return uint32_t(now_ps() / 1000); }
@@ -294,6 +310,9 @@ class Efe : public sc_core::sc_module, public Transport {
   std::unique_ptr<sc_core::sc_event> decoy_ev_;  // efe.decoy_timer: armed, never fired
   Counter &tx_data_, &tx_acks_, &tx_nacks_, &tx_rnrs_, &rx_data_, &rx_acks_, &rx_dropped_,
       &rx_out_of_seq_, &rx_duplicates_, &retransmissions_, &failures_, &looped_;
+  uint64_t keepalive_ps_;         // efe.keepalive_ns (0: off)
+  bool keepalive_check_ = false;  // a keepalive check is set in eq_
+  Counter *keepalives_ = nullptr, *rx_keepalives_ = nullptr;
 };
 
 }  // namespace rnic::efe

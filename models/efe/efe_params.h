@@ -22,6 +22,7 @@ struct EfeConfig {
   int64_t retry_budget_ns = 1000000;      // retries without progress this long: the channel fails
   int64_t resync_budget_ns = 10000000;    // ... while a re-established channel's SY is unanswered
   int64_t rnr_delay_ns = 10000;           // a sender's back-off after an RNR
+  int64_t keepalive_ns = 0;               // an idle channel probes its peer after this (0: never)
   std::string resend = "selective";       // selective | go_back_n
   // Congestion control per peer (docs/efe.md, efe_cc.h): efe, a delay-based rate from the RTT
   // the TS echo measures (the queueing above the lowest RTT seen held between cc_low_ns and
@@ -80,6 +81,11 @@ struct EfeConfig {
         "which tells the peer its QPs are gone) is acknowledged (0: it never fails)");
     p.i("rnr_delay_ns", rnr_delay_ns, "ns", 1, 1000000000,
         "how long a sender waits after an RNR before it resends");
+    p.i("keepalive_ns", keepalive_ns, "ns", 0, 1000000000000,
+        "a channel a QP was connected over that has nothing unacknowledged and has heard "
+        "nothing from its peer this long sends a probe (a DATA frame the peer acknowledges), "
+        "resent as DATA is: a peer gone for the retry budget fails the channel and its QPs. "
+        "The probes do not keep a run going (0: no probes, as TCP without SO_KEEPALIVE)");
     p.s("resend", resend, {"selective", "go_back_n"},
         "selective: the receiver keeps frames after a gap (up to rx_buffer_bytes) and its NACK "
         "names the missing ranges, which alone are resent; go_back_n: a gap's frames are dropped "

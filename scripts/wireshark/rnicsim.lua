@@ -91,6 +91,9 @@ function efe.dissector(buf, pinfo, tree)
       rs[#rs + 1] = string.format("%d-%d", buf(20 + i, 4):uint(), buf(24 + i, 4):uint() - 1)
     end
     pinfo.cols.info = tostring(pinfo.cols.info) .. " missing " .. table.concat(rs, ",")
+  elseif ftype == 0 and buf(12, 3):uint() == 0xFFFFFF and len == 0 then
+    -- An announcement of no QP: a keepalive probe (efe.keepalive_ns, docs/decisions.md).
+    pinfo.cols.info = tostring(pinfo.cols.info) .. " keepalive"
   elseif ftype == 0 and buf(12, 3):uint() == 0xFFFFFF then
     -- The EFE's own frame after a channel failure (docs/decisions.md): the QPNs that failed.
     local qpns = {}

@@ -535,6 +535,120 @@ TEST(EfeChannel, ALinkCutForGoodFailsBothSidesAndTheRunEnds) {
   EXPECT_EQ(counter(stats, "node0.efe.peer_020000000002", "resyncs"), 0u);
   EXPECT_EQ(counter(stats, "node1.efe.peer_020000000001", "resyncs"), 0u);
 }
+// The link is cut for good at 200 us while A writes to B (8 x 64 KiB); B only waits for its
+// posted receive and sends nothing. Without a keepalive B would wait for ever (its QP in RTS,
+// nothing left to happen). With efe.keepalive_ns 100 us B's channel, idle and hearing nothing,
+// probes A; the probe is resent until the retry budget (1 ms) is spent, the channel fails, and
+// B's QP ends in ERROR with its receive flushed. The run then ends.
+TEST(EfeChannel, AKeepaliveTellsAnIdlePeerThatTheLinkIsCutForGood) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  cfg.set("efe.keepalive_ns", "100000", "test");
+  Topology topo = two_hosts(cfg);
+  topo.links[0].params.down_ps = {{200'000'000, UINT64_MAX}};
+  StatRegistry stats;
+  Cluster cl(topo, cfg, stats);
+  constexpr uint32_t kMsg = 65536;
+  constexpr int kWrites = 8;
+  EndpointConfig ec;
+  ec.buf_bytes = kMsg * (kWrites + 1);
+  Oob oob;
+  Endpoint a, b;
+  std::vector<ibv_wc> a_wcs, b_wcs;
+  ibv_qp_state b_state = IBV_QPS_RTS;
+  uint64_t b_learnt_ns = 0;
+  cl.run({[&] {
+            a.open(ec);
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            oob.get(0);
+            post_writes(a, peer, kWrites, kMsg);
+            a_wcs = testbench::wait_completions(a.cq, kWrites, 50'000'000);
+          },
+          [&] {
+            b.open(ec);
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            ibv_sge rs{b.addr() + kMsg * kWrites, kMsg, b.mr->lkey};
+            ASSERT_EQ(testbench::post_recv(b.qps[0], &rs, 100), 0);
+            oob.put(0, {});
+            b_wcs = testbench::wait_completions(b.cq, 1, 50'000'000);
+            b_learnt_ns = uint64_t(rnic_now_ns());
+            b_state = testbench::qp_state(b.qps[0]);
+          }});
+  ASSERT_EQ(a_wcs.size(), size_t(kWrites));
+  ASSERT_EQ(b_wcs.size(), 1u);
+  EXPECT_EQ(b_wcs[0].wr_id, 100u);
+  EXPECT_EQ(b_wcs[0].status, IBV_WC_WR_FLUSH_ERR) << "B's posted receive";
+  EXPECT_EQ(b_state, IBV_QPS_ERR);
+  // The last frame from A came before 200 us; the probe 100 us later; the budget 1 ms after the
+  // probe's first resend.
+  EXPECT_GT(b_learnt_ns, 1'300'000u);
+  EXPECT_LT(b_learnt_ns, 2'000'000u);
+  EXPECT_EQ(counter(stats, "node1.efe", "keepalives"), 1u);
+  EXPECT_GE(counter(stats, "node1.efe", "retransmissions"), 2u) << "the probe's resends";
+  EXPECT_EQ(counter(stats, "node0.efe", "rx_keepalives"), 0u) << "none got through";
+  EXPECT_GE(counter(stats, "node1.efe.peer_020000000001", "failures"), 1u);
+}
+
+// Probes a peer answers change nothing and do not keep a run going: A writes 4 x 64 KiB to B,
+// then both stay idle 300 us with efe.keepalive_ns 20 us; every probe is acknowledged, nothing
+// fails, the data lands, and the run ends within a probe's round trip of the programs' end.
+TEST(EfeChannel, AnsweredKeepalivesChangeNothingAndTheRunEnds) {
+  SystemConfig cfg = preset_config("rnic-10g", "test");
+  cfg.set("efe.keepalive_ns", "20000", "test");
+  StatRegistry stats;
+  Cluster cl(cfg, stats);
+  constexpr uint32_t kMsg = 65536;
+  constexpr int kWrites = 4;
+  EndpointConfig ec;
+  ec.buf_bytes = kMsg * kWrites;
+  Oob oob;
+  Endpoint a, b;
+  std::vector<ibv_wc> a_wcs;
+  const std::vector<uint8_t> data = pattern(ec.buf_bytes, 7);
+  uint64_t end_ns = 0;
+  cl.run({[&] {
+            a.open(ec);
+            testbench::mem_write(a.buf, 0, data);
+            oob.put(1, a.info());
+            const PeerInfo peer = oob.get(0);
+            a.connect(peer);
+            oob.get(0);
+            post_writes(a, peer, kWrites, kMsg);
+            a_wcs = testbench::wait_completions(a.cq, kWrites, 50'000'000);
+            oob.put(1, {});
+            rnic_spend_ns(300'000);
+            end_ns = std::max(end_ns, uint64_t(rnic_now_ns()));
+          },
+          [&] {
+            b.open(ec);
+            testbench::mem_fill(b.buf, ec.buf_bytes);
+            const PeerInfo peer = oob.get(1);
+            oob.put(0, b.info());
+            b.connect(peer);
+            oob.put(0, {});
+            oob.get(1);
+            rnic_spend_ns(300'000);
+            testbench::expect_bytes("B", b.buf, data);
+            end_ns = std::max(end_ns, uint64_t(rnic_now_ns()));
+          }});
+  ASSERT_EQ(a_wcs.size(), size_t(kWrites));
+  for (const ibv_wc& wc : a_wcs) EXPECT_EQ(wc.status, IBV_WC_SUCCESS);
+  const uint64_t sent_a = counter(stats, "node0.efe", "keepalives"),
+                 sent_b = counter(stats, "node1.efe", "keepalives");
+  // 300 us idle: a probe every 20 us and its round trip, from each side (the other's probe is
+  // heard, which puts off one's own).
+  EXPECT_GE(sent_a + sent_b, 10u);
+  EXPECT_EQ(counter(stats, "node1.efe", "rx_keepalives"), sent_a);
+  EXPECT_EQ(counter(stats, "node0.efe", "rx_keepalives"), sent_b);
+  EXPECT_EQ(counter(stats, "node0.efe", "channel_failures"), 0u);
+  EXPECT_EQ(counter(stats, "node1.efe", "channel_failures"), 0u);
+  EXPECT_EQ(counter(stats, "node0.efe", "retransmissions"), 0u);
+  EXPECT_LT(now_ps(), end_ns * 1000 + 20'000'000) << "the probes did not keep the run going";
+}
+
 TEST(TcpConnection, AFailedConnectionLeavesOtherPeersAlone) {
   a_failure_leaves_other_peers_alone(true);
 }
