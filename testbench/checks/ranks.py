@@ -3,7 +3,9 @@
 gives what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the
 spine with one of them) on 2 ranks against the same run in one process, lossless, with 0.1%
 loss on every link, and with hosts pinned across the leaves (each rank builds only its own
-hosts, switches and links, and rank 0 puts the statistics groups in one process's order), results.json (wall-clock fields aside), stats.json's statistics in the same
+hosts, switches and links, and rank 0 puts the statistics groups in one process's order), and
+with keepalive probes (timers that do not keep the run going), results.json (wall-clock fields
+aside), stats.json's statistics in the same
 order, the simulated time and every link's capture (--pcap) identical; the partition line names
 2 ranks. scripts/slurm-scale.sbatch gives the same under a stand-in srun (mpirun). A program
 failing on rank 1 stops both, and rank 0 reports it. Refused under mpirun
@@ -53,8 +55,12 @@ if not MPIRUN:
 
 # "split": hosts pinned across the leaves (h0 and h3 on rank 1), so each rank builds hosts of
 # both leaves and rank 0 interleaves the ranks' statistics groups.
+# "keepalive": probes every 2 us of an idle channel, timers that do not keep the run going, which
+# the ranks agree on with the next event.
 for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.001"], []),
-                          ("split", [], ["--partition", "h0=1,h1=0,h2=0,h3=1"])):
+                          ("split", [], ["--partition", "h0=1,h1=0,h2=0,h3=1"]),
+                          ("keepalive", ["--set", "efe.keepalive_ns=2000"],
+                           ["--partition", "h0=1,h1=0,h2=0,h3=1"])):
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
     rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", "--pcap", *extra)
     p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", "--pcap", *extra, *pins)
@@ -77,6 +83,9 @@ for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.
     if name == "loss":
         lost = sum(g.get("lost_random", {}).get("value", 0) for g in b[1].values())
         check(lost > 0, "loss: the links lost nothing")
+    if name == "keepalive":
+        probes = sum(g.get("keepalives", {}).get("value", 0) for g in b[1].values())
+        check(probes > 0, "keepalive: no probe went")
 
 # The Slurm batch script, with a stand-in `srun` (no Slurm here: it starts the ranks through
 # mpirun, SLURM_NTASKS of them) from a folder whose build/rnicsim is this binary: the script's
