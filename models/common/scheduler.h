@@ -85,6 +85,12 @@ class Scheduler {
   }
   // Run-ahead up to (not including) `ps`; 0 turns it off.
   void set_horizon(uint64_t ps) { horizon_ = ps; }
+  // From a client running ahead too: nothing at or after ps runs ahead any more.
+  void lower_horizon(uint64_t ps) {
+    if (ps >= horizon_) return;
+    horizon_ = ps;
+    if (g_virtual_clock.on) g_virtual_clock.touched = true;
+  }
   // Something reads the models at the kernel's time steps (pins, a waveform): no run-ahead.
   void need_kernel_steps() { allowed_ = false; }
   // The time points run ahead of the kernel so far (the tests ask whether any were).
@@ -240,7 +246,7 @@ class Scheduler {
     uint64_t last = k;
     while (!heap_.empty()) {
       const uint64_t t = heap_[0].t;
-      if (t >= limit || t >= horizon_) break;  // (a client may lower the horizon)
+      if (t >= limit) break;
       v.on = true;
       v.now = t;
       v.round = 0;
@@ -257,9 +263,10 @@ class Scheduler {
       v.last_round = v.round;
       last = t;
       ++times_ahead_;
-      if (v.touched) {  // an event for something outside: nothing after it runs here
-        v.touched = false;
+      if (v.touched) {      // an event for something outside, or a lower horizon: nothing after it
+        v.touched = false;  // runs here
         limit = std::min<uint64_t>(limit, k + sc_core::sc_time_to_pending_activity().value());
+        limit = std::min(limit, horizon_);
       }
     }
     v.on = false;

@@ -166,7 +166,7 @@ void StatRegistry::idle_timer_moved(uint64_t t_ps) const {
   if (t_ps >= idle_horizon_) return;
   idle_horizon_ = t_ps;
   idle_paused_ = true;
-  Scheduler::get().set_horizon(t_ps);
+  Scheduler::get().lower_horizon(t_ps);
   sc_core::sc_pause();
 }
 
