@@ -50,6 +50,7 @@
 
 #include "models/common/block.h"
 #include "models/common/event_queue.h"
+#include "models/common/ring.h"
 #include "models/common/scheduler.h"
 #include "models/common/stats.h"
 #include "models/common/trace_sink.h"
@@ -179,7 +180,7 @@ class RnicDmac : public sc_core::sc_module {
   std::deque<Wr> wq_;
   std::deque<std::vector<uint8_t>> wd_;  // write data to stream, in write order
   size_t wd_pos_ = 0;                    // bytes of wd_.front() already sent
-  std::deque<Cpl> cp_;
+  GrowRing<Cpl> cp_;
   uint32_t cp_k_ = 0;  // beats of cp_.front() already sent
   std::vector<Slot> slots_;
   std::deque<uint8_t> free_ids_;
