@@ -459,6 +459,52 @@ void a_failure_leaves_other_peers_alone(bool tcp) {
 }
 TEST(EfeChannel, AFailedChannelLeavesOtherPeersAlone) { a_failure_leaves_other_peers_alone(false); }
 
+// Two hosts whose link is cut for good at 200 us, with `keepalive_ns` (0: off): A's endpoint
+// writes kWrites x kMsg to B's, under way at the cut; each endpoint has room for one message more
+// (a posted receive's).
+struct CutForGood {
+  static constexpr uint32_t kMsg = 65536;
+  static constexpr int kWrites = 8;
+  explicit CutForGood(const char* keepalive_ns)
+      : cfg(config(keepalive_ns)), topo(cut(two_hosts(cfg))), cl(topo, cfg, stats) {
+    ec.buf_bytes = kMsg * (kWrites + 1);
+  }
+  static SystemConfig config(const char* keepalive_ns) {
+    SystemConfig c = preset_config("rnic-10g", "test");
+    c.set("efe.keepalive_ns", keepalive_ns, "test");
+    return c;
+  }
+  static Topology cut(Topology t) {
+    t.links[0].params.down_ps = {{200'000'000, UINT64_MAX}};
+    return t;
+  }
+  // A's side up to its Writes: connected to B (oob keys 0 and 1), and once B says it is ready.
+  PeerInfo connect_a() {
+    a.open(ec);
+    oob.put(1, a.info());
+    const PeerInfo peer = oob.get(0);
+    a.connect(peer);
+    return peer;
+  }
+  // B's side: connected to A, a receive posted (wr_id 100), and A told it is ready.
+  void connect_b() {
+    b.open(ec);
+    const PeerInfo peer = oob.get(1);
+    oob.put(0, b.info());
+    b.connect(peer);
+    ibv_sge rs{b.addr() + kMsg * kWrites, kMsg, b.mr->lkey};
+    ASSERT_EQ(testbench::post_recv(b.qps[0], &rs, 100), 0);
+    oob.put(0, {});
+  }
+  SystemConfig cfg;
+  Topology topo;
+  StatRegistry stats;
+  Cluster cl;
+  EndpointConfig ec;
+  Oob oob;
+  Endpoint a, b;
+};
+
 // The link is cut for good at 200 us. A writes to B (8 x 64 KiB, under way at the cut); B sends
 // to A after the cut. Each side's channel fails by its own timer (its retry budget), and both
 // QPs end in ERROR: A's oldest Write IBV_WC_RETRY_EXC_ERR, the rest flushed; B's Send
@@ -466,47 +512,28 @@ TEST(EfeChannel, AFailedChannelLeavesOtherPeersAlone) { a_failure_leaves_other_p
 // (SY) is resent for efe.resync_budget_ns and given up (a second failure each), so the run ends;
 // nothing crossed (no resync).
 TEST(EfeChannel, ALinkCutForGoodFailsBothSidesAndTheRunEnds) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
-  Topology topo = two_hosts(cfg);
-  topo.links[0].params.down_ps = {{200'000'000, UINT64_MAX}};
-  StatRegistry stats;
-  Cluster cl(topo, cfg, stats);
-  constexpr uint32_t kMsg = 65536;
-  constexpr int kWrites = 8;
-  EndpointConfig ec;
-  ec.buf_bytes = kMsg * (kWrites + 1);
-  Oob oob;
-  Endpoint a, b;
+  CutForGood c("0");
+  constexpr uint32_t kMsg = CutForGood::kMsg;
+  constexpr int kWrites = CutForGood::kWrites;
   std::vector<ibv_wc> a_wcs, b_wcs;
   ibv_qp_state a_state = IBV_QPS_RTS, b_state = IBV_QPS_RTS;
-  auto post_recv = [](Endpoint& e) {
-    ibv_sge rs{e.addr() + kMsg * kWrites, kMsg, e.mr->lkey};
-    ASSERT_EQ(testbench::post_recv(e.qps[0], &rs, 100), 0);
-  };
-  cl.run({[&] {
-            a.open(ec);
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
-            post_recv(a);
-            oob.get(0);
-            post_writes(a, peer, kWrites, kMsg);
-            a_wcs = testbench::wait_completions(a.cq, kWrites + 1, 50'000'000);
-            a_state = testbench::qp_state(a.qps[0]);
-          },
-          [&] {
-            b.open(ec);
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
-            post_recv(b);
-            oob.put(0, {});
-            rnic_spend_ns(300'000 - uint64_t(rnic_now_ns()));
-            ibv_sge s{b.addr(), 1024, b.mr->lkey};
-            ASSERT_EQ(testbench::post_send(b.qps[0], &s, 50), 0);
-            b_wcs = testbench::wait_completions(b.cq, 2, 50'000'000);
-            b_state = testbench::qp_state(b.qps[0]);
-          }});
+  c.cl.run({[&] {
+              const PeerInfo peer = c.connect_a();
+              ibv_sge rs{c.a.addr() + kMsg * kWrites, kMsg, c.a.mr->lkey};
+              ASSERT_EQ(testbench::post_recv(c.a.qps[0], &rs, 100), 0);
+              c.oob.get(0);
+              post_writes(c.a, peer, kWrites, kMsg);
+              a_wcs = testbench::wait_completions(c.a.cq, kWrites + 1, 50'000'000);
+              a_state = testbench::qp_state(c.a.qps[0]);
+            },
+            [&] {
+              c.connect_b();
+              rnic_spend_ns(300'000 - uint64_t(rnic_now_ns()));
+              ibv_sge s{c.b.addr(), 1024, c.b.mr->lkey};
+              ASSERT_EQ(testbench::post_send(c.b.qps[0], &s, 50), 0);
+              b_wcs = testbench::wait_completions(c.b.cq, 2, 50'000'000);
+              b_state = testbench::qp_state(c.b.qps[0]);
+            }});
   ASSERT_EQ(a_wcs.size(), size_t(kWrites + 1));
   size_t ok = 0, retry = 0, flushed = 0, recv_flushed = 0;
   for (const ibv_wc& wc : a_wcs) {
@@ -531,53 +558,34 @@ TEST(EfeChannel, ALinkCutForGoodFailsBothSidesAndTheRunEnds) {
   }
   EXPECT_EQ(b_state, IBV_QPS_ERR);
   for (const char* n : {"node0.efe", "node1.efe"})
-    EXPECT_EQ(counter(stats, n, "channel_failures"), 2u) << n << ": its data, its announcement";
-  EXPECT_EQ(counter(stats, "node0.efe.peer_020000000002", "resyncs"), 0u);
-  EXPECT_EQ(counter(stats, "node1.efe.peer_020000000001", "resyncs"), 0u);
+    EXPECT_EQ(counter(c.stats, n, "channel_failures"), 2u) << n << ": its data, its announcement";
+  EXPECT_EQ(counter(c.stats, "node0.efe.peer_020000000002", "resyncs"), 0u);
+  EXPECT_EQ(counter(c.stats, "node1.efe.peer_020000000001", "resyncs"), 0u);
 }
+
 // The link is cut for good at 200 us while A writes to B (8 x 64 KiB); B only waits for its
 // posted receive and sends nothing. Without a keepalive B would wait for ever (its QP in RTS,
 // nothing left to happen). With efe.keepalive_ns 100 us B's channel, idle and hearing nothing,
 // probes A; the probe is resent until the retry budget (1 ms) is spent, the channel fails, and
 // B's QP ends in ERROR with its receive flushed. The run then ends.
 TEST(EfeChannel, AKeepaliveTellsAnIdlePeerThatTheLinkIsCutForGood) {
-  SystemConfig cfg = preset_config("rnic-10g", "test");
-  cfg.set("efe.keepalive_ns", "100000", "test");
-  Topology topo = two_hosts(cfg);
-  topo.links[0].params.down_ps = {{200'000'000, UINT64_MAX}};
-  StatRegistry stats;
-  Cluster cl(topo, cfg, stats);
-  constexpr uint32_t kMsg = 65536;
-  constexpr int kWrites = 8;
-  EndpointConfig ec;
-  ec.buf_bytes = kMsg * (kWrites + 1);
-  Oob oob;
-  Endpoint a, b;
+  CutForGood c("100000");
   std::vector<ibv_wc> a_wcs, b_wcs;
   ibv_qp_state b_state = IBV_QPS_RTS;
   uint64_t b_learnt_ns = 0;
-  cl.run({[&] {
-            a.open(ec);
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
-            oob.get(0);
-            post_writes(a, peer, kWrites, kMsg);
-            a_wcs = testbench::wait_completions(a.cq, kWrites, 50'000'000);
-          },
-          [&] {
-            b.open(ec);
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
-            ibv_sge rs{b.addr() + kMsg * kWrites, kMsg, b.mr->lkey};
-            ASSERT_EQ(testbench::post_recv(b.qps[0], &rs, 100), 0);
-            oob.put(0, {});
-            b_wcs = testbench::wait_completions(b.cq, 1, 50'000'000);
-            b_learnt_ns = uint64_t(rnic_now_ns());
-            b_state = testbench::qp_state(b.qps[0]);
-          }});
-  ASSERT_EQ(a_wcs.size(), size_t(kWrites));
+  c.cl.run({[&] {
+              const PeerInfo peer = c.connect_a();
+              c.oob.get(0);
+              post_writes(c.a, peer, CutForGood::kWrites, CutForGood::kMsg);
+              a_wcs = testbench::wait_completions(c.a.cq, CutForGood::kWrites, 50'000'000);
+            },
+            [&] {
+              c.connect_b();
+              b_wcs = testbench::wait_completions(c.b.cq, 1, 50'000'000);
+              b_learnt_ns = uint64_t(rnic_now_ns());
+              b_state = testbench::qp_state(c.b.qps[0]);
+            }});
+  ASSERT_EQ(a_wcs.size(), size_t(CutForGood::kWrites));
   ASSERT_EQ(b_wcs.size(), 1u);
   EXPECT_EQ(b_wcs[0].wr_id, 100u);
   EXPECT_EQ(b_wcs[0].status, IBV_WC_WR_FLUSH_ERR) << "B's posted receive";
@@ -586,10 +594,10 @@ TEST(EfeChannel, AKeepaliveTellsAnIdlePeerThatTheLinkIsCutForGood) {
   // probe's first resend.
   EXPECT_GT(b_learnt_ns, 1'300'000u);
   EXPECT_LT(b_learnt_ns, 2'000'000u);
-  EXPECT_EQ(counter(stats, "node1.efe", "keepalives"), 1u);
-  EXPECT_GE(counter(stats, "node1.efe", "retransmissions"), 2u) << "the probe's resends";
-  EXPECT_EQ(counter(stats, "node0.efe", "rx_keepalives"), 0u) << "none got through";
-  EXPECT_GE(counter(stats, "node1.efe.peer_020000000001", "failures"), 1u);
+  EXPECT_EQ(counter(c.stats, "node1.efe", "keepalives"), 1u);
+  EXPECT_GE(counter(c.stats, "node1.efe", "retransmissions"), 2u) << "the probe's resends";
+  EXPECT_EQ(counter(c.stats, "node0.efe", "rx_keepalives"), 0u) << "none got through";
+  EXPECT_GE(counter(c.stats, "node1.efe.peer_020000000001", "failures"), 1u);
 }
 
 // Probes a peer answers change nothing and do not keep a run going: A writes 4 x 64 KiB to B,
