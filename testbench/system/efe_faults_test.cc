@@ -478,20 +478,11 @@ struct CutForGood {
     t.links[0].params.down_ps = {{200'000'000, UINT64_MAX}};
     return t;
   }
-  // A's side up to its Writes: connected to B (oob keys 0 and 1), and once B says it is ready.
-  PeerInfo connect_a() {
-    a.open(ec);
-    oob.put(1, a.info());
-    const PeerInfo peer = oob.get(0);
-    a.connect(peer);
-    return peer;
-  }
+  // A's side: connected to B (oob boxes 0 and 1); B's peer info.
+  PeerInfo connect_a() { return traffic::open_connected(a, 0, ec, oob); }
   // B's side: connected to A, a receive posted (wr_id 100), and A told it is ready.
   void connect_b() {
-    b.open(ec);
-    const PeerInfo peer = oob.get(1);
-    oob.put(0, b.info());
-    b.connect(peer);
+    traffic::open_connected(b, 1, ec, oob);
     ibv_sge rs{b.addr() + kMsg * kWrites, kMsg, b.mr->lkey};
     ASSERT_EQ(testbench::post_recv(b.qps[0], &rs, 100), 0);
     oob.put(0, {});
@@ -618,11 +609,8 @@ TEST(EfeChannel, AnsweredKeepalivesChangeNothingAndTheRunEnds) {
   const std::vector<uint8_t> data = pattern(ec.buf_bytes, 7);
   uint64_t end_ns = 0;
   cl.run({[&] {
-            a.open(ec);
+            const PeerInfo peer = traffic::open_connected(a, 0, ec, oob);
             testbench::mem_write(a.buf, 0, data);
-            oob.put(1, a.info());
-            const PeerInfo peer = oob.get(0);
-            a.connect(peer);
             oob.get(0);
             post_writes(a, peer, kWrites, kMsg);
             a_wcs = testbench::wait_completions(a.cq, kWrites, 50'000'000);
@@ -631,11 +619,8 @@ TEST(EfeChannel, AnsweredKeepalivesChangeNothingAndTheRunEnds) {
             end_ns = std::max(end_ns, uint64_t(rnic_now_ns()));
           },
           [&] {
-            b.open(ec);
+            traffic::open_connected(b, 1, ec, oob);
             testbench::mem_fill(b.buf, ec.buf_bytes);
-            const PeerInfo peer = oob.get(1);
-            oob.put(0, b.info());
-            b.connect(peer);
             oob.put(0, {});
             oob.get(1);
             rnic_spend_ns(300'000);

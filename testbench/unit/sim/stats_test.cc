@@ -101,7 +101,7 @@ TEST(Stats, ARunEndsAtTheLastActionAModelLeftToWorkOut) {
 // in `due` in turn; when it goes off, its action (an event at that time) records the clock and
 // arms the next.
 struct IdleModel {
-  explicit IdleModel(StatRegistry& stats, std::vector<uint64_t> due) : due_(std::move(due)) {
+  IdleModel(StatRegistry& stats, std::vector<uint64_t> due) : stats_(stats), due_(std::move(due)) {
     sc_core::sc_spawn_options o;
     o.spawn_method();
     o.set_sensitivity(&ev_);
@@ -120,9 +120,11 @@ struct IdleModel {
           notify_at(ev_, t);
         });
   }
+  ~IdleModel() { stats_.drop_settle(this); }
   std::vector<uint64_t> went;
 
  private:
+  StatRegistry& stats_;
   std::vector<uint64_t> due_;
   size_t next_ = 0;
   bool set_ = false;
@@ -140,7 +142,6 @@ TEST(Stats, ATimerThatDoesNotKeepTheRunGoingLetsADoneRunEnd) {
       cfg, stats, [] { return true; }, [] { return std::string(); });
   EXPECT_TRUE(m.went.empty());
   EXPECT_EQ(now_ps(), t0);
-  stats.drop_settle(&m);
 }
 
 // While the workload is not done such a timer goes off at its time, in order with the other
@@ -170,7 +171,6 @@ TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffUntilTheWorkloadIsDone) {
   EXPECT_EQ(m.went, (std::vector<uint64_t>{t0 + 4000, t0 + 7000}));
   EXPECT_EQ(worked, (std::vector<uint64_t>{t0 + 10000, t0 + 15000}));
   EXPECT_EQ(now_ps(), t0 + 15000) << "the run ends at its last other event";
-  stats.drop_settle(&m);
 }
 
 // A workload that waits with nothing else left: the earliest timer goes off (at its time) rather
@@ -185,7 +185,6 @@ TEST(Stats, AWaitingWorkloadHearsATimerThatDoesNotKeepTheRunGoing) {
       cfg, stats, [&] { return m.went.size() == 2; }, [] { return std::string(); });
   EXPECT_EQ(m.went, (std::vector<uint64_t>{t0 + 3000, t0 + 9000}));
   EXPECT_EQ(now_ps(), t0 + 9000);
-  stats.drop_settle(&m);
 }
 
 }  // namespace
