@@ -221,11 +221,13 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
                                                               ports[i], topo.switches[i].cfg, s)
                            : nullptr);
   std::vector<int> used(topo.switches.size(), 0);
+  std::vector<std::array<eth::LinkEnd*, 2>> link_ends_here;  // this rank's ends of each link
   // An end of this rank's, or a stand-in for another rank's (a switch's ports are numbered in
   // link order either way).
   auto end = [&](int host, int sw) -> eth::LinkEnd* {
     if (sw < 0) return nodes[size_t(host)] ? &nodes[size_t(host)]->card.port : nullptr;
     const int port = used[size_t(sw)]++;
+    if (switches[size_t(sw)] && ranks::parallel()) switches[size_t(sw)]->track_next_starts();
     return switches[size_t(sw)] ? &switches[size_t(sw)]->port(port) : nullptr;
   };
   for (const LinkSpec& l : topo.links) {
@@ -233,6 +235,7 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     p.seed = uint64_t(c.sim.seed) * 1000003 + links.size() + 1;  // each link its own draws
     eth::LinkEnd* a = end(l.a, l.sw_a);
     eth::LinkEnd* b = end(l.b, l.sw_b);
+    link_ends_here.push_back({a, b});
     if (!a && !b) {
       links.push_back(nullptr);  // between other ranks' hosts and switches
     } else {
@@ -279,18 +282,42 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     const int far = local_end == 0 ? r1 : r0;
     // The far end does nothing with a frame before its first bit and the receiver's reaction
     // (the lookahead's argument): windows then advance by the lookahead at least, frames or not.
-    const uint64_t react = part.crossing_lookahead_ps[c] - uint64_t(l.params.prop_ns) * 1000;
+    // A store-and-forward switch reacts at the frame's last bit, whatever its length.
+    Sender snd;
+    snd.end = link_ends_here[size_t(i)][size_t(local_end)];
+    snd.prop_ps = uint64_t(l.params.prop_ns) * 1000;
+    snd.react_ps = part.crossing_lookahead_ps[c] - snd.prop_ps;
+    const int far_sw = local_end == 0 ? l.sw_b : l.sw_a;
+    if (far_sw >= 0 && topo.switches[size_t(far_sw)].cfg.mode != "cut_through")
+      snd.byte_ps = uint64_t(8000 / l.params.rate_gbps);
+    senders_.push_back(snd);
     links[size_t(i)]->set_remote(
-        local_end, [this, i, far, react](eth::LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs,
-                                         uint64_t first, uint64_t last) {
+        local_end, [this, i, far, snd](eth::LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs,
+                                       uint64_t first, uint64_t last) {
           ranks::Packer m;
           m.put(uint32_t(i)).put(first).put(last).put(fcs).put_bytes(f->data(), f->size());
-          ranks::send(far, frame_channel_, m.data(), m.size(), first + react);
+          ranks::send(far, frame_channel_, m.data(), m.size(), first + snd.react(f->size()));
         });
   }
+  // What this rank sends next takes effect at the far end a crossing link's delay and its
+  // receiver's reaction after its first bit leaves (a switch port knows when that can be, and
+  // which frame: eth::LinkEnd::next_start), and a program's out-of-band message the management
+  // network's latency after it is put.
+  run_control::set_send_bound([this, mgmt = uint64_t(c.host.mgmt_latency_ns) * 1000] {
+    run_control::SendBound b{UINT64_MAX, mgmt};
+    auto add = [](uint64_t t, uint64_t d) { return t > UINT64_MAX - d ? UINT64_MAX : t + d; };
+    for (const Sender& s : senders_) {
+      const eth::LinkEnd::NextStart n = s.end->next_start();
+      b.known_ps = std::min(b.known_ps, add(n.known_ps, s.prop_ps + s.react(n.known_bytes)));
+      b.after_ps = std::min(b.after_ps, add(n.after_ps, s.prop_ps + s.react_ps));
+    }
+    return b;
+  });
+  send_bound_set_ = true;
 }
 
 Cluster::~Cluster() {
+  if (send_bound_set_) run_control::set_send_bound(nullptr);
   if (frame_channel_ != UINT32_MAX) ranks::drop_channel(frame_channel_);
 }
 

@@ -145,6 +145,21 @@ class Cluster {
     }
   };
   std::vector<std::unique_ptr<FarEnd>> far_ends_;
+  // This rank's ends of the links that cross to other ranks: the link's delay, and the time
+  // from a frame's first bit to the far end's first action on it, at least react_ps (the
+  // shortest frame's) and, where the far end is a store-and-forward switch (byte_ps > 0), the
+  // frame's own time on the wire.
+  struct Sender {
+    const eth::LinkEnd* end = nullptr;
+    uint64_t prop_ps = 0;
+    uint64_t react_ps = 0;
+    uint64_t byte_ps = 0;
+    uint64_t react(size_t frame_bytes) const {
+      return std::max(react_ps, (eth::kPreambleBytes + frame_bytes + eth::kFcsBytes) * byte_ps);
+    }
+  };
+  std::vector<Sender> senders_;
+  bool send_bound_set_ = false;
   int part_rank_ = 0;
   uint32_t frame_channel_ = UINT32_MAX;
   int pid_ = 100;

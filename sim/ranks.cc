@@ -160,16 +160,23 @@ void exchange() {
 
 }  // namespace
 
-Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps) {
-  if (g_size == 1) return {next_ps, done, error, idle_ps};
-  // One MPI_MAX over five values: the smallest times as their complements.
-  uint64_t v[5] = {UINT64_MAX - std::min(next_ps, g_out_not_before), done ? 0u : 1u,
-                   error ? 1u : 0u, g_out_any ? 1u : 0u, UINT64_MAX - idle_ps};
-  g_mpi->allreduce_u64(v, 5, 1);
+Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps, uint64_t send_known_ps,
+                 uint64_t send_after_ps) {
+  if (g_size == 1) return {next_ps, done, error, idle_ps, send_known_ps, send_after_ps};
+  // One MPI_MAX over seven values: the smallest times as their complements.
+  uint64_t v[7] = {UINT64_MAX - std::min(next_ps, g_out_not_before),
+                   done ? 0u : 1u,
+                   error ? 1u : 0u,
+                   g_out_any ? 1u : 0u,
+                   UINT64_MAX - idle_ps,
+                   UINT64_MAX - send_known_ps,
+                   UINT64_MAX - send_after_ps};
+  g_mpi->allreduce_u64(v, 7, 1);
   g_out_not_before = UINT64_MAX;
   g_out_any = false;
   if (v[3]) exchange();
-  return {UINT64_MAX - v[0], v[1] == 0, v[2] != 0, UINT64_MAX - v[4]};
+  return {UINT64_MAX - v[0], v[1] == 0,         v[2] != 0,
+          UINT64_MAX - v[4], UINT64_MAX - v[5], UINT64_MAX - v[6]};
 }
 
 void ran_until(uint64_t t_ps) { g_ran_until = std::max(g_ran_until, t_ps); }

@@ -40,14 +40,19 @@ void broadcast(uint32_t ch, const void* data, size_t len, uint64_t not_before_ps
 // next event of any (each rank's own `next_ps`, and what its messages set off), the earliest
 // timer of any that does not keep the run going (`idle_ps`, StatRegistry::on_idle_timer),
 // whether every rank is `done` and whether any had an `error`; when any rank sent messages they
-// are then delivered (a second exchange).
+// are then delivered (a second exchange). `send_known_ps` and `send_after_ps`: nothing this rank
+// has not sent yet takes effect at another rank before min(send_known_ps, E + send_after_ps),
+// E the agreed next event; the agreement carries the smallest of each over the ranks.
 struct Agreement {
   uint64_t next_ps;
   bool all_done;
   bool error;
   uint64_t idle_ps;
+  uint64_t send_known_ps = UINT64_MAX;
+  uint64_t send_after_ps = 0;
 };
-Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps = UINT64_MAX);
+Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps = UINT64_MAX,
+                 uint64_t send_known_ps = UINT64_MAX, uint64_t send_after_ps = 0);
 // This rank has simulated every time before t_ps: a message that sets off something earlier is
 // an error (std::logic_error at the exchange), not a silent reordering.
 void ran_until(uint64_t t_ps);

@@ -99,6 +99,9 @@ void clear_progress_line() {
 
 namespace {
 uint64_t g_lookahead_ps = UINT64_MAX;
+std::function<SendBound()> g_send_bound;
+
+uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 // sc_start for `d` from now; the scheduler may run its clients ahead of the kernel up to the
 // slice's end (models/common/scheduler.h), never past it.
@@ -207,9 +210,12 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
       if (g_interrupted) throw InterruptedError("interrupted");
       if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
     });
+    SendBound bound;
+    if (g_send_bound) attempt([&] { bound = g_send_bound(); });
     // A rank that failed still takes part: that is how the others learn of it.
     const auto t0 = std::chrono::steady_clock::now();
-    const ranks::Agreement a = ranks::settle(next, finished, bool(error), idle);
+    const ranks::Agreement a =
+        ranks::settle(next, finished, bool(error), idle, bound.known_ps, bound.after_ps);
     agreeing += std::chrono::steady_clock::now() - t0;
     ++windows;
     if (a.error) {
@@ -246,9 +252,10 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
           "the workload is still waiting at {:.3f} ns and nothing is left to happen\n{}",
           double(now) / 1000.0, dump()));
     }
-    // Up to (not including) the window's end, and to the next side task of this rank's.
-    uint64_t end =
-        a.next_ps > UINT64_MAX - g_lookahead_ps ? UINT64_MAX : a.next_ps + g_lookahead_ps;
+    // Up to (not including) the window's end, and to the next side task of this rank's: the
+    // lookahead past the earliest event, or what the senders to other ranks know, if later.
+    uint64_t end = std::max(add_sat(a.next_ps, g_lookahead_ps),
+                            std::min(a.send_known_ps, add_sat(a.next_ps, a.send_after_ps)));
     end = std::min(end, idle_ps);  // a window stops at such a timer
     if (background && background->next_due() != UINT64_MAX)
       end = std::min(end, std::max(background->next_due(), now + 1));
@@ -269,6 +276,7 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
 }  // namespace
 
 void set_lookahead(uint64_t ps) { g_lookahead_ps = ps; }
+void set_send_bound(std::function<SendBound()> f) { g_send_bound = std::move(f); }
 
 void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::function<bool()>& done,
               const std::function<std::string()>& dump, Background* background) {

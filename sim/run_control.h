@@ -72,6 +72,15 @@ void clear_progress_line();
 // partition sets it); simulate() then advances in windows of at most this, the ranks exchanging
 // what crosses between them at each window's end and agreeing on the next.
 void set_lookahead(uint64_t ps);
+// Where the blocks that send to other ranks know more: each window, this rank's bound on the
+// earliest effect at another rank of anything it has not sent yet, as min(known_ps, E +
+// after_ps) with E the earliest next event of any rank (sim/ranks.h, settle). A window then
+// ends at the later of that and E + the lookahead.
+struct SendBound {
+  uint64_t known_ps = UINT64_MAX;
+  uint64_t after_ps = 0;  // (by default nothing more than E)
+};
+void set_send_bound(std::function<SendBound()> f);
 
 // Runs each (name, fn) as an SC_THREAD and simulates (simulate() above) until every fn has
 // returned and the system is quiet; `background` is kicked first. The watchdog's report is

@@ -54,6 +54,8 @@ class EventQueue : public sc_core::sc_module {
     at(now_ps() + d_ps, std::forward<F>(fn));
   }
   bool empty() const { return q_.empty() && alarm_t_ == UINT64_MAX; }
+  // The time of the earliest action queued (the alarm aside; UINT64_MAX: none).
+  uint64_t next_at() const { return q_.empty() ? UINT64_MAX : q_.front().t; }
 
   // One cancellable action (a block's timer): set_alarm replaces the pending one; it runs in
   // this queue's wake-up after the actions due at the same time, so its order against them

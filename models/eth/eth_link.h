@@ -34,6 +34,16 @@ class LinkEnd {
   virtual void attach(EthLink* link, int end, uint64_t byte_ps) = 0;
   virtual void arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_t first_bit_ps,
                       uint64_t last_bit_ps) = 0;
+  // When this end can next start a frame it has not handed to its link yet: at or after
+  // min(known_ps, E + after_ps), E the earliest time at which anything not yet queued in its
+  // block happens (a frame not yet handed to it, another block's event). A run over several
+  // processes sizes its windows by it (docs/decisions.md). By default nothing more than E.
+  struct NextStart {
+    uint64_t known_ps = UINT64_MAX;
+    size_t known_bytes = 0;  // the frame that starts at known_ps, if known (0: the shortest)
+    uint64_t after_ps = 0;
+  };
+  virtual NextStart next_start() const { return {}; }
 };
 
 class EthLink : public sc_core::sc_module {

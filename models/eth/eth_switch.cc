@@ -120,8 +120,13 @@ void EthSwitch::Port::arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_
   }
   // Frames that reach output queues at the same time join them in input-port order, after the
   // frames leaving then (rank 0): the order never depends on which sender SystemC ran first.
-  s.eq_.at_ranked(at, rank, [this, &s, out, frame, fcs] {
+  if (s.track_) s.ports_[size_t(out)]->coming.insert(at);
+  s.eq_.at_ranked(at, rank, [this, &s, out, frame, fcs, at] {
     ++*rx_frames;
+    if (s.track_) {
+      auto& c = s.ports_[size_t(out)]->coming;
+      c.erase(c.find(at));
+    }
     s.enqueue(out, index, frame, fcs);
   });
 }
@@ -300,6 +305,20 @@ void EthSwitch::start_next(Port& p) {
     p.link->carry(p.end, std::move(frame), fcs, start, on_wire);
     start_next(p);
   });
+}
+
+LinkEnd::NextStart EthSwitch::next_start(const Port& p) const {
+  // With PAUSE a port may send at any time (a resume when another port's frame leaves, a
+  // refresh); a cut-through frame joins its queue a latency after its header, not its last bit.
+  if (cfg_.pause || cfg_.shared_buffer_bytes > 0 || cut_through_) return {};
+  // Frames are waiting: the next one starts once the line is free (or later, if paused).
+  if (!p.q.empty()) return {p.line_free_ps, p.q.front().frame->size(), UINT64_MAX};
+  // None: one must join the queue first, either one already on its way (its action queued
+  // here) or one whose last bit comes at E or later, switch.latency_ns after it.
+  const uint64_t joins = !track_            ? eq_.next_at()
+                         : p.coming.empty() ? UINT64_MAX
+                                            : *p.coming.begin();
+  return {std::max(p.line_free_ps, joins), 0, uint64_t(cfg_.latency_ns) * 1000};
 }
 
 void EthSwitch::add_int_counter(Port& p) {

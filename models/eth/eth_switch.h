@@ -46,6 +46,7 @@
 
 #include <deque>
 #include <memory>
+#include <set>
 #include <string>
 #include <systemc>
 #include <unordered_map>
@@ -76,6 +77,10 @@ class EthSwitch : public sc_core::sc_module {
   // Utilisation stamps from now on over this window (0: none), and the window now.
   void set_int_window(int64_t ns);
   int64_t int_window_ns() const { return cfg_.int_window_ns; }
+  // Each port follows when the frames on their way to it will join its queue, so that its
+  // next_start (eth::LinkEnd) is its own rather than bounded by the switch's next action of any
+  // kind. Runs over several processes ask it of switches with a link to another process.
+  void track_next_starts() { track_ = true; }
 
  private:
   struct Port : LinkEnd {
@@ -91,19 +96,20 @@ class EthSwitch : public sc_core::sc_module {
       bool headroom = false;  // shared buffer: charged to the input's headroom, not the pool
     };
     std::deque<Entry> q;
-    uint64_t in_bytes = 0;      // bytes this port brought in, waiting in output queues
-    uint64_t in_shared = 0;     // ... of them in the shared pool (shared buffer)
-    uint64_t in_headroom = 0;   // ... and in its headroom
-    bool xoff = false;          // this port was sent a PAUSE
-    uint64_t pause_level = 0;   // ... when its frames held this many bytes
-    uint64_t xoff_gen = 0;      // ... counted per pause: a refresh of an ended one is dropped
-    uint64_t paused_until = 0;  // a PAUSE received holds this output until then
-    uint64_t queued = 0;        // bytes in q
-    bool starting = false;      // the head's first bit is scheduled
-    uint32_t start_gen = 0;     // ... by the newest start_next (a resume makes it again)
-    uint64_t line_free_ps = 0;  // end of the previous frame's inter-frame gap
-    double sent_est = 0;        // utilisation stamps: bytes sent in about the last window
-    uint64_t sent_est_ps = 0;   // ... as of this time
+    uint64_t in_bytes = 0;           // bytes this port brought in, waiting in output queues
+    uint64_t in_shared = 0;          // ... of them in the shared pool (shared buffer)
+    uint64_t in_headroom = 0;        // ... and in its headroom
+    bool xoff = false;               // this port was sent a PAUSE
+    uint64_t pause_level = 0;        // ... when its frames held this many bytes
+    uint64_t xoff_gen = 0;           // ... counted per pause: a refresh of an ended one is dropped
+    uint64_t paused_until = 0;       // a PAUSE received holds this output until then
+    uint64_t queued = 0;             // bytes in q
+    bool starting = false;           // the head's first bit is scheduled
+    uint32_t start_gen = 0;          // ... by the newest start_next (a resume makes it again)
+    uint64_t line_free_ps = 0;       // end of the previous frame's inter-frame gap
+    std::multiset<uint64_t> coming;  // track_next_starts: when frames on their way join q
+    double sent_est = 0;             // utilisation stamps: bytes sent in about the last window
+    uint64_t sent_est_ps = 0;        // ... as of this time
     Counter *rx_frames, *tx_frames, *fcs_drops, *tail_drops, *ce_marked, *no_route, *queue_max,
         *pause_tx, *pause_rx;
     Counter* ingress_drops = nullptr;  // shared buffer only
@@ -115,7 +121,10 @@ class EthSwitch : public sc_core::sc_module {
     }
     void arrive(FramePtr frame, std::array<uint8_t, 4> fcs, uint64_t first_bit_ps,
                 uint64_t last_bit_ps) override;
+    NextStart next_start() const override { return sw->next_start(*this); }
   };
+  LinkEnd::NextStart next_start(const Port& p) const;
+  bool track_ = false;  // track_next_starts
   void enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs);
   void send_pause(Port& p, uint16_t quanta);
   void pause_input(Port& in);

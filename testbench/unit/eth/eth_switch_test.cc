@@ -419,5 +419,77 @@ TEST(EthSwitch, SameTimeArrivalsQueueInInputPortOrder) {
   EXPECT_EQ(t.got[1], frame(kC, 7));
 }
 
+// What a port says of its next frame (LinkEnd::next_start: a run over several processes sizes
+// its windows by it) holds. a sends 4 frames of 1514 B and c 12 of 300 B to b at line rate; sampled every 100 ns, the next frame to leave for b never starts before min(known, now +
+// after), and where a frame waits behind the one on the wire it starts exactly at `known`, with
+// the size the port said. `track`: the port follows the frames on their way to it; otherwise
+// the switch's earliest pending action stands in for them.
+void next_start_holds(bool track) {
+  Bench t(SwitchConfig{});
+  if (track) t.sw->track_next_starts();
+  std::vector<std::pair<uint64_t, size_t>> out;  // (first bit, frame bytes) towards b
+  t.lb->add_wire_tap([&out](uint64_t at, const EthMac::Frame& f, const uint8_t*, int) {
+    out.emplace_back(at, f.size());
+  });
+  auto make = [](const Mac& src, size_t payload) {
+    return build_frame({kB, src, kEtherTypeEfe}, std::vector<uint8_t>(payload, 1).data(), payload);
+  };
+  auto fill = [&t, make, sent_a = 0, sent_c = 0]() mutable {
+    while (sent_a < 4 && t.a->can_send()) ++sent_a, t.a->send(make(kA, 1500));
+    while (sent_c < 12 && t.c->can_send()) ++sent_c, t.c->send(make(kC, 286));
+  };
+  auto shared = std::make_shared<decltype(fill)>(std::move(fill));
+  t.a->set_space_callback([shared] { (*shared)(); });
+  t.c->set_space_callback([shared] { (*shared)(); });
+  (*shared)();
+  struct Sample {
+    uint64_t t;
+    LinkEnd::NextStart n;
+  };
+  std::vector<Sample> samples;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  while (sc_core::sc_pending_activity()) {
+    samples.push_back({now_ps(), t.sw->port(1).next_start()});
+    sc_core::sc_start(sc_core::sc_time(100, sc_core::SC_NS));
+  }
+  ASSERT_EQ(out.size(), 16u);
+  int exact = 0, coming = 0, long_known = 0;
+  for (const Sample& s : samples) {
+    auto next = std::find_if(out.begin(), out.end(), [&s](const auto& o) { return o.first > s.t; });
+    if (next == out.end()) continue;
+    const uint64_t bound =
+        std::min(s.n.known_ps, s.n.after_ps > UINT64_MAX - s.t ? UINT64_MAX : s.t + s.n.after_ps);
+    EXPECT_GE(next->first, bound) << "sampled at " << s.t;
+    if (s.n.known_bytes > 0 && s.n.known_ps > s.t) {
+      ++exact;
+      if (s.n.known_bytes == 1514) ++long_known;
+      EXPECT_EQ(next->first, s.n.known_ps) << "sampled at " << s.t;
+      EXPECT_EQ(next->second, s.n.known_bytes) << "sampled at " << s.t;
+    } else if (s.n.known_ps < UINT64_MAX) {
+      ++coming;
+    }
+  }
+  EXPECT_GT(exact, 10) << "frames waited behind one on the wire";
+  EXPECT_GT(coming, 2) << "the queue was empty with a frame on its way";
+  EXPECT_GT(long_known, 0) << "a's frames among them";
+  EXPECT_LT(long_known, exact) << "and c's";
+}
+TEST(EthSwitch, APortsNextStartBoundsItsNextFrame) { next_start_holds(true); }
+TEST(EthSwitch, APortsNextStartBoundsItsNextFrameByTheSwitchsNextAction) {
+  next_start_holds(false);
+}
+
+// With PAUSE a port may send a frame of its own at any time (a resume when another port's frame
+// leaves): it promises nothing beyond now.
+TEST(EthSwitch, APausingPortPromisesNothing) {
+  SwitchConfig cfg;
+  cfg.pause = true;
+  Bench t(cfg);
+  t.sw->track_next_starts();
+  const LinkEnd::NextStart n = t.sw->port(1).next_start();
+  EXPECT_EQ(n.known_ps, UINT64_MAX);
+  EXPECT_EQ(n.after_ps, 0u);
+}
+
 }  // namespace
 }  // namespace rnic::eth
