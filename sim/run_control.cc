@@ -299,26 +299,29 @@ void simulate(const SystemConfig& cfg, const StatRegistry& stats, const std::fun
     // Side tasks run at their own times: the clock is moved to one due before the next event
     // (nothing runs meanwhile) and the slice stops at one due later.
     uint64_t run_for = slice_ps;
+    // Timers that do not keep the run going (StatRegistry::on_idle_timer) go off, while the
+    // workload is not done, when nothing before them is left; the slice stops at the earliest.
+    uint64_t idle = UINT64_MAX;
+    if (sc_core::sc_pending_activity()) {
+      idle = stats.next_idle_timer();
+      if (idle != UINT64_MAX && done()) idle = UINT64_MAX;
+    }
     if (background && sc_core::sc_pending_activity()) {
       background->run_due(at);
       const uint64_t due = background->next_due();
-      if (due != UINT64_MAX && due - at < next.value()) {
+      // (Not past such a timer: fire_idle runs the side tasks due before it.)
+      if (due != UINT64_MAX && due - at < next.value() && due < idle) {
         start_for(due - at);
         continue;
       }
       if (due != UINT64_MAX) run_for = std::min(run_for, due - at);
     }
-    // Timers that do not keep the run going (StatRegistry::on_idle_timer) go off, while the
-    // workload is not done, when nothing before them is left; the slice stops at the earliest.
-    if (sc_core::sc_pending_activity()) {
-      const uint64_t idle = stats.next_idle_timer();
-      if (idle != UINT64_MAX && !done()) {
-        if (idle <= at + next.value()) {
-          fire_idle(stats, idle, background);
-          continue;
-        }
-        run_for = std::min(run_for, idle - at);
+    if (idle != UINT64_MAX) {
+      if (idle <= at + next.value()) {
+        fire_idle(stats, idle, background);
+        continue;
       }
+      run_for = std::min(run_for, idle - at);
     }
     run_stretch(stats, run_for,
                 sc_core::sc_pending_activity() && next.value() >= run_for

@@ -173,6 +173,33 @@ TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffUntilTheWorkloadIsDone) {
   EXPECT_EQ(now_ps(), t0 + 15000) << "the run ends at its last other event";
 }
 
+// Side tasks (a time series sampled every 700 ps) move nothing: the timers go off at their
+// times, as without them, and the tasks at theirs.
+TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffAtItsTimeBesideSideTasks) {
+  SystemConfig cfg;
+  StatRegistry stats;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  const uint64_t t0 = now_ps();
+  IdleModel m(stats, {t0 + 4000, t0 + 7000, t0 + 12000});
+  sc_core::sc_event work;
+  std::vector<uint64_t> worked;
+  sc_core::sc_spawn_options o;
+  o.spawn_method();
+  o.set_sensitivity(&work);
+  o.dont_initialize();
+  sc_core::sc_spawn([&] { worked.push_back(now_ps()); }, "work", &o);
+  notify_at(work, t0 + 10000);
+  Background bg;
+  std::vector<uint64_t> sampled;
+  bg.every(700, [&](uint64_t t) { sampled.push_back(t); });
+  run_control::simulate(
+      cfg, stats, [&] { return !worked.empty(); }, [] { return std::string(); }, &bg);
+  EXPECT_EQ(m.went, (std::vector<uint64_t>{t0 + 4000, t0 + 7000}));
+  EXPECT_EQ(worked, (std::vector<uint64_t>{t0 + 10000}));
+  ASSERT_FALSE(sampled.empty());
+  for (size_t i = 0; i < sampled.size(); ++i) EXPECT_EQ(sampled[i] % 700, 0u);
+}
+
 // A workload that waits with nothing else left: the earliest timer goes off (at its time) rather
 // than the run stopping as hung, and the workload may then finish.
 TEST(Stats, AWaitingWorkloadHearsATimerThatDoesNotKeepTheRunGoing) {
