@@ -4,7 +4,8 @@ gives what one process gives: a 4-host leaf/spine scale run (two leaves, one per
 spine with one of them) on 2 ranks against the same run in one process, lossless, with 0.1%
 loss on every link, and with hosts pinned across the leaves (each rank builds only its own
 hosts, switches and links, and rank 0 puts the statistics groups in one process's order), and
-with keepalive probes (timers that do not keep the run going), results.json (wall-clock fields
+with keepalive probes (timers that do not keep the run going), also with every time series
+sampled each microsecond (side tasks at their own times), results.json (wall-clock fields
 aside), stats.json's statistics in the same
 order, the simulated time and every link's capture (--pcap) identical; the partition line names
 2 ranks. scripts/slurm-scale.sbatch gives the same under a stand-in srun (mpirun). A program
@@ -56,10 +57,14 @@ if not MPIRUN:
 # "split": hosts pinned across the leaves (h0 and h3 on rank 1), so each rank builds hosts of
 # both leaves and rank 0 interleaves the ranks' statistics groups.
 # "keepalive": probes every 2 us of an idle channel, timers that do not keep the run going, which
-# the ranks agree on with the next event.
+# the ranks agree on with the next event. "sampled": the same with every statistic's time series
+# sampled each microsecond (a side task each rank runs at its time, before that time's events).
 for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.001"], []),
                           ("split", [], ["--partition", "h0=1,h1=0,h2=0,h3=1"]),
                           ("keepalive", ["--set", "efe.keepalive_ns=2000"],
+                           ["--partition", "h0=1,h1=0,h2=0,h3=1"]),
+                          ("sampled", ["--set", "efe.keepalive_ns=2000", "--set",
+                                       "sim.stats_interval_ns=1000"],
                            ["--partition", "h0=1,h1=0,h2=0,h3=1"])):
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
     rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", "--pcap", *extra)
@@ -83,9 +88,13 @@ for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.
     if name == "loss":
         lost = sum(g.get("lost_random", {}).get("value", 0) for g in b[1].values())
         check(lost > 0, "loss: the links lost nothing")
-    if name == "keepalive":
+    if name in ("keepalive", "sampled"):
         probes = sum(g.get("keepalives", {}).get("value", 0) for g in b[1].values())
-        check(probes > 0, "keepalive: no probe went")
+        check(probes > 0, f"{name}: no probe went")
+    if name == "sampled":
+        points = sum(len(v.get("t_ns", [])) for g in b[1].values() for v in g.values()
+                     if isinstance(v, dict))
+        check(points > 0, "sampled: no time series point")
 
 # The Slurm batch script, with a stand-in `srun` (no Slurm here: it starts the ranks through
 # mpirun, SLURM_NTASKS of them) from a folder whose build/rnicsim is this binary: the script's
