@@ -244,6 +244,7 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
       links.push_back(std::make_unique<eth::EthLink>(l.name.c_str(), p, *a, *b, s));
     }
     link_names.push_back(l.name);
+    link_params.push_back(l.params);
     auto name = [&](int host, int sw) {
       return sw < 0 ? topo.hosts[size_t(host)].name : topo.switches[size_t(sw)].name;
     };
@@ -368,6 +369,24 @@ std::string Cluster::lossy_links() const {
   for (size_t i = 0; i < links.size(); ++i) {
     if (!links[i]) continue;  // between other ranks' hosts and switches
     const std::string f = links[i]->faults_at(now_ps());
+    if (!f.empty()) s += fmt::format("link {}: {}\n", link_names[i], f);
+  }
+  return s;
+}
+
+std::string Cluster::lossy_links_everywhere() const {
+  if (!ranks::parallel()) return lossy_links();
+  std::vector<uint64_t> n(3 * links.size(), 0);
+  for (size_t i = 0; i < links.size(); ++i)
+    if (links[i]) {
+      const auto c = links[i]->fault_counts();
+      std::copy(c.begin(), c.end(), n.begin() + std::ptrdiff_t(3 * i));
+    }
+  ranks::sum_all(n);
+  std::string s;
+  for (size_t i = 0; i < links.size(); ++i) {
+    const std::string f =
+        eth::EthLink::faults_text(link_params[i], now_ps(), n[3 * i], n[3 * i + 1], n[3 * i + 2]);
     if (!f.empty()) s += fmt::format("link {}: {}\n", link_names[i], f);
   }
   return s;

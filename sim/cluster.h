@@ -111,6 +111,8 @@ class Cluster {
   // One line per link that lost or corrupted frames so far ("link eth0: ..."; "" if none): the
   // cause to name beside a channel failure or a hung run.
   std::string lossy_links() const;
+  // The same over every rank's links (a collective call: every rank makes it), for every rank.
+  std::string lossy_links_everywhere() const;
   void trace(TraceSink& t) const;
   eth::EthLink& link(size_t i) { return *links[i]; }
   int find(const std::string& host) const;  // -1 when no host has that name
@@ -127,6 +129,7 @@ class Cluster {
   std::vector<std::unique_ptr<eth::EthLink>> links;
   std::vector<std::string> host_names, switch_names;  // every host's and switch's, by index
   std::vector<std::string> link_names;
+  std::vector<LinkParams> link_params;                // every link's, by index
   std::vector<std::array<std::string, 2>> link_ends;  // per link, the host or switch at a and b
   // Over several processes (sim/ranks.h): which rank simulates each host and switch. Each
   // process builds its own hosts and switches and the links that reach them; only its own hosts

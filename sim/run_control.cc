@@ -202,10 +202,7 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
       next = sc_core::sc_pending_activity() ? now + sc_core::sc_time_to_pending_activity().value()
                                             : std::max(now, stats.next_lazy());
       idle = stats.next_idle_timer();
-      if (background && next != UINT64_MAX) {
-        background->run_due(now);
-        next = std::min(next, background->next_due());
-      }
+      if (background) background->run_due(now);  // (the clock was moved to them: below)
       finished = done();
       if (g_interrupted) throw InterruptedError("interrupted");
       if (!output_errors::first().empty()) throw RunFailed(output_errors::first());
@@ -236,6 +233,18 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
       bool fired = false;
       attempt([&] { fired = fire_idle(stats, a.idle_ps, background); });
       ranks::ran_until(fired ? a.idle_ps + 1 : kernel_now_ps());
+      continue;
+    }
+    // Side tasks (a time series' samples) run at their times while any rank has an event at or
+    // after them, before that time's events, as in one process: every rank's clock moves to
+    // the next one due at or before the agreed next event (nothing of any rank's comes first).
+    if (background && a.next_ps != UINT64_MAX && background->next_due() <= a.next_ps) {
+      const uint64_t due = background->next_due();
+      attempt([&] {
+        if (due > kernel_now_ps()) start_for(due - kernel_now_ps());
+        background->run_due(due);
+      });
+      ranks::ran_until(due);
       continue;
     }
     if (a.next_ps == UINT64_MAX) {
@@ -269,10 +278,6 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
         else  // what the models left to work out
           run_lazy(stats, now, nullptr, end);
       });
-    // A side task due at the window's end (a time series' sample) runs there, before that
-    // time's events, as in one process: the clock moves to it.
-    if (!paused && background && background->next_due() == end && kernel_now_ps() < end)
-      attempt([&] { start_for(end - kernel_now_ps()); });
     ranks::ran_until(paused ? kernel_now_ps() : end);
     progress();
   }

@@ -287,12 +287,24 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     s.experiment.name = s.name.empty() ? "workloads" : s.name;
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   if (ranks::parallel()) {
-    // What runs over several processes so far: the scale experiment, without waveforms or a
-    // timeline.
-    if (workloads || !kind->parallel)
-      throw InputError("mpirun", workloads ? "workloads" : "experiment.kind " + kind->kind,
+    // What runs over several processes so far: the scale experiment and the traffic
+    // generators' workloads, without waveforms or a timeline.
+    for (const WorkloadSpec& w : s.workloads) {
+      if (!w.program.empty())
+        throw InputError("mpirun", "workloads.program " + w.program,
+                         "a program of the user's runs in one process only; run it without "
+                         "mpirun");
+      // (The client decides the last iteration when the time is up, and its server knows it at
+      // once: no message carries that between processes.)
+      if (workload_int(w, "duration_us") > 0)
+        throw InputError("mpirun", "workloads.duration_us",
+                         "a workload limited by time runs in one process only; give iters, or run "
+                         "it without mpirun");
+    }
+    if (!workloads && !kind->parallel)
+      throw InputError("mpirun", "experiment.kind " + kind->kind,
                        "runs in one process only (the experiments that run over several: "
-                       "scale); run it without mpirun");
+                       "scale, and workloads of the traffic generators); run it without mpirun");
     for (const auto& [on, what] : {std::pair{!s.outputs.trace.empty(), "--trace"},
                                    std::pair{!s.outputs.timeline.empty(), "--timeline"},
                                    std::pair{s.outputs.breakdown, "--breakdown"}})

@@ -33,15 +33,19 @@ bool EthLink::down(uint64_t from_ps, uint64_t to_ps) const {
 }
 
 std::string EthLink::faults_at(uint64_t now_ps) const {
-  if (!lost_down_.value && !lost_random_.value && !corrupted_.value) return "";
+  return faults_text(cfg_, now_ps, lost_down_.value, lost_random_.value, corrupted_.value);
+}
+
+std::string EthLink::faults_text(const LinkParams& cfg, uint64_t now_ps, uint64_t lost_down,
+                                 uint64_t lost_random, uint64_t corrupted) {
+  if (!lost_down && !lost_random && !corrupted) return "";
   std::string s;
-  for (const auto& [a, b] : cfg_.down_ps)
+  for (const auto& [a, b] : cfg.down_ps)
     if (now_ps >= a && now_ps < b)
       s = fmt::format("down now, from {:.3f} us until {:.3f} us; ", double(a) / 1e6,
                       double(b) / 1e6);
   return s + fmt::format("lost {} frames while down, {} at random (loss {}), corrupted {} (ber {})",
-                         lost_down_.value, lost_random_.value, cfg_.loss, corrupted_.value,
-                         cfg_.ber);
+                         lost_down, lost_random, cfg.loss, corrupted, cfg.ber);
 }
 
 void EthLink::carry(int end, LinkEnd::FramePtr f, std::array<uint8_t, 4> fcs, uint64_t start_ps,

@@ -93,6 +93,14 @@ class EthLink : public sc_core::sc_module {
   // What this link's faults do at now_ps, for a report of a run that cannot go on: down (and
   // until when), the frames it lost or corrupted; "" when it has lost nothing.
   std::string faults_at(uint64_t now_ps) const;
+  // The same of a link configured `cfg` that lost and corrupted these (a link between processes
+  // counts each direction where it is sent: their sum).
+  static std::string faults_text(const LinkParams& cfg, uint64_t now_ps, uint64_t lost_down,
+                                 uint64_t lost_random, uint64_t corrupted);
+  // Frames lost while down, lost at random and corrupted, in the directions sent here.
+  std::array<uint64_t, 3> fault_counts() const {
+    return {lost_down_.value, lost_random_.value, corrupted_.value};
+  }
 
  private:
   bool down(uint64_t from_ps, uint64_t to_ps) const;

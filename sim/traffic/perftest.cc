@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -30,6 +31,7 @@
 #include "sim/experiment.h"
 #include "sim/link_capture.h"
 #include "sim/machine_memory.h"
+#include "sim/ranks.h"
 #include "sim/run_control.h"
 #include "sim/scenario.h"
 #include "sim/traffic/bw_peak.h"
@@ -219,8 +221,10 @@ void run_send_bw_server(Endpoint& ep, const Params& p, uint64_t size, Oob& oob, 
       post_recv(ep.qps[q], posted[q], ep.addr() + q * p.max_size, ep.mr->lkey, uint32_t(size));
   oob.put(0, {});  // receives are posted
   std::vector<ibv_wc> wc(64);
-  // lim.total is the client's: every Send it will post, known before the last one arrives.
-  for (uint64_t got = 0; got == 0 || got < lim.total;) {
+  // Every Send the client will post: its iterations, or with a duration lim.total, the
+  // client's, known before the last one arrives (a run over several processes refuses those).
+  const auto total = [&] { return lim.duration_ps ? lim.total : p.iters * p.qps; };
+  for (uint64_t got = 0; got == 0 || got < total();) {
     const int n = poll(ep.cq, wc.data(), int(wc.size()));
     for (int j = 0; j < n; ++j) {
       check(wc[j]);
@@ -466,6 +470,7 @@ struct Job {
     std::vector<double> samples;
     std::vector<std::pair<uint64_t, uint64_t>> bounds;  // each sample's start and end (ps)
     bool done = false;
+    double wall_s() const { return std::chrono::duration<double>(wall1 - wall0).count(); }
   };
   std::vector<Point> points;  // one per size
   std::vector<Limit> limits;  // one per size
@@ -555,6 +560,70 @@ void check_workload_memory(const Scenario& s, const Topology& topo) {
                     real_need >> 20, kSimulatorBaseBytes >> 20, mm.bytes >> 20, mm.bound));
 }
 
+// Over several processes: what each rank's side of every job measured goes to every rank
+// (sim/ranks.h); a job's points from its client's rank, each point's end the latest of either
+// side's, its error the first of the ranks' in rank order.
+void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
+  ranks::Packer m;
+  for (const auto& jp : jobs) {
+    const Job& j = *jp;
+    m.put(uint32_t(j.error.size())).put_bytes(j.error.data(), j.error.size());
+    for (size_t si = 0; si < j.points.size(); ++si) {
+      const Point& pt = j.points[si];
+      m.put(pt.end_ps);
+      if (!cl.local(j.client_node)) continue;
+      m.put(uint8_t(pt.done))
+          .put(pt.start_ps)
+          .put(pt.wall_s())
+          .put(pt.bw)
+          .put(j.limits[si].iterations);
+      m.put(uint64_t(pt.samples.size()))
+          .put_bytes(pt.samples.data(), pt.samples.size() * sizeof(double));
+      m.put(uint64_t(pt.bounds.size()));
+      for (const auto& b : pt.bounds) m.put(b.first).put(b.second);
+    }
+  }
+  const std::vector<std::string> all =
+      ranks::all_gather(std::string(reinterpret_cast<const char*>(m.data()), m.size()));
+  std::vector<std::string> error(jobs.size());
+  for (size_t r = 0; r < all.size(); ++r) {
+    ranks::Unpacker u(reinterpret_cast<const uint8_t*>(all[r].data()), all[r].size());
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      Job& j = *jobs[k];
+      const auto n = u.get<uint32_t>();
+      const auto* e = reinterpret_cast<const char*>(u.take(n));
+      if (error[k].empty()) error[k].assign(e, n);
+      const bool client_here = cl.part.host_rank[size_t(j.client_node)] == int(r);
+      for (size_t si = 0; si < j.points.size(); ++si) {
+        Point& pt = j.points[si];
+        const auto end = u.get<uint64_t>();
+        if (!client_here) {
+          pt.end_ps = std::max(pt.end_ps, end);
+          continue;
+        }
+        pt.done = u.get<uint8_t>() != 0;
+        pt.start_ps = u.get<uint64_t>();
+        const auto wall = u.get<double>();
+        pt.bw = u.get<BwResult>();
+        j.limits[si].iterations = u.get<uint64_t>();
+        pt.samples.resize(u.get<uint64_t>());
+        std::memcpy(pt.samples.data(), u.take(pt.samples.size() * sizeof(double)),
+                    pt.samples.size() * sizeof(double));
+        pt.bounds.resize(u.get<uint64_t>());
+        for (auto& b : pt.bounds) {
+          b.first = u.get<uint64_t>();
+          b.second = u.get<uint64_t>();
+        }
+        pt.end_ps = std::max(pt.end_ps, end);
+        pt.wall0 = std::chrono::steady_clock::time_point{};
+        pt.wall1 = pt.wall0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                  std::chrono::duration<double>(wall));
+      }
+    }
+  }
+  for (size_t k = 0; k < jobs.size(); ++k) jobs[k]->error = error[k];
+}
+
 int run_workloads(ExperimentContext& ctx) {
   const Topology topo = build_topology(ctx.scenario);
   Cluster cl(topo, ctx.cfg, ctx.stats, ctx.scenario.impl);
@@ -568,7 +637,7 @@ int run_workloads(ExperimentContext& ctx) {
     j->t = &test_of(w.test);
     j->client_node = w.from.empty() ? 0 : cl.find(w.from);
     j->server_node = w.to.empty() ? 1 : cl.find(w.to);
-    const SystemConfig& ccfg = cl.nodes[size_t(j->client_node)]->cfg;
+    const SystemConfig& ccfg = topo.hosts[size_t(j->client_node)].cfg;
     Params& p = j->p;
     p.iters = uint64_t(workload_int(w, "iters"));
     p.qps = j->t->latency ? 1 : uint64_t(workload_int(w, "qps"));
@@ -599,7 +668,7 @@ int run_workloads(ExperimentContext& ctx) {
   std::vector<Cluster::Program> programs;
   for (auto& jp : jobs) {
     Job& j = *jp;
-    const EndpointConfig ec = endpoint_config(j.p, cl.nodes[size_t(j.client_node)]->cfg);
+    const EndpointConfig ec = endpoint_config(j.p, topo.hosts[size_t(j.client_node)].cfg);
     j.points.resize(j.sizes.size());
     j.limits.assign(j.sizes.size(), Limit{});
     for (Limit& l : j.limits)
@@ -794,6 +863,7 @@ int run_workloads(ExperimentContext& ctx) {
     // A program that failed leaves its peer waiting for it: the failure is the cause to report.
     bool failed = false;
     for (auto& j : jobs) failed |= !j->error.empty();
+    failed = ranks::max_all(failed ? 1 : 0) != 0;  // (every rank stopped here: they agree)
     std::string cause;
     for (const ProgramRun& u : user)
       for (size_t i = 0; i < u.spec->hosts.size() && cause.empty(); ++i)
@@ -819,8 +889,12 @@ int run_workloads(ExperimentContext& ctx) {
     if (!failed) throw;
   }
 
+  // Over several processes each job's measurements are its client's rank's, the end of each
+  // point the later of its two sides', its error the first either side had: every rank then
+  // makes the same rows.
+  if (ranks::parallel()) gather_jobs(cl, jobs);
   // A failed channel (retry budget spent) names the links that lost frames: its cause.
-  std::string lossy = cl.lossy_links();
+  std::string lossy = cl.lossy_links_everywhere();
   while (!lossy.empty() && lossy.back() == '\n') lossy.pop_back();
   for (size_t at; (at = lossy.find('\n')) != std::string::npos;) lossy.replace(at, 1, "; ");
   int rc = 0;
@@ -828,8 +902,9 @@ int run_workloads(ExperimentContext& ctx) {
     Job& j = *jp;
     if (!j.error.empty()) {
       const bool channel = j.error.find("retry counter exceeded") != std::string::npos;
-      fmt::print(stderr, "rnicsim: workload {} ({}): {}{}\n", j.spec->name, j.t->name, j.error,
-                 channel && !lossy.empty() ? " (" + lossy + ")" : "");
+      if (ranks::rank() == 0)  // (every rank knows it: gather_jobs)
+        fmt::print(stderr, "rnicsim: workload {} ({}): {}{}\n", j.spec->name, j.t->name, j.error,
+                   channel && !lossy.empty() ? " (" + lossy + ")" : "");
       rc = 1;
     }
     for (size_t si = 0; si < j.sizes.size(); ++si) {
@@ -858,7 +933,7 @@ int run_workloads(ExperimentContext& ctx) {
         row["msg_rate_mpps"] = pt.bw.mpps;
       }
       row["sim_time_ns"] = double(pt.end_ps - pt.start_ps) / 1000.0;
-      row["wall_s"] = std::chrono::duration<double>(pt.wall1 - pt.wall0).count();
+      row["wall_s"] = pt.wall_s();
       j.rows.push_back(row);
       row["workload"] = j.spec->name;
       ctx.rows.push_back(row);
@@ -877,8 +952,8 @@ int run_workloads(ExperimentContext& ctx) {
   for (auto& j : jobs) {
     ctx.workloads.push_back({{"name", j->spec->name},
                              {"test", j->t->name},
-                             {"from", cl.nodes[size_t(j->client_node)]->name()},
-                             {"to", cl.nodes[size_t(j->server_node)]->name()},
+                             {"from", cl.host_names[size_t(j->client_node)]},
+                             {"to", cl.host_names[size_t(j->server_node)]},
                              {"start_us", j->spec->start_us},
                              {"x", "bytes"},
                              {"y", y_axes(*j->t)}});
@@ -948,8 +1023,8 @@ int run_workloads(ExperimentContext& ctx) {
     } else {
       ctx.summary +=
           fmt::format("{}workload {}: {} from {} to {}\n{}", ctx.summary.empty() ? "" : "\n",
-                      j->spec->name, j->t->name, cl.nodes[size_t(j->client_node)]->name(),
-                      cl.nodes[size_t(j->server_node)]->name(), table);
+                      j->spec->name, j->t->name, cl.host_names[size_t(j->client_node)],
+                      cl.host_names[size_t(j->server_node)], table);
     }
   }
   return rc;

@@ -8,9 +8,10 @@ with keepalive probes (timers that do not keep the run going), also with every t
 sampled each microsecond (side tasks at their own times), results.json (wall-clock fields
 aside), stats.json's statistics in the same
 order, the simulated time and every link's capture (--pcap) identical; the partition line names
-2 ranks. scripts/slurm-scale.sbatch gives the same under a stand-in srun (mpirun). A program
-failing on rank 1 stops both, and rank 0 reports it. Refused under mpirun
-with exit 2: an experiment that runs in one process only, a pin to no such host.
+2 ranks. The demo's workloads (traffic generators between two hosts, one a rank) give the same
+outputs as in one process too. scripts/slurm-scale.sbatch gives the same under a stand-in srun
+(mpirun). A program failing on rank 1 stops both, and rank 0 reports it. Refused under mpirun
+with exit 2: a pin to no such host, a program of the user's, a workload limited by time.
 
 usage: ranks.py RNICSIM OUT_BASE"""
 import os
@@ -39,9 +40,9 @@ experiment:
 """)
 
 
-def mpirun(n, *args):
+def mpirun(n, *args, cwd=None):
     return subprocess.run([MPIRUN, "--allow-run-as-root", "--oversubscribe", "-n", str(n), binary,
-                           *args], capture_output=True, text=True, timeout=600)
+                           *args], capture_output=True, text=True, timeout=600, cwd=cwd)
 
 
 def outputs(o):
@@ -137,9 +138,40 @@ p = mpirun(2, "run", os.path.join(os.path.dirname(SCENARIO), "scale4.yaml"), "--
            out_dir(base, "pin"), "--partition", "nobody=1", "--quiet")
 check(p.returncode == 2 and "no host or switch is called nobody" in p.stderr,
       f"a pin to no such host: exit {p.returncode}\n{p.stderr}")
-demo = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                    "scenarios", "demo.yaml")
-p = mpirun(2, "run", demo, "--out", out_dir(base, "demo"), "--quiet")
+
+# The traffic generators' workloads: the demo's three (write_bw, read_lat and send_bw over a size
+# sweep between two hosts on one link, a host a rank), with its time series and capture, give
+# what one process gives.
+demo = os.path.join(ROOT, "scenarios", "demo.yaml")
+one, two = out_dir(base, "demo_1"), out_dir(base, "demo_2")
+rnicsim(binary, "run", demo, "--out", one, "--quiet")
+p = mpirun(2, "run", demo, "--out", two, "--quiet", "--partition", "h0=0,h1=1")
+if check(p.returncode == 0, f"demo: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
+    check("2 ranks, hosts 1/1" in p.stderr, f"demo: no partition line for 2 ranks:\n{p.stderr}")
+    a, b = outputs(one), outputs(two)
+    check(len(a[0]["rows"]) == 9, f"demo: {len(a[0]['rows'])} rows, not 9")
+    check(a[0] == b[0], f"demo: results.json differs: {a[0]['rows']} vs {b[0]['rows']}")
+    check(list(a[1]) == list(b[1]), "demo: stats.json lists its groups in another order")
+    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
+    check(not diff, f"demo: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
+    check(a[2] == b[2], f"demo: sim_time_ns {a[2]} vs {b[2]}")
+    with open(os.path.join(one, "l0.pcap"), "rb") as f1, \
+            open(os.path.join(two, "l0.pcap"), "rb") as f2:
+        check(f1.read() == f2.read(), "demo: l0.pcap differs")
+# What still runs in one process only is refused (exit 2): a program of the user's, and a
+# workload limited by time (its client decides the last iteration and its server knows at once).
+p = mpirun(2, "run", os.path.join(ROOT, "scenarios", "examples", "rc_pingpong.yaml"), "--out",
+           out_dir(base, "program"), "--quiet", cwd=ROOT)  # (its program's path is from there)
 check(p.returncode == 2 and "runs in one process only" in p.stderr,
-      f"workloads under mpirun: exit {p.returncode}\n{p.stderr}")
+      f"a program under mpirun: exit {p.returncode}\n{p.stderr}")
+timed = write_file(base, "timed.yaml", """name: timed
+topology:
+  hosts: [{name: h0}, {name: h1}]
+  links: [{name: l0, between: [h0, h1]}]
+workloads:
+  - {name: w, test: write_bw, from: h0, to: h1, size: 4096, duration_us: 100}
+""")
+p = mpirun(2, "run", timed, "--out", out_dir(base, "timed"), "--quiet", "--partition", "h0=0,h1=1")
+check(p.returncode == 2 and "limited by time" in p.stderr,
+      f"a workload limited by time under mpirun: exit {p.returncode}\n{p.stderr}")
 finish("ranks")
