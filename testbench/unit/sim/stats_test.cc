@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "models/common/sim_time.h"
 #include "sim/background.h"
 #include "sim/host_card.h"
@@ -131,6 +133,25 @@ struct IdleModel {
   sc_core::sc_event ev_;
 };
 
+// A workload's own event: each time `ev` wakes it, the time goes into `at`, then `then` runs
+// (it may notify `ev` again).
+struct Work {
+  explicit Work(std::function<void(Work&)> then = {}) {
+    sc_core::sc_spawn_options o;
+    o.spawn_method();
+    o.set_sensitivity(&ev);
+    o.dont_initialize();
+    sc_core::sc_spawn(
+        [this, then] {
+          at.push_back(now_ps());
+          if (then) then(*this);
+        },
+        "work", &o);
+  }
+  sc_core::sc_event ev;
+  std::vector<uint64_t> at;
+};
+
 // A workload that is done, with nothing else pending: the run ends at once, the timer armed.
 TEST(Stats, ATimerThatDoesNotKeepTheRunGoingLetsADoneRunEnd) {
   SystemConfig cfg;
@@ -153,23 +174,14 @@ TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffUntilTheWorkloadIsDone) {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   const uint64_t t0 = now_ps();
   IdleModel m(stats, {t0 + 4000, t0 + 7000, t0 + 12000, t0 + 20000});
-  sc_core::sc_event work;
-  std::vector<uint64_t> worked;
-  sc_core::sc_spawn_options o;
-  o.spawn_method();
-  o.set_sensitivity(&work);
-  o.dont_initialize();
-  sc_core::sc_spawn(
-      [&] {
-        worked.push_back(now_ps());
-        if (worked.size() == 1) notify_at(work, t0 + 15000);
-      },
-      "work", &o);
-  notify_at(work, t0 + 10000);
+  Work work([t0](Work& w) {
+    if (w.at.size() == 1) notify_at(w.ev, t0 + 15000);
+  });
+  notify_at(work.ev, t0 + 10000);
   run_control::simulate(
-      cfg, stats, [&] { return !worked.empty(); }, [] { return std::string(); });
+      cfg, stats, [&] { return !work.at.empty(); }, [] { return std::string(); });
   EXPECT_EQ(m.went, (std::vector<uint64_t>{t0 + 4000, t0 + 7000}));
-  EXPECT_EQ(worked, (std::vector<uint64_t>{t0 + 10000, t0 + 15000}));
+  EXPECT_EQ(work.at, (std::vector<uint64_t>{t0 + 10000, t0 + 15000}));
   EXPECT_EQ(now_ps(), t0 + 15000) << "the run ends at its last other event";
 }
 
@@ -181,21 +193,15 @@ TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffAtItsTimeBesideSideTasks) {
   sc_core::sc_start(sc_core::SC_ZERO_TIME);
   const uint64_t t0 = now_ps();
   IdleModel m(stats, {t0 + 4000, t0 + 7000, t0 + 12000});
-  sc_core::sc_event work;
-  std::vector<uint64_t> worked;
-  sc_core::sc_spawn_options o;
-  o.spawn_method();
-  o.set_sensitivity(&work);
-  o.dont_initialize();
-  sc_core::sc_spawn([&] { worked.push_back(now_ps()); }, "work", &o);
-  notify_at(work, t0 + 10000);
+  Work work;
+  notify_at(work.ev, t0 + 10000);
   Background bg;
   std::vector<uint64_t> sampled;
   bg.every(700, [&](uint64_t t) { sampled.push_back(t); });
   run_control::simulate(
-      cfg, stats, [&] { return !worked.empty(); }, [] { return std::string(); }, &bg);
+      cfg, stats, [&] { return !work.at.empty(); }, [] { return std::string(); }, &bg);
   EXPECT_EQ(m.went, (std::vector<uint64_t>{t0 + 4000, t0 + 7000}));
-  EXPECT_EQ(worked, (std::vector<uint64_t>{t0 + 10000}));
+  EXPECT_EQ(work.at, (std::vector<uint64_t>{t0 + 10000}));
   ASSERT_FALSE(sampled.empty());
   for (size_t i = 0; i < sampled.size(); ++i) EXPECT_EQ(sampled[i] % 700, 0u);
 }
