@@ -152,12 +152,19 @@ struct Work {
   std::vector<uint64_t> at;
 };
 
-// A workload that is done, with nothing else pending: the run ends at once, the timer armed.
-TEST(Stats, ATimerThatDoesNotKeepTheRunGoingLetsADoneRunEnd) {
+// The idle-timer tests' system: the configuration, the statistics and the clock at the start.
+struct IdleTimer : ::testing::Test {
+  void SetUp() override {
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+    t0 = now_ps();
+  }
   SystemConfig cfg;
   StatRegistry stats;
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  const uint64_t t0 = now_ps();
+  uint64_t t0 = 0;
+};
+
+// A workload that is done, with nothing else pending: the run ends at once, the timer armed.
+TEST_F(IdleTimer, ATimerThatDoesNotKeepTheRunGoingLetsADoneRunEnd) {
   IdleModel m(stats, {t0 + 5000});
   run_control::simulate(
       cfg, stats, [] { return true; }, [] { return std::string(); });
@@ -168,13 +175,9 @@ TEST(Stats, ATimerThatDoesNotKeepTheRunGoingLetsADoneRunEnd) {
 // While the workload is not done such a timer goes off at its time, in order with the other
 // events; once it is done (here at the first other event) none does, and the run ends at its
 // last other event.
-TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffUntilTheWorkloadIsDone) {
-  SystemConfig cfg;
-  StatRegistry stats;
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  const uint64_t t0 = now_ps();
+TEST_F(IdleTimer, ATimerThatDoesNotKeepTheRunGoingGoesOffUntilTheWorkloadIsDone) {
   IdleModel m(stats, {t0 + 4000, t0 + 7000, t0 + 12000, t0 + 20000});
-  Work work([t0](Work& w) {
+  Work work([t0 = t0](Work& w) {
     if (w.at.size() == 1) notify_at(w.ev, t0 + 15000);
   });
   notify_at(work.ev, t0 + 10000);
@@ -187,11 +190,7 @@ TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffUntilTheWorkloadIsDone) {
 
 // Side tasks (a time series sampled every 700 ps) move nothing: the timers go off at their
 // times, as without them, and the tasks at theirs.
-TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffAtItsTimeBesideSideTasks) {
-  SystemConfig cfg;
-  StatRegistry stats;
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  const uint64_t t0 = now_ps();
+TEST_F(IdleTimer, ATimerThatDoesNotKeepTheRunGoingGoesOffAtItsTimeBesideSideTasks) {
   IdleModel m(stats, {t0 + 4000, t0 + 7000, t0 + 12000});
   Work work;
   notify_at(work.ev, t0 + 10000);
@@ -208,11 +207,7 @@ TEST(Stats, ATimerThatDoesNotKeepTheRunGoingGoesOffAtItsTimeBesideSideTasks) {
 
 // A workload that waits with nothing else left: the earliest timer goes off (at its time) rather
 // than the run stopping as hung, and the workload may then finish.
-TEST(Stats, AWaitingWorkloadHearsATimerThatDoesNotKeepTheRunGoing) {
-  SystemConfig cfg;
-  StatRegistry stats;
-  sc_core::sc_start(sc_core::SC_ZERO_TIME);
-  const uint64_t t0 = now_ps();
+TEST_F(IdleTimer, AWaitingWorkloadHearsATimerThatDoesNotKeepTheRunGoing) {
   IdleModel m(stats, {t0 + 3000, t0 + 9000, t0 + 50000});
   run_control::simulate(
       cfg, stats, [&] { return m.went.size() == 2; }, [] { return std::string(); });
