@@ -475,7 +475,8 @@ struct Job {
   std::vector<Point> points;  // one per size
   std::vector<Limit> limits;  // one per size
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  std::string error;
+  std::string error;      // the first failure of either side's program
+  uint64_t error_ps = 0;  // ... and when
 };
 using Point = Job::Point;
 
@@ -485,7 +486,10 @@ std::function<void()> guarded(Job& j, std::function<void()> fn) {
     try {
       fn();
     } catch (const std::runtime_error& e) {
-      if (j.error.empty()) j.error = e.what();
+      if (j.error.empty()) {
+        j.error = e.what();
+        j.error_ps = now_ps();
+      }
     }
   };
 }
@@ -562,12 +566,12 @@ void check_workload_memory(const Scenario& s, const Topology& topo) {
 
 // Over several processes: what each rank's side of every job measured goes to every rank
 // (sim/ranks.h); a job's points from its client's rank, each point's end the latest of either
-// side's, its error the first of the ranks' in rank order.
+// side's, its error the earliest of the two sides' (at the same time, the lower rank's).
 void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
   ranks::Packer m;
   for (const auto& jp : jobs) {
     const Job& j = *jp;
-    m.put(uint32_t(j.error.size())).put_bytes(j.error.data(), j.error.size());
+    m.put(j.error_ps).put(uint32_t(j.error.size())).put_bytes(j.error.data(), j.error.size());
     for (size_t si = 0; si < j.points.size(); ++si) {
       const Point& pt = j.points[si];
       m.put(pt.end_ps);
@@ -586,13 +590,18 @@ void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
   const std::vector<std::string> all =
       ranks::all_gather(std::string(reinterpret_cast<const char*>(m.data()), m.size()));
   std::vector<std::string> error(jobs.size());
+  std::vector<uint64_t> error_ps(jobs.size(), 0);
   for (size_t r = 0; r < all.size(); ++r) {
     ranks::Unpacker u(reinterpret_cast<const uint8_t*>(all[r].data()), all[r].size());
     for (size_t k = 0; k < jobs.size(); ++k) {
       Job& j = *jobs[k];
+      const auto at = u.get<uint64_t>();
       const auto n = u.get<uint32_t>();
       const auto* e = reinterpret_cast<const char*>(u.take(n));
-      if (error[k].empty()) error[k].assign(e, n);
+      if (n > 0 && (error[k].empty() || at < error_ps[k])) {  // the earliest; a tie: rank order
+        error[k].assign(e, n);
+        error_ps[k] = at;
+      }
       const bool client_here = cl.part.host_rank[size_t(j.client_node)] == int(r);
       for (size_t si = 0; si < j.points.size(); ++si) {
         Point& pt = j.points[si];
