@@ -91,59 +91,72 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
     else
       p.switch_rank[node - h] = rank;
   }
-  // Groups: a switch with the hosts on its links; hosts joined to hosts together.
-  Groups g(h + s);
-  for (const LinkSpec& l : t.links) {
-    const int a = l.sw_a >= 0 ? int(h) + l.sw_a : l.a, b = l.sw_b >= 0 ? int(h) + l.sw_b : l.b;
-    const bool a_sw = l.sw_a >= 0, b_sw = l.sw_b >= 0;
-    if (a_sw && b_sw) continue;  // switch to switch: spines go on their own
-    if ((a < int(h) && pinned[size_t(a)]) || (b < int(h) && pinned[size_t(b)])) continue;
-    g.join(a, b);
-  }
-  std::map<int, std::vector<int>> members;  // root -> nodes, in node order
-  for (size_t n = 0; n < h + s; ++n)
-    if (!(n < h && pinned[n])) members[g.find(int(n))].push_back(int(n));
-  struct Group {
-    std::vector<int> nodes;
-    int hosts = 0;
-    int rank = -1;  // a pinned switch's, which its hosts follow
-  };
-  std::vector<Group> groups, spines;
-  for (auto& [root, nodes] : members) {
-    Group gr{nodes, 0, -1};
-    for (int n : nodes) {
-      gr.hosts += n < int(h);
-      if (n >= int(h) && pinned[size_t(n)] && gr.rank < 0) gr.rank = p.switch_rank[size_t(n) - h];
+  // Groups: a switch with the hosts on its links; hosts joined to hosts together, unless that
+  // leaves a rank without a host (two hosts on one link over two ranks): then each such host
+  // is a group of its own.
+  const Partition pinned_only = p;
+  auto place = [&](bool split_hosts) {
+    p = pinned_only;
+    Groups g(h + s);
+    for (const LinkSpec& l : t.links) {
+      const int a = l.sw_a >= 0 ? int(h) + l.sw_a : l.a, b = l.sw_b >= 0 ? int(h) + l.sw_b : l.b;
+      const bool a_sw = l.sw_a >= 0, b_sw = l.sw_b >= 0;
+      if (a_sw && b_sw) continue;  // switch to switch: spines go on their own
+      if (split_hosts && !a_sw && !b_sw) continue;
+      if ((a < int(h) && pinned[size_t(a)]) || (b < int(h) && pinned[size_t(b)])) continue;
+      g.join(a, b);
     }
-    if (gr.hosts == 0 && gr.rank >= 0) continue;  // a pinned spine
-    (gr.hosts ? groups : spines).push_back(gr);
-  }
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const Group& a, const Group& b) { return a.hosts > b.hosts; });
-  std::vector<int> load = p.hosts_per_rank(), sw_load(size_t(ranks), 0);
-  for (size_t i = 0; i < s; ++i)
-    if (p.switch_rank[i] >= 0) ++sw_load[size_t(p.switch_rank[i])];
-  // Groups with a pinned switch first (their rank is given), then the largest first.
-  std::stable_partition(groups.begin(), groups.end(), [](const Group& gr) { return gr.rank >= 0; });
-  for (const Group& gr : groups) {
-    const int r =
-        gr.rank >= 0 ? gr.rank : int(std::min_element(load.begin(), load.end()) - load.begin());
-    load[size_t(r)] += gr.hosts;
-    for (int n : gr.nodes) {
-      if (n < int(h)) {
-        p.host_rank[size_t(n)] = r;
-      } else if (!pinned[size_t(n)]) {
+    std::map<int, std::vector<int>> members;  // root -> nodes, in node order
+    for (size_t n = 0; n < h + s; ++n)
+      if (!(n < h && pinned[n])) members[g.find(int(n))].push_back(int(n));
+    struct Group {
+      std::vector<int> nodes;
+      int hosts = 0;
+      int rank = -1;  // a pinned switch's, which its hosts follow
+    };
+    std::vector<Group> groups, spines;
+    for (auto& [root, nodes] : members) {
+      Group gr{nodes, 0, -1};
+      for (int n : nodes) {
+        gr.hosts += n < int(h);
+        if (n >= int(h) && pinned[size_t(n)] && gr.rank < 0) gr.rank = p.switch_rank[size_t(n) - h];
+      }
+      if (gr.hosts == 0 && gr.rank >= 0) continue;  // a pinned spine
+      (gr.hosts ? groups : spines).push_back(gr);
+    }
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const Group& a, const Group& b) { return a.hosts > b.hosts; });
+    std::vector<int> load = p.hosts_per_rank(), sw_load(size_t(ranks), 0);
+    for (size_t i = 0; i < s; ++i)
+      if (p.switch_rank[i] >= 0) ++sw_load[size_t(p.switch_rank[i])];
+    // Groups with a pinned switch first (their rank is given), then the largest first.
+    std::stable_partition(groups.begin(), groups.end(),
+                          [](const Group& gr) { return gr.rank >= 0; });
+    for (const Group& gr : groups) {
+      const int r =
+          gr.rank >= 0 ? gr.rank : int(std::min_element(load.begin(), load.end()) - load.begin());
+      load[size_t(r)] += gr.hosts;
+      for (int n : gr.nodes) {
+        if (n < int(h)) {
+          p.host_rank[size_t(n)] = r;
+        } else if (!pinned[size_t(n)]) {
+          p.switch_rank[size_t(n) - h] = r;
+          ++sw_load[size_t(r)];
+        }
+      }
+    }
+    for (const Group& gr : spines)
+      for (int n : gr.nodes) {
+        const int r = int(std::min_element(sw_load.begin(), sw_load.end()) - sw_load.begin());
         p.switch_rank[size_t(n) - h] = r;
         ++sw_load[size_t(r)];
       }
-    }
+  };
+  place(false);
+  {
+    const std::vector<int> per = p.hosts_per_rank();
+    if (std::find(per.begin(), per.end(), 0) != per.end()) place(true);
   }
-  for (const Group& gr : spines)
-    for (int n : gr.nodes) {
-      const int r = int(std::min_element(sw_load.begin(), sw_load.end()) - sw_load.begin());
-      p.switch_rank[size_t(n) - h] = r;
-      ++sw_load[size_t(r)];
-    }
   const std::vector<int> per = p.hosts_per_rank();
   for (int r = 0; r < ranks; ++r)
     if (per[size_t(r)] == 0)

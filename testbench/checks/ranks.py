@@ -145,7 +145,7 @@ check(p.returncode == 2 and "no host or switch is called nobody" in p.stderr,
 demo = os.path.join(ROOT, "scenarios", "demo.yaml")
 one, two = out_dir(base, "demo_1"), out_dir(base, "demo_2")
 rnicsim(binary, "run", demo, "--out", one, "--quiet")
-p = mpirun(2, "run", demo, "--out", two, "--quiet", "--partition", "h0=0,h1=1")
+p = mpirun(2, "run", demo, "--out", two, "--quiet")  # a host a rank by default
 if check(p.returncode == 0, f"demo: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
     check("2 ranks, hosts 1/1" in p.stderr, f"demo: no partition line for 2 ranks:\n{p.stderr}")
     a, b = outputs(one), outputs(two)

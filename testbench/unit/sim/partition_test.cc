@@ -47,12 +47,36 @@ TEST(Partition, OneRankHasEverythingAndNothingCrosses) {
   EXPECT_EQ(p.lookahead_ps, UINT64_MAX);
 }
 
+// Hosts joined by a link stay together, unless that leaves a rank without a host.
+TEST(Partition, HostsOnOneLinkSplitOnlyWhereARankWouldHaveNone) {
+  const Topology t = two_hosts(config());
+  const Partition p = partition_topology(t, 2, {}, kMgmtPs);
+  EXPECT_EQ(p.host_rank, (std::vector<int>{0, 1}));
+  EXPECT_EQ(p.crossing, (std::vector<int>{0}));
+  EXPECT_THROW(partition_topology(t, 3, {}, kMgmtPs), InputError) << "two hosts, three ranks";
+
+  Topology four = two_hosts(config());  // two pairs, each on a link of its own
+  four.hosts.push_back(four.hosts[0]);
+  four.hosts.push_back(four.hosts[1]);
+  four.hosts[2].name = "node2";
+  four.hosts[2].mac = default_mac(2);
+  four.hosts[3].name = "node3";
+  four.hosts[3].mac = default_mac(3);
+  four.links.push_back(four.links[0]);
+  four.links[1].name = "l1";
+  four.links[1].a = 2;
+  four.links[1].b = 3;
+  const Partition q = partition_topology(four, 2, {}, kMgmtPs);
+  EXPECT_EQ(q.host_rank[0], q.host_rank[1]) << "a pair stays together";
+  EXPECT_EQ(q.host_rank[2], q.host_rank[3]);
+  EXPECT_NE(q.host_rank[0], q.host_rank[2]);
+  EXPECT_TRUE(q.crossing.empty());
+}
+
 TEST(Partition, PinsPlaceHostsAndSwitchesAndASwitchTakesItsHosts) {
   const Topology t = two_hosts(config());
-  EXPECT_THROW(partition_topology(t, 2, {}, kMgmtPs), InputError)
-      << "two hosts joined by a link are one group: rank 1 would have none";
-  const Partition p = partition_topology(t, 2, {"node1=1"}, kMgmtPs);
-  EXPECT_EQ(p.host_rank, (std::vector<int>{0, 1}));
+  const Partition p = partition_topology(t, 2, {"node0=1"}, kMgmtPs);
+  EXPECT_EQ(p.host_rank, (std::vector<int>{1, 0}));
   EXPECT_EQ(p.crossing, (std::vector<int>{0}));
 
   const Topology ls = leaf_spine(config(), 16, 8, 1);
