@@ -227,7 +227,6 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   auto end = [&](int host, int sw) -> eth::LinkEnd* {
     if (sw < 0) return nodes[size_t(host)] ? &nodes[size_t(host)]->card.port : nullptr;
     const int port = used[size_t(sw)]++;
-    if (switches[size_t(sw)] && ranks::parallel()) switches[size_t(sw)]->track_next_starts();
     return switches[size_t(sw)] ? &switches[size_t(sw)]->port(port) : nullptr;
   };
   for (const LinkSpec& l : topo.links) {
@@ -288,7 +287,9 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     snd.end = link_ends_here[size_t(i)][size_t(local_end)];
     snd.prop_ps = uint64_t(l.params.prop_ns) * 1000;
     snd.react_ps = part.crossing_lookahead_ps[c] - snd.prop_ps;
-    const int far_sw = local_end == 0 ? l.sw_b : l.sw_a;
+    const int local_sw = local_end == 0 ? l.sw_a : l.sw_b,
+              far_sw = local_end == 0 ? l.sw_b : l.sw_a;
+    if (local_sw >= 0) switches[size_t(local_sw)]->track_next_starts();
     if (far_sw >= 0 && topo.switches[size_t(far_sw)].cfg.mode != "cut_through")
       snd.byte_ps = uint64_t(8000 / l.params.rate_gbps);
     senders_.push_back(snd);
@@ -306,20 +307,19 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   // network's latency after it is put.
   run_control::set_send_bound([this, mgmt = uint64_t(c.host.mgmt_latency_ns) * 1000] {
     run_control::SendBound b{UINT64_MAX, mgmt};
-    auto add = [](uint64_t t, uint64_t d) { return t > UINT64_MAX - d ? UINT64_MAX : t + d; };
     for (const Sender& s : senders_) {
       const eth::LinkEnd::NextStart n = s.end->next_start();
-      b.known_ps = std::min(b.known_ps, add(n.known_ps, s.prop_ps + s.react(n.known_bytes)));
-      b.after_ps = std::min(b.after_ps, add(n.after_ps, s.prop_ps + s.react_ps));
+      b.known_ps = std::min(b.known_ps, add_sat(n.known_ps, s.prop_ps + s.react(n.known_bytes)));
+      b.after_ps = std::min(b.after_ps, add_sat(n.after_ps, s.prop_ps + s.react_ps));
     }
     return b;
   });
-  send_bound_set_ = true;
 }
 
 Cluster::~Cluster() {
-  if (send_bound_set_) run_control::set_send_bound(nullptr);
-  if (frame_channel_ != UINT32_MAX) ranks::drop_channel(frame_channel_);
+  if (frame_channel_ == UINT32_MAX) return;  // nothing crosses to another rank
+  run_control::set_send_bound(nullptr);
+  ranks::drop_channel(frame_channel_);
 }
 
 int Cluster::find(const std::string& host) const {
@@ -364,25 +364,17 @@ void Cluster::run(const std::vector<Program>& programs) {
   run_control::run_threads(cfg, stats, background, threads, [this] { return dump_state(); });
 }
 
-std::string Cluster::lossy_links() const {
-  std::string s;
-  for (size_t i = 0; i < links.size(); ++i) {
-    if (!links[i]) continue;  // between other ranks' hosts and switches
-    const std::string f = links[i]->faults_at(now_ps());
-    if (!f.empty()) s += fmt::format("link {}: {}\n", link_names[i], f);
-  }
-  return s;
-}
-
-std::string Cluster::lossy_links_everywhere() const {
-  if (!ranks::parallel()) return lossy_links();
+std::vector<uint64_t> Cluster::fault_counts() const {
   std::vector<uint64_t> n(3 * links.size(), 0);
   for (size_t i = 0; i < links.size(); ++i)
-    if (links[i]) {
+    if (links[i]) {  // (nullptr: between other ranks' hosts and switches)
       const auto c = links[i]->fault_counts();
       std::copy(c.begin(), c.end(), n.begin() + std::ptrdiff_t(3 * i));
     }
-  ranks::sum_all(n);
+  return n;
+}
+
+std::string Cluster::lossy_text(const std::vector<uint64_t>& n) const {
   std::string s;
   for (size_t i = 0; i < links.size(); ++i) {
     const std::string f =
@@ -390,6 +382,14 @@ std::string Cluster::lossy_links_everywhere() const {
     if (!f.empty()) s += fmt::format("link {}: {}\n", link_names[i], f);
   }
   return s;
+}
+
+std::string Cluster::lossy_links() const { return lossy_text(fault_counts()); }
+
+std::string Cluster::lossy_links_everywhere() const {
+  std::vector<uint64_t> n = fault_counts();
+  ranks::sum_all(n);
+  return lossy_text(n);
 }
 
 std::string Cluster::dump_state() const {

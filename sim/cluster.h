@@ -162,7 +162,10 @@ class Cluster {
     }
   };
   std::vector<Sender> senders_;
-  bool send_bound_set_ = false;
+  // Each link's frames lost while down, lost at random and corrupted here (3 a link), and the
+  // lines lossy_links makes of such counts.
+  std::vector<uint64_t> fault_counts() const;
+  std::string lossy_text(const std::vector<uint64_t>& counts) const;
   int part_rank_ = 0;
   uint32_t frame_channel_ = UINT32_MAX;
   int pid_ = 100;

@@ -101,13 +101,11 @@ namespace {
 uint64_t g_lookahead_ps = UINT64_MAX;
 std::function<SendBound()> g_send_bound;
 
-uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
-
 // sc_start for `d` from now; the scheduler may run its clients ahead of the kernel up to the
 // slice's end (models/common/scheduler.h), never past it.
 void start_for(uint64_t d, sc_core::sc_starvation_policy p = sc_core::SC_RUN_TO_TIME) {
   Scheduler& s = Scheduler::get();
-  s.set_horizon(d > UINT64_MAX - kernel_now_ps() ? UINT64_MAX : kernel_now_ps() + d);
+  s.set_horizon(add_sat(kernel_now_ps(), d));
   struct Off {
     Scheduler& s;
     ~Off() { s.set_horizon(0); }
@@ -118,7 +116,7 @@ void start_for(uint64_t d, sc_core::sc_starvation_policy p = sc_core::SC_RUN_TO_
 // start_for over a stretch in which a model's timer that does not keep the run going may come
 // due (StatRegistry::idle_timer_moved stops it early: true).
 bool run_stretch(const StatRegistry& stats, uint64_t d, sc_core::sc_starvation_policy p) {
-  stats.set_idle_horizon(d > UINT64_MAX - kernel_now_ps() ? UINT64_MAX : kernel_now_ps() + d);
+  stats.set_idle_horizon(add_sat(kernel_now_ps(), d));
   struct Off {
     const StatRegistry& s;
     ~Off() { s.set_idle_horizon(UINT64_MAX); }

@@ -26,6 +26,9 @@ inline VirtualClock g_virtual_clock;
 
 inline uint64_t now_ps() { return g_virtual_clock.on ? g_virtual_clock.now : kernel_now_ps(); }
 
+// t + d, or UINT64_MAX (never) where that would pass it.
+inline uint64_t add_sat(uint64_t t, uint64_t d) { return t > UINT64_MAX - d ? UINT64_MAX : t + d; }
+
 // The delta cycles of the current time before this one.
 inline uint64_t delta_now() {
   const VirtualClock& v = g_virtual_clock;

@@ -32,10 +32,6 @@ bool EthLink::down(uint64_t from_ps, uint64_t to_ps) const {
   return false;
 }
 
-std::string EthLink::faults_at(uint64_t now_ps) const {
-  return faults_text(cfg_, now_ps, lost_down_.value, lost_random_.value, corrupted_.value);
-}
-
 std::string EthLink::faults_text(const LinkParams& cfg, uint64_t now_ps, uint64_t lost_down,
                                  uint64_t lost_random, uint64_t corrupted) {
   if (!lost_down && !lost_random && !corrupted) return "";

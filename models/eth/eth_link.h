@@ -90,11 +90,9 @@ class EthLink : public sc_core::sc_module {
                uint64_t last_bit_ps) {
     end_[remote_local_]->arrive(std::move(f), fcs, first_bit_ps, last_bit_ps);
   }
-  // What this link's faults do at now_ps, for a report of a run that cannot go on: down (and
-  // until when), the frames it lost or corrupted; "" when it has lost nothing.
-  std::string faults_at(uint64_t now_ps) const;
-  // The same of a link configured `cfg` that lost and corrupted these (a link between processes
-  // counts each direction where it is sent: their sum).
+  // What a link configured `cfg`'s faults do at now_ps, for a report of a run that cannot go on:
+  // down (and until when), the frames it lost or corrupted ("" when it has lost nothing; a link
+  // between processes counts each direction where it is sent: their sum).
   static std::string faults_text(const LinkParams& cfg, uint64_t now_ps, uint64_t lost_down,
                                  uint64_t lost_random, uint64_t corrupted);
   // Frames lost while down, lost at random and corrupted, in the directions sent here.
