@@ -465,12 +465,11 @@ struct Job {
   uint64_t client_rx = 0, server_rx = 0;  // send_lat: receives each has posted
   struct Point {
     uint64_t start_ps = 0, end_ps = 0;  // the client's first post; both sides done
-    std::chrono::steady_clock::time_point wall0, wall1;
+    double wall_s = 0;                  // the client's wall time for it
     BwResult bw;
     std::vector<double> samples;
     std::vector<std::pair<uint64_t, uint64_t>> bounds;  // each sample's start and end (ps)
     bool done = false;
-    double wall_s() const { return std::chrono::duration<double>(wall1 - wall0).count(); }
   };
   std::vector<Point> points;  // one per size
   std::vector<Limit> limits;  // one per size
@@ -578,7 +577,7 @@ void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
       if (!cl.local(j.client_node)) continue;
       m.put(uint8_t(pt.done))
           .put(pt.start_ps)
-          .put(pt.wall_s())
+          .put(pt.wall_s)
           .put(pt.bw)
           .put(j.limits[si].iterations);
       m.put(uint64_t(pt.samples.size()))
@@ -605,14 +604,11 @@ void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
       const bool client_here = cl.part.host_rank[size_t(j.client_node)] == int(r);
       for (size_t si = 0; si < j.points.size(); ++si) {
         Point& pt = j.points[si];
-        const auto end = u.get<uint64_t>();
-        if (!client_here) {
-          pt.end_ps = std::max(pt.end_ps, end);
-          continue;
-        }
+        pt.end_ps = std::max(pt.end_ps, u.get<uint64_t>());
+        if (!client_here) continue;
         pt.done = u.get<uint8_t>() != 0;
         pt.start_ps = u.get<uint64_t>();
-        const auto wall = u.get<double>();
+        pt.wall_s = u.get<double>();
         pt.bw = u.get<BwResult>();
         j.limits[si].iterations = u.get<uint64_t>();
         pt.samples.resize(u.get<uint64_t>());
@@ -623,10 +619,6 @@ void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
           b.first = u.get<uint64_t>();
           b.second = u.get<uint64_t>();
         }
-        pt.end_ps = std::max(pt.end_ps, end);
-        pt.wall0 = std::chrono::steady_clock::time_point{};
-        pt.wall1 = pt.wall0 + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                  std::chrono::duration<double>(wall));
       }
     }
   }
@@ -683,25 +675,27 @@ int run_workloads(ExperimentContext& ctx) {
     for (Limit& l : j.limits)
       l.duration_ps = uint64_t(workload_int(*j.spec, "duration_us")) * 1000000;
     const uint64_t start_ps = uint64_t(j.spec->start_us * 1e6);
-    programs.push_back({j.client_node, guarded(j, [&j, ec, start_ps] {
-                          j.client.open(ec);
-                          j.oob.put(1, j.client.info());
-                          j.to_server = j.oob.get(0);
-                          j.client.connect(j.to_server);
-                          if (now_ps() < start_ps)
-                            sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
-                          for (size_t si = 0; si < j.sizes.size(); ++si) {
-                            Point& pt = j.points[si];
-                            client_ready(j.client, j.p, *j.t, &j.client_rx, j.oob);
-                            pt.start_ps = now_ps();
-                            pt.wall0 = std::chrono::steady_clock::now();
-                            client_run(j.client, j.to_server, j.p, *j.t, j.sizes[si], j.limits[si],
-                                       &j.client_rx, &pt.samples, &pt.bw, &pt.bounds);
-                            pt.end_ps = std::max(pt.end_ps, now_ps());
-                            pt.wall1 = std::chrono::steady_clock::now();
-                            pt.done = true;
-                          }
-                        })});
+    programs.push_back(
+        {j.client_node, guarded(j, [&j, ec, start_ps] {
+           j.client.open(ec);
+           j.oob.put(1, j.client.info());
+           j.to_server = j.oob.get(0);
+           j.client.connect(j.to_server);
+           if (now_ps() < start_ps)
+             sc_core::wait(sc_core::sc_time::from_value(start_ps - now_ps()));
+           for (size_t si = 0; si < j.sizes.size(); ++si) {
+             Point& pt = j.points[si];
+             client_ready(j.client, j.p, *j.t, &j.client_rx, j.oob);
+             pt.start_ps = now_ps();
+             const auto wall0 = std::chrono::steady_clock::now();
+             client_run(j.client, j.to_server, j.p, *j.t, j.sizes[si], j.limits[si], &j.client_rx,
+                        &pt.samples, &pt.bw, &pt.bounds);
+             pt.end_ps = std::max(pt.end_ps, now_ps());
+             pt.wall_s =
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+             pt.done = true;
+           }
+         })});
     programs.push_back({j.server_node, guarded(j, [&j, ec] {
                           j.server.open(ec);
                           j.oob.put(0, j.server.info());
@@ -942,7 +936,7 @@ int run_workloads(ExperimentContext& ctx) {
         row["msg_rate_mpps"] = pt.bw.mpps;
       }
       row["sim_time_ns"] = double(pt.end_ps - pt.start_ps) / 1000.0;
-      row["wall_s"] = pt.wall_s();
+      row["wall_s"] = pt.wall_s;
       j.rows.push_back(row);
       row["workload"] = j.spec->name;
       ctx.rows.push_back(row);
