@@ -329,9 +329,15 @@ void Efe::send_next() {
     Header h;
     h.type = Type::kData;
     h.ar = f->meta.ar;
-    if (!p->probe_out && p->cc.probing()) {
-      // Below line rate a channel asks for an ACK at once, once per round trip: slow start
-      // doubles on it, and it brings RTT samples when DATA frames carry the peer's ACKs.
+    // Below line rate a channel asks for an ACK at once, once per round trip: slow start
+    // doubles on it, and it brings RTT samples when DATA frames carry the peer's ACKs. So does a
+    // channel with half its window out whose peer sends it no DATA frames (none for a round
+    // trip), whose ACK values would ride on them: the peer's ACK coalescing (ack_every_frames,
+    // ack_delay_ns) would hold the ACK past the window's end.
+    const bool ack_rides = p->ts_rx_ps && now <= p->ts_rx_ps + uint64_t(round_trip(*p));
+    if (!p->probe_out &&
+        (p->cc.probing() ||
+         (!ack_rides && 2 * (p->tx.flight_bytes() + f->payload.size()) >= p->cc.window()))) {
       h.ar = true;
       p->probe_out = true;
     }

@@ -37,8 +37,13 @@ uint64_t CongestionControl::window() const {
     return std::max(uint64_t(w), uint64_t(2) * cfg_.frame_bytes);
   }
   if (cfg_.algo != CcAlgo::kEfe) return UINT64_MAX;
-  const double ps =
-      min_rtt_ps_ == UINT64_MAX ? double(cfg_.window_ps) : double(min_rtt_ps_ + cfg_.window_ps);
+  const double w = double(cfg_.window_ps);
+  double ps = min_rtt_ps_ == UINT64_MAX ? w : double(min_rtt_ps_) + w;
+  // A queue deeper than window_ps (the last sample's): the window lets the channel send
+  // window_ps / q of its rate over its round trip (lowest RTT + q), whatever that lowest RTT,
+  // so channels of different round trips behind one queue keep the shares their rates give.
+  if (min_rtt_ps_ != UINT64_MAX && prev_q_ps_ > w)
+    ps = (double(min_rtt_ps_) + prev_q_ps_) * w / prev_q_ps_;
   const double line = min_rtt_ps_ == UINT64_MAX ? cfg_.line_bps : rate_;
   return std::max(uint64_t(line * ps / 8e12), uint64_t(2) * cfg_.frame_bytes);
 }

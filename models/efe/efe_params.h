@@ -28,22 +28,22 @@ struct EfeConfig {
   // the TS echo measures (the queueing above the lowest RTT seen held between cc_low_ns and
   // cc_high_ns) cut by ECE and loss, and a window from it; dcqcn, DCQCN as published; off.
   std::string cc = "efe";
-  int64_t cc_low_ns = 5000;           // queueing below this: the rate grows
-  int64_t cc_high_ns = 50000;         // queueing above this: the rate falls in proportion
-  double cc_ai_fraction = 0.005;      // additive increase per round trip, of the line rate
-  double cc_beta = 0.5;               // multiplicative decrease factor
-  double cc_ecn_beta = 0.5;           // cc_ecn beta: an ACK with ECE cuts the rate so much
-  double cc_min_fraction = 0.01;      // the rate never falls below this fraction of the line rate
-  double cc_start_fraction = 0.0625;  // a new channel's rate, of the line rate (< 1: slow start)
-  int64_t cc_window_ns = 50000;       // the window: rate x (lowest RTT + this)
-  int64_t cc_ai_period_ns = 15000;    // the additive step is per round trip, or per this if longer
-  std::string cc_delay = "rtt";       // efe's delay signal: rtt | one_way
-  std::string cc_ecn = "dctcp";       // efe's ECE cut: beta (cc_ecn_beta) | dctcp
-  double cc_loss_beta = 0;            // a NACK or a timeout cuts the rate by this fraction
-  double cc_int_eta = 0.95;           // efe with utilisation stamps: the utilisation aimed at
-  double hpcc_ai_fraction = 0.005;    // hpcc: W_AI, of line rate x the base RTT
-  int64_t hpcc_max_stage = 5;         // hpcc: additive steps before a multiplicative one
-  double dcqcn_g = 1.0 / 256;         // DCQCN: alpha's EWMA gain
+  int64_t cc_low_ns = 40000;        // queueing below this: the rate grows
+  int64_t cc_high_ns = 160000;      // queueing above this: the rate falls in proportion
+  double cc_ai_fraction = 0.005;    // additive increase per round trip, of the line rate
+  double cc_beta = 0.5;             // multiplicative decrease factor
+  double cc_ecn_beta = 0.5;         // cc_ecn beta: an ACK with ECE cuts the rate so much
+  double cc_min_fraction = 0.01;    // the rate never falls below this fraction of the line rate
+  double cc_start_fraction = 0.1;   // a new channel's rate, of the line rate (< 1: slow start)
+  int64_t cc_window_ns = 10000;     // the window: rate x (lowest RTT + this)
+  int64_t cc_ai_period_ns = 15000;  // the additive step is per round trip, or per this if longer
+  std::string cc_delay = "rtt";     // efe's delay signal: rtt | one_way
+  std::string cc_ecn = "dctcp";     // efe's ECE cut: beta (cc_ecn_beta) | dctcp
+  double cc_loss_beta = 0;          // a NACK or a timeout cuts the rate by this fraction
+  double cc_int_eta = 0.95;         // efe with utilisation stamps: the utilisation aimed at
+  double hpcc_ai_fraction = 0.005;  // hpcc: W_AI, of line rate x the base RTT
+  int64_t hpcc_max_stage = 5;       // hpcc: additive steps before a multiplicative one
+  double dcqcn_g = 1.0 / 256;       // DCQCN: alpha's EWMA gain
   int64_t dcqcn_alpha_interval_ns = 55000;  // ... alpha decays after this without a notification
   int64_t dcqcn_timer_ns = 55000;           // ... the rate-increase timer
   int64_t dcqcn_byte_counter = 10000000;    // ... the rate-increase byte counter
@@ -124,7 +124,8 @@ struct EfeConfig {
         "ACKs echoing CE, as DCTCP cuts its window");
     p.i("cc_window_ns", cc_window_ns, "ns", 1000, 1000000000,
         "efe: a channel's window (bytes on the wire unacknowledged) is its rate x (the lowest RTT "
-        "seen + this); before the first RTT sample, line rate x this; never below two frames");
+        "seen + this), and behind a queue q deeper than this rate x (the lowest RTT + q) x this / "
+        "q; before the first RTT sample, line rate x this (hpcc's too); never below two frames");
     p.i("cc_ai_period_ns", cc_ai_period_ns, "ns", 0, 1000000000,
         "efe: the additive step (cc_ai_fraction) is per base round trip (the lowest RTT + "
         "cc_low_ns) or per this, whichever is longer: channels whose round trips are shorter "

@@ -2,11 +2,14 @@
 """The EFE network's experiments (CI form). loss_goodput as shipped: at 1% frame loss at least 98%
 of the lossless goodput with selective resend and 90% with go-back-N, no completion error at any
 loss, no retransmission without loss and more as loss grows; selective resends fewer frames than
-go-back-N at every loss; scripts/plot draws its figure."""
+go-back-N at every loss; scripts/plot draws its figure. two_flows as shipped (two flows each way
+over one 10 Gb/s uplink, the EFE's defaults): each direction at least 90% of the uplink (twice
+the least flow's goodput: two flows a direction), and no less in all than with congestion control
+off, with the switches' CE marks and without them."""
 import os
 import sys
 
-from common import ROOT, check, check_loss_goodput, finish, out_dir, plot, rnicsim
+from common import ROOT, check, check_loss_goodput, finish, load, out_dir, plot, rnicsim
 
 binary, base = sys.argv[1], sys.argv[2]
 o = out_dir(base, "loss_goodput")
@@ -20,4 +23,28 @@ for loss in (0.001, 0.01, 0.02, 0.05):
               f"at {loss}: selective resent {sel[loss]['retransmissions']}, go-back-N "
               f"{gbn[loss]['retransmissions']}")
 plot(o, "loss_goodput")
+
+two = os.path.join(ROOT, "scenarios", "experiments", "two_flows.yaml")
+with open(two) as f:
+    tuned = [line.split(":")[0].strip() for line in f if line.strip().startswith("efe.")]
+check(not tuned, f"two_flows.yaml tunes the EFE: {tuned}")
+
+
+def two_flows(name, *sets):
+    o = out_dir(base, name)
+    args = [a for kv in sets for a in ("--set", kv)]
+    rnicsim(binary, "run", two, "--out", o, "--quiet", *args)
+    return load(os.path.join(o, "results.json"))["rows"][0]
+
+
+for marks, extra in (("CE marks", []), ("no CE marks", ["switch.ecn_bytes=0"])):
+    cc = two_flows("two_flows_cc" + ("" if not extra else "_nomarks"), *extra)
+    off = two_flows("two_flows_off" + ("" if not extra else "_nomarks"), "efe.cc=off", *extra)
+    print(f"two_flows, {marks}: {cc['goodput_gbps']:.2f} Gb/s (least flow {cc['min_flow_gbps']:.2f}),"
+          f" off {off['goodput_gbps']:.2f}")
+    check(2 * cc["min_flow_gbps"] >= 9.0,
+          f"two_flows, {marks}: a direction carries {2 * cc['min_flow_gbps']:.2f} Gb/s or less")
+    check(cc["goodput_gbps"] >= off["goodput_gbps"],
+          f"two_flows, {marks}: {cc['goodput_gbps']:.2f} Gb/s, {off['goodput_gbps']:.2f} with "
+          "congestion control off")
 finish("efe_experiments")

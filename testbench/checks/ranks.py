@@ -125,11 +125,11 @@ if check(p.returncode == 0, f"slurm script: exit {p.returncode}\n{p.stdout}{p.st
     check(a[0] == b[0] and a[1] == b[1] and a[2] == b[2],
           "slurm script: outputs differ from the one-process run")
 
-# A program that fails on rank 1 (h1's channel gives up at 0.2% loss with a 50 us retry budget,
+# A program that fails on rank 1 (h0's channel gives up at 0.2% loss with a 20 us retry budget,
 # as in one process) stops both ranks; rank 0 says so and writes the outputs with the failure.
 o = out_dir(base, "fail")
 p = mpirun(2, "run", SCENARIO, "--out", o, "--quiet", "--set", "link.loss=0.002", "--set",
-           "efe.retry_budget_ns=50000", "--partition", "h1=1,leaf0=1")
+           "efe.retry_budget_ns=20000", "--partition", "h0=1,leaf0=1")
 check(p.returncode == 1 and "rank 1 stopped" in p.stderr and "retry" in p.stderr,
       f"a failure on rank 1: exit {p.returncode}\n{p.stderr}")
 check(load(os.path.join(o, "results.json")).get("stopped", {}).get("exit") == 1,

@@ -55,7 +55,10 @@ TEST(CongestionControl, TheEfeWindowIsTheRateTimesTheLowestRttAndItsSlack) {
   // 100 us of queueing (above cc_high 50 us): x (1 - 0.5 (1 - 50/100)) = x 0.75.
   cc.on_rtt(120 * kUs, 110 * kUs);
   EXPECT_DOUBLE_EQ(cc.rate(120 * kUs), 7.5e9);
-  EXPECT_EQ(cc.window(), 56250u);
+  // The queue (100 us) is deeper than the slack (50 us): the window lets 50/100 of the rate
+  // through the 110 us round trip, 7.5 Gb/s x 110 us / 2 (where the slack alone would give
+  // 7.5 Gb/s x 60 us = 56,250 B).
+  EXPECT_EQ(cc.window(), 51562u);
   // A delay cut waits a round trip (the sample's RTT) after the last: the queue it drains shows
   // in the samples of that round trip.
   cc.on_rtt(200 * kUs, 110 * kUs);
@@ -73,6 +76,34 @@ TEST(CongestionControl, TheEfeWindowIsTheRateTimesTheLowestRttAndItsSlack) {
   for (int i = 0; i < 20; ++i) cc.on_ece((400 + 30 * uint64_t(i)) * kUs, 20 * kUs);
   EXPECT_DOUBLE_EQ(cc.rate(1100 * kUs), 1e8);
   EXPECT_EQ(cc.window(), 2960u);
+}
+
+// Behind one queue deeper than the window's slack, channels of different lowest RTTs at one rate
+// get windows that let the same share of that rate through their round trips (lowest RTT +
+// queue): slack / queue. The slack alone (rate x (lowest RTT + slack)) would let a far channel
+// send a larger share of its rate than a near one.
+TEST(CongestionControl, BehindADeepQueueTheWindowLetsTheSameShareThroughEveryRoundTrip) {
+  CcConfig c = config(CcAlgo::kEfe);
+  c.window_ps = 10 * kUs;
+  c.low_ps = 200 * kUs;  // the queueing below keeps the rate where it is: the window alone moves
+  c.high_ps = 400 * kUs;
+  CongestionControl near(c), far(c);
+  near.on_rtt(10 * kUs, 5 * kUs);  // lowest RTTs: 5 us and 45 us
+  far.on_rtt(10 * kUs, 45 * kUs);
+  ASSERT_EQ(near.rate(10 * kUs), far.rate(10 * kUs));
+  // No queue: rate x (lowest RTT + 10 us).
+  EXPECT_EQ(near.window(), 18750u);  // 10 Gb/s x 15 us
+  EXPECT_EQ(far.window(), 68750u);   // 10 Gb/s x 55 us
+  // 40 us of queue: each window is a quarter of rate x its round trip.
+  near.on_rtt(20 * kUs, 45 * kUs);
+  far.on_rtt(20 * kUs, 85 * kUs);
+  ASSERT_EQ(near.rate(20 * kUs), far.rate(20 * kUs));
+  EXPECT_EQ(near.window(), 14062u);  // 10 Gb/s x 45 us / 4
+  EXPECT_EQ(far.window(), 26562u);   // 10 Gb/s x 85 us / 4
+  const double near_share = double(near.window()) * 8e12 / 45e6 / near.rate(20 * kUs);
+  const double far_share = double(far.window()) * 8e12 / 85e6 / far.rate(20 * kUs);
+  EXPECT_NEAR(near_share, 0.25, 1e-4);  // (whole bytes)
+  EXPECT_NEAR(far_share, 0.25, 1e-4);
 }
 
 // The additive step (1% of line rate here) is per base round trip (the lowest RTT + cc_low, 5

@@ -251,6 +251,56 @@ TEST(EfeTiming, SlowStartDoublesTheRateOncePerRoundTrip) {
   EXPECT_TRUE(p.find('a', "ack 8"));
 }
 
+// A channel at line rate whose peer sends it nothing asks for an ACK (AR) once half its window is
+// out: with the peer's coalescing at 100 frames or 1 ms, its window (line rate x 10 us before an
+// RTT sample, 12,500 B) would otherwise stop it until the coalesced ACK came. Where the peer sends
+// DATA frames, its ACK values ride on them and nothing asks.
+TEST(EfeTiming, AHalfFullWindowAsksForItsAck) {
+  EfeConfig c;
+  c.cc_start_fraction = 1;
+  c.ack_every_frames = 100;
+  c.ack_delay_ns = 1'000'000;
+  c.rto_ns = 10'000'000;
+  Pair p(c);
+  for (int i = 0; i < 40; ++i) p.a->send(kMacB, 1, seg(1000), false);
+  sc_core::sc_start();
+  const auto data = p.frames(Type::kData, true);
+  ASSERT_EQ(data.size(), 40u);
+  // Frame 6 puts 7,000 B out, half the window: it asks; none before it does.
+  for (size_t i = 0; i < 6; ++i) EXPECT_FALSE(data[i].second.ar) << "frame " << i;
+  EXPECT_TRUE(data[6].second.ar);
+  // No frame waited for the 1 ms ACK: 40 frames of 1,058 B on the wire go in well under 100 us.
+  EXPECT_LT(data.back().first - data.front().first, 100'000'000u);
+  EXPECT_GT(p.frames(Type::kAck, false).size(), 2u) << "an ACK per AR";
+  EXPECT_TRUE(p.find('a', "ack 40"));
+}
+
+TEST(EfeTiming, AWindowWhoseAcksRideOnThePeersDataAsksForNone) {
+  EfeConfig c;
+  c.cc_start_fraction = 1;
+  c.ack_every_frames = 100;
+  c.ack_delay_ns = 1'000'000;
+  c.rto_ns = 10'000'000;
+  LinkParams lp;
+  lp.prop_ns = 10000;  // a 20 us round trip: more than half the window is out at line rate
+  Pair p(c, lp);
+  for (int i = 0; i < 200; ++i) {
+    p.a->send(kMacB, 1, seg(1000), false);
+    p.b->send(kMacA, 2, seg(1000), false);
+  }
+  sc_core::sc_start();
+  const auto a_data = p.frames(Type::kData, true);
+  ASSERT_EQ(a_data.size(), 200u);
+  // The first frames find no DATA from B yet: they may ask. Once B's frames arrive (a round trip
+  // on), A's ACK values come on them, and A asks no more.
+  size_t asked = 0;
+  for (size_t i = 0; i < 200; ++i)
+    if (a_data[i].first > a_data[0].first + 40'000'000) asked += a_data[i].second.ar;
+  EXPECT_EQ(asked, 0u);
+  EXPECT_TRUE(p.find('a', "ack 200"));
+  EXPECT_TRUE(p.find('b', "ack 200"));
+}
+
 TEST(EfeTiming, ALostFrameIsResentRtoAfterItWent) {
   EfeConfig c;
   c.rto_ns = 20000;
