@@ -407,6 +407,13 @@ bool Efe::send_control(Peer& p) {
     h.ack = p.rx.expected();
     p.nack_owed = false;
     p.nack_ps = now_ps();
+    if (ch_cfg_.selective && p.timer_nacks < kTimerNacks) {
+      // Asked again ack_delay_ns on if the gap is still open by then, whether or not another
+      // frame arrives: a window that holds the sender back sends none. (A peer that sends
+      // nothing at all draws no more than kTimerNacks such NACKs: its own timer resends.)
+      p.nack_due = p.nack_ps + uint64_t(cfg_.ack_delay_ns) * 1000;
+      update_timer(p);
+    }
     if (ch_cfg_.selective) {
       // Every gap up to the highest SEQ seen (what the store holds lies between them).
       uint32_t at = p.rx.expected();
@@ -517,6 +524,7 @@ void Efe::handle(const eth::Header& eh, const Header& h, const eth::EthMac::Fram
         p.fwd_q_ns = owd - p.owd_min;
       }
       p.ts_rx_ps = now;
+      p.timer_nacks = 0;
       if (h.ce) {
         ++*p.ce_rx;
         if (!p.ce_seen) {
@@ -878,7 +886,7 @@ void Efe::failure_taken(const TransportStream& s, const std::vector<uint32_t>& q
 }
 
 void Efe::update_timer(Peer& p) {
-  const uint64_t d = std::min(p.tx.deadline(), p.ack_due);
+  const uint64_t d = std::min({p.tx.deadline(), p.ack_due, p.nack_due});
   if ((p.due == UINT64_MAX) != (d == UINT64_MAX)) {
     if (d == UINT64_MAX)
       --armed_;
@@ -936,13 +944,17 @@ void Efe::timer_fire() {
       p.ack_owed = true;
       owe_control(p);
     }
+    if (p.nack_due <= now) {
+      p.nack_due = UINT64_MAX;
+      if (renack(p)) ++p.timer_nacks;
+    }
   }
   // Every peer's deadline again (the loop above may have moved any of them).
   uint64_t next = UINT64_MAX;
   armed_ = 0;
   for (auto& [m, pp] : peers_) {
     Peer& p = *pp;
-    p.due = std::min(p.tx.deadline(), p.ack_due);
+    p.due = std::min({p.tx.deadline(), p.ack_due, p.nack_due});
     if (p.due == UINT64_MAX) continue;
     ++armed_;
     next = std::min(next, p.due);

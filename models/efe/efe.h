@@ -171,6 +171,10 @@ class Efe : public sc_core::sc_module, public Transport {
     uint64_t ack_due = UINT64_MAX;  // ... or at this time
     bool nack_owed = false, rnr_owed = false;
     uint64_t nack_ps = 0;  // the last NACK went then
+    // Selective: a gap still open then is NACKed again, without a frame arriving; at most
+    // kTimerNacks times in a row with none arriving from the peer.
+    uint64_t nack_due = UINT64_MAX;
+    uint32_t timer_nacks = 0;
     uint32_t rnr_seq = 0;
     uint32_t rx_gen = 0;    // refusals so far (RxSegment::gen)
     uint32_t ts_echo = 0;   // TS of the last DATA frame received (echoed in ACK/NACK/RNR)
@@ -227,6 +231,7 @@ class Efe : public sc_core::sc_module, public Transport {
     }
   };
 
+  static constexpr uint32_t kTimerNacks = 3;
   Peer& peer(const eth::Mac& m);
   void enqueue(Peer& p, uint32_t seq, std::vector<uint8_t> ddp, const EfeTx::Meta& meta);
   void receive(const eth::EthMac::FramePtr& f);

@@ -579,7 +579,8 @@ TEST(EfeTiming, ARefusedSegmentAndThoseAfterItComeAgainAfterAnRnr) {
 
 // Hostile frames straight from a's MAC (not a's EFE): a gap, a duplicate, a truncated header,
 // a reserved byte, another MAC's frame. Only the in-order frame reaches the core; each of the
-// others moves its counter, and the gap draws one NACK naming the first missing SEQ.
+// others moves its counter, and the gap draws one NACK naming the first missing SEQ (the frame
+// behind it none), then, with nothing more arriving, three more 10 us apart (the timer's).
 TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
   Pair p(EfeConfig{});
   auto data = raw_data;
@@ -605,15 +606,19 @@ TEST(EfeTiming, HostileFramesPlaceNothingAndMoveTheirCounters) {
   EXPECT_EQ(p.counter("b", "rx_duplicates"), 1u);
   EXPECT_EQ(p.counter("b", "rx_out_of_seq"), 2u);
   EXPECT_EQ(p.counter("b", "rx_dropped"), 3u) << "truncated, reserved byte, not ours";
-  EXPECT_EQ(p.counter("b", "tx_nacks"), 1u) << "one NACK per gap";
+  EXPECT_EQ(p.counter("b", "tx_nacks"), 4u) << "one NACK for the gap, three on the timer";
   const auto nacks = p.frames(Type::kNack, false);
-  ASSERT_EQ(nacks.size(), 1u);
-  EXPECT_EQ(nacks[0].second.ack, 1u);
+  ASSERT_EQ(nacks.size(), 4u);
+  for (size_t i = 0; i < nacks.size(); ++i) {
+    EXPECT_EQ(nacks[i].second.ack, 1u) << "NACK " << i;
+    if (i > 0) EXPECT_GE(nacks[i].first, nacks[i - 1].first + 10'000'000) << "NACK " << i;
+  }
 }
 
-// Selective: a gap still open efe.ack_delay_ns (10 us) after its last NACK is NACKed again when
-// a frame arrives (that NACK, or the resend it asked for, may have been lost); sooner, a frame
-// behind the gap draws nothing.
+// Selective: a gap still open efe.ack_delay_ns (10 us) after its last NACK is NACKed again (that
+// NACK, or the resend it asked for, may have been lost), when the time comes whether or not a
+// frame arrives (a sender its window holds back sends none), at most three times in a row with
+// nothing arriving from the peer; sooner, a frame behind the gap draws nothing.
 TEST(EfeTiming, AGapStillOpenIsNackedAgain) {
   Pair p(EfeConfig{});
   auto data = raw_data;
@@ -622,17 +627,22 @@ TEST(EfeTiming, AGapStillOpenIsNackedAgain) {
   sc_core::sc_start(5, sc_core::SC_US);
   p.ma->send(data(3));  // 5 us on: nothing more
   sc_core::sc_start(15, sc_core::SC_US);
-  p.ma->send(data(4));  // 20 us on: the gap is NACKed again
+  p.ma->send(data(4));  // 20 us on: the timer's NACK has just gone
   sc_core::sc_start(5, sc_core::SC_US);
   p.ma->send(data(2));  // a duplicate, within 10 us of that NACK: a plain ACK
   sc_core::sc_start();
   const auto nacks = p.frames(Type::kNack, false);
-  ASSERT_EQ(nacks.size(), 2u);
-  EXPECT_EQ(nacks[0].second.ack, 1u);
-  EXPECT_EQ(nacks[1].second.ack, 1u);
-  EXPECT_EQ(nacks[1].second.length, 8u) << "one range: [1, 2)";
-  EXPECT_GE(nacks[1].first, nacks[0].first + 10'000'000);
-  EXPECT_LT(nacks[1].first, 21'000'000u);
+  // At about 0, 10 and 20 us, then three more 10 us apart after the last arrival (25 us).
+  ASSERT_EQ(nacks.size(), 6u);
+  for (size_t i = 0; i < nacks.size(); ++i) {
+    EXPECT_EQ(nacks[i].second.ack, 1u) << "NACK " << i;
+    EXPECT_EQ(nacks[i].second.length, 8u) << "NACK " << i << ": one range, [1, 2)";
+    if (i > 0) {
+      EXPECT_GE(nacks[i].first, nacks[i - 1].first + 10'000'000) << "NACK " << i;
+      EXPECT_LT(nacks[i].first, nacks[i - 1].first + 10'100'000) << "NACK " << i;
+    }
+  }
+  EXPECT_LT(nacks[1].first, 11'000'000u) << "the timer's, with no frame since 5 us";
   EXPECT_EQ(p.counter("b", "rx_duplicates"), 1u);
 }
 
