@@ -217,17 +217,23 @@ TEST(EfeTiming, AnAckGoesAckDelayAfterTheFirstFrameOwed) {
   EXPECT_EQ(acks[0].first, fire + 20000);
 }
 
+// A channel starting at `start` of line rate whose peer ACKs only what AR asks for (the last
+// frames' ACK comes 1 ms on) and whose timer waits 10 ms.
+EfeConfig acks_on_request(double start) {
+  EfeConfig c;
+  c.cc_start_fraction = start;
+  c.ack_every_frames = 100;
+  c.ack_delay_ns = 1'000'000;
+  c.rto_ns = 10'000'000;
+  return c;
+}
+
 // Slow start (efe.cc_start_fraction below 1): a new channel paces its first DATA frame at 1/16
 // of line rate and asks for an ACK at once (AR); each ACK doubles the rate and re-times the gap
 // after the last frame, and the next frame asks again. So the gaps between first bits are 8, 4,
 // 2 frame times (each ACK is back well within the gap); the fourth ACK brings line rate.
 TEST(EfeTiming, SlowStartDoublesTheRateOncePerRoundTrip) {
-  EfeConfig c;
-  c.cc_start_fraction = 0.0625;
-  c.ack_every_frames = 100;    // no ACK but the ones AR asks for
-  c.ack_delay_ns = 1'000'000;  // the last frames' ACK, 1 ms on
-  c.rto_ns = 10'000'000;
-  Pair p(c);
+  Pair p(acks_on_request(0.0625));
   for (int i = 0; i < 8; ++i) p.a->send(kMacB, 1, seg(1000), false);
   sc_core::sc_start();
   const auto data = p.frames(Type::kData, true);
@@ -256,12 +262,7 @@ TEST(EfeTiming, SlowStartDoublesTheRateOncePerRoundTrip) {
 // RTT sample, 12,500 B) would otherwise stop it until the coalesced ACK came. Where the peer sends
 // DATA frames, its ACK values ride on them and nothing asks.
 TEST(EfeTiming, AHalfFullWindowAsksForItsAck) {
-  EfeConfig c;
-  c.cc_start_fraction = 1;
-  c.ack_every_frames = 100;
-  c.ack_delay_ns = 1'000'000;
-  c.rto_ns = 10'000'000;
-  Pair p(c);
+  Pair p(acks_on_request(1));
   for (int i = 0; i < 40; ++i) p.a->send(kMacB, 1, seg(1000), false);
   sc_core::sc_start();
   const auto data = p.frames(Type::kData, true);
@@ -276,14 +277,9 @@ TEST(EfeTiming, AHalfFullWindowAsksForItsAck) {
 }
 
 TEST(EfeTiming, AWindowWhoseAcksRideOnThePeersDataAsksForNone) {
-  EfeConfig c;
-  c.cc_start_fraction = 1;
-  c.ack_every_frames = 100;
-  c.ack_delay_ns = 1'000'000;
-  c.rto_ns = 10'000'000;
   LinkParams lp;
   lp.prop_ns = 10000;  // a 20 us round trip: more than half the window is out at line rate
-  Pair p(c, lp);
+  Pair p(acks_on_request(1), lp);
   for (int i = 0; i < 200; ++i) {
     p.a->send(kMacB, 1, seg(1000), false);
     p.b->send(kMacA, 2, seg(1000), false);
