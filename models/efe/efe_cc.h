@@ -9,7 +9,9 @@
 //     round trip; above, a cut in proportion to the excess; between, the trend decides), ECE and
 //     loss cut it (at most once per round trip each), and a window: rate x (lowest RTT +
 //     cc_window_ns), so that a channel's own queue stays near cc_window_ns of its rate whatever
-//     the number of hops. Before the first RTT sample the window is line rate x cc_window_ns.
+//     the number of hops; behind a queue q deeper than that, rate x (lowest RTT + q) x
+//     cc_window_ns / q, the same share of the rate through every round trip. Before the first
+//     RTT sample the window is line rate x cc_window_ns.
 //     Where switches stamp the path's utilisation (HPCC's in-band telemetry; switch.int_window_ns)
 //     and the receiver echoes it, a slow start ends at the path's room (the rate the stamped
 //     frame went at x int_eta / the stamp) when a doubling would pass it, before the queue the
