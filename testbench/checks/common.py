@@ -31,6 +31,13 @@ def check(cond, msg):
     return cond
 
 
+def check_untuned(scenario):
+    """The shipped scenario sets no efe.* key: its figures are the EFE's defaults'."""
+    with open(scenario) as f:
+        tuned = [line.split(":")[0].strip() for line in f if line.strip().startswith("efe.")]
+    check(not tuned, f"{os.path.basename(scenario)} tunes the EFE: {tuned}")
+
+
 def strip_wall(v, also=()):
     """v without its wall-clock fields (keys starting with "wall") nor the keys in `also`, at
     every depth: what two runs of the same simulation must agree on."""

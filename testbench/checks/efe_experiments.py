@@ -9,7 +9,7 @@ off, with the switches' CE marks and without them."""
 import os
 import sys
 
-from common import ROOT, check, check_loss_goodput, finish, load, out_dir, plot, rnicsim
+from common import ROOT, check, check_loss_goodput, check_untuned, finish, load, out_dir, plot, rnicsim
 
 binary, base = sys.argv[1], sys.argv[2]
 o = out_dir(base, "loss_goodput")
@@ -25,9 +25,7 @@ for loss in (0.001, 0.01, 0.02, 0.05):
 plot(o, "loss_goodput")
 
 two = os.path.join(ROOT, "scenarios", "experiments", "two_flows.yaml")
-with open(two) as f:
-    tuned = [line.split(":")[0].strip() for line in f if line.strip().startswith("efe.")]
-check(not tuned, f"two_flows.yaml tunes the EFE: {tuned}")
+check_untuned(two)
 
 
 def two_flows(name, *sets):
@@ -37,11 +35,12 @@ def two_flows(name, *sets):
     return load(os.path.join(o, "results.json"))["rows"][0]
 
 
-for marks, extra in (("CE marks", []), ("no CE marks", ["switch.ecn_bytes=0"])):
-    cc = two_flows("two_flows_cc" + ("" if not extra else "_nomarks"), *extra)
-    off = two_flows("two_flows_off" + ("" if not extra else "_nomarks"), "efe.cc=off", *extra)
-    print(f"two_flows, {marks}: {cc['goodput_gbps']:.2f} Gb/s (least flow {cc['min_flow_gbps']:.2f}),"
-          f" off {off['goodput_gbps']:.2f}")
+for marks, tag, extra in (("CE marks", "", []),
+                          ("no CE marks", "_nomarks", ["switch.ecn_bytes=0"])):
+    cc = two_flows("two_flows_cc" + tag, *extra)
+    off = two_flows("two_flows_off" + tag, "efe.cc=off", *extra)
+    print(f"two_flows, {marks}: {cc['goodput_gbps']:.2f} Gb/s "
+          f"(least flow {cc['min_flow_gbps']:.2f}), off {off['goodput_gbps']:.2f}")
     check(2 * cc["min_flow_gbps"] >= 9.0,
           f"two_flows, {marks}: a direction carries {2 * cc['min_flow_gbps']:.2f} Gb/s or less")
     check(cc["goodput_gbps"] >= off["goodput_gbps"],

@@ -12,13 +12,11 @@ import os
 import re
 import sys
 
-from common import ROOT, check, finish, load, out_dir, rnicsim
+from common import ROOT, check, check_untuned, finish, load, out_dir, rnicsim
 
 binary, base = sys.argv[1], sys.argv[2]
 scenario = os.path.join(ROOT, "scenarios", "experiments", "incast.yaml")
-with open(scenario) as f:
-    tuned = [line.split(":")[0].strip() for line in f if line.strip().startswith("efe.")]
-check(not tuned, f"incast.yaml tunes the EFE: {tuned}")
+check_untuned(scenario)
 o = out_dir(base, "incast")
 rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "incast.yaml"), "--out", o, "--quiet")
 rows = {(r["senders"], r["mode"]): r for r in load(os.path.join(o, "results.json"))["rows"]}

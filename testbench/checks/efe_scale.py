@@ -9,13 +9,11 @@ spread over their four peers (Jain's index over the flows at least 0.95), and th
 import os
 import sys
 
-from common import ROOT, check, finish, load, out_dir, rnicsim
+from common import ROOT, check, check_untuned, finish, load, out_dir, rnicsim
 
 binary, base = sys.argv[1], sys.argv[2]
 scenario = os.path.join(ROOT, "scenarios", "experiments", "scale64.yaml")
-with open(scenario) as f:
-    tuned = [line.split(":")[0].strip() for line in f if line.strip().startswith("efe.")]
-check(not tuned, f"scale64.yaml tunes the EFE: {tuned}")
+check_untuned(scenario)
 o = out_dir(base, "scale64")
 rnicsim(binary, "run", os.path.join(ROOT, "scenarios", "experiments", "scale64.yaml"), "--out", o, "--quiet")
 rows = load(os.path.join(o, "results.json"))["rows"]
