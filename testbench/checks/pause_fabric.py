@@ -5,7 +5,8 @@ the switches pause one another's ports across the uplinks, and every pause ends.
 dropped, no channel fails, every frame a timer resent (a wait behind pauses longer than the
 RTO: the congestion control lets a channel's queueing reach efe.cc_low_ns before it slows down)
 reached its receiver twice, and the receivers get traffic over both spines. A switch whose
-resume overtook the pause it answered (both waiting behind a frame on the wire) left the leaf's uplink paused for 3.36 ms: channels failed and the run stopped.
+resume overtook the pause it answered (both waiting behind a frame on the wire) left the leaf's
+uplink paused for 3.36 ms: channels failed and the run stopped.
 Then a lossy link under a bounded pause that is refreshed (switch.pause_quanta): no channel
 fails though PAUSE frames are lost."""
 import os
