@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "models/common/byte_pool.h"
 #include "models/common/sim_time.h"
 #include "models/common/step_end.h"
 #include "models/host/verbs/verbs.h"
+#include "models/host/verbs/verbs_internal.h"
 #include "sim/default_rtl.h"
 #include "sim/ranks.h"
 #include "sim/run_control.h"
@@ -198,6 +201,29 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
                             uint64_t(c.host.mgmt_latency_ns) * 1000);
   part_rank_ = ranks::rank();
   run_control::set_lookahead(part.lookahead_ps);
+  if (ranks::parallel()) {
+    // The programs' out-of-band board: every put goes to every rank (it is seen a management
+    // network's latency later, no sooner than the lookahead), whichever rank the getter is on.
+    board_channel_ = ranks::channel([](int, const uint8_t* p, size_t n) {
+      ranks::Unpacker u(p, n);
+      host::OobPut put;
+      put.at_ps = u.get<uint64_t>();
+      put.host = u.get<uint64_t>();
+      put.seq = u.get<uint64_t>();
+      put.key.resize(u.get<uint64_t>());
+      std::memcpy(put.key.data(), u.take(put.key.size()), put.key.size());
+      put.bytes.resize(u.get<uint64_t>());
+      std::memcpy(put.bytes.data(), u.take(put.bytes.size()), put.bytes.size());
+      host::oob_arrived(std::move(put));
+    });
+    host::oob_set_forward([ch = board_channel_](const host::OobPut& put) {
+      ranks::Packer m;
+      m.put(put.at_ps).put(put.host).put(put.seq).put(uint64_t(put.key.size()));
+      m.put_bytes(put.key.data(), put.key.size()).put(uint64_t(put.bytes.size()));
+      m.put_bytes(put.bytes.data(), put.bytes.size());
+      ranks::broadcast(ch, m.data(), m.size(), put.at_ps);
+    });
+  }
   for (const HostSpec& h : topo.hosts) host_names.push_back(h.name);
   for (const SwitchSpec& sw : topo.switches) switch_names.push_back(sw.name);
   for (size_t i = 0; i < topo.hosts.size(); ++i)
@@ -317,6 +343,10 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
 }
 
 Cluster::~Cluster() {
+  if (board_channel_ != UINT32_MAX) {
+    host::oob_set_forward(nullptr);
+    ranks::drop_channel(board_channel_);
+  }
   if (frame_channel_ == UINT32_MAX) return;  // nothing crosses to another rank
   run_control::set_send_bound(nullptr);
   ranks::drop_channel(frame_channel_);

@@ -168,6 +168,7 @@ class Cluster {
   std::string lossy_text(const std::vector<uint64_t>& counts) const;
   int part_rank_ = 0;
   uint32_t frame_channel_ = UINT32_MAX;
+  uint32_t board_channel_ = UINT32_MAX;  // the programs' out-of-band board's puts
   int pid_ = 100;
   int runs_ = 0;
 };

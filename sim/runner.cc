@@ -287,16 +287,15 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     s.experiment.name = s.name.empty() ? "workloads" : s.name;
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   if (ranks::parallel()) {
-    // What runs over several processes so far: the scale experiment and the traffic
-    // generators' workloads, without waveforms or a timeline.
+    // What runs over several processes so far: the scale experiment, the traffic generators'
+    // workloads and programs of the user's (shared objects), without waveforms or a timeline.
     for (const WorkloadSpec& w : s.workloads) {
-      if (!w.program.empty())
+      if (w.exec)
         throw InputError("mpirun", "workloads.program " + w.program,
-                         "a program of the user's runs in one process only; run it without "
-                         "mpirun");
+                         "an executable runs in one process only; run it without mpirun");
       // (The client decides the last iteration when the time is up, and its server knows it at
       // once: no message carries that between processes.)
-      if (workload_int(w, "duration_us") > 0)
+      if (w.program.empty() && workload_int(w, "duration_us") > 0)
         throw InputError("mpirun", "workloads.duration_us",
                          "a workload limited by time runs in one process only; give iters, or run "
                          "it without mpirun");

@@ -717,6 +717,7 @@ int run_workloads(ExperimentContext& ctx) {
     const WorkloadSpec* spec;
     std::vector<ProgramEnd> end;
     std::vector<const sc_core::sc_object*> thread;  // each host's thread, once started
+    std::vector<std::string> blocked;               // where an unfinished one waits at the end
   };
   std::vector<ProgramRun> user;
   std::unique_ptr<exec::MgmtNet> mgmt;  // executables' sockets, made with the first one
@@ -724,7 +725,8 @@ int run_workloads(ExperimentContext& ctx) {
   for (const WorkloadSpec& w : ctx.scenario.workloads)
     if (!w.program.empty())
       user.push_back({&w, std::vector<ProgramEnd>(w.hosts.size()),
-                      std::vector<const sc_core::sc_object*>(w.hosts.size())});
+                      std::vector<const sc_core::sc_object*>(w.hosts.size()),
+                      std::vector<std::string>(w.hosts.size())});
   for (ProgramRun& u : user)
     for (size_t i = 0; i < u.spec->hosts.size(); ++i) {
       const std::vector<std::string> args = u.spec->args.empty()
@@ -826,8 +828,7 @@ int run_workloads(ExperimentContext& ctx) {
         if (!e.last_stderr.empty()) h["stderr_last"] = e.last_stderr;
         if (e.kind == ProgramEnd::kNotRun) {
           h["unfinished"] = true;
-          const std::string b = host::blocked_in(u.thread[i]);
-          if (!b.empty()) h["blocked_in"] = b;
+          if (!u.blocked[i].empty()) h["blocked_in"] = u.blocked[i];
         }
         if (e.at_load) h["at_load"] = true;
         if (e.kind != ProgramEnd::kNotRun) h["status"] = e.describe();
@@ -851,8 +852,60 @@ int run_workloads(ExperimentContext& ctx) {
     for (uint64_t size : j->sizes)
       work += double(j->p.iters) * double(j->t->latency ? 1 : j->p.qps) * work_of(size);
   run_control::set_work_total(work);
+  // How each program ended and where an unfinished one waits; over several processes every
+  // rank learns the others' (each runs the programs of its own hosts), so that every rank
+  // reports the run as one process would. Every rank leaves cl.run at the same agreement.
+  std::exception_ptr ran;
   try {
     cl.run(programs);
+  } catch (...) {
+    ran = std::current_exception();
+  }
+  for (ProgramRun& u : user)
+    for (size_t i = 0; i < u.spec->hosts.size(); ++i)
+      if (u.end[i].kind == ProgramEnd::kNotRun) u.blocked[i] = host::blocked_in(u.thread[i]);
+  if (ranks::parallel() && !user.empty()) {
+    ranks::Packer m;
+    auto put_text = [&m](const std::string& t) {
+      m.put(uint64_t(t.size())).put_bytes(t.data(), t.size());
+    };
+    // Every program, in the order of the workloads and then of their hosts.
+    std::vector<std::pair<ProgramRun*, size_t>> all_programs;
+    for (ProgramRun& u : user)
+      for (size_t i = 0; i < u.spec->hosts.size(); ++i) all_programs.push_back({&u, i});
+    for (uint32_t k = 0; k < all_programs.size(); ++k) {
+      const auto [u, i] = all_programs[k];
+      if (cl.part.host_rank[size_t(cl.find(u->spec->hosts[i]))] != ranks::rank()) continue;
+      const ProgramEnd& e = u->end[i];
+      m.put(k).put(int32_t(e.kind)).put(int32_t(e.code)).put(uint8_t(e.at_load));
+      put_text(e.what);
+      put_text(e.last_stderr);
+      put_text(u->blocked[i]);
+    }
+    const std::vector<std::string> all =
+        ranks::all_gather(std::string(reinterpret_cast<const char*>(m.data()), m.size()));
+    for (size_t r = 0; r < all.size(); ++r) {
+      if (int(r) == ranks::rank()) continue;
+      ranks::Unpacker u(reinterpret_cast<const uint8_t*>(all[r].data()), all[r].size());
+      auto text = [&u] {
+        std::string t(u.get<uint64_t>(), '\0');
+        std::memcpy(t.data(), u.take(t.size()), t.size());
+        return t;
+      };
+      while (u.left() > 0) {
+        const auto [run, i] = all_programs.at(u.get<uint32_t>());
+        ProgramEnd& e = run->end[i];
+        e.kind = ProgramEnd::Kind(u.get<int32_t>());
+        e.code = u.get<int32_t>();
+        e.at_load = u.get<uint8_t>() != 0;
+        e.what = text();
+        e.last_stderr = text();
+        run->blocked[i] = text();
+      }
+    }
+  }
+  try {
+    if (ran) std::rethrow_exception(ran);
   } catch (const RunFailed& f) {
     // A program that faulted or threw: that is what to report, with every program's state.
     for (const ProgramRun& u : user)
@@ -877,7 +930,7 @@ int run_workloads(ExperimentContext& ctx) {
     for (const ProgramRun& u : user)
       for (size_t i = 0; i < u.spec->hosts.size() && cause.empty(); ++i)
         if (u.end[i].kind == ProgramEnd::kNotRun) {
-          const std::string b = host::blocked_in(u.thread[i]);
+          const std::string& b = u.blocked[i];
           cause = program_line(
               u, i,
               fmt::format("still waiting at {:.3f} us{} and nothing is left that could end it",

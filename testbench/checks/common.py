@@ -8,8 +8,8 @@ import sys
 FAILURES = []
 
 
-def rnicsim(binary, *args, expect=0):
-    p = subprocess.run([binary, *args], capture_output=True, text=True)
+def rnicsim(binary, *args, expect=0, cwd=None):
+    p = subprocess.run([binary, *args], capture_output=True, text=True, cwd=cwd)
     if expect is not None and p.returncode != expect:
         fail(f"rnicsim {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}{p.stderr}")
     return p

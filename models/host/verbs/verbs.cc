@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <systemc>
+#include <tuple>
 #include <vector>
 
 #include "models/common/log.h"
@@ -1517,65 +1518,109 @@ int rnic_mem_read(const void* src, void* dst, size_t len) {
 void rnic_spend_ns(uint64_t ns) { spend(ns); }
 
 namespace {
+// Every key's puts by (at_ps, host, seq), OobPut's order; those no get can see any more (a later
+// one was already seen) are dropped.
 struct OobBoard {
-  struct Value {
-    std::vector<uint8_t> bytes;
-    uint64_t at_ps = 0;  // when getters see it
+  std::map<std::string, std::vector<rnic::host::OobPut>> keys;
+  sc_core::sc_event* put = nullptr;  // made on first use (needs the simulation context)
+  struct Sender {
+    uint64_t tx_free_ps = 0;  // the host's link to the board is busy until then
+    uint64_t puts = 0;
   };
-  std::map<std::string, Value> keys;
-  sc_core::sc_event* put = nullptr;              // made on first use (needs the simulation context)
-  std::map<const Driver*, uint64_t> tx_free_ps;  // each host's link to the board is busy until
+  std::map<const Driver*, Sender> senders;
+  std::function<void(const rnic::host::OobPut&)> forward;
+  sc_core::sc_event& event() {
+    if (!put) put = new sc_core::sc_event("rnic_oob_put");
+    return *put;
+  }
 };
 OobBoard& oob() {
   static OobBoard b;
   return b;
 }
+
+bool before(const rnic::host::OobPut& a, const rnic::host::OobPut& b) {
+  return std::tie(a.at_ps, a.host, a.seq) < std::tie(b.at_ps, b.host, b.seq);
+}
+
+// The put of `key` a get at `now` sees (nullptr: none yet), after dropping those before it; and
+// the time the first one not yet seen is (UINT64_MAX: none).
+const rnic::host::OobPut* seen(std::vector<rnic::host::OobPut>& v, uint64_t now,
+                               uint64_t* next_ps) {
+  size_t k = 0;
+  while (k < v.size() && v[k].at_ps <= now) ++k;
+  *next_ps = k < v.size() ? v[k].at_ps : UINT64_MAX;
+  if (k == 0) return nullptr;
+  v.erase(v.begin(), v.begin() + std::ptrdiff_t(k - 1));
+  return &v.front();
+}
+
+void insert(rnic::host::OobPut p) {
+  OobBoard& b = oob();
+  std::vector<rnic::host::OobPut>& v = b.keys[p.key];
+  v.insert(std::upper_bound(v.begin(), v.end(), p, before), std::move(p));
+  uint64_t next = 0;
+  seen(v, sc_core::sc_time_stamp().value(), &next);  // (a key put over and over stays small)
+  rnic::notify_now(b.event());
+}
 }  // namespace
 
 void rnic::host::oob_clear() {
   oob().keys.clear();
-  oob().tx_free_ps.clear();
+  oob().senders.clear();
 }
+
+void rnic::host::oob_set_forward(std::function<void(const OobPut&)> forward) {
+  oob().forward = std::move(forward);
+}
+
+void rnic::host::oob_arrived(OobPut put) { insert(std::move(put)); }
 
 uint64_t rnic::host::mgmt_send(size_t bytes) {
   const Driver* drv = current().drv;
   const rnic::HostConfig& h = drv->host_config();
   const uint64_t now = sc_core::sc_time_stamp().value();
-  uint64_t& free = oob().tx_free_ps[drv];
+  uint64_t& free = oob().senders[drv].tx_free_ps;
   free = std::max(free, now) + uint64_t(double(bytes) * 8.0 / h.mgmt_gbps * 1000.0);
   return free + uint64_t(h.mgmt_latency_ns) * 1000;
 }
 
 // The board is the management network's: a value put at t is seen at t + host.mgmt_latency_ns
 // + its bytes at host.mgmt_gbps, behind what the same host put before (as a TCP exchange of the
-// same bytes between executables, sim/exec/mgmt_net.h).
+// same bytes between executables, sim/exec/mgmt_net.h). Until then a get sees the value before.
 void rnic_oob_put(const char* key, const void* data, size_t len) {
   OobBoard& b = oob();
   const auto* p = static_cast<const uint8_t*>(data);
-  b.keys[key] = {std::vector<uint8_t>(p, p + len), rnic::host::mgmt_send(len)};
-  if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
-  rnic::notify_now(*b.put);
+  const Driver* drv = current().drv;
+  rnic::host::OobPut put;
+  put.key = key;
+  put.bytes.assign(p, p + len);
+  put.at_ps = rnic::host::mgmt_send(len);
+  put.host = rnic::mac_value(drv->mac());
+  put.seq = b.senders[drv].puts++;
+  if (b.forward) b.forward(put);
+  insert(std::move(put));
 }
 
 size_t rnic_oob_get(const char* key, void* data, size_t len) {
   OobBoard& b = oob();
-  if (!b.put) b.put = new sc_core::sc_event("rnic_oob_put");
-  auto it = b.keys.find(key);
-  const uint64_t now0 = sc_core::sc_time_stamp().value();
-  if (it == b.keys.end() || it->second.at_ps > now0) {
+  std::vector<rnic::host::OobPut>& v = b.keys[key];  // (a map's values stay put)
+  uint64_t next = 0;
+  const rnic::host::OobPut* got = seen(v, sc_core::sc_time_stamp().value(), &next);
+  if (!got) {
     const rnic::host::BlockedIn blocked(std::string("rnic_oob_get(\"") + key + "\")");
     for (;;) {
-      it = b.keys.find(key);
       const uint64_t now = sc_core::sc_time_stamp().value();
-      if (it != b.keys.end() && it->second.at_ps <= now) break;
-      if (it != b.keys.end())
-        rnic::host::host_wait(sc_core::sc_time::from_value(it->second.at_ps - now), *b.put);
+      got = seen(v, now, &next);
+      if (got) break;
+      if (next != UINT64_MAX)
+        rnic::host::host_wait(sc_core::sc_time::from_value(next - now), b.event());
       else
-        rnic::host::host_wait(*b.put);
+        rnic::host::host_wait(b.event());
     }
   }
-  std::memcpy(data, it->second.bytes.data(), std::min(len, it->second.bytes.size()));
-  return it->second.bytes.size();
+  std::memcpy(data, got->bytes.data(), std::min(len, got->bytes.size()));
+  return got->bytes.size();
 }
 
 double rnic_now_ns() { return double(sc_core::sc_time_stamp().value()) / 1000.0; }

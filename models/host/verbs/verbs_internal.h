@@ -4,6 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "models/host/verbs/verbs.h"
 
@@ -19,6 +22,18 @@ ProcessContext current_process();
 // calling process's host, behind what it sent before, reach the peer at the time returned (ps).
 // The out-of-band board and traffic::Oob share each host's sending side.
 uint64_t mgmt_send(size_t bytes);
+// The out-of-band board over several processes of one run: every put is handed to `forward`
+// (the simulator sends it to the other processes), and what another process put arrives through
+// oob_arrived. A put is known by the time it is seen (`at_ps`), then its host's MAC (`host`) and
+// that host's count of puts (`seq`): a get at t sees the last put by that order with at_ps <= t,
+// wherever it was made, so the order of processes never decides what a get sees.
+struct OobPut {
+  std::string key;
+  std::vector<uint8_t> bytes;
+  uint64_t at_ps = 0, host = 0, seq = 0;
+};
+void oob_set_forward(std::function<void(const OobPut&)> forward);
+void oob_arrived(OobPut put);
 // The PBL entries an MR's registration took (one per page of each extent).
 uint32_t mr_pbl_count(const ibv_mr* mr);
 // ibv_modify_qp without its state-transition and attribute checks: the connection manager's
