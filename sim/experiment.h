@@ -90,6 +90,9 @@ struct ExperimentKind {
   // Runs over several processes (mpirun): each rank's rows are the whole run's (what it sums
   // over hosts it sums over every rank).
   bool parallel = false;
+  // A workload test limited by time (duration_us) runs over several processes too: its server
+  // needs nothing of its client's to know when to stop.
+  bool timed_parallel = false;
 };
 
 const std::vector<ExperimentKind>& experiment_kinds();

@@ -293,12 +293,15 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
       if (w.exec)
         throw InputError("mpirun", "workloads.program " + w.program,
                          "an executable runs in one process only; run it without mpirun");
-      // (The client decides the last iteration when the time is up, and its server knows it at
-      // once: no message carries that between processes.)
-      if (w.program.empty() && workload_int(w, "duration_us") > 0)
+      // (The client decides the last iteration when the time is up, and the server of a Send
+      // or of write_lat knows it at once: no message carries that between processes.)
+      if (w.program.empty() && workload_int(w, "duration_us") > 0 &&
+          !find_workload(w.test)->timed_parallel)
         throw InputError("mpirun", "workloads.duration_us",
-                         "a workload limited by time runs in one process only; give iters, or run "
-                         "it without mpirun");
+                         w.test +
+                             " limited by time runs in one process only (over several: "
+                             "write_bw, read_bw, read_lat, atomic_bw, atomic_lat); give "
+                             "iters, or run it without mpirun");
     }
     if (!workloads && !kind->parallel)
       throw InputError("mpirun", "experiment.kind " + kind->kind,

@@ -397,9 +397,14 @@ void client_run(Endpoint& ep, const PeerInfo& peer, const Params& p, const Test&
 
 // One size of a test, server side, its endpoint connected. false: the server has nothing to do
 // in this test (the card alone answers Reads and takes Writes), for any size.
+// The server of Reads, atomics and write_bw takes no part once connected.
+bool passive_server(const Test& t) {
+  return t.op == Op::kRead || t.op == Op::kAtomic || (!t.latency && t.op == Op::kWrite);
+}
+
 bool server_size(Endpoint& ep, const PeerInfo& peer, const Params& p, const Test& t, uint64_t size,
                  Limit& lim, uint64_t* rx_outstanding, Oob& oob) {
-  if (t.op == Op::kRead || t.op == Op::kAtomic || (!t.latency && t.op == Op::kWrite)) return false;
+  if (passive_server(t)) return false;
   if (t.op == Op::kSend && !t.latency) {
     run_send_bw_server(ep, p, size, oob, lim);
     return true;
@@ -1176,6 +1181,7 @@ void register_perftests() {
       k.keys.push_back(
           {"cq_mod", ExpKey::kInt, "100", 1, 1024, {}, "WRs", "signal every Nth WR (-Q)"});
     }
+    k.timed_parallel = passive_server(t);
     add_workload_kind(std::move(k));
   }
   set_workload_runner(run_workloads);

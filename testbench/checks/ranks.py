@@ -13,8 +13,9 @@ outputs as in one process too. scripts/slurm-scale.sbatch gives the same under a
 (mpirun). A channel failing on rank 1 stops both, and rank 0 reports it. Programs of the user's
 (rc_pingpong, kv_put_get: shared objects that exchange their details on the out-of-band board)
 give what one process gives; one that faults on rank 1 is reported by rank 0 as one process
-reports it. Refused under mpirun with exit 2: a pin to no such host, an executable, a workload
-limited by time.
+reports it. Workloads limited by time whose server takes no part (write_bw, read_lat) give what
+one process gives. Refused under mpirun with exit 2: a pin to no such host, an executable,
+send_bw limited by time.
 
 usage: ranks.py RNICSIM OUT_BASE"""
 import os
@@ -190,20 +191,41 @@ line = "on node0: killed by SIGSEGV"
 check(p1.returncode == 1 and p.returncode == 1 and line in p.stderr,
       f"a program faulting on rank 1: exit {p1.returncode} / {p.returncode}\n{p.stderr}")
 check(outputs(one)[0] == outputs(two)[0], "a program faulting on rank 1: results.json differs")
-# What still runs in one process only is refused (exit 2): an executable, and a workload
-# limited by time (its client decides the last iteration and its server knows at once).
-p = mpirun(2, "run", os.path.join(ROOT, "scenarios", "examples", "ibv_rc_pingpong.yaml"), "--out",
-           out_dir(base, "exec"), "--quiet", cwd=ROOT)
-check(p.returncode == 2 and "an executable runs in one process only" in p.stderr,
-      f"an executable under mpirun: exit {p.returncode}\n{p.stderr}")
+# A workload limited by time whose server takes no part (write_bw, a Read or an atomic test)
+# gives what one process gives; one whose server must learn the client's last iteration (a Send,
+# write_lat) is refused, as is an executable (exit 2).
 timed = write_file(base, "timed.yaml", """name: timed
 topology:
   hosts: [{name: h0}, {name: h1}]
   links: [{name: l0, between: [h0, h1]}]
 workloads:
   - {name: w, test: write_bw, from: h0, to: h1, size: 4096, duration_us: 100}
+  - {name: r, test: read_lat, from: h1, to: h0, size: 64, duration_us: 50, start_us: 20}
 """)
-p = mpirun(2, "run", timed, "--out", out_dir(base, "timed"), "--quiet", "--partition", "h0=0,h1=1")
-check(p.returncode == 2 and "limited by time" in p.stderr,
-      f"a workload limited by time under mpirun: exit {p.returncode}\n{p.stderr}")
+one, two = out_dir(base, "timed_1"), out_dir(base, "timed_2")
+rnicsim(binary, "run", timed, "--out", one, "--quiet")
+p = mpirun(2, "run", timed, "--out", two, "--quiet", "--partition", "h0=0,h1=1")
+if check(p.returncode == 0, f"workloads limited by time: exit {p.returncode}\n{p.stderr}"):
+    a, b = outputs(one), outputs(two)
+    rows = a[0]["rows"]
+    check(len(rows) == 2 and all(r["iterations"] < 1000 for r in rows),
+          f"workloads limited by time: rows {rows}")
+    check(a[0] == b[0], f"workloads limited by time: results.json differs: {b[0]['rows']}")
+    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
+    check(not diff, f"workloads limited by time: {len(diff)} statistics groups differ: {diff[:5]}")
+    check(a[2] == b[2], f"workloads limited by time: sim_time_ns {a[2]} vs {b[2]}")
+send = write_file(base, "timed_send.yaml", """name: timed_send
+topology:
+  hosts: [{name: h0}, {name: h1}]
+  links: [{name: l0, between: [h0, h1]}]
+workloads:
+  - {name: s, test: send_bw, from: h0, to: h1, size: 4096, duration_us: 100}
+""")
+p = mpirun(2, "run", send, "--out", out_dir(base, "timed_send"), "--quiet")
+check(p.returncode == 2 and "send_bw limited by time runs in one process only" in p.stderr,
+      f"send_bw limited by time under mpirun: exit {p.returncode}\n{p.stderr}")
+p = mpirun(2, "run", os.path.join(ROOT, "scenarios", "examples", "ibv_rc_pingpong.yaml"), "--out",
+           out_dir(base, "exec"), "--quiet", cwd=ROOT)
+check(p.returncode == 2 and "an executable runs in one process only" in p.stderr,
+      f"an executable under mpirun: exit {p.returncode}\n{p.stderr}")
 finish("ranks")
