@@ -288,11 +288,8 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   if (ranks::parallel()) {
     // What runs over several processes so far: the scale experiment, the traffic generators'
-    // workloads and programs of the user's (shared objects), without waveforms or a timeline.
+    // workloads and programs of the user's, without waveforms or a timeline.
     for (const WorkloadSpec& w : s.workloads) {
-      if (w.exec)
-        throw InputError("mpirun", "workloads.program " + w.program,
-                         "an executable runs in one process only; run it without mpirun");
       // (The client decides the last iteration when the time is up, and the server of a Send
       // or of write_lat knows it at once: no message carries that between processes.)
       if (w.program.empty() && workload_int(w, "duration_us") > 0 &&

@@ -1,5 +1,6 @@
 #include "sim/exec/cm_net.h"
 
+#include <fmt/format.h>
 #include <rdma/rdma_cma.h>
 
 #include <algorithm>
@@ -122,6 +123,20 @@ int CmNet::connect(int64_t id, const CmParam& p) {
   Id* i = get(id);
   if (!i || !i->resolved || i->connecting || i->connected) return EINVAL;
   if (p.private_data.size() > kMaxPrivateData) return EINVAL;
+  if (remote_ && remote_(i->dst.ip)) {
+    fmt::print(
+        stderr,
+        "rnicsim: an rdma_cm connection to {}.{}.{}.{}, a host another process simulates, is "
+        "not carried between the processes of a run: rejected (run it without mpirun, or "
+        "keep both its hosts on one rank: --partition)\n",
+        i->dst.ip >> 24, (i->dst.ip >> 16) & 255, (i->dst.ip >> 8) & 255, i->dst.ip & 255);
+    CmEvent r;
+    r.id = id;
+    r.type = RDMA_CM_EVENT_REJECTED;
+    r.status = -ECONNREFUSED;
+    deliver(id, r, now_ps());
+    return 0;
+  }
   i->connecting = true;
   i->request = p;
   auto l = listeners_.find({i->dst.ip, i->dst.port});

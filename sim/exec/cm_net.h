@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <systemc>
@@ -46,6 +47,10 @@ class CmNet {
  public:
   explicit CmNet(const MgmtParams& p) : p_(p) {}
   static constexpr size_t kMaxPrivateData = 196;
+  // Over several processes (sim/ranks.h): whether the host with address ip is simulated by
+  // another process. A connection request to such a host is not carried: it is rejected at once
+  // (status -ECONNREFUSED) and rnicsim says why on its stderr.
+  void span_ranks(std::function<bool(uint32_t ip)> remote) { remote_ = std::move(remote); }
 
   int64_t create_channel();
   void destroy_channel(int64_t ch);
@@ -110,6 +115,7 @@ class CmNet {
   std::map<std::pair<uint32_t, uint16_t>, int64_t> listeners_;
   std::deque<Pending> pending_;
   uint16_t next_port_ = 50000;
+  std::function<bool(uint32_t)> remote_;
 };
 
 }  // namespace rnic::exec

@@ -5,32 +5,84 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <tuple>
 
+#include "models/common/scheduler.h"
 #include "models/common/sim_time.h"
 #include "models/host/host_wait.h"
+#include "sim/ranks.h"
 
 namespace rnic::exec {
 
-MgmtNet::Sock* MgmtNet::get(int64_t s) {
-  if (s < 0 || size_t(s) >= socks_.size() || socks_[size_t(s)].closed) return nullptr;
-  return &socks_[size_t(s)];
+MgmtNet::MgmtNet(const MgmtParams& p) : p_(p) {
+  timer_client_ = Scheduler::get().add("mgmt_net.timers", [this] { run_timers(); });
 }
 
-int64_t MgmtNet::socket(uint32_t host_ip) {
-  Sock k;
-  k.ip = host_ip;
-  k.ev = std::make_unique<sc_core::sc_event>();
-  socks_.push_back(std::move(k));
-  return int64_t(socks_.size() - 1);
+MgmtNet::~MgmtNet() {
+  Scheduler::get().drop(timer_client_);
+  if (channel_ != UINT32_MAX) ranks::drop_channel(channel_);
 }
+
+void MgmtNet::span_ranks(std::function<int(uint32_t ip)> rank_of) {
+  rank_of_ = std::move(rank_of);
+  if (!ranks::parallel() || channel_ != UINT32_MAX) return;
+  channel_ = ranks::channel([this](int, const uint8_t* p, size_t n) {
+    ranks::Unpacker u(p, n);
+    Msg m;
+    m.kind = Msg::Kind(u.get<uint8_t>());
+    m.to = u.get<int64_t>();
+    m.from = u.get<int64_t>();
+    m.ip = u.get<uint32_t>();
+    m.port = u.get<uint16_t>();
+    m.from_ip = u.get<uint32_t>();
+    m.from_port = u.get<uint16_t>();
+    m.sent_ps = u.get<uint64_t>();
+    m.at_ps = u.get<uint64_t>();
+    m.bytes.resize(u.get<uint64_t>());
+    std::memcpy(m.bytes.data(), u.take(m.bytes.size()), m.bytes.size());
+    handle(std::move(m));
+  });
+}
+
+bool MgmtNet::local(uint32_t ip) const { return !rank_of_ || rank_of_(ip) == ranks::rank(); }
+
+void MgmtNet::post(uint32_t ip, Msg m) {
+  if (local(ip)) return handle(std::move(m));
+  // Nothing it sets off at the far end comes before this.
+  uint64_t effect = m.at_ps;
+  if (m.kind == Msg::kSyn) effect = m.sent_ps + latency_ps();
+  if (m.kind == Msg::kSynAck) effect = m.sent_ps + 2 * latency_ps();
+  ranks::Packer k;
+  k.put(uint8_t(m.kind)).put(m.to).put(m.from).put(m.ip).put(m.port).put(m.from_ip);
+  k.put(m.from_port).put(m.sent_ps).put(m.at_ps).put(uint64_t(m.bytes.size()));
+  k.put_bytes(m.bytes.data(), m.bytes.size());
+  ranks::send(rank_of_(ip), channel_, k.data(), k.size(), effect);
+}
+
+MgmtNet::Sock* MgmtNet::get(int64_t s) {
+  auto it = socks_.find(s);
+  if (it == socks_.end() || it->second.closed) return nullptr;
+  return &it->second;
+}
+
+int64_t MgmtNet::new_socket(uint32_t ip) {
+  // Numbered by host, so that a socket's id is the same whichever process makes it.
+  const int64_t id = int64_t((uint64_t(ip) << 24) | made_[ip]++);
+  Sock& k = socks_[id];
+  k.ip = ip;
+  k.ev = std::make_unique<sc_core::sc_event>();
+  return id;
+}
+
+int64_t MgmtNet::socket(uint32_t host_ip) { return new_socket(host_ip); }
 
 int64_t MgmtNet::bind(int64_t s, uint32_t ip, uint16_t port) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (k->bound || k->connected) return -EINVAL;
   if (ip != 0 && ip != k->ip) return -EADDRNOTAVAIL;  // not this host's address
-  if (port == 0) port = next_port_++;
-  for (const Sock& o : socks_)
+  if (port == 0) port = next_port_.try_emplace(k->ip, uint16_t(40000)).first->second++;
+  for (const auto& [id, o] : socks_)
     if (&o != k && !o.closed && o.bound && o.ip == k->ip && o.port == port && !o.connected)
       return -EADDRINUSE;
   k->port = port;
@@ -42,10 +94,172 @@ int64_t MgmtNet::listen(int64_t s) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (!k->bound) bind(s, 0, 0);
+  if (!k->listening) listened_[{k->ip, k->port}].push_back({now_ps(), UINT64_MAX, s});
   k->listening = true;
-  listeners_[{k->ip, k->port}] = s;
-  notify_now(listen_ev_);
+  settle_pending();
   return 0;
+}
+
+uint64_t MgmtNet::first_listener_from(uint32_t ip, uint16_t port, uint64_t t,
+                                      int64_t* listener) const {
+  auto it = listened_.find({ip, port});
+  if (it == listened_.end()) return UINT64_MAX;
+  for (const Listened& l : it->second)
+    if (l.until_ps > t && l.until_ps > l.from_ps) {
+      *listener = l.sock;
+      return std::max(t, l.from_ps);
+    }
+  return UINT64_MAX;
+}
+
+void MgmtNet::at(uint64_t t_ps, std::function<void()> fn) {
+  timers_.emplace(t_ps, std::move(fn));
+  Scheduler::get().set(timer_client_, timers_.begin()->first);
+}
+
+void MgmtNet::run_timers() {
+  const uint64_t now = now_ps();
+  while (!timers_.empty() && timers_.begin()->first <= now) {
+    std::function<void()> fn = std::move(timers_.begin()->second);
+    timers_.erase(timers_.begin());
+    fn();
+  }
+  Scheduler::get().set(timer_client_, timers_.empty() ? UINT64_MAX : timers_.begin()->first);
+}
+
+void MgmtNet::answer(const Msg& syn, uint64_t t, int64_t listener) {
+  // The listener's new socket, ready for accept once the SYN arrives.
+  const int64_t n = new_socket(syn.ip);
+  Sock& srv = socks_.at(n);
+  srv.port = syn.port;
+  srv.bound = srv.connected = true;
+  srv.peer = syn.from;
+  srv.peer_ip = syn.from_ip;
+  srv.peer_port = syn.from_port;
+  Sock& lis = socks_.at(listener);
+  const uint64_t ready = t + latency_ps();
+  // In the order they arrive, those arriving together by their senders' address and socket.
+  auto key = [this](const std::pair<uint64_t, int64_t>& b) {
+    const Sock& x = socks_.at(b.second);
+    return std::make_tuple(b.first, x.peer_ip, x.peer);
+  };
+  const std::pair<uint64_t, int64_t> entry{ready, n};
+  auto pos = std::upper_bound(lis.backlog.begin(), lis.backlog.end(), entry,
+                              [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  lis.backlog.insert(pos, entry);
+  notify_at(*lis.ev, ready);
+  Msg a;
+  a.kind = Msg::kSynAck;
+  a.to = syn.from;
+  a.from = n;
+  a.from_ip = syn.ip;
+  a.from_port = syn.port;
+  a.sent_ps = t;
+  post(syn.from_ip, std::move(a));
+}
+
+void MgmtNet::settle_pending() {
+  const uint64_t now = now_ps();
+  // Those sent together by their senders' address and socket, whichever process handled them.
+  std::sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
+    return std::tie(a.syn.sent_ps, a.syn.from_ip, a.syn.from) <
+           std::tie(b.syn.sent_ps, b.syn.from_ip, b.syn.from);
+  });
+  for (size_t i = 0; i < pending_.size();) {
+    const Pending& p = pending_[i];
+    if (p.syn.sent_ps > now) {  // its time has not come
+      ++i;
+      continue;
+    }
+    int64_t l = -1;
+    const uint64_t t = first_listener_from(p.syn.ip, p.syn.port, p.syn.sent_ps, &l);
+    if (t <= p.limit_ps) {
+      const Msg syn = p.syn;
+      pending_.erase(pending_.begin() + std::ptrdiff_t(i));
+      answer(syn, t, l);
+      continue;
+    }
+    if (p.limit_ps <= now) {  // nothing listened within the wait: its reset goes back
+      Msg r;
+      r.kind = Msg::kRefused;
+      r.to = p.syn.from;
+      r.at_ps = p.limit_ps + latency_ps();
+      const uint32_t to_ip = p.syn.from_ip;
+      pending_.erase(pending_.begin() + std::ptrdiff_t(i));
+      post(to_ip, std::move(r));
+      continue;
+    }
+    ++i;
+  }
+  if (pending_.empty() && !timers_.empty()) {  // nothing left to wait for
+    timers_.clear();
+    Scheduler::get().set(timer_client_, UINT64_MAX);
+  }
+}
+
+void MgmtNet::handle(Msg m) {
+  switch (m.kind) {
+    case Msg::kSyn: {
+      // Answered now if it can be; else when its time comes (a request from another process,
+      // ahead of this one's clock), a listener comes up, or its wait ends.
+      const uint64_t limit = m.sent_ps + uint64_t(p_.connect_wait_us * 1e6);
+      const uint64_t sent = m.sent_ps;
+      const int64_t from = m.from;
+      pending_.push_back({std::move(m), limit});
+      settle_pending();
+      const uint64_t now = now_ps();
+      for (const Pending& p : pending_)
+        if (p.syn.from == from) {
+          if (sent > now) at(sent, [this] { settle_pending(); });
+          at(limit, [this] { settle_pending(); });
+        }
+      return;
+    }
+    case Msg::kSynAck: {
+      Sock& k = socks_.at(m.to);
+      k.connected = true;
+      k.peer = m.from;
+      k.peer_ip = m.from_ip;
+      k.peer_port = m.from_port;
+      k.connect_rc = 0;
+      k.connect_done_ps = m.sent_ps + 2 * latency_ps();  // SYN, SYN-ACK
+      notify_now(*k.ev);
+      return;
+    }
+    case Msg::kRefused: {
+      Sock& k = socks_.at(m.to);
+      k.connect_rc = -ECONNREFUSED;
+      k.connect_done_ps = m.at_ps;
+      notify_now(*k.ev);
+      return;
+    }
+    case Msg::kData: {
+      Sock& k = socks_.at(m.to);
+      if (k.closed_ps <= m.sent_ps) {  // closed when they were sent: dropped, and a reset back
+        Msg r;
+        r.kind = Msg::kRst;
+        r.to = m.from;
+        r.at_ps = m.sent_ps + 2 * latency_ps();
+        post(m.from_ip, std::move(r));
+        return;
+      }
+      k.rx.push_back({m.at_ps, m.sent_ps, m.from, std::move(m.bytes)});
+      notify_at(*k.ev, m.at_ps);
+      return;
+    }
+    case Msg::kFin: {
+      Sock& k = socks_.at(m.to);
+      k.eof_at_ps = std::min(k.eof_at_ps, m.at_ps);
+      notify_at(*k.ev, m.at_ps);
+      return;
+    }
+    case Msg::kRst: {
+      Sock& k = socks_.at(m.to);
+      k.rst_at_ps = std::min(k.rst_at_ps, m.at_ps);
+      notify_at(*k.ev, m.at_ps);
+      return;
+    }
+  }
 }
 
 int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool nonblock) {
@@ -60,7 +274,7 @@ int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool 
       const uint64_t ready = k->backlog.front().first;
       if (ready <= now_ps()) break;
       if (nonblock) return -EAGAIN;
-      host::host_wait(ps_time(ready - now_ps()));
+      host::host_wait(ps_time(ready - now_ps()), *k->ev);
       continue;
     }
     if (nonblock) return -EAGAIN;
@@ -68,9 +282,9 @@ int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool 
   }
   const int64_t n = k->backlog.front().second;
   k->backlog.pop_front();
-  const Sock& peer = socks_[size_t(socks_[size_t(n)].peer)];
-  *peer_ip = peer.ip;
-  *peer_port = peer.port;
+  const Sock& srv = socks_.at(n);
+  *peer_ip = srv.peer_ip;
+  *peer_port = srv.peer_port;
   return n;
 }
 
@@ -79,51 +293,44 @@ int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port) {
   if (!k) return -EBADF;
   if (k->connected || k->listening) return -EISCONN;
   if (!k->bound) bind(s, 0, 0);
-  // A listener there, or one coming up within the wait.
-  const uint64_t limit = now_ps() + uint64_t(p_.connect_wait_us * 1e6);
-  auto find = [&] { return listeners_.find({ip, port}); };
+  k->connect_rc = 1;
+  Msg syn;
+  syn.kind = Msg::kSyn;
+  syn.from = s;
+  syn.ip = ip;
+  syn.port = port;
+  syn.from_ip = k->ip;
+  syn.from_port = k->port;
+  syn.sent_ps = now_ps();
+  post(ip, std::move(syn));
   {
     const host::BlockedIn blocked("connect to port " + std::to_string(port) + " (no listener yet)");
-    while (find() == listeners_.end() || !get(find()->second)) {
-      if (now_ps() >= limit) return -ECONNREFUSED;
-      host::host_wait(ps_time(limit - now_ps()), listen_ev_);
-    }
+    while (socks_.at(s).connect_rc == 1) host::host_wait(*socks_.at(s).ev);
   }
-  const int64_t l = find()->second;
-  // The listener's new socket, ready for accept once the SYN arrives.
-  const int64_t n = socket(ip);
-  Sock& srv = socks_[size_t(n)];
-  srv.port = port;
-  srv.bound = srv.connected = true;
-  srv.peer = s;
-  k = get(s);
-  k->connected = true;
-  k->peer = n;
-  Sock& lis = socks_[size_t(l)];
-  lis.backlog.push_back({now_ps() + latency_ps(), n});
-  notify_at(*lis.ev, now_ps() + latency_ps());
-  host::host_wait(ps_time(2 * latency_ps()));  // SYN, SYN-ACK
-  return 0;
+  const Sock& c = socks_.at(s);
+  if (c.connect_done_ps > now_ps()) host::host_wait(ps_time(c.connect_done_ps - now_ps()));
+  return c.connect_rc;
 }
 
 int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (!k->connected) return -ENOTCONN;
-  Sock* p = k->peer >= 0 ? &socks_[size_t(k->peer)] : nullptr;
-  if (!p || now_ps() >= k->rst_at_ps) return -EPIPE;
+  if (k->peer < 0 || now_ps() >= k->rst_at_ps) return -EPIPE;
   if (len == 0) return 0;
-  if (p->closed) {  // dropped; the peer's reset is on its way
-    k->rst_at_ps = std::min(k->rst_at_ps, now_ps() + 2 * latency_ps());
-    return int64_t(len);
-  }
   // Serialised at the sender's rate behind what it sent before, then the latency.
   const uint64_t start = std::max(now_ps(), k->tx_free_ps);
   const uint64_t wire = uint64_t(double(len) * 8.0 / p_.gbps * 1000.0);
   k->tx_free_ps = start + wire;
-  const uint64_t at = start + wire + latency_ps();
-  p->rx.push_back({at, std::vector<uint8_t>(data, data + len)});
-  notify_at(*p->ev, at);
+  Msg m;
+  m.kind = Msg::kData;
+  m.to = k->peer;
+  m.from = s;
+  m.from_ip = k->ip;
+  m.sent_ps = now_ps();
+  m.at_ps = start + wire + latency_ps();
+  m.bytes.assign(data, data + len);
+  post(k->peer_ip, std::move(m));
   return int64_t(len);
 }
 
@@ -160,15 +367,40 @@ int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock) {
 int64_t MgmtNet::close(int64_t s) {
   Sock* k = get(s);
   if (!k) return -EBADF;
-  if (k->listening) listeners_.erase({k->ip, k->port});
+  const uint64_t now = now_ps();
+  if (k->listening)
+    for (Listened& l : listened_[{k->ip, k->port}])
+      if (l.sock == s && l.until_ps == UINT64_MAX) l.until_ps = now;
   if (k->connected && k->peer >= 0) {
-    Sock& p = socks_[size_t(k->peer)];
     // The end of stream arrives behind the last bytes sent.
-    const uint64_t at = std::max(now_ps(), k->tx_free_ps) + latency_ps();
-    p.eof_at_ps = std::min(p.eof_at_ps, at);
-    notify_at(*p.ev, at);
+    Msg fin;
+    fin.kind = Msg::kFin;
+    fin.to = k->peer;
+    fin.from = s;
+    fin.from_ip = k->ip;
+    fin.sent_ps = now;
+    fin.at_ps = std::max(now, k->tx_free_ps) + latency_ps();
+    post(k->peer_ip, std::move(fin));
   }
   k->closed = true;
+  k->closed_ps = now;
+  // Bytes from another process that were here before their time: those sent from now on met a
+  // closed socket (dropped, and the reset goes back).
+  uint64_t first = UINT64_MAX;
+  for (auto it = k->rx.begin(); it != k->rx.end();)
+    if (it->sent_ps >= now) {
+      first = std::min(first, it->sent_ps);
+      it = k->rx.erase(it);
+    } else {
+      ++it;
+    }
+  if (first != UINT64_MAX) {
+    Msg r;
+    r.kind = Msg::kRst;
+    r.to = k->peer;
+    r.at_ps = first + 2 * latency_ps();
+    post(k->peer_ip, std::move(r));
+  }
   return 0;
 }
 

@@ -3,12 +3,19 @@
 // RDMA fabric. A stream per connection with a one-way latency and a bandwidth
 // (host.mgmt_latency_ns, host.mgmt_gbps): bytes written at t are readable by the peer at
 // t + latency + bytes x 8 / bandwidth, in order, after the ones before them. connect takes one
-// round trip (2 x latency); a connect to an address where nothing listens yet waits for a
-// listener up to host.mgmt_connect_wait_us of simulated time (so the order in which processes
-// start cannot decide a run), then fails with ECONNREFUSED. Bytes sent to a peer that has
-// closed are accepted and dropped, and its reset comes back a round trip later: sends from then
-// fail with EPIPE, as TCP's do. Each host has one IPv4 address,
-// 10.0.0.0 + its index + 1 (node0 is 10.0.0.1).
+// round trip (2 x latency) from the time a listener is there; a connect to an address where
+// nothing listens yet waits for a listener up to host.mgmt_connect_wait_us of simulated time (so
+// the order in which processes start cannot decide a run), then fails with ECONNREFUSED one
+// latency later (the reset's way back). Bytes sent to a peer that has closed are accepted and
+// dropped, and its reset comes back a round trip after they were sent: sends from then fail
+// with EPIPE, as TCP's do. Each host has one IPv4 address, 10.0.0.0 + its index + 1 (node0 is
+// 10.0.0.1), and its own ephemeral ports from 40000.
+//
+// Everything one end does to the other travels as a message that takes effect at the far end no
+// sooner than one latency after it was sent (a connection request, its answer, bytes, the end
+// of stream, a reset), so the two ends may be simulated by different processes of one run
+// (sim/ranks.h; span_ranks): the far end answers for the time the message was sent, from what
+// it knows of its own past, whichever process it is on.
 //
 // Every call is made from a simulated thread and blocks in simulated time; each returns 0 or
 // a byte count, or -errno.
@@ -16,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,7 +40,14 @@ struct MgmtParams {
 
 class MgmtNet {
  public:
-  explicit MgmtNet(const MgmtParams& p) : p_(p) {}
+  explicit MgmtNet(const MgmtParams& p);
+  ~MgmtNet();
+  MgmtNet(const MgmtNet&) = delete;
+  MgmtNet& operator=(const MgmtNet&) = delete;
+
+  // Over several processes: the rank that simulates the host with address ip. Every rank makes
+  // its MgmtNet in the same order and calls this before the run.
+  void span_ranks(std::function<int(uint32_t ip)> rank_of);
 
   int64_t socket(uint32_t host_ip);
   int64_t bind(int64_t s, uint32_t ip, uint16_t port);
@@ -55,8 +70,23 @@ class MgmtNet {
   int64_t poll(std::vector<PollItem>& items, uint64_t timeout_ns);
 
  private:
+  // What one end tells the other (Msg::kind), with the time it was sent.
+  struct Msg {
+    enum Kind : uint8_t { kSyn, kSynAck, kRefused, kData, kFin, kRst } kind = kSyn;
+    int64_t to = -1;    // the socket it is for (kSyn: none yet; the listener's address below)
+    int64_t from = -1;  // the sending socket
+    uint32_t ip = 0;    // kSyn: the address connected to; the sender's own
+    uint16_t port = 0;  //   (and the sender's address and port, below)
+    uint32_t from_ip = 0;
+    uint16_t from_port = 0;
+    uint64_t sent_ps = 0;  // when it was sent (kSynAck: when the listener took the request)
+    uint64_t at_ps = 0;    // kData, kFin: when it arrives; kRefused, kRst: when they take effect
+    std::vector<uint8_t> bytes;
+  };
   struct Chunk {
     uint64_t at_ps;
+    uint64_t sent_ps;
+    int64_t from;
     std::vector<uint8_t> bytes;
     size_t taken = 0;
   };
@@ -64,22 +94,56 @@ class MgmtNet {
     uint32_t ip = 0;
     uint16_t port = 0;
     bool bound = false, listening = false, connected = false, closed = false;
+    uint64_t closed_ps = UINT64_MAX;
     int64_t peer = -1;
+    uint32_t peer_ip = 0;
+    uint16_t peer_port = 0;
     std::deque<Chunk> rx;
     uint64_t eof_at_ps = UINT64_MAX;  // the peer closed: end of stream from then
     uint64_t tx_free_ps = 0;          // when this end's last byte has left (bandwidth)
     uint64_t rst_at_ps = UINT64_MAX;  // bytes sent to a closed peer: its reset arrives then
     std::deque<std::pair<uint64_t, int64_t>> backlog;  // (ready at, new socket)
+    int connect_rc = 1;                                // a connect's answer (1: none yet)
+    uint64_t connect_done_ps = 0;                      // and when the connect returns
     std::unique_ptr<sc_core::sc_event> ev;
+  };
+  // A connection request at the listener's host, not answered yet.
+  struct Pending {
+    Msg syn;
+    uint64_t limit_ps;
   };
   Sock* get(int64_t s);
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
+  int64_t new_socket(uint32_t ip);
+  bool local(uint32_t ip) const;
+  // To the host with address ip: handled at once here, or sent to its rank.
+  void post(uint32_t ip, Msg m);
+  void handle(Msg m);
+  // The connection request answered for the listener there at time t (its id), if any.
+  void answer(const Msg& syn, uint64_t t, int64_t listener);
+  // Answers what it can of the pending requests (a listener came up, a request's time came,
+  // or its wait ended).
+  void settle_pending();
+  // The first time from t on at which a listener was there, up to now (UINT64_MAX: none).
+  uint64_t first_listener_from(uint32_t ip, uint16_t port, uint64_t t, int64_t* listener) const;
+  void at(uint64_t t_ps, std::function<void()> fn);
+  void run_timers();
 
   MgmtParams p_;
-  std::deque<Sock> socks_;  // a deque: a socket stays where it is while others are made
-  std::map<std::pair<uint32_t, uint16_t>, int64_t> listeners_;
-  uint16_t next_port_ = 40000;
-  sc_core::sc_event listen_ev_;
+  std::map<int64_t, Sock> socks_;      // a map: a socket stays where it is while others are made
+  std::map<uint32_t, uint64_t> made_;  // sockets made by each host (their ids)
+  std::map<uint32_t, uint16_t> next_port_;
+  // Each listening address's listeners: (from, until, socket), in time order.
+  struct Listened {
+    uint64_t from_ps, until_ps;
+    int64_t sock;
+  };
+  std::map<std::pair<uint32_t, uint16_t>, std::vector<Listened>> listened_;
+  std::vector<Pending> pending_;
+  std::multimap<uint64_t, std::function<void()>> timers_;  // the scheduler's client runs them
+  size_t timer_client_ = 0;
+  std::function<int(uint32_t)> rank_of_;
+  uint32_t channel_ = UINT32_MAX;
 };
 
 }  // namespace rnic::exec

@@ -630,6 +630,11 @@ void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
   for (size_t k = 0; k < jobs.size(); ++k) jobs[k]->error = error[k];
 }
 
+// Host k's IPv4 address (its `ip:`, else its index's default).
+uint32_t host_ip(const Topology& topo, size_t k) {
+  return topo.hosts[k].ip ? topo.hosts[k].ip : default_ip(int(k));
+}
+
 int run_workloads(ExperimentContext& ctx) {
   const Topology topo = build_topology(ctx.scenario);
   Cluster cl(topo, ctx.cfg, ctx.stats, ctx.scenario.impl);
@@ -750,31 +755,45 @@ int run_workloads(ExperimentContext& ctx) {
         r.out_file = (dir / (u.spec->name + ".out")).string();
         r.err_file = (dir / (u.spec->name + ".err")).string();
         r.cpu_limit_s = ctx.cfg.sim.spin_guard_s;
-        if (!mgmt)
+        // Over several processes the sockets' ends may be on different ranks (each host's
+        // address tells which); rdma_cm's connections are carried within one.
+        auto rank_of_ip = [&cl, &topo](uint32_t ip) {
+          for (size_t k = 0; k < topo.hosts.size(); ++k)
+            if (host_ip(topo, k) == ip) return cl.part.host_rank[k];
+          return ranks::rank();  // no such host: nothing listens there
+        };
+        if (!mgmt) {
           mgmt = std::make_unique<exec::MgmtNet>(
               exec::MgmtParams{double(ctx.cfg.host.mgmt_latency_ns), ctx.cfg.host.mgmt_gbps,
                                double(ctx.cfg.host.mgmt_connect_wait_us)});
+          if (ranks::parallel()) mgmt->span_ranks(rank_of_ip);
+        }
         r.net = mgmt.get();
-        if (!cm)
+        if (!cm) {
           cm = std::make_unique<exec::CmNet>(
               exec::MgmtParams{double(ctx.cfg.host.mgmt_latency_ns), ctx.cfg.host.mgmt_gbps,
                                double(ctx.cfg.host.mgmt_connect_wait_us)});
+          if (ranks::parallel())
+            cm->span_ranks([rank_of_ip](uint32_t ip) { return rank_of_ip(ip) != ranks::rank(); });
+        }
         r.cm = cm.get();
-        r.mac = cl.nodes[size_t(cl.find(u.spec->hosts[i]))]->driver.mac();
-        r.mac_of_ip = [&cl](uint32_t ip, MacAddr* mac) {
-          for (const auto& n : cl.nodes)
-            if (n->ip == ip) {
-              *mac = n->driver.mac();
+        const size_t at_host = size_t(cl.find(u.spec->hosts[i]));  // (maybe another rank's)
+        r.mac = topo.hosts[at_host].mac;
+        r.mac_of_ip = [&topo](uint32_t ip, MacAddr* mac) {
+          for (size_t k = 0; k < topo.hosts.size(); ++k)
+            if (host_ip(topo, k) == ip) {
+              *mac = topo.hosts[k].mac;
               return true;
             }
           return false;
         };
-        r.ip = cl.nodes[size_t(cl.find(u.spec->hosts[i]))]->ip;
+        r.ip = host_ip(topo, at_host);
         r.vpid = int(4000 + programs.size());
         r.clock_read_ns = ctx.cfg.cost.clock_read_ns;
         r.quantum_ns = ctx.cfg.sim.exec_quantum_ns;
         r.cpu_mhz = ctx.cfg.host.cpu_mhz;
         StatGroup& g = ctx.stats.group("exec");
+        ctx.owner["exec"] = -1;  // (over several processes: every rank's counts, summed)
         r.calls = &g.counter("calls", "calls", "calls of executables served by the simulator");
         r.slept_us = &g.counter("slept_us", "us", "simulated time executables slept");
         r.clock_us = &g.counter(
@@ -785,9 +804,9 @@ int run_workloads(ExperimentContext& ctx) {
                              "spins on registered memory executables were seen in (each a wait "
                              "until the bytes change)");
         r.sleep_slice_ns = uint64_t(ctx.cfg.sim.watchdog_us) * 1000 / 4;
-        r.host_ip = [&cl](const std::string& name) {
+        r.host_ip = [&cl, &topo](const std::string& name) {
           const int k = cl.find(name);
-          return k < 0 ? 0u : cl.nodes[size_t(k)]->ip;
+          return k < 0 ? 0u : host_ip(topo, size_t(k));
         };
         Cluster::Program p{
             cl.find(u.spec->hosts[i]), [&u, i, r] {

@@ -1,6 +1,7 @@
 // The management network's timing and rules (sim/exec/mgmt_net.h): bytes readable at
 // t + latency + bytes x 8 / rate, connect in one round trip, a connect that waits for a late
-// listener or is refused after the wait, the end of stream behind the last bytes.
+// listener or is refused after the wait (its reset one latency later), the end of stream behind
+// the last bytes.
 #include "sim/exec/mgmt_net.h"
 
 #include <gtest/gtest.h>
@@ -64,7 +65,7 @@ TEST(MgmtNet, StreamsAtLatencyAndRateAndConnectWaitsForAListener) {
   // Sent at 40 us: 1000 bytes at 1 Gb/s are 8 us on the wire, then 10 us of latency.
   EXPECT_EQ(first_ns, 40000u + 8000u + 10000u);
   EXPECT_EQ(eof_ns, first_ns) << "the close right behind the bytes";
-  EXPECT_EQ(refused, 50000u) << "refused when the 50 us wait is over";
+  EXPECT_EQ(refused, 50000u + 10000u) << "refused one latency after the 50 us wait is over";
 }
 
 }  // namespace
