@@ -6,9 +6,15 @@
 // one-way latency (host.mgmt_latency_ns) each way, as MPA's request and reply do on a TCP
 // stream: a request reaches the listener one latency after rdma_connect, the initiator learns
 // of the accept one latency after rdma_accept; the acceptor's connection is established at
-// its accept. An address resolves after one round trip (ARP), a route at once. A connection
-// request to an address and port where nothing listens waits for a listener up to
-// host.mgmt_connect_wait_us, then is rejected (status -ECONNREFUSED).
+// its accept. An address resolves after one round trip (ARP), a route at once.
+//
+// What one end does to the other (a request, its accept or reject, a disconnect) is a message
+// that takes effect at the far end one latency after it was sent, against the far end's state
+// then, so the two ends may be simulated by different processes of one run (sim/ranks.h;
+// span_ranks). A request that arrives where a listener has been listening since before it is
+// delivered then; one that finds none waits there for a listener (its CONNECT_REQUEST one
+// latency after the listener came up) up to host.mgmt_connect_wait_us from the connect, and is
+// then rejected back (status -ECONNREFUSED one latency after the wait).
 //
 // Every call is made from a simulated thread; only get_event blocks (in simulated time).
 // The QPs on the ids are the caller's business (sim/exec/exec_process.cc moves them).
@@ -20,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <systemc>
+#include <tuple>
 #include <vector>
 
 #include "models/common/bytes.h"
@@ -45,12 +52,14 @@ struct CmEvent {
 
 class CmNet {
  public:
-  explicit CmNet(const MgmtParams& p) : p_(p) {}
+  explicit CmNet(const MgmtParams& p);
+  ~CmNet();
+  CmNet(const CmNet&) = delete;
+  CmNet& operator=(const CmNet&) = delete;
   static constexpr size_t kMaxPrivateData = 196;
-  // Over several processes (sim/ranks.h): whether the host with address ip is simulated by
-  // another process. A connection request to such a host is not carried: it is rejected at once
-  // (status -ECONNREFUSED) and rnicsim says why on its stderr.
-  void span_ranks(std::function<bool(uint32_t ip)> remote) { remote_ = std::move(remote); }
+  // Over several processes (sim/ranks.h): the rank that simulates the host with address ip.
+  // Every rank makes its CmNet in the same order and calls this before the run.
+  void span_ranks(std::function<int(uint32_t ip)> rank_of);
 
   int64_t create_channel();
   void destroy_channel(int64_t ch);
@@ -90,32 +99,58 @@ class CmNet {
     MacAddr dst_mac{};
     bool bound = false, listening = false, resolved = false;
     bool connecting = false, connected = false, disconnected = false;
-    int64_t peer = -1;  // the id at the other end (a request's initiator, or its acceptor)
-    CmParam request;    // a request's id: what its initiator sent
+    int64_t peer = -1;     // the id at the other end (a request's initiator, or its acceptor)
+    uint32_t peer_ip = 0;  // and its host's address
+    CmParam request;       // a request's id: what its initiator sent
     bool destroyed = false;
+    uint64_t listen_ps = 0;  // a listener: since when
   };
   struct Channel {
     std::deque<CmEvent> q;  // in delivery order
     std::unique_ptr<sc_core::sc_event> ev;
     bool destroyed = false;
   };
-  struct Pending {  // a connection request waiting for a listener
-    int64_t from;
+  // What one end tells the other: it takes effect at the far end at at_ps (one latency after
+  // it was sent), the same in one process and over several.
+  struct Msg {
+    enum Kind : uint8_t { kRequest, kAccept, kReject, kDisconnect, kCancel } kind = kRequest;
+    int64_t to = -1, from = -1;
+    uint32_t from_ip = 0;
+    Addr src, dst;  // kRequest: the initiator's address and the one it connects to
+    MacAddr mac{};  // kRequest: the initiator's card
+    CmParam param;
+    uint64_t sent_ps = 0, at_ps = 0;
+  };
+  struct Pending {  // a connection request waiting at its host for a listener
+    Msg req;
     uint64_t deadline_ps;
   };
   Id* get(int64_t id);
   const Id* get(int64_t id) const;
+  int64_t new_id(uint32_t ip);
   void deliver(int64_t id, CmEvent e, uint64_t at_ps);
-  void request(int64_t from, int64_t listener, uint64_t at_ps);
+  // The request reaches `listener`, its CONNECT_REQUEST seen at at_ps.
+  void request(const Msg& req, int64_t listener, uint64_t at_ps);
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
+  bool local(uint32_t ip) const;
+  void post(uint32_t ip, Msg m);
+  void handle(Msg m);
+  void run_due();
+  void wake();
 
   MgmtParams p_;
-  std::deque<Id> ids_;
+  std::map<int64_t, Id> ids_;  // numbered by host: the same whichever process makes them
+  std::map<uint32_t, uint64_t> made_;
   std::deque<Channel> chans_;
   std::map<std::pair<uint32_t, uint16_t>, int64_t> listeners_;
   std::deque<Pending> pending_;
-  uint16_t next_port_ = 50000;
-  std::function<bool(uint32_t)> remote_;
+  std::map<uint32_t, uint16_t> next_port_;
+  // Messages to take effect here, by (time, sender's address, sender, arrival).
+  std::map<std::tuple<uint64_t, uint32_t, int64_t, uint64_t>, Msg> due_;
+  uint64_t arrivals_ = 0;
+  size_t client_ = 0;
+  std::function<int(uint32_t)> rank_of_;
+  uint32_t channel_ = UINT32_MAX;
 };
 
 }  // namespace rnic::exec

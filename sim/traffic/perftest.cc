@@ -755,8 +755,8 @@ int run_workloads(ExperimentContext& ctx) {
         r.out_file = (dir / (u.spec->name + ".out")).string();
         r.err_file = (dir / (u.spec->name + ".err")).string();
         r.cpu_limit_s = ctx.cfg.sim.spin_guard_s;
-        // Over several processes the sockets' ends may be on different ranks (each host's
-        // address tells which); rdma_cm's connections are carried within one.
+        // Over several processes the two ends of a socket or of an rdma_cm connection may be on
+        // different ranks (each host's address tells which).
         auto rank_of_ip = [&cl, &topo](uint32_t ip) {
           for (size_t k = 0; k < topo.hosts.size(); ++k)
             if (host_ip(topo, k) == ip) return cl.part.host_rank[k];
@@ -773,8 +773,7 @@ int run_workloads(ExperimentContext& ctx) {
           cm = std::make_unique<exec::CmNet>(
               exec::MgmtParams{double(ctx.cfg.host.mgmt_latency_ns), ctx.cfg.host.mgmt_gbps,
                                double(ctx.cfg.host.mgmt_connect_wait_us)});
-          if (ranks::parallel())
-            cm->span_ranks([rank_of_ip](uint32_t ip) { return rank_of_ip(ip) != ranks::rank(); });
+          if (ranks::parallel()) cm->span_ranks(rank_of_ip);
         }
         r.cm = cm.get();
         const size_t at_host = size_t(cl.find(u.spec->hosts[i]));  // (maybe another rank's)
