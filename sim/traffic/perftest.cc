@@ -26,6 +26,7 @@
 
 #include "models/host/host_wait.h"
 #include "models/host/phys_mem.h"
+#include "models/host/verbs/verbs_internal.h"
 #include "sim/cluster.h"
 #include "sim/exec/exec_process.h"
 #include "sim/experiment.h"
@@ -157,6 +158,29 @@ struct LatResult {
   std::vector<double> samples;
 };
 
+// send_bw limited by time: the client's last Send on a QP carries the QP's count of Sends in its
+// first min(size, 4) bytes, as 1 + count mod (256^k - 1) (never 0, as every other Send's bytes
+// are). The server takes the count from it: the one at least what it has received, and below
+// that plus its receives in flight (a 2-byte message tells 65,535 apart; 1-byte ones carry no
+// mark, and their server reads the client's count in the one process they run in).
+std::vector<uint8_t> send_bw_mark(uint64_t count, uint64_t size) {
+  const size_t k = size_t(std::min<uint64_t>(size, 4));
+  const uint64_t m = 1 + count % ((uint64_t(1) << (8 * k)) - 1);
+  std::vector<uint8_t> b(k);
+  for (size_t j = 0; j < k; ++j) b[j] = uint8_t(m >> (8 * j));
+  return b;
+}
+// The count a mark m stands for, given `got` Sends received so far (0: no mark).
+uint64_t send_bw_count(const uint8_t* b, uint64_t size, uint64_t got) {
+  const size_t k = size_t(std::min<uint64_t>(size, 4));
+  uint64_t m = 0;
+  for (size_t j = 0; j < k; ++j) m |= uint64_t(b[j]) << (8 * j);
+  if (m == 0) return 0;
+  const uint64_t mod = (uint64_t(1) << (8 * k)) - 1;
+  const uint64_t r = m - 1;  // count mod `mod`
+  return got + (r + mod - got % mod) % mod;
+}
+
 // The client side of a bandwidth test.
 BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op op, uint64_t size,
                        Limit& lim) {
@@ -173,7 +197,15 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
     if (!stopped && lim.over()) {  // time is up: one more, signalled, WR per QP
       stopped = true;
       lim.total = 0;
-      for (uint64_t q = 0; q < p.qps; ++q) lim.total += cap[q] = std::min(cap[q], posted[q] + 1);
+      for (uint64_t q = 0; q < p.qps; ++q) {
+        lim.total += cap[q] = std::min(cap[q], posted[q] + 1);
+        // A Send's server learns the count from the last one (send_bw_mark).
+        if (op == Op::kSend && cap[q] > posted[q] && size >= 2) {
+          const std::vector<uint8_t> m = send_bw_mark(cap[q], size);
+          rnic_mem_write(reinterpret_cast<void*>(ep.addr() + (p.qps + q) * p.max_size), m.data(),
+                         m.size());
+        }
+      }
     }
     for (uint64_t q = 0; q < p.qps; ++q)
       while (posted[q] < cap[q] && posted[q] - completed[q] < p.tx_depth) {
@@ -183,7 +215,11 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
         tcompleted.push_back(-1);
         order[q].push_back(k++);
         const uint64_t off = q * p.max_size;
-        if (int rc = post(ep.qps[q], op, i, ep.addr() + off, ep.mr->lkey, uint32_t(size),
+        // (The last Send of a stopped QP from the half of the buffer that holds its mark.)
+        const uint64_t from = stopped && op == Op::kSend && size >= 2 && i + 1 == cap[q]
+                                  ? off + p.qps * p.max_size
+                                  : off;
+        if (int rc = post(ep.qps[q], op, i, ep.addr() + from, ep.mr->lkey, uint32_t(size),
                           peer.addr + off, peer.rkey, sig))
           fail(fmt::format("ibv_post_send: errno {}", rc));
         ++posted[q];
@@ -213,27 +249,52 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
   return r;
 }
 
-void run_send_bw_server(Endpoint& ep, const Params& p, uint64_t size, Oob& oob, const Limit& lim) {
+// *rq: the receives each QP has posted and not yet taken, across sizes (a size limited by time
+// leaves some for the next, which takes them as its own: each is as long as the largest size).
+void run_send_bw_server(Endpoint& ep, const Params& p, uint64_t size, Oob& oob, const Limit& lim,
+                        std::vector<uint64_t>* rq) {
   const uint64_t depth = std::min<uint64_t>(kRxDepth, p.iters);
-  std::vector<uint64_t> posted(p.qps);
+  rq->resize(p.qps);
+  std::vector<uint64_t> posted(*rq);  // this size's receives, those left before included
   for (uint64_t q = 0; q < p.qps; ++q)
-    for (; posted[q] < depth; ++posted[q])
-      post_recv(ep.qps[q], posted[q], ep.addr() + q * p.max_size, ep.mr->lkey, uint32_t(size));
+    for (; posted[q] < depth; ++posted[q], ++(*rq)[q])
+      post_recv(ep.qps[q], posted[q], ep.addr() + q * p.max_size, ep.mr->lkey,
+                uint32_t(p.max_size));
   oob.put(0, {});  // receives are posted
   std::vector<ibv_wc> wc(64);
-  // Every Send the client will post: its iterations, or with a duration lim.total, the
-  // client's, known before the last one arrives (a run over several processes refuses those).
-  const auto total = [&] { return lim.duration_ps ? lim.total : p.iters * p.qps; };
-  for (uint64_t got = 0; got == 0 || got < total();) {
+  // Every Send the client will post: its iterations, or with a duration, each QP's count from
+  // its last Send's mark (a QP that posted all its iterations before the time was up has none).
+  // 1-byte Sends carry no mark: their server reads the client's count (in one process only).
+  const bool marks = lim.duration_ps && size >= 2;
+  std::vector<uint64_t> got_q(p.qps), count(p.qps);  // count: 0 while not known
+  uint64_t got = 0;
+  auto done = [&] {
+    if (!lim.duration_ps) return got >= p.iters * p.qps;
+    if (!marks) return got >= lim.total;
+    for (uint64_t q = 0; q < p.qps; ++q)
+      if (got_q[q] < (count[q] ? count[q] : p.iters)) return false;
+    return true;
+  };
+  while (got == 0 || !done()) {
     const int n = poll(ep.cq, wc.data(), int(wc.size()));
     for (int j = 0; j < n; ++j) {
       check(wc[j]);
       ++got;
       uint64_t q = 0;
       while (q < p.qps && ep.qps[q]->qp_num != wc[j].qp_num) ++q;
+      ++got_q[q];
+      --(*rq)[q];
+      if (marks && !count[q]) {
+        uint8_t b[4] = {};
+        rnic_mem_read(reinterpret_cast<const void*>(ep.addr() + q * p.max_size), b,
+                      std::min<size_t>(size_t(size), 4));
+        count[q] = send_bw_count(b, size, got_q[q]);
+      }
       if (posted[q] < p.iters) {
-        post_recv(ep.qps[q], posted[q], ep.addr() + q * p.max_size, ep.mr->lkey, uint32_t(size));
+        post_recv(ep.qps[q], posted[q], ep.addr() + q * p.max_size, ep.mr->lkey,
+                  uint32_t(p.max_size));
         ++posted[q];
+        ++(*rq)[q];
       }
     }
   }
@@ -259,6 +320,8 @@ LatResult summarize(std::vector<double> s) {
 }
 
 uint8_t tag(uint64_t i) { return uint8_t(i % 254 + 1); }
+// A timed latency test's last message carries this in its last byte (no tag is 255).
+constexpr uint8_t kLastMark = 255;
 
 // One side of a latency test. client: measures.
 // bounds (the client's): each sample's start and end in ps, for --breakdown.
@@ -270,14 +333,18 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
   ibv_wc wc[4];
   ibv_qp* qp = ep.qps[0];
   const uint64_t last = ep.addr() + size - 1;
-  // The client makes iteration i the last once its time is up; both sides stop after it.
+  // The client makes iteration i the last once its time is up; both sides stop after it. Its
+  // last message says so in its last byte (kLastMark), which is how the server learns it: in
+  // the same process or another (a run over several processes).
+  const bool timed = lim.duration_ps != 0;
+  bool marked = false;  // the server: the message just taken was the client's last
   auto decide = [&](uint64_t i) {
     if (client && lim.last == UINT64_MAX && lim.over()) lim.last = i + 1;
   };
   auto stop = [&](uint64_t i) {
     if (client) run_control::add_work(work_of(size));
     lim.iterations = i + 1;
-    return i + 1 >= lim.last;
+    return client ? i + 1 >= lim.last : marked;
   };
   if (op == Op::kRead || op == Op::kAtomic) {
     for (uint64_t i = 0; i < p.iters; ++i) {
@@ -304,9 +371,12 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
     const double t0 = now_us();
     const uint64_t t0_ps = now_ps();
     auto send = [&] {
+      const bool final = client && timed && lim.last == i + 1;
       if (op == Op::kWrite) {
-        const uint8_t t = tag(i);
+        const uint8_t t = final ? kLastMark : tag(i);
         rnic_mem_write(reinterpret_cast<void*>(last), &t, 1);
+      } else if (final) {
+        rnic_mem_write(reinterpret_cast<void*>(last), &kLastMark, 1);
       }
       if (int rc = post(qp, op, i, ep.addr(), ep.mr->lkey, uint32_t(size), peer.addr + p.max_size,
                         peer.rkey, true))
@@ -314,8 +384,18 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
       ++sends_out;
     };
     auto receive = [&] {
-      if (op == Op::kWrite) {
+      if (op == Op::kWrite && !(timed && !client)) {
         rnic_wait_mem(reinterpret_cast<void*>(poll_at), tag(i), RNIC_WAIT_FOREVER);
+        return;
+      }
+      if (op == Op::kWrite) {  // the server of a timed run: this iteration's tag, or the mark
+        uint8_t b = 0;
+        rnic_mem_read(reinterpret_cast<const void*>(poll_at), &b, 1);
+        host::wait_mem_change(reinterpret_cast<const void*>(poll_at), &b, 1, RNIC_WAIT_FOREVER);
+        rnic_mem_read(reinterpret_cast<const void*>(poll_at), &b, 1);
+        if (b != tag(i) && b != kLastMark)
+          fail(fmt::format("write_lat: iteration {} found {} where its tag is {}", i, b, tag(i)));
+        marked = b == kLastMark;
         return;
       }
       for (;;) {
@@ -334,7 +414,14 @@ std::vector<double> run_lat(Endpoint& ep, const PeerInfo& peer, const Params& p,
             --sends_out;
           }
         }
-        if (got) return;
+        if (got) {
+          if (!client && timed) {  // the client's last Send says so in its last byte
+            uint8_t b = 0;
+            rnic_mem_read(reinterpret_cast<const void*>(last), &b, 1);
+            marked = b == kLastMark;
+          }
+          return;
+        }
       }
     };
     if (client) {
@@ -403,10 +490,10 @@ bool passive_server(const Test& t) {
 }
 
 bool server_size(Endpoint& ep, const PeerInfo& peer, const Params& p, const Test& t, uint64_t size,
-                 Limit& lim, uint64_t* rx_outstanding, Oob& oob) {
+                 Limit& lim, uint64_t* rx_outstanding, std::vector<uint64_t>* server_rq, Oob& oob) {
   if (passive_server(t)) return false;
   if (t.op == Op::kSend && !t.latency) {
-    run_send_bw_server(ep, p, size, oob, lim);
+    run_send_bw_server(ep, p, size, oob, lim, server_rq);
     return true;
   }
   if (t.op == Op::kSend) {
@@ -468,6 +555,7 @@ struct Job {
   Endpoint client, server;
   PeerInfo to_server, to_client;
   uint64_t client_rx = 0, server_rx = 0;  // send_lat: receives each has posted
+  std::vector<uint64_t> server_rq;        // send_bw: the server's receives not taken, per QP
   struct Point {
     uint64_t start_ps = 0, end_ps = 0;  // the client's first post; both sides done
     double wall_s = 0;                  // the client's wall time for it
@@ -713,7 +801,7 @@ int run_workloads(ExperimentContext& ctx) {
                           j.server.connect(j.to_client);
                           for (size_t si = 0; si < j.sizes.size(); ++si) {
                             if (!server_size(j.server, j.to_client, j.p, *j.t, j.sizes[si],
-                                             j.limits[si], &j.server_rx, j.oob))
+                                             j.limits[si], &j.server_rx, &j.server_rq, j.oob))
                               break;
                             j.points[si].end_ps = std::max(j.points[si].end_ps, now_ps());
                           }
@@ -1145,7 +1233,8 @@ double perf_pair(Cluster& cl, int client, int server, const std::string& test, u
              oob.put(0, b.info());
              const PeerInfo peer = oob.get(1);
              b.connect(peer);
-             server_size(b, peer, p, t, size, lim, &b_rx, oob);
+             std::vector<uint64_t> b_rq;
+             server_size(b, peer, p, t, size, lim, &b_rx, &b_rq, oob);
            }}});
   return t.latency ? summarize(samples).t_typical : bw.avg_mib_s;
 }
@@ -1199,7 +1288,8 @@ void register_perftests() {
       k.keys.push_back(
           {"cq_mod", ExpKey::kInt, "100", 1, 1024, {}, "WRs", "signal every Nth WR (-Q)"});
     }
-    k.timed_parallel = passive_server(t);
+    // (send_bw's 1-byte Sends carry no mark of their count: run_send_bw_server.)
+    k.timed_parallel = !(t.op == Op::kSend && !t.latency);
     add_workload_kind(std::move(k));
   }
   set_workload_runner(run_workloads);

@@ -13,10 +13,10 @@ outputs as in one process too. scripts/slurm-scale.sbatch gives the same under a
 (mpirun). A channel failing on rank 1 stops both, and rank 0 reports it. Programs of the user's
 (rc_pingpong, kv_put_get: shared objects that exchange their details on the out-of-band board)
 give what one process gives; one that faults on rank 1 is reported by rank 0 as one process
-reports it. Workloads limited by time whose server takes no part (write_bw, read_lat) give what
+reports it. Workloads limited by time (write_bw, read_lat, write_lat, send_lat, send_bw) give what
 one process gives, and so do executables whose TCP socket (ibv_rc_pingpong) or rdma_cm
 connection (rping) crosses the ranks. Refused under mpirun with exit 2: a pin to no such host,
-send_bw limited by time.
+send_bw limited by time with 1-byte Sends.
 
 usage: ranks.py RNICSIM OUT_BASE"""
 import os
@@ -192,39 +192,49 @@ line = "on node0: killed by SIGSEGV"
 check(p1.returncode == 1 and p.returncode == 1 and line in p.stderr,
       f"a program faulting on rank 1: exit {p1.returncode} / {p.returncode}\n{p.stderr}")
 check(outputs(one)[0] == outputs(two)[0], "a program faulting on rank 1: results.json differs")
-# A workload limited by time whose server takes no part (write_bw, a Read or an atomic test)
-# gives what one process gives; one whose server must learn the client's last iteration (a Send,
-# write_lat) is refused (exit 2).
+# Workloads limited by time give what one process gives: write_bw and read_lat (whose server takes
+# no part), write_lat and send_lat (their client's last message carries a mark, which is how the
+# server learns it was the last) and send_bw over 2 QPs and several sizes (its last Send on a QP
+# carries the QP's count). send_bw limited by time with 1-byte Sends is refused (exit 2).
 timed = write_file(base, "timed.yaml", """name: timed
 topology:
-  hosts: [{name: h0}, {name: h1}]
-  links: [{name: l0, between: [h0, h1]}]
+  hosts: [{name: h0}, {name: h1}, {name: h2}, {name: h3}]
+  links: [{name: l0, between: [h0, h1]}, {name: l1, between: [h2, h3]}]
 workloads:
   - {name: w, test: write_bw, from: h0, to: h1, size: 4096, duration_us: 100}
   - {name: r, test: read_lat, from: h1, to: h0, size: 64, duration_us: 50, start_us: 20}
+  - {name: wl, test: write_lat, from: h2, to: h3, sizes: [2, 4096], duration_us: 30}
+  - {name: sl, test: send_lat, from: h2, to: h3, sizes: [1, 64], duration_us: 30, start_us: 200}
+  - {name: sb, test: send_bw, from: h0, to: h1, sizes: [2, 4096], qps: 2, duration_us: 100,
+     start_us: 300}
 """)
 one, two = out_dir(base, "timed_1"), out_dir(base, "timed_2")
-rnicsim(binary, "run", timed, "--out", one, "--quiet")
-p = mpirun(2, "run", timed, "--out", two, "--quiet", "--partition", "h0=0,h1=1")
+rnicsim(binary, "run", timed, "--out", one, "--quiet", "--pcap")
+p = mpirun(2, "run", timed, "--out", two, "--quiet", "--pcap", "--partition",
+           "h0=0,h1=1,h2=0,h3=1")
 if check(p.returncode == 0, f"workloads limited by time: exit {p.returncode}\n{p.stderr}"):
     a, b = outputs(one), outputs(two)
     rows = a[0]["rows"]
-    check(len(rows) == 2 and all(r["iterations"] < 1000 for r in rows),
+    check(len(rows) == 8 and all(r["iterations"] < 1000 for r in rows),
           f"workloads limited by time: rows {rows}")
     check(a[0] == b[0], f"workloads limited by time: results.json differs: {b[0]['rows']}")
     diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
     check(not diff, f"workloads limited by time: {len(diff)} statistics groups differ: {diff[:5]}")
     check(a[2] == b[2], f"workloads limited by time: sim_time_ns {a[2]} vs {b[2]}")
+    for link in ("l0", "l1"):
+        with open(os.path.join(one, link + ".pcap"), "rb") as f1, \
+                open(os.path.join(two, link + ".pcap"), "rb") as f2:
+            check(f1.read() == f2.read(), f"workloads limited by time: {link}.pcap differs")
 send = write_file(base, "timed_send.yaml", """name: timed_send
 topology:
   hosts: [{name: h0}, {name: h1}]
   links: [{name: l0, between: [h0, h1]}]
 workloads:
-  - {name: s, test: send_bw, from: h0, to: h1, size: 4096, duration_us: 100}
+  - {name: s, test: send_bw, from: h0, to: h1, sizes: [1, 64], duration_us: 100}
 """)
 p = mpirun(2, "run", send, "--out", out_dir(base, "timed_send"), "--quiet")
-check(p.returncode == 2 and "send_bw limited by time runs in one process only" in p.stderr,
-      f"send_bw limited by time under mpirun: exit {p.returncode}\n{p.stderr}")
+check(p.returncode == 2 and "send_bw limited by time with 1-byte messages runs in one process only"
+      in p.stderr, f"1-byte send_bw limited by time under mpirun: exit {p.returncode}\n{p.stderr}")
 # Executables, a host a rank: Debian's ibv_rc_pingpong exchanges its QP details over a TCP socket
 # of the management network between the ranks, rping connects through rdma_cm between them: the
 # same outputs as one process, the programs' own output files too.
