@@ -93,9 +93,10 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
   }
   // Groups: a switch with the hosts on its links; hosts joined to hosts together, unless that
   // leaves a rank without a host (two hosts on one link over two ranks): then each such host
-  // is a group of its own.
+  // is a group of its own; and if a rank still has none (one switch with all the hosts), every
+  // host is a group of its own, the switches placed as spines are.
   const Partition pinned_only = p;
-  auto place = [&](bool split_hosts) {
+  auto place = [&](bool split_hosts, bool split_switches) {
     p = pinned_only;
     Groups g(h + s);
     for (const LinkSpec& l : t.links) {
@@ -103,6 +104,7 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
       const bool a_sw = l.sw_a >= 0, b_sw = l.sw_b >= 0;
       if (a_sw && b_sw) continue;  // switch to switch: spines go on their own
       if (split_hosts && !a_sw && !b_sw) continue;
+      if (split_switches) continue;
       if ((a < int(h) && pinned[size_t(a)]) || (b < int(h) && pinned[size_t(b)])) continue;
       g.join(a, b);
     }
@@ -152,18 +154,18 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
         ++sw_load[size_t(r)];
       }
   };
-  place(false);
-  {
+  auto some_rank_empty = [&] {
     const std::vector<int> per = p.hosts_per_rank();
-    if (std::find(per.begin(), per.end(), 0) != per.end()) place(true);
-  }
+    return std::find(per.begin(), per.end(), 0) != per.end();
+  };
+  place(false, false);
+  if (some_rank_empty()) place(true, false);
+  if (some_rank_empty()) place(true, true);
   const std::vector<int> per = p.hosts_per_rank();
   for (int r = 0; r < ranks; ++r)
     if (per[size_t(r)] == 0)
       throw InputError("--partition", fmt::format("rank {}", r),
-                       fmt::format("it would simulate no host ({} hosts over {} ranks; a switch "
-                                   "goes with the hosts on its links)",
-                                   h, ranks));
+                       fmt::format("it would simulate no host ({} hosts over {} ranks)", h, ranks));
   p.lookahead_ps = ranks > 1 ? mgmt_latency_ps : UINT64_MAX;
   for (size_t i = 0; i < t.links.size(); ++i) {
     const LinkSpec& l = t.links[i];

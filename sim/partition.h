@@ -40,7 +40,9 @@ struct Partition {
 // Splits `t` over `ranks`. By default every switch goes with the hosts on its links (a leaf with
 // its hosts) and hosts joined only to hosts with each other; these groups go, the largest first,
 // each to the rank with the fewest hosts so far (ties: the lower rank); switches with no host
-// (spines) go in turn to the rank with the fewest switches. `pins` ("NAME=RANK", a host or a
+// (spines) go in turn to the rank with the fewest switches. Where that leaves a rank without a
+// host, hosts joined to hosts are split; where it still does (one switch with every host), each
+// host goes alone, the switches as spines do. `pins` ("NAME=RANK", a host or a
 // switch) place those first; a pinned host leaves its group. mgmt_latency_ps bounds the
 // lookahead. Throws InputError: an unknown name or a rank out of range, a rank with no host, a
 // crossing link with no propagation delay (it cannot be split: pin its ends together).

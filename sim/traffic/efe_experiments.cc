@@ -170,6 +170,7 @@ void check_incast_modes(const std::vector<std::string>& modes, const std::string
 // port to the receiver is port_group.
 struct IncastSite {
   std::vector<int> hosts;
+  std::vector<MacAddr> macs;  // each host's (its node may be another rank's)
   size_t sw = 0;
   std::string port_group;
 };
@@ -182,20 +183,26 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
   const uint64_t size = ip.size, depth = ip.depth, warmup = ip.warmup, measure = ip.measure,
                  join = ip.join, leave = ip.leave, window = ip.window;
   const uint64_t us = 1000000;  // ps
+  // Over several processes another rank's hosts and switch are not built here: what each rank
+  // measures of its own is summed over the ranks after each point.
   auto node = [&](int i) -> Node& { return *cl.nodes[size_t(site.hosts[size_t(i)])]; };
+  eth::EthSwitch* sw = cl.switches[site.sw].get();
   EndpointConfig ec;
   ec.buf_bytes = size_t(size);
   ec.send_depth = uint32_t(depth);
   Oob oob;
   int point = 0;
   std::vector<std::string> efes;
-  for (int h : site.hosts) efes.push_back(cl.nodes[size_t(h)]->card.transport_group());
-  const std::vector<std::string> ports = {site.port_group};
+  for (int h : site.hosts)
+    if (cl.nodes[size_t(h)]) efes.push_back(cl.nodes[size_t(h)]->card.transport_group());
+  std::vector<std::string> ports;
+  if (sw) ports.push_back(site.port_group);
   // efe_hpcc needs utilisation stamps: the scenario's window, or 10 us where it sets none.
-  const int64_t int_window = cl.switches[site.sw]->int_window_ns();
+  const int64_t int_window = int64_t(ranks::max_all(sw ? uint64_t(sw->int_window_ns()) : 0));
   for (int64_t n : ip.counts)
     for (const std::string& mode : modes) {
       for (int h : site.hosts) {
+        if (!cl.nodes[size_t(h)]) continue;
         Card& card = cl.nodes[size_t(h)]->card;
         if (card.efe)
           card.efe->set_cc(mode == "efe_cc"                                   ? "efe"
@@ -206,9 +213,11 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
       }
       const bool pause = mode == "pause" || mode == "efe_dcqcn_pause" || mode == "efe_hpcc_pause" ||
                          mode == "tcp_pause" || mode == "dctcp_pause";
-      cl.switches[site.sw]->set_pause(pause);
       const bool hpcc = mode == "efe_hpcc" || mode == "efe_hpcc_pause";
-      cl.switches[site.sw]->set_int_window(hpcc && int_window == 0 ? 10000 : int_window);
+      if (sw) {
+        sw->set_pause(pause);
+        sw->set_int_window(hpcc && int_window == 0 ? 10000 : int_window);
+      }
       // Each point its own QP pairs (a QP a channel failure errored is not reused).
       std::vector<Endpoint> tx(size_t(n) + 1), rx(size_t(n) + 1);  // [i]: sender i's pair
       std::vector<PeerInfo> peer(size_t(n) + 1);
@@ -220,11 +229,9 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
       // bytes[i][w]: the bytes the receiver's transport delivered in order from sender i in
       // measured window w (completions, 64 KiB apart, are too coarse: at 32 senders one completes
       // less than one message per window).
-      std::vector<std::vector<double>> bytes(size_t(n) + 1, std::vector<double>(windows));
-      std::vector<std::string> from_peer(size_t(n) + 1);
-      for (int i = 1; i <= n; ++i) from_peer[size_t(i)] = node(0).card.peer_group(node(i).mac);
+      std::vector<uint64_t> bytes((size_t(n) + 1) * windows);  // [i * windows + w]
       // completed: the Writes completed in the measured time (the receiver's goodput).
-      double completed = 0;
+      uint64_t completed = 0;
       const int late_from = int(n) - int(n) / 4 + 1;  // senders late_from..n join late
       uint64_t start = 0;
       std::vector<Cluster::Program> progs;
@@ -236,10 +243,16 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
                oob.put(key + i, rx[size_t(i)].info());
                rx[size_t(i)].connect(p);
              }
-             // Everyone starts together, a little after now.
+             // Everyone starts together, a little after now (the senders learn when from the
+             // message that lets them go).
              start = uint64_t(rnic_now_ns()) * 1000 + 10 * us;
-             for (int i = 1; i <= n; ++i) oob.put(key + 1000 + i, {});
+             PeerInfo go;
+             go.addr = start;
+             for (int i = 1; i <= n; ++i) oob.put(key + 1000 + i, go);
              // Sample what each sender's channel delivered at every window's edge.
+             std::vector<std::string> from_peer(size_t(n) + 1);
+             for (int i = 1; i <= n; ++i)
+               from_peer[size_t(i)] = node(0).card.peer_group(site.macs[size_t(i)]);
              std::vector<uint64_t> last(size_t(n) + 1);
              for (size_t w = 0; w <= windows; ++w) {
                const uint64_t edge = start + warmup + w * window;
@@ -247,7 +260,7 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
                for (int i = 1; i <= n; ++i) {
                  const uint64_t v =
                      ctx.stats.group(from_peer[size_t(i)]).counter("rx_bytes", "", "").value;
-                 if (w > 0) bytes[size_t(i)][w - 1] = double(v - last[size_t(i)]);
+                 if (w > 0) bytes[size_t(i) * windows + w - 1] = v - last[size_t(i)];
                  last[size_t(i)] = v;
                }
              }
@@ -259,7 +272,7 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
                            oob.put(key + 2000 + i, e.info());
                            peer[size_t(i)] = oob.get(key + i);
                            e.connect(peer[size_t(i)]);
-                           oob.get(key + 1000 + i);
+                           const uint64_t start = oob.get(key + 1000 + i).addr;
                            const bool late = i >= late_from;
                            const uint64_t from = start + (late ? join : 0);
                            const uint64_t until = start + (late ? leave : warmup + measure);
@@ -291,13 +304,16 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
                                  continue;
                                }
                                if (t_ps >= start + warmup && t_ps < start + warmup + measure)
-                                 completed += double(size);
+                                 completed += size;
                              }
                              done += uint64_t(std::max(k, 0));
                              if (k == 0) rnic_wait_cq(e.cq, 100 * us / 1000);
                            }
                          }});
       cl.run(progs);
+      ranks::sum_all(bytes);
+      ranks::sum_all(errors);
+      completed = ranks::sum_all(completed);
       uint64_t errs = 0;
       for (uint64_t e : errors) errs += e;
       double jsum = 0, jmin = 1;
@@ -308,17 +324,18 @@ void incast_points(ExperimentContext& ctx, Cluster& cl, const IncastSite& site,
         for (int i = 1; i <= n; ++i) {
           const bool late = i >= late_from;
           if (late && (w0 < join || w1 > leave)) continue;  // not active for the whole window
-          s += bytes[size_t(i)][w];
-          s2 += bytes[size_t(i)][w] * bytes[size_t(i)][w];
+          const double b = double(bytes[size_t(i) * windows + w]);
+          s += b;
+          s2 += b * b;
           ++active;
         }
         const double j = s2 > 0 ? s * s / (active * s2) : 0;
         jsum += j;
         jmin = std::min(jmin, j);
       }
-      const double gbps = completed * 8 / (double(measure) / 1000);
-      const uint64_t drops = counter_sum(ctx.stats, ports, "tail_drops") - drops0;
-      const uint64_t retx = counter_sum(ctx.stats, efes, "retransmissions") - retx0;
+      const double gbps = double(completed) * 8 / (double(measure) / 1000);
+      const uint64_t drops = ranks::sum_all(counter_sum(ctx.stats, ports, "tail_drops") - drops0);
+      const uint64_t retx = ranks::sum_all(counter_sum(ctx.stats, efes, "retransmissions") - retx0);
       const double jmean = jsum / double(windows);
       nlohmann::ordered_json row;
       if (!transport.empty()) row["transport"] = transport;
@@ -345,7 +362,10 @@ int run_incast(ExperimentContext& ctx) {
   Cluster cl(t, ctx.cfg, ctx.stats, ctx.scenario.impl);
   ctx.attach(cl);
   IncastSite site;
-  for (int i = 0; i <= most; ++i) site.hosts.push_back(i);
+  for (int i = 0; i <= most; ++i) {
+    site.hosts.push_back(i);
+    site.macs.push_back(t.hosts[size_t(i)].mac);
+  }
   site.port_group = "leaf0.p0";
   ctx.x = "senders";
   ctx.y = {"receiver_goodput_gbps", "jain_mean",        "jain_min", "drops",
@@ -422,6 +442,7 @@ int run_efe_vs_tcp(ExperimentContext& ctx) {
     for (int k = 0; k <= most; ++k) {
       const int h = host(k == 0 ? "r" : fmt::format("s{}", k));
       is.site.hosts.push_back(h);
+      is.site.macs.push_back(topo.hosts[size_t(h)].mac);
       LinkSpec l{fmt::format("{}_sw_p{}", is.tag, k), h, 0, c.eth_link()};
       l.sw_b = int(is.site.sw);
       topo.links.push_back(l);
@@ -790,6 +811,7 @@ void register_efe_experiments() {
       {"window_us", ExpKey::kInt, "1000", 1, 1e7, {}, "us", "fairness window"},
   };
   c.run = run_incast;
+  c.parallel = true;
   add_experiment_kind(std::move(c));
 
   ExperimentKind v;

@@ -1,22 +1,21 @@
 #!/usr/bin/python3
-"""A run over several processes (mpirun; docs/performance.md, "Runs over several processes")
-gives what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the
-spine with one of them) on 2 ranks against the same run in one process, lossless, with 0.1%
-loss on every link, and with hosts pinned across the leaves (each rank builds only its own
-hosts, switches and links, and rank 0 puts the statistics groups in one process's order), and
-with keepalive probes (timers that do not keep the run going), also with every time series
-sampled each microsecond (side tasks at their own times), results.json (wall-clock fields
-aside), stats.json's statistics in the same
-order, the simulated time and every link's capture (--pcap) identical; the partition line names
-2 ranks. The demo's workloads (traffic generators between two hosts, one a rank) give the same
-outputs as in one process too. scripts/slurm-scale.sbatch gives the same under a stand-in srun
-(mpirun). A channel failing on rank 1 stops both, and rank 0 reports it. Programs of the user's
-(rc_pingpong, kv_put_get: shared objects that exchange their details on the out-of-band board)
-give what one process gives; one that faults on rank 1 is reported by rank 0 as one process
-reports it. Workloads limited by time (write_bw, read_lat, write_lat, send_lat, send_bw) give what
-one process gives, and so do executables whose TCP socket (ibv_rc_pingpong) or rdma_cm
-connection (rping) crosses the ranks. Refused under mpirun with exit 2: a pin to no such host,
-send_bw limited by time with 1-byte Sends.
+"""A run over several processes (mpirun; docs/performance.md, "Runs over several processes") gives
+what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the spine with one
+of them) on 2 ranks against the same run in one process, lossless, with 0.1% loss on every link,
+and with hosts pinned across the leaves (each rank builds only its own hosts, switches and links,
+and rank 0 puts the statistics groups in one process's order), and with keepalive probes (timers
+that do not keep the run going), also with every time series sampled each microsecond (side tasks
+at their own times), results.json (wall-clock fields aside), stats.json's statistics in the same
+order, the simulated time and every link's capture (--pcap) identical; the partition line names 2
+ranks. The demo's workloads (traffic generators between two hosts, one a rank) give the same
+outputs as in one process too, and so does an incast (one switch's hosts split over the ranks).
+scripts/slurm-scale.sbatch gives the same under a stand-in srun (mpirun). A channel failing on rank
+1 stops both, and rank 0 reports it. Programs of the user's (rc_pingpong, kv_put_get: shared
+objects that exchange their details on the out-of-band board) give what one process gives; one that
+faults on rank 1 is reported by rank 0 as one process reports it. Workloads limited by time
+(write_bw, read_lat, write_lat, send_lat, send_bw) give what one process gives, and so do
+executables whose TCP socket (ibv_rc_pingpong) or rdma_cm connection (rping) crosses the ranks.
+Refused under mpirun with exit 2: a pin to no such host, send_bw limited by time with 1-byte Sends.
 
 usage: ranks.py RNICSIM OUT_BASE"""
 import os
@@ -192,6 +191,28 @@ line = "on node0: killed by SIGSEGV"
 check(p1.returncode == 1 and p.returncode == 1 and line in p.stderr,
       f"a program faulting on rank 1: exit {p1.returncode} / {p.returncode}\n{p.stderr}")
 check(outputs(one)[0] == outputs(two)[0], "a program faulting on rank 1: results.json differs")
+# An incast (4 and 8 senders through one switch, three modes, each point its own run): the
+# default split puts the switch's hosts on both ranks in turn; the rows and statistics are one
+# process's.
+incast = write_file(base, "incast.yaml", """name: incast
+preset: rnic-10g
+set: {switch.port_buffer_bytes: 262144, switch.ecn_bytes: 32768, switch.pause_xoff_bytes: 2048,
+      switch.pause_xon_bytes: 1024}
+experiment: {kind: incast, senders: [4, 8], modes: [efe_cc, pause, efe_hpcc], warmup_us: 100,
+             measure_us: 400, join_us: 200, leave_us: 350, window_us: 100}
+""")
+one, two = out_dir(base, "incast_1"), out_dir(base, "incast_2")
+rnicsim(binary, "run", incast, "--out", one, "--quiet")
+p = mpirun(2, "run", incast, "--out", two, "--quiet")
+if check(p.returncode == 0, f"incast: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
+    check("2 ranks, hosts 5/4" in p.stderr, f"incast: not split 5/4:\n{p.stderr}")
+    a, b = outputs(one), outputs(two)
+    check(len(a[0]["rows"]) == 6 and all(r["receiver_goodput_gbps"] > 5 for r in a[0]["rows"]),
+          f"incast: rows {a[0]['rows']}")
+    check(a[0] == b[0], f"incast: results.json differs: {b[0]['rows']}")
+    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
+    check(not diff, f"incast: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
+    check(a[2] == b[2], f"incast: sim_time_ns {a[2]} vs {b[2]}")
 # Workloads limited by time give what one process gives: write_bw and read_lat (whose server takes
 # no part), write_lat and send_lat (their client's last message carries a mark, which is how the
 # server learns it was the last) and send_bw over 2 QPs and several sizes (its last Send on a QP

@@ -101,13 +101,29 @@ TEST(Partition, TheLookaheadIsTheSmallestCrossingLinksOrTheManagementLatency) {
             700'000u + 22 * 800 + 10'000);
 }
 
+// One switch with every host (an incast), or fewer leaves than ranks: the hosts go alone, in
+// turn, and the switches as spines do.
+TEST(Partition, ASwitchsHostsSplitWhereARankWouldHaveNone) {
+  const Topology star = leaf_spine(config(), 9, 9, 1);
+  const Partition p = partition_topology(star, 2, {}, kMgmtPs);
+  EXPECT_EQ(p.hosts_per_rank(), (std::vector<int>{5, 4}));
+  for (size_t i = 0; i < 9; ++i) EXPECT_EQ(p.host_rank[i], int(i % 2)) << "h" << i;
+  EXPECT_EQ(p.switch_rank[0], 0);
+  EXPECT_EQ(p.crossing.size(), 4u) << "the links of rank 1's hosts";
+  const Partition q = partition_topology(leaf_spine(config(), 16, 8, 1), 3, {}, kMgmtPs);
+  EXPECT_EQ(q.hosts_per_rank(), (std::vector<int>{6, 5, 5})) << "2 leaves, 3 ranks";
+  const Partition kept = partition_topology(leaf_spine(config(), 16, 8, 1), 2, {}, kMgmtPs);
+  for (size_t i = 0; i < 16; ++i)
+    EXPECT_EQ(kept.host_rank[i], kept.switch_rank[i / 8]) << "2 leaves, 2 ranks: kept whole";
+}
+
 TEST(Partition, WhatCannotBeSplitIsRefused) {
   Topology t = leaf_spine(config(), 16, 8, 1);
   EXPECT_THROW(partition_topology(t, 2, {"nobody=1"}, kMgmtPs), InputError);
   EXPECT_THROW(partition_topology(t, 2, {"h0=2"}, kMgmtPs), InputError);
   EXPECT_THROW(partition_topology(t, 2, {"h0"}, kMgmtPs), InputError);
   EXPECT_THROW(partition_topology(t, 2, {"h0=x"}, kMgmtPs), InputError);
-  EXPECT_THROW(partition_topology(t, 3, {}, kMgmtPs), InputError) << "2 leaves, 3 ranks";
+  EXPECT_THROW(partition_topology(t, 17, {}, kMgmtPs), InputError) << "16 hosts, 17 ranks";
   t.links[16].params.prop_ns = 0;
   EXPECT_THROW(partition_topology(t, 2, {"spine0=1"}, kMgmtPs), InputError)
       << "a crossing link without delay";
