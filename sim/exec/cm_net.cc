@@ -13,51 +13,46 @@
 
 namespace rnic::exec {
 
-CmNet::CmNet(const MgmtParams& p) : p_(p) {
+CmNet::CmNet(const MgmtParams& p)
+    : p_(p), hosts_([this](ranks::Unpacker& u) { handle(unpack(u)); }) {
   client_ = Scheduler::get().add("cm_net.messages", [this] { run_due(); });
 }
 
-CmNet::~CmNet() {
-  Scheduler::get().drop(client_);
-  if (channel_ != UINT32_MAX) ranks::drop_channel(channel_);
-}
+CmNet::~CmNet() { Scheduler::get().drop(client_); }
 
 void CmNet::span_ranks(std::function<int(uint32_t ip)> rank_of) {
-  rank_of_ = std::move(rank_of);
-  if (!ranks::parallel() || channel_ != UINT32_MAX) return;
-  channel_ = ranks::channel([this](int, const uint8_t* d, size_t n) {
-    ranks::Unpacker u(d, n);
-    Msg m;
-    m.kind = Msg::Kind(u.get<uint8_t>());
-    m.to = u.get<int64_t>();
-    m.from = u.get<int64_t>();
-    m.from_ip = u.get<uint32_t>();
-    m.src = u.get<Addr>();
-    m.dst = u.get<Addr>();
-    m.mac = u.get<MacAddr>();
-    m.param.responder_resources = u.get<uint8_t>();
-    m.param.initiator_depth = u.get<uint8_t>();
-    m.param.qpn = u.get<uint32_t>();
-    m.param.private_data.resize(u.get<uint64_t>());
-    std::memcpy(m.param.private_data.data(), u.take(m.param.private_data.size()),
-                m.param.private_data.size());
-    m.sent_ps = u.get<uint64_t>();
-    m.at_ps = u.get<uint64_t>();
-    handle(std::move(m));
-  });
+  hosts_.span_ranks(std::move(rank_of));
 }
 
-bool CmNet::local(uint32_t ip) const { return !rank_of_ || rank_of_(ip) == ranks::rank(); }
+CmNet::Msg CmNet::unpack(ranks::Unpacker& u) {
+  Msg m;
+  m.kind = Msg::Kind(u.get<uint8_t>());
+  m.to = u.get<int64_t>();
+  m.from = u.get<int64_t>();
+  m.from_ip = u.get<uint32_t>();
+  m.src = u.get<Addr>();
+  m.dst = u.get<Addr>();
+  m.mac = u.get<MacAddr>();
+  m.param.responder_resources = u.get<uint8_t>();
+  m.param.initiator_depth = u.get<uint8_t>();
+  m.param.qpn = u.get<uint32_t>();
+  m.param.private_data.resize(u.get<uint64_t>());
+  std::memcpy(m.param.private_data.data(), u.take(m.param.private_data.size()),
+              m.param.private_data.size());
+  m.sent_ps = u.get<uint64_t>();
+  m.at_ps = u.get<uint64_t>();
+  return m;
+}
 
 void CmNet::post(uint32_t ip, Msg m) {
-  if (local(ip)) return handle(std::move(m));
+  if (hosts_.local(ip)) return handle(std::move(m));
   ranks::Packer k;
   k.put(uint8_t(m.kind)).put(m.to).put(m.from).put(m.from_ip).put(m.src).put(m.dst).put(m.mac);
   k.put(m.param.responder_resources).put(m.param.initiator_depth).put(m.param.qpn);
   k.put(uint64_t(m.param.private_data.size()));
   k.put_bytes(m.param.private_data.data(), m.param.private_data.size());
   k.put(m.sent_ps).put(m.at_ps);
-  ranks::send(rank_of_(ip), channel_, k.data(), k.size(), m.at_ps);
+  hosts_.send(ip, k, m.at_ps);
 }
 
 // Held until its time (whichever process sent it), then acted on in (time, sender) order.

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "models/common/bytes.h"
+#include "sim/exec/host_channel.h"
 #include "sim/exec/mgmt_net.h"
 
 namespace rnic::exec {
@@ -132,7 +133,7 @@ class CmNet {
   // The request reaches `listener`, its CONNECT_REQUEST seen at at_ps.
   void request(const Msg& req, int64_t listener, uint64_t at_ps);
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
-  bool local(uint32_t ip) const;
+  static Msg unpack(ranks::Unpacker& u);
   void post(uint32_t ip, Msg m);
   void handle(Msg m);
   void run_due();
@@ -149,8 +150,7 @@ class CmNet {
   std::map<std::tuple<uint64_t, uint32_t, int64_t, uint64_t>, Msg> due_;
   uint64_t arrivals_ = 0;
   size_t client_ = 0;
-  std::function<int(uint32_t)> rank_of_;
-  uint32_t channel_ = UINT32_MAX;
+  HostChannel hosts_;
 };
 
 }  // namespace rnic::exec

@@ -14,40 +14,35 @@
 
 namespace rnic::exec {
 
-MgmtNet::MgmtNet(const MgmtParams& p) : p_(p) {
+MgmtNet::MgmtNet(const MgmtParams& p)
+    : p_(p), hosts_([this](ranks::Unpacker& u) { handle(unpack(u)); }) {
   timer_client_ = Scheduler::get().add("mgmt_net.timers", [this] { run_timers(); });
 }
 
-MgmtNet::~MgmtNet() {
-  Scheduler::get().drop(timer_client_);
-  if (channel_ != UINT32_MAX) ranks::drop_channel(channel_);
-}
+MgmtNet::~MgmtNet() { Scheduler::get().drop(timer_client_); }
 
 void MgmtNet::span_ranks(std::function<int(uint32_t ip)> rank_of) {
-  rank_of_ = std::move(rank_of);
-  if (!ranks::parallel() || channel_ != UINT32_MAX) return;
-  channel_ = ranks::channel([this](int, const uint8_t* p, size_t n) {
-    ranks::Unpacker u(p, n);
-    Msg m;
-    m.kind = Msg::Kind(u.get<uint8_t>());
-    m.to = u.get<int64_t>();
-    m.from = u.get<int64_t>();
-    m.ip = u.get<uint32_t>();
-    m.port = u.get<uint16_t>();
-    m.from_ip = u.get<uint32_t>();
-    m.from_port = u.get<uint16_t>();
-    m.sent_ps = u.get<uint64_t>();
-    m.at_ps = u.get<uint64_t>();
-    m.bytes.resize(u.get<uint64_t>());
-    std::memcpy(m.bytes.data(), u.take(m.bytes.size()), m.bytes.size());
-    handle(std::move(m));
-  });
+  hosts_.span_ranks(std::move(rank_of));
 }
 
-bool MgmtNet::local(uint32_t ip) const { return !rank_of_ || rank_of_(ip) == ranks::rank(); }
+MgmtNet::Msg MgmtNet::unpack(ranks::Unpacker& u) {
+  Msg m;
+  m.kind = Msg::Kind(u.get<uint8_t>());
+  m.to = u.get<int64_t>();
+  m.from = u.get<int64_t>();
+  m.ip = u.get<uint32_t>();
+  m.port = u.get<uint16_t>();
+  m.from_ip = u.get<uint32_t>();
+  m.from_port = u.get<uint16_t>();
+  m.sent_ps = u.get<uint64_t>();
+  m.at_ps = u.get<uint64_t>();
+  m.bytes.resize(u.get<uint64_t>());
+  std::memcpy(m.bytes.data(), u.take(m.bytes.size()), m.bytes.size());
+  return m;
+}
 
 void MgmtNet::post(uint32_t ip, Msg m) {
-  if (local(ip)) return handle(std::move(m));
+  if (hosts_.local(ip)) return handle(std::move(m));
   // Nothing it sets off at the far end comes before this.
   uint64_t effect = m.at_ps;
   if (m.kind == Msg::kSyn) effect = m.sent_ps + latency_ps();
@@ -56,7 +51,7 @@ void MgmtNet::post(uint32_t ip, Msg m) {
   k.put(uint8_t(m.kind)).put(m.to).put(m.from).put(m.ip).put(m.port).put(m.from_ip);
   k.put(m.from_port).put(m.sent_ps).put(m.at_ps).put(uint64_t(m.bytes.size()));
   k.put_bytes(m.bytes.data(), m.bytes.size());
-  ranks::send(rank_of_(ip), channel_, k.data(), k.size(), effect);
+  hosts_.send(ip, k, effect);
 }
 
 MgmtNet::Sock* MgmtNet::get(int64_t s) {

@@ -30,6 +30,8 @@
 #include <systemc>
 #include <vector>
 
+#include "sim/exec/host_channel.h"
+
 namespace rnic::exec {
 
 struct MgmtParams {
@@ -115,7 +117,7 @@ class MgmtNet {
   Sock* get(int64_t s);
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
   int64_t new_socket(uint32_t ip);
-  bool local(uint32_t ip) const;
+  static Msg unpack(ranks::Unpacker& u);
   // To the host with address ip: handled at once here, or sent to its rank.
   void post(uint32_t ip, Msg m);
   void handle(Msg m);
@@ -142,8 +144,7 @@ class MgmtNet {
   std::vector<Pending> pending_;
   std::multimap<uint64_t, std::function<void()>> timers_;  // the scheduler's client runs them
   size_t timer_client_ = 0;
-  std::function<int(uint32_t)> rank_of_;
-  uint32_t channel_ = UINT32_MAX;
+  HostChannel hosts_;
 };
 
 }  // namespace rnic::exec
