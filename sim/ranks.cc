@@ -186,6 +186,16 @@ uint64_t max_all(uint64_t v) {
   return v;
 }
 
+double from_the_one(double v, bool have) {
+  if (g_size == 1) return v;
+  // (A non-negative double's bits order as the double does; the others give 0.)
+  uint64_t bits = 0;
+  if (have) std::memcpy(&bits, &v, sizeof bits);
+  bits = max_all(bits);
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
 uint64_t sum_all(uint64_t v) {
   if (g_size > 1) g_mpi->allreduce_u64(&v, 1, 2);
   return v;

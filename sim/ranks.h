@@ -57,6 +57,8 @@ Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps = UIN
 // an error (std::logic_error at the exchange), not a silent reordering.
 void ran_until(uint64_t t_ps);
 uint64_t max_all(uint64_t v);
+// A value (>= 0) that one rank has, at every rank (the others give `have` false).
+double from_the_one(double v, bool have);
 uint64_t sum_all(uint64_t v);
 void sum_all(std::vector<uint64_t>& v);
 // Every rank's string, at rank 0 (empty elsewhere).

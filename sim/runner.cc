@@ -309,9 +309,10 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
       }
     }
     if (!workloads && !kind->parallel)
-      throw InputError("mpirun", "experiment.kind " + kind->kind,
-                       "runs in one process only (the experiments that run over several: "
-                       "scale, incast, and workloads); run it without mpirun");
+      throw InputError(
+          "mpirun", "experiment.kind " + kind->kind,
+          "runs in one process only (the experiments that run over several: "
+          "scale, incast, loss_goodput, efe_vs_tcp, and workloads); run it without mpirun");
     for (const auto& [on, what] : {std::pair{!s.outputs.trace.empty(), "--trace"},
                                    std::pair{!s.outputs.timeline.empty(), "--timeline"},
                                    std::pair{s.outputs.breakdown, "--breakdown"}})

@@ -29,8 +29,11 @@ void loss_points(ExperimentContext& ctx, Cluster& cl, int a_host, int b_host, si
                  const std::vector<int64_t>& loss_ppm, uint64_t size, uint64_t iters,
                  uint64_t depth, const std::string& transport, std::string* table,
                  const std::string& resend = "") {
-  const std::vector<std::string> groups = {cl.nodes[size_t(a_host)]->card.transport_group(),
-                                           cl.nodes[size_t(b_host)]->card.transport_group()};
+  // Over several processes each rank counts its own hosts' retransmissions, and the writer's
+  // rank times the Writes.
+  std::vector<std::string> groups;
+  for (int h : {a_host, b_host})
+    if (cl.nodes[size_t(h)]) groups.push_back(cl.nodes[size_t(h)]->card.transport_group());
   EndpointConfig ec;
   ec.buf_bytes = size_t(size);
   ec.send_depth = uint32_t(depth);
@@ -40,7 +43,7 @@ void loss_points(ExperimentContext& ctx, Cluster& cl, int a_host, int b_host, si
   bool connected = false;
   for (int64_t ppm : loss_ppm) {
     const double loss = double(ppm) / 1e6;
-    cl.link(link).set_loss(loss);
+    if (cl.links[link]) cl.link(link).set_loss(loss);
     const uint64_t retx0 = counter_sum(ctx.stats, groups, "retransmissions");
     double t0 = 0, t1 = 0;
     uint64_t errors = 0;
@@ -81,7 +84,11 @@ void loss_points(ExperimentContext& ctx, Cluster& cl, int a_host, int b_host, si
                oob.put(0, {});
              }}});
     connected = true;
-    const uint64_t retx = counter_sum(ctx.stats, groups, "retransmissions") - retx0;
+    const uint64_t retx = ranks::sum_all(counter_sum(ctx.stats, groups, "retransmissions") - retx0);
+    errors = ranks::sum_all(errors);
+    const bool writer = cl.nodes[size_t(a_host)] != nullptr;
+    t0 = ranks::from_the_one(t0, writer);
+    t1 = ranks::from_the_one(t1, writer);
     const double gbps = double(size * iters) * 8 / (t1 - t0);
     nlohmann::ordered_json row;
     if (!transport.empty()) row["transport"] = transport;
@@ -109,10 +116,12 @@ int run_loss_goodput(ExperimentContext& ctx) {
   std::string table = fmt::format("{:>10} {:>10} {:>14} {:>16} {:>18}\n", "resend", "loss",
                                   "goodput_gbps", "retransmissions", "completion_errors");
   std::vector<std::string> modes = {""};
-  if (cl.nodes[0]->card.efe) modes = ctx.get_strings("resend");
+  if (ranks::max_all(cl.nodes[0] ? cl.nodes[0]->card.efe != nullptr
+                                 : cl.nodes[1]->card.efe != nullptr))
+    modes = ctx.get_strings("resend");
   for (const std::string& mode : modes) {
     for (const auto& n : cl.nodes)
-      if (n->card.efe && !mode.empty()) n->card.efe->set_resend(mode == "selective");
+      if (n && n->card.efe && !mode.empty()) n->card.efe->set_resend(mode == "selective");
     loss_points(ctx, cl, 0, 1, 0, ctx.get_ints("loss_ppm"), uint64_t(ctx.get_int("size")),
                 uint64_t(ctx.get_int("iters")), uint64_t(ctx.get_int("tx_depth")), "", &table,
                 mode);
@@ -463,9 +472,11 @@ int run_efe_vs_tcp(ExperimentContext& ctx) {
   bool counting = false;
   uint64_t wire_bytes = 0;
   for (const Island& is : islands)
-    cl.link(is.link).add_wire_tap([&](uint64_t, const eth::EthLink::Frame& f, const uint8_t*, int) {
-      if (counting) wire_bytes += std::max<size_t>(f.size(), 60) + 4 + 20;
-    });
+    if (cl.links[is.link])  // (over several processes: each rank its ends' frames, summed)
+      cl.link(is.link).add_wire_tap(
+          [&](uint64_t, const eth::EthLink::Frame& f, const uint8_t*, int) {
+            if (counting) wire_bytes += std::max<size_t>(f.size(), 60) + 4 + 20;
+          });
   for (const Island& is : islands) {
     row(is.transport, "write_lat_2B", perf_pair(cl, is.a, is.b, "write_lat", 2, 1000), "us");
     row(is.transport, "read_lat_2B", perf_pair(cl, is.a, is.b, "read_lat", 2, 1000), "us");
@@ -474,6 +485,7 @@ int run_efe_vs_tcp(ExperimentContext& ctx) {
     row(is.transport, fmt::format("write_bw_{}B", size),
         perf_pair(cl, is.a, is.b, "write_bw", size, 1000) * 1048576 * 8 / 1e9, "Gb/s");
     counting = false;
+    wire_bytes = ranks::sum_all(wire_bytes);
     // What the wire carried besides the Writes' payload, both ways (ACKs included), per byte
     // of payload.
     row(is.transport, "header_bytes_per_payload_byte",
@@ -494,7 +506,7 @@ int run_efe_vs_tcp(ExperimentContext& ctx) {
                            x["measure"].get<std::string>(), x["value"].get<double>(),
                            x["retransmissions"].get<uint64_t>());
     }
-    cl.link(is.link).set_loss(0);
+    if (cl.links[is.link]) cl.link(is.link).set_loss(0);
   }
   table += "\n";
   for (const Island& is : islands) {
@@ -773,6 +785,7 @@ void register_efe_experiments() {
        "cards: not used"},
   };
   k.run = run_loss_goodput;
+  k.parallel = true;
   add_experiment_kind(std::move(k));
 
   ExperimentKind c;
@@ -880,6 +893,7 @@ void register_efe_experiments() {
       {"window_us", ExpKey::kInt, "1000", 1, 1e7, {}, "us", "incast: fairness window"},
   };
   v.run = run_efe_vs_tcp;
+  v.parallel = true;
   add_experiment_kind(std::move(v));
 
   ExperimentKind sc;

@@ -1202,7 +1202,12 @@ int run_workloads(ExperimentContext& ctx) {
 double perf_pair(Cluster& cl, int client, int server, const std::string& test, uint64_t size,
                  uint64_t iters) {
   const Test& t = test_of(test);
-  const SystemConfig& c = cl.nodes[size_t(client)]->cfg;
+  // The client's card's limits (over several processes from the rank that builds it; the server
+  // may be on another).
+  const Node* cn = cl.nodes[size_t(client)].get();
+  SystemConfig c = cn ? cn->cfg : cl.cfg;
+  c.core.max_qp_wr = int64_t(ranks::max_all(cn ? uint64_t(cn->cfg.core.max_qp_wr) : 0));
+  c.core.max_cqe = int64_t(ranks::max_all(cn ? uint64_t(cn->cfg.core.max_cqe) : 0));
   Params p;
   p.iters = iters;
   p.qps = 1;
@@ -1236,7 +1241,11 @@ double perf_pair(Cluster& cl, int client, int server, const std::string& test, u
              std::vector<uint64_t> b_rq;
              server_size(b, peer, p, t, size, lim, &b_rx, &b_rq, oob);
            }}});
-  return t.latency ? summarize(samples).t_typical : bw.avg_mib_s;
+  const bool here = cn != nullptr;  // (the client's measurements are its rank's)
+  return ranks::from_the_one(!here       ? 0
+                             : t.latency ? summarize(samples).t_typical
+                                         : bw.avg_mib_s,
+                             here);
 }
 
 void register_perftests() {

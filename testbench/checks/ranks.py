@@ -8,14 +8,15 @@ that do not keep the run going), also with every time series sampled each micros
 at their own times), results.json (wall-clock fields aside), stats.json's statistics in the same
 order, the simulated time and every link's capture (--pcap) identical; the partition line names 2
 ranks. The demo's workloads (traffic generators between two hosts, one a rank) give the same
-outputs as in one process too, and so does an incast (one switch's hosts split over the ranks).
-scripts/slurm-scale.sbatch gives the same under a stand-in srun (mpirun). A channel failing on rank
-1 stops both, and rank 0 reports it. Programs of the user's (rc_pingpong, kv_put_get: shared
-objects that exchange their details on the out-of-band board) give what one process gives; one that
-faults on rank 1 is reported by rank 0 as one process reports it. Workloads limited by time
-(write_bw, read_lat, write_lat, send_lat, send_bw) give what one process gives, and so do
-executables whose TCP socket (ibv_rc_pingpong) or rdma_cm connection (rping) crosses the ranks.
-Refused under mpirun with exit 2: a pin to no such host, send_bw limited by time with 1-byte Sends.
+outputs as in one process too, and so do an incast (one switch's hosts split over the ranks),
+loss_goodput and efe_vs_tcp. scripts/slurm-scale.sbatch gives the same under a stand-in srun
+(mpirun). A channel failing on rank 1 stops both, and rank 0 reports it. Programs of the user's
+(rc_pingpong, kv_put_get: shared objects that exchange their details on the out-of-band board) give
+what one process gives; one that faults on rank 1 is reported by rank 0 as one process reports it.
+Workloads limited by time (write_bw, read_lat, write_lat, send_lat, send_bw) give what one process
+gives, and so do executables whose TCP socket (ibv_rc_pingpong) or rdma_cm connection (rping)
+crosses the ranks. Refused under mpirun with exit 2: a pin to no such host, send_bw limited by time
+with 1-byte Sends.
 
 usage: ranks.py RNICSIM OUT_BASE"""
 import os
@@ -213,6 +214,30 @@ if check(p.returncode == 0, f"incast: mpirun -n 2: exit {p.returncode}\n{p.stder
     diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
     check(not diff, f"incast: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
     check(a[2] == b[2], f"incast: sim_time_ns {a[2]} vs {b[2]}")
+# loss_goodput (a host a rank, the lossy link between them) and efe_vs_tcp (each transport's
+# island on a rank of its own, nothing crossing but the management network): one process's rows,
+# statistics and simulated time.
+for name, text in (("loss_goodput", """name: lg
+preset: rnic-10g
+experiment: {kind: loss_goodput, loss_ppm: [0, 10000], iters: 50}
+"""), ("efe_vs_tcp", """name: ev
+preset: rnic-10g
+set: {switch.port_buffer_bytes: 262144, switch.ecn_bytes: 32768}
+experiment: {kind: efe_vs_tcp, transports: [efe, mpa_tcp], size: 65536, iters: 30,
+             loss_ppm: [0, 10000], senders: [4], efe_modes: [efe_cc], tcp_modes: [dctcp],
+             warmup_us: 100, measure_us: 300, join_us: 150, leave_us: 250, window_us: 100}
+""")):
+    scenario = write_file(base, name + ".yaml", text)
+    one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
+    rnicsim(binary, "run", scenario, "--out", one, "--quiet")
+    p = mpirun(2, "run", scenario, "--out", two, "--quiet")
+    if check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
+        a, b = outputs(one), outputs(two)
+        check(len(a[0]["rows"]) >= 4, f"{name}: rows {a[0]['rows']}")
+        check(a[0] == b[0], f"{name}: results.json differs: {b[0]['rows']}")
+        diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
+        check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
+        check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
 # Workloads limited by time give what one process gives: write_bw and read_lat (whose server takes
 # no part), write_lat and send_lat (their client's last message carries a mark, which is how the
 # server learns it was the last) and send_bw over 2 QPs and several sizes (its last Send on a QP
