@@ -192,6 +192,13 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
   // the slowest rank included), said by rank 0 when the run ends.
   uint64_t windows = 0;
   std::chrono::steady_clock::duration agreeing{};
+  // The watchdog, as in one process: every eighth of sim.watchdog_us of the agreed time the ranks
+  // sum their progress counters (StatRegistry::activity); no change for a whole period, with
+  // the workload not done, stops every rank.
+  const uint64_t watchdog_ps = uint64_t(cfg.sim.watchdog_us) * 1000000;
+  const uint64_t look_ps = std::max<uint64_t>(1, watchdog_ps / 8);
+  uint64_t activity = ranks::sum_all(stats.activity());
+  uint64_t last_look_ps = sc_core::sc_time_stamp().value(), last_change_ps = last_look_ps;
   while (true) {
     const uint64_t now = sc_core::sc_time_stamp().value();
     uint64_t next = UINT64_MAX, idle = UINT64_MAX;
@@ -218,6 +225,18 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
       if (error) std::rethrow_exception(error);
       for (size_t r = 0; r < whys.size(); ++r)
         if (!whys[r].empty()) throw RunFailed(fmt::format("rank {} stopped: {}", r, whys[r]));
+    }
+    if (a.next_ps != UINT64_MAX && a.next_ps - last_look_ps >= look_ps) {  // (agreed: all look)
+      last_look_ps = a.next_ps;
+      const uint64_t now_activity = ranks::sum_all(stats.activity());
+      if (now_activity != activity) {
+        activity = now_activity;
+        last_change_ps = a.next_ps;
+      } else if (!a.all_done && a.next_ps - last_change_ps >= watchdog_ps) {
+        throw HungError(fmt::format(
+            "no progress for {} us of simulated time (sim.watchdog_us) at {:.3f} ns\n{}",
+            cfg.sim.watchdog_us, double(a.next_ps) / 1000.0, dump()));
+      }
     }
     // What the exchange delivered is this rank's too.
     if (sc_core::sc_pending_activity())

@@ -15,8 +15,8 @@ loss_goodput and efe_vs_tcp. scripts/slurm-scale.sbatch gives the same under a s
 what one process gives; one that faults on rank 1 is reported by rank 0 as one process reports it.
 Workloads limited by time (write_bw, read_lat, write_lat, send_lat, send_bw) give what one process
 gives, and so do executables whose TCP socket (ibv_rc_pingpong) or rdma_cm connection (rping)
-crosses the ranks. Refused under mpirun with exit 2: a pin to no such host, send_bw limited by time
-with 1-byte Sends.
+crosses the ranks. The watchdog stops a program that idles for ever on 2 ranks too. Refused under
+mpirun with exit 2: a pin to no such host, send_bw limited by time with 1-byte Sends.
 
 usage: ranks.py RNICSIM OUT_BASE"""
 import os
@@ -238,6 +238,18 @@ experiment: {kind: efe_vs_tcp, transports: [efe, mpa_tcp], size: 65536, iters: 3
         diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
         check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
         check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
+# The watchdog over several processes: a program that spends simulated time for ever while
+# nothing moves (misbehave idle) is stopped by sim.watchdog_us, as in one process (where it stops
+# at 200 us; the ranks look at the agreed next event, here the microsecond before).
+idle = write_file(base, "idle.yaml", """name: idle
+set: {sim.watchdog_us: 200}
+workloads:
+  - {name: idling, program: build/testbench/hostile/misbehave.so, hosts: [node0, node1],
+     args: [[idle], [ok]]}
+""")
+p = mpirun(2, "run", idle, "--out", out_dir(base, "idle"), "--quiet", cwd=ROOT)
+check(p.returncode == 1 and "on node0: still waiting at 199.000 us" in p.stderr,
+      f"a program idling for ever under mpirun: exit {p.returncode}\n{p.stderr}")
 # Workloads limited by time give what one process gives: write_bw and read_lat (whose server takes
 # no part), write_lat and send_lat (their client's last message carries a mark, which is how the
 # server learns it was the last) and send_bw over 2 QPs and several sizes (its last Send on a QP

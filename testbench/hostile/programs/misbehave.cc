@@ -13,6 +13,8 @@
 //                 same with its CQ (poll, arm, destroy) and PD (deallocate): each of the nine
 //                 calls must return an error (returns 0 when all did)
 //   spin          loops for ever without a call (the spin guard ends the run)
+//   idle          spends simulated time for ever, a microsecond at a time, and nothing moves
+//                 (the watchdog ends the run)
 //   ok            returns 0
 #include <unistd.h>
 
@@ -104,6 +106,10 @@ RNIC_PROGRAM {
     while (g_zero == 0) {
     }
     return 103;
+  }
+  if (!std::strcmp(mode, "idle")) {
+    while (g_zero == 0) rnic_spend_ns(1000);
+    return 104;
   }
   if (!std::strcmp(mode, "ok")) return 0;
   return 102;
