@@ -287,8 +287,8 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     s.experiment.name = s.name.empty() ? "workloads" : s.name;
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   if (ranks::parallel()) {
-    // What runs over several processes so far: the scale experiment, the traffic generators'
-    // workloads and programs of the user's, without waveforms or a timeline.
+    // What runs over several processes so far: the experiments marked parallel, the traffic
+    // generators' workloads and programs of the user's, without waveforms or a timeline.
     for (const WorkloadSpec& w : s.workloads) {
       // (The client decides the last iteration when the time is up; its last message tells the
       // server, except a 1-byte Send of send_bw, whose server reads the client's count.)
