@@ -56,6 +56,22 @@ def outputs(o):
             strip_wall(st["stats"], MACHINE), st["sim_time_ns"])
 
 
+def same_outputs(name, one, two, files=()):
+    """Checks that the run in `two` (over ranks) wrote what the one in `one` (one process) wrote:
+    results.json, stats.json's statistics in the same order, the simulated time and each of
+    `files` (paths under both) byte for byte. Returns both runs' outputs."""
+    a, b = outputs(one), outputs(two)
+    check(a[0] == b[0], f"{name}: results.json differs: {a[0].get('rows')} vs {b[0].get('rows')}")
+    check(list(a[1]) == list(b[1]), f"{name}: stats.json lists its groups in another order")
+    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
+    check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
+    check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
+    for f in files:
+        with open(os.path.join(one, f), "rb") as f1, open(os.path.join(two, f), "rb") as f2:
+            check(f1.read() == f2.read(), f"{name}: {f} differs")
+    return a, b
+
+
 if not MPIRUN:
     fail("mpirun not found: ./scripts/setup installs openmpi-bin")
     finish("ranks")
@@ -78,18 +94,10 @@ for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.
     if not check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
         continue
     check("2 ranks, hosts 2/2" in p.stderr, f"{name}: no partition line for 2 ranks:\n{p.stderr}")
-    a, b = outputs(one), outputs(two)
-    check(a[0] == b[0], f"{name}: results.json differs: {a[0]['rows']} vs {b[0]['rows']}")
-    check(list(a[1]) == list(b[1]), f"{name}: stats.json lists its groups in another order")
-    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
-    check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
-    check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
     caps = sorted(f for f in os.listdir(one) if f.endswith(".pcap"))
     check(len(caps) == 6 and caps == sorted(f for f in os.listdir(two) if f.endswith(".pcap")),
           f"{name}: captures {caps} vs {os.listdir(two)}")
-    for c in caps:
-        with open(os.path.join(one, c), "rb") as f1, open(os.path.join(two, c), "rb") as f2:
-            check(f1.read() == f2.read(), f"{name}: {c} differs")
+    a, b = same_outputs(name, one, two, caps)
     check(not any(f.startswith(".rank") for f in os.listdir(two)), f"{name}: ranks' records left")
     if name == "loss":
         lost = sum(g.get("lost_random", {}).get("value", 0) for g in b[1].values())
@@ -126,9 +134,7 @@ p = subprocess.run(["bash", script, SCENARIO, o], cwd=job, env=env, capture_outp
                    timeout=600)
 if check(p.returncode == 0, f"slurm script: exit {p.returncode}\n{p.stdout}{p.stderr}"):
     check("2 ranks, hosts 2/2" in p.stderr, f"slurm script: no partition line:\n{p.stderr}")
-    a, b = outputs(out_dir(base, "lossless_1")), outputs(o)
-    check(a[0] == b[0] and a[1] == b[1] and a[2] == b[2],
-          "slurm script: outputs differ from the one-process run")
+    same_outputs("slurm script", out_dir(base, "lossless_1"), o)
 
 # A program that fails on rank 1 (h0's channel gives up at 0.2% loss with a 20 us retry budget,
 # as in one process) stops both ranks; rank 0 says so and writes the outputs with the failure.
@@ -153,16 +159,8 @@ rnicsim(binary, "run", demo, "--out", one, "--quiet")
 p = mpirun(2, "run", demo, "--out", two, "--quiet")  # a host a rank by default
 if check(p.returncode == 0, f"demo: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
     check("2 ranks, hosts 1/1" in p.stderr, f"demo: no partition line for 2 ranks:\n{p.stderr}")
-    a, b = outputs(one), outputs(two)
+    a, b = same_outputs("demo", one, two, ["l0.pcap"])
     check(len(a[0]["rows"]) == 9, f"demo: {len(a[0]['rows'])} rows, not 9")
-    check(a[0] == b[0], f"demo: results.json differs: {a[0]['rows']} vs {b[0]['rows']}")
-    check(list(a[1]) == list(b[1]), "demo: stats.json lists its groups in another order")
-    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
-    check(not diff, f"demo: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
-    check(a[2] == b[2], f"demo: sim_time_ns {a[2]} vs {b[2]}")
-    with open(os.path.join(one, "l0.pcap"), "rb") as f1, \
-            open(os.path.join(two, "l0.pcap"), "rb") as f2:
-        check(f1.read() == f2.read(), "demo: l0.pcap differs")
 # Programs of the user's (shared objects, a host a rank), whose connection details go over the
 # out-of-band board between the ranks, give what one process gives: rc_pingpong and kv_put_get.
 # (write_c is not among them: its 256 KiB buffer is where the allocator puts it, and whether it
@@ -174,14 +172,9 @@ for name in ("rc_pingpong", "kv_put_get"):
     p = mpirun(2, "run", scenario, "--out", two, "--quiet", cwd=ROOT)  # from there)
     if check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
         check("2 ranks, hosts 1/1" in p.stderr, f"{name}: no partition line:\n{p.stderr}")
-        a, b = outputs(one), outputs(two)
-        check(a[0]["workloads"][0]["hosts"] == b[0]["workloads"][0]["hosts"] and
-              all(h["exit"] == 0 for h in b[0]["workloads"][0]["hosts"]),
-              f"{name}: the programs' ends differ: {b[0]['workloads']}")
-        check(a[0] == b[0], f"{name}: results.json differs")
-        diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
-        check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
-        check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
+        a, b = same_outputs(name, one, two)
+        check(all(h["exit"] == 0 for h in b[0]["workloads"][0]["hosts"]),
+              f"{name}: a program failed: {b[0]['workloads']}")
 # A program that faults on rank 1: rank 0 reports it as one process does, and the program on
 # rank 0 that waits for it is named with where it waits.
 fault = os.path.join(ROOT, "scenarios", "examples", "program_fault.yaml")
@@ -207,13 +200,9 @@ rnicsim(binary, "run", incast, "--out", one, "--quiet")
 p = mpirun(2, "run", incast, "--out", two, "--quiet")
 if check(p.returncode == 0, f"incast: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
     check("2 ranks, hosts 5/4" in p.stderr, f"incast: not split 5/4:\n{p.stderr}")
-    a, b = outputs(one), outputs(two)
+    a, b = same_outputs("incast", one, two)
     check(len(a[0]["rows"]) == 6 and all(r["receiver_goodput_gbps"] > 5 for r in a[0]["rows"]),
           f"incast: rows {a[0]['rows']}")
-    check(a[0] == b[0], f"incast: results.json differs: {b[0]['rows']}")
-    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
-    check(not diff, f"incast: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
-    check(a[2] == b[2], f"incast: sim_time_ns {a[2]} vs {b[2]}")
 # loss_goodput (a host a rank, the lossy link between them) and efe_vs_tcp (each transport's
 # island on a rank of its own, nothing crossing but the management network): one process's rows,
 # statistics and simulated time.
@@ -232,12 +221,8 @@ experiment: {kind: efe_vs_tcp, transports: [efe, mpa_tcp], size: 65536, iters: 3
     rnicsim(binary, "run", scenario, "--out", one, "--quiet")
     p = mpirun(2, "run", scenario, "--out", two, "--quiet")
     if check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
-        a, b = outputs(one), outputs(two)
+        a, b = same_outputs(name, one, two)
         check(len(a[0]["rows"]) >= 4, f"{name}: rows {a[0]['rows']}")
-        check(a[0] == b[0], f"{name}: results.json differs: {b[0]['rows']}")
-        diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
-        check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
-        check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
 # The watchdog over several processes: a program that spends simulated time for ever while
 # nothing moves (misbehave idle) is stopped by sim.watchdog_us, as in one process (where it stops
 # at 200 us; the ranks look at the agreed next event, here the microsecond before).
@@ -271,18 +256,10 @@ rnicsim(binary, "run", timed, "--out", one, "--quiet", "--pcap")
 p = mpirun(2, "run", timed, "--out", two, "--quiet", "--pcap", "--partition",
            "h0=0,h1=1,h2=0,h3=1")
 if check(p.returncode == 0, f"workloads limited by time: exit {p.returncode}\n{p.stderr}"):
-    a, b = outputs(one), outputs(two)
+    a, b = same_outputs("workloads limited by time", one, two, ["l0.pcap", "l1.pcap"])
     rows = a[0]["rows"]
     check(len(rows) == 8 and all(r["iterations"] < 1000 for r in rows),
           f"workloads limited by time: rows {rows}")
-    check(a[0] == b[0], f"workloads limited by time: results.json differs: {b[0]['rows']}")
-    diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
-    check(not diff, f"workloads limited by time: {len(diff)} statistics groups differ: {diff[:5]}")
-    check(a[2] == b[2], f"workloads limited by time: sim_time_ns {a[2]} vs {b[2]}")
-    for link in ("l0", "l1"):
-        with open(os.path.join(one, link + ".pcap"), "rb") as f1, \
-                open(os.path.join(two, link + ".pcap"), "rb") as f2:
-            check(f1.read() == f2.read(), f"workloads limited by time: {link}.pcap differs")
 send = write_file(base, "timed_send.yaml", """name: timed_send
 topology:
   hosts: [{name: h0}, {name: h1}]
@@ -303,16 +280,8 @@ for name, out, whole in (("ibv_rc_pingpong", "pingpong.out", "1000 iters"),
     rnicsim(binary, "run", scenario, "--out", one, "--quiet", cwd=ROOT)
     p = mpirun(2, "run", scenario, "--out", two, "--quiet", cwd=ROOT)
     if check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
-        a, b = outputs(one), outputs(two)
-        check(a[0] == b[0], f"{name}: results.json differs")
-        diff = sorted(g for g in set(a[1]) | set(b[1]) if a[1].get(g) != b[1].get(g))
-        check(not diff, f"{name}: {len(diff)} statistics groups differ, e.g. {diff[:5]}")
-        check(a[2] == b[2], f"{name}: sim_time_ns {a[2]} vs {b[2]}")
-        texts = []
-        for host in ("node0", "node1"):
-            with open(os.path.join(one, host, out)) as f1, open(os.path.join(two, host, out)) as f2:
-                text = f1.read()
-                texts.append(text)
-                check(text == f2.read(), f"{name}: {host}'s {out} differs")
+        outs = [os.path.join(host, out) for host in ("node0", "node1")]
+        same_outputs(name, one, two, outs)
+        texts = [open(os.path.join(one, f)).read() for f in outs]
         check(any(whole in t for t in texts), f"{name}: no whole run in its output: {texts}")
 finish("ranks")
