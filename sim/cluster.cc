@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 #include "models/common/byte_pool.h"
 #include "models/common/sim_time.h"
 #include "models/common/step_end.h"
@@ -210,17 +208,13 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
       put.at_ps = u.get<uint64_t>();
       put.host = u.get<uint64_t>();
       put.seq = u.get<uint64_t>();
-      put.key.resize(u.get<uint64_t>());
-      std::memcpy(put.key.data(), u.take(put.key.size()), put.key.size());
-      put.bytes.resize(u.get<uint64_t>());
-      std::memcpy(put.bytes.data(), u.take(put.bytes.size()), put.bytes.size());
+      put.key = u.get_sized<std::string>();
+      put.bytes = u.get_sized<std::vector<uint8_t>>();
       host::oob_arrived(std::move(put));
     });
     host::oob_set_forward([ch = board_channel_](const host::OobPut& put) {
       ranks::Packer m;
-      m.put(put.at_ps).put(put.host).put(put.seq).put(uint64_t(put.key.size()));
-      m.put_bytes(put.key.data(), put.key.size()).put(uint64_t(put.bytes.size()));
-      m.put_bytes(put.bytes.data(), put.bytes.size());
+      m.put(put.at_ps).put(put.host).put(put.seq).put_sized(put.key).put_sized(put.bytes);
       ranks::broadcast(ch, m.data(), m.size(), put.at_ps);
     });
   }

@@ -79,6 +79,12 @@ class Packer {
     b_.insert(b_.end(), c, c + n);
     return *this;
   }
+  // A string or a byte vector: its length, then its bytes (Unpacker::get_sized).
+  template <class C>
+  Packer& put_sized(const C& c) {
+    static_assert(sizeof(*c.data()) == 1, "a string or a vector of bytes");
+    return put(uint64_t(c.size())).put_bytes(c.data(), c.size());
+  }
   const uint8_t* data() const { return b_.data(); }
   size_t size() const { return b_.size(); }
 
@@ -104,6 +110,14 @@ class Unpacker {
     return at;
   }
   size_t left() const { return size_t(end_ - p_); }
+  // What Packer::put_sized wrote: a std::string or a std::vector<uint8_t>.
+  template <class C>
+  C get_sized() {
+    static_assert(sizeof(typename C::value_type) == 1, "a string or a vector of bytes");
+    const auto n = size_t(get<uint64_t>());
+    const uint8_t* p = take(n);
+    return C(p, p + n);
+  }
 
  private:
   const uint8_t* p_;

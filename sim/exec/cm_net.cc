@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "models/common/scheduler.h"
 #include "models/common/sim_time.h"
@@ -36,9 +35,7 @@ CmNet::Msg CmNet::unpack(ranks::Unpacker& u) {
   m.param.responder_resources = u.get<uint8_t>();
   m.param.initiator_depth = u.get<uint8_t>();
   m.param.qpn = u.get<uint32_t>();
-  m.param.private_data.resize(u.get<uint64_t>());
-  std::memcpy(m.param.private_data.data(), u.take(m.param.private_data.size()),
-              m.param.private_data.size());
+  m.param.private_data = u.get_sized<std::vector<uint8_t>>();
   m.sent_ps = u.get<uint64_t>();
   m.at_ps = u.get<uint64_t>();
   return m;
@@ -49,9 +46,7 @@ void CmNet::post(uint32_t ip, Msg m) {
   ranks::Packer k;
   k.put(uint8_t(m.kind)).put(m.to).put(m.from).put(m.from_ip).put(m.src).put(m.dst).put(m.mac);
   k.put(m.param.responder_resources).put(m.param.initiator_depth).put(m.param.qpn);
-  k.put(uint64_t(m.param.private_data.size()));
-  k.put_bytes(m.param.private_data.data(), m.param.private_data.size());
-  k.put(m.sent_ps).put(m.at_ps);
+  k.put_sized(m.param.private_data).put(m.sent_ps).put(m.at_ps);
   hosts_.send(ip, k, m.at_ps);
 }
 

@@ -36,8 +36,7 @@ MgmtNet::Msg MgmtNet::unpack(ranks::Unpacker& u) {
   m.from_port = u.get<uint16_t>();
   m.sent_ps = u.get<uint64_t>();
   m.at_ps = u.get<uint64_t>();
-  m.bytes.resize(u.get<uint64_t>());
-  std::memcpy(m.bytes.data(), u.take(m.bytes.size()), m.bytes.size());
+  m.bytes = u.get_sized<std::vector<uint8_t>>();
   return m;
 }
 
@@ -49,8 +48,7 @@ void MgmtNet::post(uint32_t ip, Msg m) {
   if (m.kind == Msg::kSynAck) effect = m.sent_ps + 2 * latency_ps();
   ranks::Packer k;
   k.put(uint8_t(m.kind)).put(m.to).put(m.from).put(m.ip).put(m.port).put(m.from_ip);
-  k.put(m.from_port).put(m.sent_ps).put(m.at_ps).put(uint64_t(m.bytes.size()));
-  k.put_bytes(m.bytes.data(), m.bytes.size());
+  k.put(m.from_port).put(m.sent_ps).put(m.at_ps).put_sized(m.bytes);
   hosts_.send(ip, k, effect);
 }
 

@@ -723,6 +723,48 @@ uint32_t host_ip(const Topology& topo, size_t k) {
   return topo.hosts[k].ip ? topo.hosts[k].ip : default_ip(int(k));
 }
 
+// A workload's program of the user's on each of its hosts: how it ended, and where it waits if
+// it did not.
+struct ProgramRun {
+  const WorkloadSpec* spec;
+  std::vector<ProgramEnd> end;
+  std::vector<const sc_core::sc_object*> thread;  // each host's thread, once started
+  std::vector<std::string> blocked;               // where an unfinished one waits at the end
+};
+
+// Over several processes each rank runs the programs of its own hosts: every rank learns how
+// the others' ended (a collective call), so that every rank reports the run as one process does.
+void share_program_ends(const Cluster& cl, std::vector<ProgramRun>& user) {
+  // Every program, in the order of the workloads and then of their hosts.
+  std::vector<std::pair<ProgramRun*, size_t>> all;
+  for (ProgramRun& u : user)
+    for (size_t i = 0; i < u.spec->hosts.size(); ++i) all.push_back({&u, i});
+  ranks::Packer m;
+  for (uint32_t k = 0; k < all.size(); ++k) {
+    const auto [u, i] = all[k];
+    if (cl.part.host_rank[size_t(cl.find(u->spec->hosts[i]))] != ranks::rank()) continue;
+    const ProgramEnd& e = u->end[i];
+    m.put(k).put(int32_t(e.kind)).put(int32_t(e.code)).put(uint8_t(e.at_load));
+    m.put_sized(e.what).put_sized(e.last_stderr).put_sized(u->blocked[i]);
+  }
+  const std::vector<std::string> ends =
+      ranks::all_gather(std::string(reinterpret_cast<const char*>(m.data()), m.size()));
+  for (size_t r = 0; r < ends.size(); ++r) {
+    if (int(r) == ranks::rank()) continue;
+    ranks::Unpacker u(reinterpret_cast<const uint8_t*>(ends[r].data()), ends[r].size());
+    while (u.left() > 0) {
+      const auto [run, i] = all.at(u.get<uint32_t>());
+      ProgramEnd& e = run->end[i];
+      e.kind = ProgramEnd::Kind(u.get<int32_t>());
+      e.code = u.get<int32_t>();
+      e.at_load = u.get<uint8_t>() != 0;
+      e.what = u.get_sized<std::string>();
+      e.last_stderr = u.get_sized<std::string>();
+      run->blocked[i] = u.get_sized<std::string>();
+    }
+  }
+}
+
 int run_workloads(ExperimentContext& ctx) {
   const Topology topo = build_topology(ctx.scenario);
   Cluster cl(topo, ctx.cfg, ctx.stats, ctx.scenario.impl);
@@ -811,12 +853,6 @@ int run_workloads(ExperimentContext& ctx) {
   // host's thread with that host's arguments; how each ended is the workload's result. One that
   // ends abnormally (a fault signal, an exception) stops the run at once: rnicsim does not go on
   // trusting a process a program has faulted in (sim/traffic/program.h).
-  struct ProgramRun {
-    const WorkloadSpec* spec;
-    std::vector<ProgramEnd> end;
-    std::vector<const sc_core::sc_object*> thread;  // each host's thread, once started
-    std::vector<std::string> blocked;               // where an unfinished one waits at the end
-  };
   std::vector<ProgramRun> user;
   std::unique_ptr<exec::MgmtNet> mgmt;  // executables' sockets, made with the first one
   std::unique_ptr<exec::CmNet> cm;      // and their librdmacm connections
@@ -975,46 +1011,7 @@ int run_workloads(ExperimentContext& ctx) {
   for (ProgramRun& u : user)
     for (size_t i = 0; i < u.spec->hosts.size(); ++i)
       if (u.end[i].kind == ProgramEnd::kNotRun) u.blocked[i] = host::blocked_in(u.thread[i]);
-  if (ranks::parallel() && !user.empty()) {
-    ranks::Packer m;
-    auto put_text = [&m](const std::string& t) {
-      m.put(uint64_t(t.size())).put_bytes(t.data(), t.size());
-    };
-    // Every program, in the order of the workloads and then of their hosts.
-    std::vector<std::pair<ProgramRun*, size_t>> all_programs;
-    for (ProgramRun& u : user)
-      for (size_t i = 0; i < u.spec->hosts.size(); ++i) all_programs.push_back({&u, i});
-    for (uint32_t k = 0; k < all_programs.size(); ++k) {
-      const auto [u, i] = all_programs[k];
-      if (cl.part.host_rank[size_t(cl.find(u->spec->hosts[i]))] != ranks::rank()) continue;
-      const ProgramEnd& e = u->end[i];
-      m.put(k).put(int32_t(e.kind)).put(int32_t(e.code)).put(uint8_t(e.at_load));
-      put_text(e.what);
-      put_text(e.last_stderr);
-      put_text(u->blocked[i]);
-    }
-    const std::vector<std::string> all =
-        ranks::all_gather(std::string(reinterpret_cast<const char*>(m.data()), m.size()));
-    for (size_t r = 0; r < all.size(); ++r) {
-      if (int(r) == ranks::rank()) continue;
-      ranks::Unpacker u(reinterpret_cast<const uint8_t*>(all[r].data()), all[r].size());
-      auto text = [&u] {
-        std::string t(u.get<uint64_t>(), '\0');
-        std::memcpy(t.data(), u.take(t.size()), t.size());
-        return t;
-      };
-      while (u.left() > 0) {
-        const auto [run, i] = all_programs.at(u.get<uint32_t>());
-        ProgramEnd& e = run->end[i];
-        e.kind = ProgramEnd::Kind(u.get<int32_t>());
-        e.code = u.get<int32_t>();
-        e.at_load = u.get<uint8_t>() != 0;
-        e.what = text();
-        e.last_stderr = text();
-        run->blocked[i] = text();
-      }
-    }
-  }
+  if (ranks::parallel() && !user.empty()) share_program_ends(cl, user);
   try {
     if (ran) std::rethrow_exception(ran);
   } catch (const RunFailed& f) {
