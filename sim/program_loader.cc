@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,8 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
+#include <vector>
 
 namespace rnic {
 
@@ -24,25 +25,47 @@ std::string signal_name(int sig) {
 }
 
 LoadedProgram load_program(const std::string& path) {
-  namespace fs = std::filesystem;
-  // dlopen shares one copy per file: a copy of its own per process gives each its globals.
-  std::string tmp = (fs::temp_directory_path() / "rnicsim-program-XXXXXX.so").string();
-  const int fd = mkstemps(tmp.data(), 3);
-  if (fd < 0) throw std::runtime_error(fmt::format("program {}: cannot make a copy", path));
-  close(fd);
-  std::error_code ec;
-  fs::copy_file(path, tmp, fs::copy_options::overwrite_existing, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw std::runtime_error(fmt::format("program {}: {}", path, ec.message()));
+  // dlopen shares one copy per file: a copy of its own per process gives each its globals. The
+  // copy is an anonymous memory file, so that nothing is left behind when a static constructor
+  // ends the process while it loads; it stays open (its /proc/self/fd name is what dlopen knows
+  // the copy by, and a name of a closed one could come back for another copy).
+  const int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw std::runtime_error(fmt::format("program {}: {}", path, strerror(errno)));
+  const int fd = memfd_create("rnicsim-program", MFD_CLOEXEC);
+  if (fd < 0) {
+    const std::string why = strerror(errno);
+    ::close(in);
+    throw std::runtime_error(fmt::format("program {}: cannot make a copy: {}", path, why));
   }
+  std::vector<char> buf(1 << 16);  // (not on the stack: this runs on a program's thread)
+  for (;;) {
+    ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    for (ssize_t done = 0; n > 0 && done < n;) {
+      const ssize_t w = ::write(fd, buf.data() + done, size_t(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0)
+        n = -1;  // (errno says why)
+      else
+        done += w;
+    }
+    if (n == 0) break;
+    if (n < 0) {
+      const std::string why = strerror(errno);
+      ::close(in);
+      ::close(fd);
+      throw std::runtime_error(fmt::format("program {}: {}", path, why));
+    }
+  }
+  ::close(in);
+  const std::string copy = fmt::format("/proc/self/fd/{}", fd);
   LoadedProgram p;
-  p.handle = dlopen(tmp.c_str(), RTLD_NOW | RTLD_LOCAL);
-  fs::remove(tmp);  // the loaded image stays mapped
+  p.handle = dlopen(copy.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!p.handle) {
     // The loader names the private copy: the user's file is the one to name.
     std::string why = dlerror();
-    for (size_t at; (at = why.find(tmp)) != std::string::npos;) why.replace(at, tmp.size(), path);
+    ::close(fd);
+    for (size_t at; (at = why.find(copy)) != std::string::npos;) why.replace(at, copy.size(), path);
     if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
     throw std::runtime_error(fmt::format("program {}: {}", path, why));
   }
