@@ -218,7 +218,10 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
       ranks::broadcast(ch, m.data(), m.size(), put.at_ps);
     });
   }
-  for (const HostSpec& h : topo.hosts) host_names.push_back(h.name);
+  for (const HostSpec& h : topo.hosts) {
+    host_names.push_back(h.name);
+    host_macs.push_back(h.mac);
+  }
   for (const SwitchSpec& sw : topo.switches) switch_names.push_back(sw.name);
   for (size_t i = 0; i < topo.hosts.size(); ++i)
     nodes.push_back(local(int(i)) ? std::make_unique<Node>(topo.hosts[i].name.c_str(), int(i),

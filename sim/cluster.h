@@ -128,6 +128,7 @@ class Cluster {
   std::vector<std::unique_ptr<eth::EthSwitch>> switches;
   std::vector<std::unique_ptr<eth::EthLink>> links;
   std::vector<std::string> host_names, switch_names;  // every host's and switch's, by index
+  std::vector<MacAddr> host_macs;                     // every host's, by index
   std::vector<std::string> link_names;
   std::vector<LinkParams> link_params;                // every link's, by index
   std::vector<std::array<std::string, 2>> link_ends;  // per link, the host or switch at a and b

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <numeric>
 
 #include "sim/request_trace.h"
 
@@ -40,7 +41,15 @@ std::string RequestTrace::write_timeline(const std::string& path, uint64_t t0_ps
     if (a == kNone || b == kNone || b < a || b < t0_ps || a > t1_ps) return;
     spans.push_back({a, b, pid, std::move(track), name, wr});
   };
-  for (uint32_t i = 0; i < wrs_.size(); ++i) {
+  // The WRs host by host, each host's in the order its probes made them: that order is the same
+  // in one process and over several (RequestTrace::gather), the interleaving of the hosts' is
+  // not. A WR's flow is numbered by its place in it.
+  std::vector<uint32_t> order(wrs_.size()), flow(wrs_.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [this](uint32_t a, uint32_t b) { return wrs_[a].node < wrs_[b].node; });
+  for (uint32_t k = 0; k < order.size(); ++k) flow[order[k]] = k;
+  for (uint32_t i : order) {
     const Wr& w = wrs_[i];
     const int h = w.node + 1;
     const std::string qp = fmt::format("QP {}", w.qpn);
@@ -141,7 +150,7 @@ std::string RequestTrace::write_timeline(const std::string& path, uint64_t t0_ps
   }
   // Flows: each WR's spans in time order (the sort above), first to last.
   std::vector<std::vector<const Span*>> by_wr(wrs_.size());
-  for (const Span& s : spans) by_wr[s.wr].push_back(&s);
+  for (const Span& s : spans) by_wr[flow[s.wr]].push_back(&s);
   for (uint32_t i = 0; i < by_wr.size(); ++i) {
     const auto& v = by_wr[i];
     if (v.size() < 2) continue;

@@ -19,32 +19,115 @@ uint64_t qkey(uint32_t qpn, uint64_t index) { return uint64_t(qpn) << 32 | uint3
 }  // namespace
 
 void RequestTrace::attach(Cluster& cl) {
+  gather();  // an experiment's earlier system's records, taken before this one's (every rank
+             // builds each system)
+  recording_ = ranks::parallel();
   nodes_.resize(cl.nodes.size());
   for (size_t n = 0; n < cl.nodes.size(); ++n) {
-    Node& node = *cl.nodes[n];
-    host_names.push_back(node.name());
-    nodes_[n].mac32 = mac_tag(node.mac);
+    host_names.push_back(cl.host_names[n]);
+    nodes_[n].mac32 = mac_tag(cl.host_macs[n]);
     node_of_mac_[nodes_[n].mac32] = int(n);
+    if (!cl.nodes[n]) continue;  // another rank's
+    Node& node = *cl.nodes[n];
     const int i = int(n);
-    node.card.core.probe = [this, i](const ProbeEvent& e) { on_core(i, e); };
+    node.card.core.probe = [this, i](const ProbeEvent& e) {
+      if (!recording_) return on_core(i, e);
+      log_.put(now()).put(Rec::kCore).put(i).put(e.point).put(e.id).put(e.t_ps).put(e.tag);
+      log_.put(e.aux).put(e.addr);
+    };
     node.driver.probe = [this, i](host::Driver::Probe p, uint32_t qpn, uint64_t tag, uint64_t aux) {
-      on_host(i, int(p), qpn, tag, aux, now());
+      if (!recording_) return on_host(i, int(p), qpn, tag, aux, now());
+      log_.put(now()).put(Rec::kHost).put(i).put(int(p)).put(qpn).put(tag).put(aux);
     };
     auto prev = node.host.rc.on_write;
     node.host.rc.on_write = [this, i, prev](uint64_t addr, uint32_t len) {
-      on_mem(i, addr, len, now());
+      if (!recording_)
+        on_mem(i, addr, len, now());
+      else
+        log_.put(now()).put(Rec::kMem).put(i).put(addr).put(len);
       if (prev) prev(addr, len);
     };
   }
   for (size_t l = 0; l < cl.links.size(); ++l) {
-    eth::EthLink& link = *cl.links[l];
     link_names.push_back(cl.link_names[l]);
+    link_ends.push_back(cl.link_ends[l]);
+    if (!cl.links[l]) continue;  // between another rank's hosts and switches
+    eth::EthLink& link = *cl.links[l];
     const int li = int(l);
     const uint64_t byte_ps = link.byte_ps(), prop_ps = link.prop_ps();
-    link_ends.push_back(cl.link_ends[l]);
-    link.add_wire_tap(
-        [this, li, byte_ps, prop_ps](uint64_t t, const eth::EthLink::Frame& f, const uint8_t*,
-                                     int end) { on_frame(li, end, t, f, byte_ps, prop_ps); });
+    // (A link to another rank's host or switch is on both ranks; only the sender's end sends.)
+    link.add_wire_tap([this, li, byte_ps, prop_ps](uint64_t t, const eth::EthLink::Frame& f,
+                                                   const uint8_t*, int end) {
+      FrameSeen fs;
+      if (!frame_seen(f, t, byte_ps, prop_ps, &fs)) return;
+      if (!recording_) return on_frame_seen(li, end, t, fs);
+      log_.put(now()).put(Rec::kFrame).put(li).put(end).put(t).put(fs.tag).put(fs.last);
+      log_.put(fs.read_request).put(fs.dst).put(fs.dst_qpn).put(fs.msn);
+    });
+  }
+}
+
+void RequestTrace::gather() {
+  if (!recording_) return;
+  recording_ = false;
+  const std::vector<std::string> all =
+      ranks::gather(std::string(reinterpret_cast<const char*>(log_.data()), log_.size()));
+  log_ = ranks::Packer();
+  if (all.empty()) return;  // not rank 0
+  std::vector<ranks::Unpacker> in;
+  for (const std::string& a : all)
+    in.emplace_back(reinterpret_cast<const uint8_t*>(a.data()), a.size());
+  // Each rank's records in its own order; among the ranks, the earliest time first (a tie: the
+  // lower rank; a cause on another rank is a link's delay earlier).
+  std::vector<uint64_t> at(in.size(), UINT64_MAX);
+  for (size_t r = 0; r < in.size(); ++r)
+    if (in[r].left()) at[r] = in[r].get<uint64_t>();
+  for (;;) {
+    const size_t r = size_t(std::min_element(at.begin(), at.end()) - at.begin());
+    if (at[r] == UINT64_MAX) break;
+    const uint64_t t = at[r];
+    ranks::Unpacker& u = in[r];
+    const auto kind = u.get<Rec>();
+    const int node = u.get<int>();  // the link's index for a frame
+    switch (kind) {
+      case Rec::kCore: {
+        ProbeEvent e;
+        e.point = u.get<CoreProbe>();
+        e.id = u.get<uint32_t>();
+        e.t_ps = u.get<uint64_t>();
+        e.tag = u.get<uint64_t>();
+        e.aux = u.get<uint64_t>();
+        e.addr = u.get<uint64_t>();
+        on_core(node, e);
+        break;
+      }
+      case Rec::kHost: {
+        const int point = u.get<int>();
+        const auto qpn = u.get<uint32_t>();
+        const auto tag = u.get<uint64_t>();
+        on_host(node, point, qpn, tag, u.get<uint64_t>(), t);
+        break;
+      }
+      case Rec::kMem: {
+        const auto addr = u.get<uint64_t>();
+        on_mem(node, addr, u.get<uint32_t>(), t);
+        break;
+      }
+      case Rec::kFrame: {
+        const int end = u.get<int>();
+        const auto first = u.get<uint64_t>();
+        FrameSeen fs;
+        fs.tag = u.get<uint64_t>();
+        fs.last = u.get<uint64_t>();
+        fs.read_request = u.get<uint8_t>();
+        fs.dst = u.get<uint64_t>();
+        fs.dst_qpn = u.get<uint32_t>();
+        fs.msn = u.get<uint32_t>();
+        on_frame_seen(node, end, first, fs);
+        break;
+      }
+    }
+    at[r] = u.left() ? u.get<uint64_t>() : UINT64_MAX;
   }
 }
 
@@ -221,27 +304,38 @@ void RequestTrace::on_core(int node, const ProbeEvent& e) {
   }
 }
 
-void RequestTrace::on_frame(int link, int end, uint64_t t, const std::vector<uint8_t>& f,
-                            uint64_t byte_ps, uint64_t prop_ps) {
+bool RequestTrace::frame_seen(const std::vector<uint8_t>& f, uint64_t t, uint64_t byte_ps,
+                              uint64_t prop_ps, FrameSeen* out) {
   eth::Header eh;
-  if (!eth::parse_header(f.data(), f.size(), &eh) || eh.ethertype != eth::kEtherTypeEfe) return;
+  if (!eth::parse_header(f.data(), f.size(), &eh) || eh.ethertype != eth::kEtherTypeEfe)
+    return false;
   efe::Header h;
   const uint8_t* p = f.data() + eth::kHeaderBytes;
   if (efe::decode(p, f.size() - eth::kHeaderBytes, &h) != efe::ParseError::kOk ||
       h.type != efe::Type::kData)
-    return;
-  Seg* s = seg_by_frame(uint64_t(h.seq) | mac_tag(eh.src));
-  if (!s) return;
+    return false;
+  out->tag = uint64_t(h.seq) | mac_tag(eh.src);
   const size_t len = std::max(f.size(), eth::kMinFrameBytes);
-  const uint64_t on_wire = (eth::kPreambleBytes + len + eth::kFcsBytes) * byte_ps;
-  s->frames.push_back({link, end, t, t + on_wire + prop_ps});
-  // A Read Request: the responder's Read Response segments answer its MSN.
+  out->last = t + (eth::kPreambleBytes + len + eth::kFcsBytes) * byte_ps + prop_ps;
   rdmap::Segment d;
-  if (s->frames.size() == 1 && !s->response && s->wr != UINT32_MAX &&
-      rdmap::decode(p + efe::kHeaderBytes, h.length, &d) && !d.tagged &&
+  if (rdmap::decode(p + efe::kHeaderBytes, h.length, &d) && !d.tagged &&
       d.opcode == uint8_t(rdmap::Opcode::kReadRequest)) {
-    const auto to = node_of_mac_.find(mac_tag(eh.dst));
-    if (to != node_of_mac_.end()) nodes_[to->second].read_at[qkey(h.dst_qpn, d.msn)] = s->wr;
+    out->read_request = 1;
+    out->dst = mac_tag(eh.dst);
+    out->dst_qpn = h.dst_qpn;
+    out->msn = d.msn;
+  }
+  return true;
+}
+
+void RequestTrace::on_frame_seen(int link, int end, uint64_t t, const FrameSeen& fs) {
+  Seg* s = seg_by_frame(fs.tag);
+  if (!s) return;
+  s->frames.push_back({link, end, t, fs.last});
+  // A Read Request: the responder's Read Response segments answer its MSN.
+  if (s->frames.size() == 1 && !s->response && s->wr != UINT32_MAX && fs.read_request) {
+    const auto to = node_of_mac_.find(fs.dst);
+    if (to != node_of_mac_.end()) nodes_[to->second].read_at[qkey(fs.dst_qpn, fs.msn)] = s->wr;
   }
 }
 

@@ -4,7 +4,8 @@
 // post to the poll that sees it, on the sender and at the peer, and each segment's frames.
 // `--timeline FILE` writes them as Chrome trace-event JSON (request_timeline.cc); latency
 // workloads' `--breakdown` takes one iteration apart from them (breakdown_of). Attaching changes
-// no simulated result: the probes only record.
+// no simulated result: the probes only record. Over several processes (sim/ranks.h) each rank
+// keeps what its own hosts' and links' probes saw, and gather() hands it all to rank 0.
 #pragma once
 
 #include <array>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "models/common/bytes.h"
+#include "sim/ranks.h"
 
 namespace rnic {
 
@@ -56,6 +58,12 @@ class RequestTrace {
   };
 
   void attach(Cluster& cl);
+  // Over several processes, a collective call once the run has ended (every rank makes it):
+  // rank 0 takes every rank's probe records, and takes them in the order of the simulated times
+  // they were made at (each rank's in its own order; a cross-rank cause is at least a link's
+  // delay before its effect), as one process takes them as they come. The other ranks' traces
+  // are then empty. One process: nothing to do. A second call does nothing.
+  void gather();
 
   const std::vector<Wr>& wrs() const { return wrs_; }
   const std::vector<Seg>& segs() const { return segs_; }
@@ -96,12 +104,23 @@ class RequestTrace {
     std::unordered_map<uint64_t, uint32_t> read_at;  // qpn << 32 | MSN -> a Read's WR (responder)
     uint64_t mac32 = 0;                              // its MAC's part of a frame's tag
   };
+  // What a frame on the wire tells: the segment it carries (its EFE SEQ | its source MAC's
+  // tag), its last bit at the far end, and for a Read Request the responder and the MSN its Read
+  // Response segments answer.
+  struct FrameSeen {
+    uint64_t tag = 0;
+    uint64_t last = 0;
+    uint8_t read_request = 0;
+    uint64_t dst = 0;  // the destination MAC's tag
+    uint32_t dst_qpn = 0, msn = 0;
+  };
+  static bool frame_seen(const std::vector<uint8_t>& f, uint64_t t, uint64_t byte_ps,
+                         uint64_t prop_ps, FrameSeen* out);
+  void on_frame_seen(int link, int end, uint64_t t, const FrameSeen& fs);
   uint32_t wr_for(int node, uint32_t qpn, uint32_t index);
   Seg* seg_by_frame(uint64_t tag);
   void on_core(int node, const struct ProbeEvent& e);
   void on_host(int node, int point, uint32_t qpn, uint64_t tag, uint64_t aux, uint64_t t);
-  void on_frame(int link, int end, uint64_t t, const std::vector<uint8_t>& f, uint64_t byte_ps,
-                uint64_t prop_ps);
   void on_mem(int node, uint64_t addr, uint32_t len, uint64_t t);
 
   std::vector<Wr> wrs_;
@@ -109,6 +128,11 @@ class RequestTrace {
   std::vector<NodeState> nodes_;
   std::unordered_map<uint64_t, uint32_t> frame_at_;  // EFE SEQ | source MAC's low 32 << 32
   std::unordered_map<uint64_t, int> node_of_mac_;    // a MAC's part of a tag -> host
+  // Over several processes: this rank's probe records until gather(), each its simulated time,
+  // its kind and the probe's arguments.
+  enum class Rec : uint8_t { kCore, kHost, kMem, kFrame };
+  bool recording_ = false;
+  ranks::Packer log_;
 };
 
 }  // namespace rnic

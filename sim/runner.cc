@@ -288,7 +288,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   if (ranks::parallel()) {
     // What runs over several processes so far: the experiments marked parallel, the traffic
-    // generators' workloads and programs of the user's, without waveforms or a timeline.
+    // generators' workloads and programs of the user's, without waveforms.
     for (const WorkloadSpec& w : s.workloads) {
       // (The client decides the last iteration when the time is up; its last message tells the
       // server, except a 1-byte Send of send_bw, whose server reads the client's count.)
@@ -313,12 +313,9 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
           "mpirun", "experiment.kind " + kind->kind,
           "runs in one process only (the experiments that run over several: "
           "scale, incast, loss_goodput, efe_vs_tcp, and workloads); run it without mpirun");
-    for (const auto& [on, what] : {std::pair{!s.outputs.trace.empty(), "--trace"},
-                                   std::pair{!s.outputs.timeline.empty(), "--timeline"},
-                                   std::pair{s.outputs.breakdown, "--breakdown"}})
-      if (on)
-        throw InputError("mpirun", what,
-                         "not written by a run over several processes yet; run without mpirun");
+    if (!s.outputs.trace.empty())
+      throw InputError("mpirun", "--trace",
+                       "not written by a run over several processes yet; run without mpirun");
   }
   StatRegistry stats;
   ExperimentContext ctx{s, s.config, stats};
@@ -379,6 +376,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   run_control::clear_progress_line();
   ctx.capture_writers.clear();  // the captures closed, whole, before the outputs are listed
   if (ranks::parallel() && s.outputs.pcap) ctx.merge_rank_captures();
+  if (requests) requests->gather();  // (over several processes, at rank 0)
   if (trace) trace->close();
   std::string timeline_err;
   if (requests && !s.outputs.timeline.empty()) {

@@ -569,6 +569,9 @@ struct Job {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::string error;      // the first failure of either side's program
   uint64_t error_ps = 0;  // ... and when
+  // Each side's first QP (the breakdown's; over several processes gather_jobs tells every rank
+  // the other side's). UINT32_MAX: none made.
+  uint32_t client_qp0 = UINT32_MAX, server_qp0 = UINT32_MAX;
 };
 using Point = Job::Point;
 
@@ -658,12 +661,14 @@ void check_workload_memory(const Scenario& s, const Topology& topo) {
 
 // Over several processes: what each rank's side of every job measured goes to every rank
 // (sim/ranks.h); a job's points from its client's rank, each point's end the latest of either
-// side's, its error the earliest of the two sides' (at the same time, the lower rank's).
+// side's, its error the earliest of the two sides' (at the same time, the lower rank's), each
+// side's first QP its own rank's.
 void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
   ranks::Packer m;
   for (const auto& jp : jobs) {
     const Job& j = *jp;
     m.put(j.error_ps).put(uint32_t(j.error.size())).put_bytes(j.error.data(), j.error.size());
+    m.put(j.client_qp0).put(j.server_qp0);
     for (size_t si = 0; si < j.points.size(); ++si) {
       const Point& pt = j.points[si];
       m.put(pt.end_ps);
@@ -694,6 +699,8 @@ void gather_jobs(const Cluster& cl, std::vector<std::unique_ptr<Job>>& jobs) {
         error[k].assign(e, n);
         error_ps[k] = at;
       }
+      for (uint32_t* qp : {&j.client_qp0, &j.server_qp0})
+        if (const auto q = u.get<uint32_t>(); q != UINT32_MAX) *qp = q;
       const bool client_here = cl.part.host_rank[size_t(j.client_node)] == int(r);
       for (size_t si = 0; si < j.points.size(); ++si) {
         Point& pt = j.points[si];
@@ -818,6 +825,7 @@ int run_workloads(ExperimentContext& ctx) {
     programs.push_back(
         {j.client_node, guarded(j, [&j, ec, start_ps] {
            j.client.open(ec);
+           j.client_qp0 = j.client.qps[0]->qp_num;
            j.oob.put(1, j.client.info());
            j.to_server = j.oob.get(0);
            j.client.connect(j.to_server);
@@ -838,6 +846,7 @@ int run_workloads(ExperimentContext& ctx) {
          })});
     programs.push_back({j.server_node, guarded(j, [&j, ec] {
                           j.server.open(ec);
+                          j.server_qp0 = j.server.qps[0]->qp_num;
                           j.oob.put(0, j.server.info());
                           j.to_client = j.oob.get(1);
                           j.server.connect(j.to_client);
@@ -1057,6 +1066,8 @@ int run_workloads(ExperimentContext& ctx) {
   // point the later of its two sides', its error the first either side had: every rank then
   // makes the same rows.
   if (ranks::parallel()) gather_jobs(cl, jobs);
+  // ... and rank 0 takes every rank's probe records for the breakdown.
+  if (ctx.requests) ctx.requests->gather();
   // A failed channel (retry budget spent) names the links that lost frames: its cause.
   std::string lossy = cl.lossy_links_everywhere();
   while (!lossy.empty() && lossy.back() == '\n') lossy.pop_back();
@@ -1162,17 +1173,17 @@ int run_workloads(ExperimentContext& ctx) {
             list);
       }
     }
-    if (j->t->latency && ctx.requests && ctx.scenario.outputs.breakdown && !j->client.qps.empty() &&
-        !j->server.qps.empty()) {
+    if (j->t->latency && ctx.requests && ctx.scenario.outputs.breakdown && ranks::rank() == 0 &&
+        j->client_qp0 != UINT32_MAX && j->server_qp0 != UINT32_MAX) {
       BreakdownJob b;
       b.workload = j->spec->name;
       b.test = j->t->name;
-      b.client = cl.nodes[size_t(j->client_node)]->name();
-      b.server = cl.nodes[size_t(j->server_node)]->name();
+      b.client = cl.host_names[size_t(j->client_node)];
+      b.server = cl.host_names[size_t(j->server_node)];
       b.client_node = j->client_node;
       b.server_node = j->server_node;
-      b.client_qp = j->client.qps[0]->qp_num;
-      b.server_qp = j->server.qps[0]->qp_num;
+      b.client_qp = j->client_qp0;
+      b.server_qp = j->server_qp0;
       b.ping_pong = j->t->op != Op::kRead;
       for (size_t si = 0; si < j->rows.size(); ++si) {
         const auto& r = j->rows[si];

@@ -19,6 +19,7 @@ crosses the ranks. The watchdog stops a program that idles for ever on 2 ranks t
 mpirun with exit 2: a pin to no such host, send_bw limited by time with 1-byte Sends.
 
 usage: ranks.py RNICSIM OUT_BASE"""
+import json
 import os
 import shutil
 import subprocess
@@ -89,15 +90,23 @@ for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.
                                        "sim.stats_interval_ns=1000"],
                            ["--partition", "h0=1,h1=0,h2=0,h3=1"])):
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
-    rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", "--pcap", *extra)
-    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", "--pcap", *extra, *pins)
+    # ("split" with the request timeline too: rank 0 takes every rank's probe records.)
+    tl = (lambda d: ["--timeline", os.path.join(d, "timeline.json")] if name == "split" else [])
+    rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", "--pcap", *extra, *tl(one))
+    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", "--pcap", *extra, *pins, *tl(two))
     if not check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
         continue
     check("2 ranks, hosts 2/2" in p.stderr, f"{name}: no partition line for 2 ranks:\n{p.stderr}")
     caps = sorted(f for f in os.listdir(one) if f.endswith(".pcap"))
     check(len(caps) == 6 and caps == sorted(f for f in os.listdir(two) if f.endswith(".pcap")),
           f"{name}: captures {caps} vs {os.listdir(two)}")
-    a, b = same_outputs(name, one, two, caps)
+    a, b = same_outputs(name, one, two, caps + (["timeline.json"] if tl(one) else []))
+    if tl(one):
+        spans = [e for e in load(os.path.join(two, "timeline.json"))["traceEvents"]
+                 if e["ph"] == "X"]
+        hosts = {e["args"]["host"] for e in spans}
+        check({"frame", "placement DMA", "poll"} <= {e["name"] for e in spans} and len(hosts) == 4,
+              f"split: the timeline has {len(spans)} spans of hosts {sorted(hosts)}")
     check(not any(f.startswith(".rank") for f in os.listdir(two)), f"{name}: ranks' records left")
     if name == "loss":
         lost = sum(g.get("lost_random", {}).get("value", 0) for g in b[1].values())
@@ -251,15 +260,21 @@ workloads:
   - {name: sb, test: send_bw, from: h0, to: h1, sizes: [2, 4096], qps: 2, duration_us: 100,
      start_us: 300}
 """)
+# With the latency workloads taken apart (--breakdown; each side's probes on its own rank).
 one, two = out_dir(base, "timed_1"), out_dir(base, "timed_2")
-rnicsim(binary, "run", timed, "--out", one, "--quiet", "--pcap")
-p = mpirun(2, "run", timed, "--out", two, "--quiet", "--pcap", "--partition",
+rnicsim(binary, "run", timed, "--out", one, "--quiet", "--pcap", "--breakdown")
+p = mpirun(2, "run", timed, "--out", two, "--quiet", "--pcap", "--breakdown", "--partition",
            "h0=0,h1=1,h2=0,h3=1")
 if check(p.returncode == 0, f"workloads limited by time: exit {p.returncode}\n{p.stderr}"):
-    a, b = same_outputs("workloads limited by time", one, two, ["l0.pcap", "l1.pcap"])
+    a, b = same_outputs("workloads limited by time", one, two,
+                        ["l0.pcap", "l1.pcap", "breakdown.json"])
     rows = a[0]["rows"]
     check(len(rows) == 8 and all(r["iterations"] < 1000 for r in rows),
           f"workloads limited by time: rows {rows}")
+    parts = load(os.path.join(two, "breakdown.json"))["workloads"]
+    check([w["workload"] for w in parts] == ["r", "wl", "sl"] and
+          all(p.get("stages") for w in parts for p in w["points"]),
+          f"workloads limited by time: breakdown {json.dumps(parts)[:400]}")
 send = write_file(base, "timed_send.yaml", """name: timed_send
 topology:
   hosts: [{name: h0}, {name: h1}]
