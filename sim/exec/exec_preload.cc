@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <rdma/rdma_cma.h>
 #include <signal.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -43,6 +44,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -1464,13 +1466,30 @@ ssize_t read(int fd, void* buf, size_t n) {
   return recv(fd, buf, n, 0);
 }
 
+namespace {
+// epoll with the process's sockets on the management network: the epoll instance is the
+// kernel's (its descriptor, and the other descriptors it watches), and the sockets it watches
+// are kept here beside it, per instance: their events and data, and whether a one-shot
+// (EPOLLONESHOT) has fired.
+struct Watched {
+  epoll_event ev;
+  bool fired = false;
+};
+std::map<int, std::map<int, Watched>>& epolls() {
+  static std::map<int, std::map<int, Watched>> m;
+  return m;
+}
+}  // namespace
+
 int close(int fd) {
   const int64_t k = vsock(fd);
   if (k >= 0) {
     int rc = 0;
     call(Op::kSockClose, Msg().put(k), &rc);
     vsocks().erase(fd);
+    for (auto& [ep, watched] : epolls()) watched.erase(fd);  // as the kernel's epoll forgets it
   }
+  epolls().erase(fd);
   return next<decltype(&close)>("close")(fd);
 }
 
@@ -1547,6 +1566,125 @@ int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
   }
   if (tv && r == 0) *tv = timeval{0, 0};
   return count;
+}
+
+int epoll_create1(int flags) {
+  const int ep = next<decltype(&epoll_create1)>("epoll_create1")(flags);
+  if (ep >= 0 && on()) epolls()[ep];
+  return ep;
+}
+
+int epoll_create(int size) {
+  const int ep = next<decltype(&epoll_create)>("epoll_create")(size);
+  if (ep >= 0 && on()) epolls()[ep];
+  return ep;
+}
+
+int epoll_ctl(int ep, int op, int fd, epoll_event* ev) {
+  const auto set = epolls().find(ep);
+  if (!on() || vsock(fd) < 0 || set == epolls().end())
+    return next<decltype(&epoll_ctl)>("epoll_ctl")(ep, op, fd, ev);
+  auto& watched = set->second;
+  const auto it = watched.find(fd);
+  if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && !ev) {
+    errno = EFAULT;
+    return -1;
+  }
+  switch (op) {
+    case EPOLL_CTL_ADD:
+      if (it != watched.end()) {
+        errno = EEXIST;
+        return -1;
+      }
+      watched[fd] = {*ev, false};
+      return 0;
+    case EPOLL_CTL_MOD:
+      if (it == watched.end()) {
+        errno = ENOENT;
+        return -1;
+      }
+      it->second = {*ev, false};  // (a one-shot is armed again)
+      return 0;
+    case EPOLL_CTL_DEL:
+      if (it == watched.end()) {
+        errno = ENOENT;
+        return -1;
+      }
+      watched.erase(it);
+      return 0;
+    default:
+      errno = EINVAL;
+      return -1;
+  }
+}
+
+// A wait on an instance that watches sockets is a poll (above) over them and the instance's own
+// descriptor, which is readable when one of the kernel's descriptors is ready: the sockets wait
+// in simulated time, the others are looked at every kPollQuantumNs. Readiness is level-triggered
+// (a socket with bytes left is reported again, EPOLLET or not: a program that reads until EAGAIN
+// sees the same).
+int epoll_wait(int ep, epoll_event* out, int max, int timeout) {
+  using Fn = decltype(&epoll_wait);
+  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "epoll_wait"));
+  const auto set = epolls().find(ep);
+  if (!on() || set == epolls().end()) return real(ep, out, max, timeout);
+  if (set->second.empty()) return real(ep, out, max, timeout);
+  if (max <= 0 || !out) {
+    errno = EINVAL;
+    return -1;
+  }
+  std::vector<std::pair<int, Watched*>> socks;
+  for (auto& [fd, w] : set->second)
+    if (!w.fired) socks.push_back({fd, &w});
+  if (socks.empty()) {
+    // Every socket's one-shot has fired: the kernel's descriptors alone, every kPollQuantumNs
+    // of simulated time up to the timeout.
+    const uint64_t deadline =
+        timeout < 0 ? UINT64_MAX : g_now_ns + g_local_ns + uint64_t(timeout) * 1000000ull;
+    for (;;) {
+      const int k = real(ep, out, max, 0);
+      const uint64_t now = g_now_ns + g_local_ns;
+      if (k != 0 || now >= deadline) return k;
+      const uint64_t nap = std::min<uint64_t>(kPollQuantumNs, deadline - now);
+      const timespec ts{time_t(nap / 1000000000ull), long(nap % 1000000000ull)};
+      nanosleep(&ts, nullptr);
+    }
+  }
+  std::vector<pollfd> p;
+  for (const auto& [fd, w] : socks)
+    p.push_back({fd, short(w->ev.events & (EPOLLIN | EPOLLOUT | EPOLLPRI)), 0});
+  p.push_back({ep, POLLIN, 0});
+  const int r = poll(p.data(), p.size(), timeout);
+  if (r <= 0) return r;
+  int n = 0;
+  for (size_t i = 0; i < socks.size() && n < max; ++i) {
+    const short re = p[i].revents;
+    if (!re) continue;
+    Watched& w = *socks[i].second;
+    uint32_t e = 0;
+    for (const auto& [pe, ee] : {std::pair<short, uint32_t>{POLLIN, EPOLLIN},
+                                 {POLLOUT, EPOLLOUT},
+                                 {POLLPRI, EPOLLPRI},
+                                 {POLLHUP, EPOLLHUP},
+                                 {POLLERR, EPOLLERR}})
+      if (re & pe) e |= ee;
+    out[n].events = e;
+    out[n].data = w.ev.data;
+    w.fired = (w.ev.events & EPOLLONESHOT) != 0;
+    ++n;
+  }
+  if (n < max && p.back().revents) {
+    const int k = real(ep, out + n, max - n, 0);
+    if (k > 0) n += k;
+  }
+  return n;
+}
+
+int epoll_pwait(int ep, epoll_event* out, int max, int timeout, const sigset_t* mask) {
+  const auto set = epolls().find(ep);
+  if (!on() || set == epolls().end())
+    return next<decltype(&epoll_pwait)>("epoll_pwait")(ep, out, max, timeout, mask);
+  return epoll_wait(ep, out, max, timeout);  // (its signal mask is not applied)
 }
 
 int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {
