@@ -83,6 +83,18 @@ void PcieLink::trace(TraceSink& t) const {
     std::string n = std::string(name()) + "_trace_steps";  // spawned outside the module
     std::replace(n.begin(), n.end(), '.', '_');
     spawn_method_on(self->trace_ev_, n.c_str(), [self] { self->on_trace(); });
+    self->trace_end_ = StepEnd::get().add([self] {
+      self->catch_up_all();
+      // A pick due at this time acts a delta after the TLPs it chooses from came (run_due): the
+      // file's step then waits for it.
+      const uint64_t now = now_ps();
+      for (const Side& sd : self->side_)
+        if (sd.pick_due && sd.pick_ps == now) {
+          self->trace_ev_.notify(sc_core::SC_ZERO_TIME);
+          return;
+        }
+      self->arm_trace(now);
+    });
   }
   for (int s = 0; s < 2; ++s) {
     const Side& sd = side_[s];
@@ -464,11 +476,13 @@ void PcieLink::arm(int s, uint64_t now) {
 // in the middle of a time step could see a pick done that a process later in it would not).
 void PcieLink::on_trace() {
   trace_wake_ps_ = kNoTimer;
-  arm_trace(now_ps());
+  StepEnd::get().request(trace_end_);
 }
 
 void PcieLink::arm_trace(uint64_t now) {
   if (trace_wake_ps_ <= now) trace_wake_ps_ = kNoTimer;
+  for (const Side& sd : side_)
+    if (sd.pick_due && sd.pick_ps <= now) StepEnd::get().request(trace_end_);  // a pick now
   uint64_t w = kNoTimer;
   for (const Side& sd : side_)
     for (uint64_t t :

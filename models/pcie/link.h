@@ -259,8 +259,11 @@ class PcieLink : public sc_core::sc_module {
   static bool credited(const Side& sd, const Tlp& t);
 
   // A waveform: a process of its own wakes at every pick and timer, so each gets a time step of
-  // the file; it reads nothing (the signals bring the sides up to date when the file is written).
+  // the file. At the end of that time step (every input of the time in: models/common/step_end.h)
+  // the sides are brought up to date, as the file's signals bring them when it is written, and
+  // the next wake is armed from what they then know: a packet's end, the pick after it.
   mutable bool traced_ = false;
+  size_t trace_end_ = 0;  // its StepEnd call
   uint64_t trace_wake_ps_ = kNoTimer;
   sc_core::sc_event trace_ev_;
   void on_trace();

@@ -2,7 +2,8 @@
 """A run's waveform (docs/debugging.md): `--trace fst` writes trace.fst and trace.gtkw; the save
 file has one group per block (every engine's input channels, the QP states, the EFE's channel
 to each peer, the MAC, the PCIe link ends, the DMAC) and names only signals the FST holds; the
-signals move as the traffic does (fst_at reads them at the end of the run). With `--rtl crc32`
+signals move as the traffic does (fst_at reads them at the end of the run), and every TLP and
+ACK on the PCIe link is in it. With `--rtl crc32`
 the traced run holds the RTL's pins and internals and gives the model run's results and
 captures.
 
@@ -54,6 +55,26 @@ check(value("node0.core.sq.wqe_sent") >= 20, f"node0.core.sq.wqe_sent {values.ge
 efe = [k for k in values if k.startswith("node0.efe.peer_") and k.endswith(".tx_next_seq")]
 check(efe and value(efe[0]) > 0, f"the EFE's next SEQ moved: {[values.get(k) for k in efe]}")
 check(any(value(f"node0.core.qp.qp{q}_state") == 3 for q in range(8)), "a QP of node0 in RTS")
+
+# Every packet on the PCIe link is in the file: in a write_lat, whose packets have gaps between
+# them, each side's TLPs and ACK DLLPs begin as many times as the link's statistics count them
+# (two UpdateFCs in a row show as one), and the wire is idle at the end.
+o2 = out_dir(base, "waveform_pcie")
+rnicsim(binary, "perf", "write_lat", "-s", "2", "-n", "5", "--trace", "fst", "--out", o2, "--quiet")
+stats = load(os.path.join(o2, "stats.json"))["stats"]
+for host in ("node0", "node1"):
+    for side in ("rc_tx", "card_tx"):
+        p = subprocess.run([fst_at, os.path.join(o2, "trace.fst"), "changes",
+                            f"{host}.pcie.{side}.packet"], capture_output=True, text=True)
+        seq = [int(l.rsplit(" = ", 1)[1]) for l in p.stdout.splitlines()]
+        starts = {k: sum(1 for a, b in zip(seq, seq[1:]) if b == k and a != k) for k in (1, 2, 3)}
+        st = stats[f"{host}.pcie.{side}"]
+        check(p.returncode == 0 and starts[1] == st["tlps"]["value"] > 10 and
+              starts[2] == st["ack_dllps"]["value"] and
+              0 < starts[3] <= st["updatefc_dllps"]["value"] and seq[-1] == 0,
+              f"{host}.pcie.{side}: the waveform's packets {starts} (last {seq[-1:]}) against the "
+              f"statistics' {st['tlps']['value']} TLPs, {st['ack_dllps']['value']} ACKs and "
+              f"{st['updatefc_dllps']['value']} UpdateFCs")
 
 # crc32's RTL in the traced run: its SystemC-mode build, clocked in simulated time, with its pins
 # and internals in the same file; rnic_dmac's RTL with its pins (under the DMA service); the run

@@ -1,17 +1,22 @@
 // fst_at: the values of a waveform's signals at one time, without a viewer (docs/debugging.md).
 //
 //   fst_at FILE.fst TIME_NS [GLOB ...]
+//   fst_at FILE.fst changes [GLOB ...]
 //
 // Prints "scope.name = value" (decimal; x or z bits as they are) for every variable whose
 // "scope.name" matches one of the globs (fnmatch; all when none is given), as it stands at
 // TIME_NS (the last change at or before it; a time outside the file's span reads at its nearest
-// end). Exit 2 on bad arguments or an unreadable file, 1 when no variable matches.
+// end). With `changes` instead of a time it prints every value change of those variables, "TIME_NS
+// scope.name = value" in time order (at one time, in the order the file declares them). Exit 2
+// on bad arguments or an unreadable file, 1 when no variable matches.
 #include <fnmatch.h>
 #include <gtkwave/fstapi.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,16 +32,28 @@ std::string decimal(const char* bits) {
   return std::to_string(v);
 }
 
+struct Change {
+  uint64_t t;
+  fstHandle handle;
+  std::string value;
+};
+
+void on_change(void* user, uint64_t t, fstHandle h, const unsigned char* value) {
+  static_cast<std::vector<Change>*>(user)->push_back(
+      {t, h, value ? reinterpret_cast<const char*>(value) : ""});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: fst_at FILE.fst TIME_NS [GLOB ...]\n");
+    std::fprintf(stderr, "usage: fst_at FILE.fst TIME_NS|changes [GLOB ...]\n");
     return 2;
   }
+  const bool changes = std::string(argv[2]) == "changes";
   char* end = nullptr;
-  const double ns = std::strtod(argv[2], &end);
-  if (!end || *end || ns < 0) {
+  const double ns = changes ? 0 : std::strtod(argv[2], &end);
+  if (!changes && (!end || *end || ns < 0)) {
     std::fprintf(stderr, "fst_at: '%s' is not a time in ns\n", argv[2]);
     return 2;
   }
@@ -62,6 +79,31 @@ int main(int argc, char** argv) {
     bool match = globs.empty();
     for (const auto& g : globs) match |= fnmatch(g.c_str(), full.c_str(), 0) == 0;
     if (match) vars.push_back({full, h->u.var.handle});
+  }
+  if (changes) {
+    std::map<fstHandle, std::vector<size_t>> names;  // a handle's variables (aliases share one)
+    for (size_t i = 0; i < vars.size(); ++i) names[vars[i].second].push_back(i);
+    std::vector<Change> all;
+    fstReaderSetFacProcessMaskAll(r);
+    fstReaderIterBlocks(r, on_change, &all, nullptr);
+    // At one time, in declaration order (a handle's changes in their own order).
+    std::stable_sort(all.begin(), all.end(), [&names](const Change& a, const Change& b) {
+      if (a.t != b.t) return a.t < b.t;
+      const auto ia = names.find(a.handle), ib = names.find(b.handle);
+      const size_t ka = ia == names.end() ? SIZE_MAX : ia->second.front();
+      const size_t kb = ib == names.end() ? SIZE_MAX : ib->second.front();
+      return ka < kb;
+    });
+    const double ns_per = std::pow(10.0, scale + 9);
+    for (const Change& c : all) {
+      const auto it = names.find(c.handle);
+      if (it == names.end()) continue;
+      for (size_t i : it->second)
+        std::printf("%.3f %s = %s\n", double(c.t) * ns_per, vars[i].first.c_str(),
+                    decimal(c.value.c_str()).c_str());
+    }
+    fstReaderClose(r);
+    return vars.empty() ? 1 : 0;
   }
   // Outside the file's span: the nearest end (the values hold from the last change on).
   const uint64_t t0 = fstReaderGetStartTime(r), t1 = fstReaderGetEndTime(r);
