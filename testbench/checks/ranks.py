@@ -287,16 +287,18 @@ check(p.returncode == 2 and "send_bw limited by time with 1-byte messages runs i
       in p.stderr, f"1-byte send_bw limited by time under mpirun: exit {p.returncode}\n{p.stderr}")
 # Executables, a host a rank: Debian's ibv_rc_pingpong exchanges its QP details over a TCP socket
 # of the management network between the ranks, rping connects through rdma_cm between them: the
-# same outputs as one process, the programs' own output files too.
+# same outputs as one process, the programs' own output files too (and rping's request timeline,
+# from the verbs library's probes in each process).
 for name, out, whole in (("ibv_rc_pingpong", "pingpong.out", "1000 iters"),
                          ("rping", "rping.out", "ping data")):
     scenario = os.path.join(ROOT, "scenarios", "examples", name + ".yaml")
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
-    rnicsim(binary, "run", scenario, "--out", one, "--quiet", cwd=ROOT)
-    p = mpirun(2, "run", scenario, "--out", two, "--quiet", cwd=ROOT)
+    tl = (lambda d: ["--timeline", os.path.join(d, "timeline.json")] if name == "rping" else [])
+    rnicsim(binary, "run", scenario, "--out", one, "--quiet", *tl(one), cwd=ROOT)
+    p = mpirun(2, "run", scenario, "--out", two, "--quiet", *tl(two), cwd=ROOT)
     if check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
         outs = [os.path.join(host, out) for host in ("node0", "node1")]
-        same_outputs(name, one, two, outs)
+        same_outputs(name, one, two, outs + (["timeline.json"] if tl(one) else []))
         texts = [open(os.path.join(one, f)).read() for f in outs]
         check(any(whole in t for t in texts), f"{name}: no whole run in its output: {texts}")
 finish("ranks")
