@@ -379,7 +379,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   if (requests) requests->gather();  // (over several processes, at rank 0)
   if (trace) trace->close();
   std::string timeline_err;
-  if (requests && !s.outputs.timeline.empty()) {
+  if (requests && !s.outputs.timeline.empty() && writer) {  // (rank 0 has every rank's records)
     uint64_t t0 = 0, t1 = 0;
     parse_trace_window(s.outputs.timeline_window, "timeline_window", &t0, &t1, "timeline_window");
     timeline_err = requests->write_timeline(s.outputs.timeline, t0, t1);
