@@ -5,9 +5,12 @@
 //   rnicsim sweep SCENARIO --vary KEY=V1,V2 [--vary ...] [--seeds N] [-j N] [--slurm] [run options]
 //   rnicsim presets
 #include <fmt/format.h>
+#include <sys/personality.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <cstring>
 #include <systemc>
 
 #include "models/common/log.h"
@@ -44,9 +47,26 @@ void add_run_options(CLI::App* c, rnic::RunOptions& o, std::string& out, bool& q
   c->add_flag("--quiet", quiet, "no summary on stdout");
 }
 
+// A run gives the same results every time: the programs that run inside rnicsim keep their
+// heaps and mappings where the last run had them, which address-space randomisation would move,
+// and with them the page-table pages a registration walks (docs/verbs.md, "Memory"). So the
+// first thing rnicsim does is turn randomisation off for itself and execute itself again (as
+// `setarch -R` would). Left on where the kernel refuses it (some containers' seccomp rules) and
+// under valgrind, which would not follow the exec.
+void without_randomisation(char** argv) {
+  const int p = personality(0xffffffff);
+  if (p == -1 || (p & ADDR_NO_RANDOMIZE)) return;
+  const char* pre = std::getenv("LD_PRELOAD");
+  if (pre && std::strstr(pre, "vgpreload")) return;
+  if (personality(unsigned(p) | ADDR_NO_RANDOMIZE) == -1) return;
+  execv("/proc/self/exe", argv);
+  personality(unsigned(p));  // (the exec failed: this process goes on as it was)
+}
+
 }  // namespace
 
 int sc_main(int argc, char** argv) {
+  without_randomisation(argv);
   // Under mpirun: this process is one rank of the run (sim/ranks.h).
   rnic::ranks::init(&argc, &argv);
   struct Finish {
@@ -117,9 +137,10 @@ int sc_main(int argc, char** argv) {
   int64_t size = 0, iters = 0, qps = 0, depth = 0, duration_us = 0;
   bool all_sizes = false;
   auto* perf = app.add_subcommand("perf", "perftest-style measurement");
-  perf->add_option("test", test,
-                   "pcie_dma | write_bw | write_lat | read_bw | read_lat | send_bw | send_lat | atomic_bw | "
-                   "atomic_lat")
+  perf->add_option(
+          "test", test,
+          "pcie_dma | write_bw | write_lat | read_bw | read_lat | send_bw | send_lat | atomic_bw | "
+          "atomic_lat")
       ->required();
   perf->add_option("-s,--size", size, "message size in bytes");
   perf->add_flag("-a,--all", all_sizes, "sweep all sizes");
