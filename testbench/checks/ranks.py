@@ -57,6 +57,11 @@ def outputs(o):
             strip_wall(st["stats"], MACHINE), st["sim_time_ns"])
 
 
+def timeline(out, on):
+    """--timeline into the run's own folder (compared as timeline.json), or nothing."""
+    return ["--timeline", os.path.join(out, "timeline.json")] if on else []
+
+
 def same_outputs(name, one, two, files=()):
     """Checks that the run in `two` (over ranks) wrote what the one in `one` (one process) wrote:
     results.json, stats.json's statistics in the same order, the simulated time and each of
@@ -91,17 +96,18 @@ for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.
                            ["--partition", "h0=1,h1=0,h2=0,h3=1"])):
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
     # ("split" with the request timeline too: rank 0 takes every rank's probe records.)
-    tl = (lambda d: ["--timeline", os.path.join(d, "timeline.json")] if name == "split" else [])
-    rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", "--pcap", *extra, *tl(one))
-    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", "--pcap", *extra, *pins, *tl(two))
+    tl = name == "split"
+    rnicsim(binary, "run", SCENARIO, "--out", one, "--quiet", "--pcap", *extra, *timeline(one, tl))
+    p = mpirun(2, "run", SCENARIO, "--out", two, "--quiet", "--pcap", *extra, *pins,
+               *timeline(two, tl))
     if not check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stdout}{p.stderr}"):
         continue
     check("2 ranks, hosts 2/2" in p.stderr, f"{name}: no partition line for 2 ranks:\n{p.stderr}")
     caps = sorted(f for f in os.listdir(one) if f.endswith(".pcap"))
     check(len(caps) == 6 and caps == sorted(f for f in os.listdir(two) if f.endswith(".pcap")),
           f"{name}: captures {caps} vs {os.listdir(two)}")
-    a, b = same_outputs(name, one, two, caps + (["timeline.json"] if tl(one) else []))
-    if tl(one):
+    a, b = same_outputs(name, one, two, caps + (["timeline.json"] if tl else []))
+    if tl:
         spans = [e for e in load(os.path.join(two, "timeline.json"))["traceEvents"]
                  if e["ph"] == "X"]
         hosts = {e["args"]["host"] for e in spans}
@@ -293,12 +299,12 @@ for name, out, whole in (("ibv_rc_pingpong", "pingpong.out", "1000 iters"),
                          ("rping", "rping.out", "ping data")):
     scenario = os.path.join(ROOT, "scenarios", "examples", name + ".yaml")
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
-    tl = (lambda d: ["--timeline", os.path.join(d, "timeline.json")] if name == "rping" else [])
-    rnicsim(binary, "run", scenario, "--out", one, "--quiet", *tl(one), cwd=ROOT)
-    p = mpirun(2, "run", scenario, "--out", two, "--quiet", *tl(two), cwd=ROOT)
+    tl = name == "rping"
+    rnicsim(binary, "run", scenario, "--out", one, "--quiet", *timeline(one, tl), cwd=ROOT)
+    p = mpirun(2, "run", scenario, "--out", two, "--quiet", *timeline(two, tl), cwd=ROOT)
     if check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
         outs = [os.path.join(host, out) for host in ("node0", "node1")]
-        same_outputs(name, one, two, outs + (["timeline.json"] if tl(one) else []))
+        same_outputs(name, one, two, outs + (["timeline.json"] if tl else []))
         texts = [open(os.path.join(one, f)).read() for f in outs]
         check(any(whole in t for t in texts), f"{name}: no whole run in its output: {texts}")
 finish("ranks")
