@@ -177,10 +177,10 @@ if check(p.returncode == 0, f"demo: mpirun -n 2: exit {p.returncode}\n{p.stdout}
     a, b = same_outputs("demo", one, two, ["l0.pcap"])
     check(len(a[0]["rows"]) == 9, f"demo: {len(a[0]['rows'])} rows, not 9")
 # Programs of the user's (shared objects, a host a rank), whose connection details go over the
-# out-of-band board between the ranks, give what one process gives: rc_pingpong and kv_put_get.
-# (write_c is not among them: its 256 KiB buffer is where the allocator puts it, and whether it
-# crosses a 2 MiB boundary, a page-walk read more, differs between processes; docs/verbs.md.)
-for name in ("rc_pingpong", "kv_put_get"):
+# out-of-band board between the ranks, give what one process gives: rc_pingpong, kv_put_get and
+# write_c. (Their buffers are aligned to 2 MiB: where the heap puts a buffer differs between
+# processes, and one across a 2 MiB boundary takes a page-walk read more; docs/verbs.md.)
+for name in ("rc_pingpong", "kv_put_get", "write_c"):
     scenario = os.path.join(ROOT, "scenarios", "examples", name + ".yaml")
     one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
     rnicsim(binary, "run", scenario, "--out", one, "--quiet", cwd=ROOT)  # (the program's path is
