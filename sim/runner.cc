@@ -78,6 +78,20 @@ std::vector<std::string> order_before_start(const std::vector<std::string>& list
   return out;
 }
 
+// A rank's statistics groups as the text of a JSON array of [name, group] pairs: an array parses
+// in time linear in its length, where an ordered_json object looks up each key it adds among
+// those before (quadratic in the thousands of groups of a large run).
+std::string groups_as_pairs(nlohmann::ordered_json& groups) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (auto& [name, g] : groups.get_ref<nlohmann::ordered_json::object_t&>()) {
+    nlohmann::ordered_json p = nlohmann::ordered_json::array();
+    p.push_back(name);
+    p.push_back(std::move(g));
+    a.push_back(std::move(p));
+  }
+  return a.dump();
+}
+
 // Over several processes, stats.json's statistics: each group from the rank that simulates the
 // host, switch or link it belongs to (by the name before its first '.'); a link between two
 // ranks counts on both (each its own direction's faults): its counters are summed.
@@ -91,8 +105,9 @@ nlohmann::ordered_json merge_rank_stats(nlohmann::ordered_json mine,
   r[0] = std::move(mine);
   for (size_t k = 1; k < dumps.size(); ++k) r[k] = nlohmann::ordered_json::parse(dumps[k]);
   std::vector<std::unordered_map<std::string, const nlohmann::ordered_json*>> idx(r.size());
-  for (size_t k = 0; k < r.size(); ++k)
-    for (auto it = r[k].begin(); it != r[k].end(); ++it) idx[k][it.key()] = &it.value();
+  for (auto it = r[0].begin(); it != r[0].end(); ++it) idx[0][it.key()] = &it.value();
+  for (size_t k = 1; k < r.size(); ++k)  // [name, group] pairs (groups_as_pairs)
+    for (const auto& p : r[k]) idx[k][p[0].get_ref<const std::string&>()] = &p[1];
   // Groups made before the simulation started are every rank's, in one order; those made while
   // it ran (an EFE's per-peer group) only where they were: after the others, by name, as
   // StatRegistry::json() lists them in one process.
@@ -108,7 +123,7 @@ nlohmann::ordered_json merge_rank_stats(nlohmann::ordered_json mine,
     const int rank = rank_of(g);
     if (rank >= 0) {
       const auto f = idx[size_t(rank)].find(g);
-      if (f != idx[size_t(rank)].end()) out[g] = *f->second;
+      if (f != idx[size_t(rank)].end()) append_new_key(out, g, *f->second);
       continue;
     }
     nlohmann::ordered_json m;
@@ -124,7 +139,7 @@ nlohmann::ordered_json merge_rank_stats(nlohmann::ordered_json mine,
           st.value()["value"] =
               st.value()["value"].get<uint64_t>() + (*f->second)[st.key()]["value"].get<uint64_t>();
     }
-    if (!m.is_null()) out[g] = m;
+    if (!m.is_null()) append_new_key(out, g, std::move(m));
   }
   return out;
 }
@@ -134,12 +149,28 @@ constexpr const char* kOutOfMemory =
     "rnicsim: the simulator ran out of memory on this machine (smaller sizes, fewer QPs or a "
     "shorter run need less)";
 
-// Returns "" or why the file could not be written.
-std::string write_json(const std::filesystem::path& p, const nlohmann::ordered_json& j) {
+// In stats.json's object, where its statistics go as text (control characters: the dump escapes
+// them, so its text is nowhere else).
+constexpr const char* kStatsMark = "\x01rnicsim-stats\x01";
+
+// Returns "" or why the file could not be written. With `marked`: the dump of kStatsMark in j
+// stands for that text.
+std::string write_json(const std::filesystem::path& p, const nlohmann::ordered_json& j,
+                       const std::string* marked = nullptr) {
   errno = 0;
   std::ofstream f(p);
   if (f) {
-    f << j.dump(2) << "\n";
+    const std::string text = j.dump(2);
+    const std::string mark = marked ? nlohmann::ordered_json(kStatsMark).dump() : "";
+    const size_t at = marked ? text.find(mark) : std::string::npos;
+    if (at == std::string::npos) {
+      f << text << "\n";
+    } else {
+      f.write(text.data(), std::streamsize(at));
+      f << *marked;
+      f.write(text.data() + at + mark.size(), std::streamsize(text.size() - at - mark.size()));
+      f << "\n";
+    }
     f.close();
   }
   if (f) return "";
@@ -397,6 +428,9 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   st["sim_time_ns"] = sc_core::sc_time_stamp().to_seconds() * 1e9;
   if (!ctx.topology.is_null()) st["topology"] = ctx.topology;
   st["config"] = config_json(s.config);
+  // The statistics go into stats.json as text, where `st` holds the mark (a large run's would be
+  // a large object, slow to build, dump and free).
+  std::string stats_text;
   if (ranks::parallel()) {
     // Each rank sends the groups of what it simulates (and of links it shares with another).
     auto rank_of = [&ctx](const std::string& g) {
@@ -407,16 +441,20 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
       const int r = rank_of(g);
       return r < 0 || r == ranks::rank();
     });
-    const std::vector<std::string> dumps = ranks::gather(writer ? "" : mine.dump());
+    const std::vector<std::string> dumps = ranks::gather(writer ? "" : groups_as_pairs(mine));
     std::string names;
     for (const std::string& n : stats.names_before_start()) names += n + '\n';
     const std::vector<std::string> name_lists = ranks::gather(names);
     if (writer)
-      st["stats"] = merge_rank_stats(std::move(mine), dumps, rank_of,
-                                     order_before_start(name_lists, ctx.topology));
-  } else {
-    st["stats"] = stats.json();
+      append_nested(stats_text,
+                    merge_rank_stats(std::move(mine), dumps, rank_of,
+                                     order_before_start(name_lists, ctx.topology))
+                        .dump(2),
+                    2, 1);
+  } else if (writer) {
+    stats.append_json(stats_text, 2, 1);
   }
+  st["stats"] = kStatsMark;
   if (stats.truncated()) {
     st["time_series_truncated"] = true;
     fmt::print(stderr,
@@ -428,7 +466,8 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   if (!stopped.empty()) st["stopped"] = {{"exit", rc}, {"why", stopped}};
   if (!stopped_detail.empty()) st["stopped"]["state"] = stopped_detail;
   if (!writer) return rc;
-  const std::string st_err = write_json(std::filesystem::path(out_dir) / "stats.json", st);
+  const std::string st_err =
+      write_json(std::filesystem::path(out_dir) / "stats.json", st, &stats_text);
 
   nlohmann::ordered_json res;
   res["experiment"] = s.experiment.name;

@@ -33,7 +33,9 @@ __attribute__((target("pclmul,sse4.1"))) uint32_t ieee_clmul(uint32_t crc, const
   const __m128i k5 = _mm_set_epi64x(0, 0x163cd6124);              // x^64 mod P
   const __m128i mu_p = _mm_set_epi64x(0x1f7011641, 0x1db710641);  // floor(x^64 / P), P
   const __m128i mask32 = _mm_set_epi32(0, 0, 0, -1);
-  auto load = [p](size_t off) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + off)); };
+  auto load = [p](size_t off) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + off));
+  };
   __m128i x = _mm_xor_si128(load(0), _mm_cvtsi32_si128(int(crc)));
   size_t off = 16;
   if (len >= 128) {

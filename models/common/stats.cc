@@ -104,6 +104,94 @@ nlohmann::ordered_json StatGroup::json() const {
   return j;
 }
 
+namespace {
+
+void append_string(std::string& out, const std::string& s) {
+  // Plain printable ASCII goes as it is; anything else as the JSON library escapes it.
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      out += nlohmann::ordered_json(s).dump();
+      return;
+    }
+  }
+  out += '"';
+  out += s;
+  out += '"';
+}
+
+void append_key(std::string& out, const std::string& key, int indent, int depth) {
+  out.append(size_t(indent * depth), ' ');
+  append_string(out, key);
+  out += ": ";
+}
+
+}  // namespace
+
+void append_nested(std::string& out, const std::string& text, int indent, int depth) {
+  const std::string pad(size_t(indent * depth), ' ');
+  size_t at = 0;
+  for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+    out.append(text, at, nl + 1 - at);
+    out += pad;
+  }
+  out.append(text, at, std::string::npos);
+}
+
+void StatGroup::append_json(std::string& out, int indent, int depth) const {
+  // A name given twice (a series of a counter's name) keeps the object's first place and last
+  // value, as json() does: that group goes through json(). (Counters' names are unique, and so
+  // are histograms'.)
+  bool twice = false;
+  if (!histograms_.empty() || !series_.empty()) {
+    std::vector<const std::string*> names;
+    for (const auto& c : counters_) names.push_back(&c.name);
+    for (const auto& h : histograms_) names.push_back(&h.name());
+    for (const auto& t : series_) names.push_back(&t.name);
+    std::sort(names.begin(), names.end(),
+              [](const std::string* a, const std::string* b) { return *a < *b; });
+    for (size_t i = 1; i < names.size(); ++i) twice |= *names[i] == *names[i - 1];
+  }
+  if (twice || (counters_.empty() && histograms_.empty() && series_.empty()))
+    return append_nested(out, json().dump(indent), indent, depth);
+  out += "{\n";
+  bool first = true;
+  auto next = [&](const std::string& name) {
+    if (!first) out += ",\n";
+    first = false;
+    append_key(out, name, indent, depth + 1);
+  };
+  for (const auto& c : counters_) {
+    next(c.name);
+    out += "{\n";
+    append_key(out, "value", indent, depth + 2);
+    out += std::to_string(c.value);
+    out += ",\n";
+    append_key(out, "unit", indent, depth + 2);
+    append_string(out, c.unit);
+    out += ",\n";
+    append_key(out, "desc", indent, depth + 2);
+    append_string(out, c.desc);
+    out += '\n';
+    out.append(size_t(indent * (depth + 1)), ' ');
+    out += '}';
+  }
+  for (const auto& h : histograms_) {
+    next(h.name());
+    append_nested(out, h.json().dump(indent), indent, depth + 1);
+  }
+  if (!series_.empty()) {  // (as json() makes them)
+    const nlohmann::ordered_json j = json();
+    for (const auto& t : series_) {
+      next(t.name);
+      append_nested(out, j[t.name].dump(indent), indent, depth + 1);
+    }
+  }
+  out += '\n';
+  out.append(size_t(indent * depth), ' ');
+  out += '}';
+}
+
 StatGroup& StatRegistry::group(const std::string& name) {
   StatGroup*& g = by_name_[name];
   if (!g) {
@@ -182,11 +270,38 @@ nlohmann::ordered_json StatRegistry::json(
   std::sort(late.begin(), late.end(),
             [](const StatGroup* a, const StatGroup* b) { return a->name() < b->name(); });
   const std::unordered_set<const StatGroup*> is_late(late_.begin(), late_.end());
-  for (const auto& g : groups_)
-    if (!is_late.count(&g) && (!keep || keep(g.name()))) j[g.name()] = g.json();
+  for (const auto& g : groups_)  // (names are unique: by_name_)
+    if (!is_late.count(&g) && (!keep || keep(g.name()))) append_new_key(j, g.name(), g.json());
   for (const StatGroup* g : late)
-    if (!keep || keep(g->name())) j[g->name()] = g->json();
+    if (!keep || keep(g->name())) append_new_key(j, g->name(), g->json());
   return j;
+}
+
+void StatRegistry::append_json(std::string& out, int indent, int depth,
+                               const std::function<bool(const std::string&)>& keep) const {
+  settle();
+  std::vector<const StatGroup*> late = late_;
+  std::sort(late.begin(), late.end(),
+            [](const StatGroup* a, const StatGroup* b) { return a->name() < b->name(); });
+  const std::unordered_set<const StatGroup*> is_late(late_.begin(), late_.end());
+  std::vector<const StatGroup*> order;  // json()'s
+  for (const auto& g : groups_)
+    if (!is_late.count(&g) && (!keep || keep(g.name()))) order.push_back(&g);
+  for (const StatGroup* g : late)
+    if (!keep || keep(g->name())) order.push_back(g);
+  if (order.empty()) {
+    out += "{}";
+    return;
+  }
+  out += "{\n";
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i) out += ",\n";
+    append_key(out, order[i]->name(), indent, depth + 1);
+    order[i]->append_json(out, indent, depth + 1);
+  }
+  out += '\n';
+  out.append(size_t(indent * depth), ' ');
+  out += '}';
 }
 
 std::vector<std::string> StatRegistry::names_before_start() const {

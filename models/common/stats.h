@@ -18,6 +18,18 @@
 
 namespace rnic {
 
+// Adds `key` at the end of the object `obj` without looking for it first: an ordered_json object
+// finds a key by a linear search, so a large object (a run's statistics groups, one key per
+// block) built by operator[] takes time quadratic in its size. The caller knows the key is new.
+inline void append_new_key(nlohmann::ordered_json& obj, std::string key, nlohmann::ordered_json v) {
+  using Map = nlohmann::ordered_json::object_t;
+  obj.get_ref<Map&>().Map::Container::emplace_back(std::move(key), std::move(v));
+}
+
+// `text`, a dump made at the top level, appended to `out` as it stands `depth` levels deep in a
+// larger dump of that indent (a dump's newlines are all between its lines: strings escape theirs).
+void append_nested(std::string& out, const std::string& text, int indent, int depth);
+
 struct Counter {
   std::string name, unit, desc;
   uint64_t value = 0;
@@ -79,6 +91,10 @@ class StatGroup {
   // links, switch ports, which carry resends as they carry new frames, do not).
   void set_progress(bool p) { progress_ = p; }
   nlohmann::ordered_json json() const;
+  // Appends json().dump(indent) to `out` as it stands `depth` levels deep in a larger dump (each
+  // line after the first indented by depth * indent more), without building the object: its
+  // counters are written directly.
+  void append_json(std::string& out, int indent, int depth) const;
   void sample(uint64_t now_ps);
   void reset();               // counters and histograms to zero (between the points of a sweep)
   uint64_t activity() const;  // sum of its progress counters and histogram samples
@@ -100,6 +116,10 @@ class StatRegistry {
   // not depend on which process SystemC ran first, or on a run's split over processes.
   // keep: only the groups it says yes to (all when empty).
   nlohmann::ordered_json json(const std::function<bool(const std::string&)>& keep = {}) const;
+  // json(keep).dump(indent) appended to `out` as it stands `depth` levels deep in a larger dump,
+  // group by group (a large run's stats.json, without the whole object in memory at once).
+  void append_json(std::string& out, int indent, int depth,
+                   const std::function<bool(const std::string&)>& keep = {}) const;
   // The names of the groups made before the simulation started, in the order made.
   std::vector<std::string> names_before_start() const;
   // Samples every time series; after kMaxSamples samples it stops (the series end there, a

@@ -37,6 +37,42 @@ TEST(Stats, HistogramBucketsAndReset) {
   EXPECT_EQ(j["edges"].size(), 3u);
 }
 
+// stats.json's statistics are written group by group as text (StatRegistry::append_json); the
+// text must be the whole object's dump, nested where the file has it, whatever the groups hold.
+TEST(Stats, TheStatisticsWrittenAsTextAreTheObjectsDump) {
+  StatRegistry r;
+  r.group("empty");
+  StatGroup& g = r.group("node0.mac");
+  g.counter("tx_frames", "frames", "frames sent") += 12345678901234ull;
+  g.counter("odd \"name\"\\", "un\nit", "d\u00e9sc \x01") += 1;
+  g.counter("zero", "", "");
+  Histogram& h = g.histogram("lat", "ns", "latency", Histogram::linear_edges(0.5, 0.25, 4));
+  for (double v : {0.1, 0.6, 0.61, 1e9, 1.0 / 3}) h.sample(v);
+  g.histogram("none", "ns", "never sampled", {1.0});
+  StatGroup& s = r.group("link.a");
+  s.counter("bytes", "B", "bytes");
+  s.series("util", "", "utilisation", [] { return 0.0; }).samples = {{1500, 0.25}, {3000, 1.0 / 7}};
+  StatGroup& twice = r.group("twice");  // a series of a counter's name: json() keeps the last
+  twice.counter("x", "n", "counted") += 3;
+  twice.series("x", "", "sampled", [] { return 1.0; }).samples = {{1000, 2.0}};
+  r.group("\u00fcber").counter("n", "", "") += 2;
+  for (int depth : {0, 1, 3})
+    for (int indent : {2, 4}) {
+      std::string got, want;
+      r.append_json(got, indent, depth);
+      append_nested(want, r.json().dump(indent), indent, depth);
+      EXPECT_EQ(got, want) << "indent " << indent << ", depth " << depth;
+    }
+  auto only_links = [](const std::string& n) { return n.rfind("link.", 0) == 0; };
+  std::string got, want;
+  r.append_json(got, 2, 1, only_links);
+  append_nested(want, r.json(only_links).dump(2), 2, 1);
+  EXPECT_EQ(got, want);
+  got.clear();
+  r.append_json(got, 2, 1, [](const std::string&) { return false; });
+  EXPECT_EQ(got, "{}");
+}
+
 TEST(Stats, TimeSeriesSampledWhileTheRunHasWork) {
   SystemConfig cfg;
   cfg.sim.stats_interval_ns = 1000;
