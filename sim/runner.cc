@@ -78,36 +78,48 @@ std::vector<std::string> order_before_start(const std::vector<std::string>& list
   return out;
 }
 
-// A rank's statistics groups as the text of a JSON array of [name, group] pairs: an array parses
-// in time linear in its length, where an ordered_json object looks up each key it adds among
-// those before (quadratic in the thousands of groups of a large run).
-std::string groups_as_pairs(nlohmann::ordered_json& groups) {
-  nlohmann::ordered_json a = nlohmann::ordered_json::array();
-  for (auto& [name, g] : groups.get_ref<nlohmann::ordered_json::object_t&>()) {
-    nlohmann::ordered_json p = nlohmann::ordered_json::array();
-    p.push_back(name);
-    p.push_back(std::move(g));
-    a.push_back(std::move(p));
+// Over several processes, what a rank sends rank 0 of its statistics: each group it simulates
+// as stats.json's text, and each it shares with another rank (a link between them) as compact
+// JSON, to be summed. (Text, not an object: rank 0 would parse it only to write it out again.)
+std::string pack_rank_stats(const std::vector<const StatGroup*>& groups,
+                            const std::function<int(const std::string&)>& rank_of) {
+  ranks::Packer p;
+  std::string text;
+  for (const StatGroup* g : groups) {
+    const bool shared = rank_of(g->name()) < 0;
+    text.clear();
+    if (shared)
+      text = g->json().dump();
+    else
+      g->append_json(text, 2, 2);
+    p.put_sized(g->name()).put(uint8_t(shared)).put_sized(text);
   }
-  return a.dump();
+  return std::string(reinterpret_cast<const char*>(p.data()), p.size());
 }
 
-// Over several processes, stats.json's statistics: each group from the rank that simulates the
-// host, switch or link it belongs to (by the name before its first '.'); a link between two
-// ranks counts on both (each its own direction's faults): its counters are summed.
-nlohmann::ordered_json merge_rank_stats(nlohmann::ordered_json mine,
-                                        const std::vector<std::string>& dumps,
-                                        const std::function<int(const std::string&)>& rank_of,
-                                        const std::vector<std::string>& before_start) {
-  // Rank 0's own groups, then the others' (each sent only the groups it simulates, and the
-  // links it shares), indexed by name.
-  std::vector<nlohmann::ordered_json> r(dumps.size());
-  r[0] = std::move(mine);
-  for (size_t k = 1; k < dumps.size(); ++k) r[k] = nlohmann::ordered_json::parse(dumps[k]);
-  std::vector<std::unordered_map<std::string, const nlohmann::ordered_json*>> idx(r.size());
-  for (auto it = r[0].begin(); it != r[0].end(); ++it) idx[0][it.key()] = &it.value();
-  for (size_t k = 1; k < r.size(); ++k)  // [name, group] pairs (groups_as_pairs)
-    for (const auto& p : r[k]) idx[k][p[0].get_ref<const std::string&>()] = &p[1];
+// Rank 0, over several processes: stats.json's statistics (the text of the object, as one
+// process writes it) from its own groups and every other rank's (pack_rank_stats). Each group
+// comes from the rank that simulates the host, switch or link it belongs to (by the name before
+// its first '.'); a link between two ranks counts on both (each its own direction's faults):
+// its counters are summed.
+std::string merge_rank_stats(const std::vector<const StatGroup*>& mine,
+                             const std::vector<std::string>& msgs,
+                             const std::function<int(const std::string&)>& rank_of,
+                             const std::vector<std::string>& before_start) {
+  struct Part {
+    const StatGroup* own = nullptr;  // rank 0's
+    std::string text;                // another rank's
+  };
+  std::vector<std::unordered_map<std::string, Part>> idx(msgs.size());
+  for (const StatGroup* g : mine) idx[0][g->name()].own = g;
+  for (size_t k = 1; k < msgs.size(); ++k) {
+    ranks::Unpacker u(reinterpret_cast<const uint8_t*>(msgs[k].data()), msgs[k].size());
+    while (u.left()) {
+      std::string name = u.get_sized<std::string>();
+      u.get<uint8_t>();  // (rank_of says which are shared)
+      idx[k][std::move(name)].text = u.get_sized<std::string>();
+    }
+  }
   // Groups made before the simulation started are every rank's, in one order; those made while
   // it ran (an EFE's per-peer group) only where they were: after the others, by name, as
   // StatRegistry::json() lists them in one process.
@@ -115,32 +127,49 @@ nlohmann::ordered_json merge_rank_stats(nlohmann::ordered_json mine,
   const std::set<std::string> early(before_start.begin(), before_start.end());
   std::set<std::string> late;
   for (const auto& m : idx)
-    for (const auto& [name, v] : m)
+    for (const auto& [name, part] : m)
       if (!early.count(name)) late.insert(name);
   names.insert(names.end(), late.begin(), late.end());
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  std::string out = "{\n";
+  bool any = false;
+  auto key = [&](const std::string& g) {
+    if (any) out += ",\n";
+    any = true;
+    append_json_key(out, g, 2, 2);
+  };
   for (const std::string& g : names) {
     const int rank = rank_of(g);
     if (rank >= 0) {
       const auto f = idx[size_t(rank)].find(g);
-      if (f != idx[size_t(rank)].end()) append_new_key(out, g, *f->second);
+      if (f == idx[size_t(rank)].end()) continue;
+      key(g);
+      if (f->second.own)
+        f->second.own->append_json(out, 2, 2);
+      else
+        out += f->second.text;
       continue;
     }
     nlohmann::ordered_json m;
     for (const auto& ix : idx) {
       const auto f = ix.find(g);
       if (f == ix.end()) continue;
+      const nlohmann::ordered_json v =
+          f->second.own ? f->second.own->json() : nlohmann::ordered_json::parse(f->second.text);
       if (m.is_null()) {
-        m = *f->second;
+        m = v;
         continue;
       }
       for (auto st = m.begin(); st != m.end(); ++st)
-        if (st.value().contains("value") && f->second->contains(st.key()))
+        if (st.value().contains("value") && v.contains(st.key()))
           st.value()["value"] =
-              st.value()["value"].get<uint64_t>() + (*f->second)[st.key()]["value"].get<uint64_t>();
+              st.value()["value"].get<uint64_t>() + v[st.key()]["value"].get<uint64_t>();
     }
-    if (!m.is_null()) append_new_key(out, g, std::move(m));
+    if (m.is_null()) continue;
+    key(g);
+    append_nested(out, m.dump(2), 2, 2);
   }
+  if (!any) return "{}";
+  out += "\n  }";
   return out;
 }
 
@@ -437,20 +466,18 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
       const auto o = ctx.owner.find(g.substr(0, g.find('.')));
       return o == ctx.owner.end() ? 0 : o->second;
     };
-    nlohmann::ordered_json mine = stats.json([&](const std::string& g) {
+    const std::vector<const StatGroup*> mine = stats.listed([&](const std::string& g) {
       const int r = rank_of(g);
       return r < 0 || r == ranks::rank();
     });
-    const std::vector<std::string> dumps = ranks::gather(writer ? "" : groups_as_pairs(mine));
+    const std::vector<std::string> msgs =
+        ranks::gather(writer ? "" : pack_rank_stats(mine, rank_of));
     std::string names;
     for (const std::string& n : stats.names_before_start()) names += n + '\n';
     const std::vector<std::string> name_lists = ranks::gather(names);
     if (writer)
-      append_nested(stats_text,
-                    merge_rank_stats(std::move(mine), dumps, rank_of,
-                                     order_before_start(name_lists, ctx.topology))
-                        .dump(2),
-                    2, 1);
+      stats_text =
+          merge_rank_stats(mine, msgs, rank_of, order_before_start(name_lists, ctx.topology));
   } else if (writer) {
     stats.append_json(stats_text, 2, 1);
   }

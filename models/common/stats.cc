@@ -120,13 +120,13 @@ void append_string(std::string& out, const std::string& s) {
   out += '"';
 }
 
-void append_key(std::string& out, const std::string& key, int indent, int depth) {
+}  // namespace
+
+void append_json_key(std::string& out, const std::string& key, int indent, int depth) {
   out.append(size_t(indent * depth), ' ');
   append_string(out, key);
   out += ": ";
 }
-
-}  // namespace
 
 void append_nested(std::string& out, const std::string& text, int indent, int depth) {
   const std::string pad(size_t(indent * depth), ' ');
@@ -159,18 +159,18 @@ void StatGroup::append_json(std::string& out, int indent, int depth) const {
   auto next = [&](const std::string& name) {
     if (!first) out += ",\n";
     first = false;
-    append_key(out, name, indent, depth + 1);
+    append_json_key(out, name, indent, depth + 1);
   };
   for (const auto& c : counters_) {
     next(c.name);
     out += "{\n";
-    append_key(out, "value", indent, depth + 2);
+    append_json_key(out, "value", indent, depth + 2);
     out += std::to_string(c.value);
     out += ",\n";
-    append_key(out, "unit", indent, depth + 2);
+    append_json_key(out, "unit", indent, depth + 2);
     append_string(out, c.unit);
     out += ",\n";
-    append_key(out, "desc", indent, depth + 2);
+    append_json_key(out, "desc", indent, depth + 2);
     append_string(out, c.desc);
     out += '\n';
     out.append(size_t(indent * (depth + 1)), ' ');
@@ -262,33 +262,32 @@ void StatRegistry::settle() const {
   for (const auto& e : settle_) e.second();
 }
 
-nlohmann::ordered_json StatRegistry::json(
+std::vector<const StatGroup*> StatRegistry::listed(
     const std::function<bool(const std::string&)>& keep) const {
   settle();
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
   std::vector<const StatGroup*> late = late_;
   std::sort(late.begin(), late.end(),
             [](const StatGroup* a, const StatGroup* b) { return a->name() < b->name(); });
   const std::unordered_set<const StatGroup*> is_late(late_.begin(), late_.end());
-  for (const auto& g : groups_)  // (names are unique: by_name_)
-    if (!is_late.count(&g) && (!keep || keep(g.name()))) append_new_key(j, g.name(), g.json());
+  std::vector<const StatGroup*> v;
+  for (const auto& g : groups_)
+    if (!is_late.count(&g) && (!keep || keep(g.name()))) v.push_back(&g);
   for (const StatGroup* g : late)
-    if (!keep || keep(g->name())) append_new_key(j, g->name(), g->json());
+    if (!keep || keep(g->name())) v.push_back(g);
+  return v;
+}
+
+nlohmann::ordered_json StatRegistry::json(
+    const std::function<bool(const std::string&)>& keep) const {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const StatGroup* g : listed(keep))  // (names are unique: by_name_)
+    append_new_key(j, g->name(), g->json());
   return j;
 }
 
 void StatRegistry::append_json(std::string& out, int indent, int depth,
                                const std::function<bool(const std::string&)>& keep) const {
-  settle();
-  std::vector<const StatGroup*> late = late_;
-  std::sort(late.begin(), late.end(),
-            [](const StatGroup* a, const StatGroup* b) { return a->name() < b->name(); });
-  const std::unordered_set<const StatGroup*> is_late(late_.begin(), late_.end());
-  std::vector<const StatGroup*> order;  // json()'s
-  for (const auto& g : groups_)
-    if (!is_late.count(&g) && (!keep || keep(g.name()))) order.push_back(&g);
-  for (const StatGroup* g : late)
-    if (!keep || keep(g->name())) order.push_back(g);
+  const std::vector<const StatGroup*> order = listed(keep);
   if (order.empty()) {
     out += "{}";
     return;
@@ -296,7 +295,7 @@ void StatRegistry::append_json(std::string& out, int indent, int depth,
   out += "{\n";
   for (size_t i = 0; i < order.size(); ++i) {
     if (i) out += ",\n";
-    append_key(out, order[i]->name(), indent, depth + 1);
+    append_json_key(out, order[i]->name(), indent, depth + 1);
     order[i]->append_json(out, indent, depth + 1);
   }
   out += '\n';

@@ -29,6 +29,8 @@ inline void append_new_key(nlohmann::ordered_json& obj, std::string key, nlohman
 // `text`, a dump made at the top level, appended to `out` as it stands `depth` levels deep in a
 // larger dump of that indent (a dump's newlines are all between its lines: strings escape theirs).
 void append_nested(std::string& out, const std::string& text, int indent, int depth);
+// `"key": ` as a dump of that indent has it `depth` levels deep (the key escaped as JSON's).
+void append_json_key(std::string& out, const std::string& key, int indent, int depth);
 
 struct Counter {
   std::string name, unit, desc;
@@ -120,6 +122,9 @@ class StatRegistry {
   // group by group (a large run's stats.json, without the whole object in memory at once).
   void append_json(std::string& out, int indent, int depth,
                    const std::function<bool(const std::string&)>& keep = {}) const;
+  // The groups json(keep) lists, in its order, brought up to date first (on_settle).
+  std::vector<const StatGroup*> listed(
+      const std::function<bool(const std::string&)>& keep = {}) const;
   // The names of the groups made before the simulation started, in the order made.
   std::vector<std::string> names_before_start() const;
   // Samples every time series; after kMaxSamples samples it stops (the series end there, a
