@@ -1,5 +1,6 @@
 #include "models/common/crc32.h"
 
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,26 @@ __attribute__((target("pclmul,sse4.1"))) uint32_t ieee_clmul(uint32_t crc, const
   return uint32_t(_mm_extract_epi32(_mm_xor_si128(x, t), 1));
 }
 
+// CRC-32C by the CPU's own instruction (SSE4.2's crc32: the Castagnoli polynomial, reflected,
+// the state in and out as the table method), 8 bytes at a time, then byte by byte.
+__attribute__((target("sse4.2"))) uint32_t castagnoli_hw(uint32_t crc, const uint8_t* p,
+                                                         size_t len) {
+  uint64_t c = crc;
+  for (; len >= 8; p += 8, len -= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    c = _mm_crc32_u64(c, v);
+  }
+  auto c32 = uint32_t(c);
+  for (; len; ++p, --len) c32 = _mm_crc32_u8(c32, *p);
+  return c32;
+}
+
+bool have_sse42() {
+  static const bool yes = __builtin_cpu_supports("sse4.2");
+  return yes;
+}
+
 bool have_clmul() {
   static const bool yes = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
   return yes;
@@ -100,6 +121,7 @@ Crc32::Crc32(uint32_t poly) : poly_(poly), table_(&tables_for(poly)) {}
 
 uint32_t Crc32::update(uint32_t c, const uint8_t* p, size_t len) const {
 #if defined(__x86_64__)
+  if (poly_ == kPolyCastagnoli && have_sse42()) return castagnoli_hw(c, p, len);
   if (poly_ == kPolyIeee && len >= 64 && have_clmul()) {
     const size_t n = len & ~size_t(15);
     c = ieee_clmul(c, p, n);

@@ -140,8 +140,8 @@ TEST(Crc32Model, BurstTimingIsBackToBackBeatsPlusLatency) {
 }
 
 // Crc32 takes whole 16-byte blocks of a message of 64 bytes or more by carry-less
-// multiplication where the CPU has it, the rest by tables: every length, alignment and running
-// state gives the bit-serial CRC.
+// multiplication where the CPU has it, CRC-32C by the CPU's crc32 instruction where it has that,
+// the rest by tables: every length, alignment and running state gives the bit-serial CRC.
 TEST(Crc32, EveryLengthAndStateMatchesTheBitSerialCrc) {
   std::mt19937 rng(5);
   for (uint32_t poly : {Crc32::kPolyIeee, Crc32::kPolyCastagnoli}) {
