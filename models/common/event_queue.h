@@ -34,17 +34,19 @@ class EventQueue : public sc_core::sc_module {
     const uint64_t now = now_ps();
     if (t_ps < now) t_ps = now;
     uint32_t slot;
-    if (free_.empty()) {
-      slot = uint32_t(fns_.size());
-      fns_.push_back(std::make_unique<Action>());
+    if (free_.empty() && used_near_ < kNear) {
+      slot = used_near_++;
+    } else if (free_.empty()) {
+      slot = uint32_t(kNear + more_.size());
+      more_.push_back(std::make_unique<Action>());
     } else {
       slot = free_.back();
       free_.pop_back();
     }
     if constexpr (std::is_same_v<std::decay_t<F>, Action>)
-      *fns_[slot] = std::move(fn);
+      action(slot) = std::move(fn);
     else
-      fns_[slot]->emplace(std::forward<F>(fn));
+      action(slot).emplace(std::forward<F>(fn));
     q_.push_back({t_ps, rank, seq_++, slot});
     std::push_heap(q_.begin(), q_.end(), later);
     if (q_.front().t == t_ps && t_ps <= alarm_t_) sched_.wake(id_, t_ps);
@@ -98,7 +100,7 @@ class EventQueue : public sc_core::sc_module {
         const uint32_t slot = q_.front().slot;
         std::pop_heap(q_.begin(), q_.end(), later);
         q_.pop_back();
-        Action& fn = *fns_[slot];  // it stays put while fn queues more
+        Action& fn = action(slot);  // it stays put while fn queues more
         fn();
         fn.reset();
         free_.push_back(slot);
@@ -111,8 +113,15 @@ class EventQueue : public sc_core::sc_module {
     }
     rearm();
   }
-  std::vector<Item> q_;                       // a heap, earliest at the front
-  std::vector<std::unique_ptr<Action>> fns_;  // (an index is one load, a deque's is not)
+  Action& action(uint32_t slot) { return slot < kNear ? near_[slot] : *more_[slot - kNear]; }
+  std::vector<Item> q_;  // a heap, earliest at the front
+  // The actions' slots: the first kNear in the queue itself (a block rarely has more pending,
+  // and they are then in the cache lines the queue's wake-up reads anyway), the rest each in an
+  // allocation of its own, so that none moves while it runs.
+  static constexpr uint32_t kNear = 2;
+  Action near_[kNear];
+  uint32_t used_near_ = 0;
+  std::vector<std::unique_ptr<Action>> more_;
   std::vector<uint32_t> free_;
   uint64_t seq_ = 0;
   uint64_t alarm_t_ = UINT64_MAX;
