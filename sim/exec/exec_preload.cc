@@ -1495,20 +1495,38 @@ int close(int fd) {
 
 // poll on the process's sockets on the management network waits in simulated time; with other
 // descriptors in the set too, it looks at those (a real poll with no wait) every kPollQuantumNs
-// of simulated time.
+// of simulated time. ppoll, select and pselect are the same wait (their signal masks are not
+// applied), to the nanosecond of their timeouts.
 constexpr uint64_t kPollQuantumNs = 10000;
-int poll(struct pollfd* fds, nfds_t n, int timeout) {
-  using Fn = int (*)(struct pollfd*, nfds_t, int);
-  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "poll"));
-  if (!on()) return real(fds, n, timeout);
+}  // extern "C"
+
+namespace {
+
+// A timeout in nanoseconds (-1: none) from milliseconds, a timeval or a timespec (null: none).
+int64_t ns_of_ms(int ms) { return ms < 0 ? -1 : int64_t(ms) * 1000000; }
+int64_t ns_of(const timeval* tv) {
+  return tv ? int64_t(tv->tv_sec) * 1000000000 + int64_t(tv->tv_usec) * 1000 : -1;
+}
+int64_t ns_of(const timespec* ts) {
+  return ts ? int64_t(ts->tv_sec) * 1000000000 + int64_t(ts->tv_nsec) : -1;
+}
+
+bool any_vsock(const pollfd* fds, nfds_t n) {
+  for (nfds_t i = 0; i < n; ++i)
+    if (fds[i].fd >= 0 && vsock(fds[i].fd) >= 0) return true;
+  return false;
+}
+
+// poll with at least one of the process's sockets in the set (any_vsock).
+int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns) {
+  static const auto real = next<decltype(&::poll)>("poll");
   std::vector<size_t> mine, theirs;
   for (nfds_t i = 0; i < n; ++i) {
     if (fds[i].fd < 0) continue;
     (vsock(fds[i].fd) >= 0 ? mine : theirs).push_back(i);
   }
-  if (mine.empty()) return real(fds, n, timeout);
   const uint64_t start = g_now_ns + g_local_ns;
-  const uint64_t deadline = timeout < 0 ? UINT64_MAX : start + uint64_t(timeout) * 1000000ull;
+  const uint64_t deadline = timeout_ns < 0 ? UINT64_MAX : start + uint64_t(timeout_ns);
   std::vector<pollfd> other(theirs.size());
   for (;;) {
     const uint64_t now = g_now_ns + g_local_ns;
@@ -1536,14 +1554,15 @@ int poll(struct pollfd* fds, nfds_t n, int timeout) {
   }
 }
 
-int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
-  using Fn = int (*)(int, fd_set*, fd_set*, fd_set*, struct timeval*);
-  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "select"));
-  if (!on()) return real(nfds, rd, wr, ex, tv);
-  bool ours = false;
-  for (int fd = 0; fd < nfds && !ours; ++fd)
-    ours = vsock(fd) >= 0 && ((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)));
-  if (!ours) return real(nfds, rd, wr, ex, tv);
+// Whether a select's sets name one of the process's sockets.
+bool selects_vsock(int nfds, const fd_set* rd, const fd_set* wr) {
+  for (int fd = 0; fd < nfds; ++fd)
+    if (vsock(fd) >= 0 && ((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)))) return true;
+  return false;
+}
+
+// select with one of the process's sockets in its sets (selects_vsock), as a poll.
+int select_ns(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, int64_t timeout_ns) {
   std::vector<pollfd> p;
   for (int fd = 0; fd < nfds; ++fd) {
     short ev = 0;
@@ -1552,8 +1571,7 @@ int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
     if (ex && FD_ISSET(fd, ex)) ev |= POLLPRI;
     if (ev) p.push_back({fd, ev, 0});
   }
-  const int timeout = tv ? int(tv->tv_sec * 1000 + tv->tv_usec / 1000) : -1;
-  const int r = poll(p.data(), p.size(), timeout);
+  const int r = poll_ns(p.data(), p.size(), timeout_ns);
   if (r < 0) return r;
   if (rd) FD_ZERO(rd);
   if (wr) FD_ZERO(wr);
@@ -1564,8 +1582,36 @@ int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
     if (wr && (q.revents & (POLLOUT | POLLERR))) FD_SET(q.fd, wr), ++count;
     if (ex && (q.revents & POLLPRI)) FD_SET(q.fd, ex), ++count;
   }
-  if (tv && r == 0) *tv = timeval{0, 0};
   return count;
+}
+
+}  // namespace
+
+extern "C" {
+
+int poll(struct pollfd* fds, nfds_t n, int timeout) {
+  if (!on() || !any_vsock(fds, n)) return next<decltype(&poll)>("poll")(fds, n, timeout);
+  return poll_ns(fds, n, ns_of_ms(timeout));
+}
+
+int ppoll(struct pollfd* fds, nfds_t n, const timespec* ts, const sigset_t* mask) {
+  if (!on() || !any_vsock(fds, n)) return next<decltype(&ppoll)>("ppoll")(fds, n, ts, mask);
+  return poll_ns(fds, n, ns_of(ts));
+}
+
+int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
+  if (!on() || !selects_vsock(nfds, rd, wr))
+    return next<decltype(&select)>("select")(nfds, rd, wr, ex, tv);
+  const int r = select_ns(nfds, rd, wr, ex, ns_of(tv));
+  if (tv && r == 0) *tv = timeval{0, 0};  // (Linux leaves the time not slept)
+  return r;
+}
+
+int pselect(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, const timespec* ts,
+            const sigset_t* mask) {
+  if (!on() || !selects_vsock(nfds, rd, wr))
+    return next<decltype(&pselect)>("pselect")(nfds, rd, wr, ex, ts, mask);
+  return select_ns(nfds, rd, wr, ex, ns_of(ts));
 }
 
 int epoll_create1(int flags) {
@@ -1623,12 +1669,23 @@ int epoll_ctl(int ep, int op, int fd, epoll_event* ev) {
 // in simulated time, the others are looked at every kPollQuantumNs. Readiness is level-triggered
 // (a socket with bytes left is reported again, EPOLLET or not: a program that reads until EAGAIN
 // sees the same).
-int epoll_wait(int ep, epoll_event* out, int max, int timeout) {
-  using Fn = decltype(&epoll_wait);
-  static const auto real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "epoll_wait"));
+// epoll_pwait and epoll_pwait2 are the same wait (their signal masks are not applied), to the
+// nanosecond of epoll_pwait2's timeout.
+}  // extern "C"
+
+namespace {
+
+// Whether epoll's wait on `ep` is the simulated one: an instance that watches sockets.
+bool epoll_ours(int ep) {
+  if (!on()) return false;
   const auto set = epolls().find(ep);
-  if (!on() || set == epolls().end()) return real(ep, out, max, timeout);
-  if (set->second.empty()) return real(ep, out, max, timeout);
+  return set != epolls().end() && !set->second.empty();
+}
+
+// epoll's wait on an instance that watches sockets (epoll_ours).
+int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns) {
+  static const auto real = next<decltype(&epoll_wait)>("epoll_wait");
+  const auto set = epolls().find(ep);
   if (max <= 0 || !out) {
     errno = EINVAL;
     return -1;
@@ -1640,7 +1697,7 @@ int epoll_wait(int ep, epoll_event* out, int max, int timeout) {
     // Every socket's one-shot has fired: the kernel's descriptors alone, every kPollQuantumNs
     // of simulated time up to the timeout.
     const uint64_t deadline =
-        timeout < 0 ? UINT64_MAX : g_now_ns + g_local_ns + uint64_t(timeout) * 1000000ull;
+        timeout_ns < 0 ? UINT64_MAX : g_now_ns + g_local_ns + uint64_t(timeout_ns);
     for (;;) {
       const int k = real(ep, out, max, 0);
       const uint64_t now = g_now_ns + g_local_ns;
@@ -1654,7 +1711,7 @@ int epoll_wait(int ep, epoll_event* out, int max, int timeout) {
   for (const auto& [fd, w] : socks)
     p.push_back({fd, short(w->ev.events & (EPOLLIN | EPOLLOUT | EPOLLPRI)), 0});
   p.push_back({ep, POLLIN, 0});
-  const int r = poll(p.data(), p.size(), timeout);
+  const int r = poll_ns(p.data(), p.size(), timeout_ns);
   if (r <= 0) return r;
   int n = 0;
   for (size_t i = 0; i < socks.size() && n < max; ++i) {
@@ -1680,11 +1737,24 @@ int epoll_wait(int ep, epoll_event* out, int max, int timeout) {
   return n;
 }
 
+}  // namespace
+
+extern "C" {
+
+int epoll_wait(int ep, epoll_event* out, int max, int timeout) {
+  if (!epoll_ours(ep)) return next<decltype(&epoll_wait)>("epoll_wait")(ep, out, max, timeout);
+  return epoll_wait_ns(ep, out, max, ns_of_ms(timeout));
+}
+
 int epoll_pwait(int ep, epoll_event* out, int max, int timeout, const sigset_t* mask) {
-  const auto set = epolls().find(ep);
-  if (!on() || set == epolls().end())
+  if (!epoll_ours(ep))
     return next<decltype(&epoll_pwait)>("epoll_pwait")(ep, out, max, timeout, mask);
-  return epoll_wait(ep, out, max, timeout);  // (its signal mask is not applied)
+  return epoll_wait_ns(ep, out, max, ns_of_ms(timeout));
+}
+
+int epoll_pwait2(int ep, epoll_event* out, int max, const timespec* ts, const sigset_t* mask) {
+  if (!epoll_ours(ep)) return next<decltype(&epoll_pwait2)>("epoll_pwait2")(ep, out, max, ts, mask);
+  return epoll_wait_ns(ep, out, max, ns_of(ts));
 }
 
 int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {

@@ -20,7 +20,8 @@ and stack); two runs give the same results.json and stats.json; a process that e
 faults, spins on the CPU, forks or passes a forged object gets its answer, with its status and last
 stderr line in results.json and no process left behind; a missing or non-executable program is
 refused before the run (exit 2); alarm and setitimer run in simulated time (a timer ends a loop
-of clock reads and cuts a sleep short), and so do poll, select and epoll on sockets; every acceptance binary (ibverbs-utils, perftest, rping) loads
+of clock reads and cuts a sleep short), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
+too, to the nanosecond) on sockets; every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
 import os
 import shutil
@@ -237,8 +238,11 @@ check("the timer ended the loop after 2000 us (100000 reads); usleep returned -1
 # poll and select on management-network sockets wait in simulated time (a timeout too).
 p, o = run("poll", f"workloads:\n  - name: poll\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
            "    args: [[poll-server], [poll-client, node1]]\n")
+# ppoll, pselect and epoll_pwait2 wait to the nanosecond of their timeouts; the 20 ns more are the
+# clock read that times them (cost.clock_read_ns).
 check("listener ready after 15 us; poll 0 after 1000 us (1 ms timeout), poll 1 after 2029 us more, "
-      "select 1 after 2000 us more: 'xy'" in text(os.path.join(o, "node1", "poll.out")),
+      "select 1 after 2000 us more, ppoll 0 after 500020 ns more (0.5 ms timeout), pselect 0 after "
+      "250020 ns more (0.25 ms timeout): 'xy'" in text(os.path.join(o, "node1", "poll.out")),
       f"poll: {text(os.path.join(o, 'node1', 'poll.out'))!r}")
 # epoll too: a one-shot fires once until re-armed, a timeout runs in simulated time, a pipe in
 # the same instance is seen, and epoll_ctl's errors are the kernel's.
@@ -246,8 +250,9 @@ p, o = run("epoll", f"workloads:\n  - name: epoll\n    exec: [{prog}]\n    hosts
            "    args: [[epoll-server], [epoll-client, node1]]\n")
 check("epoll: listener after 15 us; none 0 after 1000 us (1 ms timeout); one-shot 1 (data 2) after "
       "2029 us more; 0 after 3000 us more (3 ms timeout, not re-armed); re-armed 1 after 0 us more; "
-      "pipe 1 (data 9) after 0 us more; a second add: File exists; a delete of one not there: No "
-      "such file or directory: 'xy'" in text(os.path.join(o, "node1", "epoll.out")),
+      "pipe 1 (data 9) after 0 us more; epoll_pwait2 0 after 1500020 ns more (1.5 ms timeout); a "
+      "second add: File exists; a delete of one not there: No such file or directory: 'xy'"
+      in text(os.path.join(o, "node1", "epoll.out")),
       f"epoll: {text(os.path.join(o, 'node1', 'epoll.out'))!r}")
 
 # What goes wrong: each its answer, named, with the process's status and last stderr line.

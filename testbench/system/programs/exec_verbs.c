@@ -20,12 +20,15 @@
  *                        one cuts a 1 s usleep short (EINTR), both in simulated time
  *   poll-server HOST | poll-client HOST  TCP over the management network with poll and select:
  *                        the server polls its listener, then its connection (a 1 ms timeout
- *                        first, the client sends after 3 ms), and selects for the next bytes
+ *                        first, the client sends after 3 ms), and selects for the next bytes;
+ *                        then ppoll and pselect time out after 0.5 and 0.25 ms
  *   epoll-server HOST | epoll-client HOST  the same with epoll: the server waits on its
  *                        listener, then on its connection as a one-shot (a 1 ms timeout first),
  *                        again without re-arming it (3 ms: nothing), re-armed; then on a pipe of
- *                        its own in the same instance, and tries epoll_ctl's errors
+ *                        its own in the same instance; epoll_pwait2 times out after 1.5 ms; and
+ *                        it tries epoll_ctl's errors
  * Exit 0 when the mode's checks hold. */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
 #include <infiniband/verbs.h>
 #include <netdb.h>
@@ -316,13 +319,23 @@ static int polls(int server, const char* host) {
   const int sel = select(c + 1, &rd, NULL, NULL, NULL);
   const uint64_t t4 = now_ns();
   if (read(c, b + 1, 1) != 1) return fail("read");
+  /* Timeouts finer than a millisecond: nothing more comes before the server closes. */
+  const struct timespec half = {0, 500000}, quarter = {0, 250000};
+  const int pp = ppoll(&q, 1, &half, NULL);
+  const uint64_t t5 = now_ns();
+  FD_ZERO(&rd);
+  FD_SET(c, &rd);
+  const int ps = pselect(c + 1, &rd, NULL, NULL, &quarter, NULL);
+  const uint64_t t6 = now_ns();
   close(c);
   close(s);
   printf(
       "exec_verbs: listener ready after %llu us; poll %d after %llu us (1 ms timeout), poll %d "
-      "after %llu us more, select %d after %llu us more: '%s'\n",
+      "after %llu us more, select %d after %llu us more, ppoll %d after %llu ns more (0.5 ms "
+      "timeout), pselect %d after %llu ns more (0.25 ms timeout): '%s'\n",
       (unsigned long long)((t1 - t0) / 1000), none, (unsigned long long)((t2 - t1) / 1000), one,
-      (unsigned long long)((t3 - t2) / 1000), sel, (unsigned long long)((t4 - t3) / 1000), b);
+      (unsigned long long)((t3 - t2) / 1000), sel, (unsigned long long)((t4 - t3) / 1000), pp,
+      (unsigned long long)(t5 - t4), ps, (unsigned long long)(t6 - t5), b);
   return 0;
 }
 
@@ -374,18 +387,25 @@ static int epolls(int server, const char* host) {
   const int piped = epoll_wait(ep, got, 4, -1);
   const unsigned pdata = piped == 1 ? got[0].data.u32 : 0;
   const uint64_t t6 = now_ns();
+  char pc;
+  if (read(pipefd[0], &pc, 1) != 1) return fail("read (pipe)");
+  const struct timespec fine = {0, 1500000}; /* finer than epoll_wait's milliseconds */
+  const int timed = epoll_pwait2(ep, got, 4, &fine, NULL);
+  const uint64_t t7 = now_ns();
   close(c);
   close(s);
   close(ep);
   printf(
       "exec_verbs: epoll: listener after %llu us; none %d after %llu us (1 ms timeout); one-shot "
       "%d (data %u) after %llu us more; %d after %llu us more (3 ms timeout, not re-armed); "
-      "re-armed %d after %llu us more; pipe %d (data %u) after %llu us more; a second add: %s; "
-      "a delete of one not there: %s: '%s'\n",
+      "re-armed %d after %llu us more; pipe %d (data %u) after %llu us more; epoll_pwait2 %d "
+      "after %llu ns more (1.5 ms timeout); a second add: %s; a delete of one not there: %s: "
+      "'%s'\n",
       (unsigned long long)((t1 - t0) / 1000), none, (unsigned long long)((t2 - t1) / 1000), one,
       data, (unsigned long long)((t3 - t2) / 1000), quiet, (unsigned long long)((t4 - t3) / 1000),
       again, (unsigned long long)((t5 - t4) / 1000), piped, pdata,
-      (unsigned long long)((t6 - t5) / 1000), strerror(dup), strerror(absent), b);
+      (unsigned long long)((t6 - t5) / 1000), timed, (unsigned long long)(t7 - t6), strerror(dup),
+      strerror(absent), b);
   return 0;
 }
 
