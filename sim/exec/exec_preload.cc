@@ -1481,16 +1481,66 @@ std::map<int, std::map<int, Watched>>& epolls() {
 }
 }  // namespace
 
-int close(int fd) {
+}  // extern "C"
+
+namespace {
+
+// `fd` no longer names what it named (closed, or made a copy of another by dup2): a socket closes
+// with its last descriptor. The epoll instances forget `fd` at once (the kernel's keep watching
+// the socket while a copy of the descriptor is open: a program that closes the descriptor it
+// registered and keeps a copy hears no more of it here).
+void forget(int fd) {
   const int64_t k = vsock(fd);
   if (k >= 0) {
-    int rc = 0;
-    call(Op::kSockClose, Msg().put(k), &rc);
     vsocks().erase(fd);
-    for (auto& [ep, watched] : epolls()) watched.erase(fd);  // as the kernel's epoll forgets it
+    bool last = true;
+    for (const auto& [other, s] : vsocks()) last &= s != k;
+    if (last) {
+      int rc = 0;
+      call(Op::kSockClose, Msg().put(k), &rc);
+    }
+    for (auto& [ep, watched] : epolls()) watched.erase(fd);
   }
   epolls().erase(fd);
+}
+
+// nfd is now a copy of fd (dup, dup2, dup3): a socket's copy is the same socket.
+void copied(int fd, int nfd) {
+  const int64_t k = vsock(fd);
+  if (k >= 0) vsocks()[nfd] = k;
+}
+
+}  // namespace
+
+extern "C" {
+
+int close(int fd) {
+  forget(fd);
   return next<decltype(&close)>("close")(fd);
+}
+
+int dup(int fd) {
+  const int nfd = next<decltype(&dup)>("dup")(fd);
+  if (nfd >= 0 && on()) copied(fd, nfd);
+  return nfd;
+}
+
+int dup2(int fd, int nfd) {
+  const int r = next<decltype(&dup2)>("dup2")(fd, nfd);
+  if (r >= 0 && fd != nfd && on()) {
+    forget(nfd);  // (the kernel closed what it named)
+    copied(fd, nfd);
+  }
+  return r;
+}
+
+int dup3(int fd, int nfd, int flags) {
+  const int r = next<decltype(&dup3)>("dup3")(fd, nfd, flags);
+  if (r >= 0 && on()) {
+    forget(nfd);
+    copied(fd, nfd);
+  }
+  return r;
 }
 
 // poll on the process's sockets on the management network waits in simulated time; with other
