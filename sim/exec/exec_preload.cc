@@ -34,6 +34,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/select.h>
@@ -47,6 +48,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdarg>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -1336,6 +1338,12 @@ int64_t vsock(int fd) {
   auto it = vsocks().find(fd);
   return it == vsocks().end() ? -1 : it->second;
 }
+// The sockets in non-blocking mode (SOCK_NONBLOCK, O_NONBLOCK by fcntl, FIONBIO): a mode of the
+// socket, shared by copies of its descriptor, as the kernel's is of the open file.
+std::set<int64_t>& nonblocking() {
+  static std::set<int64_t> s;
+  return s;
+}
 int placeholder(int flags) {
   return next<int (*)(const char*, int, ...)>("open")(
       "/dev/null", O_RDWR | ((flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0));
@@ -1371,7 +1379,9 @@ int socket(int domain, int type, int protocol) {
   if (rc) return -1;
   const int fd = placeholder(type);
   if (fd < 0) return -1;
-  vsocks()[fd] = a.get<int64_t>();
+  const int64_t k = a.get<int64_t>();
+  vsocks()[fd] = k;
+  if (type & SOCK_NONBLOCK) nonblocking().insert(k);
   return fd;
 }
 
@@ -1403,7 +1413,8 @@ int accept4(int fd, sockaddr* addr, socklen_t* len, int flags) {
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&accept4)>("accept4")(fd, addr, len, flags);
   int rc = 0;
-  Msg a = call(Op::kSockAccept, Msg().put(k).put(int32_t((flags & SOCK_NONBLOCK) != 0)), &rc);
+  // (Whether the call waits is the listener's mode; SOCK_NONBLOCK is the new socket's.)
+  Msg a = call(Op::kSockAccept, Msg().put(k).put(int32_t(nonblocking().count(k))), &rc);
   if (rc) return -1;
   const int64_t n = a.get<int64_t>();
   const uint32_t ip = a.get<uint32_t>();
@@ -1411,6 +1422,7 @@ int accept4(int fd, sockaddr* addr, socklen_t* len, int flags) {
   const int nfd = placeholder(flags);
   if (nfd < 0) return -1;
   vsocks()[nfd] = n;
+  if (flags & SOCK_NONBLOCK) nonblocking().insert(n);
   fill_addr(addr, len, ip, port);
   return nfd;
 }
@@ -1447,8 +1459,8 @@ ssize_t recv(int fd, void* buf, size_t n, int flags) {
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&recv)>("recv")(fd, buf, n, flags);
   int rc = 0;
-  Msg a = call(Op::kSockRecv,
-               Msg().put(k).put(uint64_t(n)).put(int32_t((flags & MSG_DONTWAIT) != 0)), &rc);
+  const bool nonblock = (flags & MSG_DONTWAIT) || nonblocking().count(k);
+  Msg a = call(Op::kSockRecv, Msg().put(k).put(uint64_t(n)).put(int32_t(nonblock)), &rc);
   if (rc < 0) return -1;
   size_t got = 0;
   const uint8_t* p = a.get_bytes(&got);
@@ -1498,6 +1510,7 @@ void forget(int fd) {
     if (last) {
       int rc = 0;
       call(Op::kSockClose, Msg().put(k), &rc);
+      nonblocking().erase(k);
     }
     for (auto& [ep, watched] : epolls()) watched.erase(fd);
   }
@@ -1530,6 +1543,54 @@ int dup2(int fd, int nfd) {
   if (r >= 0 && fd != nfd && on()) {
     forget(nfd);  // (the kernel closed what it named)
     copied(fd, nfd);
+  }
+  return r;
+}
+
+// fcntl and ioctl act on a socket's placeholder descriptor as they would (so F_GETFL reads back
+// what F_SETFL set), and tell the socket its mode; F_DUPFD's copy is the same socket.
+namespace {
+int after_fcntl(int fd, int cmd, long arg, int r) {
+  if (r < 0 || !on() || vsock(fd) < 0) return r;
+  if (cmd == F_SETFL) {
+    if (arg & O_NONBLOCK)
+      nonblocking().insert(vsock(fd));
+    else
+      nonblocking().erase(vsock(fd));
+  } else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
+    copied(fd, r);
+  }
+  return r;
+}
+}  // namespace
+
+int fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  const long arg = va_arg(ap, long);  // (an int or a pointer: either fits, as glibc's own does)
+  va_end(ap);
+  return after_fcntl(fd, cmd, arg, next<int (*)(int, int, ...)>("fcntl")(fd, cmd, arg));
+}
+
+int fcntl64(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  const long arg = va_arg(ap, long);
+  va_end(ap);
+  return after_fcntl(fd, cmd, arg, next<int (*)(int, int, ...)>("fcntl64")(fd, cmd, arg));
+}
+
+int ioctl(int fd, unsigned long req, ...) {
+  va_list ap;
+  va_start(ap, req);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  const int r = next<int (*)(int, unsigned long, ...)>("ioctl")(fd, req, arg);
+  if (r == 0 && req == FIONBIO && arg && on() && vsock(fd) >= 0) {
+    if (*static_cast<const int*>(arg))
+      nonblocking().insert(vsock(fd));
+    else
+      nonblocking().erase(vsock(fd));
   }
   return r;
 }

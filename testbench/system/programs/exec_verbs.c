@@ -22,7 +22,9 @@
  *                        the server polls its listener, then its connection (a 1 ms timeout
  *                        first, the client sends after 3 ms), and selects for the next bytes;
  *                        then, on a copy of the connection's descriptor (dup, the first
- *                        closed), ppoll and pselect time out after 0.5 and 0.25 ms
+ *                        closed), ppoll and pselect time out after 0.5 and 0.25 ms; made
+ *                        non-blocking (fcntl), a read answers EAGAIN at once, and so does the
+ *                        accept of a listener made with SOCK_NONBLOCK
  *   epoll-server HOST | epoll-client HOST  the same with epoll: the server waits on its
  *                        listener, then on its connection as a one-shot (a 1 ms timeout first),
  *                        again without re-arming it (3 ms: nothing), re-armed; then on a pipe of
@@ -31,6 +33,7 @@
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
+#include <fcntl.h>
 #include <infiniband/verbs.h>
 #include <netdb.h>
 #include <poll.h>
@@ -332,15 +335,36 @@ static int polls(int server, const char* host) {
   FD_SET(d, &rd);
   const int ps = pselect(d + 1, &rd, NULL, NULL, &quarter, NULL);
   const uint64_t t6 = now_ns();
+  /* Non-blocking (O_NONBLOCK by fcntl): a read with nothing there answers at once. */
+  if (fcntl(d, F_SETFL, fcntl(d, F_GETFL) | O_NONBLOCK)) return fail("fcntl");
+  const int nb = (fcntl(d, F_GETFL) & O_NONBLOCK) != 0;
+  const ssize_t rn = read(d, b + 2, 1);
+  const int rerr = errno;
+  const uint64_t t7 = now_ns();
+  /* A listener made non-blocking (SOCK_NONBLOCK) with no connection waiting. */
+  const int l2 = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  struct sockaddr_in a2;
+  memset(&a2, 0, sizeof a2);
+  a2.sin_family = AF_INET;
+  a2.sin_port = htons(19998);
+  if (l2 < 0 || bind(l2, (struct sockaddr*)&a2, sizeof a2) || listen(l2, 1))
+    return fail("listen (non-blocking)");
+  const int an = accept(l2, NULL, NULL);
+  const int aerr = errno;
+  const uint64_t t8 = now_ns();
+  close(l2);
   close(d);
   close(s);
   printf(
       "exec_verbs: listener ready after %llu us; poll %d after %llu us (1 ms timeout), poll %d "
       "after %llu us more, select %d after %llu us more, ppoll %d after %llu ns more (0.5 ms "
-      "timeout), pselect %d after %llu ns more (0.25 ms timeout): '%s'\n",
+      "timeout), pselect %d after %llu ns more (0.25 ms timeout); non-blocking %d, read %d (%s) "
+      "after %llu ns more; a non-blocking listener's accept %d (%s) after %llu ns more: '%s'\n",
       (unsigned long long)((t1 - t0) / 1000), none, (unsigned long long)((t2 - t1) / 1000), one,
       (unsigned long long)((t3 - t2) / 1000), sel, (unsigned long long)((t4 - t3) / 1000), pp,
-      (unsigned long long)(t5 - t4), ps, (unsigned long long)(t6 - t5), b);
+      (unsigned long long)(t5 - t4), ps, (unsigned long long)(t6 - t5), nb, (int)rn,
+      strerror(rerr), (unsigned long long)(t7 - t6), an, strerror(aerr),
+      (unsigned long long)(t8 - t7), b);
   return 0;
 }
 
