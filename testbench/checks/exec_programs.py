@@ -246,7 +246,8 @@ check("listener ready after 15 us; poll 0 after 1000 us (1 ms timeout), poll 1 a
       "select 1 after 2000 us more, ppoll 0 after 500020 ns more (0.5 ms timeout), pselect 0 after "
       "250020 ns more (0.25 ms timeout); non-blocking 1, read -1 (Resource temporarily "
       "unavailable) after 20 ns more; a non-blocking listener's accept -1 (Resource temporarily "
-      "unavailable) after 20 ns more: 'xy'" in text(os.path.join(o, "node1", "poll.out")),
+      "unavailable) after 20 ns more, by FIONBIO -1 (Resource temporarily unavailable) after 20 "
+      "ns more: 'xy'" in text(os.path.join(o, "node1", "poll.out")),
       f"poll: {text(os.path.join(o, 'node1', 'poll.out'))!r}")
 # epoll too: a one-shot fires once until re-armed, a timeout runs in simulated time, a pipe in
 # the same instance is seen, and epoll_ctl's errors are the kernel's.

@@ -24,7 +24,8 @@
  *                        then, on a copy of the connection's descriptor (dup, the first
  *                        closed), ppoll and pselect time out after 0.5 and 0.25 ms; made
  *                        non-blocking (fcntl), a read answers EAGAIN at once, and so does the
- *                        accept of a listener made with SOCK_NONBLOCK
+ *                        accept of a listener made with SOCK_NONBLOCK, and of one made
+ *                        non-blocking by ioctl's FIONBIO
  *   epoll-server HOST | epoll-client HOST  the same with epoll: the server waits on its
  *                        listener, then on its connection as a one-shot (a 1 ms timeout first),
  *                        again without re-arming it (3 ms: nothing), re-armed; then on a pipe of
@@ -44,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -352,6 +354,17 @@ static int polls(int server, const char* host) {
   const int an = accept(l2, NULL, NULL);
   const int aerr = errno;
   const uint64_t t8 = now_ns();
+  /* And one made non-blocking by ioctl's FIONBIO. */
+  const int l3 = socket(AF_INET, SOCK_STREAM, 0);
+  const int yes = 1;
+  a2.sin_port = htons(19997);
+  if (l3 < 0 || bind(l3, (struct sockaddr*)&a2, sizeof a2) || listen(l3, 1) ||
+      ioctl(l3, FIONBIO, &yes))
+    return fail("listen (FIONBIO)");
+  const int an3 = accept(l3, NULL, NULL);
+  const int aerr3 = errno;
+  const uint64_t t9 = now_ns();
+  close(l3);
   close(l2);
   close(d);
   close(s);
@@ -359,12 +372,13 @@ static int polls(int server, const char* host) {
       "exec_verbs: listener ready after %llu us; poll %d after %llu us (1 ms timeout), poll %d "
       "after %llu us more, select %d after %llu us more, ppoll %d after %llu ns more (0.5 ms "
       "timeout), pselect %d after %llu ns more (0.25 ms timeout); non-blocking %d, read %d (%s) "
-      "after %llu ns more; a non-blocking listener's accept %d (%s) after %llu ns more: '%s'\n",
+      "after %llu ns more; a non-blocking listener's accept %d (%s) after %llu ns more, by "
+      "FIONBIO %d (%s) after %llu ns more: '%s'\n",
       (unsigned long long)((t1 - t0) / 1000), none, (unsigned long long)((t2 - t1) / 1000), one,
       (unsigned long long)((t3 - t2) / 1000), sel, (unsigned long long)((t4 - t3) / 1000), pp,
       (unsigned long long)(t5 - t4), ps, (unsigned long long)(t6 - t5), nb, (int)rn,
       strerror(rerr), (unsigned long long)(t7 - t6), an, strerror(aerr),
-      (unsigned long long)(t8 - t7), b);
+      (unsigned long long)(t8 - t7), an3, strerror(aerr3), (unsigned long long)(t9 - t8), b);
   return 0;
 }
 
