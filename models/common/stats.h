@@ -119,7 +119,7 @@ class StatRegistry {
   // keep: only the groups it says yes to (all when empty).
   nlohmann::ordered_json json(const std::function<bool(const std::string&)>& keep = {}) const;
   // json(keep).dump(indent) appended to `out` as it stands `depth` levels deep in a larger dump,
-  // group by group (a large run's stats.json, without the whole object in memory at once).
+  // group by group (a large run's stats.json, without building the whole object).
   void append_json(std::string& out, int indent, int depth,
                    const std::function<bool(const std::string&)>& keep = {}) const;
   // The groups json(keep) lists, in its order, brought up to date first (on_settle).
