@@ -41,6 +41,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -1344,6 +1345,11 @@ std::set<int64_t>& nonblocking() {
   static std::set<int64_t> s;
   return s;
 }
+// Each connected socket's peer (address, port: host order), for getpeername and recvfrom.
+std::map<int64_t, std::pair<uint32_t, uint16_t>>& peers() {
+  static std::map<int64_t, std::pair<uint32_t, uint16_t>> m;
+  return m;
+}
 int placeholder(int flags) {
   return next<int (*)(const char*, int, ...)>("open")(
       "/dev/null", O_RDWR | ((flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0));
@@ -1423,6 +1429,7 @@ int accept4(int fd, sockaddr* addr, socklen_t* len, int flags) {
   if (nfd < 0) return -1;
   vsocks()[nfd] = n;
   if (flags & SOCK_NONBLOCK) nonblocking().insert(n);
+  peers()[n] = {ip, port};
   fill_addr(addr, len, ip, port);
   return nfd;
 }
@@ -1443,7 +1450,9 @@ int connect(int fd, const sockaddr* addr, socklen_t len) {
   }
   int rc = 0;
   call(Op::kSockConnect, Msg().put(k).put(ip).put(port), &rc);
-  return rc ? -1 : 0;
+  if (rc) return -1;
+  peers()[k] = {ip, port};
+  return 0;
 }
 
 ssize_t send(int fd, const void* buf, size_t n, int flags) {
@@ -1471,6 +1480,113 @@ ssize_t recv(int fd, void* buf, size_t n, int flags) {
 ssize_t write(int fd, const void* buf, size_t n) {
   if (vsock(fd) < 0) return next<decltype(&write)>("write")(fd, buf, n);
   return send(fd, buf, n, 0);
+}
+
+// sendto and recvfrom on a connected stream: its address is the peer's (given: not used).
+ssize_t sendto(int fd, const void* buf, size_t n, int flags, const sockaddr* to, socklen_t len) {
+  if (vsock(fd) < 0) return next<decltype(&sendto)>("sendto")(fd, buf, n, flags, to, len);
+  return send(fd, buf, n, flags);
+}
+
+ssize_t recvfrom(int fd, void* buf, size_t n, int flags, sockaddr* from, socklen_t* len) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&recvfrom)>("recvfrom")(fd, buf, n, flags, from, len);
+  const ssize_t r = recv(fd, buf, n, flags);
+  if (r >= 0 && from && len) {
+    const auto p = peers().find(k);
+    if (p != peers().end()) fill_addr(from, len, p->second.first, p->second.second);
+  }
+  return r;
+}
+
+// The vectored calls gather into one send and scatter one recv: a stream's bytes either way.
+ssize_t sendmsg(int fd, const msghdr* m, int flags) {
+  if (vsock(fd) < 0) return next<decltype(&sendmsg)>("sendmsg")(fd, m, flags);
+  std::vector<uint8_t> b;
+  for (size_t i = 0; i < size_t(m->msg_iovlen); ++i) {
+    const auto* p = static_cast<const uint8_t*>(m->msg_iov[i].iov_base);
+    b.insert(b.end(), p, p + m->msg_iov[i].iov_len);
+  }
+  return send(fd, b.data(), b.size(), flags);
+}
+
+ssize_t writev(int fd, const iovec* iov, int cnt) {
+  if (vsock(fd) < 0) return next<decltype(&writev)>("writev")(fd, iov, cnt);
+  msghdr m{};
+  m.msg_iov = const_cast<iovec*>(iov);
+  m.msg_iovlen = size_t(cnt < 0 ? 0 : cnt);
+  return sendmsg(fd, &m, 0);
+}
+
+ssize_t recvmsg(int fd, msghdr* m, int flags) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&recvmsg)>("recvmsg")(fd, m, flags);
+  size_t room = 0;
+  for (size_t i = 0; i < size_t(m->msg_iovlen); ++i) room += m->msg_iov[i].iov_len;
+  std::vector<uint8_t> b(room);
+  const ssize_t r = recv(fd, b.data(), room, flags);
+  if (r < 0) return r;
+  size_t at = 0;
+  for (size_t i = 0; i < size_t(m->msg_iovlen) && at < size_t(r); ++i) {
+    const size_t n = std::min(m->msg_iov[i].iov_len, size_t(r) - at);
+    std::memcpy(m->msg_iov[i].iov_base, b.data() + at, n);
+    at += n;
+  }
+  if (m->msg_name) {
+    const auto p = peers().find(k);
+    if (p != peers().end())
+      fill_addr(static_cast<sockaddr*>(m->msg_name), &m->msg_namelen, p->second.first,
+                p->second.second);
+    else
+      m->msg_namelen = 0;
+  }
+  m->msg_controllen = 0;  // (no ancillary data on these streams)
+  m->msg_flags = 0;
+  return r;
+}
+
+ssize_t readv(int fd, const iovec* iov, int cnt) {
+  if (vsock(fd) < 0) return next<decltype(&readv)>("readv")(fd, iov, cnt);
+  msghdr m{};
+  m.msg_iov = const_cast<iovec*>(iov);
+  m.msg_iovlen = size_t(cnt < 0 ? 0 : cnt);
+  return recvmsg(fd, &m, 0);
+}
+
+int getpeername(int fd, sockaddr* addr, socklen_t* len) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&getpeername)>("getpeername")(fd, addr, len);
+  const auto p = peers().find(k);
+  if (p == peers().end()) {
+    errno = ENOTCONN;
+    return -1;
+  }
+  fill_addr(addr, len, p->second.first, p->second.second);
+  return 0;
+}
+
+// The options a program asks of a stream it made: its pending error (none: a failed call said
+// so when it failed), its type and family. Others are not modelled (ENOPROTOOPT).
+int getsockopt(int fd, int level, int name, void* val, socklen_t* len) {
+  if (vsock(fd) < 0) return next<decltype(&getsockopt)>("getsockopt")(fd, level, name, val, len);
+  int v = 0;
+  if (level == SOL_SOCKET && name == SO_ERROR)
+    v = 0;
+  else if (level == SOL_SOCKET && name == SO_TYPE)
+    v = SOCK_STREAM;
+  else if (level == SOL_SOCKET && name == SO_DOMAIN)
+    v = AF_INET;
+  else {
+    errno = ENOPROTOOPT;
+    return -1;
+  }
+  if (!val || !len || *len < socklen_t(sizeof v)) {
+    errno = EINVAL;
+    return -1;
+  }
+  std::memcpy(val, &v, sizeof v);
+  *len = sizeof v;
+  return 0;
 }
 
 ssize_t read(int fd, void* buf, size_t n) {
@@ -1511,6 +1627,7 @@ void forget(int fd) {
       int rc = 0;
       call(Op::kSockClose, Msg().put(k), &rc);
       nonblocking().erase(k);
+      peers().erase(k);
     }
     for (auto& [ep, watched] : epolls()) watched.erase(fd);
   }

@@ -21,8 +21,9 @@ faults, spins on the CPU, forks or passes a forged object gets its answer, with 
 stderr line in results.json and no process left behind; a missing or non-executable program is
 refused before the run (exit 2); alarm and setitimer run in simulated time (a timer ends a loop
 of clock reads and cuts a sleep short), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
-too, to the nanosecond) on sockets, copies of their descriptors (dup) and non-blocking sockets
-(fcntl, SOCK_NONBLOCK); every acceptance binary (ibverbs-utils, perftest, rping) loads
+too, to the nanosecond) on sockets, copies of their descriptors (dup), non-blocking sockets
+(fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername and SO_ERROR;
+every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
 import os
 import shutil
@@ -241,13 +242,16 @@ p, o = run("poll", f"workloads:\n  - name: poll\n    exec: [{prog}]\n    hosts: 
            "    args: [[poll-server], [poll-client, node1]]\n")
 # ppoll, pselect and epoll_pwait2 wait to the nanosecond of their timeouts; the 20 ns more are the
 # clock read that times them (cost.clock_read_ns). The server works on a copy of the connection's
-# descriptor (dup) from its first read on, then makes it non-blocking (fcntl).
+# descriptor (dup) from its first read on, then makes it non-blocking (fcntl). The client writes
+# with writev and sendto, the server reads with readv and recvfrom (the client's port, its first
+# ephemeral one) and asks getpeername and SO_ERROR.
 check("listener ready after 15 us; poll 0 after 1000 us (1 ms timeout), poll 1 after 2029 us more, "
       "select 1 after 2000 us more, ppoll 0 after 500020 ns more (0.5 ms timeout), pselect 0 after "
       "250020 ns more (0.25 ms timeout); non-blocking 1, read -1 (Resource temporarily "
       "unavailable) after 20 ns more; a non-blocking listener's accept -1 (Resource temporarily "
       "unavailable) after 20 ns more, by FIONBIO -1 (Resource temporarily unavailable) after 20 "
-      "ns more: 'xy'" in text(os.path.join(o, "node1", "poll.out")),
+      "ns more; from port 40000, peer port 40000, SO_ERROR 0: 'xy'"
+      in text(os.path.join(o, "node1", "poll.out")),
       f"poll: {text(os.path.join(o, 'node1', 'poll.out'))!r}")
 # epoll too: a one-shot fires once until re-armed, a timeout runs in simulated time, a pipe in
 # the same instance is seen, and epoll_ctl's errors are the kernel's.

@@ -20,7 +20,8 @@
  *                        one cuts a 1 s usleep short (EINTR), both in simulated time
  *   poll-server HOST | poll-client HOST  TCP over the management network with poll and select:
  *                        the server polls its listener, then its connection (a 1 ms timeout
- *                        first, the client sends after 3 ms), and selects for the next bytes;
+ *                        first, the client writev's after 3 ms), and selects for the next bytes
+ *                        (sendto; readv and recvfrom take them, getpeername names the client);
  *                        then, on a copy of the connection's descriptor (dup, the first
  *                        closed), ppoll and pselect time out after 0.5 and 0.25 ms; made
  *                        non-blocking (fcntl), a read answers EAGAIN at once, and so does the
@@ -49,6 +50,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -298,9 +300,10 @@ static int polls(int server, const char* host) {
   if (!server) {
     if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
     usleep(3000);
-    if (write(s, "x", 1) != 1) return fail("write");
+    struct iovec xv[2] = {{"x", 1}, {"", 0}}; /* gathered: the stream's one byte */
+    if (writev(s, xv, 2) != 1) return fail("writev");
     usleep(2000);
-    if (write(s, "y", 1) != 1) return fail("write");
+    if (sendto(s, "y", 1, 0, NULL, 0) != 1) return fail("sendto");
     if (read(s, b, 1) != 0) return fail("end of stream");
     close(s);
     printf("exec_verbs: poll client done\n");
@@ -318,7 +321,8 @@ static int polls(int server, const char* host) {
   const uint64_t t2 = now_ns();
   const int one = poll(&q, 1, -1);
   const uint64_t t3 = now_ns();
-  if (read(c, b, 1) != 1) return fail("read");
+  struct iovec bv = {b, 1};
+  if (readv(c, &bv, 1) != 1) return fail("readv");
   /* From here on a copy of the descriptor, the first one closed: the socket stays open. */
   const int d = dup(c);
   if (d < 0 || close(c)) return fail("dup / close");
@@ -327,7 +331,15 @@ static int polls(int server, const char* host) {
   FD_SET(d, &rd);
   const int sel = select(d + 1, &rd, NULL, NULL, NULL);
   const uint64_t t4 = now_ns();
-  if (read(d, b + 1, 1) != 1) return fail("read");
+  struct sockaddr_in from;
+  socklen_t flen = sizeof from, plen = sizeof(struct sockaddr_in);
+  if (recvfrom(d, b + 1, 1, 0, (struct sockaddr*)&from, &flen) != 1) return fail("recvfrom");
+  struct sockaddr_in peer;
+  int soerr = -1;
+  socklen_t elen = sizeof soerr;
+  if (getpeername(d, (struct sockaddr*)&peer, &plen) ||
+      getsockopt(d, SOL_SOCKET, SO_ERROR, &soerr, &elen))
+    return fail("getpeername / getsockopt");
   /* Timeouts finer than a millisecond: nothing more comes before the server closes. */
   const struct timespec half = {0, 500000}, quarter = {0, 250000};
   struct pollfd r = {d, POLLIN, 0};
@@ -373,12 +385,13 @@ static int polls(int server, const char* host) {
       "after %llu us more, select %d after %llu us more, ppoll %d after %llu ns more (0.5 ms "
       "timeout), pselect %d after %llu ns more (0.25 ms timeout); non-blocking %d, read %d (%s) "
       "after %llu ns more; a non-blocking listener's accept %d (%s) after %llu ns more, by "
-      "FIONBIO %d (%s) after %llu ns more: '%s'\n",
+      "FIONBIO %d (%s) after %llu ns more; from port %u, peer port %u, SO_ERROR %d: '%s'\n",
       (unsigned long long)((t1 - t0) / 1000), none, (unsigned long long)((t2 - t1) / 1000), one,
       (unsigned long long)((t3 - t2) / 1000), sel, (unsigned long long)((t4 - t3) / 1000), pp,
       (unsigned long long)(t5 - t4), ps, (unsigned long long)(t6 - t5), nb, (int)rn,
       strerror(rerr), (unsigned long long)(t7 - t6), an, strerror(aerr),
-      (unsigned long long)(t8 - t7), an3, strerror(aerr3), (unsigned long long)(t9 - t8), b);
+      (unsigned long long)(t8 - t7), an3, strerror(aerr3), (unsigned long long)(t9 - t8),
+      ntohs(from.sin_port), ntohs(peer.sin_port), soerr, b);
   return 0;
 }
 
