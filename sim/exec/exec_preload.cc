@@ -1350,6 +1350,12 @@ std::map<int64_t, std::pair<uint32_t, uint16_t>>& peers() {
   static std::map<int64_t, std::pair<uint32_t, uint16_t>> m;
   return m;
 }
+void set_nonblocking(int64_t k, bool on) {
+  if (on)
+    nonblocking().insert(k);
+  else
+    nonblocking().erase(k);
+}
 int placeholder(int flags) {
   return next<int (*)(const char*, int, ...)>("open")(
       "/dev/null", O_RDWR | ((flags & SOCK_CLOEXEC) ? O_CLOEXEC : 0));
@@ -1370,6 +1376,20 @@ void fill_addr(sockaddr* a, socklen_t* len, uint32_t ip, uint16_t port) {
   in.sin_port = htons(port);
   std::memcpy(a, &in, *len < sizeof in ? *len : sizeof in);
   *len = sizeof in;
+}
+// Socket k's peer into a sockaddr (fill_addr); false when it has none.
+bool fill_peer(int64_t k, sockaddr* a, socklen_t* len) {
+  const auto p = peers().find(k);
+  if (p == peers().end()) return false;
+  fill_addr(a, len, p->second.first, p->second.second);
+  return true;
+}
+// An iovec array as a message's (no name, no ancillary data).
+msghdr iov_msg(const iovec* iov, int cnt) {
+  msghdr m{};
+  m.msg_iov = const_cast<iovec*>(iov);
+  m.msg_iovlen = size_t(cnt < 0 ? 0 : cnt);
+  return m;
 }
 std::set<addrinfo*>& our_addrinfo() {
   static std::set<addrinfo*> s;
@@ -1492,10 +1512,7 @@ ssize_t recvfrom(int fd, void* buf, size_t n, int flags, sockaddr* from, socklen
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&recvfrom)>("recvfrom")(fd, buf, n, flags, from, len);
   const ssize_t r = recv(fd, buf, n, flags);
-  if (r >= 0 && from && len) {
-    const auto p = peers().find(k);
-    if (p != peers().end()) fill_addr(from, len, p->second.first, p->second.second);
-  }
+  if (r >= 0 && from && len) fill_peer(k, from, len);
   return r;
 }
 
@@ -1512,9 +1529,7 @@ ssize_t sendmsg(int fd, const msghdr* m, int flags) {
 
 ssize_t writev(int fd, const iovec* iov, int cnt) {
   if (vsock(fd) < 0) return next<decltype(&writev)>("writev")(fd, iov, cnt);
-  msghdr m{};
-  m.msg_iov = const_cast<iovec*>(iov);
-  m.msg_iovlen = size_t(cnt < 0 ? 0 : cnt);
+  const msghdr m = iov_msg(iov, cnt);
   return sendmsg(fd, &m, 0);
 }
 
@@ -1532,14 +1547,8 @@ ssize_t recvmsg(int fd, msghdr* m, int flags) {
     std::memcpy(m->msg_iov[i].iov_base, b.data() + at, n);
     at += n;
   }
-  if (m->msg_name) {
-    const auto p = peers().find(k);
-    if (p != peers().end())
-      fill_addr(static_cast<sockaddr*>(m->msg_name), &m->msg_namelen, p->second.first,
-                p->second.second);
-    else
-      m->msg_namelen = 0;
-  }
+  if (m->msg_name && !fill_peer(k, static_cast<sockaddr*>(m->msg_name), &m->msg_namelen))
+    m->msg_namelen = 0;
   m->msg_controllen = 0;  // (no ancillary data on these streams)
   m->msg_flags = 0;
   return r;
@@ -1547,22 +1556,16 @@ ssize_t recvmsg(int fd, msghdr* m, int flags) {
 
 ssize_t readv(int fd, const iovec* iov, int cnt) {
   if (vsock(fd) < 0) return next<decltype(&readv)>("readv")(fd, iov, cnt);
-  msghdr m{};
-  m.msg_iov = const_cast<iovec*>(iov);
-  m.msg_iovlen = size_t(cnt < 0 ? 0 : cnt);
+  msghdr m = iov_msg(iov, cnt);
   return recvmsg(fd, &m, 0);
 }
 
 int getpeername(int fd, sockaddr* addr, socklen_t* len) {
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&getpeername)>("getpeername")(fd, addr, len);
-  const auto p = peers().find(k);
-  if (p == peers().end()) {
-    errno = ENOTCONN;
-    return -1;
-  }
-  fill_addr(addr, len, p->second.first, p->second.second);
-  return 0;
+  if (fill_peer(k, addr, len)) return 0;
+  errno = ENOTCONN;
+  return -1;
 }
 
 // The options a program asks of a stream it made: its pending error (none: a failed call said
@@ -1670,10 +1673,7 @@ namespace {
 int after_fcntl(int fd, int cmd, long arg, int r) {
   if (r < 0 || !on() || vsock(fd) < 0) return r;
   if (cmd == F_SETFL) {
-    if (arg & O_NONBLOCK)
-      nonblocking().insert(vsock(fd));
-    else
-      nonblocking().erase(vsock(fd));
+    set_nonblocking(vsock(fd), (arg & O_NONBLOCK) != 0);
   } else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
     copied(fd, r);
   }
@@ -1681,21 +1681,18 @@ int after_fcntl(int fd, int cmd, long arg, int r) {
 }
 }  // namespace
 
-int fcntl(int fd, int cmd, ...) {
-  va_list ap;
-  va_start(ap, cmd);
-  const long arg = va_arg(ap, long);  // (an int or a pointer: either fits, as glibc's own does)
-  va_end(ap);
-  return after_fcntl(fd, cmd, arg, next<int (*)(int, int, ...)>("fcntl")(fd, cmd, arg));
-}
-
-int fcntl64(int fd, int cmd, ...) {
-  va_list ap;
-  va_start(ap, cmd);
-  const long arg = va_arg(ap, long);
-  va_end(ap);
-  return after_fcntl(fd, cmd, arg, next<int (*)(int, int, ...)>("fcntl64")(fd, cmd, arg));
-}
+// (fcntl64 is the same call under glibc's other name.)
+#define RNIC_FCNTL(NAME)                                                                 \
+  int NAME(int fd, int cmd, ...) {                                                       \
+    va_list ap;                                                                          \
+    va_start(ap, cmd);                                                                   \
+    const long arg = va_arg(ap, long); /* an int or a pointer: either fits */            \
+    va_end(ap);                                                                          \
+    return after_fcntl(fd, cmd, arg, next<int (*)(int, int, ...)>(#NAME)(fd, cmd, arg)); \
+  }
+RNIC_FCNTL(fcntl)
+RNIC_FCNTL(fcntl64)
+#undef RNIC_FCNTL
 
 int ioctl(int fd, unsigned long req, ...) {
   va_list ap;
@@ -1703,12 +1700,8 @@ int ioctl(int fd, unsigned long req, ...) {
   void* arg = va_arg(ap, void*);
   va_end(ap);
   const int r = next<int (*)(int, unsigned long, ...)>("ioctl")(fd, req, arg);
-  if (r == 0 && req == FIONBIO && arg && on() && vsock(fd) >= 0) {
-    if (*static_cast<const int*>(arg))
-      nonblocking().insert(vsock(fd));
-    else
-      nonblocking().erase(vsock(fd));
-  }
+  if (r == 0 && req == FIONBIO && arg && on() && vsock(fd) >= 0)
+    set_nonblocking(vsock(fd), *static_cast<const int*>(arg) != 0);
   return r;
 }
 
