@@ -88,19 +88,23 @@ void StatGroup::reset() {
   for (auto& h : histograms_) h.clear();
 }
 
+namespace {
+nlohmann::ordered_json series_json(const TimeSeries& s) {
+  nlohmann::ordered_json t = nlohmann::ordered_json::array(), v = nlohmann::ordered_json::array();
+  for (const auto& [ps, x] : s.samples) {
+    t.push_back(double(ps) / 1000.0);
+    v.push_back(x);
+  }
+  return {{"unit", s.unit}, {"desc", s.desc}, {"t_ns", t}, {"values", v}};
+}
+}  // namespace
+
 nlohmann::ordered_json StatGroup::json() const {
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (const auto& c : counters_)
     j[c.name] = {{"value", c.value}, {"unit", c.unit}, {"desc", c.desc}};
   for (const auto& h : histograms_) j[h.name()] = h.json();
-  for (const auto& s : series_) {
-    nlohmann::ordered_json t = nlohmann::ordered_json::array(), v = nlohmann::ordered_json::array();
-    for (const auto& [ps, x] : s.samples) {
-      t.push_back(double(ps) / 1000.0);
-      v.push_back(x);
-    }
-    j[s.name] = {{"unit", s.unit}, {"desc", s.desc}, {"t_ns", t}, {"values", v}};
-  }
+  for (const auto& s : series_) j[s.name] = series_json(s);
   return j;
 }
 
@@ -180,12 +184,9 @@ void StatGroup::append_json(std::string& out, int indent, int depth) const {
     next(h.name());
     append_nested(out, h.json().dump(indent), indent, depth + 1);
   }
-  if (!series_.empty()) {  // (as json() makes them)
-    const nlohmann::ordered_json j = json();
-    for (const auto& t : series_) {
-      next(t.name);
-      append_nested(out, j[t.name].dump(indent), indent, depth + 1);
-    }
+  for (const auto& t : series_) {
+    next(t.name);
+    append_nested(out, series_json(t).dump(indent), indent, depth + 1);
   }
   out += '\n';
   out.append(size_t(indent * depth), ' ');
