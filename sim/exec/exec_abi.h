@@ -118,11 +118,17 @@ struct CmEventMsg {
 // The longest one kSpin waits in simulated time (the process then looks again, and spins on).
 constexpr uint64_t kSpinWaitNs = 1'000'000;
 
+// A request's flag: the call is one more look of a wait that has no end of its own (no timeout,
+// no real-time timer pending) and watches descriptors of the process's kernel, which the
+// simulator cannot see change. Such looks are not progress for the watchdog: a wait that only
+// they keep going ends the run as a program still waiting when nothing is left to end it.
+constexpr uint32_t kLookAgain = 1;
+
 struct Header {
   uint32_t op = 0;
-  int32_t ret = 0;  // answers: the verb's return value
-  int32_t err = 0;  // answers: errno
-  uint32_t pad = 0;
+  int32_t ret = 0;     // answers: the verb's return value
+  int32_t err = 0;     // answers: errno
+  uint32_t flags = 0;  // requests: kLookAgain
   // Requests: the simulated time the process spent on its own since its last call (its clock
   // reads, each cost.clock_read_ns), which the simulator spends before serving the call.
   uint64_t spent_ns = 0;

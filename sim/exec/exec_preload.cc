@@ -161,6 +161,14 @@ volatile sig_atomic_t g_in_call = 0;
 // call is caught within kSpinFaults faults, not a tick later).
 volatile sig_atomic_t g_spun = 0;
 volatile uint64_t g_calls = 0;
+// This thread's calls are looks of a wait that has no end of its own on its kernel's descriptors
+// (exec::kLookAgain): set by a Looking for its scope.
+thread_local bool t_look = false;
+struct Looking {
+  explicit Looking(bool on) : was(t_look) { t_look = on; }
+  ~Looking() { t_look = was; }
+  bool was;
+};
 
 Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   const int fd = thread_fd();
@@ -177,6 +185,7 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   } w;
   Header h;
   h.op = uint32_t(op);
+  h.flags = t_look ? rnic::exec::kLookAgain : 0;
   h.spent_ns = g_local_ns;
   std::vector<uint8_t> out(sizeof h);
   std::memcpy(out.data(), &h, sizeof h);
@@ -1717,7 +1726,9 @@ int dup3(int fd, int nfd, int flags) {
 // poll on the process's sockets on the management network waits in simulated time; with other
 // descriptors in the set too, it looks at those (a real poll with no wait) every kPollQuantumNs
 // of simulated time. ppoll, select and pselect are the same wait (their signal masks are not
-// applied), to the nanosecond of their timeouts.
+// applied), to the nanosecond of their timeouts. Those looks, in a wait with no timeout and no
+// real-time timer pending, are not progress (exec::kLookAgain): a program that waits for ever on
+// a descriptor nothing will write ends the run with where it waits, when nothing else moves.
 constexpr uint64_t kPollQuantumNs = 10000;
 }  // extern "C"
 
@@ -1758,6 +1769,7 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns) {
     for (size_t i : mine) m.put(vsock(fds[i].fd)).put(int16_t(fds[i].events));
     m.put(int64_t(wait == UINT64_MAX ? -1 : int64_t(wait)));
     int rc = 0;
+    const Looking look(!theirs.empty() && deadline == UINT64_MAX && !g_alarm_ns);
     Msg a = call(Op::kSockPoll, std::move(m), &rc);
     if (rc < 0) return -1;
     int ready = 0;
@@ -1925,6 +1937,7 @@ int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns) {
       if (k != 0 || now >= deadline) return k;
       const uint64_t nap = std::min<uint64_t>(kPollQuantumNs, deadline - now);
       const timespec ts{time_t(nap / 1000000000ull), long(nap % 1000000000ull)};
+      const Looking look(deadline == UINT64_MAX && !g_alarm_ns);
       nanosleep(&ts, nullptr);
     }
   }

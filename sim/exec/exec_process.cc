@@ -273,7 +273,8 @@ void Server::serve_call(int fd, std::vector<uint8_t>& raw, std::vector<int>& fds
       ns -= step;
     }
     if (op != Op::kPollCq) last_cq_ = nullptr;
-    if (r_.calls) ++*r_.calls;
+    Counter* counted = (h.flags & kLookAgain) ? r_.looks : r_.calls;
+    if (counted) ++*counted;
     handle(op, in, fds, &h, &out);
     if (in.bad()) {  // a short request: refused, whatever it did
       h.ret = h.ret ? h.ret : -1;
@@ -1185,7 +1186,10 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       }
       const int64_t timeout = in.get<int64_t>();
       if (in.bad()) return fail(EINVAL);
+      const uint64_t from_ps = sc_core::sc_time_stamp().value();
       h->ret = int32_t(r_.net->poll(items, timeout < 0 ? UINT64_MAX : uint64_t(timeout)));
+      if ((h->flags & kLookAgain) && r_.looked_us)
+        *r_.looked_us += (sc_core::sc_time_stamp().value() - from_ps) / 1000000;
       for (const MgmtNet::PollItem& it : items) out->put(int16_t(it.revents));
       return;
     }
@@ -1193,12 +1197,14 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       return;  // the server turns to several threads once it has answered
     case Op::kSleep: {
       uint64_t ns = std::min<uint64_t>(in.get<uint64_t>(), 1ull << 50);
-      const host::BlockedIn blocked("sleep");
+      const bool look = h->flags & kLookAgain;
+      const host::BlockedIn blocked(look ? "a wait on descriptors of its kernel" : "sleep");
+      Counter* slept = look ? r_.looked_us : r_.slept_us;
       const uint64_t slice = std::max<uint64_t>(r_.sleep_slice_ns, 1000);
       while (ns > 0) {
         const uint64_t step = std::min(ns, slice);
         host::host_wait(sc_core::sc_time::from_value(step * 1000));
-        if (r_.slept_us) *r_.slept_us += step / 1000;
+        if (slept) *slept += step / 1000;
         ns -= step;
       }
       return;

@@ -78,6 +78,10 @@ struct ExecRun {
   Counter* clock_us = nullptr;       // simulated time spent on clock reads between calls
   Counter* spins = nullptr;          // spins on memory the process was seen in (kSpin)
   Counter* start_wait_us = nullptr;  // simulated time waited for start_us (set by the caller)
+  // Looks of waits with no end of their own at the process's kernel's descriptors
+  // (exec::kLookAgain), and the simulated time they slept: not progress (not in calls, slept_us).
+  Counter* looks = nullptr;
+  Counter* looked_us = nullptr;
   uint64_t sleep_slice_ns = 25000000;
 };
 

@@ -935,6 +935,11 @@ int run_workloads(ExperimentContext& ctx) {
         r.spins = &g.counter("spins", "spins",
                              "spins on registered memory executables were seen in (each a wait "
                              "until the bytes change)");
+        r.looks = &no_progress(g.counter("looks", "calls",
+                                         "looks at descriptors of executables' kernels in waits "
+                                         "with no timeout (not progress)"));
+        r.looked_us = &no_progress(
+            g.counter("looked_us", "us", "simulated time those looks slept (not progress)"));
         r.sleep_slice_ns = uint64_t(ctx.cfg.sim.watchdog_us) * 1000 / 4;
         r.host_ip = [&cl, &topo](const std::string& name) {
           const int k = cl.find(name);

@@ -8,8 +8,12 @@ import sys
 FAILURES = []
 
 
-def rnicsim(binary, *args, expect=0, cwd=None):
-    p = subprocess.run([binary, *args], capture_output=True, text=True, cwd=cwd)
+def rnicsim(binary, *args, expect=0, cwd=None, timeout=None):
+    try:
+        p = subprocess.run([binary, *args], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        fail(f"rnicsim {' '.join(args)}: still running after {timeout} s (stopped)")
+        return subprocess.CompletedProcess(e.cmd, None, e.stdout or "", e.stderr or "")
     if expect is not None and p.returncode != expect:
         fail(f"rnicsim {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}{p.stderr}")
     return p

@@ -23,6 +23,7 @@ refused before the run (exit 2); alarm and setitimer run in simulated time (a ti
 of clock reads and cuts a sleep short), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
 too, to the nanosecond) on sockets, copies of their descriptors (dup), non-blocking sockets
 (fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername and SO_ERROR;
+a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
 import os
@@ -44,10 +45,10 @@ def leftovers():
     return p.stdout.split()
 
 
-def run(name, text, *extra, expect=0, out=None):
+def run(name, text, *extra, expect=0, out=None, timeout=None):
     s = write_file(work, name + ".yaml", text)
     o = os.path.join(work, out or name)
-    p = rnicsim(binary, "run", s, "--out", o, "--quiet", *extra, expect=expect)
+    p = rnicsim(binary, "run", s, "--out", o, "--quiet", *extra, expect=expect, timeout=timeout)
     check(not leftovers(), f"{name}: processes left behind: {leftovers()}")
     return p, o
 
@@ -263,6 +264,24 @@ check("epoll: listener after 15 us; none 0 after 1000 us (1 ms timeout); one-sho
       "second add: File exists; a delete of one not there: No such file or directory: 'xy'"
       in text(os.path.join(o, "node1", "epoll.out")),
       f"epoll: {text(os.path.join(o, 'node1', 'epoll.out'))!r}")
+# A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
+# left) ends the run with where it waits once nothing else moves: the looks at the pipe are not
+# progress (they would run for ever). A second thread that sleeps 300 ms, longer than the
+# watchdog's 100 ms, and then writes the pipe ends the same epoll wait: a sleep is progress.
+fv = (f"workloads:\n  - name: fv\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+      "    args: [[forever-server, {how}], [forever-client, node1]]\n")
+for how, where in (("poll", "poll on sockets"), ("epoll", "a wait on descriptors of its kernel")):
+    p, o = run("forever_" + how, fv.format(how=how), expect=1, timeout=60)
+    stats = os.path.join(o, "stats.json")
+    ex = load(stats)["stats"]["exec"] if p.returncode is not None and os.path.exists(stats) else {}
+    check("on node1: still waiting at " in p.stderr and
+          f"in {where} and nothing is left that could end it" in p.stderr,
+          f"forever ({how}): {p.stderr!r}")
+    check(ex and ex["looks"]["value"] >= 10000 and ex["looked_us"]["value"] >= 100000 and
+          ex["calls"]["value"] < 20, f"forever ({how}): exec's counters {ex}")
+p, o = run("forever_late", fv.format(how="late"))
+check("exec_verbs: forever: epoll 1 (data 9) after 300000 us" in text(os.path.join(o, "node1", "fv.out")),
+      f"forever (late): {text(os.path.join(o, 'node1', 'fv.out'))!r}")
 
 # What goes wrong: each its answer, named, with the process's status and last stderr line.
 one = "workloads:\n  - {{name: {n}, exec: [{prog}, {mode}], hosts: [node0]}}\n"

@@ -32,6 +32,11 @@
  *                        again without re-arming it (3 ms: nothing), re-armed; then on a pipe of
  *                        its own in the same instance; epoll_pwait2 times out after 1.5 ms; and
  *                        it tries epoll_ctl's errors
+ *   forever-server poll|epoll|late | forever-client HOST  the server takes the client's
+ *                        connection (an epoll one-shot on its listener), then waits with no
+ *                        timeout on a pipe of its own that nothing writes: poll (the listener
+ *                        and the pipe) or epoll (the pipe alone is left) waits for ever; late:
+ *                        a second thread writes the pipe after a 300 ms sleep and epoll ends
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -388,10 +393,10 @@ static int polls(int server, const char* host) {
       "FIONBIO %d (%s) after %llu ns more; from port %u, peer port %u, SO_ERROR %d: '%s'\n",
       (unsigned long long)((t1 - t0) / 1000), none, (unsigned long long)((t2 - t1) / 1000), one,
       (unsigned long long)((t3 - t2) / 1000), sel, (unsigned long long)((t4 - t3) / 1000), pp,
-      (unsigned long long)(t5 - t4), ps, (unsigned long long)(t6 - t5), nb, (int)rn,
-      strerror(rerr), (unsigned long long)(t7 - t6), an, strerror(aerr),
-      (unsigned long long)(t8 - t7), an3, strerror(aerr3), (unsigned long long)(t9 - t8),
-      ntohs(from.sin_port), ntohs(peer.sin_port), soerr, b);
+      (unsigned long long)(t5 - t4), ps, (unsigned long long)(t6 - t5), nb, (int)rn, strerror(rerr),
+      (unsigned long long)(t7 - t6), an, strerror(aerr), (unsigned long long)(t8 - t7), an3,
+      strerror(aerr3), (unsigned long long)(t9 - t8), ntohs(from.sin_port), ntohs(peer.sin_port),
+      soerr, b);
   return 0;
 }
 
@@ -465,6 +470,61 @@ static int epolls(int server, const char* host) {
   return 0;
 }
 
+static int g_forever_pipe[2];
+
+static void* late_writer(void* arg) {
+  (void)arg;
+  usleep(300000);
+  if (write(g_forever_pipe[1], "p", 1) != 1) fprintf(stderr, "exec_verbs: write (pipe) failed\n");
+  return NULL;
+}
+
+static int forever(int server, const char* how, const char* host) {
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = server ? AI_PASSIVE : 0;
+  if (getaddrinfo(server ? NULL : host, "19996", &hints, &res)) return fail("getaddrinfo");
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s < 0) return fail("socket");
+  if (!server) {
+    if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
+    close(s);
+    printf("exec_verbs: forever client done\n");
+    return 0;
+  }
+  if (bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 1)) return fail("bind / listen");
+  const int ep = epoll_create1(0);
+  if (ep < 0 || pipe(g_forever_pipe)) return fail("epoll_create1 / pipe");
+  struct epoll_event ev = {0}, got[2];
+  ev.events = EPOLLIN | EPOLLONESHOT;
+  ev.data.u32 = 1;
+  if (epoll_ctl(ep, EPOLL_CTL_ADD, s, &ev)) return fail("epoll_ctl (listener)");
+  ev.events = EPOLLIN;
+  ev.data.u32 = 9;
+  if (epoll_ctl(ep, EPOLL_CTL_ADD, g_forever_pipe[0], &ev)) return fail("epoll_ctl (pipe)");
+  if (epoll_wait(ep, got, 2, -1) != 1 || got[0].data.u32 != 1) return fail("epoll_wait (listener)");
+  if (accept(s, NULL, NULL) < 0) return fail("accept");
+  const uint64_t t0 = now_ns();
+  printf("exec_verbs: forever: connected, waiting (%s)\n", how);
+  fflush(stdout);
+  if (!strcmp(how, "poll")) {
+    struct pollfd p[2] = {{s, POLLIN, 0}, {g_forever_pipe[0], POLLIN, 0}};
+    poll(p, 2, -1);
+    return fail("poll returned");
+  }
+  pthread_t t;
+  if (!strcmp(how, "late") && pthread_create(&t, NULL, late_writer, NULL))
+    return fail("pthread_create");
+  const int n = epoll_wait(ep, got, 2, -1);
+  if (strcmp(how, "late")) return fail("epoll_wait returned");
+  pthread_join(t, NULL);
+  printf("exec_verbs: forever: epoll %d (data %u) after %llu us\n", n, n == 1 ? got[0].data.u32 : 0,
+         (unsigned long long)((now_ns() - t0) / 1000));
+  return 0;
+}
+
 static void* spinner(void* arg) {
   volatile uint64_t* n = (volatile uint64_t*)arg;
   for (;;) ++*n;
@@ -508,6 +568,8 @@ int main(int argc, char** argv) {
     return polls(!strcmp(argv[1], "poll-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "epoll-server") || !strcmp(argv[1], "epoll-client"))
     return epolls(!strcmp(argv[1], "epoll-server"), argc > 2 ? argv[2] : "node1");
+  if (!strcmp(argv[1], "forever-server")) return forever(1, argc > 2 ? argv[2] : "epoll", NULL);
+  if (!strcmp(argv[1], "forever-client")) return forever(0, "", argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
