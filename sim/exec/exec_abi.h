@@ -99,6 +99,8 @@ enum class Op : uint32_t {
   kCmGetEvent,        // channel -> CmEventMsg, private data, the id's addresses
   kThreadCreate,      // the process is about to start a thread (pthread_create)
   kSockPoll,          // n, n x (socket, events), timeout ns (-1: none) -> ready, n revents
+  kSockShutdown,      // socket, how (SHUT_RD, SHUT_WR, SHUT_RDWR)
+  kSockName,          // socket -> address, port
 };
 
 // rdma_conn_param as it travels (private data beside it).

@@ -1490,6 +1490,10 @@ ssize_t send(int fd, const void* buf, size_t n, int flags) {
   if (n > rnic::exec::kMaxMsg / 2) n = rnic::exec::kMaxMsg / 2;
   int rc = 0;
   call(Op::kSockSend, Msg().put(k).put_bytes(buf, n), &rc);
+  if (rc < 0 && errno == EPIPE && !(flags & MSG_NOSIGNAL)) {
+    raise(SIGPIPE);  // (as the kernel sends it: ends the process unless it is ignored or caught)
+    errno = EPIPE;
+  }
   return rc < 0 ? -1 : rc;
 }
 
@@ -1569,6 +1573,27 @@ ssize_t readv(int fd, const iovec* iov, int cnt) {
   return recvmsg(fd, &m, 0);
 }
 
+int getsockname(int fd, sockaddr* addr, socklen_t* len) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&getsockname)>("getsockname")(fd, addr, len);
+  if (!addr || !len) {
+    errno = EFAULT;
+    return -1;
+  }
+  int rc = 0;
+  Msg a = call(Op::kSockName, Msg().put(k), &rc);
+  if (rc) return -1;
+  const uint32_t ip = a.get<uint32_t>();
+  fill_addr(addr, len, ip, a.get<uint16_t>());
+  return 0;
+}
+int shutdown(int fd, int how) {
+  const int64_t k = vsock(fd);
+  if (k < 0) return next<decltype(&shutdown)>("shutdown")(fd, how);
+  int rc = 0;
+  call(Op::kSockShutdown, Msg().put(k).put(int32_t(how)), &rc);
+  return rc ? -1 : 0;
+}
 int getpeername(int fd, sockaddr* addr, socklen_t* len) {
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&getpeername)>("getpeername")(fd, addr, len);

@@ -1103,7 +1103,9 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     case Op::kSockConnect:
     case Op::kSockSend:
     case Op::kSockRecv:
-    case Op::kSockClose: {
+    case Op::kSockClose:
+    case Op::kSockShutdown:
+    case Op::kSockName: {
       const int64_t k = in.get<int64_t>();
       if (!r_.net || !socks_.count(k)) return fail(EBADF);
       MgmtNet& net = *r_.net;
@@ -1139,6 +1141,13 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         v = net.recv(k, b.data(), b.size(), nonblock);
         b.resize(v > 0 ? size_t(v) : 0);
         out->put_bytes(b.data(), b.size());
+      } else if (op == Op::kSockShutdown) {
+        v = net.shutdown(k, in.get<int32_t>());
+      } else if (op == Op::kSockName) {
+        uint32_t ip = 0;
+        uint16_t port = 0;
+        v = net.name(k, &ip, &port);
+        out->put(ip).put(port);
       } else {
         v = net.close(k);
         socks_.erase(k);

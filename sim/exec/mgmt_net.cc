@@ -1,6 +1,7 @@
 #include "sim/exec/mgmt_net.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -80,6 +81,15 @@ int64_t MgmtNet::bind(int64_t s, uint32_t ip, uint16_t port) {
       return -EADDRINUSE;
   k->port = port;
   k->bound = true;
+  k->any = ip == 0;
+  return 0;
+}
+
+int64_t MgmtNet::name(int64_t s, uint32_t* ip, uint16_t* port) {
+  const Sock* k = get(s);
+  if (!k) return -EBADF;
+  *ip = k->bound && !(k->any && !k->connected) ? k->ip : 0;
+  *port = k->bound ? k->port : 0;
   return 0;
 }
 
@@ -309,7 +319,7 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (!k->connected) return -ENOTCONN;
-  if (k->peer < 0 || now_ps() >= k->rst_at_ps) return -EPIPE;
+  if (k->peer < 0 || k->wr_shut || now_ps() >= k->rst_at_ps) return -EPIPE;
   if (len == 0) return 0;
   // Serialised at the sender's rate behind what it sent before, then the latency.
   const uint64_t start = std::max(now_ps(), k->tx_free_ps);
@@ -337,7 +347,7 @@ int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock) {
     if (!k) return -EBADF;
     const uint64_t t = now_ps();
     if (!k->rx.empty() && k->rx.front().at_ps <= t) break;
-    if (k->rx.empty() && k->eof_at_ps <= t) return 0;
+    if (k->rx.empty() && (k->eof_at_ps <= t || k->rd_shut)) return 0;
     if (nonblock) return -EAGAIN;
     const uint64_t next = !k->rx.empty() ? k->rx.front().at_ps : k->eof_at_ps;
     if (next != UINT64_MAX)
@@ -357,6 +367,34 @@ int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock) {
   return int64_t(n);
 }
 
+void MgmtNet::send_fin(int64_t s, Sock* k) {
+  if (!k->connected || k->peer < 0 || k->wr_shut) return;
+  k->wr_shut = true;
+  // The end of stream arrives behind the last bytes sent.
+  const uint64_t now = now_ps();
+  Msg fin;
+  fin.kind = Msg::kFin;
+  fin.to = k->peer;
+  fin.from = s;
+  fin.from_ip = k->ip;
+  fin.sent_ps = now;
+  fin.at_ps = std::max(now, k->tx_free_ps) + latency_ps();
+  post(k->peer_ip, std::move(fin));
+}
+
+int64_t MgmtNet::shutdown(int64_t s, int how) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) return -EINVAL;
+  if (!k->connected) return -ENOTCONN;
+  if (how != SHUT_WR && !k->rd_shut) {
+    k->rd_shut = true;
+    notify_now(*k->ev);  // (a recv or poll of another thread sees it)
+  }
+  if (how != SHUT_RD) send_fin(s, k);
+  return 0;
+}
+
 int64_t MgmtNet::close(int64_t s) {
   Sock* k = get(s);
   if (!k) return -EBADF;
@@ -364,17 +402,7 @@ int64_t MgmtNet::close(int64_t s) {
   if (k->listening)
     for (Listened& l : listened_[{k->ip, k->port}])
       if (l.sock == s && l.until_ps == UINT64_MAX) l.until_ps = now;
-  if (k->connected && k->peer >= 0) {
-    // The end of stream arrives behind the last bytes sent.
-    Msg fin;
-    fin.kind = Msg::kFin;
-    fin.to = k->peer;
-    fin.from = s;
-    fin.from_ip = k->ip;
-    fin.sent_ps = now;
-    fin.at_ps = std::max(now, k->tx_free_ps) + latency_ps();
-    post(k->peer_ip, std::move(fin));
-  }
+  send_fin(s, k);
   k->closed = true;
   k->closed_ps = now;
   // Bytes from another process that were here before their time: those sent from now on met a
@@ -423,7 +451,7 @@ int64_t MgmtNet::poll(std::vector<PollItem>& items, uint64_t timeout_ns) {
       } else {
         const bool bytes = !k->rx.empty() && k->rx.front().at_ps <= t;
         const bool eof = k->rx.empty() && k->eof_at_ps <= t;
-        if (bytes || eof) it.revents |= short(it.events & POLLIN);
+        if (bytes || eof || k->rd_shut) it.revents |= short(it.events & POLLIN);
         if (eof) it.revents |= POLLHUP;
         if (!k->rx.empty() && !bytes) next = std::min(next, k->rx.front().at_ps);
         if (k->rx.empty() && !eof && k->eof_at_ps != UINT64_MAX)

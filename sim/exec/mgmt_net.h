@@ -61,6 +61,13 @@ class MgmtNet {
   // Waits until bytes are readable (or the peer closed: 0).
   int64_t recv(int64_t s, uint8_t* out, size_t len, bool nonblock);
   int64_t close(int64_t s);
+  // shutdown(2) of a connected socket (SHUT_RD, SHUT_WR, SHUT_RDWR): its write side sends the
+  // end of stream as close does (sends then fail with EPIPE); its read side returns what is
+  // there, then 0 at once (the peer's later bytes are still taken, as Linux's are).
+  int64_t shutdown(int64_t s, int how);
+  // getsockname(2): the socket's own address and port (0 and 0 before it is bound; a listener
+  // bound to any address says 0, a connection the host's address).
+  int64_t name(int64_t s, uint32_t* ip, uint16_t* port);
   // poll(2) on sockets: waits until one is ready as asked (POLLIN: bytes, the end of stream, or
   // a connection to accept; POLLOUT: connected and not reset) or timeout_ns passes (UINT64_MAX:
   // no limit). Sets each one's revents (POLLNVAL: no such socket; POLLHUP: not connected, or
@@ -96,6 +103,8 @@ class MgmtNet {
     uint32_t ip = 0;
     uint16_t port = 0;
     bool bound = false, listening = false, connected = false, closed = false;
+    bool any = false;                       // bound to any address (INADDR_ANY)
+    bool rd_shut = false, wr_shut = false;  // shutdown's sides
     uint64_t closed_ps = UINT64_MAX;
     int64_t peer = -1;
     uint32_t peer_ip = 0;
@@ -115,6 +124,8 @@ class MgmtNet {
     uint64_t limit_ps;
   };
   Sock* get(int64_t s);
+  // The end of stream to k's peer, once (close, shutdown's write side).
+  void send_fin(int64_t s, Sock* k);
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
   int64_t new_socket(uint32_t ip);
   static Msg unpack(ranks::Unpacker& u);

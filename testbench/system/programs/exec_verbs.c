@@ -37,6 +37,12 @@
  *                        timeout on a pipe of its own that nothing writes: poll (the listener
  *                        and the pipe) or epoll (the pipe alone is left) waits for ever; late:
  *                        a second thread writes the pipe after a 300 ms sleep and epoll ends
+ *   shutdown-server | shutdown-client HOST  getsockname before bind, of a listener on any
+ *                        address and of both ends of a connection; the client shuts its read
+ *                        side (a read answers 0 at once) and, after 3 bytes, its write side (the
+ *                        server reads them, then the end of stream; the client's next send is
+ *                        EPIPE, with MSG_NOSIGNAL, then SIGPIPE without it); shutdown's
+ *                        ENOTCONN and EINVAL
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -525,6 +531,83 @@ static int forever(int server, const char* how, const char* host) {
   return 0;
 }
 
+static const char* name_of(int fd, char* out) {
+  struct sockaddr_in a;
+  socklen_t len = sizeof a;
+  memset(&a, 0xff, sizeof a);
+  if (getsockname(fd, (struct sockaddr*)&a, &len) || len != sizeof a || a.sin_family != AF_INET)
+    return "failed";
+  const uint32_t ip = ntohl(a.sin_addr.s_addr);
+  sprintf(out, "%u.%u.%u.%u:%u", ip >> 24, (ip >> 16) & 255, (ip >> 8) & 255, ip & 255,
+          ntohs(a.sin_port));
+  return out;
+}
+
+static volatile sig_atomic_t g_piped;
+static void on_pipe(int sig) {
+  (void)sig;
+  g_piped = 1;
+}
+
+static int shutdowns(int server, const char* host) {
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = server ? AI_PASSIVE : 0;
+  if (getaddrinfo(server ? NULL : host, "19995", &hints, &res)) return fail("getaddrinfo");
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s < 0) return fail("socket");
+  char n0[32], n1[32], n2[32];
+  name_of(s, n0);
+  if (server) {
+    if (bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 1)) return fail("bind / listen");
+    name_of(s, n1);
+    const int c = accept(s, NULL, NULL);
+    if (c < 0) return fail("accept");
+    name_of(c, n2);
+    const uint64_t t0 = now_ns();
+    char b[8] = {0};
+    ssize_t got = 0, r;
+    while ((r = read(c, b + got, sizeof b - 1 - got)) > 0) got += r;
+    const uint64_t t1 = now_ns();
+    close(c);
+    close(s);
+    printf(
+        "exec_verbs: shutdown server: unbound %s, listener %s, connection %s; read '%s' then %d "
+        "after %llu us\n",
+        n0, n1, n2, b, (int)r, (unsigned long long)((t1 - t0) / 1000));
+    return 0;
+  }
+  const int idle = socket(AF_INET, SOCK_STREAM, 0);
+  const int notconn = shutdown(idle, SHUT_WR) ? errno : 0;
+  close(idle);
+  if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
+  name_of(s, n1);
+  const int badhow = shutdown(s, 7) ? errno : 0;
+  /* The read side shut: a read answers 0 at once (the server writes nothing, and closes only
+   * once it sees this end's end of stream). */
+  const uint64_t t0 = now_ns();
+  if (shutdown(s, SHUT_RD)) return fail("shutdown (read)");
+  char b[4];
+  const ssize_t rd = read(s, b, sizeof b);
+  const uint64_t t1 = now_ns();
+  if (write(s, "abc", 3) != 3) return fail("write");
+  if (shutdown(s, SHUT_WR)) return fail("shutdown (write)");
+  const ssize_t w1 = send(s, "d", 1, MSG_NOSIGNAL);
+  const int e1 = errno;
+  signal(SIGPIPE, on_pipe);
+  const ssize_t w2 = write(s, "d", 1);
+  const int e2 = errno;
+  close(s);
+  printf(
+      "exec_verbs: shutdown client: unbound %s, connected %s; SHUT_RD: read %d after %llu ns; "
+      "after SHUT_WR: send %d (%s), write %d (%s, SIGPIPE %d); unconnected: %s; how 7: %s\n",
+      n0, n1, (int)rd, (unsigned long long)(t1 - t0), (int)w1, strerror(e1), (int)w2, strerror(e2),
+      (int)g_piped, strerror(notconn), strerror(badhow));
+  return 0;
+}
+
 static void* spinner(void* arg) {
   volatile uint64_t* n = (volatile uint64_t*)arg;
   for (;;) ++*n;
@@ -570,6 +653,8 @@ int main(int argc, char** argv) {
     return epolls(!strcmp(argv[1], "epoll-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "forever-server")) return forever(1, argc > 2 ? argv[2] : "epoll", NULL);
   if (!strcmp(argv[1], "forever-client")) return forever(0, "", argc > 2 ? argv[2] : "node1");
+  if (!strcmp(argv[1], "shutdown-server") || !strcmp(argv[1], "shutdown-client"))
+    return shutdowns(!strcmp(argv[1], "shutdown-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
