@@ -67,7 +67,7 @@ enum class Op : uint32_t {
   kSockBind,     // socket, address, port
   kSockListen,   // socket
   kSockAccept,   // socket, nonblock -> new socket, peer address, peer port
-  kSockConnect,  // socket, address, port
+  kSockConnect,  // socket, address, port, nonblock
   kSockSend,     // socket, bytes -> count
   kSockRecv,     // socket, max, nonblock -> bytes
   kSockClose,    // socket
@@ -101,6 +101,8 @@ enum class Op : uint32_t {
   kSockPoll,          // n, n x (socket, events), timeout ns (-1: none) -> ready, n revents
   kSockShutdown,      // socket, how (SHUT_RD, SHUT_WR, SHUT_RDWR)
   kSockName,          // socket -> address, port
+  kSockError,         // socket -> its pending error (SO_ERROR), as ret
+  kSockPeer,          // socket -> the peer's address, port
 };
 
 // rdma_conn_param as it travels (private data beside it).

@@ -1386,10 +1386,19 @@ void fill_addr(sockaddr* a, socklen_t* len, uint32_t ip, uint16_t port) {
   std::memcpy(a, &in, *len < sizeof in ? *len : sizeof in);
   *len = sizeof in;
 }
-// Socket k's peer into a sockaddr (fill_addr); false when it has none.
+// Socket k's peer into a sockaddr (fill_addr); false when it has none. A non-blocking
+// connect's peer is the simulator's to say, once it is connected.
 bool fill_peer(int64_t k, sockaddr* a, socklen_t* len) {
-  const auto p = peers().find(k);
-  if (p == peers().end()) return false;
+  auto p = peers().find(k);
+  if (p == peers().end()) {
+    int rc = 0;
+    const int e = errno;
+    Msg r = call(Op::kSockPeer, Msg().put(k), &rc);
+    errno = e;
+    if (rc) return false;
+    const uint32_t ip = r.get<uint32_t>();
+    p = peers().emplace(k, std::pair<uint32_t, uint16_t>{ip, r.get<uint16_t>()}).first;
+  }
   fill_addr(a, len, p->second.first, p->second.second);
   return true;
 }
@@ -1478,8 +1487,8 @@ int connect(int fd, const sockaddr* addr, socklen_t len) {
     return -1;
   }
   int rc = 0;
-  call(Op::kSockConnect, Msg().put(k).put(ip).put(port), &rc);
-  if (rc) return -1;
+  call(Op::kSockConnect, Msg().put(k).put(ip).put(port).put(int32_t(nonblocking().count(k))), &rc);
+  if (rc) return -1;  // (EINPROGRESS: a non-blocking socket's; its peer is asked for later)
   peers()[k] = {ip, port};
   return 0;
 }
@@ -1602,14 +1611,17 @@ int getpeername(int fd, sockaddr* addr, socklen_t* len) {
   return -1;
 }
 
-// The options a program asks of a stream it made: its pending error (none: a failed call said
-// so when it failed), its type and family. Others are not modelled (ENOPROTOOPT).
+// The options a program asks of a stream it made: its pending error (a non-blocking connect's;
+// a failed blocking call said so when it failed), its type and family. Others are not modelled
+// (ENOPROTOOPT).
 int getsockopt(int fd, int level, int name, void* val, socklen_t* len) {
   if (vsock(fd) < 0) return next<decltype(&getsockopt)>("getsockopt")(fd, level, name, val, len);
   int v = 0;
-  if (level == SOL_SOCKET && name == SO_ERROR)
-    v = 0;
-  else if (level == SOL_SOCKET && name == SO_TYPE)
+  if (level == SOL_SOCKET && name == SO_ERROR) {
+    int rc = 0;
+    call(Op::kSockError, Msg().put(vsock(fd)), &rc);
+    v = rc < 0 ? 0 : rc;
+  } else if (level == SOL_SOCKET && name == SO_TYPE)
     v = SOCK_STREAM;
   else if (level == SOL_SOCKET && name == SO_DOMAIN)
     v = AF_INET;

@@ -1105,7 +1105,9 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     case Op::kSockRecv:
     case Op::kSockClose:
     case Op::kSockShutdown:
-    case Op::kSockName: {
+    case Op::kSockName:
+    case Op::kSockError:
+    case Op::kSockPeer: {
       const int64_t k = in.get<int64_t>();
       if (!r_.net || !socks_.count(k)) return fail(EBADF);
       MgmtNet& net = *r_.net;
@@ -1129,7 +1131,8 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       } else if (op == Op::kSockConnect) {
         const uint32_t ip = in.get<uint32_t>();
         const uint16_t port = in.get<uint16_t>();
-        v = net.connect(k, ip == 0x7F000001u ? r_.ip : ip, port);
+        const bool nonblock = in.get<int32_t>() != 0;
+        v = net.connect(k, ip == 0x7F000001u ? r_.ip : ip, port, nonblock);
       } else if (op == Op::kSockSend) {
         size_t n = 0;
         const uint8_t* p = in.get_bytes(&n);
@@ -1143,11 +1146,13 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         out->put_bytes(b.data(), b.size());
       } else if (op == Op::kSockShutdown) {
         v = net.shutdown(k, in.get<int32_t>());
-      } else if (op == Op::kSockName) {
+      } else if (op == Op::kSockName || op == Op::kSockPeer) {
         uint32_t ip = 0;
         uint16_t port = 0;
-        v = net.name(k, &ip, &port);
+        v = op == Op::kSockName ? net.name(k, &ip, &port) : net.peer(k, &ip, &port);
         out->put(ip).put(port);
+      } else if (op == Op::kSockError) {
+        v = net.error(k);
       } else {
         v = net.close(k);
         socks_.erase(k);

@@ -232,6 +232,7 @@ void MgmtNet::handle(Msg m) {
     case Msg::kRefused: {
       Sock& k = socks_.at(m.to);
       k.connect_rc = -ECONNREFUSED;
+      k.so_error = ECONNREFUSED;  // (a blocking connect returns it and clears it)
       k.connect_done_ps = m.at_ps;
       notify_now(*k.ev);
       return;
@@ -291,12 +292,19 @@ int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool 
   return n;
 }
 
-int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port) {
+int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock) {
   Sock* k = get(s);
   if (!k) return -EBADF;
+  if (in_progress(*k, now_ps())) return -EALREADY;
   if (k->connected || k->listening) return -EISCONN;
+  if (k->so_error) {  // a non-blocking connect's error, not taken yet
+    const int e = k->so_error;
+    k->so_error = 0;
+    return -e;
+  }
   if (!k->bound) bind(s, 0, 0);
   k->connect_rc = 1;
+  k->connecting = true;
   Msg syn;
   syn.kind = Msg::kSyn;
   syn.from = s;
@@ -306,18 +314,50 @@ int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port) {
   syn.from_port = k->port;
   syn.sent_ps = now_ps();
   post(ip, std::move(syn));
+  if (nonblock) return -EINPROGRESS;
   {
     const host::BlockedIn blocked("connect to port " + std::to_string(port) + " (no listener yet)");
     while (socks_.at(s).connect_rc == 1) host::host_wait(*socks_.at(s).ev);
   }
-  const Sock& c = socks_.at(s);
+  Sock& c = socks_.at(s);
   if (c.connect_done_ps > now_ps()) host::host_wait(ps_time(c.connect_done_ps - now_ps()));
+  c.so_error = 0;  // (the answer is the call's)
+  c.connecting = false;
   return c.connect_rc;
+}
+
+void MgmtNet::wait_connected(int64_t s) {
+  const host::BlockedIn blocked("a connect in progress");
+  for (Sock* k = get(s); k && in_progress(*k, now_ps()); k = get(s)) {
+    if (k->connect_rc == 1)
+      host::host_wait(*k->ev);
+    else
+      host::host_wait(ps_time(k->connect_done_ps - now_ps()));
+  }
+}
+
+int64_t MgmtNet::error(int64_t s) {
+  Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (in_progress(*k, now_ps())) return 0;
+  const int e = k->so_error;
+  k->so_error = 0;
+  return e;
+}
+
+int64_t MgmtNet::peer(int64_t s, uint32_t* ip, uint16_t* port) {
+  const Sock* k = get(s);
+  if (!k) return -EBADF;
+  if (!k->connected || in_progress(*k, now_ps())) return -ENOTCONN;
+  *ip = k->peer_ip;
+  *port = k->peer_port;
+  return 0;
 }
 
 int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   Sock* k = get(s);
   if (!k) return -EBADF;
+  if (in_progress(*k, now_ps())) return -EAGAIN;  // (only a non-blocking connect leaves one)
   if (!k->connected) return -ENOTCONN;
   if (k->peer < 0 || k->wr_shut || now_ps() >= k->rst_at_ps) return -EPIPE;
   if (len == 0) return 0;
@@ -340,6 +380,11 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
 int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock) {
   Sock* k = get(s);
   if (!k) return -EBADF;
+  if (in_progress(*k, now_ps())) {
+    if (nonblock) return -EAGAIN;
+    wait_connected(s);
+    k = get(s);
+  }
   if (!k->connected) return -ENOTCONN;
   const host::BlockedIn blocked("recv on a socket to port " + std::to_string(k->port));
   for (;;) {
@@ -446,6 +491,10 @@ int64_t MgmtNet::poll(std::vector<PollItem>& items, uint64_t timeout_ns) {
           else
             next = std::min(next, k->backlog.front().first);
         }
+      } else if (in_progress(*k, t)) {
+        if (k->connect_rc != 1) next = std::min(next, k->connect_done_ps);  // (else: its event)
+      } else if (k->connecting && k->connect_rc < 0) {  // refused: as Linux reports it
+        it.revents = short(POLLERR | POLLHUP | (it.events & (POLLIN | POLLOUT)));
       } else if (!k->connected || t >= k->rst_at_ps) {
         it.revents = POLLHUP | (k->connected ? POLLERR : 0);
       } else {

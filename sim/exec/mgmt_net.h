@@ -56,7 +56,15 @@ class MgmtNet {
   int64_t listen(int64_t s);
   // Waits for a connection; the new socket's id, and the peer's address.
   int64_t accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool nonblock);
-  int64_t connect(int64_t s, uint32_t ip, uint16_t port);
+  // Waits for the answer; a non-blocking one returns -EINPROGRESS at once: the socket is
+  // writable (poll) once connected, or reports POLLERR and POLLHUP, its error taken by error().
+  // Called again meanwhile: -EALREADY; once connected: -EISCONN; once refused: that error, if
+  // error() has not taken it, else a new attempt.
+  int64_t connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock = false);
+  // getsockopt's SO_ERROR: the socket's pending error (a non-blocking connect's), cleared.
+  int64_t error(int64_t s);
+  // getpeername(2): the peer's address and port (-ENOTCONN before the connect is done).
+  int64_t peer(int64_t s, uint32_t* ip, uint16_t* port);
   int64_t send(int64_t s, const uint8_t* data, size_t len);
   // Waits until bytes are readable (or the peer closed: 0).
   int64_t recv(int64_t s, uint8_t* out, size_t len, bool nonblock);
@@ -115,6 +123,8 @@ class MgmtNet {
     uint64_t rst_at_ps = UINT64_MAX;  // bytes sent to a closed peer: its reset arrives then
     std::deque<std::pair<uint64_t, int64_t>> backlog;  // (ready at, new socket)
     int connect_rc = 1;                                // a connect's answer (1: none yet)
+    bool connecting = false;                           // a connect was made (its answer above)
+    int so_error = 0;                                  // a non-blocking connect's error
     uint64_t connect_done_ps = 0;                      // and when the connect returns
     std::unique_ptr<sc_core::sc_event> ev;
   };
@@ -124,6 +134,12 @@ class MgmtNet {
     uint64_t limit_ps;
   };
   Sock* get(int64_t s);
+  // Whether k's connect has not returned its answer by t (a non-blocking one's is pending).
+  static bool in_progress(const Sock& k, uint64_t t) {
+    return k.connecting && (k.connect_rc == 1 || t < k.connect_done_ps);
+  }
+  // Waits (a blocking call on a socket whose non-blocking connect is pending) until it is not.
+  void wait_connected(int64_t s);
   // The end of stream to k's peer, once (close, shutdown's write side).
   void send_fin(int64_t s, Sock* k);
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }

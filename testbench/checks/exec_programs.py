@@ -22,7 +22,7 @@ stderr line in results.json and no process left behind; a missing or non-executa
 refused before the run (exit 2); alarm and setitimer run in simulated time (a timer ends a loop
 of clock reads and cuts a sleep short), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
 too, to the nanosecond) on sockets, copies of their descriptors (dup), non-blocking sockets
-(fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown and SO_ERROR;
+(fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown, non-blocking connects and SO_ERROR;
 a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
@@ -276,6 +276,20 @@ check("shutdown client: unbound 0.0.0.0:0, connected 10.0.0.1:40000; SHUT_RD: re
 check("shutdown server: unbound 0.0.0.0:0, listener 0.0.0.0:19995, connection 10.0.0.2:19995; "
       "read 'abc' then 0 after 30 us" in text(os.path.join(o, "node1", "sd.out")),
       f"shutdown: {text(os.path.join(o, 'node1', 'sd.out'))!r}")
+
+# Non-blocking connects: refused after the connect wait (50 us) and the reset's way back (15 us),
+# connected after a round trip (2 x 15 us), with the kernel's answers meanwhile and after.
+p, o = run("nbconnect", f"set: {{host.mgmt_connect_wait_us: 50}}\nworkloads:\n  - name: nb\n"
+           f"    exec: [{prog}]\n    hosts: [node1, node0]\n"
+           "    args: [[nbconnect-server], [nbconnect-client, node1]]\n")
+check("nbconnect client: refused: connect -1 (Operation now in progress), poll 1 (POLLOUT POLLERR "
+      "POLLHUP) after 65 us, SO_ERROR Connection refused, then 0; connected: connect -1 (Operation "
+      "now in progress), again: Operation already in progress, send -1 (Resource temporarily "
+      "unavailable), getpeername: Transport endpoint is not connected; poll 1 (POLLOUT) after 30 "
+      "us, SO_ERROR 0, peer 10.0.0.2:19994, connect again: Transport endpoint is already connected"
+      in text(os.path.join(o, "node0", "nb.out")), f"nbconnect: {text(os.path.join(o, 'node0', 'nb.out'))!r}")
+check("nbconnect server: read 'z'" in text(os.path.join(o, "node1", "nb.out")),
+      f"nbconnect: {text(os.path.join(o, 'node1', 'nb.out'))!r}")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

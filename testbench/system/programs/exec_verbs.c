@@ -43,6 +43,12 @@
  *                        server reads them, then the end of stream; the client's next send is
  *                        EPIPE, with MSG_NOSIGNAL, then SIGPIPE without it); shutdown's
  *                        ENOTCONN and EINVAL
+ *   nbconnect-server | nbconnect-client HOST  non-blocking connects: to a port where nothing
+ *                        listens (EINPROGRESS; poll reports POLLOUT, POLLERR and POLLHUP when
+ *                        the refusal comes; SO_ERROR says ECONNREFUSED once), then to the
+ *                        server (EINPROGRESS; a second connect EALREADY, a send EAGAIN and
+ *                        getpeername ENOTCONN meanwhile; poll's POLLOUT a round trip later,
+ *                        SO_ERROR 0, the peer's address, EISCONN), and a byte to the server
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -608,6 +614,77 @@ static int shutdowns(int server, const char* host) {
   return 0;
 }
 
+static int nbconnects(int server, const char* host) {
+  struct addrinfo hints, *res = NULL, *none = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = server ? AI_PASSIVE : 0;
+  if (getaddrinfo(server ? NULL : host, "19994", &hints, &res) ||
+      getaddrinfo(server ? NULL : host, "19993", &hints, &none))
+    return fail("getaddrinfo");
+  if (server) {
+    const int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0 || bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 1)) return fail("listen");
+    const int c = accept(s, NULL, NULL);
+    char b[2] = {0};
+    if (c < 0 || read(c, b, 1) != 1) return fail("accept / read");
+    close(c);
+    close(s);
+    printf("exec_verbs: nbconnect server: read '%s'\n", b);
+    return 0;
+  }
+  /* Refused: nothing listens on 19993. */
+  const int r = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  const uint64_t t0 = now_ns();
+  const int c1 = connect(r, none->ai_addr, none->ai_addrlen);
+  const int e1 = errno;
+  struct pollfd p = {r, POLLOUT, 0};
+  const int p1 = poll(&p, 1, -1);
+  const uint64_t t1 = now_ns();
+  const short rev1 = p.revents;
+  int err = -1, err2 = -1;
+  socklen_t el = sizeof err;
+  getsockopt(r, SOL_SOCKET, SO_ERROR, &err, &el);
+  getsockopt(r, SOL_SOCKET, SO_ERROR, &err2, &el);
+  close(r);
+  /* Connected: the server listens on 19994. */
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s < 0 || fcntl(s, F_SETFL, O_NONBLOCK)) return fail("socket / fcntl");
+  const uint64_t t2 = now_ns();
+  const int c2 = connect(s, res->ai_addr, res->ai_addrlen);
+  const int e2 = errno;
+  const int again = connect(s, res->ai_addr, res->ai_addrlen) ? errno : 0;
+  const ssize_t early = send(s, "z", 1, 0);
+  const int e3 = errno;
+  struct sockaddr_in peer;
+  socklen_t plen = sizeof peer;
+  const int gp = getpeername(s, (struct sockaddr*)&peer, &plen) ? errno : 0;
+  p.fd = s;
+  p.revents = 0;
+  const int p2 = poll(&p, 1, -1);
+  const uint64_t t3 = now_ns();
+  const short rev2 = p.revents;
+  int err3 = -1;
+  getsockopt(s, SOL_SOCKET, SO_ERROR, &err3, &el);
+  plen = sizeof peer;
+  if (getpeername(s, (struct sockaddr*)&peer, &plen)) return fail("getpeername");
+  const int isconn = connect(s, res->ai_addr, res->ai_addrlen) ? errno : 0;
+  if (write(s, "z", 1) != 1) return fail("write");
+  close(s);
+  const uint32_t ip = ntohl(peer.sin_addr.s_addr);
+  printf(
+      "exec_verbs: nbconnect client: refused: connect %d (%s), poll %d (%s%s%s) after %llu us, "
+      "SO_ERROR %s, then %d; connected: connect %d (%s), again: %s, send %d (%s), getpeername: "
+      "%s; poll %d (%s) after %llu us, SO_ERROR %d, peer %u.%u.%u.%u:%u, connect again: %s\n",
+      c1, strerror(e1), p1, rev1 & POLLOUT ? "POLLOUT " : "", rev1 & POLLERR ? "POLLERR " : "",
+      rev1 & POLLHUP ? "POLLHUP" : "", (unsigned long long)((t1 - t0) / 1000), strerror(err), err2,
+      c2, strerror(e2), strerror(again), (int)early, strerror(e3), strerror(gp), p2,
+      rev2 == POLLOUT ? "POLLOUT" : "other", (unsigned long long)((t3 - t2) / 1000), err3, ip >> 24,
+      (ip >> 16) & 255, (ip >> 8) & 255, ip & 255, ntohs(peer.sin_port), strerror(isconn));
+  return 0;
+}
+
 static void* spinner(void* arg) {
   volatile uint64_t* n = (volatile uint64_t*)arg;
   for (;;) ++*n;
@@ -655,6 +732,8 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "forever-client")) return forever(0, "", argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "shutdown-server") || !strcmp(argv[1], "shutdown-client"))
     return shutdowns(!strcmp(argv[1], "shutdown-server"), argc > 2 ? argv[2] : "node1");
+  if (!strcmp(argv[1], "nbconnect-server") || !strcmp(argv[1], "nbconnect-client"))
+    return nbconnects(!strcmp(argv[1], "nbconnect-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
