@@ -69,7 +69,7 @@ enum class Op : uint32_t {
   kSockAccept,   // socket, nonblock -> new socket, peer address, peer port
   kSockConnect,  // socket, address, port, nonblock
   kSockSend,     // socket, bytes -> count
-  kSockRecv,     // socket, max, nonblock -> bytes
+  kSockRecv,     // socket, max, nonblock, peek, bytes to wait for (1..max) -> bytes
   kSockClose,    // socket
   kSleep,        // ns
   // Shared receive queues (appended: the numbers above stay).

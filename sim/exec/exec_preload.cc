@@ -1506,16 +1506,35 @@ ssize_t send(int fd, const void* buf, size_t n, int flags) {
   return rc < 0 ? -1 : rc;
 }
 
+// MSG_PEEK leaves the bytes in the stream; MSG_WAITALL waits for all n (on a blocking socket:
+// a peek waits for n there, a read takes them in as many answers as they come in).
 ssize_t recv(int fd, void* buf, size_t n, int flags) {
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&recv)>("recv")(fd, buf, n, flags);
-  int rc = 0;
+  if (n == 0) return 0;
   const bool nonblock = (flags & MSG_DONTWAIT) || nonblocking().count(k);
-  Msg a = call(Op::kSockRecv, Msg().put(k).put(uint64_t(n)).put(int32_t(nonblock)), &rc);
-  if (rc < 0) return -1;
+  const bool peek = flags & MSG_PEEK;
+  const bool all = (flags & MSG_WAITALL) && !nonblock;
   size_t got = 0;
-  const uint8_t* p = a.get_bytes(&got);
-  if (p && got) std::memcpy(buf, p, got < n ? got : n);
+  do {
+    const size_t left = n - got;
+    int rc = 0;
+    Msg a = call(Op::kSockRecv,
+                 Msg()
+                     .put(k)
+                     .put(uint64_t(left))
+                     .put(int32_t(nonblock))
+                     .put(int32_t(peek))
+                     .put(uint64_t(all && peek ? left : 1)),
+                 &rc);
+    if (rc < 0) return got ? ssize_t(got) : -1;
+    size_t m = 0;
+    const uint8_t* p = a.get_bytes(&m);
+    m = m < left ? m : left;
+    if (p && m) std::memcpy(static_cast<uint8_t*>(buf) + got, p, m);
+    got += m;
+    if (m == 0 || peek) break;  // the end of stream, or what a peek saw
+  } while (all && got < n);
   return ssize_t(got);
 }
 

@@ -1140,8 +1140,10 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       } else if (op == Op::kSockRecv) {
         const uint64_t max = in.get<uint64_t>();
         const bool nonblock = in.get<int32_t>() != 0;
+        const bool peek = in.get<int32_t>() != 0;
+        const uint64_t want = in.get<uint64_t>();
         std::vector<uint8_t> b(std::min<uint64_t>(max, kMaxMsg / 2));
-        v = net.recv(k, b.data(), b.size(), nonblock);
+        v = net.recv(k, b.data(), b.size(), nonblock, peek, want);
         b.resize(v > 0 ? size_t(v) : 0);
         out->put_bytes(b.data(), b.size());
       } else if (op == Op::kSockShutdown) {

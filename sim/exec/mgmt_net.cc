@@ -377,7 +377,7 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   return int64_t(len);
 }
 
-int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock) {
+int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock, bool peek, size_t want) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (in_progress(*k, now_ps())) {
@@ -386,28 +386,42 @@ int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock) {
     k = get(s);
   }
   if (!k->connected) return -ENOTCONN;
+  want = std::max<size_t>(1, std::min(want, len));
   const host::BlockedIn blocked("recv on a socket to port " + std::to_string(k->port));
   for (;;) {
     k = get(s);
     if (!k) return -EBADF;
     const uint64_t t = now_ps();
-    if (!k->rx.empty() && k->rx.front().at_ps <= t) break;
-    if (k->rx.empty() && (k->eof_at_ps <= t || k->rd_shut)) return 0;
+    size_t arrived = 0;  // (up to want)
+    for (auto c = k->rx.begin(); c != k->rx.end() && c->at_ps <= t && arrived < want; ++c)
+      arrived += c->bytes.size() - c->taken;
+    const bool ended = k->eof_at_ps <= t || k->rd_shut;
+    if (arrived >= want || (arrived && (ended || nonblock))) break;
+    if (!arrived && ended) return 0;
     if (nonblock) return -EAGAIN;
-    const uint64_t next = !k->rx.empty() ? k->rx.front().at_ps : k->eof_at_ps;
+    uint64_t next = k->eof_at_ps;  // the first chunk not arrived yet, or the end of stream
+    for (const Chunk& c : k->rx)
+      if (c.at_ps > t) {
+        next = std::min(next, c.at_ps);
+        break;
+      }
     if (next != UINT64_MAX)
       host::host_wait(ps_time(next - t), *k->ev);
     else
       host::host_wait(*k->ev);
   }
   size_t n = 0;
-  while (n < len && !k->rx.empty() && k->rx.front().at_ps <= now_ps()) {
-    Chunk& c = k->rx.front();
-    const size_t m = std::min(len - n, c.bytes.size() - c.taken);
-    std::memcpy(out + n, c.bytes.data() + c.taken, m);
-    c.taken += m;
+  for (auto c = k->rx.begin(); n < len && c != k->rx.end() && c->at_ps <= now_ps();) {
+    const size_t m = std::min(len - n, c->bytes.size() - c->taken);
+    std::memcpy(out + n, c->bytes.data() + c->taken, m);
     n += m;
-    if (c.taken == c.bytes.size()) k->rx.pop_front();
+    if (peek) {
+      ++c;
+      continue;
+    }
+    c->taken += m;
+    if (c->taken < c->bytes.size()) break;
+    c = k->rx.erase(c);
   }
   return int64_t(n);
 }

@@ -66,8 +66,10 @@ class MgmtNet {
   // getpeername(2): the peer's address and port (-ENOTCONN before the connect is done).
   int64_t peer(int64_t s, uint32_t* ip, uint16_t* port);
   int64_t send(int64_t s, const uint8_t* data, size_t len);
-  // Waits until bytes are readable (or the peer closed: 0).
-  int64_t recv(int64_t s, uint8_t* out, size_t len, bool nonblock);
+  // Waits until bytes are readable, at least `want` of them (or the peer closed: 0), and takes
+  // up to len; with peek they stay (MSG_PEEK; MSG_WAITALL's want is len).
+  int64_t recv(int64_t s, uint8_t* out, size_t len, bool nonblock, bool peek = false,
+               size_t want = 1);
   int64_t close(int64_t s);
   // shutdown(2) of a connected socket (SHUT_RD, SHUT_WR, SHUT_RDWR): its write side sends the
   // end of stream as close does (sends then fail with EPIPE); its read side returns what is

@@ -22,7 +22,8 @@ stderr line in results.json and no process left behind; a missing or non-executa
 refused before the run (exit 2); alarm and setitimer run in simulated time (a timer ends a loop
 of clock reads and cuts a sleep short), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
 too, to the nanosecond) on sockets, copies of their descriptors (dup), non-blocking sockets
-(fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown, non-blocking connects and SO_ERROR;
+(fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown, non-blocking connects, MSG_PEEK, MSG_WAITALL and
+SO_ERROR;
 a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
@@ -266,7 +267,8 @@ check("epoll: listener after 15 us; none 0 after 1000 us (1 ms timeout); one-sho
       f"epoll: {text(os.path.join(o, 'node1', 'epoll.out'))!r}")
 # getsockname and shutdown: each side's address, a read side shut answers 0 at once, a write
 # side shut sends the end of stream and fails later sends with EPIPE (SIGPIPE unless
-# MSG_NOSIGNAL), and the kernel's errors.
+# MSG_NOSIGNAL), and the kernel's errors; MSG_PEEK leaves a byte in the stream and MSG_WAITALL
+# waits for all it asks (two writes 100 us apart).
 p, o = run("shutdown", f"workloads:\n  - name: sd\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
            "    args: [[shutdown-server], [shutdown-client, node1]]\n")
 check("shutdown client: unbound 0.0.0.0:0, connected 10.0.0.1:40000; SHUT_RD: read 0 after 20 ns; "
@@ -274,7 +276,7 @@ check("shutdown client: unbound 0.0.0.0:0, connected 10.0.0.1:40000; SHUT_RD: re
       "Transport endpoint is not connected; how 7: Invalid argument"
       in text(os.path.join(o, "node0", "sd.out")), f"shutdown: {text(os.path.join(o, 'node0', 'sd.out'))!r}")
 check("shutdown server: unbound 0.0.0.0:0, listener 0.0.0.0:19995, connection 10.0.0.2:19995; "
-      "read 'abc' then 0 after 30 us" in text(os.path.join(o, "node1", "sd.out")),
+      "peek 1 'a' after 30 us, waitall 3 'abc' after 100 us more, then 0" in text(os.path.join(o, "node1", "sd.out")),
       f"shutdown: {text(os.path.join(o, 'node1', 'sd.out'))!r}")
 
 # Non-blocking connects: refused after the connect wait (50 us) and the reset's way back (15 us),

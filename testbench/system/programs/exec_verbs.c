@@ -39,8 +39,9 @@
  *                        a second thread writes the pipe after a 300 ms sleep and epoll ends
  *   shutdown-server | shutdown-client HOST  getsockname before bind, of a listener on any
  *                        address and of both ends of a connection; the client shuts its read
- *                        side (a read answers 0 at once) and, after 3 bytes, its write side (the
- *                        server reads them, then the end of stream; the client's next send is
+ *                        side (a read answers 0 at once) and, after 1 byte and 100 us later 2
+ *                        more, its write side (the server peeks at the first with MSG_PEEK,
+ *                        takes all 3 with MSG_WAITALL, then the end of stream; the next send is
  *                        EPIPE, with MSG_NOSIGNAL, then SIGPIPE without it); shutdown's
  *                        ENOTCONN and EINVAL
  *   nbconnect-server | nbconnect-client HOST  non-blocking connects: to a port where nothing
@@ -573,16 +574,19 @@ static int shutdowns(int server, const char* host) {
     if (c < 0) return fail("accept");
     name_of(c, n2);
     const uint64_t t0 = now_ns();
-    char b[8] = {0};
-    ssize_t got = 0, r;
-    while ((r = read(c, b + got, sizeof b - 1 - got)) > 0) got += r;
+    char pb[2] = {0}, b[8] = {0};
+    const ssize_t pk = recv(c, pb, 1, MSG_PEEK); /* the first byte, left in the stream */
     const uint64_t t1 = now_ns();
+    const ssize_t wa = recv(c, b, 3, MSG_WAITALL); /* all 3, which come 100 us apart */
+    const uint64_t t2 = now_ns();
+    const ssize_t r = read(c, b + 3, 4);
     close(c);
     close(s);
     printf(
-        "exec_verbs: shutdown server: unbound %s, listener %s, connection %s; read '%s' then %d "
-        "after %llu us\n",
-        n0, n1, n2, b, (int)r, (unsigned long long)((t1 - t0) / 1000));
+        "exec_verbs: shutdown server: unbound %s, listener %s, connection %s; peek %d '%s' "
+        "after %llu us, waitall %d '%s' after %llu us more, then %d\n",
+        n0, n1, n2, (int)pk, pb, (unsigned long long)((t1 - t0) / 1000), (int)wa, b,
+        (unsigned long long)((t2 - t1) / 1000), (int)r);
     return 0;
   }
   const int idle = socket(AF_INET, SOCK_STREAM, 0);
@@ -598,7 +602,7 @@ static int shutdowns(int server, const char* host) {
   char b[4];
   const ssize_t rd = read(s, b, sizeof b);
   const uint64_t t1 = now_ns();
-  if (write(s, "abc", 3) != 3) return fail("write");
+  if (write(s, "a", 1) != 1 || usleep(100) || write(s, "bc", 2) != 2) return fail("write");
   if (shutdown(s, SHUT_WR)) return fail("shutdown (write)");
   const ssize_t w1 = send(s, "d", 1, MSG_NOSIGNAL);
   const int e1 = errno;
