@@ -89,14 +89,40 @@ constexpr uint64_t kBootNs = 100'000'000'000ull;  // CLOCK_MONOTONIC at simulate
 // found at or past it: a call's answer, a clock read, or a sleep that reaches it (which ends
 // there, as a signal ends a sleep).
 uint64_t g_alarm_ns = 0, g_alarm_every_ns = 0;
+uint64_t g_alarm_rings = 0;  // how many times SIGALRM was raised
 void alarm_due(uint64_t now) {
   if (!g_alarm_ns || now < g_alarm_ns) return;
   if (g_alarm_every_ns)
     while (g_alarm_ns <= now) g_alarm_ns += g_alarm_every_ns;
   else
     g_alarm_ns = 0;
+  ++g_alarm_rings;
   raise(SIGALRM);
 }
+
+// Whether the pending timer's SIGALRM would end a wait of this thread, as a signal ends one in
+// the kernel: a timer is pending, the signal is neither blocked (the thread's mask, which
+// ppoll's and its kind's replace for their wait) nor ignored. (Its default action ends the
+// process, which ends the wait too.)
+bool alarm_ends_waits() {
+  if (!g_alarm_ns) return false;
+  sigset_t cur;
+  struct sigaction sa;
+  if (pthread_sigmask(SIG_BLOCK, nullptr, &cur) || sigaction(SIGALRM, nullptr, &sa)) return true;
+  return !sigismember(&cur, SIGALRM) && sa.sa_handler != SIG_IGN;
+}
+
+// A wait's signal mask (ppoll, pselect, epoll_pwait and epoll_pwait2's), in place for its scope.
+struct WaitMask {
+  explicit WaitMask(const sigset_t* mask) : set(mask != nullptr) {
+    if (set) pthread_sigmask(SIG_SETMASK, mask, &old);
+  }
+  ~WaitMask() {
+    if (set) pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+  bool set;
+  sigset_t old;
+};
 
 uint64_t clock_now() {
   g_local_ns += uint64_t(g_clock_read_ns);
@@ -1260,7 +1286,7 @@ namespace {
 uint64_t sim_sleep(uint64_t ns) {
   const uint64_t now = g_now_ns + g_local_ns;
   uint64_t left = 0;
-  if (g_alarm_ns && g_alarm_ns < now + ns) {
+  if (alarm_ends_waits() && g_alarm_ns < now + ns) {
     left = now + ns - std::max(g_alarm_ns, now);
     ns -= left;
   }
@@ -1781,10 +1807,12 @@ int dup3(int fd, int nfd, int flags) {
 
 // poll on the process's sockets on the management network waits in simulated time; with other
 // descriptors in the set too, it looks at those (a real poll with no wait) every kPollQuantumNs
-// of simulated time. ppoll, select and pselect are the same wait (their signal masks are not
-// applied), to the nanosecond of their timeouts. Those looks, in a wait with no timeout and no
-// real-time timer pending, are not progress (exec::kLookAgain): a program that waits for ever on
-// a descriptor nothing will write ends the run with where it waits, when nothing else moves.
+// of simulated time. ppoll, select and pselect are the same wait (ppoll's and pselect's signal
+// masks in place while it lasts), to the nanosecond of their timeouts. A real-time timer whose
+// SIGALRM is neither blocked nor ignored ends it when it comes first (-1, EINTR). Those looks,
+// in a wait with no timeout and no such timer pending, are not progress (exec::kLookAgain): a
+// program that waits for ever on a descriptor nothing will write ends the run with where it waits,
+// when nothing else moves.
 constexpr uint64_t kPollQuantumNs = 10000;
 }  // extern "C"
 
@@ -1806,7 +1834,8 @@ bool any_vsock(const pollfd* fds, nfds_t n) {
 }
 
 // poll with at least one of the process's sockets in the set (any_vsock).
-int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns) {
+int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* mask = nullptr) {
+  const WaitMask masked(mask);
   static const auto real = next<decltype(&::poll)>("poll");
   std::vector<size_t> mine, theirs;
   for (nfds_t i = 0; i < n; ++i) {
@@ -1820,12 +1849,16 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns) {
     const uint64_t now = g_now_ns + g_local_ns;
     uint64_t wait = deadline == UINT64_MAX ? UINT64_MAX : deadline - std::min(deadline, now);
     if (!theirs.empty()) wait = std::min(wait, kPollQuantumNs);
+    // A timer's signal ends the wait (EINTR) when it comes first.
+    const bool alarmed = alarm_ends_waits();
+    if (alarmed) wait = std::min(wait, g_alarm_ns - std::min(g_alarm_ns, now));
+    const uint64_t rings = g_alarm_rings;
     Msg m;
     m.put(uint32_t(mine.size()));
     for (size_t i : mine) m.put(vsock(fds[i].fd)).put(int16_t(fds[i].events));
     m.put(int64_t(wait == UINT64_MAX ? -1 : int64_t(wait)));
     int rc = 0;
-    const Looking look(!theirs.empty() && deadline == UINT64_MAX && !g_alarm_ns);
+    const Looking look(!theirs.empty() && deadline == UINT64_MAX && !alarmed);
     Msg a = call(Op::kSockPoll, std::move(m), &rc);
     if (rc < 0) return -1;
     int ready = 0;
@@ -1839,7 +1872,12 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns) {
       for (size_t k = 0; k < theirs.size(); ++k) fds[theirs[k]].revents = other[k].revents;
       if (r > 0) ready += r;
     }
-    if (ready || g_now_ns + g_local_ns >= deadline) return ready;
+    if (ready) return ready;
+    if (alarmed && g_alarm_rings != rings) {
+      errno = EINTR;
+      return -1;
+    }
+    if (g_now_ns + g_local_ns >= deadline) return 0;
   }
 }
 
@@ -1851,7 +1889,8 @@ bool selects_vsock(int nfds, const fd_set* rd, const fd_set* wr) {
 }
 
 // select with one of the process's sockets in its sets (selects_vsock), as a poll.
-int select_ns(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, int64_t timeout_ns) {
+int select_ns(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, int64_t timeout_ns,
+              const sigset_t* mask = nullptr) {
   std::vector<pollfd> p;
   for (int fd = 0; fd < nfds; ++fd) {
     short ev = 0;
@@ -1860,7 +1899,7 @@ int select_ns(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, int64_t timeout_ns) 
     if (ex && FD_ISSET(fd, ex)) ev |= POLLPRI;
     if (ev) p.push_back({fd, ev, 0});
   }
-  const int r = poll_ns(p.data(), p.size(), timeout_ns);
+  const int r = poll_ns(p.data(), p.size(), timeout_ns, mask);
   if (r < 0) return r;
   if (rd) FD_ZERO(rd);
   if (wr) FD_ZERO(wr);
@@ -1885,7 +1924,7 @@ int poll(struct pollfd* fds, nfds_t n, int timeout) {
 
 int ppoll(struct pollfd* fds, nfds_t n, const timespec* ts, const sigset_t* mask) {
   if (!on() || !any_vsock(fds, n)) return next<decltype(&ppoll)>("ppoll")(fds, n, ts, mask);
-  return poll_ns(fds, n, ns_of(ts));
+  return poll_ns(fds, n, ns_of(ts), mask);
 }
 
 int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
@@ -1900,7 +1939,7 @@ int pselect(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, const timespec* ts,
             const sigset_t* mask) {
   if (!on() || !selects_vsock(nfds, rd, wr))
     return next<decltype(&pselect)>("pselect")(nfds, rd, wr, ex, ts, mask);
-  return select_ns(nfds, rd, wr, ex, ns_of(ts));
+  return select_ns(nfds, rd, wr, ex, ns_of(ts), mask);
 }
 
 int epoll_create1(int flags) {
@@ -1958,8 +1997,8 @@ int epoll_ctl(int ep, int op, int fd, epoll_event* ev) {
 // in simulated time, the others are looked at every kPollQuantumNs. Readiness is level-triggered
 // (a socket with bytes left is reported again, EPOLLET or not: a program that reads until EAGAIN
 // sees the same).
-// epoll_pwait and epoll_pwait2 are the same wait (their signal masks are not applied), to the
-// nanosecond of epoll_pwait2's timeout.
+// epoll_pwait and epoll_pwait2 are the same wait (their signal masks in place while it lasts),
+// to the nanosecond of epoll_pwait2's timeout; a timer's signal ends it as it ends a poll.
 }  // extern "C"
 
 namespace {
@@ -1972,13 +2011,15 @@ bool epoll_ours(int ep) {
 }
 
 // epoll's wait on an instance that watches sockets (epoll_ours).
-int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns) {
+int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns,
+                  const sigset_t* mask = nullptr) {
   static const auto real = next<decltype(&epoll_wait)>("epoll_wait");
   const auto set = epolls().find(ep);
   if (max <= 0 || !out) {
     errno = EINVAL;
     return -1;
   }
+  const WaitMask masked(mask);
   std::vector<std::pair<int, Watched*>> socks;
   for (auto& [fd, w] : set->second)
     if (!w.fired) socks.push_back({fd, &w});
@@ -1993,15 +2034,15 @@ int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns) {
       if (k != 0 || now >= deadline) return k;
       const uint64_t nap = std::min<uint64_t>(kPollQuantumNs, deadline - now);
       const timespec ts{time_t(nap / 1000000000ull), long(nap % 1000000000ull)};
-      const Looking look(deadline == UINT64_MAX && !g_alarm_ns);
-      nanosleep(&ts, nullptr);
+      const Looking look(deadline == UINT64_MAX && !alarm_ends_waits());
+      if (nanosleep(&ts, nullptr)) return -1;  // (EINTR: the timer's signal came first)
     }
   }
   std::vector<pollfd> p;
   for (const auto& [fd, w] : socks)
     p.push_back({fd, short(w->ev.events & (EPOLLIN | EPOLLOUT | EPOLLPRI)), 0});
   p.push_back({ep, POLLIN, 0});
-  const int r = poll_ns(p.data(), p.size(), timeout_ns);
+  const int r = poll_ns(p.data(), p.size(), timeout_ns);  // (the mask is in place)
   if (r <= 0) return r;
   int n = 0;
   for (size_t i = 0; i < socks.size() && n < max; ++i) {
@@ -2039,12 +2080,12 @@ int epoll_wait(int ep, epoll_event* out, int max, int timeout) {
 int epoll_pwait(int ep, epoll_event* out, int max, int timeout, const sigset_t* mask) {
   if (!epoll_ours(ep))
     return next<decltype(&epoll_pwait)>("epoll_pwait")(ep, out, max, timeout, mask);
-  return epoll_wait_ns(ep, out, max, ns_of_ms(timeout));
+  return epoll_wait_ns(ep, out, max, ns_of_ms(timeout), mask);
 }
 
 int epoll_pwait2(int ep, epoll_event* out, int max, const timespec* ts, const sigset_t* mask) {
   if (!epoll_ours(ep)) return next<decltype(&epoll_pwait2)>("epoll_pwait2")(ep, out, max, ts, mask);
-  return epoll_wait_ns(ep, out, max, ns_of(ts));
+  return epoll_wait_ns(ep, out, max, ns_of(ts), mask);
 }
 
 int setsockopt(int fd, int level, int name, const void* val, socklen_t len) {

@@ -20,7 +20,7 @@ and stack); two runs give the same results.json and stats.json; a process that e
 faults, spins on the CPU, forks or passes a forged object gets its answer, with its status and last
 stderr line in results.json and no process left behind; a missing or non-executable program is
 refused before the run (exit 2); alarm and setitimer run in simulated time (a timer ends a loop
-of clock reads and cuts a sleep short), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
+of clock reads, cuts a sleep short and ends a poll; ppoll's mask holds it off), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
 too, to the nanosecond) on sockets, copies of their descriptors (dup), non-blocking sockets
 (fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown, non-blocking connects, MSG_PEEK, MSG_WAITALL and
 SO_ERROR;
@@ -233,10 +233,13 @@ for f in ("results.json", "stats.json"):
     check(strip_wall(load(os.path.join(o, f))) == strip_wall(load(os.path.join(o2, f))),
           f"two runs differ in {f}")
 
-# The real-time timer in simulated time: 2 ms of 20 ns clock reads, then a 1 s sleep cut at 5 ms.
+# The real-time timer in simulated time: 2 ms of 20 ns clock reads, then a 1 s sleep cut at 5 ms,
+# a poll with no timeout ended at 3 ms, and a ppoll whose mask blocks SIGALRM not ended by it.
 p, o = run("alarm", "workloads:\n  - {{name: alarm, exec: [{}, alarm], hosts: [node0]}}\n".format(prog))
 check("the timer ended the loop after 2000 us (100000 reads); usleep returned -1 (Interrupted "
-      "system call) after 5000 us, alarm rang" in text(os.path.join(o, "node0", "alarm.out")),
+      "system call) after 5000 us, alarm rang; poll returned -1 (Interrupted system call) after "
+      "3000 us, alarm rang; ppoll with SIGALRM masked returned 0 after 1000 us, alarm rang"
+      in text(os.path.join(o, "node0", "alarm.out")),
       f"alarm: {text(os.path.join(o, 'node0', 'alarm.out'))!r}")
 
 # poll and select on management-network sockets wait in simulated time (a timeout too).

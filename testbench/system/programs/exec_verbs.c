@@ -17,7 +17,10 @@
  *   fork                 forks after opening the device
  *   thread-spin          starts a thread that spins on the CPU without a call; main joins it
  *   alarm                a 2 ms real-time timer (setitimer) ends a loop of clock reads, a 5 ms
- *                        one cuts a 1 s usleep short (EINTR), both in simulated time
+ *                        one cuts a 1 s usleep short (EINTR), a 3 ms one ends a poll with no
+ *                        timeout (EINTR), and a 0.5 ms one does not end a 1 ms ppoll whose
+ *                        mask blocks SIGALRM (it rings as ppoll returns), all in simulated
+ *                        time
  *   poll-server HOST | poll-client HOST  TCP over the management network with poll and select:
  *                        the server polls its listener, then its connection (a 1 ms timeout
  *                        first, the client writev's after 3 ms), and selects for the next bytes
@@ -297,11 +300,43 @@ static int alarms(void) {
   const int r = usleep(1000000);
   const int e = errno;
   const uint64_t slept = now_ns() - t1;
+  const int rang = g_rang;
+  /* A poll with no timeout on a listener nothing connects to: a 3 ms timer ends it (EINTR). */
+  const int l = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons(19992);
+  if (l < 0 || bind(l, (struct sockaddr*)&a, sizeof a) || listen(l, 1)) return fail("listen");
+  g_rang = 0;
+  it.it_value.tv_usec = 3000;
+  const uint64_t t2 = now_ns();
+  setitimer(ITIMER_REAL, &it, NULL);
+  struct pollfd p = {l, POLLIN, 0};
+  const int pr = poll(&p, 1, -1);
+  const int pe = errno;
+  const uint64_t t3 = now_ns();
+  const int prang = g_rang;
+  /* ppoll with SIGALRM blocked for its wait: a 0.5 ms timer does not end its 1 ms timeout; the
+   * signal comes when ppoll has put the mask back. */
+  g_rang = 0;
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGALRM);
+  it.it_value.tv_usec = 500;
+  const struct timespec ms = {0, 1000000};
+  setitimer(ITIMER_REAL, &it, NULL);
+  const int qr = ppoll(&p, 1, &ms, &block);
+  const uint64_t t4 = now_ns();
+  close(l);
   printf(
       "exec_verbs: the timer ended the loop after %llu us (%llu reads); usleep returned %d "
-      "(%s) after %llu us, alarm %s\n",
+      "(%s) after %llu us, alarm %s; poll returned %d (%s) after %llu us, alarm %s; ppoll with "
+      "SIGALRM masked returned %d after %llu us, alarm %s\n",
       (unsigned long long)(loop / 1000), (unsigned long long)reads, r, r ? strerror(e) : "no error",
-      (unsigned long long)(slept / 1000), g_rang ? "rang" : "silent");
+      (unsigned long long)(slept / 1000), rang ? "rang" : "silent", pr, strerror(pe),
+      (unsigned long long)((t3 - t2) / 1000), prang ? "rang" : "silent", qr,
+      (unsigned long long)((t4 - t3) / 1000), g_rang ? "rang" : "silent");
   return 0;
 }
 
