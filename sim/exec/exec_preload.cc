@@ -55,6 +55,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -1692,13 +1693,16 @@ namespace {
 // epoll with the process's sockets on the management network: the epoll instance is the
 // kernel's (its descriptor, and the other descriptors it watches), and the sockets it watches
 // are kept here beside it, per instance: their events and data, and whether a one-shot
-// (EPOLLONESHOT) has fired.
+// (EPOLLONESHOT) has fired. As the kernel's, a registration is of a descriptor and what it
+// names (here its socket): it stays while a copy of the descriptor keeps the socket open, and
+// copies of the instance's descriptor (dup) share the instance.
 struct Watched {
   epoll_event ev;
   bool fired = false;
 };
-std::map<int, std::map<int, Watched>>& epolls() {
-  static std::map<int, std::map<int, Watched>> m;
+using EpollSet = std::map<std::pair<int, int64_t>, Watched>;  // by (descriptor, socket)
+std::map<int, std::shared_ptr<EpollSet>>& epolls() {
+  static std::map<int, std::shared_ptr<EpollSet>> m;
   return m;
 }
 }  // namespace
@@ -1708,9 +1712,7 @@ std::map<int, std::map<int, Watched>>& epolls() {
 namespace {
 
 // `fd` no longer names what it named (closed, or made a copy of another by dup2): a socket closes
-// with its last descriptor. The epoll instances forget `fd` at once (the kernel's keep watching
-// the socket while a copy of the descriptor is open: a program that closes the descriptor it
-// registered and keeps a copy hears no more of it here).
+// with its last descriptor, and the epoll instances' registrations of it go then.
 void forget(int fd) {
   const int64_t k = vsock(fd);
   if (k >= 0) {
@@ -1722,16 +1724,21 @@ void forget(int fd) {
       call(Op::kSockClose, Msg().put(k), &rc);
       nonblocking().erase(k);
       peers().erase(k);
+      for (auto& [ep, set] : epolls())
+        for (auto it = set->begin(); it != set->end();)
+          it = it->first.second == k ? set->erase(it) : std::next(it);
     }
-    for (auto& [ep, watched] : epolls()) watched.erase(fd);
   }
   epolls().erase(fd);
 }
 
-// nfd is now a copy of fd (dup, dup2, dup3): a socket's copy is the same socket.
+// nfd is now a copy of fd (dup, dup2, dup3): a socket's copy is the same socket, an epoll
+// instance's the same instance.
 void copied(int fd, int nfd) {
   const int64_t k = vsock(fd);
   if (k >= 0) vsocks()[nfd] = k;
+  const auto e = epolls().find(fd);
+  if (e != epolls().end()) epolls()[nfd] = e->second;
 }
 
 }  // namespace
@@ -1834,13 +1841,18 @@ bool any_vsock(const pollfd* fds, nfds_t n) {
 }
 
 // poll with at least one of the process's sockets in the set (any_vsock).
-int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* mask = nullptr) {
+// ids (if given): each entry's socket (-1: its descriptor's, if it names one).
+int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* mask = nullptr,
+            const int64_t* ids = nullptr) {
   const WaitMask masked(mask);
   static const auto real = next<decltype(&::poll)>("poll");
+  auto sock_of = [&](size_t i) { return ids && ids[i] >= 0 ? ids[i] : vsock(fds[i].fd); };
   std::vector<size_t> mine, theirs;
   for (nfds_t i = 0; i < n; ++i) {
-    if (fds[i].fd < 0) continue;
-    (vsock(fds[i].fd) >= 0 ? mine : theirs).push_back(i);
+    if (sock_of(i) >= 0)
+      mine.push_back(i);
+    else if (fds[i].fd >= 0)
+      theirs.push_back(i);
   }
   const uint64_t start = g_now_ns + g_local_ns;
   const uint64_t deadline = timeout_ns < 0 ? UINT64_MAX : start + uint64_t(timeout_ns);
@@ -1855,7 +1867,7 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
     const uint64_t rings = g_alarm_rings;
     Msg m;
     m.put(uint32_t(mine.size()));
-    for (size_t i : mine) m.put(vsock(fds[i].fd)).put(int16_t(fds[i].events));
+    for (size_t i : mine) m.put(sock_of(i)).put(int16_t(fds[i].events));
     m.put(int64_t(wait == UINT64_MAX ? -1 : int64_t(wait)));
     int rc = 0;
     const Looking look(!theirs.empty() && deadline == UINT64_MAX && !alarmed);
@@ -1944,13 +1956,13 @@ int pselect(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, const timespec* ts,
 
 int epoll_create1(int flags) {
   const int ep = next<decltype(&epoll_create1)>("epoll_create1")(flags);
-  if (ep >= 0 && on()) epolls()[ep];
+  if (ep >= 0 && on()) epolls()[ep] = std::make_shared<EpollSet>();
   return ep;
 }
 
 int epoll_create(int size) {
   const int ep = next<decltype(&epoll_create)>("epoll_create")(size);
-  if (ep >= 0 && on()) epolls()[ep];
+  if (ep >= 0 && on()) epolls()[ep] = std::make_shared<EpollSet>();
   return ep;
 }
 
@@ -1958,8 +1970,9 @@ int epoll_ctl(int ep, int op, int fd, epoll_event* ev) {
   const auto set = epolls().find(ep);
   if (!on() || vsock(fd) < 0 || set == epolls().end())
     return next<decltype(&epoll_ctl)>("epoll_ctl")(ep, op, fd, ev);
-  auto& watched = set->second;
-  const auto it = watched.find(fd);
+  EpollSet& watched = *set->second;
+  const std::pair<int, int64_t> key{fd, vsock(fd)};
+  const auto it = watched.find(key);
   if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && !ev) {
     errno = EFAULT;
     return -1;
@@ -1970,7 +1983,7 @@ int epoll_ctl(int ep, int op, int fd, epoll_event* ev) {
         errno = EEXIST;
         return -1;
       }
-      watched[fd] = {*ev, false};
+      watched[key] = {*ev, false};
       return 0;
     case EPOLL_CTL_MOD:
       if (it == watched.end()) {
@@ -2007,7 +2020,7 @@ namespace {
 bool epoll_ours(int ep) {
   if (!on()) return false;
   const auto set = epolls().find(ep);
-  return set != epolls().end() && !set->second.empty();
+  return set != epolls().end() && !set->second->empty();
 }
 
 // epoll's wait on an instance that watches sockets (epoll_ours).
@@ -2020,9 +2033,9 @@ int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns,
     return -1;
   }
   const WaitMask masked(mask);
-  std::vector<std::pair<int, Watched*>> socks;
-  for (auto& [fd, w] : set->second)
-    if (!w.fired) socks.push_back({fd, &w});
+  std::vector<std::pair<std::pair<int, int64_t>, Watched*>> socks;
+  for (auto& [key, w] : *set->second)
+    if (!w.fired) socks.push_back({key, &w});
   if (socks.empty()) {
     // Every socket's one-shot has fired: the kernel's descriptors alone, every kPollQuantumNs
     // of simulated time up to the timeout.
@@ -2039,10 +2052,14 @@ int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns,
     }
   }
   std::vector<pollfd> p;
-  for (const auto& [fd, w] : socks)
-    p.push_back({fd, short(w->ev.events & (EPOLLIN | EPOLLOUT | EPOLLPRI)), 0});
+  std::vector<int64_t> ids;  // (a registered descriptor may be closed: its socket is polled)
+  for (const auto& [key, w] : socks) {
+    p.push_back({key.first, short(w->ev.events & (EPOLLIN | EPOLLOUT | EPOLLPRI)), 0});
+    ids.push_back(key.second);
+  }
   p.push_back({ep, POLLIN, 0});
-  const int r = poll_ns(p.data(), p.size(), timeout_ns);  // (the mask is in place)
+  ids.push_back(-1);
+  const int r = poll_ns(p.data(), p.size(), timeout_ns, nullptr, ids.data());  // (mask in place)
   if (r <= 0) return r;
   int n = 0;
   for (size_t i = 0; i < socks.size() && n < max; ++i) {

@@ -23,7 +23,7 @@ refused before the run (exit 2); alarm and setitimer run in simulated time (a ti
 of clock reads, cuts a sleep short and ends a poll; ppoll's mask holds it off), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
 too, to the nanosecond) on sockets, copies of their descriptors (dup), non-blocking sockets
 (fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown, non-blocking connects, MSG_PEEK, MSG_WAITALL and
-SO_ERROR;
+SO_ERROR, and epoll registrations of copied descriptors and copies of an instance;
 a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
@@ -295,6 +295,14 @@ check("nbconnect client: refused: connect -1 (Operation now in progress), poll 1
       in text(os.path.join(o, "node0", "nb.out")), f"nbconnect: {text(os.path.join(o, 'node0', 'nb.out'))!r}")
 check("nbconnect server: read 'z'" in text(os.path.join(o, "node1", "nb.out")),
       f"nbconnect: {text(os.path.join(o, 'node1', 'nb.out'))!r}")
+
+# An epoll registration outlives the descriptor it named while a copy keeps the socket open,
+# and a copy of the instance is the same instance (as the kernel's).
+p, o = run("epoll_copies", f"workloads:\n  - name: ec\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+           "    args: [[epoll-copy-server], [epoll-copy-client, node1]]\n", timeout=60)
+check("epoll copies: 1 (data 5) after 1030 us, 'q'; a delete by the closed descriptor: Bad file "
+      "descriptor" in text(os.path.join(o, "node1", "ec.out")),
+      f"epoll copies: {text(os.path.join(o, 'node1', 'ec.out'))!r}")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

@@ -53,6 +53,11 @@
  *                        server (EINPROGRESS; a second connect EALREADY, a send EAGAIN and
  *                        getpeername ENOTCONN meanwhile; poll's POLLOUT a round trip later,
  *                        SO_ERROR 0, the peer's address, EISCONN), and a byte to the server
+ *   epoll-copy-server | epoll-copy-client HOST  the server registers its connection with an
+ *                        epoll instance, keeps a copy of the descriptor (dup) and closes the
+ *                        one it registered; a copy of the instance (dup) reports the client's
+ *                        byte (1 ms later) with the registration's data; a delete by the
+ *                        closed descriptor is EBADF
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -724,6 +729,50 @@ static int nbconnects(int server, const char* host) {
   return 0;
 }
 
+static int epoll_copies(int server, const char* host) {
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = server ? AI_PASSIVE : 0;
+  if (getaddrinfo(server ? NULL : host, "19991", &hints, &res)) return fail("getaddrinfo");
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s < 0) return fail("socket");
+  char b[2] = {0};
+  if (!server) {
+    if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
+    usleep(1000);
+    if (write(s, "q", 1) != 1) return fail("write");
+    if (read(s, b, 1) != 0) return fail("end of stream");
+    close(s);
+    return 0;
+  }
+  if (bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 1)) return fail("bind / listen");
+  const int c = accept(s, NULL, NULL);
+  const int ep = epoll_create1(0);
+  if (c < 0 || ep < 0) return fail("accept / epoll_create1");
+  struct epoll_event ev = {0}, got[2];
+  ev.events = EPOLLIN;
+  ev.data.u32 = 5;
+  if (epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev)) return fail("epoll_ctl");
+  const int d = dup(c);
+  const int ep2 = dup(ep);
+  if (d < 0 || ep2 < 0 || close(c) || close(ep)) return fail("dup / close");
+  const uint64_t t0 = now_ns();
+  const int n = epoll_wait(ep2, got, 2, -1);
+  const uint64_t t1 = now_ns();
+  const int del = epoll_ctl(ep2, EPOLL_CTL_DEL, c, NULL) ? errno : 0;
+  if (read(d, b, 1) != 1) return fail("read");
+  close(d);
+  close(ep2);
+  close(s);
+  printf(
+      "exec_verbs: epoll copies: %d (data %u) after %llu us, '%s'; a delete by the closed "
+      "descriptor: %s\n",
+      n, n == 1 ? got[0].data.u32 : 0, (unsigned long long)((t1 - t0) / 1000), b, strerror(del));
+  return 0;
+}
+
 static void* spinner(void* arg) {
   volatile uint64_t* n = (volatile uint64_t*)arg;
   for (;;) ++*n;
@@ -773,6 +822,8 @@ int main(int argc, char** argv) {
     return shutdowns(!strcmp(argv[1], "shutdown-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "nbconnect-server") || !strcmp(argv[1], "nbconnect-client"))
     return nbconnects(!strcmp(argv[1], "nbconnect-server"), argc > 2 ? argv[2] : "node1");
+  if (!strcmp(argv[1], "epoll-copy-server") || !strcmp(argv[1], "epoll-copy-client"))
+    return epoll_copies(!strcmp(argv[1], "epoll-copy-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
