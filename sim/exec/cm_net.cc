@@ -1,5 +1,6 @@
 #include "sim/exec/cm_net.h"
 
+#include <poll.h>
 #include <rdma/rdma_cma.h>
 
 #include <algorithm>
@@ -377,7 +378,7 @@ void CmNet::deliver(int64_t id, CmEvent e, uint64_t at_ps) {
   notify_at(*c.ev, std::max(at_ps, now_ps()));
 }
 
-int CmNet::get_event(int64_t ch, CmEvent* out) {
+int CmNet::get_event(int64_t ch, CmEvent* out, bool nonblock) {
   if (ch < 0 || size_t(ch) >= chans_.size() || chans_[size_t(ch)].destroyed) return ENOENT;
   const host::BlockedIn blocked("rdma_get_cm_event");
   for (;;) {
@@ -391,11 +392,27 @@ int CmNet::get_event(int64_t ch, CmEvent* out) {
       *out = std::move(e);
       return 0;
     }
+    if (nonblock) return EAGAIN;
     if (c.q.empty())
       host::host_wait(*c.ev);
     else
       host::host_wait(ps_time(c.q.front().at_ps - now), *c.ev);
   }
+}
+
+short CmNet::poll_one(int64_t ch, short events, uint64_t t, uint64_t* next,
+                      sc_core::sc_event_or_list& evs) {
+  if (ch < 0 || size_t(ch) >= chans_.size() || chans_[size_t(ch)].destroyed) return POLLNVAL;
+  const Channel& c = chans_[size_t(ch)];
+  evs |= *c.ev;
+  for (const CmEvent& e : c.q) {  // (as get_event takes them: one whose id is gone is skipped)
+    if (e.at_ps > t) {
+      *next = std::min(*next, e.at_ps);
+      break;
+    }
+    if (get(e.id) || e.type == RDMA_CM_EVENT_CONNECT_REQUEST) return short(events & POLLIN);
+  }
+  return 0;
 }
 
 CmNet::Addr CmNet::src(int64_t id) const {

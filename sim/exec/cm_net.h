@@ -77,8 +77,13 @@ class CmNet {
   int accept(int64_t id, const CmParam& p);
   int reject(int64_t id, const std::vector<uint8_t>& private_data);
   int disconnect(int64_t id);
-  // Waits for the channel's next event (ENOENT: no such channel).
-  int get_event(int64_t ch, CmEvent* out);
+  // Waits for the channel's next event (ENOENT: no such channel; nonblock: EAGAIN when none
+  // is there).
+  int get_event(int64_t ch, CmEvent* out, bool nonblock = false);
+  // poll(2)'s look at a channel at time t (MgmtNet::poll_one's contract): POLLIN when an event
+  // is there to get.
+  short poll_one(int64_t ch, short events, uint64_t t, uint64_t* next,
+                 sc_core::sc_event_or_list& evs);
 
   // An id's addresses and peer.
   struct Addr {

@@ -47,7 +47,7 @@ enum class Op : uint32_t {
   kCreateCq,        // ctx, cqe, channel (0: none), comp_vector -> cq, handle, cqe
   kDestroyCq,       // cq
   kReqNotifyCq,     // cq, solicited_only
-  kGetCqEvent,      // channel -> cq
+  kGetCqEvent,      // channel, nonblock -> cq (EAGAIN: none, non-blocking)
   kAckCqEvents,     // cq, n
   kPollCq,          // cq, n -> count, ibv_wc[count]
   kCreateQp,        // pd, send cq, recv cq, srq (0: none), cap, type, sq_sig_all -> qp, qp_num, cap
@@ -96,9 +96,9 @@ enum class Op : uint32_t {
   kCmAccept,          // id, CmConn
   kCmReject,          // id, private data
   kCmDisconnect,      // id
-  kCmGetEvent,        // channel -> CmEventMsg, private data, the id's addresses
+  kCmGetEvent,        // channel, nonblock -> CmEventMsg, private data, the id's addresses
   kThreadCreate,      // the process is about to start a thread (pthread_create)
-  kSockPoll,          // n, n x (socket, events), timeout ns (-1: none) -> ready, n revents
+  kSockPoll,          // n, n x (item, events), timeout ns (-1: none) -> ready, n revents
   kSockShutdown,      // socket, how (SHUT_RD, SHUT_WR, SHUT_RDWR)
   kSockName,          // socket -> address, port
   kSockError,         // socket -> its pending error (SO_ERROR), as ret
@@ -118,6 +118,12 @@ struct CmEventMsg {
   uint32_t src_ip, dst_ip;
   uint16_t src_port, dst_port;
 };
+
+// What kSockPoll's items name: a socket, or (these bits set over its id) a completion channel
+// or an rdma_cm event channel, whose descriptors are readable when an event is there to get.
+constexpr int64_t kPollCompChannel = int64_t(1) << 60;
+constexpr int64_t kPollCmChannel = int64_t(2) << 60;
+constexpr int64_t kPollKinds = int64_t(15) << 60;
 
 // The longest one kSpin waits in simulated time (the process then looks again, and spins on).
 constexpr uint64_t kSpinWaitNs = 1'000'000;

@@ -72,6 +72,17 @@ namespace {
 
 int g_fd = -1;
 
+// The descriptors of the process's completion and rdma_cm event channels (placeholders from
+// the kernel, never readable there), and what a poll names each by (exec::kPollCompChannel or
+// kPollCmChannel over its id): a poll or epoll wait on them is the simulator's.
+std::map<int, int64_t>& vchans() {
+  static std::map<int, int64_t> m;
+  return m;
+}
+void forget(int fd);  // (below: the descriptor no longer names what it named)
+// Whether a channel's descriptor was made non-blocking (O_NONBLOCK): its get answers EAGAIN.
+bool nonblocking_fd(int fd) { return fd >= 0 && (syscall(SYS_fcntl, fd, F_GETFL) & O_NONBLOCK); }
+
 // The process's clock: simulated time at the last answer (to any of its threads: answers come in
 // time order), plus what this thread's clock reads since its own last call added (each
 // cost.clock_read_ns), which its next call hands to the simulator to spend. A thread that has
@@ -968,7 +979,8 @@ ibv_comp_channel* ibv_create_comp_channel(ibv_context* c) {
   auto* x = new Channel{};
   x->id = a.get<uint64_t>();
   x->ch.context = c;
-  x->ch.fd = -1;
+  x->ch.fd = eventfd(0, EFD_CLOEXEC);  // a descriptor to poll (the simulator's)
+  if (x->ch.fd >= 0) vchans()[x->ch.fd] = rnic::exec::kPollCompChannel | int64_t(x->id);
   return &x->ch;
 }
 
@@ -976,6 +988,10 @@ int ibv_destroy_comp_channel(ibv_comp_channel* ch) {
   PASS(ibv_destroy_comp_channel, ch);
   int rc = 0;
   call(Op::kDestroyChannel, Msg().put(id_of(ch)), &rc);
+  if (rc == 0 && ch->fd >= 0) {
+    forget(ch->fd);
+    syscall(SYS_close, ch->fd);
+  }
   return rc;
 }
 
@@ -1011,7 +1027,7 @@ int ibv_destroy_cq(ibv_cq* cq) {
 int ibv_get_cq_event(ibv_comp_channel* ch, ibv_cq** cq, void** cq_context) {
   PASS(ibv_get_cq_event, ch, cq, cq_context);
   int rc = 0;
-  Msg a = call(Op::kGetCqEvent, Msg().put(id_of(ch)), &rc);
+  Msg a = call(Op::kGetCqEvent, Msg().put(id_of(ch)).put(int32_t(nonblocking_fd(ch->fd))), &rc);
   if (rc) return -1;
   auto it = cqs().find(a.get<uint64_t>());
   if (it == cqs().end()) {
@@ -1375,6 +1391,13 @@ int64_t vsock(int fd) {
   auto it = vsocks().find(fd);
   return it == vsocks().end() ? -1 : it->second;
 }
+// What a poll names descriptor fd by: its socket, or its channel (vchans); -1: the kernel's.
+int64_t polled(int fd) {
+  const int64_t k = vsock(fd);
+  if (k >= 0) return k;
+  auto it = vchans().find(fd);
+  return it == vchans().end() ? -1 : it->second;
+}
 // The sockets in non-blocking mode (SOCK_NONBLOCK, O_NONBLOCK by fcntl, FIONBIO): a mode of the
 // socket, shared by copies of its descriptor, as the kernel's is of the open file.
 std::set<int64_t>& nonblocking() {
@@ -1714,6 +1737,13 @@ namespace {
 // `fd` no longer names what it named (closed, or made a copy of another by dup2): a socket closes
 // with its last descriptor, and the epoll instances' registrations of it go then.
 void forget(int fd) {
+  const auto c = vchans().find(fd);
+  if (c != vchans().end()) {  // a channel's descriptor: its registrations go with it
+    for (auto& [ep, set] : epolls())
+      for (auto it = set->begin(); it != set->end();)
+        it = it->first.second == c->second ? set->erase(it) : std::next(it);
+    vchans().erase(c);
+  }
   const int64_t k = vsock(fd);
   if (k >= 0) {
     vsocks().erase(fd);
@@ -1836,7 +1866,7 @@ int64_t ns_of(const timespec* ts) {
 
 bool any_vsock(const pollfd* fds, nfds_t n) {
   for (nfds_t i = 0; i < n; ++i)
-    if (fds[i].fd >= 0 && vsock(fds[i].fd) >= 0) return true;
+    if (fds[i].fd >= 0 && polled(fds[i].fd) >= 0) return true;
   return false;
 }
 
@@ -1846,7 +1876,7 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
             const int64_t* ids = nullptr) {
   const WaitMask masked(mask);
   static const auto real = next<decltype(&::poll)>("poll");
-  auto sock_of = [&](size_t i) { return ids && ids[i] >= 0 ? ids[i] : vsock(fds[i].fd); };
+  auto sock_of = [&](size_t i) { return ids && ids[i] >= 0 ? ids[i] : polled(fds[i].fd); };
   std::vector<size_t> mine, theirs;
   for (nfds_t i = 0; i < n; ++i) {
     if (sock_of(i) >= 0)
@@ -1896,7 +1926,7 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
 // Whether a select's sets name one of the process's sockets.
 bool selects_vsock(int nfds, const fd_set* rd, const fd_set* wr) {
   for (int fd = 0; fd < nfds; ++fd)
-    if (vsock(fd) >= 0 && ((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)))) return true;
+    if (polled(fd) >= 0 && ((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)))) return true;
   return false;
 }
 
@@ -1968,10 +1998,10 @@ int epoll_create(int size) {
 
 int epoll_ctl(int ep, int op, int fd, epoll_event* ev) {
   const auto set = epolls().find(ep);
-  if (!on() || vsock(fd) < 0 || set == epolls().end())
+  if (!on() || polled(fd) < 0 || set == epolls().end())
     return next<decltype(&epoll_ctl)>("epoll_ctl")(ep, op, fd, ev);
   EpollSet& watched = *set->second;
-  const std::pair<int, int64_t> key{fd, vsock(fd)};
+  const std::pair<int, int64_t> key{fd, polled(fd)};
   const auto it = watched.find(key);
   if ((op == EPOLL_CTL_ADD || op == EPOLL_CTL_MOD) && !ev) {
     errno = EFAULT;
@@ -2328,7 +2358,8 @@ rdma_event_channel* rdma_create_event_channel(void) {
   if (rc) return nullptr;
   auto* x = new CmChannel{};
   x->sid = a.get<int64_t>();
-  x->ch.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);  // a descriptor of its own; never readable
+  x->ch.fd = eventfd(0, EFD_CLOEXEC);  // a descriptor to poll (the simulator's)
+  if (x->ch.fd >= 0) vchans()[x->ch.fd] = rnic::exec::kPollCmChannel | x->sid;
   return &x->ch;
 }
 
@@ -2336,6 +2367,7 @@ void rdma_destroy_event_channel(rdma_event_channel* ch) {
   if (!on()) return next<decltype(&rdma_destroy_event_channel)>("rdma_destroy_event_channel")(ch);
   int rc = 0;
   call(Op::kCmDestroyChannel, Msg().put(chan_sid_of(ch)), &rc);
+  forget(ch->fd);
   syscall(SYS_close, ch->fd);
   delete reinterpret_cast<CmChannel*>(ch);
 }
@@ -2482,7 +2514,8 @@ int rdma_get_cm_event(rdma_event_channel* ch, rdma_cm_event** event) {
   PASS(rdma_get_cm_event, ch, event);
   if (!ch || !event) return cm_result(EINVAL);
   int rc = 0;
-  Msg a = call(Op::kCmGetEvent, Msg().put(chan_sid_of(ch)), &rc);
+  Msg a =
+      call(Op::kCmGetEvent, Msg().put(chan_sid_of(ch)).put(int32_t(nonblocking_fd(ch->fd))), &rc);
   if (rc) return cm_result(rc);
   const auto m = a.get<CmEventMsg>();
   size_t plen = 0;

@@ -183,11 +183,39 @@ class Server {
   std::map<int64_t, ibv_qp*> cm_qp_;
   std::map<int64_t, CmConn> cm_asked_;
   void cm_handle(Op op, Msg& in, Header* h, Msg* out);
+  // kSockPoll's look at one item at time t (MgmtNet::poll_one's contract); *waits is set when it
+  // added an event to wait on.
+  short poll_one(int64_t what, short events, uint64_t t, uint64_t* next,
+                 sc_core::sc_event_or_list& evs, bool* waits);
   int cm_connect_qp(ibv_qp* qp, ibv_qp_state to, const MacAddr& peer, uint32_t peer_qpn,
                     uint8_t role, const CmConn& mine, int64_t id);
   std::vector<std::pair<void*, size_t>> maps_;  // the process's shared memory, mapped here
   std::unique_ptr<uint8_t[]> buf_;              // a message as it arrives
 };
+
+short Server::poll_one(int64_t what, short events, uint64_t t, uint64_t* next,
+                       sc_core::sc_event_or_list& evs, bool* waits) {
+  const int64_t x = what & ~kPollKinds;
+  switch (what & kPollKinds) {
+    case 0:
+      if (!r_.net || !socks_.count(x)) return POLLNVAL;  // (not this process's)
+      *waits = true;
+      return r_.net->poll_one(x, events, t, next, evs);
+    case kPollCompChannel: {
+      ibv_comp_channel* ch = find<ibv_comp_channel>(chans_, uint64_t(x));
+      if (!ch) return POLLNVAL;
+      *waits = true;
+      evs |= host::channel_event(ch);
+      return host::channel_has_event(ch) ? short(events & POLLIN) : 0;
+    }
+    case kPollCmChannel:
+      if (!r_.cm || !cm_chans_.count(x)) return POLLNVAL;
+      *waits = true;
+      return r_.cm->poll_one(x, events, t, next, evs);
+    default:
+      return POLLNVAL;
+  }
+}
 
 // Past the first 200 ms of wall time without a call, the process's CPU time is watched: more
 // than sim.spin_guard_s of it without a call stops it.
@@ -643,7 +671,7 @@ void Server::cm_handle(Op op, Msg& in, Header* h, Msg* out) {
     }
     case Op::kCmGetEvent: {
       CmEvent e;
-      if (int err = cm->get_event(x, &e)) return rc(err);
+      if (int err = cm->get_event(x, &e, in.get<int32_t>() != 0)) return rc(err);
       if (e.type == RDMA_CM_EVENT_CONNECT_REQUEST) cm_ids_.insert(e.id);
       auto q = cm_qp_.find(e.id);
       // The initiator's connection is established: its QP to RTS towards the acceptor's.
@@ -837,7 +865,9 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     }
     case Op::kGetCqEvent: {
       ibv_comp_channel* ch = find<ibv_comp_channel>(chans_, in.get<uint64_t>());
+      const bool nonblock = in.get<int32_t>() != 0;
       if (!ch) return fail(EINVAL);
+      if (nonblock && !host::channel_has_event(ch)) return fail(EAGAIN);
       ibv_cq* cq = nullptr;
       void* ctx = nullptr;
       if (ibv_get_cq_event(ch, &cq, &ctx)) return fail(errno);
@@ -1193,20 +1223,46 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       return cm_handle(op, in, h, out);
     case Op::kSockPoll: {
       const uint32_t n = in.get<uint32_t>();
-      if (!r_.net || n > 4096) return fail(EINVAL);
-      std::vector<MgmtNet::PollItem> items(n);
-      for (MgmtNet::PollItem& it : items) {
-        it.sock = in.get<int64_t>();
+      if (n > 4096) return fail(EINVAL);
+      struct Item {
+        int64_t what;
+        short events, revents;
+      };
+      std::vector<Item> items(n);
+      bool channels = false;
+      for (Item& it : items) {
+        it.what = in.get<int64_t>();
         it.events = in.get<int16_t>();
-        if (!socks_.count(it.sock)) it.sock = -1;  // not this process's: POLLNVAL
+        channels |= (it.what & kPollKinds) != 0;
       }
       const int64_t timeout = in.get<int64_t>();
       if (in.bad()) return fail(EINVAL);
       const uint64_t from_ps = sc_core::sc_time_stamp().value();
-      h->ret = int32_t(r_.net->poll(items, timeout < 0 ? UINT64_MAX : uint64_t(timeout)));
+      const uint64_t limit = timeout < 0 ? UINT64_MAX : from_ps + uint64_t(timeout) * 1000;
+      const host::BlockedIn blocked(channels ? "poll on sockets and channels" : "poll on sockets");
+      int ready = 0;
+      for (;;) {
+        const uint64_t t = sc_core::sc_time_stamp().value();
+        uint64_t next = limit;
+        sc_core::sc_event_or_list evs;
+        bool waits = false;  // (any item with an event to wait on)
+        ready = 0;
+        for (Item& it : items) {
+          it.revents = poll_one(it.what, it.events, t, &next, evs, &waits);
+          if (it.revents) ++ready;
+        }
+        if (ready || t >= limit) break;
+        if (!waits)
+          host::host_wait(sc_core::sc_time::from_value(limit - t));
+        else if (next == UINT64_MAX)
+          host::host_wait(evs);
+        else
+          host::host_wait(sc_core::sc_time::from_value(next - t), evs);
+      }
+      h->ret = ready;
       if ((h->flags & kLookAgain) && r_.looked_us)
         *r_.looked_us += (sc_core::sc_time_stamp().value() - from_ps) / 1000000;
-      for (const MgmtNet::PollItem& it : items) out->put(int16_t(it.revents));
+      for (const Item& it : items) out->put(int16_t(it.revents));
       return;
     }
     case Op::kThreadCreate:

@@ -484,59 +484,36 @@ int64_t MgmtNet::close(int64_t s) {
   return 0;
 }
 
-int64_t MgmtNet::poll(std::vector<PollItem>& items, uint64_t timeout_ns) {
-  const uint64_t limit = timeout_ns == UINT64_MAX ? UINT64_MAX : now_ps() + timeout_ns * 1000;
-  const host::BlockedIn blocked("poll on sockets");
-  for (;;) {
-    const uint64_t t = now_ps();
-    uint64_t next = limit;
-    int64_t ready = 0;
-    sc_core::sc_event_or_list evs;
-    bool any_ev = false;
-    for (PollItem& it : items) {
-      it.revents = 0;
-      const Sock* k = get(it.sock);
-      if (!k) {
-        it.revents = POLLNVAL;
-      } else if (k->listening) {
-        if (!k->backlog.empty()) {
-          if (k->backlog.front().first <= t)
-            it.revents |= short(it.events & POLLIN);
-          else
-            next = std::min(next, k->backlog.front().first);
-        }
-      } else if (in_progress(*k, t)) {
-        if (k->connect_rc != 1) next = std::min(next, k->connect_done_ps);  // (else: its event)
-      } else if (k->connecting && k->connect_rc < 0) {  // refused: as Linux reports it
-        it.revents = short(POLLERR | POLLHUP | (it.events & (POLLIN | POLLOUT)));
-      } else if (!k->connected || t >= k->rst_at_ps) {
-        it.revents = POLLHUP | (k->connected ? POLLERR : 0);
-      } else {
-        const bool bytes = !k->rx.empty() && k->rx.front().at_ps <= t;
-        const bool eof = k->rx.empty() && k->eof_at_ps <= t;
-        if (bytes || eof || k->rd_shut) it.revents |= short(it.events & POLLIN);
-        if (eof) it.revents |= POLLHUP;
-        if (!k->rx.empty() && !bytes) next = std::min(next, k->rx.front().at_ps);
-        if (k->rx.empty() && !eof && k->eof_at_ps != UINT64_MAX)
-          next = std::min(next, k->eof_at_ps);
-        if (k->rst_at_ps != UINT64_MAX) next = std::min(next, k->rst_at_ps);
-        it.revents |= short(it.events & POLLOUT);
-      }
-      if (it.revents) ++ready;
-      if (k) {
-        evs |= *k->ev;
-        any_ev = true;
-      }
+short MgmtNet::poll_one(int64_t s, short events, uint64_t t, uint64_t* next,
+                        sc_core::sc_event_or_list& evs) {
+  const Sock* k = get(s);
+  if (!k) return POLLNVAL;
+  short revents = 0;
+  if (k->listening) {
+    if (!k->backlog.empty()) {
+      if (k->backlog.front().first <= t)
+        revents |= short(events & POLLIN);
+      else
+        *next = std::min(*next, k->backlog.front().first);
     }
-    if (ready || t >= limit) return ready;
-    if (!any_ev) {
-      host::host_wait(sc_core::sc_time::from_value(limit - t));
-    } else if (next == UINT64_MAX) {
-      host::host_wait(evs);
-    } else {
-      host::host_wait(sc_core::sc_time::from_value(next - t), evs);
-    }
+  } else if (in_progress(*k, t)) {
+    if (k->connect_rc != 1) *next = std::min(*next, k->connect_done_ps);  // (else: its event)
+  } else if (k->connecting && k->connect_rc < 0) {  // refused: as Linux reports it
+    revents = short(POLLERR | POLLHUP | (events & (POLLIN | POLLOUT)));
+  } else if (!k->connected || t >= k->rst_at_ps) {
+    revents = POLLHUP | (k->connected ? POLLERR : 0);
+  } else {
+    const bool bytes = !k->rx.empty() && k->rx.front().at_ps <= t;
+    const bool eof = k->rx.empty() && k->eof_at_ps <= t;
+    if (bytes || eof || k->rd_shut) revents |= short(events & POLLIN);
+    if (eof) revents |= POLLHUP;
+    if (!k->rx.empty() && !bytes) *next = std::min(*next, k->rx.front().at_ps);
+    if (k->rx.empty() && !eof && k->eof_at_ps != UINT64_MAX) *next = std::min(*next, k->eof_at_ps);
+    if (k->rst_at_ps != UINT64_MAX) *next = std::min(*next, k->rst_at_ps);
+    revents |= short(events & POLLOUT);
   }
+  evs |= *k->ev;
+  return revents;
 }
 
 }  // namespace rnic::exec

@@ -78,15 +78,13 @@ class MgmtNet {
   // getsockname(2): the socket's own address and port (0 and 0 before it is bound; a listener
   // bound to any address says 0, a connection the host's address).
   int64_t name(int64_t s, uint32_t* ip, uint16_t* port);
-  // poll(2) on sockets: waits until one is ready as asked (POLLIN: bytes, the end of stream, or
-  // a connection to accept; POLLOUT: connected and not reset) or timeout_ns passes (UINT64_MAX:
-  // no limit). Sets each one's revents (POLLNVAL: no such socket; POLLHUP: not connected, or
-  // reset); returns how many are ready.
-  struct PollItem {
-    int64_t sock = -1;
-    short events = 0, revents = 0;
-  };
-  int64_t poll(std::vector<PollItem>& items, uint64_t timeout_ns);
+  // poll(2)'s look at one socket at time t: its revents as asked (POLLIN: bytes, the end of
+  // stream, or a connection to accept; POLLOUT: connected and not reset; POLLNVAL: no such
+  // socket; POLLHUP: not connected, or reset). When it is not ready, *next is lowered to when
+  // it may become so on its own, and its event (notified on anything else that changes it) is
+  // added to evs. The caller waits on them (sim/exec/exec_process.cc, with other descriptors).
+  short poll_one(int64_t s, short events, uint64_t t, uint64_t* next,
+                 sc_core::sc_event_or_list& evs);
 
  private:
   // What one end tells the other (Msg::kind), with the time it was sent.

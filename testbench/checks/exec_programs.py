@@ -23,7 +23,8 @@ refused before the run (exit 2); alarm and setitimer run in simulated time (a ti
 of clock reads, cuts a sleep short and ends a poll; ppoll's mask holds it off), and so do poll, ppoll, select, pselect and epoll (epoll_pwait2
 too, to the nanosecond) on sockets, copies of their descriptors (dup), non-blocking sockets
 (fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown, non-blocking connects, MSG_PEEK, MSG_WAITALL and
-SO_ERROR, and epoll registrations of copied descriptors and copies of an instance;
+SO_ERROR, and epoll registrations of copied descriptors and copies of an instance; completion
+and rdma_cm event channels' descriptors poll in simulated time, non-blocking ones answer EAGAIN;
 a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
@@ -303,6 +304,21 @@ p, o = run("epoll_copies", f"workloads:\n  - name: ec\n    exec: [{prog}]\n    h
 check("epoll copies: 1 (data 5) after 1030 us, 'q'; a delete by the closed descriptor: Bad file "
       "descriptor" in text(os.path.join(o, "node1", "ec.out")),
       f"epoll copies: {text(os.path.join(o, 'node1', 'ec.out'))!r}")
+
+# The descriptors of a completion channel and of an rdma_cm event channel poll in simulated
+# time: readable when an event is there to get; made non-blocking, their gets answer EAGAIN.
+p, o = run("chan_events", f"workloads:\n  - name: xfer\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+           "    args: [[server-events, '16'], [client, '16']]\n", timeout=60)
+out = text(os.path.join(o, "node1", "xfer.out"))
+check("events: ibv_get_cq_event -1 (Resource temporarily unavailable) before any, poll 0" in out and
+      "events: epoll 1 (data 7) after 79 us, the event's CQ ours" in out and
+      "count 16, 16 blocks of 4096 bytes arrived intact" in out, f"completion channel: {out!r}")
+p, o = run("cm_poll", f"workloads:\n  - name: cm\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+           "    args: [[cm-poll-server], [cm-poll-client, node1]]\n", timeout=60)
+check("cm: rdma_get_cm_event -1 (Resource temporarily unavailable) before any; poll 1 after 53 us: "
+      "RDMA_CM_EVENT_CONNECT_REQUEST" in text(os.path.join(o, "node1", "cm.out")) and
+      "cm: rejected" in text(os.path.join(o, "node0", "cm.out")),
+      f"rdma_cm channel: {text(os.path.join(o, 'node1', 'cm.out'))!r}")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

@@ -881,6 +881,11 @@ int ibv_destroy_comp_channel(ibv_comp_channel* channel) {
   return 0;
 }
 
+namespace rnic::host {
+bool channel_has_event(ibv_comp_channel* channel) { return !chi(channel)->events.empty(); }
+const sc_core::sc_event& channel_event(ibv_comp_channel* channel) { return chi(channel)->ev; }
+}  // namespace rnic::host
+
 int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {
   ChannelImpl& ch = *chi(channel);
   if (ch.events.empty()) {

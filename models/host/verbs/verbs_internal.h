@@ -10,6 +10,10 @@
 
 #include "models/host/verbs/verbs.h"
 
+namespace sc_core {
+class sc_event;
+}
+
 namespace rnic::host {
 class Driver;
 class Process;
@@ -18,6 +22,10 @@ Driver& context_driver(const ibv_context* context);
 Process& context_process(const ibv_context* context);
 // The host and process the calling simulated thread is bound to (bind_current_process).
 ProcessContext current_process();
+// Whether a completion channel has an event for ibv_get_cq_event to take, and the event
+// notified when one is added: what a poll of the channel's descriptor waits on.
+bool channel_has_event(ibv_comp_channel* channel);
+const sc_core::sc_event& channel_event(ibv_comp_channel* channel);
 // The management network's send (host.mgmt_latency_ns, host.mgmt_gbps): `bytes` sent now by the
 // calling process's host, behind what it sent before, reach the peer at the time returned (ps).
 // The out-of-band board and traffic::Oob share each host's sending side.

@@ -6,6 +6,10 @@
  *                        its stack; the server receives it into its stack and checks every
  *                        byte with plain loads. QP details go through rnicsim's out-of-band
  *                        board (rnic_oob_*, which the preload library provides).
+ *   server-events N      the server, its CQ on a completion channel: made non-blocking, the
+ *                        channel answers EAGAIN and polls empty before any event; an epoll
+ *                        wait on its descriptor ends at the Send's completion, whose event
+ *                        names the CQ
  *   client-ex N          the client, with rdma-core's extended verbs: its CQ from
  *                        ibv_create_cq_ex (polled with ibv_start_poll / ibv_next_poll), its QP
  *                        from ibv_create_qp_ex, the writes and the Send posted with ibv_wr_*.
@@ -58,6 +62,10 @@
  *                        one it registered; a copy of the instance (dup) reports the client's
  *                        byte (1 ms later) with the registration's data; a delete by the
  *                        closed descriptor is EBADF
+ *   cm-poll-server | cm-poll-client HOST  librdmacm: the server's event channel, made
+ *                        non-blocking, answers EAGAIN before any event; a poll on its
+ *                        descriptor ends when the client's connection request arrives, which
+ *                        the server rejects; the client sees REJECTED
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -66,6 +74,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
+#include <rdma/rdma_cma.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,7 +106,10 @@ static int fail(const char* what) {
   return 1;
 }
 
-static struct ibv_cq_ex* g_cqx; /* client-ex: the extended CQ */
+static uint64_t now_ns(void);
+
+static struct ibv_cq_ex* g_cqx;         /* client-ex: the extended CQ */
+static struct ibv_comp_channel* g_chan; /* server-events: the CQ's completion channel */
 
 static int wait_one(struct ibv_cq* cq, struct ibv_wc* wc) {
   if (g_cqx) {
@@ -128,7 +140,7 @@ static struct ibv_context* open_ctx(void) {
   return ctx;
 }
 
-static int transfer(int server, int blocks, int ex) {
+static int transfer(int server, int blocks, int ex, int events) {
   struct ibv_context* ctx = open_ctx();
   if (!ctx) return fail("ibv_open_device");
   struct ibv_pd* pd = ibv_alloc_pd(ctx);
@@ -142,6 +154,7 @@ static int transfer(int server, int blocks, int ex) {
   struct ibv_mr* mr = ibv_reg_mr(pd, buf, bytes, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
   struct ibv_mr* cmr = ibv_reg_mr(pd, &count, sizeof count, IBV_ACCESS_LOCAL_WRITE);
   struct ibv_cq* cq = NULL;
+  if (events && !(g_chan = ibv_create_comp_channel(ctx))) return fail("ibv_create_comp_channel");
   if (ex) {
     struct ibv_cq_init_attr_ex ca;
     memset(&ca, 0, sizeof ca);
@@ -150,7 +163,7 @@ static int transfer(int server, int blocks, int ex) {
     g_cqx = ibv_create_cq_ex(ctx, &ca);
     cq = g_cqx ? ibv_cq_ex_to_cq(g_cqx) : NULL;
   } else {
-    cq = ibv_create_cq(ctx, blocks + 4, NULL, NULL, 0);
+    cq = ibv_create_cq(ctx, blocks + 4, NULL, g_chan, 0);
   }
   if (!mr || !cmr || !cq) return fail("ibv_reg_mr / ibv_create_cq");
   struct ibv_qp_init_attr_ex ia;
@@ -208,8 +221,42 @@ static int transfer(int server, int blocks, int ex) {
     rwr.sg_list = &sge;
     rwr.num_sge = 1;
     if (ibv_post_recv(qp, &rwr, &bad_r)) return fail("ibv_post_recv");
+    int ep = -1;
+    if (events) {
+      /* Made non-blocking, the channel has no event yet: EAGAIN at once, and a poll says so. */
+      if (ibv_req_notify_cq(cq, 0)) return fail("ibv_req_notify_cq");
+      if (fcntl(g_chan->fd, F_SETFL, fcntl(g_chan->fd, F_GETFL) | O_NONBLOCK)) return fail("fcntl");
+      struct ibv_cq* ecq = NULL;
+      void* ectx = NULL;
+      const int early = ibv_get_cq_event(g_chan, &ecq, &ectx);
+      const int eerr = errno;
+      struct pollfd p = {g_chan->fd, POLLIN, 0};
+      const int none = poll(&p, 1, 0);
+      ep = epoll_create1(0);
+      struct epoll_event ev = {0};
+      ev.events = EPOLLIN;
+      ev.data.u32 = 7;
+      if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, g_chan->fd, &ev)) return fail("epoll (channel)");
+      printf("exec_verbs: events: ibv_get_cq_event %d (%s) before any, poll %d\n", early,
+             strerror(eerr), none);
+    }
     const char ready = 1;
     rnic_oob_put("exec.ready", &ready, 1);
+    if (events) {
+      /* The Send's completion: the channel's descriptor is readable, its event the CQ's. */
+      const uint64_t t0 = now_ns();
+      struct epoll_event got;
+      const int n = epoll_wait(ep, &got, 1, -1);
+      const uint64_t t1 = now_ns();
+      struct ibv_cq* ecq = NULL;
+      void* ectx = NULL;
+      if (ibv_get_cq_event(g_chan, &ecq, &ectx)) return fail("ibv_get_cq_event");
+      ibv_ack_cq_events(ecq, 1);
+      printf("exec_verbs: events: epoll %d (data %u) after %llu us, the event's CQ %s\n", n,
+             n == 1 ? got.data.u32 : 0, (unsigned long long)((t1 - t0) / 1000),
+             ecq == cq ? "ours" : "another");
+      close(ep);
+    }
     if (wait_one(cq, &wc) != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) return fail("receive");
     for (int b = 0; b < blocks; ++b)
       for (size_t i = 0; i < kBlock; ++i) {
@@ -773,6 +820,74 @@ static int epoll_copies(int server, const char* host) {
   return 0;
 }
 
+static int cm_event(struct rdma_event_channel* ch, enum rdma_cm_event_type want) {
+  struct rdma_cm_event* e = NULL;
+  if (rdma_get_cm_event(ch, &e)) return fail("rdma_get_cm_event");
+  const enum rdma_cm_event_type got = e->event;
+  rdma_ack_cm_event(e);
+  if (got != want) {
+    fprintf(stderr, "exec_verbs: %s, not %s\n", rdma_event_str(got), rdma_event_str(want));
+    return 1;
+  }
+  return 0;
+}
+
+static int cm_polls(int server, const char* host) {
+  struct rdma_event_channel* ch = rdma_create_event_channel();
+  struct rdma_cm_id* id = NULL;
+  if (!ch || rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)) return fail("rdma_create_id");
+  if (server) {
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons(19990);
+    if (rdma_bind_addr(id, (struct sockaddr*)&a) || rdma_listen(id, 1)) return fail("listen");
+    if (fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK)) return fail("fcntl");
+    struct rdma_cm_event* e = NULL;
+    const int early = rdma_get_cm_event(ch, &e);
+    const int eerr = errno;
+    const uint64_t t0 = now_ns();
+    struct pollfd p = {ch->fd, POLLIN, 0};
+    const int n = poll(&p, 1, -1);
+    const uint64_t t1 = now_ns();
+    if (rdma_get_cm_event(ch, &e)) return fail("rdma_get_cm_event");
+    const enum rdma_cm_event_type type = e->event;
+    if (type == RDMA_CM_EVENT_CONNECT_REQUEST) rdma_reject(e->id, NULL, 0);
+    rdma_ack_cm_event(e);
+    printf("exec_verbs: cm: rdma_get_cm_event %d (%s) before any; poll %d after %llu us: %s\n",
+           early, strerror(eerr), n, (unsigned long long)((t1 - t0) / 1000), rdma_event_str(type));
+  } else {
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, "19990", &hints, &res)) return fail("getaddrinfo");
+    if (rdma_resolve_addr(id, NULL, res->ai_addr, 1000) ||
+        cm_event(ch, RDMA_CM_EVENT_ADDR_RESOLVED) || rdma_resolve_route(id, 1000) ||
+        cm_event(ch, RDMA_CM_EVENT_ROUTE_RESOLVED))
+      return fail("resolve");
+    struct ibv_pd* pd = ibv_alloc_pd(id->verbs);
+    struct ibv_cq* cq = pd ? ibv_create_cq(id->verbs, 4, NULL, NULL, 0) : NULL;
+    struct ibv_qp_init_attr qa;
+    memset(&qa, 0, sizeof qa);
+    qa.send_cq = qa.recv_cq = cq;
+    qa.cap.max_send_wr = qa.cap.max_recv_wr = 1;
+    qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+    qa.qp_type = IBV_QPT_RC;
+    if (!cq || rdma_create_qp(id, pd, &qa)) return fail("rdma_create_qp");
+    struct rdma_conn_param cp;
+    memset(&cp, 0, sizeof cp);
+    if (rdma_connect(id, &cp) || cm_event(ch, RDMA_CM_EVENT_REJECTED)) return fail("connect");
+    printf("exec_verbs: cm: rejected\n");
+    rdma_destroy_qp(id);
+    ibv_destroy_cq(cq);
+    ibv_dealloc_pd(pd);
+  }
+  rdma_destroy_id(id);
+  rdma_destroy_event_channel(ch);
+  return 0;
+}
+
 static void* spinner(void* arg) {
   volatile uint64_t* n = (volatile uint64_t*)arg;
   for (;;) ++*n;
@@ -781,9 +896,11 @@ static void* spinner(void* arg) {
 
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
-  if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex"))
-    return transfer(!strcmp(argv[1], "server"), argc > 2 ? atoi(argv[2]) : 4,
-                    !strcmp(argv[1], "client-ex"));
+  if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex") ||
+      !strcmp(argv[1], "server-events"))
+    return transfer(!strcmp(argv[1], "server") || !strcmp(argv[1], "server-events"),
+                    argc > 2 ? atoi(argv[2]) : 4, !strcmp(argv[1], "client-ex"),
+                    !strcmp(argv[1], "server-events"));
   if (!strcmp(argv[1], "exit")) {
     fprintf(stderr, "exec_verbs: leaving with %s\n", argc > 2 ? argv[2] : "1");
     return argc > 2 ? atoi(argv[2]) : 1;
@@ -824,6 +941,8 @@ int main(int argc, char** argv) {
     return nbconnects(!strcmp(argv[1], "nbconnect-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "epoll-copy-server") || !strcmp(argv[1], "epoll-copy-client"))
     return epoll_copies(!strcmp(argv[1], "epoll-copy-server"), argc > 2 ? argv[2] : "node1");
+  if (!strcmp(argv[1], "cm-poll-server") || !strcmp(argv[1], "cm-poll-client"))
+    return cm_polls(!strcmp(argv[1], "cm-poll-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
