@@ -1842,14 +1842,16 @@ int dup3(int fd, int nfd, int flags) {
   return r;
 }
 
-// poll on the process's sockets on the management network waits in simulated time; with other
-// descriptors in the set too, it looks at those (a real poll with no wait) every kPollQuantumNs
-// of simulated time. ppoll, select and pselect are the same wait (ppoll's and pselect's signal
-// masks in place while it lasts), to the nanosecond of their timeouts. A real-time timer whose
-// SIGALRM is neither blocked nor ignored ends it when it comes first (-1, EINTR). Those looks,
-// in a wait with no timeout and no such timer pending, are not progress (exec::kLookAgain): a
-// program that waits for ever on a descriptor nothing will write ends the run with where it waits,
-// when nothing else moves.
+// poll waits in simulated time: on the process's sockets and channels as the simulator serves
+// them, and on the kernel's other descriptors by a look (a real poll with no wait) every
+// kPollQuantumNs of simulated time. With none of the first kind it sleeps between its looks, and
+// with no descriptor at all it is a sleep of its timeout (poll(NULL, 0, ms), select's sleep).
+// ppoll, select and pselect are the same wait (ppoll's and pselect's signal masks in place while
+// it lasts), to the nanosecond of their timeouts. A real-time timer whose SIGALRM is neither
+// blocked nor ignored ends it when it comes first (-1, EINTR). Those looks, in a wait with no
+// timeout and no such timer pending, are not progress (exec::kLookAgain): a program that waits
+// for ever on a descriptor nothing will write ends the run with where it waits, when nothing
+// else moves.
 constexpr uint64_t kPollQuantumNs = 10000;
 }  // extern "C"
 
@@ -1864,13 +1866,8 @@ int64_t ns_of(const timespec* ts) {
   return ts ? int64_t(ts->tv_sec) * 1000000000 + int64_t(ts->tv_nsec) : -1;
 }
 
-bool any_vsock(const pollfd* fds, nfds_t n) {
-  for (nfds_t i = 0; i < n; ++i)
-    if (fds[i].fd >= 0 && polled(fds[i].fd) >= 0) return true;
-  return false;
-}
-
-// poll with at least one of the process's sockets in the set (any_vsock).
+// poll of a process's descriptors: its sockets and channels by the simulator (kSockPoll), the
+// kernel's others by a real poll with no wait at each look.
 // ids (if given): each entry's socket (-1: its descriptor's, if it names one).
 int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* mask = nullptr,
             const int64_t* ids = nullptr) {
@@ -1887,7 +1884,7 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
   const uint64_t start = g_now_ns + g_local_ns;
   const uint64_t deadline = timeout_ns < 0 ? UINT64_MAX : start + uint64_t(timeout_ns);
   std::vector<pollfd> other(theirs.size());
-  for (;;) {
+  for (bool first = true;; first = false) {
     const uint64_t now = g_now_ns + g_local_ns;
     uint64_t wait = deadline == UINT64_MAX ? UINT64_MAX : deadline - std::min(deadline, now);
     if (!theirs.empty()) wait = std::min(wait, kPollQuantumNs);
@@ -1895,18 +1892,30 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
     const bool alarmed = alarm_ends_waits();
     if (alarmed) wait = std::min(wait, g_alarm_ns - std::min(g_alarm_ns, now));
     const uint64_t rings = g_alarm_rings;
-    Msg m;
-    m.put(uint32_t(mine.size()));
-    for (size_t i : mine) m.put(sock_of(i)).put(int16_t(fds[i].events));
-    m.put(int64_t(wait == UINT64_MAX ? -1 : int64_t(wait)));
-    int rc = 0;
-    const Looking look(!theirs.empty() && deadline == UINT64_MAX && !alarmed);
-    Msg a = call(Op::kSockPoll, std::move(m), &rc);
-    if (rc < 0) return -1;
+    // Looks at the kernel's descriptors (or a wait on nothing) that nothing simulated can end.
+    const Looking look(deadline == UINT64_MAX && !alarmed && (!theirs.empty() || mine.empty()));
     int ready = 0;
-    for (size_t i : mine) {
-      fds[i].revents = a.get<int16_t>();
-      if (fds[i].revents) ++ready;
+    if (!mine.empty()) {
+      Msg m;
+      m.put(uint32_t(mine.size()));
+      for (size_t i : mine) m.put(sock_of(i)).put(int16_t(fds[i].events));
+      m.put(int64_t(wait == UINT64_MAX ? -1 : int64_t(wait)));
+      int rc = 0;
+      Msg a = call(Op::kSockPoll, std::move(m), &rc);
+      if (rc < 0) return -1;
+      for (size_t i : mine) {
+        fds[i].revents = a.get<int16_t>();
+        if (fds[i].revents) ++ready;
+      }
+    } else if (!first || theirs.empty()) {
+      // Nothing the simulator serves: the wait is a sleep, to the next look at the kernel's
+      // descriptors (a look comes first: a descriptor ready now does not wait).
+      if (wait > 0) {
+        int rc = 0;
+        call(Op::kSleep, Msg().put(std::min<uint64_t>(wait, 1ull << 50)), &rc);
+      } else {
+        alarm_due(now);
+      }
     }
     if (!theirs.empty()) {
       for (size_t k = 0; k < theirs.size(); ++k) other[k] = fds[theirs[k]];
@@ -1923,16 +1932,13 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
   }
 }
 
-// Whether a select's sets name one of the process's sockets.
-bool selects_vsock(int nfds, const fd_set* rd, const fd_set* wr) {
-  for (int fd = 0; fd < nfds; ++fd)
-    if (polled(fd) >= 0 && ((rd && FD_ISSET(fd, rd)) || (wr && FD_ISSET(fd, wr)))) return true;
-  return false;
-}
-
-// select with one of the process's sockets in its sets (selects_vsock), as a poll.
+// select as a poll (poll_ns) of the descriptors in its sets.
 int select_ns(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, int64_t timeout_ns,
               const sigset_t* mask = nullptr) {
+  if (nfds < 0 || nfds > FD_SETSIZE || timeout_ns < -1) {
+    errno = EINVAL;
+    return -1;
+  }
   std::vector<pollfd> p;
   for (int fd = 0; fd < nfds; ++fd) {
     short ev = 0;
@@ -1943,6 +1949,11 @@ int select_ns(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, int64_t timeout_ns,
   }
   const int r = poll_ns(p.data(), p.size(), timeout_ns, mask);
   if (r < 0) return r;
+  for (const pollfd& q : p)
+    if (q.revents & POLLNVAL) {  // (a descriptor that is not open)
+      errno = EBADF;
+      return -1;
+    }
   if (rd) FD_ZERO(rd);
   if (wr) FD_ZERO(wr);
   if (ex) FD_ZERO(ex);
@@ -1960,18 +1971,17 @@ int select_ns(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, int64_t timeout_ns,
 extern "C" {
 
 int poll(struct pollfd* fds, nfds_t n, int timeout) {
-  if (!on() || !any_vsock(fds, n)) return next<decltype(&poll)>("poll")(fds, n, timeout);
+  if (!on()) return next<decltype(&poll)>("poll")(fds, n, timeout);
   return poll_ns(fds, n, ns_of_ms(timeout));
 }
 
 int ppoll(struct pollfd* fds, nfds_t n, const timespec* ts, const sigset_t* mask) {
-  if (!on() || !any_vsock(fds, n)) return next<decltype(&ppoll)>("ppoll")(fds, n, ts, mask);
+  if (!on()) return next<decltype(&ppoll)>("ppoll")(fds, n, ts, mask);
   return poll_ns(fds, n, ns_of(ts), mask);
 }
 
 int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
-  if (!on() || !selects_vsock(nfds, rd, wr))
-    return next<decltype(&select)>("select")(nfds, rd, wr, ex, tv);
+  if (!on()) return next<decltype(&select)>("select")(nfds, rd, wr, ex, tv);
   const int r = select_ns(nfds, rd, wr, ex, ns_of(tv));
   if (tv && r == 0) *tv = timeval{0, 0};  // (Linux leaves the time not slept)
   return r;
@@ -1979,8 +1989,7 @@ int select(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, struct timeval* tv) {
 
 int pselect(int nfds, fd_set* rd, fd_set* wr, fd_set* ex, const timespec* ts,
             const sigset_t* mask) {
-  if (!on() || !selects_vsock(nfds, rd, wr))
-    return next<decltype(&pselect)>("pselect")(nfds, rd, wr, ex, ts, mask);
+  if (!on()) return next<decltype(&pselect)>("pselect")(nfds, rd, wr, ex, ts, mask);
   return select_ns(nfds, rd, wr, ex, ns_of(ts), mask);
 }
 
@@ -2035,9 +2044,10 @@ int epoll_ctl(int ep, int op, int fd, epoll_event* ev) {
   }
 }
 
-// A wait on an instance that watches sockets is a poll (above) over them and the instance's own
-// descriptor, which is readable when one of the kernel's descriptors is ready: the sockets wait
-// in simulated time, the others are looked at every kPollQuantumNs. Readiness is level-triggered
+// A wait on an instance is a poll (above) over the sockets and channels it watches and the
+// instance's own descriptor, which is readable when one of the kernel's descriptors is ready:
+// the first wait in simulated time, the others are looked at every kPollQuantumNs (with none of
+// the first, up to the timeout in simulated time). Readiness is level-triggered
 // (a socket with bytes left is reported again, EPOLLET or not: a program that reads until EAGAIN
 // sees the same).
 // epoll_pwait and epoll_pwait2 are the same wait (their signal masks in place while it lasts),
@@ -2046,11 +2056,10 @@ int epoll_ctl(int ep, int op, int fd, epoll_event* ev) {
 
 namespace {
 
-// Whether epoll's wait on `ep` is the simulated one: an instance that watches sockets.
+// Whether epoll's wait on `ep` is the simulated one: an instance made by this process.
 bool epoll_ours(int ep) {
   if (!on()) return false;
-  const auto set = epolls().find(ep);
-  return set != epolls().end() && !set->second->empty();
+  return epolls().count(ep) != 0;
 }
 
 // epoll's wait on an instance that watches sockets (epoll_ours).

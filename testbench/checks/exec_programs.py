@@ -25,6 +25,7 @@ too, to the nanosecond) on sockets, copies of their descriptors (dup), non-block
 (fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown, non-blocking connects, MSG_PEEK, MSG_WAITALL and
 SO_ERROR, and epoll registrations of copied descriptors and copies of an instance; completion
 and rdma_cm event channels' descriptors poll in simulated time, non-blocking ones answer EAGAIN;
+waits on no descriptor or on the kernel's only keep simulated time;
 a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
@@ -319,6 +320,13 @@ check("cm: rdma_get_cm_event -1 (Resource temporarily unavailable) before any; p
       "RDMA_CM_EVENT_CONNECT_REQUEST" in text(os.path.join(o, "node1", "cm.out")) and
       "cm: rejected" in text(os.path.join(o, "node0", "cm.out")),
       f"rdma_cm channel: {text(os.path.join(o, 'node1', 'cm.out'))!r}")
+
+# Waits on no descriptor, or on the kernel's only, keep simulated time too (they took wall time).
+p, o = run("kernel_waits", "workloads:\n  - {{name: kw, exec: [{}, kernel-waits], hosts: [node0]}}\n"
+           .format(prog), timeout=60)
+check("kernel waits: poll(NULL, 0, 5) 0 after 5000 us, select's sleep 0 after 2500 us, a pipe's "
+      "poll 0 after 3000 us, epoll 0 after 2000 us, written 1 after 20 ns"
+      in text(os.path.join(o, "node0", "kw.out")), f"kernel waits: {text(os.path.join(o, 'node0', 'kw.out'))!r}")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

@@ -66,6 +66,10 @@
  *                        non-blocking, answers EAGAIN before any event; a poll on its
  *                        descriptor ends when the client's connection request arrives, which
  *                        the server rejects; the client sees REJECTED
+ *   kernel-waits         waits on no descriptor or on the kernel's only, in simulated time:
+ *                        poll(NULL, 0, 5) and select's 2.5 ms sleep; a poll and an epoll wait
+ *                        on an empty pipe time out (3 and 2 ms); a written pipe polls ready
+ *                        at once
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -888,6 +892,37 @@ static int cm_polls(int server, const char* host) {
   return 0;
 }
 
+static int kernel_waits(void) {
+  int pfd[2];
+  if (pipe(pfd)) return fail("pipe");
+  const uint64_t t0 = now_ns();
+  const int a = poll(NULL, 0, 5);
+  const uint64_t t1 = now_ns();
+  struct timeval tv = {0, 2500};
+  const int b = select(0, NULL, NULL, NULL, &tv);
+  const uint64_t t2 = now_ns();
+  struct pollfd p = {pfd[0], POLLIN, 0};
+  const int c = poll(&p, 1, 3);
+  const uint64_t t3 = now_ns();
+  const int ep = epoll_create1(0);
+  struct epoll_event ev = {0}, got;
+  ev.events = EPOLLIN;
+  if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, pfd[0], &ev)) return fail("epoll");
+  const int d = epoll_wait(ep, &got, 1, 2);
+  const uint64_t t4 = now_ns();
+  if (write(pfd[1], "k", 1) != 1) return fail("write");
+  const int e = poll(&p, 1, -1);
+  const uint64_t t5 = now_ns();
+  printf(
+      "exec_verbs: kernel waits: poll(NULL, 0, 5) %d after %llu us, select's sleep %d after "
+      "%llu us, a pipe's poll %d after %llu us, epoll %d after %llu us, written %d after %llu "
+      "ns\n",
+      a, (unsigned long long)((t1 - t0) / 1000), b, (unsigned long long)((t2 - t1) / 1000), c,
+      (unsigned long long)((t3 - t2) / 1000), d, (unsigned long long)((t4 - t3) / 1000), e,
+      (unsigned long long)(t5 - t4));
+  return 0;
+}
+
 static void* spinner(void* arg) {
   volatile uint64_t* n = (volatile uint64_t*)arg;
   for (;;) ++*n;
@@ -943,6 +978,7 @@ int main(int argc, char** argv) {
     return epoll_copies(!strcmp(argv[1], "epoll-copy-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "cm-poll-server") || !strcmp(argv[1], "cm-poll-client"))
     return cm_polls(!strcmp(argv[1], "cm-poll-server"), argc > 2 ? argv[2] : "node1");
+  if (!strcmp(argv[1], "kernel-waits")) return kernel_waits();
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
