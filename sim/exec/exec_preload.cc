@@ -1328,6 +1328,34 @@ int nanosleep(const struct timespec* req, struct timespec* rem) {
   return 0;
 }
 
+// clock_nanosleep on the simulated clocks clock_gettime reads: relative, or to an absolute time
+// (TIMER_ABSTIME); it answers an error number, as POSIX has it.
+int clock_nanosleep(clockid_t id, int flags, const struct timespec* req, struct timespec* rem) {
+  if (!on()) return next<decltype(&clock_nanosleep)>("clock_nanosleep")(id, flags, req, rem);
+  if (!req || req->tv_nsec < 0 || req->tv_nsec >= 1000000000 || req->tv_sec < 0) return EINVAL;
+  uint64_t base;
+  switch (id) {
+    case CLOCK_REALTIME:
+    case CLOCK_TAI:
+      base = kEpochS * 1000000000ull;
+      break;
+    case CLOCK_MONOTONIC:
+    case CLOCK_BOOTTIME:
+      base = kBootNs;
+      break;
+    default:
+      return EINVAL;
+  }
+  const uint64_t want = uint64_t(req->tv_sec) * 1000000000ull + uint64_t(req->tv_nsec);
+  const uint64_t now = base + g_now_ns + g_local_ns;
+  const uint64_t ns = !(flags & TIMER_ABSTIME) ? want : want > now ? want - now : 0;
+  const uint64_t left = ns ? sim_sleep(ns) : 0;
+  if (!left) return 0;
+  if (rem && !(flags & TIMER_ABSTIME))
+    *rem = {time_t(left / 1000000000ull), long(left % 1000000000ull)};
+  return EINTR;
+}
+
 int usleep(useconds_t us) {
   if (!on()) return next<decltype(&usleep)>("usleep")(us);
   if (sim_sleep(uint64_t(us) * 1000)) {

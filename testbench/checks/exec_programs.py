@@ -321,12 +321,13 @@ check("cm: rdma_get_cm_event -1 (Resource temporarily unavailable) before any; p
       "cm: rejected" in text(os.path.join(o, "node0", "cm.out")),
       f"rdma_cm channel: {text(os.path.join(o, 'node1', 'cm.out'))!r}")
 
-# Waits on no descriptor, or on the kernel's only, keep simulated time too (they took wall time).
+# Waits on no descriptor, or on the kernel's only, keep simulated time too (they took wall time),
+# and so does clock_nanosleep, relative and to an absolute time.
 p, o = run("kernel_waits", "workloads:\n  - {{name: kw, exec: [{}, kernel-waits], hosts: [node0]}}\n"
            .format(prog), timeout=60)
 check("kernel waits: poll(NULL, 0, 5) 0 after 5000 us, select's sleep 0 after 2500 us, a pipe's "
-      "poll 0 after 3000 us, epoll 0 after 2000 us, written 1 after 20 ns"
-      in text(os.path.join(o, "node0", "kw.out")), f"kernel waits: {text(os.path.join(o, 'node0', 'kw.out'))!r}")
+      "poll 0 after 3000 us, epoll 0 after 2000 us, written 1 after 20 ns; clock_nanosleep 0 after "
+      "1000 us, to an absolute time 0 after 1500 us" in text(os.path.join(o, "node0", "kw.out")), f"kernel waits: {text(os.path.join(o, 'node0', 'kw.out'))!r}")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

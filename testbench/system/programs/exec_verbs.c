@@ -69,7 +69,7 @@
  *   kernel-waits         waits on no descriptor or on the kernel's only, in simulated time:
  *                        poll(NULL, 0, 5) and select's 2.5 ms sleep; a poll and an epoll wait
  *                        on an empty pipe time out (3 and 2 ms); a written pipe polls ready
- *                        at once
+ *                        at once; clock_nanosleep for 1 ms, then to 1.5 ms from a clock read
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -913,13 +913,23 @@ static int kernel_waits(void) {
   if (write(pfd[1], "k", 1) != 1) return fail("write");
   const int e = poll(&p, 1, -1);
   const uint64_t t5 = now_ns();
+  const struct timespec ms = {0, 1000000};
+  const int f = clock_nanosleep(CLOCK_MONOTONIC, 0, &ms, NULL);
+  const uint64_t t6 = now_ns();
+  struct timespec at;
+  clock_gettime(CLOCK_MONOTONIC, &at);
+  at.tv_nsec += 1500000;
+  if (at.tv_nsec >= 1000000000) at.tv_sec += 1, at.tv_nsec -= 1000000000;
+  const int g = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+  const uint64_t t7 = now_ns();
   printf(
       "exec_verbs: kernel waits: poll(NULL, 0, 5) %d after %llu us, select's sleep %d after "
       "%llu us, a pipe's poll %d after %llu us, epoll %d after %llu us, written %d after %llu "
-      "ns\n",
+      "ns; clock_nanosleep %d after %llu us, to an absolute time %d after %llu us\n",
       a, (unsigned long long)((t1 - t0) / 1000), b, (unsigned long long)((t2 - t1) / 1000), c,
       (unsigned long long)((t3 - t2) / 1000), d, (unsigned long long)((t4 - t3) / 1000), e,
-      (unsigned long long)(t5 - t4));
+      (unsigned long long)(t5 - t4), f, (unsigned long long)((t6 - t5) / 1000), g,
+      (unsigned long long)((t7 - t6) / 1000));
   return 0;
 }
 
