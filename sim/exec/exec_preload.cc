@@ -31,6 +31,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <rdma/rdma_cma.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -2286,6 +2287,113 @@ int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*),
     call(Op::kThreadCreate, Msg(), &rc);
   }
   return real(t, attr, fn, arg);
+}
+
+// Timed waits of threads (a condition variable's, a semaphore's) keep simulated time: their
+// deadlines are read on the simulated clocks, and the thread waits in slices of kWaitSliceNs of
+// simulated time, looking between them for a signal (pthread_cond_signal or _broadcast, which
+// count here) or a post. A wait without a deadline is the kernel's (a thread asleep there).
+namespace {
+constexpr uint64_t kWaitSliceNs = 10000;
+
+// The nanoseconds from now to `abstime` on clock `id` (simulated), 0 if it has passed; false if
+// the clock or the time is not one a timed wait takes.
+bool left_until(clockid_t id, const timespec* abstime, uint64_t* left) {
+  if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000) return false;
+  uint64_t base;
+  if (id == CLOCK_REALTIME)
+    base = kEpochS * 1000000000ull;
+  else if (id == CLOCK_MONOTONIC)
+    base = kBootNs;
+  else
+    return false;
+  const uint64_t now = base + g_now_ns + g_local_ns;
+  const uint64_t at = abstime->tv_sec < 0
+                          ? 0
+                          : uint64_t(abstime->tv_sec) * 1000000000ull + uint64_t(abstime->tv_nsec);
+  *left = at > now ? at - now : 0;
+  return true;
+}
+
+// The signals and broadcasts each condition variable has had (seen by its timed waiters).
+std::map<const pthread_cond_t*, uint64_t>& cond_signals() {
+  static std::map<const pthread_cond_t*, uint64_t> m;
+  return m;
+}
+pthread_mutex_t g_cond_lock = PTHREAD_MUTEX_INITIALIZER;
+uint64_t signals_of(const pthread_cond_t* c) {
+  pthread_mutex_lock(&g_cond_lock);
+  const uint64_t n = cond_signals()[c];
+  pthread_mutex_unlock(&g_cond_lock);
+  return n;
+}
+void signalled(const pthread_cond_t* c) {
+  pthread_mutex_lock(&g_cond_lock);
+  ++cond_signals()[c];
+  pthread_mutex_unlock(&g_cond_lock);
+}
+
+int cond_wait_until(pthread_cond_t* c, pthread_mutex_t* m, clockid_t id, const timespec* at) {
+  uint64_t left = 0;
+  if (!left_until(id, at, &left)) return EINVAL;
+  const uint64_t seen = signals_of(c);
+  if (left == 0) return ETIMEDOUT;
+  pthread_mutex_unlock(m);
+  bool woken = false;
+  while (!woken && left_until(id, at, &left) && left > 0) {
+    int rc = 0;
+    call(Op::kSleep, Msg().put(std::min(left, kWaitSliceNs)), &rc);
+    woken = signals_of(c) != seen;
+  }
+  pthread_mutex_lock(m);
+  return woken ? 0 : ETIMEDOUT;
+}
+
+int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
+  static const auto trywait = reinterpret_cast<int (*)(sem_t*)>(dlsym(RTLD_NEXT, "sem_trywait"));
+  for (;;) {
+    if (trywait(sem) == 0) return 0;
+    if (errno != EAGAIN) return -1;
+    uint64_t left = 0;
+    if (!left_until(id, at, &left)) {
+      errno = EINVAL;
+      return -1;
+    }
+    if (left == 0) {
+      errno = ETIMEDOUT;
+      return -1;
+    }
+    int rc = 0;
+    call(Op::kSleep, Msg().put(std::min(left, kWaitSliceNs)), &rc);
+  }
+}
+}  // namespace
+
+int pthread_cond_signal(pthread_cond_t* c) {
+  if (on()) signalled(c);
+  return next<decltype(&pthread_cond_signal)>("pthread_cond_signal")(c);
+}
+int pthread_cond_broadcast(pthread_cond_t* c) {
+  if (on()) signalled(c);
+  return next<decltype(&pthread_cond_broadcast)>("pthread_cond_broadcast")(c);
+}
+int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
+  if (!on()) return next<decltype(&pthread_cond_timedwait)>("pthread_cond_timedwait")(c, m, at);
+  // The variable's clock (pthread_condattr_setclock): glibc keeps it in bit 1 of __wrefs.
+  return cond_wait_until(c, m, (c->__data.__wrefs & 2) ? CLOCK_MONOTONIC : CLOCK_REALTIME, at);
+}
+int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t id,
+                           const timespec* at) {
+  if (!on()) return next<decltype(&pthread_cond_clockwait)>("pthread_cond_clockwait")(c, m, id, at);
+  return cond_wait_until(c, m, id, at);
+}
+int sem_timedwait(sem_t* sem, const timespec* at) {
+  if (!on()) return next<decltype(&sem_timedwait)>("sem_timedwait")(sem, at);
+  return sem_wait_until(sem, CLOCK_REALTIME, at);
+}
+int sem_clockwait(sem_t* sem, clockid_t id, const timespec* at) {
+  if (!on()) return next<decltype(&sem_clockwait)>("sem_clockwait")(sem, id, at);
+  return sem_wait_until(sem, id, at);
 }
 
 // A simulated process does not fork: its child would share its one connection to the simulator

@@ -25,7 +25,8 @@ too, to the nanosecond) on sockets, copies of their descriptors (dup), non-block
 (fcntl, SOCK_NONBLOCK), the vectored and addressed sends and receives, getpeername, getsockname, shutdown, non-blocking connects, MSG_PEEK, MSG_WAITALL and
 SO_ERROR, and epoll registrations of copied descriptors and copies of an instance; completion
 and rdma_cm event channels' descriptors poll in simulated time, non-blocking ones answer EAGAIN;
-waits on no descriptor or on the kernel's only keep simulated time;
+waits on no descriptor or on the kernel's only keep simulated time, and so do clock_nanosleep and
+threads' timed waits on condition variables and semaphores;
 a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
@@ -328,6 +329,15 @@ p, o = run("kernel_waits", "workloads:\n  - {{name: kw, exec: [{}, kernel-waits]
 check("kernel waits: poll(NULL, 0, 5) 0 after 5000 us, select's sleep 0 after 2500 us, a pipe's "
       "poll 0 after 3000 us, epoll 0 after 2000 us, written 1 after 20 ns; clock_nanosleep 0 after "
       "1000 us, to an absolute time 0 after 1500 us" in text(os.path.join(o, "node0", "kw.out")), f"kernel waits: {text(os.path.join(o, 'node0', 'kw.out'))!r}")
+
+# Threads' timed waits keep simulated time: deadlines on the simulated clocks (they were past
+# on the real ones, so every such wait timed out at once).
+p, o = run("timed_waits", "workloads:\n  - {{name: tw, exec: [{}, timed-waits], hosts: [node0]}}\n"
+           .format(prog), timeout=60)
+check("timed waits: signalled 0 (flag 1) after 2000 us; Connection timed out after 3000 us more; "
+      "monotonic Connection timed out after 1000 us more; sem 0 after 1500 us more; -1 (Connection "
+      "timed out) after 500 us more" in text(os.path.join(o, "node0", "tw.out")),
+      f"timed waits: {text(os.path.join(o, 'node0', 'tw.out'))!r}")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

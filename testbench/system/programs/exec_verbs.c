@@ -70,6 +70,10 @@
  *                        poll(NULL, 0, 5) and select's 2.5 ms sleep; a poll and an epoll wait
  *                        on an empty pipe time out (3 and 2 ms); a written pipe polls ready
  *                        at once; clock_nanosleep for 1 ms, then to 1.5 ms from a clock read
+ *   timed-waits          a thread's timed waits in simulated time: a condition variable
+ *                        signalled by a second thread after 2 ms (a 1 s deadline), one that
+ *                        times out after 3 ms (realtime) and 1 ms (its clock monotonic), a
+ *                        semaphore posted after 1.5 ms and one that times out after 0.5 ms
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -79,6 +83,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <rdma/rdma_cma.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -933,6 +938,72 @@ static int kernel_waits(void) {
   return 0;
 }
 
+static pthread_mutex_t g_m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_c = PTHREAD_COND_INITIALIZER;
+static int g_flag;
+static sem_t g_sem;
+
+static void* signaller(void* arg) {
+  (void)arg;
+  usleep(2000);
+  pthread_mutex_lock(&g_m);
+  g_flag = 1;
+  pthread_cond_signal(&g_c);
+  pthread_mutex_unlock(&g_m);
+  usleep(5500); /* (the main thread waits for the post 1.5 ms) */
+  sem_post(&g_sem);
+  return NULL;
+}
+
+static struct timespec in(clockid_t id, long ns) {
+  struct timespec t;
+  clock_gettime(id, &t);
+  t.tv_nsec += ns % 1000000000;
+  t.tv_sec += ns / 1000000000 + t.tv_nsec / 1000000000;
+  t.tv_nsec %= 1000000000;
+  return t;
+}
+
+static int timed_waits(void) {
+  if (sem_init(&g_sem, 0, 0)) return fail("sem_init");
+  pthread_t t;
+  pthread_mutex_lock(&g_m);
+  const uint64_t t0 = now_ns();
+  if (pthread_create(&t, NULL, signaller, NULL)) return fail("pthread_create");
+  const struct timespec second = in(CLOCK_REALTIME, 1000000000);
+  int a = 0;
+  while (!g_flag && a == 0) a = pthread_cond_timedwait(&g_c, &g_m, &second);
+  const uint64_t t1 = now_ns();
+  pthread_cond_t c2 = PTHREAD_COND_INITIALIZER, c3;
+  const struct timespec three = in(CLOCK_REALTIME, 3000000);
+  const int b = pthread_cond_timedwait(&c2, &g_m, &three);
+  const uint64_t t2 = now_ns();
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&c3, &ca);
+  const struct timespec one = in(CLOCK_MONOTONIC, 1000000);
+  const int c = pthread_cond_timedwait(&c3, &g_m, &one);
+  const uint64_t t3 = now_ns();
+  pthread_mutex_unlock(&g_m);
+  const struct timespec sec2 = in(CLOCK_REALTIME, 1000000000);
+  const int d = sem_timedwait(&g_sem, &sec2);
+  const uint64_t t4 = now_ns();
+  const struct timespec half = in(CLOCK_REALTIME, 500000);
+  const int e = sem_timedwait(&g_sem, &half);
+  const int eerr = errno;
+  const uint64_t t5 = now_ns();
+  pthread_join(t, NULL);
+  printf(
+      "exec_verbs: timed waits: signalled %d (flag %d) after %llu us; %s after %llu us more; "
+      "monotonic %s after %llu us more; sem %d after %llu us more; %d (%s) after %llu us more\n",
+      a, g_flag, (unsigned long long)((t1 - t0) / 1000), strerror(b),
+      (unsigned long long)((t2 - t1) / 1000), strerror(c), (unsigned long long)((t3 - t2) / 1000),
+      d, (unsigned long long)((t4 - t3) / 1000), e, strerror(eerr),
+      (unsigned long long)((t5 - t4) / 1000));
+  return 0;
+}
+
 static void* spinner(void* arg) {
   volatile uint64_t* n = (volatile uint64_t*)arg;
   for (;;) ++*n;
@@ -989,6 +1060,7 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "cm-poll-server") || !strcmp(argv[1], "cm-poll-client"))
     return cm_polls(!strcmp(argv[1], "cm-poll-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "kernel-waits")) return kernel_waits();
+  if (!strcmp(argv[1], "timed-waits")) return timed_waits();
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
