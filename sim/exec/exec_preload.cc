@@ -1357,6 +1357,24 @@ int clock_nanosleep(clockid_t id, int flags, const struct timespec* req, struct 
   return EINTR;
 }
 
+// pause and sigsuspend wait for a signal: a timer's SIGALRM that would end them comes in
+// simulated time (they sleep to it). Without one they are the kernel's (another thread's or
+// process's signal).
+int pause(void) {
+  if (!on() || !alarm_ends_waits()) return next<decltype(&pause)>("pause")();
+  sim_sleep(g_alarm_ns - std::min(g_alarm_ns, g_now_ns + g_local_ns));
+  errno = EINTR;
+  return -1;
+}
+int sigsuspend(const sigset_t* mask) {
+  if (!on()) return next<decltype(&sigsuspend)>("sigsuspend")(mask);
+  const WaitMask masked(mask);
+  if (!alarm_ends_waits()) return next<decltype(&sigsuspend)>("sigsuspend")(mask);
+  sim_sleep(g_alarm_ns - std::min(g_alarm_ns, g_now_ns + g_local_ns));
+  errno = EINTR;
+  return -1;
+}
+
 int usleep(useconds_t us) {
   if (!on()) return next<decltype(&usleep)>("usleep")(us);
   if (sim_sleep(uint64_t(us) * 1000)) {

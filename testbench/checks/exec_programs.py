@@ -237,11 +237,13 @@ for f in ("results.json", "stats.json"):
           f"two runs differ in {f}")
 
 # The real-time timer in simulated time: 2 ms of 20 ns clock reads, then a 1 s sleep cut at 5 ms,
-# a poll with no timeout ended at 3 ms, and a ppoll whose mask blocks SIGALRM not ended by it.
+# a poll with no timeout ended at 3 ms, a ppoll whose mask blocks SIGALRM not ended by it, and
+# pause and sigsuspend ended by it.
 p, o = run("alarm", "workloads:\n  - {{name: alarm, exec: [{}, alarm], hosts: [node0]}}\n".format(prog))
 check("the timer ended the loop after 2000 us (100000 reads); usleep returned -1 (Interrupted "
       "system call) after 5000 us, alarm rang; poll returned -1 (Interrupted system call) after "
-      "3000 us, alarm rang; ppoll with SIGALRM masked returned 0 after 1000 us, alarm rang"
+      "3000 us, alarm rang; ppoll with SIGALRM masked returned 0 after 1000 us, alarm rang; pause -1 "
+      "(Interrupted system call) after 4000 us, alarm rang; sigsuspend -1 after 1000 us, alarm rang"
       in text(os.path.join(o, "node0", "alarm.out")),
       f"alarm: {text(os.path.join(o, 'node0', 'alarm.out'))!r}")
 

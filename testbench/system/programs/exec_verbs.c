@@ -23,8 +23,8 @@
  *   alarm                a 2 ms real-time timer (setitimer) ends a loop of clock reads, a 5 ms
  *                        one cuts a 1 s usleep short (EINTR), a 3 ms one ends a poll with no
  *                        timeout (EINTR), and a 0.5 ms one does not end a 1 ms ppoll whose
- *                        mask blocks SIGALRM (it rings as ppoll returns), all in simulated
- *                        time
+ *                        mask blocks SIGALRM (it rings as ppoll returns); pause until a 4 ms
+ *                        one, sigsuspend until a 1 ms one, all in simulated time
  *   poll-server HOST | poll-client HOST  TCP over the management network with poll and select:
  *                        the server polls its listener, then its connection (a 1 ms timeout
  *                        first, the client writev's after 3 ms), and selects for the next bytes
@@ -389,15 +389,36 @@ static int alarms(void) {
   setitimer(ITIMER_REAL, &it, NULL);
   const int qr = ppoll(&p, 1, &ms, &block);
   const uint64_t t4 = now_ns();
+  const int qrang = g_rang;
   close(l);
+  /* pause until a 4 ms timer; then, SIGALRM blocked, sigsuspend with it unblocked (1 ms). */
+  g_rang = 0;
+  it.it_value.tv_usec = 4000;
+  setitimer(ITIMER_REAL, &it, NULL);
+  const int pa = pause();
+  const int pae = errno;
+  const uint64_t t5 = now_ns();
+  const int parang = g_rang;
+  g_rang = 0;
+  sigset_t old, none;
+  sigemptyset(&none);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  it.it_value.tv_usec = 1000;
+  setitimer(ITIMER_REAL, &it, NULL);
+  const int su = sigsuspend(&none);
+  const uint64_t t6 = now_ns();
+  sigprocmask(SIG_SETMASK, &old, NULL);
   printf(
       "exec_verbs: the timer ended the loop after %llu us (%llu reads); usleep returned %d "
       "(%s) after %llu us, alarm %s; poll returned %d (%s) after %llu us, alarm %s; ppoll with "
-      "SIGALRM masked returned %d after %llu us, alarm %s\n",
+      "SIGALRM masked returned %d after %llu us, alarm %s; pause %d (%s) after %llu us, alarm %s; "
+      "sigsuspend %d after %llu us, alarm %s\n",
       (unsigned long long)(loop / 1000), (unsigned long long)reads, r, r ? strerror(e) : "no error",
       (unsigned long long)(slept / 1000), rang ? "rang" : "silent", pr, strerror(pe),
       (unsigned long long)((t3 - t2) / 1000), prang ? "rang" : "silent", qr,
-      (unsigned long long)((t4 - t3) / 1000), g_rang ? "rang" : "silent");
+      (unsigned long long)((t4 - t3) / 1000), qrang ? "rang" : "silent", pa, strerror(pae),
+      (unsigned long long)((t5 - t4) / 1000), parang ? "rang" : "silent", su,
+      (unsigned long long)((t6 - t5) / 1000), g_rang ? "rang" : "silent");
   return 0;
 }
 
