@@ -61,15 +61,16 @@ enum class Op : uint32_t {
   kOobGet,          // key, max -> bytes (waits for the key), its full length as ret
   // The process's environment (sim/exec/exec_process.h): its first call, then the management
   // network's sockets (sim/exec/mgmt_net.h) and sleeps.
-  kHello,        // -> virtual pid, clock read cost (ns), the host's address, CPU clock (MHz)
-  kResolve,      // host name or dotted address -> address (ENOENT: none)
-  kSockCreate,   // -> socket
-  kSockBind,     // socket, address, port
-  kSockListen,   // socket
-  kSockAccept,   // socket, nonblock -> new socket, peer address, peer port
-  kSockConnect,  // socket, address, port, nonblock
+  kHello,       // -> virtual pid, clock read cost (ns), the host's address, CPU clock (MHz)
+  kResolve,     // host name or dotted address -> address (ENOENT: none)
+  kSockCreate,  // -> socket
+  kSockBind,    // socket, address, port
+  kSockListen,  // socket
+  // limit: the simulated time (ns; -1: none) at which a timer's signal ends a blocking wait
+  kSockAccept,   // socket, nonblock, limit -> new socket, peer address, peer port
+  kSockConnect,  // socket, address, port, nonblock, limit
   kSockSend,     // socket, bytes -> count
-  kSockRecv,     // socket, max, nonblock, peek, bytes to wait for (1..max) -> bytes
+  kSockRecv,     // socket, max, nonblock, peek, bytes to wait for (1..max), limit -> bytes
   kSockClose,    // socket
   kSleep,        // ns
   // Shared receive queues (appended: the numbers above stay).

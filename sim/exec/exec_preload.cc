@@ -125,6 +125,15 @@ bool alarm_ends_waits() {
   return !sigismember(&cur, SIGALRM) && sa.sa_handler != SIG_IGN;
 }
 
+// A blocking socket call's limit (exec's kSockAccept): when the timer's signal would end its wait
+// (ns of simulated time; -1: none); and whether its handler restarts the call (SA_RESTART, as
+// signal() installs it) rather than ending it with EINTR.
+int64_t signal_limit() { return alarm_ends_waits() ? int64_t(g_alarm_ns) : -1; }
+bool signal_restarts() {
+  struct sigaction sa;
+  return sigaction(SIGALRM, nullptr, &sa) == 0 && (sa.sa_flags & SA_RESTART);
+}
+
 // A wait's signal mask (ppoll, pselect, epoll_pwait and epoll_pwait2's), in place for its scope.
 struct WaitMask {
   explicit WaitMask(const sigset_t* mask) : set(mask != nullptr) {
@@ -271,6 +280,17 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   alarm_due(g_now_ns);
   errno = a.err;
   return Msg(std::move(in));
+}
+
+// Before a look at what the simulator cannot see (the kernel's descriptors, a condition variable's
+// signals, a semaphore), in a process of several threads: a call that takes no simulated time and
+// is answered once every thread waits, so that what another thread does at this simulated time
+// is done before the look, whatever order the machine ran them in.
+volatile sig_atomic_t g_spawned = 0;  // the process started a thread (pthread_create)
+void settle() {
+  if (!g_threads && !g_spawned) return;
+  int rc = 0;
+  call(Op::kSleep, Msg().put(uint64_t(0)), &rc);
 }
 
 // --- Spinning on registered memory ---
@@ -1555,7 +1575,11 @@ int accept4(int fd, sockaddr* addr, socklen_t* len, int flags) {
   if (k < 0) return next<decltype(&accept4)>("accept4")(fd, addr, len, flags);
   int rc = 0;
   // (Whether the call waits is the listener's mode; SOCK_NONBLOCK is the new socket's.)
-  Msg a = call(Op::kSockAccept, Msg().put(k).put(int32_t(nonblocking().count(k))), &rc);
+  Msg a;
+  do
+    a = call(Op::kSockAccept, Msg().put(k).put(int32_t(nonblocking().count(k))).put(signal_limit()),
+             &rc);
+  while (rc && errno == EINTR && signal_restarts());
   if (rc) return -1;
   const int64_t n = a.get<int64_t>();
   const uint32_t ip = a.get<uint32_t>();
@@ -1584,8 +1608,12 @@ int connect(int fd, const sockaddr* addr, socklen_t len) {
     return -1;
   }
   int rc = 0;
-  call(Op::kSockConnect, Msg().put(k).put(ip).put(port).put(int32_t(nonblocking().count(k))), &rc);
-  if (rc) return -1;  // (EINPROGRESS: a non-blocking socket's; its peer is asked for later)
+  call(Op::kSockConnect,
+       Msg().put(k).put(ip).put(port).put(int32_t(nonblocking().count(k))).put(signal_limit()),
+       &rc);
+  // (EINPROGRESS: a non-blocking socket's, and EINTR, a signal's, whatever its handler: the
+  // connect goes on; its peer is asked for later.)
+  if (rc) return -1;
   peers()[k] = {ip, port};
   return 0;
 }
@@ -1613,7 +1641,7 @@ ssize_t recv(int fd, void* buf, size_t n, int flags) {
   const bool peek = flags & MSG_PEEK;
   const bool all = (flags & MSG_WAITALL) && !nonblock;
   size_t got = 0;
-  do {
+  for (;;) {
     const size_t left = n - got;
     int rc = 0;
     Msg a = call(Op::kSockRecv,
@@ -1622,16 +1650,18 @@ ssize_t recv(int fd, void* buf, size_t n, int flags) {
                      .put(uint64_t(left))
                      .put(int32_t(nonblock))
                      .put(int32_t(peek))
-                     .put(uint64_t(all && peek ? left : 1)),
+                     .put(uint64_t(all && peek ? left : 1))
+                     .put(signal_limit()),
                  &rc);
+    if (rc < 0 && errno == EINTR && signal_restarts()) continue;
     if (rc < 0) return got ? ssize_t(got) : -1;
     size_t m = 0;
     const uint8_t* p = a.get_bytes(&m);
     m = m < left ? m : left;
     if (p && m) std::memcpy(static_cast<uint8_t*>(buf) + got, p, m);
     got += m;
-    if (m == 0 || peek) break;  // the end of stream, or what a peek saw
-  } while (all && got < n);
+    if (m == 0 || peek || !all || got == n) break;  // (0: the end of stream; a peek's look)
+  }
   return ssize_t(got);
 }
 
@@ -1965,6 +1995,7 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
       }
     }
     if (!theirs.empty()) {
+      settle();
       for (size_t k = 0; k < theirs.size(); ++k) other[k] = fds[theirs[k]];
       const int r = real(other.data(), other.size(), 0);
       for (size_t k = 0; k < theirs.size(); ++k) fds[theirs[k]].revents = other[k].revents;
@@ -2128,12 +2159,13 @@ int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns,
     const uint64_t deadline =
         timeout_ns < 0 ? UINT64_MAX : g_now_ns + g_local_ns + uint64_t(timeout_ns);
     for (;;) {
+      const Looking look(deadline == UINT64_MAX && !alarm_ends_waits());
+      settle();
       const int k = real(ep, out, max, 0);
       const uint64_t now = g_now_ns + g_local_ns;
       if (k != 0 || now >= deadline) return k;
       const uint64_t nap = std::min<uint64_t>(kPollQuantumNs, deadline - now);
       const timespec ts{time_t(nap / 1000000000ull), long(nap % 1000000000ull)};
-      const Looking look(deadline == UINT64_MAX && !alarm_ends_waits());
       if (nanosleep(&ts, nullptr)) return -1;  // (EINTR: the timer's signal came first)
     }
   }
@@ -2303,6 +2335,7 @@ int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*),
   if (on()) {
     int rc = 0;
     call(Op::kThreadCreate, Msg(), &rc);
+    g_spawned = 1;
   }
   return real(t, attr, fn, arg);
 }
@@ -2361,6 +2394,7 @@ int cond_wait_until(pthread_cond_t* c, pthread_mutex_t* m, clockid_t id, const t
   while (!woken && left_until(id, at, &left) && left > 0) {
     int rc = 0;
     call(Op::kSleep, Msg().put(std::min(left, kWaitSliceNs)), &rc);
+    settle();
     woken = signals_of(c) != seen;
   }
   pthread_mutex_lock(m);
@@ -2383,6 +2417,7 @@ int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
     }
     int rc = 0;
     call(Op::kSleep, Msg().put(std::min(left, kWaitSliceNs)), &rc);
+    settle();
   }
 }
 }  // namespace

@@ -78,6 +78,10 @@ std::string preload_library() {
 
 namespace {
 
+// A blocking socket call's limit (simulated ns, -1: none; a signal of the process's is due then)
+// in ps.
+uint64_t limit_ps(int64_t ns) { return ns < 0 ? UINT64_MAX : uint64_t(ns) * 1000; }
+
 // The process's CPU time so far (user + system), in seconds; -1 once it is gone.
 double cpu_seconds(pid_t pid) {
   std::ifstream f(fmt::format("/proc/{}/stat", pid));
@@ -1150,9 +1154,10 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         v = net.listen(k);
       } else if (op == Op::kSockAccept) {
         const bool nonblock = in.get<int32_t>() != 0;
+        const uint64_t limit = limit_ps(in.get<int64_t>());
         uint32_t ip = 0;
         uint16_t port = 0;
-        v = net.accept(k, &ip, &port, nonblock);
+        v = net.accept(k, &ip, &port, nonblock, limit);
         if (v >= 0) {
           socks_.insert(v);
           out->put(v).put(ip).put(port);
@@ -1162,7 +1167,8 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         const uint32_t ip = in.get<uint32_t>();
         const uint16_t port = in.get<uint16_t>();
         const bool nonblock = in.get<int32_t>() != 0;
-        v = net.connect(k, ip == 0x7F000001u ? r_.ip : ip, port, nonblock);
+        const uint64_t limit = limit_ps(in.get<int64_t>());
+        v = net.connect(k, ip == 0x7F000001u ? r_.ip : ip, port, nonblock, limit);
       } else if (op == Op::kSockSend) {
         size_t n = 0;
         const uint8_t* p = in.get_bytes(&n);
@@ -1172,8 +1178,9 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         const bool nonblock = in.get<int32_t>() != 0;
         const bool peek = in.get<int32_t>() != 0;
         const uint64_t want = in.get<uint64_t>();
+        const uint64_t limit = limit_ps(in.get<int64_t>());
         std::vector<uint8_t> b(std::min<uint64_t>(max, kMaxMsg / 2));
-        v = net.recv(k, b.data(), b.size(), nonblock, peek, want);
+        v = net.recv(k, b.data(), b.size(), nonblock, peek, want, limit);
         b.resize(v > 0 ? size_t(v) : 0);
         out->put_bytes(b.data(), b.size());
       } else if (op == Op::kSockShutdown) {

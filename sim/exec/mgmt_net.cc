@@ -266,7 +266,19 @@ void MgmtNet::handle(Msg m) {
   }
 }
 
-int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool nonblock) {
+bool MgmtNet::wait_for(sc_core::sc_event& ev, uint64_t at_ps, uint64_t limit_ps) {
+  const uint64_t now = now_ps();
+  if (now >= limit_ps) return false;
+  const uint64_t until = std::min(at_ps, limit_ps);
+  if (until == UINT64_MAX)
+    host::host_wait(ev);
+  else
+    host::host_wait(ps_time(until - now), ev);
+  return true;
+}
+
+int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool nonblock,
+                        uint64_t limit_ps) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (!k->listening) return -EINVAL;
@@ -278,11 +290,11 @@ int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool 
       const uint64_t ready = k->backlog.front().first;
       if (ready <= now_ps()) break;
       if (nonblock) return -EAGAIN;
-      host::host_wait(ps_time(ready - now_ps()), *k->ev);
+      if (!wait_for(*k->ev, ready, limit_ps)) return -EINTR;
       continue;
     }
     if (nonblock) return -EAGAIN;
-    host::host_wait(*k->ev);
+    if (!wait_for(*k->ev, UINT64_MAX, limit_ps)) return -EINTR;
   }
   const int64_t n = k->backlog.front().second;
   k->backlog.pop_front();
@@ -292,7 +304,7 @@ int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool 
   return n;
 }
 
-int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock) {
+int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock, uint64_t limit_ps) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (in_progress(*k, now_ps())) return -EALREADY;
@@ -317,10 +329,13 @@ int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock) {
   if (nonblock) return -EINPROGRESS;
   {
     const host::BlockedIn blocked("connect to port " + std::to_string(port) + " (no listener yet)");
-    while (socks_.at(s).connect_rc == 1) host::host_wait(*socks_.at(s).ev);
+    // (A signal ends the wait, not the connect: it goes on as a non-blocking one's.)
+    while (socks_.at(s).connect_rc == 1)
+      if (!wait_for(*socks_.at(s).ev, UINT64_MAX, limit_ps)) return -EINTR;
   }
   Sock& c = socks_.at(s);
-  if (c.connect_done_ps > now_ps()) host::host_wait(ps_time(c.connect_done_ps - now_ps()));
+  while (c.connect_done_ps > now_ps())
+    if (!wait_for(*c.ev, c.connect_done_ps, limit_ps)) return -EINTR;
   c.so_error = 0;  // (the answer is the call's)
   c.connecting = false;
   return c.connect_rc;
@@ -377,7 +392,8 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   return int64_t(len);
 }
 
-int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock, bool peek, size_t want) {
+int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock, bool peek, size_t want,
+                      uint64_t limit_ps) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (in_progress(*k, now_ps())) {
@@ -405,10 +421,7 @@ int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock, bool p
         next = std::min(next, c.at_ps);
         break;
       }
-    if (next != UINT64_MAX)
-      host::host_wait(ps_time(next - t), *k->ev);
-    else
-      host::host_wait(*k->ev);
+    if (!wait_for(*k->ev, next, limit_ps)) return -EINTR;
   }
   size_t n = 0;
   for (auto c = k->rx.begin(); n < len && c != k->rx.end() && c->at_ps <= now_ps();) {

@@ -54,13 +54,16 @@ class MgmtNet {
   int64_t socket(uint32_t host_ip);
   int64_t bind(int64_t s, uint32_t ip, uint16_t port);
   int64_t listen(int64_t s);
-  // Waits for a connection; the new socket's id, and the peer's address.
-  int64_t accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool nonblock);
+  // Waits for a connection; the new socket's id, and the peer's address. A blocking call's wait
+  // ends with -EINTR at limit_ps (a signal of the caller's), as do recv's and connect's.
+  int64_t accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool nonblock,
+                 uint64_t limit_ps = UINT64_MAX);
   // Waits for the answer; a non-blocking one returns -EINPROGRESS at once: the socket is
   // writable (poll) once connected, or reports POLLERR and POLLHUP, its error taken by error().
   // Called again meanwhile: -EALREADY; once connected: -EISCONN; once refused: that error, if
   // error() has not taken it, else a new attempt.
-  int64_t connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock = false);
+  int64_t connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock = false,
+                  uint64_t limit_ps = UINT64_MAX);
   // getsockopt's SO_ERROR: the socket's pending error (a non-blocking connect's), cleared.
   int64_t error(int64_t s);
   // getpeername(2): the peer's address and port (-ENOTCONN before the connect is done).
@@ -69,7 +72,7 @@ class MgmtNet {
   // Waits until bytes are readable, at least `want` of them (or the peer closed: 0), and takes
   // up to len; with peek they stay (MSG_PEEK; MSG_WAITALL's want is len).
   int64_t recv(int64_t s, uint8_t* out, size_t len, bool nonblock, bool peek = false,
-               size_t want = 1);
+               size_t want = 1, uint64_t limit_ps = UINT64_MAX);
   int64_t close(int64_t s);
   // shutdown(2) of a connected socket (SHUT_RD, SHUT_WR, SHUT_RDWR): its write side sends the
   // end of stream as close does (sends then fail with EPIPE); its read side returns what is
@@ -140,6 +143,9 @@ class MgmtNet {
   }
   // Waits (a blocking call on a socket whose non-blocking connect is pending) until it is not.
   void wait_connected(int64_t s);
+  // Waits for ev or until at_ps (UINT64_MAX: no time), not past limit_ps: false once it is
+  // reached (the caller answers -EINTR).
+  bool wait_for(sc_core::sc_event& ev, uint64_t at_ps, uint64_t limit_ps);
   // The end of stream to k's peer, once (close, shutdown's write side).
   void send_fin(int64_t s, Sock* k);
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }

@@ -26,7 +26,8 @@ too, to the nanosecond) on sockets, copies of their descriptors (dup), non-block
 SO_ERROR, and epoll registrations of copied descriptors and copies of an instance; completion
 and rdma_cm event channels' descriptors poll in simulated time, non-blocking ones answer EAGAIN;
 waits on no descriptor or on the kernel's only keep simulated time, and so do clock_nanosleep and
-threads' timed waits on condition variables and semaphores;
+threads' timed waits on condition variables and semaphores; a timer's signal ends a blocking
+accept, connect or recv (EINTR) unless its handler restarts them;
 a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
 and prints its usage as a simulated process."""
@@ -340,6 +341,14 @@ check("timed waits: signalled 0 (flag 1) after 2000 us; Connection timed out aft
       "monotonic Connection timed out after 1000 us more; sem 0 after 1500 us more; -1 (Connection "
       "timed out) after 500 us more" in text(os.path.join(o, "node0", "tw.out")),
       f"timed waits: {text(os.path.join(o, 'node0', 'tw.out'))!r}")
+
+# A timer's signal ends blocking socket calls (EINTR), unless its handler restarts them.
+p, o = run("signal_calls", "workloads:\n  - {{name: sc, exec: [{}, signal-calls], hosts: [node0]}}\n"
+           .format(prog), timeout=60)
+check("signal calls: accept -1 (Interrupted system call) after 2000 us, alarm rang; connect -1 "
+      "(Interrupted system call) after 1000 us, alarm rang; with SA_RESTART recv 1 'r' after 3015 us, "
+      "alarm rang" in text(os.path.join(o, "node0", "sc.out")),
+      f"signal calls: {text(os.path.join(o, 'node0', 'sc.out'))!r}")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

@@ -74,6 +74,10 @@
  *                        signalled by a second thread after 2 ms (a 1 s deadline), one that
  *                        times out after 3 ms (realtime) and 1 ms (its clock monotonic), a
  *                        semaphore posted after 1.5 ms and one that times out after 0.5 ms
+ *   signal-calls         a timer's SIGALRM (a handler without SA_RESTART) ends a blocking accept
+ *                        (2 ms) and a connect to a port where nothing listens (1 ms) with
+ *                        EINTR; with SA_RESTART a recv goes on after the handler, to the byte
+ *                        another thread (SIGALRM blocked) writes after 3 ms
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -1025,6 +1029,78 @@ static int timed_waits(void) {
   return 0;
 }
 
+static int g_self_fd;
+
+static void* late_byte(void* arg) {
+  (void)arg;
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &block, NULL); /* (the timer's signal is the main thread's) */
+  usleep(3000);
+  if (write(g_self_fd, "r", 1) != 1) fprintf(stderr, "exec_verbs: write failed\n");
+  return NULL;
+}
+
+static int signal_calls(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sigaction(SIGALRM, &sa, NULL); /* no SA_RESTART */
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons(19989);
+  a.sin_addr.s_addr = htonl(0x7F000001);
+  const int l = socket(AF_INET, SOCK_STREAM, 0);
+  if (l < 0 || bind(l, (struct sockaddr*)&a, sizeof a) || listen(l, 1)) return fail("listen");
+  struct itimerval it;
+  memset(&it, 0, sizeof it);
+  it.it_value.tv_usec = 2000;
+  g_rang = 0;
+  const uint64_t t0 = now_ns();
+  setitimer(ITIMER_REAL, &it, NULL);
+  const int ac = accept(l, NULL, NULL);
+  const int ace = errno;
+  const uint64_t t1 = now_ns();
+  const int r1 = g_rang;
+  struct sockaddr_in none = a;
+  none.sin_port = htons(19988);
+  const int c = socket(AF_INET, SOCK_STREAM, 0);
+  it.it_value.tv_usec = 1000;
+  g_rang = 0;
+  setitimer(ITIMER_REAL, &it, NULL);
+  const int co = connect(c, (struct sockaddr*)&none, sizeof none);
+  const int coe = errno;
+  const uint64_t t2 = now_ns();
+  const int r2 = g_rang;
+  close(c);
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGALRM, &sa, NULL);
+  g_self_fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (g_self_fd < 0 || connect(g_self_fd, (struct sockaddr*)&a, sizeof a)) return fail("connect");
+  const int s2 = accept(l, NULL, NULL);
+  pthread_t t;
+  if (s2 < 0 || pthread_create(&t, NULL, late_byte, NULL)) return fail("accept / thread");
+  g_rang = 0;
+  const uint64_t t3 = now_ns();
+  setitimer(ITIMER_REAL, &it, NULL);
+  char b = 0;
+  const ssize_t n = recv(s2, &b, 1, 0);
+  const uint64_t t4 = now_ns();
+  pthread_join(t, NULL);
+  close(s2);
+  close(g_self_fd);
+  close(l);
+  printf(
+      "exec_verbs: signal calls: accept %d (%s) after %llu us, alarm %s; connect %d (%s) after "
+      "%llu us, alarm %s; with SA_RESTART recv %d '%c' after %llu us, alarm %s\n",
+      ac, strerror(ace), (unsigned long long)((t1 - t0) / 1000), r1 ? "rang" : "silent", co,
+      strerror(coe), (unsigned long long)((t2 - t1) / 1000), r2 ? "rang" : "silent", (int)n,
+      b ? b : '-', (unsigned long long)((t4 - t3) / 1000), g_rang ? "rang" : "silent");
+  return 0;
+}
+
 static void* spinner(void* arg) {
   volatile uint64_t* n = (volatile uint64_t*)arg;
   for (;;) ++*n;
@@ -1082,6 +1158,7 @@ int main(int argc, char** argv) {
     return cm_polls(!strcmp(argv[1], "cm-poll-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "kernel-waits")) return kernel_waits();
   if (!strcmp(argv[1], "timed-waits")) return timed_waits();
+  if (!strcmp(argv[1], "signal-calls")) return signal_calls();
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
