@@ -56,7 +56,7 @@ enum class Op : uint32_t {
   kDestroyQp,       // qp
   kPostSend,        // qp, n, WRs (SendWr, its SGEs, its inline bytes) -> rc, index of the bad one
   kPostRecv,        // qp, n, WRs (RecvWr, its SGEs) -> rc, index of the bad one
-  kGetAsyncEvent,   // ctx -> type, element (cq or qp id, or port)
+  kGetAsyncEvent,   // ctx, nonblock -> type, element (cq or qp id, or port)
   kOobPut,          // key, bytes (rnicsim's out-of-band board, rnic_oob_put)
   kOobGet,          // key, max -> bytes (waits for the key), its full length as ret
   // The process's environment (sim/exec/exec_process.h): its first call, then the management
@@ -120,10 +120,12 @@ struct CmEventMsg {
   uint16_t src_port, dst_port;
 };
 
-// What kSockPoll's items name: a socket, or (these bits set over its id) a completion channel
-// or an rdma_cm event channel, whose descriptors are readable when an event is there to get.
+// What kSockPoll's items name: a socket, or (these bits set over its id) a completion channel,
+// an rdma_cm event channel or a context's async events, whose descriptors are readable when an
+// event is there to get.
 constexpr int64_t kPollCompChannel = int64_t(1) << 60;
 constexpr int64_t kPollCmChannel = int64_t(2) << 60;
+constexpr int64_t kPollAsync = int64_t(3) << 60;  // a context's async events (its async_fd)
 constexpr int64_t kPollKinds = int64_t(15) << 60;
 
 // The longest one kSpin waits in simulated time (the process then looks again, and spins on).

@@ -851,7 +851,9 @@ ibv_context* ibv_open_device(ibv_device* dev) {
   fill_ops(x->v);
   ibv_context* c = &x->v.context;
   c->device = dev;
-  c->cmd_fd = c->async_fd = -1;
+  c->cmd_fd = -1;
+  c->async_fd = eventfd(0, EFD_CLOEXEC);  // a descriptor to poll for async events (the simulator's)
+  if (c->async_fd >= 0) vchans()[c->async_fd] = rnic::exec::kPollAsync | int64_t(x->id);
   c->num_comp_vectors = 1;
   c->abi_compat = __VERBS_ABI_IS_EXTENDED;
   pthread_mutex_init(&c->mutex, nullptr);
@@ -862,6 +864,10 @@ int ibv_close_device(ibv_context* c) {
   PASS(ibv_close_device, c);
   int rc = 0;
   call(Op::kCloseDevice, Msg().put(id_of(c)), &rc);
+  if (rc == 0 && c->async_fd >= 0) {
+    forget(c->async_fd);
+    syscall(SYS_close, c->async_fd);
+  }
   return rc;
 }
 
@@ -1175,7 +1181,8 @@ int ibv_destroy_srq(ibv_srq* srq) {
 int ibv_get_async_event(ibv_context* c, ibv_async_event* ev) {
   PASS(ibv_get_async_event, c, ev);
   int rc = 0;
-  Msg a = call(Op::kGetAsyncEvent, Msg().put(id_of(c)), &rc);
+  Msg a =
+      call(Op::kGetAsyncEvent, Msg().put(id_of(c)).put(int32_t(nonblocking_fd(c->async_fd))), &rc);
   if (rc) return -1;
   *ev = ibv_async_event{};
   ev->event_type = ibv_event_type(a.get<int32_t>());

@@ -212,6 +212,13 @@ short Server::poll_one(int64_t what, short events, uint64_t t, uint64_t* next,
       evs |= host::channel_event(ch);
       return host::channel_has_event(ch) ? short(events & POLLIN) : 0;
     }
+    case kPollAsync: {
+      ibv_context* c = find<ibv_context>(ctxs_, uint64_t(x));
+      if (!c) return POLLNVAL;
+      *waits = true;
+      evs |= host::async_event_of(c);
+      return host::async_has_event(c) ? short(events & POLLIN) : 0;
+    }
     case kPollCmChannel:
       if (!r_.cm || !cm_chans_.count(x)) return POLLNVAL;
       *waits = true;
@@ -1069,7 +1076,9 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     }
     case Op::kGetAsyncEvent: {
       ibv_context* c = find<ibv_context>(ctxs_, in.get<uint64_t>());
+      const bool nonblock = in.get<int32_t>() != 0;
       if (!c) return fail(EINVAL);
+      if (nonblock && !host::async_has_event(c)) return fail(EAGAIN);
       ibv_async_event e{};
       if (ibv_get_async_event(c, &e)) return fail(errno);
       out->put(int32_t(e.event_type));

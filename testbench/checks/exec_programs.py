@@ -310,12 +310,14 @@ check("epoll copies: 1 (data 5) after 1030 us, 'q'; a delete by the closed descr
       "descriptor" in text(os.path.join(o, "node1", "ec.out")),
       f"epoll copies: {text(os.path.join(o, 'node1', 'ec.out'))!r}")
 
-# The descriptors of a completion channel and of an rdma_cm event channel poll in simulated
-# time: readable when an event is there to get; made non-blocking, their gets answer EAGAIN.
+# The descriptors of a completion channel, a context's async events and an rdma_cm event channel
+# poll in simulated time: readable when an event is there to get; made non-blocking, their gets
+# answer EAGAIN.
 p, o = run("chan_events", f"workloads:\n  - name: xfer\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
            "    args: [[server-events, '16'], [client, '16']]\n", timeout=60)
 out = text(os.path.join(o, "node1", "xfer.out"))
-check("events: ibv_get_cq_event -1 (Resource temporarily unavailable) before any, poll 0" in out and
+check("events: ibv_get_cq_event -1 (Resource temporarily unavailable) before any, poll 0; async: -1 "
+      "(Resource temporarily unavailable), poll 0" in out and
       "events: epoll 1 (data 7) after 79 us, the event's CQ ours" in out and
       "count 16, 16 blocks of 4096 bytes arrived intact" in out, f"completion channel: {out!r}")
 p, o = run("cm_poll", f"workloads:\n  - name: cm\n    exec: [{prog}]\n    hosts: [node1, node0]\n"

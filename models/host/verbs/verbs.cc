@@ -884,6 +884,10 @@ int ibv_destroy_comp_channel(ibv_comp_channel* channel) {
 namespace rnic::host {
 bool channel_has_event(ibv_comp_channel* channel) { return !chi(channel)->events.empty(); }
 const sc_core::sc_event& channel_event(ibv_comp_channel* channel) { return chi(channel)->ev; }
+bool async_has_event(ibv_context* context) { return !drv_of(context)->async_queue().empty(); }
+const sc_core::sc_event& async_event_of(ibv_context* context) {
+  return drv_of(context)->async_event();
+}
 }  // namespace rnic::host
 
 int ibv_get_cq_event(ibv_comp_channel* channel, ibv_cq** cq, void** cq_context) {

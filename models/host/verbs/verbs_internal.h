@@ -26,6 +26,9 @@ ProcessContext current_process();
 // notified when one is added: what a poll of the channel's descriptor waits on.
 bool channel_has_event(ibv_comp_channel* channel);
 const sc_core::sc_event& channel_event(ibv_comp_channel* channel);
+// The same of a context's async events (ibv_get_async_event; its async_fd).
+bool async_has_event(ibv_context* context);
+const sc_core::sc_event& async_event_of(ibv_context* context);
 // The management network's send (host.mgmt_latency_ns, host.mgmt_gbps): `bytes` sent now by the
 // calling process's host, behind what it sent before, reach the peer at the time returned (ps).
 // The out-of-band board and traffic::Oob share each host's sending side.

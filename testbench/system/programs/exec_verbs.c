@@ -7,7 +7,8 @@
  *                        byte with plain loads. QP details go through rnicsim's out-of-band
  *                        board (rnic_oob_*, which the preload library provides).
  *   server-events N      the server, its CQ on a completion channel: made non-blocking, the
- *                        channel answers EAGAIN and polls empty before any event; an epoll
+ *                        channel answers EAGAIN and polls empty before any event (and so does
+ *                        the context's async_fd); an epoll
  *                        wait on its descriptor ends at the Send's completion, whose event
  *                        names the CQ
  *   client-ex N          the client, with rdma-core's extended verbs: its CQ from
@@ -250,8 +251,18 @@ static int transfer(int server, int blocks, int ex, int events) {
       ev.events = EPOLLIN;
       ev.data.u32 = 7;
       if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, g_chan->fd, &ev)) return fail("epoll (channel)");
-      printf("exec_verbs: events: ibv_get_cq_event %d (%s) before any, poll %d\n", early,
-             strerror(eerr), none);
+      /* The context's async events, the same way (none has come). */
+      if (fcntl(ctx->async_fd, F_SETFL, fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK))
+        return fail("fcntl (async_fd)");
+      struct ibv_async_event ae;
+      const int aearly = ibv_get_async_event(ctx, &ae);
+      const int aerr = errno;
+      struct pollfd ap = {ctx->async_fd, POLLIN, 0};
+      const int anone = poll(&ap, 1, 0);
+      printf(
+          "exec_verbs: events: ibv_get_cq_event %d (%s) before any, poll %d; async: %d (%s), "
+          "poll %d\n",
+          early, strerror(eerr), none, aearly, strerror(aerr), anone);
     }
     const char ready = 1;
     rnic_oob_put("exec.ready", &ready, 1);
