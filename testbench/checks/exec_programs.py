@@ -327,30 +327,32 @@ check("cm: rdma_get_cm_event -1 (Resource temporarily unavailable) before any; p
       "cm: rejected" in text(os.path.join(o, "node0", "cm.out")),
       f"rdma_cm channel: {text(os.path.join(o, 'node1', 'cm.out'))!r}")
 
+
+def alone(name, mode, want):
+    """exec_verbs MODE alone on node0, stopped after 60 s: its output must hold `want`."""
+    p, o = run(name, f"workloads:\n  - {{name: {name}, exec: [{prog}, {mode}], hosts: [node0]}}\n",
+               timeout=60)
+    out = text(os.path.join(o, "node0", name + ".out"))
+    check(want in out, f"{mode}: {out!r}")
+
+
 # Waits on no descriptor, or on the kernel's only, keep simulated time too (they took wall time),
 # and so does clock_nanosleep, relative and to an absolute time.
-p, o = run("kernel_waits", "workloads:\n  - {{name: kw, exec: [{}, kernel-waits], hosts: [node0]}}\n"
-           .format(prog), timeout=60)
-check("kernel waits: poll(NULL, 0, 5) 0 after 5000 us, select's sleep 0 after 2500 us, a pipe's "
+alone("kernel_waits", "kernel-waits",
+      "kernel waits: poll(NULL, 0, 5) 0 after 5000 us, select's sleep 0 after 2500 us, a pipe's "
       "poll 0 after 3000 us, epoll 0 after 2000 us, written 1 after 20 ns; clock_nanosleep 0 after "
-      "1000 us, to an absolute time 0 after 1500 us" in text(os.path.join(o, "node0", "kw.out")), f"kernel waits: {text(os.path.join(o, 'node0', 'kw.out'))!r}")
-
+      "1000 us, to an absolute time 0 after 1500 us")
 # Threads' timed waits keep simulated time: deadlines on the simulated clocks (they were past
 # on the real ones, so every such wait timed out at once).
-p, o = run("timed_waits", "workloads:\n  - {{name: tw, exec: [{}, timed-waits], hosts: [node0]}}\n"
-           .format(prog), timeout=60)
-check("timed waits: signalled 0 (flag 1) after 2000 us; Connection timed out after 3000 us more; "
+alone("timed_waits", "timed-waits",
+      "timed waits: signalled 0 (flag 1) after 2000 us; Connection timed out after 3000 us more; "
       "monotonic Connection timed out after 1000 us more; sem 0 after 1500 us more; -1 (Connection "
-      "timed out) after 500 us more" in text(os.path.join(o, "node0", "tw.out")),
-      f"timed waits: {text(os.path.join(o, 'node0', 'tw.out'))!r}")
-
+      "timed out) after 500 us more")
 # A timer's signal ends blocking socket calls (EINTR), unless its handler restarts them.
-p, o = run("signal_calls", "workloads:\n  - {{name: sc, exec: [{}, signal-calls], hosts: [node0]}}\n"
-           .format(prog), timeout=60)
-check("signal calls: accept -1 (Interrupted system call) after 2000 us, alarm rang; connect -1 "
+alone("signal_calls", "signal-calls",
+      "signal calls: accept -1 (Interrupted system call) after 2000 us, alarm rang; connect -1 "
       "(Interrupted system call) after 1000 us, alarm rang; with SA_RESTART recv 1 'r' after 3015 us, "
-      "alarm rang" in text(os.path.join(o, "node0", "sc.out")),
-      f"signal calls: {text(os.path.join(o, 'node0', 'sc.out'))!r}")
+      "alarm rang")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

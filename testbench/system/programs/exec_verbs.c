@@ -437,15 +437,27 @@ static int alarms(void) {
   return 0;
 }
 
-static int polls(int server, const char* host) {
-  struct addrinfo hints, *res = NULL;
+/* A TCP socket, and in *res the address to bind it to (server: any of this host's) or to
+ * connect it to (host's) at port; -1 (said on stderr) when either fails. */
+static int tcp_socket(int server, const char* host, const char* port, struct addrinfo** res) {
+  struct addrinfo hints;
   memset(&hints, 0, sizeof hints);
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = server ? AI_PASSIVE : 0;
-  if (getaddrinfo(server ? NULL : host, "19999", &hints, &res)) return fail("getaddrinfo");
+  if (getaddrinfo(server ? NULL : host, port, &hints, res)) {
+    fail("getaddrinfo");
+    return -1;
+  }
   const int s = socket(AF_INET, SOCK_STREAM, 0);
-  if (s < 0) return fail("socket");
+  if (s < 0) fail("socket");
+  return s;
+}
+
+static int polls(int server, const char* host) {
+  struct addrinfo* res = NULL;
+  const int s = tcp_socket(server, host, "19999", &res);
+  if (s < 0) return 1;
   char b[8] = {0};
   if (!server) {
     if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
@@ -547,13 +559,8 @@ static int polls(int server, const char* host) {
 
 static int epolls(int server, const char* host) {
   if (!server) return polls(0, host); /* the same client */
-  struct addrinfo hints, *res = NULL;
-  memset(&hints, 0, sizeof hints);
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE;
-  if (getaddrinfo(NULL, "19999", &hints, &res)) return fail("getaddrinfo");
-  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct addrinfo* res = NULL;
+  const int s = tcp_socket(1, NULL, "19999", &res);
   if (s < 0 || bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 1)) return fail("listen");
   const int ep = epoll_create1(0);
   int pipefd[2];
@@ -625,14 +632,9 @@ static void* late_writer(void* arg) {
 }
 
 static int forever(int server, const char* how, const char* host) {
-  struct addrinfo hints, *res = NULL;
-  memset(&hints, 0, sizeof hints);
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = server ? AI_PASSIVE : 0;
-  if (getaddrinfo(server ? NULL : host, "19996", &hints, &res)) return fail("getaddrinfo");
-  const int s = socket(AF_INET, SOCK_STREAM, 0);
-  if (s < 0) return fail("socket");
+  struct addrinfo* res = NULL;
+  const int s = tcp_socket(server, host, "19996", &res);
+  if (s < 0) return 1;
   if (!server) {
     if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
     close(s);
@@ -689,14 +691,9 @@ static void on_pipe(int sig) {
 }
 
 static int shutdowns(int server, const char* host) {
-  struct addrinfo hints, *res = NULL;
-  memset(&hints, 0, sizeof hints);
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = server ? AI_PASSIVE : 0;
-  if (getaddrinfo(server ? NULL : host, "19995", &hints, &res)) return fail("getaddrinfo");
-  const int s = socket(AF_INET, SOCK_STREAM, 0);
-  if (s < 0) return fail("socket");
+  struct addrinfo* res = NULL;
+  const int s = tcp_socket(server, host, "19995", &res);
+  if (s < 0) return 1;
   char n0[32], n1[32], n2[32];
   name_of(s, n0);
   if (server) {
@@ -822,14 +819,9 @@ static int nbconnects(int server, const char* host) {
 }
 
 static int epoll_copies(int server, const char* host) {
-  struct addrinfo hints, *res = NULL;
-  memset(&hints, 0, sizeof hints);
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = server ? AI_PASSIVE : 0;
-  if (getaddrinfo(server ? NULL : host, "19991", &hints, &res)) return fail("getaddrinfo");
-  const int s = socket(AF_INET, SOCK_STREAM, 0);
-  if (s < 0) return fail("socket");
+  struct addrinfo* res = NULL;
+  const int s = tcp_socket(server, host, "19991", &res);
+  if (s < 0) return 1;
   char b[2] = {0};
   if (!server) {
     if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
