@@ -2427,7 +2427,47 @@ int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
     settle();
   }
 }
+
+// A timed lock or join: tries it, then sleeps a slice and looks again, up to the deadline.
+extern "C++" {
+template <class Try>
+int try_until(clockid_t id, const timespec* at, Try try_once) {
+  for (;;) {
+    const int r = try_once();
+    if (r != EBUSY) return r;
+    uint64_t left = 0;
+    if (!left_until(id, at, &left)) return EINVAL;
+    if (left == 0) return ETIMEDOUT;
+    int rc = 0;
+    call(Op::kSleep, Msg().put(std::min(left, kWaitSliceNs)), &rc);
+    settle();
+  }
+}
+}
 }  // namespace
+
+int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) {
+  if (!on()) return next<decltype(&pthread_mutex_timedlock)>("pthread_mutex_timedlock")(m, at);
+  return try_until(CLOCK_REALTIME, at, [m] { return pthread_mutex_trylock(m); });
+}
+int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t id, const timespec* at) {
+  if (!on()) return next<decltype(&pthread_mutex_clocklock)>("pthread_mutex_clocklock")(m, id, at);
+  return try_until(id, at, [m] { return pthread_mutex_trylock(m); });
+}
+int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const timespec* at) {
+  if (!on())
+    return next<decltype(&pthread_rwlock_timedrdlock)>("pthread_rwlock_timedrdlock")(l, at);
+  return try_until(CLOCK_REALTIME, at, [l] { return pthread_rwlock_tryrdlock(l); });
+}
+int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const timespec* at) {
+  if (!on())
+    return next<decltype(&pthread_rwlock_timedwrlock)>("pthread_rwlock_timedwrlock")(l, at);
+  return try_until(CLOCK_REALTIME, at, [l] { return pthread_rwlock_trywrlock(l); });
+}
+int pthread_timedjoin_np(pthread_t t, void** ret, const timespec* at) {
+  if (!on()) return next<decltype(&pthread_timedjoin_np)>("pthread_timedjoin_np")(t, ret, at);
+  return try_until(CLOCK_REALTIME, at, [t, ret] { return pthread_tryjoin_np(t, ret); });
+}
 
 int pthread_cond_signal(pthread_cond_t* c) {
   if (on()) signalled(c);

@@ -26,7 +26,7 @@ too, to the nanosecond) on sockets, copies of their descriptors (dup), non-block
 SO_ERROR, and epoll registrations of copied descriptors and copies of an instance; completion
 and rdma_cm event channels' descriptors poll in simulated time, non-blocking ones answer EAGAIN;
 waits on no descriptor or on the kernel's only keep simulated time, and so do clock_nanosleep and
-threads' timed waits on condition variables and semaphores; a timer's signal ends a blocking
+threads' timed waits on condition variables, semaphores, mutexes and joins; a timer's signal ends a blocking
 accept, connect or recv (EINTR) unless its handler restarts them;
 a wait with no timeout on a descriptor nothing writes ends the run with where it waits;
 every acceptance binary (ibverbs-utils, perftest, rping) loads
@@ -347,7 +347,7 @@ alone("kernel_waits", "kernel-waits",
 alone("timed_waits", "timed-waits",
       "timed waits: signalled 0 (flag 1) after 2000 us; Connection timed out after 3000 us more; "
       "monotonic Connection timed out after 1000 us more; sem 0 after 1500 us more; -1 (Connection "
-      "timed out) after 500 us more")
+      "timed out) after 500 us more; mutex Connection timed out after 500 us more; join 0")
 # A timer's signal ends blocking socket calls (EINTR), unless its handler restarts them.
 alone("signal_calls", "signal-calls",
       "signal calls: accept -1 (Interrupted system call) after 2000 us, alarm rang; connect -1 "

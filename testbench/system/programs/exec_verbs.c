@@ -74,7 +74,8 @@
  *   timed-waits          a thread's timed waits in simulated time: a condition variable
  *                        signalled by a second thread after 2 ms (a 1 s deadline), one that
  *                        times out after 3 ms (realtime) and 1 ms (its clock monotonic), a
- *                        semaphore posted after 1.5 ms and one that times out after 0.5 ms
+ *                        semaphore posted after 1.5 ms and one that times out after 0.5 ms,
+ *                        a timed lock of a mutex it holds (0.5 ms) and a timed join
  *   signal-calls         a timer's SIGALRM (a handler without SA_RESTART) ends a blocking accept
  *                        (2 ms) and a connect to a port where nothing listens (1 ms) with
  *                        EINTR; with SA_RESTART a recv goes on after the handler, to the byte
@@ -1021,14 +1022,23 @@ static int timed_waits(void) {
   const int e = sem_timedwait(&g_sem, &half);
   const int eerr = errno;
   const uint64_t t5 = now_ns();
-  pthread_join(t, NULL);
+  /* A mutex this thread holds: a timed lock times out (0.5 ms); the thread has ended by now. */
+  pthread_mutex_lock(&g_m);
+  const struct timespec half2 = in(CLOCK_REALTIME, 500000);
+  const int f = pthread_mutex_timedlock(&g_m, &half2);
+  const uint64_t t6 = now_ns();
+  pthread_mutex_unlock(&g_m);
+  const struct timespec sec3 = in(CLOCK_REALTIME, 1000000000);
+  const int g = pthread_timedjoin_np(t, NULL, &sec3);
   printf(
       "exec_verbs: timed waits: signalled %d (flag %d) after %llu us; %s after %llu us more; "
-      "monotonic %s after %llu us more; sem %d after %llu us more; %d (%s) after %llu us more\n",
+      "monotonic %s after %llu us more; sem %d after %llu us more; %d (%s) after %llu us more; "
+      "mutex %s after %llu us more; join %d\n",
       a, g_flag, (unsigned long long)((t1 - t0) / 1000), strerror(b),
       (unsigned long long)((t2 - t1) / 1000), strerror(c), (unsigned long long)((t3 - t2) / 1000),
       d, (unsigned long long)((t4 - t3) / 1000), e, strerror(eerr),
-      (unsigned long long)((t5 - t4) / 1000));
+      (unsigned long long)((t5 - t4) / 1000), strerror(f), (unsigned long long)((t6 - t5) / 1000),
+      g);
   return 0;
 }
 
