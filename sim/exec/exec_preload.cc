@@ -2391,44 +2391,8 @@ void signalled(const pthread_cond_t* c) {
   pthread_mutex_unlock(&g_cond_lock);
 }
 
-int cond_wait_until(pthread_cond_t* c, pthread_mutex_t* m, clockid_t id, const timespec* at) {
-  uint64_t left = 0;
-  if (!left_until(id, at, &left)) return EINVAL;
-  const uint64_t seen = signals_of(c);
-  if (left == 0) return ETIMEDOUT;
-  pthread_mutex_unlock(m);
-  bool woken = false;
-  while (!woken && left_until(id, at, &left) && left > 0) {
-    int rc = 0;
-    call(Op::kSleep, Msg().put(std::min(left, kWaitSliceNs)), &rc);
-    settle();
-    woken = signals_of(c) != seen;
-  }
-  pthread_mutex_lock(m);
-  return woken ? 0 : ETIMEDOUT;
-}
-
-int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
-  static const auto trywait = reinterpret_cast<int (*)(sem_t*)>(dlsym(RTLD_NEXT, "sem_trywait"));
-  for (;;) {
-    if (trywait(sem) == 0) return 0;
-    if (errno != EAGAIN) return -1;
-    uint64_t left = 0;
-    if (!left_until(id, at, &left)) {
-      errno = EINVAL;
-      return -1;
-    }
-    if (left == 0) {
-      errno = ETIMEDOUT;
-      return -1;
-    }
-    int rc = 0;
-    call(Op::kSleep, Msg().put(std::min(left, kWaitSliceNs)), &rc);
-    settle();
-  }
-}
-
-// A timed lock or join: tries it, then sleeps a slice and looks again, up to the deadline.
+// A timed wait, lock or join: tries it (EBUSY: not yet), then sleeps a slice and tries again,
+// up to the deadline (ETIMEDOUT).
 extern "C++" {
 template <class Try>
 int try_until(clockid_t id, const timespec* at, Try try_once) {
@@ -2443,6 +2407,28 @@ int try_until(clockid_t id, const timespec* at, Try try_once) {
     settle();
   }
 }
+}
+
+int cond_wait_until(pthread_cond_t* c, pthread_mutex_t* m, clockid_t id, const timespec* at) {
+  uint64_t left = 0;
+  if (!left_until(id, at, &left)) return EINVAL;
+  const uint64_t seen = signals_of(c);
+  if (left == 0) return ETIMEDOUT;
+  pthread_mutex_unlock(m);
+  const int r = try_until(id, at, [c, seen] { return signals_of(c) != seen ? 0 : EBUSY; });
+  pthread_mutex_lock(m);
+  return r;
+}
+
+int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
+  static const auto trywait = reinterpret_cast<int (*)(sem_t*)>(dlsym(RTLD_NEXT, "sem_trywait"));
+  const int r = try_until(id, at, [sem] {
+    if (trywait(sem) == 0) return 0;
+    return errno == EAGAIN ? EBUSY : errno;
+  });
+  if (r == 0) return 0;
+  errno = r;
+  return -1;
 }
 }  // namespace
 
