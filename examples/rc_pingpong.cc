@@ -57,6 +57,7 @@ RNIC_PROGRAM {
   std::unique_ptr<char, decltype(&std::free)> mem(
       static_cast<char*>(std::aligned_alloc(4096, 4096)), &std::free);
   char* const buf = mem.get();
+  std::memset(buf, 0, 4096);  // what a round trip leaves unwritten goes on the wire as zeros
   ibv_mr* mr = ibv_reg_mr(pd, buf, size, IBV_ACCESS_LOCAL_WRITE);
   ibv_cq* cq = ibv_create_cq(ctx, 16, nullptr, nullptr, 0);
   if (!pd || !mr || !cq) return fail("ibv_alloc_pd / ibv_reg_mr / ibv_create_cq");
