@@ -195,8 +195,10 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
   }
   // Over several processes: this rank's part, and its links to other ranks. A rank builds only
   // its own hosts and switches, and the links with an end among them.
+  // (A waveform of the FCS checker's RTL takes each frame's beats from its first bit.)
   part = partition_topology(topo, ranks::size(), partition_pins(),
-                            uint64_t(c.host.mgmt_latency_ns) * 1000);
+                            uint64_t(c.host.mgmt_latency_ns) * 1000,
+                            impl.traced && node_implementations(impl, c).rtl("crc32"));
   part_rank_ = ranks::rank();
   run_control::set_lookahead(part.lookahead_ps);
   if (ranks::parallel()) {
@@ -365,6 +367,8 @@ void Cluster::run(const std::vector<std::function<void()>>& programs) {
 void Cluster::run(const std::vector<Program>& programs) {
   std::vector<std::pair<std::string, std::function<void()>>> threads;
   for (const Program& pr : programs) {
+    const auto pid = pids_.try_emplace({pr.node, pr.process}, pid_);
+    if (pid.second) ++pid_;
     if (!local(pr.node)) continue;  // another rank's host
     Node& n = *nodes[size_t(pr.node)];
     std::unique_ptr<host::Process>& slot = pr.process == 0 ? n.proc : n.other_procs[pr.process];
@@ -372,7 +376,7 @@ void Cluster::run(const std::vector<Program>& programs) {
       slot = std::make_unique<host::Process>(
           n.host.mem, n.cfg.host,
           uint64_t(cfg.sim.seed) * 7919 + uint64_t(n.index) + 104729 * uint64_t(pr.process),
-          pid_++);
+          pid.first->second);
     host::Process* proc = slot.get();
     threads.emplace_back(fmt::format("{}_proc{}_{}", n.name(), proc->pid(), runs_++),
                          [&n, proc, fn = pr.fn, priv = pr.privileged] {
@@ -431,14 +435,18 @@ std::string Cluster::dump_state() const {
 }
 
 void Cluster::trace(TraceSink& t) const {
-  for (const auto& n : nodes) {
-    if (!n) continue;  // another rank's
-    n->host.trace(t);
-    std::vector<eth::Mac> peers;
-    for (const auto& o : nodes)
-      if (o && o.get() != n.get()) peers.push_back(o->mac);
-    n->card.trace(t, peers);
-  }
+  for (size_t i = 0; i < nodes.size(); ++i) trace_node(i, t);
+}
+
+void Cluster::trace_node(size_t i, TraceSink& t) const {
+  const auto& n = nodes[i];
+  if (!n) return;  // another rank's
+  n->host.trace(t);
+  // Its EFE's channel to every other host, on this rank or another.
+  std::vector<eth::Mac> peers;
+  for (size_t j = 0; j < host_macs.size(); ++j)
+    if (j != i) peers.push_back(host_macs[j]);
+  n->card.trace(t, peers);
 }
 
 }  // namespace rnic

@@ -114,6 +114,8 @@ class Cluster {
   // The same over every rank's links (a collective call: every rank makes it), for every rank.
   std::string lossy_links_everywhere() const;
   void trace(TraceSink& t) const;
+  // Host i's signals (none for another rank's): trace() registers every host's in turn.
+  void trace_node(size_t i, TraceSink& t) const;
   eth::EthLink& link(size_t i) { return *links[i]; }
   int find(const std::string& host) const;  // -1 when no host has that name
 
@@ -171,6 +173,9 @@ class Cluster {
   uint32_t frame_channel_ = UINT32_MAX;
   uint32_t board_channel_ = UINT32_MAX;  // the programs' out-of-band board's puts
   int pid_ = 100;
+  // Each host's processes' ids (by host and process), given in the order one process gives them
+  // over every host, this rank's or another's: a process's pid seeds where its pages go.
+  std::map<std::pair<int, int>, int> pids_;
   int runs_ = 0;
 };
 

@@ -36,7 +36,8 @@ void FstTrace::open(const std::string& path) {
   file_->open(path.c_str());
 }
 
-void FstTrace::write_gtkw(const std::string& path, const std::string& dump_file) const {
+void FstTrace::write_gtkw(const std::vector<Sig>& sigs, const std::string& path,
+                          const std::string& dump_file) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error(path + ": cannot write the GTKWave save file");
   std::fprintf(f, "[*] rnicsim: one group per block (docs/debugging.md)\n");
@@ -44,11 +45,11 @@ void FstTrace::write_gtkw(const std::string& path, const std::string& dump_file)
   std::fprintf(f, "[signals_width] 360\n[sst_width] 260\n");
   // Scopes in the order their first signal was registered.
   std::vector<std::string> order;
-  for (const Sig& g : sigs_)
+  for (const Sig& g : sigs)
     if (std::find(order.begin(), order.end(), g.scope) == order.end()) order.push_back(g.scope);
   for (const std::string& scope : order) {
     std::fprintf(f, "@800200\n-%s\n", scope.c_str());
-    for (const Sig& g : sigs_) {
+    for (const Sig& g : sigs) {
       if (g.scope != scope) continue;
       const std::string full = (scope.empty() ? "" : scope + ".") + g.name;
       if (g.bits == 1)

@@ -38,6 +38,8 @@ class FstTrace : public TraceSink {
   // A glob (fnmatch) over "scope.name"; empty: everything.
   void set_scope_filter(std::string pattern) { filter_ = std::move(pattern); }
   size_t signals() const { return sigs_.size(); }
+  // Nothing registered: the file would hold no variable.
+  bool empty() const { return sigs_.empty() && verilated_.empty(); }
   bool is_open() const;
 
   // Opens the file (after elaboration: call sc_start(SC_ZERO_TIME) first).
@@ -46,7 +48,9 @@ class FstTrace : public TraceSink {
   // block's boundary: an engine's channels, an EFE channel, a MAC, a PCIe link end), in the
   // order they were registered, counts in decimal, 1-bit signals as bits. dump_file: the FST's
   // name as the save file should refer to it. Throws std::runtime_error if it cannot write.
-  void write_gtkw(const std::string& path, const std::string& dump_file) const;
+  void write_gtkw(const std::string& path, const std::string& dump_file) const {
+    write_gtkw(sigs_, path, dump_file);
+  }
   void close();
 
  public:
@@ -57,6 +61,10 @@ class FstTrace : public TraceSink {
     std::function<void(uint32_t*)> read;
     uint32_t code = 0;
   };
+  const std::vector<Sig>& sigs() const { return sigs_; }
+  // The save file for these signals (their scope, name and bits), as above.
+  static void write_gtkw(const std::vector<Sig>& sigs, const std::string& path,
+                         const std::string& dump_file);
 
  private:
   static void init_cb(void* self, void* tracep, uint32_t code);

@@ -40,7 +40,8 @@ struct Groups {
 
 }  // namespace
 
-uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchConfig*>& ends) {
+uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchConfig*>& ends,
+                           bool host_first_bit) {
   // A link hands a frame over when its sender starts it. A MAC acts on it after its last bit
   // (its FCS), a store-and-forward switch too (a PAUSE, a drop, or its queue switch.latency_ns
   // later); the shortest frame is a preamble, 60 bytes and the FCS. A cut-through switch acts
@@ -51,11 +52,12 @@ uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchCo
     if (sw && sw->mode == "cut_through")
       react = std::min(react, (eth::kPreambleBytes + eth::kHeaderBytes) * byte_ps +
                                   uint64_t(sw->latency_ns) * 1000);
+  if (host_first_bit && std::find(ends.begin(), ends.end(), nullptr) != ends.end()) react = 0;
   return uint64_t(l.prop_ns) * 1000 + react;
 }
 
 Partition partition_topology(const Topology& t, int ranks, const std::vector<std::string>& pins,
-                             uint64_t mgmt_latency_ps) {
+                             uint64_t mgmt_latency_ps, bool host_first_bit) {
   if (ranks < 1) throw InputError("mpirun -n", "ranks", fmt::format("{} ranks", ranks));
   const size_t h = t.hosts.size(), s = t.switches.size();
   Partition p;
@@ -178,8 +180,10 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
                                    p.end_rank(l, 0), p.end_rank(l, 1)));
     p.crossing.push_back(int(i));
     p.crossing_lookahead_ps.push_back(
-        link_lookahead_ps(l.params, {l.sw_a >= 0 ? &t.switches[size_t(l.sw_a)].cfg : nullptr,
-                                     l.sw_b >= 0 ? &t.switches[size_t(l.sw_b)].cfg : nullptr}));
+        link_lookahead_ps(l.params,
+                          {l.sw_a >= 0 ? &t.switches[size_t(l.sw_a)].cfg : nullptr,
+                           l.sw_b >= 0 ? &t.switches[size_t(l.sw_b)].cfg : nullptr},
+                          host_first_bit));
     p.lookahead_ps = std::min(p.lookahead_ps, p.crossing_lookahead_ps.back());
   }
   return p;

@@ -20,8 +20,11 @@ struct Topology;
 // How far one end of a link may run ahead of the other: its propagation delay and the time from
 // a frame's first bit to the first thing its receiver does with it (the shortest frame's time at
 // the link's rate; a cut-through switch's latency after the header, if shorter). `ends`: the
-// switch at each end (nullptr: a host).
-uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchConfig*>& ends);
+// switch at each end (nullptr: a host). host_first_bit: a host's MAC takes a frame beat by beat
+// from its first bit (a waveform of the FCS checker's RTL, clocked in simulated time), so a link
+// with a host at either end has its propagation delay alone.
+uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchConfig*>& ends,
+                           bool host_first_bit = false);
 
 struct Partition {
   int ranks = 1;
@@ -46,8 +49,9 @@ struct Partition {
 // switch) place those first; a pinned host leaves its group. mgmt_latency_ps bounds the
 // lookahead. Throws InputError: an unknown name or a rank out of range, a rank with no host, a
 // crossing link with no propagation delay (it cannot be split: pin its ends together).
+// host_first_bit: as link_lookahead_ps's.
 Partition partition_topology(const Topology& t, int ranks, const std::vector<std::string>& pins,
-                             uint64_t mgmt_latency_ps);
+                             uint64_t mgmt_latency_ps, bool host_first_bit = false);
 
 // The run's `--partition` pins, for every system it builds (empty: the default split).
 void set_partition_pins(std::vector<std::string> pins);

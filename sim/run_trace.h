@@ -1,11 +1,13 @@
 // The waveform of a run: `--trace fst` writes OUT/trace.fst with the models' signals and
 // OUT/trace.gtkw, GTKWave's save file grouping them by block, `--trace-window T0:T1` (ns; either
 // end may be left out) limits it in time, `--trace-scope PATTERN` (a glob over "scope.name") in
-// space.
+// space. Over several processes each rank writes the waveform of its own hosts beside it, and
+// rank 0 merges them into OUT/trace.fst once the run is over (sim/fst_merge.h).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/fst_trace.h"
 #include "sim/scenario.h"
@@ -22,20 +24,26 @@ class RunTrace {
   // Registers the system's signals and opens/closes the file at the window's ends.
   void attach(HostCard& sys);
   void attach(Cluster& sys);
-  void close() { fst_.close(); }
+  // Closes the file; over several processes (a collective call: every rank makes it) rank 0
+  // then merges the ranks' files into one. Returns what went wrong ("" if nothing did).
+  std::string close();
   const std::string& path() const { return path_; }
   // OUT/trace.gtkw: GTKWave's save file for trace.fst, a group per block (FstTrace::write_gtkw).
   const std::string& gtkw_path() const { return gtkw_path_; }
-  size_t signals() const { return fst_.signals(); }
+  size_t signals() const { return signals_; }  // every rank's
   bool opened() const { return opened_; }
 
  private:
   void window(Background& bg);
   void check_scope() const;  // a scope that matches no signal is refused (InputError)
-  void write_gtkw();
+  void write_gtkw(const std::vector<FstTrace::Sig>& sigs);
   FstTrace fst_;
   std::string scope_;
   std::string path_, gtkw_path_;
+  std::string part_;                // over several processes: this rank's file
+  std::vector<std::string> hosts_;  // every host's name, by index (the merged file's order)
+  size_t signals_ = 0;
+  bool merged_ = false;
   uint64_t t0_ps_, t1_ps_;
   bool opened_ = false;
 };

@@ -347,8 +347,8 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
     s.experiment.name = s.name.empty() ? "workloads" : s.name;
   const ExperimentKind* kind = workloads ? nullptr : find_experiment(s.experiment.kind);
   if (ranks::parallel()) {
-    // What runs over several processes so far: the experiments marked parallel, the traffic
-    // generators' workloads and programs of the user's, without waveforms.
+    // What runs over several processes: the experiments marked parallel, the traffic
+    // generators' workloads and programs of the user's.
     for (const WorkloadSpec& w : s.workloads) {
       // (The client decides the last iteration when the time is up; its last message tells the
       // server, except a 1-byte Send of send_bw, whose server reads the client's count.)
@@ -373,9 +373,6 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
           "mpirun", "experiment.kind " + kind->kind,
           "runs in one process only (the experiments that run over several: "
           "scale, incast, loss_goodput, efe_vs_tcp, and workloads); run it without mpirun");
-    if (!s.outputs.trace.empty())
-      throw InputError("mpirun", "--trace",
-                       "not written by a run over several processes yet; run without mpirun");
   }
   StatRegistry stats;
   ExperimentContext ctx{s, s.config, stats};
@@ -437,7 +434,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   ctx.capture_writers.clear();  // the captures closed, whole, before the outputs are listed
   if (ranks::parallel() && s.outputs.pcap) ctx.merge_rank_captures();
   if (requests) requests->gather();  // (over several processes, at rank 0)
-  if (trace) trace->close();
+  const std::string trace_err = trace ? trace->close() : "";
   std::string timeline_err;
   if (requests && !s.outputs.timeline.empty() && writer) {  // (rank 0 has every rank's records)
     uint64_t t0 = 0, t1 = 0;
@@ -512,7 +509,7 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
 
   if (!stopped.empty()) fmt::print(stderr, "{}\n", stopped);
   // Outputs that could not be written: said, and the run fails (it is not what was asked).
-  for (const std::string& e : {st_err, res_err, timeline_err, bd_err}) {
+  for (const std::string& e : {st_err, res_err, timeline_err, bd_err, trace_err}) {
     if (e.empty()) continue;
     fmt::print(stderr, "{}\n", e);
     if (rc == 0) rc = 1;

@@ -83,7 +83,6 @@ void EthMac::transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corr
   const uint64_t start = std::max(ready, line_free_ps_);
   const uint64_t on_wire = (kPreambleBytes + len + kFcsBytes) * byte_ps_;
   line_free_ps_ = start + on_wire + kIfgBytes * byte_ps_;
-  on_wire_until_ps_ = start + on_wire;
   const std::array<uint8_t, 4> fcs_a{uint8_t(fcs), uint8_t(fcs >> 8), uint8_t(fcs >> 16),
                                      uint8_t(fcs >> 24)};
   if (corrupt_bit >= 0) {  // a wire error after the FCS was computed
@@ -102,6 +101,10 @@ void EthMac::transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corr
     if (space_) space_();
   });
   link_->carry(end_, frame, fcs_a, start, on_wire);
+  if (traced_) {
+    on_wire_.emplace_back(start, start + on_wire);
+    eq_.at(start + on_wire, [] {});
+  }
 }
 
 void EthMac::arrive(FramePtr frame, std::array<uint8_t, 4> fcs_a, uint64_t first_bit,
@@ -159,7 +162,12 @@ void EthMac::resume() {
 
 void EthMac::trace(TraceSink& t) const {
   const std::string scope = std::string(name()) + ".tx";
-  t.add_value(scope, "on_wire", 1, [this] { return now_ps() < on_wire_until_ps_ ? 1 : 0; });
+  traced_ = true;
+  t.add_value(scope, "on_wire", 1, [this] {
+    const uint64_t now = now_ps();
+    while (!on_wire_.empty() && on_wire_.front().second <= now) on_wire_.pop_front();
+    return !on_wire_.empty() && on_wire_.front().first <= now ? 1 : 0;
+  });
   t.add_value(scope, "fifo_frames", 16, [this] { return uint64_t(fifo_); });
   fcs_gen_->trace(t);
   fcs_check_->trace(t);

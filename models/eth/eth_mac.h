@@ -33,6 +33,7 @@
 #include <functional>
 #include <memory>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "models/common/crc32.h"
@@ -89,7 +90,11 @@ class EthMac : public sc_core::sc_module, public LinkEnd {
   int end_ = 0;
   EventQueue eq_{"eq"};
   uint64_t line_free_ps_ = 0;  // end of the previous frame's inter-frame gap
-  uint64_t on_wire_until_ps_ = 0;
+  // In a waveform: the frames handed to the link and not yet past their last bit, each (first
+  // bit, end of last bit); their ends have time steps of their own (on_wire falls then, whether
+  // or not anything else happens at that time, and rises again after the inter-frame gap).
+  mutable bool traced_ = false;
+  mutable std::deque<std::pair<uint64_t, uint64_t>> on_wire_;
   int fifo_ = 0;  // frames handed over, not yet on the wire
   int64_t corrupt_bit_ = -1;
   uint64_t fcs_gen_free_ = 0;  // first cycle the FCS generator can take a new beat

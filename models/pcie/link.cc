@@ -487,7 +487,8 @@ void PcieLink::arm_trace(uint64_t now) {
   for (const Side& sd : side_)
     for (uint64_t t :
          {sd.pick_due ? sd.pick_ps : kNoTimer, sd.busy_until_ps, sd.ack_due_ps, sd.fc_timer_due_ps,
-          sd.fc_in_flight.empty() ? kNoTimer : sd.fc_in_flight.front().arrive_ps})
+          sd.fc_in_flight.empty() ? kNoTimer : sd.fc_in_flight.front().arrive_ps,
+          sd.in_flight.empty() ? kNoTimer : sd.in_flight.front()})
       if (t > now) w = std::min(w, t);
   if (w == kNoTimer || w >= trace_wake_ps_) return;
   trace_wake_ps_ = w;

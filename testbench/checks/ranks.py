@@ -15,7 +15,8 @@ loss_goodput and efe_vs_tcp. scripts/slurm-scale.sbatch gives the same under a s
 what one process gives; one that faults on rank 1 is reported by rank 0 as one process reports it.
 Workloads limited by time (write_bw, read_lat, write_lat, send_lat, send_bw) give what one process
 gives, and so do executables whose TCP socket (ibv_rc_pingpong) or rdma_cm connection (rping)
-crosses the ranks. The watchdog stops a program that idles for ever on 2 ranks too. Refused under
+crosses the ranks. The watchdog stops a program that idles for ever on 2 ranks too. A waveform
+(--trace fst, also of crc32's RTL) merged by rank 0 holds one process's value changes. Refused under
 mpirun with exit 2: a pin to no such host, send_bw limited by time with 1-byte Sends.
 
 usage: ranks.py RNICSIM OUT_BASE"""
@@ -124,6 +125,38 @@ for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.
         points = sum(len(v.get("t_ns", [])) for g in b[1].values() for v in g.values()
                      if isinstance(v, dict))
         check(points > 0, "sampled: no time series point")
+
+# A waveform over ranks (--trace fst; with --rtl crc32, whose checker takes a frame's beats from
+# its first bit, so the crossing links' lookahead is their propagation delay): rank 0 merges the
+# ranks' files into one whose value changes (fst_at ... changes: every change, in time order, at
+# one time in the file's order) and GTKWave save file are one process's, line for line, the hosts
+# split across the leaves. Each host's process has one process's id, so its buffers land on the
+# same physical pages and the DMA addresses in the file are the same.
+FST_AT = os.path.join(os.path.dirname(binary), "testbench", "tools", "fst_at")
+short = write_file(base, "scale4_short.yaml", open(SCENARIO).read().replace(
+    "duration_us: 400", "duration_us: 100"))
+for name, extra in (("trace", []), ("trace_rtl", ["--rtl", "crc32"])):
+    one, two = out_dir(base, name + "_1"), out_dir(base, name + "_2")
+    rnicsim(binary, "run", short, "--out", one, "--quiet", "--trace", "fst", *extra)
+    p = mpirun(2, "run", short, "--out", two, "--quiet", "--trace", "fst", *extra, "--partition",
+               "h0=1,h1=0,h2=0,h3=1")
+    if not check(p.returncode == 0, f"{name}: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
+        continue
+    if extra:
+        check("lookahead 5.000 ns" in p.stderr, f"{name}: the lookahead is not the links' 5 ns:\n"
+              f"{p.stderr}")
+    same_outputs(name, one, two, ["trace.gtkw"])
+    changes = [subprocess.run([FST_AT, os.path.join(o, "trace.fst"), "changes"], capture_output=True,
+                              text=True) for o in (one, two)]
+    a, b = (c.stdout.splitlines() for c in changes)
+    diff = [(x, y) for x, y in zip(a, b) if x != y]
+    check(changes[1].returncode == 0 and len(a) == len(b) > 100000 and not diff,
+          f"{name}: the merged waveform's changes differ from one process's: {len(a)} against "
+          f"{len(b)} lines, first {diff[:2]}")
+    check(any("card_dmac.pins.tx_addr" in l for l in a) and
+          (not extra or any(".mac.fcs_check.rtl." in l for l in a)),
+          f"{name}: the waveform lacks the DMA addresses or the RTL's signals")
+    check(not any(f.startswith(".rank") for f in os.listdir(two)), f"{name}: ranks' files left")
 
 # The Slurm batch script, with a stand-in `srun` (no Slurm here: it starts the ranks through
 # mpirun, SLURM_NTASKS of them) from a folder whose build/rnicsim is this binary: the script's

@@ -3,7 +3,7 @@
 file has one group per block (every engine's input channels, the QP states, the EFE's channel
 to each peer, the MAC, the PCIe link ends, the DMAC) and names only signals the FST holds; the
 signals move as the traffic does (fst_at reads them at the end of the run), and every TLP and
-ACK on the PCIe link is in it. With `--rtl crc32`
+ACK on the PCIe link is in it, on a busy link too. With `--rtl crc32`
 the traced run holds the RTL's pins and internals and gives the model run's results and
 captures.
 
@@ -104,4 +104,25 @@ for n in ["tx_valid", "tx_addr", "tx_data", "rw_valid", "cp_valid", "rq_ready", 
     check(f"node1.card_dmac.pins.{n}" in dmac, f"node1.card_dmac.pins.{n} in the traced run's FST: {list(dmac)[:8]}")
 check(dmac.get("node1.card_dmac.pins.tx_addr", "0").strip("0x ") != "",
       f"node1's DMAC sent TLPs (tx_addr {dmac.get('node1.card_dmac.pins.tx_addr')})")
+# On a busy link too: the receiver's root complex sends an ACK DLLP at the arrival of the TLP that
+# completes its ACK factor, and each of them, and each UpdateFC, begins in the file at its time.
+p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), "changes", "node1.pcie.rc_tx.packet"],
+                   capture_output=True, text=True)
+seq = [int(l.rsplit(" = ", 1)[1]) for l in p.stdout.splitlines()]
+starts = {k: sum(1 for a, b in zip(seq, seq[1:]) if b == k and a != k) for k in (2, 3)}
+st = st_r["stats"]["node1.pcie.rc_tx"]
+check(starts[2] == st["ack_dllps"]["value"] > 1000 and starts[3] == st["updatefc_dllps"]["value"],
+      f"node1.pcie.rc_tx under write_bw: the waveform's ACKs and UpdateFCs {starts} against the "
+      f"statistics' {st['ack_dllps']['value']} and {st['updatefc_dllps']['value']}")
+# The sender's MAC: on_wire is high for each frame from its first bit to the end of its last, a
+# whole number of byte times at 10 Gb/s (0.8 ns) for a frame's preamble, bytes and FCS, and low in
+# the inter-frame gap between frames sent back to back: as many pulses as frames sent.
+p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), "changes", "node0.mac.tx.on_wire"],
+                   capture_output=True, text=True)
+ch = [(float(l.split()[0]), int(l.rsplit(" = ", 1)[1])) for l in p.stdout.splitlines()]
+highs = [b[0] - a[0] for a, b in zip(ch, ch[1:]) if a[1] == 1 and b[1] == 0]
+odd = [h for h in highs if abs(h / 0.8 - round(h / 0.8)) > 1e-6 or not 72 <= round(h / 0.8) <= 1538]
+frames = st_r["stats"]["node0.mac"]["tx_frames"]["value"]
+check(len(highs) == frames > 100 and not odd,
+      f"node0.mac.tx.on_wire: {len(highs)} pulses for {frames} frames, of other lengths {odd[:5]}")
 finish("waveform")

@@ -101,6 +101,23 @@ TEST(Partition, TheLookaheadIsTheSmallestCrossingLinksOrTheManagementLatency) {
             700'000u + 22 * 800 + 10'000);
 }
 
+// A waveform of crc32's RTL: a host's MAC takes a frame's beats from its first bit, so a crossing
+// link with a host at an end is ahead by its propagation delay alone; switch-to-switch links keep
+// theirs.
+TEST(Partition, AHostThatActsFromTheFirstBitLeavesThePropagationDelay) {
+  Topology t = leaf_spine(config(), 16, 8, 1);
+  for (LinkSpec& l : t.links) l.params.prop_ns = 2000;
+  for (LinkSpec& l : t.links)
+    if (l.sw_a < 0 || l.sw_b < 0) l.params.prop_ns = 300;  // a host's
+  EXPECT_EQ(partition_topology(t, 2, {"spine0=1"}, kMgmtPs, true).lookahead_ps,
+            2'000'000u + 72 * 800)
+      << "only switches at the crossing links' ends";
+  EXPECT_EQ(partition_topology(t, 2, {"h0=1", "leaf0=0"}, kMgmtPs, true).lookahead_ps, 300'000u)
+      << "h0's link crosses";
+  EXPECT_EQ(partition_topology(t, 2, {"h0=1", "leaf0=0"}, kMgmtPs, false).lookahead_ps,
+            300'000u + 72 * 800);
+}
+
 // One switch with every host (an incast), or fewer leaves than ranks: the hosts go alone, in
 // turn, and the switches as spines do.
 TEST(Partition, ASwitchsHostsSplitWhereARankWouldHaveNone) {
