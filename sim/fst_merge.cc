@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace rnic {
@@ -26,23 +29,35 @@ bool is_real(unsigned char typ) {
          typ == FST_VT_SV_SHORTREAL;
 }
 
-// One part's value changes, in its time order: times, the merged file's handles and values.
-struct Changes {
-  std::vector<uint64_t> t;
-  std::vector<fstHandle> to;
-  std::vector<uint32_t> off;  // each value's start in `bytes` (its end: the next one's start)
-  std::string bytes;
+// One part's value changes as they are read (in its time order), written to a spill file: the
+// time, the merged file's handle, then the value's bytes (as many as the handle's values have).
+struct Spill {
+  std::FILE* f = nullptr;
   const std::vector<fstHandle>* map = nullptr;  // the part's handle -> the merged file's
   const std::vector<uint32_t>* size = nullptr;  // the part's handle -> a value's bytes
+  bool failed = false;
 };
 
 void on_change(void* user, uint64_t t, fstHandle h, const unsigned char* value) {
-  auto* c = static_cast<Changes*>(user);
-  c->t.push_back(t);
-  c->to.push_back((*c->map)[h]);
-  c->off.push_back(uint32_t(c->bytes.size()));
-  c->bytes.append(reinterpret_cast<const char*>(value), (*c->size)[h]);
+  auto* s = static_cast<Spill*>(user);
+  const fstHandle to = (*s->map)[h];
+  if (std::fwrite(&t, sizeof t, 1, s->f) != 1 || std::fwrite(&to, sizeof to, 1, s->f) != 1 ||
+      std::fwrite(value, 1, (*s->size)[h], s->f) != (*s->size)[h])
+    s->failed = true;
 }
+
+// The next change of a spill file, read back: false at its end.
+struct Next {
+  uint64_t t = 0;
+  fstHandle to = 0;
+  std::vector<unsigned char> value;
+  bool read(std::FILE* f, const std::vector<uint32_t>& bytes) {
+    if (std::fread(&t, sizeof t, 1, f) != 1 || std::fread(&to, sizeof to, 1, f) != 1) return false;
+    value.resize(size_t(bytes[to]) + 1);
+    value.back() = 0;
+    return std::fread(value.data(), 1, bytes[to], f) == bytes[to];
+  }
+};
 
 }  // namespace
 
@@ -98,6 +113,7 @@ void merge_fst(const std::vector<std::string>& parts, const std::string& out,
   // The part's handles -> the merged file's; an alias (a handle declared again) stays one.
   std::vector<std::vector<fstHandle>> map(parts.size());
   for (size_t p = 0; p < parts.size(); ++p) map[p].assign(sizes[p].size(), 0);
+  fstHandle next_handle = 0;                              // the largest given
   std::vector<std::pair<unsigned char, std::string>> at;  // the scopes open
   for (const Var& v : vars) {
     size_t common = 0;
@@ -111,41 +127,58 @@ void merge_fst(const std::vector<std::string>& parts, const std::string& out,
     }
     fstHandle& to = map[v.part][v.handle];
     to = fstWriterCreateVar(w, fstVarType(v.typ), fstVarDir(v.dir), v.length, v.name.c_str(), to);
+    next_handle = std::max(next_handle, to);
   }
   for (size_t i = at.size(); i > 0; --i) fstWriterSetUpscope(w);
 
-  std::vector<Changes> ch(parts.size());
+  // A value's bytes by the merged file's handle.
+  std::vector<uint32_t> bytes(size_t(next_handle) + 1, 0);
+  for (size_t p = 0; p < parts.size(); ++p)
+    for (size_t h = 0; h < map[p].size(); ++h)
+      if (map[p][h]) bytes[map[p][h]] = sizes[p][h];
+  // Each part's changes go to a spill file beside `out`, then the files are merged in time order
+  // (at one time, the parts' in their order): memory stays flat whatever the waveform's length.
+  std::vector<std::unique_ptr<std::FILE, int (*)(std::FILE*)>> spill;
+  std::vector<std::string> spill_paths;
+  auto fail = [&](const std::string& why) {
+    fstWriterClose(w);
+    spill.clear();
+    for (const std::string& f : spill_paths) std::remove(f.c_str());
+    throw std::runtime_error(why);
+  };
   for (size_t p = 0; p < parts.size(); ++p) {
+    spill_paths.push_back(out + ".part" + std::to_string(p));
+    spill.emplace_back(std::fopen(spill_paths.back().c_str(), "w+b"), &std::fclose);
+    if (!spill.back()) fail(spill_paths.back() + ": cannot write");
     void* r = fstReaderOpen(parts[p].c_str());
-    if (!r) {
-      fstWriterClose(w);
-      throw std::runtime_error(parts[p] + ": not a waveform that can be read");
-    }
-    ch[p].map = &map[p];
-    ch[p].size = &sizes[p];
+    if (!r) fail(parts[p] + ": not a waveform that can be read");
+    Spill sp{spill.back().get(), &map[p], &sizes[p]};
     fstReaderSetFacProcessMaskAll(r);
     fstReaderIterBlocksSetNativeDoublesOnCallback(r, 1);
-    fstReaderIterBlocks(r, on_change, &ch[p], nullptr);
+    fstReaderIterBlocks(r, on_change, &sp, nullptr);
     fstReaderClose(r);
+    if (sp.failed || std::fflush(sp.f) != 0) fail(spill_paths.back() + ": cannot write");
+    std::rewind(sp.f);
   }
-  // Each part's changes are in time order: at one time, the parts' in their order.
-  std::vector<size_t> next(parts.size(), 0);
+  std::vector<Next> head(parts.size());
+  std::vector<bool> more(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p) more[p] = head[p].read(spill[p].get(), bytes);
   uint64_t now = UINT64_MAX;
   for (;;) {
     size_t best = parts.size();
     for (size_t p = 0; p < parts.size(); ++p)
-      if (next[p] < ch[p].t.size() &&
-          (best == parts.size() || ch[p].t[next[p]] < ch[best].t[next[best]]))
-        best = p;
+      if (more[p] && (best == parts.size() || head[p].t < head[best].t)) best = p;
     if (best == parts.size()) break;
-    Changes& c = ch[best];
-    const size_t i = next[best]++;
-    if (c.t[i] != now) {
-      now = c.t[i];
+    Next& c = head[best];
+    if (c.t != now) {
+      now = c.t;
       fstWriterEmitTimeChange(w, now);
     }
-    fstWriterEmitValueChange(w, c.to[i], c.bytes.data() + c.off[i]);
+    fstWriterEmitValueChange(w, c.to, c.value.data());
+    more[best] = c.read(spill[best].get(), bytes);
   }
+  spill.clear();
+  for (const std::string& f : spill_paths) std::remove(f.c_str());
   if (now == UINT64_MAX || end > now) fstWriterEmitTimeChange(w, end);
   fstWriterClose(w);
 }
