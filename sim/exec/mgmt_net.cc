@@ -286,6 +286,7 @@ int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool 
   for (;;) {
     k = get(s);
     if (!k) return -EBADF;
+    if (!k->listening) return -EINVAL;  // shut down meanwhile (Linux's accept says so)
     if (!k->backlog.empty()) {
       const uint64_t ready = k->backlog.front().first;
       if (ready <= now_ps()) break;
@@ -454,10 +455,26 @@ void MgmtNet::send_fin(int64_t s, Sock* k) {
   post(k->peer_ip, std::move(fin));
 }
 
+void MgmtNet::stop_listening(int64_t s, Sock* k) {
+  const uint64_t now = now_ps();
+  for (Listened& l : listened_[{k->ip, k->port}])
+    if (l.sock == s && l.until_ps == UINT64_MAX) l.until_ps = now;
+  k->listening = false;
+  std::deque<std::pair<uint64_t, int64_t>> backlog;
+  backlog.swap(k->backlog);
+  for (const auto& b : backlog) close(b.second);
+  notify_now(*k->ev);  // (an accept or poll of another thread sees it)
+}
+
 int64_t MgmtNet::shutdown(int64_t s, int how) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) return -EINVAL;
+  if (k->listening) {
+    // Linux's: a listener's write side is nothing to shut; its read side stops it listening.
+    if (how != SHUT_WR) stop_listening(s, k);
+    return 0;
+  }
   if (!k->connected) return -ENOTCONN;
   if (how != SHUT_WR && !k->rd_shut) {
     k->rd_shut = true;
@@ -471,9 +488,7 @@ int64_t MgmtNet::close(int64_t s) {
   Sock* k = get(s);
   if (!k) return -EBADF;
   const uint64_t now = now_ps();
-  if (k->listening)
-    for (Listened& l : listened_[{k->ip, k->port}])
-      if (l.sock == s && l.until_ps == UINT64_MAX) l.until_ps = now;
+  if (k->listening) stop_listening(s, k);
   send_fin(s, k);
   k->closed = true;
   k->closed_ps = now;

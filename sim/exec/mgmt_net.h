@@ -76,7 +76,9 @@ class MgmtNet {
   int64_t close(int64_t s);
   // shutdown(2) of a connected socket (SHUT_RD, SHUT_WR, SHUT_RDWR): its write side sends the
   // end of stream as close does (sends then fail with EPIPE); its read side returns what is
-  // there, then 0 at once (the peer's later bytes are still taken, as Linux's are).
+  // there, then 0 at once (the peer's later bytes are still taken, as Linux's are). Of a
+  // listener, as Linux's: SHUT_WR does nothing, a read side stops it listening as close does
+  // (an accept, a blocked one too, answers -EINVAL; poll says POLLHUP).
   int64_t shutdown(int64_t s, int how);
   // getsockname(2): the socket's own address and port (0 and 0 before it is bound; a listener
   // bound to any address says 0, a connection the host's address).
@@ -148,6 +150,10 @@ class MgmtNet {
   bool wait_for(sc_core::sc_event& ev, uint64_t at_ps, uint64_t limit_ps);
   // The end of stream to k's peer, once (close, shutdown's write side).
   void send_fin(int64_t s, Sock* k);
+  // Listener s stops listening (close, shutdown's read side): connection requests from now on
+  // find no one, those it took and no accept has are closed (Linux resets them), and a waiting
+  // accept is woken.
+  void stop_listening(int64_t s, Sock* k);
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
   int64_t new_socket(uint32_t ip);
   static Msg unpack(ranks::Unpacker& u);

@@ -51,7 +51,9 @@
  *                        more, its write side (the server peeks at the first with MSG_PEEK,
  *                        takes all 3 with MSG_WAITALL, then the end of stream; the next send is
  *                        EPIPE, with MSG_NOSIGNAL, then SIGPIPE without it); shutdown's
- *                        ENOTCONN and EINVAL
+ *                        ENOTCONN and EINVAL; a second listener shut down while a thread
+ *                        waits in its accept (SHUT_WR nothing, SHUT_RDWR ends the accept
+ *                        with EINVAL), then polled (POLLHUP) and accepted on (EINVAL)
  *   nbconnect-server | nbconnect-client HOST  non-blocking connects: to a port where nothing
  *                        listens (EINPROGRESS; poll reports POLLOUT, POLLERR and POLLHUP when
  *                        the refusal comes; SO_ERROR says ECONNREFUSED once), then to the
@@ -691,6 +693,49 @@ static void on_pipe(int sig) {
   g_piped = 1;
 }
 
+/* shutdown-server's second listener: an accept that another thread's shutdown ends. */
+struct Acceptor {
+  int fd, err;
+  uint64_t at;
+};
+static void* blocked_accept(void* arg) {
+  struct Acceptor* a = arg;
+  const int c = accept(a->fd, NULL, NULL);
+  a->err = c < 0 ? errno : 0;
+  a->at = now_ns();
+  return NULL;
+}
+
+/* A listener shut down while a thread waits in accept (Linux's: SHUT_WR does nothing, SHUT_RDWR
+ * stops it listening and the accept answers EINVAL); then poll and accept on it. */
+static int listener_shutdown(const struct addrinfo* res, char* out) {
+  const int l = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a;
+  memcpy(&a, res->ai_addr, sizeof a);
+  a.sin_port = htons(19992);
+  if (l < 0 || bind(l, (struct sockaddr*)&a, sizeof a) || listen(l, 1))
+    return fail("second listener");
+  struct Acceptor acc = {l, 0, 0};
+  pthread_t t;
+  const uint64_t t0 = now_ns();
+  if (pthread_create(&t, NULL, blocked_accept, &acc)) return fail("pthread_create");
+  usleep(100);
+  const int wr = shutdown(l, SHUT_WR) ? errno : 0;
+  const int rd = shutdown(l, SHUT_RDWR) ? errno : 0;
+  pthread_join(t, NULL);
+  struct pollfd p = {l, POLLIN, 0};
+  const int n = poll(&p, 1, 0);
+  const int again = accept(l, NULL, NULL) < 0 ? errno : 0;
+  close(l);
+  sprintf(out,
+          "listener: SHUT_WR %s, SHUT_RDWR %s after %llu us, the waiting accept %s %llu us "
+          "after, poll %d 0x%x, accept %s",
+          strerror(wr), strerror(rd), (unsigned long long)((now_ns() - t0) / 1000),
+          strerror(acc.err), (unsigned long long)((acc.at - t0) / 1000), n, p.revents,
+          strerror(again));
+  return 0;
+}
+
 static int shutdowns(int server, const char* host) {
   struct addrinfo* res = NULL;
   const int s = tcp_socket(server, host, "19995", &res);
@@ -712,11 +757,13 @@ static int shutdowns(int server, const char* host) {
     const ssize_t r = read(c, b + 3, 4);
     close(c);
     close(s);
+    char lis[256];
+    if (listener_shutdown(res, lis)) return 1;
     printf(
         "exec_verbs: shutdown server: unbound %s, listener %s, connection %s; peek %d '%s' "
-        "after %llu us, waitall %d '%s' after %llu us more, then %d\n",
+        "after %llu us, waitall %d '%s' after %llu us more, then %d; %s\n",
         n0, n1, n2, (int)pk, pb, (unsigned long long)((t1 - t0) / 1000), (int)wa, b,
-        (unsigned long long)((t2 - t1) / 1000), (int)r);
+        (unsigned long long)((t2 - t1) / 1000), (int)r, lis);
     return 0;
   }
   const int idle = socket(AF_INET, SOCK_STREAM, 0);
