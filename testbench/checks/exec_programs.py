@@ -316,14 +316,19 @@ check("epoll copies: 1 (data 5) after 1030 us, 'q'; a delete by the closed descr
 
 # The descriptors of a completion channel, a context's async events and an rdma_cm event channel
 # poll in simulated time: readable when an event is there to get; made non-blocking, their gets
-# answer EAGAIN.
+# answer EAGAIN. The client's last Write names a wrong STag: its completion is a remote access
+# error, and the server's async_fd polls readable for its QP's access error.
 p, o = run("chan_events", f"workloads:\n  - name: xfer\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
-           "    args: [[server-events, '16'], [client, '16']]\n", timeout=60)
+           "    args: [[server-events, '16', bad], [client, '16', bad]]\n", timeout=60)
 out = text(os.path.join(o, "node1", "xfer.out"))
 check("events: ibv_get_cq_event -1 (Resource temporarily unavailable) before any, poll 0; async: -1 "
       "(Resource temporarily unavailable), poll 0" in out and
       "events: epoll 1 (data 7) after 79 us, the event's CQ ours" in out and
-      "count 16, 16 blocks of 4096 bytes arrived intact" in out, f"completion channel: {out!r}")
+      "count 16, 16 blocks of 4096 bytes arrived intact" in out and
+      "async: poll 1 (0x1) after 2 us: local access violation work queue error on our QP; then -1 "
+      "(Resource temporarily unavailable)" in out, f"completion channel: {out!r}")
+check("a Write to a wrong STag: remote access error" in text(os.path.join(o, "node0", "xfer.out")),
+      f"completion channel: {text(os.path.join(o, 'node0', 'xfer.out'))!r}")
 p, o = run("cm_poll", f"workloads:\n  - name: cm\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
            "    args: [[cm-poll-server], [cm-poll-client, node1]]\n", timeout=60)
 check("cm: rdma_get_cm_event -1 (Resource temporarily unavailable) before any; poll 1 after 53 us: "

@@ -11,6 +11,9 @@
  *                        the context's async_fd); an epoll
  *                        wait on its descriptor ends at the Send's completion, whose event
  *                        names the CQ
+ *   server-events N bad | client N bad  then the client Writes to a wrong STag (its completion
+ *                        says so) and the server's async_fd polls readable for the access
+ *                        error, an async event of its QP
  *   client-ex N          the client, with rdma-core's extended verbs: its CQ from
  *                        ibv_create_cq_ex (polled with ibv_start_poll / ibv_next_poll), its QP
  *                        from ibv_create_qp_ex, the writes and the Send posted with ibv_wr_*.
@@ -127,6 +130,7 @@ static uint64_t now_ns(void);
 
 static struct ibv_cq_ex* g_cqx;         /* client-ex: the extended CQ */
 static struct ibv_comp_channel* g_chan; /* server-events: the CQ's completion channel */
+static int g_bad;                       /* server-events/client N bad: the async event */
 
 static int wait_one(struct ibv_cq* cq, struct ibv_wc* wc) {
   if (g_cqx) {
@@ -295,6 +299,25 @@ static int transfer(int server, int blocks, int ex, int events) {
         }
       }
     printf("exec_verbs: count %u, %d blocks of %d bytes arrived intact\n", count, blocks, kBlock);
+    if (g_bad) {
+      /* The client's next Write names a wrong STag: this QP's access error comes as an async
+       * event, and the context's descriptor polls readable for it. */
+      const uint64_t t0 = now_ns();
+      struct pollfd ap = {ctx->async_fd, POLLIN, 0};
+      const int n = poll(&ap, 1, 10);
+      const uint64_t t1 = now_ns();
+      struct ibv_async_event ae;
+      if (ibv_get_async_event(ctx, &ae)) return fail("ibv_get_async_event");
+      const int ours = ae.element.qp == qp;
+      const char* what = ibv_event_type_str(ae.event_type);
+      ibv_ack_async_event(&ae);
+      struct ibv_async_event more;
+      const int next = ibv_get_async_event(ctx, &more); /* (non-blocking: none left) */
+      const int nerr = errno;
+      printf("exec_verbs: async: poll %d (0x%x) after %llu us: %s on %s QP; then %d (%s)\n", n,
+             ap.revents, (unsigned long long)((t1 - t0) / 1000), what, ours ? "our" : "another",
+             next, strerror(nerr));
+    }
   } else {
     char ready = 0;
     rnic_oob_get("exec.ready", &ready, 1);
@@ -341,6 +364,20 @@ static int transfer(int server, int blocks, int ex, int events) {
     if (wait_one(cq, &wc) != IBV_WC_SUCCESS) return fail("send completion");
     printf("exec_verbs: wrote %d blocks and sent the count%s\n", blocks,
            qx ? " (extended verbs)" : "");
+    if (g_bad) {
+      struct ibv_sge s = {(uintptr_t)buf, kBlock, mr->lkey};
+      memset(&w, 0, sizeof w);
+      w.sg_list = &s;
+      w.num_sge = 1;
+      w.opcode = IBV_WR_RDMA_WRITE;
+      w.send_flags = IBV_SEND_SIGNALED;
+      w.wr.rdma.remote_addr = peer.addr;
+      w.wr.rdma.rkey = peer.rkey ^ 0x100; /* another STag */
+      if (ibv_post_send(qp, &w, &bad)) return fail("ibv_post_send (bad write)");
+      const int st = wait_one(cq, &wc);
+      printf("exec_verbs: a Write to a wrong STag: %s\n",
+             ibv_wc_status_str((enum ibv_wc_status)st));
+    }
   }
   if (ibv_destroy_qp(qp) || ibv_dereg_mr(mr) || ibv_dereg_mr(cmr) || ibv_destroy_cq(cq) ||
       ibv_dealloc_pd(pd) || ibv_close_device(ctx))
@@ -1170,10 +1207,12 @@ static void* spinner(void* arg) {
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
   if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex") ||
-      !strcmp(argv[1], "server-events"))
+      !strcmp(argv[1], "server-events")) {
+    g_bad = argc > 3 && !strcmp(argv[3], "bad");
     return transfer(!strcmp(argv[1], "server") || !strcmp(argv[1], "server-events"),
                     argc > 2 ? atoi(argv[2]) : 4, !strcmp(argv[1], "client-ex"),
                     !strcmp(argv[1], "server-events"));
+  }
   if (!strcmp(argv[1], "exit")) {
     fprintf(stderr, "exec_verbs: leaving with %s\n", argc > 2 ? argv[2] : "1");
     return argc > 2 ? atoi(argv[2]) : 1;
