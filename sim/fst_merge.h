@@ -13,9 +13,9 @@ namespace rnic {
 // unit), with their value changes in time order. Variables are declared in the order of
 // `order(top scope)` (a variable's first scope name; equal keys: the parts' order, then each
 // part's), scopes as nested as in the part. Attributes are left out. Each part's changes are
-// spilled to a file beside `out` (OUT.partN, removed after) and merged from there, so memory does
-// not grow with the waveform's length. Throws std::runtime_error naming the file that cannot be
-// read or written.
+// spilled to a file beside `out` (OUT.partN, removed after) and merged from there, one change of
+// each part at a time (the FST writer buffers what it has not yet written, as a run's own writer
+// does). Throws std::runtime_error naming the file that cannot be read or written.
 void merge_fst(const std::vector<std::string>& parts, const std::string& out,
                const std::function<size_t(const std::string&)>& order);
 
