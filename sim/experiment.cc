@@ -218,38 +218,46 @@ void ExperimentContext::merge_rank_captures() {
   rank_captures.clear();  // closed
   ranks::all_gather("");  // every rank's are
   if (ranks::rank() != 0 || topology.is_null()) return;
+  // One record of a rank's file at a time: (time, end, frame, FCS), as attach wrote them.
   struct Rec {
-    uint64_t t_ps;
-    uint32_t end;
+    uint64_t t_ps = 0;
+    uint32_t end = 0;
     std::vector<uint8_t> frame;
-    std::array<uint8_t, 4> fcs;
+    std::array<uint8_t, 4> fcs{};
+    bool read(std::ifstream& in) {
+      uint32_t len = 0;
+      if (!in.read(reinterpret_cast<char*>(&t_ps), sizeof t_ps) ||
+          !in.read(reinterpret_cast<char*>(&end), sizeof end) ||
+          !in.read(reinterpret_cast<char*>(&len), sizeof len))
+        return false;
+      frame.resize(len);
+      return bool(in.read(reinterpret_cast<char*>(frame.data()), len)) &&
+             bool(in.read(reinterpret_cast<char*>(fcs.data()), 4));
+    }
   };
   const std::filesystem::path out(out_dir);
+  const size_t n = size_t(ranks::size());
   for (const auto& l : topology["links"]) {
     const std::string name = l["name"].get<std::string>();
-    std::vector<Rec> recs;
-    for (int r = 0; r < ranks::size(); ++r) {
-      std::ifstream in(out / fmt::format(".rank{}", r) / (name + ".rec"), std::ios::binary);
-      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                       std::istreambuf_iterator<char>());
-      ranks::Unpacker u(bytes.data(), bytes.size());
-      while (u.left()) {
-        Rec x;
-        x.t_ps = u.get<uint64_t>();
-        x.end = u.get<uint32_t>();
-        const uint32_t len = u.get<uint32_t>();
-        const uint8_t* f = u.take(len);
-        x.frame.assign(f, f + len);
-        x.fcs = u.get<std::array<uint8_t, 4>>();
-        recs.push_back(std::move(x));
-      }
+    // Each rank's records are in time order: merged by time, one time's by rank (the order one
+    // process writes them in: the writer orders them by end), one record of each at a time.
+    std::vector<std::ifstream> in(n);
+    std::vector<Rec> head(n);
+    std::vector<bool> more(n);
+    for (size_t r = 0; r < n; ++r) {
+      in[r].open(out / fmt::format(".rank{}", r) / (name + ".rec"), std::ios::binary);
+      more[r] = in[r] && head[r].read(in[r]);
     }
-    // Each rank's records are in time order; the writer orders one time's frames by end.
-    std::stable_sort(recs.begin(), recs.end(),
-                     [](const Rec& a, const Rec& b) { return a.t_ps < b.t_ps; });
     PcapWriter w((out / (name + ".pcap")).string(), scenario.outputs.pcap_fcs);
-    for (const Rec& x : recs)
+    for (;;) {
+      size_t best = n;
+      for (size_t r = 0; r < n; ++r)
+        if (more[r] && (best == n || head[r].t_ps < head[best].t_ps)) best = r;
+      if (best == n) break;
+      const Rec& x = head[best];
       w.write(x.t_ps, x.frame.data(), x.frame.size(), x.fcs.data(), int(x.end));
+      more[best] = head[best].read(in[best]);
+    }
   }
   std::error_code ec;
   for (int r = 0; r < ranks::size(); ++r)
