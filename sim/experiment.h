@@ -90,9 +90,6 @@ struct ExperimentKind {
   // Runs over several processes (mpirun): each rank's rows are the whole run's (what it sums
   // over hosts it sums over every rank).
   bool parallel = false;
-  // A workload test limited by time (duration_us) runs over several processes with any message
-  // size (false: with messages of 2 bytes or more, which carry the client's count to the server).
-  bool timed_parallel = false;
 };
 
 const std::vector<ExperimentKind>& experiment_kinds();

@@ -349,25 +349,6 @@ int run_scenario(Scenario& s, const std::string& out_dir, bool quiet) {
   if (ranks::parallel()) {
     // What runs over several processes: the experiments marked parallel, the traffic
     // generators' workloads and programs of the user's.
-    for (const WorkloadSpec& w : s.workloads) {
-      // (The client decides the last iteration when the time is up; its last message tells the
-      // server, except a 1-byte Send of send_bw, whose server reads the client's count.)
-      if (w.program.empty() && workload_int(w, "duration_us") > 0 &&
-          !find_workload(w.test)->timed_parallel) {
-        int64_t smallest = workload_int(w, "size");
-        if (workload_int(w, "all")) smallest = 2;
-        if (w.nodes.count("sizes")) {
-          const std::vector<int64_t> sizes = workload_ints(w, "sizes");
-          smallest = *std::min_element(sizes.begin(), sizes.end());
-        }
-        if (smallest < 2)
-          throw InputError("mpirun", "workloads.duration_us",
-                           w.test +
-                               " limited by time with 1-byte messages runs in one process "
-                               "only (its count rides on messages of 2 bytes or more); give "
-                               "iters, or run it without mpirun");
-      }
-    }
     if (!workloads && !kind->parallel)
       throw InputError(
           "mpirun", "experiment.kind " + kind->kind,

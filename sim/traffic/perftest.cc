@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <unordered_map>
@@ -146,6 +147,9 @@ struct Limit {
   uint64_t total = 0;          // bandwidth: WRs over all QPs
   uint64_t last = UINT64_MAX;  // latency: iterations
   uint64_t iterations = 0;     // what ran: per QP (bandwidth: the most of any QP)
+  // Over several processes, where send_bw's server is another rank's: tells it the client's
+  // total when the time is up (1-byte Sends carry no mark of it: send_bw_mark).
+  std::function<void(uint64_t total)> tell_total;
   bool over() const { return duration_ps && now_ps() - start_ps >= duration_ps; }
 };
 
@@ -161,8 +165,12 @@ struct LatResult {
 // send_bw limited by time: the client's last Send on a QP carries the QP's count of Sends in its
 // first min(size, 4) bytes, as 1 + count mod (256^k - 1) (never 0, as every other Send's bytes
 // are). The server takes the count from it: the one at least what it has received, and below
-// that plus its receives in flight (a 2-byte message tells 65,535 apart; 1-byte ones carry no
-// mark, and their server reads the client's count in the one process they run in).
+// that plus its receives in flight (a 2-byte message tells 65,535 apart). 1-byte ones carry no
+// mark: their server reads the client's total (Limit::total), which over several processes the
+// client's rank sends the server's when the time is up (Limit::tell_total). It is there at the
+// end of the window it was sent in, before the Send the client posts then can reach the server
+// (its frame comes through the same exchange or a later one), and the server cannot be done
+// sooner: it reads the total as one process does.
 std::vector<uint8_t> send_bw_mark(uint64_t count, uint64_t size) {
   const size_t k = size_t(std::min<uint64_t>(size, 4));
   const uint64_t m = 1 + count % ((uint64_t(1) << (8 * k)) - 1);
@@ -206,6 +214,7 @@ BwResult run_bw_client(Endpoint& ep, const PeerInfo& peer, const Params& p, Op o
                          m.size());
         }
       }
+      if (op == Op::kSend && size < 2 && lim.tell_total) lim.tell_total(lim.total);
     }
     for (uint64_t q = 0; q < p.qps; ++q)
       while (posted[q] < cap[q] && posted[q] - completed[q] < p.tx_depth) {
@@ -264,7 +273,7 @@ void run_send_bw_server(Endpoint& ep, const Params& p, uint64_t size, Oob& oob, 
   std::vector<ibv_wc> wc(64);
   // Every Send the client will post: its iterations, or with a duration, each QP's count from
   // its last Send's mark (a QP that posted all its iterations before the time was up has none).
-  // 1-byte Sends carry no mark: their server reads the client's count (in one process only).
+  // 1-byte Sends carry no mark: their server reads the client's total (Limit::tell_total).
   const bool marks = lim.duration_ps && size >= 2;
   std::vector<uint64_t> got_q(p.qps), count(p.qps);  // count: 0 while not known
   uint64_t got = 0;
@@ -814,13 +823,43 @@ int run_workloads(ExperimentContext& ctx) {
   // in turn; jobs do not wait for each other, so jobs that share no host or link run exactly as
   // each would alone.
   std::vector<Cluster::Program> programs;
-  for (auto& jp : jobs) {
-    Job& j = *jp;
+  // Over several processes, send_bw's totals from a client's rank to its server's (job, size,
+  // total): Limit::tell_total.
+  struct Totals {
+    uint32_t ch = UINT32_MAX;
+    ~Totals() {
+      if (ch != UINT32_MAX) ranks::drop_channel(ch);
+    }
+  } totals;
+  if (ranks::parallel())
+    totals.ch = ranks::channel([&jobs](int, const uint8_t* d, size_t n) {
+      ranks::Unpacker u(d, n);
+      const auto k = u.get<uint64_t>(), si = u.get<uint64_t>();
+      jobs.at(size_t(k))->limits.at(size_t(si)).total = u.get<uint64_t>();
+    });
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    Job& j = *jobs[k];
     const EndpointConfig ec = endpoint_config(j.p, topo.hosts[size_t(j.client_node)].cfg);
     j.points.resize(j.sizes.size());
     j.limits.assign(j.sizes.size(), Limit{});
-    for (Limit& l : j.limits)
+    const bool split = cl.local(j.client_node) != cl.local(j.server_node);
+    for (size_t si = 0; si < j.limits.size(); ++si) {
+      Limit& l = j.limits[si];
       l.duration_ps = uint64_t(workload_int(*j.spec, "duration_us")) * 1000000;
+      if (!split || !l.duration_ps) continue;
+      if (cl.local(j.server_node)) {
+        l.total = j.p.iters * j.p.qps;  // what the client starts from (run_bw_client)
+        continue;
+      }
+      // (Sent as the programs' out-of-band board sends: valid a management latency later.)
+      const int to = cl.part.host_rank[size_t(j.server_node)];
+      const uint64_t after = uint64_t(cl.cfg.host.mgmt_latency_ns) * 1000;
+      l.tell_total = [ch = totals.ch, to, k, si, after](uint64_t total) {
+        ranks::Packer m;
+        m.put(uint64_t(k)).put(uint64_t(si)).put(total);
+        ranks::send(to, ch, m.data(), m.size(), now_ps() + after);
+      };
+    }
     const uint64_t start_ps = uint64_t(j.spec->start_us * 1e6);
     programs.push_back(
         {j.client_node, guarded(j, [&j, ec, start_ps] {
@@ -1310,8 +1349,6 @@ void register_perftests() {
       k.keys.push_back(
           {"cq_mod", ExpKey::kInt, "100", 1, 1024, {}, "WRs", "signal every Nth WR (-Q)"});
     }
-    // (send_bw's 1-byte Sends carry no mark of their count: run_send_bw_server.)
-    k.timed_parallel = !(t.op == Op::kSend && !t.latency);
     add_workload_kind(std::move(k));
   }
   set_workload_runner(run_workloads);

@@ -13,11 +13,11 @@ loss_goodput and efe_vs_tcp. scripts/slurm-scale.sbatch gives the same under a s
 (mpirun). A channel failing on rank 1 stops both, and rank 0 reports it. Programs of the user's
 (rc_pingpong, kv_put_get: shared objects that exchange their details on the out-of-band board) give
 what one process gives; one that faults on rank 1 is reported by rank 0 as one process reports it.
-Workloads limited by time (write_bw, read_lat, write_lat, send_lat, send_bw) give what one process
-gives, and so do executables whose TCP socket (ibv_rc_pingpong) or rdma_cm connection (rping)
+Workloads limited by time (write_bw, read_lat, write_lat, send_lat, send_bw, its 1-byte Sends
+too) give what one process gives, and so do executables whose TCP socket (ibv_rc_pingpong) or rdma_cm connection (rping)
 crosses the ranks. The watchdog stops a program that idles for ever on 2 ranks too. A waveform
 (--trace fst, also of crc32's RTL) merged by rank 0 holds one process's value changes. Refused under
-mpirun with exit 2: a pin to no such host, send_bw limited by time with 1-byte Sends.
+mpirun with exit 2: a pin to no such host.
 
 usage: ranks.py RNICSIM OUT_BASE"""
 import json
@@ -286,7 +286,7 @@ check(p.returncode == 1 and "on node0: still waiting at 199.000 us" in p.stderr,
 # Workloads limited by time give what one process gives: write_bw and read_lat (whose server takes
 # no part), write_lat and send_lat (their client's last message carries a mark, which is how the
 # server learns it was the last) and send_bw over 2 QPs and several sizes (its last Send on a QP
-# carries the QP's count). send_bw limited by time with 1-byte Sends is refused (exit 2).
+# carries the QP's count). (1-byte Sends: below.)
 timed = write_file(base, "timed.yaml", """name: timed
 topology:
   hosts: [{name: h0}, {name: h1}, {name: h2}, {name: h3}]
@@ -314,16 +314,26 @@ if check(p.returncode == 0, f"workloads limited by time: exit {p.returncode}\n{p
     check([w["workload"] for w in parts] == ["r", "wl", "sl"] and
           all(p.get("stages") for w in parts for p in w["points"]),
           f"workloads limited by time: breakdown {json.dumps(parts)[:400]}")
+# send_bw limited by time with 1-byte Sends (no room for a mark of the count: the client's rank
+# sends the server's its total when the time is up), one QP and two, each way between the ranks.
 send = write_file(base, "timed_send.yaml", """name: timed_send
 topology:
   hosts: [{name: h0}, {name: h1}]
   links: [{name: l0, between: [h0, h1]}]
 workloads:
   - {name: s, test: send_bw, from: h0, to: h1, sizes: [1, 64], duration_us: 100}
+  - {name: s2, test: send_bw, from: h1, to: h0, sizes: [1], qps: 2, duration_us: 60,
+     start_us: 150}
 """)
-p = mpirun(2, "run", send, "--out", out_dir(base, "timed_send"), "--quiet")
-check(p.returncode == 2 and "send_bw limited by time with 1-byte messages runs in one process only"
-      in p.stderr, f"1-byte send_bw limited by time under mpirun: exit {p.returncode}\n{p.stderr}")
+one, two = out_dir(base, "timed_send_1"), out_dir(base, "timed_send_2")
+rnicsim(binary, "run", send, "--out", one, "--quiet", "--pcap")
+p = mpirun(2, "run", send, "--out", two, "--quiet", "--pcap")
+if check(p.returncode == 0, f"1-byte send_bw limited by time: exit {p.returncode}\n{p.stderr}"):
+    a, b = same_outputs("1-byte send_bw limited by time", one, two, ["l0.pcap"])
+    rows = [(r["workload"], r["bytes"]) for r in a[0]["rows"]]
+    check(rows == [("s", 1), ("s", 64), ("s2", 1)] and
+          all(0 < r["iterations"] < 5000 for r in a[0]["rows"]),
+          f"1-byte send_bw limited by time: rows {a[0]['rows']}")
 # Executables, a host a rank: Debian's ibv_rc_pingpong exchanges its QP details over a TCP socket
 # of the management network between the ranks, rping connects through rdma_cm between them: the
 # same outputs as one process, the programs' own output files too (and rping's request timeline,
