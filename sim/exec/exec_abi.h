@@ -136,12 +136,15 @@ constexpr uint64_t kSpinWaitNs = 1'000'000;
 // simulator cannot see change. Such looks are not progress for the watchdog: a wait that only
 // they keep going ends the run as a program still waiting when nothing is left to end it.
 constexpr uint32_t kLookAgain = 1;
+// With kLookAgain: the wait is pause's or sigsuspend's, for a signal another thread or process
+// may send (none of the simulator's timers is pending): the wait is named so.
+constexpr uint32_t kLookForSignal = 2;
 
 struct Header {
   uint32_t op = 0;
   int32_t ret = 0;     // answers: the verb's return value
   int32_t err = 0;     // answers: errno
-  uint32_t flags = 0;  // requests: kLookAgain
+  uint32_t flags = 0;  // requests: kLookAgain, kLookForSignal
   // Requests: the simulated time the process spent on its own since its last call (its clock
   // reads, each cost.clock_read_ns), which the simulator spends before serving the call.
   uint64_t spent_ns = 0;

@@ -117,12 +117,12 @@ void alarm_due(uint64_t now) {
 // the kernel: a timer is pending, the signal is neither blocked (the thread's mask, which
 // ppoll's and its kind's replace for their wait) nor ignored. (Its default action ends the
 // process, which ends the wait too.)
-bool alarm_ends_waits() {
+bool alarm_ends_waits(const sigset_t* mask = nullptr) {
   if (!g_alarm_ns) return false;
   sigset_t cur;
   struct sigaction sa;
   if (pthread_sigmask(SIG_BLOCK, nullptr, &cur) || sigaction(SIGALRM, nullptr, &sa)) return true;
-  return !sigismember(&cur, SIGALRM) && sa.sa_handler != SIG_IGN;
+  return !sigismember(mask ? mask : &cur, SIGALRM) && sa.sa_handler != SIG_IGN;
 }
 
 // A blocking socket call's limit (exec's kSockAccept): when the timer's signal would end its wait
@@ -210,12 +210,15 @@ volatile sig_atomic_t g_in_call = 0;
 volatile sig_atomic_t g_spun = 0;
 volatile uint64_t g_calls = 0;
 // This thread's calls are looks of a wait that has no end of its own on its kernel's descriptors
-// (exec::kLookAgain): set by a Looking for its scope.
-thread_local bool t_look = false;
+// (exec::kLookAgain), or for a signal (with exec::kLookForSignal): set by a Looking for its
+// scope (the request's flags).
+thread_local uint32_t t_look = 0;
 struct Looking {
-  explicit Looking(bool on) : was(t_look) { t_look = on; }
+  explicit Looking(bool on, uint32_t flags = rnic::exec::kLookAgain) : was(t_look) {
+    t_look = on ? flags : 0;
+  }
   ~Looking() { t_look = was; }
-  bool was;
+  uint32_t was;
 };
 
 Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
@@ -233,7 +236,7 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   } w;
   Header h;
   h.op = uint32_t(op);
-  h.flags = t_look ? rnic::exec::kLookAgain : 0;
+  h.flags = t_look;
   h.spent_ns = g_local_ns;
   std::vector<uint8_t> out(sizeof h);
   std::memcpy(out.data(), &h, sizeof h);
@@ -1384,22 +1387,59 @@ int clock_nanosleep(clockid_t id, int flags, const struct timespec* req, struct 
   return EINTR;
 }
 
-// pause and sigsuspend wait for a signal: a timer's SIGALRM that would end them comes in
-// simulated time (they sleep to it). Without one they are the kernel's (another thread's or
-// process's signal).
+namespace {
+// How often a wait the simulator cannot see end looks again, in simulated time: a poll's on its
+// kernel's descriptors (below), pause's for a signal.
+constexpr uint64_t kPollQuantumNs = 10000;
+
+// pause and sigsuspend, `waiting` the signal mask while they wait: until the real-time timer's
+// SIGALRM in simulated time, or, with none pending, a signal that another thread or process
+// sends, looked for every kPollQuantumNs of simulated time. Those looks are not progress
+// (exec::kLookAgain): with nothing else left to happen, the run ends with the process still
+// waiting, as a poll's on its kernel's descriptors ends. Between looks every signal is blocked;
+// one that came is delivered under `waiting` and the wait answers EINTR. (The spin watch's own
+// signals, SIGPROF, SIGTRAP and SIGSEGV, stay open and are not what a wait is for.)
+int wait_for_signal(const sigset_t& waiting) {
+  sigset_t all, old;
+  sigfillset(&all);
+  for (int s : {SIGPROF, SIGTRAP, SIGSEGV}) sigdelset(&all, s);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  auto end = [&old] {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    errno = EINTR;
+    return -1;
+  };
+  for (;;) {
+    settle();  // (another thread's signal of this time is sent by then)
+    sigset_t pending;
+    sigpending(&pending);
+    for (int s = 1; s < NSIG; ++s)
+      if (sigismember(&all, s) == 1 && sigismember(&pending, s) == 1 &&
+          sigismember(&waiting, s) != 1) {
+        pthread_sigmask(SIG_SETMASK, &waiting, nullptr);  // (its handler runs here)
+        return end();
+      }
+    if (alarm_ends_waits(&waiting)) {
+      pthread_sigmask(SIG_SETMASK, &waiting, nullptr);
+      sim_sleep(g_alarm_ns - std::min(g_alarm_ns, g_now_ns + g_local_ns));  // (it rings then)
+      return end();
+    }
+    const Looking look(true, rnic::exec::kLookAgain | rnic::exec::kLookForSignal);
+    int rc = 0;
+    call(Op::kSleep, Msg().put(kPollQuantumNs), &rc);
+  }
+}
+}  // namespace
+
 int pause(void) {
-  if (!on() || !alarm_ends_waits()) return next<decltype(&pause)>("pause")();
-  sim_sleep(g_alarm_ns - std::min(g_alarm_ns, g_now_ns + g_local_ns));
-  errno = EINTR;
-  return -1;
+  if (!on()) return next<decltype(&pause)>("pause")();
+  sigset_t cur;
+  pthread_sigmask(SIG_BLOCK, nullptr, &cur);
+  return wait_for_signal(cur);
 }
 int sigsuspend(const sigset_t* mask) {
   if (!on()) return next<decltype(&sigsuspend)>("sigsuspend")(mask);
-  const WaitMask masked(mask);
-  if (!alarm_ends_waits()) return next<decltype(&sigsuspend)>("sigsuspend")(mask);
-  sim_sleep(g_alarm_ns - std::min(g_alarm_ns, g_now_ns + g_local_ns));
-  errno = EINTR;
-  return -1;
+  return wait_for_signal(*mask);
 }
 
 int usleep(useconds_t us) {
@@ -1935,8 +1975,7 @@ int dup3(int fd, int nfd, int flags) {
 // blocked nor ignored ends it when it comes first (-1, EINTR). Those looks, in a wait with no
 // timeout and no such timer pending, are not progress (exec::kLookAgain): a program that waits
 // for ever on a descriptor nothing will write ends the run with where it waits, when nothing
-// else moves.
-constexpr uint64_t kPollQuantumNs = 10000;
+// else moves. (kPollQuantumNs: above.)
 }  // extern "C"
 
 namespace {

@@ -1286,7 +1286,9 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     case Op::kSleep: {
       uint64_t ns = std::min<uint64_t>(in.get<uint64_t>(), 1ull << 50);
       const bool look = h->flags & kLookAgain;
-      const host::BlockedIn blocked(look ? "a wait on descriptors of its kernel" : "sleep");
+      const host::BlockedIn blocked((h->flags & kLookForSignal) ? "a wait for a signal"
+                                    : look ? "a wait on descriptors of its kernel"
+                                           : "sleep");
       Counter* slept = look ? r_.looked_us : r_.slept_us;
       const uint64_t slice = std::max<uint64_t>(r_.sleep_slice_ns, 1000);
       while (ns > 0) {

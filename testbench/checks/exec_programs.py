@@ -363,6 +363,17 @@ alone("signal_calls", "signal-calls",
       "(Interrupted system call) after 1000 us, alarm rang; with SA_RESTART recv 1 'r' after 3015 us, "
       "alarm rang")
 
+# pause and sigsuspend with no timer pending end at a signal another thread sends (the same lines
+# natively, but for the times); a pause that nothing can end ends the run, named, once the
+# watchdog's 100 ms pass with nothing else moving (before, it waited in the kernel for ever).
+alone("signal_waits", "signal-waits",
+      "signal waits: pause -1 (Interrupted system call) after 200 us, SIGUSR1 1; sigsuspend -1 "
+      "(Interrupted system call) after 300 us, SIGUSR2 1, SIGUSR1 1 then 1")
+p, o = run("pause_alone", f"workloads:\n  - {{name: pa, exec: [{prog}, signal-waits, alone], "
+           "hosts: [node0]}\n", expect=1, timeout=60)
+check("on node0: still waiting at 100000.000 us in a wait for a signal and nothing is left that "
+      "could end it" in p.stderr, f"a pause nothing can end: {p.stderr!r}")
+
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not
 # progress (they would run for ever). A second thread that sleeps 300 ms, longer than the

@@ -85,6 +85,11 @@
  *                        (2 ms) and a connect to a port where nothing listens (1 ms) with
  *                        EINTR; with SA_RESTART a recv goes on after the handler, to the byte
  *                        another thread (SIGALRM blocked) writes after 3 ms
+ *   signal-waits [alone]  pause with no timer pending ends at the SIGUSR1 a second thread sends
+ *                        after 200 us (EINTR, its handler run); sigsuspend with SIGUSR1 in its
+ *                        mask waits past the SIGUSR1 sent after 100 us to the SIGUSR2 sent after
+ *                        300 us, and the SIGUSR1 is delivered once it returns; alone: a pause
+ *                        nothing can end
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
 #include <errno.h>
@@ -1204,6 +1209,65 @@ static void* spinner(void* arg) {
   return NULL;
 }
 
+/* signal-waits: a second thread's signals, each after its sleep. */
+static volatile sig_atomic_t g_usr1, g_usr2;
+static void on_usr(int sig) {
+  if (sig == SIGUSR1) ++g_usr1;
+  if (sig == SIGUSR2) ++g_usr2;
+}
+struct Kill {
+  pthread_t to;
+  int sig[2];
+  unsigned us[2];
+};
+static void* killer(void* arg) {
+  const struct Kill* k = arg;
+  for (int i = 0; i < 2 && k->sig[i]; ++i) {
+    usleep(k->us[i]);
+    pthread_kill(k->to, k->sig[i]);
+  }
+  return NULL;
+}
+
+static int signal_waits(int alone) {
+  signal(SIGUSR1, on_usr);
+  signal(SIGUSR2, on_usr);
+  if (alone) {
+    printf("exec_verbs: signal waits: a pause nothing can end\n");
+    fflush(stdout);
+    pause();
+    return fail("pause returned");
+  }
+  struct Kill k1 = {pthread_self(), {SIGUSR1, 0}, {200, 0}};
+  pthread_t t;
+  uint64_t t0 = now_ns();
+  if (pthread_create(&t, NULL, killer, &k1)) return fail("pthread_create");
+  const int p = pause();
+  const int perr = errno;
+  const uint64_t t1 = now_ns();
+  pthread_join(t, NULL);
+  const int usr1 = g_usr1;
+  /* sigsuspend: SIGUSR1 blocked while it waits, SIGUSR2 not. */
+  sigset_t m;
+  sigemptyset(&m);
+  sigaddset(&m, SIGUSR1);
+  struct Kill k2 = {pthread_self(), {SIGUSR1, SIGUSR2}, {100, 200}};
+  g_usr1 = g_usr2 = 0;
+  const uint64_t t2 = now_ns();
+  if (pthread_create(&t, NULL, killer, &k2)) return fail("pthread_create");
+  const int s = sigsuspend(&m);
+  const int serr = errno;
+  const uint64_t t3 = now_ns();
+  const int usr2_then = g_usr2, usr1_then = g_usr1;
+  pthread_join(t, NULL);
+  printf(
+      "exec_verbs: signal waits: pause %d (%s) after %llu us, SIGUSR1 %d; sigsuspend %d (%s) "
+      "after %llu us, SIGUSR2 %d, SIGUSR1 %d then %d\n",
+      p, strerror(perr), (unsigned long long)((t1 - t0) / 1000), usr1, s, strerror(serr),
+      (unsigned long long)((t3 - t2) / 1000), usr2_then, usr1_then, (int)g_usr1);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
   if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex") ||
@@ -1258,6 +1322,7 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "kernel-waits")) return kernel_waits();
   if (!strcmp(argv[1], "timed-waits")) return timed_waits();
   if (!strcmp(argv[1], "signal-calls")) return signal_calls();
+  if (!strcmp(argv[1], "signal-waits")) return signal_waits(argc > 2 && !strcmp(argv[2], "alone"));
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
