@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <gtkwave/fstapi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,10 +20,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A folder of this test's own, removed when the test binary ends.
 fs::path dir() {
-  const fs::path d = fs::temp_directory_path() / "fst_merge_test";
-  fs::create_directories(d);
-  return d;
+  struct Dir {
+    fs::path p = fs::temp_directory_path() / ("fst_merge_test." + std::to_string(::getpid()));
+    Dir() { fs::create_directories(p); }
+    ~Dir() {
+      std::error_code ec;
+      fs::remove_all(p, ec);
+    }
+  };
+  static const Dir d;
+  return d.p;
 }
 
 // Part A: host h1's 8-bit `count` under h1.mac, the same signal again under h1.copy (an alias),
