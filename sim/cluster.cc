@@ -367,8 +367,7 @@ void Cluster::run(const std::vector<std::function<void()>>& programs) {
 void Cluster::run(const std::vector<Program>& programs) {
   std::vector<std::pair<std::string, std::function<void()>>> threads;
   for (const Program& pr : programs) {
-    const auto pid = pids_.try_emplace({pr.node, pr.process}, pid_);
-    if (pid.second) ++pid_;
+    const auto pid = pids_.try_emplace({pr.node, pr.process}, 100 + int(pids_.size()));
     if (!local(pr.node)) continue;  // another rank's host
     Node& n = *nodes[size_t(pr.node)];
     std::unique_ptr<host::Process>& slot = pr.process == 0 ? n.proc : n.other_procs[pr.process];

@@ -172,9 +172,9 @@ class Cluster {
   int part_rank_ = 0;
   uint32_t frame_channel_ = UINT32_MAX;
   uint32_t board_channel_ = UINT32_MAX;  // the programs' out-of-band board's puts
-  int pid_ = 100;
-  // Each host's processes' ids (by host and process), given in the order one process gives them
-  // over every host, this rank's or another's: a process's pid seeds where its pages go.
+  // Each host's processes' ids (by host and process), 100 on, given in the order one process
+  // gives them over every host, this rank's or another's: a process's pid seeds where its pages
+  // go.
   std::map<std::pair<int, int>, int> pids_;
   int runs_ = 0;
 };

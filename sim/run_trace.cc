@@ -121,8 +121,7 @@ void RunTrace::window(Background& bg) {
 
 std::string RunTrace::close() {
   fst_.close();
-  if (part_.empty() || merged_) return "";
-  merged_ = true;
+  if (part_.empty()) return "";
   // Every rank's file is whole once each has closed its own (one with no variable, whose hosts'
   // signals the scope left out, has nothing to give).
   const std::vector<std::string> opened = ranks::all_gather(opened_ && !fst_.empty() ? "1" : "");

@@ -24,7 +24,7 @@ class RunTrace {
   // Registers the system's signals and opens/closes the file at the window's ends.
   void attach(HostCard& sys);
   void attach(Cluster& sys);
-  // Closes the file; over several processes (a collective call: every rank makes it) rank 0
+  // Closes the file; over several processes (a collective call: every rank makes it, once) rank 0
   // then merges the ranks' files into one. Returns what went wrong ("" if nothing did).
   std::string close();
   const std::string& path() const { return path_; }
@@ -43,7 +43,6 @@ class RunTrace {
   std::string part_;                // over several processes: this rank's file
   std::vector<std::string> hosts_;  // every host's name, by index (the merged file's order)
   size_t signals_ = 0;
-  bool merged_ = false;
   uint64_t t0_ps_, t1_ps_;
   bool opened_ = false;
 };

@@ -101,7 +101,8 @@ void EthMac::transmit(FramePtr frame, uint32_t fcs, uint64_t ready, int64_t corr
     if (space_) space_();
   });
   link_->carry(end_, frame, fcs_a, start, on_wire);
-  if (traced_) {
+  if (traced_) {  // (those past their end go: outside the file's window no one reads them)
+    while (!on_wire_.empty() && on_wire_.front().second <= now_ps()) on_wire_.pop_front();
     on_wire_.emplace_back(start, start + on_wire);
     eq_.at(start + on_wire, [] {});
   }

@@ -1,19 +1,22 @@
 // Reads an FST file's hierarchy back (fstapi, shipped with Verilator): every variable as
-// "scope.scope.name" with its width, and the file's time span. For tests of waveform output.
+// "scope.scope.name" with its width and, in the file's order, its handle, and the file's time
+// span. For tests of waveform output.
 #pragma once
 
 #include <gtkwave/fstapi.h>
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rnic::tb {
 
 struct FstContents {
   bool opened = false;
-  std::map<std::string, uint32_t> vars;  // name -> bits
-  uint64_t start = 0, end = 0;           // in the file's time unit
+  std::map<std::string, uint32_t> vars;                  // name -> bits
+  std::vector<std::pair<std::string, fstHandle>> order;  // (name, handle), as declared
+  uint64_t start = 0, end = 0;                           // in the file's time unit
   uint64_t change_sections = 0;
 };
 
@@ -31,6 +34,7 @@ inline FstContents read_fst(const std::string& path) {
       for (const auto& s : scope) full += s + ".";
       const std::string name = h->u.var.name;  // "m_crc [31:0]": the range follows a space
       c.vars[full + name.substr(0, name.find(' '))] = h->u.var.length;
+      c.order.push_back({full + name.substr(0, name.find(' ')), h->u.var.handle});
     }
   }
   c.start = fstReaderGetStartTime(r);

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "testbench/common/fst_read.h"
+
 namespace rnic {
 namespace {
 
@@ -96,22 +98,15 @@ void on_change(void* user, uint64_t t, fstHandle h, const unsigned char* v) {
 
 Read read(const std::string& path) {
   Read out;
-  void* f = fstReaderOpen(path.c_str());
-  EXPECT_NE(f, nullptr) << path;
-  if (!f) return out;
-  std::vector<std::string> scope;
-  while (fstHier* h = fstReaderIterateHier(f)) {
-    if (h->htyp == FST_HT_SCOPE) scope.push_back(h->u.scope.name);
-    if (h->htyp == FST_HT_UPSCOPE) scope.pop_back();
-    if (h->htyp == FST_HT_VAR) {
-      std::string full;
-      for (const std::string& s : scope) full += s + ".";
-      full += std::string(h->u.var.name, h->u.var.name_length);
-      out.vars.push_back(full);
-      out.handle[full] = h->u.var.handle;
-    }
+  const tb::FstContents c = tb::read_fst(path);
+  EXPECT_TRUE(c.opened) << path;
+  for (const auto& [name, h] : c.order) {
+    out.vars.push_back(name);
+    out.handle[name] = h;
   }
-  out.end = fstReaderGetEndTime(f);
+  out.end = c.end;
+  void* f = fstReaderOpen(path.c_str());
+  if (!f) return out;
   fstReaderSetFacProcessMaskAll(f);
   fstReaderIterBlocksSetNativeDoublesOnCallback(f, 1);
   fstReaderIterBlocks(f, on_change, &out, nullptr);
