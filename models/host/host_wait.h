@@ -67,21 +67,33 @@ inline std::unordered_map<const sc_core::sc_object*, std::string>& blocked_calls
   static std::unordered_map<const sc_core::sc_object*, std::string> m;
   return m;
 }
+// A thread whose waits also stand for another's (a process's main thread served by a thread of
+// its own: what it waits in is the process's). The other's entry stays when the wait ends: its
+// owner replaces or clears it (the process's stands until its main thread's next call).
+inline std::unordered_map<const sc_core::sc_object*, const sc_core::sc_object*>& blocked_for() {
+  static std::unordered_map<const sc_core::sc_object*, const sc_core::sc_object*> m;
+  return m;
+}
 class BlockedIn {
  public:
   explicit BlockedIn(std::string what)
       : self_(sc_core::sc_get_current_process_handle().get_process_object()) {
+    const auto f = blocked_for().find(self_);
+    if (f != blocked_for().end()) also_ = f->second;
+    if (also_) blocked_calls()[also_] = what;
     blocked_calls()[self_] = std::move(what);
   }
   // A thread killed while blocked (the run stopping) keeps its entry for the report.
   ~BlockedIn() {
-    if (!std::uncaught_exceptions()) blocked_calls().erase(self_);
+    if (std::uncaught_exceptions()) return;
+    blocked_calls().erase(self_);
   }
   BlockedIn(const BlockedIn&) = delete;
   BlockedIn& operator=(const BlockedIn&) = delete;
 
  private:
   const sc_core::sc_object* self_;
+  const sc_core::sc_object* also_ = nullptr;
 };
 // "" when `thread` is not blocked in such a call.
 inline std::string blocked_in(const sc_core::sc_object* thread) {

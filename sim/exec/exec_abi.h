@@ -72,7 +72,8 @@ enum class Op : uint32_t {
   kSockSend,     // socket, bytes -> count
   kSockRecv,     // socket, max, nonblock, peek, bytes to wait for (1..max), limit -> bytes
   kSockClose,    // socket
-  kSleep,        // ns
+  // key, seen (optional): a sleep that ends at once when the key's wakes (kWake) pass `seen`
+  kSleep,  // ns[, key, seen]
   // Shared receive queues (appended: the numbers above stay).
   kCreateSrq,    // pd, ibv_srq_attr -> srq, handle, ibv_srq_attr
   kModifySrq,    // srq, ibv_srq_attr, mask
@@ -104,7 +105,14 @@ enum class Op : uint32_t {
   kSockName,          // socket -> address, port
   kSockError,         // socket -> its pending error (SO_ERROR), as ret
   kSockPeer,          // socket -> the peer's address, port
+  // A thread's signal, broadcast, post or sent signal that waits keyed by it end at once: the
+  // key's wakes are now `wakes` (kSleep).
+  kWake,  // key, wakes
 };
+
+// kSleep's and kWake's key for a signal sent to the process (a condition variable's or a
+// semaphore's key is its address).
+constexpr uint64_t kSignalKey = 1;
 
 // rdma_conn_param as it travels (private data beside it).
 struct CmConn {
@@ -203,6 +211,7 @@ class Msg {
     at_ += sizeof v;
     return v;
   }
+  bool more() const { return at_ < b_.size(); }
   // The next byte run: its start and length (nullptr when the message is short).
   const uint8_t* get_bytes(size_t* n) {
     const uint64_t len = get<uint64_t>();

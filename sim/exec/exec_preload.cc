@@ -209,6 +209,7 @@ volatile sig_atomic_t g_in_call = 0;
 // call is caught within kSpinFaults faults, not a tick later).
 volatile sig_atomic_t g_spun = 0;
 volatile uint64_t g_calls = 0;
+thread_local bool t_in_call = false;  // this thread waits for an answer (a handler must not call)
 // This thread's calls are looks of a wait that has no end of its own on its kernel's descriptors
 // (exec::kLookAgain), or for a signal (with exec::kLookForSignal): set by a Looking for its
 // scope (the request's flags).
@@ -225,6 +226,7 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
   const int fd = thread_fd();
   struct Watch {  // the spin watch: one thread's (a second thread turns it off)
     Watch() {
+      t_in_call = true;
       g_in_call = 1;
       ++g_calls;
       if (g_watching) watch(false);
@@ -232,6 +234,7 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
     ~Watch() {
       if (g_spun && !g_threads) watch(true);
       g_in_call = 0;
+      t_in_call = false;
     }
   } w;
   Header h;
@@ -294,6 +297,90 @@ void settle() {
   if (!g_threads && !g_spawned) return;
   int rc = 0;
   call(Op::kSleep, Msg().put(uint64_t(0)), &rc);
+}
+
+// Waits the simulator ends at once (Op::kWake): a timed wait on a condition variable or a
+// semaphore, and pause's or sigsuspend's, sleep keyed by what ends them (the variable's or the
+// semaphore's address, exec::kSignalKey). Each key counts its wakes (signals and broadcasts,
+// posts, signals sent within the process) and the threads waiting on it; a wake with a waiter
+// tells the simulator, which ends their sleeps at the waker's simulated time. Nothing is told
+// from a signal handler that interrupted this thread's call or its hold of the count (the
+// waiter then sees the wake at its next look, as any wake the library does not see).
+struct KeyWaits {
+  uint64_t wakes = 0;
+  int waiters = 0;
+};
+pthread_mutex_t g_key_lock = PTHREAD_MUTEX_INITIALIZER;
+thread_local bool t_in_key = false;
+std::map<uint64_t, KeyWaits>& key_waits() {
+  static std::map<uint64_t, KeyWaits> m;
+  return m;
+}
+struct KeyLock {
+  KeyLock() {
+    pthread_mutex_lock(&g_key_lock);
+    t_in_key = true;
+  }
+  ~KeyLock() {
+    t_in_key = false;
+    pthread_mutex_unlock(&g_key_lock);
+  }
+};
+uint64_t wakes_of(uint64_t key) {
+  const KeyLock l;
+  return key_waits()[key].wakes;
+}
+void wake(uint64_t key) {
+  if (t_in_key || t_in_call) return;
+  uint64_t n;
+  {
+    const KeyLock l;
+    KeyWaits& k = key_waits()[key];
+    n = ++k.wakes;
+    if (k.waiters == 0) return;
+  }
+  int rc = 0;
+  call(Op::kWake, Msg().put(key).put(n), &rc);
+}
+struct KeyWaiter {  // for its scope, a thread waits on `key`
+  explicit KeyWaiter(uint64_t k) : key(k) {
+    const KeyLock l;
+    ++key_waits()[key].waiters;
+  }
+  ~KeyWaiter() {
+    const KeyLock l;
+    --key_waits()[key].waiters;
+  }
+  uint64_t key;
+};
+// The threads in pause or sigsuspend (by their kernel's thread id), with the mask each waits
+// under. Between their looks they block every signal, so a signal sent to the process would go
+// to some other thread that does not block it, where natively the waiting thread takes it: it
+// goes to one of them that lets it in (to_waiting_thread).
+std::map<pid_t, sigset_t>& signal_waiters() {
+  static std::map<pid_t, sigset_t> m;
+  return m;
+}
+pid_t real_pid() { return pid_t(syscall(SYS_getpid)); }
+// The thread that takes `sig`, sent to the process, as the kernel would choose it: the main
+// thread if it waits and lets it in; if not, another waiting thread that lets it in, unless the
+// main thread runs (its own mask decides then); 0: the kernel's choice.
+pid_t to_waiting_thread(int sig) {
+  if (sig == 0 || t_in_key) return 0;
+  const KeyLock l;
+  const std::map<pid_t, sigset_t>& w = signal_waiters();
+  const pid_t main = real_pid();
+  const auto m = w.find(main);
+  if (m == w.end()) return 0;
+  if (sigismember(&m->second, sig) != 1) return main;
+  for (const auto& [tid, mask] : w)
+    if (sigismember(&mask, sig) != 1) return tid;
+  return 0;
+}
+
+template <class T>
+uint64_t key_of(const T* p) {
+  return uint64_t(reinterpret_cast<uintptr_t>(p));
 }
 
 // --- Spinning on registered memory ---
@@ -1404,13 +1491,29 @@ int wait_for_signal(const sigset_t& waiting) {
   sigfillset(&all);
   for (int s : {SIGPROF, SIGTRAP, SIGSEGV}) sigdelset(&all, s);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  auto end = [&old] {
+  const pid_t tid = pid_t(syscall(SYS_gettid));
+  {
+    const KeyLock l;
+    signal_waiters()[tid] = waiting;
+  }
+  auto end = [&old, tid] {
+    {
+      const KeyLock l;
+      signal_waiters().erase(tid);
+    }
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
     errno = EINTR;
     return -1;
   };
+  const KeyWaiter waiter(rnic::exec::kSignalKey);
   for (;;) {
-    settle();  // (another thread's signal of this time is sent by then)
+    uint64_t seen;
+    {
+      // The settling call is part of the look (neither is progress).
+      const Looking look(true, rnic::exec::kLookAgain | rnic::exec::kLookForSignal);
+      settle();  // (another thread's signal of this time is sent by then)
+      seen = wakes_of(rnic::exec::kSignalKey);
+    }
     sigset_t pending;
     sigpending(&pending);
     for (int s = 1; s < NSIG; ++s)
@@ -1426,7 +1529,7 @@ int wait_for_signal(const sigset_t& waiting) {
     }
     const Looking look(true, rnic::exec::kLookAgain | rnic::exec::kLookForSignal);
     int rc = 0;
-    call(Op::kSleep, Msg().put(kPollQuantumNs), &rc);
+    call(Op::kSleep, Msg().put(kPollQuantumNs).put(rnic::exec::kSignalKey).put(seen), &rc);
   }
 }
 }  // namespace
@@ -2389,7 +2492,9 @@ int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*),
 // Timed waits of threads (a condition variable's, a semaphore's) keep simulated time: their
 // deadlines are read on the simulated clocks, and the thread waits in slices of kWaitSliceNs of
 // simulated time, looking between them for a signal (pthread_cond_signal or _broadcast, which
-// count here) or a post. A wait without a deadline is the kernel's (a thread asleep there).
+// count here) or a post. A condition variable's or a semaphore's wait is keyed (KeyWaiter): the
+// signal or post ends it at once. A wait without a deadline is the kernel's (a thread asleep
+// there).
 namespace {
 constexpr uint64_t kWaitSliceNs = 10000;
 
@@ -2412,37 +2517,23 @@ bool left_until(clockid_t id, const timespec* abstime, uint64_t* left) {
   return true;
 }
 
-// The signals and broadcasts each condition variable has had (seen by its timed waiters).
-std::map<const pthread_cond_t*, uint64_t>& cond_signals() {
-  static std::map<const pthread_cond_t*, uint64_t> m;
-  return m;
-}
-pthread_mutex_t g_cond_lock = PTHREAD_MUTEX_INITIALIZER;
-uint64_t signals_of(const pthread_cond_t* c) {
-  pthread_mutex_lock(&g_cond_lock);
-  const uint64_t n = cond_signals()[c];
-  pthread_mutex_unlock(&g_cond_lock);
-  return n;
-}
-void signalled(const pthread_cond_t* c) {
-  pthread_mutex_lock(&g_cond_lock);
-  ++cond_signals()[c];
-  pthread_mutex_unlock(&g_cond_lock);
-}
-
-// A timed wait, lock or join: tries it (EBUSY: not yet), then sleeps a slice and tries again,
-// up to the deadline (ETIMEDOUT).
+// A timed wait, lock or join: tries it (EBUSY: not yet), then sleeps a slice (keyed by `key`,
+// if not 0) and tries again, up to the deadline (ETIMEDOUT).
 extern "C++" {
 template <class Try>
-int try_until(clockid_t id, const timespec* at, Try try_once) {
+int try_until(clockid_t id, const timespec* at, Try try_once, uint64_t key = 0) {
   for (;;) {
+    const uint64_t seen = key ? wakes_of(key) : 0;
     const int r = try_once();
     if (r != EBUSY) return r;
     uint64_t left = 0;
     if (!left_until(id, at, &left)) return EINVAL;
     if (left == 0) return ETIMEDOUT;
     int rc = 0;
-    call(Op::kSleep, Msg().put(std::min(left, kWaitSliceNs)), &rc);
+    Msg m;
+    m.put(std::min(left, kWaitSliceNs));
+    if (key) m.put(key).put(seen);
+    call(Op::kSleep, std::move(m), &rc);
     settle();
   }
 }
@@ -2451,20 +2542,27 @@ int try_until(clockid_t id, const timespec* at, Try try_once) {
 int cond_wait_until(pthread_cond_t* c, pthread_mutex_t* m, clockid_t id, const timespec* at) {
   uint64_t left = 0;
   if (!left_until(id, at, &left)) return EINVAL;
-  const uint64_t seen = signals_of(c);
+  const uint64_t key = key_of(c);
+  const KeyWaiter waiter(key);
+  const uint64_t seen = wakes_of(key);
   if (left == 0) return ETIMEDOUT;
   pthread_mutex_unlock(m);
-  const int r = try_until(id, at, [c, seen] { return signals_of(c) != seen ? 0 : EBUSY; });
+  const int r = try_until(
+      id, at, [key, seen] { return wakes_of(key) != seen ? 0 : EBUSY; }, key);
   pthread_mutex_lock(m);
   return r;
 }
 
 int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
   static const auto trywait = reinterpret_cast<int (*)(sem_t*)>(dlsym(RTLD_NEXT, "sem_trywait"));
-  const int r = try_until(id, at, [sem] {
-    if (trywait(sem) == 0) return 0;
-    return errno == EAGAIN ? EBUSY : errno;
-  });
+  const KeyWaiter waiter(key_of(sem));
+  const int r = try_until(
+      id, at,
+      [sem] {
+        if (trywait(sem) == 0) return 0;
+        return errno == EAGAIN ? EBUSY : errno;
+      },
+      key_of(sem));
   if (r == 0) return 0;
   errno = r;
   return -1;
@@ -2495,12 +2593,79 @@ int pthread_timedjoin_np(pthread_t t, void** ret, const timespec* at) {
 }
 
 int pthread_cond_signal(pthread_cond_t* c) {
-  if (on()) signalled(c);
-  return next<decltype(&pthread_cond_signal)>("pthread_cond_signal")(c);
+  const int r = next<decltype(&pthread_cond_signal)>("pthread_cond_signal")(c);
+  if (on()) wake(key_of(c));
+  return r;
 }
 int pthread_cond_broadcast(pthread_cond_t* c) {
-  if (on()) signalled(c);
-  return next<decltype(&pthread_cond_broadcast)>("pthread_cond_broadcast")(c);
+  const int r = next<decltype(&pthread_cond_broadcast)>("pthread_cond_broadcast")(c);
+  if (on()) wake(key_of(c));
+  return r;
+}
+int sem_post(sem_t* sem) {
+  const int r = next<decltype(&sem_post)>("sem_post")(sem);
+  if (r == 0 && on()) wake(key_of(sem));
+  return r;
+}
+
+// Signals within the process (to itself, to one of its threads) end its waits for a signal at
+// the sender's simulated time (wake). The process sees its simulated pid (getpid): a kill or
+// sigqueue of it, of 0 or of its group reaches the process itself; the simulated host has no
+// other process it may signal, so any other pid answers ESRCH (a real pid of that number is
+// some other process of this machine's).
+namespace {
+bool own_pid(pid_t pid) { return pid == g_vpid || pid == 0 || pid == -g_vpid; }
+int sent(int r, int sig) {
+  if (r == 0 && sig != 0) wake(rnic::exec::kSignalKey);
+  return r;
+}
+}  // namespace
+int kill(pid_t pid, int sig) {
+  if (!on()) return next<decltype(&kill)>("kill")(pid, sig);
+  if (!own_pid(pid)) {
+    errno = ESRCH;
+    return -1;
+  }
+  if (const pid_t tid = to_waiting_thread(sig))
+    return sent(int(syscall(SYS_tgkill, real_pid(), tid, sig)), sig);
+  return sent(next<decltype(&kill)>("kill")(real_pid(), sig), sig);
+}
+int sigqueue(pid_t pid, int sig, const union sigval value) {
+  if (!on()) return next<decltype(&sigqueue)>("sigqueue")(pid, sig, value);
+  if (!own_pid(pid) || pid <= 0) {
+    errno = ESRCH;
+    return -1;
+  }
+  if (const pid_t tid = to_waiting_thread(sig)) {
+    siginfo_t si{};  // as sigqueue fills it
+    si.si_signo = sig;
+    si.si_code = SI_QUEUE;
+    si.si_pid = real_pid();
+    si.si_uid = getuid();
+    si.si_value = value;
+    return sent(int(syscall(SYS_rt_tgsigqueueinfo, real_pid(), tid, sig, &si)), sig);
+  }
+  return sent(next<decltype(&sigqueue)>("sigqueue")(real_pid(), sig, value), sig);
+}
+int raise(int sig) {
+  const int r = next<decltype(&raise)>("raise")(sig);
+  return on() ? sent(r, sig) : r;
+}
+int pthread_kill(pthread_t t, int sig) {
+  const int r = next<decltype(&pthread_kill)>("pthread_kill")(t, sig);
+  return on() ? sent(r, sig) : r;
+}
+int pthread_sigqueue(pthread_t t, int sig, const union sigval value) {
+  const int r = next<decltype(&pthread_sigqueue)>("pthread_sigqueue")(t, sig, value);
+  return on() ? sent(r, sig) : r;
+}
+int tgkill(pid_t tgid, pid_t tid, int sig) {
+  if (!on()) return next<decltype(&tgkill)>("tgkill")(tgid, tid, sig);
+  if (tgid != g_vpid) {
+    errno = ESRCH;
+    return -1;
+  }
+  return sent(next<decltype(&tgkill)>("tgkill")(real_pid(), tid, sig), sig);
 }
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* at) {
   if (!on()) return next<decltype(&pthread_cond_timedwait)>("pthread_cond_timedwait")(c, m, at);

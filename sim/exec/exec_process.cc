@@ -27,6 +27,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "models/host/driver.h"
 #include "models/host/host_wait.h"
@@ -176,6 +177,18 @@ class Server {
   std::deque<Thread> threads_;  // several threads: in the order they first called
   bool multi_ = false, ended_ = false;
   sc_core::sc_event answered_;  // a worker answered (its thread runs again)
+  // The process's keyed waits (Op::kWake): by key, the wakes its threads announced and the event
+  // that ends the sleeps keyed by it.
+  struct Keyed {
+    uint64_t wakes = 0;
+    sc_core::sc_event ev;
+  };
+  std::unordered_map<uint64_t, std::unique_ptr<Keyed>> keyed_;
+  Keyed& keyed(uint64_t key) {
+    std::unique_ptr<Keyed>& k = keyed_[key];
+    if (!k) k = std::make_unique<Keyed>();
+    return *k;
+  }
   host::ProcessContext ctx_;
   std::set<int64_t> socks_;    // its sockets on the management network
   ibv_cq* last_cq_ = nullptr;  // the CQ of the last call if it was a poll, and the empty polls
@@ -358,8 +371,15 @@ bool Server::serve(std::string* why) {
         return false;
     }
   }
+  const sc_core::sc_object* self = sc_core::sc_get_current_process_handle().get_process_object();
   for (;;) {
     if (!gather(why)) return why->empty();
+    // What the process waits in (a run that stops now names it): its main thread's call, set
+    // by its worker (host::blocked_for); its kernel, if the main thread is asleep there.
+    if (threads_[0].st == Thread::kReady)
+      host::blocked_calls().erase(self);
+    else if (threads_[0].st == Thread::kRunning)
+      host::blocked_calls()[self] = "a wait in its kernel (a lock, a join, a condition variable)";
     // The calls that came while the simulation stood still, in the order the threads were
     // created (their thread ids): never in the order the machine ran them.
     std::vector<Thread*> ready;
@@ -402,9 +422,19 @@ bool Server::add_thread() {
 // supervisor hands them over.
 void Server::start_worker(size_t i) {
   sc_core::sc_spawn_options o;
+  // The main thread's waits are the process's (the supervisor's, which the run's report names).
+  const sc_core::sc_object* process =
+      i == 0 ? sc_core::sc_get_current_process_handle().get_process_object() : nullptr;
   sc_core::sc_spawn(
-      [this, i] {
+      [this, i, process] {
         host::bind_current_process(ctx_);
+        const sc_core::sc_object* self =
+            sc_core::sc_get_current_process_handle().get_process_object();
+        if (process) host::blocked_for()[self] = process;
+        struct Forget {
+          const sc_core::sc_object* self;
+          ~Forget() { host::blocked_for().erase(self); }
+        } forget{process ? self : nullptr};
         for (;;) {
           Thread& t = threads_[i];
           while (t.st != Thread::kInCall && !ended_) sc_core::wait(*t.go);
@@ -1283,19 +1313,38 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     }
     case Op::kThreadCreate:
       return;  // the server turns to several threads once it has answered
+    case Op::kWake: {
+      const uint64_t key = in.get<uint64_t>(), wakes = in.get<uint64_t>();
+      if (in.bad() || key == 0) return fail(EINVAL);
+      Keyed& k = keyed(key);
+      if (wakes > k.wakes) {
+        k.wakes = wakes;
+        k.ev.notify(sc_core::SC_ZERO_TIME);
+      }
+      return;
+    }
     case Op::kSleep: {
       uint64_t ns = std::min<uint64_t>(in.get<uint64_t>(), 1ull << 50);
+      const uint64_t key = in.more() ? in.get<uint64_t>() : 0;
+      const uint64_t seen = key ? in.get<uint64_t>() : 0;
+      Keyed* k = key ? &keyed(key) : nullptr;
       const bool look = h->flags & kLookAgain;
       const host::BlockedIn blocked((h->flags & kLookForSignal) ? "a wait for a signal"
                                     : look ? "a wait on descriptors of its kernel"
                                            : "sleep");
       Counter* slept = look ? r_.looked_us : r_.slept_us;
       const uint64_t slice = std::max<uint64_t>(r_.sleep_slice_ns, 1000);
-      while (ns > 0) {
+      while (ns > 0 && !(k && k->wakes > seen)) {
         const uint64_t step = std::min(ns, slice);
-        host::host_wait(sc_core::sc_time::from_value(step * 1000));
-        if (slept) *slept += step / 1000;
-        ns -= step;
+        const uint64_t from = sc_core::sc_time_stamp().value();
+        if (k)
+          host::host_wait(sc_core::sc_time::from_value(step * 1000), k->ev);
+        else
+          host::host_wait(sc_core::sc_time::from_value(step * 1000));
+        const uint64_t took =
+            std::min<uint64_t>(ns, (sc_core::sc_time_stamp().value() - from) / 1000);
+        if (slept) *slept += took / 1000;
+        ns -= took;
       }
       return;
     }
@@ -1393,6 +1442,7 @@ traffic::ProgramEnd run_exec(const ExecRun& r) {
     auto* s = new Server(sv[0], ctl[0], pid, r);
     stopped = !s->serve(&why);
     s->finish();
+    host::blocked_calls().erase(sc_core::sc_get_current_process_handle().get_process_object());
     if (!s->had_threads()) delete s;
   }
   close(sv[0]);

@@ -352,11 +352,21 @@ alone("kernel_waits", "kernel-waits",
       "poll 0 after 3000 us, epoll 0 after 2000 us, written 1 after 20 ns; clock_nanosleep 0 after "
       "1000 us, to an absolute time 0 after 1500 us")
 # Threads' timed waits keep simulated time: deadlines on the simulated clocks (they were past
-# on the real ones, so every such wait timed out at once).
+# on the real ones, so every such wait timed out at once). The post ends the semaphore's wait at
+# its own time, 7,500 us in less the main thread's clock reads: 1,499.9 us into the wait.
 alone("timed_waits", "timed-waits",
       "timed waits: signalled 0 (flag 1) after 2000 us; Connection timed out after 3000 us more; "
-      "monotonic Connection timed out after 1000 us more; sem 0 after 1500 us more; -1 (Connection "
+      "monotonic Connection timed out after 1000 us more; sem 0 after 1499 us more; -1 (Connection "
       "timed out) after 500 us more; mutex Connection timed out after 500 us more; join 0")
+# Another thread's pthread_cond_signal, sem_post, pthread_kill and kill(getpid()) end the waits
+# on them at its own time, between two of the waits' 10 us looks (they ended at the next look:
+# 1240, 570, 80 and 50 us); kill(getpid()) reaches the thread in pause, as natively, not the
+# sender, which does not block the signal; any pid but its own answers ESRCH (pid 1 is this
+# machine's init).
+alone("exact_wakes", "exact-wakes",
+      "exact wakes: cond 0 after 1234 us, sem 0 after 567 us more, pause -1 (Interrupted system "
+      "call) after 89 us more, again -1 after 43 us more, SIGUSR1 1, SIGUSR2 1; kill(1, 0) -1 (No "
+      "such process)")
 # A timer's signal ends blocking socket calls (EINTR), unless its handler restarts them.
 alone("signal_calls", "signal-calls",
       "signal calls: accept -1 (Interrupted system call) after 2000 us, alarm rang; connect -1 "
@@ -373,6 +383,12 @@ p, o = run("pause_alone", f"workloads:\n  - {{name: pa, exec: [{prog}, signal-wa
            "hosts: [node0]}\n", expect=1, timeout=60)
 check("on node0: still waiting at 100000.000 us in a wait for a signal and nothing is left that "
       "could end it" in p.stderr, f"a pause nothing can end: {p.stderr!r}")
+# The same in a process that has had a second thread: the look's settling call is not progress
+# either (it was, and the run went on for ever), and the main thread's wait names the process's.
+p, o = run("pause_threads", f"workloads:\n  - {{name: pa, exec: [{prog}, signal-waits, "
+           "alone-threads], hosts: [node0]}\n", expect=1, timeout=60)
+check("on node0: still waiting at 100000.000 us in a wait for a signal and nothing is left that "
+      "could end it" in p.stderr, f"a pause nothing can end, after a thread: {p.stderr!r}")
 
 # A wait with no timeout on a pipe nothing writes (poll: beside a listener; epoll: the pipe alone
 # left) ends the run with where it waits once nothing else moves: the looks at the pipe are not

@@ -1233,6 +1233,12 @@ static int signal_waits(int alone) {
   signal(SIGUSR1, on_usr);
   signal(SIGUSR2, on_usr);
   if (alone) {
+    if (alone == 2) { /* a process of several threads: the other has ended */
+      pthread_t t;
+      struct Kill none = {pthread_self(), {0, 0}, {0, 0}};
+      if (pthread_create(&t, NULL, killer, &none)) return fail("pthread_create");
+      pthread_join(t, NULL);
+    }
     printf("exec_verbs: signal waits: a pause nothing can end\n");
     fflush(stdout);
     pause();
@@ -1268,6 +1274,64 @@ static int signal_waits(int alone) {
   return 0;
 }
 
+/* exact-wakes: another thread's signal, post and signals end the waits on them at its own
+   simulated time, between two of a wait's looks (odd microseconds). */
+static pthread_mutex_t g_xm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_xc = PTHREAD_COND_INITIALIZER;
+static int g_xflag;
+static sem_t g_xsem;
+static void* waker(void* arg) {
+  const pthread_t to = *(const pthread_t*)arg;
+  usleep(1234);
+  pthread_mutex_lock(&g_xm);
+  g_xflag = 1;
+  pthread_cond_signal(&g_xc);
+  pthread_mutex_unlock(&g_xm);
+  usleep(567);
+  sem_post(&g_xsem);
+  usleep(89);
+  pthread_kill(to, SIGUSR1);
+  usleep(43);
+  kill(getpid(), SIGUSR2);
+  return NULL;
+}
+
+static int exact_wakes(void) {
+  signal(SIGUSR1, on_usr);
+  signal(SIGUSR2, on_usr);
+  if (sem_init(&g_xsem, 0, 0)) return fail("sem_init");
+  pthread_t self = pthread_self(), t;
+  pthread_mutex_lock(&g_xm);
+  const uint64_t t0 = now_ns();
+  if (pthread_create(&t, NULL, waker, &self)) return fail("pthread_create");
+  const struct timespec sec = in(CLOCK_REALTIME, 1000000000);
+  int a = 0;
+  while (!g_xflag && a == 0) a = pthread_cond_timedwait(&g_xc, &g_xm, &sec);
+  const uint64_t t1 = now_ns();
+  pthread_mutex_unlock(&g_xm);
+  const struct timespec sec2 = in(CLOCK_REALTIME, 1000000000);
+  const int b = sem_timedwait(&g_xsem, &sec2);
+  const uint64_t t2 = now_ns();
+  const int c = pause();
+  const int cerr = errno;
+  const uint64_t t3 = now_ns();
+  const int d = pause();
+  const uint64_t t4 = now_ns();
+  pthread_join(t, NULL);
+  errno = 0;
+  const int e = kill(1, 0);
+  const int eerr = errno;
+  printf(
+      "exec_verbs: exact wakes: cond %d after %llu us, sem %d after %llu us more, pause %d (%s) "
+      "after %llu us more, again %d after %llu us more, SIGUSR1 %d, SIGUSR2 %d; kill(1, 0) %d "
+      "(%s)\n",
+      a, (unsigned long long)((t1 - t0) / 1000), b, (unsigned long long)((t2 - t1) / 1000), c,
+      strerror(cerr), (unsigned long long)((t3 - t2) / 1000), d,
+      (unsigned long long)((t4 - t3) / 1000), (int)g_usr1, (int)g_usr2, e,
+      e ? strerror(eerr) : "Success");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
   if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex") ||
@@ -1297,6 +1361,7 @@ int main(int argc, char** argv) {
     for (;;) ++x;
   }
   if (!strcmp(argv[1], "alarm")) return alarms();
+  if (!strcmp(argv[1], "exact-wakes")) return exact_wakes();
   if (!strcmp(argv[1], "thread-spin")) {
     static uint64_t n;
     pthread_t t;
@@ -1322,7 +1387,11 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "kernel-waits")) return kernel_waits();
   if (!strcmp(argv[1], "timed-waits")) return timed_waits();
   if (!strcmp(argv[1], "signal-calls")) return signal_calls();
-  if (!strcmp(argv[1], "signal-waits")) return signal_waits(argc > 2 && !strcmp(argv[2], "alone"));
+  if (!strcmp(argv[1], "signal-waits"))
+    return signal_waits(argc < 3                            ? 0
+                        : !strcmp(argv[2], "alone")         ? 1
+                        : !strcmp(argv[2], "alone-threads") ? 2
+                                                            : 0);
   if (!strcmp(argv[1], "fork")) {
     if (!open_ctx()) return fail("ibv_open_device");
     const pid_t p = fork();
