@@ -100,11 +100,12 @@ enum class Op : uint32_t {
   kCmDisconnect,      // id
   kCmGetEvent,        // channel, nonblock -> CmEventMsg, private data, the id's addresses
   kThreadCreate,      // the process is about to start a thread (pthread_create)
-  kSockPoll,          // n, n x (item, events), timeout ns (-1: none) -> ready, n revents
-  kSockShutdown,      // socket, how (SHUT_RD, SHUT_WR, SHUT_RDWR)
-  kSockName,          // socket -> address, port
-  kSockError,         // socket -> its pending error (SO_ERROR), as ret
-  kSockPeer,          // socket -> the peer's address, port
+  // key, seen (optional): the poll ends, none ready, when the key's wakes pass `seen` (kSleep)
+  kSockPoll,      // n, n x (item, events), timeout ns (-1: none)[, key, seen] -> ready, n revents
+  kSockShutdown,  // socket, how (SHUT_RD, SHUT_WR, SHUT_RDWR)
+  kSockName,      // socket -> address, port
+  kSockError,     // socket -> its pending error (SO_ERROR), as ret
+  kSockPeer,      // socket -> the peer's address, port
   // A thread's signal, broadcast, post or sent signal that waits keyed by it end at once: the
   // key's wakes are now `wakes` (kSleep).
   kWake,  // key, wakes
@@ -113,6 +114,9 @@ enum class Op : uint32_t {
 // kSleep's and kWake's key for a signal sent to the process (a condition variable's or a
 // semaphore's key is its address).
 constexpr uint64_t kSignalKey = 1;
+// The key of the process's looks at its kernel's descriptors: a thread wrote to or closed one a
+// poll may watch (a pipe, a socket of the kernel's, an eventfd).
+constexpr uint64_t kKernelFdKey = 2;
 
 // rdma_conn_param as it travels (private data beside it).
 struct CmConn {

@@ -40,6 +40,7 @@
 #include <sys/prctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
@@ -155,7 +156,7 @@ uint64_t clock_now() {
 
 [[noreturn]] void lost() {
   static const char m[] = "rnicsim: the simulator closed the connection; ending the process\n";
-  (void)!write(2, m, sizeof m - 1);
+  (void)!syscall(SYS_write, 2, m, sizeof m - 1);
   _exit(111);
 }
 
@@ -193,7 +194,7 @@ int thread_fd() {
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
   g_threads = 1;
-  while (sendmsg(rnic::exec::kCtlFd, &mh, MSG_NOSIGNAL) < 0)
+  while (syscall(SYS_sendmsg, rnic::exec::kCtlFd, &mh, MSG_NOSIGNAL) < 0)
     if (errno != EINTR) lost();
   pthread_mutex_unlock(&ctl);
   syscall(SYS_close, sv[1]);
@@ -259,7 +260,7 @@ Msg call(Op op, Msg req, int* ret, const std::vector<int>& fds = {}) {
     c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
     std::memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
   }
-  while (sendmsg(fd, &mh, MSG_NOSIGNAL) < 0)
+  while (syscall(SYS_sendmsg, fd, &mh, MSG_NOSIGNAL) < 0)
     if (errno != EINTR) lost();
   static thread_local uint8_t* buf = nullptr;  // not zeroed: recv fills what it returns
   if (!buf) buf = new uint8_t[rnic::exec::kMaxMsg];
@@ -376,6 +377,21 @@ pid_t to_waiting_thread(int sig) {
   for (const auto& [tid, mask] : w)
     if (sigismember(&mask, sig) != 1) return tid;
   return 0;
+}
+
+// A thread wrote to or closed a descriptor of its kernel's: if it is one a poll may watch (a
+// pipe, a socket, an eventfd or another of the kernel's anonymous files) and a thread of the
+// process looks at such descriptors, those looks look again now.
+void kernel_fd_touched(int fd) {
+  if (g_fd < 0 || t_in_call || t_in_key) return;
+  {
+    const KeyLock l;
+    if (key_waits()[rnic::exec::kKernelFdKey].waiters == 0) return;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) return;
+  const mode_t type = st.st_mode & S_IFMT;
+  if (type == S_IFIFO || type == S_IFSOCK || type == 0) wake(rnic::exec::kKernelFdKey);
 }
 
 template <class T>
@@ -1418,7 +1434,8 @@ pid_t getpid(void) {
 
 namespace {
 // Sleeps ns of simulated time, or until the real-time timer's SIGALRM: the time left (0: all).
-uint64_t sim_sleep(uint64_t ns) {
+// With a key (kSleep's): a wake of it since `seen` ends the sleep (0 left then, too).
+uint64_t sim_sleep(uint64_t ns, uint64_t key = 0, uint64_t seen = 0) {
   const uint64_t now = g_now_ns + g_local_ns;
   uint64_t left = 0;
   if (alarm_ends_waits() && g_alarm_ns < now + ns) {
@@ -1426,7 +1443,11 @@ uint64_t sim_sleep(uint64_t ns) {
     ns -= left;
   }
   int rc = 0;
-  call(Op::kSleep, Msg().put(ns), &rc);  // the answer raises SIGALRM when it is due
+  Msg m;
+  m.put(ns);
+  if (key) m.put(key).put(seen);
+  call(Op::kSleep, std::move(m), &rc);  // the answer raises SIGALRM when it is due
+  if (key && g_now_ns + g_local_ns < now + ns) return 0;  // woken first: no timer's signal yet
   return left;
 }
 }  // namespace
@@ -1768,9 +1789,16 @@ int connect(int fd, const sockaddr* addr, socklen_t len) {
   return 0;
 }
 
+// What a thread writes to its kernel's descriptors goes there; a poll of another thread's may
+// be watching them (kernel_fd_touched).
+ssize_t kernel_written(int fd, ssize_t r) {
+  if (r > 0) kernel_fd_touched(fd);
+  return r;
+}
+
 ssize_t send(int fd, const void* buf, size_t n, int flags) {
   const int64_t k = vsock(fd);
-  if (k < 0) return next<decltype(&send)>("send")(fd, buf, n, flags);
+  if (k < 0) return kernel_written(fd, next<decltype(&send)>("send")(fd, buf, n, flags));
   if (n > rnic::exec::kMaxMsg / 2) n = rnic::exec::kMaxMsg / 2;
   int rc = 0;
   call(Op::kSockSend, Msg().put(k).put_bytes(buf, n), &rc);
@@ -1816,13 +1844,14 @@ ssize_t recv(int fd, void* buf, size_t n, int flags) {
 }
 
 ssize_t write(int fd, const void* buf, size_t n) {
-  if (vsock(fd) < 0) return next<decltype(&write)>("write")(fd, buf, n);
+  if (vsock(fd) < 0) return kernel_written(fd, next<decltype(&write)>("write")(fd, buf, n));
   return send(fd, buf, n, 0);
 }
 
 // sendto and recvfrom on a connected stream: its address is the peer's (given: not used).
 ssize_t sendto(int fd, const void* buf, size_t n, int flags, const sockaddr* to, socklen_t len) {
-  if (vsock(fd) < 0) return next<decltype(&sendto)>("sendto")(fd, buf, n, flags, to, len);
+  if (vsock(fd) < 0)
+    return kernel_written(fd, next<decltype(&sendto)>("sendto")(fd, buf, n, flags, to, len));
   return send(fd, buf, n, flags);
 }
 
@@ -1836,7 +1865,7 @@ ssize_t recvfrom(int fd, void* buf, size_t n, int flags, sockaddr* from, socklen
 
 // The vectored calls gather into one send and scatter one recv: a stream's bytes either way.
 ssize_t sendmsg(int fd, const msghdr* m, int flags) {
-  if (vsock(fd) < 0) return next<decltype(&sendmsg)>("sendmsg")(fd, m, flags);
+  if (vsock(fd) < 0) return kernel_written(fd, next<decltype(&sendmsg)>("sendmsg")(fd, m, flags));
   std::vector<uint8_t> b;
   for (size_t i = 0; i < size_t(m->msg_iovlen); ++i) {
     const auto* p = static_cast<const uint8_t*>(m->msg_iov[i].iov_base);
@@ -1846,7 +1875,7 @@ ssize_t sendmsg(int fd, const msghdr* m, int flags) {
 }
 
 ssize_t writev(int fd, const iovec* iov, int cnt) {
-  if (vsock(fd) < 0) return next<decltype(&writev)>("writev")(fd, iov, cnt);
+  if (vsock(fd) < 0) return kernel_written(fd, next<decltype(&writev)>("writev")(fd, iov, cnt));
   const msghdr m = iov_msg(iov, cnt);
   return sendmsg(fd, &m, 0);
 }
@@ -1894,7 +1923,11 @@ int getsockname(int fd, sockaddr* addr, socklen_t* len) {
 }
 int shutdown(int fd, int how) {
   const int64_t k = vsock(fd);
-  if (k < 0) return next<decltype(&shutdown)>("shutdown")(fd, how);
+  if (k < 0) {
+    const int r = next<decltype(&shutdown)>("shutdown")(fd, how);
+    if (r == 0) kernel_fd_touched(fd);
+    return r;
+  }
   int rc = 0;
   call(Op::kSockShutdown, Msg().put(k).put(int32_t(how)), &rc);
   return rc ? -1 : 0;
@@ -2003,8 +2036,15 @@ void copied(int fd, int nfd) {
 extern "C" {
 
 int close(int fd) {
+  if (vsock(fd) < 0) kernel_fd_touched(fd);  // (a pipe's reader sees its end)
   forget(fd);
   return next<decltype(&close)>("close")(fd);
+}
+// libc's own write, which its eventfd_write calls, is not the one above.
+int eventfd_write(int fd, eventfd_t value) {
+  const int r = next<decltype(&eventfd_write)>("eventfd_write")(fd, value);
+  if (r == 0) kernel_fd_touched(fd);
+  return r;
 }
 
 int dup(int fd) {
@@ -2110,6 +2150,11 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
   const uint64_t start = g_now_ns + g_local_ns;
   const uint64_t deadline = timeout_ns < 0 ? UINT64_MAX : start + uint64_t(timeout_ns);
   std::vector<pollfd> other(theirs.size());
+  // A write to, or a close of, a kernel's descriptor by another thread ends the wait before the
+  // next look (kernel_fd_touched): the wakes seen by the last look.
+  std::unique_ptr<KeyWaiter> waiter;
+  if (!theirs.empty()) waiter = std::make_unique<KeyWaiter>(rnic::exec::kKernelFdKey);
+  uint64_t seen = waiter ? wakes_of(rnic::exec::kKernelFdKey) : 0;
   for (bool first = true;; first = false) {
     const uint64_t now = g_now_ns + g_local_ns;
     uint64_t wait = deadline == UINT64_MAX ? UINT64_MAX : deadline - std::min(deadline, now);
@@ -2126,6 +2171,7 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
       m.put(uint32_t(mine.size()));
       for (size_t i : mine) m.put(sock_of(i)).put(int16_t(fds[i].events));
       m.put(int64_t(wait == UINT64_MAX ? -1 : int64_t(wait)));
+      if (waiter) m.put(rnic::exec::kKernelFdKey).put(seen);
       int rc = 0;
       Msg a = call(Op::kSockPoll, std::move(m), &rc);
       if (rc < 0) return -1;
@@ -2138,13 +2184,17 @@ int poll_ns(struct pollfd* fds, nfds_t n, int64_t timeout_ns, const sigset_t* ma
       // descriptors (a look comes first: a descriptor ready now does not wait).
       if (wait > 0) {
         int rc = 0;
-        call(Op::kSleep, Msg().put(std::min<uint64_t>(wait, 1ull << 50)), &rc);
+        Msg m;
+        m.put(std::min<uint64_t>(wait, 1ull << 50));
+        if (waiter) m.put(rnic::exec::kKernelFdKey).put(seen);
+        call(Op::kSleep, std::move(m), &rc);
       } else {
         alarm_due(now);
       }
     }
     if (!theirs.empty()) {
       settle();
+      seen = wakes_of(rnic::exec::kKernelFdKey);
       for (size_t k = 0; k < theirs.size(); ++k) other[k] = fds[theirs[k]];
       const int r = real(other.data(), other.size(), 0);
       for (size_t k = 0; k < theirs.size(); ++k) fds[theirs[k]].revents = other[k].revents;
@@ -2307,15 +2357,19 @@ int epoll_wait_ns(int ep, epoll_event* out, int max, int64_t timeout_ns,
     // of simulated time up to the timeout.
     const uint64_t deadline =
         timeout_ns < 0 ? UINT64_MAX : g_now_ns + g_local_ns + uint64_t(timeout_ns);
+    const KeyWaiter waiter(rnic::exec::kKernelFdKey);  // (as poll_ns's)
     for (;;) {
       const Looking look(deadline == UINT64_MAX && !alarm_ends_waits());
       settle();
+      const uint64_t seen = wakes_of(rnic::exec::kKernelFdKey);
       const int k = real(ep, out, max, 0);
       const uint64_t now = g_now_ns + g_local_ns;
       if (k != 0 || now >= deadline) return k;
       const uint64_t nap = std::min<uint64_t>(kPollQuantumNs, deadline - now);
-      const timespec ts{time_t(nap / 1000000000ull), long(nap % 1000000000ull)};
-      if (nanosleep(&ts, nullptr)) return -1;  // (EINTR: the timer's signal came first)
+      if (sim_sleep(nap, rnic::exec::kKernelFdKey, seen)) {  // the timer's signal came first
+        errno = EINTR;
+        return -1;
+      }
     }
   }
   std::vector<pollfd> p;

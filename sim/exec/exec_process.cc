@@ -1282,7 +1282,10 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         channels |= (it.what & kPollKinds) != 0;
       }
       const int64_t timeout = in.get<int64_t>();
+      const uint64_t key = in.more() ? in.get<uint64_t>() : 0;
+      const uint64_t seen = key ? in.get<uint64_t>() : 0;
       if (in.bad()) return fail(EINVAL);
+      Keyed* woken = key ? &keyed(key) : nullptr;  // (a wake ends it: the process looks again)
       const uint64_t from_ps = sc_core::sc_time_stamp().value();
       const uint64_t limit = timeout < 0 ? UINT64_MAX : from_ps + uint64_t(timeout) * 1000;
       const host::BlockedIn blocked(channels ? "poll on sockets and channels" : "poll on sockets");
@@ -1297,7 +1300,11 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
           it.revents = poll_one(it.what, it.events, t, &next, evs, &waits);
           if (it.revents) ++ready;
         }
-        if (ready || t >= limit) break;
+        if (ready || t >= limit || (woken && woken->wakes > seen)) break;
+        if (woken) {
+          evs |= woken->ev;
+          waits = true;
+        }
         if (!waits)
           host::host_wait(sc_core::sc_time::from_value(limit - t));
         else if (next == UINT64_MAX)

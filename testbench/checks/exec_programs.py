@@ -358,6 +358,13 @@ alone("timed_waits", "timed-waits",
       "timed waits: signalled 0 (flag 1) after 2000 us; Connection timed out after 3000 us more; "
       "monotonic Connection timed out after 1000 us more; sem 0 after 1499 us more; -1 (Connection "
       "timed out) after 500 us more; mutex Connection timed out after 500 us more; join 0")
+# Another thread's write to a pipe, eventfd_write, close of a pipe's write end and write to a
+# pipe polled beside a socket end the waits on them (poll, epoll, poll with a timeout, poll
+# with the simulator's socket) at its own time, between two of the waits' 10 us looks (they
+# ended at the next look: 1240, 570, 80 and 50 us). The same line natively, but for the times.
+alone("fd_wakes", "fd-wakes",
+      "fd wakes: pipe 1 after 1234 us, eventfd 1 (5) after 567 us more, hangup 1 (POLLHUP) after "
+      "89 us more, beside a socket 1 (pipe POLLIN) after 43 us more")
 # Another thread's pthread_cond_signal, sem_post, pthread_kill and kill(getpid()) end the waits
 # on them at its own time, between two of the waits' 10 us looks (they ended at the next look:
 # 1240, 570, 80 and 50 us); kill(getpid()) reaches the thread in pause, as natively, not the

@@ -106,6 +106,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -1332,6 +1333,63 @@ static int exact_wakes(void) {
   return 0;
 }
 
+/* fd-wakes: another thread's write to a pipe, eventfd_write, close of a pipe's end and write
+   beside a socket end the waits on them at its own simulated time, between two looks. */
+static int g_fw_pipe[2], g_fw_hup[2], g_fw_mixed[2], g_fw_ev;
+static void* fd_waker(void* arg) {
+  (void)arg;
+  usleep(1234);
+  if (write(g_fw_pipe[1], "w", 1) != 1) return NULL;
+  usleep(567);
+  eventfd_write(g_fw_ev, 5);
+  usleep(89);
+  close(g_fw_hup[1]);
+  usleep(43);
+  if (write(g_fw_mixed[1], "m", 1) != 1) return NULL;
+  return NULL;
+}
+
+static int fd_wakes(void) {
+  struct addrinfo* res = NULL;
+  const int s = tcp_socket(1, NULL, "19995", &res);
+  if (s < 0) return 1;
+  if (bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 1)) return fail("bind / listen");
+  g_fw_ev = eventfd(0, 0);
+  if (pipe(g_fw_pipe) || pipe(g_fw_hup) || pipe(g_fw_mixed) || g_fw_ev < 0)
+    return fail("pipe / eventfd");
+  const int ep = epoll_create1(0);
+  struct epoll_event ev = {0}, got;
+  ev.events = EPOLLIN;
+  ev.data.u32 = 7;
+  if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, g_fw_ev, &ev)) return fail("epoll");
+  pthread_t t;
+  const uint64_t t0 = now_ns();
+  if (pthread_create(&t, NULL, fd_waker, NULL)) return fail("pthread_create");
+  struct pollfd p = {g_fw_pipe[0], POLLIN, 0};
+  const int a = poll(&p, 1, -1);
+  const uint64_t t1 = now_ns();
+  const int b = epoll_wait(ep, &got, 1, -1);
+  eventfd_t v = 0;
+  eventfd_read(g_fw_ev, &v);
+  const uint64_t t2 = now_ns();
+  struct pollfd h = {g_fw_hup[0], POLLIN, 0};
+  const int c = poll(&h, 1, 1000);
+  const uint64_t t3 = now_ns();
+  struct pollfd m[2] = {{s, POLLIN, 0}, {g_fw_mixed[0], POLLIN, 0}};
+  const int d = poll(m, 2, -1);
+  const uint64_t t4 = now_ns();
+  pthread_join(t, NULL);
+  printf(
+      "exec_verbs: fd wakes: pipe %d after %llu us, eventfd %d (%llu) after %llu us more, hangup "
+      "%d "
+      "(%s) after %llu us more, beside a socket %d (pipe %s) after %llu us more\n",
+      a, (unsigned long long)((t1 - t0) / 1000), b, (unsigned long long)v,
+      (unsigned long long)((t2 - t1) / 1000), c, (h.revents & POLLHUP) ? "POLLHUP" : "-",
+      (unsigned long long)((t3 - t2) / 1000), d, (m[1].revents & POLLIN) ? "POLLIN" : "-",
+      (unsigned long long)((t4 - t3) / 1000));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
   if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex") ||
@@ -1362,6 +1420,7 @@ int main(int argc, char** argv) {
   }
   if (!strcmp(argv[1], "alarm")) return alarms();
   if (!strcmp(argv[1], "exact-wakes")) return exact_wakes();
+  if (!strcmp(argv[1], "fd-wakes")) return fd_wakes();
   if (!strcmp(argv[1], "thread-spin")) {
     static uint64_t n;
     pthread_t t;
