@@ -313,9 +313,22 @@ struct KeyWaits {
 };
 pthread_mutex_t g_key_lock = PTHREAD_MUTEX_INITIALIZER;
 thread_local bool t_in_key = false;
+std::atomic<int> g_key_waiters{0};  // threads in a keyed wait (an unlock looks only then)
 std::map<uint64_t, KeyWaits>& key_waits() {
   static std::map<uint64_t, KeyWaits> m;
   return m;
+}
+// libpthread's unlock (the program's is interposed below): found without a static's guard,
+// which may itself lock and unlock.
+using MutexUnlock = int (*)(pthread_mutex_t*);
+std::atomic<MutexUnlock> g_real_unlock{nullptr};
+MutexUnlock real_unlock() {
+  MutexUnlock f = g_real_unlock.load(std::memory_order_relaxed);
+  if (!f) {
+    f = reinterpret_cast<MutexUnlock>(dlsym(RTLD_NEXT, "pthread_mutex_unlock"));
+    g_real_unlock.store(f, std::memory_order_relaxed);
+  }
+  return f;
 }
 struct KeyLock {
   KeyLock() {
@@ -324,7 +337,7 @@ struct KeyLock {
   }
   ~KeyLock() {
     t_in_key = false;
-    pthread_mutex_unlock(&g_key_lock);
+    real_unlock()(&g_key_lock);
   }
 };
 uint64_t wakes_of(uint64_t key) {
@@ -336,9 +349,9 @@ void wake(uint64_t key) {
   uint64_t n;
   {
     const KeyLock l;
-    KeyWaits& k = key_waits()[key];
-    n = ++k.wakes;
-    if (k.waiters == 0) return;
+    const auto k = key_waits().find(key);
+    if (k == key_waits().end() || k->second.waiters == 0) return;  // (a waiter looks from now)
+    n = ++k->second.wakes;
   }
   int rc = 0;
   call(Op::kWake, Msg().put(key).put(n), &rc);
@@ -347,10 +360,12 @@ struct KeyWaiter {  // for its scope, a thread waits on `key`
   explicit KeyWaiter(uint64_t k) : key(k) {
     const KeyLock l;
     ++key_waits()[key].waiters;
+    ++g_key_waiters;
   }
   ~KeyWaiter() {
     const KeyLock l;
     --key_waits()[key].waiters;
+    --g_key_waiters;
   }
   uint64_t key;
 };
@@ -2535,12 +2550,29 @@ FILE* fopen(const char* path, const char* mode) {
 int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
   using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
   static const auto real = reinterpret_cast<Create>(dlsym(RTLD_NEXT, "pthread_create"));
-  if (on()) {
-    int rc = 0;
-    call(Op::kThreadCreate, Msg(), &rc);
-    g_spawned = 1;
-  }
-  return real(t, attr, fn, arg);
+  if (!on()) return real(t, attr, fn, arg);
+  int rc = 0;
+  call(Op::kThreadCreate, Msg(), &rc);
+  g_spawned = 1;
+  // Its end (a return, pthread_exit, a cancellation) wakes a timed join of it.
+  struct Start {
+    void* (*fn)(void*);
+    void* arg;
+  };
+  auto* st = new Start{fn, arg};
+  const int r = real(
+      t, attr,
+      [](void* p) -> void* {
+        const Start s = *static_cast<Start*>(p);
+        delete static_cast<Start*>(p);
+        struct End {
+          ~End() { wake(uint64_t(pthread_self())); }
+        } end;
+        return s.fn(s.arg);
+      },
+      st);
+  if (r != 0) delete st;
+  return r;
 }
 
 // Timed waits of threads (a condition variable's, a semaphore's) keep simulated time: their
@@ -2623,27 +2655,62 @@ int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
 }
 }  // namespace
 
+// A lock's timed wait is keyed by the lock (its unlock, interposed below, wakes it), a join's
+// by the thread (its end wakes it: pthread_create's start).
 int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) {
   if (!on()) return next<decltype(&pthread_mutex_timedlock)>("pthread_mutex_timedlock")(m, at);
-  return try_until(CLOCK_REALTIME, at, [m] { return pthread_mutex_trylock(m); });
+  const KeyWaiter waiter(key_of(m));
+  return try_until(
+      CLOCK_REALTIME, at, [m] { return pthread_mutex_trylock(m); }, key_of(m));
 }
 int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t id, const timespec* at) {
   if (!on()) return next<decltype(&pthread_mutex_clocklock)>("pthread_mutex_clocklock")(m, id, at);
-  return try_until(id, at, [m] { return pthread_mutex_trylock(m); });
+  const KeyWaiter waiter(key_of(m));
+  return try_until(
+      id, at, [m] { return pthread_mutex_trylock(m); }, key_of(m));
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const timespec* at) {
   if (!on())
     return next<decltype(&pthread_rwlock_timedrdlock)>("pthread_rwlock_timedrdlock")(l, at);
-  return try_until(CLOCK_REALTIME, at, [l] { return pthread_rwlock_tryrdlock(l); });
+  const KeyWaiter waiter(key_of(l));
+  return try_until(
+      CLOCK_REALTIME, at, [l] { return pthread_rwlock_tryrdlock(l); }, key_of(l));
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const timespec* at) {
   if (!on())
     return next<decltype(&pthread_rwlock_timedwrlock)>("pthread_rwlock_timedwrlock")(l, at);
-  return try_until(CLOCK_REALTIME, at, [l] { return pthread_rwlock_trywrlock(l); });
+  const KeyWaiter waiter(key_of(l));
+  return try_until(
+      CLOCK_REALTIME, at, [l] { return pthread_rwlock_trywrlock(l); }, key_of(l));
 }
 int pthread_timedjoin_np(pthread_t t, void** ret, const timespec* at) {
   if (!on()) return next<decltype(&pthread_timedjoin_np)>("pthread_timedjoin_np")(t, ret, at);
-  return try_until(CLOCK_REALTIME, at, [t, ret] { return pthread_tryjoin_np(t, ret); });
+  const uint64_t key = uint64_t(t);
+  const KeyWaiter waiter(key);
+  const uint64_t seen = wakes_of(key);
+  return try_until(
+      CLOCK_REALTIME, at,
+      [t, ret, key, seen] {
+        // Its end announced, the thread is on its way out: a join in its kernel takes it.
+        if (wakes_of(key) != seen) return pthread_join(t, ret);
+        return pthread_tryjoin_np(t, ret);
+      },
+      key);
+}
+
+int pthread_mutex_unlock(pthread_mutex_t* m) {
+  const int r = real_unlock()(m);
+  if (r == 0 && g_key_waiters.load(std::memory_order_relaxed) > 0) wake(key_of(m));
+  return r;
+}
+int pthread_rwlock_unlock(pthread_rwlock_t* l) {
+  using Fn = int (*)(pthread_rwlock_t*);
+  static std::atomic<Fn> real{nullptr};
+  Fn f = real.load(std::memory_order_relaxed);
+  if (!f) real.store(f = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "pthread_rwlock_unlock")));
+  const int r = f(l);
+  if (r == 0 && g_key_waiters.load(std::memory_order_relaxed) > 0) wake(key_of(l));
+  return r;
 }
 
 int pthread_cond_signal(pthread_cond_t* c) {

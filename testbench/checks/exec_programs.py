@@ -365,15 +365,15 @@ alone("timed_waits", "timed-waits",
 alone("fd_wakes", "fd-wakes",
       "fd wakes: pipe 1 after 1234 us, eventfd 1 (5) after 567 us more, hangup 1 (POLLHUP) after "
       "89 us more, beside a socket 1 (pipe POLLIN) after 43 us more")
-# Another thread's pthread_cond_signal, sem_post, pthread_kill and kill(getpid()) end the waits
-# on them at its own time, between two of the waits' 10 us looks (they ended at the next look:
-# 1240, 570, 80 and 50 us); kill(getpid()) reaches the thread in pause, as natively, not the
-# sender, which does not block the signal; any pid but its own answers ESRCH (pid 1 is this
-# machine's init).
+# Another thread's pthread_cond_signal, sem_post, pthread_kill, kill(getpid()), mutex unlock and
+# end end the waits on them at its own time, between two of the waits' 10 us looks (they ended
+# at the next look: 1240, 570, 80, 50, 30 and 70 us); kill(getpid()) reaches the thread in
+# pause, as natively, not the sender, which does not block the signal; any pid but its own
+# answers ESRCH (pid 1 is this machine's init).
 alone("exact_wakes", "exact-wakes",
       "exact wakes: cond 0 after 1234 us, sem 0 after 567 us more, pause -1 (Interrupted system "
-      "call) after 89 us more, again -1 after 43 us more, SIGUSR1 1, SIGUSR2 1; kill(1, 0) -1 (No "
-      "such process)")
+      "call) after 89 us more, again -1 after 43 us more, SIGUSR1 1, SIGUSR2 1; lock 0 after 29 "
+      "us more, join 0 after 71 us more; kill(1, 0) -1 (No such process)")
 # A timer's signal ends blocking socket calls (EINTR), unless its handler restarts them.
 alone("signal_calls", "signal-calls",
       "signal calls: accept -1 (Interrupted system call) after 2000 us, alarm rang; connect -1 "

@@ -1281,8 +1281,10 @@ static pthread_mutex_t g_xm = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_xc = PTHREAD_COND_INITIALIZER;
 static int g_xflag;
 static sem_t g_xsem;
+static pthread_mutex_t g_xl = PTHREAD_MUTEX_INITIALIZER;
 static void* waker(void* arg) {
   const pthread_t to = *(const pthread_t*)arg;
+  pthread_mutex_lock(&g_xl);
   usleep(1234);
   pthread_mutex_lock(&g_xm);
   g_xflag = 1;
@@ -1294,6 +1296,9 @@ static void* waker(void* arg) {
   pthread_kill(to, SIGUSR1);
   usleep(43);
   kill(getpid(), SIGUSR2);
+  usleep(29);
+  pthread_mutex_unlock(&g_xl);
+  usleep(71);
   return NULL;
 }
 
@@ -1318,17 +1323,23 @@ static int exact_wakes(void) {
   const uint64_t t3 = now_ns();
   const int d = pause();
   const uint64_t t4 = now_ns();
-  pthread_join(t, NULL);
+  const struct timespec sec3 = in(CLOCK_REALTIME, 1000000000);
+  const int f = pthread_mutex_timedlock(&g_xl, &sec3);
+  const uint64_t t5 = now_ns();
+  pthread_mutex_unlock(&g_xl);
+  const int g = pthread_timedjoin_np(t, NULL, &sec3);
+  const uint64_t t6 = now_ns();
   errno = 0;
   const int e = kill(1, 0);
   const int eerr = errno;
   printf(
       "exec_verbs: exact wakes: cond %d after %llu us, sem %d after %llu us more, pause %d (%s) "
-      "after %llu us more, again %d after %llu us more, SIGUSR1 %d, SIGUSR2 %d; kill(1, 0) %d "
-      "(%s)\n",
+      "after %llu us more, again %d after %llu us more, SIGUSR1 %d, SIGUSR2 %d; lock %d after "
+      "%llu us more, join %d after %llu us more; kill(1, 0) %d (%s)\n",
       a, (unsigned long long)((t1 - t0) / 1000), b, (unsigned long long)((t2 - t1) / 1000), c,
       strerror(cerr), (unsigned long long)((t3 - t2) / 1000), d,
-      (unsigned long long)((t4 - t3) / 1000), (int)g_usr1, (int)g_usr2, e,
+      (unsigned long long)((t4 - t3) / 1000), (int)g_usr1, (int)g_usr2, f,
+      (unsigned long long)((t5 - t4) / 1000), g, (unsigned long long)((t6 - t5) / 1000), e,
       e ? strerror(eerr) : "Success");
   return 0;
 }
