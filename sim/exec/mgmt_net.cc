@@ -358,7 +358,7 @@ int64_t MgmtNet::error(int64_t s) {
   if (in_progress(*k, now_ps())) return 0;
   const int e = k->so_error;
   k->so_error = 0;
-  return e;
+  return e ? e : take_reset(*k, now_ps());
 }
 
 int64_t MgmtNet::peer(int64_t s, uint32_t* ip, uint16_t* port) {
@@ -375,6 +375,7 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   if (!k) return -EBADF;
   if (in_progress(*k, now_ps())) return -EAGAIN;  // (only a non-blocking connect leaves one)
   if (!k->connected) return -ENOTCONN;
+  if (const int e = take_reset(*k, now_ps())) return -e;
   if (k->peer < 0 || k->wr_shut || now_ps() >= k->rst_at_ps) return -EPIPE;
   if (len == 0) return 0;
   // Serialised at the sender's rate behind what it sent before, then the latency.
@@ -413,10 +414,13 @@ int64_t MgmtNet::recv(int64_t s, uint8_t* out, size_t len, bool nonblock, bool p
     for (auto c = k->rx.begin(); c != k->rx.end() && c->at_ps <= t && arrived < want; ++c)
       arrived += c->bytes.size() - c->taken;
     const bool ended = k->eof_at_ps <= t || k->rd_shut;
-    if (arrived >= want || (arrived && (ended || nonblock))) break;
+    const bool reset = t >= k->rst_at_ps;
+    if (arrived >= want || (arrived && (ended || reset || nonblock))) break;
     if (!arrived && ended) return 0;
+    if (!arrived && reset) return -take_reset(*k, t);  // (once; then the end of stream)
     if (nonblock) return -EAGAIN;
-    uint64_t next = k->eof_at_ps;  // the first chunk not arrived yet, or the end of stream
+    // The first chunk not arrived yet, the end of stream or the reset.
+    uint64_t next = std::min(k->eof_at_ps, k->rst_at_ps);
     for (const Chunk& c : k->rx)
       if (c.at_ps > t) {
         next = std::min(next, c.at_ps);
@@ -462,8 +466,33 @@ void MgmtNet::stop_listening(int64_t s, Sock* k) {
   k->listening = false;
   std::deque<std::pair<uint64_t, int64_t>> backlog;
   backlog.swap(k->backlog);
-  for (const auto& b : backlog) close(b.second);
+  for (const auto& b : backlog) abort_connection(b.second);
   notify_now(*k->ev);  // (an accept or poll of another thread sees it)
+}
+
+void MgmtNet::abort_connection(int64_t s) {
+  Sock* k = get(s);
+  if (!k || k->closed) return;
+  const uint64_t now = now_ps();
+  if (k->connected && k->peer >= 0) {
+    Msg r;
+    r.kind = Msg::kRst;
+    r.to = k->peer;
+    r.from = s;
+    r.from_ip = k->ip;
+    r.sent_ps = now;
+    r.at_ps = now + latency_ps();
+    post(k->peer_ip, std::move(r));
+  }
+  k->wr_shut = true;  // (no end of stream after it)
+  k->closed = true;
+  k->closed_ps = now;
+}
+
+int MgmtNet::take_reset(Sock& k, uint64_t t) {
+  if (!reset_pending(k, t)) return 0;
+  k.rst_taken = true;
+  return k.eof_at_ps <= k.rst_at_ps ? EPIPE : ECONNRESET;
 }
 
 int64_t MgmtNet::shutdown(int64_t s, int how) {
@@ -528,8 +557,10 @@ short MgmtNet::poll_one(int64_t s, short events, uint64_t t, uint64_t* next,
     if (k->connect_rc != 1) *next = std::min(*next, k->connect_done_ps);  // (else: its event)
   } else if (k->connecting && k->connect_rc < 0) {  // refused: as Linux reports it
     revents = short(POLLERR | POLLHUP | (events & (POLLIN | POLLOUT)));
-  } else if (!k->connected || t >= k->rst_at_ps) {
-    revents = POLLHUP | (k->connected ? POLLERR : 0);
+  } else if (!k->connected) {
+    revents = POLLHUP;
+  } else if (t >= k->rst_at_ps) {  // reset: as Linux's (POLLERR until its error is taken)
+    revents = short(POLLHUP | (events & (POLLIN | POLLOUT)) | (reset_pending(*k, t) ? POLLERR : 0));
   } else {
     const bool bytes = !k->rx.empty() && k->rx.front().at_ps <= t;
     const bool eof = k->rx.empty() && k->eof_at_ps <= t;

@@ -8,8 +8,10 @@
 // the order in which processes start cannot decide a run), then fails with ECONNREFUSED one
 // latency later (the reset's way back). Bytes sent to a peer that has closed are accepted and
 // dropped, and its reset comes back a round trip after they were sent: sends from then fail
-// with EPIPE, as TCP's do. Each host has one IPv4 address, 10.0.0.0 + its index + 1 (node0 is
-// 10.0.0.1), and its own ephemeral ports from 40000.
+// with EPIPE, as TCP's do. A listener that stops resets the connections no accept took: their
+// peers' next call fails with ECONNRESET (then reads end, sends fail with EPIPE), as Linux's. Each
+// host has one IPv4 address, 10.0.0.0 + its index + 1 (node0 is 10.0.0.1), and its own ephemeral
+// ports from 40000.
 //
 // Everything one end does to the other travels as a message that takes effect at the far end no
 // sooner than one latency after it was sent (a connection request, its answer, bytes, the end
@@ -125,7 +127,10 @@ class MgmtNet {
     std::deque<Chunk> rx;
     uint64_t eof_at_ps = UINT64_MAX;  // the peer closed: end of stream from then
     uint64_t tx_free_ps = 0;          // when this end's last byte has left (bandwidth)
-    uint64_t rst_at_ps = UINT64_MAX;  // bytes sent to a closed peer: its reset arrives then
+    // The peer's reset arrives then (bytes sent to it after it closed, or it was a listener's
+    // connection no accept took); its error is the next send's, recv's or SO_ERROR's, once.
+    uint64_t rst_at_ps = UINT64_MAX;
+    bool rst_taken = false;
     std::deque<std::pair<uint64_t, int64_t>> backlog;  // (ready at, new socket)
     int connect_rc = 1;                                // a connect's answer (1: none yet)
     bool connecting = false;                           // a connect was made (its answer above)
@@ -151,9 +156,15 @@ class MgmtNet {
   // The end of stream to k's peer, once (close, shutdown's write side).
   void send_fin(int64_t s, Sock* k);
   // Listener s stops listening (close, shutdown's read side): connection requests from now on
-  // find no one, those it took and no accept has are closed (Linux resets them), and a waiting
+  // find no one, those it took and no accept has are reset (abort_connection), and a waiting
   // accept is woken.
   void stop_listening(int64_t s, Sock* k);
+  // Connection s ends with a reset from this end: no end of stream; its peer's calls fail.
+  void abort_connection(int64_t s);
+  // The error k's peer's reset leaves by t, taken (0: none): ECONNRESET, or EPIPE if the peer's
+  // end of stream came first (TCP's CLOSE_WAIT).
+  static int take_reset(Sock& k, uint64_t t);
+  static bool reset_pending(const Sock& k, uint64_t t) { return t >= k.rst_at_ps && !k.rst_taken; }
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
   int64_t new_socket(uint32_t ip);
   static Msg unpack(ranks::Unpacker& u);

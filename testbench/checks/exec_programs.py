@@ -292,6 +292,17 @@ check("shutdown server: unbound 0.0.0.0:0, listener 0.0.0.0:19995, connection 10
       "poll 1 0x10, accept Invalid argument" in text(os.path.join(o, "node1", "sd.out")),
       f"shutdown: {text(os.path.join(o, 'node1', 'sd.out'))!r}")
 
+# A listener closed with a connection no accept took resets it, as Linux's (the same line
+# natively, but for the time): the reset reaches the client one latency after the close (100 ms
+# after the listen, the client connected 2 x 15 us after it), its poll sees POLLIN, POLLERR and
+# POLLHUP (0x19), recv fails with ECONNRESET once, then reads the end, and send fails with EPIPE
+# (it was an end of stream: 0x11, 0 and a send that went).
+p, o = run("reset", f"workloads:\n  - name: rs\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+           "    args: [[reset-server], [reset-client, node1]]\n")
+check("reset client: poll 1 0x19 after 99985 us; recv -1 (Connection reset by peer), then 0; send -1 "
+      "(Broken pipe); SO_ERROR 0; poll 1 0x15" in text(os.path.join(o, "node0", "rs.out")),
+      f"reset: {text(os.path.join(o, 'node0', 'rs.out'))!r}")
+
 # Non-blocking connects: refused after the connect wait (50 us) and the reset's way back (15 us),
 # connected after a round trip (2 x 15 us), with the kernel's answers meanwhile and after.
 p, o = run("nbconnect", f"set: {{host.mgmt_connect_wait_us: 50}}\nworkloads:\n  - name: nb\n"

@@ -838,6 +838,47 @@ static int shutdowns(int server, const char* host) {
   return 0;
 }
 
+/* reset-server / reset-client: a listener closed with a connection no accept took resets it:
+   the client's poll sees the error, its recv fails with ECONNRESET once and then reads the end,
+   its send fails with EPIPE. */
+static int resets(int server, const char* host) {
+  struct addrinfo* res = NULL;
+  const int s = tcp_socket(server, host, "19992", &res);
+  if (s < 0) return 1;
+  if (server) {
+    if (bind(s, res->ai_addr, res->ai_addrlen) || listen(s, 1)) return fail("bind / listen");
+    usleep(100000); /* the client has connected by then */
+    close(s);
+    printf("exec_verbs: reset server: closed the listener\n");
+    return 0;
+  }
+  if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
+  const uint64_t t0 = now_ns();
+  struct pollfd p = {s, POLLIN, 0};
+  const int p1 = poll(&p, 1, -1);
+  const uint64_t t1 = now_ns();
+  const short rev1 = p.revents;
+  char b[4];
+  const ssize_t r1 = recv(s, b, sizeof b, 0);
+  const int e1 = errno;
+  const ssize_t r2 = recv(s, b, sizeof b, 0);
+  const ssize_t w = send(s, "x", 1, MSG_NOSIGNAL);
+  const int e3 = errno;
+  int err = -1;
+  socklen_t el = sizeof err;
+  getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el);
+  p.events = POLLIN | POLLOUT;
+  p.revents = 0;
+  const int p2 = poll(&p, 1, 0);
+  close(s);
+  printf(
+      "exec_verbs: reset client: poll %d 0x%x after %llu us; recv %d (%s), then %d; send %d (%s); "
+      "SO_ERROR %d; poll %d 0x%x\n",
+      p1, (unsigned)rev1, (unsigned long long)((t1 - t0) / 1000), (int)r1, strerror(e1), (int)r2,
+      (int)w, strerror(e3), err, p2, (unsigned)p.revents);
+  return 0;
+}
+
 static int nbconnects(int server, const char* host) {
   struct addrinfo hints, *res = NULL, *none = NULL;
   memset(&hints, 0, sizeof hints);
@@ -1448,6 +1489,8 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "forever-client")) return forever(0, "", argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "shutdown-server") || !strcmp(argv[1], "shutdown-client"))
     return shutdowns(!strcmp(argv[1], "shutdown-server"), argc > 2 ? argv[2] : "node1");
+  if (!strcmp(argv[1], "reset-server") || !strcmp(argv[1], "reset-client"))
+    return resets(!strcmp(argv[1], "reset-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "nbconnect-server") || !strcmp(argv[1], "nbconnect-client"))
     return nbconnects(!strcmp(argv[1], "nbconnect-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "epoll-copy-server") || !strcmp(argv[1], "epoll-copy-client"))
