@@ -63,7 +63,7 @@ enum class Op : uint32_t {
   // network's sockets (sim/exec/mgmt_net.h) and sleeps.
   kHello,       // -> virtual pid, clock read cost (ns), the host's address, CPU clock (MHz)
   kResolve,     // host name or dotted address -> address (ENOENT: none)
-  kSockCreate,  // -> socket
+  kSockCreate,  // [type: 1 UDP] -> socket
   kSockBind,    // socket, address, port
   kSockListen,  // socket
   // limit: the simulated time (ns; -1: none) at which a timer's signal ends a blocking wait
@@ -109,6 +109,10 @@ enum class Op : uint32_t {
   // A thread's signal, broadcast, post or sent signal that waits keyed by it end at once: the
   // key's wakes are now `wakes` (kSleep).
   kWake,  // key, wakes
+  // UDP sockets (kSockCreate's optional type 1; kSockSend and kSockRecv send and take whole
+  // datagrams on them, with the connected peer).
+  kSockSendTo,    // socket, address (0: the connected peer), port, bytes -> count
+  kSockRecvFrom,  // socket, max, nonblock, peek, limit -> bytes, source address, port, length
 };
 
 // kSleep's and kWake's key for a signal sent to the process (a condition variable's or a

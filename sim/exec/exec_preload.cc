@@ -1657,6 +1657,12 @@ std::set<int64_t>& nonblocking() {
   static std::set<int64_t> s;
   return s;
 }
+// The UDP sockets among them (datagrams: a recv takes one, with its source).
+std::set<int64_t>& dgrams() {
+  static std::set<int64_t> s;
+  return s;
+}
+bool is_dgram(int64_t k) { return k >= 0 && dgrams().count(k); }
 // Each connected socket's peer (address, port: host order), for getpeername and recvfrom.
 std::map<int64_t, std::pair<uint32_t, uint16_t>>& peers() {
   static std::map<int64_t, std::pair<uint32_t, uint16_t>> m;
@@ -1719,16 +1725,19 @@ std::set<addrinfo*>& our_addrinfo() {
 }  // namespace
 
 int socket(int domain, int type, int protocol) {
-  if (!on() || (domain != AF_INET && domain != AF_INET6) || (type & 0xF) != SOCK_STREAM)
-    return next<decltype(&socket)>("socket")(domain, type, protocol);
+  const bool stream = (domain == AF_INET || domain == AF_INET6) && (type & 0xF) == SOCK_STREAM;
+  const bool udp =
+      domain == AF_INET && (type & 0xF) == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP);
+  if (!on() || !(stream || udp)) return next<decltype(&socket)>("socket")(domain, type, protocol);
   int rc = 0;
-  Msg a = call(Op::kSockCreate, Msg(), &rc);
+  Msg a = call(Op::kSockCreate, Msg().put(int32_t(udp ? 1 : 0)), &rc);
   if (rc) return -1;
   const int fd = placeholder(type);
   if (fd < 0) return -1;
   const int64_t k = a.get<int64_t>();
   vsocks()[fd] = k;
   if (type & SOCK_NONBLOCK) nonblocking().insert(k);
+  if (udp) dgrams().insert(k);
   return fd;
 }
 
@@ -1814,6 +1823,10 @@ ssize_t kernel_written(int fd, ssize_t r) {
 ssize_t send(int fd, const void* buf, size_t n, int flags) {
   const int64_t k = vsock(fd);
   if (k < 0) return kernel_written(fd, next<decltype(&send)>("send")(fd, buf, n, flags));
+  if (is_dgram(k) && n > rnic::exec::kMaxMsg / 2) {  // (a datagram is whole or not at all)
+    errno = EMSGSIZE;
+    return -1;
+  }
   if (n > rnic::exec::kMaxMsg / 2) n = rnic::exec::kMaxMsg / 2;
   int rc = 0;
   call(Op::kSockSend, Msg().put(k).put_bytes(buf, n), &rc);
@@ -1826,9 +1839,40 @@ ssize_t send(int fd, const void* buf, size_t n, int flags) {
 
 // MSG_PEEK leaves the bytes in the stream; MSG_WAITALL waits for all n (on a blocking socket:
 // a peek waits for n there, a read takes them in as many answers as they come in).
+// One datagram of a UDP socket: up to n of its bytes (MSG_TRUNC: its length is the answer), its
+// source in from (if given).
+ssize_t recv_dgram(int64_t k, void* buf, size_t n, int flags, sockaddr* from, socklen_t* len,
+                   bool* truncated = nullptr) {
+  const bool nonblock = (flags & MSG_DONTWAIT) || nonblocking().count(k);
+  for (;;) {
+    int rc = 0;
+    Msg a = call(Op::kSockRecvFrom,
+                 Msg()
+                     .put(k)
+                     .put(uint64_t(n))
+                     .put(int32_t(nonblock))
+                     .put(int32_t((flags & MSG_PEEK) != 0))
+                     .put(signal_limit()),
+                 &rc);
+    if (rc < 0 && errno == EINTR && signal_restarts()) continue;
+    if (rc < 0) return -1;
+    size_t m = 0;
+    const uint8_t* p = a.get_bytes(&m);
+    const uint32_t ip = a.get<uint32_t>();
+    const uint16_t port = a.get<uint16_t>();
+    const uint64_t full = a.get<uint64_t>();
+    m = std::min(m, n);
+    if (p && m) std::memcpy(buf, p, m);
+    if (from && len) fill_addr(from, len, ip, port);
+    if (truncated) *truncated = full > m;
+    return (flags & MSG_TRUNC) ? ssize_t(full) : ssize_t(m);
+  }
+}
+
 ssize_t recv(int fd, void* buf, size_t n, int flags) {
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&recv)>("recv")(fd, buf, n, flags);
+  if (is_dgram(k)) return recv_dgram(k, buf, n, flags, nullptr, nullptr);
   if (n == 0) return 0;
   const bool nonblock = (flags & MSG_DONTWAIT) || nonblocking().count(k);
   const bool peek = flags & MSG_PEEK;
@@ -1865,14 +1909,29 @@ ssize_t write(int fd, const void* buf, size_t n) {
 
 // sendto and recvfrom on a connected stream: its address is the peer's (given: not used).
 ssize_t sendto(int fd, const void* buf, size_t n, int flags, const sockaddr* to, socklen_t len) {
-  if (vsock(fd) < 0)
+  const int64_t k = vsock(fd);
+  if (k < 0)
     return kernel_written(fd, next<decltype(&sendto)>("sendto")(fd, buf, n, flags, to, len));
-  return send(fd, buf, n, flags);
+  if (!is_dgram(k) || !to) return send(fd, buf, n, flags);
+  uint32_t ip = 0;
+  uint16_t port = 0;
+  if (!addr_of(to, len, &ip, &port)) {
+    errno = EAFNOSUPPORT;
+    return -1;
+  }
+  if (n > rnic::exec::kMaxMsg / 2) {
+    errno = EMSGSIZE;
+    return -1;
+  }
+  int rc = 0;
+  call(Op::kSockSendTo, Msg().put(k).put(ip).put(port).put_bytes(buf, n), &rc);
+  return rc < 0 ? -1 : rc;
 }
 
 ssize_t recvfrom(int fd, void* buf, size_t n, int flags, sockaddr* from, socklen_t* len) {
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&recvfrom)>("recvfrom")(fd, buf, n, flags, from, len);
+  if (is_dgram(k)) return recv_dgram(k, buf, n, flags, from, len);
   const ssize_t r = recv(fd, buf, n, flags);
   if (r >= 0 && from && len) fill_peer(k, from, len);
   return r;
@@ -1886,6 +1945,9 @@ ssize_t sendmsg(int fd, const msghdr* m, int flags) {
     const auto* p = static_cast<const uint8_t*>(m->msg_iov[i].iov_base);
     b.insert(b.end(), p, p + m->msg_iov[i].iov_len);
   }
+  if (m->msg_name)  // (a datagram's address; a stream's is not used)
+    return sendto(fd, b.data(), b.size(), flags, static_cast<const sockaddr*>(m->msg_name),
+                  m->msg_namelen);
   return send(fd, b.data(), b.size(), flags);
 }
 
@@ -1901,7 +1963,11 @@ ssize_t recvmsg(int fd, msghdr* m, int flags) {
   size_t room = 0;
   for (size_t i = 0; i < size_t(m->msg_iovlen); ++i) room += m->msg_iov[i].iov_len;
   std::vector<uint8_t> b(room);
-  const ssize_t r = recv(fd, b.data(), room, flags);
+  bool truncated = false;
+  const ssize_t r =
+      is_dgram(k) ? recv_dgram(k, b.data(), room, flags & ~MSG_TRUNC,
+                               static_cast<sockaddr*>(m->msg_name), &m->msg_namelen, &truncated)
+                  : recv(fd, b.data(), room, flags);
   if (r < 0) return r;
   size_t at = 0;
   for (size_t i = 0; i < size_t(m->msg_iovlen) && at < size_t(r); ++i) {
@@ -1909,10 +1975,11 @@ ssize_t recvmsg(int fd, msghdr* m, int flags) {
     std::memcpy(m->msg_iov[i].iov_base, b.data() + at, n);
     at += n;
   }
-  if (m->msg_name && !fill_peer(k, static_cast<sockaddr*>(m->msg_name), &m->msg_namelen))
+  if (!is_dgram(k) && m->msg_name &&
+      !fill_peer(k, static_cast<sockaddr*>(m->msg_name), &m->msg_namelen))
     m->msg_namelen = 0;
-  m->msg_controllen = 0;  // (no ancillary data on these streams)
-  m->msg_flags = 0;
+  m->msg_controllen = 0;  // (no ancillary data on these sockets)
+  m->msg_flags = truncated ? MSG_TRUNC : 0;
   return r;
 }
 
@@ -1966,7 +2033,7 @@ int getsockopt(int fd, int level, int name, void* val, socklen_t* len) {
     call(Op::kSockError, Msg().put(vsock(fd)), &rc);
     v = rc < 0 ? 0 : rc;
   } else if (level == SOL_SOCKET && name == SO_TYPE)
-    v = SOCK_STREAM;
+    v = is_dgram(vsock(fd)) ? SOCK_DGRAM : SOCK_STREAM;
   else if (level == SOL_SOCKET && name == SO_DOMAIN)
     v = AF_INET;
   else {
@@ -2028,6 +2095,7 @@ void forget(int fd) {
       int rc = 0;
       call(Op::kSockClose, Msg().put(k), &rc);
       nonblocking().erase(k);
+      dgrams().erase(k);
       peers().erase(k);
       for (auto& [ep, set] : epolls())
         for (auto it = set->begin(); it != set->end();)
@@ -2472,7 +2540,8 @@ int getaddrinfo(const char* node, const char* service, const addrinfo* hints, ad
   if (!on()) return next<decltype(&getaddrinfo)>("getaddrinfo")(node, service, hints, res);
   const int family = hints ? hints->ai_family : AF_UNSPEC;
   if (family != AF_UNSPEC && family != AF_INET) return EAI_FAMILY;
-  if (hints && hints->ai_socktype && hints->ai_socktype != SOCK_STREAM) return EAI_SOCKTYPE;
+  const int type = hints && hints->ai_socktype ? hints->ai_socktype : SOCK_STREAM;
+  if (type != SOCK_STREAM && type != SOCK_DGRAM) return EAI_SOCKTYPE;
   uint32_t ip = 0;  // passive: any address
   uint16_t port = 0;
   const bool passive = hints && (hints->ai_flags & AI_PASSIVE);
@@ -2488,8 +2557,8 @@ int getaddrinfo(const char* node, const char* service, const addrinfo* hints, ad
   b->sa.sin_port = htons(port);
   b->ai.ai_flags = hints ? hints->ai_flags : 0;
   b->ai.ai_family = AF_INET;
-  b->ai.ai_socktype = SOCK_STREAM;
-  b->ai.ai_protocol = IPPROTO_TCP;
+  b->ai.ai_socktype = type;
+  b->ai.ai_protocol = type == SOCK_DGRAM ? IPPROTO_UDP : IPPROTO_TCP;
   b->ai.ai_addrlen = sizeof b->sa;
   b->ai.ai_addr = reinterpret_cast<sockaddr*>(&b->sa);
   our_addrinfo().insert(&b->ai);

@@ -1165,7 +1165,8 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     }
     case Op::kSockCreate: {
       if (!r_.net) return fail(EAFNOSUPPORT);
-      const int64_t k = r_.net->socket(r_.ip);
+      const bool dgram = in.more() && in.get<int32_t>() == 1;
+      const int64_t k = r_.net->socket(r_.ip, dgram);
       socks_.insert(k);
       out->put(k);
       return;
@@ -1180,12 +1181,56 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     case Op::kSockShutdown:
     case Op::kSockName:
     case Op::kSockError:
-    case Op::kSockPeer: {
+    case Op::kSockPeer:
+    case Op::kSockSendTo:
+    case Op::kSockRecvFrom: {
       const int64_t k = in.get<int64_t>();
       if (!r_.net || !socks_.count(k)) return fail(EBADF);
       MgmtNet& net = *r_.net;
+      const bool dgram = net.is_dgram(k);
       int64_t v = 0;
-      if (op == Op::kSockBind) {
+      auto take_datagram = [&](uint64_t max, bool nonblock, bool peek, uint64_t limit) {
+        std::vector<uint8_t> b(std::min<uint64_t>(max, kMaxMsg / 2));
+        uint32_t ip = 0;
+        uint16_t port = 0;
+        size_t full = 0;
+        v = net.recv_from(k, b.data(), b.size(), nonblock, peek, &ip, &port, &full, limit);
+        b.resize(v > 0 ? size_t(v) : 0);
+        out->put_bytes(b.data(), b.size()).put(ip).put(port).put(uint64_t(full));
+      };
+      if ((op == Op::kSockListen || op == Op::kSockAccept) && dgram) {
+        v = -EOPNOTSUPP;
+      } else if (op == Op::kSockSendTo || (op == Op::kSockSend && dgram)) {
+        uint32_t ip = 0;
+        uint16_t port = 0;
+        if (op == Op::kSockSendTo) {
+          ip = in.get<uint32_t>();
+          port = in.get<uint16_t>();
+        }
+        size_t n = 0;
+        const uint8_t* p = in.get_bytes(&n);
+        v = !p       ? -EINVAL
+            : !dgram ? -EISCONN
+                     : net.send_to(k, ip == 0x7F000001u ? r_.ip : ip, port, p, n);
+      } else if (op == Op::kSockRecvFrom) {
+        const uint64_t max = in.get<uint64_t>();
+        const bool nonblock = in.get<int32_t>() != 0;
+        const bool peek = in.get<int32_t>() != 0;
+        const uint64_t limit = limit_ps(in.get<int64_t>());
+        if (!dgram) return fail(EOPNOTSUPP);
+        take_datagram(max, nonblock, peek, limit);
+      } else if (op == Op::kSockRecv && dgram) {  // (its answer as kSockRecvFrom's)
+        const uint64_t max = in.get<uint64_t>();
+        const bool nonblock = in.get<int32_t>() != 0;
+        const bool peek = in.get<int32_t>() != 0;
+        (void)in.get<uint64_t>();  // (a datagram at a time)
+        take_datagram(max, nonblock, peek, limit_ps(in.get<int64_t>()));
+      } else if (op == Op::kSockShutdown && dgram) {  // (connected: nothing to shut here)
+        (void)in.get<int32_t>();
+        uint32_t ip = 0;
+        uint16_t port = 0;
+        v = net.peer(k, &ip, &port);
+      } else if (op == Op::kSockBind) {
         const uint32_t ip = in.get<uint32_t>();
         const uint16_t port = in.get<uint16_t>();
         v = net.bind(k, ip == 0x7F000001u ? r_.ip : ip, port);

@@ -68,7 +68,66 @@ int64_t MgmtNet::new_socket(uint32_t ip) {
   return id;
 }
 
-int64_t MgmtNet::socket(uint32_t host_ip) { return new_socket(host_ip); }
+int64_t MgmtNet::socket(uint32_t host_ip, bool dgram) {
+  const int64_t s = new_socket(host_ip);
+  socks_.at(s).dgram = dgram;
+  return s;
+}
+
+int64_t MgmtNet::send_to(int64_t s, uint32_t ip, uint16_t port, const uint8_t* data, size_t len) {
+  Sock* k = get(s);
+  if (!k || !k->dgram) return -EBADF;
+  if (ip == 0) {
+    if (!k->connected) return -EDESTADDRREQ;
+    ip = k->peer_ip;
+    port = k->peer_port;
+  }
+  if (ip == 0xFFFFFFFFu) return -EACCES;  // the broadcast address (no SO_BROADCAST)
+  if (len > 65507) return -EMSGSIZE;
+  if (!k->bound) bind(s, 0, 0);
+  // Serialised at the sender's rate behind what it sent before, then the latency.
+  const uint64_t start = std::max(now_ps(), k->tx_free_ps);
+  const uint64_t wire = uint64_t(double(len) * 8.0 / p_.gbps * 1000.0);
+  k->tx_free_ps = start + wire;
+  Msg m;
+  m.kind = Msg::kDgram;
+  m.from = s;
+  m.ip = ip;
+  m.port = port;
+  m.from_ip = k->ip;
+  m.from_port = k->port;
+  m.sent_ps = now_ps();
+  m.at_ps = start + wire + latency_ps();
+  m.bytes.assign(data, data + len);
+  post(ip, std::move(m));
+  return int64_t(len);
+}
+
+int64_t MgmtNet::recv_from(int64_t s, uint8_t* out, size_t len, bool nonblock, bool peek,
+                           uint32_t* ip, uint16_t* port, size_t* full, uint64_t limit_ps) {
+  Sock* k = get(s);
+  if (!k || !k->dgram) return -EBADF;
+  const host::BlockedIn blocked("recv on a UDP socket at port " + std::to_string(k->port));
+  for (;;) {
+    k = get(s);
+    if (!k) return -EBADF;
+    if (!k->rx.empty() && k->rx.front().at_ps <= now_ps()) break;
+    if (nonblock) return -EAGAIN;
+    if (!wait_for(*k->ev, k->rx.empty() ? UINT64_MAX : k->rx.front().at_ps, limit_ps))
+      return -EINTR;
+  }
+  Chunk& c = k->rx.front();
+  const size_t n = std::min(len, c.bytes.size());
+  std::memcpy(out, c.bytes.data(), n);
+  *ip = c.from_ip;
+  *port = c.from_port;
+  *full = c.bytes.size();
+  if (!peek) {
+    k->rx_bytes -= c.bytes.size();
+    k->rx.pop_front();
+  }
+  return int64_t(n);
+}
 
 int64_t MgmtNet::bind(int64_t s, uint32_t ip, uint16_t port) {
   Sock* k = get(s);
@@ -77,7 +136,8 @@ int64_t MgmtNet::bind(int64_t s, uint32_t ip, uint16_t port) {
   if (ip != 0 && ip != k->ip) return -EADDRNOTAVAIL;  // not this host's address
   if (port == 0) port = next_port_.try_emplace(k->ip, uint16_t(40000)).first->second++;
   for (const auto& [id, o] : socks_)
-    if (&o != k && !o.closed && o.bound && o.ip == k->ip && o.port == port && !o.connected)
+    if (&o != k && !o.closed && o.bound && o.ip == k->ip && o.port == port && o.dgram == k->dgram &&
+        (k->dgram || !o.connected))
       return -EADDRINUSE;
   k->port = port;
   k->bound = true;
@@ -263,6 +323,34 @@ void MgmtNet::handle(Msg m) {
       notify_at(*k.ev, m.at_ps);
       return;
     }
+    case Msg::kDgram: {
+      // Taken by the socket bound to its address and port when it arrives (one may be bound
+      // between its sending and its arrival), in the order of arrival, then of source.
+      const uint64_t arrival = m.at_ps;
+      at(arrival, [this, m = std::move(m)]() mutable {
+        for (auto& [id, k] : socks_) {
+          if (k.closed || !k.dgram || !k.bound || k.port != m.port || k.ip != m.ip) continue;
+          if (k.connected && (k.peer_ip != m.from_ip || k.peer_port != m.from_port)) return;
+          if (k.rx_bytes + m.bytes.size() > kDgramQueueBytes) return;  // its queue is full
+          Chunk c{m.at_ps, m.sent_ps, m.from, std::move(m.bytes)};
+          c.from_ip = m.from_ip;
+          c.from_port = m.from_port;
+          auto pos = k.rx.end();
+          while (pos != k.rx.begin()) {
+            const Chunk& b = *std::prev(pos);
+            if (std::tie(b.at_ps, b.from_ip, b.from_port, b.sent_ps) <=
+                std::tie(c.at_ps, c.from_ip, c.from_port, c.sent_ps))
+              break;
+            --pos;
+          }
+          k.rx_bytes += c.bytes.size();
+          k.rx.insert(pos, std::move(c));
+          notify_now(*k.ev);
+          return;
+        }
+      });
+      return;
+    }
   }
 }
 
@@ -308,6 +396,13 @@ int64_t MgmtNet::accept(int64_t s, uint32_t* peer_ip, uint16_t* peer_port, bool 
 int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock, uint64_t limit_ps) {
   Sock* k = get(s);
   if (!k) return -EBADF;
+  if (k->dgram) {  // the default peer, at once (again: a new one)
+    if (!k->bound) bind(s, 0, 0);
+    k->connected = true;
+    k->peer_ip = ip;
+    k->peer_port = port;
+    return 0;
+  }
   if (in_progress(*k, now_ps())) return -EALREADY;
   if (k->connected || k->listening) return -EISCONN;
   if (k->so_error) {  // a non-blocking connect's error, not taken yet
@@ -546,7 +641,13 @@ short MgmtNet::poll_one(int64_t s, short events, uint64_t t, uint64_t* next,
   const Sock* k = get(s);
   if (!k) return POLLNVAL;
   short revents = 0;
-  if (k->listening) {
+  if (k->dgram) {
+    if (!k->rx.empty() && k->rx.front().at_ps <= t)
+      revents |= short(events & POLLIN);
+    else if (!k->rx.empty())
+      *next = std::min(*next, k->rx.front().at_ps);
+    revents |= short(events & POLLOUT);
+  } else if (k->listening) {
     if (!k->backlog.empty()) {
       if (k->backlog.front().first <= t)
         revents |= short(events & POLLIN);

@@ -53,7 +53,24 @@ class MgmtNet {
   // its MgmtNet in the same order and calls this before the run.
   void span_ranks(std::function<int(uint32_t ip)> rank_of);
 
-  int64_t socket(uint32_t host_ip);
+  // dgram: a UDP socket. A datagram sent at t reaches the socket bound to its address and port
+  // at t + latency + bytes x 8 / rate (behind what its sender sent before), if one is bound then
+  // (and connected to its source, if connected) and holds fewer than kDgramQueueBytes; else it
+  // is dropped, as no ICMP answer is modelled. connect sets the default peer at once.
+  int64_t socket(uint32_t host_ip, bool dgram = false);
+  static constexpr size_t kDgramQueueBytes = 212992;  // Linux's default SO_RCVBUF
+  bool is_dgram(int64_t s) {
+    const Sock* k = get(s);
+    return k && k->dgram;
+  }
+  // A datagram to ip:port (ip 0: the connected peer; -EDESTADDRREQ without one); a socket not
+  // bound yet takes an ephemeral port. -EMSGSIZE past 65507 bytes, -EACCES to 255.255.255.255
+  // (broadcasts are not modelled).
+  int64_t send_to(int64_t s, uint32_t ip, uint16_t port, const uint8_t* data, size_t len);
+  // Waits for a datagram and takes it (peek: leaves it), up to len of its bytes (the rest is
+  // lost, as UDP's): its length in *full, its source in *ip, *port.
+  int64_t recv_from(int64_t s, uint8_t* out, size_t len, bool nonblock, bool peek, uint32_t* ip,
+                    uint16_t* port, size_t* full, uint64_t limit_ps = UINT64_MAX);
   int64_t bind(int64_t s, uint32_t ip, uint16_t port);
   int64_t listen(int64_t s);
   // Waits for a connection; the new socket's id, and the peer's address. A blocking call's wait
@@ -96,7 +113,7 @@ class MgmtNet {
  private:
   // What one end tells the other (Msg::kind), with the time it was sent.
   struct Msg {
-    enum Kind : uint8_t { kSyn, kSynAck, kRefused, kData, kFin, kRst } kind = kSyn;
+    enum Kind : uint8_t { kSyn, kSynAck, kRefused, kData, kFin, kRst, kDgram } kind = kSyn;
     int64_t to = -1;    // the socket it is for (kSyn: none yet; the listener's address below)
     int64_t from = -1;  // the sending socket
     uint32_t ip = 0;    // kSyn: the address connected to; the sender's own
@@ -113,12 +130,16 @@ class MgmtNet {
     int64_t from;
     std::vector<uint8_t> bytes;
     size_t taken = 0;
+    uint32_t from_ip = 0;  // a datagram's source
+    uint16_t from_port = 0;
   };
   struct Sock {
     uint32_t ip = 0;
     uint16_t port = 0;
     bool bound = false, listening = false, connected = false, closed = false;
     bool any = false;                       // bound to any address (INADDR_ANY)
+    bool dgram = false;                     // UDP: datagrams (rx), connect sets the peer only
+    size_t rx_bytes = 0;                    // UDP: the datagrams' bytes queued
     bool rd_shut = false, wr_shut = false;  // shutdown's sides
     uint64_t closed_ps = UINT64_MAX;
     int64_t peer = -1;

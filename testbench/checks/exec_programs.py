@@ -292,6 +292,19 @@ check("shutdown server: unbound 0.0.0.0:0, listener 0.0.0.0:19995, connection 10
       "poll 1 0x10, accept Invalid argument" in text(os.path.join(o, "node1", "sd.out")),
       f"shutdown: {text(os.path.join(o, 'node1', 'sd.out'))!r}")
 
+# UDP on the management network (the same lines natively on the loopback, but for the addresses,
+# the ports and the time): a ping's pong a round trip later (2 x (15 us + 4 bytes at 1 Gb/s)),
+# the source's address and ephemeral port, a datagram cut to 2 bytes (MSG_TRUNC: its length 5),
+# recvmsg's source, a connected socket's sends, and the kernel's EACCES and EMSGSIZE.
+p, o = run("udp", f"workloads:\n  - name: ud\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+           "    args: [[udp-server], [udp-client, node1]]\n")
+check("udp client: SO_TYPE 2; pong 4 'pong' from 10.0.0.2:19990 after 30 us; bound 0.0.0.0:40000; "
+      "connected, sent 10; broadcast -1 (Permission denied); 70000 bytes -1 (Message too long)"
+      in text(os.path.join(o, "node0", "ud.out")), f"udp: {text(os.path.join(o, 'node0', 'ud.out'))!r}")
+check("udp server: ping from 10.0.0.1:40000; truncated 5 'he'; recvmsg 5 'again' from port 40000 "
+      "(same 1); poll 1 0x4" in text(os.path.join(o, "node1", "ud.out")),
+      f"udp: {text(os.path.join(o, 'node1', 'ud.out'))!r}")
+
 # A listener closed with a connection no accept took resets it, as Linux's (the same line
 # natively, but for the time): the reset reaches the client one latency after the close (100 ms
 # after the listen, the client connected 2 x 15 us after it), its poll sees POLLIN, POLLERR and

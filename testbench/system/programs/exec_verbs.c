@@ -92,6 +92,7 @@
  *                        nothing can end
  * Exit 0 when the mode's checks hold. */
 #define _GNU_SOURCE /* ppoll */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
@@ -879,6 +880,73 @@ static int resets(int server, const char* host) {
   return 0;
 }
 
+/* udp-server / udp-client: datagrams on the management network: a ping and its pong, a
+   datagram truncated (MSG_TRUNC), a connected socket's send, and the kernel's errors. */
+static int udps(int server, const char* host) {
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  hints.ai_flags = server ? AI_PASSIVE : 0;
+  if (getaddrinfo(server ? NULL : host, "19990", &hints, &res)) return fail("getaddrinfo");
+  const int s = socket(AF_INET, SOCK_DGRAM, 0);
+  if (s < 0) return fail("socket");
+  struct sockaddr_in from;
+  socklen_t flen = sizeof from;
+  char b[16] = {0};
+  if (server) {
+    if (bind(s, res->ai_addr, res->ai_addrlen)) return fail("bind");
+    const ssize_t n = recvfrom(s, b, sizeof b, 0, (struct sockaddr*)&from, &flen);
+    if (n != 4 || sendto(s, "pong", 4, 0, (struct sockaddr*)&from, flen) != 4)
+      return fail("recvfrom / sendto");
+    char two[2];
+    const ssize_t t = recv(s, two, sizeof two, MSG_TRUNC);
+    struct msghdr mh = {0};
+    struct iovec iov = {b, sizeof b};
+    struct sockaddr_in src;
+    mh.msg_name = &src;
+    mh.msg_namelen = sizeof src;
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    memset(b, 0, sizeof b);
+    const ssize_t m = recvmsg(s, &mh, 0);
+    struct pollfd p = {s, POLLIN | POLLOUT, 0};
+    const int pr = poll(&p, 1, 0);
+    close(s);
+    printf(
+        "exec_verbs: udp server: ping from %s:%u; truncated %d '%.2s'; recvmsg %d '%s' from port "
+        "%u (same %d); poll %d 0x%x\n",
+        inet_ntoa(from.sin_addr), ntohs(from.sin_port), (int)t, two, (int)m, b, ntohs(src.sin_port),
+        src.sin_port == from.sin_port, pr, (unsigned)p.revents);
+    return 0;
+  }
+  int type = 0;
+  socklen_t tl = sizeof type;
+  getsockopt(s, SOL_SOCKET, SO_TYPE, &type, &tl);
+  const uint64_t t0 = now_ns();
+  if (sendto(s, "ping", 4, 0, res->ai_addr, res->ai_addrlen) != 4) return fail("sendto");
+  const ssize_t n = recvfrom(s, b, sizeof b, 0, (struct sockaddr*)&from, &flen);
+  const uint64_t t1 = now_ns();
+  char me[32];
+  name_of(s, me);
+  if (connect(s, res->ai_addr, res->ai_addrlen)) return fail("connect");
+  const int sent = (int)send(s, "hello", 5, 0) + (int)send(s, "again", 5, 0);
+  struct sockaddr_in bc = *(struct sockaddr_in*)res->ai_addr;
+  bc.sin_addr.s_addr = htonl(INADDR_BROADCAST);
+  const int b1 = (int)sendto(s, "x", 1, 0, (struct sockaddr*)&bc, sizeof bc);
+  const int e1 = errno;
+  static char big[70000];
+  const int b2 = (int)send(s, big, sizeof big, 0);
+  const int e2 = errno;
+  close(s);
+  printf(
+      "exec_verbs: udp client: SO_TYPE %d; pong %d '%s' from %s:%u after %llu us; bound %s; "
+      "connected, sent %d; broadcast %d (%s); 70000 bytes %d (%s)\n",
+      type, (int)n, b, inet_ntoa(from.sin_addr), ntohs(from.sin_port),
+      (unsigned long long)((t1 - t0) / 1000), me, sent, b1, strerror(e1), b2, strerror(e2));
+  return 0;
+}
+
 static int nbconnects(int server, const char* host) {
   struct addrinfo hints, *res = NULL, *none = NULL;
   memset(&hints, 0, sizeof hints);
@@ -1489,6 +1557,8 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "forever-client")) return forever(0, "", argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "shutdown-server") || !strcmp(argv[1], "shutdown-client"))
     return shutdowns(!strcmp(argv[1], "shutdown-server"), argc > 2 ? argv[2] : "node1");
+  if (!strcmp(argv[1], "udp-server") || !strcmp(argv[1], "udp-client"))
+    return udps(!strcmp(argv[1], "udp-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "reset-server") || !strcmp(argv[1], "reset-client"))
     return resets(!strcmp(argv[1], "reset-server"), argc > 2 ? argv[2] : "node1");
   if (!strcmp(argv[1], "nbconnect-server") || !strcmp(argv[1], "nbconnect-client"))
