@@ -61,7 +61,9 @@ enum class Op : uint32_t {
   kOobGet,          // key, max -> bytes (waits for the key), its full length as ret
   // The process's environment (sim/exec/exec_process.h): its first call, then the management
   // network's sockets (sim/exec/mgmt_net.h) and sleeps.
-  kHello,       // -> virtual pid, clock read cost (ns), the host's address, CPU clock (MHz)
+  // -> virtual pid, clock read cost (ns), the host's address, CPU clock (MHz), its name, the
+  // card's MAC
+  kHello,
   kResolve,     // host name or dotted address -> address (ENOENT: none)
   kSockCreate,  // [type: 1 UDP] -> socket
   kSockBind,    // socket, address, port

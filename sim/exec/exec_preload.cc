@@ -25,7 +25,9 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <infiniband/verbs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -44,11 +46,13 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
@@ -94,6 +98,8 @@ thread_local uint64_t g_local_ns = 0;
 int64_t g_clock_read_ns = 20;
 int g_vpid = 0;
 uint32_t g_ip = 0;
+char g_host[65] = "";            // the host's name (gethostname, uname)
+std::array<uint8_t, 6> g_mac{};  // its card's MAC (the interface's hardware address)
 int64_t g_cpu_mhz = 3000;
 constexpr uint64_t kEpochS = 1767225600;          // 2026-01-01 00:00:00 UTC: simulated time 0
 constexpr uint64_t kBootNs = 100'000'000'000ull;  // CLOCK_MONOTONIC at simulated time 0
@@ -583,6 +589,9 @@ struct Init {
     g_clock_read_ns = a.get<int64_t>();
     g_ip = a.get<uint32_t>();
     g_cpu_mhz = a.get<int64_t>();
+    const std::string host = a.get_str();
+    std::snprintf(g_host, sizeof g_host, "%s", host.c_str());
+    g_mac = a.get<std::array<uint8_t, 6>>();
     start_spin_watch();
     trap_tsc();
   }
@@ -2172,11 +2181,220 @@ RNIC_FCNTL(fcntl)
 RNIC_FCNTL(fcntl64)
 #undef RNIC_FCNTL
 
+// --- The host's identity: its name and network interfaces ---
+//
+// A simulated process sees its host's, not the machine's: gethostname and uname's node name
+// are the host's name; its interfaces are "lo" (127.0.0.1/8) and "eth0", the host's address on
+// the simulated network (10.0.0.0/8) with its card's MAC, as getifaddrs, if_nametoindex and
+// friends, and a socket's SIOCGIF* ioctls give them.
+}  // extern "C"
+namespace {
+struct Iface {
+  const char* name;
+  unsigned index;
+  uint32_t ip, mask;  // host order
+  unsigned flags;
+};
+std::array<Iface, 2> ifaces() {
+  return {
+      Iface{"lo", 1, 0x7F000001u, 0xFF000000u, IFF_UP | IFF_LOOPBACK | IFF_RUNNING},
+      Iface{"eth0", 2, g_ip, 0xFF000000u, IFF_UP | IFF_BROADCAST | IFF_RUNNING | IFF_MULTICAST}};
+}
+const Iface* iface_named(const char* n) {
+  static thread_local std::array<Iface, 2> all;
+  all = ifaces();
+  for (const Iface& i : all)
+    if (n && std::strncmp(n, i.name, IFNAMSIZ) == 0) return &i;
+  return nullptr;
+}
+void put_in(sockaddr* a, uint32_t ip) {
+  sockaddr_in in{};
+  in.sin_family = AF_INET;
+  in.sin_addr.s_addr = htonl(ip);
+  std::memcpy(a, &in, sizeof in);
+}
+std::set<void*>& our_ifaddrs() {
+  static std::set<void*> s;
+  return s;
+}
+// A socket's interface request (SIOCGIF*), answered from the host's interfaces: true if it was
+// one (its answer in *r).
+bool iface_ioctl(unsigned long req, void* arg, int* r) {
+  *r = 0;
+  if (req == SIOCGIFCONF) {
+    auto* c = static_cast<ifconf*>(arg);
+    const std::array<Iface, 2> all = ifaces();
+    if (!c->ifc_req) {
+      c->ifc_len = int(all.size() * sizeof(ifreq));
+      return true;
+    }
+    int n = 0;
+    for (const Iface& i : all) {
+      if (size_t(c->ifc_len) < (size_t(n) + 1) * sizeof(ifreq)) break;
+      ifreq& q = c->ifc_req[n++];
+      std::memset(&q, 0, sizeof q);
+      std::snprintf(q.ifr_name, IFNAMSIZ, "%s", i.name);
+      put_in(&q.ifr_addr, i.ip);
+    }
+    c->ifc_len = int(size_t(n) * sizeof(ifreq));
+    return true;
+  }
+  auto* q = static_cast<ifreq*>(arg);
+  if (req == SIOCGIFNAME) {
+    for (const Iface& i : ifaces())
+      if (int(i.index) == q->ifr_ifindex) {
+        std::snprintf(q->ifr_name, IFNAMSIZ, "%s", i.name);
+        return true;
+      }
+    *r = ENODEV;
+    return true;
+  }
+  if (req != SIOCGIFADDR && req != SIOCGIFNETMASK && req != SIOCGIFBRDADDR && req != SIOCGIFFLAGS &&
+      req != SIOCGIFINDEX && req != SIOCGIFMTU && req != SIOCGIFHWADDR)
+    return false;
+  const Iface* i = iface_named(q->ifr_name);
+  if (!i) {
+    *r = ENODEV;
+    return true;
+  }
+  switch (req) {
+    case SIOCGIFADDR:
+      put_in(&q->ifr_addr, i->ip);
+      break;
+    case SIOCGIFNETMASK:
+      put_in(&q->ifr_netmask, i->mask);
+      break;
+    case SIOCGIFBRDADDR:
+      put_in(&q->ifr_broadaddr, (i->ip & i->mask) | ~i->mask);
+      break;
+    case SIOCGIFFLAGS:
+      q->ifr_flags = short(i->flags);
+      break;
+    case SIOCGIFINDEX:
+      q->ifr_ifindex = int(i->index);
+      break;
+    case SIOCGIFMTU:
+      q->ifr_mtu = i->index == 1 ? 65536 : 1500;
+      break;
+    default:  // SIOCGIFHWADDR
+      std::memset(&q->ifr_hwaddr, 0, sizeof q->ifr_hwaddr);
+      q->ifr_hwaddr.sa_family = i->index == 1 ? 772 : 1;  // ARPHRD_LOOPBACK, ARPHRD_ETHER
+      if (i->index == 2) std::memcpy(q->ifr_hwaddr.sa_data, g_mac.data(), 6);
+  }
+  return true;
+}
+}  // namespace
+extern "C" {
+
+int gethostname(char* name, size_t len) {
+  if (!on()) return next<decltype(&gethostname)>("gethostname")(name, len);
+  const size_t n = std::strlen(g_host);
+  if (!name || len < n + 1) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(name, g_host, n + 1);
+  return 0;
+}
+
+int uname(struct utsname* u) {
+  const int r = next<decltype(&uname)>("uname")(u);
+  if (r == 0 && on()) std::snprintf(u->nodename, sizeof u->nodename, "%s", g_host);
+  return r;
+}
+
+int getifaddrs(struct ifaddrs** out) {
+  if (!on()) return next<decltype(&getifaddrs)>("getifaddrs")(out);
+  struct Block {
+    ifaddrs ifa[2];
+    sockaddr_in addr[2], mask[2], brd[2];
+    char name[2][IFNAMSIZ];
+  };
+  auto* b = static_cast<Block*>(std::calloc(1, sizeof(Block)));
+  if (!b) {
+    errno = ENOMEM;
+    return -1;
+  }
+  const std::array<Iface, 2> all = ifaces();
+  for (size_t k = 0; k < all.size(); ++k) {
+    const Iface& i = all[k];
+    ifaddrs& a = b->ifa[k];
+    std::snprintf(b->name[k], IFNAMSIZ, "%s", i.name);
+    put_in(reinterpret_cast<sockaddr*>(&b->addr[k]), i.ip);
+    put_in(reinterpret_cast<sockaddr*>(&b->mask[k]), i.mask);
+    put_in(reinterpret_cast<sockaddr*>(&b->brd[k]), (i.ip & i.mask) | ~i.mask);
+    a.ifa_next = k + 1 < all.size() ? &b->ifa[k + 1] : nullptr;
+    a.ifa_name = b->name[k];
+    a.ifa_flags = i.flags;
+    a.ifa_addr = reinterpret_cast<sockaddr*>(&b->addr[k]);
+    a.ifa_netmask = reinterpret_cast<sockaddr*>(&b->mask[k]);
+    a.ifa_broadaddr = (i.flags & IFF_BROADCAST) ? reinterpret_cast<sockaddr*>(&b->brd[k]) : nullptr;
+  }
+  our_ifaddrs().insert(b);
+  *out = &b->ifa[0];
+  return 0;
+}
+
+void freeifaddrs(struct ifaddrs* ifa) {
+  if (our_ifaddrs().erase(ifa)) {
+    std::free(ifa);  // the block starts with it
+    return;
+  }
+  next<decltype(&freeifaddrs)>("freeifaddrs")(ifa);
+}
+
+unsigned int if_nametoindex(const char* name) {
+  if (!on()) return next<decltype(&if_nametoindex)>("if_nametoindex")(name);
+  const Iface* i = iface_named(name);
+  if (!i) errno = ENODEV;
+  return i ? i->index : 0;
+}
+
+char* if_indextoname(unsigned int index, char* name) {
+  if (!on()) return next<decltype(&if_indextoname)>("if_indextoname")(index, name);
+  for (const Iface& i : ifaces())
+    if (i.index == index) {
+      std::snprintf(name, IFNAMSIZ, "%s", i.name);
+      return name;
+    }
+  errno = ENXIO;
+  return nullptr;
+}
+
+struct if_nameindex* if_nameindex(void) {
+  if (!on()) return next<decltype(&if_nameindex)>("if_nameindex")();
+  auto* v = static_cast<struct if_nameindex*>(std::calloc(3, sizeof(struct if_nameindex)));
+  if (!v) return nullptr;
+  size_t k = 0;
+  for (const Iface& i : ifaces()) {
+    v[k].if_index = i.index;
+    v[k].if_name = strdup(i.name);
+    ++k;
+  }
+  our_ifaddrs().insert(v);
+  return v;
+}
+
+void if_freenameindex(struct if_nameindex* v) {
+  if (!our_ifaddrs().erase(v)) return next<decltype(&if_freenameindex)>("if_freenameindex")(v);
+  for (struct if_nameindex* p = v; p->if_name; ++p) std::free(p->if_name);
+  std::free(v);
+}
+
 int ioctl(int fd, unsigned long req, ...) {
   va_list ap;
   va_start(ap, req);
   void* arg = va_arg(ap, void*);
   va_end(ap);
+  if (on() && arg && (req & 0xFF00) == 0x8900) {  // SIOCGIF*: of a socket (its kind aside)
+    int e = 0;
+    struct stat st;
+    const bool sock = vsock(fd) >= 0 || (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode));
+    if (sock && iface_ioctl(req, arg, &e)) {
+      if (e) errno = e;
+      return e ? -1 : 0;
+    }
+  }
   const int r = next<int (*)(int, unsigned long, ...)>("ioctl")(fd, req, arg);
   if (r == 0 && req == FIONBIO && arg && on() && vsock(fd) >= 0)
     set_nonblocking(vsock(fd), *static_cast<const int*>(arg) != 0);

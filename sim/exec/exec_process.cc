@@ -1143,6 +1143,7 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     }
     case Op::kHello:
       out->put(int32_t(r_.vpid)).put(int64_t(r_.clock_read_ns)).put(r_.ip).put(r_.cpu_mhz);
+      out->put_str(r_.host).put(r_.mac);
       return;
     case Op::kResolve: {
       const std::string name = in.get_str();

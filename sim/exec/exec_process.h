@@ -65,6 +65,7 @@ struct ExecRun {
   int64_t clock_read_ns = 20;
   int64_t cpu_mhz = 3000;  // host.cpu_mhz: its cycle counter's rate
   uint32_t ip = 0;
+  std::string host;  // its host's name (gethostname, uname)
   MgmtNet* net = nullptr;
   CmNet* cm = nullptr;  // librdmacm's connection manager (one per run, like net)
   MacAddr mac{};        // its host's card

@@ -959,6 +959,7 @@ int run_workloads(ExperimentContext& ctx) {
           return false;
         };
         r.ip = host_ip(topo, at_host);
+        r.host = u.spec->hosts[i];
         r.vpid = int(4000 + programs.size());
         r.clock_read_ns = ctx.cfg.cost.clock_read_ns;
         r.quantum_ns = ctx.cfg.sim.exec_quantum_ns;

@@ -382,6 +382,14 @@ alone("timed_waits", "timed-waits",
       "timed waits: signalled 0 (flag 1) after 2000 us; Connection timed out after 3000 us more; "
       "monotonic Connection timed out after 1000 us more; sem 0 after 1499 us more; -1 (Connection "
       "timed out) after 500 us more; mutex Connection timed out after 500 us more; join 0")
+# The host's identity (the same line natively, with the machine's): its name, lo and eth0 with
+# the host's address and its card's MAC, by getifaddrs, if_nametoindex, if_indextoname and a
+# socket's SIOCGIF* ioctls (they gave the machine's, whose addresses no simulated host reaches).
+alone("identity", "identity",
+      "identity: node0, uname node0; lo 127.0.0.1/255.0.0.0 loopback, eth0 10.0.0.1/255.0.0.0; "
+      "eth0 index 2, index 1 lo; SIOCGIFCONF 0: 2 interfaces; eth0 0 10.0.0.1, hardware 0 "
+      "02:00:00:00:00:01; nosuch0: No such device")
+
 # Another thread's write to a pipe, eventfd_write, close of a pipe's write end and write to a
 # pipe polled beside a socket end the waits on them (poll, epoll, poll with a timeout, poll
 # with the simulator's socket) at its own time, between two of the waits' 10 us looks (they

@@ -95,7 +95,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <infiniband/verbs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -113,6 +115,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1510,6 +1513,49 @@ static int fd_wakes(void) {
   return 0;
 }
 
+/* identity: the host's name and interfaces, as the program's usual calls find them. */
+static int identity(void) {
+  char host[64] = {0};
+  struct utsname u;
+  if (gethostname(host, sizeof host) || uname(&u)) return fail("gethostname / uname");
+  char ifs[256] = {0};
+  struct ifaddrs* all = NULL;
+  if (getifaddrs(&all)) return fail("getifaddrs");
+  for (struct ifaddrs* a = all; a; a = a->ifa_next) {
+    if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+    char ip[16], mask[16];
+    snprintf(ip, sizeof ip, "%s", inet_ntoa(((struct sockaddr_in*)a->ifa_addr)->sin_addr));
+    snprintf(mask, sizeof mask, "%s", inet_ntoa(((struct sockaddr_in*)a->ifa_netmask)->sin_addr));
+    snprintf(ifs + strlen(ifs), sizeof ifs - strlen(ifs), "%s%s %s/%s%s", ifs[0] ? ", " : "",
+             a->ifa_name, ip, mask, (a->ifa_flags & IFF_LOOPBACK) ? " loopback" : "");
+  }
+  freeifaddrs(all);
+  char name1[IF_NAMESIZE] = {0};
+  const unsigned eth = if_nametoindex("eth0");
+  if_indextoname(1, name1);
+  const int s = socket(AF_INET, SOCK_DGRAM, 0);
+  struct ifreq q[8];
+  struct ifconf c = {sizeof q, {(char*)q}};
+  const int conf = ioctl(s, SIOCGIFCONF, &c);
+  struct ifreq a;
+  memset(&a, 0, sizeof a);
+  snprintf(a.ifr_name, IFNAMSIZ, "eth0");
+  const int ad = ioctl(s, SIOCGIFADDR, &a);
+  char ip[16];
+  snprintf(ip, sizeof ip, "%s", inet_ntoa(((struct sockaddr_in*)&a.ifr_addr)->sin_addr));
+  const int hw = ioctl(s, SIOCGIFHWADDR, &a);
+  const unsigned char* m = (const unsigned char*)a.ifr_hwaddr.sa_data;
+  snprintf(a.ifr_name, IFNAMSIZ, "nosuch0");
+  const int none = ioctl(s, SIOCGIFADDR, &a) ? errno : 0;
+  close(s);
+  printf(
+      "exec_verbs: identity: %s, uname %s; %s; eth0 index %u, index 1 %s; SIOCGIFCONF %d: %d "
+      "interfaces; eth0 %d %s, hardware %d %02x:%02x:%02x:%02x:%02x:%02x; nosuch0: %s\n",
+      host, u.nodename, ifs, eth, name1, conf, (int)(c.ifc_len / sizeof(struct ifreq)), ad, ip, hw,
+      m[0], m[1], m[2], m[3], m[4], m[5], strerror(none));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return fail("arguments");
   if (!strcmp(argv[1], "server") || !strcmp(argv[1], "client") || !strcmp(argv[1], "client-ex") ||
@@ -1541,6 +1587,7 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "alarm")) return alarms();
   if (!strcmp(argv[1], "exact-wakes")) return exact_wakes();
   if (!strcmp(argv[1], "fd-wakes")) return fd_wakes();
+  if (!strcmp(argv[1], "identity")) return identity();
   if (!strcmp(argv[1], "thread-spin")) {
     static uint64_t n;
     pthread_t t;
