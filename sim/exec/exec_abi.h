@@ -74,8 +74,10 @@ enum class Op : uint32_t {
   kSockSend,     // socket, bytes -> count
   kSockRecv,     // socket, max, nonblock, peek, bytes to wait for (1..max), limit -> bytes
   kSockClose,    // socket
-  // key, seen (optional): a sleep that ends at once when the key's wakes (kWake) pass `seen`
-  kSleep,  // ns[, key, seen]
+  // key, seen (optional): a sleep that ends at once when the key's wakes (kWake) pass `seen`;
+  // with kSignalKey and the wait's signal mask (bit s-1: signal s blocked), a signal from
+  // another process (kKill) ends it too
+  kSleep,  // ns[, key, seen[, mask]]
   // Shared receive queues (appended: the numbers above stay).
   kCreateSrq,    // pd, ibv_srq_attr -> srq, handle, ibv_srq_attr
   kModifySrq,    // srq, ibv_srq_attr, mask
@@ -115,6 +117,9 @@ enum class Op : uint32_t {
   // datagrams on them, with the connected peer).
   kSockSendTo,    // socket, address (0: the connected peer), port, bytes -> count
   kSockRecvFrom,  // socket, max, nonblock, peek, limit -> bytes, source address, port, length
+  // A signal to another process of the same host, by its simulated pid (ESRCH: none there);
+  // queued: sigqueue's, with its value.
+  kKill,  // pid, signal, queued, value
 };
 
 // kSleep's and kWake's key for a signal sent to the process (a condition variable's or a

@@ -1551,6 +1551,9 @@ int wait_for_signal(const sigset_t& waiting) {
     return -1;
   };
   const KeyWaiter waiter(rnic::exec::kSignalKey);
+  uint64_t wait_mask = 0;  // (bit s-1: signal s blocked while it waits; the simulator's form)
+  for (int s = 1; s <= 64; ++s)
+    if (sigismember(&waiting, s) == 1) wait_mask |= uint64_t(1) << (s - 1);
   for (;;) {
     uint64_t seen;
     {
@@ -1574,7 +1577,8 @@ int wait_for_signal(const sigset_t& waiting) {
     }
     const Looking look(true, rnic::exec::kLookAgain | rnic::exec::kLookForSignal);
     int rc = 0;
-    call(Op::kSleep, Msg().put(kPollQuantumNs).put(rnic::exec::kSignalKey).put(seen), &rc);
+    call(Op::kSleep, Msg().put(kPollQuantumNs).put(rnic::exec::kSignalKey).put(seen).put(wait_mask),
+         &rc);
   }
 }
 }  // namespace
@@ -3018,32 +3022,41 @@ int sem_post(sem_t* sem) {
 
 // Signals within the process (to itself, to one of its threads) end its waits for a signal at
 // the sender's simulated time (wake). The process sees its simulated pid (getpid): a kill or
-// sigqueue of it, of 0 or of its group reaches the process itself; the simulated host has no
-// other process it may signal, so any other pid answers ESRCH (a real pid of that number is
-// some other process of this machine's).
+// sigqueue of it, of 0 or of its group reaches the process itself; of another simulated
+// process of the same host, that process (the simulator sends it: Op::kKill); any other pid
+// answers ESRCH (a real pid of that number is some other process of this machine's).
 namespace {
 bool own_pid(pid_t pid) { return pid == g_vpid || pid == 0 || pid == -g_vpid; }
 int sent(int r, int sig) {
   if (r == 0 && sig != 0) wake(rnic::exec::kSignalKey);
   return r;
 }
-}  // namespace
-int kill(pid_t pid, int sig) {
-  if (!on()) return next<decltype(&kill)>("kill")(pid, sig);
-  if (!own_pid(pid)) {
+int kill_other(pid_t pid, int sig, bool queued, const union sigval value) {
+  if (pid <= 0) {  // another group, or every process (-1): none the host has for it
     errno = ESRCH;
     return -1;
   }
+  int rc = 0;
+  call(Op::kKill,
+       Msg()
+           .put(int32_t(pid))
+           .put(int32_t(sig))
+           .put(int32_t(queued))
+           .put(int64_t(reinterpret_cast<intptr_t>(value.sival_ptr))),
+       &rc);
+  return rc < 0 ? -1 : 0;
+}
+}  // namespace
+int kill(pid_t pid, int sig) {
+  if (!on()) return next<decltype(&kill)>("kill")(pid, sig);
+  if (!own_pid(pid)) return kill_other(pid, sig, false, sigval{});
   if (const pid_t tid = to_waiting_thread(sig))
     return sent(int(syscall(SYS_tgkill, real_pid(), tid, sig)), sig);
   return sent(next<decltype(&kill)>("kill")(real_pid(), sig), sig);
 }
 int sigqueue(pid_t pid, int sig, const union sigval value) {
   if (!on()) return next<decltype(&sigqueue)>("sigqueue")(pid, sig, value);
-  if (!own_pid(pid) || pid <= 0) {
-    errno = ESRCH;
-    return -1;
-  }
+  if (!own_pid(pid) || pid <= 0) return kill_other(pid, sig, true, value);
   if (const pid_t tid = to_waiting_thread(sig)) {
     siginfo_t si{};  // as sigqueue fills it
     si.si_signo = sig;

@@ -119,7 +119,9 @@ std::string last_line(const std::string& file) {
 // how the machine schedules the process's threads.
 class Server {
  public:
-  Server(int fd, int ctl, pid_t pid, const ExecRun& r) : fd_(fd), ctl_(ctl), pid_(pid), r_(r) {}
+  Server(int fd, int ctl, pid_t pid, const ExecRun& r) : fd_(fd), ctl_(ctl), pid_(pid), r_(r) {
+    servers()[r_.vpid] = this;
+  }
   ~Server() {
     for (const auto& [p, len] : maps_) munmap(p, len);
   }
@@ -130,6 +132,7 @@ class Server {
   // The process is gone: its kernel would close its sockets (peers read the end of stream) and
   // its connections (peers see them disconnect); workers still in a call end with it.
   void finish() {
+    servers().erase(r_.vpid);
     if (r_.net)
       for (int64_t k : socks_) r_.net->close(k);
     socks_.clear();
@@ -181,8 +184,21 @@ class Server {
   // that ends the sleeps keyed by it.
   struct Keyed {
     uint64_t wakes = 0;
+    uint64_t outside = 0;  // (kSignalKey) signals another process sent (Op::kKill)
     sc_core::sc_event ev;
   };
+  // The running processes, by their simulated pid (kill between processes of a host).
+  static std::map<int, Server*>& servers() {
+    static std::map<int, Server*> m;
+    return m;
+  }
+  // A signal from another process of the host: to a thread waiting for one that lets it in (the
+  // main thread first), as the kernel would give it to a thread that does not block it (a
+  // waiting thread blocks every signal between its looks), else the kernel's choice; the waits
+  // for a signal look again at once. -errno, or 0.
+  int signal_from(int sig, bool queued, int64_t value);
+  pid_t calling_tid_ = 0;                   // the thread whose call is being served
+  std::map<pid_t, uint64_t> signal_waits_;  // threads in a wait for a signal: its mask (bit s-1)
   std::unordered_map<uint64_t, std::unique_ptr<Keyed>> keyed_;
   Keyed& keyed(uint64_t key) {
     std::unique_ptr<Keyed>& k = keyed_[key];
@@ -325,6 +341,9 @@ void Server::serve_call(int fd, std::vector<uint8_t>& raw, std::vector<int>& fds
       ns -= step;
     }
     if (op != Op::kPollCq) last_cq_ = nullptr;
+    calling_tid_ = pid_;
+    for (const Thread& t : threads_)
+      if (t.fd == fd) calling_tid_ = t.tid;
     Counter* counted = (h.flags & kLookAgain) ? r_.looks : r_.calls;
     if (counted) ++*counted;
     handle(op, in, fds, &h, &out);
@@ -338,6 +357,39 @@ void Server::serve_call(int fd, std::vector<uint8_t>& raw, std::vector<int>& fds
   if (ended_) return;  // the process is gone
   h.now_ns = sc_core::sc_time_stamp().value() / 1000;
   answer(fd, h, out);
+}
+
+int Server::signal_from(int sig, bool queued, int64_t value) {
+  if (sig < 0 || sig >= 65) return -EINVAL;
+  pid_t to = 0;  // a thread of its that waits for a signal and lets this one in
+  if (sig > 0) {
+    auto lets_in = [sig](uint64_t mask) { return !((mask >> (sig - 1)) & 1); };
+    const auto m = signal_waits_.find(pid_);
+    if (m != signal_waits_.end() && lets_in(m->second)) to = pid_;
+    for (const auto& [tid, mask] : signal_waits_)
+      if (!to && lets_in(mask)) to = tid;
+  }
+  siginfo_t si{};
+  si.si_signo = sig;
+  si.si_code = SI_QUEUE;
+  si.si_pid = getpid();
+  si.si_uid = getuid();
+  si.si_value.sival_ptr = reinterpret_cast<void*>(value);
+  long r;
+  if (to && queued)
+    r = syscall(SYS_rt_tgsigqueueinfo, pid_, to, sig, &si);
+  else if (to)
+    r = syscall(SYS_tgkill, pid_, to, sig);
+  else if (queued)
+    r = syscall(SYS_rt_sigqueueinfo, pid_, sig, &si);
+  else
+    r = ::kill(pid_, sig);
+  if (r != 0) return -errno;
+  if (sig == 0) return 0;
+  Keyed& k = keyed(kSignalKey);
+  ++k.outside;
+  k.ev.notify(sc_core::SC_ZERO_TIME);
+  return 0;
 }
 
 bool Server::serve(std::string* why) {
@@ -449,6 +501,18 @@ void Server::start_worker(size_t i) {
 }
 
 namespace {
+// The signals pending for a thread (bit s-1: signal s): its own and its process's, from
+// /proc/PID/task/TID/status.
+uint64_t pending_signals(pid_t pid, pid_t tid) {
+  std::ifstream f(fmt::format("/proc/{}/task/{}/status", pid, tid));
+  std::string line;
+  uint64_t p = 0;
+  while (std::getline(f, line))
+    if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0)
+      p |= std::strtoull(line.c_str() + 7, nullptr, 16);
+  return p;
+}
+
 // A task's scheduling state letter (/proc/PID/task/TID/stat): R running, S asleep, ...;
 // 0 when it is gone.
 char task_state(pid_t pid, pid_t tid) {
@@ -1366,6 +1430,18 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
     }
     case Op::kThreadCreate:
       return;  // the server turns to several threads once it has answered
+    case Op::kKill: {
+      const int32_t vpid = in.get<int32_t>(), sig = in.get<int32_t>();
+      const bool queued = in.get<int32_t>() != 0;
+      const int64_t value = in.get<int64_t>();
+      if (in.bad()) return fail(EINVAL);
+      const auto t = servers().find(vpid);
+      // Only a process of the same host (another host's processes are another machine's).
+      if (t == servers().end() || t->second == this || t->second->r_.ip != r_.ip)
+        return fail(ESRCH);
+      if (const int e = t->second->signal_from(sig, queued, value)) return fail(-e);
+      return;
+    }
     case Op::kWake: {
       const uint64_t key = in.get<uint64_t>(), wakes = in.get<uint64_t>();
       if (in.bad() || key == 0) return fail(EINVAL);
@@ -1381,13 +1457,31 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       const uint64_t key = in.more() ? in.get<uint64_t>() : 0;
       const uint64_t seen = key ? in.get<uint64_t>() : 0;
       Keyed* k = key ? &keyed(key) : nullptr;
+      // A wait for a signal (its mask): another process's signal ends it too.
+      const pid_t tid = calling_tid_;
+      const bool for_signal = key == kSignalKey && in.more();
+      if (for_signal) {
+        const uint64_t mask = in.get<uint64_t>();
+        // One another process sent while the thread looked: pending already.
+        if (pending_signals(pid_, tid) & ~mask) return;
+        signal_waits_[tid] = mask;
+      }
+      struct Done {
+        std::map<pid_t, uint64_t>& w;
+        pid_t tid;
+        bool on;
+        ~Done() {
+          if (on) w.erase(tid);
+        }
+      } done{signal_waits_, tid, for_signal};
+      const uint64_t outside = k ? k->outside : 0;
       const bool look = h->flags & kLookAgain;
       const host::BlockedIn blocked((h->flags & kLookForSignal) ? "a wait for a signal"
                                     : look ? "a wait on descriptors of its kernel"
                                            : "sleep");
       Counter* slept = look ? r_.looked_us : r_.slept_us;
       const uint64_t slice = std::max<uint64_t>(r_.sleep_slice_ns, 1000);
-      while (ns > 0 && !(k && k->wakes > seen)) {
+      while (ns > 0 && !(k && (k->wakes > seen || k->outside != outside))) {
         const uint64_t step = std::min(ns, slice);
         const uint64_t from = sc_core::sc_time_stamp().value();
         if (k)

@@ -1513,6 +1513,65 @@ static int fd_wakes(void) {
   return 0;
 }
 
+/* kill-target / kill-sender, two processes of one host: the target sends its pid over UDP on
+   the loopback, then waits in pause and sigsuspend; the sender signals it (kill, sigqueue with a
+   value) after its sleeps, and tries pids nobody has. */
+static volatile sig_atomic_t g_kt_usr1, g_kt_value = -1;
+static void on_kt(int sig, siginfo_t* si, void* uc) {
+  (void)uc;
+  if (sig == SIGUSR1) ++g_kt_usr1;
+  if (sig == SIGUSR2) g_kt_value = si->si_value.sival_int;
+}
+static int kills(int target) {
+  struct sockaddr_in a = {0};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(19989);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int s = socket(AF_INET, SOCK_DGRAM, 0);
+  if (s < 0) return fail("socket");
+  if (target) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_kt;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGUSR1, &sa, NULL);
+    sigaction(SIGUSR2, &sa, NULL);
+    usleep(10); /* the sender has bound its port */
+    const int pid = getpid();
+    const uint64_t t0 = now_ns();
+    if (sendto(s, &pid, sizeof pid, 0, (struct sockaddr*)&a, sizeof a) != sizeof pid)
+      return fail("sendto");
+    const int p = pause();
+    const uint64_t t1 = now_ns();
+    sigset_t none;
+    sigemptyset(&none);
+    const int q = sigsuspend(&none);
+    const uint64_t t2 = now_ns();
+    printf(
+        "exec_verbs: kill target: pause %d after %llu us, SIGUSR1 %d; sigsuspend %d after %llu us "
+        "more, value %d\n",
+        p, (unsigned long long)((t1 - t0) / 1000), (int)g_kt_usr1, q,
+        (unsigned long long)((t2 - t1) / 1000), (int)g_kt_value);
+    return 0;
+  }
+  if (bind(s, (struct sockaddr*)&a, sizeof a)) return fail("bind");
+  int pid = 0;
+  if (recv(s, &pid, sizeof pid, 0) != sizeof pid) return fail("recv");
+  usleep(123);
+  const int k1 = kill(pid, SIGUSR1);
+  usleep(7);
+  union sigval v;
+  v.sival_int = 42;
+  const int k2 = sigqueue(pid, SIGUSR2, v);
+  const int k3 = kill(pid, 0);
+  errno = 0;
+  const int k4 = kill(pid + 1000, 0);
+  const int e4 = errno;
+  printf("exec_verbs: kill sender: target %d; kill %d, sigqueue %d, probe %d; pid %d: %d (%s)\n",
+         pid, k1, k2, k3, pid + 1000, k4, strerror(e4));
+  return 0;
+}
+
 /* identity: the host's name and interfaces, as the program's usual calls find them. */
 static int identity(void) {
   char host[64] = {0};
@@ -1588,6 +1647,8 @@ int main(int argc, char** argv) {
   if (!strcmp(argv[1], "exact-wakes")) return exact_wakes();
   if (!strcmp(argv[1], "fd-wakes")) return fd_wakes();
   if (!strcmp(argv[1], "identity")) return identity();
+  if (!strcmp(argv[1], "kill-target") || !strcmp(argv[1], "kill-sender"))
+    return kills(!strcmp(argv[1], "kill-target"));
   if (!strcmp(argv[1], "thread-spin")) {
     static uint64_t n;
     pthread_t t;
