@@ -350,4 +350,20 @@ for name, out, whole in (("ibv_rc_pingpong", "pingpong.out", "1000 iters"),
         same_outputs(name, one, two, outs + (["timeline.json"] if tl else []))
         texts = [open(os.path.join(one, f)).read() for f in outs]
         check(any(whole in t for t in texts), f"{name}: no whole run in its output: {texts}")
+
+# UDP datagrams between hosts on two ranks (exec_verbs udp-server/udp-client): the same outputs
+# and program output files as one process.
+prog = os.path.join(os.path.dirname(binary), "testbench", "system", "exec_verbs")
+udp = out_dir(base, "udp_scenario")
+scenario = write_file(udp, "udp.yaml",
+                      f"workloads:\n  - name: ud\n    exec: [{prog}]\n    hosts: [node1, node0]\n"
+                      "    args: [[udp-server], [udp-client, node1]]\n")
+one, two = out_dir(base, "udp_1"), out_dir(base, "udp_2")
+rnicsim(binary, "run", scenario, "--out", one, "--quiet")
+p = mpirun(2, "run", scenario, "--out", two, "--quiet", "--partition", "node0=0,node1=1")
+if check(p.returncode == 0, f"udp: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
+    same_outputs("udp", one, two, [os.path.join(h, "ud.out") for h in ("node0", "node1")])
+    with open(os.path.join(two, "node0", "ud.out")) as f:
+        said = f.read()
+    check("pong 4 'pong'" in said, f"udp: {said!r}")
 finish("ranks")
