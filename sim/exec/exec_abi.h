@@ -119,7 +119,8 @@ enum class Op : uint32_t {
   kSockRecvFrom,  // socket, max, nonblock, peek, limit -> bytes, source address, port, length
   // A signal to another process of the same host, by its simulated pid (ESRCH: none there);
   // queued: sigqueue's, with its value.
-  kKill,  // pid, signal, queued, value
+  kKill,         // pid, signal, queued, value
+  kResolveAddr,  // address -> the host's name (ENOENT: none)
 };
 
 // kSleep's and kWake's key for a signal sent to the process (a condition variable's or a

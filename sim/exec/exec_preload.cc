@@ -2796,6 +2796,132 @@ void freeaddrinfo(addrinfo* ai) {
   next<decltype(&freeaddrinfo)>("freeaddrinfo")(ai);
 }
 
+// The older resolver calls, by the same names and addresses: gethostbyname and _r,
+// gethostbyname2 (AF_INET), gethostbyaddr, and getnameinfo (a host's address gives its name).
+}  // extern "C"
+namespace {
+// A hostent for one IPv4 address in buf (its strings and lists after it); nullptr (ERANGE) if
+// buf is too small.
+hostent* fill_host(hostent* h, char* buf, size_t len, const char* name, uint32_t ip) {
+  const size_t n = std::strlen(name) + 1;
+  const size_t need = n + 3 * sizeof(char*) + sizeof(in_addr) + alignof(char*);
+  if (len < need) return nullptr;
+  char* p = buf;
+  auto** lists = reinterpret_cast<char**>((reinterpret_cast<uintptr_t>(p) + alignof(char*) - 1) &
+                                          ~(uintptr_t(alignof(char*)) - 1));
+  auto* addr = reinterpret_cast<in_addr*>(lists + 3);
+  char* nm = reinterpret_cast<char*>(addr + 1);
+  std::memcpy(nm, name, n);
+  addr->s_addr = htonl(ip);
+  lists[0] = nullptr;                        // no aliases
+  lists[1] = reinterpret_cast<char*>(addr);  // the one address
+  lists[2] = nullptr;
+  h->h_name = nm;
+  h->h_aliases = lists;
+  h->h_addrtype = AF_INET;
+  h->h_length = sizeof(in_addr);
+  h->h_addr_list = lists + 1;
+  return h;
+}
+// The name of the host at ip ("" if none).
+std::string name_of_ip(uint32_t ip) {
+  int rc = 0;
+  Msg a = call(Op::kResolveAddr, Msg().put(ip), &rc);
+  return rc ? std::string() : a.get_str();
+}
+struct HostBox {
+  hostent h;
+  char buf[512];
+};
+}  // namespace
+extern "C" {
+
+struct hostent* gethostbyname(const char* name) {
+  if (!on()) return next<decltype(&gethostbyname)>("gethostbyname")(name);
+  static thread_local HostBox b;
+  uint32_t ip = 0;
+  uint16_t port = 0;
+  if (!name || resolve(name, nullptr, 0, &ip, &port) ||
+      !fill_host(&b.h, b.buf, sizeof b.buf, name, ip)) {
+    h_errno = HOST_NOT_FOUND;
+    return nullptr;
+  }
+  return &b.h;
+}
+
+struct hostent* gethostbyname2(const char* name, int af) {
+  if (!on()) return next<decltype(&gethostbyname2)>("gethostbyname2")(name, af);
+  if (af != AF_INET) {
+    h_errno = NO_DATA;
+    return nullptr;
+  }
+  return gethostbyname(name);
+}
+
+int gethostbyname_r(const char* name, struct hostent* ret, char* buf, size_t len,
+                    struct hostent** result, int* err) {
+  if (!on())
+    return next<decltype(&gethostbyname_r)>("gethostbyname_r")(name, ret, buf, len, result, err);
+  *result = nullptr;
+  uint32_t ip = 0;
+  uint16_t port = 0;
+  if (!name || resolve(name, nullptr, 0, &ip, &port)) {
+    *err = HOST_NOT_FOUND;
+    return 0;
+  }
+  if (!fill_host(ret, buf, len, name, ip)) {
+    *err = NETDB_INTERNAL;
+    return ERANGE;
+  }
+  *result = ret;
+  return 0;
+}
+
+struct hostent* gethostbyaddr(const void* addr, socklen_t len, int type) {
+  if (!on()) return next<decltype(&gethostbyaddr)>("gethostbyaddr")(addr, len, type);
+  static thread_local HostBox b;
+  if (type != AF_INET || len < socklen_t(sizeof(in_addr))) {
+    h_errno = HOST_NOT_FOUND;
+    return nullptr;
+  }
+  const uint32_t ip = ntohl(static_cast<const in_addr*>(addr)->s_addr);
+  const std::string n = name_of_ip(ip);
+  if (n.empty() || !fill_host(&b.h, b.buf, sizeof b.buf, n.c_str(), ip)) {
+    h_errno = HOST_NOT_FOUND;
+    return nullptr;
+  }
+  return &b.h;
+}
+
+int getnameinfo(const struct sockaddr* sa, socklen_t salen, char* host, socklen_t hostlen,
+                char* serv, socklen_t servlen, int flags) {
+  uint32_t ip = 0;
+  uint16_t port = 0;
+  if (!on() || !addr_of(sa, salen, &ip, &port))
+    return next<decltype(&getnameinfo)>("getnameinfo")(sa, salen, host, hostlen, serv, servlen,
+                                                       flags);
+  if (host && hostlen) {
+    std::string n = (flags & NI_NUMERICHOST) ? std::string() : name_of_ip(ip);
+    if (n.empty()) {
+      if (flags & NI_NAMEREQD) return EAI_NONAME;
+      char dotted[INET_ADDRSTRLEN];
+      const in_addr a{htonl(ip)};
+      n = inet_ntop(AF_INET, &a, dotted, sizeof dotted);
+    }
+    if (n.size() + 1 > hostlen) return EAI_OVERFLOW;
+    std::memcpy(host, n.c_str(), n.size() + 1);
+  }
+  if (serv && servlen) {  // (the machine's services file names the ports)
+    const servent* se = (flags & NI_NUMERICSERV)
+                            ? nullptr
+                            : getservbyport(htons(port), (flags & NI_DGRAM) ? "udp" : "tcp");
+    const int w = se ? std::snprintf(serv, servlen, "%s", se->s_name)
+                     : std::snprintf(serv, servlen, "%u", unsigned(port));
+    if (w < 0 || socklen_t(w) + 1 > servlen) return EAI_OVERFLOW;
+  }
+  return 0;
+}
+
 // The program's SIGSEGV handler is kept aside: the cycle counter's trap stays first.
 int sigaction(int sig, const struct sigaction* act, struct sigaction* old) {
   using Sigaction = int (*)(int, const struct sigaction*, struct sigaction*);

@@ -1228,6 +1228,15 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       }
       return fail(ENOENT);
     }
+    case Op::kResolveAddr: {
+      const uint32_t ip = in.get<uint32_t>();
+      const std::string name = ip == 0x7F000001u ? std::string("localhost")
+                               : r_.host_name    ? r_.host_name(ip)
+                                                 : "";
+      if (in.bad() || name.empty()) return fail(ENOENT);
+      out->put_str(name);
+      return;
+    }
     case Op::kSockCreate: {
       if (!r_.net) return fail(EAFNOSUPPORT);
       const bool dgram = in.more() && in.get<int32_t>() == 1;

@@ -71,6 +71,7 @@ struct ExecRun {
   MacAddr mac{};        // its host's card
   std::function<bool(uint32_t ip, MacAddr* mac)> mac_of_ip;  // a host's card, by its address
   std::function<uint32_t(const std::string&)> host_ip;       // a host's address (0: none)
+  std::function<std::string(uint32_t ip)> host_name;         // the host at an address ("": none)
   // Statistics (the run's "exec" group): calls served, and simulated time slept or spent on
   // clock reads, counted every sleep_slice_ns of it (a process sleeping or timing itself is not
   // a hung run: the watchdog sees it move).

@@ -985,6 +985,11 @@ int run_workloads(ExperimentContext& ctx) {
           const int k = cl.find(name);
           return k < 0 ? 0u : host_ip(topo, size_t(k));
         };
+        r.host_name = [&cl, &topo](uint32_t ip) {
+          for (size_t k = 0; k < topo.hosts.size(); ++k)
+            if (host_ip(topo, k) == ip) return cl.host_names[k];
+          return std::string();
+        };
         Cluster::Program p{
             cl.find(u.spec->hosts[i]), [&u, i, r] {
               u.thread[i] = sc_core::sc_get_current_process_handle().get_process_object();

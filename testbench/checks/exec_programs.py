@@ -395,11 +395,14 @@ alone("timed_waits", "timed-waits",
       "timed out) after 500 us more; mutex Connection timed out after 500 us more; join 0")
 # The host's identity (the same line natively, with the machine's): its name, lo and eth0 with
 # the host's address and its card's MAC, by getifaddrs, if_nametoindex, if_indextoname and a
-# socket's SIOCGIF* ioctls (they gave the machine's, whose addresses no simulated host reaches).
+# socket's SIOCGIF* ioctls (they gave the machine's, whose addresses no simulated host reaches);
+# gethostbyname, gethostbyaddr and getnameinfo by the simulated hosts' names (the machine's
+# resolver knew none of them).
 alone("identity", "identity",
       "identity: node0, uname node0; lo 127.0.0.1/255.0.0.0 loopback, eth0 10.0.0.1/255.0.0.0; "
       "eth0 index 2, index 1 lo; SIOCGIFCONF 0: 2 interfaces; eth0 0 10.0.0.1, hardware 0 "
-      "02:00:00:00:00:01; nosuch0: No such device")
+      "02:00:00:00:00:01; nosuch0: No such device; node1 10.0.0.2, 10.0.0.2 node1, getnameinfo 0 "
+      "node1:19990, 10.9.9.9 Name or service not known")
 
 # Another thread's write to a pipe, eventfd_write, close of a pipe's write end and write to a
 # pipe polled beside a socket end the waits on them (poll, epoll, poll with a timeout, poll

@@ -1607,11 +1607,32 @@ static int identity(void) {
   snprintf(a.ifr_name, IFNAMSIZ, "nosuch0");
   const int none = ioctl(s, SIOCGIFADDR, &a) ? errno : 0;
   close(s);
+  /* The older resolver calls: by name and by address. */
+  const struct hostent* he = gethostbyname("node1");
+  char byname[16] = "none", byaddr[32] = "none", ni[32] = "none";
+  if (he) snprintf(byname, sizeof byname, "%s", inet_ntoa(*(struct in_addr*)he->h_addr_list[0]));
+  struct in_addr n1;
+  inet_aton("10.0.0.2", &n1);
+  const struct hostent* ha = gethostbyaddr(&n1, sizeof n1, AF_INET);
+  if (ha) snprintf(byaddr, sizeof byaddr, "%s", ha->h_name);
+  struct sockaddr_in sa = {0};
+  sa.sin_family = AF_INET;
+  sa.sin_addr = n1;
+  sa.sin_port = htons(19990);
+  char port[16] = "";
+  const int g1 = getnameinfo((struct sockaddr*)&sa, sizeof sa, ni, sizeof ni, port, sizeof port,
+                             NI_NAMEREQD | NI_NUMERICSERV);
+  inet_aton("10.9.9.9", &sa.sin_addr);
+  char nobody[32];
+  const int g2 =
+      getnameinfo((struct sockaddr*)&sa, sizeof sa, nobody, sizeof nobody, NULL, 0, NI_NAMEREQD);
   printf(
       "exec_verbs: identity: %s, uname %s; %s; eth0 index %u, index 1 %s; SIOCGIFCONF %d: %d "
-      "interfaces; eth0 %d %s, hardware %d %02x:%02x:%02x:%02x:%02x:%02x; nosuch0: %s\n",
+      "interfaces; eth0 %d %s, hardware %d %02x:%02x:%02x:%02x:%02x:%02x; nosuch0: %s; node1 %s, "
+      "10.0.0.2 %s, getnameinfo %d %s:%s, 10.9.9.9 %s\n",
       host, u.nodename, ifs, eth, name1, conf, (int)(c.ifc_len / sizeof(struct ifreq)), ad, ip, hw,
-      m[0], m[1], m[2], m[3], m[4], m[5], strerror(none));
+      m[0], m[1], m[2], m[3], m[4], m[5], strerror(none), byname, byaddr, g1, ni, port,
+      gai_strerror(g2));
   return 0;
 }
 
