@@ -59,6 +59,13 @@ MgmtNet::Sock* MgmtNet::get(int64_t s) {
   return &it->second;
 }
 
+uint64_t MgmtNet::arrival(Sock& k, size_t len) {
+  // Serialised at the sender's rate behind what it sent before, then the latency.
+  const uint64_t start = std::max(now_ps(), k.tx_free_ps);
+  k.tx_free_ps = start + uint64_t(double(len) * 8.0 / p_.gbps * 1000.0);
+  return k.tx_free_ps + latency_ps();
+}
+
 int64_t MgmtNet::new_socket(uint32_t ip) {
   // Numbered by host, so that a socket's id is the same whichever process makes it.
   const int64_t id = int64_t((uint64_t(ip) << 24) | made_[ip]++);
@@ -85,10 +92,6 @@ int64_t MgmtNet::send_to(int64_t s, uint32_t ip, uint16_t port, const uint8_t* d
   if (ip == 0xFFFFFFFFu) return -EACCES;  // the broadcast address (no SO_BROADCAST)
   if (len > 65507) return -EMSGSIZE;
   if (!k->bound) bind(s, 0, 0);
-  // Serialised at the sender's rate behind what it sent before, then the latency.
-  const uint64_t start = std::max(now_ps(), k->tx_free_ps);
-  const uint64_t wire = uint64_t(double(len) * 8.0 / p_.gbps * 1000.0);
-  k->tx_free_ps = start + wire;
   Msg m;
   m.kind = Msg::kDgram;
   m.from = s;
@@ -97,7 +100,7 @@ int64_t MgmtNet::send_to(int64_t s, uint32_t ip, uint16_t port, const uint8_t* d
   m.from_ip = k->ip;
   m.from_port = k->port;
   m.sent_ps = now_ps();
-  m.at_ps = start + wire + latency_ps();
+  m.at_ps = arrival(*k, len);
   m.bytes.assign(data, data + len);
   post(ip, std::move(m));
   return int64_t(len);
@@ -473,17 +476,13 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   if (const int e = take_reset(*k, now_ps())) return -e;
   if (k->peer < 0 || k->wr_shut || now_ps() >= k->rst_at_ps) return -EPIPE;
   if (len == 0) return 0;
-  // Serialised at the sender's rate behind what it sent before, then the latency.
-  const uint64_t start = std::max(now_ps(), k->tx_free_ps);
-  const uint64_t wire = uint64_t(double(len) * 8.0 / p_.gbps * 1000.0);
-  k->tx_free_ps = start + wire;
   Msg m;
   m.kind = Msg::kData;
   m.to = k->peer;
   m.from = s;
   m.from_ip = k->ip;
   m.sent_ps = now_ps();
-  m.at_ps = start + wire + latency_ps();
+  m.at_ps = arrival(*k, len);
   m.bytes.assign(data, data + len);
   post(k->peer_ip, std::move(m));
   return int64_t(len);
