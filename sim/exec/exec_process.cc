@@ -196,7 +196,7 @@ class Server {
   // main thread first), as the kernel would give it to a thread that does not block it (a
   // waiting thread blocks every signal between its looks), else the kernel's choice; the waits
   // for a signal look again at once. -errno, or 0.
-  int signal_from(int sig, bool queued, int64_t value);
+  int signal_from(int sig, bool queued, int64_t value, int from_vpid);
   pid_t calling_tid_ = 0;                   // the thread whose call is being served
   std::map<pid_t, uint64_t> signal_waits_;  // threads in a wait for a signal: its mask (bit s-1)
   std::unordered_map<uint64_t, std::unique_ptr<Keyed>> keyed_;
@@ -359,7 +359,7 @@ void Server::serve_call(int fd, std::vector<uint8_t>& raw, std::vector<int>& fds
   answer(fd, h, out);
 }
 
-int Server::signal_from(int sig, bool queued, int64_t value) {
+int Server::signal_from(int sig, bool queued, int64_t value, int from_vpid) {
   if (sig < 0 || sig >= 65) return -EINVAL;
   pid_t to = 0;  // a thread of its that waits for a signal and lets this one in
   if (sig > 0) {
@@ -372,7 +372,7 @@ int Server::signal_from(int sig, bool queued, int64_t value) {
   siginfo_t si{};
   si.si_signo = sig;
   si.si_code = SI_QUEUE;
-  si.si_pid = getpid();
+  si.si_pid = from_vpid;  // (sigqueue's sender as the target sees it; a kill's is rnicsim)
   si.si_uid = getuid();
   si.si_value.sival_ptr = reinterpret_cast<void*>(value);
   long r;
@@ -1448,7 +1448,7 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       // Only a process of the same host (another host's processes are another machine's).
       if (t == servers().end() || t->second == this || t->second->r_.ip != r_.ip)
         return fail(ESRCH);
-      if (const int e = t->second->signal_from(sig, queued, value)) return fail(-e);
+      if (const int e = t->second->signal_from(sig, queued, value, r_.vpid)) return fail(-e);
       return;
     }
     case Op::kWake: {

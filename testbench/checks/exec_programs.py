@@ -294,11 +294,12 @@ check("shutdown server: unbound 0.0.0.0:0, listener 0.0.0.0:19995, connection 10
 
 # Two processes of one host: the sender's kill and sigqueue (its value too) reach the target,
 # whose pause and sigsuspend end at the sender's time (its pid by UDP on the loopback, 15 us,
-# then 123 and 7 us of sleeps; they ended at the next 10 us look: 140 and 10 us); a pid no
-# process has answers ESRCH.
+# then 123 and 7 us of sleeps; they ended at the next 10 us look: 140 and 10 us), sigqueue's
+# from the sender's pid; a pid no process has answers ESRCH.
 p, o = run("kills", f"workloads:\n  - {{name: kt, exec: [{prog}, kill-target], hosts: [node0]}}\n"
            f"  - {{name: ks, exec: [{prog}, kill-sender], hosts: [node0]}}\n")
-check("kill target: pause -1 after 138 us, SIGUSR1 1; sigsuspend -1 after 7 us more, value 42"
+check("kill target: pause -1 after 138 us, SIGUSR1 1; sigsuspend -1 after 7 us more, value 42 "
+      "from 4001"
       in text(os.path.join(o, "node0", "kt.out")), f"kills: {text(os.path.join(o, 'node0', 'kt.out'))!r}")
 check("kill sender: target 4000; kill 0, sigqueue 0, probe 0; pid 5000: -1 (No such process)"
       in text(os.path.join(o, "node0", "ks.out")), f"kills: {text(os.path.join(o, 'node0', 'ks.out'))!r}")

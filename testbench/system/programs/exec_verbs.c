@@ -1516,11 +1516,11 @@ static int fd_wakes(void) {
 /* kill-target / kill-sender, two processes of one host: the target sends its pid over UDP on
    the loopback, then waits in pause and sigsuspend; the sender signals it (kill, sigqueue with a
    value) after its sleeps, and tries pids nobody has. */
-static volatile sig_atomic_t g_kt_usr1, g_kt_value = -1;
+static volatile sig_atomic_t g_kt_usr1, g_kt_value = -1, g_kt_from = -1;
 static void on_kt(int sig, siginfo_t* si, void* uc) {
   (void)uc;
   if (sig == SIGUSR1) ++g_kt_usr1;
-  if (sig == SIGUSR2) g_kt_value = si->si_value.sival_int;
+  if (sig == SIGUSR2) g_kt_value = si->si_value.sival_int, g_kt_from = si->si_pid;
 }
 static int kills(int target) {
   struct sockaddr_in a = {0};
@@ -1549,9 +1549,9 @@ static int kills(int target) {
     const uint64_t t2 = now_ns();
     printf(
         "exec_verbs: kill target: pause %d after %llu us, SIGUSR1 %d; sigsuspend %d after %llu us "
-        "more, value %d\n",
+        "more, value %d from %d\n",
         p, (unsigned long long)((t1 - t0) / 1000), (int)g_kt_usr1, q,
-        (unsigned long long)((t2 - t1) / 1000), (int)g_kt_value);
+        (unsigned long long)((t2 - t1) / 1000), (int)g_kt_value, (int)g_kt_from);
     return 0;
   }
   if (bind(s, (struct sockaddr*)&a, sizeof a)) return fail("bind");
