@@ -59,6 +59,19 @@ MgmtNet::Sock* MgmtNet::get(int64_t s) {
   return &it->second;
 }
 
+MgmtNet::Msg MgmtNet::addressed(Msg::Kind kind, int64_t s, const Sock& k, uint32_t ip,
+                                uint16_t port) const {
+  Msg m;
+  m.kind = kind;
+  m.from = s;
+  m.ip = ip;
+  m.port = port;
+  m.from_ip = k.ip;
+  m.from_port = k.port;
+  m.sent_ps = now_ps();
+  return m;
+}
+
 uint64_t MgmtNet::arrival(Sock& k, size_t len) {
   // Serialised at the sender's rate behind what it sent before, then the latency.
   const uint64_t start = std::max(now_ps(), k.tx_free_ps);
@@ -92,14 +105,7 @@ int64_t MgmtNet::send_to(int64_t s, uint32_t ip, uint16_t port, const uint8_t* d
   if (ip == 0xFFFFFFFFu) return -EACCES;  // the broadcast address (no SO_BROADCAST)
   if (len > 65507) return -EMSGSIZE;
   if (!k->bound) bind(s, 0, 0);
-  Msg m;
-  m.kind = Msg::kDgram;
-  m.from = s;
-  m.ip = ip;
-  m.port = port;
-  m.from_ip = k->ip;
-  m.from_port = k->port;
-  m.sent_ps = now_ps();
+  Msg m = addressed(Msg::kDgram, s, *k, ip, port);
   m.at_ps = arrival(*k, len);
   m.bytes.assign(data, data + len);
   post(ip, std::move(m));
@@ -416,15 +422,7 @@ int64_t MgmtNet::connect(int64_t s, uint32_t ip, uint16_t port, bool nonblock, u
   if (!k->bound) bind(s, 0, 0);
   k->connect_rc = 1;
   k->connecting = true;
-  Msg syn;
-  syn.kind = Msg::kSyn;
-  syn.from = s;
-  syn.ip = ip;
-  syn.port = port;
-  syn.from_ip = k->ip;
-  syn.from_port = k->port;
-  syn.sent_ps = now_ps();
-  post(ip, std::move(syn));
+  post(ip, addressed(Msg::kSyn, s, *k, ip, port));
   if (nonblock) return -EINPROGRESS;
   {
     const host::BlockedIn blocked("connect to port " + std::to_string(port) + " (no listener yet)");

@@ -187,6 +187,8 @@ class MgmtNet {
   static int take_reset(Sock& k, uint64_t t);
   static bool reset_pending(const Sock& k, uint64_t t) { return t >= k.rst_at_ps && !k.rst_taken; }
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
+  // A message from socket s (k) to ip:port, sent now.
+  Msg addressed(Msg::Kind kind, int64_t s, const Sock& k, uint32_t ip, uint16_t port) const;
   // When len bytes sent by k now reach the far end (k's line is busy until they have left).
   uint64_t arrival(Sock& k, size_t len);
   int64_t new_socket(uint32_t ip);
