@@ -72,6 +72,17 @@ MgmtNet::Msg MgmtNet::addressed(Msg::Kind kind, int64_t s, const Sock& k, uint32
   return m;
 }
 
+MgmtNet::Msg MgmtNet::to_peer(Msg::Kind kind, int64_t s, const Sock& k, uint64_t at_ps) const {
+  Msg m;
+  m.kind = kind;
+  m.to = k.peer;
+  m.from = s;
+  m.from_ip = k.ip;
+  m.sent_ps = now_ps();
+  m.at_ps = at_ps;
+  return m;
+}
+
 uint64_t MgmtNet::arrival(Sock& k, size_t len) {
   // Serialised at the sender's rate behind what it sent before, then the latency.
   const uint64_t start = std::max(now_ps(), k.tx_free_ps);
@@ -474,13 +485,7 @@ int64_t MgmtNet::send(int64_t s, const uint8_t* data, size_t len) {
   if (const int e = take_reset(*k, now_ps())) return -e;
   if (k->peer < 0 || k->wr_shut || now_ps() >= k->rst_at_ps) return -EPIPE;
   if (len == 0) return 0;
-  Msg m;
-  m.kind = Msg::kData;
-  m.to = k->peer;
-  m.from = s;
-  m.from_ip = k->ip;
-  m.sent_ps = now_ps();
-  m.at_ps = arrival(*k, len);
+  Msg m = to_peer(Msg::kData, s, *k, arrival(*k, len));
   m.bytes.assign(data, data + len);
   post(k->peer_ip, std::move(m));
   return int64_t(len);
@@ -540,15 +545,7 @@ void MgmtNet::send_fin(int64_t s, Sock* k) {
   if (!k->connected || k->peer < 0 || k->wr_shut) return;
   k->wr_shut = true;
   // The end of stream arrives behind the last bytes sent.
-  const uint64_t now = now_ps();
-  Msg fin;
-  fin.kind = Msg::kFin;
-  fin.to = k->peer;
-  fin.from = s;
-  fin.from_ip = k->ip;
-  fin.sent_ps = now;
-  fin.at_ps = std::max(now, k->tx_free_ps) + latency_ps();
-  post(k->peer_ip, std::move(fin));
+  post(k->peer_ip, to_peer(Msg::kFin, s, *k, std::max(now_ps(), k->tx_free_ps) + latency_ps()));
 }
 
 void MgmtNet::stop_listening(int64_t s, Sock* k) {
@@ -566,16 +563,7 @@ void MgmtNet::abort_connection(int64_t s) {
   Sock* k = get(s);
   if (!k || k->closed) return;
   const uint64_t now = now_ps();
-  if (k->connected && k->peer >= 0) {
-    Msg r;
-    r.kind = Msg::kRst;
-    r.to = k->peer;
-    r.from = s;
-    r.from_ip = k->ip;
-    r.sent_ps = now;
-    r.at_ps = now + latency_ps();
-    post(k->peer_ip, std::move(r));
-  }
+  if (k->connected && k->peer >= 0) post(k->peer_ip, to_peer(Msg::kRst, s, *k, now + latency_ps()));
   k->wr_shut = true;  // (no end of stream after it)
   k->closed = true;
   k->closed_ps = now;

@@ -189,6 +189,8 @@ class MgmtNet {
   uint64_t latency_ps() const { return uint64_t(p_.latency_ns * 1000); }
   // A message from socket s (k) to ip:port, sent now.
   Msg addressed(Msg::Kind kind, int64_t s, const Sock& k, uint32_t ip, uint16_t port) const;
+  // A message from connected socket s (k) to its peer, sent now, taking effect at at_ps.
+  Msg to_peer(Msg::Kind kind, int64_t s, const Sock& k, uint64_t at_ps) const;
   // When len bytes sent by k now reach the far end (k's line is busy until they have left).
   uint64_t arrival(Sock& k, size_t len);
   int64_t new_socket(uint32_t ip);
