@@ -113,8 +113,8 @@ enum class Op : uint32_t {
   // A thread's signal, broadcast, post or sent signal that waits keyed by it end at once: the
   // key's wakes are now `wakes` (kSleep).
   kWake,  // key, wakes
-  // UDP sockets (kSockCreate's optional type 1; kSockSend and kSockRecv send and take whole
-  // datagrams on them, with the connected peer).
+  // UDP sockets (kSockCreate's optional type 1; kSockSend sends a datagram to the connected
+  // peer; a datagram is taken by kSockRecvFrom, with its source).
   kSockSendTo,    // socket, address (0: the connected peer), port, bytes -> count
   kSockRecvFrom,  // socket, max, nonblock, peek, limit -> bytes, source address, port, length
   // A signal to another process of the same host, by its simulated pid (ESRCH: none there);

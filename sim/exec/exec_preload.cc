@@ -2204,12 +2204,11 @@ std::array<Iface, 2> ifaces() {
       Iface{"lo", 1, 0x7F000001u, 0xFF000000u, IFF_UP | IFF_LOOPBACK | IFF_RUNNING},
       Iface{"eth0", 2, g_ip, 0xFF000000u, IFF_UP | IFF_BROADCAST | IFF_RUNNING | IFF_MULTICAST}};
 }
-const Iface* iface_named(const char* n) {
-  static thread_local std::array<Iface, 2> all;
-  all = ifaces();
-  for (const Iface& i : all)
-    if (n && std::strncmp(n, i.name, IFNAMSIZ) == 0) return &i;
-  return nullptr;
+// The interface named n, in *out; false if there is none.
+bool find_iface(const char* n, Iface* out) {
+  for (const Iface& i : ifaces())
+    if (n && std::strncmp(n, i.name, IFNAMSIZ) == 0) return *out = i, true;
+  return false;
 }
 void put_in(sockaddr* a, uint32_t ip) {
   sockaddr_in in{};
@@ -2256,11 +2255,12 @@ bool iface_ioctl(unsigned long req, void* arg, int* r) {
   if (req != SIOCGIFADDR && req != SIOCGIFNETMASK && req != SIOCGIFBRDADDR && req != SIOCGIFFLAGS &&
       req != SIOCGIFINDEX && req != SIOCGIFMTU && req != SIOCGIFHWADDR)
     return false;
-  const Iface* i = iface_named(q->ifr_name);
-  if (!i) {
+  Iface found;
+  if (!find_iface(q->ifr_name, &found)) {
     *r = ENODEV;
     return true;
   }
+  const Iface* i = &found;
   switch (req) {
     case SIOCGIFADDR:
       put_in(&q->ifr_addr, i->ip);
@@ -2349,9 +2349,10 @@ void freeifaddrs(struct ifaddrs* ifa) {
 
 unsigned int if_nametoindex(const char* name) {
   if (!on()) return next<decltype(&if_nametoindex)>("if_nametoindex")(name);
-  const Iface* i = iface_named(name);
-  if (!i) errno = ENODEV;
-  return i ? i->index : 0;
+  Iface i;
+  if (find_iface(name, &i)) return i.index;
+  errno = ENODEV;
+  return 0;
 }
 
 char* if_indextoname(unsigned int index, char* name) {
@@ -3040,6 +3041,13 @@ int try_until(clockid_t id, const timespec* at, Try try_once, uint64_t key = 0) 
     settle();
   }
 }
+
+// try_until keyed by obj (a semaphore, a lock): its post or unlock ends a slice at once.
+template <class T, class Try>
+int keyed_until(clockid_t id, const timespec* at, const T* obj, Try try_once) {
+  const KeyWaiter waiter(key_of(obj));
+  return try_until(id, at, try_once, key_of(obj));
+}
 }
 
 int cond_wait_until(pthread_cond_t* c, pthread_mutex_t* m, clockid_t id, const timespec* at) {
@@ -3058,14 +3066,10 @@ int cond_wait_until(pthread_cond_t* c, pthread_mutex_t* m, clockid_t id, const t
 
 int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
   static const auto trywait = reinterpret_cast<int (*)(sem_t*)>(dlsym(RTLD_NEXT, "sem_trywait"));
-  const KeyWaiter waiter(key_of(sem));
-  const int r = try_until(
-      id, at,
-      [sem] {
-        if (trywait(sem) == 0) return 0;
-        return errno == EAGAIN ? EBUSY : errno;
-      },
-      key_of(sem));
+  const int r = keyed_until(id, at, sem, [sem] {
+    if (trywait(sem) == 0) return 0;
+    return errno == EAGAIN ? EBUSY : errno;
+  });
   if (r == 0) return 0;
   errno = r;
   return -1;
@@ -3076,29 +3080,21 @@ int sem_wait_until(sem_t* sem, clockid_t id, const timespec* at) {
 // by the thread (its end wakes it: pthread_create's start).
 int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* at) {
   if (!on()) return next<decltype(&pthread_mutex_timedlock)>("pthread_mutex_timedlock")(m, at);
-  const KeyWaiter waiter(key_of(m));
-  return try_until(
-      CLOCK_REALTIME, at, [m] { return pthread_mutex_trylock(m); }, key_of(m));
+  return keyed_until(CLOCK_REALTIME, at, m, [m] { return pthread_mutex_trylock(m); });
 }
 int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t id, const timespec* at) {
   if (!on()) return next<decltype(&pthread_mutex_clocklock)>("pthread_mutex_clocklock")(m, id, at);
-  const KeyWaiter waiter(key_of(m));
-  return try_until(
-      id, at, [m] { return pthread_mutex_trylock(m); }, key_of(m));
+  return keyed_until(id, at, m, [m] { return pthread_mutex_trylock(m); });
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const timespec* at) {
   if (!on())
     return next<decltype(&pthread_rwlock_timedrdlock)>("pthread_rwlock_timedrdlock")(l, at);
-  const KeyWaiter waiter(key_of(l));
-  return try_until(
-      CLOCK_REALTIME, at, [l] { return pthread_rwlock_tryrdlock(l); }, key_of(l));
+  return keyed_until(CLOCK_REALTIME, at, l, [l] { return pthread_rwlock_tryrdlock(l); });
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const timespec* at) {
   if (!on())
     return next<decltype(&pthread_rwlock_timedwrlock)>("pthread_rwlock_timedwrlock")(l, at);
-  const KeyWaiter waiter(key_of(l));
-  return try_until(
-      CLOCK_REALTIME, at, [l] { return pthread_rwlock_trywrlock(l); }, key_of(l));
+  return keyed_until(CLOCK_REALTIME, at, l, [l] { return pthread_rwlock_trywrlock(l); });
 }
 int pthread_timedjoin_np(pthread_t t, void** ret, const timespec* at) {
   if (!on()) return next<decltype(&pthread_timedjoin_np)>("pthread_timedjoin_np")(t, ret, at);

@@ -1263,15 +1263,6 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
       MgmtNet& net = *r_.net;
       const bool dgram = net.is_dgram(k);
       int64_t v = 0;
-      auto take_datagram = [&](uint64_t max, bool nonblock, bool peek, uint64_t limit) {
-        std::vector<uint8_t> b(std::min<uint64_t>(max, kMaxMsg / 2));
-        uint32_t ip = 0;
-        uint16_t port = 0;
-        size_t full = 0;
-        v = net.recv_from(k, b.data(), b.size(), nonblock, peek, &ip, &port, &full, limit);
-        b.resize(v > 0 ? size_t(v) : 0);
-        out->put_bytes(b.data(), b.size()).put(ip).put(port).put(uint64_t(full));
-      };
       if ((op == Op::kSockListen || op == Op::kSockAccept) && dgram) {
         v = -EOPNOTSUPP;
       } else if (op == Op::kSockSendTo || (op == Op::kSockSend && dgram)) {
@@ -1292,13 +1283,15 @@ void Server::handle(Op op, Msg& in, const std::vector<int>& fds, Header* h, Msg*
         const bool peek = in.get<int32_t>() != 0;
         const uint64_t limit = limit_ps(in.get<int64_t>());
         if (!dgram) return fail(EOPNOTSUPP);
-        take_datagram(max, nonblock, peek, limit);
-      } else if (op == Op::kSockRecv && dgram) {  // (its answer as kSockRecvFrom's)
-        const uint64_t max = in.get<uint64_t>();
-        const bool nonblock = in.get<int32_t>() != 0;
-        const bool peek = in.get<int32_t>() != 0;
-        (void)in.get<uint64_t>();  // (a datagram at a time)
-        take_datagram(max, nonblock, peek, limit_ps(in.get<int64_t>()));
+        std::vector<uint8_t> b(std::min<uint64_t>(max, kMaxMsg / 2));
+        uint32_t ip = 0;
+        uint16_t port = 0;
+        size_t full = 0;
+        v = net.recv_from(k, b.data(), b.size(), nonblock, peek, &ip, &port, &full, limit);
+        b.resize(v > 0 ? size_t(v) : 0);
+        out->put_bytes(b.data(), b.size()).put(ip).put(port).put(uint64_t(full));
+      } else if (op == Op::kSockRecv && dgram) {  // (a datagram comes with its source)
+        v = -EOPNOTSUPP;
       } else if (op == Op::kSockShutdown && dgram) {  // (connected: nothing to shut here)
         (void)in.get<int32_t>();
         uint32_t ip = 0;
