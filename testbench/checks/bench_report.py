@@ -4,7 +4,8 @@ experiment, and writes OUT/bench/report.json with wall time, simulated time and 
 the cost of each block's RTL in the running card against the models (write_bw 64 KiB); and
 an executable's call round trip and ib_write_bw's wall time against perf write_bw's; and
 write_bw's wall time against ns-3's TCP bulk flow over the same simulated time; scale64's wall
-time in one process and on 2 MPI ranks.
+time in one process and on 2 MPI ranks; the wall time per frame of a fabric at a fixed load per
+host at 64 and 1,024 hosts, rnicsim's and ns-3's.
 Asserts only that the runs succeed and the report is complete: speed is measured, not tested."""
 import json
 import os
@@ -167,6 +168,40 @@ else:
         "identical": stats[1] == stats[2] and strip_wall(rows[1], ("setup_s", "peak_rss_mib"))
         == strip_wall(rows[2], ("setup_s", "peak_rss_mib"))}
     check(report["ranks"]["identical"], "scale64 on 2 ranks differs from one process")
+
+# Growth with the host count (docs/performance.md, "Growth with the host count"): the fixed-load
+# fabric at 64 and 1,024 hosts, rnicsim's wall time per frame after set-up, and ns-3's
+# packet-level model of the same fabric and load (testbench/bench/ns3_fabric.cc) for 1 ms each.
+# The target (at most 1.3x from 64 to 1,024 hosts) is reported, not asserted.
+FIXED = os.path.join(root, "scenarios", "experiments", "scale_fixed_load.yaml")
+fabric = os.path.join(os.path.dirname(binary), "testbench", "bench", "ns3_fabric")
+growth = {"command": "rnicsim run scale_fixed_load.yaml (hosts: N) against ns3_fabric N 1000",
+          "target_growth": 1.3, "rnicsim": {}, "ns3": {}}
+with open(FIXED) as f:
+    fixed = f.read()
+for hosts in (64, 1024):
+    path = os.path.join(bench, f"fixed_load_{hosts}.yaml")
+    with open(path, "w") as f:
+        f.write(fixed.replace("  hosts: 64\n", f"  hosts: {hosts}\n"))
+    o = out_dir(bench, f"fixed_load_{hosts}")
+    rnicsim(binary, "run", path, "--out", o, "--quiet")
+    row = load(os.path.join(o, "results.json"))["rows"][0]
+    growth["rnicsim"][str(hosts)] = {k: row.get(k) for k in ("frames", "setup_s", "wall_s",
+                                                            "wall_per_frame_us", "peak_rss_mib")}
+    check(row.get("frames", 0) > 0 and row.get("hosts", hosts) == hosts,
+          f"fixed load at {hosts} hosts: {row.get('frames')} frames, {row.get('hosts')} hosts")
+    if os.path.exists(fabric):
+        got = subprocess.run([fabric, str(hosts), "1000"], capture_output=True, text=True)
+        check(got.returncode == 0, f"ns3_fabric {hosts}: exit {got.returncode}: {got.stderr[-300:]}")
+        if got.returncode == 0:
+            growth["ns3"][str(hosts)] = json.loads(got.stdout)
+for who in ("rnicsim", "ns3"):
+    g = growth[who]
+    if "64" in g and "1024" in g and g["64"]["wall_per_frame_us"]:
+        g["growth"] = round(g["1024"]["wall_per_frame_us"] / g["64"]["wall_per_frame_us"], 2)
+if not os.path.exists(fabric):
+    growth["ns3"] = {"missing": "ns3_fabric was not built (Debian's libns3-dev: scripts/setup)"}
+report["growth"] = growth
 
 with open(os.path.join(bench, "report.json"), "w") as f:
     json.dump(report, f, indent=2)
