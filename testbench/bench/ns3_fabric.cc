@@ -2,11 +2,11 @@
 // count"): ns-3's packet-level model of the fixed-load fabric of
 // scenarios/experiments/scale_fixed_load.yaml, to see how its wall time per frame grows from 64
 // to 1,024 hosts on the same machine. HOSTS hosts, 8 to a leaf switch, every leaf joined to 2
-// spines, 10 Gb/s point-to-point links with a 1500 B MTU; each host sends to 4 hosts of other
-// leaves over TCP (1448 B segments) at 250 Mb/s each (1 Gb/s in all), for SIM_US of simulated
-// time. Routes by nix-vector routing (a path found once per source and destination and carried
-// in the packet: ns-3's routing for large topologies), or with `global` by global routing, which
-// spreads equal-cost paths at random but looks every packet up among all of a node's routes,
+// spines, 10 Gb/s point-to-point links with a 1500 B MTU; each host sends to 4 others (the scale
+// experiment's peers) over TCP (1448 B segments) at 250 Mb/s each (1 Gb/s in all), for SIM_US of
+// simulated time. Routes by nix-vector routing (a path found once per source and destination and
+// carried in the packet: ns-3's routing for large topologies), or with `global` by global routing,
+// which spreads equal-cost paths at random but looks every packet up among all of a node's routes,
 // one per link of the fabric. No tracing.
 //
 // Prints, as JSON: the hosts, the frames the hosts' devices sent (data and ACKs), the set-up and
@@ -20,6 +20,7 @@
 #include <ns3/nix-vector-routing-module.h>
 #include <ns3/point-to-point-module.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -87,13 +88,14 @@ int main(int argc, char** argv) {
       ip.NewNetwork();
     }
   if (routing == "global") Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-  // Host h sends to the host of the same place on the next kPeers leaves.
+  // Host h's peers, as the scale experiment's: h + k * step (mod HOSTS), k = 1..kPeers.
+  const uint32_t step = std::max<uint32_t>(1, n / (kPeers + 1));
   ApplicationContainer sinks;
   for (uint32_t h = 0; h < n; ++h) {
     PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), kPort));
     sinks.Add(sink.Install(host_nodes.Get(h)));
     for (uint32_t p = 1; p <= kPeers; ++p) {
-      const uint32_t to = (h + p * kHostsPerLeaf) % n;
+      const uint32_t to = (h + p * step) % n;
       OnOffHelper src("ns3::TcpSocketFactory", InetSocketAddress(host_addr[to], kPort));
       src.SetAttribute("DataRate", StringValue("250Mbps"));
       src.SetAttribute("PacketSize", UintegerValue(1448));
