@@ -95,20 +95,15 @@ struct Block<Crc32Channel> {
   }
 };
 
-// A block whose RTL in a run is its C++-mode build, which has no signals to trace.
-std::string no_waveform(const char* b) {
-  return fmt::format(
-      "a waveform of {}'s RTL in a run is not built yet (the run uses its C++-mode build, which "
-      "has no signals); trace the model run, or the RTL in {}_lockstep_test --trace fst",
-      b, b);
-}
-
 template <>
 struct Block<RxParseChannel> {
   static constexpr const char* kName = "ddp_rx_parse";
   static constexpr const char* kWhat = "receive-side DDP/RDMAP header parser and checks";
   static constexpr const char* kWidthKey = "core.datapath_bytes";
   using Rtl = Builds<RNIC_RTL_BUILDS_ddp_rx_parse>;
+  // The C++-mode builds with tracing, clocked in simulated time, for a traced run
+  // (ddp_rx_parse_cc.h), at the same widths.
+  using Traced = Builds<RNIC_RTL_TRACED_BUILDS_ddp_rx_parse>;
   static constexpr uint64_t kParseCycles = 2;  // PARSE_CYCLES of the builds
   static int width(const SystemConfig& c) { return int(c.core.datapath_bytes); }
   // Run-time parameters the RTL takes as Verilog parameters: only the value it is built at.
@@ -118,13 +113,19 @@ struct Block<RxParseChannel> {
         "ddp_rx_parse's RTL is built for core.rx_parse_cycles 2, not {} (docs/rtl.md)",
         c.core.rx_parse_cycles);
   }
-  static std::string waveform(int) { return no_waveform(kName); }
+  static std::string waveform(int) { return ""; }
   static RxParseFactory model() { return rx_parse_model_factory(); }
-  static std::unique_ptr<RxParseChannel> rtl(const Implementations&, const BlockArgs& a,
+  static std::unique_ptr<RxParseChannel> rtl(const Implementations& impl, const BlockArgs& a,
                                              const RxParseChannel::Params& p) {
     if (p.parse_cycles != kParseCycles)
       throw std::logic_error(
           "ddp_rx_parse RTL: parse cycles not checked by resolve_implementations");
+    if (impl.traced)
+      return Traced::make(a.bytes, [&](auto b) -> std::unique_ptr<RxParseChannel> {
+        using B = decltype(b);
+        return std::make_unique<RxParseCcChannel<typename B::type, B::kBytes, true>>(a.name.c_str(),
+                                                                                     a.clk);
+      });
     return Rtl::make(a.bytes, [&](auto b) -> std::unique_ptr<RxParseChannel> {
       using B = decltype(b);
       return std::make_unique<RxParseCcChannel<typename B::type, B::kBytes>>(a.name.c_str(), a.clk);
@@ -151,7 +152,14 @@ struct Block<XlatChannel> {
         "(core.pbl_entries), not {} and {} (docs/rtl.md)",
         Adapter::kMaxSmt, Adapter::kMaxPbl, c.core.stags, c.core.pbl_entries);
   }
-  static std::string waveform(int) { return no_waveform(kName); }
+  // Its adapter runs each requester's request through the one block on its own, ahead of
+  // simulated time (xlat_cc.h): requests of several requesters overlap in time, which one set of
+  // the block's signals cannot show.
+  static std::string waveform(int) {
+    return "a waveform of rnic_xlat's RTL in a run is not built (its adapter runs each "
+           "requester's request through the one block ahead of simulated time, and requests "
+           "overlap); trace the model run, or the RTL in rnic_xlat_lockstep_test --trace fst";
+  }
   static XlatFactory model() { return xlat_model_factory(); }
   static std::unique_ptr<XlatChannel> rtl(const Implementations&, const BlockArgs& a,
                                           const XlatChannel::Params& p) {
@@ -167,6 +175,9 @@ struct Block<DmacCore> {
   static constexpr const char* kWidthKey = "core.dma_bytes";
   static constexpr int kTags = 256;  // TAGS of the builds
   using Rtl = Builds<RNIC_RTL_BUILDS_rnic_dmac>;
+  // The C++-mode builds with tracing, for a traced run, at the same widths: its DMA service
+  // clocks every edge at its own time there (dmac.h).
+  using Traced = Builds<RNIC_RTL_TRACED_BUILDS_rnic_dmac>;
   static int width(const SystemConfig& c) { return int(c.core.dma_bytes); }
   static std::string refuses(const SystemConfig& c) {
     if (c.pcie.tags <= kTags) return "";
@@ -174,11 +185,18 @@ struct Block<DmacCore> {
         "rnic_dmac's RTL is built for at most {} tags, not pcie.tags {} (docs/rtl.md)", kTags,
         c.pcie.tags);
   }
-  // Its pins are in the waveform under its DMA service (dmac.h), whichever core runs.
+  // Its pins are in the waveform under its DMA service (dmac.h), whichever core runs; the RTL's
+  // internals under <service>.rtl.rnic_dmac.
   static std::string waveform(int) { return ""; }
   static DmacCoreFactory model() { return dmac_model_factory(); }
-  static std::unique_ptr<DmacCore> rtl(const Implementations&, const BlockArgs& a,
+  static std::unique_ptr<DmacCore> rtl(const Implementations& impl, const BlockArgs& a,
                                        const DmacCore::Params&) {
+    if (impl.traced)
+      return Traced::make(a.bytes, [&](auto b) -> std::unique_ptr<DmacCore> {
+        using B = decltype(b);
+        return std::make_unique<DmacRtlCore<typename B::type, B::kBytes, kTags, true>>(
+            "rtl", false, a.name + ".rtl");
+      });
     return Rtl::make(a.bytes, [](auto b) -> std::unique_ptr<DmacCore> {
       using B = decltype(b);
       return std::make_unique<DmacRtlCore<typename B::type, B::kBytes, kTags>>();

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include "models/common/ports.h"
@@ -56,14 +57,16 @@ void cc_tick(V& v) {
 // each keep their own time and state). Making a context, or a model in it, makes it the
 // thread's context, which the SystemC-mode blocks and the waveform file made later would then
 // share: the thread's is put back. With own_context false the block lives in the thread's
-// context instead (the lockstep benches write that context's coverage counters).
+// context instead (the lockstep benches write that context's coverage counters; a traced run's
+// waveform file takes blocks of one context only). `name`: the model's (its scope in a
+// waveform); the top module's name if empty.
 template <class V>
 class CcRtl {
  public:
-  explicit CcRtl(const char* top, bool own_context = true) {
+  explicit CcRtl(const char* top, bool own_context = true, const std::string& name = "") {
     VerilatedContext* const prev = Verilated::threadContextp();
     if (own_context) ctx_ = std::make_unique<VerilatedContext>();
-    v_ = std::make_unique<V>(own_context ? ctx_.get() : prev, top);
+    v_ = std::make_unique<V>(own_context ? ctx_.get() : prev, name.empty() ? top : name.c_str());
     Verilated::threadContextp(prev);
     v_->clk = 0;
     v_->rst = 1;
@@ -77,6 +80,12 @@ class CcRtl {
   V* operator->() { return v_.get(); }
   const V* operator->() const { return v_.get(); }
   void tick() { cc_tick(*v_); }
+  // A build with FST tracing (rnic_verilate_cc_traced): its internals into a waveform file of
+  // the thread's context (F: VerilatedFstC or a class derived from it), every level.
+  template <class F>
+  void trace(F& f) {
+    v_->trace(&f, 99);
+  }
   // rst held high for `high` edges, then low for `low` more (the inputs as the caller set them).
   void reset(int high, int low) {
     v_->rst = 1;

@@ -3,9 +3,9 @@
 file has one group per block (every engine's input channels, the QP states, the EFE's channel
 to each peer, the MAC, the PCIe link ends, the DMAC) and names only signals the FST holds; the
 signals move as the traffic does (fst_at reads them at the end of the run), and every TLP and
-ACK on the PCIe link is in it, on a busy link too. With `--rtl crc32`
-the traced run holds the RTL's pins and internals and gives the model run's results and
-captures.
+ACK on the PCIe link is in it, on a busy link too. With `--rtl crc32,rnic_dmac,ddp_rx_parse`
+the traced run holds the RTL's pins and internals, each edge at its own time, and gives the
+model run's results and captures.
 
 usage: waveform.py RNICSIM OUT_BASE"""
 import os
@@ -77,20 +77,21 @@ for host in ("node0", "node1"):
               f"{st['updatefc_dllps']['value']} UpdateFCs")
 
 # crc32's RTL in the traced run: its SystemC-mode build, clocked in simulated time, with its pins
-# and internals in the same file; rnic_dmac's RTL with its pins (under the DMA service); the run
-# is the model run's, byte for byte.
+# and internals in the same file; rnic_dmac's and ddp_rx_parse's C++-mode builds with tracing,
+# their ports and internals under <instance>.rtl; rnic_dmac's pins (under the DMA service); the
+# run is the model run's, byte for byte.
 m, r = out_dir(base, "waveform_model"), out_dir(base, "waveform_rtl")
 rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "20", "--pcap", "--out", m, "--quiet")
-rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "20", "--pcap", "--rtl", "crc32,rnic_dmac",
-        "--trace", "fst", "--out", r, "--quiet")
+rnicsim(binary, "perf", "write_bw", "-s", "65536", "-n", "20", "--pcap", "--rtl",
+        "crc32,rnic_dmac,ddp_rx_parse", "--trace", "fst", "--out", r, "--quiet")
 st_r = load(os.path.join(r, "stats.json"))
-check(st_r["rnicsim"]["implementations"]["crc32"] == "rtl", "the traced run's crc32 is RTL")
-check(st_r["rnicsim"]["implementations"]["rnic_dmac"] == "rtl", "the traced run's rnic_dmac is RTL")
+for b in ("crc32", "rnic_dmac", "ddp_rx_parse"):
+    check(st_r["rnicsim"]["implementations"][b] == "rtl", f"the traced run's {b} is RTL")
 check(strip_wall(load(os.path.join(m, "results.json"))) == strip_wall(load(os.path.join(r, "results.json"))),
-      "results.json differs with the traced crc32 RTL")
+      "results.json differs with the traced RTL")
 for p in sorted(f for f in os.listdir(m) if f.endswith(".pcap")):
     check(open(os.path.join(m, p), "rb").read() == open(os.path.join(r, p), "rb").read(),
-          f"{p} differs with the traced crc32 RTL")
+          f"{p} differs with the traced RTL")
 p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), str(int(st_r["sim_time_ns"])),
                     "node0.mac.fcs_gen.*"], capture_output=True, text=True)
 names = [l.split(" = ")[0] for l in p.stdout.splitlines()]
@@ -104,6 +105,44 @@ for n in ["tx_valid", "tx_addr", "tx_data", "rw_valid", "cp_valid", "rq_ready", 
     check(f"node1.card_dmac.pins.{n}" in dmac, f"node1.card_dmac.pins.{n} in the traced run's FST: {list(dmac)[:8]}")
 check(dmac.get("node1.card_dmac.pins.tx_addr", "0").strip("0x ") != "",
       f"node1's DMAC sent TLPs (tx_addr {dmac.get('node1.card_dmac.pins.tx_addr')})")
+
+
+def changes(sig):
+    p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), "changes", sig], capture_output=True,
+                       text=True)
+    return [(l.split()[0], l.rsplit(" = ", 1)[1]) for l in p.stdout.splitlines() if " = " in l]
+
+
+def rises(sig):
+    ch = changes(sig)
+    return [t for (t, v), (_, was) in zip(ch[1:], ch) if v == "1" and was == "0"]
+
+
+# rnic_dmac's RTL: its own ports change as the pins its DMA service drives and reads, edge for
+# edge, and its internals are there.
+p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), str(int(st_r["sim_time_ns"])),
+                    "node1.card_dmac.rtl.*"], capture_output=True, text=True)
+rtl = [l.split(" = ")[0] for l in p.stdout.splitlines()]
+check(sum(n.startswith("node1.card_dmac.rtl.rnic_dmac.") for n in rtl) > 50,
+      f"rnic_dmac's internals under node1.card_dmac.rtl.rnic_dmac: {rtl[:8]}")
+for n in ["tx_valid", "rw_valid", "cp_valid", "rd_valid"]:
+    ours, pins = changes(f"node1.card_dmac.rtl.{n}"), changes(f"node1.card_dmac.pins.{n}")
+    check(len(ours) > 2 and ours == pins,
+          f"node1's rnic_dmac {n}: the RTL's {len(ours)} changes {ours[:3]} against the pins' "
+          f"{len(pins)} {pins[:3]}")
+# ddp_rx_parse's RTL, clocked in simulated time: a header result (h_valid) for each segment node1
+# received, each at the time the RX engine takes its verdict; its internals are there.
+p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), str(int(st_r["sim_time_ns"])),
+                    "node1.core.rx.rx_parse.rtl.*"], capture_output=True, text=True)
+rtl = [l.split(" = ")[0] for l in p.stdout.splitlines()]
+check(sum(n.startswith("node1.core.rx.rx_parse.rtl.ddp_rx_parse.") for n in rtl) > 20,
+      f"ddp_rx_parse's internals under node1.core.rx.rx_parse.rtl.ddp_rx_parse: {rtl[:8]}")
+h = rises("node1.core.rx.rx_parse.rtl.h_valid")
+verdicts = [t for t, v in changes("node1.core.rx.intake.verdicts_pending") if v == "1"]
+segs = st_r["stats"]["node1.core"]["rx_segments"]["value"]
+check(len(h) == segs > 100 and h == verdicts,
+      f"node1's ddp_rx_parse: {len(h)} results for {segs} segments; at {h[:3]}, the verdicts at "
+      f"{verdicts[:3]}")
 # On a busy link too: the receiver's root complex sends an ACK DLLP at the arrival of the TLP that
 # completes its ACK factor, and each of them, and each UpdateFC, begins in the file at its time.
 p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), "changes", "node1.pcie.rc_tx.packet"],

@@ -457,6 +457,7 @@ void RnicDmac::trace(TraceSink& t) const {
   t.add_value(n, "tags_in_use", 16, [this] { return uint64_t(tags_in_use()); });
   t.add_value(n, "reads_in_flight", 32, [this] { return uint64_t(reads_in_flight_); });
   const std::string p = n + ".pins";
+  core_->trace(t);  // the RTL's internals, when it runs as its traced build
   auto in = [&](const char* what, int bits, auto get) {
     t.add_value(p, what, bits, [this, get] { return uint64_t(get(in_)); });
   };

@@ -76,6 +76,7 @@ class DmacCore::Recorded : public DmacCore {
   int bytes() const override { return in_->bytes(); }
   int max_tags() const override { return in_->max_tags(); }
   const char* impl() const override { return in_->impl(); }
+  void trace(TraceSink& t) const override { in_->trace(t); }
 
  private:
   std::unique_ptr<DmacCore> in_;

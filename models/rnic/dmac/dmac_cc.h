@@ -3,8 +3,14 @@
 // clock once and reads DmacOut back. The card's DMA service (dmac.h) and the lockstep bench drive
 // it exactly as they drive the model.
 //
+// TRACED: V is a build with FST tracing (rnic_verilate_cc_traced) in the thread's context; the
+// core's trace() puts its internals in the run's waveform under `name` (the DMA service's
+// <name>.rtl.rnic_dmac.*), each edge at the time the service clocks it.
+//
 // Include only where the Verilated headers are on the include path (sim/, testbench/).
 #pragma once
+
+#include <verilated_fst_sc.h>
 
 #include <string>
 
@@ -18,15 +24,17 @@ namespace rnic {
 RNIC_CC_PORTS_MATCH(dmac_cc_ports_match, RNIC_DMAC_PORTS)
 
 // TAGS: the build's TAGS parameter (the most tags cfg_tags may ask for).
-template <class V, int BYTES, int TAGS>
+template <class V, int BYTES, int TAGS, bool TRACED = false>
 class DmacRtlCore : public DmacCore {
   static_assert(dmac_cc_ports_match<V, BYTES>(), "rnic_dmac port list");
 
  public:
   // own_context: a context of its own (several blocks in one process); else the thread's,
-  // whose coverage counters the lockstep tests write (CcRtl).
-  explicit DmacRtlCore(std::string impl = "rtl", bool own_context = true)
-      : rtl_("rnic_dmac", own_context), impl_(std::move(impl)) {}
+  // whose coverage counters the lockstep tests write (CcRtl). A traced build is always in the
+  // thread's context, with `name` as its model's name.
+  explicit DmacRtlCore(std::string impl = "rtl", bool own_context = true,
+                       const std::string& name = "")
+      : rtl_("rnic_dmac", own_context && !TRACED, name), impl_(std::move(impl)) {}
 
   void edge(const DmacIn& in) override {
     V& v = *rtl_;
@@ -48,6 +56,10 @@ class DmacRtlCore : public DmacCore {
   int bytes() const override { return BYTES; }
   int max_tags() const override { return TAGS; }
   const char* impl() const override { return impl_.c_str(); }
+  void trace(TraceSink& t) const override {
+    if constexpr (TRACED)
+      t.add_verilated([this](VerilatedFstSc& f) { const_cast<CcRtl<V>&>(rtl_).trace(f); });
+  }
 
  private:
   CcRtl<V> rtl_;

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "models/common/ring.h"
+#include "models/common/trace_sink.h"
 #include "models/rnic/dmac/rnic_dmac.h"
 
 namespace rnic {
@@ -134,6 +135,9 @@ class DmacCore {
   virtual int bytes() const = 0;     // datapath width (B per beat)
   virtual int max_tags() const = 0;  // the most tags cfg_tags may ask for
   virtual const char* impl() const = 0;
+  // Waveform: what the implementation shows of itself beyond its pins (the RTL's internals in
+  // a traced run); the model shows nothing more.
+  virtual void trace(TraceSink& /*t*/) const {}
 };
 
 // A run of edges in which only beats move (DmacModel::beat_edges): what its driver brings to

@@ -649,6 +649,7 @@ void RxEngine::trace(TraceSink& t) const {
   t.add_value(scope, "busy", 1, [this] { return rx_busy_ ? 1 : 0; });
   t.add_value(scope, "stalled", 1, [this] { return rx_stalled_ ? 1 : 0; });
   t.add_value(scope, "verdicts_pending", 16, [this] { return verdicts_.size(); });
+  rx_parse_->trace(t);
 }
 
 }  // namespace rnic

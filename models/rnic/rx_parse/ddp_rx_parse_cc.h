@@ -13,12 +13,21 @@
 // still coming out when the next segment starts are clocked with it; the payload stays in the
 // segment's buffer, as with the model.
 //
+// TRACED: V is a build with FST tracing (rnic_verilate_cc_traced), in the thread's context, and
+// the adapter clocks the same edges in simulated time instead, each at its own time (f + e
+// periods, one event each): the RTL sees the same inputs edge for edge, and the result and
+// `ready` go out at the same times, so the run is the untraced one's, with the block's internals
+// in the waveform.
+//
 // Include only where the Verilated headers are on the include path (sim/, testbench/).
 #pragma once
+
+#include <verilated_fst_sc.h>
 
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "models/common/rtl_cc.h"
 #include "models/rnic/rx_parse/ddp_rx_parse_channel.h"
@@ -29,7 +38,7 @@ namespace rnic {
 // Compile-time proof that C++-mode Verilated class V has the ddp_rx_parse port list.
 RNIC_CC_PORTS_MATCH(rx_parse_cc_ports_match, RNIC_RX_PARSE_PORTS)
 
-template <class V, int BYTES>
+template <class V, int BYTES, bool TRACED = false>
 class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
   static_assert(rx_parse_cc_ports_match<V, BYTES>(), "ddp_rx_parse port list");
 
@@ -37,7 +46,9 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
   static constexpr uint64_t kMaxCycles = 100000;  // per segment, before giving up
 
   RxParseCcChannel(sc_core::sc_module_name n, ClockDomain clk)
-      : sc_core::sc_module(n), rtl_("ddp_rx_parse"), clk_(clk) {
+      : sc_core::sc_module(n),
+        rtl_("ddp_rx_parse", !TRACED, TRACED ? std::string(name()) + ".rtl" : std::string()),
+        clk_(clk) {
     rtl_->s_valid = 0;
     rtl_->h_ready = 1;
     rtl_->p_ready = 1;
@@ -46,51 +57,124 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
 
   void request(Segment seg, std::function<void(const RxParseResult&)> done,
                std::function<void()> ready) override {
-    const uint64_t f = clk_.edge_after(now_ps(), 0);  // the first beat's edge
-    const size_t len = seg->size();
-    const size_t beats = len ? (len + BYTES - 1) / BYTES : 1;
+    if (seg_.active) {  // traced: edges past the last segment's `ready`, clocked now
+      finish();
+      Seg& o = seg_;
+      if (o.done) {
+        o.r.cycles = o.e_h;
+        eq_.at(o.f + o.e_h * clk_.period_ps, [r = o.r, done = std::move(o.done)] { done(r); });
+      }
+      if (o.ready) eq_.at(o.f + o.e_r * clk_.period_ps, std::move(o.ready));
+    }
     if (!rtl_->s_ready)
       throw std::logic_error(std::string(name()) + ": the RTL is not ready for a segment");
-    RxParseResult r;
-    bool have = false, can_start = false;
-    uint64_t e = 0, e_h = 0, e_r = 0;  // edges clocked since the first beat's
-    size_t k = 0;
-    while (k < beats || !have || !can_start) {
-      const bool offer = k < beats;
-      if (offer) {
-        const size_t off = k * BYTES, n = len > off ? std::min<size_t>(BYTES, len - off) : 0;
-        rtl_->s_valid = 1;
-        rtl_->s_last = k + 1 == beats;
-        rtl_->s_cnt = CData(n);
-        rtl_->s_len = SData(len);
-        cc_set_bytes(rtl_->s_data, seg->data() + off, n);
-      } else {
-        rtl_->s_valid = 0;
-      }
-      const bool taken = offer && rtl_->s_ready;
-      tick();
-      ++e;
-      if (taken) ++k;
-      if (!have && rtl_->h_valid) {  // presented from the edge just clocked
-        have = true;
-        e_h = e - 1;
-        r = result();
-      }
-      if (!can_start && k == beats && rtl_->s_ready) {  // the next edge would take a beat
-        can_start = true;
-        e_r = e;
-      }
-      if (e > kMaxCycles)
-        throw std::runtime_error(std::string(name()) + ": ddp_rx_parse RTL gave no result");
+    Seg& g = seg_;
+    g = Seg{};
+    g.serial = ++serial_;
+    g.f = clk_.edge_after(now_ps(), 0);  // the first beat's edge
+    g.beats = seg->size() ? (seg->size() + BYTES - 1) / BYTES : 1;
+    g.seg = std::move(seg);
+    g.done = std::move(done);
+    g.ready = std::move(ready);
+    g.active = true;
+    if constexpr (TRACED) {
+      eq_.at(g.f, [this, n = g.serial] { step_in_time(n); });
+    } else {
+      finish();
+      g.r.cycles = g.e_h;
+      eq_.at(g.f + g.e_h * clk_.period_ps, [r = g.r, done = std::move(g.done)] { done(r); });
+      eq_.at(g.f + g.e_r * clk_.period_ps, std::move(g.ready));
     }
-    rtl_->s_valid = 0;
-    r.cycles = e_h;
-    eq_.at(f + e_h * clk_.period_ps, [r, done = std::move(done)] { done(r); });
-    eq_.at(f + e_r * clk_.period_ps, std::move(ready));
+  }
+
+  // Traced: the RTL's internals in the run's waveform under <name>.rtl.ddp_rx_parse.*.
+  void trace(TraceSink& t) const override {
+    if constexpr (TRACED)
+      t.add_verilated([this](VerilatedFstSc& f) { const_cast<CcRtl<V>&>(rtl_).trace(f); });
   }
 
  private:
-  void tick() { rtl_.tick(); }
+  // The segment in the block: its beats, the edges clocked since its first beat's (e), the beats
+  // taken (k), and what the edges showed: the header result (at edge e_h) and when the next
+  // segment may start (e_r).
+  struct Seg {
+    Segment seg;
+    std::function<void(const RxParseResult&)> done;
+    std::function<void()> ready;
+    uint64_t serial = 0;  // the request's
+    uint64_t f = 0, e = 0, e_h = 0, e_r = 0;
+    size_t beats = 0, k = 0;
+    bool active = false, have = false, can_start = false;
+    RxParseResult r;
+  };
+
+  // One edge of the segment's: its beat offered (while any is left), the clock, and what the
+  // outputs show. False once the result and the next segment's start are known.
+  bool edge() {
+    Seg& g = seg_;
+    const size_t len = g.seg->size();
+    const bool offer = g.k < g.beats;
+    if (offer) {
+      const size_t off = g.k * BYTES, n = len > off ? std::min<size_t>(BYTES, len - off) : 0;
+      rtl_->s_valid = 1;
+      rtl_->s_last = g.k + 1 == g.beats;
+      rtl_->s_cnt = CData(n);
+      rtl_->s_len = SData(len);
+      cc_set_bytes(rtl_->s_data, g.seg->data() + off, n);
+    } else {
+      rtl_->s_valid = 0;
+    }
+    const bool taken = offer && rtl_->s_ready;
+    rtl_.tick();
+    ++g.e;
+    if (taken) ++g.k;
+    if (!g.have && rtl_->h_valid) {  // presented from the edge just clocked
+      g.have = true;
+      g.e_h = g.e - 1;
+      g.r = result();
+    }
+    if (!g.can_start && g.k == g.beats && rtl_->s_ready) {  // the next edge would take a beat
+      g.can_start = true;
+      g.e_r = g.e;
+    }
+    if (g.e > kMaxCycles)
+      throw std::runtime_error(std::string(name()) + ": ddp_rx_parse RTL gave no result");
+    const bool more = g.k < g.beats || !g.have || !g.can_start;
+    if (!more) rtl_->s_valid = 0;
+    return more;
+  }
+
+  // Untraced: every edge of the segment now, ahead of simulated time. Traced: the edges the
+  // segment has left (none unless a request came before them).
+  void finish() {
+    if (!seg_.active) return;
+    while (edge()) {
+    }
+    seg_.active = false;
+  }
+
+  // Traced: the edge due now, at f + (e - 1) periods; the result goes out at its edge's time,
+  // `ready` at the edge after the one that showed it (the untraced times), the next edge a
+  // period on. The next edge is queued before `ready`, so that at one time the result goes
+  // first, as untraced.
+  void step_in_time(uint64_t serial) {
+    Seg& g = seg_;
+    if (!g.active || g.serial != serial) return;  // (a request came first: it clocked the rest)
+    const bool had = g.have, could = g.can_start;
+    const bool more = edge();
+    if (more) eq_.at(now_ps() + clk_.period_ps, [this, serial] { step_in_time(serial); });
+    if (!could && g.can_start)
+      eq_.at(g.f + g.e_r * clk_.period_ps, std::exchange(g.ready, nullptr));
+    if (!had && g.have) {
+      g.r.cycles = g.e_h;
+      auto done = std::exchange(g.done, nullptr);
+      const RxParseResult r = g.r;
+      if (!more) g.active = false;
+      done(r);
+      return;
+    }
+    if (!more) g.active = false;
+  }
 
   RxParseResult result() const {
     RxParseResult r;
@@ -116,6 +200,8 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
 
   CcRtl<V> rtl_;
   ClockDomain clk_;
+  Seg seg_;
+  uint64_t serial_ = 0;
   EventQueue eq_{"eq"};
 };
 

@@ -21,6 +21,7 @@
 #include "models/common/block.h"
 #include "models/common/event_queue.h"
 #include "models/common/ring.h"
+#include "models/common/trace_sink.h"
 #include "models/rnic/rx_parse/ddp_rx_parse.h"
 
 namespace rnic {
@@ -35,6 +36,8 @@ class RxParseChannel {
   virtual ~RxParseChannel() = default;
   virtual void request(Segment seg, std::function<void(const RxParseResult&)> done,
                        std::function<void()> ready) = 0;
+  // Waveform: what the implementation shows of itself (the RTL's internals in a traced run).
+  virtual void trace(TraceSink& /*t*/) const {}
 };
 
 // Makes the channel the RX engine uses (BlockArgs: the datapath bytes and the core clock).
@@ -113,6 +116,7 @@ class RxParseChannel::Recorded : public RxParseChannel {
           ready();
         });
   }
+  void trace(TraceSink& t) const override { in_->trace(t); }
 
  private:
   std::unique_ptr<RxParseChannel> in_;
