@@ -57,33 +57,38 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
 
   void request(Segment seg, std::function<void(const RxParseResult&)> done,
                std::function<void()> ready) override {
-    if (seg_.active) {  // traced: edges past the last segment's `ready`, clocked now
-      finish();
-      Seg& o = seg_;
-      if (o.done) {
-        o.r.cycles = o.e_h;
-        eq_.at(o.f + o.e_h * clk_.period_ps, [r = o.r, done = std::move(o.done)] { done(r); });
+    if constexpr (TRACED) {
+      if (seg_.active) {  // edges past the last segment's `ready`: clocked now, as untraced
+        Seg& o = seg_;
+        while (edge(o)) {
+        }
+        o.active = false;
+        if (o.done) {
+          o.r.cycles = o.e_h;
+          eq_.at(o.f + o.e_h * clk_.period_ps, [r = o.r, done = std::move(o.done)] { done(r); });
+        }
+        if (o.ready) eq_.at(o.f + o.e_r * clk_.period_ps, std::move(o.ready));
       }
-      if (o.ready) eq_.at(o.f + o.e_r * clk_.period_ps, std::move(o.ready));
     }
     if (!rtl_->s_ready)
       throw std::logic_error(std::string(name()) + ": the RTL is not ready for a segment");
-    Seg& g = seg_;
-    g = Seg{};
-    g.serial = ++serial_;
+    Seg g;
     g.f = clk_.edge_after(now_ps(), 0);  // the first beat's edge
     g.beats = seg->size() ? (seg->size() + BYTES - 1) / BYTES : 1;
     g.seg = std::move(seg);
-    g.done = std::move(done);
-    g.ready = std::move(ready);
-    g.active = true;
     if constexpr (TRACED) {
-      eq_.at(g.f, [this, n = g.serial] { step_in_time(n); });
-    } else {
-      finish();
+      g.serial = ++serial_;
+      g.done = std::move(done);
+      g.ready = std::move(ready);
+      g.active = true;
+      seg_ = std::move(g);
+      eq_.at(seg_.f, [this, n = seg_.serial] { step_in_time(n); });
+    } else {  // every edge of the segment now, ahead of simulated time
+      while (edge(g)) {
+      }
       g.r.cycles = g.e_h;
-      eq_.at(g.f + g.e_h * clk_.period_ps, [r = g.r, done = std::move(g.done)] { done(r); });
-      eq_.at(g.f + g.e_r * clk_.period_ps, std::move(g.ready));
+      eq_.at(g.f + g.e_h * clk_.period_ps, [r = g.r, done = std::move(done)] { done(r); });
+      eq_.at(g.f + g.e_r * clk_.period_ps, std::move(ready));
     }
   }
 
@@ -96,7 +101,7 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
  private:
   // The segment in the block: its beats, the edges clocked since its first beat's (e), the beats
   // taken (k), and what the edges showed: the header result (at edge e_h) and when the next
-  // segment may start (e_r).
+  // segment may start (e_r). Traced, the segment being clocked in time keeps its answers here.
   struct Seg {
     Segment seg;
     std::function<void(const RxParseResult&)> done;
@@ -109,9 +114,10 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
   };
 
   // One edge of the segment's: its beat offered (while any is left), the clock, and what the
-  // outputs show. False once the result and the next segment's start are known.
-  bool edge() {
-    Seg& g = seg_;
+  // outputs show. False once the result and the next segment's start are known. Inlined: the
+  // untraced loop then keeps the segment's counters in registers (as a call, a --rtl
+  // ddp_rx_parse run took 0.6% more instructions).
+  __attribute__((always_inline)) bool edge(Seg& g) {
     const size_t len = g.seg->size();
     const bool offer = g.k < g.beats;
     if (offer) {
@@ -144,15 +150,6 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
     return more;
   }
 
-  // Untraced: every edge of the segment now, ahead of simulated time. Traced: the edges the
-  // segment has left (none unless a request came before them).
-  void finish() {
-    if (!seg_.active) return;
-    while (edge()) {
-    }
-    seg_.active = false;
-  }
-
   // Traced: the edge due now, at f + (e - 1) periods; the result goes out at its edge's time,
   // `ready` at the edge after the one that showed it (the untraced times), the next edge a
   // period on. The next edge is queued before `ready`, so that at one time the result goes
@@ -161,7 +158,7 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
     Seg& g = seg_;
     if (!g.active || g.serial != serial) return;  // (a request came first: it clocked the rest)
     const bool had = g.have, could = g.can_start;
-    const bool more = edge();
+    const bool more = edge(g);
     if (more) eq_.at(now_ps() + clk_.period_ps, [this, serial] { step_in_time(serial); });
     if (!could && g.can_start)
       eq_.at(g.f + g.e_r * clk_.period_ps, std::exchange(g.ready, nullptr));
