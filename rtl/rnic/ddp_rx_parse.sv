@@ -132,6 +132,7 @@ module ddp_rx_parse #(
   logic [15:0] len, got, sent, pay_off, pay_len;
   logic [$clog2(NBEATS+1)-1:0] nbeat;  // beats of this segment so far
   logic [7:0]  buf_mem[MAX_SEG];
+  logic [DATA_W-1:0] prev_beat;  // the segment's beat before this one (buf_mem's last BYTES)
   logic [63:0] arrived[NBEATS];
 
   // ---- the header decode of a byte window (bytes at or beyond `have` read as zero) ---------
@@ -295,6 +296,7 @@ module ddp_rx_parse #(
         logic [15:0] l, g, g0, snt, off, plen;
         int          n, nb;
         logic [7:0]  w[WIN];
+        logic [DATA_W-1:0] shifted;
         parse_t      r;
         hdr_have = have_header;
         ok = hdr_ok;
@@ -323,6 +325,7 @@ module ddp_rx_parse #(
           if (int'(g0) + i < int'(g) && int'(g0) + i < MAX_SEG)
             buf_mem[int'(g0)+i] <= s_data[8*i+:8];
         if (nb < NBEATS) arrived[nb] <= now;
+        prev_beat <= s_data;
         nb = nb + 1;
         if (!hdr_have) begin
           // The first WIN bytes as they stand after this beat (only until the header is known).
@@ -349,18 +352,30 @@ module ddp_rx_parse #(
         if (hdr_have && ok) begin
           // Every payload beat whose bytes are all in (or, at the last beat, what is left).
           for (int k = 0; k < PMAX; k++) begin
-            int m, lastb, bi;
+            int m, lastb, bi, base, keep;
             logic [63:0] due;
             pay_t e;
             if (snt < plen) begin
               m = (int'(plen) - int'(snt) < BYTES) ? int'(plen) - int'(snt) : BYTES;
               if (int'(off) + int'(snt) + m <= int'(g) || s_last) begin
                 e = '0;
-                for (int j = 0; j < BYTES; j++) begin
-                  int at;
-                  at = int'(off) + int'(snt) + j;
-                  if (j < m && at < int'(g) && at < MAX_SEG)
-                    e.data[8*j+:8] = at >= int'(g0) ? s_data[8*(at-int'(g0))+:8] : buf_mem[at];
+                base = int'(off) + int'(snt);
+                if (base >= int'(g0) - BYTES) begin
+                  // Every byte of it is in this beat or the one before: one shift of the two,
+                  // the bytes past m, the segment's bytes so far or MAX_SEG zero.
+                  shifted = DATA_W'({s_data, prev_beat} >> (8 * (base - int'(g0) + BYTES)));
+                  keep = m;
+                  if (int'(g) - base < keep) keep = int'(g) - base;
+                  if (MAX_SEG - base < keep) keep = MAX_SEG - base;
+                  if (keep > 0)
+                    e.data = shifted & ({DATA_W{1'b1}} >> (8 * (BYTES - keep)));
+                end else begin
+                  for (int j = 0; j < BYTES; j++) begin
+                    int at;
+                    at = base + j;
+                    if (j < m && at < int'(g) && at < MAX_SEG)
+                      e.data[8*j+:8] = at >= int'(g0) ? s_data[8*(at-int'(g0))+:8] : buf_mem[at];
+                  end
                 end
                 lastb = int'(off) + int'(snt) + m - 1;
                 bi = lastb / BYTES;
