@@ -131,9 +131,15 @@ module ddp_rx_parse #(
   logic [63:0] first, header_due, next_start, hdr_cycles;
   logic [15:0] len, got, sent, pay_off, pay_len;
   logic [$clog2(NBEATS+1)-1:0] nbeat;  // beats of this segment so far
-  logic [7:0]  buf_mem[MAX_SEG];
-  logic [DATA_W-1:0] prev_beat;  // the segment's beat before this one (buf_mem's last BYTES)
+  // The segment's beats as they came, beat n its bytes n*BYTES on (those past the segment's length
+  // are never read).
+  logic [DATA_W-1:0] buf_beats[NBEATS];
   logic [63:0] arrived[NBEATS];
+
+  // Byte `at` of the segment, from a beat before this edge's.
+  function automatic logic [7:0] buf_byte(input int at);
+    buf_byte = buf_beats[at/BYTES][8*(at%BYTES)+:8];
+  endfunction
 
   // ---- the header decode of a byte window (bytes at or beyond `have` read as zero) ---------
   function automatic logic [7:0] wb(input logic [7:0] w[WIN], input int i, input int have);
@@ -321,17 +327,16 @@ module ddp_rx_parse #(
         n = s_last ? int'(s_cnt) : BYTES;
         g0 = g;
         g = 16'((int'(g0) + n < int'(l)) ? int'(g0) + n : int'(l));
-        for (int i = 0; i < BYTES; i++)
-          if (int'(g0) + i < int'(g) && int'(g0) + i < MAX_SEG)
-            buf_mem[int'(g0)+i] <= s_data[8*i+:8];
-        if (nb < NBEATS) arrived[nb] <= now;
-        prev_beat <= s_data;
+        if (nb < NBEATS) begin
+          buf_beats[nb] <= s_data;
+          arrived[nb] <= now;
+        end
         nb = nb + 1;
         if (!hdr_have) begin
           // The first WIN bytes as they stand after this beat (only until the header is known).
           for (int i = 0; i < WIN; i++) begin
             if (i >= int'(g0) && i < int'(g)) w[i] = s_data[8*(i-int'(g0))+:8];
-            else if (i < int'(g0)) w[i] = buf_mem[i];
+            else if (i < int'(g0)) w[i] = buf_byte(i);
             else w[i] = 8'h00;
           end
           r = parse(w, int'(l), int'(g));
@@ -363,7 +368,8 @@ module ddp_rx_parse #(
                 if (base >= int'(g0) - BYTES) begin
                   // Every byte of it is in this beat or the one before: one shift of the two,
                   // the bytes past m, the segment's bytes so far or MAX_SEG zero.
-                  shifted = DATA_W'({s_data, prev_beat} >> (8 * (base - int'(g0) + BYTES)));
+                  shifted = DATA_W'({s_data, nb > 1 ? buf_beats[nb-2] : '0} >>
+                                    (8 * (base - int'(g0) + BYTES)));
                   keep = m;
                   if (int'(g) - base < keep) keep = int'(g) - base;
                   if (MAX_SEG - base < keep) keep = MAX_SEG - base;
@@ -374,7 +380,7 @@ module ddp_rx_parse #(
                     int at;
                     at = base + j;
                     if (j < m && at < int'(g) && at < MAX_SEG)
-                      e.data[8*j+:8] = at >= int'(g0) ? s_data[8*(at-int'(g0))+:8] : buf_mem[at];
+                      e.data[8*j+:8] = at >= int'(g0) ? s_data[8*(at-int'(g0))+:8] : buf_byte(at);
                   end
                 end
                 lastb = int'(off) + int'(snt) + m - 1;
