@@ -335,8 +335,8 @@ module rnic_dmac #(
     b_pair = {wbuf[BW'(b_base + (b_o >> LB) + 32'd1)], wbuf[BW'(b_base + (b_o >> LB))]};
     b_pair = b_pair >> (8 * (b_o & 32'(BYTES - 1)));
     b_data = b_pair[8*BYTES-1:0];
-    for (int i = 0; i < BYTES; i++)
-      if (32'(i) >= b_cnt) b_data[8*i+:8] = 8'd0;
+    if (b_cnt < 32'(BYTES))  // the bytes from b_cnt on zero
+      b_data = b_data & ({8 * BYTES{1'b1}} >> (8 * (32'(BYTES) - b_cnt)));
     b_last = ((b_k + 32'd1) << LB) >= b_l;
 
     e_alloc = ef[ef_head];
