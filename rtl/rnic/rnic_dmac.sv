@@ -332,11 +332,16 @@ module rnic_dmac #(
     b_addr = start_w ? w_addr[wq_head] + {32'd0, wr_pos} : mwr_addr;
     b_o = b_off + (b_k << LB);
     b_cnt = (b_l - (b_k << LB) < 32'(BYTES)) ? b_l - (b_k << LB) : 32'(BYTES);
-    b_pair = {wbuf[BW'(b_base + (b_o >> LB) + 32'd1)], wbuf[BW'(b_base + (b_o >> LB))]};
-    b_pair = b_pair >> (8 * (b_o & 32'(BYTES - 1)));
-    b_data = b_pair[8*BYTES-1:0];
-    if (b_cnt < 32'(BYTES))  // the bytes from b_cnt on zero
-      b_data = b_data & ({8 * BYTES{1'b1}} >> (8 * (32'(BYTES) - b_cnt)));
+    // The beat's bytes, at an edge that loads one (only then are they taken).
+    b_pair = '0;
+    b_data = '0;
+    if (cont || start_w) begin
+      b_pair = {wbuf[BW'(b_base + (b_o >> LB) + 32'd1)], wbuf[BW'(b_base + (b_o >> LB))]};
+      b_pair = b_pair >> (8 * (b_o & 32'(BYTES - 1)));
+      b_data = b_pair[8*BYTES-1:0];
+      if (b_cnt < 32'(BYTES))  // the bytes from b_cnt on zero
+        b_data = b_data & ({8 * BYTES{1'b1}} >> (8 * (32'(BYTES) - b_cnt)));
+    end
     b_last = ((b_k + 32'd1) << LB) >= b_l;
 
     e_alloc = ef[ef_head];
