@@ -103,8 +103,8 @@ class CcRtl {
 
 // On a little-endian host a port's bytes lie in memory in their order (an integer's lowest
 // first; a VlWide's 32-bit words lowest first, each lowest byte first): the byte copies below are
-// then one memcpy (the per-byte loops took a quarter of an `--rtl all` run's instructions, most
-// of them in rnic_dmac's four 32-byte data ports every edge).
+// then one memcpy (the per-byte loops took 13% of an `--rtl all` run's instructions, most of
+// them in rnic_dmac's four 32-byte data ports every edge).
 inline constexpr bool kCcBytesInOrder = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
 
 // The first n bytes of a C++-mode data port (byte 0 in bits 7..0) into p.

@@ -188,7 +188,7 @@ for hosts in (64, 1024):
     row = load(os.path.join(o, "results.json"))["rows"][0]
     growth["rnicsim"][str(hosts)] = {k: row.get(k) for k in ("frames", "setup_s", "wall_s",
                                                             "wall_per_frame_us", "peak_rss_mib")}
-    check(row.get("frames", 0) > 0 and row.get("hosts", hosts) == hosts,
+    check(row.get("frames", 0) > 0 and row.get("hosts") == hosts,
           f"fixed load at {hosts} hosts: {row.get('frames')} frames, {row.get('hosts')} hosts")
     if os.path.exists(fabric):
         got = subprocess.run([fabric, str(hosts), "1000"], capture_output=True, text=True)
