@@ -1850,8 +1850,6 @@ ssize_t send(int fd, const void* buf, size_t n, int flags) {
   return rc < 0 ? -1 : rc;
 }
 
-// MSG_PEEK leaves the bytes in the stream; MSG_WAITALL waits for all n (on a blocking socket:
-// a peek waits for n there, a read takes them in as many answers as they come in).
 // One datagram of a UDP socket: up to n of its bytes (MSG_TRUNC: its length is the answer), its
 // source in from (if given).
 ssize_t recv_dgram(int64_t k, void* buf, size_t n, int flags, sockaddr* from, socklen_t* len,
@@ -1882,6 +1880,8 @@ ssize_t recv_dgram(int64_t k, void* buf, size_t n, int flags, sockaddr* from, so
   }
 }
 
+// MSG_PEEK leaves the bytes in the stream; MSG_WAITALL waits for all n (on a blocking socket:
+// a peek waits for n there, a read takes them in as many answers as they come in).
 ssize_t recv(int fd, void* buf, size_t n, int flags) {
   const int64_t k = vsock(fd);
   if (k < 0) return next<decltype(&recv)>("recv")(fd, buf, n, flags);

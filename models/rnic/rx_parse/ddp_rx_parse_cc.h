@@ -162,15 +162,13 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
     if (more) eq_.at(now_ps() + clk_.period_ps, [this, serial] { step_in_time(serial); });
     if (!could && g.can_start)
       eq_.at(g.f + g.e_r * clk_.period_ps, std::exchange(g.ready, nullptr));
-    if (!had && g.have) {
+    if (!more) g.active = false;
+    if (!had && g.have) {  // (done may make the next request: g is then that segment's)
       g.r.cycles = g.e_h;
       auto done = std::exchange(g.done, nullptr);
       const RxParseResult r = g.r;
-      if (!more) g.active = false;
       done(r);
-      return;
     }
-    if (!more) g.active = false;
   }
 
   RxParseResult result() const {
