@@ -45,13 +45,19 @@ using cc_pin_t = std::conditional_t<
 
 namespace rnic {
 
-// One clock edge of a C++-mode Verilated model: clk high, evaluate, clk low, evaluate.
+// One clock edge of a C++-mode Verilated model: clk high and evaluate, then clk low. Every
+// block acts on clk's rising edge alone (nothing in rtl/ reads clk otherwise), so evaluating at
+// clk low would only compute the input-driven logic again from the same inputs and state, and
+// find no edge; it is skipped. What that evaluation would have left behind is Verilator's record
+// of clk's level at the last evaluation, from which the next evaluation sees a rising edge: it
+// is set low here. (It is the generated root's member; V's root header must be included where
+// this is used, and a Verilator that names it otherwise does not compile.)
 template <class V>
 void cc_tick(V& v) {
   v.clk = 1;
   v.eval();
   v.clk = 0;
-  v.eval();
+  v.rootp->__Vtrigrprev__TOP__clk = 0;
 }
 
 // A block Verilated in C++ mode (V: no SystemC ports, eval() per clock edge), with clk low and

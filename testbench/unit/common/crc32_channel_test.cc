@@ -11,9 +11,13 @@
 #include "Vcrc32_w16.h"
 #include "Vcrc32_w8_mut.h"
 #include "Vcrc32cc_w16.h"
+#include "Vcrc32cc_w16___024root.h"
 #include "Vcrc32cc_w64.h"
+#include "Vcrc32cc_w64___024root.h"
 #include "Vcrc32cc_w8.h"
+#include "Vcrc32cc_w8___024root.h"
 #include "Vcrc32cc_w8_mut.h"
+#include "Vcrc32cc_w8_mut___024root.h"
 #include "models/common/crc32_cc.h"
 #include "models/common/crc32_sc.h"
 

@@ -8,9 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "Vrnic_dmac_cc_w32.h"
+#include "Vrnic_dmac_cc_w32___024root.h"
 #include "Vrnic_dmac_cc_w32_mut.h"
+#include "Vrnic_dmac_cc_w32_mut___024root.h"
 #include "Vrnic_dmac_cc_w64.h"
+#include "Vrnic_dmac_cc_w64___024root.h"
 #include "Vrnic_dmac_cc_w8.h"
+#include "Vrnic_dmac_cc_w8___024root.h"
 #include "models/rnic/dmac/dmac_cc.h"
 #include "testbench/common/dmac_stimulus.h"
 #include "testbench/common/lockstep.h"
