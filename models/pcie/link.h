@@ -226,9 +226,19 @@ class PcieLink : public sc_core::sc_module {
   uint64_t next_waking_arrival(int s) const;
   // The least hold of the peer's over the types side s has queued.
   uint64_t least_queued_hold(int s) const;
-  // Runs both sides' actions before `delta` of time `now` (and all of earlier times).
+  // Runs both sides' actions before `delta` of time `now` (and all of earlier times). A pick may
+  // act in a later delta of its time; the rest act in the first. (A pick kicked in this delta is
+  // due in the next: nothing to run for it now.)
   void run_actions(uint64_t now, uint64_t delta) {
-    if (std::min(next_action_ps(0), next_action_ps(1)) <= now) run_due(now, delta);
+    uint64_t t = kNoTimer;
+    for (const Side& sd : side_) {
+      if (sd.pick_due && (sd.pick_ps < now || (sd.pick_ps == now && sd.pick_delta < delta)))
+        return run_due(now, delta);
+      t = std::min({t, sd.ack_due_ps, sd.fc_timer_due_ps,
+                    sd.fc_in_flight.empty() ? kNoTimer : sd.fc_in_flight.front().arrive_ps,
+                    sd.in_flight.empty() ? kNoTimer : sd.in_flight.front()});
+    }
+    if (t < now || (t == now && delta > 0)) run_due(now, delta);
   }
   void run_due(uint64_t now, uint64_t delta);
   // Side s takes the credits of the peer's first UpdateFC in flight, at its arrival.
