@@ -89,10 +89,12 @@ struct Device {
   ibv_device dev;
   Driver* drv;
 };
+struct Context;
 struct Ctx {
   verbs_context v;  // v.context is the program's ibv_context
   Driver* drv;
   Process* proc;
+  Context* objects;  // its entry of contexts(), found without a search
 };
 struct Pd {
   ibv_pd pd;
@@ -208,6 +210,12 @@ std::map<const sc_core::sc_object*, ProcessContext>& processes() {
 }
 std::map<const ibv_context*, Context>& contexts() {
   static std::map<const ibv_context*, Context> m;
+  return m;
+}
+Context& objects_of(const ibv_context* c) { return *ctx_of(c)->objects; }
+// The contexts open on each card's driver (a completion interrupt looks only among its own).
+std::map<const Driver*, std::vector<const ibv_context*>>& driver_contexts() {
+  static std::map<const Driver*, std::vector<const ibv_context*>> m;
   return m;
 }
 
@@ -354,15 +362,16 @@ ibv_context* ibv_open_device(ibv_device* device) {
   proc_of(c)->unmap_notifier = [os = &drv_of(c)->os(), p = proc_of(c)](uint64_t va, uint64_t len) {
     os->notify(*p, va, len);
   };
-  contexts()[c];
+  x->objects = &contexts()[c];
+  driver_contexts()[x->drv].push_back(c);
   if (const int64_t n = drv_of(c)->host_config().reg_cache_entries; n > 0)
     rnic_reg_cache_set(c, size_t(n));
   // The driver's completion interrupts go to the channel of the CQ they name, whichever
   // context of this device created it.
   Driver* drv = drv_of(c);
   drv->on_cq_event = [drv](uint32_t cqn) {
-    for (auto& [ctx, cs] : contexts()) {
-      if (drv_of(ctx) != drv) continue;
+    for (const ibv_context* ctx : driver_contexts()[drv]) {
+      const Context& cs = objects_of(ctx);
       auto it = cs.cqs.find(cqn);
       if (it == cs.cqs.end() || !it->second->channel) continue;
       ChannelImpl& ch = *chi(it->second->channel);
@@ -374,6 +383,8 @@ ibv_context* ibv_open_device(ibv_device* device) {
 }
 
 int ibv_close_device(ibv_context* context) {
+  std::vector<const ibv_context*>& open = driver_contexts()[drv_of(context)];
+  open.erase(std::remove(open.begin(), open.end(), context), open.end());
   contexts().erase(context);
   pthread_mutex_destroy(&context->mutex);
   delete ctx_of(context);
@@ -632,7 +643,7 @@ ibv_mr*(ibv_reg_mr)(ibv_pd* pd, void* addr, size_t length, int access) {
     }
     return new_mr(pd, addr, length, info);
   }
-  RegCache* cache = contexts()[c].cache.get();
+  RegCache* cache = objects_of(c).cache.get();
   if (cache && cache->capacity == 0) {
     reg_cache_trim(c, *cache);
     cache = nullptr;  // off
@@ -795,7 +806,9 @@ int rnic_reg_cache_query(ibv_context* context, rnic_reg_cache_stats* out) {
 }
 
 int rnic_reg_cache_set(ibv_context* context, size_t entries) {
-  Context& cs = contexts()[context];
+  auto it = contexts().find(context);
+  if (it == contexts().end()) return ENOENT;
+  Context& cs = it->second;
   if (!cs.cache) {
     cs.cache = std::make_unique<RegCache>();
     caches().push_back(cs.cache.get());
@@ -815,7 +828,7 @@ int ibv_dereg_mr(ibv_mr* mr) {
     if (e->refs == 0) e->idle_since = idle_clock()++;
     --pd_users(mr->pd);
     mr->context = nullptr;  // quarantined (live())
-    return reg_cache_trim(c, *contexts()[c].cache);
+    return reg_cache_trim(c, *objects_of(c).cache);
   }
   const int rc = drv_of(mr->context)->dereg_mr({mr->lkey, mrx(mr)->pbl_first, mrx(mr)->pbl_count});
   if (rc == 0) {
@@ -847,7 +860,7 @@ ibv_cq* ibv_create_cq(ibv_context* context, int cqe, void* cq_context, ibv_comp_
   cqi(cq)->ring_pa = info.ring_pa;
   cqi(cq)->entries = info.entries;
   drv_of(context)->watch(info.ring_pa, uint64_t(info.entries) * rnic::kCqeBytes, &cqi(cq)->written);
-  contexts()[context].cqs[cq->handle] = cq;
+  objects_of(context).cqs[cq->handle] = cq;
   return cq;
 }
 
@@ -858,7 +871,7 @@ int ibv_destroy_cq(ibv_cq* cq) {
   const int rc = drv_of(cq->context)->destroy_cq(cq->handle);
   if (rc) return rc;
   drv_of(cq->context)->unwatch(&cqi(cq)->written);
-  contexts()[cq->context].cqs.erase(cq->handle);
+  objects_of(cq->context).cqs.erase(cq->handle);
   if (cq->channel) --cq->channel->refcnt;
   rnic::host::forget_cq_ex(&reinterpret_cast<Cq*>(cq)->ex);
   delete cqi(cq);
@@ -975,7 +988,7 @@ ibv_qp* ibv_create_qp(ibv_pd* pd, ibv_qp_init_attr* a) {
   q.attr.cap = a->cap;
   q.srq = a->srq;
   if (q.srq) ++srqi(q.srq)->users;
-  contexts()[c].qps[qpn] = qp;
+  objects_of(c).qps[qpn] = qp;
   ++pd_users(pd);
   for (ibv_cq* cq : {a->send_cq, a->recv_cq}) {
     cqi(cq)->qps.push_back(qp);
@@ -1110,7 +1123,7 @@ int ibv_destroy_qp(ibv_qp* qp) {
     auto& v = cqi(cq)->qps;
     v.erase(std::remove(v.begin(), v.end(), qp), v.end());
   }
-  contexts()[qp->context].qps.erase(qp->qp_num);
+  objects_of(qp->context).qps.erase(qp->qp_num);
   --pd_users(qp->pd);
   if (qpi(qp)->srq) --srqi(qpi(qp)->srq)->users;
   rnic::host::forget_qp_ex(&reinterpret_cast<Qp*>(qp)->ex);
@@ -1147,7 +1160,7 @@ ibv_srq* ibv_create_srq(ibv_pd* pd, ibv_srq_init_attr* a) {
   q.page = drv_of(pd->context)->qp_page(info.qpn);
   q.ring = info.rq_ring;
   ++pd_users(pd);
-  contexts()[pd->context].srqs[info.qpn] = srq;
+  objects_of(pd->context).srqs[info.qpn] = srq;
   return srq;
 }
 
@@ -1171,7 +1184,7 @@ int ibv_destroy_srq(ibv_srq* srq) {
   if (srqi(srq)->users) return EBUSY;  // a QP still takes its WQEs
   if (int rc = drv_of(srq->context)->destroy_qp(srq->handle)) return rc;
   --pd_users(srq->pd);
-  contexts()[srq->context].srqs.erase(srq->handle);
+  objects_of(srq->context).srqs.erase(srq->handle);
   delete srqi(srq);
   srqi(srq) = nullptr;  // quarantined (live())
   return 0;
@@ -1381,7 +1394,7 @@ int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   if (!live(cq)) return -EINVAL;
   CqImpl& c = *cqi(cq);
   Driver* drv = drv_of(cq->context);
-  Context& ctx = contexts()[cq->context];
+  Context& ctx = objects_of(cq->context);
   int n = 0;
   ibv_qp* via = nullptr;
   while (n < num_entries) {
@@ -1428,7 +1441,7 @@ int ibv_get_async_event(ibv_context* context, ibv_async_event* event) {
   while (drv->async_queue().empty()) rnic::host::host_wait(drv->async_event());
   const Driver::AsyncEvent e = drv->async_queue().front();
   drv->async_queue().pop_front();
-  Context& ctx = contexts()[context];
+  Context& ctx = objects_of(context);
   *event = ibv_async_event{};
   event->event_type = e.type;
   if (e.type == IBV_EVENT_CQ_ERR) {

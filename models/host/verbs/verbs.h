@@ -76,7 +76,8 @@ struct rnic_reg_cache_stats {
 };
 int rnic_reg_cache_query(struct ibv_context* context, struct rnic_reg_cache_stats* out);
 // Sets the context's cache to hold up to `entries` idle registrations (0: off; the idle ones
-// are deregistered now), as an MPI library's "leave pinned" switch. Returns 0.
+// are deregistered now), as an MPI library's "leave pinned" switch. Returns 0 (ENOENT: no such
+// context open).
 int rnic_reg_cache_set(struct ibv_context* context, size_t entries);
 
 // A buffer of `bytes` in the calling process's virtual memory (page aligned, scattered
