@@ -151,9 +151,9 @@ void Efe::keepalive_check() {
 Efe::Peer& Efe::peer(const eth::Mac& m) {
   // A frame's work asks for its peer several times over: the last one found comes first.
   if (last_peer_ && same_mac(last_peer_->mac, m)) return *last_peer_;
-  auto it = peers_.find(m);
-  if (it != peers_.end()) {
-    last_peer_ = it->second.get();
+  auto it = peer_index_.find(mac_value(m));
+  if (it != peer_index_.end()) {
+    last_peer_ = it->second;
     return *last_peer_;
   }
   auto p = std::make_unique<Peer>(ch_cfg_, m, cc_config());
@@ -190,6 +190,7 @@ Efe::Peer& Efe::peer(const eth::Mac& m) {
   g.series("rate_gbps", "Gb/s", "the channel's sending rate (congestion control)",
            [raw] { return raw->rate_bps / 1e9; });
   last_peer_ = p.get();
+  peer_index_.emplace(mac_value(m), last_peer_);
   peers_.emplace(m, std::move(p));
   return *last_peer_;
 }

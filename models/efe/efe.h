@@ -71,6 +71,7 @@
 #include <memory>
 #include <set>
 #include <systemc>
+#include <unordered_map>
 #include <vector>
 
 #include "models/common/event_queue.h"
@@ -299,6 +300,9 @@ class Efe : public sc_core::sc_module, public Transport {
   EventQueue eq_{"eq"};
   size_t step_id_;
   std::map<eth::Mac, std::unique_ptr<Peer>> peers_;
+  // peers_ by the MAC's 48-bit value (mac_value): peer()'s lookup, where the map's walk compared
+  // MACs byte by byte at each level.
+  std::unordered_map<uint64_t, Peer*> peer_index_;
   Peer* last_peer_ = nullptr;  // peer()'s last answer (peers are never removed)
   std::deque<Peer*> ready_;    // peers that may have a DATA frame due, in turn
   std::deque<Peer*> ctl_q_;    // peers owing a control frame, in order (one time's by MAC)
