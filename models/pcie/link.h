@@ -204,12 +204,16 @@ class PcieLink : public sc_core::sc_module {
   // The earliest the next UpdateFC from side `from` can arrive (none: kNoTimer): the first in
   // flight, or queued, or the UpdateFC timer of what it owes.
   uint64_t next_updatefc_arrival(const Side& from) const;
-  uint64_t next_action_ps(int s) const {
+  // The earliest of side s's actions but its pick: they act in the first delta of their time.
+  uint64_t next_timed_ps(int s) const {
     const Side& sd = side_[s];
     const Side& peer = side_[1 - s];
-    return std::min({sd.pick_due ? sd.pick_ps : kNoTimer, sd.ack_due_ps, sd.fc_timer_due_ps,
+    return std::min({sd.ack_due_ps, sd.fc_timer_due_ps,
                      peer.fc_in_flight.empty() ? kNoTimer : peer.fc_in_flight.front().arrive_ps,
                      sd.in_flight.empty() ? kNoTimer : sd.in_flight.front()});
+  }
+  uint64_t next_action_ps(int s) const {
+    return std::min(side_[s].pick_due ? side_[s].pick_ps : kNoTimer, next_timed_ps(s));
   }
   // When the first of side s's TLPs sent reaches the peer's upper layer (none: kNoTimer).
   uint64_t next_delivery(int s) const {
@@ -230,14 +234,10 @@ class PcieLink : public sc_core::sc_module {
   // act in a later delta of its time; the rest act in the first. (A pick kicked in this delta is
   // due in the next: nothing to run for it now.)
   void run_actions(uint64_t now, uint64_t delta) {
-    uint64_t t = kNoTimer;
-    for (const Side& sd : side_) {
+    for (const Side& sd : side_)
       if (sd.pick_due && (sd.pick_ps < now || (sd.pick_ps == now && sd.pick_delta < delta)))
         return run_due(now, delta);
-      t = std::min({t, sd.ack_due_ps, sd.fc_timer_due_ps,
-                    sd.fc_in_flight.empty() ? kNoTimer : sd.fc_in_flight.front().arrive_ps,
-                    sd.in_flight.empty() ? kNoTimer : sd.in_flight.front()});
-    }
+    const uint64_t t = std::min(next_timed_ps(0), next_timed_ps(1));
     if (t < now || (t == now && delta > 0)) run_due(now, delta);
   }
   void run_due(uint64_t now, uint64_t delta);

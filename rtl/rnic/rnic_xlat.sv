@@ -93,6 +93,11 @@ module rnic_xlat #(
     end
   end
 
+  // PBLMT entry a, as one 128-bit word (address 63..0, extent length 127..64).
+  function automatic logic [127:0] pbl_entry(input logic [PBL_AW-1:0] a);
+    pbl_entry = {pbl_len_mem[a], pbl_addr_mem[a]};
+  endfunction
+
   wire smt_in_range = smt_addr < 24'(SMT_N);
   wire pbl_in_range = pbl_addr < 32'(PBL_N);
   always_ff @(posedge clk) begin
@@ -250,7 +255,7 @@ module rnic_xlat #(
         S_FETCH: begin
           t <= t + 32'd1;
           if (t == T_FETCH) begin
-            pbl_q <= {pbl_len_mem[ra], pbl_addr_mem[ra]};
+            pbl_q <= pbl_entry(ra);
             ra    <= ra + 1'b1;
             state <= S_EMIT;
           end
@@ -268,7 +273,7 @@ module rnic_xlat #(
               put(x_addr + in_page, page_n, ST_OK, page_n == left);
               left    <= left - page_n;
               in_list <= in_list + {32'b0, page_n};
-              pbl_q   <= {pbl_len_mem[ra], pbl_addr_mem[ra]};
+              pbl_q   <= pbl_entry(ra);
               ra      <= ra + 1'b1;
               if (page_n == left) state <= S_DRAIN;
             end
@@ -278,7 +283,7 @@ module rnic_xlat #(
           end else begin
             start <= start + x_len;
             rem   <= rem - 32'd1;
-            pbl_q <= {pbl_len_mem[ra], pbl_addr_mem[ra]};
+            pbl_q <= pbl_entry(ra);
             ra    <= ra + 1'b1;
             if (!skip) begin
               put(x_addr + in_ext, ext_n, ST_OK, ext_n == left);
