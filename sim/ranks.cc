@@ -116,7 +116,9 @@ void broadcast(uint32_t ch, const void* data, size_t len, uint64_t not_before_ps
 }
 
 namespace {
-void exchange() {
+// Returns what went wrong, if anything: a message for a time this rank has simulated (dropped).
+std::string exchange() {
+  std::string late;
   const size_t n = size_t(g_size);
   std::vector<int> scount(n), rcount(n), sdisp(n), rdisp(n);
   std::vector<uint8_t> sbuf;
@@ -146,23 +148,28 @@ void exchange() {
       std::memcpy(&not_before, &rbuf[at + 8], 8);
       at += 16;
       if (ch >= receivers().size()) throw std::logic_error("ranks::exchange: unknown channel");
-      // What the windows rest on: nothing arrives for a time this rank has simulated.
-      if (not_before < g_ran_until)
-        throw std::logic_error(
-            fmt::format("ranks: a message from rank {} sets off something at {} ps, but this "
-                        "rank has simulated up to {} ps",
-                        r, not_before, g_ran_until));
-      receivers()[ch](int(r), &rbuf[at], len);
+      // What the windows rest on: nothing arrives for a time this rank has simulated. (Not
+      // thrown here: the other ranks, past this collective, would wait for this one in the next.)
+      if (not_before < g_ran_until) {
+        if (late.empty())
+          late = fmt::format(
+              "ranks: a message from rank {} sets off something at {} ps, but this rank has "
+              "simulated up to {} ps",
+              r, not_before, g_ran_until);
+      } else {
+        receivers()[ch](int(r), &rbuf[at], len);
+      }
       at += len;
     }
   }
+  return late;
 }
 
 }  // namespace
 
 Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps, uint64_t send_known_ps,
                  uint64_t send_after_ps) {
-  if (g_size == 1) return {next_ps, done, error, idle_ps, send_known_ps, send_after_ps};
+  if (g_size == 1) return {next_ps, done, error, idle_ps, send_known_ps, send_after_ps, {}};
   // One MPI_MAX over seven values: the smallest times as their complements.
   uint64_t v[7] = {UINT64_MAX - std::min(next_ps, g_out_not_before),
                    done ? 0u : 1u,
@@ -174,9 +181,9 @@ Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps, uint
   g_mpi->allreduce_u64(v, 7, 1);
   g_out_not_before = UINT64_MAX;
   g_out_any = false;
-  if (v[3]) exchange();
-  return {UINT64_MAX - v[0], v[1] == 0,         v[2] != 0,
-          UINT64_MAX - v[4], UINT64_MAX - v[5], UINT64_MAX - v[6]};
+  std::string late = v[3] ? exchange() : std::string();
+  return {UINT64_MAX - v[0], v[1] == 0,         v[2] != 0,      UINT64_MAX - v[4],
+          UINT64_MAX - v[5], UINT64_MAX - v[6], std::move(late)};
 }
 
 void ran_until(uint64_t t_ps) { g_ran_until = std::max(g_ran_until, t_ps); }

@@ -50,11 +50,14 @@ struct Agreement {
   uint64_t idle_ps;
   uint64_t send_known_ps = UINT64_MAX;
   uint64_t send_after_ps = 0;
+  // A message for a time this rank has already simulated (a sender's bound broken): dropped,
+  // and said here; the caller stops every rank at the next agreement.
+  std::string late;
 };
 Agreement settle(uint64_t next_ps, bool done, bool error, uint64_t idle_ps = UINT64_MAX,
                  uint64_t send_known_ps = UINT64_MAX, uint64_t send_after_ps = 0);
 // This rank has simulated every time before t_ps: a message that sets off something earlier is
-// an error (std::logic_error at the exchange), not a silent reordering.
+// an error (Agreement::late), not a silent reordering.
 void ran_until(uint64_t t_ps);
 uint64_t max_all(uint64_t v);
 // A value (>= 0) that one rank has, at every rank (the others give `have` false).

@@ -220,6 +220,8 @@ void simulate_windows(const SystemConfig& cfg, const StatRegistry& stats,
         ranks::settle(next, finished, bool(error), idle, bound.known_ps, bound.after_ps);
     agreeing += std::chrono::steady_clock::now() - t0;
     ++windows;
+    if (!a.late.empty())  // (this rank runs nothing more; the next agreement stops every rank)
+      attempt([&] { throw std::logic_error(a.late); });
     if (a.error) {
       const std::vector<std::string> whys = ranks::all_gather(error ? why : "");
       if (error) std::rethrow_exception(error);
