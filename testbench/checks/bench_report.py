@@ -4,8 +4,8 @@ experiment, and writes OUT/bench/report.json with wall time, simulated time and 
 the cost of each block's RTL in the running card against the models (write_bw 64 KiB); and
 an executable's call round trip and ib_write_bw's wall time against perf write_bw's; and
 write_bw's wall time against ns-3's TCP bulk flow over the same simulated time; scale64's wall
-time in one process and on 2 MPI ranks; the wall time per frame of a fabric at a fixed load per
-host at 64 and 1,024 hosts, rnicsim's and ns-3's.
+time in one process and on 2 MPI ranks (best of three each); the wall time per frame of a
+fabric at a fixed load per host at 64 and 1,024 hosts, rnicsim's and ns-3's.
 Asserts only that the runs succeed and the report is complete: speed is measured, not tested."""
 import json
 import os
@@ -141,32 +141,40 @@ else:
 
 # A run over 2 processes (mpirun; docs/performance.md, "Runs over several processes"): scale64
 # in one process and on 2 ranks, the whole process's wall time and the experiment's own (its
-# row's wall_s: elaboration and simulation, without MPI's start-up), and the outputs' identity.
+# row's wall_s: elaboration and simulation, without MPI's start-up), each the best of three
+# runs, alternating, and the outputs' identity in every pair.
 SCALE = os.path.join(root, "scenarios", "experiments", "scale64.yaml")
 mpirun = shutil.which("mpirun")
 if not mpirun:
     report["ranks"] = {"missing": "mpirun not found (Debian's openmpi-bin: scripts/setup)"}
 else:
-    walls, rows, stats = {}, {}, {}
-    for n in (1, 2):
-        o = out_dir(bench, f"ranks_{n}")
-        cmd = [binary, "run", SCALE, "--out", o, "--quiet"]
-        if n > 1:
-            cmd = [mpirun, "--allow-run-as-root", "--oversubscribe", "-n", str(n)] + cmd
-        t0 = time.monotonic()
-        got = subprocess.run(cmd, capture_output=True, text=True)
-        walls[n] = time.monotonic() - t0
-        check(got.returncode == 0, f"scale64 on {n} rank(s): exit {got.returncode}: {got.stderr[-300:]}")
-        rows[n] = load(os.path.join(o, "results.json"))["rows"][0]
-        stats[n] = strip_wall(load(os.path.join(o, "stats.json"))["stats"], ("setup_s", "peak_rss_mib"))
+    walls, exps, identical = {}, {}, True
+    for _ in range(3):
+        rows, stats = {}, {}
+        for n in (1, 2):
+            o = out_dir(bench, f"ranks_{n}")
+            cmd = [binary, "run", SCALE, "--out", o, "--quiet"]
+            if n > 1:
+                cmd = [mpirun, "--allow-run-as-root", "--oversubscribe", "-n", str(n)] + cmd
+            t0 = time.monotonic()
+            got = subprocess.run(cmd, capture_output=True, text=True)
+            walls[n] = min(walls.get(n, float("inf")), time.monotonic() - t0)
+            check(got.returncode == 0,
+                  f"scale64 on {n} rank(s): exit {got.returncode}: {got.stderr[-300:]}")
+            rows[n] = load(os.path.join(o, "results.json"))["rows"][0]
+            exps[n] = min(exps.get(n, float("inf")), rows[n]["wall_s"])
+            stats[n] = strip_wall(load(os.path.join(o, "stats.json"))["stats"],
+                                  ("setup_s", "peak_rss_mib"))
+        identical &= stats[1] == stats[2] and strip_wall(rows[1], ("setup_s", "peak_rss_mib")) \
+            == strip_wall(rows[2], ("setup_s", "peak_rss_mib"))
     report["ranks"] = {
         "command": "[mpirun --allow-run-as-root -n 2] rnicsim run scenarios/experiments/scale64.yaml",
+        "note": "best of three runs of each, alternating",
         "wall_s": {"1": round(walls[1], 3), "2": round(walls[2], 3)},
         "speedup": round(walls[1] / walls[2], 3),
-        "experiment_wall_s": {"1": round(rows[1]["wall_s"], 3), "2": round(rows[2]["wall_s"], 3)},
-        "experiment_speedup": round(rows[1]["wall_s"] / rows[2]["wall_s"], 3),
-        "identical": stats[1] == stats[2] and strip_wall(rows[1], ("setup_s", "peak_rss_mib"))
-        == strip_wall(rows[2], ("setup_s", "peak_rss_mib"))}
+        "experiment_wall_s": {"1": round(exps[1], 3), "2": round(exps[2], 3)},
+        "experiment_speedup": round(exps[1] / exps[2], 3),
+        "identical": identical}
     check(report["ranks"]["identical"], "scale64 on 2 ranks differs from one process")
 
 # Growth with the host count (docs/performance.md, "Growth with the host count"): the fixed-load
