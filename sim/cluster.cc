@@ -307,14 +307,20 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
     const int far = local_end == 0 ? r1 : r0;
     // The far end does nothing with a frame before its first bit and the receiver's reaction
     // (the lookahead's argument): windows then advance by the lookahead at least, frames or not.
-    // A store-and-forward switch reacts at the frame's last bit, whatever its length.
+    // A store-and-forward switch reacts at the frame's last bit, whatever its length, or a
+    // latency after it where it can only queue the frame (far_hold_ps).
     Sender snd;
     snd.end = link_ends_here[size_t(i)][size_t(local_end)];
     snd.prop_ps = uint64_t(l.params.prop_ns) * 1000;
-    snd.react_ps = part.crossing_lookahead_ps[c] - snd.prop_ps;
+    snd.react_ps = part.crossing_send_ps[c][size_t(local_end)] - snd.prop_ps;
+    snd.hold_ps = part.crossing_hold_ps[c][size_t(local_end)];
     const int local_sw = local_end == 0 ? l.sw_a : l.sw_b,
               far_sw = local_end == 0 ? l.sw_b : l.sw_a;
-    if (local_sw >= 0) switches[size_t(local_sw)]->track_next_starts();
+    if (local_sw >= 0) {
+      switches[size_t(local_sw)]->track_next_starts();
+      // What the far end sends here may come as late as its hold.
+      switches[size_t(local_sw)]->take_inputs_late(part.crossing_hold_ps[c][size_t(1 - local_end)]);
+    }
     if (far_sw >= 0 && topo.switches[size_t(far_sw)].cfg.mode != "cut_through")
       snd.byte_ps = uint64_t(8000 / l.params.rate_gbps);
     senders_.push_back(snd);

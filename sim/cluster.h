@@ -160,8 +160,10 @@ class Cluster {
     uint64_t prop_ps = 0;
     uint64_t react_ps = 0;
     uint64_t byte_ps = 0;
+    uint64_t hold_ps = 0;  // Partition::crossing_hold_ps
     uint64_t react(size_t frame_bytes) const {
-      return std::max(react_ps, (eth::kPreambleBytes + frame_bytes + eth::kFcsBytes) * byte_ps);
+      return std::max(react_ps,
+                      (eth::kPreambleBytes + frame_bytes + eth::kFcsBytes) * byte_ps + hold_ps);
     }
   };
   std::vector<Sender> senders_;

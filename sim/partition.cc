@@ -56,6 +56,27 @@ uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchCo
   return uint64_t(l.prop_ns) * 1000 + react;
 }
 
+uint64_t far_hold_ps(const Topology& t, size_t link, int from,
+                     const std::vector<std::vector<std::vector<int>>>& routes) {
+  const LinkSpec& l = t.links[link];
+  const int x = from == 0 ? l.sw_a : l.sw_b, y = from == 0 ? l.sw_b : l.sw_a;
+  if (x < 0 || y < 0 || l.params.ber > 0) return 0;
+  const SwitchConfig &sx = t.switches[size_t(x)].cfg, &sy = t.switches[size_t(y)].cfg;
+  if (sx.mode != "store_and_forward" || sy.mode != "store_and_forward" || sx.pause ||
+      sx.shared_buffer_bytes > 0)
+    return 0;
+  // The sender's port on the link: its ports are numbered in the order of the links that reach
+  // it.
+  int port = 0;
+  for (size_t i = 0; i < link; ++i) port += int(t.links[i].sw_a == x) + int(t.links[i].sw_b == x);
+  for (size_t h = 0; h < t.hosts.size(); ++h) {
+    const std::vector<int>& out = routes[size_t(x)][h];
+    if (std::find(out.begin(), out.end(), port) != out.end() && routes[size_t(y)][h].empty())
+      return 0;
+  }
+  return uint64_t(sy.latency_ns) * 1000;
+}
+
 Partition partition_topology(const Topology& t, int ranks, const std::vector<std::string>& pins,
                              uint64_t mgmt_latency_ps, bool host_first_bit) {
   if (ranks < 1) throw InputError("mpirun -n", "ranks", fmt::format("{} ranks", ranks));
@@ -169,6 +190,7 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
       throw InputError("--partition", fmt::format("rank {}", r),
                        fmt::format("it would simulate no host ({} hosts over {} ranks)", h, ranks));
   p.lookahead_ps = ranks > 1 ? mgmt_latency_ps : UINT64_MAX;
+  std::vector<std::vector<std::vector<int>>> routes;  // made for the first link between switches
   for (size_t i = 0; i < t.links.size(); ++i) {
     const LinkSpec& l = t.links[i];
     if (p.end_rank(l, 0) == p.end_rank(l, 1)) continue;
@@ -179,12 +201,21 @@ Partition partition_topology(const Topology& t, int ranks, const std::vector<std
                                    "ends to one rank",
                                    p.end_rank(l, 0), p.end_rank(l, 1)));
     p.crossing.push_back(int(i));
-    p.crossing_lookahead_ps.push_back(
+    const uint64_t ahead =
         link_lookahead_ps(l.params,
                           {l.sw_a >= 0 ? &t.switches[size_t(l.sw_a)].cfg : nullptr,
                            l.sw_b >= 0 ? &t.switches[size_t(l.sw_b)].cfg : nullptr},
-                          host_first_bit));
-    p.lookahead_ps = std::min(p.lookahead_ps, p.crossing_lookahead_ps.back());
+                          host_first_bit);
+    if (routes.empty() && l.sw_a >= 0 && l.sw_b >= 0) routes = t.routes();
+    std::array<uint64_t, 2> hold{0, 0}, send{ahead, ahead};
+    for (int e = 0; e < 2; ++e)
+      if (!routes.empty()) {
+        hold[size_t(e)] = far_hold_ps(t, i, e, routes);
+        send[size_t(e)] += hold[size_t(e)];
+      }
+    p.crossing_hold_ps.push_back(hold);
+    p.crossing_send_ps.push_back(send);
+    p.lookahead_ps = std::min({p.lookahead_ps, send[0], send[1]});
   }
   return p;
 }

@@ -2,10 +2,12 @@
 // processes") splits a topology: every host and every switch belongs to one rank, which
 // simulates it; a link whose ends belong to different ranks carries its frames between them with
 // their time stamps. The ranks advance in windows no longer than the lookahead: the smallest
-// link_lookahead_ps() of a link that crosses, and the management network's latency (what the
-// programs' out-of-band exchange takes), whichever is smaller.
+// link_lookahead_ps() of a link that crosses (with its far switch's far_hold_ps()), and the
+// management network's latency (what the programs' out-of-band exchange takes), whichever is
+// smaller.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,13 +28,26 @@ struct Topology;
 uint64_t link_lookahead_ps(const LinkParams& l, const std::vector<const SwitchConfig*>& ends,
                            bool host_first_bit = false);
 
+// How long after a frame's last bit the switch at the far end of link `link` from end `from`
+// (0: a, 1: b) does anything with it: switch.latency_ns where that switch can only queue what
+// arrives, 0 otherwise. It queues every frame from there, a latency after its last bit, when both
+// ends are store-and-forward switches, the sender never makes a PAUSE of its own (no
+// switch.pause, no shared buffer), the link corrupts nothing (link.ber 0) and the far switch
+// routes every host the sender routes over the link (`routes`: Topology::routes()). A frame that
+// fails its FCS, a PAUSE or one with no route would act at its last bit.
+uint64_t far_hold_ps(const Topology& t, size_t link, int from,
+                     const std::vector<std::vector<std::vector<int>>>& routes);
+
 struct Partition {
   int ranks = 1;
   std::vector<int> host_rank;    // per host
   std::vector<int> switch_rank;  // per switch
   std::vector<int> crossing;     // the links whose ends are on different ranks, in link order
-  std::vector<uint64_t> crossing_lookahead_ps;  // ... and each one's link_lookahead_ps()
-  uint64_t lookahead_ps = UINT64_MAX;           // UINT64_MAX: nothing crosses
+  // Per crossing link and sending end (0: a): its far end's far_hold_ps(), and the
+  // link_lookahead_ps() of that direction with the hold added.
+  std::vector<std::array<uint64_t, 2>> crossing_hold_ps;
+  std::vector<std::array<uint64_t, 2>> crossing_send_ps;
+  uint64_t lookahead_ps = UINT64_MAX;  // the smallest of them; UINT64_MAX: nothing crosses
 
   // The rank of a link's end 0 (a) or 1 (b).
   int end_rank(const LinkSpec& l, int end) const;

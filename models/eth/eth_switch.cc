@@ -314,11 +314,13 @@ LinkEnd::NextStart EthSwitch::next_start(const Port& p) const {
   // Frames are waiting: the next one starts once the line is free (or later, if paused).
   if (!p.q.empty()) return {p.line_free_ps, p.q.front().frame->size(), UINT64_MAX};
   // None: one must join the queue first, either one already on its way (its action queued
-  // here) or one whose last bit comes at E or later, switch.latency_ns after it.
+  // here) or one whose last bit comes at E or later (E - late_ps_ for a frame handed over
+  // late), switch.latency_ns after it.
   const uint64_t joins = !track_            ? eq_.next_at()
                          : p.coming.empty() ? UINT64_MAX
                                             : *p.coming.begin();
-  return {std::max(p.line_free_ps, joins), 0, uint64_t(cfg_.latency_ns) * 1000};
+  const uint64_t latency = uint64_t(cfg_.latency_ns) * 1000;
+  return {std::max(p.line_free_ps, joins), 0, latency - std::min(latency, late_ps_)};
 }
 
 void EthSwitch::add_int_counter(Port& p) {

@@ -44,6 +44,7 @@
 //   the largest queue, and the queue in bytes over time.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <set>
@@ -81,6 +82,11 @@ class EthSwitch : public sc_core::sc_module {
   // next_start (eth::LinkEnd) is its own rather than bounded by the switch's next action of any
   // kind. Runs over several processes ask it of switches with a link to another process.
   void track_next_starts() { track_ = true; }
+  // Frames from some input may be handed to it up to `ps` after their last bit, though never
+  // after they join a queue (a run over several processes hands a frame from another process
+  // over at a window's end, which may then come after its last bit): a port's next_start counts
+  // on no frame's last bit before E - ps.
+  void take_inputs_late(uint64_t ps) { late_ps_ = std::max(late_ps_, ps); }
 
  private:
   struct Port : LinkEnd {
@@ -124,7 +130,8 @@ class EthSwitch : public sc_core::sc_module {
     NextStart next_start() const override { return sw->next_start(*this); }
   };
   LinkEnd::NextStart next_start(const Port& p) const;
-  bool track_ = false;  // track_next_starts
+  bool track_ = false;    // track_next_starts
+  uint64_t late_ps_ = 0;  // take_inputs_late
   void enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs);
   void send_pause(Port& p, uint16_t quanta);
   void pause_input(Port& in);

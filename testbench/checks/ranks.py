@@ -2,6 +2,7 @@
 """A run over several processes (mpirun; docs/performance.md, "Runs over several processes") gives
 what one process gives: a 4-host leaf/spine scale run (two leaves, one per rank, the spine with one
 of them) on 2 ranks against the same run in one process, lossless, with 0.1% loss on every link,
+with a spine that forwards between two links to the other rank (frames handed over late),
 and with hosts pinned across the leaves (each rank builds only its own hosts, switches and links,
 and rank 0 puts the statistics groups in one process's order), and with keepalive probes (timers
 that do not keep the run going), also with every time series sampled each microsecond (side tasks
@@ -125,6 +126,23 @@ for name, extra, pins in (("lossless", [], []), ("loss", ["--set", "link.loss=0.
         points = sum(len(v.get("t_ns", [])) for g in b[1].values() for v in g.values()
                      if isinstance(v, dict))
         check(points > 0, "sampled: no time series point")
+
+# A switch between two links to the other rank (one spine, four leaves of one host, the spine with
+# two of them): what it takes from one, handed over as late as its latency after the last bit
+# (the crossing links' lookahead holds it: 5 ns, the shortest frame and the leaves' and spine's
+# 300 ns), it forwards over the other, and every frame between the two leaves of the rank
+# without the spine crosses twice. The outputs and captures are one process's.
+fwd = write_file(base, "forward.yaml", open(SCENARIO).read().replace(
+    "hosts_per_leaf: 2", "hosts_per_leaf: 1").replace("peers: 1", "peers: 3"))
+one, two = out_dir(base, "forward_1"), out_dir(base, "forward_2")
+rnicsim(binary, "run", fwd, "--out", one, "--quiet", "--pcap")
+p = mpirun(2, "run", fwd, "--out", two, "--quiet", "--pcap")
+if check(p.returncode == 0, f"forward: mpirun -n 2: exit {p.returncode}\n{p.stderr}"):
+    check("2 links between ranks, lookahead 362.600 ns" in p.stderr,
+          f"forward: not two crossing links held for the switches' latency:\n{p.stderr}")
+    caps = sorted(f for f in os.listdir(one) if f.endswith(".pcap"))
+    check(len(caps) == 8, f"forward: captures {caps}")
+    same_outputs("forward", one, two, caps)
 
 # A waveform over ranks (--trace fst; with --rtl crc32, whose checker takes a frame's beats from
 # its first bit, so the crossing links' lookahead is their propagation delay): rank 0 merges the

@@ -420,10 +420,11 @@ TEST(EthSwitch, SameTimeArrivalsQueueInInputPortOrder) {
 }
 
 // What a port says of its next frame (LinkEnd::next_start: a run over several processes sizes
-// its windows by it) holds. a sends 4 frames of 1514 B and c 12 of 300 B to b at line rate; sampled every 100 ns, the next frame to leave for b never starts before min(known, now +
-// after), and where a frame waits behind the one on the wire it starts exactly at `known`, with
-// the size the port said. `track`: the port follows the frames on their way to it; otherwise
-// the switch's earliest pending action stands in for them.
+// its windows by it) holds. a sends 4 frames of 1514 B and c 12 of 300 B to b at line rate; sampled
+// every 100 ns, the next frame to leave for b never starts before min(known, now + after), and
+// where a frame waits behind the one on the wire it starts exactly at `known`, with the size the
+// port said. `track`: the port follows the frames on their way to it; otherwise the switch's
+// earliest pending action stands in for them.
 void next_start_holds(bool track) {
   Bench t(SwitchConfig{});
   if (track) t.sw->track_next_starts();
@@ -477,6 +478,22 @@ void next_start_holds(bool track) {
 TEST(EthSwitch, APortsNextStartBoundsItsNextFrame) { next_start_holds(true); }
 TEST(EthSwitch, APortsNextStartBoundsItsNextFrameByTheSwitchsNextAction) {
   next_start_holds(false);
+}
+
+// A frame handed over late (another process's, up to its far_hold_ps after its last bit) still
+// joins its queue switch.latency_ns after that last bit: an idle port promises that much less
+// beyond E, never less than E.
+TEST(EthSwitch, InputsTakenLateShortenAnIdlePortsPromise) {
+  Bench t(SwitchConfig{});
+  t.sw->track_next_starts();
+  EXPECT_EQ(t.sw->port(1).next_start().after_ps, 300'000u);
+  t.sw->take_inputs_late(200'000);
+  EXPECT_EQ(t.sw->port(1).next_start().after_ps, 100'000u);
+  t.sw->take_inputs_late(100'000);
+  EXPECT_EQ(t.sw->port(1).next_start().after_ps, 100'000u) << "the latest input counts";
+  t.sw->take_inputs_late(400'000);
+  EXPECT_EQ(t.sw->port(1).next_start().after_ps, 0u);
+  EXPECT_EQ(t.sw->port(1).next_start().known_ps, UINT64_MAX);
 }
 
 // With PAUSE a port may send a frame of its own at any time (a resume when another port's frame

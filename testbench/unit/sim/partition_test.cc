@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <vector>
 
 #include "sim/cluster.h"
@@ -26,9 +27,9 @@ TEST(Partition, ALeafGoesWithItsHostsAndTheHostsBalance) {
   // Every leaf-spine link to the other rank's spine crosses; no host link does.
   for (int i : p.crossing) EXPECT_GE(i, 64);
   EXPECT_EQ(p.crossing.size(), 8u);
-  EXPECT_EQ(p.lookahead_ps, 5000u + 72 * 800)
-      << "the links' 5 ns and the shortest frame at 10 Gb/s, below the management network's "
-         "15 us";
+  EXPECT_EQ(p.lookahead_ps, 5000u + 72 * 800 + 300'000)
+      << "the links' 5 ns, the shortest frame at 10 Gb/s and the far switch's latency, below the "
+         "management network's 15 us";
 }
 
 TEST(Partition, UnevenGroupsGoLargestFirstToTheLeastLoadedRank) {
@@ -92,7 +93,7 @@ TEST(Partition, TheLookaheadIsTheSmallestCrossingLinksOrTheManagementLatency) {
   t.links[16].params.prop_ns = 700;  // leaf0_spine0
   t.links[17].params.prop_ns = 900;  // leaf1_spine0
   const Partition p = partition_topology(t, 2, {"spine0=1"}, kMgmtPs);
-  EXPECT_EQ(p.lookahead_ps, 700'000u + 72 * 800);
+  EXPECT_EQ(p.lookahead_ps, 700'000u + 72 * 800 + 300'000);
   EXPECT_EQ(partition_topology(t, 2, {"spine0=1"}, 500'000).lookahead_ps, 500'000u);
   // A cut-through switch at either end acts its latency after the preamble and header.
   for (SwitchSpec& sw : t.switches) sw.cfg.mode = "cut_through";
@@ -110,7 +111,7 @@ TEST(Partition, AHostThatActsFromTheFirstBitLeavesThePropagationDelay) {
   for (LinkSpec& l : t.links)
     if (l.sw_a < 0 || l.sw_b < 0) l.params.prop_ns = 300;  // a host's
   EXPECT_EQ(partition_topology(t, 2, {"spine0=1"}, kMgmtPs, true).lookahead_ps,
-            2'000'000u + 72 * 800)
+            2'000'000u + 72 * 800 + 300'000)
       << "only switches at the crossing links' ends";
   EXPECT_EQ(partition_topology(t, 2, {"h0=1", "leaf0=0"}, kMgmtPs, true).lookahead_ps, 300'000u)
       << "h0's link crosses";
@@ -132,6 +133,48 @@ TEST(Partition, ASwitchsHostsSplitWhereARankWouldHaveNone) {
   const Partition kept = partition_topology(leaf_spine(config(), 16, 8, 1), 2, {}, kMgmtPs);
   for (size_t i = 0; i < 16; ++i)
     EXPECT_EQ(kept.host_rank[i], kept.switch_rank[i / 8]) << "2 leaves, 2 ranks: kept whole";
+}
+
+// A store-and-forward switch queues a frame from another switch a latency after its last bit,
+// unless the frame could act sooner: a PAUSE of the sender's, a frame the link corrupted, or
+// one the far switch has no route for. Each direction holds for its own far switch's latency.
+TEST(Partition, AFarSwitchThatCanOnlyQueueAFrameHoldsItForItsLatency) {
+  Topology t = leaf_spine(config(), 16, 8, 1);  // links 16 (leaf0_spine0) and 17: a leaf, b spine
+  t.switches[0].cfg.latency_ns = 400;           // leaf0
+  t.switches[2].cfg.latency_ns = 200;           // spine0
+  const auto routes = t.routes();
+  EXPECT_EQ(far_hold_ps(t, 16, 0, routes), 200'000u) << "leaf0 to spine0";
+  EXPECT_EQ(far_hold_ps(t, 16, 1, routes), 400'000u) << "spine0 to leaf0";
+  EXPECT_EQ(far_hold_ps(t, 0, 0, routes), 0u) << "a host's MAC acts at the last bit";
+  EXPECT_EQ(far_hold_ps(t, 0, 1, routes), 0u) << "a switch to a host";
+  Partition p = partition_topology(t, 2, {"spine0=1"}, kMgmtPs);
+  ASSERT_EQ(p.crossing, (std::vector<int>{16})) << "leaf1 goes with spine0";
+  EXPECT_EQ(p.crossing_hold_ps[0], (std::array<uint64_t, 2>{200'000, 400'000}));
+  EXPECT_EQ(p.crossing_send_ps[0],
+            (std::array<uint64_t, 2>{5000 + 72 * 800 + 200'000, 5000 + 72 * 800 + 400'000}));
+  EXPECT_EQ(p.lookahead_ps, 5000u + 72 * 800 + 200'000);
+
+  Topology paused = t;  // leaf0 sends PAUSE frames: spine0 acts on those at their last bit
+  paused.switches[0].cfg.pause = true;
+  EXPECT_EQ(far_hold_ps(paused, 16, 0, routes), 0u);
+  EXPECT_EQ(far_hold_ps(paused, 16, 1, routes), 400'000u);
+  Topology shared = t;  // a shared buffer pauses its inputs too
+  shared.switches[2].cfg.shared_buffer_bytes = 1 << 20;
+  EXPECT_EQ(far_hold_ps(shared, 16, 1, routes), 0u);
+  EXPECT_EQ(far_hold_ps(shared, 16, 0, routes), 200'000u);
+  Topology noisy = t;  // a corrupt frame fails the far switch's FCS at its last bit
+  noisy.links[16].params.ber = 1e-9;
+  EXPECT_EQ(far_hold_ps(noisy, 16, 0, routes), 0u);
+  EXPECT_EQ(far_hold_ps(noisy, 17, 0, routes), 200'000u) << "another link";
+  Topology cut = t;  // a cut-through sender forwards a frame whatever its FCS
+  cut.switches[0].cfg.mode = "cut_through";
+  EXPECT_EQ(far_hold_ps(cut, 16, 0, routes), 0u);
+  EXPECT_EQ(far_hold_ps(cut, 16, 1, routes), 0u) << "a cut-through receiver";
+  // A spine without a route to h0 would drop, at the last bit, what leaf1 sends it for h0.
+  auto gap = routes;
+  gap[2][0].clear();
+  EXPECT_EQ(far_hold_ps(t, 17, 0, gap), 0u) << "leaf1 routes h0 over its uplink";
+  EXPECT_EQ(far_hold_ps(t, 16, 0, gap), 200'000u) << "leaf0 sends h0's frames to h0";
 }
 
 TEST(Partition, WhatCannotBeSplitIsRefused) {
