@@ -318,6 +318,7 @@ Cluster::Cluster(const Topology& topo, const SystemConfig& c, StatRegistry& s,
               far_sw = local_end == 0 ? l.sw_b : l.sw_a;
     if (local_sw >= 0) {
       switches[size_t(local_sw)]->track_next_starts();
+      if (snd.hold_ps > 0) switches[size_t(local_sw)]->promise_no_pause();
       // What the far end sends here may come as late as its hold.
       switches[size_t(local_sw)]->take_inputs_late(part.crossing_hold_ps[c][size_t(1 - local_end)]);
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <stdexcept>
 
 #include "models/common/log.h"
 
@@ -305,6 +306,15 @@ void EthSwitch::start_next(Port& p) {
     p.link->carry(p.end, std::move(frame), fcs, start, on_wire);
     start_next(p);
   });
+}
+
+void EthSwitch::set_pause(bool on) {
+  if (on && no_pause_)
+    throw std::logic_error(fmt::format(
+        "{}: PAUSE turned on, but a run over several processes counts on this switch sending "
+        "none (its far switch holds its frames for its latency)",
+        name()));
+  cfg_.pause = on;
 }
 
 LinkEnd::NextStart EthSwitch::next_start(const Port& p) const {

@@ -73,8 +73,13 @@ class EthSwitch : public sc_core::sc_module {
   // The port a frame from src to dst leaves by (-1: no route).
   int route(const Mac& src, const Mac& dst) const;
   uint64_t queued_bytes(int port) const { return ports_[size_t(port)]->queued; }
-  // PAUSE on or off from now on (an experiment's sweep compares modes on one system).
-  void set_pause(bool on) { cfg_.pause = on; }
+  // PAUSE on or off from now on (an experiment's sweep compares modes on one system). Turning it
+  // on where the switch promised to send none (promise_no_pause) throws std::logic_error.
+  void set_pause(bool on);
+  // A run over several processes counts on this switch never sending a PAUSE of its own: the
+  // switch at the far end of a link to another process holds its frames for its latency
+  // (sim/partition.h, far_hold_ps).
+  void promise_no_pause() { no_pause_ = true; }
   // Utilisation stamps from now on over this window (0: none), and the window now.
   void set_int_window(int64_t ns);
   int64_t int_window_ns() const { return cfg_.int_window_ns; }
@@ -130,8 +135,9 @@ class EthSwitch : public sc_core::sc_module {
     NextStart next_start() const override { return sw->next_start(*this); }
   };
   LinkEnd::NextStart next_start(const Port& p) const;
-  bool track_ = false;    // track_next_starts
-  uint64_t late_ps_ = 0;  // take_inputs_late
+  bool track_ = false;     // track_next_starts
+  bool no_pause_ = false;  // promise_no_pause
+  uint64_t late_ps_ = 0;   // take_inputs_late
   void enqueue(int out, int from, LinkEnd::FramePtr frame, std::array<uint8_t, 4> fcs);
   void send_pause(Port& p, uint16_t quanta);
   void pause_input(Port& in);

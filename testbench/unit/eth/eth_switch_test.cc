@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "models/eth/eth_mac.h"
@@ -494,6 +495,16 @@ TEST(EthSwitch, InputsTakenLateShortenAnIdlePortsPromise) {
   t.sw->take_inputs_late(400'000);
   EXPECT_EQ(t.sw->port(1).next_start().after_ps, 0u);
   EXPECT_EQ(t.sw->port(1).next_start().known_ps, UINT64_MAX);
+}
+
+// A switch another process counts on for no PAUSE refuses to turn PAUSE on; off stays allowed.
+TEST(EthSwitch, ASwitchPromisedToSendNoPauseRefusesToTurnItOn) {
+  Bench t(SwitchConfig{});
+  t.sw->set_pause(true);
+  t.sw->set_pause(false);
+  t.sw->promise_no_pause();
+  EXPECT_NO_THROW(t.sw->set_pause(false));
+  EXPECT_THROW(t.sw->set_pause(true), std::logic_error);
 }
 
 // With PAUSE a port may send a frame of its own at any time (a resume when another port's frame
