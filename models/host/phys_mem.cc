@@ -30,6 +30,7 @@ PhysMem::~PhysMem() {
 }
 
 void PhysMem::back(uint64_t frame_pa, uint8_t* real_page) {
+  forget(frame_pa / kPageSize);
   Page& p = pages_[frame_pa / kPageSize];
   p.own.reset();
   p.data = real_page;
@@ -40,6 +41,7 @@ void PhysMem::back(uint64_t frame_pa, uint8_t* real_page) {
 }
 
 void PhysMem::detach(uint64_t pfn) {
+  forget(pfn);
   Page& p = pages_[pfn];
   p.own.reset(new uint8_t[kPageSize]);
   std::memcpy(p.own.get(), p.data, kPageSize);
@@ -89,13 +91,24 @@ Region PhysMem::region(uint64_t addr, uint64_t len) const {
   return Region::kMemory;
 }
 
+uint8_t* PhysMem::found(uint64_t pfn) const {
+  Recent& r = recent_[pfn % kRecent];
+  if (r.pfn == pfn) return r.data;
+  const auto it = pages_.find(pfn);
+  if (it == pages_.end() || !it->second.data) return nullptr;
+  r = {pfn, it->second.data};
+  return r.data;
+}
+
 uint8_t* PhysMem::page(uint64_t pfn) {
+  if (uint8_t* d = found(pfn)) return d;
   Page& p = pages_[pfn];
   if (!p.data) {
     p.own.reset(new uint8_t[kPageSize]);
     std::memset(p.own.get(), 0, kPageSize);
     p.data = p.own.get();
   }
+  recent_[pfn % kRecent] = {pfn, p.data};
   return p.data;
 }
 
@@ -103,11 +116,11 @@ void PhysMem::read(uint64_t addr, void* out, uint64_t len) const {
   auto* o = static_cast<uint8_t*>(out);
   while (len) {
     const uint64_t off = addr % kPageSize, n = std::min(len, kPageSize - off);
-    auto it = pages_.find(addr / kPageSize);
-    if (it == pages_.end())
+    const uint8_t* d = found(addr / kPageSize);
+    if (!d)
       std::memset(o, 0, n);
     else
-      std::memcpy(o, it->second.data + off, n);
+      std::memcpy(o, d + off, n);
     o += n;
     addr += n;
     len -= n;
@@ -117,11 +130,11 @@ void PhysMem::read(uint64_t addr, void* out, uint64_t len) const {
 void PhysMem::append(uint64_t addr, uint64_t len, std::vector<uint8_t>& out) const {
   while (len) {
     const uint64_t off = addr % kPageSize, n = std::min(len, kPageSize - off);
-    auto it = pages_.find(addr / kPageSize);
-    if (it == pages_.end())
+    const uint8_t* d = found(addr / kPageSize);
+    if (!d)
       out.insert(out.end(), n, uint8_t(0));
     else
-      out.insert(out.end(), it->second.data + off, it->second.data + off + n);
+      out.insert(out.end(), d + off, d + off + n);
     addr += n;
     len -= n;
   }
@@ -149,7 +162,10 @@ bool PhysMem::free_frame(uint64_t pa) {
   if (pfn == 0 || pfn >= size_ / kPageSize || !((used_[pfn / 64] >> (pfn % 64)) & 1)) return false;
   const auto it = pages_.find(pfn);
   if (it != pages_.end() && !it->second.own) return false;  // the program's page
-  if (it != pages_.end()) pages_.erase(it);
+  if (it != pages_.end()) {
+    forget(pfn);
+    pages_.erase(it);
+  }
   used_[pfn / 64] &= ~(1ull << (pfn % 64));
   --used_count_;
   return true;

@@ -19,6 +19,7 @@
 // the kernel (sc_main_entry.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -103,6 +104,19 @@ class PhysMem {
   };
   void detach(uint64_t pfn);
   std::unordered_map<uint64_t, Page> pages_;
+  // The frames' bytes found last, direct-mapped by frame number: a CQ ring polled or a buffer
+  // copied piece by piece finds its page without the table's lookup. An entry goes when its
+  // frame's bytes move or go (back, detach, free_frame).
+  struct Recent {
+    uint64_t pfn = UINT64_MAX;
+    uint8_t* data = nullptr;
+  };
+  static constexpr uint64_t kRecent = 16;
+  mutable std::array<Recent, kRecent> recent_{};
+  uint8_t* found(uint64_t pfn) const;  // the frame's bytes, nullptr if never written
+  void forget(uint64_t pfn) {
+    if (recent_[pfn % kRecent].pfn == pfn) recent_[pfn % kRecent] = Recent{};
+  }
   uint64_t backed_ = 0;
   std::vector<uint64_t> used_;  // bitmap over frames
   uint64_t used_count_ = 0;

@@ -2,6 +2,7 @@
 // the OS cost model of mlock and get_pbl.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <set>
 
 #include "models/host/os.h"
@@ -43,6 +44,36 @@ TEST(PhysMem, SparseReadsZeroAndHolesAreNotMemory) {
     const uint64_t f = m.alloc_frame((31ull << 20) / kPageSize);
     EXPECT_EQ(m.region(f, kPageSize), Region::kMemory);
   }
+}
+
+// Reads and writes find a frame's bytes where they are now, after the frame was read through:
+// a frame backed by a program's page, then unmapped (a copy, whatever the page holds later); a
+// frame freed (zeros); frames that share a place among the recent ones.
+TEST(PhysMem, AFramesBytesAreWhereTheyAreNowAfterBackingUnmappingAndFreeing) {
+  PhysMem m(64ull << 20, {}, false);
+  alignas(4096) static uint8_t program_page[4096];
+  std::memset(program_page, 0xA1, sizeof program_page);
+  const uint64_t f = m.alloc_frame(100);
+  m.write64(f, 7);  // the frame's own bytes, read through
+  EXPECT_EQ(m.read64(f), 7u);
+  m.back(f, program_page);
+  EXPECT_EQ(m.read64(f), 0xA1A1A1A1A1A1A1A1ull) << "the program's page now";
+  PhysMem::unmapping(reinterpret_cast<uintptr_t>(program_page), sizeof program_page);
+  std::memset(program_page, 0xB2, sizeof program_page);  // the program's memory, reused
+  EXPECT_EQ(m.read64(f), 0xA1A1A1A1A1A1A1A1ull) << "the copy taken at the unmap";
+  m.write64(f + 8, 9);
+  EXPECT_EQ(program_page[8], 0xB2) << "a write goes to the copy";
+  EXPECT_EQ(m.read64(f + 8), 9u);
+  EXPECT_TRUE(m.free_frame(f));
+  EXPECT_EQ(m.read64(f), 0u) << "a freed frame's bytes are dropped";
+  // Frames 16 apart share a place among the recent ones: each keeps its own bytes.
+  const uint64_t a = m.alloc_frame(2000), b = m.alloc_frame(2016);
+  ASSERT_EQ((b - a) / kPageSize, 16u);
+  m.write64(a, 1);
+  m.write64(b, 2);
+  EXPECT_EQ(m.read64(a), 1u);
+  EXPECT_EQ(m.read64(b), 2u);
+  EXPECT_EQ(m.read64(a), 1u);
 }
 
 TEST(PageTable, MapTranslateAndWalkReadsFollowTheStructure) {
