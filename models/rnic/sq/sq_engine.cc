@@ -762,17 +762,40 @@ void SqEngine::seg_ready(TxSeg* s) {
   tx_emit();
 }
 
+bool SqEngine::held_as_before() const {
+  // (Where the held streams' first segments are all there is before the stop, a walk from the
+  // start costs what this look does.)
+  if (!walked_ok_ || walked_stop_ <= held_.size()) return false;
+  for (const auto& [dst, s] : held_) {
+    const bool responds = s->kind == TxSeg::Kind::kResponse || s->kind == TxSeg::Kind::kAtomic;
+    const bool live = responds ? ctx_[s->qpn].receives() : ctx_[s->qpn].sends();
+    if (!s->terminate && (!live || s->failed || qs_[s->qpn].stuck)) return false;
+    if (transport_.can_send(s->dst, s->ddp.size())) return false;
+  }
+  return true;
+}
+
 void SqEngine::tx_emit() {
   bool freed = false;
   // Segments leave in issue order per transport stream (the EFE: per peer card); a stream with
   // no room holds back its own segments only.
-  held_.clear();
   size_t i = 0;
   size_t blocked = 0;  // segments at i or after whose peer is held
+  if (held_as_before()) {
+    // (Every segment before the last stop is a held stream's; those after it are the rest.)
+    i = walked_stop_;
+    for (const auto& h : held_) blocked += queued_for(h.first);
+    blocked -= i;
+  } else {
+    held_.clear();
+  }
+  walked_ok_ = false;  // (until this walk is done)
   while (i < tx_q_.size() && blocked < tx_q_.size() - i) {
     TxSeg& s = *tx_q_[i];
     if (!s.ready) break;
-    const bool held = !held_.empty() && std::find(held_.begin(), held_.end(), s.dst) != held_.end();
+    const bool held = !held_.empty() &&
+                      std::find_if(held_.begin(), held_.end(),
+                                   [&s](const auto& h) { return h.first == s.dst; }) != held_.end();
     const bool responds = s.kind == TxSeg::Kind::kResponse || s.kind == TxSeg::Kind::kAtomic;
     const bool live = responds ? ctx_[s.qpn].receives() : ctx_[s.qpn].sends();
     if (!held && !s.terminate && (!live || s.failed || qs_[s.qpn].stuck)) {
@@ -796,7 +819,7 @@ void SqEngine::tx_emit() {
     }
     if (!transport_.can_send(s.dst, s.ddp.size())) {
       // Every segment of this peer is here or after (the earlier ones left).
-      held_.push_back(s.dst);
+      held_.emplace_back(s.dst, &s);
       blocked += queued_for(s.dst) - 1;
       ++i;
       continue;
@@ -813,6 +836,8 @@ void SqEngine::tx_emit() {
     freed = true;
     if (done) done(seq);
   }
+  walked_stop_ = i;
+  walked_ok_ = true;
   if (freed) tx_kick();
 }
 
@@ -877,6 +902,7 @@ void SqEngine::queue_terminate(std::unique_ptr<TxSeg> s, uint64_t token) {
   TxSeg* p = s.get();
   count_peer(p->dst, 1);
   tx_q_.push_front(std::move(s));
+  walked_ok_ = false;  // (ahead of where the last walk stopped)
   ++tx_terminates_;
   eq_.at(edge(kHeaderCycles), [this, p, token] {
     p->ready = true;

@@ -236,7 +236,16 @@ class SqEngine : public sc_core::sc_module {
   uint64_t tx_next_ps_ = 0;  // earliest edge for the next issue
   std::deque<std::unique_ptr<TxSeg>> tx_q_;
   uint64_t tx_buffered_ = 0;
-  std::vector<TransportStream> held_;  // streams with no room, during one tx_emit
+  // Streams with no room, each with its first segment, in one tx_emit and as the last one left
+  // them.
+  std::vector<std::pair<TransportStream, const TxSeg*>> held_;
+  // Where the last walk of tx_emit stopped: the queue before that point holds only the held
+  // streams' segments. While nothing was put in front of it (walked_ok_) and none of the held
+  // streams' first segments can go or be dropped, a walk from the start would hold the same
+  // streams and reach the same point with nothing done: the next one goes on from there.
+  size_t walked_stop_ = 0;
+  bool walked_ok_ = false;
+  bool held_as_before() const;
   std::vector<std::pair<TransportStream, uint32_t>> tx_peers_;  // segments queued per stream
   void count_peer(const TransportStream& m, int d);
   uint32_t queued_for(const TransportStream& m) const;
