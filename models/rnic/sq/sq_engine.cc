@@ -766,11 +766,9 @@ bool SqEngine::held_as_before() const {
   // (Where the held streams' first segments are all there is before the stop, a walk from the
   // start costs what this look does.)
   if (!walked_ok_ || walked_stop_ <= held_.size()) return false;
-  for (const auto& [dst, s] : held_) {
-    const bool responds = s->kind == TxSeg::Kind::kResponse || s->kind == TxSeg::Kind::kAtomic;
-    const bool live = responds ? ctx_[s->qpn].receives() : ctx_[s->qpn].sends();
-    if (!s->terminate && (!live || s->failed || qs_[s->qpn].stuck)) return false;
-    if (transport_.can_send(s->dst, s->ddp.size())) return false;
+  for (const auto& h : held_) {
+    const TxSeg& s = *h.second;
+    if (dropped(s) || transport_.can_send(s.dst, s.ddp.size())) return false;
   }
   return true;
 }
@@ -796,9 +794,7 @@ void SqEngine::tx_emit() {
     const bool held = !held_.empty() &&
                       std::find_if(held_.begin(), held_.end(),
                                    [&s](const auto& h) { return h.first == s.dst; }) != held_.end();
-    const bool responds = s.kind == TxSeg::Kind::kResponse || s.kind == TxSeg::Kind::kAtomic;
-    const bool live = responds ? ctx_[s.qpn].receives() : ctx_[s.qpn].sends();
-    if (!held && !s.terminate && (!live || s.failed || qs_[s.qpn].stuck)) {
+    if (!held && dropped(s)) {
       std::unique_ptr<TxSeg> gone = std::move(tx_q_[i]);
       tx_q_.erase(tx_q_.begin() + int64_t(i));
       count_peer(gone->dst, -1);

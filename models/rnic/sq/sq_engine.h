@@ -246,6 +246,13 @@ class SqEngine : public sc_core::sc_module {
   size_t walked_stop_ = 0;
   bool walked_ok_ = false;
   bool held_as_before() const;
+  // A segment the walk drops rather than sends: not a Terminate, and its QP no longer sends
+  // (receives, for a response), failed it, or is stuck.
+  bool dropped(const TxSeg& s) const {
+    const bool responds = s.kind == TxSeg::Kind::kResponse || s.kind == TxSeg::Kind::kAtomic;
+    const bool live = responds ? ctx_[s.qpn].receives() : ctx_[s.qpn].sends();
+    return !s.terminate && (!live || s.failed || qs_[s.qpn].stuck);
+  }
   std::vector<std::pair<TransportStream, uint32_t>> tx_peers_;  // segments queued per stream
   void count_peer(const TransportStream& m, int d);
   uint32_t queued_for(const TransportStream& m) const;
