@@ -51,8 +51,15 @@ Driver::Driver(std::string name, PhysMem& mem, RootComplex& rc, Os& os, uint64_t
     notify_now(irq_ev_);
   };
   rc_.on_write = [this](uint64_t addr, uint32_t len) {
-    for (const Watch& w : watches_)
-      if (addr < w.end && addr + len > w.base) notify_now(*w.ev);
+    for (Watch& w : watches_)
+      if (addr < w.end && addr + len > w.base) {
+        if (!w.written) {
+          w.written = true;
+          w.first_ps = now_ps();
+          w.first_delta = delta_now();
+        }
+        notify_now(*w.ev);
+      }
   };
   sc_core::sc_spawn_options o;
   std::string thread = name_ + "_irq";
@@ -69,6 +76,19 @@ void Driver::watch(uint64_t base, uint64_t len, sc_core::sc_event* ev) {
 void Driver::unwatch(sc_core::sc_event* ev) {
   for (size_t i = 0; i < watches_.size(); ++i)
     if (watches_[i].ev == ev) watches_.erase(watches_.begin() + long(i--));
+}
+bool Driver::first_write(const sc_core::sc_event* ev, uint64_t* ps, uint64_t* delta) const {
+  for (const Watch& w : watches_)
+    if (w.ev == ev && w.written) {
+      *ps = w.first_ps;
+      *delta = w.first_delta;
+      return true;
+    }
+  return false;
+}
+void Driver::clear_first_write(const sc_core::sc_event* ev) {
+  for (Watch& w : watches_)
+    if (w.ev == ev) w.written = false;
 }
 
 void Driver::irq_thread() {

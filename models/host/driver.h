@@ -174,6 +174,10 @@ class Driver {
   // Card writes into host memory (the verbs library watches its CQ rings).
   void watch(uint64_t base, uint64_t len, sc_core::sc_event* ev);
   void unwatch(sc_core::sc_event* ev);
+  // The first write into ev's range since clear_first_write(ev): its time and its delta cycle
+  // of that time (delta_now()); false if none came.
+  bool first_write(const sc_core::sc_event* ev, uint64_t* ps, uint64_t* delta) const;
+  void clear_first_write(const sc_core::sc_event* ev);
 
  private:
   // CREATE_QP of a QP or an SRQ (flags: abi::CreateQp's) on the first free QP number.
@@ -257,6 +261,8 @@ class Driver {
   struct Watch {
     uint64_t base, end;
     sc_core::sc_event* ev;
+    bool written = false;  // first_write
+    uint64_t first_ps = 0, first_delta = 0;
   };
   std::vector<Watch> watches_;
 };

@@ -550,6 +550,7 @@ int run_scale(ExperimentContext& ctx) {
   const uint64_t duration = uint64_t(ctx.get_int("duration_us")) * 1000000;
   const uint64_t load_mbps = uint64_t(ctx.get_int("load_mbps"));
   const uint64_t poll_ns = uint64_t(ctx.get_int("poll_ns"));
+  const bool poll_skip = ctx.get_int("poll_skip") != 0;
   // Between two posts of one host at load_mbps (0: no pacing).
   const uint64_t gap_ps = load_mbps ? size * 8 * 1000000 / load_mbps : 0;
   const int leaves = (n + per_leaf - 1) / per_leaf;
@@ -642,20 +643,32 @@ int run_scale(ExperimentContext& ctx) {
              Endpoint& e = out[size_t(i)][size_t(k)];
              sge[size_t(k)] = {e.addr(), uint32_t(size), e.mr->lkey};
            }
+           // Polling: a round of polls (each peer's posts, then its CQ's) every poll_ns. A round
+           // that found nothing and could post nothing is followed by rnic_poll_rounds, which
+           // returns after the first poll that finds CQEs (the round goes on from that peer's
+           // CQEs: `resume`) or at the start of the round in which the traffic time ends or the
+           // pacing may let a post through (poll_skip 0: every round is run).
+           bool running = false;
+           int resume = -1, resume_got = 0;
+           ibv_wc resume_wc[16];
+           const uint64_t look_ps = uint64_t(t.hosts[size_t(i)].cfg.cost.cq_poll_ns) * 1000;
            while (true) {
-             const bool running = uint64_t(rnic_now_ns()) * 1000 < start + duration;
-             if (!running && !measured) {
-               measured = true;
-               for (auto& [f, m] : inflows) flow_bytes[f] += delivered(m);
+             if (resume < 0) {  // a round's start
+               running = uint64_t(rnic_now_ns()) * 1000 < start + duration;
+               if (!running && !measured) {
+                 measured = true;
+                 for (auto& [f, m] : inflows) flow_bytes[f] += delivered(m);
+               }
              }
-             bool outstanding = false;
-             for (int kk = 0; kk < peers; ++kk) {
+             bool idle = true;  // nothing posted or completed in this round
+             for (int kk = std::max(resume, 0); kk < peers; ++kk) {
                // Paced posts go to the peers in turn (from the one after the last post), so a
                // fixed load is spread over all of them; unpaced, each fills its depth in order.
                const int k = gap_ps ? (next_peer + kk) % peers : kk;
                Endpoint& e = out[size_t(i)][size_t(k)];
-               while (running && posted[size_t(k)] - completed[size_t(k)] < depth &&
+               while (kk != resume && running && posted[size_t(k)] - completed[size_t(k)] < depth &&
                       (!gap_ps || uint64_t(rnic_now_ns()) * 1000 >= start + sent * gap_ps)) {
+                 idle = false;
                  ++sent;
                  ibv_send_wr wr{};
                  wr.wr_id = posted[size_t(k)]++;
@@ -672,8 +685,10 @@ int run_scale(ExperimentContext& ctx) {
                    break;
                  }
                }
-               ibv_wc wc[16];
-               const int got = ibv_poll_cq(e.cq, 16, wc);
+               ibv_wc polled[16];
+               const int got = kk == resume ? resume_got : ibv_poll_cq(e.cq, 16, polled);
+               const ibv_wc* wc = kk == resume ? resume_wc : polled;
+               idle &= got <= 0;
                for (int j = 0; j < got; ++j) {
                  if (wc[j].status != IBV_WC_SUCCESS)
                    throw std::runtime_error(
@@ -682,9 +697,33 @@ int run_scale(ExperimentContext& ctx) {
                    done_bytes[size_t(i)] += size;  // completed in the traffic time
                }
                completed[size_t(k)] += uint64_t(std::max(got, 0));
+             }
+             resume = -1;
+             bool outstanding = false, room = false;
+             for (int k = 0; k < peers; ++k) {
                outstanding |= posted[size_t(k)] != completed[size_t(k)];
+               room |= posted[size_t(k)] - completed[size_t(k)] < depth;
              }
              if (!running && !outstanding) break;
+             if (poll_ns && poll_skip && idle && look_ps > 0 && !(running && room && !gap_ps)) {
+               // Rounds that find nothing until a CQE lands, running ends (the round that starts
+               // at or after it), or a paced post's time comes (a round in which a peer's turn
+               // can see it: peers - 1 looks after the round's start at most).
+               uint64_t until = running ? start + duration : UINT64_MAX;
+               if (running && room && gap_ps) {
+                 const uint64_t due = start + sent * gap_ps, lead = uint64_t(peers - 1) * look_ps;
+                 until = std::min(until, due > lead ? due - lead : 0);
+               }
+               std::vector<ibv_cq*> order(pn);  // in the round's order
+               for (int kk = 0; kk < peers; ++kk)
+                 order[size_t(kk)] = cqs[size_t(gap_ps ? (next_peer + kk) % peers : kk)];
+               int which = -1;
+               const int got =
+                   rnic_poll_rounds(order.data(), peers, poll_ns, until, 16, resume_wc, &which);
+               if (got < 0) throw std::runtime_error(fmt::format("scale: host {}: polling", i));
+               if (which >= 0) resume = which, resume_got = got;
+               continue;
+             }
              if (poll_ns) {
                rnic_spend_ns(poll_ns);  // the host polls its CQs every poll_ns
                continue;
@@ -692,9 +731,6 @@ int run_scale(ExperimentContext& ctx) {
              // Asleep until a completion, or until the pacing lets it post again.
              uint64_t timeout = RNIC_WAIT_FOREVER;
              const uint64_t now = uint64_t(rnic_now_ns()) * 1000;
-             bool room = false;
-             for (int k = 0; k < peers; ++k)
-               room |= posted[size_t(k)] - completed[size_t(k)] < depth;
              if (running && room && gap_ps)
                timeout = (std::max<uint64_t>(start + sent * gap_ps, now + 1000) - now) / 1000;
              if (running)  // awake at the end of the traffic time, to measure
@@ -927,6 +963,15 @@ void register_efe_experiments() {
        "ns",
        "a host polls its CQs this often; 0: it sleeps until a completion or its next post "
        "(rnic_wait_cqs)"},
+      {"poll_skip",
+       ExpKey::kInt,
+       "1",
+       0,
+       1,
+       {},
+       "",
+       "1: a polling host's rounds that can find nothing are worked out, not each waited through "
+       "(the same times and results); 0: every poll is a wait"},
   };
   sc.run = run_scale;
   sc.parallel = true;

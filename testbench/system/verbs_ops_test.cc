@@ -4,6 +4,7 @@
 // host-memory rings the card fetches by DMA after a doorbell.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "sim/cluster.h"
@@ -281,6 +282,63 @@ TEST_P(VerbsOps, WaitCqsWakesOnTheCqThatCompletes) {
             ASSERT_EQ(ibv_poll_cq(a.cq, 1, &wc), 1);
             EXPECT_EQ(wc.wr_id, 9u);
             EXPECT_EQ(rnic_wait_cqs(cqs, 0, 1000), 0) << "no CQ to wait on";
+            EXPECT_EQ(ibv_destroy_cq(idle), 0);
+          },
+          [&] {
+            connect(b, 1);
+            oob.put(0, b.info());
+          }});
+}
+
+// rnic_poll_rounds goes on with a loop polling CQs in rounds after a round that found nothing:
+// it returns the poll that finds a CQE, at a look's time on the loop's grid (each round poll_ns
+// and then one cq_poll_ns look a CQ), with all of that as CPU time; with nothing to find it
+// returns at the first round's start at or after its limit. (That it finds what the loop finds
+// at the same time: the check poll_skip, which runs scale both ways.)
+TEST_P(VerbsOps, PollRoundsReturnsOnTheLoopsGrid) {
+  Cluster cl(cfg, stats);
+  const WireLog wire(cl.link(0), test_name());
+  constexpr uint64_t kPollNs = 100;
+  const double look = double(cfg.cost.cq_poll_ns), round = double(kPollNs) + 2 * look;
+  Endpoint a, b;
+  cl.run({[&] {
+            connect(a, 0);
+            const PeerInfo server = oob.get(0);
+            ibv_cq* idle = ibv_create_cq(a.ctx, 4, nullptr, nullptr, 0);
+            ASSERT_NE(idle, nullptr);
+            ibv_cq* cqs[2] = {idle, a.cq};
+            ibv_wc wc[4];
+            int which = 5;
+            EXPECT_EQ(rnic_poll_rounds(cqs, 0, kPollNs, UINT64_MAX, 4, wc, &which), -1);
+            EXPECT_EQ(errno, EINVAL);
+            // Nothing to find: back at the start of the first round at or after 1 us from now,
+            // 100 ns and 8 rounds on.
+            double t = rnic_now_ns(), cpu = rnic_cpu_ns();
+            EXPECT_EQ(rnic_poll_rounds(cqs, 2, kPollNs, uint64_t(t + 1000) * 1000, 4, wc, &which),
+                      0);
+            EXPECT_EQ(which, -1);
+            EXPECT_EQ(rnic_now_ns() - t, double(kPollNs) + 8 * round);
+            EXPECT_EQ(rnic_cpu_ns() - cpu, double(kPollNs) + 8 * round);
+            // A Write's completion: found by the look at its CQ (the second), on the grid.
+            ibv_sge sge{a.addr(), 64, a.mr->lkey};
+            ibv_send_wr wr = testbench::rdma_write_wr(7, &sge, 1, server.addr, server.rkey, true);
+            ibv_send_wr* bad = nullptr;
+            ASSERT_EQ(ibv_post_send(a.qps[0], &wr, &bad), 0);
+            int got = 0;
+            for (int k = 0; k < 2; ++k) got += ibv_poll_cq(cqs[k], 4, wc);
+            ASSERT_EQ(got, 0) << "a Write completes later than its post";
+            t = rnic_now_ns();
+            cpu = rnic_cpu_ns();
+            ASSERT_EQ(rnic_poll_rounds(cqs, 2, kPollNs, UINT64_MAX, 4, wc, &which), 1);
+            EXPECT_EQ(which, 1);
+            EXPECT_EQ(wc[0].wr_id, 7u);
+            EXPECT_EQ(wc[0].status, IBV_WC_SUCCESS);
+            // Its look, the next one (which finds the CQ empty again) and the CQ's doorbell (an
+            // MMIO write: not CPU time).
+            const double took = rnic_now_ns() - t, doorbell = took - (rnic_cpu_ns() - cpu);
+            EXPECT_GT(took, round);
+            EXPECT_EQ(doorbell, double(cfg.cost.mmio_issue_ns));
+            EXPECT_EQ(std::fmod(took - double(kPollNs) - 3 * look - doorbell, round), 0.0) << took;
             EXPECT_EQ(ibv_destroy_cq(idle), 0);
           },
           [&] {

@@ -1390,7 +1390,8 @@ uint64_t widen(uint32_t index, uint64_t pi) {
   return idx;
 }
 
-int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
+// poll_cq whose first look's cost.cq_poll_ns was spent already (`first_spent`).
+int poll_cq_from(ibv_cq* cq, int num_entries, ibv_wc* wc, bool first_spent) {
   if (!live(cq)) return -EINVAL;
   CqImpl& c = *cqi(cq);
   Driver* drv = drv_of(cq->context);
@@ -1398,7 +1399,7 @@ int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   int n = 0;
   ibv_qp* via = nullptr;
   while (n < num_entries) {
-    spend(uint64_t(drv->cost().cq_poll_ns));
+    if (n > 0 || !first_spent) spend(uint64_t(drv->cost().cq_poll_ns));
     if (!cqe_ready(cq)) break;
     uint8_t raw[rnic::kCqeBytes];
     drv->mem().read(c.ring_pa + (c.ci % c.entries) * rnic::kCqeBytes, raw, sizeof raw);
@@ -1433,6 +1434,9 @@ int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
   }
   if (n > 0 && (via || !c.qps.empty())) cq_doorbell(cq, via ? via : c.qps.front(), false, false);
   return n;
+}
+int poll_cq(ibv_cq* cq, int num_entries, ibv_wc* wc) {
+  return poll_cq_from(cq, num_entries, wc, false);
 }
 }  // namespace
 
@@ -1750,6 +1754,84 @@ int rnic_wait_cqs(ibv_cq** cqs, int n, uint64_t timeout_ns) {
   if (!wait_polled(ready, any, uint64_t(drv_of(cqs[0]->context)->cost().cq_poll_ns), timeout_ns))
     return 0;
   return which;
+}
+
+int rnic_poll_rounds(ibv_cq** cqs, int n, uint64_t poll_ns, uint64_t until_ps, int num_entries,
+                     ibv_wc* wc, int* which) {
+  if (n < 1 || !cqs || !which) return (errno = EINVAL, -1);
+  *which = -1;
+  for (int k = 0; k < n; ++k)
+    if (!live(cqs[k]) || drv_of(cqs[k]->context) != drv_of(cqs[0]->context))
+      return (errno = EINVAL, -1);
+  Driver* drv = drv_of(cqs[0]->context);
+  const uint64_t look = uint64_t(drv->cost().cq_poll_ns) * 1000, poll = poll_ns * 1000;
+  const uint64_t round = poll + uint64_t(n) * look;
+  if (look == 0) return (errno = EINVAL, -1);
+  // Round j (from 1) starts at first + (j - 1) * round; its look at CQ k at that + (k + 1) * look.
+  const uint64_t t0 = sc_core::sc_time_stamp().value(), first = t0 + poll;
+  const uint64_t end = until_ps <= first        ? first
+                       : until_ps == UINT64_MAX ? UINT64_MAX
+                                                : first + (until_ps - first + round - 1) / round *
+                                                              round;  // that round's start
+  // The first look at CQ k at or after `at` (after it where `after`).
+  auto look_at = [&](int k, uint64_t at, bool after) {
+    const uint64_t base = first + uint64_t(k + 1) * look;
+    if (at < base || (at == base && !after)) return base;
+    uint64_t t = base + (at - base) / round * round;
+    if (t < at || (t == at && after)) t += round;
+    return t;
+  };
+  // The first look that will find a CQE, and its CQ. A CQ with one now got it after its last
+  // look: the next round's look finds it.
+  uint64_t due = UINT64_MAX;
+  int due_k = -1;
+  std::vector<bool> seen(size_t(n), false);
+  sc_core::sc_event_or_list any;
+  for (int k = 0; k < n; ++k) {
+    CqImpl& c = *cqi(cqs[k]);
+    any |= c.written;
+    drv->clear_first_write(&c.written);
+    if (cqe_ready(cqs[k])) {
+      seen[size_t(k)] = true;
+      const uint64_t t = look_at(k, first, false);
+      if (t < due) due = t, due_k = k;
+    }
+  }
+  for (;;) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    const uint64_t stop = std::min(due, end);
+    if (now >= stop) break;
+    if (stop == UINT64_MAX)
+      rnic::host::host_wait(any);
+    else
+      rnic::host::host_wait(sc_core::sc_time::from_value(stop - now), any);
+    // What landed: a CQE written in the first delta cycle of a look's time is seen by that look
+    // (the look runs after it), a later one by the next.
+    const uint64_t woke = sc_core::sc_time_stamp().value();
+    for (int k = 0; k < n; ++k) {
+      if (seen[size_t(k)]) continue;
+      const sc_core::sc_event* ev = &cqi(cqs[k])->written;
+      if (!cqe_ready(cqs[k])) {
+        drv->clear_first_write(ev);  // a write that left no CQE to poll
+        continue;
+      }
+      seen[size_t(k)] = true;
+      uint64_t w_ps = woke, w_delta = 1;
+      drv->first_write(ev, &w_ps, &w_delta);
+      // (Woken at each write's time, no look passed unseen: the clamp only keeps it so.)
+      uint64_t t = look_at(k, w_ps, w_delta > 0);
+      if (t < woke) t = look_at(k, woke, false);
+      if (t < due) due = t, due_k = k;
+    }
+  }
+  // The whole time was the loop's: the thread's CPU time.
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  rnic::host::host_cpu_add(now - t0);
+  if (due < end && now == due) {
+    *which = due_k;
+    return poll_cq_from(cqs[due_k], num_entries, wc, true);
+  }
+  return 0;
 }
 
 namespace {

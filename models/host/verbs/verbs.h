@@ -131,6 +131,17 @@ int rnic_wait_cq(struct ibv_cq* cq, uint64_t timeout_ns);
 // The same over n CQs (of one host): blocks until one of them has a CQE; returns its index + 1,
 // or 0 after timeout_ns (or for n < 1, or a CQ destroyed).
 int rnic_wait_cqs(struct ibv_cq** cqs, int n, uint64_t timeout_ns);
+// Goes on with a loop that polls n CQs (of one host) in turn and found nothing in its last
+// round: round after round it spends poll_ns, then calls ibv_poll_cq(cqs[k], num_entries, wc)
+// for k = 0..n-1 (cost.cq_poll_ns each), and does nothing else. Returns the result of the first
+// of those calls that finds CQEs, just after it (*which = k), or 0 at the start of the first
+// round that begins at or after until_ps (*which = -1; UINT64_MAX: no such round). The loop's
+// simulated times, CQEs and CPU time, with a wait only where a call can find something (a CQE
+// that lands at the time of a look is seen by it if it landed in that time's first delta
+// cycle, as a look then sees it). -1 (errno EINVAL) for n < 1, no cqs or which, a CQ destroyed,
+// CQs of several hosts or cost.cq_poll_ns 0.
+int rnic_poll_rounds(struct ibv_cq** cqs, int n, uint64_t poll_ns, uint64_t until_ps,
+                     int num_entries, struct ibv_wc* wc, int* which);
 
 // Blocks until the byte at addr (in the calling process's memory) equals value, as a busy loop
 // reading it every cost.cq_poll_ns would see it; returns 0 after timeout_ns, else 1.
