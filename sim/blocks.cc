@@ -195,7 +195,7 @@ struct Block<DmacCore> {
       return Traced::make(a.bytes, [&](auto b) -> std::unique_ptr<DmacCore> {
         using B = decltype(b);
         return std::make_unique<DmacRtlCore<typename B::type, B::kBytes, kTags, true>>(
-            "rtl", false, a.name + ".rtl");
+            "rtl", false, a.name + ".rtl", a.clk.period_ps);
       });
     return Rtl::make(a.bytes, [](auto b) -> std::unique_ptr<DmacCore> {
       using B = decltype(b);

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "models/common/ports.h"
+#include "models/common/sim_time.h"
 
 namespace rnic {
 
@@ -87,7 +88,21 @@ class CcRtl {
   V& operator*() { return *v_; }
   V* operator->() { return v_.get(); }
   const V* operator->() const { return v_.get(); }
-  void tick() { cc_tick(*v_); }
+  void tick() {
+    if (half_ps_)
+      rise();
+    else
+      cc_tick(*v_);
+  }
+  // A traced build's clock in the waveform: from now on each edge leaves clk high for half a
+  // period (`period_ps` / 2), when a process of its own (`process`, a unique name) lowers it and
+  // evaluates again, so that every edge clocked shows as a pulse (edges not clocked, none). The
+  // evaluation at clk low finds no edge and changes no register (every block acts on clk's
+  // rising edge alone): the run is the untraced one's. During elaboration, after reset().
+  void show_clock(const std::string& process, uint64_t period_ps) {
+    half_ps_ = std::max<uint64_t>(period_ps / 2, 1);
+    spawn_method_on(fall_ev_, process.c_str(), [this] { fall(); });
+  }
   // A build with FST tracing (rnic_verilate_cc_traced): its internals into a waveform file of
   // the thread's context (F: VerilatedFstC or a class derived from it), every level.
   template <class F>
@@ -103,8 +118,23 @@ class CcRtl {
   }
 
  private:
+  // An edge with the clock shown (show_clock): low first if an edge at this time left it high.
+  void rise() {
+    fall();
+    v_->clk = 1;
+    v_->eval();
+    notify_at(fall_ev_, now_ps() + half_ps_);
+  }
+  void fall() {
+    if (!v_->clk) return;
+    v_->clk = 0;
+    v_->eval();
+  }
+
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> v_;
+  uint64_t half_ps_ = 0;  // show_clock
+  sc_core::sc_event fall_ev_;
 };
 
 // On a little-endian host a port's bytes lie in memory in their order (an integer's lowest

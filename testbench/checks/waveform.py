@@ -4,8 +4,8 @@ file has one group per block (every engine's input channels, the QP states, the 
 to each peer, the MAC, the PCIe link ends, the DMAC) and names only signals the FST holds; the
 signals move as the traffic does (fst_at reads them at the end of the run), and every TLP and
 ACK on the PCIe link is in it, on a busy link too. With `--rtl crc32,rnic_dmac,ddp_rx_parse`
-the traced run holds the RTL's pins and internals, each edge at its own time, and gives the
-model run's results and captures.
+the traced run holds the RTL's pins and internals, each edge at its own time (the C++-mode
+builds' clk a pulse at each edge clocked), and gives the model run's results and captures.
 
 usage: waveform.py RNICSIM OUT_BASE"""
 import os
@@ -143,6 +143,22 @@ segs = st_r["stats"]["node1.core"]["rx_segments"]["value"]
 check(len(h) == segs > 100 and h == verdicts,
       f"node1's ddp_rx_parse: {len(h)} results for {segs} segments; at {h[:3]}, the verdicts at "
       f"{verdicts[:3]}")
+# Both C++-mode builds show their clock: each edge clocked is a pulse of clk, high at the edge
+# (a multiple of the 4 ns core period) and low half a period on; the blocks' outputs change at
+# those rises.
+for blk, out in (("node1.card_dmac.rtl", "rnic_dmac.tx_valid"),
+                 ("node1.core.rx.rx_parse.rtl", "h_valid")):
+    clk = [(t, v) for t, v in changes(f"{blk}.clk") if float(t) > 0 or v == "1"]  # (low at 0)
+    ups = [float(t) for t, v in clk if v == "1"]
+    downs = [float(t) for t, v in clk if v == "0"]
+    check(len(ups) > 100 and len(downs) == len(ups)
+          and all(v == ("1" if i % 2 == 0 else "0") for i, (_, v) in enumerate(clk)),
+          f"{blk}.clk: {len(ups)} rises and {len(downs)} falls, {clk[:4]}")
+    check(all(u % 4 == 0 and d == u + 2 for u, d in zip(ups, downs)),
+          f"{blk}.clk: rises at edges and falls 2 ns later: {list(zip(ups, downs))[:4]}")
+    moved = [float(t) for t, _ in changes(f"{blk}.{out}")[1:]]
+    check(moved and set(moved) <= set(ups), f"{blk}.{out} changes at {moved[:4]}, not at rises of "
+          f"clk ({ups[:4]})")
 # On a busy link too: the receiver's root complex sends an ACK DLLP at the arrival of the TLP that
 # completes its ACK factor, and each of them, and each UpdateFC, begins in the file at its time.
 p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), "changes", "node1.pcie.rc_tx.packet"],

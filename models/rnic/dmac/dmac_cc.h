@@ -12,6 +12,7 @@
 
 #include <verilated_fst_sc.h>
 
+#include <algorithm>
 #include <string>
 
 #include "models/common/rtl_cc.h"
@@ -32,9 +33,16 @@ class DmacRtlCore : public DmacCore {
   // own_context: a context of its own (several blocks in one process); else the thread's,
   // whose coverage counters the lockstep tests write (CcRtl). A traced build is always in the
   // thread's context, with `name` as its model's name.
+  // period_ps: a traced build's clock, shown in the waveform (CcRtl::show_clock).
   explicit DmacRtlCore(std::string impl = "rtl", bool own_context = true,
-                       const std::string& name = "")
-      : rtl_("rnic_dmac", own_context && !TRACED, name), impl_(std::move(impl)) {}
+                       const std::string& name = "", uint64_t period_ps = 0)
+      : rtl_("rnic_dmac", own_context && !TRACED, name), impl_(std::move(impl)) {
+    if constexpr (TRACED) {
+      std::string fall = name + "_clk_fall";
+      std::replace(fall.begin(), fall.end(), '.', '_');
+      if (period_ps) rtl_.show_clock(fall, period_ps);
+    }
+  }
 
   void edge(const DmacIn& in) override {
     V& v = *rtl_;

@@ -24,6 +24,7 @@
 
 #include <verilated_fst_sc.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -53,6 +54,11 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
     rtl_->h_ready = 1;
     rtl_->p_ready = 1;
     rtl_.reset(2, 1);  // s_ready rises
+    if constexpr (TRACED) {
+      std::string fall = std::string(name()) + "_clk_fall";
+      std::replace(fall.begin(), fall.end(), '.', '_');
+      rtl_.show_clock(fall, clk.period_ps);
+    }
   }
 
   void request(Segment seg, std::function<void(const RxParseResult&)> done,
