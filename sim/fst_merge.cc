@@ -61,6 +61,42 @@ struct Next {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::vector<std::string>>> fst_rtl_scopes(
+    const std::string& path) {
+  void* r = fstReaderOpen(path.c_str());
+  if (!r) throw std::runtime_error(path + ": cannot read it as FST");
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  std::vector<std::string> scope;
+  size_t rtl_depth = 0;  // the scopes' depth at the innermost `rtl` among them (0: none)
+  std::string at;        // the current scope's path
+  while (fstHier* h = fstReaderIterateHier(r)) {
+    if (h->htyp == FST_HT_SCOPE) {
+      scope.push_back(h->u.scope.name);
+      // (A Verilated model's scope is one name with dots: "host.block.rtl".)
+      const std::string& s = scope.back();
+      const bool rtl = s == "rtl" || (s.size() > 4 && s.compare(s.size() - 4, 4, ".rtl") == 0);
+      if (rtl && !rtl_depth) rtl_depth = scope.size();
+      at.clear();
+      for (const std::string& s : scope) at += (at.empty() ? "" : ".") + s;
+    } else if (h->htyp == FST_HT_UPSCOPE && !scope.empty()) {
+      if (scope.size() == rtl_depth) rtl_depth = 0;
+      scope.pop_back();
+      at.clear();
+      for (const std::string& s : scope) at += (at.empty() ? "" : ".") + s;
+    } else if (h->htyp == FST_HT_VAR && rtl_depth &&
+               std::none_of(scope.begin() + long(rtl_depth), scope.end(), [](const std::string& s) {
+                 return s.rfind("unnamedblk", 0) == 0;  // a loop's index: not the design's
+               })) {
+      std::string name = h->u.var.name;  // "name" or "name [msb:lsb]"
+      name.erase(std::remove(name.begin(), name.end(), ' '), name.end());
+      if (out.empty() || out.back().first != at) out.push_back({at, {}});
+      out.back().second.push_back(at + "." + name);
+    }
+  }
+  fstReaderClose(r);
+  return out;
+}
+
 void merge_fst(const std::vector<std::string>& parts, const std::string& out,
                const std::function<size_t(const std::string&)>& order) {
   std::vector<Var> vars;

@@ -19,4 +19,13 @@ namespace rnic {
 void merge_fst(const std::vector<std::string>& parts, const std::string& out,
                const std::function<size_t(const std::string&)>& order);
 
+// The variables of an FST file under a scope named `rtl` (where each adapter puts its Verilated
+// block: its ports there, its internals below), by scope in the file's order, each named as
+// GTKWave's save file names it: scope.name and, for a vector, its declared [msb:lsb]; the loop
+// indices Verilator declares in unnamed blocks (scopes `unnamedblk<N>`, and those in them) left
+// out. Throws
+// std::runtime_error if the file cannot be read.
+std::vector<std::pair<std::string, std::vector<std::string>>> fst_rtl_scopes(
+    const std::string& path);
+
 }  // namespace rnic

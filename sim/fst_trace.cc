@@ -37,7 +37,7 @@ void FstTrace::open(const std::string& path) {
 }
 
 void FstTrace::write_gtkw(const std::vector<Sig>& sigs, const std::string& path,
-                          const std::string& dump_file) {
+                          const std::string& dump_file, const Groups& rtl) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (!f) throw std::runtime_error(path + ": cannot write the GTKWave save file");
   std::fprintf(f, "[*] rnicsim: one group per block (docs/debugging.md)\n");
@@ -58,6 +58,13 @@ void FstTrace::write_gtkw(const std::vector<Sig>& sigs, const std::string& path,
         std::fprintf(f, "@24\n%s[%d:0]\n", full.c_str(), g.bits - 1);
     }
     std::fprintf(f, "@1000200\n-%s\n", scope.c_str());
+  }
+  // The Verilated blocks' ports and internals, closed (a block's internals are many).
+  for (const auto& [scope, vars] : rtl) {
+    std::fprintf(f, "@c00200\n-%s\n", scope.c_str());
+    for (const std::string& v : vars)
+      std::fprintf(f, "@%s\n%s\n", v.back() == ']' ? "24" : "28", v.c_str());
+    std::fprintf(f, "@1401200\n-%s\n", scope.c_str());
   }
   std::fclose(f);
 }

@@ -51,6 +51,8 @@ class FstTrace : public TraceSink {
   void write_gtkw(const std::string& path, const std::string& dump_file) const {
     write_gtkw(sigs_, path, dump_file);
   }
+  // RTL groups after the models' (scope, its variables as the save file names them).
+  using Groups = std::vector<std::pair<std::string, std::vector<std::string>>>;
   void close();
 
  public:
@@ -64,7 +66,7 @@ class FstTrace : public TraceSink {
   const std::vector<Sig>& sigs() const { return sigs_; }
   // The save file for these signals (their scope, name and bits), as above.
   static void write_gtkw(const std::vector<Sig>& sigs, const std::string& path,
-                         const std::string& dump_file);
+                         const std::string& dump_file, const Groups& rtl = {});
 
  private:
   static void init_cb(void* self, void* tracep, uint32_t code);

@@ -109,6 +109,20 @@ void RunTrace::write_gtkw(const std::vector<FstTrace::Sig>& sigs) {
   const std::filesystem::path p(path_);
   gtkw_path_ = (p.parent_path() / "trace.gtkw").string();
   FstTrace::write_gtkw(sigs, gtkw_path_, p.filename().string());
+  gtkw_sigs_ = sigs;
+}
+
+std::string RunTrace::add_rtl_groups() {
+  if (gtkw_path_.empty() || !std::filesystem::exists(path_)) return "";
+  try {
+    const FstTrace::Groups rtl = fst_rtl_scopes(path_);
+    if (!rtl.empty())
+      FstTrace::write_gtkw(gtkw_sigs_, gtkw_path_, std::filesystem::path(path_).filename().string(),
+                           rtl);
+  } catch (const std::runtime_error& e) {
+    return fmt::format("rnicsim: the waveform's save file: {}", e.what());
+  }
+  return "";
 }
 
 void RunTrace::window(Background& bg) {
@@ -121,7 +135,7 @@ void RunTrace::window(Background& bg) {
 
 std::string RunTrace::close() {
   fst_.close();
-  if (part_.empty()) return "";
+  if (part_.empty()) return opened_ ? add_rtl_groups() : "";
   // Every rank's file is whole once each has closed its own (one with no variable, whose hosts'
   // signals the scope left out, has nothing to give).
   const std::vector<std::string> opened = ranks::all_gather(opened_ && !fst_.empty() ? "1" : "");
@@ -147,6 +161,7 @@ std::string RunTrace::close() {
   std::error_code ec;
   for (size_t r = 0; r < opened.size(); ++r)
     std::filesystem::remove(dir / fmt::format(".rank{}.trace.fst", r), ec);
+  if (err.empty() && !parts.empty()) err = add_rtl_groups();
   return err;
 }
 

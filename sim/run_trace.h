@@ -28,7 +28,9 @@ class RunTrace {
   // then merges the ranks' files into one. Returns what went wrong ("" if nothing did).
   std::string close();
   const std::string& path() const { return path_; }
-  // OUT/trace.gtkw: GTKWave's save file for trace.fst, a group per block (FstTrace::write_gtkw).
+  // OUT/trace.gtkw: GTKWave's save file for trace.fst, a group per block (FstTrace::write_gtkw);
+  // once the file is closed, a closed group more for each scope of the Verilated blocks' (their
+  // ports, then their internals, as the file holds them).
   const std::string& gtkw_path() const { return gtkw_path_; }
   size_t signals() const { return signals_; }  // every rank's
   bool opened() const { return opened_; }
@@ -37,7 +39,10 @@ class RunTrace {
   void window(Background& bg);
   void check_scope() const;  // a scope that matches no signal is refused (InputError)
   void write_gtkw(const std::vector<FstTrace::Sig>& sigs);
+  // The save file again with the RTL's groups read from the closed file (none: as it is).
+  std::string add_rtl_groups();
   FstTrace fst_;
+  std::vector<FstTrace::Sig> gtkw_sigs_;  // what the save file lists (every rank's, on rank 0)
   std::string scope_;
   std::string path_, gtkw_path_;
   std::string part_;                // over several processes: this rank's file

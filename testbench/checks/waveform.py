@@ -9,6 +9,7 @@ builds' clk a pulse at each edge clocked), and gives the model run's results and
 
 usage: waveform.py RNICSIM OUT_BASE"""
 import os
+import re
 import subprocess
 import sys
 
@@ -92,6 +93,33 @@ check(strip_wall(load(os.path.join(m, "results.json"))) == strip_wall(load(os.pa
 for p in sorted(f for f in os.listdir(m) if f.endswith(".pcap")):
     check(open(os.path.join(m, p), "rb").read() == open(os.path.join(r, p), "rb").read(),
           f"{p} differs with the traced RTL")
+# Its save file: after the models' groups, a closed group for each scope of a Verilated block's
+# (ports, internals) with every variable the FST holds there, and nothing the FST lacks (a loop's
+# index in an unnamed block left out).
+p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), str(int(st_r["sim_time_ns"]))],
+                   capture_output=True, text=True)
+in_fst = {l.split(" = ")[0] for l in p.stdout.splitlines()}
+closed, listed, group = {}, [], None
+for line in open(os.path.join(r, "trace.gtkw")).read().splitlines():
+    if line.startswith("@c00200"):
+        group = "open"
+    elif group == "open" and line.startswith("-"):
+        group = line[1:]
+        closed[group] = []
+    elif line.startswith("@1401200"):
+        group = None
+    elif group and line[0] not in "@-[":
+        closed[group].append(re.sub(r"\[\d+:\d+\]$", "", line))
+        listed.append(closed[group][-1])
+for g, n in (("node1.card_dmac.rtl", "node1.card_dmac.rtl.clk"),
+             ("node1.card_dmac.rtl.rnic_dmac", "node1.card_dmac.rtl.rnic_dmac.tags_out"),
+             ("node1.core.rx.rx_parse.rtl.ddp_rx_parse",
+              "node1.core.rx.rx_parse.rtl.ddp_rx_parse.have_header"),
+             ("node0.mac.fcs_gen.rtl.crc32", "node0.mac.fcs_gen.rtl.crc32.state_reg")):
+    check(n in closed.get(g, []), f"trace.gtkw's closed group {g} lists {n}: {closed.get(g, [])[:6]}")
+rtl_vars = {v for v in in_fst if ".rtl." in v and ".unnamedblk" not in v}
+check(set(listed) == rtl_vars, f"trace.gtkw's RTL groups: {sorted(set(listed) - rtl_vars)[:4]} not "
+      f"in the FST, {sorted(rtl_vars - set(listed))[:4]} left out")
 p = subprocess.run([fst_at, os.path.join(r, "trace.fst"), str(int(st_r["sim_time_ns"])),
                     "node0.mac.fcs_gen.*"], capture_output=True, text=True)
 names = [l.split(" = ")[0] for l in p.stdout.splitlines()]
