@@ -64,12 +64,42 @@ void TcpConnection::established(uint64_t) {
   }
 }
 
+// A RST ends the connection only where the peer's own would be (RFC 9293, RFC 5961 section 3):
+// in SYN-SENT one that acknowledges the SYN; once the peer's SYN is in, one whose sequence
+// number is rcv_nxt exactly. One elsewhere in the receive window is answered with an ACK (a
+// peer that did reset sends its RST again at that acknowledgement); any other is dropped, and
+// so is a RST to a listening, closed or failed end.
+void TcpConnection::on_rst(const TcpHeader& h) {
+  switch (state_) {
+    case State::kSynSent:
+      if ((h.flags & kAck) && h.ack == iss_ + 1)
+        state_ = State::kFailed;
+      else
+        ++rsts_dropped_;
+      return;
+    case State::kClosed:
+    case State::kListen:
+    case State::kDone:
+    case State::kFailed:
+      ++rsts_dropped_;
+      return;
+    default:
+      break;
+  }
+  const uint32_t nxt = rcv_ ? rcv_->rcv_nxt() + (peer_fin_ ? 1 : 0) : irs_ + 1;
+  if (h.seq == nxt) {
+    state_ = State::kFailed;
+  } else if (rcv_ && seq_lt(nxt, h.seq) && seq_lt(h.seq, nxt + rcv_->window())) {
+    ack_due_ = true;  // the challenge ACK
+    ++rst_challenges_;
+  } else {
+    ++rsts_dropped_;
+  }
+}
+
 void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_t len, bool ce,
                                uint64_t now) {
-  if (h.flags & kRst) {
-    state_ = State::kFailed;
-    return;
-  }
+  if (h.flags & kRst) return on_rst(h);
   const auto negotiate = [&] {
     irs_ = h.seq;
     use_ts_ = cfg_.timestamps && h.opt.timestamps;

@@ -102,6 +102,10 @@ class TcpConnection {
   uint16_t peer_ird() const { return peer_ird_; }
   uint16_t peer_ord() const { return peer_ord_; }
   uint64_t crc_errors() const { return crc_errors_; }
+  // RSTs that did not end the connection (RFC 5961 section 3): answered with a challenge ACK
+  // (in the window, not at rcv_nxt) or dropped (outside it, or where none is taken).
+  uint64_t rst_challenges() const { return rst_challenges_; }
+  uint64_t rsts_dropped() const { return rsts_dropped_; }
   const TcpSender* sender() const { return snd_ ? &*snd_ : nullptr; }
 
  private:
@@ -109,6 +113,7 @@ class TcpConnection {
   void established(uint64_t now);
   void deliver(uint32_t seq, const uint8_t* p, size_t len);
   void ack_when_validated();
+  void on_rst(const TcpHeader& h);
   uint32_t ts(uint64_t now) const { return uint32_t(now / 1'000'000); }
 
   TcpConnConfig cfg_;
@@ -145,6 +150,7 @@ class TcpConnection {
   uint64_t syn_first_expiry_ = UINT64_MAX;  // the handshake's first expiry (its retry budget)
   uint16_t peer_ird_ = 0, peer_ord_ = 0;
   uint64_t crc_errors_ = 0;
+  uint64_t rst_challenges_ = 0, rsts_dropped_ = 0;
 };
 
 }  // namespace rnic::tcp

@@ -36,6 +36,14 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
       syn_refused_(stats.group(name()).counter(
           "syn_refused", "segments",
           "SYNs answered with a RST: to a QP that does not exist or is connected to another")),
+      rst_challenged_(stats.group(name()).counter(
+          "rst_challenged", "segments",
+          "RSTs in a connection's receive window but not at its next sequence number, answered "
+          "with an ACK (RFC 5961)")),
+      rst_dropped_(stats.group(name()).counter(
+          "rst_dropped", "segments",
+          "RSTs dropped: outside the receive window, not acknowledging the SYN in SYN-SENT, or to "
+          "a connection that takes none")),
       closes_(stats.group(name()).counter(
           "closes", "connections",
           "connections closed by FIN both ways (a QP's Terminate, then its connection's close)")),
@@ -254,7 +262,10 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
     take = 0;
     th.flags &= uint8_t(~kFin);
   }
+  const uint64_t challenged = c.c->rst_challenges(), dropped = c.c->rsts_dropped();
   c.c->on_segment(th, tcp + off, take, ip.ecn == kCe, now_ps());
+  rst_challenged_ += c.c->rst_challenges() - challenged;
+  rst_dropped_ += c.c->rsts_dropped() - dropped;
   touch(c);
   service();
 }

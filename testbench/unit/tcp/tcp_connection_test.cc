@@ -173,5 +173,57 @@ TEST(TcpConnection, ALostFinGoesAgain) {
   EXPECT_GE(w.a.sender()->retransmits() + w.b.sender()->retransmits(), 2u);
 }
 
+// RFC 5961 section 3 (and RFC 9293 for SYN-SENT): a RST ends an established connection only at
+// its next sequence number. One elsewhere in the receive window gets a challenge ACK (at
+// rcv_nxt) and leaves the connection be; one outside it is dropped. In SYN-SENT a RST counts
+// only if it acknowledges the SYN; a listening end takes none.
+TEST(TcpConnection, ARstEndsTheConnectionOnlyAtItsNextSequenceNumber) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
+  w.run();
+  ASSERT_EQ(w.b.state(), TcpConnection::State::kEstablished);
+  const uint32_t nxt = w.a.sender()->nxt();  // b's rcv_nxt: everything a sent is in
+  TcpHeader rst;
+  rst.flags = kRst;
+  rst.seq = nxt + 0x40000000u;  // far outside the window
+  w.b.on_segment(rst, nullptr, 0, false, w.now);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kEstablished);
+  EXPECT_EQ(w.b.rsts_dropped(), 1u);
+  EXPECT_TRUE(w.b.poll(w.now).empty()) << "nothing answers a RST outside the window";
+  rst.seq = nxt + 100;  // in the window, not at rcv_nxt
+  w.b.on_segment(rst, nullptr, 0, false, w.now);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kEstablished);
+  EXPECT_EQ(w.b.rst_challenges(), 1u);
+  const std::vector<TcpConnection::Out> out = w.b.poll(w.now);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].h.flags & (kAck | kRst), kAck);
+  EXPECT_EQ(out[0].h.ack, nxt);
+  EXPECT_TRUE(out[0].payload.empty());
+  rst.seq = nxt;
+  w.b.on_segment(rst, nullptr, 0, false, w.now);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kFailed);
+  EXPECT_EQ(w.b.rsts_dropped(), 1u);
+  EXPECT_EQ(w.b.rst_challenges(), 1u);
+
+  TcpConnection syn_sent(c, 1000, true), listen(c, 2000, false);
+  syn_sent.open(0);
+  listen.open(0);
+  TcpHeader answer;
+  answer.flags = kRst | kAck;
+  answer.ack = 7;  // not our SYN's
+  syn_sent.on_segment(answer, nullptr, 0, false, 0);
+  listen.on_segment(answer, nullptr, 0, false, 0);
+  EXPECT_EQ(syn_sent.state(), TcpConnection::State::kSynSent);
+  EXPECT_EQ(listen.state(), TcpConnection::State::kListen);
+  EXPECT_EQ(syn_sent.rsts_dropped() + listen.rsts_dropped(), 2u);
+  answer.ack = 1001;  // the SYN's sequence number + 1
+  syn_sent.on_segment(answer, nullptr, 0, false, 0);
+  EXPECT_EQ(syn_sent.state(), TcpConnection::State::kFailed);
+}
+
 }  // namespace
 }  // namespace rnic::tcp

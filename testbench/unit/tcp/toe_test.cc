@@ -126,6 +126,46 @@ TEST(Toe, ASynToAQpThatMayNotBeConnectedToGetsARst) {
   check_delivery(p, 20);
 }
 
+// A RST forged with the connection's addresses and ports (RFC 5961 section 3): outside b's
+// receive window it is dropped, in it but not at b's next sequence number it gets an ACK, and
+// only at that number does b's connection fail; each counted.
+TEST(Toe, AForgedRstEndsAConnectionOnlyAtItsNextSequenceNumber) {
+  Pair p;
+  std::vector<TransportStream> failed;
+  p.b->on_failed = [&](const TransportStream& s) { failed.push_back(s); };
+  p.run(20);
+  check_delivery(p, 20);
+  const uint32_t nxt = p.a->connection(p.a_to_b)->sender()->nxt();  // b's rcv_nxt
+  StatGroup& g = p.stats.group("b");
+  const uint64_t sent = g.counter("tx_segments", "", "").value;
+  auto forge = [&](uint32_t seq) {
+    TcpHeader h;
+    h.sport = Toe::kPortBase + 3;  // a's QP 3 to b's QP 5
+    h.dport = Toe::kPortBase + 5;
+    h.seq = seq;
+    h.flags = kRst;
+    Ipv4Header ip;
+    ip.src = 0x0A000001;
+    ip.dst = 0x0A000002;
+    ASSERT_TRUE(p.ma->send(build_frame({kMacB, kMacA, kEtherTypeIpv4}, ip, h, nullptr, 0)));
+    sc_core::sc_start();
+  };
+  forge(nxt + 0x40000000u);
+  EXPECT_EQ(g.counter("rst_dropped", "", "").value, 1u);
+  EXPECT_EQ(g.counter("tx_segments", "", "").value, sent) << "nothing answers it";
+  forge(nxt + 100);
+  EXPECT_EQ(g.counter("rst_challenged", "", "").value, 1u);
+  EXPECT_EQ(g.counter("tx_segments", "", "").value, sent + 1) << "the challenge ACK";
+  EXPECT_TRUE(failed.empty());
+  EXPECT_NE(p.b->connection(p.b_to_a), nullptr);
+  forge(nxt);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0], p.b_to_a);
+  EXPECT_EQ(g.counter("failures", "", "").value, 1u);
+  EXPECT_EQ(g.counter("rst_dropped", "", "").value, 1u);
+  EXPECT_EQ(g.counter("rst_challenged", "", "").value, 1u);
+}
+
 // A connection the connection manager made runs on its ports: a (active) from its id's port
 // 50000 to b's listening port 7174, b (passive) waiting for that SYN there. Every TCP segment on
 // the wire is between those two ports, and the segments reach b's QP 5 from a's QP 3.
