@@ -44,6 +44,10 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "rst_dropped", "segments",
           "RSTs dropped: outside the receive window, not acknowledging the SYN in SYN-SENT, or to "
           "a connection that takes none")),
+      stray_reset_(stats.group(name()).counter(
+          "stray_reset", "segments",
+          "segments for no connection (not a SYN to a QP's port, not a RST) answered with a RST "
+          "(RFC 9293)")),
       closes_(stats.group(name()).counter(
           "closes", "connections",
           "connections closed by FIN both ways (a QP's Terminate, then its connection's close)")),
@@ -235,6 +239,7 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
     // on these ports (the connection manager's), else the one at 0x8000 + the QPN.
     if (!syn) {
       ++rx_bad_frames_;
+      if (!(th.flags & kRst)) reset_stray(eh.src, ip, th, len);
       return;
     }
     const auto w = awaited_.find({ip.src, th.sport, th.dport});
@@ -274,19 +279,34 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
 // the port it was sent to, tx_cycles later like any segment.
 void Toe::refuse_syn(const eth::Mac& from, const Ipv4Header& in, const TcpHeader& syn) {
   ++syn_refused_;
+  send_rst(from, in, syn, 0, syn.seq + 1, kRst | kAck);
+}
+
+// RFC 9293, a segment in the CLOSED state: one with an ACK is answered <SEQ=SEG.ACK><CTL=RST>,
+// one without <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK> (a FIN counting one).
+void Toe::reset_stray(const eth::Mac& from, const Ipv4Header& in, const TcpHeader& th, size_t len) {
+  ++stray_reset_;
+  if (th.flags & kAck)
+    send_rst(from, in, th, th.ack, 0, kRst);
+  else
+    send_rst(from, in, th, 0, th.seq + uint32_t(len) + ((th.flags & kFin) ? 1 : 0), kRst | kAck);
+}
+
+void Toe::send_rst(const eth::Mac& to, const Ipv4Header& in, const TcpHeader& in_th, uint32_t seq,
+                   uint32_t ack, uint8_t flags) {
   TcpHeader h;
-  h.sport = syn.dport;
-  h.dport = syn.sport;
-  h.seq = 0;
-  h.ack = syn.seq + 1;
-  h.flags = kRst | kAck;
+  h.sport = in_th.dport;
+  h.dport = in_th.sport;
+  h.seq = seq;
+  h.ack = ack;
+  h.flags = flags;
   Ipv4Header ip;
   ip.src = ip_;
   ip.dst = in.src;
   ip.ecn = kNotEct;
   const uint64_t now = now_ps();
   txq_.emplace_back(clk_.edge_after(now, tx_cycles_),
-                    build_frame({from, mac_, kEtherTypeIpv4}, ip, h, nullptr, 0));
+                    build_frame({to, mac_, kEtherTypeIpv4}, ip, h, nullptr, 0));
   ++tx_segments_;
   pump();
 }

@@ -121,6 +121,11 @@ class Toe : public sc_core::sc_module, public Transport {
   void service(Conn& c);
   void touch(Conn& c);  // c is serviced at the next service()
   void refuse_syn(const eth::Mac& from, const Ipv4Header& in, const TcpHeader& syn);
+  // RFC 9293's answer to a segment (not a RST) for no connection: a RST, tx_cycles later.
+  void reset_stray(const eth::Mac& from, const Ipv4Header& in, const TcpHeader& th, size_t len);
+  // A RST (flags: kRst, or kRst | kAck) from the port `in` was sent to.
+  void send_rst(const eth::Mac& to, const Ipv4Header& in, const TcpHeader& in_th, uint32_t seq,
+                uint32_t ack, uint8_t flags);
   void pump();  // frames to the MAC while it takes them
   void kick();  // service() later in this cycle
 
@@ -154,7 +159,7 @@ class Toe : public sc_core::sc_module, public Transport {
   Counter& rx_bad_frames_;
   Counter& rx_refused_;
   Counter& syn_refused_;
-  Counter &rst_challenged_, &rst_dropped_;
+  Counter &rst_challenged_, &rst_dropped_, &stray_reset_;
   std::set<TransportStream> opened_;  // streams open() was called for, not failed since
   void other_transport(const eth::Mac& from);
   Counter& closes_;

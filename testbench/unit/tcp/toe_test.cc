@@ -166,6 +166,59 @@ TEST(Toe, AForgedRstEndsAConnectionOnlyAtItsNextSequenceNumber) {
   EXPECT_EQ(g.counter("rst_challenged", "", "").value, 1u);
 }
 
+// A segment for no connection (RFC 9293, the CLOSED state) is answered with a RST from the port
+// it was sent to: one with an ACK by <SEQ=SEG.ACK><CTL=RST>, one without by <SEQ=0>
+// <ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>; a RST for no connection is not answered.
+TEST(Toe, ASegmentForNoConnectionIsAnsweredWithARst) {
+  Pair p;
+  std::vector<TcpHeader> from_b;
+  p.link->add_wire_tap([&](uint64_t, const eth::EthLink::Frame& f, const uint8_t*, int end) {
+    Ipv4Header ip;
+    TcpHeader th;
+    size_t off = 0;
+    if (end == 1 &&
+        decode_ipv4(f.data() + eth::kHeaderBytes, f.size() - eth::kHeaderBytes, &ip) ==
+            Ipv4Error::kOk &&
+        decode_tcp(f.data() + eth::kHeaderBytes + kIpv4HeaderBytes,
+                   ip.total_length - kIpv4HeaderBytes, ip.src, ip.dst, &th, &off) == TcpError::kOk)
+      from_b.push_back(th);
+  });
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  StatGroup& g = p.stats.group("b");
+  auto forge = [&](uint8_t flags, uint32_t seq, uint32_t ack, size_t len) {
+    TcpHeader h;
+    h.sport = 40000;
+    h.dport = 7174;  // nothing there
+    h.seq = seq;
+    h.ack = ack;
+    h.flags = flags;
+    Ipv4Header ip;
+    ip.src = 0x0A000001;
+    ip.dst = 0x0A000002;
+    const std::vector<uint8_t> payload(len, 0x5A);
+    ASSERT_TRUE(p.ma->send(
+        build_frame({kMacB, kMacA, kEtherTypeIpv4}, ip, h, payload.data(), payload.size())));
+    sc_core::sc_start();
+  };
+  forge(kAck | kPsh, 1000, 77777, 100);
+  ASSERT_EQ(from_b.size(), 1u);
+  EXPECT_EQ(from_b[0].flags, kRst);
+  EXPECT_EQ(from_b[0].seq, 77777u);
+  EXPECT_EQ(from_b[0].sport, 7174);
+  EXPECT_EQ(from_b[0].dport, 40000);
+  forge(kFin, 5000, 0, 10);
+  ASSERT_EQ(from_b.size(), 2u);
+  EXPECT_EQ(from_b[1].flags, kRst | kAck);
+  EXPECT_EQ(from_b[1].seq, 0u);
+  EXPECT_EQ(from_b[1].ack, 5011u);  // its 10 bytes and its FIN
+  forge(kRst, 9000, 0, 0);
+  EXPECT_EQ(from_b.size(), 2u) << "a RST answers no RST";
+  EXPECT_EQ(g.counter("stray_reset", "", "").value, 2u);
+  EXPECT_EQ(g.counter("rx_bad_frames", "", "").value, 3u);
+  EXPECT_EQ(p.stats.group("a").counter("rx_bad_frames", "", "").value, 2u)
+      << "a drops the two RSTs: it has no connection there either";
+}
+
 // A connection the connection manager made runs on its ports: a (active) from its id's port
 // 50000 to b's listening port 7174, b (passive) waiting for that SYN there. Every TCP segment on
 // the wire is between those two ports, and the segments reach b's QP 5 from a's QP 3.
