@@ -87,7 +87,9 @@ void TcpConnection::on_rst(const TcpHeader& h) {
       break;
   }
   const uint32_t nxt = rcv_ ? rcv_->rcv_nxt() + (peer_fin_ ? 1 : 0) : irs_ + 1;
-  if (h.seq == nxt) {
+  // (What this end acknowledges may stop short of rcv_nxt while the engines validate: a peer
+  // that answers an ACK with a RST puts it there, which is as exact.)
+  if (h.seq == nxt || (rcv_ && h.seq == header(0, 0).ack)) {
     state_ = State::kFailed;
   } else if (rcv_ && seq_lt(nxt, h.seq) && seq_lt(h.seq, nxt + rcv_->window())) {
     ack_due_ = true;  // the challenge ACK
@@ -121,6 +123,11 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
       }
       return;
     case State::kSynSent:
+      if ((h.flags & kAck) && h.ack != iss_ + 1) {  // it acknowledges nothing we sent
+        rst_due_ = h.ack;
+        ++acks_reset_;
+        return;
+      }
       if ((h.flags & (kSyn | kAck)) == (kSyn | kAck) && h.ack == iss_ + 1) {
         negotiate();
         established(now);
@@ -143,8 +150,9 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
       break;
   }
   if (!snd_ || !rcv_) return;
-  if (h.flags & kSyn) {  // the peer's SYN-ACK again: our ACK was lost
+  if (h.flags & kSyn) {  // the peer's SYN-ACK again (our ACK was lost), or a SYN: an ACK
     ack_due_ = true;
+    if (!(h.flags & kAck)) ++syn_challenges_;
     return;
   }
   if (use_ts_ && h.opt.timestamps) ts_recent_ = h.opt.ts_val;
@@ -299,6 +307,14 @@ void TcpConnection::close(uint64_t) {
 std::vector<TcpConnection::Out> TcpConnection::poll(uint64_t now, size_t max_data, bool* more) {
   std::vector<Out> out;
   if (more) *more = false;
+  if (rst_due_) {
+    Out o;
+    o.h.flags = kRst;
+    o.h.seq = *rst_due_;
+    o.h.window = 0;
+    out.push_back(std::move(o));
+    rst_due_.reset();
+  }
   if (syn_due_ && (state_ == State::kSynSent || state_ == State::kSynRcvd)) {
     Out o;
     o.h.flags = state_ == State::kSynSent ? kSyn : kSyn | kAck;

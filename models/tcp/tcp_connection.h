@@ -91,11 +91,10 @@ class TcpConnection {
     return state_ == State::kDone || state_ == State::kFailed || state_ == State::kFinWait ||
            state_ == State::kClosing || state_ == State::kCloseWait;
   }
-  // Whether a SYN with sequence number seq starts a new connection on these ports: this one is
-  // ending, or it is established and the SYN is not its own peer's (the peer started over).
-  bool new_syn(uint32_t seq) const {
-    return ending() || (state_ == State::kEstablished && seq != irs_);
-  }
+  // Whether a SYN starts a new connection on these ports: this one is ending. One to a live
+  // connection is answered with an ACK (RFC 5961 section 4): a peer that started over answers
+  // that with a RST (below), which ends this one, and its SYN comes again.
+  bool new_syn() const { return ending(); }
   Mpa mpa() const { return mpa_; }
   bool rdma_mode() const { return mpa_ == Mpa::kRdma && state_ == State::kEstablished; }
   // What the peer asked for (its IRD/ORD in the MPA request or reply).
@@ -106,6 +105,10 @@ class TcpConnection {
   // (in the window, not at rcv_nxt) or dropped (outside it, or where none is taken).
   uint64_t rst_challenges() const { return rst_challenges_; }
   uint64_t rsts_dropped() const { return rsts_dropped_; }
+  // SYNs to this live connection answered with an ACK (RFC 5961 section 4), and ACKs in SYN-SENT
+  // of nothing it sent answered with a RST at their acknowledgement number (RFC 9293).
+  uint64_t syn_challenges() const { return syn_challenges_; }
+  uint64_t acks_reset() const { return acks_reset_; }
   const TcpSender* sender() const { return snd_ ? &*snd_ : nullptr; }
 
  private:
@@ -150,7 +153,8 @@ class TcpConnection {
   uint64_t syn_first_expiry_ = UINT64_MAX;  // the handshake's first expiry (its retry budget)
   uint16_t peer_ird_ = 0, peer_ord_ = 0;
   uint64_t crc_errors_ = 0;
-  uint64_t rst_challenges_ = 0, rsts_dropped_ = 0;
+  uint64_t rst_challenges_ = 0, rsts_dropped_ = 0, syn_challenges_ = 0, acks_reset_ = 0;
+  std::optional<uint32_t> rst_due_;  // a RST to send, at this sequence number
 };
 
 }  // namespace rnic::tcp

@@ -48,6 +48,13 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "stray_reset", "segments",
           "segments for no connection (not a SYN to a QP's port, not a RST) answered with a RST "
           "(RFC 9293)")),
+      syn_challenged_(stats.group(name()).counter(
+          "syn_challenged", "segments",
+          "SYNs to a live connection answered with an ACK (RFC 5961): a peer that started over "
+          "answers it with a RST")),
+      ack_reset_(stats.group(name()).counter(
+          "ack_reset", "segments",
+          "ACKs to a connection in SYN-SENT of nothing it sent, answered with a RST (RFC 9293)")),
       closes_(stats.group(name()).counter(
           "closes", "connections",
           "connections closed by FIN both ways (a QP's Terminate, then its connection's close)")),
@@ -234,7 +241,7 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
   const size_t len = ip.total_length - kIpv4HeaderBytes - off;
   auto key = by_ports_.find({ip.src, th.sport, th.dport});
   const bool syn = (th.flags & (kSyn | kAck)) == kSyn;
-  if (key == by_ports_.end() || (syn && conns_.at(key->second).c->new_syn(th.seq))) {
+  if (key == by_ports_.end() || (syn && conns_.at(key->second).c->new_syn())) {
     // A SYN to a QP's port: the passive end of that QP's connection. Its QP is the one waiting
     // on these ports (the connection manager's), else the one at 0x8000 + the QPN.
     if (!syn) {
@@ -267,10 +274,13 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
     take = 0;
     th.flags &= uint8_t(~kFin);
   }
-  const uint64_t challenged = c.c->rst_challenges(), dropped = c.c->rsts_dropped();
+  const uint64_t challenged = c.c->rst_challenges(), dropped = c.c->rsts_dropped(),
+                 syns = c.c->syn_challenges(), acks = c.c->acks_reset();
   c.c->on_segment(th, tcp + off, take, ip.ecn == kCe, now_ps());
   rst_challenged_ += c.c->rst_challenges() - challenged;
   rst_dropped_ += c.c->rsts_dropped() - dropped;
+  syn_challenged_ += c.c->syn_challenges() - syns;
+  ack_reset_ += c.c->acks_reset() - acks;
   touch(c);
   service();
 }

@@ -225,5 +225,42 @@ TEST(TcpConnection, ARstEndsTheConnectionOnlyAtItsNextSequenceNumber) {
   EXPECT_EQ(syn_sent.state(), TcpConnection::State::kFailed);
 }
 
+// RFC 5961 section 4 and RFC 9293: a SYN to a live connection does not replace it but gets an
+// ACK. A peer that started over (in SYN-SENT, its new ISS) answers that ACK, which acknowledges
+// nothing it sent, with a RST at the ACK's number: the live end takes it (its next sequence
+// number, as it acknowledged it) and fails, and the peer's SYN then makes a new connection.
+TEST(TcpConnection, ASynToALiveConnectionGetsAnAckAndAPeerThatStartedOverResetsIt) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
+  w.run();
+  ASSERT_EQ(w.b.state(), TcpConnection::State::kEstablished);
+  EXPECT_FALSE(w.b.new_syn());
+  TcpConnection again(c, 0x12345678u, true);  // a's end, started over
+  again.open(w.now);
+  const std::vector<TcpConnection::Out> syn = again.poll(w.now);
+  ASSERT_EQ(syn.size(), 1u);
+  ASSERT_EQ(syn[0].h.flags, kSyn);
+  w.b.on_segment(syn[0].h, nullptr, 0, false, w.now);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kEstablished);
+  EXPECT_EQ(w.b.syn_challenges(), 1u);
+  const std::vector<TcpConnection::Out> challenge = w.b.poll(w.now);
+  ASSERT_EQ(challenge.size(), 1u);
+  EXPECT_EQ(challenge[0].h.flags & (kSyn | kAck | kRst), kAck);
+  again.on_segment(challenge[0].h, nullptr, 0, false, w.now);
+  EXPECT_EQ(again.state(), TcpConnection::State::kSynSent);
+  EXPECT_EQ(again.acks_reset(), 1u);
+  const std::vector<TcpConnection::Out> rst = again.poll(w.now);
+  ASSERT_GE(rst.size(), 1u);
+  EXPECT_EQ(rst[0].h.flags, kRst);
+  EXPECT_EQ(rst[0].h.seq, challenge[0].h.ack);
+  w.b.on_segment(rst[0].h, nullptr, 0, false, w.now);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kFailed);
+  EXPECT_TRUE(w.b.new_syn()) << "the SYN that comes again makes a new connection";
+}
+
 }  // namespace
 }  // namespace rnic::tcp
