@@ -142,9 +142,14 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
       if (!(h.flags & kAck) || h.ack != iss_ + 1) return;
       established(now);
       break;  // the ACK may carry data (the MPA request)
+    case State::kDone:
+      // The peer's FIN again: our ACK of it was lost, and the peer waits for it (TIME-WAIT's
+      // duty, kept for as long as the connection stays, until its stream's next connection).
+      if ((h.flags & kFin) && rcv_ && peer_fin_ && h.seq + uint32_t(len) == rcv_->rcv_nxt())
+        ack_due_ = true;
+      return;
     case State::kClosed:
     case State::kFailed:
-    case State::kDone:
       return;
     default:
       break;

@@ -173,6 +173,36 @@ TEST(TcpConnection, ALostFinGoesAgain) {
   EXPECT_GE(w.a.sender()->retransmits() + w.b.sender()->retransmits(), 2u);
 }
 
+// The side that closed first and then took the peer's FIN ends (kDone) at once, but answers
+// that FIN again when it comes again, as TIME-WAIT does: its ACK of it was lost here, and the
+// peer's FIN goes again and is acknowledged, so both sides end closed, not failed.
+TEST(TcpConnection, AFinThatComesAgainAfterTheEndIsAcknowledgedAgain) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
+  w.run();
+  w.a.close(w.now);
+  w.run();
+  ASSERT_EQ(w.b.state(), TcpConnection::State::kCloseWait);
+  int lost = 0;
+  w.lose = [&](bool to_b, const TcpConnection::Out& o) {
+    // a's ACK of b's FIN (a is done by then), once.
+    if (!to_b || lost || (o.h.flags & kFin) || w.a.state() != TcpConnection::State::kDone)
+      return false;
+    ++lost;
+    return true;
+  };
+  w.b.close(w.now);
+  w.run();
+  EXPECT_EQ(lost, 1);
+  EXPECT_EQ(w.a.state(), TcpConnection::State::kDone);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kDone);
+  EXPECT_GE(w.b.sender()->retransmits(), 1u);
+}
+
 // RFC 5961 section 3 (and RFC 9293 for SYN-SENT): a RST ends an established connection only at
 // its next sequence number. One elsewhere in the receive window gets a challenge ACK (at
 // rcv_nxt) and leaves the connection be; one outside it is dropped. In SYN-SENT a RST counts
