@@ -112,6 +112,7 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
       rcv_scale_ = cfg_.wscale;
     }
     peer_mss_ = h.opt.mss ? h.opt.mss : 536;
+    max_snd_wnd_ = h.window;  // (a SYN's window is not scaled)
     if (use_ts_) ts_recent_ = h.opt.ts_val;
   };
   switch (state_) {
@@ -159,6 +160,16 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
     ack_due_ = true;
     if (!(h.flags & kAck)) ++syn_challenges_;
     return;
+  }
+  if (h.flags & kAck) {
+    // An acknowledgement of data not sent (RFC 9293), or older than the largest window the peer
+    // gave (RFC 5961 section 5): not the peer's; the segment is dropped and answered.
+    if (seq_lt(snd_->nxt(), h.ack) || seq_lt(h.ack, snd_->una() - max_snd_wnd_)) {
+      ack_due_ = true;
+      ++ack_challenges_;
+      return;
+    }
+    max_snd_wnd_ = std::max(max_snd_wnd_, uint32_t(h.window) << snd_scale_);
   }
   if (use_ts_ && h.opt.timestamps) ts_recent_ = h.opt.ts_val;
   if ((h.flags & kAck) && (len == 0 || seq_lt(snd_->una(), h.ack))) {

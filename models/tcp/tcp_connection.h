@@ -109,6 +109,9 @@ class TcpConnection {
   // of nothing it sent answered with a RST at their acknowledgement number (RFC 9293).
   uint64_t syn_challenges() const { return syn_challenges_; }
   uint64_t acks_reset() const { return acks_reset_; }
+  // Segments dropped for an acknowledgement of data not sent, or older than the largest window
+  // the peer gave, each answered with an ACK (RFC 9293, RFC 5961 section 5).
+  uint64_t ack_challenges() const { return ack_challenges_; }
   const TcpSender* sender() const { return snd_ ? &*snd_ : nullptr; }
 
  private:
@@ -153,7 +156,9 @@ class TcpConnection {
   uint64_t syn_first_expiry_ = UINT64_MAX;  // the handshake's first expiry (its retry budget)
   uint16_t peer_ird_ = 0, peer_ord_ = 0;
   uint64_t crc_errors_ = 0;
-  uint64_t rst_challenges_ = 0, rsts_dropped_ = 0, syn_challenges_ = 0, acks_reset_ = 0;
+  uint64_t rst_challenges_ = 0, rsts_dropped_ = 0, syn_challenges_ = 0, acks_reset_ = 0,
+           ack_challenges_ = 0;
+  uint32_t max_snd_wnd_ = 0;         // the largest window the peer gave (RFC 5961's MAX.SND.WND)
   std::optional<uint32_t> rst_due_;  // a RST to send, at this sequence number
 };
 

@@ -55,6 +55,10 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
       ack_reset_(stats.group(name()).counter(
           "ack_reset", "segments",
           "ACKs to a connection in SYN-SENT of nothing it sent, answered with a RST (RFC 9293)")),
+      ack_challenged_(stats.group(name()).counter(
+          "ack_challenged", "segments",
+          "segments dropped for acknowledging data not sent, or older than the peer's largest "
+          "window, answered with an ACK (RFC 9293, RFC 5961)")),
       closes_(stats.group(name()).counter(
           "closes", "connections",
           "connections closed by FIN both ways (a QP's Terminate, then its connection's close)")),
@@ -275,12 +279,14 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
     th.flags &= uint8_t(~kFin);
   }
   const uint64_t challenged = c.c->rst_challenges(), dropped = c.c->rsts_dropped(),
-                 syns = c.c->syn_challenges(), acks = c.c->acks_reset();
+                 syns = c.c->syn_challenges(), acks = c.c->acks_reset(),
+                 old_acks = c.c->ack_challenges();
   c.c->on_segment(th, tcp + off, take, ip.ecn == kCe, now_ps());
   rst_challenged_ += c.c->rst_challenges() - challenged;
   rst_dropped_ += c.c->rsts_dropped() - dropped;
   syn_challenged_ += c.c->syn_challenges() - syns;
   ack_reset_ += c.c->acks_reset() - acks;
+  ack_challenged_ += c.c->ack_challenges() - old_acks;
   touch(c);
   service();
 }

@@ -159,7 +159,8 @@ class Toe : public sc_core::sc_module, public Transport {
   Counter& rx_bad_frames_;
   Counter& rx_refused_;
   Counter& syn_refused_;
-  Counter &rst_challenged_, &rst_dropped_, &stray_reset_, &syn_challenged_, &ack_reset_;
+  Counter &rst_challenged_, &rst_dropped_, &stray_reset_, &syn_challenged_, &ack_reset_,
+      &ack_challenged_;
   std::set<TransportStream> opened_;  // streams open() was called for, not failed since
   void other_transport(const eth::Mac& from);
   Counter& closes_;

@@ -255,6 +255,39 @@ TEST(TcpConnection, ARstEndsTheConnectionOnlyAtItsNextSequenceNumber) {
   EXPECT_EQ(syn_sent.state(), TcpConnection::State::kFailed);
 }
 
+// RFC 9293 and RFC 5961 section 5: a segment whose acknowledgement covers data not sent, or
+// lies more than the peer's largest window before what is acknowledged, is not the peer's: it
+// is dropped, its data with it, and answered with an ACK; the connection goes on.
+TEST(TcpConnection, ASegmentAcknowledgingDataNotSentIsDroppedAndAnswered) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  w.a.open(0);
+  w.b.open(0);
+  w.run();
+  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
+  w.run();
+  ASSERT_EQ(w.b.take_received().size(), 1u);
+  const uint32_t b_nxt = w.b.sender()->nxt(), a_nxt = w.a.sender()->nxt();
+  TcpHeader h;
+  h.flags = kAck | kPsh;
+  h.seq = a_nxt;  // in order: its data would be taken
+  h.window = 0xFFFF;
+  const std::vector<uint8_t> data(40, 0x33);
+  for (uint32_t ack : {b_nxt + 1000, b_nxt - 0x20000000u}) {
+    h.ack = ack;
+    w.b.on_segment(h, data.data(), data.size(), false, w.now);
+    const std::vector<TcpConnection::Out> out = w.b.poll(w.now);
+    ASSERT_EQ(out.size(), 1u) << ack;
+    EXPECT_EQ(out[0].h.flags & (kAck | kRst | kSyn), kAck);
+    EXPECT_EQ(out[0].h.ack, a_nxt) << "its 40 bytes were not taken";
+  }
+  EXPECT_EQ(w.b.ack_challenges(), 2u);
+  EXPECT_EQ(w.b.state(), TcpConnection::State::kEstablished);
+  ASSERT_TRUE(w.a.send(ulpdu(50, 2)));
+  w.run();
+  EXPECT_EQ(w.b.take_received().size(), 1u) << "the connection goes on";
+}
+
 // RFC 5961 section 4 and RFC 9293: a SYN to a live connection does not replace it but gets an
 // ACK. A peer that started over (in SYN-SENT, its new ISS) answers that ACK, which acknowledges
 // nothing it sent, with a RST at the ACK's number: the live end takes it (its next sequence
