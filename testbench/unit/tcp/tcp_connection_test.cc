@@ -144,14 +144,19 @@ void close_both(Wire& w) {
   EXPECT_EQ(w.b.state(), TcpConnection::State::kDone);
 }
 
-TEST(TcpConnection, CloseEndsBothSides) {
-  TcpConnConfig c;
-  Wire w(c, c);
+// Both ends connected, and a's first ULPDU (100 bytes) delivered to b.
+void connect_and_deliver_one(Wire& w) {
   w.a.open(0);
   w.b.open(0);
   w.run();
   ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
   w.run();
+}
+
+TEST(TcpConnection, CloseEndsBothSides) {
+  TcpConnConfig c;
+  Wire w(c, c);
+  connect_and_deliver_one(w);
   close_both(w);
   EXPECT_EQ(w.b.take_received().size(), 1u);
 }
@@ -179,11 +184,7 @@ TEST(TcpConnection, ALostFinGoesAgain) {
 TEST(TcpConnection, AFinThatComesAgainAfterTheEndIsAcknowledgedAgain) {
   TcpConnConfig c;
   Wire w(c, c);
-  w.a.open(0);
-  w.b.open(0);
-  w.run();
-  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
-  w.run();
+  connect_and_deliver_one(w);
   w.a.close(w.now);
   w.run();
   ASSERT_EQ(w.b.state(), TcpConnection::State::kCloseWait);
@@ -210,11 +211,7 @@ TEST(TcpConnection, AFinThatComesAgainAfterTheEndIsAcknowledgedAgain) {
 TEST(TcpConnection, ARstEndsTheConnectionOnlyAtItsNextSequenceNumber) {
   TcpConnConfig c;
   Wire w(c, c);
-  w.a.open(0);
-  w.b.open(0);
-  w.run();
-  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
-  w.run();
+  connect_and_deliver_one(w);
   ASSERT_EQ(w.b.state(), TcpConnection::State::kEstablished);
   const uint32_t nxt = w.a.sender()->nxt();  // b's rcv_nxt: everything a sent is in
   TcpHeader rst;
@@ -261,11 +258,7 @@ TEST(TcpConnection, ARstEndsTheConnectionOnlyAtItsNextSequenceNumber) {
 TEST(TcpConnection, ASegmentAcknowledgingDataNotSentIsDroppedAndAnswered) {
   TcpConnConfig c;
   Wire w(c, c);
-  w.a.open(0);
-  w.b.open(0);
-  w.run();
-  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
-  w.run();
+  connect_and_deliver_one(w);
   ASSERT_EQ(w.b.take_received().size(), 1u);
   const uint32_t b_nxt = w.b.sender()->nxt(), a_nxt = w.a.sender()->nxt();
   TcpHeader h;
@@ -295,11 +288,7 @@ TEST(TcpConnection, ASegmentAcknowledgingDataNotSentIsDroppedAndAnswered) {
 TEST(TcpConnection, ASynToALiveConnectionGetsAnAckAndAPeerThatStartedOverResetsIt) {
   TcpConnConfig c;
   Wire w(c, c);
-  w.a.open(0);
-  w.b.open(0);
-  w.run();
-  ASSERT_TRUE(w.a.send(ulpdu(100, 1)));
-  w.run();
+  connect_and_deliver_one(w);
   ASSERT_EQ(w.b.state(), TcpConnection::State::kEstablished);
   EXPECT_FALSE(w.b.new_syn());
   TcpConnection again(c, 0x12345678u, true);  // a's end, started over
