@@ -26,8 +26,7 @@ TcpHeader TcpConnection::header(uint8_t flags, uint64_t now) const {
   h.flags = flags;
   h.seq = snd_ ? snd_->nxt() : iss_ + 1;
   if (rcv_) {
-    h.ack =
-        unvalidated_.empty() ? rcv_->rcv_nxt() + (peer_fin_ ? 1 : 0) : unvalidated_.front().first;
+    h.ack = ack_value();
     h.window = uint16_t(std::min<uint32_t>(rcv_->window() >> rcv_scale_, 0xFFFF));
     if (use_sack_) {
       for (const SackBlock& b : rcv_->sack_blocks()) h.opt.sack.emplace_back(b.left, b.right);
@@ -75,13 +74,13 @@ void TcpConnection::on_rst(const TcpHeader& h) {
       if ((h.flags & kAck) && h.ack == iss_ + 1)
         state_ = State::kFailed;
       else
-        ++rsts_dropped_;
+        ++refusals_.rst_dropped;
       return;
     case State::kClosed:
     case State::kListen:
     case State::kDone:
     case State::kFailed:
-      ++rsts_dropped_;
+      ++refusals_.rst_dropped;
       return;
     default:
       break;
@@ -89,13 +88,13 @@ void TcpConnection::on_rst(const TcpHeader& h) {
   const uint32_t nxt = rcv_ ? rcv_->rcv_nxt() + (peer_fin_ ? 1 : 0) : irs_ + 1;
   // (What this end acknowledges may stop short of rcv_nxt while the engines validate: a peer
   // that answers an ACK with a RST puts it there, which is as exact.)
-  if (h.seq == nxt || (rcv_ && h.seq == header(0, 0).ack)) {
+  if (h.seq == nxt || (rcv_ && h.seq == ack_value())) {
     state_ = State::kFailed;
   } else if (rcv_ && seq_lt(nxt, h.seq) && seq_lt(h.seq, nxt + rcv_->window())) {
     ack_due_ = true;  // the challenge ACK
-    ++rst_challenges_;
+    ++refusals_.rst_challenged;
   } else {
-    ++rsts_dropped_;
+    ++refusals_.rst_dropped;
   }
 }
 
@@ -126,7 +125,7 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
     case State::kSynSent:
       if ((h.flags & kAck) && h.ack != iss_ + 1) {  // it acknowledges nothing we sent
         rst_due_ = h.ack;
-        ++acks_reset_;
+        ++refusals_.ack_reset;
         return;
       }
       if ((h.flags & (kSyn | kAck)) == (kSyn | kAck) && h.ack == iss_ + 1) {
@@ -158,7 +157,7 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
   if (!snd_ || !rcv_) return;
   if (h.flags & kSyn) {  // the peer's SYN-ACK again (our ACK was lost), or a SYN: an ACK
     ack_due_ = true;
-    if (!(h.flags & kAck)) ++syn_challenges_;
+    if (!(h.flags & kAck)) ++refusals_.syn_challenged;
     return;
   }
   if (h.flags & kAck) {
@@ -166,7 +165,7 @@ void TcpConnection::on_segment(const TcpHeader& h, const uint8_t* payload, size_
     // gave (RFC 5961 section 5): not the peer's; the segment is dropped and answered.
     if (seq_lt(snd_->nxt(), h.ack) || seq_lt(h.ack, snd_->una() - max_snd_wnd_)) {
       ack_due_ = true;
-      ++ack_challenges_;
+      ++refusals_.ack_challenged;
       return;
     }
     max_snd_wnd_ = std::max(max_snd_wnd_, uint32_t(h.window) << snd_scale_);

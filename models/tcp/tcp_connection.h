@@ -101,21 +101,26 @@ class TcpConnection {
   uint16_t peer_ird() const { return peer_ird_; }
   uint16_t peer_ord() const { return peer_ord_; }
   uint64_t crc_errors() const { return crc_errors_; }
-  // RSTs that did not end the connection (RFC 5961 section 3): answered with a challenge ACK
-  // (in the window, not at rcv_nxt) or dropped (outside it, or where none is taken).
-  uint64_t rst_challenges() const { return rst_challenges_; }
-  uint64_t rsts_dropped() const { return rsts_dropped_; }
-  // SYNs to this live connection answered with an ACK (RFC 5961 section 4), and ACKs in SYN-SENT
-  // of nothing it sent answered with a RST at their acknowledgement number (RFC 9293).
-  uint64_t syn_challenges() const { return syn_challenges_; }
-  uint64_t acks_reset() const { return acks_reset_; }
-  // Segments dropped for an acknowledgement of data not sent, or older than the largest window
-  // the peer gave, each answered with an ACK (RFC 9293, RFC 5961 section 5).
-  uint64_t ack_challenges() const { return ack_challenges_; }
+  // Segments that were not the peer's, and what this end did with them (RFC 9293, RFC 5961):
+  // RSTs answered with a challenge ACK (in the window, not at rcv_nxt) or dropped (outside it,
+  // or where none is taken); SYNs to this live connection, and segments acknowledging data not
+  // sent or older than the peer's largest window, answered with an ACK (the latter dropped);
+  // ACKs in SYN-SENT of nothing sent, answered with a RST at their acknowledgement number.
+  struct Refusals {
+    uint64_t rst_challenged = 0, rst_dropped = 0, syn_challenged = 0, ack_challenged = 0,
+             ack_reset = 0;
+  };
+  const Refusals& refusals() const { return refusals_; }
   const TcpSender* sender() const { return snd_ ? &*snd_ : nullptr; }
 
  private:
   TcpHeader header(uint8_t flags, uint64_t now) const;
+  // The acknowledgement this end sends: rcv_nxt (and the peer's FIN), or short of it, at the
+  // first FPDU the engines have not validated.
+  uint32_t ack_value() const {
+    return unvalidated_.empty() ? rcv_->rcv_nxt() + (peer_fin_ ? 1 : 0)
+                                : unvalidated_.front().first;
+  }
   void established(uint64_t now);
   void deliver(uint32_t seq, const uint8_t* p, size_t len);
   void ack_when_validated();
@@ -156,8 +161,7 @@ class TcpConnection {
   uint64_t syn_first_expiry_ = UINT64_MAX;  // the handshake's first expiry (its retry budget)
   uint16_t peer_ird_ = 0, peer_ord_ = 0;
   uint64_t crc_errors_ = 0;
-  uint64_t rst_challenges_ = 0, rsts_dropped_ = 0, syn_challenges_ = 0, acks_reset_ = 0,
-           ack_challenges_ = 0;
+  Refusals refusals_;
   uint32_t max_snd_wnd_ = 0;         // the largest window the peer gave (RFC 5961's MAX.SND.WND)
   std::optional<uint32_t> rst_due_;  // a RST to send, at this sequence number
 };

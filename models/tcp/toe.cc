@@ -7,6 +7,24 @@
 
 namespace rnic::tcp {
 
+// Each of TcpConnection::Refusals, counted per card.
+const std::array<Toe::RefusalCounter, 5> Toe::kRefusals = {{
+    {&TcpConnection::Refusals::rst_challenged, "rst_challenged",
+     "RSTs in a connection's receive window but not at its next sequence number, answered with "
+     "an ACK (RFC 5961)"},
+    {&TcpConnection::Refusals::rst_dropped, "rst_dropped",
+     "RSTs dropped: outside the receive window, not acknowledging the SYN in SYN-SENT, or to a "
+     "connection that takes none"},
+    {&TcpConnection::Refusals::syn_challenged, "syn_challenged",
+     "SYNs to a live connection answered with an ACK (RFC 5961): a peer that started over "
+     "answers it with a RST"},
+    {&TcpConnection::Refusals::ack_challenged, "ack_challenged",
+     "segments dropped for acknowledging data not sent, or older than the peer's largest "
+     "window, answered with an ACK (RFC 9293, RFC 5961)"},
+    {&TcpConnection::Refusals::ack_reset, "ack_reset",
+     "ACKs to a connection in SYN-SENT of nothing it sent, answered with a RST (RFC 9293)"},
+}};
+
 Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip,
          const ToeParams& p, StatRegistry& stats)
     : sc_core::sc_module(n),
@@ -36,29 +54,10 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
       syn_refused_(stats.group(name()).counter(
           "syn_refused", "segments",
           "SYNs answered with a RST: to a QP that does not exist or is connected to another")),
-      rst_challenged_(stats.group(name()).counter(
-          "rst_challenged", "segments",
-          "RSTs in a connection's receive window but not at its next sequence number, answered "
-          "with an ACK (RFC 5961)")),
-      rst_dropped_(stats.group(name()).counter(
-          "rst_dropped", "segments",
-          "RSTs dropped: outside the receive window, not acknowledging the SYN in SYN-SENT, or to "
-          "a connection that takes none")),
       stray_reset_(stats.group(name()).counter(
           "stray_reset", "segments",
           "segments for no connection (not a SYN to a QP's port, not a RST) answered with a RST "
           "(RFC 9293)")),
-      syn_challenged_(stats.group(name()).counter(
-          "syn_challenged", "segments",
-          "SYNs to a live connection answered with an ACK (RFC 5961): a peer that started over "
-          "answers it with a RST")),
-      ack_reset_(stats.group(name()).counter(
-          "ack_reset", "segments",
-          "ACKs to a connection in SYN-SENT of nothing it sent, answered with a RST (RFC 9293)")),
-      ack_challenged_(stats.group(name()).counter(
-          "ack_challenged", "segments",
-          "segments dropped for acknowledging data not sent, or older than the peer's largest "
-          "window, answered with an ACK (RFC 9293, RFC 5961)")),
       closes_(stats.group(name()).counter(
           "closes", "connections",
           "connections closed by FIN both ways (a QP's Terminate, then its connection's close)")),
@@ -73,6 +72,8 @@ Toe::Toe(sc_core::sc_module_name n, eth::EthMac& port, eth::Mac mac, uint32_t ip
           "failures", "connections",
           "connections failed (retry budget spent, a bad CRC, an MPA reject, a peer of the EFE): "
           "their QPs end in ERROR")) {
+  for (size_t k = 0; k < kRefusals.size(); ++k)
+    refused_[k] = &stats.group(name()).counter(kRefusals[k].name, "segments", kRefusals[k].desc);
   port_.set_receiver([this](const eth::EthMac::FramePtr& f) {
     eq_.at(clk_.edge_after(now_ps(), rx_cycles_), [this, f] { receive(f); });
   });
@@ -278,15 +279,11 @@ void Toe::receive(const eth::EthMac::FramePtr& f) {
     take = 0;
     th.flags &= uint8_t(~kFin);
   }
-  const uint64_t challenged = c.c->rst_challenges(), dropped = c.c->rsts_dropped(),
-                 syns = c.c->syn_challenges(), acks = c.c->acks_reset(),
-                 old_acks = c.c->ack_challenges();
+  const TcpConnection::Refusals before = c.c->refusals();
   c.c->on_segment(th, tcp + off, take, ip.ecn == kCe, now_ps());
-  rst_challenged_ += c.c->rst_challenges() - challenged;
-  rst_dropped_ += c.c->rsts_dropped() - dropped;
-  syn_challenged_ += c.c->syn_challenges() - syns;
-  ack_reset_ += c.c->acks_reset() - acks;
-  ack_challenged_ += c.c->ack_challenges() - old_acks;
+  const TcpConnection::Refusals& after = c.c->refusals();
+  for (size_t k = 0; k < kRefusals.size(); ++k)
+    *refused_[k] += after.*kRefusals[k].field - before.*kRefusals[k].field;
   touch(c);
   service();
 }

@@ -25,6 +25,7 @@
 // says no beyond it). toe_test pins both latencies, tx_ahead and the buffer.
 #pragma once
 
+#include <array>
 #include <deque>
 #include <map>
 #include <memory>
@@ -159,8 +160,15 @@ class Toe : public sc_core::sc_module, public Transport {
   Counter& rx_bad_frames_;
   Counter& rx_refused_;
   Counter& syn_refused_;
-  Counter &rst_challenged_, &rst_dropped_, &stray_reset_, &syn_challenged_, &ack_reset_,
-      &ack_challenged_;
+  Counter& stray_reset_;
+  // TcpConnection::Refusals' counters, in kRefusals' order.
+  struct RefusalCounter {
+    uint64_t TcpConnection::Refusals::*field;
+    const char* name;
+    const char* desc;
+  };
+  static const std::array<RefusalCounter, 5> kRefusals;
+  std::array<Counter*, 5> refused_{};
   std::set<TransportStream> opened_;  // streams open() was called for, not failed since
   void other_transport(const eth::Mac& from);
   Counter& closes_;

@@ -219,12 +219,12 @@ TEST(TcpConnection, ARstEndsTheConnectionOnlyAtItsNextSequenceNumber) {
   rst.seq = nxt + 0x40000000u;  // far outside the window
   w.b.on_segment(rst, nullptr, 0, false, w.now);
   EXPECT_EQ(w.b.state(), TcpConnection::State::kEstablished);
-  EXPECT_EQ(w.b.rsts_dropped(), 1u);
+  EXPECT_EQ(w.b.refusals().rst_dropped, 1u);
   EXPECT_TRUE(w.b.poll(w.now).empty()) << "nothing answers a RST outside the window";
   rst.seq = nxt + 100;  // in the window, not at rcv_nxt
   w.b.on_segment(rst, nullptr, 0, false, w.now);
   EXPECT_EQ(w.b.state(), TcpConnection::State::kEstablished);
-  EXPECT_EQ(w.b.rst_challenges(), 1u);
+  EXPECT_EQ(w.b.refusals().rst_challenged, 1u);
   const std::vector<TcpConnection::Out> out = w.b.poll(w.now);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].h.flags & (kAck | kRst), kAck);
@@ -233,8 +233,8 @@ TEST(TcpConnection, ARstEndsTheConnectionOnlyAtItsNextSequenceNumber) {
   rst.seq = nxt;
   w.b.on_segment(rst, nullptr, 0, false, w.now);
   EXPECT_EQ(w.b.state(), TcpConnection::State::kFailed);
-  EXPECT_EQ(w.b.rsts_dropped(), 1u);
-  EXPECT_EQ(w.b.rst_challenges(), 1u);
+  EXPECT_EQ(w.b.refusals().rst_dropped, 1u);
+  EXPECT_EQ(w.b.refusals().rst_challenged, 1u);
 
   TcpConnection syn_sent(c, 1000, true), listen(c, 2000, false);
   syn_sent.open(0);
@@ -246,7 +246,7 @@ TEST(TcpConnection, ARstEndsTheConnectionOnlyAtItsNextSequenceNumber) {
   listen.on_segment(answer, nullptr, 0, false, 0);
   EXPECT_EQ(syn_sent.state(), TcpConnection::State::kSynSent);
   EXPECT_EQ(listen.state(), TcpConnection::State::kListen);
-  EXPECT_EQ(syn_sent.rsts_dropped() + listen.rsts_dropped(), 2u);
+  EXPECT_EQ(syn_sent.refusals().rst_dropped + listen.refusals().rst_dropped, 2u);
   answer.ack = 1001;  // the SYN's sequence number + 1
   syn_sent.on_segment(answer, nullptr, 0, false, 0);
   EXPECT_EQ(syn_sent.state(), TcpConnection::State::kFailed);
@@ -274,7 +274,7 @@ TEST(TcpConnection, ASegmentAcknowledgingDataNotSentIsDroppedAndAnswered) {
     EXPECT_EQ(out[0].h.flags & (kAck | kRst | kSyn), kAck);
     EXPECT_EQ(out[0].h.ack, a_nxt) << "its 40 bytes were not taken";
   }
-  EXPECT_EQ(w.b.ack_challenges(), 2u);
+  EXPECT_EQ(w.b.refusals().ack_challenged, 2u);
   EXPECT_EQ(w.b.state(), TcpConnection::State::kEstablished);
   ASSERT_TRUE(w.a.send(ulpdu(50, 2)));
   w.run();
@@ -298,13 +298,13 @@ TEST(TcpConnection, ASynToALiveConnectionGetsAnAckAndAPeerThatStartedOverResetsI
   ASSERT_EQ(syn[0].h.flags, kSyn);
   w.b.on_segment(syn[0].h, nullptr, 0, false, w.now);
   EXPECT_EQ(w.b.state(), TcpConnection::State::kEstablished);
-  EXPECT_EQ(w.b.syn_challenges(), 1u);
+  EXPECT_EQ(w.b.refusals().syn_challenged, 1u);
   const std::vector<TcpConnection::Out> challenge = w.b.poll(w.now);
   ASSERT_EQ(challenge.size(), 1u);
   EXPECT_EQ(challenge[0].h.flags & (kSyn | kAck | kRst), kAck);
   again.on_segment(challenge[0].h, nullptr, 0, false, w.now);
   EXPECT_EQ(again.state(), TcpConnection::State::kSynSent);
-  EXPECT_EQ(again.acks_reset(), 1u);
+  EXPECT_EQ(again.refusals().ack_reset, 1u);
   const std::vector<TcpConnection::Out> rst = again.poll(w.now);
   ASSERT_GE(rst.size(), 1u);
   EXPECT_EQ(rst[0].h.flags, kRst);
