@@ -651,6 +651,7 @@ int run_scale(ExperimentContext& ctx) {
            bool running = false;
            int resume = -1, resume_got = 0;
            ibv_wc resume_wc[16];
+           std::vector<ibv_cq*> order(pn);  // the CQs in a round's order (rnic_poll_rounds)
            const uint64_t look_ps = uint64_t(t.hosts[size_t(i)].cfg.cost.cq_poll_ns) * 1000;
            while (true) {
              if (resume < 0) {  // a round's start
@@ -714,7 +715,6 @@ int run_scale(ExperimentContext& ctx) {
                  const uint64_t due = start + sent * gap_ps, lead = uint64_t(peers - 1) * look_ps;
                  until = std::min(until, due > lead ? due - lead : 0);
                }
-               std::vector<ibv_cq*> order(pn);  // in the round's order
                for (int kk = 0; kk < peers; ++kk)
                  order[size_t(kk)] = cqs[size_t(gap_ps ? (next_peer + kk) % peers : kk)];
                int which = -1;
