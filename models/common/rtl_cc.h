@@ -68,8 +68,9 @@ void cc_tick(V& v) {
 // share: the thread's is put back. With own_context false the block lives in the thread's
 // context instead (the lockstep benches write that context's coverage counters; a traced run's
 // waveform file takes blocks of one context only). `name`: the model's (its scope in a
-// waveform); the top module's name if empty.
-template <class V>
+// waveform); the top module's name if empty. SHOW_CLOCK: a traced build, which may show its
+// clock (show_clock); an untraced one's edge has no branch for it.
+template <class V, bool SHOW_CLOCK = false>
 class CcRtl {
  public:
   explicit CcRtl(const char* top, bool own_context = true, const std::string& name = "") {
@@ -89,10 +90,10 @@ class CcRtl {
   V* operator->() { return v_.get(); }
   const V* operator->() const { return v_.get(); }
   void tick() {
-    if (half_ps_)
-      rise();
-    else
-      cc_tick(*v_);
+    if constexpr (SHOW_CLOCK) {
+      if (half_ps_) return rise();
+    }
+    cc_tick(*v_);
   }
   // A traced build's clock in the waveform: from now on each edge leaves clk high for half a
   // period (`period_ps` / 2), when a process of its own (`process`, a unique name) lowers it and
@@ -100,6 +101,7 @@ class CcRtl {
   // evaluation at clk low finds no edge and changes no register (every block acts on clk's
   // rising edge alone): the run is the untraced one's. During elaboration, after reset().
   void show_clock(const std::string& process, uint64_t period_ps) {
+    static_assert(SHOW_CLOCK, "a CcRtl built to show its clock (a traced build)");
     half_ps_ = std::max<uint64_t>(period_ps / 2, 1);
     spawn_method_on(fall_ev_, process.c_str(), [this] { fall(); });
   }

@@ -66,11 +66,11 @@ class DmacRtlCore : public DmacCore {
   const char* impl() const override { return impl_.c_str(); }
   void trace(TraceSink& t) const override {
     if constexpr (TRACED)
-      t.add_verilated([this](VerilatedFstSc& f) { const_cast<CcRtl<V>&>(rtl_).trace(f); });
+      t.add_verilated([this](VerilatedFstSc& f) { const_cast<CcRtl<V, TRACED>&>(rtl_).trace(f); });
   }
 
  private:
-  CcRtl<V> rtl_;
+  CcRtl<V, TRACED> rtl_;
   std::string impl_;
   DmacOut o_;
 };

@@ -101,7 +101,7 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
   // Traced: the RTL's internals in the run's waveform under <name>.rtl.ddp_rx_parse.*.
   void trace(TraceSink& t) const override {
     if constexpr (TRACED)
-      t.add_verilated([this](VerilatedFstSc& f) { const_cast<CcRtl<V>&>(rtl_).trace(f); });
+      t.add_verilated([this](VerilatedFstSc& f) { const_cast<CcRtl<V, TRACED>&>(rtl_).trace(f); });
   }
 
  private:
@@ -199,7 +199,7 @@ class RxParseCcChannel : public RxParseChannel, public sc_core::sc_module {
     return r;
   }
 
-  CcRtl<V> rtl_;
+  CcRtl<V, TRACED> rtl_;
   ClockDomain clk_;
   Seg seg_;
   uint64_t serial_ = 0;
